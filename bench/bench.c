@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* Placeholder; replaced below. */
+int main(void) { return 0; }

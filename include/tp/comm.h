@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* Part of the libtp public contract (included by tp/tp.h). */
+#ifndef TP_COMM_H
+#define TP_COMM_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TP_COMM_H */

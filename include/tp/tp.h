@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * tp.h: the public contract of libtp, the trainplan library.
+ *
+ * libtp turns a model, a cluster and a training setup into parameter
+ * counts, FLOPs, per-GPU memory by component and step time by component.
+ * It is pure computation: libc and libm only, no I/O, no globals, no
+ * allocation during evaluation. If it is not in this header (and the
+ * headers it includes at the bottom), it is not API.
+ *
+ * Conventions used everywhere:
+ *  - Units are in the names: *_bytes (bytes, 1 GB = 1e9 B, 1 GiB = 2^30 B),
+ *    *_s (seconds), *_flops (floating-point operations, a multiply-add is 2),
+ *    *_flops_per_s, *_bytes_per_s (1 GB/s = 1e9 B/s, per direction unless
+ *    the name says otherwise).
+ *  - Exact counts (parameters) are int64_t; modelled quantities are double.
+ *  - Every fallible function returns tp_status and fills an optional
+ *    caller-owned tp_error (may be NULL). The library never prints or exits.
+ *  - An infeasible configuration (does not fit in memory) is a result, not
+ *    an error: tp_result.memory.fits is false and tp_result.reason says why.
+ *  - Thread safety: every function is reentrant; nothing is shared.
+ */
+#ifndef TP_TP_H
+#define TP_TP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TP_API __attribute__((visibility("default")))
+#else
+#define TP_API
+#endif
+
+#define TP_VERSION_MAJOR 0
+#define TP_VERSION_MINOR 1
+#define TP_VERSION_PATCH 0
+#define TP_VERSION_STRING "0.1.0"
+
+/** Library version as "MAJOR.MINOR.PATCH"; static string. */
+TP_API const char *tp_version_string(void);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum tp_status {
+    TP_OK = 0,
+    TP_ERR_INVALID_ARG, /* a value breaks a documented constraint (see path) */
+    TP_ERR_PARSE,       /* input text is not valid JSON/CSV (line, column)   */
+    TP_ERR_CONFIG,      /* valid syntax, invalid or missing field            */
+    TP_ERR_UNKNOWN,     /* unknown preset / enum name                        */
+    TP_ERR_RANGE,       /* a value so large the computation would overflow   */
+    TP_ERR_NOMEM,
+    TP_ERR_IO,          /* file could not be read or written (I/O layer)     */
+    TP_ERR_INTERNAL     /* an invariant failed: a bug in trainplan           */
+} tp_status;
+
+/** Caller-owned error report, usually on the stack (jansson style). */
+typedef struct tp_error {
+    tp_status code;
+    int line, column;   /* 1-based position in text input; 0 when not from text */
+    char path[96];      /* offending field, e.g. "tp" or "model.num_heads"       */
+    char message[256];  /* one sentence naming the value and the constraint      */
+} tp_error;
+
+/** Short static name of a status ("invalid-arg", ...); never NULL. */
+TP_API const char *tp_strerror(tp_status code);
+
+/** Fill err (if non-NULL) and return code. printf-style message. */
+TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path,
+                              const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------ */
+/* Enumerations                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef enum tp_norm { TP_NORM_LAYERNORM = 0, TP_NORM_RMSNORM } tp_norm;
+typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU } tp_mlp;
+typedef enum tp_pos { TP_POS_ROTARY = 0, TP_POS_LEARNED, TP_POS_ALIBI } tp_pos;
+
+/** Compute precision of the GEMMs (weights are held in 16 bits for all). */
+typedef enum tp_precision {
+    TP_PREC_BF16 = 0,
+    TP_PREC_FP16,
+    TP_PREC_FP8,  /* fp8 GEMMs, bf16 weights/activations, fp32 master */
+    TP_PREC_TF32,
+    TP_PREC_COUNT
+} tp_precision;
+
+typedef enum tp_dtype { TP_DTYPE_FP32 = 0, TP_DTYPE_BF16, TP_DTYPE_FP16, TP_DTYPE_INT8 } tp_dtype;
+
+typedef enum tp_optimizer_kind {
+    TP_OPT_ADAMW = 0,   /* two moments */
+    TP_OPT_SGD_MOMENTUM, /* one moment  */
+    TP_OPT_SGD          /* no state    */
+} tp_optimizer_kind;
+
+typedef enum tp_schedule {
+    TP_SCHED_1F1B = 0,
+    TP_SCHED_INTERLEAVED, /* interleaved 1F1B with vpp virtual stages */
+    TP_SCHED_GPIPE
+} tp_schedule;
+
+typedef enum tp_recompute {
+    TP_RECOMPUTE_NONE = 0,
+    TP_RECOMPUTE_SELECTIVE, /* attention core only (Korthikanti et al. 2022) */
+    TP_RECOMPUTE_FULL       /* store layer inputs, recompute every layer       */
+} tp_recompute;
+
+/** Attention-core FLOP convention (formulas.md 2.5). */
+typedef enum tp_attn_flops {
+    TP_ATTN_FLOPS_CAUSAL = 0, /* causal mask halves QK^T and AV (default: what FlashAttention executes) */
+    TP_ATTN_FLOPS_FULL        /* no causal discount (PaLM, torchtitan, Megatron before 2025)           */
+} tp_attn_flops;
+
+/** Activation-memory accounting (formulas.md 3.3). */
+typedef enum tp_act_model {
+    TP_ACT_DETAILED = 0, /* per-tensor count for the actual layer (SwiGLU, GQA, flash, dropout) */
+    TP_ACT_KORTHIKANTI   /* s*b*h*(34 + 5*a*s/h) / t for every layer (seed 001 convention)       */
+} tp_act_model;
+
+/** How recompute groups are charged (seed 001 uses the approximation). */
+typedef enum tp_ckpt_model {
+    TP_CKPT_EXACT = 0, /* (L/k) stored inputs of 2*s*b*h bytes + k layers of working set */
+    TP_CKPT_SEED001    /* (L/k + k) * per-layer activations (seed 001 simplification)   */
+} tp_ckpt_model;
+
+/** Collective cost convention (seed 001 S1-4 uses volume / bandwidth). */
+typedef enum tp_coll_model {
+    TP_COLL_RING = 0, /* alpha-beta ring: all-reduce moves 2(n-1)/n of the buffer */
+    TP_COLL_SIMPLE    /* volume / bandwidth, no ring factor, no latency           */
+} tp_coll_model;
+
+/** Pipeline-bubble fraction convention, both are always reported. */
+typedef enum tp_bubble_def {
+    TP_BUBBLE_OF_TOTAL = 0, /* (p-1)/(m+p-1): idle share of the step      */
+    TP_BUBBLE_OF_IDEAL      /* (p-1)/m: idle time relative to ideal time  */
+} tp_bubble_def;
+
+/* ------------------------------------------------------------------ */
+/* Model                                                               */
+/* ------------------------------------------------------------------ */
+
+#define TP_NAME_MAX 64
+
+/**
+ * A decoder-only transformer. Sizes in elements; counts are plain.
+ * head_dim 0 means hidden / num_heads. num_kv_heads 0 means num_heads.
+ * MoE: num_experts 0 means dense. The first moe_first_dense layers are
+ * dense, then every moe_layer_freq-th layer is MoE (1 = all of them).
+ */
+typedef struct tp_model {
+    char name[TP_NAME_MAX];
+    tp_norm norm;
+    tp_mlp mlp;
+    tp_pos pos;
+    bool linear_bias;      /* biases on QKV, output and MLP linears (GPT-2/3) */
+    bool tie_embeddings;   /* output head shares the input embedding          */
+    bool qkv_bias;         /* bias on QKV only (Qwen2); ignored if linear_bias */
+    int64_t num_layers;    /* L */
+    int64_t hidden;        /* h */
+    int64_t num_heads;     /* a */
+    int64_t num_kv_heads;  /* n_kv (0 -> a) */
+    int64_t head_dim;      /* d_h (0 -> h/a) */
+    int64_t ffn_hidden;    /* f, dense MLP intermediate size */
+    int64_t vocab;         /* V, true vocabulary */
+    int64_t max_positions; /* learned position table size (TP_POS_LEARNED only) */
+    /* mixture of experts */
+    int64_t num_experts;       /* E routed experts (0 = dense model) */
+    int64_t topk;              /* k experts per token */
+    int64_t moe_ffn_hidden;    /* f_e per expert (0 -> ffn_hidden) */
+    int64_t num_shared_experts;/* shared experts, each moe_ffn_hidden wide unless shared_ffn_hidden */
+    int64_t shared_ffn_hidden; /* total width of the shared experts (0 -> num_shared * f_e) */
+    int64_t moe_first_dense;   /* leading dense layers (DeepSeek-style) */
+    int64_t moe_layer_freq;    /* every n-th layer after those is MoE (0/1 -> all) */
+} tp_model;
+
+/** Parameter counts by component, exact. */
+typedef struct tp_params {
+    int64_t embedding;    /* V*h input table (+ learned positions) */
+    int64_t output_head;  /* V*h if untied, else 0 */
+    int64_t attention;    /* all layers */
+    int64_t mlp_dense;    /* all dense MLPs */
+    int64_t moe_routed;   /* all routed experts */
+    int64_t moe_shared;   /* all shared experts */
+    int64_t router;       /* all routers */
+    int64_t norms;        /* all norm weights (+ biases), incl. final norm */
+    int64_t total;        /* sum of the above */
+    int64_t active;       /* parameters touched per token (k of E experts) */
+    int64_t per_layer_dense; /* one dense layer (attention + MLP + norms) */
+    int64_t per_layer_moe;   /* one MoE layer, all experts */
+    int64_t num_moe_layers;
+} tp_params;
+
+/** Number of MoE layers under the model's layer pattern. */
+TP_API int64_t tp_model_num_moe_layers(const tp_model *m);
+
+/** Validate the model's fields; on failure err->path names the field. */
+TP_API tp_status tp_model_validate(const tp_model *m, tp_error *err);
+
+/**
+ * Exact parameter count by component with the model's true vocabulary
+ * (formulas.md section 1). Validates first. pad_vocab_to: 0 or 1 for the
+ * true V, else V is rounded up to a multiple of it (Megatron: 128 * tp).
+ */
+TP_API tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out,
+                                 tp_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Hardware                                                            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Efficiency factors of one GPU type: achieved fraction of the datasheet
+ * figures. They are calibrated on runs-dev.csv (see docs/ACCURACY.md) and
+ * every default lives in src/lib/calib.c with its provenance.
+ */
+typedef struct tp_gpu_eff {
+    double gemm;          /* large-GEMM achieved fraction of dense peak (0..1] */
+    double gemm_half_dim; /* GEMM size (elements of the smallest dim) at which efficiency halves */
+    double attn;          /* FlashAttention achieved fraction of dense peak */
+    double mem_bw;        /* achieved fraction of HBM bandwidth for element-wise work */
+    double intra_bw;      /* achieved busbw fraction of the intra-node link */
+    double inter_bw;      /* achieved busbw fraction of the NIC */
+    double intra_lat_s;   /* per-step collective latency inside a node */
+    double inter_lat_s;   /* per-step collective latency across nodes */
+    double overlap;       /* fraction of overlappable communication actually hidden */
+} tp_gpu_eff;
+
+typedef struct tp_gpu {
+    char name[TP_NAME_MAX];
+    double peak_flops_per_s[TP_PREC_COUNT]; /* dense (no sparsity); 0 = unsupported */
+    double mem_capacity_bytes;  /* usable HBM as the driver reports it */
+    double mem_bw_bytes_per_s;  /* HBM bandwidth */
+    double intra_bw_bytes_per_s;/* intra-node link per GPU per direction (line rate) */
+    double inter_bw_bytes_per_s;/* scale-out NIC bandwidth per GPU per direction */
+    int64_t gpus_per_node;      /* size of the fast intra-node domain */
+    double price_per_gpu_hour;  /* USD, default list/cloud price */
+    tp_gpu_eff eff;
+} tp_gpu;
+
+/** Validate a GPU description (all sizes > 0, finite). */
+TP_API tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err);
+
+/** Fill g->eff with the calibrated defaults for a GPU of this kind. */
+TP_API void tp_gpu_default_eff(tp_gpu *g);
+
+/* ------------------------------------------------------------------ */
+/* Training setup and parallel layout                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct tp_optimizer {
+    tp_optimizer_kind kind;
+    tp_dtype moment_dtype;  /* FP32 (default), BF16, or INT8 (block-wise 8-bit) */
+    bool master_weights;    /* fp32 master copy of the 16-bit weights (default true) */
+} tp_optimizer;
+
+/** Parallel layout and training setup of one run. */
+typedef struct tp_train {
+    int64_t num_gpus;       /* total GPUs */
+    int64_t gpus_per_node;  /* 0 -> the GPU's default */
+    int64_t tp, pp, cp, ep; /* tensor, pipeline, context, expert parallel sizes (>= 1) */
+    int64_t vpp;            /* virtual stages per GPU (interleaved schedule), >= 1 */
+    bool sp;                /* Megatron sequence parallelism (with tp > 1) */
+    int zero;               /* 0..3 (FSDP = 3; Megatron distributed optimizer = 1) */
+    tp_schedule schedule;
+    int64_t first_stage_layers; /* uneven split: layers on stage 0 (0 = even) */
+    int64_t last_stage_layers;  /* uneven split: layers on the last stage (0 = even) */
+    tp_recompute recompute;
+    int64_t recompute_every;    /* full recompute: layers per checkpoint group k (>= 1) */
+    int64_t seq_len;        /* s, tokens */
+    int64_t micro_batch;    /* b, sequences per micro-batch */
+    int64_t global_batch;   /* B, sequences per optimizer step */
+    tp_precision precision;
+    tp_dtype grad_dtype;    /* BF16 (default) or FP32 main grads */
+    tp_optimizer optimizer;
+    bool flash_attn;        /* default true */
+    bool dropout;           /* dropout masks stored (default false, Llama-style) */
+    bool fused_ce;          /* fused/chunked cross-entropy: no full logits tensor */
+    int64_t pad_vocab_to;   /* 0/1 none; else round V up to a multiple of this */
+} tp_train;
+
+/** Convention switches and calibrated memory overheads (one place). */
+typedef struct tp_options {
+    tp_attn_flops attn_flops;
+    tp_act_model act_model;
+    tp_ckpt_model ckpt_model;
+    tp_coll_model coll_model;
+    double cuda_context_bytes;   /* CUDA context + kernels resident per GPU */
+    double comm_buffer_bytes;    /* NCCL buffers per communicator */
+    double fragmentation;        /* allocator reserve as a fraction of dynamic memory */
+    double zero3_prefetch_layers;/* gathered layers resident under ZeRO-3 */
+} tp_options;
+
+/** Everything one evaluation needs. */
+typedef struct tp_config {
+    tp_model model;
+    tp_gpu gpu;
+    tp_train train;
+    tp_options opts;
+} tp_config;
+
+/** Defaults: the physically right conventions and calibrated overheads. */
+TP_API void tp_options_default(tp_options *o);
+
+/**
+ * Defaults for a training setup: 1 GPU, all parallel sizes 1, bf16, AdamW
+ * with fp32 master and moments, bf16 grads, ZeRO 0, 1F1B, no recompute,
+ * flash attention on, seq 2048, micro-batch 1, global batch 1.
+ */
+TP_API void tp_train_default(tp_train *t);
+
+/** Data-parallel size: num_gpus / (tp * pp * cp), 0 if it does not divide. */
+TP_API int64_t tp_train_dp(const tp_train *t);
+
+/** Bytes per parameter of the model states for a training setup (unsharded). */
+typedef struct tp_state_bytes {
+    double weights;   /* 2 (16-bit) or 4 (tf32) */
+    double grads;     /* grad_dtype: 2 or 4 */
+    double optimizer; /* fp32 master (if kept) + moments */
+    double total;
+} tp_state_bytes;
+
+/**
+ * Bytes per parameter of weights, gradients and optimizer state (formulas.md
+ * 3.1): default mixed-precision AdamW is 2 + 2 + (4 + 8) = 16.
+ */
+TP_API void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out);
+
+/**
+ * Validate a whole configuration: model, GPU, and every layout constraint
+ * (tp divides heads and kv heads, pp <= layers, gpus divisible by tp*pp*cp,
+ * ep divides experts and dp, global batch divisible by micro-batch * dp,
+ * values that would overflow). err->path names the offending field using
+ * the CLI flag's name without dashes ("tp", "global-batch", ...).
+ */
+TP_API tp_status tp_config_validate(const tp_config *c, tp_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Per-GPU memory of one pipeline stage, bytes, by component. */
+typedef struct tp_memory {
+    double weights_bytes;        /* 16-bit weights held (sharded under ZeRO-3) */
+    double weights_gathered_bytes;/* ZeRO-3 all-gathered working set */
+    double grads_bytes;          /* gradients (sharded under ZeRO-2/3) */
+    double optimizer_bytes;      /* master weights + moments (sharded under ZeRO >= 1) */
+    double activations_bytes;    /* stored activations, all in-flight micro-batches */
+    double logits_bytes;         /* output-layer input + logits, last stage */
+    double comm_buffers_bytes;   /* NCCL buffers */
+    double framework_bytes;      /* CUDA context */
+    double fragmentation_bytes;  /* allocator reserve */
+    double total_bytes;          /* sum of the above */
+    double capacity_bytes;       /* the GPU's usable memory */
+    double headroom_bytes;       /* capacity - total (negative when it does not fit) */
+    bool fits;
+    int64_t stage;               /* which pipeline stage this is (0-based) */
+    int64_t layers;              /* transformer layers on the stage */
+    double params_on_gpu;        /* parameters held by this GPU's model-parallel shard */
+    double inflight_microbatches;/* micro-batches of activations held at peak */
+    double act_per_layer_bytes;  /* one layer, one micro-batch */
+} tp_memory;
+
+/** FLOPs per token and per step (formulas.md section 2). */
+typedef struct tp_flops {
+    double model_per_token;     /* 3 x forward, attention per opts.attn_flops */
+    double hardware_per_token;  /* model + recomputed forward work */
+    double six_n_per_token;     /* 6 * active params, embeddings included (Hoffmann's N) */
+    double attn_per_token;      /* attention-core share of model_per_token */
+    double logits_per_token;    /* output-layer share of model_per_token */
+    double model_per_step;      /* model_per_token * tokens per step */
+    double hardware_per_step;
+    double tokens_per_step;
+} tp_flops;
+
+/** Step-time breakdown, seconds; the parts sum to step_s. */
+typedef struct tp_time {
+    bool computed;          /* false until the step-time model is available */
+    double compute_s;       /* forward + backward on the critical stage */
+    double recompute_s;     /* extra forward for activation recompute */
+    double tp_comm_s;       /* exposed tensor-parallel collectives */
+    double cp_comm_s;       /* exposed context-parallel ring exchange */
+    double ep_comm_s;       /* exposed expert-parallel all-to-all */
+    double pp_comm_s;       /* exposed pipeline point-to-point */
+    double bubble_s;        /* pipeline fill and drain */
+    double dp_comm_s;       /* exposed data-parallel / ZeRO collectives */
+    double optimizer_s;     /* optimizer step */
+    double step_s;          /* sum */
+    double bubble_of_total; /* (p-1)/(m+p-1) style, for the chosen schedule */
+    double bubble_of_ideal; /* (p-1)/m style */
+    double tokens_per_s;
+    double tokens_per_s_per_gpu;
+    double model_flops_per_s_per_gpu;
+    double mfu;             /* model FLOPs / (step * gpus * peak) */
+    double hfu;             /* hardware FLOPs / (step * gpus * peak) */
+    const char *bottleneck; /* static string naming the largest non-compute part */
+} tp_time;
+
+typedef struct tp_result {
+    tp_params params;
+    tp_flops flops;
+    tp_memory memory;     /* the heaviest stage */
+    tp_memory stage_first;/* stage 0 */
+    tp_memory stage_last; /* stage pp-1 */
+    tp_time time;
+    int64_t dp;           /* derived data-parallel size */
+    int64_t grad_accum;   /* micro-batches per step per pipeline (m) */
+    char reason[192];     /* why it does not fit, or "" */
+} tp_result;
+
+/**
+ * Evaluate one configuration: validates, then fills out. Does not
+ * allocate. Returns TP_OK for any valid configuration, whether or not it
+ * fits (out->memory.fits).
+ */
+TP_API tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err);
+
+/**
+ * Memory of pipeline stage `stage` (0-based) for a validated config.
+ * The caller must have validated c (tp_config_validate).
+ */
+TP_API void tp_memory_stage(const tp_config *c, const tp_params *p, int64_t stage,
+                            tp_memory *out);
+
+/** FLOPs of a validated configuration. */
+TP_API void tp_flops_eval(const tp_config *c, const tp_params *p, tp_flops *out);
+
+/** Layers on pipeline stage `stage` under the config's split. */
+TP_API int64_t tp_stage_layers(const tp_train *t, int64_t num_layers, int64_t stage);
+
+/** Pipeline bubble fractions for p stages, m micro-batches, v virtual stages. */
+TP_API double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bubble_def def);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Later modules: each has its own part of the contract. */
+#include "tp/comm.h"
+#include "tp/search.h"
+#include "tp/plan.h"
+
+#endif /* TP_TP_H */

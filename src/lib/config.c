@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.c: training-setup defaults, derived sizes and the validation of a
+ * whole configuration.
+ *
+ * Layout: num_gpus = tp * pp * cp * dp. EP is carved out of DP (Megatron
+ * convention): the ep ranks that hold different experts are data-parallel
+ * replicas for the dense part, so ep must divide dp, and expert weights are
+ * replicated over dp / ep ranks.
+ *
+ * Pipeline split: stage i holds tp_stage_layers(i) consecutive layers. With
+ * first/last_stage_layers given, the rest is split evenly over the middle
+ * stages (which must divide). Otherwise L/p each, and when p does not divide
+ * L the remainder goes one layer each to the middle stages first, then the
+ * last, then the first (the end stages also carry the embedding and loss).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+void tp_train_default(tp_train *t)
+{
+    memset(t, 0, sizeof *t);
+    t->num_gpus = 1;
+    t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
+    t->sp = false;
+    t->zero = 0;
+    t->schedule = TP_SCHED_1F1B;
+    t->recompute = TP_RECOMPUTE_NONE;
+    t->recompute_every = 1;
+    t->seq_len = 2048;
+    t->micro_batch = 1;
+    t->global_batch = 1;
+    t->precision = TP_PREC_BF16;
+    t->grad_dtype = TP_DTYPE_BF16;
+    t->optimizer.kind = TP_OPT_ADAMW;
+    t->optimizer.moment_dtype = TP_DTYPE_FP32;
+    t->optimizer.master_weights = true;
+    t->flash_attn = true;
+    t->dropout = false;
+    t->fused_ce = false;
+    t->pad_vocab_to = 0;
+}
+
+int64_t tp_train_dp(const tp_train *t)
+{
+    if (t->tp < 1 || t->pp < 1 || t->cp < 1 || t->num_gpus < 1)
+        return 0;
+    int64_t mp = t->tp * t->pp * t->cp;
+    if (mp > t->num_gpus || t->num_gpus % mp != 0)
+        return 0;
+    return t->num_gpus / mp;
+}
+
+int64_t tp__grad_accum(const tp_train *t)
+{
+    int64_t dp = tp_train_dp(t);
+    if (dp < 1 || t->micro_batch < 1)
+        return 0;
+    return t->global_batch / (t->micro_batch * dp);
+}
+
+double tp__dtype_bytes(tp_dtype d)
+{
+    switch (d) {
+    case TP_DTYPE_FP32: return 4.0;
+    case TP_DTYPE_BF16:
+    case TP_DTYPE_FP16: return 2.0;
+    case TP_DTYPE_INT8: return 1.0;
+    }
+    return 4.0;
+}
+
+int64_t tp_stage_layers(const tp_train *t, int64_t L, int64_t stage)
+{
+    int64_t p = t->pp;
+    if (p <= 1)
+        return L;
+    if (stage < 0 || stage >= p)
+        return 0;
+    int64_t first = t->first_stage_layers, last = t->last_stage_layers;
+    if (first > 0 || last > 0) {
+        int64_t rest = L - first - last;
+        int64_t middle = p - (first > 0) - (last > 0);
+        if (stage == 0 && first > 0)
+            return first;
+        if (stage == p - 1 && last > 0)
+            return last;
+        return middle > 0 ? rest / middle : 0;
+    }
+    int64_t base = L / p, rem = L % p;
+    /* Order in which stages receive one extra layer: middle, last, first. */
+    int64_t rank;
+    if (stage == 0)
+        rank = p - 1;
+    else if (stage == p - 1)
+        rank = p - 2;
+    else
+        rank = stage - 1;
+    return base + (rank < rem ? 1 : 0);
+}
+
+int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
+{
+    int64_t first = 0;
+    for (int64_t i = 0; i < stage; i++)
+        first += tp_stage_layers(t, L, i);
+    return first;
+}
+
+#define REQUIRE_RANGE(v, path, lo, hi)                                                           \
+    do {                                                                                         \
+        if ((v) < (lo) || (v) > (hi))                                                            \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                   \
+                                "%lld is out of range [%lld, %lld]", (long long)(v),             \
+                                (long long)(lo), (long long)(hi));                               \
+    } while (0)
+
+static tp_status validate_options(const tp_options *o, tp_error *err)
+{
+    if (!(isfinite(o->cuda_context_bytes) && o->cuda_context_bytes >= 0.0 &&
+          o->cuda_context_bytes <= 1e12))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "cuda-context-gb",
+                            "must be a finite number in [0, 1000] GB");
+    if (!(isfinite(o->comm_buffer_bytes) && o->comm_buffer_bytes >= 0.0 &&
+          o->comm_buffer_bytes <= 1e12))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "comm-buffer-gb",
+                            "must be a finite number in [0, 1000] GB");
+    if (!(isfinite(o->fragmentation) && o->fragmentation >= 0.0 && o->fragmentation <= 1.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "fragmentation",
+                            "must be a fraction in [0, 1]");
+    if (!(isfinite(o->zero3_prefetch_layers) && o->zero3_prefetch_layers >= 0.0 &&
+          o->zero3_prefetch_layers <= 64.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "zero3-prefetch-layers",
+                            "must be in [0, 64]");
+    if ((int)o->attn_flops < 0 || o->attn_flops > TP_ATTN_FLOPS_FULL || (int)o->act_model < 0 ||
+        o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
+        o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 ||
+        o->coll_model > TP_COLL_SIMPLE)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "options", "invalid convention value");
+    return TP_OK;
+}
+
+tp_status tp_config_validate(const tp_config *c, tp_error *err)
+{
+    if (!c)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "config", "no configuration given");
+    tp_status st = tp_model_validate(&c->model, err);
+    if (st == TP_OK)
+        st = tp_gpu_validate(&c->gpu, err);
+    if (st == TP_OK)
+        st = validate_options(&c->opts, err);
+    if (st != TP_OK)
+        return st;
+
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    REQUIRE_RANGE(t->num_gpus, "gpus", 1, TP__MAX_GPUS);
+    REQUIRE_RANGE(t->gpus_per_node, "gpus-per-node", 0, 1024);
+    REQUIRE_RANGE(t->tp, "tp", 1, TP__MAX_GPUS);
+    REQUIRE_RANGE(t->pp, "pp", 1, TP__MAX_GPUS);
+    REQUIRE_RANGE(t->cp, "cp", 1, TP__MAX_GPUS);
+    REQUIRE_RANGE(t->ep, "ep", 1, TP__MAX_GPUS);
+    REQUIRE_RANGE(t->vpp, "vpp", 1, TP__MAX_LAYERS);
+    REQUIRE_RANGE(t->zero, "zero", 0, 3);
+    REQUIRE_RANGE(t->seq_len, "seq-len", 1, TP__MAX_SEQ);
+    REQUIRE_RANGE(t->micro_batch, "micro-batch", 1, TP__MAX_BATCH);
+    REQUIRE_RANGE(t->global_batch, "global-batch", 1, TP__MAX_BATCH);
+    REQUIRE_RANGE(t->recompute_every, "recompute-every", 1, m->num_layers);
+    REQUIRE_RANGE(t->pad_vocab_to, "pad-vocab", 0, TP__MAX_VOCAB);
+    if ((int)t->schedule < 0 || t->schedule > TP_SCHED_GPIPE)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "schedule", "invalid schedule");
+    if ((int)t->recompute < 0 || t->recompute > TP_RECOMPUTE_FULL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "recompute", "invalid recompute mode");
+    if ((int)t->precision < 0 || t->precision >= TP_PREC_COUNT)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision", "invalid precision");
+    if ((int)t->grad_dtype < 0 || t->grad_dtype > TP_DTYPE_FP16)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "grad-dtype",
+                            "gradients must be fp32, bf16 or fp16");
+    if ((int)t->optimizer.kind < 0 || t->optimizer.kind > TP_OPT_SGD ||
+        (int)t->optimizer.moment_dtype < 0 || t->optimizer.moment_dtype > TP_DTYPE_INT8)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "optimizer", "invalid optimizer");
+
+    int64_t a = m->num_heads, kvh = tp__kv_heads(m);
+    if (a % t->tp != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tp",
+                            "%lld does not divide the number of attention heads (%lld)",
+                            (long long)t->tp, (long long)a);
+    if (kvh % t->tp != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tp",
+                            "%lld does not divide the number of key/value heads (%lld)",
+                            (long long)t->tp, (long long)kvh);
+    if (t->pp > m->num_layers)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "pp",
+                            "%lld is larger than the number of layers (%lld)", (long long)t->pp,
+                            (long long)m->num_layers);
+    int64_t mp = t->tp * t->pp * t->cp; /* each <= 2^20 and checked below */
+    if ((double)t->tp * (double)t->pp * (double)t->cp > (double)TP__MAX_GPUS ||
+        t->num_gpus % mp != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus",
+                            "%lld GPUs are not divisible by tp*pp*cp = %lld*%lld*%lld",
+                            (long long)t->num_gpus, (long long)t->tp, (long long)t->pp,
+                            (long long)t->cp);
+    int64_t dp = t->num_gpus / mp;
+    if (t->cp > 1 && t->seq_len % (2 * t->cp) != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "cp",
+                            "seq-len %lld is not divisible by 2*cp = %lld (causal load "
+                            "balancing splits the sequence into 2*cp chunks)",
+                            (long long)t->seq_len, (long long)(2 * t->cp));
+    if (t->ep > 1) {
+        if (m->num_experts == 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+                                "%lld needs a mixture-of-experts model (experts is 0)",
+                                (long long)t->ep);
+        if (m->num_experts % t->ep != 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+                                "%lld does not divide the number of experts (%lld)",
+                                (long long)t->ep, (long long)m->num_experts);
+        if (dp % t->ep != 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+                                "%lld does not divide the data-parallel size %lld (EP is "
+                                "carved out of DP)",
+                                (long long)t->ep, (long long)dp);
+    }
+    /* Pipeline split. */
+    int64_t L = m->num_layers, p = t->pp;
+    if (t->first_stage_layers < 0 || t->last_stage_layers < 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
+                            "layer counts must be >= 0");
+    if ((t->first_stage_layers > 0 || t->last_stage_layers > 0)) {
+        if (p < 2)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
+                                "an uneven split needs pp >= 2");
+        int64_t rest = L - t->first_stage_layers - t->last_stage_layers;
+        int64_t middle = p - (t->first_stage_layers > 0) - (t->last_stage_layers > 0);
+        if (rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && (rest < middle ||
+                                                                       rest % middle != 0)))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
+                                "the %lld layers left after the first/last stages do not "
+                                "split evenly over the %lld other stages",
+                                (long long)rest, (long long)middle);
+    }
+    if (t->vpp > 1) {
+        if (p < 2)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
+                                "virtual pipeline stages need pp >= 2");
+        if (t->schedule != TP_SCHED_INTERLEAVED)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
+                                "virtual pipeline stages need the interleaved schedule");
+        if (t->first_stage_layers == 0 && t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
+                                "layers %lld are not divisible by pp*vpp = %lld*%lld",
+                                (long long)L, (long long)p, (long long)t->vpp);
+    }
+    if (dp * t->micro_batch > TP__MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",
+                            "%lld is not divisible by micro-batch * dp = %lld * %lld",
+                            (long long)t->global_batch, (long long)t->micro_batch,
+                            (long long)dp);
+    int64_t mb = t->global_batch / (t->micro_batch * dp);
+    if (t->schedule == TP_SCHED_INTERLEAVED && p > 1 && mb < p)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",
+                            "the interleaved schedule needs at least pp = %lld micro-batches "
+                            "per step, got %lld",
+                            (long long)p, (long long)mb);
+    if (t->precision == TP_PREC_FP8 && !(c->gpu.peak_flops_per_s[TP_PREC_FP8] > 0.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision",
+                            "fp8 is not supported by %s (no fp8 peak)", c->gpu.name);
+    if ((double)t->seq_len * (double)t->global_batch > 1e18)
+        return tp_error_set(err, TP_ERR_RANGE, "global-batch",
+                            "%lld sequences of %lld tokens is more than 1e18 tokens per step",
+                            (long long)t->global_batch, (long long)t->seq_len);
+    return TP_OK;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * eval.c: one evaluation = validate, count, FLOPs, memory of every distinct
+ * pipeline stage (the heaviest is reported), step time. No allocation.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bubble_def def)
+{
+    if (p <= 1 || m <= 0)
+        return 0.0;
+    double pp = (double)p, mm = (double)m;
+    double vv = (s == TP_SCHED_INTERLEAVED && v > 1) ? (double)v : 1.0;
+    /* Narayanan et al. 2021: bubble / ideal = (p-1)/(v*m); as a share of
+     * the whole step (zero-bubble README convention): (p-1)/(v*m + p-1). */
+    if (def == TP_BUBBLE_OF_IDEAL)
+        return (pp - 1.0) / (vv * mm);
+    return (pp - 1.0) / (vv * mm + pp - 1.0);
+}
+
+static const char *largest_part(const tp_memory *m, double *bytes)
+{
+    struct {
+        const char *name;
+        double v;
+    } parts[] = {
+        {"weights", m->weights_bytes},         {"ZeRO-3 gathered weights", m->weights_gathered_bytes},
+        {"gradients", m->grads_bytes},         {"optimizer state", m->optimizer_bytes},
+        {"activations", m->activations_bytes}, {"logits", m->logits_bytes},
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
+        if (parts[i].v > parts[best].v)
+            best = i;
+    *bytes = parts[best].v;
+    return parts[best].name;
+}
+
+tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
+{
+    tp_status st = tp_config_validate(c, err);
+    if (st != TP_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+    st = tp_model_params(&c->model, 0, &out->params, err);
+    if (st != TP_OK)
+        return st;
+    /* FLOPs and memory use the padded vocabulary when padding is asked for. */
+    tp_params padded = out->params;
+    if (c->train.pad_vocab_to > 1) {
+        st = tp_model_params(&c->model, c->train.pad_vocab_to, &padded, err);
+        if (st != TP_OK)
+            return st;
+    }
+    out->dp = tp_train_dp(&c->train);
+    out->grad_accum = tp__grad_accum(&c->train);
+    tp_flops_eval(c, &padded, &out->flops);
+
+    /* Stage 0 and the last stage carry the embedding and the loss; with 1F1B
+     * stage 0 also holds the most micro-batches. A middle stage can only be
+     * the heaviest under an uneven split, so it is checked then too. */
+    int64_t p = c->train.pp;
+    tp_memory_stage(c, &padded, 0, &out->stage_first);
+    out->memory = out->stage_first;
+    if (p > 1) {
+        tp_memory_stage(c, &padded, p - 1, &out->stage_last);
+        if (out->stage_last.total_bytes > out->memory.total_bytes)
+            out->memory = out->stage_last;
+        if (p > 2) {
+            tp_memory mid;
+            tp_memory_stage(c, &padded, 1, &mid);
+            if (mid.total_bytes > out->memory.total_bytes)
+                out->memory = mid;
+        }
+    } else {
+        out->stage_last = out->stage_first;
+    }
+    if (!out->memory.fits) {
+        double part_bytes;
+        const char *part = largest_part(&out->memory, &part_bytes);
+        snprintf(out->reason, sizeof out->reason,
+                 "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
+                 (long long)out->memory.stage, out->memory.total_bytes / TP__GIB,
+                 out->memory.capacity_bytes / TP__GIB, part, part_bytes / TP__GIB);
+    }
+    tp__step_time(c, out);
+    return TP_OK;
+}

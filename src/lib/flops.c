@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flops.c: training FLOPs per token and per step (formulas.md section 2).
+ *
+ * Forward FLOPs per token (2 per multiply-add; GEMMs and the two attention
+ * matmuls only, as Megatron's num_floating_point_operations, formulas.md
+ * 2.4 [CODE]):
+ *   attention projections  2*(h*q + 2*h*kv + q*h)
+ *   attention core         2*2*s*q (QK^T and AV), halved under the causal
+ *                          convention (default: it is what FlashAttention
+ *                          executes; TP_ATTN_FLOPS_FULL keeps PaLM's 12LHQT)
+ *   dense MLP              2*h*f*(3 SwiGLU | 2 GeLU)
+ *   MoE MLP                2*h*f_e*(3|2)*k + 2*h*f_sh*(3|2) + 2*h*E router
+ *   logits                 2*h*V (padded V)
+ * Model FLOPs = 3 x forward (forward, data-gradient, weight-gradient).
+ * Hardware FLOPs add recomputation: full recompute re-runs every layer's
+ * forward (not the logits), selective re-runs the attention core forward
+ * (formulas.md 2.6). FlashAttention's own backward recompute of QK^T is not
+ * counted (torchtitan and Megatron exclude it too).
+ * Check: GPT-3 175B, s = 2048, V = 51200, full attention: 1.0764e12 per
+ * token = 72*L*h^2*(1 + s/6h + V/12hL) (Narayanan 2021) (test).
+ * Invariant: per-token FLOPs do not depend on the parallel layout.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    memset(out, 0, sizeof *out);
+    double h = (double)m->hidden, s = (double)t->seq_len;
+    double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
+    double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
+    double L = (double)m->num_layers, L_moe = (double)P->num_moe_layers, L_dense = L - L_moe;
+    double gate = m->mlp == TP_MLP_SWIGLU ? 3.0 : 2.0;
+
+    double proj = 2.0 * (h * q + 2.0 * h * kv + q * h);
+    double core = 4.0 * s * q;
+    if (c->opts.attn_flops == TP_ATTN_FLOPS_CAUSAL)
+        core *= 0.5;
+    double mlp = 2.0 * h * (double)m->ffn_hidden * gate;
+    double moe = 0.0;
+    if (m->num_experts > 0) {
+        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fsh = (double)m->shared_ffn_hidden +
+                     (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+        moe = 2.0 * h * fe * gate * (double)m->topk + 2.0 * h * fsh * gate +
+              2.0 * h * (double)m->num_experts;
+    }
+    double logits = 2.0 * h * V;
+    double layers_fwd = L * (proj + core) + L_dense * mlp + L_moe * moe;
+    double fwd = layers_fwd + logits;
+
+    out->model_per_token = 3.0 * fwd;
+    out->attn_per_token = 3.0 * L * core;
+    out->logits_per_token = 3.0 * logits;
+    double extra = 0.0;
+    if (t->recompute == TP_RECOMPUTE_FULL)
+        extra = layers_fwd;
+    else if (t->recompute == TP_RECOMPUTE_SELECTIVE)
+        extra = L * core;
+    out->hardware_per_token = out->model_per_token + extra;
+    out->six_n_per_token = 6.0 * (double)P->active;
+    out->tokens_per_step = (double)t->global_batch * s;
+    out->model_per_step = out->model_per_token * out->tokens_per_step;
+    out->hardware_per_step = out->hardware_per_token * out->tokens_per_step;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* hardware.c: validation of GPU descriptions (the data lives in presets/gpus). */
+#include <math.h>
+
+#include "internal.h"
+
+static bool positive_finite(double x)
+{
+    return isfinite(x) && x > 0.0;
+}
+
+tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
+{
+    if (!g)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu", "no GPU given");
+    if (!positive_finite(g->peak_flops_per_s[TP_PREC_BF16]))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "peak-tflops",
+                            "the bf16 dense peak of %s must be a positive number", g->name);
+    for (int i = 0; i < TP_PREC_COUNT; i++)
+        if (!isfinite(g->peak_flops_per_s[i]) || g->peak_flops_per_s[i] < 0.0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "peak-tflops",
+                                "peak FLOP/s of %s must be finite and >= 0", g->name);
+    if (!positive_finite(g->mem_capacity_bytes) || g->mem_capacity_bytes > 1e15)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu-memory-gb",
+                            "memory capacity of %s must be in (0, 1e6] GB", g->name);
+    if (!positive_finite(g->mem_bw_bytes_per_s))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "memory-bw",
+                            "memory bandwidth of %s must be positive", g->name);
+    if (!positive_finite(g->intra_bw_bytes_per_s))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "intra-bw",
+                            "intra-node bandwidth of %s must be positive", g->name);
+    if (!positive_finite(g->inter_bw_bytes_per_s))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "nic-bw",
+                            "NIC bandwidth of %s must be positive", g->name);
+    if (g->gpus_per_node < 1 || g->gpus_per_node > 1024)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus-per-node",
+                            "%lld is out of range [1, 1024]", (long long)g->gpus_per_node);
+    if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
+                            "price per GPU-hour must be finite and >= 0");
+    const tp_gpu_eff *e = &g->eff;
+    double fr[] = {e->gemm, e->attn, e->mem_bw, e->intra_bw, e->inter_bw};
+    for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++)
+        if (!(fr[i] > 0.0 && fr[i] <= 1.0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                                "efficiency factors must be in (0, 1]");
+    if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
+        !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
+        !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                            "overlap must be in [0, 1] and latencies finite and >= 0");
+    return TP_OK;
+}

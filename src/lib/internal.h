@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Private declarations shared by the files of libtp (tp__ names). */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include "tp/tp.h"
+
+#define TP__GIB 1073741824.0 /* 2^30 bytes */
+#define TP__GB 1e9           /* bytes      */
+
+/* Hard bounds that keep every int64 product and double finite. */
+#define TP__MAX_GPUS 1048576        /* 2^20 */
+#define TP__MAX_DIM 1048576         /* hidden, head_dim: 2^20 elements */
+#define TP__MAX_FFN 16777216        /* ffn sizes: 2^24 */
+#define TP__MAX_LAYERS 100000
+#define TP__MAX_VOCAB 16777216      /* 2^24 tokens */
+#define TP__MAX_EXPERTS 65536
+#define TP__MAX_SEQ 134217728       /* 2^27 tokens */
+#define TP__MAX_BATCH 1099511627776 /* 2^40 sequences */
+#define TP__MAX_PARAMS 1e15         /* 1,000T parameters */
+
+/** V rounded up to a multiple of pad (pad <= 1: V). */
+int64_t tp__padded_vocab(int64_t vocab, int64_t pad);
+/** Query width a*d_h and key/value width n_kv*d_h. */
+int64_t tp__q_width(const tp_model *m);
+int64_t tp__kv_width(const tp_model *m);
+int64_t tp__kv_heads(const tp_model *m);
+/** Parameters of one MLP of width f (weights + biases). */
+int64_t tp__mlp_params(const tp_model *m, int64_t f);
+/** Is layer i (0-based) a mixture-of-experts layer? */
+bool tp__layer_is_moe(const tp_model *m, int64_t i);
+/** MoE layers among layers [first, first + n). */
+int64_t tp__moe_layers_in(const tp_model *m, int64_t first, int64_t n);
+/** First layer index of pipeline stage `stage`. */
+int64_t tp__stage_first_layer(const tp_train *t, int64_t num_layers, int64_t stage);
+/** Effective global batch micro-batches per pipeline: B / (b * dp). */
+int64_t tp__grad_accum(const tp_train *t);
+/** Bytes of one element of dtype. */
+double tp__dtype_bytes(tp_dtype d);
+
+/**
+ * Step-time model (src/lib/time.c): fills r->time from the config, the
+ * already computed r->params, r->flops, r->memory. Validated input only.
+ */
+void tp__step_time(const tp_config *c, tp_result *r);
+
+#endif

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory.c: per-GPU memory of one pipeline stage, by component.
+ *
+ * Symbols: s sequence (tokens), b micro-batch (sequences), h hidden,
+ * a heads, q = a*d_h, kv = n_kv*d_h, f MLP width, V padded vocabulary,
+ * t/p/c/d/e tensor/pipeline/context/data/expert parallel sizes,
+ * m micro-batches per step per pipeline, v virtual stages, L_s layers on
+ * the stage. Bytes unless stated.
+ *
+ * 1. Parameters held (formulas.md 3.2, 3.4). Transformer linears are split
+ *    t ways (experts: e ways across GPUs and t ways inside, expert TP = t);
+ *    norms and routers are replicated. Stage 0 holds the input embedding
+ *    V*h/t (+ learned positions), the last stage the output head V*h/t and
+ *    final norm; with tied weights and p > 1 both end stages hold the table
+ *    (Megatron keeps a copy on each).
+ * 2. States: weights 2 B/param (4 for tf32), gradients 2 or 4 (grad_dtype),
+ *    optimizer = master 4 (if kept) + moments (AdamW 2, SGD-momentum 1, SGD 0
+ *    moments of 4/2/1(+4/2048 block absmax) bytes). ZeRO shards over the
+ *    d*c ranks that hold the same dense shard (Megatron's distributed
+ *    optimizer and FSDP both shard over DP x CP), experts over d*c/e:
+ *      ZeRO-1: optimizer/D  ZeRO-2: + grads/D  ZeRO-3: + weights/D
+ *    ZeRO-3 adds the gathered working set: prefetch_layers x the largest
+ *    layer's weights + one layer of unsharded grads (DeepSpeed's
+ *    estimate_zero3_model_states_mem_needs charges 4 B x largest layer),
+ *    and the end stages' embedding/head when gathered.
+ * 3. Activations per layer per micro-batch (formulas.md 3.3.3, DERIVED from
+ *    Korthikanti et al. 2022 Table 2), tokens per GPU T = s*b/c:
+ *      attention: LN input 2h, QKV input 2h, Q 2q, K 2kv, V 2kv, O 2q,
+ *                 FlashAttention log-sum-exp 4a (fp32)  [no flash: + a*s*2
+ *                 softmax (+ 3*a*s dropout mask and output with dropout)]
+ *      MLP:       LN input 2h, FC1 input 2h, GeLU: 2f + 2f; SwiGLU: 4f + 2f
+ *      MoE MLP:   per routed copy (k per token) 2h + the MLP tensors of f_e,
+ *                 plus the shared experts' tensors and fp32 router logits 4E
+ *      dropout:   2h of masks when hidden dropout is on
+ *    TP divides everything but the 8h of LN/QKV/FC1 inputs (and dropout
+ *    masks), which sequence parallelism divides too. GPT/MHA/GeLU with
+ *    dropout gives Korthikanti's 34*s*b*h exactly (test).
+ *    Korthikanti convention (seed 001): s*b*h*(34 + 5*a*s/h)/t per layer.
+ *    Selective recompute drops the s^2 terms (no-op with flash attention).
+ *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
+ *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
+ *                micro-batch in flight + k layers of one micro-batch
+ *      seed001 : (L_s/k + k) x per-layer activations (seed 001)
+ * 4. Micro-batches in flight at peak (formulas.md 3.4): no PP 1; 1F1B
+ *    min(m, p - i) on stage i; interleaved (p - i)*(1 + (p-1)/(p*v)) capped
+ *    at m; GPipe m.
+ * 5. Logits on the last stage (Megatron estimator, formulas.md 3.5):
+ *    4*T*(h + V)/t fp32 output-layer input and logits; fused CE: 4*T*h/t.
+ * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
+ *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
+ *    gathered set).
+ *
+ * Invariants (tests/unit/test_memory.c): every part >= 0; total = sum of
+ * parts; raising t, p or the ZeRO stage never raises weights/grads/optimizer
+ * per GPU; fits == (total <= capacity).
+ * Known approximations: biases of row-parallel linears are counted as split;
+ * embedding-stage token ids and dropout masks are ignored (< 0.1%);
+ * the interleaved in-flight count for stages i > 0 is the 1F1B count scaled
+ * by the same interleaving penalty; load imbalance of MoE routing ignored.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Parameters of this GPU's shard of one stage, split by kind. */
+typedef struct stage_params {
+    double dense;   /* sharded by t (and ZeRO over d*c) */
+    double expert;  /* routed experts, sharded by t*e (and ZeRO over d*c/e) */
+    double largest_layer; /* the largest layer's shard, for the ZeRO-3 working set */
+    double ends;    /* embedding + head shard on this stage, part of dense */
+} stage_params;
+
+static stage_params stage_param_shard(const tp_config *c, const tp_params *P, int64_t stage,
+                                      int64_t first_layer, int64_t layers)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double tpz = (double)t->tp, ep = (double)t->ep;
+    int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
+    int64_t n_dense = layers - n_moe;
+    int64_t h = m->hidden;
+    double norm_w = (m->norm == TP_NORM_LAYERNORM ? 2.0 : 1.0) * (double)h;
+    stage_params sp = {0};
+
+    /* Dense layers: everything but the two norms is split t ways. */
+    double dense_layer = ((double)P->per_layer_dense - 2.0 * norm_w) / tpz + 2.0 * norm_w;
+    sp.dense += (double)n_dense * dense_layer;
+    double largest = n_dense > 0 ? dense_layer : 0.0;
+    if (n_moe > 0) {
+        double E = (double)m->num_experts;
+        double routed = (double)P->moe_routed / (double)P->num_moe_layers;
+        double shared = (double)P->moe_shared / (double)P->num_moe_layers;
+        double router = (double)m->hidden * E;
+        double non_expert = (double)P->per_layer_moe - routed - shared - router - 2.0 * norm_w;
+        double layer_dense = (non_expert + shared) / tpz + router + 2.0 * norm_w;
+        double layer_expert = routed / (tpz * ep);
+        sp.dense += (double)n_moe * layer_dense;
+        sp.expert += (double)n_moe * layer_expert;
+        if (layer_dense + layer_expert > largest)
+            largest = layer_dense + layer_expert;
+    }
+    sp.largest_layer = largest;
+
+    int64_t V = tp__padded_vocab(m->vocab, t->pad_vocab_to);
+    double table = (double)V * (double)h / tpz;
+    double positions = m->pos == TP_POS_LEARNED ? (double)(m->max_positions * h) : 0.0;
+    bool first = stage == 0, last = stage == t->pp - 1;
+    if (first)
+        sp.ends += table + positions;
+    if (last) {
+        sp.ends += norm_w; /* final norm */
+        if (!m->tie_embeddings || t->pp > 1)
+            sp.ends += table; /* untied head, or the tied copy on the last stage */
+    }
+    sp.dense += sp.ends;
+    return sp;
+}
+
+/* Activation bytes of one layer for one micro-batch on one GPU. */
+static double layer_activation_bytes(const tp_config *c, bool moe)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp; /* tokens on GPU */
+    double s = (double)t->seq_len;
+    double h = (double)m->hidden, a = (double)m->num_heads;
+    double tpz = (double)t->tp;
+    bool sp = t->sp && t->tp > 1;
+    bool keep_scores = !t->flash_attn && t->recompute != TP_RECOMPUTE_SELECTIVE;
+
+    if (c->opts.act_model == TP_ACT_KORTHIKANTI) {
+        double per_tok = 34.0 * h + (keep_scores ? 5.0 * a * s / (double)t->cp : 0.0);
+        return T * per_tok / tpz;
+    }
+
+    double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
+    double mlp_mult = m->mlp == TP_MLP_SWIGLU ? 6.0 : 4.0; /* bytes per f element */
+    /* Unsharded by TP unless SP: LN inputs (2h x2), QKV input 2h, FC1 input 2h. */
+    double replicated = 8.0 * h + (t->dropout ? 2.0 * h : 0.0);
+    /* Sharded by TP: Q, K, V, O and the attention statistics. */
+    double sharded = 2.0 * q + 4.0 * kv + 2.0 * q;
+    if (t->flash_attn)
+        sharded += 4.0 * a; /* fp32 log-sum-exp per head */
+    if (keep_scores) /* per query token: scores against the s/c keys of one ring block */
+        sharded += a * (s / (double)t->cp) * (t->dropout ? 5.0 : 2.0);
+    if (!moe) {
+        sharded += mlp_mult * (double)m->ffn_hidden;
+    } else {
+        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fsh = (double)m->shared_ffn_hidden +
+                     (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
+        double k = (double)m->topk;
+        /* Each routed copy stores its permuted input (2h, not TP-split) and the
+         * expert MLP tensors (split by expert TP = t). */
+        replicated += k * 2.0 * h;
+        sharded += k * mlp_mult * fe + mlp_mult * fsh;
+        replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
+    }
+    double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);
+    return T * per_tok;
+}
+
+static double optimizer_bytes_per_param(const tp_train *t);
+
+void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out)
+{
+    out->weights = t->precision == TP_PREC_TF32 ? 4.0 : 2.0;
+    out->grads = t->precision == TP_PREC_TF32 ? 4.0 : tp__dtype_bytes(t->grad_dtype);
+    out->optimizer = optimizer_bytes_per_param(t);
+    out->total = out->weights + out->grads + out->optimizer;
+}
+
+/* Bytes of the optimizer state per parameter. */
+static double optimizer_bytes_per_param(const tp_train *t)
+{
+    double master = (t->optimizer.master_weights && t->precision != TP_PREC_TF32) ? 4.0 : 0.0;
+    double moment = tp__dtype_bytes(t->optimizer.moment_dtype);
+    if (t->optimizer.moment_dtype == TP_DTYPE_INT8)
+        moment += 4.0 / 2048.0; /* block-wise absmax, one fp32 per 2048 (Dettmers 2022) */
+    double n = t->optimizer.kind == TP_OPT_ADAMW ? 2.0
+             : t->optimizer.kind == TP_OPT_SGD_MOMENTUM ? 1.0 : 0.0;
+    return master + n * moment;
+}
+
+static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
+{
+    double p = (double)t->pp, mm = (double)m;
+    if (t->pp <= 1)
+        return 1.0;
+    switch (t->schedule) {
+    case TP_SCHED_GPIPE:
+        return mm;
+    case TP_SCHED_INTERLEAVED: {
+        double v = (double)t->vpp;
+        double n = (p - (double)stage) * (1.0 + (p - 1.0) / (p * v));
+        return n < mm ? n : mm;
+    }
+    case TP_SCHED_1F1B:
+    default: {
+        double n = p - (double)stage;
+        return n < mm ? n : mm;
+    }
+    }
+}
+
+static int64_t num_communicators(const tp_train *t, int64_t dp)
+{
+    return (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1);
+}
+
+void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    const tp_options *o = &c->opts;
+    memset(out, 0, sizeof *out);
+
+    int64_t L = m->num_layers;
+    int64_t layers = tp_stage_layers(t, L, stage);
+    int64_t first_layer = tp__stage_first_layer(t, L, stage);
+    int64_t dp = tp_train_dp(t);
+    int64_t mb = tp__grad_accum(t);
+    stage_params sp = stage_param_shard(c, P, stage, first_layer, layers);
+
+    /* 2. States. */
+    tp_state_bytes bpp;
+    tp_state_bytes_per_param(t, &bpp);
+    double wb = bpp.weights, gb = bpp.grads, ob = bpp.optimizer;
+    double D = (double)dp * (double)t->cp;       /* ranks sharing a dense shard  */
+    double De = D / (double)t->ep;                /* ranks sharing an expert shard */
+    double w = sp.dense * wb, we = sp.expert * wb;
+    double g = sp.dense * gb, ge = sp.expert * gb;
+    double opt = sp.dense * ob, opte = sp.expert * ob;
+    if (t->zero >= 1) {
+        opt /= D;
+        opte /= De;
+    }
+    if (t->zero >= 2) {
+        g /= D;
+        ge /= De;
+    }
+    if (t->zero >= 3) {
+        w /= D;
+        we /= De;
+        out->weights_gathered_bytes =
+            o->zero3_prefetch_layers * sp.largest_layer * wb + sp.largest_layer * gb +
+            sp.ends * wb;
+    }
+    out->weights_bytes = w + we;
+    out->grads_bytes = g + ge;
+    out->optimizer_bytes = opt + opte;
+    out->params_on_gpu = sp.dense + sp.expert;
+
+    /* 3-4. Activations. */
+    int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
+    double a_dense = layer_activation_bytes(c, false);
+    double a_moe = n_moe > 0 ? layer_activation_bytes(c, true) : 0.0;
+    double per_mb = (double)(layers - n_moe) * a_dense + (double)n_moe * a_moe;
+    double a_max = n_moe > 0 && a_moe > a_dense ? a_moe : a_dense;
+    double inflight = inflight_microbatches(t, stage, mb);
+    double act;
+    if (t->recompute == TP_RECOMPUTE_FULL) {
+        double k = (double)t->recompute_every;
+        if (k > (double)layers)
+            k = (double)layers;
+        double groups = ceil((double)layers / k);
+        if (o->ckpt_model == TP_CKPT_SEED001) {
+            act = inflight * ((double)layers / k + k) * a_max;
+        } else {
+            double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
+            double input = 2.0 * T * (double)m->hidden;
+            if (t->sp && t->tp > 1)
+                input /= (double)t->tp;
+            act = inflight * groups * input + k * a_max;
+        }
+    } else {
+        act = inflight * per_mb;
+    }
+    out->activations_bytes = act;
+    out->act_per_layer_bytes = a_max;
+    out->inflight_microbatches = inflight;
+
+    /* 5. Logits. */
+    if (stage == t->pp - 1) {
+        double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
+        double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
+        double h = (double)m->hidden;
+        out->logits_bytes = 4.0 * T * (h + (t->fused_ce ? 0.0 : V)) / (double)t->tp;
+    }
+
+    /* 6. Fixed and reserve. */
+    out->comm_buffers_bytes = (double)num_communicators(t, dp) * o->comm_buffer_bytes;
+    out->framework_bytes = o->cuda_context_bytes;
+    out->fragmentation_bytes = o->fragmentation * (out->activations_bytes + out->logits_bytes +
+                                                   out->weights_gathered_bytes);
+    out->total_bytes = out->weights_bytes + out->weights_gathered_bytes + out->grads_bytes +
+                       out->optimizer_bytes + out->activations_bytes + out->logits_bytes +
+                       out->comm_buffers_bytes + out->framework_bytes +
+                       out->fragmentation_bytes;
+    out->capacity_bytes = c->gpu.mem_capacity_bytes;
+    out->headroom_bytes = out->capacity_bytes - out->total_bytes;
+    out->fits = out->total_bytes <= out->capacity_bytes;
+    out->stage = stage;
+    out->layers = layers;
+}

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Core engine: exact parameter counts, FLOP counts and the memory seeds of
+ * ../shared/reference/seed-examples.md, plus metamorphic invariants over
+ * random valid configurations. Models are built inline from their published
+ * shapes, so these tests do not depend on the preset files.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "tp/tp.h"
+
+#define GB 1e9
+#define GIB 1073741824.0
+
+static tp_model llama(int64_t L, int64_t h, int64_t a, int64_t kv, int64_t f, int64_t V,
+                      bool tied)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "llama");
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    m.tie_embeddings = tied;
+    m.num_layers = L;
+    m.hidden = h;
+    m.num_heads = a;
+    m.num_kv_heads = kv;
+    m.ffn_hidden = f;
+    m.vocab = V;
+    return m;
+}
+
+static tp_model gpt(int64_t L, int64_t h, int64_t a, int64_t V, int64_t S)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "gpt");
+    m.norm = TP_NORM_LAYERNORM;
+    m.mlp = TP_MLP_GELU;
+    m.pos = TP_POS_LEARNED;
+    m.linear_bias = true;
+    m.tie_embeddings = true;
+    m.num_layers = L;
+    m.hidden = h;
+    m.num_heads = a;
+    m.ffn_hidden = 4 * h;
+    m.vocab = V;
+    m.max_positions = S;
+    return m;
+}
+
+static tp_model mixtral(void)
+{
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    return m;
+}
+
+/* H100 SXM as in formulas.md 7.1: 81,559 MiB driver-reported. */
+static tp_gpu h100(void)
+{
+    tp_gpu g;
+    memset(&g, 0, sizeof g);
+    strcpy(g.name, "h100-sxm");
+    g.peak_flops_per_s[TP_PREC_BF16] = 989.4e12;
+    g.peak_flops_per_s[TP_PREC_FP16] = 989.4e12;
+    g.peak_flops_per_s[TP_PREC_FP8] = 1978.9e12;
+    g.peak_flops_per_s[TP_PREC_TF32] = 494.7e12;
+    g.mem_capacity_bytes = 81559.0 * 1048576.0;
+    g.mem_bw_bytes_per_s = 3.35e12;
+    g.intra_bw_bytes_per_s = 450e9;
+    g.inter_bw_bytes_per_s = 50e9;
+    g.gpus_per_node = 8;
+    g.price_per_gpu_hour = 4.0;
+    tp_gpu_default_eff(&g);
+    return g;
+}
+
+static tp_config config(tp_model m)
+{
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    c.model = m;
+    c.gpu = h100();
+    tp_train_default(&c.train);
+    tp_options_default(&c.opts);
+    return c;
+}
+
+static int64_t total_params(tp_model m)
+{
+    tp_params p;
+    assert_int_equal(tp_model_params(&m, 0, &p, NULL), TP_OK);
+    return p.total;
+}
+
+/* formulas.md 1.1-1.4: published exact counts. */
+static void test_params_exact(void **state)
+{
+    (void)state;
+    assert_int_equal(total_params(llama(32, 4096, 32, 32, 11008, 32000, false)), 6738415616LL);
+    assert_int_equal(total_params(llama(40, 5120, 40, 40, 13824, 32000, false)), 13015864320LL);
+    assert_int_equal(total_params(llama(80, 8192, 64, 8, 28672, 32000, false)), 68976648192LL);
+    assert_int_equal(total_params(llama(32, 4096, 32, 8, 14336, 128256, false)), 8030261248LL);
+    assert_int_equal(total_params(llama(80, 8192, 64, 8, 28672, 128256, false)), 70553706496LL);
+    assert_int_equal(total_params(llama(126, 16384, 128, 8, 53248, 128256, false)),
+                     405853388800LL);
+    assert_int_equal(total_params(llama(16, 2048, 32, 8, 8192, 128256, true)), 1235814400LL);
+    assert_int_equal(total_params(gpt(96, 12288, 96, 50257, 2048)), 174604259328LL);
+    assert_int_equal(total_params(gpt(12, 768, 12, 50257, 1024)), 124439808LL);
+    assert_int_equal(total_params(gpt(48, 1600, 25, 50257, 1024)), 1557611200LL);
+    tp_model mx = mixtral();
+    tp_params p;
+    assert_int_equal(tp_model_params(&mx, 0, &p, NULL), TP_OK);
+    assert_int_equal(p.total, 46702792704LL);
+    assert_int_equal(p.active, 12879925248LL);
+    /* Parts sum to the total. */
+    assert_int_equal(p.embedding + p.output_head + p.attention + p.mlp_dense + p.moe_routed +
+                         p.moe_shared + p.router + p.norms,
+                     p.total);
+    /* Megatron padding: GPT-3 with V padded to 51,200 (formulas.md 1.1). */
+    tp_model g3 = gpt(96, 12288, 96, 50257, 2048);
+    assert_int_equal(tp_model_params(&g3, 1024, &p, NULL), TP_OK);
+    assert_int_equal(p.total, 174615846912LL);
+}
+
+/* formulas.md 2.3/2.4 worked examples. */
+static void test_flops(void **state)
+{
+    (void)state;
+    tp_config c = config(gpt(96, 12288, 96, 50257, 2048));
+    /* Narayanan's closed form counts no biases: compare the GEMM terms. */
+    c.model.linear_bias = false;
+    c.train.seq_len = 2048;
+    c.train.pad_vocab_to = 1024;
+    c.opts.attn_flops = TP_ATTN_FLOPS_FULL;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    double L = 96, h = 12288, s = 2048, V = 51200;
+    assert_rel(r.flops.model_per_token, 72 * L * h * h * (1 + s / (6 * h) + V / (12 * h * L)),
+               1e-12);
+    assert_rel(r.flops.model_per_token, 1.0764e12, 1e-4);
+    assert_rel(r.flops.hardware_per_token, 96 * L * h * h * (1 + s / (6 * h) + V / (16 * h * L)),
+               1e-12);
+    assert_rel(r.flops.hardware_per_token, 1.4340e12, 1e-4);
+
+    tp_config l3 = config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    l3.train.seq_len = 8192;
+    assert_int_equal(tp_eval(&l3, &r, NULL), TP_OK);
+    assert_rel(r.flops.model_per_token, 5.147e10, 1e-3);
+    assert_rel(r.flops.six_n_per_token, 6.0 * 8030261248.0, 1e-12);
+    tp_config l405 = config(llama(126, 16384, 128, 8, 53248, 128256, false));
+    l405.train.seq_len = 8192;
+    assert_int_equal(tp_eval(&l405, &r, NULL), TP_OK);
+    assert_rel(r.flops.model_per_token, 2.524e12, 1e-3);
+}
+
+/* S0-9: 30B with 2 + 8 (fp32 moments, no master) + 2 B/param = 360 GB. */
+static void test_seed_s0_9(void **state)
+{
+    (void)state;
+    tp_train t;
+    tp_train_default(&t);
+    t.optimizer.master_weights = false;
+    tp_state_bytes b;
+    tp_state_bytes_per_param(&t, &b);
+    double N = 30e9;
+    assert_rel(N * b.weights, 60 * GB, 1e-12);
+    assert_rel(N * b.optimizer, 240 * GB, 1e-12);
+    assert_rel(N * b.grads, 60 * GB, 1e-12);
+    assert_rel(N * b.total, 360 * GB, 1e-12);
+    /* The same with a real 30B shape (MPT-30B: 29.96B) on one H100: no fit. */
+    tp_config c = config(gpt(48, 7168, 56, 50368, 2048));
+    c.model.linear_bias = false;
+    c.train.optimizer.master_weights = false;
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    double static_b = r.memory.weights_bytes + r.memory.grads_bytes + r.memory.optimizer_bytes;
+    assert_rel(static_b, 360 * GB, 0.01);
+    assert_false(r.memory.fits);
+}
+
+/* S1-1 and S3-1: 16 B/param and the GPUs needed for the state alone. */
+static void test_seed_s1_1_s3_1(void **state)
+{
+    (void)state;
+    tp_train t;
+    tp_train_default(&t);
+    tp_state_bytes b;
+    tp_state_bytes_per_param(&t, &b);
+    assert_rel(b.total, 16.0, 1e-12);
+    assert_rel(b.optimizer, 12.0, 1e-12);
+    const double N[] = {7e9, 70e9, 405e9};
+    const double weights_gb[] = {14, 140, 810}, state_gb[] = {112, 1120, 6480};
+    const double gpus[] = {2, 14, 81};
+    for (int i = 0; i < 3; i++) {
+        assert_rel(N[i] * b.weights, weights_gb[i] * GB, 1e-12);
+        assert_rel(N[i] * b.total, state_gb[i] * GB, 1e-12);
+        assert_rel(ceil(N[i] * b.total / (80 * GB)), gpus[i], 0);
+    }
+    /* S1-1 parts: 140 + 140 + 840 GB. */
+    assert_rel(70e9 * b.grads, 140 * GB, 1e-12);
+    assert_rel(70e9 * b.optimizer, 840 * GB, 1e-12);
+}
+
+/* S1-6: 13B, B = 8, S = 4096, TP = 4, ZeRO-3 over 32 GPUs. */
+static void test_seed_s1_6(void **state)
+{
+    (void)state;
+    tp_config c = config(llama(40, 5120, 40, 40, 13824, 32000, false));
+    c.train.num_gpus = 32;
+    c.train.tp = 4;
+    c.train.zero = 3;
+    c.train.seq_len = 4096;
+    c.train.micro_batch = 8;
+    c.train.global_batch = 64;
+    /* The document's conventions: Korthikanti activations, no flash, (L/k + k). */
+    c.opts.act_model = TP_ACT_KORTHIKANTI;
+    c.opts.ckpt_model = TP_CKPT_SEED001;
+    c.train.flash_attn = false;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    c.train.recompute_every = 4;
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_rel(r.memory.weights_bytes, 0.81 * GB, 0.01);
+    assert_rel(r.memory.grads_bytes, 0.81 * GB, 0.01);
+    assert_rel(r.memory.optimizer_bytes, 4.88 * GB, 0.01);
+    assert_rel(r.memory.weights_bytes + r.memory.grads_bytes + r.memory.optimizer_bytes,
+               6.5 * GB, 0.01);
+    /* 8*4096*5120*(34 + 5*40*4096/5120) = 32.5 GB per layer, / 4 = 8.14 GB. */
+    assert_rel(r.memory.act_per_layer_bytes, 32.55e9 / 4, 0.001);
+    assert_rel(r.memory.activations_bytes, 113.9 * GB, 0.01);
+    assert_false(r.memory.fits);
+    /* Full recompute, exact accounting: 10 stored inputs + 4 layers ~ 32 GB
+     * of working set; about 44 GB in all: fits. */
+    c.opts.ckpt_model = TP_CKPT_EXACT;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_rel(r.memory.activations_bytes - 10 * 2.0 * 8 * 4096 * 5120,
+               4 * r.memory.act_per_layer_bytes, 1e-9);
+    assert_rel(4 * r.memory.act_per_layer_bytes, 32.5 * GB, 0.01);
+    assert_true(r.memory.fits);
+    assert_rel(r.memory.total_bytes, 44 * GB, 0.10);
+}
+
+/* S4-1, S4-2: Vizz 7B on 64 H100, TP = 8, PP = 2, DP = 4. */
+static void test_seed_s4_1_s4_2(void **state)
+{
+    (void)state;
+    tp_config c = config(llama(32, 4096, 32, 32, 11008, 32000, false));
+    c.train.num_gpus = 64;
+    c.train.tp = 8;
+    c.train.pp = 2;
+    c.train.sp = true;
+    c.train.seq_len = 131072;
+    c.train.global_batch = 32;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    /* fp16 Adam moments, 4 B/param as the document counts them. */
+    c.train.optimizer.moment_dtype = TP_DTYPE_FP16;
+    c.train.optimizer.master_weights = false;
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_int_equal(r.dp, 4);
+    assert_int_equal(c.model.num_heads / c.train.tp, 4); /* S4-1: 4 heads per GPU */
+    assert_int_equal(c.train.tp * c.train.pp * r.dp, 64);
+    /* The document's 7B is nominal: 7e9/16 params per GPU. */
+    tp_state_bytes b;
+    tp_state_bytes_per_param(&c.train, &b);
+    assert_rel(7e9 / 16 * b.weights, 0.875 * GB, 1e-12);
+    assert_rel(7e9 / 16 * b.grads, 0.875 * GB, 1e-12);
+    assert_rel(7e9 / 16 * b.optimizer, 1.75 * GB, 1e-12);
+    /* The engine's per-GPU states follow the real 6.74B model's shard. */
+    double shard = r.memory.params_on_gpu;
+    assert_rel(shard, 6738415616.0 / 16, 0.01);
+    assert_rel(r.memory.weights_bytes, shard * 2, 1e-12);
+    assert_rel(r.memory.grads_bytes, shard * 2, 1e-12);
+    assert_rel(r.memory.optimizer_bytes, shard * 4, 1e-12);
+}
+
+/* S4-5: attention scores of one head at 131072 tokens; CP = 8. */
+static void test_seed_s4_5(void **state)
+{
+    (void)state;
+    tp_config c = config(llama(1, 128, 1, 1, 128, 32000, false));
+    c.train.seq_len = 131072;
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    tp_result flash, plain;
+    assert_int_equal(tp_eval(&c, &flash, NULL), TP_OK);
+    c.train.flash_attn = false;
+    assert_int_equal(tp_eval(&c, &plain, NULL), TP_OK);
+    double s = 131072.0;
+    double scores = plain.memory.act_per_layer_bytes - flash.memory.act_per_layer_bytes +
+                    4.0 * s; /* flash keeps 4 B of log-sum-exp per token per head */
+    assert_rel(s * s, 1.72e10, 0.01);
+    assert_rel(scores, 34.4 * GB, 0.01);
+    /* CP = 8: 16384-token chunks, 64x fewer score elements per GPU per head. */
+    c.train.num_gpus = 8;
+    c.train.cp = 8;
+    c.train.global_batch = 1;
+    assert_int_equal(tp_eval(&c, &plain, NULL), TP_OK);
+    c.train.flash_attn = true;
+    assert_int_equal(tp_eval(&c, &flash, NULL), TP_OK);
+    double scores_cp = plain.memory.act_per_layer_bytes - flash.memory.act_per_layer_bytes +
+                       4.0 * s / 8;
+    assert_rel(scores / scores_cp, 64.0, 1e-9);
+}
+
+/* Korthikanti et al. 2022 Table 2 from the detailed per-tensor count. */
+static void test_korthikanti_table(void **state)
+{
+    (void)state;
+    tp_config c = config(gpt(96, 12288, 96, 51200, 2048));
+    c.train.dropout = true;
+    c.train.flash_attn = false;
+    c.train.seq_len = 2048;
+    c.train.num_gpus = 8;
+    c.train.global_batch = 1;
+    tp_result r;
+    double sbh = 2048.0 * 12288.0, a = 96, s = 2048, h = 12288;
+    c.train.num_gpus = 1;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, sbh * (34 + 5 * a * s / h), 1e-12);
+    assert_rel(r.memory.act_per_layer_bytes / 1048576.0, 2736, 0.001);
+    c.train.num_gpus = 8;
+    c.train.tp = 8;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, sbh * (10 + 24.0 / 8 + 5 * a * s / (h * 8)), 1e-12);
+    assert_rel(r.memory.act_per_layer_bytes / 1048576.0, 552, 0.001);
+    c.train.sp = true;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes / 1048576.0, 342, 0.001);
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, sbh * 34 / 8, 1e-12);
+    assert_rel(r.memory.act_per_layer_bytes / 1048576.0, 102, 0.001);
+}
+
+static void test_bubble(void **state)
+{
+    (void)state;
+    /* S1-5, S3-2, S4-3. */
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 8, 32, 1, TP_BUBBLE_OF_TOTAL), 7.0 / 39, 1e-12);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 8, 8, 1, TP_BUBBLE_OF_TOTAL), 0.467, 0.001);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 8, 64, 1, TP_BUBBLE_OF_TOTAL), 0.099, 0.01);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 2, 4, 1, TP_BUBBLE_OF_TOTAL), 0.20, 1e-12);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 2, 4, 1, TP_BUBBLE_OF_IDEAL), 0.25, 1e-12);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 4, 4, 1, TP_BUBBLE_OF_TOTAL), 0.429, 0.001);
+    assert_rel(tp_bubble_fraction(TP_SCHED_INTERLEAVED, 8, 64, 4, TP_BUBBLE_OF_IDEAL),
+               7.0 / 256, 1e-12);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 1, 4, 1, TP_BUBBLE_OF_TOTAL), 0.0, 0);
+}
+
+static void expect_error(tp_config *c, const char *path, const char *msg)
+{
+    tp_result r;
+    tp_error e;
+    memset(&e, 0, sizeof e);
+    assert_int_not_equal(tp_eval(c, &r, &e), TP_OK);
+    assert_string_equal(e.path, path);
+    assert_string_equal(e.message, msg);
+}
+
+static void test_validation_messages(void **state)
+{
+    (void)state;
+    tp_config c = config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    c.train.num_gpus = 24;
+    c.train.tp = 3;
+    expect_error(&c, "tp", "3 does not divide the number of attention heads (32)");
+    c.train.tp = 16;
+    c.train.num_gpus = 16;
+    expect_error(&c, "tp", "16 does not divide the number of key/value heads (8)");
+    c.train.tp = 1;
+    c.train.pp = 40;
+    c.train.num_gpus = 40;
+    expect_error(&c, "pp", "40 is larger than the number of layers (32)");
+    c.train.pp = 1;
+    c.train.tp = 8;
+    c.train.num_gpus = 12;
+    expect_error(&c, "gpus", "12 GPUs are not divisible by tp*pp*cp = 8*1*1");
+    c.train.num_gpus = 16;
+    c.train.global_batch = 3;
+    expect_error(&c, "global-batch", "3 is not divisible by micro-batch * dp = 1 * 2");
+    c.train.global_batch = 2;
+    c.train.ep = 2;
+    expect_error(&c, "ep", "2 needs a mixture-of-experts model (experts is 0)");
+    c.train.ep = 1;
+    c.train.tp = 0;
+    expect_error(&c, "tp", "0 is out of range [1, 1048576]");
+    tp_config mx = config(mixtral());
+    mx.train.num_gpus = 3;
+    mx.train.ep = 3;
+    mx.train.global_batch = 3;
+    expect_error(&mx, "ep", "3 does not divide the number of experts (8)");
+    tp_config big = config(llama(100000, 1048576, 8192, 8, 16777216, 32000, false));
+    tp_result r;
+    tp_error e;
+    assert_int_equal(tp_eval(&big, &r, &e), TP_ERR_RANGE);
+}
+
+/* --- invariants over random valid configurations --- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int64_t pick(const int64_t *v, size_t n)
+{
+    return v[rnd() % n];
+}
+
+static double states(const tp_memory *m)
+{
+    return m->weights_bytes + m->grads_bytes + m->optimizer_bytes;
+}
+
+static bool random_config(tp_config *c)
+{
+    static const int64_t hs[] = {1024, 2048, 4096, 8192};
+    static const int64_t heads[] = {8, 16, 32, 64};
+    static const int64_t Ls[] = {8, 16, 24, 32, 48};
+    static const int64_t two[] = {1, 2, 4, 8};
+    static const int64_t seqs[] = {512, 2048, 8192};
+    int64_t h = pick(hs, 4), a = pick(heads, 4);
+    tp_model m = llama(pick(Ls, 5), h, a, a / pick(two, 3), h * 3, 32000 + (int64_t)(rnd() % 1000),
+                       rnd() % 2);
+    if (rnd() % 3 == 0) {
+        m.norm = TP_NORM_LAYERNORM;
+        m.mlp = TP_MLP_GELU;
+        m.linear_bias = true;
+    }
+    if (rnd() % 4 == 0) {
+        m.num_experts = 8;
+        m.topk = 2;
+    }
+    *c = config(m);
+    tp_train *t = &c->train;
+    t->tp = pick(two, 4);
+    t->pp = pick(two, 4);
+    t->cp = pick(two, 2);
+    int64_t dp = pick(two, 4);
+    t->num_gpus = t->tp * t->pp * t->cp * dp;
+    t->ep = m.num_experts > 0 ? pick(two, 2) : 1;
+    t->seq_len = pick(seqs, 3);
+    t->micro_batch = pick(two, 3);
+    t->global_batch = t->micro_batch * dp * pick(two, 4);
+    t->zero = (int)(rnd() % 4);
+    t->sp = t->tp > 1 && rnd() % 2;
+    t->recompute = (tp_recompute)(rnd() % 3);
+    t->schedule = (tp_schedule)(rnd() % 2 ? TP_SCHED_1F1B : TP_SCHED_GPIPE);
+    return tp_config_validate(c, NULL) == TP_OK;
+}
+
+static void test_invariants(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int iter = 0; iter < 4000; iter++) {
+        tp_config c;
+        if (!random_config(&c))
+            continue;
+        tp_result r;
+        assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+        checked++;
+        const tp_memory *m = &r.memory;
+        double parts[] = {m->weights_bytes,       m->weights_gathered_bytes, m->grads_bytes,
+                          m->optimizer_bytes,     m->activations_bytes,      m->logits_bytes,
+                          m->comm_buffers_bytes,  m->framework_bytes,        m->fragmentation_bytes};
+        double sum = 0;
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            assert_true(isfinite(parts[i]) && parts[i] >= 0.0);
+            sum += parts[i];
+        }
+        assert_rel(sum, m->total_bytes, 1e-12);
+        assert_true(m->fits == (m->total_bytes <= m->capacity_bytes));
+        assert_true(isfinite(r.flops.model_per_token) && r.flops.model_per_token > 0);
+
+        /* FLOPs per token do not depend on the layout. */
+        tp_config one = c;
+        one.train.tp = one.train.pp = one.train.cp = one.train.ep = 1;
+        one.train.num_gpus = 1;
+        one.train.global_batch = 1;
+        one.train.micro_batch = 1;
+        one.train.zero = 0;
+        tp_result r1;
+        assert_int_equal(tp_eval(&one, &r1, NULL), TP_OK);
+        assert_rel(r.flops.model_per_token, r1.flops.model_per_token, 1e-12);
+        assert_rel(r.flops.hardware_per_token, r1.flops.hardware_per_token, 1e-12);
+
+        /* Higher ZeRO stage never raises per-GPU model-state memory. */
+        if (c.train.zero < 3) {
+            tp_config z = c;
+            z.train.zero++;
+            tp_result rz;
+            assert_int_equal(tp_eval(&z, &rz, NULL), TP_OK);
+            assert_le_rel(states(&rz.stage_first), states(&r.stage_first));
+            assert_le_rel(rz.stage_first.optimizer_bytes, r.stage_first.optimizer_bytes);
+        }
+        /* Doubling TP (GPUs doubled, DP fixed) never raises weights per GPU. */
+        tp_config t2 = c;
+        t2.train.tp *= 2;
+        t2.train.num_gpus *= 2;
+        if (tp_config_validate(&t2, NULL) == TP_OK) {
+            tp_result rt;
+            assert_int_equal(tp_eval(&t2, &rt, NULL), TP_OK);
+            assert_le_rel(rt.memory.weights_bytes, r.memory.weights_bytes);
+            assert_le_rel(rt.stage_first.optimizer_bytes, r.stage_first.optimizer_bytes);
+        }
+        /* Doubling PP never raises the heaviest stage's model states. */
+        tp_config p2 = c;
+        p2.train.pp *= 2;
+        p2.train.num_gpus *= 2;
+        if (tp_config_validate(&p2, NULL) == TP_OK) {
+            tp_result rp;
+            assert_int_equal(tp_eval(&p2, &rp, NULL), TP_OK);
+            double before = states(&r.stage_first) > states(&r.stage_last)
+                                ? states(&r.stage_first) : states(&r.stage_last);
+            double after = states(&rp.stage_first) > states(&rp.stage_last)
+                               ? states(&rp.stage_first) : states(&rp.stage_last);
+            assert_le_rel(after, before);
+        }
+    }
+    assert_true(checked > 500);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_params_exact),
+        cmocka_unit_test(test_flops),
+        cmocka_unit_test(test_seed_s0_9),
+        cmocka_unit_test(test_seed_s1_1_s3_1),
+        cmocka_unit_test(test_seed_s1_6),
+        cmocka_unit_test(test_seed_s4_1_s4_2),
+        cmocka_unit_test(test_seed_s4_5),
+        cmocka_unit_test(test_korthikanti_table),
+        cmocka_unit_test(test_bubble),
+        cmocka_unit_test(test_validation_messages),
+        cmocka_unit_test(test_invariants),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
