@@ -3,6 +3,10 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# CI builds treat warnings as errors.
+ifeq ($(CI),true)
+CMAKE_FLAGS += -DTP_WERROR=ON
+endif
 
 .PHONY: all test bench asan fuzz clean
 

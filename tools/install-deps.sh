@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install trainplan's build and test dependencies from Debian 12's packages.
+# Shared by the README's quick start and by .ci/run. Needs root (or sudo).
+set -euo pipefail
+pkgs=(
+  build-essential cmake pkg-config   # compiler and build
+  libjansson-dev                     # JSON I/O (CLI, presets, files)
+  libcmocka-dev                      # unit tests
+  libmicrohttpd-dev                  # trainplan serve
+  python3                            # end-to-end tests parse JSON/TOML with the stdlib
+)
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
