@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_parse.c: JSON text -> tp_model / tp_gpu.
+ *
+ * Three input kinds (schemas in docs/presets.md):
+ *  1. trainplan model files (presets/models/ *.json): a closed set of keys;
+ *     an unknown key is an error that names it (typos must not be ignored
+ *     silently, since a missing optional key changes the count).
+ *  2. Hugging Face config.json, detected by "model_type" or "architectures".
+ *     Only the keys that change the parameter count are read; the many
+ *     others (rope_theta, torch_dtype, ...) are ignored. Supported
+ *     model_types and their fixed architecture facts are in hf_archs[].
+ *  3. trainplan GPU files (presets/gpus/ *.json): datasheet units (TFLOP/s,
+ *     MiB, GB/s) converted here to the library's SI units.
+ *
+ * Errors: TP_ERR_PARSE with jansson's line, column and text; TP_ERR_CONFIG
+ * with err->path naming the key ("moe.topk") for a missing, unknown or
+ * ill-typed key. After a successful parse the library validates the struct
+ * (tp_model_validate / tp_gpu_validate) and its error is returned as is.
+ * JSON objects do not keep value positions, so CONFIG errors have line 0.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io.h"
+
+/* Bounds on model sizes, the same as the library's (src/lib/internal.h TP__MAX_*). */
+#define MAX_LAYERS 100000
+#define MAX_DIM 1048576    /* hidden, head_dim: 2^20 */
+#define MAX_FFN 16777216   /* 2^24 */
+#define MAX_VOCAB 16777216 /* 2^24 */
+#define MAX_SEQ 134217728  /* 2^27 positions */
+#define MAX_EXPERTS 65536
+#define MAX_GPUS_PER_NODE 1024
+#define MAX_PARAMS_EXPECTED 1000000000000000LL /* 1e15, the library's parameter limit */
+
+/* Largest integer a double holds exactly (2^53): JSON reals above it are not exact counts. */
+#define EXACT_DOUBLE_INT_MAX 9007199254740992.0
+
+#define BYTES_PER_MIB 1048576.0 /* 2^20 */
+#define FLOPS_PER_TFLOP 1e12
+#define BYTES_PER_GB 1e9
+
+#define KEY_PATH_MAX 96 /* = sizeof ((tp_error *)0)->path */
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Case-insensitive Levenshtein distance of two short strings (names, keys). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { N = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= N || lb >= N)
+        return la > lb ? la : lb;
+    size_t row[N];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost =
+                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+            size_t best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* "parent.key", or "key" at the top level. */
+static void key_path(char *buf, size_t n, const char *parent, const char *key)
+{
+    if (parent && *parent)
+        snprintf(buf, n, "%s.%s", parent, key);
+    else
+        snprintf(buf, n, "%s", key);
+}
+
+/* A JSON value as the user wrote it, for messages: "abc" quoted, 1.5, true, an object. */
+static void describe(const json_t *v, char *buf, size_t n)
+{
+    switch (json_typeof(v)) {
+    case JSON_STRING: {
+        const char *s = json_string_value(v);
+        if (strlen(s) > 40)
+            snprintf(buf, n, "\"%.40s...\"", s);
+        else
+            snprintf(buf, n, "\"%s\"", s);
+        return;
+    }
+    case JSON_INTEGER: snprintf(buf, n, "%lld", (long long)json_integer_value(v)); return;
+    case JSON_REAL: snprintf(buf, n, "%g", json_real_value(v)); return;
+    case JSON_TRUE: snprintf(buf, n, "true"); return;
+    case JSON_FALSE: snprintf(buf, n, "false"); return;
+    case JSON_NULL: snprintf(buf, n, "null"); return;
+    case JSON_OBJECT: snprintf(buf, n, "an object"); return;
+    case JSON_ARRAY: snprintf(buf, n, "an array"); return;
+    }
+    snprintf(buf, n, "a JSON value");
+}
+
+/* Parse NUL-terminated text into a JSON object, or fill err. */
+static tp_status load_object(const char *text, json_t **out, tp_error *err)
+{
+    *out = NULL;
+    if (!text)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no JSON text given");
+    json_error_t jerr;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: %s", jerr.text);
+        if (err) {
+            err->line = jerr.line;
+            err->column = jerr.column;
+        }
+        return TP_ERR_PARSE;
+    }
+    if (!json_is_object(root)) {
+        char what[64];
+        describe(root, what, sizeof what);
+        json_decref(root);
+        return tp_error_set(err, TP_ERR_CONFIG, "",
+                            "expected a JSON object at the top level, got %s", what);
+    }
+    *out = root;
+    return TP_OK;
+}
+
+/* The first key of obj not in allowed[] (NULL-terminated), as an error. */
+static tp_status check_keys(json_t *obj, const char *parent, const char *const *allowed,
+                            tp_error *err)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach (obj, key, value) {
+        (void)value; /* unused: only the keys are checked */
+        int known = 0;
+        const char *best = NULL;
+        size_t best_d = (size_t)-1;
+        for (size_t i = 0; allowed[i]; i++) {
+            if (strcmp(key, allowed[i]) == 0) {
+                known = 1;
+                break;
+            }
+            size_t d = edit_distance(key, allowed[i]);
+            if (d < best_d) {
+                best_d = d;
+                best = allowed[i];
+            }
+        }
+        if (known)
+            continue;
+        char path[KEY_PATH_MAX];
+        key_path(path, sizeof path, parent, key);
+        /* Suggest only near misses: at most a third of the key's letters wrong. */
+        if (best && best_d <= 1 + strlen(key) / 3) {
+            char hint[KEY_PATH_MAX];
+            key_path(hint, sizeof hint, parent, best);
+            return tp_error_set(err, TP_ERR_CONFIG, path,
+                                "unknown key \"%s\" (did you mean \"%s\"?)", path, hint);
+        }
+        return tp_error_set(err, TP_ERR_CONFIG, path, "unknown key \"%s\"", path);
+    }
+    return TP_OK;
+}
+
+/* Flags for the getters. */
+enum { OPTIONAL = 0, REQUIRED = 1 };
+
+/*
+ * Integer key in [min, max]: JSON integers, or reals that are exact
+ * integers (4096.0). Absent (or null, for HF files where null means
+ * "default") leaves *out unchanged unless required.
+ */
+static tp_status get_int(const json_t *obj, const char *parent, const char *key, int required,
+                         int64_t min, int64_t max, const char *missing_note, int64_t *out,
+                         tp_error *err)
+{
+    char path[KEY_PATH_MAX];
+    key_path(path, sizeof path, parent, key);
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            return tp_error_set(err, TP_ERR_CONFIG, path, "missing key \"%s\"%s", path,
+                                missing_note ? missing_note : "");
+        return TP_OK;
+    }
+    int ok = 0;
+    long long iv = 0;
+    if (json_is_integer(v)) {
+        iv = (long long)json_integer_value(v);
+        ok = 1;
+    } else if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (isfinite(d) && d - floor(d) <= 0.0 && fabs(d) <= EXACT_DOUBLE_INT_MAX) {
+            iv = (long long)d;
+            ok = 1;
+        }
+    }
+    char what[64];
+    describe(v, what, sizeof what);
+    const char *kind = min >= 1 ? "a positive integer" : "a non-negative integer";
+    if (!ok || iv < min)
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be %s, got %s", path, kind,
+                            what);
+    if (iv > max)
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be at most %lld, got %s", path,
+                            (long long)max, what);
+    *out = (int64_t)iv;
+    return TP_OK;
+}
+
+/* Finite number key, > 0 (positive) or >= 0. */
+static tp_status get_num(const json_t *obj, const char *parent, const char *key, int required,
+                         int positive, double *out, tp_error *err)
+{
+    char path[KEY_PATH_MAX];
+    key_path(path, sizeof path, parent, key);
+    const json_t *v = json_object_get(obj, key);
+    if (!v) {
+        if (required)
+            return tp_error_set(err, TP_ERR_CONFIG, path, "missing key \"%s\"", path);
+        return TP_OK;
+    }
+    double d = json_is_number(v) ? json_number_value(v) : -1.0;
+    if (!json_is_number(v) || !isfinite(d) || d < 0.0 || (positive && !(d > 0.0))) {
+        char what[64];
+        describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be a %s number, got %s", path,
+                            positive ? "positive" : "non-negative", what);
+    }
+    *out = d;
+    return TP_OK;
+}
+
+static tp_status get_bool(const json_t *obj, const char *key, bool *out, tp_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return TP_OK;
+    if (!json_is_boolean(v)) {
+        char what[64];
+        describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be true or false, got %s", key,
+                            what);
+    }
+    *out = json_is_true(v);
+    return TP_OK;
+}
+
+/* String key (absent: *out unchanged). */
+static tp_status get_str(const json_t *obj, const char *key, const char **out, tp_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v)
+        return TP_OK;
+    if (!json_is_string(v)) {
+        char what[64];
+        describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be a string, got %s", key, what);
+    }
+    *out = json_string_value(v);
+    return TP_OK;
+}
+
+/* One of names[] (NULL-terminated); *out is its index. */
+static tp_status get_enum(const json_t *obj, const char *key, const char *const *names, int *out,
+                          tp_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    char list[128] = "";
+    size_t used = 0;
+    for (size_t i = 0; names[i] && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (!v)
+        return tp_error_set(err, TP_ERR_CONFIG, key, "missing key \"%s\" (one of %s)", key, list);
+    if (json_is_string(v)) {
+        for (int i = 0; names[i]; i++) {
+            if (strcmp(json_string_value(v), names[i]) == 0) {
+                *out = i;
+                return TP_OK;
+            }
+        }
+    }
+    char what[64];
+    describe(v, what, sizeof what);
+    return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be one of %s, got %s", key, list,
+                        what);
+}
+
+/* Copy a name into a fixed buffer, or fail if it does not fit. */
+static tp_status set_name(char *dst, const char *name, tp_error *err)
+{
+    if (!*name)
+        return tp_error_set(err, TP_ERR_CONFIG, "name", "\"name\" must not be empty");
+    if (strlen(name) >= TP_NAME_MAX)
+        return tp_error_set(err, TP_ERR_CONFIG, "name", "\"name\" is longer than %d characters",
+                            TP_NAME_MAX - 1);
+    snprintf(dst, TP_NAME_MAX, "%s", name);
+    return TP_OK;
+}
+
+/*
+ * A name from the origin (a path or a preset name): the file name without
+ * ".json", or for ".../<dir>/config.json" the folder's name. Empty if the
+ * origin gives none.
+ */
+static void name_from_origin(const char *origin, char *dst, size_t n)
+{
+    dst[0] = '\0';
+    if (!origin || !*origin)
+        return;
+    const char *base = strrchr(origin, '/');
+    base = base ? base + 1 : origin;
+    size_t len = strlen(base);
+    if (strcmp(base, "config.json") == 0) {
+        /* the parent folder, if the origin names one */
+        if (base == origin)
+            return;
+        const char *end = base - 1; /* the '/' before config.json */
+        const char *start = end;
+        while (start > origin && start[-1] != '/')
+            start--;
+        len = (size_t)(end - start);
+        if (len == 0 || (len == 1 && start[0] == '.') ||
+            (len == 2 && start[0] == '.' && start[1] == '.'))
+            return;
+        base = start;
+    } else if (len > 5 && strcmp(base + len - 5, ".json") == 0) {
+        len -= 5;
+    }
+    if (len >= n)
+        len = n - 1;
+    memcpy(dst, base, len);
+    dst[len] = '\0';
+}
+
+/* Set an error (its arguments may point into root), release root, return. */
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        tp_status fail_ = tp_error_set(__VA_ARGS__);                                               \
+        json_decref(root);                                                                         \
+        return fail_;                                                                              \
+    } while (0)
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        tp_status st_ = (expr);                                                                    \
+        if (st_ != TP_OK) {                                                                        \
+            json_decref(root);                                                                     \
+            return st_;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* The file's own names for the attention-shape keys, for messages. */
+typedef struct shape_keys {
+    const char *hidden, *heads, *kv_heads, *head_dim;
+} shape_keys;
+
+/*
+ * The head-shape constraints of tp_model_validate, checked here first so
+ * that the error names the file's key rather than the CLI flag.
+ */
+static tp_status check_shape(const tp_model *m, const shape_keys *k, tp_error *err)
+{
+    if (m->num_heads > m->hidden)
+        return tp_error_set(err, TP_ERR_CONFIG, k->heads,
+                            "\"%s\" (%lld) must not exceed \"%s\" (%lld)", k->heads,
+                            (long long)m->num_heads, k->hidden, (long long)m->hidden);
+    if (m->head_dim == 0 && m->hidden % m->num_heads != 0)
+        return tp_error_set(err, TP_ERR_CONFIG, k->heads,
+                            "\"%s\" (%lld) must divide \"%s\" (%lld) unless \"%s\" is given",
+                            k->heads, (long long)m->num_heads, k->hidden, (long long)m->hidden,
+                            k->head_dim);
+    if (m->num_kv_heads > 0 &&
+        (m->num_kv_heads > m->num_heads || m->num_heads % m->num_kv_heads != 0))
+        return tp_error_set(err, TP_ERR_CONFIG, k->kv_heads,
+                            "\"%s\" (%lld) must divide \"%s\" (%lld)", k->kv_heads,
+                            (long long)m->num_kv_heads, k->heads, (long long)m->num_heads);
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* trainplan model schema                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *const model_keys[] = {
+    "name",     "source",         "norm",       "mlp",           "position",  "linear_bias",
+    "qkv_bias", "tie_embeddings", "num_layers", "hidden",        "num_heads", "num_kv_heads",
+    "head_dim", "ffn_hidden",     "vocab",      "max_positions", "moe",       "params_expected",
+    NULL};
+static const char *const moe_keys[] = {
+    "num_experts",       "topk",        "ffn_hidden", "num_shared_experts",
+    "shared_ffn_hidden", "first_dense", "layer_freq", NULL};
+
+/* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
+static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
+static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+static const char *const pos_names[] = {"rotary", "learned", "alibi", NULL};
+
+static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
+{
+    tp_status st;
+    if (!json_is_object(moe)) {
+        char what[64];
+        describe(moe, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, "moe", "\"moe\" must be an object, got %s", what);
+    }
+    if ((st = check_keys(moe, "moe", moe_keys, err)) != TP_OK)
+        return st;
+    if ((st = get_int(moe, "moe", "num_experts", REQUIRED, 1, MAX_EXPERTS, NULL, &m->num_experts,
+                      err)) != TP_OK ||
+        (st = get_int(moe, "moe", "topk", REQUIRED, 1, MAX_EXPERTS, NULL, &m->topk, err)) !=
+            TP_OK ||
+        (st = get_int(moe, "moe", "ffn_hidden", OPTIONAL, 1, MAX_FFN, NULL, &m->moe_ffn_hidden,
+                      err)) != TP_OK ||
+        (st = get_int(moe, "moe", "num_shared_experts", OPTIONAL, 0, MAX_EXPERTS, NULL,
+                      &m->num_shared_experts, err)) != TP_OK ||
+        (st = get_int(moe, "moe", "shared_ffn_hidden", OPTIONAL, 0, MAX_FFN, NULL,
+                      &m->shared_ffn_hidden, err)) != TP_OK ||
+        (st = get_int(moe, "moe", "first_dense", OPTIONAL, 0, MAX_LAYERS, NULL, &m->moe_first_dense,
+                      err)) != TP_OK ||
+        (st = get_int(moe, "moe", "layer_freq", OPTIONAL, 1, MAX_LAYERS, NULL, &m->moe_layer_freq,
+                      err)) != TP_OK)
+        return st;
+    if (m->topk > m->num_experts)
+        return tp_error_set(err, TP_ERR_CONFIG, "moe.topk",
+                            "\"moe.topk\" (%lld) must not exceed \"moe.num_experts\" (%lld)",
+                            (long long)m->topk, (long long)m->num_experts);
+    return TP_OK;
+}
+
+static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_model *out,
+                                       tp_error *err)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    int norm = 0, mlp = 0, pos = 0;
+    const char *name = NULL, *source = NULL;
+    int64_t params_expected = 0;
+
+    TRY(check_keys(root, NULL, model_keys, err));
+    TRY(get_str(root, "name", &name, err));
+    TRY(get_str(root, "source", &source, err));
+    TRY(get_enum(root, "norm", norm_names, &norm, err));
+    TRY(get_enum(root, "mlp", mlp_names, &mlp, err));
+    TRY(get_enum(root, "position", pos_names, &pos, err));
+    TRY(get_bool(root, "linear_bias", &m.linear_bias, err));
+    TRY(get_bool(root, "qkv_bias", &m.qkv_bias, err));
+    TRY(get_bool(root, "tie_embeddings", &m.tie_embeddings, err));
+    TRY(get_int(root, NULL, "num_layers", REQUIRED, 1, MAX_LAYERS, NULL, &m.num_layers, err));
+    TRY(get_int(root, NULL, "hidden", REQUIRED, 1, MAX_DIM, NULL, &m.hidden, err));
+    TRY(get_int(root, NULL, "num_heads", REQUIRED, 1, MAX_DIM, NULL, &m.num_heads, err));
+    TRY(get_int(root, NULL, "num_kv_heads", OPTIONAL, 1, MAX_DIM, NULL, &m.num_kv_heads, err));
+    TRY(get_int(root, NULL, "head_dim", OPTIONAL, 1, MAX_DIM, NULL, &m.head_dim, err));
+    TRY(get_int(root, NULL, "ffn_hidden", REQUIRED, 1, MAX_FFN, NULL, &m.ffn_hidden, err));
+    TRY(get_int(root, NULL, "vocab", REQUIRED, 1, MAX_VOCAB, NULL, &m.vocab, err));
+    TRY(get_int(root, NULL, "max_positions", OPTIONAL, 0, MAX_SEQ, NULL, &m.max_positions, err));
+    TRY(get_int(root, NULL, "params_expected", OPTIONAL, 1, MAX_PARAMS_EXPECTED, NULL,
+                &params_expected, err));
+    json_t *moe = json_object_get(root, "moe");
+    if (moe)
+        TRY(parse_moe(moe, &m, err));
+    m.norm = (tp_norm)norm;
+    m.mlp = (tp_mlp)mlp;
+    m.pos = (tp_pos)pos;
+    static const shape_keys tp_keys = {"hidden", "num_heads", "num_kv_heads", "head_dim"};
+    TRY(check_shape(&m, &tp_keys, err));
+    if (m.pos == TP_POS_LEARNED && m.max_positions == 0)
+        FAIL(err, TP_ERR_CONFIG, "max_positions",
+             "\"max_positions\" must be given when \"position\" is \"learned\" (it is "
+             "the size of the position table)");
+    if (name) {
+        TRY(set_name(m.name, name, err));
+    } else {
+        name_from_origin(origin, m.name, sizeof m.name);
+        if (!m.name[0])
+            snprintf(m.name, sizeof m.name, "custom");
+    }
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hugging Face config.json                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Architecture facts the config does not state, per model_type, from the
+ * transformers modeling code of each family:
+ *  llama, mistral, mixtral: RMSNorm, SwiGLU (silu gate), RoPE, no biases
+ *    (attention_bias / mlp_bias default false), untied by default.
+ *  qwen2: as llama plus a bias on q, k and v only (Qwen2Attention), untied
+ *    by default.
+ *  gpt2: LayerNorm, GELU MLP of n_inner (default 4*n_embd), learned
+ *    positions (n_positions), biases on every linear, tied by default.
+ *  gpt_neox: LayerNorm, GELU MLP, rotary, biases on every linear, separate
+ *    embed_out head (tie_word_embeddings default false); the parallel
+ *    residual does not change the count.
+ */
+typedef struct hf_arch {
+    const char *model_type;
+    const char *architecture; /* the "architectures" entry that implies it */
+    int gpt_names;            /* keys are n_embd / n_layer / n_head / n_inner / n_positions */
+    tp_norm norm;
+    tp_mlp mlp;
+    tp_pos pos;
+    bool linear_bias, qkv_bias, tie_default, moe, llama_bias_keys;
+} hf_arch;
+
+static const hf_arch hf_archs[] = {
+    {"llama", "LlamaForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
+     false, false, true},
+    {"mistral", "MistralForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
+     false, false, false, true},
+    {"mixtral", "MixtralForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
+     false, false, true, false},
+    {"qwen2", "Qwen2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, true,
+     false, false, false},
+    {"gpt2", "GPT2LMHeadModel", 1, TP_NORM_LAYERNORM, TP_MLP_GELU, TP_POS_LEARNED, true, false,
+     true, false, false},
+    {"gpt_neox", "GPTNeoXForCausalLM", 0, TP_NORM_LAYERNORM, TP_MLP_GELU, TP_POS_ROTARY, true,
+     false, false, false, false},
+};
+#define HF_ARCH_COUNT (sizeof hf_archs / sizeof hf_archs[0])
+#define HF_SUPPORTED "llama, mistral, mixtral, qwen2, gpt2, gpt_neox"
+
+/* The value of the first of two spellings present (HF configs use both). */
+static const char *hf_key(const json_t *obj, const char *primary, const char *alt)
+{
+    if (json_object_get(obj, primary) || !alt || !json_object_get(obj, alt))
+        return primary;
+    return alt;
+}
+
+static tp_status hf_int(const json_t *obj, const hf_arch *a, const char *std_key,
+                        const char *gpt_key, int required, int64_t min, int64_t max, int64_t *out,
+                        tp_error *err)
+{
+    const char *primary = a->gpt_names && gpt_key ? gpt_key : std_key;
+    const char *alt = primary == std_key ? gpt_key : std_key;
+    char note[96];
+    snprintf(note, sizeof note, " (HF config.json, model_type %s)", a->model_type);
+    return get_int(obj, NULL, hf_key(obj, primary, alt), required, min, max, note, out, err);
+}
+
+static tp_status parse_hf_model(json_t *root, const char *origin, tp_model *out, tp_error *err)
+{
+    const hf_arch *a = NULL;
+    const json_t *mt = json_object_get(root, "model_type");
+    if (mt) {
+        if (!json_is_string(mt)) {
+            char what[64];
+            describe(mt, what, sizeof what);
+            FAIL(err, TP_ERR_CONFIG, "model_type", "\"model_type\" must be a string, got %s", what);
+        }
+        for (size_t i = 0; i < HF_ARCH_COUNT && !a; i++)
+            if (strcmp(json_string_value(mt), hf_archs[i].model_type) == 0)
+                a = &hf_archs[i];
+        if (!a)
+            FAIL(err, TP_ERR_CONFIG, "model_type",
+                 "unsupported model_type \"%s\" (HF config.json); supported: " HF_SUPPORTED,
+                 json_string_value(mt));
+    } else {
+        const json_t *archs = json_object_get(root, "architectures");
+        size_t i;
+        json_t *v;
+        if (json_is_array(archs)) {
+            json_array_foreach (archs, i, v) {
+                for (size_t j = 0; j < HF_ARCH_COUNT && !a; j++)
+                    if (json_is_string(v) &&
+                        strcmp(json_string_value(v), hf_archs[j].architecture) == 0)
+                        a = &hf_archs[j];
+            }
+        }
+        if (!a)
+            FAIL(err, TP_ERR_CONFIG, "model_type",
+                 "missing key \"model_type\" and no supported \"architectures\" entry "
+                 "(HF config.json); supported model_types: " HF_SUPPORTED);
+    }
+
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    m.norm = a->norm;
+    m.mlp = a->mlp;
+    m.pos = a->pos;
+    m.linear_bias = a->linear_bias;
+    m.qkv_bias = a->qkv_bias;
+    m.tie_embeddings = a->tie_default;
+
+    TRY(hf_int(root, a, "hidden_size", "n_embd", REQUIRED, 1, MAX_DIM, &m.hidden, err));
+    TRY(hf_int(root, a, "num_hidden_layers", "n_layer", REQUIRED, 1, MAX_LAYERS, &m.num_layers,
+               err));
+    TRY(hf_int(root, a, "num_attention_heads", "n_head", REQUIRED, 1, MAX_DIM, &m.num_heads, err));
+    TRY(hf_int(root, a, "num_key_value_heads", NULL, OPTIONAL, 1, MAX_DIM, &m.num_kv_heads, err));
+    TRY(hf_int(root, a, "head_dim", NULL, OPTIONAL, 1, MAX_DIM, &m.head_dim, err));
+    /* GPT-2's n_inner is null or absent for the default 4 * n_embd (GPT2MLP). */
+    TRY(hf_int(root, a, "intermediate_size", "n_inner", a->gpt_names ? OPTIONAL : REQUIRED, 1,
+               MAX_FFN, &m.ffn_hidden, err));
+    if (m.ffn_hidden == 0)
+        m.ffn_hidden = 4 * m.hidden;
+    TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, MAX_VOCAB, &m.vocab, err));
+    /* Learned positions change the count, so GPT-2 needs the table size. */
+    TRY(hf_int(root, a, "max_position_embeddings", "n_positions",
+               a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, MAX_SEQ, &m.max_positions, err));
+    TRY(get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err));
+    if (a->moe) {
+        TRY(hf_int(root, a, "num_local_experts", NULL, REQUIRED, 1, MAX_EXPERTS, &m.num_experts,
+                   err));
+        TRY(hf_int(root, a, "num_experts_per_tok", NULL, REQUIRED, 1, MAX_EXPERTS, &m.topk, err));
+        if (m.topk > m.num_experts)
+            FAIL(err, TP_ERR_CONFIG, "num_experts_per_tok",
+                 "\"num_experts_per_tok\" (%lld) must not exceed \"num_local_experts\" "
+                 "(%lld)",
+                 (long long)m.topk, (long long)m.num_experts);
+        m.moe_layer_freq = 1;
+    }
+    shape_keys hf_keys = {"hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim"};
+    if (a->gpt_names) {
+        hf_keys.hidden = hf_key(root, "n_embd", "hidden_size");
+        hf_keys.heads = hf_key(root, "n_head", "num_attention_heads");
+    }
+    TRY(check_shape(&m, &hf_keys, err));
+    if (a->llama_bias_keys) {
+        /* LlamaAttention's attention_bias puts a bias on o_proj too, and mlp_bias on
+         * gate/up/down: neither is one of the two bias layouts tp_model counts. */
+        bool attention_bias = false, mlp_bias = false;
+        TRY(get_bool(root, "attention_bias", &attention_bias, err));
+        TRY(get_bool(root, "mlp_bias", &mlp_bias, err));
+        if (attention_bias || mlp_bias)
+            FAIL(err, TP_ERR_CONFIG, attention_bias ? "attention_bias" : "mlp_bias",
+                 "\"%s\": true is not supported for model_type %s (trainplan counts "
+                 "biases on q/k/v only or on every linear)",
+                 attention_bias ? "attention_bias" : "mlp_bias", a->model_type);
+    }
+
+    name_from_origin(origin, m.name, sizeof m.name);
+    if (!m.name[0])
+        snprintf(m.name, sizeof m.name, "hf-%s", a->model_type);
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}
+
+tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out, tp_error *err)
+{
+    json_t *root;
+    tp_status st = load_object(text, &root, err);
+    if (st != TP_OK)
+        return st;
+    if (!out) {
+        json_decref(root);
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "no output model given");
+    }
+    if (json_object_get(root, "model_type") || json_object_get(root, "architectures"))
+        return parse_hf_model(root, origin, out, err);
+    return parse_trainplan_model(root, origin, out, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* GPU schema                                                          */
+/* ------------------------------------------------------------------ */
+
+static const char *const gpu_keys[] = {"name",
+                                       "source",
+                                       "peak_tflops",
+                                       "memory_mib",
+                                       "memory_marketing_gb",
+                                       "memory_bw_gb_per_s",
+                                       "intra_node_gb_per_s",
+                                       "nic_gb_per_s",
+                                       "gpus_per_node",
+                                       "price_per_gpu_hour_usd",
+                                       "price_source",
+                                       NULL};
+/* Index order = tp_precision order. */
+static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", NULL};
+
+tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err)
+{
+    json_t *root;
+    tp_status st = load_object(text, &root, err);
+    if (st != TP_OK)
+        return st;
+    if (!out) {
+        json_decref(root);
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu", "no output GPU given");
+    }
+    tp_gpu g;
+    memset(&g, 0, sizeof g);
+    const char *name = NULL, *source = NULL, *price_source = NULL;
+    double mem_mib = 0.0, marketing_gb = 0.0, bw_gb = 0.0, intra_gb = 0.0, nic_gb = 0.0;
+
+    TRY(check_keys(root, NULL, gpu_keys, err));
+    TRY(get_str(root, "name", &name, err));
+    TRY(get_str(root, "source", &source, err));
+    TRY(get_str(root, "price_source", &price_source, err));
+    json_t *peak = json_object_get(root, "peak_tflops");
+    if (!peak)
+        FAIL(err, TP_ERR_CONFIG, "peak_tflops",
+             "missing key \"peak_tflops\" (dense TFLOP/s by precision: bf16, fp16, fp8, "
+             "tf32)");
+    if (!json_is_object(peak)) {
+        char what[64];
+        describe(peak, what, sizeof what);
+        FAIL(err, TP_ERR_CONFIG, "peak_tflops", "\"peak_tflops\" must be an object, got %s", what);
+    }
+    TRY(check_keys(peak, "peak_tflops", peak_keys, err));
+    for (int p = 0; p < TP_PREC_COUNT; p++) {
+        double tflops = 0.0;
+        /* bf16 is the reference peak for MFU; the others are 0 (unsupported) when absent. */
+        TRY(get_num(peak, "peak_tflops", peak_keys[p], p == TP_PREC_BF16 ? REQUIRED : OPTIONAL,
+                    p == TP_PREC_BF16, &tflops, err));
+        g.peak_flops_per_s[p] = tflops * FLOPS_PER_TFLOP;
+    }
+    TRY(get_num(root, NULL, "memory_mib", REQUIRED, 1, &mem_mib, err));
+    TRY(get_num(root, NULL, "memory_marketing_gb", OPTIONAL, 1, &marketing_gb, err));
+    TRY(get_num(root, NULL, "memory_bw_gb_per_s", REQUIRED, 1, &bw_gb, err));
+    TRY(get_num(root, NULL, "intra_node_gb_per_s", REQUIRED, 1, &intra_gb, err));
+    TRY(get_num(root, NULL, "nic_gb_per_s", REQUIRED, 1, &nic_gb, err));
+    TRY(get_int(root, NULL, "gpus_per_node", REQUIRED, 1, MAX_GPUS_PER_NODE, NULL, &g.gpus_per_node,
+                err));
+    TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, &g.price_per_gpu_hour, err));
+    g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
+    g.mem_bw_bytes_per_s = bw_gb * BYTES_PER_GB;
+    g.intra_bw_bytes_per_s = intra_gb * BYTES_PER_GB;
+    g.inter_bw_bytes_per_s = nic_gb * BYTES_PER_GB;
+    if (name) {
+        TRY(set_name(g.name, name, err));
+    } else {
+        name_from_origin(origin, g.name, sizeof g.name);
+        if (!g.name[0])
+            snprintf(g.name, sizeof g.name, "custom");
+    }
+    json_decref(root);
+    tp_gpu_default_eff(&g);
+    st = tp_gpu_validate(&g, err);
+    if (st != TP_OK)
+        return st;
+    *out = g;
+    return TP_OK;
+}

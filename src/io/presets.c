@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * presets.c: the registry of built-in presets and the model/GPU loaders.
+ *
+ * The preset files presets/models/<name>.json and presets/gpus/<name>.json
+ * are compiled into the binary by tools/embed.c (tp_io_embedded[], see
+ * embedded.h), so the program never reads the file system for them. The
+ * registry is an index over that array, sorted by kind and name, built
+ * once (pthread_once) on first use; its names and "source" strings live
+ * for the life of the process, which is what "static storage" in io.h
+ * promises. Lookups are case-insensitive: names are lowercase-hyphen, and
+ * "Llama-3-8B" means the same preset.
+ *
+ * A load argument is a preset name if one matches; otherwise a file path
+ * if it contains '/' or ends in ".json"; otherwise an unknown preset, and
+ * the message suggests the closest name (a prefix match, else the smallest
+ * edit distance within about a third of the name's length).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "embedded.h"
+#include "io.h"
+
+#define MODELS_DIR "presets/models/"
+#define GPUS_DIR "presets/gpus/"
+#define JSON_EXT ".json"
+/* A model or GPU description is a few KiB; refuse anything absurd before reading it all. */
+#define MAX_FILE_BYTES ((size_t)16 << 20) /* 16 MiB */
+#define READ_CHUNK_BYTES ((size_t)64 << 10)
+
+typedef struct preset {
+    tp_io_kind kind;
+    char name[TP_NAME_MAX];
+    const char *text; /* embedded JSON, static */
+    char *source;     /* the "source" string, allocated once, never freed */
+} preset;
+
+static struct {
+    preset *items; /* sorted by (kind, name) */
+    size_t count;
+    size_t start[2]; /* first index of each tp_io_kind */
+    size_t num[2];   /* presets of each tp_io_kind */
+} registry;
+
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+static int preset_cmp(const void *pa, const void *pb)
+{
+    const preset *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* The "source" string of a preset text, as a new string, or NULL. */
+static char *extract_source(const char *text)
+{
+    json_t *root = json_loads(text, 0, NULL);
+    const char *s = json_string_value(json_object_get(root, "source"));
+    char *copy = s ? strdup(s) : NULL;
+    json_decref(root);
+    return copy;
+}
+
+static void registry_build(void)
+{
+    registry.items = calloc(tp_io_embedded_count ? tp_io_embedded_count : 1, sizeof(preset));
+    if (!registry.items)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < tp_io_embedded_count; i++) {
+        const char *path = tp_io_embedded[i].path;
+        tp_io_kind kind;
+        const char *base;
+        if (strncmp(path, MODELS_DIR, strlen(MODELS_DIR)) == 0) {
+            kind = TP_IO_MODEL;
+            base = path + strlen(MODELS_DIR);
+        } else if (strncmp(path, GPUS_DIR, strlen(GPUS_DIR)) == 0) {
+            kind = TP_IO_GPU;
+            base = path + strlen(GPUS_DIR);
+        } else {
+            continue;
+        }
+        size_t len = strlen(base);
+        if (len <= strlen(JSON_EXT) || strcmp(base + len - strlen(JSON_EXT), JSON_EXT) != 0)
+            continue;
+        len -= strlen(JSON_EXT);
+        if (len >= TP_NAME_MAX)
+            continue; /* cannot be a tp_model/tp_gpu name; tests/unit/test_presets.c checks */
+        preset *p = &registry.items[n++];
+        p->kind = kind;
+        memcpy(p->name, base, len);
+        p->name[len] = '\0';
+        p->text = tp_io_embedded[i].data;
+        p->source = extract_source(p->text);
+    }
+    qsort(registry.items, n, sizeof(preset), preset_cmp);
+    registry.count = n;
+    for (size_t i = n; i-- > 0;)
+        registry.start[registry.items[i].kind] = i;
+    for (size_t i = 0; i < n; i++)
+        registry.num[registry.items[i].kind]++;
+}
+
+static void registry_init(void)
+{
+    pthread_once(&registry_once, registry_build);
+}
+
+static int valid_kind(tp_io_kind kind)
+{
+    return kind == TP_IO_MODEL || kind == TP_IO_GPU;
+}
+
+static const preset *find(tp_io_kind kind, const char *name)
+{
+    registry_init();
+    if (!valid_kind(kind) || !name)
+        return NULL;
+    for (size_t i = 0; i < registry.num[kind]; i++) {
+        const preset *p = &registry.items[registry.start[kind] + i];
+        if (strcasecmp(p->name, name) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+size_t tp_io_preset_count(tp_io_kind kind)
+{
+    registry_init();
+    return valid_kind(kind) ? registry.num[kind] : 0;
+}
+
+const char *tp_io_preset_name(tp_io_kind kind, size_t i)
+{
+    registry_init();
+    if (!valid_kind(kind) || i >= registry.num[kind])
+        return NULL;
+    return registry.items[registry.start[kind] + i].name;
+}
+
+const char *tp_io_preset_source(tp_io_kind kind, const char *name)
+{
+    const preset *p = find(kind, name);
+    return p ? p->source : NULL;
+}
+
+const char *tp_io_preset_text(tp_io_kind kind, const char *name)
+{
+    const preset *p = find(kind, name);
+    return p ? p->text : NULL;
+}
+
+/* Case-insensitive Levenshtein distance of two short strings. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { N = TP_NAME_MAX + 1 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= N || lb >= N)
+        return la > lb ? la : lb;
+    size_t row[N];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost =
+                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+            size_t best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *tp_io_preset_suggest(tp_io_kind kind, const char *name)
+{
+    registry_init();
+    if (!valid_kind(kind) || !name || !*name)
+        return NULL;
+    size_t len = strlen(name);
+    const char *best = NULL;
+    /* A prefix ("h100", "mixtral") means its shortest completion ("h100-sxm"). */
+    if (len >= 2) {
+        for (size_t i = 0; i < registry.num[kind]; i++) {
+            const char *cand = registry.items[registry.start[kind] + i].name;
+            if (strncasecmp(cand, name, len) == 0 && (!best || strlen(cand) < strlen(best)))
+                best = cand;
+        }
+        if (best)
+            return best;
+    }
+    /* Otherwise the nearest name, if at most about a third of it is wrong. */
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < registry.num[kind]; i++) {
+        const char *cand = registry.items[registry.start[kind] + i].name;
+        size_t d = edit_distance(name, cand);
+        if (d < best_d) {
+            best_d = d;
+            best = cand;
+        }
+    }
+    return best && best_d <= len / 3 + 1 ? best : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                             */
+/* ------------------------------------------------------------------ */
+
+static int looks_like_path(const char *s)
+{
+    size_t len = strlen(s);
+    return strchr(s, '/') != NULL ||
+           (len >= strlen(JSON_EXT) && strcmp(s + len - strlen(JSON_EXT), JSON_EXT) == 0);
+}
+
+/* Read a whole file into a new NUL-terminated buffer (caller frees). */
+static tp_status read_file(const char *path, const char *what, char **out, tp_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tp_error_set(err, TP_ERR_IO, what, "cannot read \"%s\": %s", path, strerror(errno));
+    size_t cap = READ_CHUNK_BYTES, len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        return tp_error_set(err, TP_ERR_NOMEM, what, "out of memory reading \"%s\"", path);
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                free(buf);
+                fclose(f);
+                return tp_error_set(err, TP_ERR_IO, what, "cannot read \"%s\": larger than %zu MiB",
+                                    path, MAX_FILE_BYTES >> 20);
+            }
+            char *bigger = realloc(buf, 2 * cap + 1);
+            if (!bigger) {
+                free(buf);
+                fclose(f);
+                return tp_error_set(err, TP_ERR_NOMEM, what, "out of memory reading \"%s\"", path);
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        return tp_error_set(err, TP_ERR_IO, what, "cannot read \"%s\": %s", path, strerror(e));
+    }
+    fclose(f);
+    buf[len] = '\0';
+    size_t text_len = strlen(buf);
+    if (text_len != len) {
+        /* JSON text cannot hold a NUL byte; say where it is. */
+        int line = 1, column = 1;
+        for (size_t i = 0; i < text_len; i++) {
+            if (buf[i] == '\n') {
+                line++;
+                column = 1;
+            } else {
+                column++;
+            }
+        }
+        free(buf);
+        tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: \"%s\" contains a NUL byte", path);
+        if (err) {
+            err->line = line;
+            err->column = column;
+        }
+        return TP_ERR_PARSE;
+    }
+    *out = buf;
+    return TP_OK;
+}
+
+typedef tp_status (*parse_fn)(const char *text, const char *origin, void *out, tp_error *err);
+
+static tp_status model_parse(const char *text, const char *origin, void *out, tp_error *err)
+{
+    return tp_io_model_parse(text, origin, out, err);
+}
+
+static tp_status gpu_parse(const char *text, const char *origin, void *out, tp_error *err)
+{
+    return tp_io_gpu_parse(text, origin, out, err);
+}
+
+static tp_status load(tp_io_kind kind, const char *arg, parse_fn parse, void *out, tp_error *err)
+{
+    const char *what = kind == TP_IO_MODEL ? "model" : "gpu";
+    if (!arg || !*arg)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, what, "no %s given", what);
+    const preset *p = find(kind, arg);
+    if (p)
+        return parse(p->text, p->name, out, err);
+    if (looks_like_path(arg)) {
+        char *text;
+        tp_status st = read_file(arg, what, &text, err);
+        if (st != TP_OK)
+            return st;
+        st = parse(text, arg, out, err);
+        free(text);
+        return st;
+    }
+    const char *hint = tp_io_preset_suggest(kind, arg);
+    if (hint)
+        return tp_error_set(err, TP_ERR_UNKNOWN, what,
+                            "unknown %s \"%s\" (did you mean \"%s\"?); run 'trainplan presets' to "
+                            "list them",
+                            what, arg, hint);
+    return tp_error_set(err, TP_ERR_UNKNOWN, what,
+                        "unknown %s \"%s\"; run 'trainplan presets' to list them", what, arg);
+}
+
+tp_status tp_io_model_load(const char *name_or_path, tp_model *out, tp_error *err)
+{
+    return load(TP_IO_MODEL, name_or_path, model_parse, out, err);
+}
+
+tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err)
+{
+    return load(TP_IO_GPU, name_or_path, gpu_parse, out, err);
+}

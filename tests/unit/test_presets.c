@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Presets and loaders (src/io/presets.c, model_parse.c, parse.c):
+ *  - every embedded preset loads, validates and is named like its file;
+ *  - every model preset's params_expected (a published exact count) equals
+ *    tp_model_params' total exactly, and the counts the brief names are hit;
+ *  - Hugging Face config.json import (tests/data/hf) gives the presets' counts;
+ *  - error cases with their exact messages (the text is the contract);
+ *  - number parsing and enum names shared with the CLI.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "io.h"
+
+#define HF_DIR TP_SOURCE_DIR "/tests/data/hf/"
+#define BYTES_PER_MIB 1048576.0
+
+/* ---- helpers ---- */
+
+static int64_t total_params(const tp_model *m)
+{
+    tp_params p;
+    tp_error err;
+    assert_int_equal(tp_model_params(m, 0, &p, &err), TP_OK);
+    return p.total;
+}
+
+static int64_t active_params(const tp_model *m)
+{
+    tp_params p;
+    tp_error err;
+    assert_int_equal(tp_model_params(m, 0, &p, &err), TP_OK);
+    return p.active;
+}
+
+static tp_model load_model(const char *name)
+{
+    tp_model m;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    tp_status st = tp_io_model_load(name, &m, &err);
+    if (st != TP_OK) {
+        print_error("loading %s: %s: %s: %s\n", name, tp_strerror(st), err.path, err.message);
+        fail();
+    }
+    return m;
+}
+
+/* Parse model text and check the error code, path and message exactly. */
+static void expect_model_error(const char *text, tp_status code, const char *path,
+                               const char *message)
+{
+    tp_model m;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    tp_status st = tp_io_model_parse(text, "tests/error.json", &m, &err);
+    if (st != code || strcmp(err.path, path) != 0 || strcmp(err.message, message) != 0) {
+        print_error("input %s\n got  %s [%s] %s\n want %s [%s] %s\n", text, tp_strerror(st),
+                    err.path, err.message, tp_strerror(code), path, message);
+        fail();
+    }
+}
+
+static void expect_gpu_error(const char *text, const char *path, const char *message)
+{
+    tp_gpu g;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    tp_status st = tp_io_gpu_parse(text, "tests/error.json", &g, &err);
+    if (st != TP_ERR_CONFIG || strcmp(err.path, path) != 0 || strcmp(err.message, message) != 0) {
+        print_error("input %s\n got  %s [%s] %s\n want config [%s] %s\n", text, tp_strerror(st),
+                    err.path, err.message, path, message);
+        fail();
+    }
+}
+
+/* A valid trainplan model object with one key's value spliced in front. */
+#define BASE_MODEL                                                                                 \
+    "\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\",\"num_layers\":2,"            \
+    "\"hidden\":64,\"num_heads\":4,\"ffn_hidden\":128,\"vocab\":100"
+
+/* ---- the registry ---- */
+
+static const char *const required_models[] = {"gpt3-125m",
+                                              "gpt3-350m",
+                                              "gpt3-760m",
+                                              "gpt3-1.3b",
+                                              "gpt3-2.7b",
+                                              "gpt3-6.7b",
+                                              "gpt3-13b",
+                                              "gpt3-175b",
+                                              "llama-2-7b",
+                                              "llama-2-13b",
+                                              "llama-2-70b",
+                                              "llama-3-8b",
+                                              "llama-3-70b",
+                                              "llama-3.1-8b",
+                                              "llama-3.1-70b",
+                                              "llama-3.1-405b",
+                                              "llama-3.2-1b",
+                                              "llama-3.2-3b",
+                                              "mistral-7b",
+                                              "mixtral-8x7b",
+                                              "mixtral-8x22b",
+                                              "qwen2.5-7b",
+                                              "qwen2.5-72b",
+                                              "mpt-125m",
+                                              "mpt-350m",
+                                              "mpt-1b",
+                                              "mpt-3b",
+                                              "mpt-7b",
+                                              "mpt-13b",
+                                              "mpt-30b",
+                                              "mpt-70b",
+                                              "bloom-176b",
+                                              "megatron-gpt-1.7b",
+                                              "megatron-gpt-3.6b",
+                                              "megatron-gpt-7.5b",
+                                              "megatron-gpt-18b",
+                                              "megatron-gpt-39b",
+                                              "megatron-gpt-76b",
+                                              "megatron-gpt-145b",
+                                              "megatron-gpt-310b",
+                                              "megatron-gpt-530b",
+                                              "megatron-gpt-1t",
+                                              "mcore-gpt-7.1b",
+                                              "mcore-gpt-16b",
+                                              "mcore-gpt-32b",
+                                              "mcore-gpt-119b",
+                                              "mcore-gpt-314b",
+                                              "mcore-gpt-462b",
+                                              NULL};
+
+static const char *const required_gpus[] = {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie",
+                                            "h800",      "h200",      "b200",     "gb200",
+                                            "mi300x",    NULL};
+
+static void test_registry(void **state)
+{
+    (void)state;
+    for (int k = TP_IO_MODEL; k <= TP_IO_GPU; k++) {
+        tp_io_kind kind = (tp_io_kind)k;
+        size_t n = tp_io_preset_count(kind);
+        assert_true(n > 0);
+        for (size_t i = 0; i + 1 < n; i++)
+            assert_true(strcmp(tp_io_preset_name(kind, i), tp_io_preset_name(kind, i + 1)) < 0);
+        assert_null(tp_io_preset_name(kind, n));
+    }
+    for (size_t i = 0; required_models[i]; i++) {
+        if (!tp_io_preset_text(TP_IO_MODEL, required_models[i])) {
+            print_error("missing model preset %s\n", required_models[i]);
+            fail();
+        }
+    }
+    for (size_t i = 0; required_gpus[i]; i++) {
+        if (!tp_io_preset_text(TP_IO_GPU, required_gpus[i])) {
+            print_error("missing GPU preset %s\n", required_gpus[i]);
+            fail();
+        }
+    }
+    assert_null(tp_io_preset_text(TP_IO_MODEL, "no-such-model"));
+    assert_null(tp_io_preset_source(TP_IO_GPU, "no-such-gpu"));
+    assert_null(tp_io_preset_text(TP_IO_GPU, "llama-3-8b")); /* kinds are separate */
+    assert_null(tp_io_preset_suggest(TP_IO_MODEL, ""));
+    assert_null(tp_io_preset_suggest(TP_IO_MODEL, "qqqqqqqqqq"));
+    assert_string_equal(tp_io_preset_suggest(TP_IO_MODEL, "llama3-8b"), "llama-3-8b");
+    assert_string_equal(tp_io_preset_suggest(TP_IO_GPU, "h100"), "h100-sxm");
+    assert_string_equal(tp_io_preset_suggest(TP_IO_GPU, "mi300"), "mi300x");
+    assert_string_equal(tp_io_preset_suggest(TP_IO_MODEL, "gpt-3-175b"), "gpt3-175b");
+}
+
+/* ---- model presets ---- */
+
+static void test_model_presets_load_and_match_published_counts(void **state)
+{
+    (void)state;
+    size_t n = tp_io_preset_count(TP_IO_MODEL), checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_preset_name(TP_IO_MODEL, i);
+        const char *source = tp_io_preset_source(TP_IO_MODEL, name);
+        if (!source || strlen(source) < 20) {
+            print_error("%s: no \"source\" citation\n", name);
+            fail();
+        }
+        tp_model m = load_model(name);
+        assert_string_equal(m.name, name);
+
+        json_error_t jerr;
+        json_t *root = json_loads(tp_io_preset_text(TP_IO_MODEL, name), 0, &jerr);
+        assert_non_null(root);
+        assert_string_equal(json_string_value(json_object_get(root, "name")), name);
+        json_t *expected = json_object_get(root, "params_expected");
+        if (expected) {
+            int64_t want = (int64_t)json_integer_value(expected);
+            int64_t got = total_params(&m);
+            if (got != want) {
+                print_error("%s: %lld parameters, published %lld\n", name, (long long)got,
+                            (long long)want);
+                fail();
+            }
+            checked++;
+        }
+        json_decref(root);
+    }
+    /* Every Llama, Mistral, Mixtral, Qwen and MPT preset and GPT-3 175B carry one. */
+    assert_true(checked >= 24);
+}
+
+static void test_exact_counts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t total;
+    } cases[] = {
+        {"llama-2-7b", 6738415616LL},   {"llama-3-8b", 8030261248LL},
+        {"llama-3-70b", 70553706496LL}, {"llama-3.1-405b", 405853388800LL},
+        {"gpt3-175b", 174604259328LL},  {"mixtral-8x7b", 46702792704LL},
+        {"llama-3.2-1b", 1235814400LL}, {"mpt-7b", 6658859008LL},
+        {"mpt-70b", 64862437376LL},     {"qwen2.5-7b", 7615616512LL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_model m = load_model(cases[i].name);
+        assert_int_equal(total_params(&m), cases[i].total);
+    }
+    tp_model mixtral = load_model("mixtral-8x7b");
+    assert_int_equal(active_params(&mixtral), 12879925248LL);
+}
+
+/*
+ * BLOOM's published total (176,247,271,424, the HF safetensors sum) includes
+ * word_embeddings_layernorm, 2h parameters that tp_model has no field for.
+ */
+static void test_bloom_embedding_norm_gap(void **state)
+{
+    (void)state;
+    tp_model m = load_model("bloom-176b");
+    assert_int_equal(total_params(&m) + 2 * m.hidden, 176247271424LL);
+}
+
+/* Reported sizes of the Megatron rows (runs-dev.csv params_reported), 0.1% tolerance. */
+static void test_megatron_reported_sizes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double billions;
+    } cases[] = {{"megatron-gpt-76b", 76.1},
+                 {"megatron-gpt-530b", 529.6},
+                 {"megatron-gpt-1t", 1008.0},
+                 {"mcore-gpt-7.1b", 7.1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_model m = load_model(cases[i].name);
+        assert_rel((double)total_params(&m) / 1e9, cases[i].billions, 5e-3);
+    }
+}
+
+static void test_case_insensitive_names(void **state)
+{
+    (void)state;
+    tp_model m = load_model("Llama-3-8B");
+    assert_string_equal(m.name, "llama-3-8b");
+    tp_gpu g;
+    tp_error err;
+    assert_int_equal(tp_io_gpu_load("H100-SXM", &g, &err), TP_OK);
+    assert_string_equal(g.name, "h100-sxm");
+}
+
+/* ---- GPU presets ---- */
+
+static void test_gpu_presets(void **state)
+{
+    (void)state;
+    size_t n = tp_io_preset_count(TP_IO_GPU);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_preset_name(TP_IO_GPU, i);
+        assert_non_null(tp_io_preset_source(TP_IO_GPU, name));
+        tp_gpu g;
+        tp_error err;
+        memset(&err, 0, sizeof err);
+        if (tp_io_gpu_load(name, &g, &err) != TP_OK) {
+            print_error("%s: %s: %s\n", name, err.path, err.message);
+            fail();
+        }
+        assert_string_equal(g.name, name);
+        assert_true(g.peak_flops_per_s[TP_PREC_BF16] > 0.0);
+        assert_true(g.peak_flops_per_s[TP_PREC_FP16] > 0.0);
+        assert_true(g.peak_flops_per_s[TP_PREC_TF32] > 0.0);
+        assert_true(g.mem_capacity_bytes > 0.0);
+        assert_true(g.mem_bw_bytes_per_s > 0.0 && g.intra_bw_bytes_per_s > 0.0 &&
+                    g.inter_bw_bytes_per_s > 0.0);
+        assert_true(g.gpus_per_node >= 8);
+        assert_true(g.price_per_gpu_hour > 0.0);
+        assert_true(g.eff.gemm > 0.0 && g.eff.gemm <= 1.0); /* tp_gpu_default_eff ran */
+
+        json_t *root = json_loads(tp_io_preset_text(TP_IO_GPU, name), 0, NULL);
+        assert_non_null(root);
+        assert_string_equal(json_string_value(json_object_get(root, "name")), name);
+        assert_non_null(json_string_value(json_object_get(root, "price_source")));
+        assert_rel(g.mem_capacity_bytes,
+                   json_number_value(json_object_get(root, "memory_mib")) * BYTES_PER_MIB, 1e-15);
+        json_decref(root);
+    }
+
+    tp_gpu g;
+    tp_error err;
+    assert_int_equal(tp_io_gpu_load("h100-sxm", &g, &err), TP_OK);
+    assert_rel(g.peak_flops_per_s[TP_PREC_BF16], 989.4e12, 1e-12);
+    assert_rel(g.peak_flops_per_s[TP_PREC_FP8], 1978.9e12, 1e-12);
+    assert_rel(g.mem_capacity_bytes, 81559.0 * BYTES_PER_MIB, 1e-15);
+    assert_rel(g.mem_bw_bytes_per_s, 3350e9, 1e-12);
+    assert_rel(g.intra_bw_bytes_per_s, 450e9, 1e-12);
+    assert_rel(g.inter_bw_bytes_per_s, 50e9, 1e-12);
+    assert_rel(g.price_per_gpu_hour, 4.0, 1e-12);
+    assert_int_equal(tp_io_gpu_load("a100-80gb", &g, &err), TP_OK);
+    assert_rel(g.peak_flops_per_s[TP_PREC_BF16], 312e12, 1e-12);
+    assert_true(g.peak_flops_per_s[TP_PREC_FP8] <= 0.0); /* no FP8 on Ampere */
+    assert_rel(g.mem_capacity_bytes, 81920.0 * BYTES_PER_MIB, 1e-15);
+    assert_rel(g.price_per_gpu_hour, 4.0, 1e-12);
+    assert_int_equal(tp_io_gpu_load("h800", &g, &err), TP_OK);
+    assert_rel(g.intra_bw_bytes_per_s, 200e9, 1e-12);
+    assert_int_equal(tp_io_gpu_load("gb200", &g, &err), TP_OK);
+    assert_int_equal(g.gpus_per_node, 72);
+}
+
+/* ---- unknown names ---- */
+
+static void test_unknown_names(void **state)
+{
+    (void)state;
+    tp_model m;
+    tp_gpu g;
+    tp_error err;
+    assert_int_equal(tp_io_model_load("llama3-8b", &m, &err), TP_ERR_UNKNOWN);
+    assert_string_equal(err.path, "model");
+    assert_string_equal(err.message, "unknown model \"llama3-8b\" (did you mean \"llama-3-8b\"?); "
+                                     "run 'trainplan presets' to list them");
+    assert_int_equal(tp_io_model_load("zzzzzz", &m, &err), TP_ERR_UNKNOWN);
+    assert_string_equal(err.message,
+                        "unknown model \"zzzzzz\"; run 'trainplan presets' to list them");
+    assert_int_equal(tp_io_gpu_load("h100", &g, &err), TP_ERR_UNKNOWN);
+    assert_string_equal(err.path, "gpu");
+    assert_string_equal(err.message, "unknown gpu \"h100\" (did you mean \"h100-sxm\"?); run "
+                                     "'trainplan presets' to list them");
+    assert_int_equal(tp_io_model_load("", &m, &err), TP_ERR_INVALID_ARG);
+    assert_int_equal(tp_io_model_load(NULL, &m, &err), TP_ERR_INVALID_ARG);
+
+    /* Paths: '/' or ".json" means a file. */
+    assert_int_equal(tp_io_model_load("/nonexistent/model.json", &m, &err), TP_ERR_IO);
+    assert_string_equal(err.path, "model");
+    assert_string_equal(err.message,
+                        "cannot read \"/nonexistent/model.json\": No such file or directory");
+    assert_int_equal(tp_io_gpu_load("missing-gpu.json", &g, &err), TP_ERR_IO);
+    assert_string_equal(err.message, "cannot read \"missing-gpu.json\": No such file or directory");
+    assert_int_equal(tp_io_model_load(HF_DIR, &m, &err), TP_ERR_IO); /* a directory */
+}
+
+/* ---- Hugging Face import ---- */
+
+static void test_hf_import(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"llama-3-8b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, HF_DIR "%s/config.json", names[i]);
+        tp_model hf = load_model(path);
+        tp_model preset = load_model(names[i]);
+        assert_string_equal(hf.name, names[i]); /* named after the folder */
+        assert_int_equal(total_params(&hf), total_params(&preset));
+        assert_int_equal(active_params(&hf), active_params(&preset));
+        assert_int_equal(hf.num_kv_heads, preset.num_kv_heads);
+        assert_int_equal(hf.qkv_bias, preset.qkv_bias);
+        assert_int_equal(hf.tie_embeddings, preset.tie_embeddings);
+    }
+    tp_model mixtral = load_model(HF_DIR "mixtral-8x7b/config.json");
+    assert_int_equal(total_params(&mixtral), 46702792704LL);
+    assert_int_equal(active_params(&mixtral), 12879925248LL);
+    assert_int_equal(mixtral.num_experts, 8);
+    assert_int_equal(mixtral.topk, 2);
+
+    /* GPT-2 small: llm.c's 124,439,808 (formulas.md 1.1). */
+    tp_model gpt2 = load_model(HF_DIR "gpt2/config.json");
+    assert_int_equal(total_params(&gpt2), 124439808LL);
+    assert_int_equal(gpt2.pos, TP_POS_LEARNED);
+    assert_int_equal(gpt2.max_positions, 1024);
+    assert_int_equal(gpt2.ffn_hidden, 4 * 768);
+    assert_true(gpt2.tie_embeddings);
+
+    /* Without a folder the name is hf-<model_type>; architectures alone is enough. */
+    tp_model m;
+    tp_error err;
+    assert_int_equal(tp_io_model_parse("{\"architectures\":[\"LlamaForCausalLM\"],"
+                                       "\"hidden_size\":64,\"num_hidden_layers\":2,"
+                                       "\"num_attention_heads\":4,\"intermediate_size\":128,"
+                                       "\"vocab_size\":100}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_string_equal(m.name, "hf-llama");
+    assert_int_equal(m.norm, TP_NORM_RMSNORM);
+    /* gpt_neox: biases, rotary, untied. */
+    assert_int_equal(tp_io_model_parse("{\"model_type\":\"gpt_neox\",\"hidden_size\":64,"
+                                       "\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+                                       "\"intermediate_size\":256,\"vocab_size\":100,"
+                                       "\"rotary_pct\":0.25,\"use_parallel_residual\":true}",
+                                       "config.json", &m, &err),
+                     TP_OK);
+    assert_string_equal(m.name, "hf-gpt_neox");
+    assert_true(m.linear_bias);
+    assert_false(m.tie_embeddings);
+    assert_int_equal(m.pos, TP_POS_ROTARY);
+}
+
+static void test_hf_errors(void **state)
+{
+    (void)state;
+    expect_model_error("{\"model_type\":\"llama\",\"hidden_size\":4096}", TP_ERR_CONFIG,
+                       "num_hidden_layers",
+                       "missing key \"num_hidden_layers\" (HF config.json, model_type llama)");
+    expect_model_error("{\"model_type\":\"gpt2\",\"n_embd\":768,\"n_head\":12}", TP_ERR_CONFIG,
+                       "n_layer", "missing key \"n_layer\" (HF config.json, model_type gpt2)");
+    expect_model_error("{\"model_type\":\"bert\"}", TP_ERR_CONFIG, "model_type",
+                       "unsupported model_type \"bert\" (HF config.json); supported: llama, "
+                       "mistral, mixtral, qwen2, gpt2, gpt_neox");
+    expect_model_error("{\"model_type\":\"llama\",\"hidden_size\":\"4096\"}", TP_ERR_CONFIG,
+                       "hidden_size", "\"hidden_size\" must be a positive integer, got \"4096\"");
+    expect_model_error("{\"model_type\":\"mixtral\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+                       "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100}",
+                       TP_ERR_CONFIG, "num_local_experts",
+                       "missing key \"num_local_experts\" (HF config.json, model_type mixtral)");
+    expect_model_error("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+                       "\"num_attention_heads\":4,\"num_key_value_heads\":3,"
+                       "\"intermediate_size\":128,\"vocab_size\":100}",
+                       TP_ERR_CONFIG, "num_key_value_heads",
+                       "\"num_key_value_heads\" (3) must divide \"num_attention_heads\" (4)");
+    expect_model_error("{\"model_type\":\"llama\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+                       "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"
+                       "\"attention_bias\":true}",
+                       TP_ERR_CONFIG, "attention_bias",
+                       "\"attention_bias\": true is not supported for model_type llama "
+                       "(trainplan counts biases on q/k/v only or on every linear)");
+}
+
+/* ---- trainplan model file errors ---- */
+
+static void test_model_file_errors(void **state)
+{
+    (void)state;
+    /* Syntax: jansson's position and text. */
+    tp_model m;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(tp_io_model_parse("{\n  \"name\": \"x\",\n  \"norm\": }", "t.json", &m, &err),
+                     TP_ERR_PARSE);
+    assert_int_equal(err.line, 3);
+    assert_int_equal(err.column, 11);
+    assert_string_equal(err.message, "invalid JSON: unexpected token near '}'");
+    assert_int_equal(tp_io_model_parse("{\"hidden\": 64, \"hidden\": 128}", "t.json", &m, &err),
+                     TP_ERR_PARSE);
+    assert_int_equal(err.line, 1);
+    assert_int_equal(err.column, 23);
+    assert_string_equal(err.message, "invalid JSON: duplicate object key near '\"hidden\"'");
+    assert_int_equal(tp_io_model_parse("{\"vocab\": 1} trailing", "t.json", &m, &err),
+                     TP_ERR_PARSE);
+    assert_string_equal(err.message, "invalid JSON: end of file expected near 'trailing'");
+
+    /* Shape of the document. */
+    expect_model_error("[1, 2]", TP_ERR_CONFIG, "",
+                       "expected a JSON object at the top level, got an array");
+    expect_model_error("{" BASE_MODEL ",\"num_layer\":32}", TP_ERR_CONFIG, "num_layer",
+                       "unknown key \"num_layer\" (did you mean \"num_layers\"?)");
+    expect_model_error("{" BASE_MODEL ",\"colour\":\"red\"}", TP_ERR_CONFIG, "colour",
+                       "unknown key \"colour\"");
+    expect_model_error("{\"mlp\":\"swiglu\",\"position\":\"rotary\"}", TP_ERR_CONFIG, "norm",
+                       "missing key \"norm\" (one of \"layernorm\", \"rmsnorm\")");
+    expect_model_error("{\"norm\":\"batchnorm\"}", TP_ERR_CONFIG, "norm",
+                       "\"norm\" must be one of \"layernorm\", \"rmsnorm\", got \"batchnorm\"");
+    expect_model_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\"}",
+                       TP_ERR_CONFIG, "num_layers", "missing key \"num_layers\"");
+
+    /* Types and ranges. */
+    expect_model_error("{" BASE_MODEL ",\"num_layers\":-3}", TP_ERR_PARSE, "",
+                       "invalid JSON: duplicate object key near '\"num_layers\"'");
+    expect_model_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":-3}",
+                       TP_ERR_CONFIG, "num_layers",
+                       "\"num_layers\" must be a positive integer, got -3");
+    expect_model_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":\"abc\"}",
+                       TP_ERR_CONFIG, "num_layers",
+                       "\"num_layers\" must be a positive integer, got \"abc\"");
+    expect_model_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":2.5}",
+                       TP_ERR_CONFIG, "num_layers",
+                       "\"num_layers\" must be a positive integer, got 2.5");
+    expect_model_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":1e30}",
+                       TP_ERR_CONFIG, "num_layers",
+                       "\"num_layers\" must be a positive integer, got 1e+30");
+    expect_model_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":200000}",
+                       TP_ERR_CONFIG, "num_layers",
+                       "\"num_layers\" must be at most 100000, got 200000");
+    expect_model_error("{" BASE_MODEL ",\"linear_bias\":1}", TP_ERR_CONFIG, "linear_bias",
+                       "\"linear_bias\" must be true or false, got 1");
+    expect_model_error("{" BASE_MODEL ",\"name\":7}", TP_ERR_CONFIG, "name",
+                       "\"name\" must be a string, got 7");
+    expect_model_error("{" BASE_MODEL ",\"num_kv_heads\":0}", TP_ERR_CONFIG, "num_kv_heads",
+                       "\"num_kv_heads\" must be a positive integer, got 0");
+    expect_model_error("{" BASE_MODEL ",\"max_positions\":-1}", TP_ERR_CONFIG, "max_positions",
+                       "\"max_positions\" must be a non-negative integer, got -1");
+
+    /* Nested keys carry their parent in the path. */
+    expect_model_error("{" BASE_MODEL ",\"moe\":{\"num_experts\":8,\"topk\":\"x\"}}", TP_ERR_CONFIG,
+                       "moe.topk", "\"moe.topk\" must be a positive integer, got \"x\"");
+    expect_model_error("{" BASE_MODEL ",\"moe\":{\"num_expert\":8}}", TP_ERR_CONFIG,
+                       "moe.num_expert",
+                       "unknown key \"moe.num_expert\" (did you mean \"moe.num_experts\"?)");
+    expect_model_error("{" BASE_MODEL ",\"moe\":{\"num_experts\":2,\"topk\":4}}", TP_ERR_CONFIG,
+                       "moe.topk", "\"moe.topk\" (4) must not exceed \"moe.num_experts\" (2)");
+    expect_model_error("{" BASE_MODEL ",\"moe\":[]}", TP_ERR_CONFIG, "moe",
+                       "\"moe\" must be an object, got an array");
+
+    /* Cross-field constraints, named by the file's keys. */
+    expect_model_error(
+        "{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+        "\"num_layers\":2,\"hidden\":64,\"num_heads\":6,\"ffn_hidden\":128,"
+        "\"vocab\":100}",
+        TP_ERR_CONFIG, "num_heads",
+        "\"num_heads\" (6) must divide \"hidden\" (64) unless \"head_dim\" is given");
+    expect_model_error("{\"norm\":\"layernorm\",\"mlp\":\"gelu\",\"position\":\"learned\","
+                       "\"num_layers\":2,\"hidden\":64,\"num_heads\":4,\"ffn_hidden\":256,"
+                       "\"vocab\":100}",
+                       TP_ERR_CONFIG, "max_positions",
+                       "\"max_positions\" must be given when \"position\" is \"learned\" (it is "
+                       "the size of the position table)");
+}
+
+static void test_model_file_defaults(void **state)
+{
+    (void)state;
+    tp_model m;
+    tp_error err;
+    /* Optional keys default; exact-integer reals are accepted; the name comes from the file. */
+    assert_int_equal(tp_io_model_parse("{" BASE_MODEL ",\"params_expected\":1.0e3}",
+                                       "dir/my-model.json", &m, &err),
+                     TP_OK);
+    assert_string_equal(m.name, "my-model");
+    assert_int_equal(m.num_kv_heads, 0);
+    assert_int_equal(m.head_dim, 0);
+    assert_int_equal(m.max_positions, 0);
+    assert_false(m.linear_bias);
+    assert_false(m.qkv_bias);
+    assert_false(m.tie_embeddings);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(
+        tp_io_model_parse("{" BASE_MODEL ",\"hidden\":64.0,\"name\":\"tiny\"}", NULL, &m, &err),
+        TP_ERR_PARSE); /* duplicate "hidden" */
+    assert_int_equal(tp_io_model_parse("{\"name\":\"tiny\",\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\","
+                                       "\"position\":\"alibi\",\"num_layers\":2,\"hidden\":64.0,"
+                                       "\"num_heads\":4,\"ffn_hidden\":128,\"vocab\":100}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_string_equal(m.name, "tiny");
+    assert_int_equal(m.hidden, 64);
+    assert_int_equal(m.pos, TP_POS_ALIBI);
+}
+
+/* ---- GPU file errors ---- */
+
+#define BASE_GPU                                                                                   \
+    "\"peak_tflops\":{\"bf16\":100},\"memory_mib\":1024,\"memory_bw_gb_per_s\":100,"               \
+    "\"intra_node_gb_per_s\":10,\"nic_gb_per_s\":5,\"gpus_per_node\":8"
+
+static void test_gpu_file(void **state)
+{
+    (void)state;
+    tp_gpu g;
+    tp_error err;
+    assert_int_equal(tp_io_gpu_parse("{" BASE_GPU "}", "gpus/lab-gpu.json", &g, &err), TP_OK);
+    assert_string_equal(g.name, "lab-gpu");
+    assert_rel(g.peak_flops_per_s[TP_PREC_BF16], 100e12, 1e-15);
+    assert_true(g.peak_flops_per_s[TP_PREC_FP8] <= 0.0);
+    assert_rel(g.mem_capacity_bytes, 1024.0 * BYTES_PER_MIB, 1e-15);
+    assert_rel(g.inter_bw_bytes_per_s, 5e9, 1e-15);
+    assert_true(g.price_per_gpu_hour <= 0.0);
+
+    expect_gpu_error("{" BASE_GPU ",\"memory_gb\":80}", "memory_gb",
+                     "unknown key \"memory_gb\" (did you mean \"memory_mib\"?)");
+    expect_gpu_error("{\"peak_tflops\":{\"bf16\":100,\"int4\":1}}", "peak_tflops.int4",
+                     "unknown key \"peak_tflops.int4\"");
+    expect_gpu_error("{\"memory_mib\":1024}", "peak_tflops",
+                     "missing key \"peak_tflops\" (dense TFLOP/s by precision: bf16, fp16, fp8, "
+                     "tf32)");
+    expect_gpu_error("{\"peak_tflops\":{\"fp16\":100}}", "peak_tflops.bf16",
+                     "missing key \"peak_tflops.bf16\"");
+    expect_gpu_error("{\"peak_tflops\":{\"bf16\":0}}", "peak_tflops.bf16",
+                     "\"peak_tflops.bf16\" must be a positive number, got 0");
+    expect_gpu_error("{\"peak_tflops\":{\"bf16\":100},\"memory_mib\":\"80GB\"}", "memory_mib",
+                     "\"memory_mib\" must be a positive number, got \"80GB\"");
+    expect_gpu_error("{\"peak_tflops\":{\"bf16\":100},\"memory_mib\":1024,"
+                     "\"memory_bw_gb_per_s\":100,\"intra_node_gb_per_s\":10,\"nic_gb_per_s\":5}",
+                     "gpus_per_node", "missing key \"gpus_per_node\"");
+    expect_gpu_error("{" BASE_GPU ",\"price_per_gpu_hour_usd\":-1}", "price_per_gpu_hour_usd",
+                     "\"price_per_gpu_hour_usd\" must be a non-negative number, got -1");
+}
+
+/* ---- numbers and names shared with the CLI ---- */
+
+static void expect_i64_error(const char *s, const char *message)
+{
+    int64_t v;
+    tp_error err;
+    assert_int_equal(tp_io_parse_i64("--tp", s, 1, 1048576, &v, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "tp");
+    assert_string_equal(err.message, message);
+}
+
+static void test_parse_numbers(void **state)
+{
+    (void)state;
+    int64_t v = 0;
+    double d = 0.0;
+    tp_error err;
+    assert_int_equal(tp_io_parse_i64("--tp", "8", 1, 1048576, &v, &err), TP_OK);
+    assert_int_equal(v, 8);
+    assert_int_equal(tp_io_parse_i64("--tokens", "1e6", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_int_equal(v, 1000000);
+    assert_int_equal(tp_io_parse_i64("--tokens", "2.5e3", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_int_equal(v, 2500);
+    expect_i64_error("x", "--tp: expected an integer, got \"x\"");
+    expect_i64_error("0", "--tp: 0 is out of range [1, 1048576]");
+    expect_i64_error("", "--tp: expected an integer, got \"\"");
+    expect_i64_error("12abc", "--tp: expected an integer, got \"12abc\"");
+    expect_i64_error(" 5", "--tp: expected an integer, got \" 5\"");
+    expect_i64_error("1.5", "--tp: expected an integer, got \"1.5\"");
+    expect_i64_error("nan", "--tp: expected an integer, got \"nan\"");
+    expect_i64_error("inf", "--tp: expected an integer, got \"inf\"");
+    expect_i64_error("0x10", "--tp: expected an integer, got \"0x10\"");
+    expect_i64_error("99999999999999999999",
+                     "--tp: 99999999999999999999 is out of range [1, 1048576]");
+    expect_i64_error("1e30", "--tp: 1e30 is out of range [1, 1048576]");
+
+    assert_int_equal(tp_io_parse_f64("--mfu", "0.45", 0.0, 1.0, &d, &err), TP_OK);
+    assert_rel(d, 0.45, 1e-15);
+    assert_int_equal(tp_io_parse_f64("--mfu", "1.5", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "mfu");
+    assert_string_equal(err.message, "--mfu: 1.5 is out of range [0, 1]");
+    assert_int_equal(tp_io_parse_f64("--mfu", "nan", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--mfu: expected a number, got \"nan\"");
+    assert_int_equal(tp_io_parse_f64("--mfu", "-inf", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_int_equal(tp_io_parse_f64("--mfu", "0.5x", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--mfu: expected a number, got \"0.5x\"");
+    assert_int_equal(tp_io_parse_f64("--mfu", "1e400", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+}
+
+static void test_enum_names(void **state)
+{
+    (void)state;
+    assert_string_equal(tp_io_precision_name(TP_PREC_BF16), "bf16");
+    assert_string_equal(tp_io_precision_name(TP_PREC_FP8), "fp8");
+    assert_string_equal(tp_io_precision_name(TP_PREC_TF32), "tf32");
+    assert_string_equal(tp_io_schedule_name(TP_SCHED_INTERLEAVED), "interleaved");
+    assert_string_equal(tp_io_recompute_name(TP_RECOMPUTE_SELECTIVE), "selective");
+    assert_string_equal(tp_io_dtype_name(TP_DTYPE_INT8), "int8");
+    tp_optimizer o = {TP_OPT_ADAMW, TP_DTYPE_FP32, true};
+    assert_string_equal(tp_io_optimizer_name(&o), "adamw");
+    o.moment_dtype = TP_DTYPE_BF16;
+    assert_string_equal(tp_io_optimizer_name(&o), "adamw-bf16");
+    o.moment_dtype = TP_DTYPE_INT8;
+    assert_string_equal(tp_io_optimizer_name(&o), "adamw-8bit");
+    o.kind = TP_OPT_SGD_MOMENTUM;
+    o.moment_dtype = TP_DTYPE_FP32;
+    assert_string_equal(tp_io_optimizer_name(&o), "sgd-momentum");
+    o.kind = TP_OPT_SGD;
+    assert_string_equal(tp_io_optimizer_name(&o), "sgd");
+    assert_string_equal(tp_io_optimizer_name(NULL), "unknown");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_model_presets_load_and_match_published_counts),
+        cmocka_unit_test(test_exact_counts),
+        cmocka_unit_test(test_bloom_embedding_norm_gap),
+        cmocka_unit_test(test_megatron_reported_sizes),
+        cmocka_unit_test(test_case_insensitive_names),
+        cmocka_unit_test(test_gpu_presets),
+        cmocka_unit_test(test_unknown_names),
+        cmocka_unit_test(test_hf_import),
+        cmocka_unit_test(test_hf_errors),
+        cmocka_unit_test(test_model_file_errors),
+        cmocka_unit_test(test_model_file_defaults),
+        cmocka_unit_test(test_gpu_file),
+        cmocka_unit_test(test_parse_numbers),
+        cmocka_unit_test(test_enum_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
