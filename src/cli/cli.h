@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * cli.h: shared pieces of the trainplan command-line program.
+ *
+ * Commands. Every command is `int cmd_NAME(int argc, char **argv)`, where
+ * argv[0] is the command name and argv[1..argc-1] its arguments; it
+ * returns the process exit status (CLI_EXIT_*). Its help is printed by
+ * `void cmd_NAME_help(FILE *f)`. To add a command: declare both here and
+ * add one line to the command table in main.c.
+ *
+ * Flags. Commands that evaluate a configuration (estimate, search, plan)
+ * share one table of model / GPU / layout / training flags, parsed by
+ * cli_parse_config() into a tp_config. A command adds its own flags with a
+ * second table (cli_extra); cli_parse_config() collects their values and
+ * the command interprets them with cli_flag_i64() and friends. `--help`
+ * text is generated from the tables, so every flag shows its unit and
+ * default in one place.
+ */
+#ifndef TP_CLI_H
+#define TP_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "io.h"
+#include "tp/tp.h"
+
+/* Exit codes (documented in docs/trainplan.1). */
+enum {
+    CLI_EXIT_OK = 0,      /* evaluated (whether or not it fits) */
+    CLI_EXIT_NONE = 1,    /* no feasible configuration (search) */
+    CLI_EXIT_USAGE = 2,   /* bad arguments or input             */
+    CLI_EXIT_INTERNAL = 4 /* a bug in trainplan                 */
+};
+
+/* ---- commands ---- */
+
+int cmd_estimate(int argc, char **argv);
+void cmd_estimate_help(FILE *f);
+int cmd_presets(int argc, char **argv);
+void cmd_presets_help(FILE *f);
+int cmd_serve(int argc, char **argv); /* src/cli/cmd_serve.c */
+void cmd_serve_help(FILE *f);
+int cmd_validate(int argc, char **argv); /* src/cli/cmd_validate.c */
+void cmd_validate_help(FILE *f);
+int cmd_plan(int argc, char **argv); /* src/cli/cmd_plan.c */
+void cmd_plan_help(FILE *f);
+int cmd_search(int argc, char **argv); /* src/cli/cmd_search.c */
+void cmd_search_help(FILE *f);
+int cmd_explain(int argc, char **argv); /* src/cli/cmd_explain.c */
+void cmd_explain_help(FILE *f);
+int cmd_export(int argc, char **argv); void cmd_export_help(FILE *f); /* cmd_export.c, issue 7 */
+
+/* ---- flag tables ---- */
+
+typedef enum cli_kind {
+    CLI_INT,   /* whole number in [imin, imax] */
+    CLI_NUM,   /* finite real number in [fmin, fmax] */
+    CLI_ENUM,  /* one of `choices` */
+    CLI_STR,   /* free text: a preset name or a file path */
+    CLI_SWITCH /* takes no value */
+} cli_kind;
+
+typedef struct cli_flag {
+    const char *name;    /* with dashes: "--tp" */
+    const char *metavar; /* "N", "X", "NAME|FILE"; enums show their choices */
+    const char *unit;    /* "GPUs", "tokens", ...; NULL when dimensionless */
+    const char *def;     /* default text for --help; NULL: derived (common table) or none */
+    const char *help;    /* one line */
+    cli_kind kind;
+    int64_t imin, imax;         /* CLI_INT range */
+    double fmin, fmax;          /* CLI_NUM range */
+    const char *const *choices; /* CLI_ENUM: NULL-terminated names */
+    const char *group;          /* --help section heading */
+} cli_flag;
+
+/**
+ * A command's own flags. values[i] receives the argument of flags[i] ("" for
+ * a switch), or stays NULL when the flag is absent; the caller provides the
+ * array of `count` pointers (zeroed by cli_parse_config).
+ */
+typedef struct cli_extra {
+    const cli_flag *flags;
+    size_t count;
+    const char **values; /* OUT */
+} cli_extra;
+
+#define CLI_MAX_FLAGS 96 /* capacity of cli_common.given; opts.c checks its table fits */
+
+/** What the shared flags say beyond the tp_config itself. */
+typedef struct cli_common {
+    bool json;                 /* --json: one JSON object on stdout */
+    const char *model;         /* --model argument (preset name or file) */
+    const char *gpu;           /* --gpu argument */
+    bool global_batch_given;   /* --global-batch or --global-batch-tokens was given;
+                                  else it is micro-batch x DP */
+    const char *err_file;      /* on a loader error: the file it refers to, else NULL */
+    bool given[CLI_MAX_FLAGS]; /* by shared-table index; read it with cli_given() */
+} cli_common;
+
+/**
+ * Parse argv[*argi..argc-1]: the shared configuration flags plus the
+ * command's `extra` flags (may be NULL). Stops at the first argument that is
+ * not a flag (or after "--") and leaves *argi there. Then builds *c: loads
+ * the model and GPU, applies tp_train_default / tp_options_default, every
+ * override, and the derived defaults (global batch = micro-batch x DP, sp on
+ * when tp > 1, interleaved schedule when vpp > 1). Does not run
+ * tp_config_validate. On error fills err: err->path is a flag name without
+ * dashes, or, when co->err_file is set, a field of that model/GPU file
+ * (with err->line/column when the file is not valid JSON). Print it with
+ * cli_error_print(err, co->err_file).
+ */
+tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
+                           cli_common *co, tp_error *err);
+
+/**
+ * Parse argv[*argi..argc-1] against the command's own flags only (for
+ * commands that take no configuration: presets, serve). Same rules as
+ * cli_parse_config: "--name value" or "--name=value", suggestions for
+ * unknown flags, stops at the first non-flag argument.
+ */
+tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *extra, tp_error *err);
+
+/**
+ * Was the shared flag `name` ("--tp") on the command line? For commands that
+ * search: a flag given fixes that dimension, an absent one may be searched
+ * (the tp_config then holds the default).
+ */
+bool cli_given(const cli_common *co, const char *name);
+
+/**
+ * The search space the flags describe (src/cli/cmd_search.c): every layout
+ * flag given (cli_given) fixes its axis, search's own --max-* flags in `ex`
+ * (NULL: none) bound one. Errors name the flag.
+ */
+tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_config *c,
+                           tp_search_space *sp, tp_error *err);
+
+/** Print the shared configuration flags, grouped, for --help. */
+void cli_print_config_flags(FILE *f);
+/** Print a table of flags for --help under their group headings. */
+void cli_print_flags(FILE *f, const cli_flag *flags, size_t count);
+
+/** Interpret an extra flag's value (from cli_extra.values), range-checked. */
+tp_status cli_flag_i64(const cli_flag *fl, const char *val, int64_t *out, tp_error *err);
+tp_status cli_flag_f64(const cli_flag *fl, const char *val, double *out, tp_error *err);
+/** Index of val in fl->choices, or an error suggesting the closest choice. */
+tp_status cli_flag_enum(const cli_flag *fl, const char *val, int *out, tp_error *err);
+
+/** Edit distance (Levenshtein) between a and b, capped at 99. */
+int cli_edit_distance(const char *a, const char *b);
+
+/**
+ * Print `trainplan: error: ...` for err on stderr (flag paths as --path,
+ * positions in `file` as file:line:col; file may be NULL) and return the
+ * exit code for its status.
+ */
+int cli_error_print(const tp_error *err, const char *file);
+/** Exit code for a status: 0, 2 (input), 4 (internal, out of memory). */
+int cli_exit_code(tp_status code);
+
+/** Write a JSON value to stdout, indented, with a final newline. */
+int cli_json_print(json_t *j);
+
+#endif /* TP_CLI_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_presets.c: `trainplan presets [--json]`: the built-in models (name,
+ * exact parameter counts, source) and GPUs (name, dense bf16 peak, memory,
+ * price, source).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const cli_flag presets_flags[] = {
+    {"--json", NULL, NULL, "tables",
+     "print one JSON object {\"models\": [...], \"gpus\": [...]} with the full sources", CLI_SWITCH,
+     0, 0, 0.0, 0.0, NULL, "Output"},
+};
+#define NUM_PRESETS_FLAGS (sizeof presets_flags / sizeof presets_flags[0])
+
+void cmd_presets_help(FILE *f)
+{
+    fprintf(f, "usage: trainplan presets [--json]\n\n"
+               "Lists the built-in presets: models with their exact parameter counts\n"
+               "(total and active, true vocabulary) and source, and GPUs with their dense\n"
+               "bf16 peak, usable memory and default price. Use a name with --model or\n"
+               "--gpu.\n");
+    cli_print_flags(f, presets_flags, NUM_PRESETS_FLAGS);
+}
+
+static int fail(const char *kind, const char *name, const tp_error *err)
+{
+    fprintf(stderr, "trainplan: error: internal: %s preset \"%s\" does not load: %s: %s\n", kind,
+            name, err->path, err->message);
+    return CLI_EXIT_INTERNAL;
+}
+
+/* "8,030,261,248" */
+static void commas(int64_t v, char *buf, size_t n)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+    size_t len = strlen(digits), o = 0;
+    if (v < 0 && o + 1 < n)
+        buf[o++] = '-';
+    for (size_t i = 0; i < len && o + 1 < n; i++) {
+        buf[o++] = digits[i];
+        if ((len - 1 - i) % 3 == 0 && i + 1 < len && o + 1 < n)
+            buf[o++] = ',';
+    }
+    buf[o] = '\0';
+}
+
+/* The citation's head for the tables: up to its first ':' or 60 characters. */
+static void short_source(const char *src, char *buf, size_t n)
+{
+    if (!src) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    size_t len = strcspn(src, ":");
+    if (len > 60)
+        snprintf(buf, n, "%.57s...", src);
+    else
+        snprintf(buf, n, "%.*s", (int)len, src);
+}
+
+static int add(json_t *arr, json_t *obj)
+{
+    return obj && json_array_append_new(arr, obj) == 0 ? 0 : -1;
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static int list_models(bool as_json, json_t *out)
+{
+    size_t n = tp_io_preset_count(TP_IO_MODEL);
+    json_t *arr = json_array();
+    if (!arr)
+        return CLI_EXIT_INTERNAL;
+    if (!as_json)
+        printf("Models (%zu), parameters with the true vocabulary (full sources: --json):\n"
+               "  %-18s %21s %10s %21s %10s  %s\n",
+               n, "name", "total", "", "active", "", "source");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_preset_name(TP_IO_MODEL, i);
+        tp_model m;
+        tp_params p;
+        tp_error err = {0};
+        if (tp_io_model_load(name, &m, &err) != TP_OK ||
+            tp_model_params(&m, 0, &p, &err) != TP_OK) {
+            json_decref(arr);
+            return fail("model", name, &err);
+        }
+        const char *src = tp_io_preset_source(TP_IO_MODEL, name);
+        if (as_json) {
+            if (add(arr, json_pack("{s:s, s:I, s:I, s:o}", "name", name, "params_total",
+                                   (json_int_t)p.total, "params_active", (json_int_t)p.active,
+                                   "source", str_or_null(src))) != 0) {
+                json_decref(arr);
+                return CLI_EXIT_INTERNAL;
+            }
+        } else {
+            char tot[32], act[32];
+            commas(p.total, tot, sizeof tot);
+            commas(p.active, act, sizeof act);
+            char cite[72];
+            short_source(src, cite, sizeof cite);
+            printf("  %-18s %21s %8.2f B %21s %8.2f B  %s\n", name, tot, (double)p.total / 1e9, act,
+                   (double)p.active / 1e9, cite);
+        }
+    }
+    if (as_json)
+        return json_object_set_new(out, "models", arr) == 0 ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
+    json_decref(arr);
+    return CLI_EXIT_OK;
+}
+
+static int list_gpus(bool as_json, json_t *out)
+{
+    size_t n = tp_io_preset_count(TP_IO_GPU);
+    json_t *arr = json_array();
+    if (!arr)
+        return CLI_EXIT_INTERNAL;
+    if (!as_json)
+        printf("\nGPUs (%zu), dense peaks (no sparsity):\n"
+               "  %-12s %13s %18s %18s %9s  %s\n",
+               n, "name", "bf16 TFLOP/s", "memory GiB", "memory GB", "USD/GPU-h", "source");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_preset_name(TP_IO_GPU, i);
+        tp_gpu g;
+        tp_error err = {0};
+        if (tp_io_gpu_load(name, &g, &err) != TP_OK) {
+            json_decref(arr);
+            return fail("GPU", name, &err);
+        }
+        double peak = g.peak_flops_per_s[TP_PREC_BF16];
+        if (!isfinite(peak) || !isfinite(g.mem_capacity_bytes) || !isfinite(g.price_per_gpu_hour)) {
+            json_decref(arr);
+            fprintf(stderr,
+                    "trainplan: error: internal: GPU preset \"%s\" has a non-finite value\n", name);
+            return CLI_EXIT_INTERNAL;
+        }
+        const char *src = tp_io_preset_source(TP_IO_GPU, name);
+        if (as_json) {
+            if (add(arr,
+                    json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o}", "name", name,
+                              "peak_bf16_flops_per_s", peak, "memory_bytes",
+                              (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
+                              g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s", g.intra_bw_bytes_per_s,
+                              "gpus_per_node", (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
+                              g.price_per_gpu_hour, "source", str_or_null(src))) != 0) {
+                json_decref(arr);
+                return CLI_EXIT_INTERNAL;
+            }
+        } else {
+            char cite[72];
+            short_source(src, cite, sizeof cite);
+            printf("  %-12s %13.1f %14.2f GiB %15.2f GB %9.2f  %s\n", name, peak / 1e12,
+                   g.mem_capacity_bytes / 1073741824.0, g.mem_capacity_bytes / 1e9,
+                   g.price_per_gpu_hour, cite);
+        }
+    }
+    if (as_json)
+        return json_object_set_new(out, "gpus", arr) == 0 ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
+    json_decref(arr);
+    return CLI_EXIT_OK;
+}
+
+int cmd_presets(int argc, char **argv)
+{
+    const char *values[NUM_PRESETS_FLAGS];
+    cli_extra extra = {presets_flags, NUM_PRESETS_FLAGS, values};
+    tp_error err = {0};
+    int argi = 1;
+    if (cli_parse_flags(argc, argv, &argi, &extra, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    if (argi < argc) {
+        fprintf(stderr,
+                "trainplan: error: unexpected argument \"%s\" (presets takes only --json)\n",
+                argv[argi]);
+        return CLI_EXIT_USAGE;
+    }
+    bool as_json = values[0] != NULL;
+    json_t *out = json_object();
+    if (!out)
+        return CLI_EXIT_INTERNAL;
+    int rc = list_models(as_json, out);
+    if (rc == CLI_EXIT_OK)
+        rc = list_gpus(as_json, out);
+    if (rc == CLI_EXIT_OK && as_json)
+        rc = cli_json_print(out);
+    json_decref(out);
+    return rc;
+}

@@ -1,0 +1,930 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opts.c: the configuration flags shared by estimate, search and plan.
+ *
+ * One table (`flags`, indexed by enum flag_id) describes every flag: name,
+ * kind, unit, default and help. Parsing is two passes so that flags may come
+ * in any order:
+ *   1. scan argv and remember the last value of each flag (and where it
+ *      was, so that of two opposite switches the later one wins);
+ *   2. build the tp_config: load --model and --gpu, take the library
+ *      defaults (tp_train_default, tp_options_default), then apply every
+ *      override, then the derived defaults (global batch = micro-batch x DP,
+ *      sp when tp > 1, interleaved schedule when vpp > 1).
+ * Every number goes through tp_io_parse_i64 / tp_io_parse_f64 with the
+ * range in the table; cross-field constraints are left to
+ * tp_config_validate, which names the flag in err->path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define GIB 1073741824.0 /* 2^30 bytes */
+#define GB 1e9           /* bytes */
+
+/* Hard bounds, the same as the library's (src/lib/internal.h). */
+#define MAX_GPUS 1048576
+#define MAX_DIM 1048576
+#define MAX_FFN 16777216
+#define MAX_LAYERS 100000
+#define MAX_VOCAB 16777216
+#define MAX_EXPERTS 65536
+#define MAX_SEQ 134217728
+#define MAX_BATCH 1099511627776
+#define MAX_TOKENS 1000000000000000 /* 1e15 tokens per step */
+
+/* clang-format off */
+enum flag_id {
+    F_MODEL, F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_HEAD_DIM, F_FFN_HIDDEN, F_VOCAB,
+    F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
+    F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
+    F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
+    F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
+    F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
+    F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
+    F_PAD_VOCAB,
+    F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
+    F_CUDA_CTX, F_COMM_BUF, F_FRAG,
+    F_JSON,
+    F_COUNT
+};
+/* clang-format on */
+_Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
+
+/* Choice lists; the index is the enum value where the enum is ours. */
+static const char *const mlp_names[] = {"gelu", "swiglu", NULL};        /* tp_mlp */
+static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL}; /* tp_norm */
+static const char *const sched_names[] = {"1f1b", "interleaved", "gpipe", NULL};
+static const char *const recomp_names[] = {"none", "selective", "full", NULL};
+static const char *const prec_names[] = {"bf16", "fp16", "fp8", NULL};
+static const char *const grad_names[] = {"bf16", "fp32", NULL};
+static const char *const opt_names[] = {"adamw",        "adamw-bf16", "adamw-8bit",
+                                        "sgd-momentum", "sgd",        NULL};
+static const char *const attn_names[] = {"causal", "full", NULL};         /* tp_attn_flops */
+static const char *const act_names[] = {"detailed", "korthikanti", NULL}; /* tp_act_model */
+static const char *const ckpt_names[] = {"exact", "seed001", NULL};       /* tp_ckpt_model */
+static const char *const coll_names[] = {"ring", "simple", NULL};         /* tp_coll_model */
+
+static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE};
+static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
+                                           TP_RECOMPUTE_FULL};
+static const tp_precision prec_vals[] = {TP_PREC_BF16, TP_PREC_FP16, TP_PREC_FP8};
+static const tp_dtype grad_vals[] = {TP_DTYPE_BF16, TP_DTYPE_FP32};
+
+#define G_MODEL "Model (architecture overrides apply after --model is loaded)"
+#define G_BATCH "Batch"
+#define G_GPU "Hardware"
+#define G_LAYOUT "Parallel layout"
+#define G_MEM "Memory and optimizer"
+#define G_CONV "Conventions"
+#define G_OVER "Calibrated overheads"
+#define G_OUT "Output"
+
+/* Kind and range, in the order of the cli_flag fields after `help`. */
+#define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
+#define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
+#define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
+
+/* The table: defaults with .def = NULL are derived from the library. */
+/* clang-format off */
+static const cli_flag flags[F_COUNT] = {
+    [F_MODEL] = {"--model", "NAME|FILE", NULL, "llama-3-8b",
+                 "model preset, trainplan model JSON file, or Hugging Face config.json",
+                 CLI_STR, .group = G_MODEL},
+    [F_LAYERS] = {"--layers", "N", "layers", "from --model",
+                  "number of transformer layers",
+                  INT(1, MAX_LAYERS), .group = G_MODEL},
+    [F_HIDDEN] = {"--hidden", "N", "elements", "from --model",
+                  "hidden size (d_model)",
+                  INT(1, MAX_DIM), .group = G_MODEL},
+    [F_HEADS] = {"--heads", "N", "heads", "from --model",
+                 "attention (query) heads",
+                 INT(1, MAX_DIM), .group = G_MODEL},
+    [F_KV_HEADS] = {"--kv-heads", "N", "heads", "from --model",
+                    "key/value heads (grouped-query attention)",
+                    INT(1, MAX_DIM), .group = G_MODEL},
+    [F_HEAD_DIM] = {"--head-dim", "N", "elements", "from --model",
+                    "dimension of one attention head",
+                    INT(1, MAX_DIM), .group = G_MODEL},
+    [F_FFN_HIDDEN] = {"--ffn-hidden", "N", "elements", "from --model",
+                      "dense MLP intermediate size",
+                      INT(1, MAX_FFN), .group = G_MODEL},
+    [F_VOCAB] = {"--vocab", "N", "tokens", "from --model",
+                 "vocabulary size (unpadded)",
+                 INT(1, MAX_VOCAB), .group = G_MODEL},
+    [F_MLP] = {"--mlp", NULL, NULL, "from --model",
+               "MLP type",
+               ENUM(mlp_names), .group = G_MODEL},
+    [F_NORM] = {"--norm", NULL, NULL, "from --model",
+                "normalisation layer",
+                ENUM(norm_names), .group = G_MODEL},
+    [F_TIE] = {"--tie-embeddings", NULL, NULL, "from --model",
+               "output head shares the input embedding",
+               CLI_SWITCH, .group = G_MODEL},
+    [F_NO_TIE] = {"--no-tie-embeddings", NULL, NULL, "from --model",
+                  "separate output head",
+                  CLI_SWITCH, .group = G_MODEL},
+    [F_EXPERTS] = {"--experts", "N", "experts", "from --model",
+                   "routed experts per MoE layer (0 = dense)",
+                   INT(0, MAX_EXPERTS), .group = G_MODEL},
+    [F_TOPK] = {"--topk", "N", "experts", "from --model",
+                "experts each token is routed to",
+                INT(1, MAX_EXPERTS), .group = G_MODEL},
+    [F_MOE_FFN] = {"--moe-ffn-hidden", "N", "elements", "from --model",
+                   "intermediate size of one expert",
+                   INT(1, MAX_FFN), .group = G_MODEL},
+    [F_SHARED_EXPERTS] = {"--shared-experts", "N", "experts", "from --model",
+                          "shared (always active) experts",
+                          INT(0, MAX_EXPERTS), .group = G_MODEL},
+    [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
+                   "sequence length",
+                   INT(1, MAX_SEQ), .group = G_BATCH},
+    [F_MICRO_BATCH] = {"--micro-batch", "N", "sequences", NULL,
+                       "micro-batch size per pipeline",
+                       INT(1, MAX_BATCH), .group = G_BATCH},
+    [F_GLOBAL_BATCH] = {"--global-batch", "N", "sequences", "micro-batch x DP",
+                        "sequences per optimizer step",
+                        INT(1, MAX_BATCH), .group = G_BATCH},
+    [F_GLOBAL_BATCH_TOKENS] = {"--global-batch-tokens", "N", "tokens", "unset",
+                               "tokens per optimizer step (a multiple of --seq-len)",
+                               INT(1, MAX_TOKENS), .group = G_BATCH},
+    [F_GPU] = {"--gpu", "NAME|FILE", NULL, "h100-sxm",
+               "GPU preset or GPU JSON file",
+               CLI_STR, .group = G_GPU},
+    [F_GPUS] = {"--gpus", "N", "GPUs", NULL,
+                "total number of GPUs",
+                INT(1, MAX_GPUS), .group = G_GPU},
+    [F_GPUS_PER_NODE] = {"--gpus-per-node", "N", "GPUs", "from --gpu",
+                         "GPUs per node (size of the fast intra-node domain)",
+                         INT(1, 1024), .group = G_GPU},
+    [F_GPU_MEM_GB] = {"--gpu-memory-gb", "X", "GB (1e9 bytes)", "from --gpu",
+                      "usable memory per GPU",
+                      NUM(0.001, 1e6), .group = G_GPU},
+    [F_GPU_MEM_GIB] = {"--gpu-memory-gib", "X", "GiB (2^30 bytes)", "from --gpu",
+                       "usable memory per GPU",
+                       NUM(0.001, 1e6), .group = G_GPU},
+    [F_PEAK_TFLOPS] = {"--peak-tflops", "X", "TFLOP/s (1e12 FLOP/s)", "from --gpu",
+                       "dense peak of the chosen --precision",
+                       NUM(0.001, 1e7), .group = G_GPU},
+    [F_PRICE] = {"--price", "X", "USD per GPU-hour", "from --gpu",
+                 "price of one GPU-hour",
+                 NUM(0.0, 1e6), .group = G_GPU},
+    [F_TP] = {"--tp", "N", "GPUs", NULL,
+              "tensor-parallel size",
+              INT(1, MAX_GPUS), .group = G_LAYOUT},
+    [F_PP] = {"--pp", "N", "stages", NULL,
+              "pipeline-parallel size",
+              INT(1, MAX_GPUS), .group = G_LAYOUT},
+    [F_CP] = {"--cp", "N", "GPUs", NULL,
+              "context-parallel size",
+              INT(1, MAX_GPUS), .group = G_LAYOUT},
+    [F_EP] = {"--ep", "N", "GPUs", NULL,
+              "expert-parallel size (carved out of DP: must divide DP and --experts)",
+              INT(1, MAX_GPUS), .group = G_LAYOUT},
+    [F_VPP] = {"--vpp", "N", "chunks per GPU", NULL,
+               "virtual pipeline stages (> 1 implies --schedule interleaved)",
+               INT(1, MAX_LAYERS), .group = G_LAYOUT},
+    [F_SP] = {"--sp", NULL, NULL, "on when --tp > 1",
+              "Megatron sequence parallelism",
+              CLI_SWITCH, .group = G_LAYOUT},
+    [F_NO_SP] = {"--no-sp", NULL, NULL, "off when --tp = 1",
+                 "no sequence parallelism",
+                 CLI_SWITCH, .group = G_LAYOUT},
+    [F_SCHEDULE] = {"--schedule", NULL, NULL, NULL,
+                    "pipeline schedule (interleaved when --vpp > 1)",
+                    ENUM(sched_names), .group = G_LAYOUT},
+    [F_FIRST_STAGE] = {"--first-stage-layers", "N", "layers", "even split",
+                       "layers on the first pipeline stage",
+                       INT(1, MAX_LAYERS), .group = G_LAYOUT},
+    [F_LAST_STAGE] = {"--last-stage-layers", "N", "layers", "even split",
+                      "layers on the last pipeline stage",
+                      INT(1, MAX_LAYERS), .group = G_LAYOUT},
+    [F_ZERO] = {"--zero", "0|1|2|3", NULL, NULL,
+                "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP",
+                INT(0, 3), .group = G_MEM},
+    [F_FSDP] = {"--fsdp", NULL, NULL, "off",
+                "same as --zero 3",
+                CLI_SWITCH, .group = G_MEM},
+    [F_DISTOPT] = {"--distributed-optimizer", NULL, NULL, "off",
+                   "Megatron distributed optimizer, same as --zero 1",
+                   CLI_SWITCH, .group = G_MEM},
+    [F_RECOMPUTE] = {"--recompute", NULL, NULL, NULL,
+                     "activation recomputation",
+                     ENUM(recomp_names), .group = G_MEM},
+    [F_RECOMPUTE_EVERY] = {"--recompute-every", "K", "layers", NULL,
+                           "layers per checkpoint group under --recompute full",
+                           INT(1, MAX_LAYERS), .group = G_MEM},
+    [F_PRECISION] = {"--precision", NULL, NULL, NULL,
+                     "GEMM precision (fp8 keeps bf16 weights and fp32 master weights)",
+                     ENUM(prec_names), .group = G_MEM},
+    [F_GRAD_DTYPE] = {"--grad-dtype", NULL, NULL, NULL,
+                      "gradient (main grad) data type",
+                      ENUM(grad_names), .group = G_MEM},
+    [F_OPTIMIZER] = {"--optimizer", NULL, NULL, NULL,
+                     "optimizer and moment data type (fp32, bf16 or 8-bit moments)",
+                     ENUM(opt_names), .group = G_MEM},
+    [F_NO_MASTER] = {"--no-master-weights", NULL, NULL, "fp32 master copy kept",
+                     "no fp32 master copy of the weights",
+                     CLI_SWITCH, .group = G_MEM},
+    [F_NO_FLASH] = {"--no-flash-attn", NULL, NULL, "FlashAttention on",
+                    "materialise the attention score matrix",
+                    CLI_SWITCH, .group = G_MEM},
+    [F_DROPOUT] = {"--dropout", NULL, NULL, "off",
+                   "store dropout masks in the activations",
+                   CLI_SWITCH, .group = G_MEM},
+    [F_FUSED_CE] = {"--fused-ce", NULL, NULL, "off",
+                    "fused cross-entropy: no full logits tensor",
+                    CLI_SWITCH, .group = G_MEM},
+    [F_PAD_VOCAB] = {"--pad-vocab", "N", "tokens", "1 (no padding)",
+                     "round the vocabulary up to a multiple of N for memory and FLOPs",
+                     INT(1, MAX_VOCAB), .group = G_MEM},
+    [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
+                      "attention FLOP convention: causal halves QK^T and AV",
+                      ENUM(attn_names), .group = G_CONV},
+    [F_ACT_MODEL] = {"--act-model", NULL, NULL, NULL,
+                     "activation accounting (korthikanti: s*b*h*(34+5*a*s/h)/t)",
+                     ENUM(act_names), .group = G_CONV},
+    [F_CKPT_MODEL] = {"--ckpt-model", NULL, NULL, NULL,
+                      "full-recompute accounting (seed001: (L/k + k) layers)",
+                      ENUM(ckpt_names), .group = G_CONV},
+    [F_COLL_MODEL] = {"--coll-model", NULL, NULL, NULL,
+                      "collective cost (simple: volume / bandwidth)",
+                      ENUM(coll_names), .group = G_CONV},
+    [F_CUDA_CTX] = {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
+                    "CUDA context and kernels per GPU",
+                    NUM(0.0, 1000.0), .group = G_OVER},
+    [F_COMM_BUF] = {"--comm-buffer-gb", "X", "GB (1e9 bytes)", NULL,
+                    "NCCL buffers per communicator",
+                    NUM(0.0, 1000.0), .group = G_OVER},
+    [F_FRAG] = {"--fragmentation", "X", "fraction", NULL,
+                "allocator reserve as a fraction of dynamic memory",
+                NUM(0.0, 1.0), .group = G_OVER},
+    [F_JSON] = {"--json", NULL, NULL, "text report",
+                "print one JSON object instead of the report",
+                CLI_SWITCH, .group = G_OUT},
+};
+/* clang-format on */
+
+/* ---- small helpers ---- */
+
+int cli_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return 99;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb] > 99 ? 99 : row[lb];
+}
+
+/* Closest name to `s` if it is close enough to be a plausible typo. */
+static void closest(const char *s, const char *cand, int *best_d, const char **best)
+{
+    int d = cli_edit_distance(s, cand);
+    if (d < *best_d) {
+        *best_d = d;
+        *best = cand;
+    }
+}
+
+static bool plausible(const char *s, int d)
+{
+    size_t n = strlen(s);
+    return d <= 3 && (size_t)d * 2 <= n;
+}
+
+/* Path for messages: the flag name without its dashes. */
+static const char *bare(const cli_flag *fl)
+{
+    return fl->name + 2;
+}
+
+/* The parsers name the flag in the message ("--tp: ...") and set path "tp". */
+tp_status cli_flag_i64(const cli_flag *fl, const char *val, int64_t *out, tp_error *err)
+{
+    return tp_io_parse_i64(fl->name, val, fl->imin, fl->imax, out, err);
+}
+
+tp_status cli_flag_f64(const cli_flag *fl, const char *val, double *out, tp_error *err)
+{
+    return tp_io_parse_f64(fl->name, val, fl->fmin, fl->fmax, out, err);
+}
+
+static void choices_text(const cli_flag *fl, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; fl->choices[i] && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? "|" : "", fl->choices[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+tp_status cli_flag_enum(const cli_flag *fl, const char *val, int *out, tp_error *err)
+{
+    int best_d = 99;
+    const char *best = NULL;
+    for (int i = 0; fl->choices[i]; i++) {
+        if (strcmp(val, fl->choices[i]) == 0) {
+            *out = i;
+            return TP_OK;
+        }
+        closest(val, fl->choices[i], &best_d, &best);
+    }
+    char list[160];
+    choices_text(fl, list, sizeof list);
+    if (best && plausible(val, best_d))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl),
+                            "unknown value \"%s\" (did you mean \"%s\"? expected one of %s)", val,
+                            best, list);
+    return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl),
+                        "unknown value \"%s\" (expected one of %s)", val, list);
+}
+
+/* ---- --help ---- */
+
+/* Default text of a common flag whose table entry derives it. */
+static void derived_default(int id, char *buf, size_t n)
+{
+    tp_train t;
+    tp_options o;
+    tp_train_default(&t);
+    tp_options_default(&o);
+    switch (id) {
+    case F_SEQ_LEN: snprintf(buf, n, "%lld", (long long)t.seq_len); return;
+    case F_MICRO_BATCH: snprintf(buf, n, "%lld", (long long)t.micro_batch); return;
+    case F_GPUS: snprintf(buf, n, "%lld", (long long)t.num_gpus); return;
+    case F_TP: snprintf(buf, n, "%lld", (long long)t.tp); return;
+    case F_PP: snprintf(buf, n, "%lld", (long long)t.pp); return;
+    case F_CP: snprintf(buf, n, "%lld", (long long)t.cp); return;
+    case F_EP: snprintf(buf, n, "%lld", (long long)t.ep); return;
+    case F_VPP: snprintf(buf, n, "%lld", (long long)t.vpp); return;
+    case F_SCHEDULE: snprintf(buf, n, "%s", tp_io_schedule_name(t.schedule)); return;
+    case F_ZERO: snprintf(buf, n, "%d", t.zero); return;
+    case F_RECOMPUTE: snprintf(buf, n, "%s", tp_io_recompute_name(t.recompute)); return;
+    case F_RECOMPUTE_EVERY: snprintf(buf, n, "%lld", (long long)t.recompute_every); return;
+    case F_PRECISION: snprintf(buf, n, "%s", tp_io_precision_name(t.precision)); return;
+    case F_GRAD_DTYPE: snprintf(buf, n, "%s", tp_io_dtype_name(t.grad_dtype)); return;
+    case F_OPTIMIZER: snprintf(buf, n, "%s", tp_io_optimizer_name(&t.optimizer)); return;
+    case F_ATTN_FLOPS: snprintf(buf, n, "%s", attn_names[o.attn_flops]); return;
+    case F_ACT_MODEL: snprintf(buf, n, "%s", act_names[o.act_model]); return;
+    case F_CKPT_MODEL: snprintf(buf, n, "%s", ckpt_names[o.ckpt_model]); return;
+    case F_COLL_MODEL: snprintf(buf, n, "%s", coll_names[o.coll_model]); return;
+    case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / GB); return;
+    case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / GB); return;
+    case F_FRAG: snprintf(buf, n, "%g", o.fragmentation); return;
+    default: snprintf(buf, n, "-"); return;
+    }
+}
+
+/* Help lines: flag at column 2, description word-wrapped from column HELP_COL. */
+#define HELP_COL 30
+#define HELP_WIDTH 79
+
+static void print_wrapped(FILE *f, const char *lhs, const char *text)
+{
+    size_t pos;
+    if (strlen(lhs) + 3 <= HELP_COL) {
+        fprintf(f, "  %-*s", HELP_COL - 2, lhs);
+    } else {
+        fprintf(f, "  %s\n%*s", lhs, HELP_COL, "");
+    }
+    pos = HELP_COL;
+    bool line_start = true;
+    const char *p = text;
+    while (*p) {
+        const char *space = strchr(p, ' ');
+        size_t wl = space ? (size_t)(space - p) : strlen(p);
+        if (!line_start && pos + 1 + wl > HELP_WIDTH) {
+            fprintf(f, "\n%*s", HELP_COL, "");
+            pos = HELP_COL;
+            line_start = true;
+        }
+        if (!line_start) {
+            fputc(' ', f);
+            pos++;
+        }
+        for (size_t k = 0; k < wl; k++) /* \001 is a space that does not break */
+            fputc(p[k] == '\001' ? ' ' : p[k], f);
+        pos += wl;
+        line_start = false;
+        p += wl;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
+}
+
+static void print_table(FILE *f, const cli_flag *tab, size_t count, bool common)
+{
+    const char *group = NULL;
+    for (size_t i = 0; i < count; i++) {
+        const cli_flag *fl = &tab[i];
+        if (!fl->name || !fl->help)
+            continue;
+        if (fl->group && (!group || strcmp(group, fl->group) != 0)) {
+            group = fl->group;
+            fprintf(f, "\n%s:\n", group);
+        }
+        char meta[160] = "";
+        if (fl->kind == CLI_ENUM)
+            choices_text(fl, meta, sizeof meta);
+        else if (fl->metavar)
+            snprintf(meta, sizeof meta, "%s", fl->metavar);
+        char lhs[200];
+        snprintf(lhs, sizeof lhs, "%s%s%s", fl->name, meta[0] ? " " : "", meta);
+        char def[96];
+        if (fl->def)
+            snprintf(def, sizeof def, "%s", fl->def);
+        else if (common)
+            derived_default((int)i, def, sizeof def);
+        else
+            def[0] = '\0';
+        for (char *q = def; *q; q++) /* keep "(default: ...)" on one line */
+            if (*q == ' ')
+                *q = '\001';
+        char text[512];
+        snprintf(text, sizeof text, "%s%s%s%s%s%s%s", fl->help, fl->unit ? " [" : "",
+                 fl->unit ? fl->unit : "", fl->unit ? "]" : "", def[0] ? " (default:\001" : "", def,
+                 def[0] ? ")" : "");
+        print_wrapped(f, lhs, text);
+    }
+}
+
+void cli_print_flags(FILE *f, const cli_flag *tab, size_t count)
+{
+    print_table(f, tab, count, false);
+}
+
+void cli_print_config_flags(FILE *f)
+{
+    print_table(f, flags, F_COUNT, true);
+}
+
+/* ---- pass 1: scan argv ---- */
+
+typedef struct seen {
+    const char *val[F_COUNT]; /* value of the last occurrence, "" for switches */
+    int pos[F_COUNT];         /* argv index of the last occurrence, 0 = absent */
+} seen;
+
+static const cli_flag *find(const cli_flag *tab, size_t count, const char *name, size_t len,
+                            size_t *idx)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (strlen(tab[i].name) == len && strncmp(tab[i].name, name, len) == 0) {
+            *idx = i;
+            return &tab[i];
+        }
+    }
+    return NULL;
+}
+
+static tp_status unknown_flag(const char *arg, size_t len, bool common, const cli_extra *extra,
+                              tp_error *err)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 100 ? len : 100), arg);
+    int best_d = 99;
+    const char *best = NULL;
+    for (size_t i = 0; common && i < F_COUNT; i++)
+        closest(name, flags[i].name, &best_d, &best);
+    for (size_t i = 0; extra && i < extra->count; i++)
+        closest(name, extra->flags[i].name, &best_d, &best);
+    closest(name, "--help", &best_d, &best);
+    if (best && plausible(name, best_d))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unknown flag \"%s\" (did you mean \"%s\"?)", name, best);
+    return tp_error_set(err, TP_ERR_INVALID_ARG, "", "unknown flag \"%s\"", name);
+}
+
+/* Scan flags of the shared table (when sn is given) and of `extra`. */
+static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, seen *sn,
+                      tp_error *err)
+{
+    bool common = sn != NULL;
+    for (size_t k = 0; k < F_COUNT; k++) /* a gap in the designated initializers is a bug */
+        if (!flags[k].name || !flags[k].help)
+            return tp_error_set(err, TP_ERR_INTERNAL, "", "internal: flag table entry %zu is empty",
+                                k);
+    int i = *argi;
+    while (i < argc) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-' || arg[1] == '\0')
+            break; /* positional: the caller decides */
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        size_t idx = 0;
+        bool is_extra = false;
+        const cli_flag *fl = common ? find(flags, F_COUNT, arg, len, &idx) : NULL;
+        if (!fl && extra) {
+            fl = find(extra->flags, extra->count, arg, len, &idx);
+            is_extra = fl != NULL;
+        }
+        if (!fl)
+            return unknown_flag(arg, len, common, extra, err);
+        const char *val;
+        if (fl->kind == CLI_SWITCH) {
+            if (eq)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl),
+                                    "takes no value (got \"%s\")", eq + 1);
+            val = "";
+            i++;
+        } else if (eq) {
+            val = eq + 1;
+            i++;
+        } else {
+            /* "-1" is a (bad) value worth its own message; "--pp" is not */
+            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", fl->name);
+            val = argv[i + 1];
+            i += 2;
+        }
+        if (fl->kind != CLI_SWITCH && val[0] == '\0')
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", fl->name);
+        if (is_extra) {
+            extra->values[idx] = val;
+        } else if (sn) {
+            sn->val[idx] = val;
+            sn->pos[idx] = i;
+        }
+    }
+    *argi = i;
+    return TP_OK;
+}
+
+/* ---- pass 2: build the configuration ---- */
+
+static tp_status get_i64(const seen *sn, int id, int64_t *out, tp_error *err)
+{
+    return cli_flag_i64(&flags[id], sn->val[id], out, err);
+}
+
+static tp_status get_f64(const seen *sn, int id, double *out, tp_error *err)
+{
+    return cli_flag_f64(&flags[id], sn->val[id], out, err);
+}
+
+static tp_status get_enum(const seen *sn, int id, int *out, tp_error *err)
+{
+    return cli_flag_enum(&flags[id], sn->val[id], out, err);
+}
+
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        tp_status st_ = (x);                                                                       \
+        if (st_ != TP_OK)                                                                          \
+            return st_;                                                                            \
+    } while (0)
+
+/* Set *dst from an integer flag when given. */
+#define OVERRIDE_I64(id, dst)                                                                      \
+    do {                                                                                           \
+        if (sn->val[id])                                                                           \
+            TRY(get_i64(sn, id, &(dst), err));                                                     \
+    } while (0)
+
+static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
+{
+    OVERRIDE_I64(F_LAYERS, m->num_layers);
+    OVERRIDE_I64(F_HIDDEN, m->hidden);
+    OVERRIDE_I64(F_HEADS, m->num_heads);
+    OVERRIDE_I64(F_KV_HEADS, m->num_kv_heads);
+    OVERRIDE_I64(F_HEAD_DIM, m->head_dim);
+    OVERRIDE_I64(F_FFN_HIDDEN, m->ffn_hidden);
+    OVERRIDE_I64(F_VOCAB, m->vocab);
+    OVERRIDE_I64(F_EXPERTS, m->num_experts);
+    OVERRIDE_I64(F_TOPK, m->topk);
+    OVERRIDE_I64(F_MOE_FFN, m->moe_ffn_hidden);
+    OVERRIDE_I64(F_SHARED_EXPERTS, m->num_shared_experts);
+    int k;
+    if (sn->val[F_MLP]) {
+        TRY(get_enum(sn, F_MLP, &k, err));
+        m->mlp = k == 0 ? TP_MLP_GELU : TP_MLP_SWIGLU;
+    }
+    if (sn->val[F_NORM]) {
+        TRY(get_enum(sn, F_NORM, &k, err));
+        m->norm = k == 0 ? TP_NORM_LAYERNORM : TP_NORM_RMSNORM;
+    }
+    if (sn->pos[F_TIE] > sn->pos[F_NO_TIE])
+        m->tie_embeddings = true;
+    else if (sn->pos[F_NO_TIE] > sn->pos[F_TIE])
+        m->tie_embeddings = false;
+    return TP_OK;
+}
+
+static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
+{
+    OVERRIDE_I64(F_SEQ_LEN, t->seq_len);
+    OVERRIDE_I64(F_MICRO_BATCH, t->micro_batch);
+    OVERRIDE_I64(F_GPUS, t->num_gpus);
+    OVERRIDE_I64(F_GPUS_PER_NODE, t->gpus_per_node);
+    OVERRIDE_I64(F_TP, t->tp);
+    OVERRIDE_I64(F_PP, t->pp);
+    OVERRIDE_I64(F_CP, t->cp);
+    OVERRIDE_I64(F_EP, t->ep);
+    OVERRIDE_I64(F_VPP, t->vpp);
+    OVERRIDE_I64(F_FIRST_STAGE, t->first_stage_layers);
+    OVERRIDE_I64(F_LAST_STAGE, t->last_stage_layers);
+    OVERRIDE_I64(F_RECOMPUTE_EVERY, t->recompute_every);
+    OVERRIDE_I64(F_PAD_VOCAB, t->pad_vocab_to);
+
+    int k;
+    if (sn->val[F_SCHEDULE]) {
+        TRY(get_enum(sn, F_SCHEDULE, &k, err));
+        t->schedule = sched_vals[k];
+    } else if (t->vpp > 1) {
+        t->schedule = TP_SCHED_INTERLEAVED;
+    }
+    if (sn->val[F_RECOMPUTE]) {
+        TRY(get_enum(sn, F_RECOMPUTE, &k, err));
+        t->recompute = recomp_vals[k];
+    }
+    if (sn->val[F_PRECISION]) {
+        TRY(get_enum(sn, F_PRECISION, &k, err));
+        t->precision = prec_vals[k];
+    }
+    if (sn->val[F_GRAD_DTYPE]) {
+        TRY(get_enum(sn, F_GRAD_DTYPE, &k, err));
+        t->grad_dtype = grad_vals[k];
+    }
+    if (sn->val[F_OPTIMIZER]) {
+        TRY(get_enum(sn, F_OPTIMIZER, &k, err));
+        switch (k) {
+        case 0:
+            t->optimizer.kind = TP_OPT_ADAMW;
+            t->optimizer.moment_dtype = TP_DTYPE_FP32;
+            break;
+        case 1:
+            t->optimizer.kind = TP_OPT_ADAMW;
+            t->optimizer.moment_dtype = TP_DTYPE_BF16;
+            break;
+        case 2:
+            t->optimizer.kind = TP_OPT_ADAMW;
+            t->optimizer.moment_dtype = TP_DTYPE_INT8;
+            break;
+        case 3:
+            t->optimizer.kind = TP_OPT_SGD_MOMENTUM;
+            t->optimizer.moment_dtype = TP_DTYPE_FP32;
+            break;
+        default:
+            t->optimizer.kind = TP_OPT_SGD;
+            t->optimizer.moment_dtype = TP_DTYPE_FP32;
+            break;
+        }
+    }
+    if (sn->val[F_NO_MASTER])
+        t->optimizer.master_weights = false;
+    if (sn->val[F_NO_FLASH])
+        t->flash_attn = false;
+    if (sn->val[F_DROPOUT])
+        t->dropout = true;
+    if (sn->val[F_FUSED_CE])
+        t->fused_ce = true;
+
+    /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins */
+    int zpos = 0;
+    if (sn->val[F_ZERO]) {
+        int64_t z;
+        TRY(get_i64(sn, F_ZERO, &z, err));
+        t->zero = (int)z;
+        zpos = sn->pos[F_ZERO];
+    }
+    if (sn->pos[F_FSDP] > zpos) {
+        t->zero = 3;
+        zpos = sn->pos[F_FSDP];
+    }
+    if (sn->pos[F_DISTOPT] > zpos)
+        t->zero = 1;
+
+    /* sequence parallelism: explicit switch, else on exactly when tp > 1 */
+    if (sn->pos[F_SP] || sn->pos[F_NO_SP])
+        t->sp = sn->pos[F_SP] > sn->pos[F_NO_SP];
+    else
+        t->sp = t->tp > 1;
+
+    /* global batch: sequences, tokens, or micro-batch x DP */
+    if (sn->pos[F_GLOBAL_BATCH] > sn->pos[F_GLOBAL_BATCH_TOKENS]) {
+        OVERRIDE_I64(F_GLOBAL_BATCH, t->global_batch);
+    } else if (sn->val[F_GLOBAL_BATCH_TOKENS]) {
+        int64_t tok;
+        TRY(get_i64(sn, F_GLOBAL_BATCH_TOKENS, &tok, err));
+        if (tok % t->seq_len != 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch-tokens",
+                                "%lld tokens is not a multiple of the sequence length %lld "
+                                "(--seq-len)",
+                                (long long)tok, (long long)t->seq_len);
+        t->global_batch = tok / t->seq_len;
+    } else {
+        int64_t dp = tp_train_dp(t);
+        t->global_batch = t->micro_batch * (dp > 0 ? dp : 1);
+    }
+    return TP_OK;
+}
+
+static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
+{
+    int k;
+    if (sn->val[F_ATTN_FLOPS]) {
+        TRY(get_enum(sn, F_ATTN_FLOPS, &k, err));
+        o->attn_flops = k == 0 ? TP_ATTN_FLOPS_CAUSAL : TP_ATTN_FLOPS_FULL;
+    }
+    if (sn->val[F_ACT_MODEL]) {
+        TRY(get_enum(sn, F_ACT_MODEL, &k, err));
+        o->act_model = k == 0 ? TP_ACT_DETAILED : TP_ACT_KORTHIKANTI;
+    }
+    if (sn->val[F_CKPT_MODEL]) {
+        TRY(get_enum(sn, F_CKPT_MODEL, &k, err));
+        o->ckpt_model = k == 0 ? TP_CKPT_EXACT : TP_CKPT_SEED001;
+    }
+    if (sn->val[F_COLL_MODEL]) {
+        TRY(get_enum(sn, F_COLL_MODEL, &k, err));
+        o->coll_model = k == 0 ? TP_COLL_RING : TP_COLL_SIMPLE;
+    }
+    double x;
+    if (sn->val[F_CUDA_CTX]) {
+        TRY(get_f64(sn, F_CUDA_CTX, &x, err));
+        o->cuda_context_bytes = x * GB;
+    }
+    if (sn->val[F_COMM_BUF]) {
+        TRY(get_f64(sn, F_COMM_BUF, &x, err));
+        o->comm_buffer_bytes = x * GB;
+    }
+    if (sn->val[F_FRAG])
+        TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
+    return TP_OK;
+}
+
+static tp_status apply_gpu(const seen *sn, tp_precision prec, tp_gpu *g, tp_error *err)
+{
+    double x;
+    if (sn->pos[F_GPU_MEM_GB] > sn->pos[F_GPU_MEM_GIB]) {
+        TRY(get_f64(sn, F_GPU_MEM_GB, &x, err));
+        g->mem_capacity_bytes = x * GB;
+    } else if (sn->val[F_GPU_MEM_GIB]) {
+        TRY(get_f64(sn, F_GPU_MEM_GIB, &x, err));
+        g->mem_capacity_bytes = x * GIB;
+    }
+    if (sn->val[F_PEAK_TFLOPS]) {
+        TRY(get_f64(sn, F_PEAK_TFLOPS, &x, err));
+        g->peak_flops_per_s[prec] = x * 1e12;
+    }
+    if (sn->val[F_PRICE])
+        TRY(get_f64(sn, F_PRICE, &g->price_per_gpu_hour, err));
+    return TP_OK;
+}
+
+/*
+ * A loader error: an unknown preset name or an unreadable file is the
+ * flag's error; a bad field or bad JSON in a file is reported in the file.
+ */
+static tp_status load_error(tp_error *err, const char *flag, const char *arg, cli_common *co)
+{
+    if (!err)
+        return TP_ERR_INVALID_ARG;
+    if (err->code == TP_ERR_UNKNOWN || err->code == TP_ERR_IO)
+        snprintf(err->path, sizeof err->path, "%s", flag);
+    else
+        co->err_file = arg;
+    return err->code;
+}
+
+tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
+                           cli_common *co, tp_error *err)
+{
+    seen sn;
+    memset(&sn, 0, sizeof sn);
+    memset(co, 0, sizeof *co);
+    memset(c, 0, sizeof *c);
+    if (extra)
+        for (size_t i = 0; i < extra->count; i++)
+            extra->values[i] = NULL;
+    TRY(scan(argc, argv, argi, extra, &sn, err));
+
+    for (size_t k = 0; k < F_COUNT; k++)
+        co->given[k] = sn.val[k] != NULL;
+    co->json = sn.val[F_JSON] != NULL;
+    co->model = sn.val[F_MODEL] ? sn.val[F_MODEL] : flags[F_MODEL].def;
+    co->gpu = sn.val[F_GPU] ? sn.val[F_GPU] : flags[F_GPU].def;
+    co->global_batch_given = sn.val[F_GLOBAL_BATCH] || sn.val[F_GLOBAL_BATCH_TOKENS];
+
+    if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
+        return load_error(err, "model", co->model, co);
+    TRY(apply_model(&sn, &c->model, err));
+    if (tp_io_gpu_load(co->gpu, &c->gpu, err) != TP_OK)
+        return load_error(err, "gpu", co->gpu, co);
+    tp_train_default(&c->train);
+    tp_options_default(&c->opts);
+    TRY(apply_train(&sn, &c->train, err));
+    TRY(apply_options(&sn, &c->opts, err));
+    TRY(apply_gpu(&sn, c->train.precision, &c->gpu, err));
+    return TP_OK;
+}
+
+tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *extra, tp_error *err)
+{
+    for (size_t i = 0; i < extra->count; i++)
+        extra->values[i] = NULL;
+    return scan(argc, argv, argi, extra, NULL, err);
+}
+
+bool cli_given(const cli_common *co, const char *name)
+{
+    size_t idx;
+    return find(flags, F_COUNT, name, strlen(name), &idx) && co->given[idx];
+}
+
+/* ---- errors and output ---- */
+
+int cli_exit_code(tp_status code)
+{
+    switch (code) {
+    case TP_OK: return CLI_EXIT_OK;
+    case TP_ERR_NOMEM:
+    case TP_ERR_INTERNAL: return CLI_EXIT_INTERNAL;
+    default: return CLI_EXIT_USAGE;
+    }
+}
+
+/* A path made only of [a-z0-9-] is a flag name; anything else is a file field. */
+static bool is_flag_path(const char *p)
+{
+    if (!p[0])
+        return false;
+    for (; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return false;
+    return true;
+}
+
+/*
+ * Does the message already name its field? The number parsers write
+ * "--tp: ..." and the file loaders quote the key ("\"num_heads\" must ..."),
+ * while tp_config_validate leaves the naming to us.
+ */
+static bool names_field(const char *msg, const char *path)
+{
+    size_t n = strlen(path);
+    if (strncmp(msg, "--", 2) == 0 && strncmp(msg + 2, path, n) == 0 && msg[n + 2] == ':')
+        return true;
+    if (strncmp(msg, path, n) == 0 && msg[n] == ':')
+        return true;
+    char quoted[sizeof((tp_error *)0)->path + 2];
+    snprintf(quoted, sizeof quoted, "\"%s\"", path);
+    return strstr(msg, quoted) != NULL;
+}
+
+int cli_error_print(const tp_error *err, const char *file)
+{
+    const char *msg = err->message[0] ? err->message : tp_strerror(err->code);
+    const char *path = names_field(msg, err->path) ? "" : err->path;
+    const char *dashes = is_flag_path(path) && !file ? "--" : "";
+    const char *sep = path[0] ? ": " : "";
+    if (file && err->line > 0)
+        fprintf(stderr, "trainplan: error: %s:%d:%d: %s%s%s\n", file, err->line, err->column, path,
+                sep, msg);
+    else if (file)
+        fprintf(stderr, "trainplan: error: %s: %s%s%s\n", file, path, sep, msg);
+    else
+        fprintf(stderr, "trainplan: error: %s%s%s%s\n", dashes, path, sep, msg);
+    return cli_exit_code(err->code);
+}
+
+int cli_json_print(json_t *j)
+{
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    if (!s) {
+        fprintf(stderr, "trainplan: error: internal: could not serialise the result\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    free(s);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "trainplan: error: could not write to standard output\n");
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}

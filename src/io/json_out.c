@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json_out.c: the estimate result as one JSON object, the contract of
+ * `trainplan estimate --json` (key by key in docs/cli.md) and of the web
+ * API, which uses this same serializer.
+ *
+ * Rules:
+ *  1. Exact counts (parameters, layout sizes) are JSON integers.
+ *  2. Memory is in bytes, rounded to whole bytes, as JSON integers; the
+ *     breakdown parts are rounded independently, so their sum may differ
+ *     from peak_bytes by a few bytes.
+ *  3. Every other modelled quantity is a JSON real in base units (FLOP,
+ *     seconds, FLOP/s, bytes/s); fractions (mfu, hfu, bubble) are 0..1.
+ *  4. No NaN or infinity ever: every real is checked, and the function
+ *     returns NULL when one is not finite (the CLI exits 4).
+ */
+#include <math.h>
+
+#include "io.h"
+
+/* Builder state: the first failure (non-finite value, jansson OOM) sticks. */
+typedef struct jb {
+    bool ok;
+} jb;
+
+static json_t *obj(jb *b)
+{
+    json_t *o = json_object();
+    if (!o)
+        b->ok = false;
+    return o;
+}
+
+/* Steals v; a NULL parent or value marks the build failed. */
+static void set(jb *b, json_t *o, const char *key, json_t *v)
+{
+    if (!o || !v) {
+        b->ok = false;
+        json_decref(v);
+        return;
+    }
+    if (json_object_set_new(o, key, v) != 0)
+        b->ok = false;
+}
+
+static void put_int(jb *b, json_t *o, const char *key, int64_t v)
+{
+    set(b, o, key, json_integer((json_int_t)v));
+}
+
+static void put_real(jb *b, json_t *o, const char *key, double v)
+{
+    if (!isfinite(v)) {
+        b->ok = false;
+        return;
+    }
+    set(b, o, key, json_real(v));
+}
+
+/* Bytes (or another modelled count) as a whole JSON integer. */
+static void put_bytes(jb *b, json_t *o, const char *key, double v)
+{
+    if (!isfinite(v) || fabs(v) > 9.0e18) {
+        b->ok = false;
+        return;
+    }
+    set(b, o, key, json_integer((json_int_t)llround(v)));
+}
+
+static void put_bool(jb *b, json_t *o, const char *key, bool v)
+{
+    set(b, o, key, json_boolean(v));
+}
+
+static void put_str(jb *b, json_t *o, const char *key, const char *v)
+{
+    json_t *j = v ? json_string(v) : json_null();
+    if (!j && v) /* not UTF-8 (a name taken from a file path): keep the output valid */
+        j = json_string("(name is not valid UTF-8)");
+    set(b, o, key, j);
+}
+
+static const char *mlp_name(tp_mlp m)
+{
+    return m == TP_MLP_SWIGLU ? "swiglu" : "gelu";
+}
+
+static const char *norm_name(tp_norm n)
+{
+    return n == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm";
+}
+
+static const char *pos_name(tp_pos p)
+{
+    switch (p) {
+    case TP_POS_ROTARY: return "rotary";
+    case TP_POS_LEARNED: return "learned";
+    case TP_POS_ALIBI: return "alibi";
+    }
+    return "unknown";
+}
+
+static json_t *model_json(jb *b, const tp_model *m)
+{
+    json_t *o = obj(b);
+    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    int64_t hd = m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
+    put_str(b, o, "name", m->name);
+    put_int(b, o, "layers", m->num_layers);
+    put_int(b, o, "hidden", m->hidden);
+    put_int(b, o, "heads", m->num_heads);
+    put_int(b, o, "kv_heads", kv);
+    put_int(b, o, "head_dim", hd);
+    put_int(b, o, "ffn_hidden", m->ffn_hidden);
+    put_int(b, o, "vocab", m->vocab);
+    put_str(b, o, "mlp", mlp_name(m->mlp));
+    put_str(b, o, "norm", norm_name(m->norm));
+    put_str(b, o, "position", pos_name(m->pos));
+    put_bool(b, o, "linear_bias", m->linear_bias);
+    put_bool(b, o, "tie_embeddings", m->tie_embeddings);
+    put_int(b, o, "experts", m->num_experts);
+    put_int(b, o, "topk", m->num_experts > 0 ? m->topk : 0);
+    put_int(b, o, "moe_ffn_hidden",
+            m->num_experts > 0 ? (m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden) : 0);
+    put_int(b, o, "shared_experts", m->num_experts > 0 ? m->num_shared_experts : 0);
+    return o;
+}
+
+static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
+{
+    json_t *o = obj(b);
+    put_str(b, o, "name", g->name);
+    put_real(b, o, "peak_flops_per_s", g->peak_flops_per_s[t->precision]);
+    put_str(b, o, "peak_precision", tp_io_precision_name(t->precision));
+    put_bytes(b, o, "memory_capacity_bytes", g->mem_capacity_bytes);
+    put_real(b, o, "mem_bw_bytes_per_s", g->mem_bw_bytes_per_s);
+    put_real(b, o, "intra_bw_bytes_per_s", g->intra_bw_bytes_per_s);
+    put_real(b, o, "inter_bw_bytes_per_s", g->inter_bw_bytes_per_s);
+    put_int(b, o, "gpus_per_node", g->gpus_per_node);
+    put_real(b, o, "price_per_gpu_hour", g->price_per_gpu_hour);
+    return o;
+}
+
+static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_result *r)
+{
+    json_t *o = obj(b);
+    put_int(b, o, "tp", t->tp);
+    put_int(b, o, "pp", t->pp);
+    put_int(b, o, "cp", t->cp);
+    put_int(b, o, "ep", t->ep);
+    put_int(b, o, "dp", r->dp);
+    put_int(b, o, "vpp", t->vpp);
+    put_bool(b, o, "sp", t->sp);
+    put_int(b, o, "zero", t->zero);
+    put_str(b, o, "schedule", tp_io_schedule_name(t->schedule));
+    put_str(b, o, "recompute", tp_io_recompute_name(t->recompute));
+    put_int(b, o, "recompute_every", t->recompute_every);
+    put_int(b, o, "first_stage_layers", t->first_stage_layers);
+    put_int(b, o, "last_stage_layers", t->last_stage_layers);
+    put_int(b, o, "micro_batch", t->micro_batch);
+    put_int(b, o, "global_batch", t->global_batch);
+    put_int(b, o, "global_batch_tokens", t->global_batch * t->seq_len);
+    put_int(b, o, "grad_accum", r->grad_accum);
+    put_int(b, o, "seq_len", t->seq_len);
+    put_int(b, o, "num_gpus", t->num_gpus);
+    put_int(b, o, "gpus_per_node", t->gpus_per_node > 0 ? t->gpus_per_node : g->gpus_per_node);
+    return o;
+}
+
+static json_t *training_json(jb *b, const tp_train *t)
+{
+    json_t *o = obj(b);
+    put_str(b, o, "precision", tp_io_precision_name(t->precision));
+    put_str(b, o, "grad_dtype", tp_io_dtype_name(t->grad_dtype));
+    put_str(b, o, "optimizer", tp_io_optimizer_name(&t->optimizer));
+    put_bool(b, o, "master_weights", t->optimizer.master_weights);
+    put_bool(b, o, "flash_attn", t->flash_attn);
+    put_bool(b, o, "dropout", t->dropout);
+    put_bool(b, o, "fused_ce", t->fused_ce);
+    put_int(b, o, "pad_vocab_to", t->pad_vocab_to > 1 ? t->pad_vocab_to : 1);
+    return o;
+}
+
+static json_t *conventions_json(jb *b, const tp_options *op)
+{
+    json_t *o = obj(b);
+    put_str(b, o, "attn_flops", op->attn_flops == TP_ATTN_FLOPS_FULL ? "full" : "causal");
+    put_str(b, o, "act_model", op->act_model == TP_ACT_KORTHIKANTI ? "korthikanti" : "detailed");
+    put_str(b, o, "ckpt_model", op->ckpt_model == TP_CKPT_SEED001 ? "seed001" : "exact");
+    put_str(b, o, "coll_model", op->coll_model == TP_COLL_SIMPLE ? "simple" : "ring");
+    put_bytes(b, o, "cuda_context_bytes", op->cuda_context_bytes);
+    put_bytes(b, o, "comm_buffer_bytes", op->comm_buffer_bytes);
+    put_real(b, o, "fragmentation", op->fragmentation);
+    return o;
+}
+
+static json_t *params_json(jb *b, const tp_params *p)
+{
+    json_t *o = obj(b);
+    put_int(b, o, "total", p->total);
+    put_int(b, o, "active", p->active);
+    json_t *bd = obj(b);
+    put_int(b, bd, "embedding", p->embedding);
+    put_int(b, bd, "output_head", p->output_head);
+    put_int(b, bd, "attention", p->attention);
+    put_int(b, bd, "mlp_dense", p->mlp_dense);
+    put_int(b, bd, "moe_routed", p->moe_routed);
+    put_int(b, bd, "moe_shared", p->moe_shared);
+    put_int(b, bd, "router", p->router);
+    put_int(b, bd, "norms", p->norms);
+    set(b, o, "breakdown", bd);
+    put_int(b, o, "per_layer_dense", p->per_layer_dense);
+    put_int(b, o, "per_layer_moe", p->per_layer_moe);
+    put_int(b, o, "num_moe_layers", p->num_moe_layers);
+    return o;
+}
+
+static json_t *flops_json(jb *b, const tp_flops *f, const tp_options *op)
+{
+    json_t *o = obj(b);
+    put_real(b, o, "model_per_token", f->model_per_token);
+    put_real(b, o, "hardware_per_token", f->hardware_per_token);
+    put_real(b, o, "six_n_per_token", f->six_n_per_token);
+    put_real(b, o, "attn_per_token", f->attn_per_token);
+    put_real(b, o, "logits_per_token", f->logits_per_token);
+    put_real(b, o, "model_per_step", f->model_per_step);
+    put_real(b, o, "hardware_per_step", f->hardware_per_step);
+    put_real(b, o, "tokens_per_step", f->tokens_per_step);
+    put_str(b, o, "attn_convention", op->attn_flops == TP_ATTN_FLOPS_FULL ? "full" : "causal");
+    return o;
+}
+
+static json_t *breakdown_json(jb *b, const tp_memory *m)
+{
+    json_t *o = obj(b);
+    put_bytes(b, o, "weights", m->weights_bytes);
+    put_bytes(b, o, "weights_gathered", m->weights_gathered_bytes);
+    put_bytes(b, o, "grads", m->grads_bytes);
+    put_bytes(b, o, "optimizer", m->optimizer_bytes);
+    put_bytes(b, o, "activations", m->activations_bytes);
+    put_bytes(b, o, "logits", m->logits_bytes);
+    put_bytes(b, o, "comm_buffers", m->comm_buffers_bytes);
+    put_bytes(b, o, "framework", m->framework_bytes);
+    put_bytes(b, o, "fragmentation", m->fragmentation_bytes);
+    return o;
+}
+
+/* One stage; `full` adds the verdict fields used at the top of "memory". */
+static void memory_fields(jb *b, json_t *o, const tp_memory *m)
+{
+    put_bytes(b, o, "peak_bytes", m->total_bytes);
+    put_bytes(b, o, "capacity_bytes", m->capacity_bytes);
+    put_bytes(b, o, "headroom_bytes", m->headroom_bytes);
+    put_bool(b, o, "fits", m->fits);
+    put_int(b, o, "stage", m->stage);
+    put_int(b, o, "layers", m->layers);
+    put_bytes(b, o, "params_on_gpu", m->params_on_gpu);
+    put_real(b, o, "inflight_microbatches", m->inflight_microbatches);
+    put_bytes(b, o, "act_per_layer_bytes", m->act_per_layer_bytes);
+    set(b, o, "breakdown", breakdown_json(b, m));
+}
+
+static json_t *memory_json(jb *b, const tp_result *r)
+{
+    json_t *o = obj(b);
+    memory_fields(b, o, &r->memory);
+    json_t *stages = obj(b);
+    json_t *first = obj(b);
+    json_t *last = obj(b);
+    memory_fields(b, first, &r->stage_first);
+    memory_fields(b, last, &r->stage_last);
+    set(b, stages, "first", first);
+    set(b, stages, "last", last);
+    set(b, o, "stages", stages);
+    return o;
+}
+
+static json_t *time_json(jb *b, const tp_time *t)
+{
+    if (!t->computed)
+        return json_null();
+    json_t *o = obj(b);
+    put_real(b, o, "step_s", t->step_s);
+    json_t *bd = obj(b);
+    put_real(b, bd, "compute", t->compute_s);
+    put_real(b, bd, "recompute", t->recompute_s);
+    put_real(b, bd, "tp_comm", t->tp_comm_s);
+    put_real(b, bd, "cp_comm", t->cp_comm_s);
+    put_real(b, bd, "ep_comm", t->ep_comm_s);
+    put_real(b, bd, "pp_comm", t->pp_comm_s);
+    put_real(b, bd, "bubble", t->bubble_s);
+    put_real(b, bd, "dp_comm", t->dp_comm_s);
+    put_real(b, bd, "optimizer", t->optimizer_s);
+    set(b, o, "breakdown", bd);
+    json_t *bub = obj(b);
+    put_real(b, bub, "of_total", t->bubble_of_total);
+    put_real(b, bub, "of_ideal", t->bubble_of_ideal);
+    set(b, o, "bubble_fraction", bub);
+    json_t *th = obj(b);
+    put_real(b, th, "tokens_per_s", t->tokens_per_s);
+    put_real(b, th, "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu);
+    put_real(b, th, "model_tflops_per_gpu", t->model_flops_per_s_per_gpu / 1e12);
+    put_real(b, th, "mfu", t->mfu);
+    put_real(b, th, "hfu", t->hfu);
+    set(b, o, "throughput", th);
+    put_str(b, o, "bottleneck", t->bottleneck ? t->bottleneck : "none");
+    return o;
+}
+
+static json_t *units_json(jb *b)
+{
+    json_t *o = obj(b);
+    put_str(b, o, "params", "parameters (exact integer counts)");
+    put_str(b, o, "flops", "floating-point operations; a multiply-add counts as 2");
+    put_str(b, o, "memory", "bytes, rounded to whole bytes (1 GB = 1e9 bytes, 1 GiB = 2^30 bytes)");
+    put_str(b, o, "time", "seconds");
+    put_str(b, o, "tokens_per_s", "tokens per second");
+    put_str(b, o, "model_tflops_per_gpu", "1e12 model FLOP per second per GPU");
+    put_str(b, o, "mfu_hfu_bubble", "fractions in [0, 1]");
+    put_str(b, o, "bandwidth", "bytes per second per direction");
+    put_str(b, o, "price", "USD per GPU-hour");
+    put_str(b, o, "layout", "counts: GPUs, layers, sequences, tokens");
+    return o;
+}
+
+json_t *tp_io_result_json(const tp_config *c, const tp_result *r)
+{
+    jb b = {true};
+    json_t *o = obj(&b);
+    put_str(&b, o, "trainplan_version", tp_version_string());
+    set(&b, o, "model", model_json(&b, &c->model));
+    set(&b, o, "gpu", gpu_json(&b, &c->gpu, &c->train));
+    set(&b, o, "layout", layout_json(&b, &c->gpu, &c->train, r));
+    set(&b, o, "training", training_json(&b, &c->train));
+    set(&b, o, "conventions", conventions_json(&b, &c->opts));
+    set(&b, o, "params", params_json(&b, &r->params));
+    set(&b, o, "flops", flops_json(&b, &r->flops, &c->opts));
+    set(&b, o, "memory", memory_json(&b, r));
+    set(&b, o, "time", time_json(&b, &r->time));
+    put_str(&b, o, "reason", r->reason);
+    set(&b, o, "units", units_json(&b));
+    if (!b.ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

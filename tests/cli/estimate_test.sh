@@ -1,0 +1,365 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# estimate_test.sh: end-to-end tests of `trainplan estimate`, `presets`,
+# `version`, `help`: the JSON contract (docs/cli.md), exit codes, derived
+# defaults, and every bad-input case with its exact stderr line.
+#
+#   bash tests/cli/estimate_test.sh /path/to/trainplan
+#
+# TP_SOURCE_DIR (set by ctest) locates docs/trainplan.1. Needs python3 for
+# JSON parsing. Prints one line per failure and a final "N passed, M failed".
+set -u
+
+T=${1:?usage: estimate_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+
+# run ARGS...: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
+run() {
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# expect_error WANT_STDERR_LINE ARGS...: exit 2, exactly that one line, no stdout
+expect_error() {
+    local want=$1
+    shift
+    run "$@"
+    local got
+    got=$(cat "$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then
+        ok
+    else
+        bad "trainplan $*: exit $rc, stderr [$got], want exit 2 and [$want]"
+    fi
+}
+
+# check_json NAME PYTHON_EXPR...: run after `run ... --json`; each expression
+# is evaluated with j = the parsed object and must be true.
+check_json() {
+    local name=$1
+    shift
+    if [ "$rc" -ne 0 ]; then
+        bad "$name: exit $rc: $(cat "$tmp/err")"
+        return
+    fi
+    local out
+    if out=$(python3 - "$tmp/out" "$@" 2>&1 <<'EOF'
+import json, math, sys
+
+def no_const(c):
+    raise ValueError("non-finite JSON constant " + c)
+
+with open(sys.argv[1]) as f:
+    j = json.load(f, parse_constant=no_const)
+
+def num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+def integer(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+failed = [e for e in sys.argv[2:] if not eval(e)]
+if failed:
+    print("; ".join(failed))
+    sys.exit(1)
+EOF
+    ); then
+        ok
+    else
+        bad "$name: $out"
+    fi
+}
+
+# ---------------------------------------------------------------- usage
+run
+if [ "$rc" -eq 2 ] && grep -q '^usage: trainplan <command>' "$tmp/err"; then ok; else
+    bad "no arguments: exit $rc, want 2 and usage on stderr"; fi
+run --help
+if [ "$rc" -eq 0 ] && grep -q 'estimate' "$tmp/out"; then ok; else bad "--help: exit $rc"; fi
+run version
+if [ "$rc" -eq 0 ] && grep -Eq '^trainplan [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out"; then ok; else
+    bad "version: exit $rc, [$(cat "$tmp/out")]"; fi
+run help estimate
+if [ "$rc" -eq 0 ] && grep -q -- '--global-batch-tokens' "$tmp/out"; then ok; else
+    bad "help estimate: exit $rc"; fi
+expect_error 'trainplan: error: unknown command "estimat" (did you mean "estimate"?)' estimat
+
+# --help / -h anywhere after the command, even after bad flags
+for args in "--help" "-h" "--tp x --help" "--gpus 8 -h"; do
+    # shellcheck disable=SC2086
+    run estimate $args
+    if [ "$rc" -eq 0 ] && grep -q '^usage: trainplan estimate' "$tmp/out"; then ok; else
+        bad "estimate $args: exit $rc, want the help"; fi
+done
+
+# ---------------------------------------------------------------- --help lists every flag
+flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vocab --mlp --norm
+--tie-embeddings --no-tie-embeddings --experts --topk --moe-ffn-hidden --shared-experts
+--seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
+--gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
+--schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer
+--recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
+--no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
+--coll-model --cuda-context-gb --comm-buffer-gb --fragmentation --json"
+run estimate --help
+cp "$tmp/out" "$tmp/help"
+man="$SRC/docs/trainplan.1"
+for fl in $flags; do
+    if grep -Eq -- "^  $fl( |\$)" "$tmp/help"; then ok; else bad "estimate --help does not list $fl"; fi
+    roff=$(printf '%s' "$fl" | sed 's/-/\\-/g')
+    if [ -f "$man" ] && grep -Fq -- "$roff" "$man"; then ok; else bad "docs/trainplan.1 does not document $fl"; fi
+done
+# every flag in the help shows a default; every N / X flag shows a [unit]
+nodef=$(python3 - "$tmp/help" <<'EOF'
+import re, sys
+entries, cur = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("  --"):
+        cur = [line]
+        entries.append(cur)
+    elif cur is not None and line.startswith(" " * 30):
+        cur.append(line)
+    else:
+        cur = None
+for e in entries:
+    text = " ".join(x.strip() for x in e)
+    flag = text.split()[0]
+    numeric = re.match(r"--[a-z0-9-]+ [NXK] ", text)
+    if "(default: " not in text or (numeric and not re.search(r"\[[^]]+\]", text)):
+        print(flag)
+EOF
+)
+if [ -z "$nodef" ]; then ok; else bad "flags without a default or unit in the help: $nodef"; fi
+# and the help lists no flag outside the contract
+extra=$(grep -Eo '^  --[a-z0-9-]+' "$tmp/help" | tr -d ' ' | sort -u |
+    while read -r f; do case " $(echo $flags) " in *" $f "*) ;; *) echo "$f" ;; esac; done)
+if [ -z "$extra" ]; then ok; else bad "undocumented flags in the help: $extra"; fi
+
+# ---------------------------------------------------------------- the JSON contract
+run estimate --json
+check_json "default estimate: contract keys and types" \
+    'integer(j["params"]["total"]) and j["params"]["total"] == 8030261248' \
+    'integer(j["params"]["active"]) and j["params"]["active"] == 8030261248' \
+    'all(integer(v) for v in j["params"]["breakdown"].values())' \
+    'sum(j["params"]["breakdown"].values()) == j["params"]["total"]' \
+    'all(num(j["flops"][k]) for k in ["model_per_token", "hardware_per_token", "six_n_per_token", "model_per_step"])' \
+    'j["flops"]["attn_convention"] == "causal"' \
+    'j["flops"]["model_per_token"] > 0 and j["flops"]["six_n_per_token"] == 6 * 8030261248' \
+    'all(integer(j["memory"][k]) for k in ["peak_bytes", "capacity_bytes", "headroom_bytes", "stage"])' \
+    'isinstance(j["memory"]["fits"], bool)' \
+    'sorted(j["memory"]["breakdown"]) == sorted(["weights", "weights_gathered", "grads", "optimizer", "activations", "logits", "comm_buffers", "framework", "fragmentation"])' \
+    'all(integer(v) and v >= 0 for v in j["memory"]["breakdown"].values())' \
+    'abs(sum(j["memory"]["breakdown"].values()) - j["memory"]["peak_bytes"]) <= 9' \
+    'j["memory"]["headroom_bytes"] == j["memory"]["capacity_bytes"] - j["memory"]["peak_bytes"] or abs(j["memory"]["headroom_bytes"] - (j["memory"]["capacity_bytes"] - j["memory"]["peak_bytes"])) <= 2' \
+    'all(integer(j["layout"][k]) for k in ["tp", "pp", "cp", "ep", "dp", "vpp", "zero", "micro_batch", "global_batch", "grad_accum", "seq_len", "num_gpus", "gpus_per_node"])' \
+    'isinstance(j["layout"]["sp"], bool) and j["layout"]["sp"] is False' \
+    'j["layout"]["schedule"] == "1f1b" and j["layout"]["recompute"] == "none"' \
+    'j["layout"]["num_gpus"] == 1 and j["layout"]["dp"] == 1 and j["layout"]["global_batch"] == 1' \
+    'j["layout"]["seq_len"] == 2048 and j["layout"]["gpus_per_node"] == 8' \
+    'j["model"]["name"] == "llama-3-8b" and j["model"]["layers"] == 32 and j["model"]["kv_heads"] == 8' \
+    'j["gpu"]["name"] == "h100-sxm" and num(j["gpu"]["peak_flops_per_s"])' \
+    'j["time"] is None or (num(j["time"]["step_s"]) and len(j["time"]["breakdown"]) == 9 and sorted(j["time"]["throughput"]) == sorted(["tokens_per_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu", "hfu"]) and isinstance(j["time"]["bottleneck"], str))' \
+    'isinstance(j["units"], dict) and "memory" in j["units"]' \
+    'isinstance(j["reason"], str)'
+
+# does not fit: still exit 0, fits false, a reason
+run estimate --json --gpus 1
+check_json "llama-3-8b on one GPU does not fit" \
+    'j["memory"]["fits"] is False' 'j["memory"]["headroom_bytes"] < 0' 'len(j["reason"]) > 0'
+run estimate --gpus 1
+if [ "$rc" -eq 0 ] && grep -q 'DOES NOT FIT' "$tmp/out"; then ok; else bad "text: no DOES NOT FIT (exit $rc)"; fi
+
+# fits
+run estimate --json --gpus 8 --tp 2 --pp 2 --global-batch 32
+check_json "llama-3-8b on 8 GPUs, TP 2 PP 2 fits" \
+    'j["memory"]["fits"] is True' 'j["reason"] == ""' 'j["layout"]["dp"] == 2' \
+    'j["layout"]["grad_accum"] == 16' 'j["layout"]["sp"] is True' \
+    'j["memory"]["headroom_bytes"] > 0'
+run estimate --gpus 8 --tp 2 --pp 2 --global-batch 32
+if [ "$rc" -eq 0 ] && grep -q 'FITS' "$tmp/out" && ! grep -q 'DOES NOT FIT' "$tmp/out"; then ok
+else bad "text: no FITS verdict (exit $rc)"; fi
+
+# text report: sections, labelled units, step time said to be absent when it is
+run estimate --gpus 8 --zero 1
+for want in '^Model: llama-3-8b' '8,030,261,248' '^Layout' '^FLOPs' '^Memory on the heaviest GPU' \
+    'GiB (2^30 B)' 'GB (1e9 B)' '^Step time' 'causal'; do
+    if grep -q -- "$want" "$tmp/out"; then ok; else bad "text report lacks [$want]"; fi
+done
+run estimate --json --gpus 8 --zero 1
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["time"] is None else 1)' \
+    "$tmp/out"; then
+    run estimate --gpus 8 --zero 1
+    if grep -q 'not computed (step-time model not available yet)' "$tmp/out"; then ok; else
+        bad "time is null but the report does not say it is not computed"; fi
+else
+    run estimate --gpus 8 --zero 1
+    if grep -q 'MFU' "$tmp/out" && grep -q 'tokens/s' "$tmp/out"; then ok; else
+        bad "time computed but the report lacks MFU / tokens/s"; fi
+fi
+
+# ---------------------------------------------------------------- derived defaults and overrides
+run estimate --json --gpus 8 --micro-batch 2
+check_json "global batch defaults to micro-batch x DP" \
+    'j["layout"]["global_batch"] == 16' 'j["layout"]["grad_accum"] == 1'
+run estimate --json --gpus 8 --seq-len 4096 --global-batch-tokens 4194304
+check_json "--global-batch-tokens" \
+    'j["layout"]["global_batch"] == 1024' 'j["layout"]["global_batch_tokens"] == 4194304' \
+    'j["layout"]["grad_accum"] == 128'
+run estimate --json --gpus 8 --tp 2 --no-sp
+check_json "--no-sp" 'j["layout"]["sp"] is False'
+run estimate --json --gpus 8 --tp=2 --sp
+check_json "--tp=2 --sp" 'j["layout"]["tp"] == 2 and j["layout"]["sp"] is True'
+run estimate --json --gpus 8 --pp 2 --vpp 2 --global-batch 16
+check_json "--vpp 2 implies interleaved" 'j["layout"]["schedule"] == "interleaved"' \
+    'j["layout"]["vpp"] == 2'
+run estimate --json --gpus 8 --fsdp
+check_json "--fsdp is ZeRO 3" 'j["layout"]["zero"] == 3'
+run estimate --json --gpus 8 --distributed-optimizer
+check_json "--distributed-optimizer is ZeRO 1" 'j["layout"]["zero"] == 1'
+run estimate --json --gpus 8 --fsdp --zero 2
+check_json "the last of --fsdp / --zero wins" 'j["layout"]["zero"] == 2'
+run estimate --json --gpu-memory-gb 100 --peak-tflops 500 --price 2.5 --gpus-per-node 4
+check_json "GPU overrides" 'j["memory"]["capacity_bytes"] == 100000000000' \
+    'j["gpu"]["peak_flops_per_s"] == 5e14' 'j["gpu"]["price_per_gpu_hour"] == 2.5' \
+    'j["layout"]["gpus_per_node"] == 4'
+run estimate --json --gpu-memory-gib 100
+check_json "--gpu-memory-gib" 'j["memory"]["capacity_bytes"] == 107374182400'
+run estimate --json --layers 16 --no-tie-embeddings
+check_json "--layers override" 'j["model"]["layers"] == 16' \
+    'j["params"]["total"] == 8030261248 - 16 * 218112000'
+run estimate --json --tie-embeddings
+check_json "--tie-embeddings" 'j["params"]["total"] == 8030261248 - 525336576' \
+    'j["model"]["tie_embeddings"] is True'
+run estimate --json --optimizer adamw-bf16 --no-master-weights --grad-dtype fp32 --precision fp8 \
+    --recompute full --recompute-every 4 --fused-ce --attn-flops full --act-model korthikanti \
+    --ckpt-model seed001 --coll-model simple --fragmentation 0 --cuda-context-gb 0 \
+    --comm-buffer-gb 0 --no-flash-attn --dropout --pad-vocab 128
+check_json "training and convention switches" \
+    'j["training"]["optimizer"] == "adamw-bf16" and j["training"]["master_weights"] is False' \
+    'j["training"]["grad_dtype"] == "fp32" and j["training"]["precision"] == "fp8"' \
+    'j["layout"]["recompute"] == "full" and j["layout"]["recompute_every"] == 4' \
+    'j["training"]["fused_ce"] is True and j["training"]["flash_attn"] is False' \
+    'j["training"]["dropout"] is True and j["training"]["pad_vocab_to"] == 128' \
+    'j["flops"]["attn_convention"] == "full" and j["conventions"]["act_model"] == "korthikanti"' \
+    'j["conventions"]["ckpt_model"] == "seed001" and j["conventions"]["coll_model"] == "simple"' \
+    'j["memory"]["breakdown"]["framework"] == 0 and j["memory"]["breakdown"]["fragmentation"] == 0' \
+    'j["flops"]["hardware_per_token"] > j["flops"]["model_per_token"]'
+
+# a Hugging Face config.json for Llama-3-8B gives the same count
+cat >"$tmp/config.json" <<'EOF'
+{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+ "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192,
+ "tie_word_embeddings": false, "rms_norm_eps": 1e-05, "rope_theta": 500000.0}
+EOF
+run estimate --json --model "$tmp/config.json"
+check_json "HF config.json import" 'j["params"]["total"] == 8030261248'
+
+# MoE preset: total vs active
+run estimate --json --model mixtral-8x7b --gpus 8 --ep 8
+check_json "mixtral-8x7b with EP 8" 'j["params"]["total"] == 46702792704' \
+    'j["params"]["active"] == 12879925248' 'j["layout"]["ep"] == 8'
+
+# ---------------------------------------------------------------- presets
+run presets --json
+check_json "presets --json" \
+    'any(m["name"] == "llama-3-8b" and m["params_total"] == 8030261248 for m in j["models"])' \
+    'all(isinstance(m["name"], str) and integer(m["params_total"]) and integer(m["params_active"]) for m in j["models"])' \
+    'all(isinstance(m["source"], str) and m["source"] for m in j["models"])' \
+    'set(["a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h800", "h200", "b200", "gb200", "mi300x"]) <= set(g["name"] for g in j["gpus"])' \
+    'set(["llama-2-7b", "llama-3-8b", "llama-3.1-405b", "gpt3-175b", "mixtral-8x7b"]) <= set(m["name"] for m in j["models"])' \
+    'all(num(g["peak_bf16_flops_per_s"]) and integer(g["memory_bytes"]) and num(g["price_per_gpu_hour"]) for g in j["gpus"])'
+run presets
+if [ "$rc" -eq 0 ] && grep -q 'llama-3-8b' "$tmp/out" && grep -q 'h100-sxm' "$tmp/out" &&
+    grep -q 'TFLOP/s' "$tmp/out" && grep -q 'GiB' "$tmp/out"; then ok; else bad "presets: exit $rc"; fi
+expect_error 'trainplan: error: unknown flag "--jsn" (did you mean "--json"?)' presets --jsn
+
+# ---------------------------------------------------------------- bad input: exact messages, exit 2
+expect_error 'trainplan: error: --tp: expected an integer, got "x"' estimate --tp x
+expect_error 'trainplan: error: --tp: 0 is out of range [1, 1048576]' estimate --tp 0
+expect_error 'trainplan: error: --tp: -2 is out of range [1, 1048576]' estimate --tp -2
+expect_error 'trainplan: error: --micro-batch: -1 is out of range [1, 1099511627776]' \
+    estimate --micro-batch -1
+expect_error 'trainplan: error: --seq-len: expected an integer, got "1.5"' estimate --seq-len 1.5
+expect_error 'trainplan: error: --seq-len: 0 is out of range [1, 134217728]' estimate --seq-len 0
+expect_error 'trainplan: error: --tp: 3 does not divide the number of attention heads (32)' \
+    estimate --gpus 3 --tp 3
+expect_error 'trainplan: error: --tp: 16 does not divide the number of key/value heads (8)' \
+    estimate --gpus 16 --tp 16
+expect_error 'trainplan: error: --pp: 33 is larger than the number of layers (32)' \
+    estimate --gpus 33 --pp 33
+expect_error 'trainplan: error: --gpus: 6 GPUs are not divisible by tp*pp*cp = 4*1*1' \
+    estimate --gpus 6 --tp 4
+expect_error 'trainplan: error: --ep: 3 does not divide the number of experts (8)' \
+    estimate --model mixtral-8x7b --gpus 3 --ep 3
+expect_error 'trainplan: error: --ep: 2 needs a mixture-of-experts model (experts is 0)' \
+    estimate --gpus 2 --ep 2
+expect_error 'trainplan: error: --global-batch: 12 is not divisible by micro-batch * dp = 2 * 8' \
+    estimate --gpus 8 --micro-batch 2 --global-batch 12
+expect_error "trainplan: error: --model: unknown model \"llama-3-9b\" (did you mean \"llama-3-8b\"?); run 'trainplan presets' to list them" \
+    estimate --model llama-3-9b
+expect_error "trainplan: error: --gpu: unknown gpu \"h100\" (did you mean \"h100-sxm\"?); run 'trainplan presets' to list them" \
+    estimate --gpu h100
+expect_error 'trainplan: error: unknown flag "--tpp" (did you mean "--tp"?)' estimate --tpp 2
+expect_error 'trainplan: error: unknown flag "--global-bach" (did you mean "--global-batch"?)' \
+    estimate --global-bach 8
+expect_error 'trainplan: error: unknown flag "--frobnicate"' estimate --frobnicate
+expect_error 'trainplan: error: --tp needs a value' estimate --tp
+expect_error 'trainplan: error: --tp needs a value' estimate --tp --pp 2
+expect_error 'trainplan: error: --gpus: 99999999999 is out of range [1, 1048576]' \
+    estimate --gpus 99999999999
+expect_error 'trainplan: error: --layers: 99999999999999999999 is out of range [1, 100000]' \
+    estimate --layers 99999999999999999999
+expect_error 'trainplan: error: --global-batch-tokens: 1000 tokens is not a multiple of the sequence length 2048 (--seq-len)' \
+    estimate --global-batch-tokens 1000
+expect_error 'trainplan: error: --precision: unknown value "bf17" (did you mean "bf16"? expected one of bf16|fp16|fp8)' \
+    estimate --precision bf17
+expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one of 1f1b|interleaved|gpipe)' \
+    estimate --schedule zigzag
+expect_error 'trainplan: error: --zero: 4 is out of range [0, 3]' estimate --zero 4
+expect_error 'trainplan: error: --fragmentation: 2 is out of range [0, 1]' estimate --fragmentation 2
+expect_error 'trainplan: error: --gpu-memory-gb: expected a number, got "nan"' \
+    estimate --gpu-memory-gb nan
+expect_error 'trainplan: error: --peak-tflops: expected a number, got "inf"' \
+    estimate --peak-tflops inf
+expect_error 'trainplan: error: --json: takes no value (got "1")' estimate --json=1
+expect_error 'trainplan: error: unexpected argument "foo" (estimate takes only flags)' estimate foo
+expect_error 'trainplan: error: --vpp: virtual pipeline stages need pp >= 2' estimate --vpp 2
+
+# files: unreadable, malformed JSON (line:col), a missing key
+expect_error "trainplan: error: --model: cannot read \"$tmp/none.json\": No such file or directory" \
+    estimate --model "$tmp/none.json"
+printf '{"name": "x",\n "hidden": }\n' >"$tmp/bad.json"
+expect_error "trainplan: error: $tmp/bad.json:2:12: invalid JSON: unexpected token near '}'" \
+    estimate --model "$tmp/bad.json"
+printf '{"name": "x", "norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "num_layers": 2}\n' \
+    >"$tmp/partial.json"
+expect_error "trainplan: error: $tmp/partial.json: missing key \"hidden\"" \
+    estimate --model "$tmp/partial.json"
+
+# ---------------------------------------------------------------- never NaN or inf
+for args in "" "--gpus 8 --tp 8" "--gpus 64 --tp 8 --pp 8 --global-batch 512 --recompute full" \
+    "--model mixtral-8x7b --gpus 64 --ep 8 --tp 2 --zero 3" "--seq-len 134217728 --gpus 8 --cp 8"; do
+    # shellcheck disable=SC2086
+    run estimate $args
+    rc_text=$rc
+    if [ "$rc_text" -eq 0 ] && ! grep -Eiq '(^|[^a-z])(nan|inf|infinity)([^a-z]|$)' "$tmp/out"; then ok
+    else bad "estimate $args: exit $rc_text or non-finite number in the report"; fi
+    # shellcheck disable=SC2086
+    run estimate $args --json
+    check_json "estimate $args --json is finite" 'True'
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
