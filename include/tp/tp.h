@@ -227,7 +227,8 @@ TP_API tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_par
  */
 typedef struct tp_gpu_eff {
     double gemm;          /* large-GEMM achieved fraction of dense peak (0..1] */
-    double gemm_half_dim; /* GEMM size (elements of the smallest dim) at which efficiency halves */
+    double gemm_fp8;      /* large-GEMM achieved fraction of the fp8 dense peak (0..1]; 0 -> gemm */
+    double gemm_half_dim; /* GEMM size (elements of the harmonic dim 1/(1/M+1/N+1/K)) at which efficiency halves */
     double attn;          /* FlashAttention achieved fraction of dense peak */
     double mem_bw;        /* achieved fraction of HBM bandwidth for element-wise work */
     double intra_bw;      /* achieved busbw fraction of the intra-node link */
@@ -296,6 +297,23 @@ typedef struct tp_options {
     tp_act_model act_model;
     tp_ckpt_model ckpt_model;
     tp_coll_model coll_model;
+    bool tp_comm_overlap;        /* TP collectives overlapped with the GEMMs (Megatron
+                                    --tp-comm-overlap, torchtitan async TP); default false */
+    bool dp_comm_overlap;        /* gradient reduction, parameter gathers and ZeRO-3 prefetch
+                                    overlapped with compute (DDP buckets, --overlap-grad-reduce,
+                                    FSDP); default true */
+    bool sac_ops;                /* selective recompute is per-op SAC (torchtitan): keeps the
+                                    block input, every other matmul output and the attention
+                                    output, recomputes the rest; default false (Megatron:
+                                    selective = the attention core only) */
+    double grad_copy_bytes;      /* bytes per parameter of a 16-bit gradient kept beside fp32
+                                    accumulation, unsharded (DeepSpeed BF16_Optimizer: 2;
+                                    Megatron's fused accumulation: 0, the default) */
+    double ce_bytes_per_logit;   /* loss peak per logit element when the cross-entropy is
+                                    not fused: fp32 logits, log-probabilities, gradient */
+    bool pp_scatter_gather;      /* pipeline p2p tensors sharded over the TP group (Megatron's
+                                    scatter/gather optimisation; implied by SP); default true,
+                                    DeepSpeed's pipeline engine sends them whole */
     double cuda_context_bytes;   /* CUDA context + kernels resident per GPU */
     double comm_buffer_bytes;    /* NCCL buffers per communicator */
     double fragmentation;        /* allocator reserve as a fraction of dynamic memory */

@@ -3,8 +3,9 @@
  * calib.c: every calibrated constant of the model, in one place.
  *
  * Memory overheads are physical measurements with sources; efficiency
- * factors are fitted on runs-dev.csv (docs/ACCURACY.md gives the fit and
- * the error it leaves). Nothing else in libtp holds a tuned number.
+ * factors are fitted on runs-dev.csv by tools/calibrate.py (docs/ACCURACY.md
+ * gives the fit and the error it leaves). Nothing else in libtp holds a
+ * tuned number.
  */
 #include <string.h>
 
@@ -17,6 +18,27 @@ void tp_options_default(tp_options *o)
     o->act_model = TP_ACT_DETAILED;
     o->ckpt_model = TP_CKPT_EXACT;
     o->coll_model = TP_COLL_RING;
+    /* TP collectives are on the critical path unless the framework
+     * overlaps them (Megatron --tp-comm-overlap, torchtitan async TP are
+     * opt-in); gradient reduction overlaps backward in every current
+     * framework (DDP buckets, Megatron --overlap-grad-reduce, FSDP). */
+    o->tp_comm_overlap = false;
+    o->dp_comm_overlap = true;
+    /* Selective recompute means Megatron's (attention core only) unless a
+     * framework says otherwise (torchtitan: per-op SAC). */
+    o->sac_ops = false;
+    /* Megatron accumulates gradients straight into fp32 main grads; only
+     * DeepSpeed's BF16_Optimizer keeps a 16-bit copy as well (2). */
+    o->grad_copy_bytes = 0.0;
+    /* Unfused cross-entropy peak per logit: fp32 logits 4 + fp32
+     * log-probabilities 4 + their fp32 gradient 4 (PyTorch F.cross_entropy
+     * on upcast logits, torchtitan 2024); Megatron's estimator counts only
+     * the fp32 logits (4). 12 fits the torchtitan rows of runs-dev.csv,
+     * whose reserved peak rises 2 x 16 GiB from 8k to 64k tokens. */
+    o->ce_bytes_per_logit = 12.0;
+    /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
+     * 2021 4.1); sequence parallelism shards them anyway. */
+    o->pp_scatter_gather = true;
     /* CUDA context: 287 MB lazy vs 667 MB eager module loading
      * (pytorch/pytorch#86509); lazy is the default since CUDA 12.2. */
     o->cuda_context_bytes = 0.5e9;
@@ -33,16 +55,99 @@ void tp_options_default(tp_options *o)
     o->zero3_prefetch_layers = 2.0;
 }
 
+/* GPU generations whose fitted efficiencies differ. */
+typedef enum gpu_kind { KIND_AMPERE = 0, KIND_HOPPER, KIND_BLACKWELL, KIND_OTHER } gpu_kind;
+
+typedef struct kind_eff {
+    const char *name;
+    double gemm;     /* FITTED: large bf16/fp16 GEMM fraction of the dense peak */
+    double gemm_fp8; /* FITTED: large fp8 GEMM fraction of the fp8 dense peak */
+} kind_eff;
+
+/*
+ * Fitted on runs-dev.csv (tools/calibrate.py; docs/ACCURACY.md). Rows per
+ * kind in the fit: Ampere = A100 40/80 GB (Megatron 2021, BLOOM, Mosaic,
+ * torchtune); Hopper = H100 SXM, the 500 W H100 and H200 (Megatron-Core
+ * 2024, Mosaic, NeMo, torchtitan, Megatron-Bridge); Blackwell = B200 and
+ * GB200 (NeMo long-context, Megatron-Bridge). Other vendors have no rows:
+ * they get the Hopper values (a guess, stated in docs/ACCURACY.md).
+ */
+/* FITTED: GEMM half-rate intensity as a multiple of the roofline ridge. */
+#define GEMM_RIDGE_FACTOR 1.0
+
+static const kind_eff kinds[] = {
+    [KIND_AMPERE] = {"ampere", 0.80, 0.80},
+    [KIND_HOPPER] = {"hopper", 0.75, 0.65},
+    [KIND_BLACKWELL] = {"blackwell", 0.75, 0.65},
+    [KIND_OTHER] = {"other", 0.75, 0.65},
+};
+
+static char lower(char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+}
+
+/* Case-insensitive substring test on a NUL-terminated name. */
+static bool name_has(const char *name, const char *needle)
+{
+    for (size_t i = 0; name[i]; i++) {
+        size_t j = 0;
+        while (needle[j] && name[i + j] && lower(name[i + j]) == needle[j])
+            j++;
+        if (!needle[j])
+            return true;
+    }
+    return false;
+}
+
+static gpu_kind kind_of(const tp_gpu *g)
+{
+    char name[TP_NAME_MAX + 1];
+    memcpy(name, g->name, TP_NAME_MAX);
+    name[TP_NAME_MAX] = '\0';
+    if (name_has(name, "a100") || name_has(name, "a800") || name_has(name, "a30"))
+        return KIND_AMPERE;
+    if (name_has(name, "h100") || name_has(name, "h800") || name_has(name, "h200") ||
+        name_has(name, "h20"))
+        return KIND_HOPPER;
+    if (name_has(name, "b200") || name_has(name, "b100") || name_has(name, "b300") ||
+        name_has(name, "gb200"))
+        return KIND_BLACKWELL;
+    if (name_has(name, "mi") || name_has(name, "gaudi"))
+        return KIND_OTHER;
+    /* Unknown name: judge by the bf16 peak (A100 312, H100 989, B200 2250 TFLOP/s). */
+    double bf16 = g->peak_flops_per_s[TP_PREC_BF16];
+    if (bf16 < 500e12)
+        return KIND_AMPERE;
+    if (bf16 < 1500e12)
+        return KIND_HOPPER;
+    return KIND_BLACKWELL;
+}
+
 void tp_gpu_default_eff(tp_gpu *g)
 {
-    /* Placeholder values until the step-time calibration lands. */
-    g->eff.gemm = 0.75;
-    g->eff.gemm_half_dim = 256.0;
-    g->eff.attn = 0.5;
+    const kind_eff *k = &kinds[kind_of(g)];
+    g->eff.gemm = k->gemm;
+    g->eff.gemm_fp8 = k->gemm_fp8;
+    /* GEMM intensity (FLOP per 2-byte element) at which a GEMM runs at half
+     * its large-size rate: the roofline ridge point peak / HBM bandwidth of
+     * this GPU times a FITTED factor (an A100 gets 153 k, an H100 295 k). */
+    double bf16 = g->peak_flops_per_s[TP_PREC_BF16], bw = g->mem_bw_bytes_per_s;
+    g->eff.gemm_half_dim = (bf16 > 0.0 && bw > 0.0) ? GEMM_RIDGE_FACTOR * bf16 / bw : 128.0;
+    /* FITTED: FlashAttention achieved fraction of the 16-bit dense peak. */
+    g->eff.attn = 0.55;
+    /* Element-wise kernels reach about 80% of HBM bandwidth (STREAM-like
+     * copy/triad on A100/H100); not fitted. */
     g->eff.mem_bw = 0.8;
-    g->eff.intra_bw = 0.8;
-    g->eff.inter_bw = 0.9;
-    g->eff.intra_lat_s = 5e-6;
-    g->eff.inter_lat_s = 15e-6;
+    /* NCCL busbw on NVLink about 370 of 450 GB/s on H100 (nccl-tests
+     * issues #212, #290, formulas.md 4.2): 0.82 of the line rate. */
+    g->eff.intra_bw = 0.82;
+    /* A 400 Gb/s NDR NIC delivers 46-48 of 50 GB/s (formulas.md 4.2). */
+    g->eff.inter_bw = 0.94;
+    /* Per-step latencies, NCCL tuning.cc LL128: NVLink ring 1.9 us,
+     * network 4.0 us (Simple: 3.4 / 14); rounded to 2 and 5 us. */
+    g->eff.intra_lat_s = 2e-6;
+    g->eff.inter_lat_s = 5e-6;
+    /* FITTED: share of overlappable communication that actually hides. */
     g->eff.overlap = 0.9;
 }

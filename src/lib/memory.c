@@ -45,8 +45,18 @@
  * 4. Micro-batches in flight at peak (formulas.md 3.4): no PP 1; 1F1B
  *    min(m, p - i) on stage i; interleaved (p - i)*(1 + (p-1)/(p*v)) capped
  *    at m; GPipe m.
- * 5. Logits on the last stage (Megatron estimator, formulas.md 3.5):
- *    4*T*(h + V)/t fp32 output-layer input and logits; fused CE: 4*T*h/t.
+ * 5. Logits on the last stage (formulas.md 3.5): the fp32 output-layer
+ *    input 4*T*h/t plus the loss peak opts.ce_bytes_per_logit * T*V/t when
+ *    the cross-entropy is not fused (Megatron's estimator counts 4, the fp32
+ *    logits; PyTorch's F.cross_entropy on upcast logits also holds the fp32
+ *    log-probabilities and their gradient at the backward: 12, calibrated on
+ *    the torchtitan rows of runs-dev.csv); fused/chunked CE: 4*T*h/t.
+ *    Per-op selective checkpointing (opts.sac_ops, torchtitan) stores the
+ *    block input, every other matmul output and the attention output.
+ *    ZeRO-3 under PP keeps the stage's 16-bit weights and gradients
+ *    gathered (torchtitan does not reshard between micro-batches); a 16-bit
+ *    gradient copy beside fp32 accumulation (opts.grad_copy_bytes,
+ *    DeepSpeed BF16_Optimizer) is unsharded.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).
@@ -118,6 +128,42 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
     return sp;
 }
 
+/*
+ * Per-op selective activation checkpointing (torchtitan's "op" SAC, the
+ * policy behind its `selective` mode): the block input is stored, and of the
+ * operations inside only every other matmul output and the attention output
+ * (with its fp32 log-sum-exp) are saved; norms, activations and the other
+ * matmuls are recomputed. Llama layout (wq, wk, wv, wo, w1, w3, w2): wq, wv,
+ * w1 and w2 are saved; fused GPT layout (qkv, o, fc1, fc2): qkv and fc1.
+ * MoE layers: the routed copies' w1 outputs and the permuted input. Bytes per
+ * token on this GPU (sharded by t but the block input, /t with SP).
+ */
+static double sac_bytes_per_token(const tp_config *c, bool moe)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double h = (double)m->hidden, a = (double)m->num_heads, tpz = (double)t->tp;
+    double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
+    double f = (double)m->ffn_hidden;
+    double input = 2.0 * h;
+    double saved = 2.0 * q + 4.0 * a; /* attention output and its log-sum-exp */
+    if (m->mlp == TP_MLP_SWIGLU)
+        saved += 2.0 * q + 2.0 * kv; /* wq, wv */
+    else
+        saved += 2.0 * (q + 2.0 * kv); /* fused qkv */
+    if (moe) {
+        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double k = (double)m->topk;
+        saved += k * (2.0 * fe + 2.0 * h) + 2.0 * h;
+    } else if (m->mlp == TP_MLP_SWIGLU) {
+        saved += 2.0 * f + 2.0 * h; /* w1, w2 */
+    } else {
+        saved += 2.0 * f; /* fc1 */
+    }
+    bool sp = t->sp && t->tp > 1;
+    return saved / tpz + (sp ? input / tpz : input);
+}
+
 /* Activation bytes of one layer for one micro-batch on one GPU. */
 static double layer_activation_bytes(const tp_config *c, bool moe)
 {
@@ -159,6 +205,8 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
     }
     double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && c->opts.sac_ops)
+        per_tok = sac_bytes_per_token(c, moe);
     return T * per_tok;
 }
 
@@ -244,9 +292,25 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     if (t->zero >= 3) {
         w /= D;
         we /= De;
-        out->weights_gathered_bytes =
-            o->zero3_prefetch_layers * sp.largest_layer * wb + sp.largest_layer * gb +
-            sp.ends * wb;
+        if (t->pp > 1) {
+            /* ZeRO-3 under a pipeline (torchtitan): parameters are not
+             * resharded after forward (that would re-gather them for every
+             * micro-batch) and gradients accumulate unsharded, in the
+             * gradient (reduce) dtype, until the last micro-batch: the whole
+             * stage is gathered. */
+            out->weights_gathered_bytes = (sp.dense + sp.expert) * (wb + gb);
+        } else {
+            out->weights_gathered_bytes =
+                o->zero3_prefetch_layers * sp.largest_layer * wb + sp.largest_layer * gb +
+                sp.ends * wb;
+        }
+    }
+    /* A 16-bit gradient kept beside fp32 accumulation, unsharded (DeepSpeed
+     * BF16_Optimizer); bounded here because it is a calibration input. */
+    double gcopy = o->grad_copy_bytes;
+    if (gcopy > 0.0 && gcopy <= 8.0) {
+        g += sp.dense * gcopy;
+        ge += sp.expert * gcopy;
     }
     out->weights_bytes = w + we;
     out->grads_bytes = g + ge;
@@ -287,7 +351,10 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
         double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
         double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
         double h = (double)m->hidden;
-        out->logits_bytes = 4.0 * T * (h + (t->fused_ce ? 0.0 : V)) / (double)t->tp;
+        double ce = o->ce_bytes_per_logit;
+        if (!(ce >= 0.0 && ce <= 64.0))
+            ce = 4.0;
+        out->logits_bytes = (4.0 * T * h + (t->fused_ce ? 0.0 : ce * T * V)) / (double)t->tp;
     }
 
     /* 6. Fixed and reserve. */

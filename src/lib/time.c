@@ -1,13 +1,659 @@
 /* SPDX-License-Identifier: MIT */
-/* time.c: step-time model. Not computed yet (issue 3). */
+/*
+ * time.c: step-time model, built from the operations of one layer.
+ * docs/model.md holds the same equations with their sources; calib.c the
+ * constants; docs/ACCURACY.md the error they leave on runs-dev.csv.
+ *
+ * Symbols (per GPU, per micro-batch): b micro-batch, s sequence, c/t/e/p/d
+ * context/tensor/expert/pipeline/data parallel sizes, T = b*s/c tokens, h
+ * hidden, q = a*d_h, kv = n_kv*d_h, f MLP width (f_e per expert, f_sh
+ * shared), g = 2 for SwiGLU (gate|up) else 1, k top-k, E experts, V padded
+ * vocabulary, m micro-batches per step, v virtual stages. Seconds, bytes.
+ *
+ * 1. GEMMs (forward; backward = data-gradient + weight-gradient = 2x):
+ *      QKV  M=T N=(q+2kv)/t K=h      O    M=T N=h K=q/t
+ *      FC1  M=T N=g*f/t    K=h       FC2  M=T N=h K=f/t
+ *      MoE: router M=T N=E K=h; E/e local experts each with M = T*k*e/E
+ *           tokens and the FC1/FC2 shapes of f_e; shared experts as FC1/FC2
+ *      logits (last stage) M=T N=V/t K=h
+ *    time = 2MNK / (peak * eff), eff = gemm * I / (I + I_half), where
+ *    I = 1/(1/M + 1/N + 1/K) is the GEMM's arithmetic intensity in
+ *    FLOP per 2-byte element. This is the additive roofline
+ *    time = [2MNK + 2*I_half*(MK + KN + MN)] / (gemm * peak): a GEMM pays
+ *    its FLOPs at the achieved peak plus its operand traffic; small hidden
+ *    sizes and high TP (small N or K) run far from peak. The data- and
+ *    weight-gradient GEMMs have the same three dimensions, so the same I.
+ *    fp8 GEMMs use the fp8 peak and eff.gemm_fp8 (and 1-byte operands, so
+ *    I_half in elements is unchanged); everything else stays 16-bit.
+ * 2. FlashAttention: forward 4*b*s^2*q/(c*t) * 1/2 FLOPs (it skips the
+ *    masked half; ring attention with load balancing gives every CP rank
+ *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
+ *    against 2), at the 16-bit peak times eff.attn. Without FlashAttention
+ *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per
+ *    score forward and 16 backward at memory bandwidth.
+ * 3. Memory-bound work at HBM bandwidth * eff.mem_bw, forward bytes per
+ *    token (backward = 2x): two norms 8h and two residual adds 12h
+ *    (divided by t only with sequence parallelism), hidden dropout 10h,
+ *    rotary 4(q+kv), activation GeLU 4f / SwiGLU 6f, fp8 casts 2h + 3(q+f)
+ *    (TransformerEngine casts every GEMM input; the norm-fused ones cost
+ *    1 byte), MoE token permutation 8h per routed copy and router 8E;
+ *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
+ * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
+ *    collectives) inside backward; selective re-runs the attention core.
+ * 5. Collectives (comm.c, ring alpha-beta, link by rank order TP, CP, DP,
+ *    PP): TP 2 all-reduces of T*h*2 bytes per layer forward, 2 backward
+ *    (reduce-scatter + all-gather with SP: same time); exposed in full
+ *    unless opts.tp_comm_overlap, then hidden up to eff.overlap of it under
+ *    the layer's GEMMs. CP: c-1 ring steps of K,V (2*T*kv/t*2 bytes)
+ *    forward and K,V + dK,dV backward, each hidden under its step's
+ *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
+ *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
+ *    exposed. PP: per micro-batch and virtual stage one activation
+ *    T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
+ *    one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
+ *    compute (up to eff.overlap) by the interleaved schedule.
+ * 6. Pipeline (Narayanan 2021): per-micro-batch time t_i of every stage
+ *    (forward + backward + recompute + exposed TP/CP/EP), stage 0 adding
+ *    the embedding and the last stage the logits and loss; the step is
+ *    m * t_max + (sum_i t_i - t_max) / v: the bubble is (p-1)(t_f+t_b)/v
+ *    for uniform stages (1F1B, GPipe v = 1; interleaved v).
+ * 7. Data parallel over D = d*c ranks (experts over D/e), on stage 0, which
+ *    finishes its backward last (formulas.md 4.6-4.7): ZeRO-0 all-reduce of
+ *    the gradients; ZeRO-1/2 reduce-scatter of gradients + all-gather of
+ *    16-bit parameters; ZeRO-3 per micro-batch an all-gather forward, an
+ *    all-gather backward and a reduce-scatter (one per layer). With
+ *    opts.dp_comm_overlap, up to eff.overlap of the gradient traffic hides
+ *    under the last micro-batch's backward, the parameter gather under the
+ *    first forward, ZeRO-3 gathers under each micro-batch's forward and
+ *    backward; one layer's share is always exposed.
+ * 8. Optimizer: every parameter this GPU updates (its ZeRO shard) reads and
+ *    writes its master weight and moments, reads its gradient twice (norm,
+ *    update) and writes the 16-bit weight, at memory bandwidth.
+ *
+ * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
+ * dense peak of the precision used (fp8 runs: the fp8 peak).
+ * Cost: no loops over layers or stages (closed forms per stage type),
+ * a few dozen divisions, no libm calls.
+ * Known approximations: GEMM efficiency from arithmetic intensity only (no
+ * wave quantisation); attention efficiency independent of head dim and
+ * sequence; kernel launch and framework overheads not modelled except
+ * through the fitted efficiencies; MoE routing assumed balanced; p2p and
+ * all-to-all never overlapped; ZeRO-3 per-micro-batch traffic is not
+ * inside the bubble.
+ */
 #include <string.h>
 
 #include "internal.h"
 
+/* Fraction of the step below which no part is called the bottleneck. */
+#define BOTTLENECK_MIN_SHARE 0.05
+
+typedef struct ctx {
+    const tp_config *c;
+    double T;          /* tokens per GPU per micro-batch, b*s/c */
+    double tt;         /* tensor-parallel size t */
+    double cc;         /* context-parallel size c */
+    double h, q, kv, f, gate, V;
+    bool sp;           /* sequence parallel in effect */
+    double peak_gemm, gemm_eff, half; /* GEMM rate and shape constant */
+    double peak_attn, attn_eff;
+    double mem_bw;     /* achieved HBM bandwidth, bytes/s */
+    double ov;         /* overlap fraction */
+    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl;
+} ctx;
+
+/* Per-micro-batch costs of one layer (or of the embedding/loss ends). */
+typedef struct cost {
+    double fwd;        /* forward compute */
+    double bwd;        /* backward compute */
+    double gemm_fwd;   /* GEMM part of fwd (window for TP overlap) */
+    double attn_fwd;   /* attention-core part of fwd (selective recompute) */
+    double tp_f, tp_b; /* exposed TP collectives */
+    double cp_f, cp_b; /* exposed CP ring exchange */
+    double ep_f, ep_b; /* EP all-to-all */
+    double recomp;     /* recompute: extra work inside backward */
+    double elem_fwd;   /* element-wise part of fwd */
+    double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
+} cost;
+
+static void cost_axpy(cost *y, double a, const cost *x)
+{
+    y->fwd += a * x->fwd;
+    y->bwd += a * x->bwd;
+    y->gemm_fwd += a * x->gemm_fwd;
+    y->attn_fwd += a * x->attn_fwd;
+    y->tp_f += a * x->tp_f;
+    y->tp_b += a * x->tp_b;
+    y->cp_f += a * x->cp_f;
+    y->cp_b += a * x->cp_b;
+    y->ep_f += a * x->ep_f;
+    y->ep_b += a * x->ep_b;
+    y->recomp += a * x->recomp;
+    y->elem_fwd += a * x->elem_fwd;
+    y->sac_gemm += a * x->sac_gemm;
+}
+
+static double compute_of(const cost *x)
+{
+    return x->fwd + x->bwd;
+}
+
+static double comm_of(const cost *x)
+{
+    return x->tp_f + x->tp_b + x->cp_f + x->cp_b + x->ep_f + x->ep_b;
+}
+
+/* Per-micro-batch time of a stage: everything on its critical path. */
+static double stage_time(const cost *x)
+{
+    return compute_of(x) + x->recomp + comm_of(x);
+}
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Forward time of one GEMM (M x K) x (K x N), additive roofline (header 1). */
+static double gemm_s(const ctx *x, double M, double N, double K)
+{
+    if (!(M > 0.0 && N > 0.0 && K > 0.0))
+        return 0.0;
+    double flops = 2.0 * M * N * K;
+    double traffic = 2.0 * x->half * (M * K + K * N + M * N); /* = flops * I_half / I */
+    return (flops + traffic) / (x->peak_gemm * x->gemm_eff);
+}
+
+/* Exposed part of `comm` seconds overlapped with a window of compute. */
+static double exposed(double comm, double window, double ov)
+{
+    double hidden = min2(ov * comm, window);
+    return comm - (hidden > 0.0 ? hidden : 0.0);
+}
+
+/* Attention, element-wise work and the collectives every layer has. */
+static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *shard_bytes)
+{
+    const tp_config *c = x->c;
+    const tp_train *t = &c->train;
+    double T = x->T, tt = x->tt, h = x->h, q = x->q, kv = x->kv;
+    double b = (double)t->micro_batch, s = (double)t->seq_len;
+
+    double g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
+    double g_o = gemm_s(x, T, h, q / tt);
+    o->gemm_fwd += g_qkv + g_o;
+
+    /* attention core: per CP rank 1/c of the causal work (header 2) */
+    double core_flops = 4.0 * b * s * s * q / (x->cc * tt) * 0.5;
+    double attn_f, attn_b;
+    if (t->flash_attn) {
+        attn_f = core_flops / (x->peak_attn * x->attn_eff);
+        attn_b = 2.5 * attn_f;
+    } else {
+        double heads = (double)c->model.num_heads / tt;
+        double scores = b * heads * s * s / x->cc * 0.5;
+        attn_f = core_flops / (x->peak_gemm * x->gemm_eff) + 8.0 * scores / x->mem_bw;
+        attn_b = 2.0 * core_flops / (x->peak_gemm * x->gemm_eff) + 16.0 * scores / x->mem_bw;
+    }
+    o->attn_fwd += attn_f;
+    o->fwd += g_qkv + g_o + attn_f;
+    o->bwd += 2.0 * (g_qkv + g_o) + attn_b;
+
+    /* element-wise bytes per token (header 3) */
+    *rep_bytes += 20.0 * h + (t->dropout ? 10.0 * h : 0.0);
+    if (c->model.pos == TP_POS_ROTARY)
+        *shard_bytes += 4.0 * (q + kv);
+    if (t->precision == TP_PREC_FP8) {
+        *rep_bytes += 2.0 * h;
+        *shard_bytes += 3.0 * q;
+    }
+
+    /* CP ring exchange of K and V, hidden under the step's attention (4.8) */
+    if (t->cp > 1) {
+        double kv_bytes = 2.0 * T * kv / tt * 2.0;
+        double step_f = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, kv_bytes,
+                                           &x->cp_pl);
+        double steps = x->cc - 1.0;
+        o->cp_f += steps * exposed(step_f, attn_f / x->cc, x->ov);
+        o->cp_b += steps * exposed(2.0 * step_f, attn_b / x->cc, x->ov);
+    }
+}
+
+/* TP collectives of one layer: 2 all-reduces forward, 2 backward (4.4). */
+static void tp_part(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    if (c->train.tp <= 1)
+        return;
+    double X = x->T * x->h * 2.0;
+    double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE, X, &x->tp_pl);
+    double raw = 2.0 * ar;
+    double gemm_f = o->gemm_fwd, gemm_b = 2.0 * o->gemm_fwd;
+    if (c->opts.tp_comm_overlap) {
+        o->tp_f += exposed(raw, gemm_f, x->ov);
+        o->tp_b += exposed(raw, gemm_b, x->ov);
+    } else {
+        o->tp_f += raw;
+        o->tp_b += raw;
+    }
+}
+
+/* Recompute of one layer (header 4). */
+static void recompute_part(const ctx *x, cost *o)
+{
+    switch (x->c->train.recompute) {
+    case TP_RECOMPUTE_FULL:
+        o->recomp = o->fwd + o->tp_f + o->cp_f + o->ep_f;
+        break;
+    case TP_RECOMPUTE_SELECTIVE:
+        /* Megatron: the attention core; per-op SAC: the element-wise ops
+         * and every other matmul (the attention output is kept) */
+        o->recomp = x->c->opts.sac_ops ? o->elem_fwd + o->sac_gemm : o->attn_fwd;
+        break;
+    case TP_RECOMPUTE_NONE:
+    default:
+        o->recomp = 0.0;
+        break;
+    }
+}
+
+static double act_bytes_per_f(const tp_model *m)
+{
+    return m->mlp == TP_MLP_SWIGLU ? 6.0 : 4.0;
+}
+
+static void dense_layer(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    double T = x->T, tt = x->tt, h = x->h, f = x->f;
+    double rep = 0.0, shard = 0.0;
+    memset(o, 0, sizeof *o);
+    attention_part(x, o, &rep, &shard);
+    double g1 = gemm_s(x, T, x->gate * f / tt, h);
+    double g2 = gemm_s(x, T, h, f / tt);
+    o->gemm_fwd += g1 + g2;
+    o->fwd += g1 + g2;
+    o->bwd += 2.0 * (g1 + g2);
+    shard += act_bytes_per_f(&c->model) * f;
+    if (c->train.precision == TP_PREC_FP8)
+        shard += 3.0 * f;
+    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    o->fwd += elem;
+    o->bwd += 2.0 * elem;
+    o->elem_fwd = elem;
+    if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
+        /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
+        if (c->model.mlp == TP_MLP_SWIGLU)
+            o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
+                          gemm_s(x, T, f / tt, h);
+        else
+            o->sac_gemm = gemm_s(x, T, h, x->q / tt) + g2;
+    }
+    tp_part(x, o);
+    recompute_part(x, o);
+}
+
+static void moe_layer(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    const tp_model *m = &c->model;
+    double T = x->T, tt = x->tt, h = x->h;
+    double E = (double)m->num_experts, k = (double)m->topk, ep = (double)c->train.ep;
+    double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+    double fsh = (double)m->shared_ffn_hidden +
+                 (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+    double rep = 0.0, shard = 0.0;
+    memset(o, 0, sizeof *o);
+    attention_part(x, o, &rep, &shard);
+
+    double local = E / ep;                 /* experts on this GPU */
+    double Me = T * k * ep / E;            /* tokens per local expert */
+    if (Me < 1.0)
+        Me = 1.0;
+    double g = gemm_s(x, T, E, h);         /* router */
+    g += local * (gemm_s(x, Me, x->gate * fe / tt, h) + gemm_s(x, Me, h, fe / tt));
+    if (fsh > 0.0)
+        g += gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
+    o->gemm_fwd += g;
+    o->fwd += g;
+    o->bwd += 2.0 * g;
+    double a = act_bytes_per_f(m);
+    shard += k * a * fe + a * fsh;
+    if (c->train.precision == TP_PREC_FP8)
+        shard += 3.0 * (k * fe + fsh);
+    rep += 8.0 * h * k + 8.0 * E;
+    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    o->fwd += elem;
+    o->bwd += 2.0 * elem;
+    o->elem_fwd = elem;
+    if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
+        o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
+                      local * gemm_s(x, Me, fe / tt, h);
+    tp_part(x, o);
+    if (c->train.ep > 1) { /* dispatch + combine forward and backward (4.9) */
+        double bytes = T / tt * k * h * 2.0;
+        double a2a = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes,
+                                        &x->ep_pl);
+        o->ep_f += 2.0 * a2a;
+        o->ep_b += 2.0 * a2a;
+    }
+    recompute_part(x, o);
+}
+
+/* The output layer and loss, on the last stage. */
+static void logits_part(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    double T = x->T, tt = x->tt;
+    memset(o, 0, sizeof *o);
+    double g = gemm_s(x, T, x->V / tt, x->h);
+    double ce = T * x->V / tt * (c->train.fused_ce ? 8.0 : 20.0) / x->mem_bw;
+    o->gemm_fwd = g;
+    o->fwd = g + 0.5 * ce;
+    o->bwd = 2.0 * g + 0.5 * ce;
+}
+
+/* The input embedding on stage 0: vocabulary-parallel lookup all-reduce. */
+static void embedding_part(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    memset(o, 0, sizeof *o);
+    if (c->train.tp > 1)
+        o->tp_f = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                     x->T * x->h * 2.0, &x->tp_pl);
+}
+
+/* Cost of a stage with nd dense and nm MoE layers, and its ends. */
+static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm, bool first,
+                       bool last, const cost *emb, const cost *head)
+{
+    cost s;
+    memset(&s, 0, sizeof s);
+    cost_axpy(&s, nd, dense);
+    cost_axpy(&s, nm, moe);
+    if (first)
+        cost_axpy(&s, 1.0, emb);
+    if (last)
+        cost_axpy(&s, 1.0, head);
+    return s;
+}
+
+static int64_t nodes_gpus(const tp_config *c)
+{
+    int64_t g = c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+    return g > 0 ? g : 1;
+}
+
+static void ctx_init(const tp_config *c, ctx *x)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    const tp_gpu_eff *e = &c->gpu.eff;
+    memset(x, 0, sizeof *x);
+    x->c = c;
+    x->tt = (double)t->tp;
+    x->cc = (double)t->cp;
+    x->T = (double)t->micro_batch * (double)t->seq_len / x->cc;
+    x->h = (double)m->hidden;
+    x->q = (double)tp__q_width(m);
+    x->kv = (double)tp__kv_width(m);
+    x->f = (double)m->ffn_hidden;
+    x->gate = m->mlp == TP_MLP_SWIGLU ? 2.0 : 1.0;
+    x->V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
+    x->sp = t->sp && t->tp > 1;
+
+    const double *pk = c->gpu.peak_flops_per_s;
+    double bf16 = pk[TP_PREC_BF16];
+    double gemm = e->gemm > 0.0 ? e->gemm : 1.0;
+    switch (t->precision) {
+    case TP_PREC_FP8:
+        x->peak_gemm = pk[TP_PREC_FP8] > 0.0 ? pk[TP_PREC_FP8] : bf16;
+        x->gemm_eff = (e->gemm_fp8 > 0.0 && e->gemm_fp8 <= 1.0) ? e->gemm_fp8 : gemm;
+        x->peak_attn = bf16;
+        break;
+    case TP_PREC_FP16:
+    case TP_PREC_TF32:
+        x->peak_gemm = pk[t->precision] > 0.0 ? pk[t->precision] : bf16;
+        x->gemm_eff = gemm;
+        x->peak_attn = x->peak_gemm;
+        break;
+    case TP_PREC_BF16:
+    default:
+        x->peak_gemm = bf16;
+        x->gemm_eff = gemm;
+        x->peak_attn = bf16;
+        break;
+    }
+    x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
+    x->attn_eff = e->attn > 0.0 ? e->attn : gemm;
+    x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
+    x->ov = e->overlap >= 0.0 && e->overlap <= 1.0 ? e->overlap : 0.0;
+
+    int64_t gpn = nodes_gpus(c);
+    int64_t dp = tp_train_dp(t);
+    int64_t ep = t->ep > 0 ? t->ep : 1;
+    tp_group_place_of(t->tp, 1, gpn, &x->tp_pl);
+    tp_group_place_of(t->cp, t->tp, gpn, &x->cp_pl);
+    tp_group_place_of(ep, t->tp * t->cp, gpn, &x->ep_pl);
+    tp_group_place_of(t->pp, t->tp * t->cp * dp, gpn, &x->pp_pl);
+    tp_group_place_of(dp * t->cp, t->tp, gpn, &x->dp_pl);
+    tp_group_place_of(dp * t->cp / ep, t->tp * ep, gpn, &x->edp_pl);
+}
+
+/* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7). */
+static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, double m,
+                         double layers0)
+{
+    const tp_config *c = x->c;
+    const tp_train *t = &c->train;
+    const tp_model *mo = &c->model;
+    if (x->dp_pl.size <= 1 && x->edp_pl.size <= 1)
+        return 0.0;
+    tp_state_bytes bpp;
+    tp_state_bytes_per_param(t, &bpp);
+    double wb = bpp.weights, gb = bpp.grads;
+
+    /* parameters of stage 0 on this GPU, split dense / routed experts */
+    double total = r->stage_first.params_on_gpu;
+    double expert = 0.0;
+    if (mo->num_experts > 0 && r->params.num_moe_layers > 0) {
+        int64_t L0 = tp_stage_layers(t, mo->num_layers, 0);
+        double nm0 = (double)tp__moe_layers_in(mo, 0, L0);
+        double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
+        expert = nm0 * routed_layer / (x->tt * (double)t->ep);
+    }
+    double dense = total - expert;
+    if (dense < 0.0)
+        dense = 0.0;
+
+    const tp_gpu *g = &c->gpu;
+    tp_coll_model cm = c->opts.coll_model;
+    double L = layers0 >= 1.0 ? layers0 : 1.0;
+    bool ovl = c->opts.dp_comm_overlap;
+    double window_f = st0->fwd, window_b = st0->bwd + st0->recomp;
+
+#define COLL2(kind, bytes_dense, bytes_exp)                                                      \
+    (tp_group_coll_time(g, cm, kind, bytes_dense, &x->dp_pl) +                                   \
+     tp_group_coll_time(g, cm, kind, bytes_exp, &x->edp_pl))
+
+    if (t->zero >= 3) {
+        /* one collective per layer: L times a layer's share */
+        double ag = L * COLL2(TP_COLL_ALL_GATHER, dense * wb / L, expert * wb / L);
+        double rs = L * COLL2(TP_COLL_REDUCE_SCATTER, dense * gb / L, expert * gb / L);
+        if (t->pp > 1) {
+            /* under a pipeline the stage stays gathered: one all-gather in
+             * the first forward, one reduce-scatter after the last backward */
+            if (!ovl)
+                return ag + rs;
+            return max2(exposed(ag, window_f, x->ov), ag / L) +
+                   max2(exposed(rs, window_b, x->ov), rs / L);
+        }
+        if (!ovl)
+            return m * (2.0 * ag + rs);
+        double ex_f = max2(exposed(ag, window_f, x->ov), ag / L);
+        double ex_b = max2(exposed(ag + rs, window_b, x->ov), (ag + rs) / L);
+        return m * (ex_f + ex_b);
+    }
+    double grad, gather = 0.0;
+    if (t->zero == 0) {
+        grad = COLL2(TP_COLL_ALL_REDUCE, dense * gb, expert * gb);
+    } else {
+        grad = COLL2(TP_COLL_REDUCE_SCATTER, dense * gb, expert * gb);
+        gather = COLL2(TP_COLL_ALL_GATHER, dense * wb, expert * wb);
+    }
+#undef COLL2
+    if (!ovl)
+        return grad + gather;
+    double ex = max2(exposed(grad, window_b, x->ov), grad / L);
+    if (gather > 0.0)
+        ex += max2(exposed(gather, window_f, x->ov), gather / L);
+    return ex;
+}
+
+/* Optimizer step at memory bandwidth (header 8). */
+static double optimizer_time(const ctx *x, const tp_result *r)
+{
+    const tp_train *t = &x->c->train;
+    tp_state_bytes bpp;
+    tp_state_bytes_per_param(t, &bpp);
+    double params = r->stage_first.params_on_gpu;
+    if (r->stage_last.params_on_gpu > params)
+        params = r->stage_last.params_on_gpu;
+    if (t->zero >= 1) {
+        double D = (double)x->dp_pl.size;
+        params /= D > 1.0 ? D : 1.0;
+    }
+    double bytes = 2.0 * bpp.optimizer + 2.0 * bpp.grads + bpp.weights;
+    return params * bytes / x->mem_bw;
+}
+
+static const char *bottleneck_of(const tp_time *tm)
+{
+    struct {
+        const char *name;
+        double v;
+    } parts[] = {
+        {"activation recompute", tm->recompute_s},
+        {"exposed tensor-parallel communication", tm->tp_comm_s},
+        {"exposed context-parallel communication", tm->cp_comm_s},
+        {"expert-parallel all-to-all", tm->ep_comm_s},
+        {"pipeline point-to-point communication", tm->pp_comm_s},
+        {"pipeline bubble", tm->bubble_s},
+        {"exposed data-parallel communication", tm->dp_comm_s},
+        {"optimizer step", tm->optimizer_s},
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
+        if (parts[i].v > parts[best].v)
+            best = i;
+    if (!(parts[best].v > BOTTLENECK_MIN_SHARE * tm->step_s))
+        return "compute (no other part above 5% of the step)";
+    return parts[best].name;
+}
+
 void tp__step_time(const tp_config *c, tp_result *r)
 {
-    (void)c; /* unused until the step-time model lands */
-    memset(&r->time, 0, sizeof r->time);
-    r->time.computed = false;
-    r->time.bottleneck = "";
+    const tp_train *t = &c->train;
+    const tp_model *m = &c->model;
+    tp_time *tm = &r->time;
+    memset(tm, 0, sizeof *tm);
+    tm->bottleneck = "";
+
+    ctx x;
+    ctx_init(c, &x);
+    if (!(x.peak_gemm > 0.0 && x.peak_attn > 0.0 && x.mem_bw > 0.0 && x.T > 0.0))
+        return; /* a validated config never gets here */
+
+    cost dense, moe, emb, head;
+    dense_layer(&x, &dense);
+    if (m->num_experts > 0)
+        moe_layer(&x, &moe);
+    else
+        memset(&moe, 0, sizeof moe);
+    embedding_part(&x, &emb);
+    logits_part(&x, &head);
+
+    /* Stage types: first, last, and the middle ones (header 6). */
+    int64_t L = m->num_layers, p = t->pp;
+    double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
+    double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
+    int64_t L0 = tp_stage_layers(t, L, 0);
+    double nm0 = (double)tp__moe_layers_in(m, 0, L0);
+    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head);
+    cost crit = st0;
+    double t0 = stage_time(&st0), tmax = t0, tsum = t0;
+    if (p > 1) {
+        int64_t Ll = tp_stage_layers(t, L, p - 1);
+        double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
+        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head);
+        double tl = stage_time(&stl);
+        tsum += tl;
+        if (tl > tmax) {
+            tmax = tl;
+            crit = stl;
+        }
+        if (p > 2) {
+            /* all middle stages together, and the largest of them (stage 1) */
+            double n_mid = (double)(L - L0 - Ll);
+            double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
+            cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
+                                      &head);
+            tsum += stage_time(&all_mid);
+            int64_t L1 = tp_stage_layers(t, L, 1);
+            double nm1 = (double)tp__moe_layers_in(m, L0, L1);
+            cost st1 = stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head);
+            double t1 = stage_time(&st1);
+            if (t1 > tmax) {
+                tmax = t1;
+                crit = st1;
+            }
+        }
+    }
+
+    tm->compute_s = mb * compute_of(&crit);
+    tm->recompute_s = mb * crit.recomp;
+    tm->tp_comm_s = mb * (crit.tp_f + crit.tp_b);
+    tm->cp_comm_s = mb * (crit.cp_f + crit.cp_b);
+    tm->ep_comm_s = mb * (crit.ep_f + crit.ep_b);
+    tm->bubble_s = p > 1 ? (tsum - tmax) / v : 0.0;
+    if (tm->bubble_s < 0.0)
+        tm->bubble_s = 0.0;
+    if (p > 1) {
+        /* one activation forward and one gradient backward per micro-batch
+         * and virtual stage; sharded t ways (SP, or Megatron's scatter/gather
+         * of the p2p tensor over the TP group, Narayanan 2021 4.1) */
+        double X = x.T * x.h * 2.0 / (x.sp || c->opts.pp_scatter_gather ? x.tt : 1.0);
+        double p2p = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, X, &x.pp_pl);
+        double raw = mb * 2.0 * v * p2p;
+        /* the interleaved schedule overlaps p2p with compute (Megatron-Core
+         * overlap_p2p_comm); 1F1B and GPipe wait for every transfer */
+        tm->pp_comm_s = v > 1.0 ? exposed(raw, tm->compute_s, x.ov) : raw;
+    }
+    tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
+    tm->optimizer_s = optimizer_time(&x, r);
+    tm->step_s = tm->compute_s + tm->recompute_s + tm->tp_comm_s + tm->cp_comm_s + tm->ep_comm_s +
+                 tm->pp_comm_s + tm->bubble_s + tm->dp_comm_s + tm->optimizer_s;
+    if (!(tm->step_s > 0.0))
+        return;
+
+    tm->bubble_of_total = tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp,
+                                             TP_BUBBLE_OF_TOTAL);
+    tm->bubble_of_ideal = tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp,
+                                             TP_BUBBLE_OF_IDEAL);
+    double gpus = (double)t->num_gpus;
+    tm->tokens_per_s = r->flops.tokens_per_step / tm->step_s;
+    tm->tokens_per_s_per_gpu = tm->tokens_per_s / gpus;
+    tm->model_flops_per_s_per_gpu = r->flops.model_per_step / tm->step_s / gpus;
+    double peak = c->gpu.peak_flops_per_s[t->precision];
+    if (!(peak > 0.0))
+        peak = c->gpu.peak_flops_per_s[TP_PREC_BF16];
+    tm->mfu = tm->model_flops_per_s_per_gpu / peak;
+    tm->hfu = r->flops.hardware_per_step / tm->step_s / gpus / peak;
+    tm->bottleneck = bottleneck_of(tm);
+    tm->computed = true;
 }

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_export.c: `trainplan export --format megatron|torchtitan|deepspeed`,
+ * and the import/output flags estimate shares (cmd_export.h).
+ *
+ * Export evaluates the configuration the estimate flags describe (or an
+ * imported launch, or a trainplan JSON result with --from) and writes the
+ * engine's launch configuration. Files are written to a temporary file in
+ * the same directory and then linked into place: an existing file is never
+ * replaced without --force, and a reader never sees half a file.
+ * DeepSpeed writes two files: FILE (the JSON) and FILE.notes.txt (the
+ * comment file); without --out the JSON goes to stdout and the notes to
+ * stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd_export.h"
+#include "export.h"
+#include "svg.h"
+
+#define G_IMPORT "Import (flags given on the command line override the file)"
+#define G_REPORT "Reports and charts"
+
+static const cli_flag import_flags[] = {
+    {"--from-megatron", "FILE", NULL, "none",
+     "Megatron-LM launch to estimate: pretrain_gpt.py arguments, one string or one per line "
+     "(a torchrun/deepspeed launcher before the script gives the GPU count)",
+     CLI_STR, .group = G_IMPORT},
+    {"--from-deepspeed", "FILE", NULL, "none",
+     "DeepSpeed ds_config.json to estimate; the model, GPUs and parallel sizes come from the "
+     "flags",
+     CLI_STR, .group = G_IMPORT},
+};
+#define NUM_IMPORT_FLAGS (sizeof import_flags / sizeof import_flags[0])
+
+static const cli_flag output_flags[] = {
+    {"--markdown", NULL, NULL, "text report", "print the report as Markdown tables", CLI_SWITCH,
+     .group = G_REPORT},
+    {"--csv", NULL, NULL, "text report",
+     "print a CSV header and one row (the columns search and plan also use)", CLI_SWITCH,
+     .group = G_REPORT},
+    {"--svg", "FILE", NULL, "none",
+     "also write charts to FILE: memory per GPU by component against capacity, the step-time "
+     "breakdown and the pipeline schedule (one standalone SVG)",
+     CLI_STR, .group = G_REPORT},
+};
+#define NUM_OUTPUT_FLAGS (sizeof output_flags / sizeof output_flags[0])
+
+void cli_xio_print_flags(FILE *f)
+{
+    cli_print_flags(f, import_flags, NUM_IMPORT_FLAGS);
+    cli_print_flags(f, output_flags, NUM_OUTPUT_FLAGS);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Write text to a new temporary file beside path; *tmp receives its name. */
+static int write_temp(const char *path, const char *text, char *tmp, size_t tmp_n)
+{
+    snprintf(tmp, tmp_n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "trainplan: error: cannot create a file beside %s: %s\n", path,
+                strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, (mode_t)(0666 & ~um)); /* as an ordinary new file; mkstemp gives 0600 */
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fprintf(stderr, "trainplan: error: cannot write %s: %s\n", tmp, strerror(errno));
+            close(fd);
+            unlink(tmp);
+            return CLI_EXIT_USAGE;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0) {
+        fprintf(stderr, "trainplan: error: cannot write %s: %s\n", tmp, strerror(errno));
+        unlink(tmp);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Move tmp to path: link (fails if path exists) or, with force, rename. */
+static int place(const char *tmp, const char *path, bool force)
+{
+    int rc = CLI_EXIT_OK;
+    if (force) {
+        if (rename(tmp, path) != 0) {
+            fprintf(stderr, "trainplan: error: cannot write %s: %s\n", path, strerror(errno));
+            rc = CLI_EXIT_USAGE;
+        }
+    } else if (link(tmp, path) != 0) {
+        if (errno == EEXIST)
+            fprintf(stderr, "trainplan: error: %s exists (use --force to overwrite it)\n", path);
+        else
+            fprintf(stderr, "trainplan: error: cannot write %s: %s\n", path, strerror(errno));
+        rc = CLI_EXIT_USAGE;
+    }
+    unlink(tmp); /* after link; after a rename it is already gone */
+    return rc;
+}
+
+/* Write up to two files all-or-nothing (the second may be NULL). */
+static int write_files(const char *path1, const char *text1, const char *path2,
+                       const char *text2, bool force)
+{
+    if (!force) {
+        const char *p[2] = {path1, path2};
+        for (int i = 0; i < 2; i++) {
+            if (p[i] && access(p[i], F_OK) == 0) {
+                fprintf(stderr, "trainplan: error: %s exists (use --force to overwrite it)\n",
+                        p[i]);
+                return CLI_EXIT_USAGE;
+            }
+        }
+    }
+    char tmp1[4200], tmp2[4200];
+    int rc = write_temp(path1, text1, tmp1, sizeof tmp1);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (path2) {
+        rc = write_temp(path2, text2, tmp2, sizeof tmp2);
+        if (rc != CLI_EXIT_OK) {
+            unlink(tmp1);
+            return rc;
+        }
+    }
+    rc = place(tmp1, path1, force);
+    if (rc != CLI_EXIT_OK) {
+        if (path2)
+            unlink(tmp2);
+        return rc;
+    }
+    if (path2) {
+        rc = place(tmp2, path2, force);
+        if (rc != CLI_EXIT_OK && !force)
+            unlink(path1); /* all or nothing: we created it a moment ago */
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The shared hooks                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char *value_of(const cli_xio *x, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(x->flags[i].name, name) == 0)
+            return x->values[i];
+    return NULL;
+}
+
+static void print_notes(const char *file, const tp_import *im)
+{
+    if (im->ignored[0])
+        fprintf(stderr, "trainplan: note: %s: ignored (cannot change memory or time): %s\n", file,
+                im->ignored);
+    if (im->approximated[0])
+        fprintf(stderr,
+                "trainplan: note: %s: approximated by trainplan's calibrated efficiencies: %s\n",
+                file, im->approximated);
+    if (im->assumed[0])
+        fprintf(stderr, "trainplan: note: %s: assumed: %s\n", file, im->assumed);
+}
+
+/* Position of the last occurrence of flag in argv[1..end), 0 if absent. */
+static int last_pos(int end, char **argv, const char *flag)
+{
+    int pos = 0;
+    size_t n = strlen(flag);
+    for (int i = 1; i < end; i++)
+        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            pos = i;
+    return pos;
+}
+
+tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra, cli_xio *x,
+                        tp_config *c, cli_common *co, tp_error *err)
+{
+    /* called with outputs for estimate (extra == NULL), without for export */
+    bool outputs = extra == NULL;
+    memset(x, 0, sizeof *x);
+    size_t n = 0, n_cmd = extra ? extra->count : 0;
+    if (n_cmd + NUM_IMPORT_FLAGS + NUM_OUTPUT_FLAGS > CLI_XIO_MAX_FLAGS)
+        return tp_error_set(err, TP_ERR_INTERNAL, "", "too many command flags");
+    for (size_t i = 0; i < n_cmd; i++)
+        x->flags[n++] = extra->flags[i];
+    for (size_t i = 0; i < NUM_IMPORT_FLAGS; i++)
+        x->flags[n++] = import_flags[i];
+    if (outputs)
+        for (size_t i = 0; i < NUM_OUTPUT_FLAGS; i++)
+            x->flags[n++] = output_flags[i];
+    cli_extra all = {x->flags, n, x->values};
+
+    int argi0 = *argi;
+    tp_status st = cli_parse_config(argc, argv, argi, &all, c, co, err);
+    for (size_t i = 0; i < n_cmd; i++)
+        extra->values[i] = x->values[i];
+    if (st != TP_OK)
+        return st;
+
+    const char *meg = value_of(x, n, "--from-megatron");
+    const char *ds = value_of(x, n, "--from-deepspeed");
+    const char *js = value_of(x, n, "--from");
+    if ((meg != NULL) + (ds != NULL) + (js != NULL) > 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "give one of --from-megatron, --from-deepspeed and --from");
+    x->svg = outputs ? value_of(x, n, "--svg") : NULL;
+    if (outputs) {
+        int pj = last_pos(*argi, argv, "--json"), pm = last_pos(*argi, argv, "--markdown"),
+            pc = last_pos(*argi, argv, "--csv");
+        if (pm > pj && pm > pc)
+            x->format = CLI_XIO_MARKDOWN;
+        else if (pc > pj && pc > pm)
+            x->format = CLI_XIO_CSV;
+    }
+    if (!meg && !ds && !js)
+        return TP_OK;
+
+    tp_import_user user = {
+        .model = cli_given(co, "--model"),
+        .vocab = cli_given(co, "--vocab"),
+        .gpus = cli_given(co, "--gpus"),
+        .micro_batch = cli_given(co, "--micro-batch"),
+        .global_batch = cli_given(co, "--global-batch") || cli_given(co, "--global-batch-tokens"),
+    };
+    x->import_path = meg ? meg : ds ? ds : js;
+    x->import_flag = meg ? "--from-megatron" : ds ? "--from-deepspeed" : "--from";
+    tp_import_kind kind = meg ? TP_IMPORT_MEGATRON : ds ? TP_IMPORT_DEEPSPEED : TP_IMPORT_TRAINPLAN;
+    st = tp_io_import_load(kind, x->import_path, &x->im, err);
+    if (st != TP_OK) {
+        if (st == TP_ERR_IO && err)
+            snprintf(err->path, sizeof err->path, "%s", x->import_flag + 2);
+        else
+            co->err_file = x->import_path;
+        return st;
+    }
+
+    /* argv2 = argv[0], the imported flags, then everything the user wrote */
+    if (argi0 != 1)
+        return tp_error_set(err, TP_ERR_INTERNAL, "", "cli_xio_parse: flags must start at 1");
+    int k = 0;
+    if (argc + x->im.argc + 1 > CLI_XIO_MAX_ARGS)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "too many arguments (more than %d)",
+                            CLI_XIO_MAX_ARGS - TP_IMPORT_MAX_ARGS);
+    x->argv2[k++] = argv[0];
+    for (int i = 0; i < x->im.argc; i++)
+        x->argv2[k++] = x->im.argbuf + x->im.argoff[i];
+    for (int i = 1; i < argc; i++)
+        x->argv2[k++] = argv[i];
+    int argi2 = 1;
+    st = cli_parse_config(k, x->argv2, &argi2, &all, c, co, err);
+    for (size_t i = 0; i < n_cmd; i++)
+        extra->values[i] = x->values[i];
+    if (st != TP_OK)
+        return st;
+    *argi = argi2 - x->im.argc;
+    st = tp_io_import_apply(&x->im, &user, c, err);
+    if (st != TP_OK) {
+        if (kind == TP_IMPORT_DEEPSPEED && err && err->code == TP_ERR_CONFIG)
+            co->err_file = x->import_path;
+        return st;
+    }
+    print_notes(x->import_path, &x->im);
+    return TP_OK;
+}
+
+int cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r)
+{
+    if (x->svg) {
+        char *svg = tp_io_svg_report(c, r);
+        if (!svg) {
+            fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
+            return CLI_EXIT_INTERNAL;
+        }
+        int rc = write_files(x->svg, svg, NULL, NULL, true);
+        free(svg);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    switch (x->format) {
+    case CLI_XIO_MARKDOWN: tp_io_result_markdown(stdout, c, r); return CLI_EXIT_OK;
+    case CLI_XIO_CSV:
+        tp_io_csv_header(stdout);
+        tp_io_csv_row(stdout, c, r);
+        return CLI_EXIT_OK;
+    case CLI_XIO_DEFAULT: break;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* trainplan export                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char *const format_choices[] = {"megatron", "torchtitan", "deepspeed", NULL};
+
+enum { X_FORMAT, X_OUT, X_FORCE, X_TOKENS, X_FROM, X_COUNT };
+
+#define G_EXPORT "Export"
+static const cli_flag export_flags[X_COUNT] = {
+    [X_FORMAT] = {"--format", NULL, NULL, "required", "engine to write the launch configuration for",
+                  CLI_ENUM, 0, 0, 0.0, 0.0, format_choices, G_EXPORT},
+    [X_OUT] = {"--out", "FILE", NULL, "standard output",
+               "write FILE (DeepSpeed also writes FILE.notes.txt); never replaces an existing "
+               "file without --force",
+               CLI_STR, .group = G_EXPORT},
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it exists", CLI_SWITCH,
+                 .group = G_EXPORT},
+    [X_TOKENS] = {"--train-tokens", "N", "tokens", "none",
+                  "token budget of the run: sets the step count (Megatron --train-iters, "
+                  "torchtitan steps)",
+                  CLI_INT, 1, 1000000000000000000, 0.0, 0.0, NULL, G_EXPORT},
+    [X_FROM] = {"--from", "FILE.json", NULL, "none",
+                "a trainplan estimate or search result (--json output) to export instead of "
+                "flags; flags given here override it",
+                CLI_STR, .group = G_EXPORT},
+};
+
+void cmd_export_help(FILE *f)
+{
+    fprintf(f,
+            "usage: trainplan export --format megatron|torchtitan|deepspeed [estimate flags]\n"
+            "                        [--out FILE] [--force] [--train-tokens N]\n\n"
+            "Writes the configuration the estimate flags describe as a launch configuration:\n"
+            "  megatron    pretrain_gpt.py arguments, one per line, # comments\n"
+            "  torchtitan  a job TOML ([model], [parallelism], [activation_checkpoint], "
+            "[training])\n"
+            "  deepspeed   a ds_config JSON, plus FILE.notes.txt with what the JSON cannot hold\n"
+            "Every export starts with a header: the trainplan version, the plan (as the flags\n"
+            "that rebuild it) and its predicted memory and throughput, then what the engine\n"
+            "cannot express (\"Not expressible\"), instead of dropping it. It accepts exactly\n"
+            "the flags of `trainplan estimate`, including --from-megatron and --from-deepspeed,\n"
+            "so a Megatron launch converts to torchtitan or DeepSpeed.\n");
+    cli_print_flags(f, export_flags, X_COUNT);
+    cli_print_flags(f, import_flags, NUM_IMPORT_FLAGS);
+    cli_print_config_flags(f);
+    fprintf(f, "\nExit codes: 0 written (a plan that does not fit is written with a warning),\n"
+               "2 bad arguments or input, or --out exists without --force, 4 internal error.\n\n"
+               "Examples:\n"
+               "  trainplan export --format megatron --model llama-3-70b --gpus 256 --tp 8 --pp 2 "
+               "\\\n"
+               "      --seq-len 8192 --global-batch 256 --distributed-optimizer --out args.txt\n"
+               "  trainplan export --format torchtitan --from-megatron args.txt --gpus 256\n");
+}
+
+int cmd_export(int argc, char **argv)
+{
+    tp_config c;
+    cli_common co;
+    tp_error err = {0};
+    const char *vals[X_COUNT];
+    cli_extra ex = {export_flags, X_COUNT, vals};
+    cli_xio xio;
+    int argi = 1;
+    if (cli_xio_parse(argc, argv, &argi, &ex, &xio, &c, &co, &err) != TP_OK)
+        return cli_error_print(&err, co.err_file);
+    if (argi < argc) {
+        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (export takes only flags)\n",
+                argv[argi]);
+        return CLI_EXIT_USAGE;
+    }
+    if (!vals[X_FORMAT]) {
+        fprintf(stderr, "trainplan: error: --format is required (megatron, torchtitan or "
+                        "deepspeed)\n");
+        return CLI_EXIT_USAGE;
+    }
+    int k;
+    if (cli_flag_enum(&export_flags[X_FORMAT], vals[X_FORMAT], &k, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    tp_export_opts opts = {0};
+    if (vals[X_TOKENS] &&
+        cli_flag_i64(&export_flags[X_TOKENS], vals[X_TOKENS], &opts.train_tokens, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    if (vals[X_FORCE] && !vals[X_OUT]) {
+        fprintf(stderr, "trainplan: error: --force needs --out FILE\n");
+        return CLI_EXIT_USAGE;
+    }
+
+    tp_result r;
+    if (tp_eval(&c, &r, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    tp_export e;
+    if (tp_io_export((tp_export_format)k, &c, &r, &opts, &e, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    if (!r.memory.fits)
+        fprintf(stderr, "trainplan: warning: this plan does not fit in GPU memory (%s); exported "
+                        "anyway\n",
+                r.reason[0] ? r.reason : "over capacity");
+    if (e.num_unexpressed > 0)
+        fprintf(stderr,
+                "trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
+                "expressible\" in the header\n",
+                e.num_unexpressed, e.num_unexpressed == 1 ? "" : "s",
+                tp_io_export_format_name((tp_export_format)k));
+
+    int rc = CLI_EXIT_OK;
+    if (vals[X_OUT]) {
+        char notes_path[4100];
+        const char *np = NULL;
+        if (e.notes) {
+            snprintf(notes_path, sizeof notes_path, "%s.notes.txt", vals[X_OUT]);
+            np = notes_path;
+        }
+        rc = write_files(vals[X_OUT], e.text, np, e.notes, vals[X_FORCE] != NULL);
+    } else {
+        fputs(e.text, stdout);
+        if (e.notes)
+            fputs(e.notes, stderr);
+    }
+    tp_io_export_free(&e);
+    return rc;
+}

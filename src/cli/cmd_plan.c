@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_plan.c: `trainplan plan [flags]`: the whole capacity plan, from
+ * intent to cluster size, cost, schedule and checkpointing (docs/plan.md).
+ *
+ * With no arguments it runs the built-in example of seed 000: MPT-30B
+ * (29.98B parameters, so 20 tokens/param is the seed's 600B tokens), 4096
+ * tokens per sequence, 4M-token (1024-sequence) batches on A100-80GB and a
+ * 3-week (504 h) deadline. Those are also the defaults under any other
+ * flags: the example's flags come first on the command line, so every flag
+ * the user gives overrides them.
+ *
+ * Layout: the layout search by default; any explicit layout flag (--tp,
+ * --pp, --cp, --ep, --vpp, --zero, --fsdp, --distributed-optimizer,
+ * --recompute, --micro-batch) fixes the layout instead, unless --layout says
+ * otherwise. --phase may be repeated; it is taken out of argv before the
+ * shared parser runs (whose extra flags keep only the last value).
+ *
+ * Exit codes: 0 planned; 1 no layout fits (the report says why and what
+ * would fix it); 2 bad arguments or input; 4 internal error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plan_out.h"
+
+#define GB 1e9
+
+static const char *const fit_names[] = {"besiroglu", "hoffmann", "hoffmann-rounded", NULL};
+static const char *const size_at_names[] = {"auto", "predicted", "mfu", NULL};
+static const char *const basis_names[] = {"exact", "6nd", NULL};
+static const char *const layout_names[] = {"search", "recipe", "given", NULL};
+static const char *const ckpt_mode_names[] = {"async", "sync", NULL};
+
+enum {
+    X_TOKENS, X_TOKENS_PER_PARAM, X_COMPUTE, X_FIT, X_SIZE_MODEL,
+    X_DEADLINE, X_DEADLINE_DAYS, X_BUDGET, X_MFU, X_TFLOPS, X_SIZE_AT, X_BASIS, X_LAYOUT,
+    X_MAX_GPUS, X_PLAN_FILE,
+    X_CKPT_MODE, X_STORAGE_GBPS, X_HOST_GBPS, X_FAILURE_RATE, X_RESTART_MIN, X_CKPT_EVERY,
+    X_LR, X_MIN_LR, X_WARMUP,
+    X_MARKDOWN, X_LR_SCHEDULE, X_LR_POINTS,
+    X_COUNT
+};
+
+#define G_TOK "Tokens and scaling laws"
+#define G_CLU "Cluster, time and money (one of --gpus, --deadline, or neither: 3 weeks)"
+#define G_PH "Phases"
+#define G_CK "Checkpointing and failures"
+#define G_LR "Learning rate"
+#define G_OUT "Plan output"
+
+#define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
+#define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
+#define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
+
+static const cli_flag xflags[X_COUNT] = {
+    [X_TOKENS] = {"--tokens", "N", "tokens", "20 x parameters", "training tokens",
+                  NUM(1.0, 1e18), .group = G_TOK},
+    [X_TOKENS_PER_PARAM] = {"--tokens-per-param", "X", "tokens per parameter", "20",
+                            "training tokens as a multiple of the parameters (Chinchilla)",
+                            NUM(1e-3, 1e6), .group = G_TOK},
+    [X_COMPUTE] = {"--compute", "C", "FLOP", "unset",
+                   "FLOP budget: tokens = C / 6N; with --size-model the compute-optimal N and D",
+                   NUM(1e10, 1e35), .group = G_TOK},
+    [X_FIT] = {"--fit", NULL, NULL, "besiroglu",
+               "scaling-law fit for the loss and compute-optimal sizes (formulas.md 5.1)",
+               ENUM(fit_names), .group = G_TOK},
+    [X_SIZE_MODEL] = {"--size-model", NULL, NULL, "off",
+                      "replace --model by a Llama-style model sized from --compute or --budget "
+                      "(compute-optimal, or --tokens-per-param)",
+                      CLI_SWITCH, .group = G_TOK},
+
+    [X_DEADLINE] = {"--deadline", "H", "hours", "504 (3 weeks)",
+                    "wall-clock deadline: size the cluster to meet it (a check with --gpus)",
+                    NUM(0.001, 1e6), .group = G_CLU},
+    [X_DEADLINE_DAYS] = {"--deadline-days", "D", "days", "21", "the deadline in days",
+                         NUM(0.001, 1e5), .group = G_CLU},
+    [X_BUDGET] = {"--budget", "USD", "US dollars", "none",
+                  "money budget: checked, and the hours, GPUs and model it buys", NUM(0.0, 1e15),
+                  .group = G_CLU},
+    [X_MFU] = {"--mfu", "X", "fraction", "0.40",
+               "user-given model FLOPs utilisation, as the seeds assume (0..1]", NUM(1e-4, 1.0),
+               .group = G_CLU},
+    [X_TFLOPS] = {"--tflops", "X", "TFLOP/s per GPU", "unset",
+                  "sustained model TFLOP/s per GPU instead of --mfu (seed 000: 125 or 130)",
+                  NUM(1e-3, 1e7), .group = G_CLU},
+    [X_SIZE_AT] = {"--size-at", NULL, NULL, "auto",
+                   "throughput that sizes the cluster: predicted (step-time model), mfu (--mfu), "
+                   "auto (predicted when available)",
+                   ENUM(size_at_names), .group = G_CLU},
+    [X_BASIS] = {"--flops-basis", NULL, NULL, "exact",
+                 "FLOPs that --mfu applies to (6nd: the seeds' convention)", ENUM(basis_names),
+                 .group = G_CLU},
+    [X_LAYOUT] = {"--layout", NULL, NULL, "search (given when a layout flag is set)",
+                  "how each phase's layout is chosen", ENUM(layout_names), .group = G_CLU},
+    [X_MAX_GPUS] = {"--max-gpus", "N", "GPUs", "131072", "largest cluster the sizing considers",
+                    INT(1, 1048576), .group = G_CLU},
+
+    [X_PLAN_FILE] = {"--plan-file", "FILE", NULL, "none",
+                     "phases from a JSON file {\"phases\": [{\"name\":..., \"seq\":..., "
+                     "\"tokens\":...}]}; --phase NAME=... (repeatable): name, tokens, seq, batch, "
+                     "batch-tokens, frozen, frozen-tokens, frozen-backward",
+                     CLI_STR, .group = G_PH},
+
+    [X_CKPT_MODE] = {"--ckpt-mode", NULL, NULL, "async",
+                     "asynchronous (snapshot to host, persist in the background) or synchronous",
+                     ENUM(ckpt_mode_names), .group = G_CK},
+    [X_STORAGE_GBPS] = {"--storage-gbps", "X", "GB/s (1e9 bytes/s)", "10",
+                        "aggregate checkpoint write bandwidth of the storage", NUM(1e-3, 1e6),
+                        .group = G_CK},
+    [X_HOST_GBPS] = {"--host-gbps", "X", "GB/s per GPU", "10",
+                     "GPU-to-host copy bandwidth (asynchronous checkpoints)", NUM(1e-3, 1e4),
+                     .group = G_CK},
+    [X_FAILURE_RATE] = {"--gpu-failure-rate", "X", "failures per GPU-hour", "1.97e-5 (Llama 3)",
+                        "job-interrupting failures per GPU-hour", NUM(0.0, 0.5), .group = G_CK},
+    [X_RESTART_MIN] = {"--restart-min", "X", "minutes", "10",
+                       "time to detect, reschedule and reload after a failure", NUM(0.0, 1e5),
+                       .group = G_CK},
+    [X_CKPT_EVERY] = {"--ckpt-every-steps", "N", "steps", "Daly's optimum",
+                      "checkpoint interval in optimizer steps", INT(1, 1000000000), .group = G_CK},
+
+    [X_LR] = {"--lr", "X", NULL, "3e-4", "peak learning rate", NUM(0.0, 10.0), .group = G_LR},
+    [X_MIN_LR] = {"--min-lr", "X", NULL, "10% of --lr", "learning rate at the end of the cosine",
+                  NUM(0.0, 10.0), .group = G_LR},
+    [X_WARMUP] = {"--warmup-steps", "N", "steps", "min(2000, 10% of the steps)",
+                  "linear warmup", INT(0, 1000000000), .group = G_LR},
+
+    [X_MARKDOWN] = {"--markdown", NULL, NULL, "off", "print the report as Markdown",
+                    CLI_SWITCH, .group = G_OUT},
+    [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
+                       "print the learning-rate series as CSV (step,tokens,phase,lr) instead",
+                       CLI_SWITCH, .group = G_OUT},
+    [X_LR_POINTS] = {"--lr-points", "N", "rows", "1000", "rows of --lr-schedule (0: every step)",
+                     INT(0, 1000000000), .group = G_OUT},
+};
+
+/* The built-in example (seed 000); user flags come after and override it. */
+static const char *const example_args[] = {"--model", "mpt-30b", "--gpu", "a100-80gb",
+                                           "--seq-len", "4096", "--global-batch-tokens",
+                                           "4194304"};
+#define NUM_EXAMPLE (sizeof example_args / sizeof example_args[0])
+
+void cmd_plan_help(FILE *f)
+{
+    fprintf(f,
+            "usage: trainplan plan [flags]\n\n"
+            "The whole capacity plan, one section per step with units: model and parameters;\n"
+            "tokens from scaling laws (20 tokens/param, a FLOP budget, or given) with the\n"
+            "predicted loss; sequence, batch and steps; FLOPs (6ND and exact); GPU-hours at\n"
+            "the predicted MFU of the chosen layout and at --mfu; cost; the cluster for a\n"
+            "deadline (whole nodes) or the wall clock on --gpus; the best layout from the\n"
+            "search with its memory and step time; checkpoint size, write time, Young/Daly\n"
+            "interval, failures and goodput; the budget's inverse problems; the learning-rate\n"
+            "schedule; caveats (critical batch size, ...).\n\n"
+            "With no flags it plans the built-in example (seed 000): MPT-30B (29.98B\n"
+            "parameters, llm-foundry shape), 20 tokens/param = 600B tokens, sequence 4096,\n"
+            "4,194,304-token batches (1024 sequences), A100-80GB, 3-week (504 h) deadline.\n"
+            "Those stay the defaults when other flags are given.\n");
+    cli_print_config_flags(f);
+    cli_print_flags(f, xflags, X_COUNT);
+    fprintf(f,
+            "\nExit codes: 0 planned, 1 no layout fits (the report says what would fix it),\n"
+            "2 bad arguments or input, 4 internal error.\n\n"
+            "Examples:\n"
+            "  trainplan plan\n"
+            "  trainplan plan --tflops 130 --flops-basis 6nd --size-at mfu --deadline 500\n"
+            "  trainplan plan --model llama-3-70b --gpu h100-sxm --tokens 2e12 --deadline-days 30\n"
+            "  trainplan plan --gpus 512 --budget 2e6 --markdown\n"
+            "  trainplan plan --phase name=4k,seq=4096 --phase name=32k,seq=32768,tokens=40e9\n"
+            "  trainplan plan --size-model --compute 1e24 --fit besiroglu\n"
+            "  trainplan plan --lr-schedule --lr-points 200 > lr.csv\n");
+}
+
+static bool has_flag(int argc, char **argv, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            return true;
+    }
+    return false;
+}
+
+static const char *const layout_flags[] = {"--tp", "--pp", "--cp", "--ep", "--vpp", "--zero",
+                                           "--fsdp", "--distributed-optimizer", "--recompute",
+                                           "--micro-batch", "--schedule", "--first-stage-layers",
+                                           "--last-stage-layers", "--sp", "--no-sp"};
+
+#define TRY(x)                                                                                   \
+    do {                                                                                         \
+        if ((x) != TP_OK)                                                                        \
+            return cli_error_print(&err, NULL);                                                  \
+    } while (0)
+
+int cmd_plan(int argc, char **argv)
+{
+    /* argv' = command, the example's flags, the user's flags minus --phase. */
+    char **av = calloc((size_t)argc + NUM_EXAMPLE + 1, sizeof *av);
+    const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
+    int nphase = 0;
+    if (!av) {
+        fprintf(stderr, "trainplan: error: out of memory\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    int ac = 0;
+    av[ac++] = argv[0];
+    for (size_t i = 0; i < NUM_EXAMPLE; i++)
+        av[ac++] = (char *)(uintptr_t)example_args[i]; /* not modified by the parser */
+    int rc = CLI_EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *spec = NULL;
+        if (strcmp(a, "--phase") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "trainplan: error: --phase needs a value (e.g. "
+                                "name=long,seq=32768,tokens=40e9)\n");
+                rc = CLI_EXIT_USAGE;
+                goto out;
+            }
+            spec = argv[++i];
+        } else if (strncmp(a, "--phase=", 8) == 0) {
+            spec = a + 8;
+        }
+        if (spec) {
+            if (nphase >= TP_PLAN_MAX_PHASES) {
+                fprintf(stderr, "trainplan: error: --phase: at most %d phases\n",
+                        TP_PLAN_MAX_PHASES);
+                rc = CLI_EXIT_USAGE;
+                goto out;
+            }
+            phase_specs[nphase++] = spec;
+            continue;
+        }
+        av[ac++] = argv[i];
+    }
+    av[ac] = NULL;
+    rc = -1;
+
+    tp_config c;
+    cli_common co;
+    tp_error err = {0};
+    const char *xv[X_COUNT];
+    cli_extra extra = {xflags, X_COUNT, xv};
+    int argi = 1;
+    if (cli_parse_config(ac, av, &argi, &extra, &c, &co, &err) != TP_OK) {
+        rc = cli_error_print(&err, co.err_file);
+        goto out;
+    }
+    if (argi < ac) {
+        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (plan takes only flags)\n",
+                av[argi]);
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+
+    static tp_plan_in in; /* large: keep them off the stack */
+    static tp_plan plan;
+    tp_plan_in_default(&in);
+    in.base = c;
+    bool gpus_given = has_flag(argc, argv, "--gpus");
+    bool layout_given = false;
+    for (size_t i = 0; i < sizeof layout_flags / sizeof layout_flags[0]; i++)
+        layout_given = layout_given || has_flag(argc, argv, layout_flags[i]);
+    in.size_by = gpus_given ? TP_SIZE_GPUS : TP_SIZE_DEADLINE;
+    in.layout_from = layout_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
+    in.price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
+
+#define XF(id) (&xflags[id])
+#define GETF(id, dst)                                                                            \
+    do {                                                                                         \
+        if (xv[id] && cli_flag_f64(XF(id), xv[id], &(dst), &err) != TP_OK) {                    \
+            rc = cli_error_print(&err, NULL);                                                    \
+            goto out;                                                                            \
+        }                                                                                        \
+    } while (0)
+#define GETI(id, dst)                                                                            \
+    do {                                                                                         \
+        if (xv[id] && cli_flag_i64(XF(id), xv[id], &(dst), &err) != TP_OK) {                    \
+            rc = cli_error_print(&err, NULL);                                                    \
+            goto out;                                                                            \
+        }                                                                                        \
+    } while (0)
+#define GETE(id, dst)                                                                            \
+    do {                                                                                         \
+        if (xv[id] && cli_flag_enum(XF(id), xv[id], &(dst), &err) != TP_OK) {                   \
+            rc = cli_error_print(&err, NULL);                                                    \
+            goto out;                                                                            \
+        }                                                                                        \
+    } while (0)
+
+    /* Tokens: --tokens, else --compute, else compute-optimal for a model sized
+     * from --budget, else --tokens-per-param (20). */
+    GETF(X_TOKENS_PER_PARAM, in.tokens_per_param);
+    GETF(X_COMPUTE, in.compute_flops);
+    GETF(X_TOKENS, in.tokens);
+    in.size_model = xv[X_SIZE_MODEL] != NULL;
+    if (xv[X_TOKENS])
+        in.tokens_from = TP_TOKENS_GIVEN;
+    else if (xv[X_COMPUTE] || (in.size_model && !xv[X_TOKENS_PER_PARAM]))
+        in.tokens_from = TP_TOKENS_COMPUTE;
+    else
+        in.tokens_from = TP_TOKENS_PER_PARAM;
+    int k = 0;
+    if (xv[X_FIT]) {
+        GETE(X_FIT, k);
+        in.fit = (tp_fit_id)k;
+    }
+
+    /* Cluster, time, money. */
+    double days = 0.0;
+    GETF(X_DEADLINE, in.deadline_h);
+    if (xv[X_DEADLINE_DAYS]) {
+        GETF(X_DEADLINE_DAYS, days);
+        in.deadline_h = days * 24.0;
+    }
+    if (gpus_given && !xv[X_DEADLINE] && !xv[X_DEADLINE_DAYS])
+        in.deadline_h = 0.0; /* no default deadline to check against */
+    GETF(X_BUDGET, in.budget_usd);
+    GETF(X_MFU, in.mfu);
+    if (xv[X_TFLOPS]) {
+        double tf = 0.0;
+        GETF(X_TFLOPS, tf);
+        double peak = c.gpu.peak_flops_per_s[c.train.precision];
+        if (!(peak > 0.0) || tf * 1e12 > peak) {
+            tp_error_set(&err, TP_ERR_INVALID_ARG, "tflops",
+                         "%g TFLOP/s is more than the %s peak of %g TFLOP/s", tf, c.gpu.name,
+                         peak / 1e12);
+            rc = cli_error_print(&err, NULL);
+            goto out;
+        }
+        in.mfu = tf * 1e12 / peak;
+    }
+    if (xv[X_SIZE_AT]) {
+        GETE(X_SIZE_AT, k);
+        in.size_at = (tp_size_at)k;
+    }
+    if (xv[X_BASIS]) {
+        GETE(X_BASIS, k);
+        in.basis = (tp_flops_basis)k;
+    }
+    if (xv[X_LAYOUT]) {
+        GETE(X_LAYOUT, k);
+        in.layout_from = k == 0 ? TP_LAYOUT_AUTO : k == 1 ? TP_LAYOUT_RECIPE : TP_LAYOUT_GIVEN;
+    }
+    GETI(X_MAX_GPUS, in.max_gpus);
+
+    /* Phases: the file's, then the flags'. */
+    if (xv[X_PLAN_FILE] && tp_io_plan_file_load(xv[X_PLAN_FILE], &in, &err) != TP_OK) {
+        rc = cli_error_print(&err, err.code == TP_ERR_IO ? NULL : xv[X_PLAN_FILE]);
+        goto out;
+    }
+    for (int i = 0; i < nphase; i++) {
+        if (in.num_phases >= TP_PLAN_MAX_PHASES) {
+            fprintf(stderr, "trainplan: error: at most %d phases in all\n", TP_PLAN_MAX_PHASES);
+            rc = CLI_EXIT_USAGE;
+            goto out;
+        }
+        if (tp_io_phase_parse(phase_specs[i], &in.phases[in.num_phases], &err) != TP_OK) {
+            rc = cli_error_print(&err, NULL);
+            goto out;
+        }
+        in.num_phases++;
+    }
+
+    /* Checkpointing and LR. */
+    if (xv[X_CKPT_MODE]) {
+        GETE(X_CKPT_MODE, k);
+        in.ckpt.async = k == 0;
+    }
+    double x = 0.0;
+    if (xv[X_STORAGE_GBPS]) {
+        GETF(X_STORAGE_GBPS, x);
+        in.ckpt.storage_bw_bytes_per_s = x * GB;
+    }
+    if (xv[X_HOST_GBPS]) {
+        GETF(X_HOST_GBPS, x);
+        in.ckpt.host_bw_bytes_per_s = x * GB;
+    }
+    GETF(X_FAILURE_RATE, in.ckpt.failures_per_gpu_hour);
+    if (xv[X_RESTART_MIN]) {
+        GETF(X_RESTART_MIN, x);
+        in.ckpt.restart_s = x * 60.0;
+    }
+    GETI(X_CKPT_EVERY, in.ckpt_every_steps);
+    GETF(X_LR, in.peak_lr);
+    GETF(X_MIN_LR, in.min_lr);
+    GETI(X_WARMUP, in.warmup_steps);
+    int64_t lr_points = 1000;
+    GETI(X_LR_POINTS, lr_points);
+
+    if (tp_plan_run(&in, &plan, &err) != TP_OK) {
+        rc = cli_error_print(&err, NULL);
+        goto out;
+    }
+
+    /* The JSON serializer checks every number; build it for every output. */
+    json_t *j = tp_io_plan_json(&in, &plan);
+    if (!j) {
+        fprintf(stderr, "trainplan: error: internal: the plan holds a non-finite number (a bug "
+                        "in trainplan; please report the command line)\n");
+        rc = CLI_EXIT_INTERNAL;
+        goto out;
+    }
+    rc = CLI_EXIT_OK;
+    if (xv[X_LR_SCHEDULE] && plan.feasible)
+        tp_io_plan_lr_csv(stdout, &plan, lr_points);
+    else if (co.json)
+        rc = cli_json_print(j);
+    else if (xv[X_MARKDOWN])
+        tp_io_plan_markdown(stdout, &in, &plan);
+    else
+        tp_io_plan_text(stdout, &in, &plan);
+    json_decref(j);
+    if (rc > 0)
+        goto out;
+    if (!plan.feasible) {
+        fprintf(stderr, "trainplan: no feasible layout: %s\n", plan.reason);
+        if (xv[X_LR_SCHEDULE])
+            fprintf(stderr, "trainplan: (no learning-rate schedule without a plan)\n");
+        rc = CLI_EXIT_NONE;
+    } else {
+        rc = CLI_EXIT_OK;
+    }
+out:
+    free(av);
+    return rc;
+}

@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_search.c: `trainplan search [flags]`: enumerate every valid layout
+ * of a model on a cluster (libtp tp_search_*), keep those that fit, rank
+ * them and print the top K with their breakdowns and what each runner-up
+ * loses against the best; --json (array of estimate objects plus a
+ * "search" member) or --csv. When nothing fits, the closest layouts with
+ * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
+ * input, 4 internal error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+#define GIB 1073741824.0
+
+static const char *const rank_names[] = {"time", "cost", "headroom", NULL}; /* tp_rank_by */
+
+enum {
+    X_TOP, X_RANK, X_CSV, X_ACROSS, X_EVEN_PP, X_MAX_TP, X_MAX_PP, X_MAX_VPP, X_MAX_CP, X_MAX_EP,
+    X_MAX_MB, X_MAX_ZERO, X_MIN_GPUS, X_NO_PRUNE, X_COUNT
+};
+
+#define G_SEARCH "Search"
+static const cli_flag search_flags[X_COUNT] = {
+    [X_TOP] = {"--top", "K", "layouts", "5", "how many of the best layouts to print", CLI_INT, 1,
+               1000, 0.0, 0.0, NULL, G_SEARCH},
+    [X_RANK] = {"--rank", NULL, NULL, "time",
+                "rank by predicted step time, cost per token, or memory headroom", CLI_ENUM, 0, 0,
+                0.0, 0.0, rank_names, G_SEARCH},
+    [X_CSV] = {"--csv", NULL, NULL, "text report", "print CSV (one row per layout) instead",
+               CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_ACROSS] = {"--tp-across-nodes", NULL, NULL, "off",
+                  "also try TP groups spanning whole nodes", CLI_SWITCH, 0, 0, 0.0, 0.0, NULL,
+                  G_SEARCH},
+    [X_EVEN_PP] = {"--even-pp", NULL, NULL, "off",
+                   "only PP sizes that divide the layers (no uneven split)", CLI_SWITCH, 0, 0, 0.0,
+                   0.0, NULL, G_SEARCH},
+    [X_MAX_TP] = {"--max-tp", "N", "GPUs", "the node", "largest TP to try", CLI_INT, 1, 1048576,
+                  0.0, 0.0, NULL, G_SEARCH},
+    [X_MAX_PP] = {"--max-pp", "N", "stages", "layers", "largest PP to try", CLI_INT, 1, 1048576,
+                  0.0, 0.0, NULL, G_SEARCH},
+    [X_MAX_VPP] = {"--max-vpp", "N", "chunks per GPU", "layers / PP",
+                   "largest number of virtual stages to try", CLI_INT, 1, 100000, 0.0, 0.0, NULL,
+                   G_SEARCH},
+    [X_MAX_CP] = {"--max-cp", "N", "GPUs", "no limit", "largest CP to try", CLI_INT, 1, 1048576,
+                  0.0, 0.0, NULL, G_SEARCH},
+    [X_MAX_EP] = {"--max-ep", "N", "GPUs", "no limit", "largest EP to try", CLI_INT, 1, 1048576,
+                  0.0, 0.0, NULL, G_SEARCH},
+    [X_MAX_MB] = {"--max-micro-batch", "N", "sequences", "no limit",
+                  "largest micro-batch to try", CLI_INT, 1, 1099511627776, 0.0, 0.0, NULL,
+                  G_SEARCH},
+    [X_MAX_ZERO] = {"--max-zero", "0|1|2|3", NULL, "3", "deepest ZeRO stage to try", CLI_INT, 0,
+                    3, 0.0, 0.0, NULL, G_SEARCH},
+    [X_MIN_GPUS] = {"--min-gpus", "N", "GPUs", "--gpus",
+                    "also try smaller clusters, in whole nodes, from N up to --gpus", CLI_INT, 1,
+                    1048576, 0.0, 0.0, NULL, G_SEARCH},
+    [X_NO_PRUNE] = {"--no-prune", NULL, NULL, "off",
+                    "evaluate every layout (no lower-bound pruning; slower)", CLI_SWITCH, 0, 0, 0.0,
+                    0.0, NULL, G_SEARCH},
+};
+
+void cmd_search_help(FILE *f)
+{
+    fprintf(f,
+            "usage: trainplan search --model M --gpu G --gpus N --seq-len S\n"
+            "                        (--global-batch B | --global-batch-tokens T) [flags]\n\n"
+            "Enumerates every valid parallel layout of the model on the cluster: TP (dividing\n"
+            "the heads and kv heads, inside a node unless --tp-across-nodes), sequence\n"
+            "parallel on/off, PP (uneven splits where the layers do not divide: the end\n"
+            "stages get fewer), virtual stages, CP, EP (MoE), ZeRO 0-3, recompute\n"
+            "none/selective/full and micro-batch; DP and gradient accumulation are derived\n"
+            "from the GPUs and the global batch. Each layout gets the full memory and\n"
+            "step-time model; those that fit are ranked (--rank) and the best --top are\n"
+            "printed with their breakdowns and what each runner-up loses against the best.\n\n"
+            "A layout flag given on the command line fixes that axis (--tp 8, --zero 1,\n"
+            "--recompute full, --sp, --micro-batch 2, ...); --max-* flags bound one.\n"
+            "When nothing fits, the closest layouts are printed with the constraint that\n"
+            "binds and by how much, and what single change would make them fit.\n");
+    cli_print_flags(f, search_flags, X_COUNT);
+    cli_print_config_flags(f);
+    fprintf(f, "\nExit codes: 0 some layout fits, 1 none fits, 2 bad arguments or input,\n"
+               "4 internal error.\n\n"
+               "Examples:\n"
+               "  trainplan search --model llama-3-70b --gpus 64 --seq-len 8192 --global-batch 512\n"
+               "  trainplan search --model llama-2-7b --gpus 64 --seq-len 131072 \\\n"
+               "      --global-batch-tokens 4194304 --rank cost --top 3 --json\n");
+}
+
+/* ---- formatting helpers -------------------------------------------------- */
+
+static const char *rc_name(tp_recompute r)
+{
+    return tp_io_recompute_name(r);
+}
+
+static void layout_line(FILE *f, const tp_search_item *it)
+{
+    const tp_train *t = &it->config.train;
+    fprintf(f, "TP %lld, PP %lld", (long long)t->tp, (long long)t->pp);
+    if (t->vpp > 1)
+        fprintf(f, " (VPP %lld)", (long long)t->vpp);
+    fprintf(f, ", CP %lld, DP %lld", (long long)t->cp, (long long)it->result.dp);
+    if (it->config.model.num_experts > 0)
+        fprintf(f, ", EP %lld", (long long)t->ep);
+    fprintf(f, ", SP %s, ZeRO-%d, recompute %s, micro-batch %lld x accumulation %lld",
+            t->sp ? "on" : "off", t->zero, rc_name(t->recompute), (long long)t->micro_batch,
+            (long long)it->result.grad_accum);
+}
+
+static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_search_item *best,
+                       tp_rank_by by, bool show_gpus)
+{
+    const tp_result *r = &it->result;
+    const tp_time *tm = &r->time;
+    const tp_memory *m = &r->memory;
+    fprintf(f, "#%zu  ", rank);
+    if (show_gpus)
+        fprintf(f, "%lld GPUs: ", (long long)it->config.train.num_gpus);
+    layout_line(f, it);
+    fputc('\n', f);
+    if (tm->computed)
+        fprintf(f,
+                "    step %.3f s, MFU %.1f%%, %.0f tokens/s, %.2f USD per 1M tokens; "
+                "memory %.2f of %.2f GiB (stage %lld, %.2f GiB headroom)\n",
+                tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s, 1e6 * it->cost_per_token_usd,
+                m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage,
+                m->headroom_bytes / GIB);
+    else
+        fprintf(f, "    step time not available; memory %.2f of %.2f GiB (stage %lld)\n",
+                m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage);
+    if (tm->computed)
+        fprintf(f,
+                "    time (s): compute %.3f, recompute %.3f, TP %.3f, CP %.3f, EP %.3f, "
+                "PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f\n",
+                tm->compute_s, tm->recompute_s, tm->tp_comm_s, tm->cp_comm_s, tm->ep_comm_s,
+                tm->pp_comm_s, tm->bubble_s, tm->dp_comm_s, tm->optimizer_s);
+    fprintf(f,
+            "    memory (GiB): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
+            "logits %.2f, other %.2f\n",
+            (m->weights_bytes + m->weights_gathered_bytes) / GIB, m->grads_bytes / GIB,
+            m->optimizer_bytes / GIB, m->activations_bytes / GIB, m->logits_bytes / GIB,
+            (m->comm_buffers_bytes + m->framework_bytes + m->fragmentation_bytes) / GIB);
+    if (!best)
+        return;
+    tp_search_delta d;
+    tp_search_delta_eval(best, it, &d);
+    fprintf(f, "    vs #1: ");
+    if (by == TP_RANK_HEADROOM) {
+        fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / GIB);
+        if (d.mem_part[0])
+            fprintf(f, " (%s %+.2f GiB)", d.mem_part, d.mem_part_bytes / GIB);
+        if (tm->computed)
+            fprintf(f, ", step %+.3f s", d.step_s);
+    } else if (by == TP_RANK_COST && tm->computed) {
+        fprintf(f, "%+.3f USD per 1M tokens, step %+.3f s (%+.1f%%)",
+                1e6 * d.cost_per_token_usd, d.step_s, 100.0 * d.step_rel);
+        if (d.time_part[0])
+            fprintf(f, ", mostly %s %+.3f s", d.time_part, d.time_part_s);
+    } else if (tm->computed) {
+        fprintf(f, "%.3f s slower (%+.1f%%)", d.step_s, 100.0 * d.step_rel);
+        if (d.time_part[0])
+            fprintf(f, ", mostly %s %+.3f s", d.time_part, d.time_part_s);
+    } else {
+        fprintf(f, "same predicted step (time model unavailable)");
+    }
+    fprintf(f, "; %s\n", d.layout[0] ? d.layout : "same layout axes");
+}
+
+static int print_csv_header(FILE *f)
+{
+    return fprintf(f, "rank,num_gpus,tp,pp,vpp,cp,ep,dp,sp,zero,recompute,micro_batch,grad_accum,"
+                      "global_batch,fits,step_s,mfu,tokens_per_s,cost_per_token_usd,memory_gib,"
+                      "headroom_gib,heaviest_stage,compute_s,recompute_s,tp_comm_s,cp_comm_s,"
+                      "ep_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,weights_gib,grads_gib,"
+                      "optimizer_gib,activations_gib,logits_gib,note\n");
+}
+
+/* A CSV field: quoted, with inner quotes doubled. */
+static void csv_text(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const char *note)
+{
+    const tp_train *t = &it->config.train;
+    const tp_result *r = &it->result;
+    const tp_time *tm = &r->time;
+    const tp_memory *m = &r->memory;
+    fprintf(f,
+            "%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%s,%lld,%lld,%lld,%d,%.6g,%.6g,%.6g,"
+            "%.6g,%.4f,%.4f,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,"
+            "%.4f,%.4f,",
+            rank, (long long)t->num_gpus, (long long)t->tp, (long long)t->pp, (long long)t->vpp,
+            (long long)t->cp, (long long)t->ep, (long long)r->dp, t->sp ? 1 : 0, t->zero,
+            rc_name(t->recompute), (long long)t->micro_batch, (long long)r->grad_accum,
+            (long long)t->global_batch, m->fits ? 1 : 0, tm->step_s, tm->mfu, tm->tokens_per_s,
+            it->cost_per_token_usd, m->total_bytes / GIB, m->headroom_bytes / GIB,
+            (long long)m->stage, tm->compute_s, tm->recompute_s, tm->tp_comm_s, tm->cp_comm_s,
+            tm->ep_comm_s, tm->pp_comm_s, tm->bubble_s, tm->dp_comm_s, tm->optimizer_s,
+            (m->weights_bytes + m->weights_gathered_bytes) / GIB, m->grads_bytes / GIB,
+            m->optimizer_bytes / GIB, m->activations_bytes / GIB, m->logits_bytes / GIB);
+    csv_text(f, note ? note : "");
+    fputc('\n', f);
+}
+
+/* The delta of a runner-up, in one line, for CSV and JSON. */
+static void delta_text(const tp_search_item *best, const tp_search_item *it, char *buf, size_t n)
+{
+    tp_search_delta d;
+    tp_search_delta_eval(best, it, &d);
+    char part[96] = "";
+    if (d.time_part[0])
+        snprintf(part, sizeof part, ", mostly %s %+.4f s", d.time_part, d.time_part_s);
+    snprintf(buf, n, "%+.4f s (%+.1f%%)%s; %s", d.step_s, 100.0 * d.step_rel, part,
+             d.layout[0] ? d.layout : "same layout axes");
+}
+
+static json_t *item_json(const tp_search_item *it, size_t rank, tp_rank_by by,
+                         const tp_search_item *best, const char *binding)
+{
+    json_t *j = tp_io_result_json(&it->config, &it->result);
+    if (!j)
+        return NULL;
+    json_t *s = json_object();
+    if (!s) {
+        json_decref(j);
+        return NULL;
+    }
+    int bad = 0;
+    bad |= json_object_set_new(s, "rank", json_integer((json_int_t)rank));
+    bad |= json_object_set_new(s, "rank_by", json_string(rank_names[by]));
+    bad |= json_object_set_new(s, "cost_per_token_usd", json_real(it->cost_per_token_usd));
+    bad |= json_object_set_new(s, "gpu_s_per_token", json_real(it->gpu_s_per_token));
+    if (best) {
+        tp_search_delta d;
+        tp_search_delta_eval(best, it, &d);
+        json_t *v = json_object();
+        if (!v) {
+            bad = 1;
+        } else {
+            bad |= json_object_set_new(v, "step_s", json_real(d.step_s));
+            bad |= json_object_set_new(v, "step_rel", json_real(d.step_rel));
+            bad |= json_object_set_new(v, "time_part", json_string(d.time_part));
+            bad |= json_object_set_new(v, "time_part_s", json_real(d.time_part_s));
+            bad |= json_object_set_new(v, "mem_part", json_string(d.mem_part));
+            bad |= json_object_set_new(v, "mem_part_bytes", json_real(d.mem_part_bytes));
+            bad |= json_object_set_new(v, "headroom_bytes", json_real(d.headroom_bytes));
+            bad |= json_object_set_new(v, "cost_per_token_usd", json_real(d.cost_per_token_usd));
+            bad |= json_object_set_new(v, "layout", json_string(d.layout));
+            bad |= json_object_set_new(s, "vs_best", v);
+        }
+    }
+    if (binding)
+        bad |= json_object_set_new(s, "binding", json_string(binding));
+    bad |= json_object_set_new(j, "search", s);
+    if (bad) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* ---- space from the flags ---------------------------------------------- */
+
+static tp_status fix_axis(const cli_common *co, const char *flag, int64_t v, tp_axis *a)
+{
+    if (cli_given(co, flag))
+        a->min = a->max = v;
+    return TP_OK;
+}
+
+static tp_status bound(const cli_extra *ex, int id, tp_axis *a, tp_error *err)
+{
+    const char *v = ex->values[id];
+    if (!v)
+        return TP_OK;
+    int64_t x;
+    tp_status st = cli_flag_i64(&ex->flags[id], v, &x, err);
+    if (st != TP_OK)
+        return st;
+    a->max = x;
+    return TP_OK;
+}
+
+#define TRY(x)                                                                                   \
+    do {                                                                                         \
+        tp_status st_ = (x);                                                                     \
+        if (st_ != TP_OK)                                                                        \
+            return st_;                                                                          \
+    } while (0)
+
+/* Shared with cmd_explain.c through cli.h: the space the flags describe. */
+tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_config *c,
+                           tp_search_space *sp, tp_error *err)
+{
+    tp_search_space_default(sp);
+    const tp_train *t = &c->train;
+    const char *layout_only[] = {"--schedule", "--first-stage-layers", "--last-stage-layers"};
+    for (size_t i = 0; i < sizeof layout_only / sizeof layout_only[0]; i++)
+        if (cli_given(co, layout_only[i]))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, layout_only[i] + 2,
+                                "the search chooses this itself (1F1B, interleaved with --vpp > 1, "
+                                "end stages with fewer layers when PP does not divide them)");
+    TRY(fix_axis(co, "--tp", t->tp, &sp->tp));
+    TRY(fix_axis(co, "--pp", t->pp, &sp->pp));
+    TRY(fix_axis(co, "--cp", t->cp, &sp->cp));
+    TRY(fix_axis(co, "--ep", t->ep, &sp->ep));
+    TRY(fix_axis(co, "--vpp", t->vpp, &sp->vpp));
+    TRY(fix_axis(co, "--micro-batch", t->micro_batch, &sp->micro_batch));
+    if (cli_given(co, "--zero") || cli_given(co, "--fsdp") ||
+        cli_given(co, "--distributed-optimizer"))
+        sp->zero_mask = TP_SEARCH_BIT(t->zero);
+    if (cli_given(co, "--recompute"))
+        sp->recompute_mask = TP_SEARCH_BIT(t->recompute);
+    if (cli_given(co, "--sp") || cli_given(co, "--no-sp"))
+        sp->sp_mask = t->sp ? TP_SEARCH_SP_ON : TP_SEARCH_SP_OFF;
+    if (!ex)
+        return TP_OK;
+    TRY(bound(ex, X_MAX_TP, &sp->tp, err));
+    TRY(bound(ex, X_MAX_PP, &sp->pp, err));
+    TRY(bound(ex, X_MAX_VPP, &sp->vpp, err));
+    TRY(bound(ex, X_MAX_CP, &sp->cp, err));
+    TRY(bound(ex, X_MAX_EP, &sp->ep, err));
+    TRY(bound(ex, X_MAX_MB, &sp->micro_batch, err));
+    if (ex->values[X_MAX_ZERO]) {
+        int64_t z;
+        TRY(cli_flag_i64(&ex->flags[X_MAX_ZERO], ex->values[X_MAX_ZERO], &z, err));
+        unsigned mask = sp->zero_mask ? sp->zero_mask : 0xFu;
+        mask &= (1u << (unsigned)(z + 1)) - 1u;
+        if (!mask)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "max-zero",
+                                "%lld is below the ZeRO stage fixed by --zero (%d)", (long long)z,
+                                t->zero);
+        sp->zero_mask = mask;
+    }
+    if (ex->values[X_MIN_GPUS]) {
+        int64_t g;
+        TRY(cli_flag_i64(&ex->flags[X_MIN_GPUS], ex->values[X_MIN_GPUS], &g, err));
+        if (g > t->num_gpus)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "min-gpus",
+                                "%lld is more than --gpus %lld", (long long)g,
+                                (long long)t->num_gpus);
+        sp->gpus.min = g;
+        sp->gpus.max = t->num_gpus;
+    }
+    sp->tp_across_nodes = ex->values[X_ACROSS] != NULL;
+    sp->even_pp_only = ex->values[X_EVEN_PP] != NULL;
+    sp->no_prune = ex->values[X_NO_PRUNE] != NULL;
+    return TP_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void header(FILE *f, const tp_config *c, const char *verb)
+{
+    const tp_train *t = &c->train;
+    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    fprintf(f, "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
+               "sequences (%.0f tokens)\n",
+            verb, c->model.name, (long long)t->num_gpus, c->gpu.name, (long long)node,
+            (long long)t->seq_len, (long long)t->global_batch,
+            (double)t->global_batch * (double)t->seq_len);
+}
+
+static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double capacity)
+{
+    fprintf(f, "  searched %llu layouts in %.3f s", (unsigned long long)st->candidates, wall_s);
+    if (st->evaluated > 0 && wall_s > 0.0)
+        fprintf(f, " (%.2f million evaluations/s)", 1e-6 * (double)st->evaluated / wall_s);
+    fprintf(f, ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
+               "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
+            (unsigned long long)st->feasible, (unsigned long long)st->infeasible,
+            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / GIB,
+            (unsigned long long)st->pruned_states, (unsigned long long)st->pruned_micro_batch);
+    if (st->batch_mismatch)
+        fprintf(f, "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "
+                   "global batch\n",
+                (unsigned long long)st->batch_mismatch);
+}
+
+/* Smallest DP any layout could have (for the batch-divisibility hint). */
+static int64_t smallest_dp(const tp_config *c, const tp_search_space *sp)
+{
+    const tp_model *m = &c->model;
+    int64_t N = c->train.num_gpus, best = N;
+    int64_t node = c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    for (int64_t t = 1; t <= N && t <= m->num_heads; t++) {
+        if (N % t || m->num_heads % t || kv % t)
+            continue;
+        if (!(t <= node && node % t == 0) && !(sp->tp_across_nodes && t % node == 0))
+            continue;
+        for (int64_t p = 1; p <= m->num_layers && p <= N / t; p++) {
+            if ((N / t) % p)
+                continue;
+            for (int64_t x = 1; x <= N / (t * p); x++) {
+                if ((N / (t * p)) % x || (x > 1 && c->train.seq_len % (2 * x)))
+                    continue;
+                int64_t dp = N / (t * p * x);
+                if (dp < best)
+                    best = dp;
+            }
+        }
+    }
+    return best;
+}
+
+/* Nothing fits: explain with the closest layouts; returns the exit code. */
+static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp_search_stats *st,
+                        double wall_s, bool json, bool csv, size_t k)
+{
+    tp_error err = {0};
+    if (st->candidates == 0) {
+        if (json)
+            fputs("[]\n", stdout);
+        if (st->batch_mismatch) {
+            int64_t dmin = smallest_dp(c, sp0);
+            fprintf(json || csv ? stderr : stdout,
+                    "No layout: for every (TP, PP, CP) layout of %lld GPUs, DP = GPUs / (TP x PP "
+                    "x CP) does not divide the global batch of %lld sequences (or no allowed "
+                    "micro-batch does); the smallest DP any layout has is %lld, so try a global "
+                    "batch that is a multiple of %lld.\n",
+                    (long long)c->train.num_gpus, (long long)c->train.global_batch,
+                    (long long)dmin, (long long)dmin);
+        } else {
+            fprintf(json || csv ? stderr : stdout,
+                    "No valid layout within the given bounds: TP must divide the %lld heads and "
+                    "%lld kv heads and the %lld-GPU node, PP <= %lld layers, 2 x CP must divide "
+                    "the sequence, and TP x PP x CP must divide %lld GPUs.\n",
+                    (long long)c->model.num_heads,
+                    (long long)(c->model.num_kv_heads ? c->model.num_kv_heads
+                                                      : c->model.num_heads),
+                    (long long)(c->train.gpus_per_node ? c->train.gpus_per_node
+                                                       : c->gpu.gpus_per_node),
+                    (long long)c->model.num_layers, (long long)c->train.num_gpus);
+        }
+        return CLI_EXIT_NONE;
+    }
+    /* Pruned layouts were never evaluated: search again without pruning. */
+    tp_search_space sp = *sp0;
+    sp.no_prune = true;
+    sp.include_infeasible = false;
+    tp_search *s;
+    if (tp_search_new(c, &sp, &s, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    while (tp_search_next(s, NULL))
+        ;
+    tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
+    if (!close) {
+        tp_search_free(s);
+        fprintf(stderr, "trainplan: error: out of memory\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    size_t n = tp_search_closest(s, close, k < TP_SEARCH_CLOSEST ? k : TP_SEARCH_CLOSEST);
+    tp_search_free(s);
+
+    json_t *arr = json ? json_array() : NULL;
+    if (csv)
+        print_csv_header(stdout);
+    if (!json && !csv) {
+        header(stdout, c, "Search:");
+        stats_text(stdout, st, wall_s, c->gpu.mem_capacity_bytes);
+        printf("\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
+               "constraint that binds:\n",
+               n);
+    }
+    int rc = CLI_EXIT_NONE;
+    for (size_t i = 0; i < n; i++) {
+        tp_search_binding b;
+        if (tp_search_binding_eval(&close[i].config, &b, &err) != TP_OK) {
+            rc = cli_error_print(&err, NULL);
+            break;
+        }
+        if (json) {
+            json_t *j = item_json(&close[i], i + 1, TP_RANK_HEADROOM, NULL, b.text);
+            if (!j || json_array_append_new(arr, j) != 0) {
+                rc = CLI_EXIT_INTERNAL;
+                break;
+            }
+        } else if (csv) {
+            print_csv_row(stdout, i + 1, &close[i], b.text);
+        } else {
+            printf("%zu. ", i + 1);
+            layout_line(stdout, &close[i]);
+            printf("\n   %s\n", b.text);
+        }
+    }
+    if (json) {
+        if (rc == CLI_EXIT_NONE) {
+            int prc = cli_json_print(arr);
+            if (prc != CLI_EXIT_OK)
+                rc = prc;
+        }
+        json_decref(arr);
+    }
+    free(close);
+    return rc;
+}
+
+int cmd_search(int argc, char **argv)
+{
+    tp_config c;
+    cli_common co;
+    tp_error err = {0};
+    const char *vals[X_COUNT];
+    cli_extra ex = {search_flags, X_COUNT, vals};
+    int argi = 1;
+    if (cli_parse_config(argc, argv, &argi, &ex, &c, &co, &err) != TP_OK)
+        return cli_error_print(&err, co.err_file);
+    if (argi < argc) {
+        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (search takes only flags)\n",
+                argv[argi]);
+        return CLI_EXIT_USAGE;
+    }
+    if (!co.global_batch_given) {
+        fprintf(stderr, "trainplan: error: search needs the target batch: --global-batch N "
+                        "(sequences) or --global-batch-tokens N\n");
+        return CLI_EXIT_USAGE;
+    }
+    int64_t top = 5;
+    int rank = 0;
+    if (vals[X_TOP] && cli_flag_i64(&search_flags[X_TOP], vals[X_TOP], &top, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    if (vals[X_RANK] && cli_flag_enum(&search_flags[X_RANK], vals[X_RANK], &rank, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+    bool csv = vals[X_CSV] != NULL;
+    if (csv && co.json) {
+        fprintf(stderr, "trainplan: error: --json and --csv are exclusive\n");
+        return CLI_EXIT_USAGE;
+    }
+    tp_rank_by by = (tp_rank_by)rank;
+    tp_search_space sp;
+    if (cli_search_space(&co, &ex, &c, &sp, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
+
+    size_t k = (size_t)top;
+    tp_search_item *items = calloc(k, sizeof *items);
+    if (!items) {
+        fprintf(stderr, "trainplan: error: out of memory\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    size_t n = 0;
+    tp_search_stats st;
+    double t0 = now_s();
+    tp_status s = tp_search_top(&c, &sp, by, items, k, &n, &st, &err);
+    double wall = now_s() - t0;
+    if (s != TP_OK) {
+        free(items);
+        return cli_error_print(&err, NULL);
+    }
+    if (n == 0) {
+        free(items);
+        return explain_none(&c, &sp, &st, wall, co.json, csv, k < 3 ? 3 : k);
+    }
+
+    bool show_gpus = sp.gpus.min > 0 || sp.gpus.max > 0;
+    int rc = CLI_EXIT_OK;
+    if (co.json) {
+        json_t *arr = json_array();
+        for (size_t i = 0; arr && i < n; i++) {
+            json_t *j = item_json(&items[i], i + 1, by, i ? &items[0] : NULL, NULL);
+            if (!j || json_array_append_new(arr, j) != 0) {
+                json_decref(arr);
+                arr = NULL;
+            }
+        }
+        if (!arr) {
+            fprintf(stderr, "trainplan: error: internal: a result holds a non-finite number\n");
+            rc = CLI_EXIT_INTERNAL;
+        } else {
+            rc = cli_json_print(arr);
+            json_decref(arr);
+        }
+    } else if (csv) {
+        print_csv_header(stdout);
+        for (size_t i = 0; i < n; i++) {
+            char note[256] = "";
+            if (i)
+                delta_text(&items[0], &items[i], note, sizeof note);
+            print_csv_row(stdout, i + 1, &items[i], note);
+        }
+    } else {
+        header(stdout, &c, "Search:");
+        stats_text(stdout, &st, wall, c.gpu.mem_capacity_bytes);
+        printf("  ranked by %s%s\n\n",
+               by == TP_RANK_COST ? "cost per token (GPUs x step time x price / tokens)"
+               : by == TP_RANK_HEADROOM ? "memory headroom on the heaviest stage"
+                                        : "predicted step time",
+               items[0].result.time.computed ? "" : " (step-time model unavailable: ties)");
+        for (size_t i = 0; i < n; i++)
+            print_item(stdout, i + 1, &items[i], i ? &items[0] : NULL, by, show_gpus);
+    }
+    free(items);
+    return rc;
+}

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * request.c: web API requests -> the CLI's argument vector (see request.h
+ * for the mapping), the preset list, and the error body.
+ *
+ * Why an argument vector and not a second JSON -> tp_config mapping: the
+ * CLI's flag table (src/cli/opts.c) already holds every flag's range,
+ * default, derived default and message. Going through it makes "a request
+ * and the CLI give identical answers" true by construction instead of by
+ * keeping two mappings in step.
+ *
+ * Safety: a key becomes part of a flag name, so keys are restricted to
+ * [a-z0-9-] (no '=' or spaces that could smuggle a second flag); a value
+ * is always attached with '=' so it can never be read as another flag.
+ * "model" and "gpu" must not name files: the server reads no files.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+#include "request.h"
+
+/* Flags that change the architecture after --model is loaded (opts.c, G_MODEL). */
+static const char *const model_overrides[] = {
+    "layers", "hidden",  "heads",          "kv-heads",       "head-dim",
+    "ffn-hidden", "vocab", "mlp",          "norm",           "tie-embeddings",
+    "no-tie-embeddings", "experts", "topk", "moe-ffn-hidden", "shared-experts", NULL};
+
+#define MODEL_CONFIG_KEY "model-config"
+
+static bool is_model_override(const char *key)
+{
+    for (size_t i = 0; model_overrides[i]; i++)
+        if (strcmp(key, model_overrides[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool flag_name_ok(const char *key)
+{
+    if (!(key[0] >= 'a' && key[0] <= 'z'))
+        return false;
+    size_t n = 0;
+    for (const char *p = key; *p; p++, n++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return false;
+    return n <= 64;
+}
+
+/* The same test as the loaders' (presets.c): a '/' or a ".json" ending. */
+static bool looks_like_path(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') != NULL || (n >= 5 && strcmp(s + n - 5, ".json") == 0);
+}
+
+/* "--key" or "--key=value", newly allocated (NULL when out of memory). */
+static char *flag_arg(const char *key, const char *value)
+{
+    size_t nk = strlen(key), nv = value ? strlen(value) : 0;
+    char *s = malloc(2 + nk + (value ? 1 + nv : 0) + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, "--", 2);
+    memcpy(s + 2, key, nk);
+    size_t at = 2 + nk;
+    if (value) {
+        s[at++] = '=';
+        memcpy(s + at, value, nv);
+        at += nv;
+    }
+    s[at] = '\0';
+    return s;
+}
+
+static tp_status nomem(tp_error *err)
+{
+    return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the request");
+}
+
+/* The flag text for one key/value, or NULL with *skip set for false/null. */
+static tp_status flag_text(const char *key, json_t *v, char **out, bool *skip, tp_error *err)
+{
+    char num[64];
+    *out = NULL;
+    *skip = v == NULL;
+    if (!v)
+        return TP_OK;
+    switch (json_typeof(v)) {
+    case JSON_TRUE:
+        *out = flag_arg(key, NULL);
+        break;
+    case JSON_FALSE:
+    case JSON_NULL:
+        *skip = true;
+        return TP_OK;
+    case JSON_INTEGER:
+        snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        *out = flag_arg(key, num);
+        break;
+    case JSON_REAL:
+        /* finite by construction: jansson rejects NaN/inf while parsing */
+        snprintf(num, sizeof num, "%.17g", json_real_value(v));
+        *out = flag_arg(key, num);
+        break;
+    case JSON_STRING: {
+        const char *s = json_string_value(v);
+        if (strlen(s) != json_string_length(v))
+            return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must not contain a NUL character",
+                                key);
+        *out = flag_arg(key, s);
+        break;
+    }
+    default:
+        return tp_error_set(err, TP_ERR_CONFIG, key,
+                            "\"%s\" must be a string, a number, a boolean, or an array of those "
+                            "for a repeated flag (as --%s takes)",
+                            key, key);
+    }
+    return *out ? TP_OK : nomem(err);
+}
+
+/* "model"/"gpu": a preset name, never a file. */
+static tp_status check_preset(const char *key, tp_io_kind kind, json_t *v, tp_error *err)
+{
+    if (!json_is_string(v))
+        return TP_OK; /* the CLI parser reports the wrong type */
+    const char *s = json_string_value(v);
+    if (tp_io_preset_text(kind, s) || !looks_like_path(s))
+        return TP_OK; /* a preset, or an unknown name the loader reports with a hint */
+    if (kind == TP_IO_MODEL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, key,
+                            "\"%s\" looks like a file path; the server reads no files: send the "
+                            "file's text as \"" MODEL_CONFIG_KEY "\" instead",
+                            s);
+    return tp_error_set(err, TP_ERR_INVALID_ARG, key,
+                        "\"%s\" looks like a file path; the server reads no files: choose a GPU "
+                        "preset",
+                        s);
+}
+
+static tp_status take_model_config(json_t *v, tp_io_request *out, tp_error *err)
+{
+    if (json_is_string(v)) {
+        if (strlen(json_string_value(v)) != json_string_length(v))
+            return tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
+                                "\"" MODEL_CONFIG_KEY "\" must not contain a NUL character");
+        out->model_text = strdup(json_string_value(v));
+    } else if (json_is_object(v)) {
+        out->model_text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    } else {
+        return tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
+                            "\"" MODEL_CONFIG_KEY "\" must be the text of a model JSON or a Hugging "
+                            "Face config.json (a string), or that object");
+    }
+    return out->model_text ? TP_OK : nomem(err);
+}
+
+/* Append an owned string to out->argv, keeping it NULL-terminated; frees s on failure. */
+static int push(tp_io_request *out, size_t *cap, char *s)
+{
+    if ((size_t)out->argc + 2 > *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        char **a = realloc(out->argv, ncap * sizeof *a);
+        if (!a) {
+            free(s);
+            return -1;
+        }
+        out->argv = a;
+        *cap = ncap;
+    }
+    out->argv[out->argc++] = s;
+    out->argv[out->argc] = NULL;
+    return 0;
+}
+
+tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
+                              tp_io_request *out, tp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (len > TP_IO_REQUEST_MAX_BYTES)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "request body larger than %zu bytes",
+                            TP_IO_REQUEST_MAX_BYTES);
+    json_error_t je;
+    json_t *root = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: %s", je.text);
+        if (err) {
+            /* jansson reports line 1 column 0 for an empty body; columns are 1-based here */
+            err->line = je.line > 0 ? je.line : 1;
+            err->column = je.column > 0 ? je.column : 1;
+        }
+        return TP_ERR_PARSE;
+    }
+    tp_status st = TP_OK;
+    if (!json_is_object(root)) {
+        st = tp_error_set(err, TP_ERR_CONFIG, "",
+                          "the request must be a JSON object of flags, e.g. {\"model\": "
+                          "\"llama-3-8b\", \"gpus\": 8, \"tp\": 2}");
+        goto done;
+    }
+
+    size_t cap = 0;
+    char *cmd = strdup(command);
+    if (!cmd || push(out, &cap, cmd) != 0) {
+        st = nomem(err);
+        goto done;
+    }
+
+    const char *key;
+    json_t *v;
+    const char *override = NULL;
+    bool have_model = false;
+    json_object_foreach(root, key, v)
+    {
+        if (strcmp(key, MODEL_CONFIG_KEY) == 0) {
+            if ((st = take_model_config(v, out, err)) != TP_OK)
+                goto done;
+            continue;
+        }
+        if (!flag_name_ok(key)) {
+            st = tp_error_set(err, TP_ERR_CONFIG, "",
+                              "\"%.64s\" is not a flag name (keys are the CLI's flags without "
+                              "the dashes, e.g. \"global-batch\")",
+                              key);
+            goto done;
+        }
+        if (strcmp(key, "model") == 0 && !json_is_null(v))
+            have_model = true;
+        if (!override && is_model_override(key) && !json_is_null(v) && !json_is_false(v))
+            override = key;
+        if (strcmp(key, "model") == 0 && (st = check_preset(key, TP_IO_MODEL, v, err)) != TP_OK)
+            goto done;
+        if (strcmp(key, "gpu") == 0 && (st = check_preset(key, TP_IO_GPU, v, err)) != TP_OK)
+            goto done;
+        /* an array is the flag repeated, in order (the CLI keeps the last, or all) */
+        size_t n = json_is_array(v) ? json_array_size(v) : 1;
+        for (size_t i = 0; i < n; i++) {
+            json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
+            char *text;
+            bool skip;
+            if (json_is_array(v) && (json_is_array(x) || json_is_object(x))) {
+                st = tp_error_set(err, TP_ERR_CONFIG, key,
+                                  "\"%s\" must be an array of strings, numbers or booleans", key);
+                goto done;
+            }
+            if ((st = flag_text(key, x, &text, &skip, err)) != TP_OK)
+                goto done;
+            if (!skip && push(out, &cap, text) != 0) {
+                st = nomem(err);
+                goto done;
+            }
+        }
+    }
+    if (out->model_text && have_model) {
+        st = tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
+                          "give either \"model\" (a preset) or \"" MODEL_CONFIG_KEY
+                          "\" (a config), not both");
+        goto done;
+    }
+    if (out->model_text && override) {
+        st = tp_error_set(err, TP_ERR_CONFIG, override,
+                          "\"%s\" overrides a preset's architecture; with \"" MODEL_CONFIG_KEY
+                          "\" edit the config instead",
+                          override);
+        goto done;
+    }
+
+done:
+    json_decref(root);
+    if (st != TP_OK)
+        tp_io_request_free(out);
+    return st;
+}
+
+void tp_io_request_free(tp_io_request *r)
+{
+    if (!r)
+        return;
+    if (r->argv)
+        for (int i = 0; i < r->argc; i++)
+            free(r->argv[i]);
+    free(r->argv);
+    free(r->model_text);
+    memset(r, 0, sizeof *r);
+}
+
+tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err)
+{
+    tp_status st = tp_io_model_parse(r->model_text, MODEL_CONFIG_KEY, out, err);
+    if (st != TP_OK && err) {
+        /* "model-config." + the loader's path, cut to fit err->path */
+        char path[sizeof err->path];
+        memcpy(path, err->path, sizeof path);
+        path[sizeof path - 1] = '\0';
+        size_t np = strlen(MODEL_CONFIG_KEY);
+        memcpy(err->path, MODEL_CONFIG_KEY, np);
+        if (path[0]) {
+            err->path[np++] = '.';
+            size_t rest = strlen(path);
+            if (rest > sizeof err->path - 1 - np)
+                rest = sizeof err->path - 1 - np;
+            memcpy(err->path + np, path, rest);
+            np += rest;
+        }
+        err->path[np] = '\0';
+    }
+    return st;
+}
+
+/* ---- presets: the object of `trainplan presets --json` (cmd_presets.c) ---- */
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static int append(json_t *arr, json_t *o)
+{
+    return o && json_array_append_new(arr, o) == 0 ? 0 : -1;
+}
+
+static int models_json(json_t *arr, tp_error *err)
+{
+    size_t n = tp_io_preset_count(TP_IO_MODEL);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_preset_name(TP_IO_MODEL, i);
+        tp_model m;
+        tp_params p;
+        if (tp_io_model_load(name, &m, err) != TP_OK || tp_model_params(&m, 0, &p, err) != TP_OK)
+            return -1;
+        if (append(arr, json_pack("{s:s, s:I, s:I, s:o}", "name", name, "params_total",
+                                  (json_int_t)p.total, "params_active", (json_int_t)p.active,
+                                  "source", str_or_null(tp_io_preset_source(TP_IO_MODEL, name)))) !=
+            0) {
+            nomem(err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int gpus_json(json_t *arr, tp_error *err)
+{
+    size_t n = tp_io_preset_count(TP_IO_GPU);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_preset_name(TP_IO_GPU, i);
+        tp_gpu g;
+        if (tp_io_gpu_load(name, &g, err) != TP_OK)
+            return -1;
+        double peak = g.peak_flops_per_s[TP_PREC_BF16];
+        if (!isfinite(peak) || !isfinite(g.mem_capacity_bytes) || !isfinite(g.price_per_gpu_hour) ||
+            !isfinite(g.mem_bw_bytes_per_s) || !isfinite(g.intra_bw_bytes_per_s)) {
+            tp_error_set(err, TP_ERR_INTERNAL, "gpu", "GPU preset \"%s\" has a non-finite value",
+                         name);
+            return -1;
+        }
+        if (append(arr, json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o}", "name", name,
+                                  "peak_bf16_flops_per_s", peak, "memory_bytes",
+                                  (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
+                                  g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s",
+                                  g.intra_bw_bytes_per_s, "gpus_per_node",
+                                  (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
+                                  g.price_per_gpu_hour, "source",
+                                  str_or_null(tp_io_preset_source(TP_IO_GPU, name)))) != 0) {
+            nomem(err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+json_t *tp_io_presets_json(tp_error *err)
+{
+    json_t *models = json_array();
+    json_t *gpus = json_array();
+    if (!models || !gpus) {
+        json_decref(models);
+        json_decref(gpus);
+        nomem(err);
+        return NULL;
+    }
+    if (models_json(models, err) != 0 || gpus_json(gpus, err) != 0) {
+        json_decref(models);
+        json_decref(gpus);
+        return NULL;
+    }
+    /* json_object_set_new steals the value even when it fails (or o is NULL) */
+    json_t *o = json_object();
+    int bad = json_object_set_new(o, "models", models) != 0;
+    bad |= json_object_set_new(o, "gpus", gpus) != 0;
+    if (bad) {
+        json_decref(o);
+        nomem(err);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- errors ---- */
+
+json_t *tp_io_error_json(const tp_error *err, const char *code_name)
+{
+    const char *msg = err->message[0] ? err->message : tp_strerror(err->code);
+    json_t *e = json_pack("{s:s, s:s, s:i, s:i, s:s}", "code",
+                          code_name ? code_name : tp_strerror(err->code), "path", err->path,
+                          "line", err->line, "column", err->column, "message", msg);
+    if (!e) {
+        /* a message cut inside a UTF-8 sequence is not a valid string: say less */
+        e = json_pack("{s:s, s:s, s:i, s:i, s:s}", "code",
+                      code_name ? code_name : tp_strerror(err->code), "path", "", "line",
+                      err->line, "column", err->column, "message",
+                      "(message is not valid UTF-8)");
+        if (!e)
+            return NULL;
+    }
+    return json_pack("{s:o}", "error", e);
+}

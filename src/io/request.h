@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * request.h: JSON requests of the web API, mapped onto the CLI's flags.
+ *
+ * A request body is one JSON object whose keys are the CLI's flag names
+ * without the leading dashes, and whose values are what the flag takes:
+ *
+ *   {"model": "llama-3-8b", "gpu": "h100-sxm", "gpus": 64, "tp": 2,
+ *    "pp": 4, "zero": 1, "recompute": "selective", "sp": true}
+ *
+ * becomes the argument vector
+ *
+ *   estimate --model=llama-3-8b --gpu=h100-sxm --gpus=64 --tp=2 --pp=4
+ *            --zero=1 --recompute=selective --sp
+ *
+ * which the caller hands to the CLI's own parser (cli_parse_config), so
+ * that a request and the command line mean the same thing, get the same
+ * defaults and derived values, and fail with the same messages. Rules:
+ *  - a string or a number is the flag's value ("--key=value"; integers as
+ *    written, reals with 17 significant digits, so 8.0 reads as 8);
+ *  - true is a switch given ("--sp"), false and null are the flag absent,
+ *    exactly as on the command line (say "no-sp": true for --no-sp);
+ *  - keys are in the order of the object, so of two opposite switches the
+ *    later one wins, as on the command line;
+ *  - an array of such values is the flag repeated, in order (for flags
+ *    the CLI takes more than once); objects are errors, except
+ *    "model-config";
+ *  - "model-config": the text of a trainplan model JSON or a Hugging Face
+ *    config.json (a string, so that errors carry its line and column), or
+ *    the same as an object. It stands for `--model FILE`: the CLI loads a
+ *    file, the server never reads the file system, so "model" and "gpu"
+ *    must name presets and a value that looks like a path is refused.
+ *
+ * Ownership: tp_io_request_parse fills a caller-owned tp_io_request; free
+ * its contents with tp_io_request_free (also after a failed parse).
+ */
+#ifndef TP_IO_REQUEST_H
+#define TP_IO_REQUEST_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "tp/tp.h"
+
+/** Largest request body the web API accepts, bytes. */
+#define TP_IO_REQUEST_MAX_BYTES ((size_t)64 * 1024)
+
+typedef struct tp_io_request {
+    int argc;               /* argv[0] is the command name */
+    char **argv;            /* argc strings + NULL; each string owned */
+    char *model_text;       /* "model-config" text, owned; NULL when absent */
+} tp_io_request;
+
+/**
+ * Parse a request body (len bytes, need not be NUL-terminated) for the
+ * CLI command `command` ("estimate", "search", "plan"). Errors:
+ * TP_ERR_PARSE (not JSON: line and column in the body), TP_ERR_CONFIG
+ * (not an object, a key that is not a flag name, a value of the wrong
+ * JSON type; err->path names the key), TP_ERR_INVALID_ARG ("model" or
+ * "gpu" names a file), TP_ERR_NOMEM. Unknown flag names and bad values
+ * are left to the CLI parser, which reports them as the CLI does.
+ */
+tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
+                              tp_io_request *out, tp_error *err);
+
+/** Free what tp_io_request_parse allocated; r may be zeroed or NULL. */
+void tp_io_request_free(tp_io_request *r);
+
+/**
+ * Parse the "model-config" text of a request into *out (origin
+ * "model-config": a config without a name is called that). err->path is
+ * prefixed "model-config." and line/column point into the text.
+ */
+tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err);
+
+/**
+ * The list of presets, {"models": [...], "gpus": [...]}, the same object
+ * `trainplan presets --json` prints. New reference, or NULL when a preset
+ * does not load or memory runs out (then *err says which).
+ */
+json_t *tp_io_presets_json(tp_error *err);
+
+/**
+ * An error as the web API's body: {"error": {"code", "path", "line",
+ * "column", "message"}}, code being tp_strerror(err->code) unless
+ * code_name is non-NULL. New reference, or NULL when out of memory.
+ */
+json_t *tp_io_error_json(const tp_error *err, const char *code_name);
+
+#endif /* TP_IO_REQUEST_H */

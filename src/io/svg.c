@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * svg.c: the estimate as SVG charts (svg.h).
+ *
+ * Layout: every chart is 900 px wide, a title line, then bars. Scales are
+ * linear from 0; a bar's width is value / axis_max x plot width, where
+ * axis_max is the larger of the stacked total and the capacity line, plus
+ * 5 % so the line stays visible. Text is 12 px sans-serif; labels that do
+ * not fit inside their block are left out (the legend carries the values).
+ *
+ * Pipeline schedule: simulated, not drawn from a formula. Each stage runs
+ * its operations in the order of its schedule:
+ *   1F1B        warm-up of min(p - s - 1, m) forwards, then one forward and
+ *               one backward alternately, then the remaining backwards;
+ *   GPipe       all forwards, then all backwards;
+ *   interleaved Megatron-LM's order (schedules.py, forward_backward_pipelining_
+ *               with_interleaving): warm-up (p - s - 1) x 2 + (v - 1) x p
+ *               (everything when m = p), forward k on chunk (k mod pv) / p,
+ *               backward k on chunk v - 1 - (k mod pv) / p.
+ * An operation starts when its stage is free and its input is ready: the
+ * forward of micro-batch i on stage s waits for stage s - 1 (or, for a
+ * later chunk, for the last stage's previous chunk); the backward waits
+ * for stage s + 1 (or the first stage's next chunk). Forward takes 1/v,
+ * backward b/v units (b = 2, 3 with full recompute). Idle time inside the
+ * makespan is the bubble; for 1F1B it is exactly (p-1)/(m+p-1) of p x
+ * makespan, the textbook value (Narayanan et al. 2021, section 2.2).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "io.h"
+#include "sbuf.h"
+#include "svg.h"
+
+#define GIB 1073741824.0 /* 2^30 bytes */
+#define W 900.0          /* chart width, px */
+#define PLOT_X 150.0     /* left edge of the bars */
+#define PLOT_W 700.0     /* bar area width */
+#define MAX_SIM_OPS 65536
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void xml_text(sbuf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        switch (*p) {
+        case '&': sb_puts(b, "&amp;"); break;
+        case '<': sb_puts(b, "&lt;"); break;
+        case '>': sb_puts(b, "&gt;"); break;
+        case '"': sb_puts(b, "&quot;"); break;
+        default:
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                sb_puts(b, "?");
+            else
+                sb_putn(b, p, 1);
+        }
+    }
+}
+
+static void doc_open(sbuf *b, double height, const char *title)
+{
+    sb_printf(b,
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+              "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, sans-serif\" "
+              "font-size=\"12\">\n<title>",
+              W, height, W, height);
+    xml_text(b, title);
+    sb_printf(b, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+                 "fill=\"#ffffff\"/>\n",
+              W, height);
+}
+
+static void chart_title(sbuf *b, double y, const char *text)
+{
+    sb_printf(b, "<text x=\"10\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">", y);
+    xml_text(b, text);
+    sb_puts(b, "</text>\n");
+}
+
+static void label(sbuf *b, double x, double y, const char *anchor, const char *fill,
+                  const char *text)
+{
+    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\">", x, y, anchor,
+              fill);
+    xml_text(b, text);
+    sb_puts(b, "</text>\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct part {
+    const char *key;   /* data-component / JSON breakdown key */
+    const char *name;  /* legend text */
+    const char *color;
+} part;
+
+static const part mem_parts[] = {
+    {"weights", "weights", "#4e79a7"},
+    {"weights_gathered", "gathered weights (ZeRO-3)", "#a0cbe8"},
+    {"grads", "gradients", "#f28e2b"},
+    {"optimizer", "optimizer state", "#ffbe7d"},
+    {"activations", "activations", "#59a14f"},
+    {"logits", "logits", "#8cd17d"},
+    {"comm_buffers", "communication buffers", "#b6992d"},
+    {"framework", "CUDA context", "#9d7660"},
+    {"fragmentation", "allocator reserve", "#bab0ac"},
+};
+#define NUM_MEM_PARTS (sizeof mem_parts / sizeof mem_parts[0])
+
+static void mem_values(const tp_memory *m, double v[NUM_MEM_PARTS])
+{
+    v[0] = m->weights_bytes;
+    v[1] = m->weights_gathered_bytes;
+    v[2] = m->grads_bytes;
+    v[3] = m->optimizer_bytes;
+    v[4] = m->activations_bytes;
+    v[5] = m->logits_bytes;
+    v[6] = m->comm_buffers_bytes;
+    v[7] = m->framework_bytes;
+    v[8] = m->fragmentation_bytes;
+}
+
+static double finite_or0(double x)
+{
+    return isfinite(x) ? x : 0.0;
+}
+
+/* The memory chart's body at vertical offset y0; returns its height. */
+static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, double y0)
+{
+    const tp_memory *rows[3];
+    const char *names[3];
+    int n = 0;
+    char t0[64], t1[64], t2[64];
+    snprintf(t0, sizeof t0, "stage %" PRId64 " (peak)", r->memory.stage);
+    rows[n] = &r->memory;
+    names[n++] = t0;
+    if (c->train.pp > 1) {
+        if (r->stage_first.stage != r->memory.stage) {
+            snprintf(t1, sizeof t1, "stage %" PRId64 " (first)", r->stage_first.stage);
+            rows[n] = &r->stage_first;
+            names[n++] = t1;
+        }
+        if (r->stage_last.stage != r->memory.stage) {
+            snprintf(t2, sizeof t2, "stage %" PRId64 " (last)", r->stage_last.stage);
+            rows[n] = &r->stage_last;
+            names[n++] = t2;
+        }
+    }
+    double cap = finite_or0(r->memory.capacity_bytes);
+    double axis = cap;
+    for (int i = 0; i < n; i++)
+        if (finite_or0(rows[i]->total_bytes) > axis)
+            axis = rows[i]->total_bytes;
+    axis = axis > 0.0 ? axis * 1.05 : 1.0;
+
+    char title[200];
+    snprintf(title, sizeof title, "Memory per GPU: %.2f GiB of %.2f GiB (%s)",
+             finite_or0(r->memory.total_bytes) / GIB, cap / GIB,
+             r->memory.fits ? "fits" : "does not fit");
+    chart_title(b, y0 + 20.0, title);
+    double y = y0 + 40.0, bar_h = 26.0;
+    sb_printf(b, "<g class=\"memory\" data-capacity-bytes=\"%.0f\" data-peak-bytes=\"%.0f\" "
+                 "data-fits=\"%s\">\n",
+              cap, finite_or0(r->memory.total_bytes), r->memory.fits ? "true" : "false");
+    for (int i = 0; i < n; i++) {
+        double v[NUM_MEM_PARTS];
+        mem_values(rows[i], v);
+        sb_printf(b, "<g class=\"stage\" data-stage=\"%" PRId64 "\" data-total-bytes=\"%.0f\">\n",
+                  rows[i]->stage, finite_or0(rows[i]->total_bytes));
+        label(b, PLOT_X - 8.0, y + bar_h / 2.0 + 4.0, "end", "#333333", names[i]);
+        double x = PLOT_X;
+        for (size_t k = 0; k < NUM_MEM_PARTS; k++) {
+            double bytes = finite_or0(v[k]);
+            double w = bytes / axis * PLOT_W;
+            sb_printf(b,
+                      "<rect class=\"part\" data-component=\"%s\" data-bytes=\"%.0f\" "
+                      "x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
+                      "<title>%s: %.2f GiB</title></rect>\n",
+                      mem_parts[k].key, bytes, x, y, w, bar_h, mem_parts[k].color,
+                      mem_parts[k].name, bytes / GIB);
+            x += w;
+        }
+        char tot[48];
+        snprintf(tot, sizeof tot, "%.2f GiB", finite_or0(rows[i]->total_bytes) / GIB);
+        label(b, x + 4.0 > PLOT_X + PLOT_W - 60.0 ? PLOT_X + PLOT_W - 60.0 : x + 4.0,
+              y + bar_h / 2.0 + 4.0, "start", "#333333", tot);
+        sb_puts(b, "</g>\n");
+        y += bar_h + 10.0;
+    }
+    /* capacity line */
+    double cx = PLOT_X + cap / axis * PLOT_W;
+    sb_printf(b,
+              "<line class=\"capacity\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
+              "stroke=\"#e15759\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n",
+              cx, y0 + 34.0, cx, y - 4.0);
+    char capl[64];
+    snprintf(capl, sizeof capl, "capacity %.2f GiB", cap / GIB);
+    label(b, cx, y + 10.0, "middle", "#e15759", capl);
+    y += 24.0;
+    /* legend: two columns of component, GiB */
+    double v[NUM_MEM_PARTS];
+    mem_values(&r->memory, v);
+    for (size_t k = 0; k < NUM_MEM_PARTS; k++) {
+        double lx = 20.0 + (double)(k % 3) * 290.0, ly = y + (double)(k / 3) * 18.0;
+        sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,
+                  ly - 10.0, mem_parts[k].color);
+        char t[96];
+        snprintf(t, sizeof t, "%s %.2f GiB", mem_parts[k].name, finite_or0(v[k]) / GIB);
+        label(b, lx + 18.0, ly, "start", "#333333", t);
+    }
+    y += 3.0 * 18.0 + 4.0;
+    sb_puts(b, "</g>\n");
+    return y - y0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Step time                                                            */
+/* ------------------------------------------------------------------ */
+
+static const part time_parts[] = {
+    {"compute", "compute", "#4e79a7"},      {"recompute", "recompute", "#76b7b2"},
+    {"tp_comm", "TP communication", "#f28e2b"}, {"cp_comm", "CP communication", "#ffbe7d"},
+    {"ep_comm", "EP communication", "#b07aa1"}, {"pp_comm", "PP communication", "#ff9da7"},
+    {"bubble", "pipeline bubble", "#bab0ac"},  {"dp_comm", "DP communication", "#e15759"},
+    {"optimizer", "optimizer step", "#59a14f"},
+};
+#define NUM_TIME_PARTS (sizeof time_parts / sizeof time_parts[0])
+
+static double time_body(sbuf *b, const tp_result *r, double y0)
+{
+    const tp_time *t = &r->time;
+    if (!t->computed) {
+        chart_title(b, y0 + 20.0, "Step time");
+        sb_puts(b, "<g class=\"time\" data-computed=\"false\">\n");
+        label(b, 20.0, y0 + 46.0, "start", "#333333",
+              "not computed: this build of trainplan has no step-time model");
+        sb_puts(b, "</g>\n");
+        return 64.0;
+    }
+    double v[NUM_TIME_PARTS] = {t->compute_s,  t->recompute_s, t->tp_comm_s,
+                                t->cp_comm_s,  t->ep_comm_s,   t->pp_comm_s,
+                                t->bubble_s,   t->dp_comm_s,   t->optimizer_s};
+    double step = finite_or0(t->step_s);
+    double axis = step > 0.0 ? step : 1.0;
+    char title[200];
+    snprintf(title, sizeof title,
+             "Step time: %.3f s (%.0f tokens/s, MFU %.1f%%)", step, finite_or0(t->tokens_per_s),
+             100.0 * finite_or0(t->mfu));
+    chart_title(b, y0 + 20.0, title);
+    double y = y0 + 40.0, bar_h = 30.0;
+    sb_printf(b, "<g class=\"time\" data-computed=\"true\" data-step-seconds=\"%.9g\">\n", step);
+    label(b, PLOT_X - 8.0, y + bar_h / 2.0 + 4.0, "end", "#333333", "one step");
+    double x = PLOT_X;
+    for (size_t k = 0; k < NUM_TIME_PARTS; k++) {
+        double s = finite_or0(v[k]);
+        double w = s / axis * PLOT_W;
+        sb_printf(b,
+                  "<rect class=\"part\" data-component=\"%s\" data-seconds=\"%.9g\" x=\"%.2f\" "
+                  "y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>%s: %.4f s"
+                  "</title></rect>\n",
+                  time_parts[k].key, s, x, y, w, bar_h, time_parts[k].color, time_parts[k].name,
+                  s);
+        if (w > 60.0) {
+            char t2[48];
+            snprintf(t2, sizeof t2, "%.0f%%", 100.0 * s / axis);
+            label(b, x + w / 2.0, y + bar_h / 2.0 + 4.0, "middle", "#ffffff", t2);
+        }
+        x += w;
+    }
+    y += bar_h + 22.0;
+    for (size_t k = 0; k < NUM_TIME_PARTS; k++) {
+        double lx = 20.0 + (double)(k % 3) * 290.0, ly = y + (double)(k / 3) * 18.0;
+        sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,
+                  ly - 10.0, time_parts[k].color);
+        char t2[96];
+        snprintf(t2, sizeof t2, "%s %.4f s (%.1f%%)", time_parts[k].name, finite_or0(v[k]),
+                 100.0 * finite_or0(v[k]) / axis);
+        label(b, lx + 18.0, ly, "start", "#333333", t2);
+    }
+    y += 3.0 * 18.0 + 4.0;
+    sb_puts(b, "</g>\n");
+    return y - y0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pipeline schedule                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct op {
+    bool bwd;
+    int64_t chunk, mb;
+    double start, end;
+} op;
+
+typedef struct sim {
+    int64_t p, m, v;
+    double tb;       /* backward units per micro-batch per stage */
+    op *ops;         /* p rows of n_per ops */
+    int64_t n_per;   /* 2 m v */
+    double *fend, *bend; /* end time of F / B (chunk, stage, mb); -1 = not yet */
+    double makespan;
+    bool stalled;
+    bool interleaved;
+} sim;
+
+static void sim_free(sim *s)
+{
+    free(s->ops);
+    free(s->fend);
+    free(s->bend);
+    memset(s, 0, sizeof *s);
+}
+
+static size_t idx(const sim *s, int64_t c, int64_t st, int64_t i)
+{
+    return (size_t)((c * s->p + st) * s->m + i);
+}
+
+/* The order of operations of stage st (sim.c header). */
+static void sim_order(sim *s, tp_schedule sched, int64_t st)
+{
+    op *o = s->ops + st * s->n_per;
+    int64_t p = s->p, m = s->m, v = s->v, n = 0;
+    if (s->interleaved) {
+        int64_t total = m * v;
+        int64_t warm = m == p ? total : (p - st - 1) * 2 + (v - 1) * p;
+        if (warm > total)
+            warm = total;
+        for (int64_t k = 0; k < total + total; k++) {
+            /* position k of the sequence: warm-up F, then F/B pairs, then B */
+            bool bwd;
+            int64_t j;
+            if (k < warm) {
+                bwd = false;
+                j = k;
+            } else if (k < warm + 2 * (total - warm)) {
+                int64_t q = k - warm;
+                bwd = q % 2 == 1;
+                j = bwd ? q / 2 : warm + q / 2;
+            } else {
+                bwd = true;
+                j = (total - warm) + (k - warm - 2 * (total - warm));
+            }
+            int64_t in_group = j % (p * v);
+            int64_t chunk = in_group / p;
+            if (bwd)
+                chunk = v - 1 - chunk;
+            o[n].bwd = bwd;
+            o[n].chunk = chunk;
+            o[n].mb = (j / (p * v)) * p + j % p;
+            n++;
+        }
+        return;
+    }
+    if (sched == TP_SCHED_GPIPE) {
+        for (int64_t i = 0; i < m; i++)
+            o[n++] = (op){false, 0, i, 0.0, 0.0};
+        for (int64_t i = 0; i < m; i++)
+            o[n++] = (op){true, 0, i, 0.0, 0.0};
+        return;
+    }
+    int64_t warm = p - st - 1 < m ? p - st - 1 : m, f = 0, bk = 0;
+    for (; f < warm; f++)
+        o[n++] = (op){false, 0, f, 0.0, 0.0};
+    while (f < m) {
+        o[n++] = (op){false, 0, f++, 0.0, 0.0};
+        o[n++] = (op){true, 0, bk++, 0.0, 0.0};
+    }
+    while (bk < m)
+        o[n++] = (op){true, 0, bk++, 0.0, 0.0};
+}
+
+/* End time of the input an operation waits for; < 0 while not ready. */
+static double dep_end(const sim *s, int64_t st, const op *o)
+{
+    if (!o->bwd) {
+        if (st > 0)
+            return s->fend[idx(s, o->chunk, st - 1, o->mb)];
+        if (o->chunk > 0)
+            return s->fend[idx(s, o->chunk - 1, s->p - 1, o->mb)];
+        return 0.0;
+    }
+    double own = s->fend[idx(s, o->chunk, st, o->mb)];
+    if (own < 0.0)
+        return -1.0;
+    double up;
+    if (st < s->p - 1)
+        up = s->bend[idx(s, o->chunk, st + 1, o->mb)];
+    else if (o->chunk < s->v - 1)
+        up = s->bend[idx(s, o->chunk + 1, 0, o->mb)];
+    else
+        up = own;
+    return up < 0.0 ? -1.0 : (up > own ? up : own);
+}
+
+static bool simulate(sim *s, tp_schedule sched, int64_t p, int64_t m, int64_t v, double tb)
+{
+    memset(s, 0, sizeof *s);
+    if (p < 1 || m < 1 || v < 1 || p * m * v > MAX_SIM_OPS / 2 || !(tb > 0.0))
+        return false;
+    s->interleaved = v > 1 && m % p == 0 && sched != TP_SCHED_GPIPE;
+    if (!s->interleaved)
+        v = 1;
+    s->p = p;
+    s->m = m;
+    s->v = v;
+    s->tb = tb;
+    s->n_per = 2 * m * v;
+    size_t cells = (size_t)(p * m * v);
+    s->ops = calloc((size_t)(p * s->n_per), sizeof *s->ops);
+    s->fend = malloc(cells * sizeof *s->fend);
+    s->bend = malloc(cells * sizeof *s->bend);
+    if (!s->ops || !s->fend || !s->bend) {
+        sim_free(s);
+        return false;
+    }
+    for (size_t i = 0; i < cells; i++)
+        s->fend[i] = s->bend[i] = -1.0;
+    for (int64_t st = 0; st < p; st++)
+        sim_order(s, sched, st);
+    int64_t *next = calloc((size_t)p, sizeof *next);
+    double *free_at = calloc((size_t)p, sizeof *free_at);
+    if (!next || !free_at) {
+        free(next);
+        free(free_at);
+        sim_free(s);
+        return false;
+    }
+    double unit_f = 1.0 / (double)v, unit_b = tb / (double)v;
+    int64_t left = p * s->n_per;
+    while (left > 0) {
+        bool progress = false;
+        for (int64_t st = 0; st < p; st++) {
+            while (next[st] < s->n_per) {
+                op *o = &s->ops[st * s->n_per + next[st]];
+                double ready = dep_end(s, st, o);
+                if (ready < 0.0)
+                    break;
+                o->start = ready > free_at[st] ? ready : free_at[st];
+                o->end = o->start + (o->bwd ? unit_b : unit_f);
+                free_at[st] = o->end;
+                (o->bwd ? s->bend : s->fend)[idx(s, o->chunk, st, o->mb)] = o->end;
+                next[st]++;
+                left--;
+                progress = true;
+            }
+        }
+        if (!progress) {
+            s->stalled = true;
+            break;
+        }
+    }
+    for (int64_t st = 0; st < p; st++)
+        if (free_at[st] > s->makespan)
+            s->makespan = free_at[st];
+    free(next);
+    free(free_at);
+    return true;
+}
+
+/* Idle share of p x makespan. */
+static double sim_bubble(const sim *s)
+{
+    if (!(s->makespan > 0.0))
+        return 0.0;
+    double busy = 0.0;
+    for (int64_t i = 0; i < s->p * s->n_per; i++)
+        busy += s->ops[i].end - s->ops[i].start;
+    return 1.0 - busy / ((double)s->p * s->makespan);
+}
+
+double tp_io_schedule_bubble(tp_schedule sched, int64_t p, int64_t m, int64_t v,
+                             double backward_units)
+{
+    sim s;
+    if (!simulate(&s, sched, p, m, v, backward_units))
+        return -1.0;
+    double b = s.stalled ? -1.0 : sim_bubble(&s);
+    sim_free(&s);
+    return b;
+}
+
+static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, double y0)
+{
+    const tp_train *t = &c->train;
+    int64_t p = t->pp, m = r->grad_accum > 0 ? r->grad_accum : 1;
+    int64_t v = t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1 ? t->vpp : 1;
+    double tb = t->recompute == TP_RECOMPUTE_FULL ? 3.0 : 2.0;
+    int64_t m_draw = m;
+    while (m_draw > 1 && p * m_draw * v > MAX_SIM_OPS / 2)
+        m_draw = m_draw / 2 > p ? (m_draw / 2) / p * p : m_draw / 2;
+    double model_bubble = r->time.computed
+                              ? r->time.bubble_of_total
+                              : tp_bubble_fraction(t->schedule, p, m, v, TP_BUBBLE_OF_TOTAL);
+    sim s;
+    bool ok = simulate(&s, t->schedule, p, m_draw, v, tb);
+    double simb = ok ? sim_bubble(&s) : 0.0;
+    char title[256];
+    snprintf(title, sizeof title,
+             "Pipeline schedule: %s, %" PRId64 " stage%s, %" PRId64 " micro-batch%s%s; bubble "
+             "%.1f%% of the step",
+             tp_io_schedule_name(t->schedule), p, p == 1 ? "" : "s", m, m == 1 ? "" : "es",
+             v > 1 ? ", interleaved" : "", 100.0 * finite_or0(model_bubble));
+    chart_title(b, y0 + 20.0, title);
+    sb_printf(b,
+              "<g class=\"schedule\" data-stages=\"%" PRId64 "\" data-microbatches=\"%" PRId64
+              "\" data-virtual-stages=\"%" PRId64 "\" data-bubble-fraction=\"%.9g\" "
+              "data-simulated-bubble-fraction=\"%.9g\">\n",
+              p, m, v, finite_or0(model_bubble), simb);
+    double y = y0 + 36.0;
+    if (!ok) {
+        label(b, 20.0, y + 14.0, "start", "#333333", "schedule too large to draw");
+        sb_puts(b, "</g>\n");
+        return y + 30.0 - y0;
+    }
+    double row_h = p <= 16 ? 22.0 : (p <= 64 ? 10.0 : 4.0);
+    double scale = PLOT_W / (s.makespan > 0.0 ? s.makespan : 1.0);
+    /* time axis: seconds when the step time is known, else forward-pass units */
+    double unit_s = 0.0;
+    if (r->time.computed && s.makespan > 0.0)
+        unit_s = (r->time.compute_s + r->time.recompute_s + r->time.bubble_s) / s.makespan;
+    for (int64_t st = 0; st < p; st++) {
+        double ry = y + (double)st * (row_h + 2.0);
+        char sl[32];
+        snprintf(sl, sizeof sl, "stage %" PRId64, st);
+        if (row_h >= 10.0)
+            label(b, PLOT_X - 8.0, ry + row_h / 2.0 + 4.0, "end", "#333333", sl);
+        /* the bubble: the row's background, visible wherever the stage idles */
+        sb_printf(b,
+                  "<rect class=\"bubble\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+                  "fill=\"#d9d9d9\"/>\n",
+                  PLOT_X, ry, s.makespan * scale, row_h);
+        for (int64_t k = 0; k < s.n_per; k++) {
+            const op *o = &s.ops[st * s.n_per + k];
+            double x = PLOT_X + o->start * scale, w = (o->end - o->start) * scale;
+            const char *fill = o->bwd ? (o->chunk % 2 ? "#f6a15c" : "#f28e2b")
+                                      : (o->chunk % 2 ? "#7ea6cf" : "#4e79a7");
+            sb_printf(b,
+                      "<rect class=\"%s\" data-microbatch=\"%" PRId64 "\" data-chunk=\"%" PRId64
+                      "\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+                      "stroke=\"#ffffff\" stroke-width=\"0.5\"/>\n",
+                      o->bwd ? "bwd" : "fwd", o->mb, o->chunk, x, ry, w, row_h, fill);
+            if (w >= 16.0 && row_h >= 14.0) {
+                char n[24];
+                snprintf(n, sizeof n, "%" PRId64, o->mb + 1);
+                label(b, x + w / 2.0, ry + row_h / 2.0 + 4.0, "middle", "#ffffff", n);
+            }
+        }
+    }
+    y += (double)p * (row_h + 2.0) + 16.0;
+    char axis[160];
+    if (unit_s > 0.0)
+        snprintf(axis, sizeof axis, "time: 0 to %.3f s (compute, recompute and bubble of one step)",
+                 s.makespan * unit_s);
+    else
+        snprintf(axis, sizeof axis, "time in forward passes of one micro-batch: 0 to %.1f",
+                 s.makespan);
+    label(b, PLOT_X, y, "start", "#333333", axis);
+    y += 20.0;
+    static const struct {
+        const char *name, *color;
+    } legend[] = {{"forward", "#4e79a7"}, {"backward", "#f28e2b"}, {"idle (bubble)", "#d9d9d9"}};
+    for (size_t k = 0; k < 3; k++) {
+        double lx = 20.0 + (double)k * 200.0;
+        sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,
+                  y - 10.0, legend[k].color);
+        label(b, lx + 18.0, y, "start", "#333333", legend[k].name);
+    }
+    if (m_draw < m || s.stalled) {
+        char note[160];
+        snprintf(note, sizeof note, "%s", s.stalled ? "(simulation stopped early)" : "");
+        if (m_draw < m)
+            snprintf(note, sizeof note, "drawn for %" PRId64 " of %" PRId64 " micro-batches",
+                     m_draw, m);
+        label(b, 640.0, y, "start", "#333333", note);
+    }
+    y += 14.0;
+    sb_puts(b, "</g>\n");
+    sim_free(&s);
+    return y - y0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Documents                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef double (*body_fn)(sbuf *b, const tp_config *c, const tp_result *r, double y0);
+
+static double time_body_c(sbuf *b, const tp_config *c, const tp_result *r, double y0)
+{
+    (void)c; /* the time chart needs only the result */
+    return time_body(b, r, y0);
+}
+
+/* Draw the bodies into a scratch buffer first to learn the height. */
+static char *document(const tp_config *c, const tp_result *r, const body_fn *fns, size_t n,
+                      const char *title)
+{
+    sbuf body = {0};
+    double y = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        y += fns[i](&body, c, r, y);
+        y += 10.0;
+    }
+    sbuf doc = {0};
+    doc_open(&doc, y, title);
+    if (body.s)
+        sb_puts(&doc, body.s);
+    sb_puts(&doc, "</svg>\n");
+    if (body.failed)
+        doc.failed = true;
+    sb_free(&body);
+    return sb_take(&doc);
+}
+
+static void doc_title(const tp_config *c, const char *what, char *out, size_t n)
+{
+    snprintf(out, n, "trainplan %s: %s, %s on %" PRId64 " x %s", tp_version_string(), what,
+             c->model.name[0] ? c->model.name : "(unnamed)", c->train.num_gpus,
+             c->gpu.name[0] ? c->gpu.name : "(custom)");
+}
+
+char *tp_io_svg_memory(const tp_config *c, const tp_result *r)
+{
+    char t[256];
+    doc_title(c, "memory per GPU", t, sizeof t);
+    const body_fn f[] = {memory_body};
+    return document(c, r, f, 1, t);
+}
+
+char *tp_io_svg_time(const tp_config *c, const tp_result *r)
+{
+    char t[256];
+    doc_title(c, "step time", t, sizeof t);
+    const body_fn f[] = {time_body_c};
+    return document(c, r, f, 1, t);
+}
+
+char *tp_io_svg_schedule(const tp_config *c, const tp_result *r)
+{
+    char t[256];
+    doc_title(c, "pipeline schedule", t, sizeof t);
+    const body_fn f[] = {schedule_body};
+    return document(c, r, f, 1, t);
+}
+
+char *tp_io_svg_report(const tp_config *c, const tp_result *r)
+{
+    char t[256];
+    doc_title(c, "memory, step time and pipeline schedule", t, sizeof t);
+    const body_fn f[] = {memory_body, time_body_c, schedule_body};
+    return document(c, r, f, 3, t);
+}

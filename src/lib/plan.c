@@ -1,0 +1,915 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan.c: the whole capacity plan, from intent to cluster (docs/plan.md).
+ *
+ * Order (seed 000 steps 1-9):
+ *   1. model: given, or sized from a FLOP / money budget (scaling.c);
+ *   2. tokens: given, N x tokens-per-parameter (20), or C / 6N; predicted
+ *      loss, the compute-optimal point at the same compute, and Kaplan's
+ *      critical batch at that loss (a caveat when the batch is far above);
+ *   3. phases: each with its own tokens, sequence length and batch, and an
+ *      optional frozen module; steps and FLOPs (6ND and exact) per phase;
+ *   4. cluster: the GPU count given, or the smallest whole-node cluster
+ *      that meets the deadline with a layout that fits every phase (the
+ *      count at the user MFU is reported too, rounded to whole nodes);
+ *   5. layout per phase: the best the layout search finds on that cluster
+ *      (search.h, shortest predicted step), the seeds' ordered recipe
+ *      (tp_recipe_run), or the one given;
+ *   6. time, GPU-hours and cost at the predicted MFU and at the user MFU;
+ *   7. money: within budget, hours and GPUs the budget buys, the model and
+ *      tokens it affords;
+ *   8. checkpointing and failures (checkpoint.c), both sync and async;
+ *   9. learning-rate schedule over all phases' steps.
+ *
+ * A frozen module (phase.frozen_params) costs 16-bit weights (split over
+ * TP, and over DP under ZeRO-3) and 2 N_f forward + 2 N_f backward-through
+ * FLOPs per token (no weight gradients; 2 N_f when nothing trainable lies
+ * before it), no gradients or optimizer state; its activations are not
+ * modelled.
+ *
+ * Sizing ignores failures (as the seeds do); the expected wall clock with
+ * failures is reported beside it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define DEFAULT_MAX_GPUS 131072
+#define SCAN_LINEAR_STEPS 64 /* node-by-node tries before growing geometrically */
+#define MAX_MICRO_BATCH 16
+#define PI 3.14159265358979323846
+
+void tp_plan_in_default(tp_plan_in *in)
+{
+    memset(in, 0, sizeof *in);
+    tp_train_default(&in->base.train);
+    tp_options_default(&in->base.opts);
+    in->tokens_from = TP_TOKENS_PER_PARAM;
+    in->tokens_per_param = 20.0;
+    in->fit = TP_FIT_BESIROGLU;
+    in->size_by = TP_SIZE_DEADLINE;
+    in->deadline_h = 504.0; /* 3 weeks, seed 000 */
+    in->budget_usd = 0.0;
+    in->price_per_hour = -1.0;
+    in->mfu = 0.40; /* seed 000 step 6: "40% sustained utilization" */
+    in->size_at = TP_SIZE_AT_AUTO;
+    in->basis = TP_BASIS_EXACT;
+    in->layout_from = TP_LAYOUT_AUTO;
+    in->max_gpus = DEFAULT_MAX_GPUS;
+    /* Checkpoint storage: assumptions, user-settable (docs/plan.md). */
+    in->ckpt.storage_bw_bytes_per_s = 10e9; /* aggregate parallel-filesystem write */
+    in->ckpt.host_bw_bytes_per_s = 10e9;    /* pinned GPU->host copy, PCIe */
+    in->ckpt.async = true;
+    in->ckpt.failures_per_gpu_hour = TP_LLAMA3_FAILURES_PER_GPU_HOUR;
+    in->ckpt.restart_s = 600.0;
+    in->peak_lr = 3e-4;
+    in->min_lr = -1.0;
+    in->warmup_steps = -1;
+}
+
+double tp_lr_at(const tp_lr_schedule *s, int64_t step)
+{
+    if (!s || s->total_steps < 1)
+        return 0.0;
+    if (step < 0)
+        step = 0;
+    if (step > s->total_steps)
+        step = s->total_steps;
+    int64_t w = s->warmup_steps < 0 ? 0 : s->warmup_steps;
+    if (w > s->total_steps)
+        w = s->total_steps;
+    if (step < w)
+        return s->peak_lr * (double)step / (double)w;
+    if (s->total_steps == w)
+        return s->peak_lr;
+    double r = (double)(step - w) / (double)(s->total_steps - w);
+    return s->min_lr + (s->peak_lr - s->min_lr) * 0.5 * (1.0 + cos(PI * r));
+}
+
+/* ---- input checks ---- */
+
+#define CHECK(cond, path, ...)                                                                   \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path, __VA_ARGS__);                     \
+    } while (0)
+
+static bool fin(double x)
+{
+    return isfinite(x);
+}
+
+static tp_status check_input(const tp_plan_in *in, tp_error *err)
+{
+    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "mfu", "must be a fraction in (0, 1] (got %g)",
+          in->mfu);
+    CHECK(fin(in->tokens_per_param) && in->tokens_per_param > 0.0 && in->tokens_per_param <= 1e6,
+          "tokens-per-param", "must be in (0, 1e6]");
+    CHECK(in->tokens_from != TP_TOKENS_GIVEN ||
+              (fin(in->tokens) && in->tokens >= 1.0 && in->tokens <= 1e18),
+          "tokens", "must be in [1, 1e18]");
+    CHECK(fin(in->compute_flops) && in->compute_flops >= 0.0 && in->compute_flops <= 1e35,
+          "compute", "must be a FLOP count in (0, 1e35]");
+    CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 ||
+              (in->size_model && in->budget_usd > 0.0),
+          "compute", "tokens for a FLOP budget need --compute (or --size-model with --budget)");
+    CHECK(tp_scaling_fit_get(in->fit) != NULL, "fit", "unknown scaling fit");
+    CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "deadline",
+          "must be in [0, 1e6] hours");
+    CHECK(in->size_by != TP_SIZE_DEADLINE || in->deadline_h > 0.0, "deadline",
+          "sizing the cluster for a deadline needs a deadline > 0 hours");
+    CHECK(fin(in->budget_usd) && in->budget_usd >= 0.0 && in->budget_usd <= 1e15, "budget",
+          "must be in [0, 1e15] USD");
+    CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "price",
+          "must be finite (< 0 means the GPU's price)");
+    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP__MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
+    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase",
+          "at most %d phases", TP_PLAN_MAX_PHASES);
+    CHECK(in->ckpt_every_steps >= 0 && in->ckpt_every_steps <= 1000000000, "ckpt-every-steps",
+          "must be in [0, 1e9]");
+    CHECK(fin(in->peak_lr) && in->peak_lr >= 0.0 && in->peak_lr <= 10.0, "lr",
+          "must be in [0, 10]");
+    CHECK(fin(in->min_lr) && in->min_lr <= in->peak_lr, "min-lr",
+          "must be <= the peak learning rate (< 0: 10%% of it)");
+    CHECK(in->warmup_steps <= 1000000000, "warmup-steps", "must be <= 1e9");
+    CHECK((int)in->size_at >= 0 && in->size_at <= TP_SIZE_AT_MFU && (int)in->basis >= 0 &&
+              in->basis <= TP_BASIS_6ND && (int)in->layout_from >= 0 &&
+              in->layout_from <= TP_LAYOUT_GIVEN && (int)in->size_by >= 0 &&
+              in->size_by <= TP_SIZE_GPUS && (int)in->tokens_from >= 0 &&
+              in->tokens_from <= TP_TOKENS_COMPUTE,
+          "plan", "invalid mode value");
+    int unsized = 0;
+    for (int i = 0; i < in->num_phases; i++) {
+        const tp_phase *p = &in->phases[i];
+        CHECK(fin(p->tokens) && p->tokens >= 0.0 && p->tokens <= 1e18, "phase",
+              "phase %d: tokens must be in [0, 1e18]", i + 1);
+        CHECK(p->seq_len >= 0 && p->seq_len <= TP__MAX_SEQ, "phase",
+              "phase %d: seq must be in [1, %d]", i + 1, TP__MAX_SEQ);
+        CHECK(p->global_batch >= 0 && p->global_batch <= TP__MAX_BATCH, "phase",
+              "phase %d: batch is out of range", i + 1);
+        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= 1000000000000000LL, "phase",
+              "phase %d: batch tokens out of range", i + 1);
+        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14,
+              "phase", "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
+        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18,
+              "phase", "phase %d: frozen tokens must be in [0, 1e18]", i + 1);
+        if (p->tokens <= 0.0)
+            unsized++;
+    }
+    CHECK(unsized <= 1, "phase", "only one phase may leave its tokens to the plan's total");
+    return TP_OK;
+}
+
+/* ---- layouts ---- */
+
+/* Frozen weights on one GPU (16-bit, split over TP, and over DP under ZeRO-3). */
+static double frozen_bytes(const tp_phase *ph, const tp_train *t)
+{
+    double b = ph->frozen_params * 2.0 / (double)t->tp;
+    int64_t dp = tp_train_dp(t);
+    if (t->zero >= 3 && dp > 0)
+        b /= (double)dp;
+    return b;
+}
+
+/* Does an evaluated layout also hold the phase's frozen weights? */
+static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_result *res,
+                        char *why, size_t why_n)
+{
+    double fb = frozen_bytes(ph, &cfg->train);
+    if (res->memory.total_bytes + fb <= res->memory.capacity_bytes)
+        return true;
+    if (why)
+        snprintf(why, why_n,
+                 "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB capacity",
+                 res->memory.total_bytes / TP__GIB, fb / TP__GIB,
+                 res->memory.capacity_bytes / TP__GIB);
+    return false;
+}
+
+/* Evaluate cfg; a validation failure counts as "does not fit" with its message. */
+static bool try_layout(const tp_config *cfg, const tp_phase *ph, tp_result *res, char *why,
+                       size_t why_n)
+{
+    tp_error e = {0};
+    if (tp_eval(cfg, res, &e) != TP_OK) {
+        if (why)
+            snprintf(why, why_n, "%.40s%s%.140s", e.path[0] ? e.path : "",
+                     e.path[0] ? ": " : "", e.message);
+        memset(res, 0, sizeof *res);
+        return false;
+    }
+    if (!res->memory.fits) {
+        if (why)
+            snprintf(why, why_n, "%.180s", res->reason);
+        return false;
+    }
+    return frozen_fits(cfg, ph, res, why, why_n);
+}
+
+#define SEARCH_TOP 8
+
+/*
+ * The layout search, best predicted step time first. The search knows
+ * nothing of a frozen module: of its best few, take the first that also
+ * holds the frozen weights; if none does, search again with the capacity
+ * lowered by the frozen weights unsplit (a safe bound).
+ */
+static tp_status choose_search(const tp_config *base, const tp_phase *ph, tp_config *cfg,
+                               tp_result *res, tp_plan_phase *pp, char *why, size_t why_n,
+                               bool *fits, tp_error *err)
+{
+    tp_search_item top[SEARCH_TOP];
+    size_t n = 0;
+    tp_search_stats stats;
+    tp_search_space space;
+    tp_search_space_default(&space);
+    tp_config b = *base;
+    *fits = false;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        tp_status st = tp_search_top(&b, &space, TP_RANK_TIME, top, SEARCH_TOP, &n, &stats, err);
+        if (st != TP_OK)
+            return st;
+        if (pp) {
+            pp->layouts_evaluated += stats.evaluated;
+            pp->layouts_feasible += stats.feasible;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (frozen_fits(&top[i].config, ph, &top[i].result, why, why_n)) {
+                *cfg = top[i].config;
+                *res = top[i].result;
+                *fits = true;
+                return TP_OK;
+            }
+        }
+        if (n == 0 || !(ph->frozen_params > 0.0))
+            break;
+        b.gpu.mem_capacity_bytes -= ph->frozen_params * 2.0;
+        if (!(b.gpu.mem_capacity_bytes > 0.0))
+            break;
+    }
+    if (why && n == 0)
+        snprintf(why, why_n, "the search found no layout that fits (%llu evaluated, %llu "
+                             "pruned on model states alone, %llu without a micro-batch that "
+                             "divides the batch)",
+                 (unsigned long long)stats.evaluated, (unsigned long long)stats.pruned_states,
+                 (unsigned long long)stats.batch_mismatch);
+    return TP_OK;
+}
+
+static tp_status choose_layout(const tp_plan_in *in, const tp_model *model, tp_plan_phase *pp,
+                               int64_t n, char *why, size_t why_n, tp_error *err)
+{
+    const tp_phase *ph = &pp->spec;
+    tp_config base = in->base;
+    base.model = *model;
+    base.train.num_gpus = n;
+    base.train.seq_len = ph->seq_len;
+    base.train.global_batch = ph->global_batch;
+    pp->layouts_evaluated = pp->layouts_feasible = 0;
+    pp->fits = false;
+    switch (in->layout_from) {
+    case TP_LAYOUT_GIVEN:
+        pp->cfg = base;
+        pp->fits = try_layout(&pp->cfg, ph, &pp->res, why, why_n);
+        pp->layouts_evaluated = 1;
+        pp->layouts_feasible = pp->fits ? 1 : 0;
+        return TP_OK;
+    case TP_LAYOUT_RECIPE: {
+        tp_recipe rec;
+        tp_error e = {0};
+        pp->cfg = base;
+        if (tp_recipe_run(&base, &rec, &e) != TP_OK) {
+            snprintf(why, why_n, "%.40s%s%.140s", e.path, e.path[0] ? ": " : "", e.message);
+            memset(&pp->res, 0, sizeof pp->res);
+            return TP_OK;
+        }
+        pp->cfg = rec.config;
+        pp->res = rec.result;
+        pp->layouts_evaluated = 1;
+        if (!rec.fits) {
+            snprintf(why, why_n, "%.180s", rec.result.reason);
+            return TP_OK;
+        }
+        pp->fits = frozen_fits(&pp->cfg, ph, &pp->res, why, why_n);
+        pp->layouts_feasible = pp->fits ? 1 : 0;
+        return TP_OK;
+    }
+    default:
+        break;
+    }
+    bool fits;
+    tp_status st = choose_search(&base, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
+    pp->fits = fits;
+    if (!fits)
+        pp->cfg = base;
+    return st;
+}
+
+/* ---- per-phase time on a cluster ---- */
+
+typedef struct cluster_eval {
+    bool fits;
+    bool predicted; /* every phase has a predicted step time */
+    double wall_s;  /* at the sizing throughput */
+    int failed_phase;
+    char why[192];
+} cluster_eval;
+
+static bool use_predicted(const tp_plan_in *in, bool available)
+{
+    if (in->size_at == TP_SIZE_AT_MFU)
+        return false;
+    return available;
+}
+
+/* Phase time numbers that depend on the layout and cluster. */
+static void phase_times(const tp_plan_in *in, double peak, int64_t n, tp_plan_phase *p)
+{
+    double basis = in->basis == TP_BASIS_6ND ? p->flops_6nd : p->flops_exact;
+    double per_gpu = peak * in->mfu;
+    p->mfu_step_s = p->steps > 0.0 ? basis / p->steps / (per_gpu * (double)n) : 0.0;
+    p->gpu_hours_mfu = tp_budget_gpu_hours(p->flops_exact, per_gpu);
+    p->gpu_hours_mfu_6nd = tp_budget_gpu_hours(p->flops_6nd, per_gpu);
+    p->predicted_mfu = 0.0;
+    p->predicted_step_s = 0.0;
+    p->gpu_hours_predicted = 0.0;
+    if (p->fits && p->res.time.computed && p->res.time.step_s > 0.0) {
+        /* The time model knows nothing of a frozen module: charge its
+         * FLOPs at the layout's own MFU. */
+        double lm = p->flops_exact - p->frozen_flops;
+        double scale = lm > 0.0 ? p->flops_exact / lm : 1.0;
+        p->predicted_step_s = p->res.time.step_s * scale;
+        p->predicted_mfu = p->res.time.mfu;
+        p->gpu_hours_predicted = p->steps * p->predicted_step_s * (double)n / 3600.0;
+    }
+    bool pred = use_predicted(in, p->predicted_step_s > 0.0);
+    p->step_s = pred ? p->predicted_step_s : p->mfu_step_s;
+    p->wall_s = p->steps * p->step_s;
+    p->gpu_hours = pred ? p->gpu_hours_predicted
+                        : (in->basis == TP_BASIS_6ND ? p->gpu_hours_mfu_6nd : p->gpu_hours_mfu);
+}
+
+static tp_status eval_cluster(const tp_plan_in *in, const tp_model *model, double peak,
+                              int64_t n, tp_plan_phase *phases, int np, cluster_eval *ce,
+                              tp_error *err)
+{
+    memset(ce, 0, sizeof *ce);
+    ce->fits = true;
+    ce->predicted = true;
+    ce->failed_phase = -1;
+    for (int i = 0; i < np; i++) {
+        tp_plan_phase *p = &phases[i];
+        tp_status st = choose_layout(in, model, p, n, ce->why, sizeof ce->why, err);
+        if (st != TP_OK)
+            return st;
+        if (!p->fits) {
+            ce->fits = false;
+            ce->failed_phase = i;
+            return TP_OK;
+        }
+        p->frozen_weight_bytes = frozen_bytes(&p->spec, &p->cfg.train);
+        phase_times(in, peak, n, p);
+        if (!(p->predicted_step_s > 0.0))
+            ce->predicted = false;
+        ce->wall_s += p->wall_s;
+    }
+    return TP_OK;
+}
+
+/* ---- infeasible: why, and what would fix it ---- */
+
+/*
+ * Explain a cluster on which some phase has no layout: the closest layout
+ * (from the search without pruning, or the given one) and its binding
+ * constraint (search.h), the least memory any layout needs (a GPU that
+ * large would do), and the smallest cluster, doubling, on which the search
+ * finds one.
+ */
+static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_phase *phases,
+                          int np, int64_t n, int failed, const char *why, tp_plan *out,
+                          tp_error *err)
+{
+    tp_plan_phase *fp = &phases[failed >= 0 ? failed : 0];
+    const tp_phase *ph = &fp->spec;
+    int64_t per_node = out->gpus_per_node;
+    tp_config base = in->base;
+    base.model = *model;
+    base.train.num_gpus = n;
+    base.train.seq_len = ph->seq_len;
+    base.train.global_batch = ph->global_batch;
+
+    /* The closest layout and what binds it. */
+    tp_search_item close;
+    bool have_close = false;
+    if (in->layout_from == TP_LAYOUT_GIVEN) {
+        tp_error e = {0};
+        if (tp_eval(&base, &close.result, &e) == TP_OK) {
+            close.config = base;
+            have_close = true;
+        }
+    } else {
+        tp_search_space space;
+        tp_search_space_default(&space);
+        space.no_prune = true;
+        tp_search *s = NULL;
+        tp_error e = {0};
+        if (tp_search_new(&base, &space, &s, &e) == TP_OK) {
+            tp_search_item it;
+            while (tp_search_next(s, &it))
+                ; /* exhaust: nothing fits, so nothing is returned */
+            have_close = tp_search_closest(s, &close, 1) == 1;
+        } else if (e.code == TP_ERR_NOMEM) {
+            *err = e;
+            return TP_ERR_NOMEM;
+        }
+        tp_search_free(s);
+    }
+    char bind[384] = "";
+    double least = 0.0;
+    if (have_close) {
+        tp_search_binding sb;
+        tp_error e = {0};
+        if (tp_search_binding_eval(&close.config, &sb, &e) == TP_OK)
+            snprintf(bind, sizeof bind, "%s", sb.text);
+        least = close.result.memory.total_bytes + frozen_bytes(ph, &close.config.train);
+        const tp_train *t = &close.config.train;
+        snprintf(out->reason, sizeof out->reason,
+                 "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
+                 "(seq %lld); closest: TP %lld PP %lld CP %lld ZeRO-%d needs %.1f GiB",
+                 model->name, (long long)n, in->base.gpu.name,
+                 in->base.gpu.mem_capacity_bytes / TP__GIB, ph->name, (long long)ph->seq_len,
+                 (long long)t->tp, (long long)t->pp, (long long)t->cp, t->zero, least / TP__GIB);
+    } else {
+        snprintf(out->reason, sizeof out->reason,
+                 "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
+                 "(seq %lld): %.100s",
+                 model->name, (long long)n, in->base.gpu.name,
+                 in->base.gpu.mem_capacity_bytes / TP__GIB, ph->name, (long long)ph->seq_len,
+                 why && why[0] ? why : "every layout was rejected");
+    }
+
+    /* A fixed layout: would the search find one on these very GPUs? */
+    int64_t more = 0;
+    bool search_fits = false;
+    tp_plan_phase tmp[TP_PLAN_MAX_PHASES];
+    memcpy(tmp, phases, sizeof(tp_plan_phase) * (size_t)np);
+    tp_plan_in relaxed = *in;
+    relaxed.layout_from = TP_LAYOUT_AUTO;
+    relaxed.num_phases = np;
+    char c[200] = "";
+    if (in->layout_from == TP_LAYOUT_GIVEN) {
+        cluster_eval ce;
+        tp_status st = eval_cluster(&relaxed, model, out->peak_flops_per_s, n, tmp, np, &ce, err);
+        if (st != TP_OK)
+            return st;
+        if (ce.fits) {
+            search_fits = true;
+            const tp_train *t = &tmp[0].cfg.train;
+            snprintf(c, sizeof c,
+                     "drop the fixed layout flags: the search fits these %lld GPUs (first phase: "
+                     "TP %lld PP %lld CP %lld ZeRO-%d, recompute %s); ",
+                     (long long)n, (long long)t->tp, (long long)t->pp, (long long)t->cp, t->zero,
+                     t->recompute == TP_RECOMPUTE_FULL        ? "full"
+                     : t->recompute == TP_RECOMPUTE_SELECTIVE ? "selective"
+                                                              : "none");
+        } else {
+            snprintf(c, sizeof c, "drop the fixed layout flags and let the search choose; ");
+        }
+    }
+    /* More GPUs: ZeRO-3 and PP spread the model states further. */
+    for (int64_t m2 = n * 2; !search_fits && m2 <= in->max_gpus; m2 *= 2) {
+        cluster_eval ce;
+        int64_t mm = tp_budget_round_nodes((double)m2, per_node);
+        tp_status st = eval_cluster(&relaxed, model, out->peak_flops_per_s, mm, tmp, np, &ce, err);
+        if (st != TP_OK)
+            return st;
+        if (ce.fits) {
+            more = mm;
+            break;
+        }
+    }
+    char a[128] = "", b[128] = "";
+    if (more > 0)
+        snprintf(a, sizeof a, "use more GPUs: a layout fits on %lld GPUs (%lld x %lld) of "
+                              "the doubled clusters; ",
+                 (long long)more, (long long)(more / per_node), (long long)per_node);
+    if (least > 0.0)
+        snprintf(b, sizeof b, "use a GPU with at least %.0f GiB (for the closest layout); ",
+                 ceil(least / TP__GIB));
+    snprintf(out->fix, sizeof out->fix,
+             "%s%s%sor train a smaller model or a shorter sequence (model states alone are "
+             "%.0f GB = %lld GPUs' memory)%s%.160s",
+             c, a, b, out->static_bytes / TP__GB, (long long)out->min_gpus_static,
+             bind[0] ? ". Binding constraint: " : "", bind);
+    return TP_OK;
+}
+
+/*
+ * Scan clusters from `start` GPUs (whole nodes) up to `limit`: node by node
+ * for SCAN_LINEAR_STEPS tries, then growing by 10% (and back node by node
+ * over the last gap, so the answer is still the first that works). *n is
+ * the first cluster on which every phase fits and the wall clock is within
+ * deadline_s (*found), else the last one tried.
+ */
+static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double peak,
+                         int64_t start, int64_t limit, double deadline_s, tp_plan_phase *phases,
+                         int np, cluster_eval *ce, int64_t *n, bool *found, tp_error *err)
+{
+    int64_t per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
+                                                        : in->base.gpu.gpus_per_node;
+    int64_t cur = tp_budget_round_nodes((double)start, per_node), prev = 0;
+    *found = false;
+    for (int tries = 0; cur >= 1 && cur <= limit; tries++) {
+        tp_status st = eval_cluster(in, model, peak, cur, phases, np, ce, err);
+        if (st != TP_OK)
+            return st;
+        *n = cur;
+        if (ce->fits && ce->wall_s <= deadline_s * (1.0 + 1e-9)) {
+            if (prev > 0 && cur - prev > per_node) /* a geometric jump: refine */
+                return scan_up(in, model, peak, prev + per_node, cur, deadline_s, phases, np,
+                               ce, n, found, err);
+            *found = true;
+            return TP_OK;
+        }
+        prev = cur;
+        cur = tries < SCAN_LINEAR_STEPS ? cur + per_node
+                                        : tp_budget_round_nodes((double)cur * 1.1, per_node);
+    }
+    return TP_OK;
+}
+
+/* ---- the plan ---- */
+
+/* The model (given, or sized from the compute budget); *C_out the compute
+ * budget in FLOPs (--compute, or what --budget buys at --mfu), 0 if none. */
+static tp_status resolve_model(const tp_plan_in *in, double peak, double price, tp_plan *out,
+                               double *C_out, tp_error *err)
+{
+    out->model = in->base.model;
+    double C = in->compute_flops;
+    if (!(C > 0.0) && in->budget_usd > 0.0 && price > 0.0)
+        C = in->budget_usd / price * 3600.0 * peak * in->mfu;
+    *C_out = C;
+    if (!in->size_model)
+        return TP_OK;
+    const tp_scaling_fit *f = tp_scaling_fit_get(in->fit);
+    if (!(in->compute_flops > 0.0)) {
+        if (!(in->budget_usd > 0.0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "size-model",
+                                "sizing the model needs --compute FLOPs or a --budget");
+        if (!(price > 0.0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
+                                "sizing the model from a money budget needs a price > 0");
+    }
+    tp_scaling_point pt;
+    tp_status st;
+    if (in->tokens_from == TP_TOKENS_PER_PARAM) {
+        st = tp_scaling_rule(f, C, in->tokens_per_param, &pt, err);
+    } else if (in->tokens_from == TP_TOKENS_GIVEN) {
+        pt.params = C / (6.0 * in->tokens);
+        st = TP_OK;
+    } else {
+        st = tp_scaling_optimal(f, C, &pt, err);
+    }
+    if (st != TP_OK)
+        return st;
+    return tp_scaling_shape(pt.params, in->base.model.vocab, &out->model, err);
+}
+
+static tp_status resolve_phases(const tp_plan_in *in, double D, tp_plan *out, tp_error *err)
+{
+    const tp_train *bt = &in->base.train;
+    double base_tps = (double)bt->global_batch * (double)bt->seq_len;
+    if (in->num_phases == 0) {
+        out->num_phases = 1;
+        tp_phase *p = &out->phases[0].spec;
+        memset(p, 0, sizeof *p);
+        snprintf(p->name, sizeof p->name, "main");
+        p->tokens = D;
+        p->seq_len = bt->seq_len;
+        p->global_batch = bt->global_batch;
+        return TP_OK;
+    }
+    out->num_phases = in->num_phases;
+    double given = 0.0;
+    int open = -1;
+    for (int i = 0; i < in->num_phases; i++) {
+        tp_phase *p = &out->phases[i].spec;
+        *p = in->phases[i];
+        if (!p->name[0])
+            snprintf(p->name, sizeof p->name, "phase%d", i + 1);
+        if (p->seq_len == 0)
+            p->seq_len = bt->seq_len;
+        if (p->global_batch == 0 && p->batch_tokens > 0) {
+            if (p->batch_tokens % p->seq_len != 0)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
+                                    "phase \"%s\": batch of %lld tokens is not a multiple of "
+                                    "its sequence length %lld",
+                                    p->name, (long long)p->batch_tokens, (long long)p->seq_len);
+            p->global_batch = p->batch_tokens / p->seq_len;
+        }
+        if (p->global_batch == 0) {
+            double b = floor(base_tps / (double)p->seq_len + 0.5);
+            p->global_batch = b < 1.0 ? 1 : (int64_t)b;
+        }
+        if (p->tokens > 0.0)
+            given += p->tokens;
+        else
+            open = i;
+    }
+    if (open >= 0) {
+        double rest = D - given;
+        if (!(rest >= 1.0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
+                                "the other phases take %.4g of the plan's %.4g tokens, leaving "
+                                "none for phase \"%s\"",
+                                given, D, out->phases[open].spec.name);
+        out->phases[open].spec.tokens = rest;
+    }
+    return TP_OK;
+}
+
+tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
+    if (!in || !out)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan", "no plan input given");
+    tp_status st = check_input(in, err);
+    if (st != TP_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+
+    /* Hardware and money. */
+    const tp_gpu *g = &in->base.gpu;
+    st = tp_gpu_validate(g, err);
+    if (st != TP_OK)
+        return st;
+    tp_precision prec = in->base.train.precision;
+    if ((int)prec < 0 || prec >= TP_PREC_COUNT || !(g->peak_flops_per_s[prec] > 0.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision",
+                            "%s has no dense peak for this precision", g->name);
+    out->peak_flops_per_s = g->peak_flops_per_s[prec];
+    out->price_per_hour = in->price_per_hour >= 0.0 ? in->price_per_hour : g->price_per_gpu_hour;
+    out->gpus_per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
+                                                          : g->gpus_per_node;
+    double peak = out->peak_flops_per_s, price = out->price_per_hour;
+
+    /* 1. Model. */
+    double C_budget = 0.0;
+    st = resolve_model(in, peak, price, out, &C_budget, err);
+    if (st != TP_OK)
+        return st;
+    st = tp_model_params(&out->model, 0, &out->params, err);
+    if (st != TP_OK)
+        return st;
+    double N = (double)out->params.total;
+    out->params_n = N;
+
+    /* 2. Tokens and scaling. */
+    out->fit = tp_scaling_fit_get(in->fit);
+    double D;
+    switch (in->tokens_from) {
+    case TP_TOKENS_GIVEN: D = in->tokens; break;
+    case TP_TOKENS_COMPUTE: D = C_budget / (6.0 * N); break;
+    default: D = in->tokens_per_param * N; break;
+    }
+    if (!(D >= 1.0) || D > 1e18)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
+                            "%.4g training tokens is out of range", D);
+    st = resolve_phases(in, D, out, err);
+    if (st != TP_OK)
+        return st;
+    int np = out->num_phases;
+    D = 0.0;
+    for (int i = 0; i < np; i++)
+        D += out->phases[i].spec.tokens;
+    out->tokens = D;
+    out->tokens_per_param = D / N;
+    out->compute_budget_flops = C_budget;
+    out->loss = tp_scaling_loss(out->fit, N, D);
+    st = tp_scaling_optimal(out->fit, 6.0 * N * D, &out->optimal, err);
+    if (st == TP_OK)
+        st = tp_scaling_rule(out->fit, 6.0 * N * D, 20.0, &out->rule20, err);
+    if (st != TP_OK)
+        return st;
+    out->crit_batch_tokens = tp_critical_batch_tokens(out->loss);
+
+    /* Static memory per model copy (seed 000 step 8). */
+    tp_state_bytes_per_param(&in->base.train, &out->state_bytes);
+    out->static_bytes = N * out->state_bytes.total;
+    out->min_gpus_static = (int64_t)ceil(out->static_bytes / g->mem_capacity_bytes);
+
+    /* 3. Phases: steps and FLOPs (layout-independent). */
+    for (int i = 0; i < np; i++) {
+        tp_plan_phase *p = &out->phases[i];
+        tp_config c = in->base;
+        c.model = out->model;
+        c.train.seq_len = p->spec.seq_len;
+        c.train.global_batch = p->spec.global_batch;
+        if ((double)p->spec.seq_len * (double)p->spec.global_batch > 1e15)
+            return tp_error_set(err, TP_ERR_RANGE, "global-batch",
+                                "phase \"%s\": more than 1e15 tokens per step", p->spec.name);
+        tp_params padded = out->params;
+        if (c.train.pad_vocab_to > 1) {
+            st = tp_model_params(&out->model, c.train.pad_vocab_to, &padded, err);
+            if (st != TP_OK)
+                return st;
+        }
+        tp_flops fl;
+        tp_flops_eval(&c, &padded, &fl);
+        p->tokens_per_step = (double)p->spec.seq_len * (double)p->spec.global_batch;
+        p->steps = tp_budget_steps(p->spec.tokens, p->tokens_per_step);
+        p->steps_whole = (int64_t)ceil(p->steps * (1.0 - 1e-12));
+        double ft = p->spec.frozen_tokens > 0.0 ? p->spec.frozen_tokens : p->spec.tokens;
+        p->frozen_flops = (p->spec.frozen_no_backward ? 2.0 : 4.0) * p->spec.frozen_params * ft;
+        p->flops_6nd = fl.six_n_per_token * p->spec.tokens + p->frozen_flops;
+        p->flops_exact = fl.model_per_token * p->spec.tokens + p->frozen_flops;
+        double tb = p->tokens_per_step / (out->crit_batch_tokens > 0.0 ? out->crit_batch_tokens
+                                                                        : 1.0);
+        if (tb > out->batch_over_crit)
+            out->batch_over_crit = tb;
+        if (out->model.pos == TP_POS_LEARNED && out->model.max_positions < p->spec.seq_len)
+            out->positions_caveat = true;
+        out->flops_6nd += p->flops_6nd;
+        out->flops_exact += p->flops_exact;
+        /* At the user MFU: layout-independent, known even without a layout. */
+        p->gpu_hours_mfu = tp_budget_gpu_hours(p->flops_exact, peak * in->mfu);
+        p->gpu_hours_mfu_6nd = tp_budget_gpu_hours(p->flops_6nd, peak * in->mfu);
+        out->gpu_hours_mfu += p->gpu_hours_mfu;
+        out->gpu_hours_mfu_6nd += p->gpu_hours_mfu_6nd;
+    }
+    out->crit_batch_caveat = out->crit_batch_tokens > 0.0 && out->batch_over_crit > 2.0;
+
+    /* 4-5. Cluster and layouts. */
+    double basis_flops = in->basis == TP_BASIS_6ND ? out->flops_6nd : out->flops_exact;
+    double mfu_gpu_hours = tp_budget_gpu_hours(basis_flops, peak * in->mfu);
+    int64_t per_node = out->gpus_per_node;
+    cluster_eval ce;
+    int64_t n;
+    if (in->size_by == TP_SIZE_GPUS) {
+        n = in->base.train.num_gpus;
+        if (n < 1 || n > TP__MAX_GPUS)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "must be in [1, 2^20]");
+        st = eval_cluster(in, &out->model, peak, n, out->phases, np, &ce, err);
+        if (st != TP_OK)
+            return st;
+        if (in->deadline_h > 0.0) {
+            out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
+            out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
+        }
+    } else {
+        out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
+        out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
+        if (out->gpus_whole_nodes < 1 || out->gpus_exact > (double)in->max_gpus)
+            return tp_error_set(err, TP_ERR_RANGE, "deadline",
+                                "the deadline needs %.4g GPUs, more than --max-gpus %lld",
+                                out->gpus_exact, (long long)in->max_gpus);
+        double deadline_s = in->deadline_h * 3600.0;
+        /* The first cluster at or above the estimate that fits and meets
+         * the deadline; with a predicted step time, then the first one
+         * from a little below its own estimate (MFU changes with scale). */
+        bool found = false;
+        st = scan_up(in, &out->model, peak, out->gpus_whole_nodes, in->max_gpus, deadline_s,
+                     out->phases, np, &ce, &n, &found, err);
+        if (st != TP_OK)
+            return st;
+        if (found && use_predicted(in, ce.predicted)) {
+            /* The predicted MFU varies with the cluster (DP must divide the
+             * batch, so some sizes only have poor layouts): probe the
+             * power-of-two node counts below, then scan up from the bound
+             * that 1.15 x the best MFU seen gives. */
+            double mfu_hi = 0.0;
+            for (int i = 0; i < np; i++)
+                if (out->phases[i].predicted_mfu > mfu_hi)
+                    mfu_hi = out->phases[i].predicted_mfu;
+            int64_t best = n;
+            for (int64_t P = per_node; P < best; P *= 2) {
+                if (P * 8 < best)
+                    continue;
+                st = eval_cluster(in, &out->model, peak, P, out->phases, np, &ce, err);
+                if (st != TP_OK)
+                    return st;
+                for (int i = 0; ce.fits && i < np; i++)
+                    if (out->phases[i].predicted_mfu > mfu_hi)
+                        mfu_hi = out->phases[i].predicted_mfu;
+                if (ce.fits && ce.predicted && ce.wall_s <= deadline_s * (1.0 + 1e-9))
+                    best = P;
+            }
+            double cap = mfu_hi * 1.15 < 1.0 ? mfu_hi * 1.15 : 1.0;
+            int64_t lo = tp_budget_round_nodes(out->flops_exact / (peak * cap) / deadline_s,
+                                               per_node);
+            if (lo >= 1 && lo < best) {
+                int64_t n2 = best;
+                bool f2 = false;
+                st = scan_up(in, &out->model, peak, lo, best - per_node, deadline_s,
+                             out->phases, np, &ce, &n2, &f2, err);
+                if (st != TP_OK)
+                    return st;
+                if (f2)
+                    best = n2;
+            }
+            n = best;
+        }
+        if (found) { /* the phases must hold this cluster's layouts */
+            st = eval_cluster(in, &out->model, peak, n, out->phases, np, &ce, err);
+            if (st != TP_OK)
+                return st;
+        }
+    }
+    out->num_gpus = n;
+    out->num_nodes = (n + per_node - 1) / per_node;
+    out->feasible = ce.fits;
+    if (!ce.fits) {
+        return diagnose(in, &out->model, out->phases, np, n, ce.failed_phase, ce.why, out, err);
+    }
+
+    /* 6. Totals. */
+    out->used_predicted = ce.predicted && use_predicted(in, true);
+    double step_acc = 0.0;
+    for (int i = 0; i < np; i++) {
+        tp_plan_phase *p = &out->phases[i];
+        p->step_s = out->used_predicted ? p->predicted_step_s : p->mfu_step_s;
+        p->wall_s = p->steps * p->step_s;
+        p->gpu_hours = p->wall_s * (double)n / 3600.0;
+        p->lr_start_step = step_acc;
+        step_acc += (double)p->steps_whole;
+        out->gpu_hours_predicted += p->gpu_hours_predicted;
+        out->compute_wall_s += p->wall_s;
+    }
+    out->gpu_hours = out->compute_wall_s * (double)n / 3600.0;
+    if (in->deadline_h > 0.0 && out->gpu_hours_predicted > 0.0)
+        out->gpus_exact_predicted = out->gpu_hours_predicted / in->deadline_h;
+    out->cost_usd = out->gpu_hours * price;
+    out->deadline_met = in->deadline_h > 0.0 ? out->compute_wall_s <= in->deadline_h * 3600.0 *
+                                                                          (1.0 + 1e-9)
+                                             : true;
+    if (in->deadline_h > 0.0)
+        out->required_mfu =
+            tp_budget_required_mfu(basis_flops, (double)n, peak, in->deadline_h * 3600.0);
+
+    /* 7. Money. */
+    if (in->budget_usd > 0.0) {
+        out->budget_gpu_hours = tp_budget_gpu_hours_for_usd(in->budget_usd, price);
+        out->budget_hours_on_cluster = out->budget_gpu_hours / (double)n;
+        if (in->deadline_h > 0.0)
+            out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
+        out->within_budget = out->cost_usd <= in->budget_usd * (1.0 + 1e-12);
+        double eff_mfu = out->gpu_hours > 0.0
+                             ? out->flops_exact / (out->gpu_hours * 3600.0 * peak)
+                             : in->mfu;
+        if (price > 0.0 && eff_mfu > 0.0 && eff_mfu <= 1.0) {
+            st = tp_budget_affords(in->budget_usd, price, peak, eff_mfu, out->fit, 0.0,
+                                   &out->budget_affords, err);
+            if (st != TP_OK)
+                return st;
+        }
+    } else {
+        out->within_budget = true;
+    }
+
+    /* 8. Checkpointing and failures. */
+    tp_ckpt_in ck = in->ckpt;
+    ck.params = N;
+    ck.trainable_params = N;
+    /* state_bytes.optimizer = fp32 master (if kept) + moments */
+    double master = (in->base.train.optimizer.master_weights &&
+                     in->base.train.precision != TP_PREC_TF32) ? 4.0 : 0.0;
+    if (master > out->state_bytes.optimizer)
+        master = out->state_bytes.optimizer;
+    ck.weight_bytes_per_param = out->state_bytes.weights;
+    ck.master_bytes_per_param = master;
+    ck.moment_bytes_per_param = out->state_bytes.optimizer - master;
+    ck.num_gpus = n;
+    ck.compute_s = out->compute_wall_s;
+    double step0 = out->phases[0].step_s;
+    ck.interval_s = in->ckpt_every_steps > 0 ? (double)in->ckpt_every_steps * step0 : 0.0;
+    tp_ckpt_in cs = ck, ca = ck;
+    cs.async = false;
+    ca.async = true;
+    if (!(ca.host_bw_bytes_per_s > 0.0))
+        ca.host_bw_bytes_per_s = 10e9;
+    st = tp_ckpt_plan(&cs, &out->ckpt_sync, err);
+    if (st == TP_OK)
+        st = tp_ckpt_plan(&ca, &out->ckpt_async, err);
+    if (st != TP_OK)
+        return st;
+    out->ckpt = ck.async ? out->ckpt_async : out->ckpt_sync;
+    out->ckpt_every_steps = step0 > 0.0 ? out->ckpt.interval_s / step0 : 0.0;
+    out->wall_s = out->ckpt.progress ? out->ckpt.wall_s : 0.0;
+
+    /* 9. Learning rate. */
+    out->lr.total_steps = (int64_t)step_acc;
+    out->lr.peak_lr = in->peak_lr;
+    out->lr.min_lr = in->min_lr >= 0.0 ? in->min_lr : 0.1 * in->peak_lr;
+    if (in->warmup_steps >= 0) {
+        out->lr.warmup_steps = in->warmup_steps;
+    } else {
+        int64_t w = out->lr.total_steps / 10;
+        out->lr.warmup_steps = w < 2000 ? w : 2000;
+    }
+    if (out->lr.warmup_steps > out->lr.total_steps)
+        out->lr.warmup_steps = out->lr.total_steps;
+    return TP_OK;
+}

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recipe.c: the seeds' ordered recipe as data, and the largest micro-batch
+ * that fits a layout (formula, doubling, bisection).
+ *
+ * The recipe (seed 003 "The design recipe", seed 004 summary, S3-3) applies
+ * the axes in a fixed order, cheapest communication first, and stops as
+ * soon as the layout fits. Each step below records its numbers in
+ * tp_recipe; the CLI (`trainplan explain`) narrates them.
+ *
+ *  1. Bill: N parameters x bytes/param (16 for mixed-precision AdamW) of
+ *     model states, plus the activations of one sequence.
+ *  2. TP inside a node: the smallest TP (dividing heads, kv heads and the
+ *     node) at which micro-batch 1 fits without recompute; if none does,
+ *     the whole node (seed 004: "saturate NVLink").
+ *  3. Largest micro-batch at that TP (PP 1, ZeRO-0) for each recompute
+ *     mode. If not even one sequence fits without recompute, the case is
+ *     long-context and the micro-batch stays 1 (seed 004).
+ *  4. PP only if the node cannot hold the model: the smallest PP at which
+ *     micro-batch 1 fits with the cheapest recompute. The bubble is
+ *     reported for the final m. Under 1F1B stage 0 keeps min(m, p)
+ *     micro-batches in flight, so PP relieves the model states, not stage
+ *     0's activations; both stage-0 figures are recorded (PP 1 and PP 2).
+ *  5. DP = GPUs / (TP x PP); ZeRO-1 when DP > 1 (it moves the same bytes
+ *     as the all-reduce it replaces: reduce-scatter + all-gather), deeper
+ *     stages only if needed to fit; then the cheapest recompute that fits.
+ *  6. Global batch = micro-batch x accumulation x DP: the largest
+ *     micro-batch that fits and divides B / DP (with PP, one that keeps
+ *     m >= PP when possible); when DP does not divide B, the accumulation
+ *     is rounded up and the effective global batch reported.
+ *  7. CP for long context: when the sequence forced recompute, the
+ *     smallest CP (taken from DP, 2 x CP dividing the sequence, global
+ *     batch still whole) at which the same micro-batch fits without it.
+ *  8. EP for MoE: the experts sharded over gcd(experts, DP) ranks (used
+ *     in every memory test above too).
+ *  9. The layout, evaluated: predicted step time and MFU.
+ *
+ * Memory tests use tp_eval on the partial layout with the global batch
+ * rounded to a multiple of micro-batch x DP (at least one micro-batch per
+ * replica), so in-flight micro-batches are counted as they will be.
+ *
+ * Largest micro-batch: with the micro-batches per step m held fixed, each
+ * stage's memory is affine in b (activations, logits and the allocator
+ * reserve scale with b; states, buffers and context do not), so two
+ * evaluations (b = 1, 2) give fixed_s and per_seq_s and
+ * b_max = min_s floor((capacity - fixed_s) / per_seq_s). The doubling
+ * search of seed 004 is run independently and must agree (S4-6).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- largest micro-batch ------------------------------------------------ */
+
+/* Memory of the checked stages (eval.c: 0, last, 1) at micro-batch b, m fixed. */
+static bool stage_totals(const tp_config *c, const tp_params *P, int64_t b, int64_t m,
+                         double tot[3], int64_t stages[3], int *ns)
+{
+    tp_config v = *c;
+    int64_t dp = tp_train_dp(&c->train);
+    if ((double)b * (double)dp * (double)m > (double)TP__MAX_BATCH)
+        return false;
+    v.train.micro_batch = b;
+    v.train.global_batch = b * dp * m;
+    int64_t p = c->train.pp;
+    int n = 0;
+    stages[n++] = 0;
+    if (p > 1)
+        stages[n++] = p - 1;
+    if (p > 2)
+        stages[n++] = 1;
+    for (int j = 0; j < n; j++) {
+        tp_memory mem;
+        tp_memory_stage(&v, P, stages[j], &mem);
+        tot[j] = mem.total_bytes;
+    }
+    *ns = n;
+    return true;
+}
+
+/* Trial: does micro-batch b fit (validated, every checked stage)? */
+static bool trial_fits(const tp_config *c, int64_t b, int64_t m)
+{
+    tp_config v = *c;
+    int64_t dp = tp_train_dp(&c->train);
+    if ((double)b * (double)dp * (double)m > (double)TP__MAX_BATCH)
+        return false;
+    v.train.micro_batch = b;
+    v.train.global_batch = b * dp * m;
+    tp_result r;
+    tp_error e;
+    return tp_eval(&v, &r, &e) == TP_OK && r.memory.fits;
+}
+
+tp_status tp_micro_batch_max(const tp_config *c, tp_mb_max *out, tp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    tp_status st = tp_config_validate(c, err);
+    if (st != TP_OK)
+        return st;
+    tp_params P;
+    if ((st = tp_model_params(&c->model, c->train.pad_vocab_to, &P, err)) != TP_OK)
+        return st;
+    int64_t m = tp__grad_accum(&c->train);
+    if (m < 1)
+        m = 1;
+    int64_t dp = tp_train_dp(&c->train);
+    int64_t cap = TP_MB_MAX_CAP;
+    int64_t batch_cap = TP__MAX_BATCH / (dp * m);
+    if (batch_cap < cap)
+        cap = batch_cap;
+    double capacity = c->gpu.mem_capacity_bytes;
+    out->capacity_bytes = capacity;
+
+    /* Formula: affine per stage from b = 1 and b = 2. */
+    double t1[3], t2[3];
+    int64_t stages[3];
+    int n1 = 0, n2 = 0;
+    stage_totals(c, &P, 1, m, t1, stages, &n1);
+    stage_totals(c, &P, 2, m, t2, stages, &n2);
+    int64_t best = cap;
+    for (int j = 0; j < n1; j++) {
+        double slope = t2[j] - t1[j];
+        double fixed = t1[j] - slope;
+        int64_t bj;
+        if (!(slope > 0.0))
+            bj = fixed <= capacity ? cap : 0;
+        else if (capacity < fixed + slope)
+            bj = 0;
+        else {
+            double x = floor((capacity - fixed) / slope);
+            bj = x > (double)cap ? cap : (int64_t)x;
+        }
+        if (j == 0 || bj < best) {
+            best = bj;
+            out->stage = stages[j];
+            out->fixed_bytes = fixed;
+            out->per_seq_bytes = slope;
+        }
+    }
+    out->formula = best;
+
+    /* Doubling (seed 004): 1, 2, 4, ... until it does not fit. */
+    int trials = 1;
+    if (!trial_fits(c, 1, m)) {
+        out->doubling = out->bisect = 0;
+        out->trials = trials;
+        return TP_OK;
+    }
+    int64_t b = 1;
+    while (b <= cap / 2) {
+        trials++;
+        if (!trial_fits(c, 2 * b, m))
+            break;
+        b *= 2;
+    }
+    out->doubling = b;
+    /* Bisection between the last fit and the first failure (or the cap). */
+    int64_t lo = b, hi = b <= cap / 2 ? 2 * b : cap + 1;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        trials++;
+        if (trial_fits(c, mid, m))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    out->bisect = lo;
+    out->trials = trials;
+    return TP_OK;
+}
+
+/* ---- the recipe ---------------------------------------------------------- */
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+typedef struct layout {
+    int64_t tp, pp, cp, b;
+    int zero;
+    tp_recompute rc;
+} layout;
+
+/* The base with a layout applied; DP derived, EP = gcd(E, DP) for MoE. */
+static void make(const tp_config *base, const layout *l, tp_config *out)
+{
+    *out = *base;
+    tp_train *t = &out->train;
+    t->tp = l->tp;
+    t->pp = l->pp;
+    t->cp = l->cp;
+    t->vpp = 1;
+    t->schedule = TP_SCHED_1F1B;
+    t->first_stage_layers = t->last_stage_layers = 0;
+    t->sp = l->tp > 1;
+    t->zero = l->zero;
+    t->recompute = l->rc;
+    t->micro_batch = l->b;
+    int64_t dp = t->num_gpus / (l->tp * l->pp * l->cp);
+    t->ep = out->model.num_experts > 0 ? gcd64(out->model.num_experts, dp) : 1;
+    int64_t B = base->train.global_batch, per = l->b * dp;
+    if (B % per != 0) {
+        int64_t mm = B / per;
+        t->global_batch = per * (mm > 0 ? mm : 1);
+    }
+}
+
+/* Evaluate a layout; false when it is not even valid. */
+static bool eval_layout(const tp_config *base, const layout *l, tp_config *cfg, tp_result *r)
+{
+    tp_error e;
+    make(base, l, cfg);
+    return tp_eval(cfg, r, &e) == TP_OK;
+}
+
+static bool fits_layout(const tp_config *base, const layout *l, double *total)
+{
+    tp_config c;
+    tp_result r;
+    if (!eval_layout(base, l, &c, &r)) {
+        if (total)
+            *total = 0.0;
+        return false;
+    }
+    if (total)
+        *total = r.memory.total_bytes;
+    return r.memory.fits;
+}
+
+/* The cheapest recompute mode that fits; false (and full) when none does. */
+static bool cheapest_recompute(const tp_config *base, layout *l, double *total)
+{
+    for (int r = TP_RECOMPUTE_NONE; r <= TP_RECOMPUTE_FULL; r++) {
+        l->rc = (tp_recompute)r;
+        if (fits_layout(base, l, total))
+            return true;
+    }
+    return false;
+}
+
+static void add_try(tp_recipe_try *tries, int *n, int64_t v, double total, bool fits)
+{
+    if (*n >= TP_RECIPE_MAX_TRIES)
+        return;
+    tries[*n].value = v;
+    tries[*n].total_bytes = total;
+    tries[*n].fits = fits;
+    (*n)++;
+}
+
+tp_status tp_recipe_run(const tp_config *base_in, tp_recipe *out, tp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    tp_config base = *base_in;
+    tp_train *bt = &base.train;
+    int64_t N = bt->num_gpus;
+    int64_t B = bt->global_batch;
+    /* Validate what does not depend on the layout (as tp_search_new does). */
+    {
+        tp_config one = base;
+        one.train.num_gpus = 1;
+        one.train.tp = one.train.pp = one.train.cp = one.train.ep = one.train.vpp = 1;
+        one.train.sp = false;
+        one.train.zero = 0;
+        one.train.schedule = TP_SCHED_1F1B;
+        one.train.first_stage_layers = one.train.last_stage_layers = 0;
+        one.train.recompute = TP_RECOMPUTE_NONE;
+        one.train.micro_batch = 1;
+        tp_status st = tp_config_validate(&one, err);
+        if (st != TP_OK)
+            return st;
+        if (N < 1 || N > TP__MAX_GPUS)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "%lld is out of range [1, %d]",
+                                (long long)N, TP__MAX_GPUS);
+    }
+    const tp_model *m = &base.model;
+    int64_t node = bt->gpus_per_node > 0 ? bt->gpus_per_node : base.gpu.gpus_per_node;
+    double cap = base.gpu.mem_capacity_bytes;
+    out->capacity_bytes = cap;
+    out->gpus_per_node = node;
+    out->global_batch_requested = B;
+    out->moe = m->num_experts > 0;
+
+    /* 1. The bill. */
+    tp_params P;
+    tp_status st = tp_model_params(m, 0, &P, err);
+    if (st != TP_OK)
+        return st;
+    tp_state_bytes sb;
+    tp_state_bytes_per_param(bt, &sb);
+    out->params = (double)P.total;
+    out->state_bytes_per_param = sb.total;
+    out->state_bytes = (double)P.total * sb.total;
+    out->weights_bytes = (double)P.total * sb.weights;
+    out->gpus_for_state = (int64_t)ceil(out->state_bytes / cap);
+    {
+        tp_config b1 = base, one;
+        tp_result r;
+        tp_error e;
+        layout l1 = {1, 1, 1, 1, 0, TP_RECOMPUTE_NONE};
+        b1.train.num_gpus = 1;
+        b1.train.global_batch = 1;
+        make(&b1, &l1, &one);
+        if (tp_eval(&one, &r, &e) == TP_OK)
+            out->act_seq_bytes = r.memory.activations_bytes;
+        one.train.recompute = TP_RECOMPUTE_FULL;
+        if (tp_eval(&one, &r, &e) == TP_OK)
+            out->act_seq_full_bytes = r.memory.activations_bytes;
+    }
+
+    /* 2. TP inside a node. */
+    int64_t hg = gcd64(m->num_heads, tp__kv_heads(m));
+    int64_t tmax = 1;
+    out->tp = 0;
+    for (int64_t t = 1; t <= node && t <= hg; t++) {
+        if (hg % t != 0 || node % t != 0 || N % t != 0)
+            continue;
+        tmax = t;
+        layout l = {t, 1, 1, 1, 0, TP_RECOMPUTE_NONE};
+        double tot;
+        bool ok = fits_layout(&base, &l, &tot);
+        add_try(out->tp_tries, &out->n_tp_tries, t, tot, ok);
+        if (ok && out->tp == 0) {
+            out->tp = t;
+            out->tp_fits = true;
+            break;
+        }
+    }
+    if (out->tp == 0)
+        out->tp = tmax;
+    int64_t t = out->tp;
+    out->heads_per_gpu = m->num_heads / t;
+
+    /* 3. Largest micro-batch at TP, PP 1, ZeRO-0, per recompute mode. */
+    for (int r = 0; r <= 2; r++) {
+        layout l = {t, 1, 1, 1, 0, (tp_recompute)r};
+        tp_config c;
+        tp_result res;
+        tp_error e;
+        if (eval_layout(&base, &l, &c, &res))
+            tp_micro_batch_max(&c, &out->mb[r], &e);
+    }
+    out->long_context = out->mb[TP_RECOMPUTE_NONE].formula < 1;
+    out->micro_batch_cap = out->long_context ? 1 : out->mb[TP_RECOMPUTE_NONE].formula;
+
+    /* 4. PP only if the node cannot hold the model. */
+    bool node_holds = false;
+    for (int r = 0; r <= 2; r++)
+        node_holds = node_holds || out->mb[r].formula >= 1;
+    out->pp = 1;
+    {
+        layout l1 = {t, 1, 1, 1, 0, TP_RECOMPUTE_NONE}, l2 = l1;
+        tp_config c;
+        tp_result r;
+        if (eval_layout(&base, &l1, &c, &r))
+            out->stage0_act_pp1_bytes = r.stage_first.activations_bytes;
+        l2.pp = 2;
+        if (m->num_layers >= 2 && (N / t) % 2 == 0 && eval_layout(&base, &l2, &c, &r))
+            out->stage0_act_pp2_bytes = r.stage_first.activations_bytes;
+    }
+    if (!node_holds) {
+        out->pp_needed = true;
+        int64_t last = 1;
+        bool found = false;
+        for (int64_t p = 2; p <= m->num_layers && p <= N / t; p++) {
+            if ((N / t) % p != 0)
+                continue;
+            layout l = {t, p, 1, 1, 0, TP_RECOMPUTE_NONE};
+            double tot;
+            bool ok = cheapest_recompute(&base, &l, &tot);
+            add_try(out->pp_tries, &out->n_pp_tries, p, tot, ok);
+            last = p;
+            if (ok) {
+                out->pp = p;
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+            out->pp = last; /* the most relief PP alone gives; ZeRO may still rescue it */
+    }
+    int64_t p = out->pp;
+
+    /* 5. DP and the cheapest ZeRO stage that fits. */
+    int64_t dp = N / (t * p);
+    out->dp = dp;
+    out->zero = -1;
+    layout cur = {t, p, 1, 1, 0, TP_RECOMPUTE_NONE};
+    for (int z = dp > 1 ? 1 : 0; z <= 3; z++) {
+        layout l = {t, p, 1, 1, z, TP_RECOMPUTE_NONE};
+        double tot;
+        bool ok = cheapest_recompute(&base, &l, &tot);
+        out->zero_total_bytes[z] = tot;
+        if (ok) {
+            out->zero = z;
+            cur = l;
+            break;
+        }
+        if (dp <= 1)
+            break;
+    }
+    if (out->zero < 0) {
+        out->zero = dp > 1 ? 3 : 0;
+        cur.zero = out->zero;
+        cur.rc = TP_RECOMPUTE_FULL;
+    }
+    out->recompute = cur.rc;
+
+    /* 6. Micro-batch, accumulation, global batch. */
+    int64_t b = 1;
+    if (!out->long_context && B % dp == 0) {
+        tp_config c;
+        tp_result r;
+        tp_mb_max mm;
+        tp_error e;
+        int64_t bmax = 1;
+        if (eval_layout(&base, &cur, &c, &r) && tp_micro_batch_max(&c, &mm, &e) == TP_OK &&
+            mm.formula > 1)
+            bmax = mm.formula;
+        int64_t bpd = B / dp, pick = 1, pick_m = 1;
+        for (int64_t x = 1; x <= bpd && x <= bmax; x++) {
+            if (bpd % x != 0)
+                continue;
+            int64_t mx = bpd / x;
+            if (p > 1 && mx < p && pick_m >= p)
+                continue; /* keep the pipeline full when some choice does */
+            pick = x;
+            pick_m = mx;
+        }
+        b = pick;
+    }
+    cur.b = b;
+    int64_t ga = (B + b * dp - 1) / (b * dp);
+    out->micro_batch = b;
+    out->grad_accum = ga;
+    out->global_batch = b * dp * ga;
+
+    /* 7. CP for long context: drop the recompute by splitting the sequence. */
+    out->cp = 1;
+    out->recompute_before_cp = cur.rc;
+    out->scores_per_head = (double)bt->seq_len * (double)bt->seq_len;
+    out->scores_per_head_cp = out->scores_per_head;
+    {
+        tp_config c;
+        tp_result r;
+        if (eval_layout(&base, &cur, &c, &r))
+            out->act_before_cp_bytes = r.memory.activations_bytes;
+        out->act_after_cp_bytes = out->act_before_cp_bytes;
+    }
+    if (out->long_context) {
+        /* Step 3 found that one sequence does not fit the TP group without
+         * recompute; CP splits the sequence. The smallest CP (from DP) at
+         * which it does, tested as step 3 tests (ZeRO-0, no recompute). */
+        out->cp_considered = true;
+        {
+            tp_config c;
+            tp_result r;
+            if (eval_layout(&base, &cur, &c, &r))
+                out->step_before_cp_s = r.time.step_s;
+        }
+        for (int64_t c = 2; c <= dp; c++) {
+            if (dp % c != 0 || bt->seq_len % (2 * c) != 0)
+                continue;
+            int64_t dpc = dp / c;
+            if (B % (b * dpc) != 0)
+                continue;
+            layout l = cur;
+            l.cp = c;
+            l.zero = 0;
+            l.rc = TP_RECOMPUTE_NONE;
+            double tot;
+            bool ok = fits_layout(&base, &l, &tot);
+            add_try(out->cp_tries, &out->n_cp_tries, c, tot, ok);
+            if (!ok)
+                continue;
+            /* adopt it with the ZeRO stage of step 5 and the cheapest recompute */
+            l.zero = dpc * c > 1 ? (cur.zero > 1 ? cur.zero : 1) : 0;
+            if (!cheapest_recompute(&base, &l, NULL))
+                continue;
+            tp_config cc;
+            tp_result r;
+            if (!eval_layout(&base, &l, &cc, &r))
+                continue;
+            cur = l;
+            out->cp = c;
+            out->dp = dp = dpc;
+            out->zero = l.zero;
+            out->recompute = l.rc;
+            out->grad_accum = ga = B / (b * dpc);
+            out->global_batch = B;
+            out->act_after_cp_bytes = r.memory.activations_bytes;
+            double sc = (double)bt->seq_len / (double)c;
+            out->scores_per_head_cp = sc * sc;
+            break;
+        }
+    }
+
+    /* 8. EP for MoE. */
+    out->ep = m->num_experts > 0 ? gcd64(m->num_experts, dp) : 1;
+
+    /* 9. The recipe's layout. */
+    base.train.global_batch = out->global_batch;
+    make(&base, &cur, &out->config);
+    tp_error e;
+    if (tp_eval(&out->config, &out->result, &e) == TP_OK) {
+        out->fits = out->result.memory.fits;
+        out->tokens_per_step = out->result.flops.tokens_per_step;
+    }
+    out->bubble_of_total =
+        tp_bubble_fraction(TP_SCHED_1F1B, p, ga, 1, TP_BUBBLE_OF_TOTAL);
+    out->bubble_of_ideal =
+        tp_bubble_fraction(TP_SCHED_1F1B, p, ga, 1, TP_BUBBLE_OF_IDEAL);
+    return TP_OK;
+}

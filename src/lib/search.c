@@ -1,0 +1,1117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * search.c: enumerate, prune and rank parallel layouts; iterator API.
+ *
+ * The space is a tree of axes, outermost first:
+ *
+ *   GPUs > TP > PP > CP > EP > ZeRO > [prune] > VPP > SP > recompute > micro-batch
+ *
+ * Each level's values are computed from the levels above, so every leaf is
+ * a configuration tp_config_validate accepts (proof by construction, rule
+ * by rule, against config.c):
+ *   - TP divides gcd(heads, kv heads) and the GPUs; inside a node it also
+ *     divides gpus_per_node (TP groups never straddle a node boundary), and
+ *     across nodes (on request) it is a multiple of gpus_per_node;
+ *   - PP <= layers and divides GPUs / TP; when the layers do not divide,
+ *     config.c's default split gives the remainder to the middle stages, so
+ *     the first and last stages (embedding, loss) get fewer;
+ *   - CP divides GPUs / (TP x PP) and 2 x CP divides the sequence;
+ *     DP = GPUs / (TP x PP x CP) and DP must divide the global batch B;
+ *   - EP divides gcd(experts, DP) (1 for dense models);
+ *   - VPP > 1 only with PP > 1, layers divisible by PP x VPP, the
+ *     interleaved schedule, and m = B / (b x DP) >= PP;
+ *   - micro-batch b divides B / DP (so m is whole);
+ *   - everything else (model, GPU, options, sequence, batch range, fp8
+ *     support) does not depend on the layout and is validated once in
+ *     tp_search_new.
+ * ZeRO stages above the lowest allowed are skipped when DP x CP = 1 (they
+ * shard over nothing: same memory, same time).
+ *
+ * Evaluation mirrors tp_eval after validation (eval.c): parameters and FLOPs
+ * do not depend on the layout beyond the recompute mode, so they are
+ * computed once (FLOPs once per recompute mode); memory of stage 0, the last
+ * stage and stage 1 (heaviest reported); step time only when it fits.
+ *
+ * Pruning (counted, never changes the feasible set; tests compare with
+ * no_prune):
+ *  1. model states lower bound, at the ZeRO level: for stage 0 and the last
+ *     stage, (layers x the TP-split part of a layer + the embedding / head
+ *     table / TP) x bytes per parameter under the ZeRO stage, plus the CUDA
+ *     context and NCCL buffers. Norms and routers (replicated) and the ZeRO-3
+ *     gathered set are left out, so it is <= tp_memory_stage's total. When it
+ *     exceeds capacity the whole VPP x SP x recompute x micro-batch sub-tree
+ *     is skipped;
+ *  2. micro-batches ascend and memory is non-decreasing in b (activations
+ *     and logits scale with b; in-flight micro-batches x b = min(m, p-i) x b
+ *     never shrinks as b grows at fixed B), so after the first b that does
+ *     not fit the rest of that layout is skipped.
+ *
+ * Invariants (tests/unit/test_search.c): every leaf validates and evaluates
+ * as tp_eval does (verify mode); the bound never exceeds the evaluated total;
+ * pruning does not change the feasible set; fixing an axis never makes the
+ * best faster. Cost: O(1) per candidate (no per-layer loops); the only
+ * allocation is the handle.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { L_GPUS, L_TP, L_PP, L_CP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
+
+#define MAXV 1024 /* values per level; micro-batches beyond the 1024 smallest are not tried */
+
+typedef struct closest_entry {
+    tp_train train;
+    double ratio; /* total / capacity, heaviest stage */
+} closest_entry;
+
+struct tp_search {
+    tp_search_space space;
+    tp_config cfg;     /* the current candidate */
+    tp_result cur;     /* its evaluation */
+    tp_params params;  /* true vocabulary (reported) */
+    tp_params padded;  /* padded vocabulary (memory, FLOPs) */
+    tp_flops flops[3]; /* by recompute mode */
+    int64_t node;      /* GPUs per node */
+    int64_t B;         /* global batch, sequences */
+    int64_t head_gcd;  /* gcd(heads, kv heads) */
+    /* states bound, parameters per GPU before the /TP split */
+    double lb_dense_layer; /* TP-split part of a dense layer */
+    double lb_moe_layer;   /* TP-split non-expert part of a MoE layer */
+    double lb_expert_layer;/* routed experts of a MoE layer (split TP x EP) */
+    double lb_table;       /* V x h */
+    tp_state_bytes bpp;
+    /* enumeration */
+    int64_t vals[L_COUNT][MAXV];
+    int n[L_COUNT], i[L_COUNT];
+    int64_t mb_all[MAXV]; /* micro-batches dividing B / DP, ascending */
+    int n_mb_all;
+    int64_t bpd;          /* B / DP */
+    bool started, done;
+    tp_search_stats st;
+    closest_entry closest[TP_SEARCH_CLOSEST];
+    int n_closest;
+};
+
+/* ---- small helpers ------------------------------------------------ */
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static bool in_axis(const tp_axis *a, int64_t v)
+{
+    return (a->min <= 0 || v >= a->min) && (a->max <= 0 || v <= a->max);
+}
+
+static int popcount4(unsigned m)
+{
+    int n = 0;
+    for (; m; m >>= 1)
+        n += (int)(m & 1u);
+    return n;
+}
+
+/*
+ * Divisors of n within [lo, hi] and the axis, ascending, at most cap.
+ * Trial division up to sqrt(n): small divisors ascend, their cofactors
+ * descend, merged into one ascending list.
+ */
+static int divisors(int64_t n, int64_t lo, int64_t hi, const tp_axis *ax, int64_t *out, int cap)
+{
+    int64_t small[MAXV], large[MAXV];
+    int ns = 0, nl = 0;
+    for (int64_t d = 1; d <= n / d; d++) {
+        if (n % d != 0)
+            continue;
+        if (ns < MAXV)
+            small[ns++] = d;
+        int64_t e = n / d;
+        if (e != d && nl < MAXV)
+            large[nl++] = e;
+    }
+    int k = 0;
+    for (int j = 0; j < ns && k < cap; j++)
+        if (small[j] >= lo && small[j] <= hi && in_axis(ax, small[j]))
+            out[k++] = small[j];
+    for (int j = nl - 1; j >= 0 && k < cap; j--)
+        if (large[j] >= lo && large[j] <= hi && in_axis(ax, large[j]))
+            out[k++] = large[j];
+    return k;
+}
+
+static int64_t dp_of(const tp_train *t)
+{
+    return t->num_gpus / (t->tp * t->pp * t->cp);
+}
+
+/* ---- space ---------------------------------------------------------- */
+
+void tp_search_space_default(tp_search_space *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+static tp_status check_axis(const tp_axis *a, const char *path, tp_error *err)
+{
+    if (a->min < 0 || a->max < 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, path, "search bounds must be >= 0 (0 = open)");
+    if (a->min > 0 && a->max > 0 && a->min > a->max)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, path,
+                            "search range is empty: min %lld > max %lld", (long long)a->min,
+                            (long long)a->max);
+    return TP_OK;
+}
+
+static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_error *err)
+{
+    tp_status st;
+    if ((st = check_axis(&sp->gpus, "gpus", err)) != TP_OK ||
+        (st = check_axis(&sp->tp, "tp", err)) != TP_OK ||
+        (st = check_axis(&sp->pp, "pp", err)) != TP_OK ||
+        (st = check_axis(&sp->vpp, "vpp", err)) != TP_OK ||
+        (st = check_axis(&sp->cp, "cp", err)) != TP_OK ||
+        (st = check_axis(&sp->ep, "ep", err)) != TP_OK ||
+        (st = check_axis(&sp->micro_batch, "micro-batch", err)) != TP_OK)
+        return st;
+    if (sp->zero_mask != 0 && (sp->zero_mask & 0xFu) == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "zero", "no ZeRO stage in 0..3 allowed");
+    if (sp->recompute_mask != 0 && (sp->recompute_mask & 0x7u) == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "recompute", "no recompute mode allowed");
+    if (sp->sp_mask != 0 && (sp->sp_mask & 0x3u) == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "sp", "neither SP on nor off allowed");
+    if (m->num_experts == 0 && sp->ep.min > 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+                            "%lld needs a mixture-of-experts model (experts is 0)",
+                            (long long)sp->ep.min);
+    return TP_OK;
+}
+
+/* ---- precomputation --------------------------------------------------- */
+
+static void precompute_bound(tp_search *s)
+{
+    const tp_model *m = &s->cfg.model;
+    const tp_params *P = &s->padded;
+    double nw = (m->norm == TP_NORM_LAYERNORM ? 2.0 : 1.0) * (double)m->hidden;
+    s->lb_dense_layer = (double)P->per_layer_dense - 2.0 * nw;
+    if (P->num_moe_layers > 0) {
+        double routed = (double)P->moe_routed / (double)P->num_moe_layers;
+        double router = (double)m->hidden * (double)m->num_experts;
+        s->lb_moe_layer = (double)P->per_layer_moe - routed - router - 2.0 * nw;
+        s->lb_expert_layer = routed;
+    }
+    if (s->lb_dense_layer < 0.0)
+        s->lb_dense_layer = 0.0;
+    if (s->lb_moe_layer < 0.0)
+        s->lb_moe_layer = 0.0;
+    s->lb_table = (double)tp__padded_vocab(m->vocab, s->cfg.train.pad_vocab_to) * (double)m->hidden;
+    tp_state_bytes_per_param(&s->cfg.train, &s->bpp);
+}
+
+/* Lower bound of the model states of one stage (bytes per GPU). */
+static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t layers,
+                              double tables)
+{
+    const tp_train *t = &s->cfg.train;
+    int64_t n_moe = tp__moe_layers_in(&s->cfg.model, first_layer, layers);
+    double tpz = (double)t->tp;
+    double dense = ((double)(layers - n_moe) * s->lb_dense_layer +
+                    (double)n_moe * s->lb_moe_layer + tables * s->lb_table) / tpz;
+    double expert = (double)n_moe * s->lb_expert_layer / (tpz * (double)t->ep);
+    double D = (double)dp_of(t) * (double)t->cp, De = D / (double)t->ep;
+    int z = t->zero;
+    const tp_state_bytes *b = &s->bpp;
+    double per_dense = b->weights / (z >= 3 ? D : 1.0) + b->grads / (z >= 2 ? D : 1.0) +
+                       b->optimizer / (z >= 1 ? D : 1.0);
+    double per_expert = b->weights / (z >= 3 ? De : 1.0) + b->grads / (z >= 2 ? De : 1.0) +
+                        b->optimizer / (z >= 1 ? De : 1.0);
+    return dense * per_dense + expert * per_expert;
+}
+
+static double fixed_bytes(const tp_search *s)
+{
+    const tp_train *t = &s->cfg.train;
+    int64_t dp = dp_of(t);
+    int comms = (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1);
+    return s->cfg.opts.cuda_context_bytes + (double)comms * s->cfg.opts.comm_buffer_bytes;
+}
+
+/* The states bound of stage 0 and the last stage, plus fixed overheads. */
+static double states_bound(const tp_search *s)
+{
+    const tp_train *t = &s->cfg.train;
+    int64_t L = s->cfg.model.num_layers, p = t->pp;
+    bool tied = s->cfg.model.tie_embeddings;
+    double lb;
+    if (p == 1) {
+        lb = stage_states_lb(s, 0, L, tied ? 1.0 : 2.0);
+    } else {
+        int64_t n0 = tp_stage_layers(t, L, 0), nl = tp_stage_layers(t, L, p - 1);
+        double a = stage_states_lb(s, 0, n0, 1.0);
+        double b = stage_states_lb(s, L - nl, nl, 1.0);
+        lb = a > b ? a : b;
+    }
+    return lb + fixed_bytes(s);
+}
+
+/* ---- enumeration ------------------------------------------------------ */
+
+/* Micro-batches of the current (GPUs, TP, PP, CP): divisors of B / DP. */
+static void build_mb_all(tp_search *s)
+{
+    int64_t dp = dp_of(&s->cfg.train);
+    s->bpd = s->B / dp;
+    int64_t hi = s->bpd;
+    if (hi > TP__MAX_BATCH / dp)
+        hi = TP__MAX_BATCH / dp;
+    s->n_mb_all = divisors(s->bpd, 1, hi, &s->space.micro_batch, s->mb_all, MAXV);
+}
+
+/* Micro-batches allowed with vpp: interleaving needs m = bpd / b >= pp. */
+static int mb_count(const tp_search *s, int64_t vpp)
+{
+    if (vpp <= 1)
+        return s->n_mb_all;
+    int64_t bmax = s->bpd / s->cfg.train.pp;
+    int k = 0;
+    while (k < s->n_mb_all && s->mb_all[k] <= bmax)
+        k++;
+    return k;
+}
+
+static unsigned sp_options(const tp_search *s)
+{
+    if (s->cfg.train.tp <= 1)
+        return TP_SEARCH_SP_OFF;
+    return s->space.sp_mask ? (s->space.sp_mask & 3u) : 3u;
+}
+
+static unsigned rc_options(const tp_search *s)
+{
+    return s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
+}
+
+/* Values of level d given the levels above; returns the count. */
+static int build(tp_search *s, int d)
+{
+    tp_train *t = &s->cfg.train;
+    const tp_search_space *sp = &s->space;
+    int64_t *v = s->vals[d];
+    int k = 0;
+    switch (d) {
+    case L_GPUS: {
+        const tp_axis *a = &sp->gpus;
+        if (a->min <= 0 && a->max <= 0) {
+            v[k++] = s->cfg.train.num_gpus;
+        } else if (a->min > 0 && a->min == a->max) {
+            v[k++] = a->min;
+        } else {
+            int64_t lo = a->min > 0 ? a->min : s->node;
+            int64_t hi = a->max > 0 ? a->max : s->cfg.train.num_gpus;
+            if (hi > TP__MAX_GPUS)
+                hi = TP__MAX_GPUS;
+            for (int64_t g = (lo + s->node - 1) / s->node * s->node; g <= hi && k < MAXV;
+                 g += s->node)
+                v[k++] = g;
+        }
+        break;
+    }
+    case L_TP: {
+        int64_t c[MAXV];
+        int nc = divisors(s->head_gcd, 1, t->num_gpus, &sp->tp, c, MAXV);
+        for (int j = 0; j < nc; j++) {
+            int64_t x = c[j];
+            if (t->num_gpus % x != 0)
+                continue;
+            bool inside = x <= s->node && s->node % x == 0;
+            bool across = sp->tp_across_nodes && x > s->node && x % s->node == 0;
+            if (inside || across)
+                v[k++] = x;
+        }
+        break;
+    }
+    case L_PP: {
+        int64_t c[MAXV];
+        int nc = divisors(t->num_gpus / t->tp, 1, s->cfg.model.num_layers, &sp->pp, c, MAXV);
+        for (int j = 0; j < nc; j++)
+            if (!sp->even_pp_only || s->cfg.model.num_layers % c[j] == 0)
+                v[k++] = c[j];
+        break;
+    }
+    case L_CP: {
+        int64_t c[MAXV];
+        int nc = divisors(t->num_gpus / (t->tp * t->pp), 1, TP__MAX_GPUS, &sp->cp, c, MAXV);
+        for (int j = 0; j < nc; j++) {
+            int64_t x = c[j];
+            if (x > 1 && t->seq_len % (2 * x) != 0)
+                continue;
+            int64_t dp = t->num_gpus / (t->tp * t->pp * x);
+            if (s->B % dp != 0) {
+                s->st.batch_mismatch++;
+                continue;
+            }
+            v[k++] = x;
+        }
+        break;
+    }
+    case L_EP: {
+        int64_t dp = dp_of(t);
+        if (s->cfg.model.num_experts > 0)
+            k = divisors(gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
+        else if (in_axis(&sp->ep, 1))
+            v[k++] = 1;
+        /* micro-batches depend on DP only: list them once here */
+        build_mb_all(s);
+        if (s->n_mb_all == 0 && k > 0) {
+            s->st.batch_mismatch++;
+            k = 0;
+        }
+        break;
+    }
+    case L_ZERO: {
+        unsigned mask = sp->zero_mask ? (sp->zero_mask & 0xFu) : 0xFu;
+        bool sharded = dp_of(t) * t->cp > 1;
+        for (int z = 0; z <= 3; z++) {
+            if (!(mask & TP_SEARCH_BIT(z)))
+                continue;
+            v[k++] = z;
+            if (!sharded)
+                break; /* ZeRO over one rank: the lowest allowed stage stands for all */
+        }
+        break;
+    }
+    case L_VPP: {
+        if (in_axis(&sp->vpp, 1) && s->n_mb_all > 0)
+            v[k++] = 1;
+        int64_t L = s->cfg.model.num_layers, p = t->pp;
+        if (p >= 2 && L % p == 0 && mb_count(s, 2) > 0) {
+            int64_t c[MAXV];
+            int nc = divisors(L / p, 2, L / p, &sp->vpp, c, MAXV);
+            for (int j = 0; j < nc && k < MAXV; j++)
+                v[k++] = c[j];
+        }
+        break;
+    }
+    case L_SP: {
+        unsigned o = sp_options(s);
+        if (o & TP_SEARCH_SP_ON)
+            v[k++] = 1;
+        if (o & TP_SEARCH_SP_OFF)
+            v[k++] = 0;
+        break;
+    }
+    case L_RC: {
+        unsigned o = rc_options(s);
+        for (int r = 0; r <= 2; r++)
+            if (o & TP_SEARCH_BIT(r))
+                v[k++] = r;
+        break;
+    }
+    case L_MB: {
+        k = mb_count(s, t->vpp);
+        memcpy(v, s->mb_all, (size_t)k * sizeof v[0]);
+        break;
+    }
+    default:
+        break;
+    }
+    s->n[d] = k;
+    return k;
+}
+
+/* Apply level d's current value to the candidate. */
+static void apply(tp_search *s, int d)
+{
+    tp_train *t = &s->cfg.train;
+    int64_t x = s->vals[d][s->i[d]];
+    switch (d) {
+    case L_GPUS: t->num_gpus = x; break;
+    case L_TP: t->tp = x; break;
+    case L_PP: t->pp = x; break;
+    case L_CP: t->cp = x; break;
+    case L_EP: t->ep = x; break;
+    case L_ZERO: t->zero = (int)x; break;
+    case L_VPP:
+        t->vpp = x;
+        t->schedule = x > 1 ? TP_SCHED_INTERLEAVED : TP_SCHED_1F1B;
+        break;
+    case L_SP: t->sp = x != 0; break;
+    case L_RC: t->recompute = (tp_recompute)x; break;
+    case L_MB: t->micro_batch = x; break;
+    default: break;
+    }
+}
+
+/* Candidates below the ZeRO level (for the pruned count). */
+static uint64_t count_below_zero(tp_search *s)
+{
+    uint64_t per = (uint64_t)popcount4(sp_options(s)) * (uint64_t)popcount4(rc_options(s));
+    uint64_t total = 0;
+    int nv = build(s, L_VPP); /* builds into the VPP slot, rebuilt when entered */
+    for (int j = 0; j < nv; j++)
+        total += per * (uint64_t)mb_count(s, s->vals[L_VPP][j]);
+    return total;
+}
+
+/* Move to the next leaf; false when the enumeration is exhausted. */
+static bool step(tp_search *s)
+{
+    int d;
+    if (s->done)
+        return false;
+    if (!s->started) {
+        s->started = true;
+        d = 0;
+        s->i[0] = 0;
+        build(s, 0);
+    } else {
+        d = L_COUNT - 1;
+        s->i[d]++;
+    }
+    for (;;) {
+        while (s->i[d] >= s->n[d]) {
+            if (d == 0) {
+                s->done = true;
+                s->st.done = true;
+                return false;
+            }
+            d--;
+            s->i[d]++;
+        }
+        apply(s, d);
+        if (d == L_ZERO && !s->space.no_prune &&
+            states_bound(s) > s->cfg.gpu.mem_capacity_bytes) {
+            uint64_t skip = count_below_zero(s);
+            s->st.pruned_states += skip;
+            s->st.candidates += skip;
+            s->i[d]++;
+            continue;
+        }
+        if (d == L_COUNT - 1)
+            return true;
+        d++;
+        build(s, d);
+        s->i[d] = 0;
+    }
+}
+
+/* ---- evaluation ------------------------------------------------------- */
+
+/* tp_eval without validation (eval.c), step time only when it fits. */
+static void evaluate(tp_search *s)
+{
+    const tp_config *c = &s->cfg;
+    tp_result *r = &s->cur;
+    int64_t p = c->train.pp;
+    r->flops = s->flops[c->train.recompute];
+    r->dp = dp_of(&c->train);
+    r->grad_accum = s->B / (c->train.micro_batch * r->dp);
+    r->reason[0] = '\0';
+    tp_memory_stage(c, &s->padded, 0, &r->stage_first);
+    r->memory = r->stage_first;
+    if (p > 1) {
+        tp_memory_stage(c, &s->padded, p - 1, &r->stage_last);
+        if (r->stage_last.total_bytes > r->memory.total_bytes)
+            r->memory = r->stage_last;
+        if (p > 2) {
+            tp_memory mid;
+            tp_memory_stage(c, &s->padded, 1, &mid);
+            if (mid.total_bytes > r->memory.total_bytes)
+                r->memory = mid;
+        }
+    } else {
+        r->stage_last = r->stage_first;
+    }
+    if (r->memory.fits)
+        tp__step_time(c, r);
+}
+
+static bool close_rel(double a, double b)
+{
+    double d = fabs(a - b), m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    return d <= 1e-9 * m + 1e-9;
+}
+
+static void verify(tp_search *s)
+{
+    tp_error e;
+    tp_result ref;
+    if (tp_config_validate(&s->cfg, &e) != TP_OK || tp_eval(&s->cfg, &ref, &e) != TP_OK) {
+        s->st.verify_failures++;
+        return;
+    }
+    const tp_result *r = &s->cur;
+    bool same = ref.memory.fits == r->memory.fits &&
+                close_rel(ref.memory.total_bytes, r->memory.total_bytes) &&
+                ref.memory.stage == r->memory.stage && ref.dp == r->dp &&
+                ref.grad_accum == r->grad_accum &&
+                close_rel(ref.flops.hardware_per_step, r->flops.hardware_per_step) &&
+                (!r->memory.fits || close_rel(ref.time.step_s, r->time.step_s));
+    /* the states bound must never exceed the evaluated total */
+    if (!same || states_bound(s) > ref.memory.total_bytes * (1.0 + 1e-12))
+        s->st.verify_failures++;
+}
+
+static bool same_layout(const tp_train *a, const tp_train *b)
+{
+    return a->num_gpus == b->num_gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
+           a->ep == b->ep && a->zero == b->zero;
+}
+
+/* Keep the evaluated layouts that came closest to fitting. */
+static void track_closest(tp_search *s)
+{
+    double ratio = s->cur.memory.total_bytes / s->cur.memory.capacity_bytes;
+    int n = s->n_closest;
+    for (int j = 0; j < n; j++) {
+        if (same_layout(&s->closest[j].train, &s->cfg.train)) {
+            if (ratio >= s->closest[j].ratio)
+                return;
+            memmove(&s->closest[j], &s->closest[j + 1], (size_t)(n - j - 1) * sizeof s->closest[0]);
+            n--;
+            break;
+        }
+    }
+    if (n == TP_SEARCH_CLOSEST && ratio >= s->closest[n - 1].ratio) {
+        s->n_closest = n;
+        return;
+    }
+    int pos = n < TP_SEARCH_CLOSEST ? n : TP_SEARCH_CLOSEST - 1;
+    while (pos > 0 && s->closest[pos - 1].ratio > ratio) {
+        s->closest[pos] = s->closest[pos - 1];
+        pos--;
+    }
+    s->closest[pos].train = s->cfg.train;
+    s->closest[pos].ratio = ratio;
+    if (n < TP_SEARCH_CLOSEST)
+        n++;
+    s->n_closest = n;
+}
+
+/* Evaluate leaves until one is to be reported; false at the end. */
+static bool advance(tp_search *s)
+{
+    while (step(s)) {
+        s->st.candidates++;
+        s->st.evaluated++;
+        evaluate(s);
+        if (s->space.verify)
+            verify(s);
+        if (s->cur.memory.fits) {
+            s->st.feasible++;
+            return true;
+        }
+        s->st.infeasible++;
+        track_closest(s);
+        if (!s->space.no_prune) {
+            int rest = s->n[L_MB] - s->i[L_MB] - 1;
+            if (rest > 0) {
+                s->st.pruned_micro_batch += (uint64_t)rest;
+                s->st.candidates += (uint64_t)rest;
+                s->i[L_MB] = s->n[L_MB] - 1;
+            }
+        }
+        if (s->space.include_infeasible)
+            return true;
+    }
+    return false;
+}
+
+static void costs(const tp_config *c, const tp_result *r, double *usd, double *gpu_s)
+{
+    double tokens = r->flops.tokens_per_step;
+    double g = tokens > 0.0 ? r->time.step_s * (double)c->train.num_gpus / tokens : 0.0;
+    *gpu_s = g;
+    *usd = g * c->gpu.price_per_gpu_hour / 3600.0;
+}
+
+static void fill_item(const tp_search *s, tp_search_item *out)
+{
+    out->config = s->cfg;
+    out->index = s->st.candidates - 1;
+    if (s->cur.memory.fits) {
+        out->result = s->cur;
+    } else {
+        tp_error e;
+        if (tp_eval(&s->cfg, &out->result, &e) != TP_OK)
+            out->result = s->cur; /* unreachable: candidates validate */
+    }
+    costs(&out->config, &out->result, &out->cost_per_token_usd, &out->gpu_s_per_token);
+}
+
+/* ---- public API ------------------------------------------------------- */
+
+tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_search **out,
+                        tp_error *err)
+{
+    if (!out)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "search", "no output handle given");
+    *out = NULL;
+    if (!base)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "config", "no configuration given");
+    tp_search_space def;
+    if (!space) {
+        tp_search_space_default(&def);
+        space = &def;
+    }
+    tp_status st = check_space(space, &base->model, err);
+    if (st != TP_OK)
+        return st;
+    if (base->train.num_gpus < 1 || base->train.num_gpus > TP__MAX_GPUS)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "%lld is out of range [1, %d]",
+                            (long long)base->train.num_gpus, TP__MAX_GPUS);
+
+    /* Validate everything that does not depend on the layout, once. */
+    tp_config one = *base;
+    tp_train *t = &one.train;
+    t->num_gpus = 1;
+    t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
+    t->sp = false;
+    t->zero = 0;
+    t->schedule = TP_SCHED_1F1B;
+    t->first_stage_layers = t->last_stage_layers = 0;
+    t->recompute = TP_RECOMPUTE_NONE;
+    t->micro_batch = 1;
+    if ((st = tp_config_validate(&one, err)) != TP_OK)
+        return st;
+
+    tp_search *s = calloc(1, sizeof *s);
+    if (!s)
+        return tp_error_set(err, TP_ERR_NOMEM, "search", "out of memory");
+    s->space = *space;
+    s->cfg = one;
+    s->cfg.train.num_gpus = base->train.num_gpus;
+    s->B = base->train.global_batch;
+    s->node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node : base->gpu.gpus_per_node;
+    s->head_gcd = gcd64(base->model.num_heads, tp__kv_heads(&base->model));
+    if ((st = tp_model_params(&s->cfg.model, 0, &s->params, err)) != TP_OK ||
+        (st = tp_model_params(&s->cfg.model, s->cfg.train.pad_vocab_to, &s->padded, err)) !=
+            TP_OK) {
+        free(s);
+        return st;
+    }
+    for (int r = 0; r <= 2; r++) {
+        s->cfg.train.recompute = (tp_recompute)r;
+        tp_flops_eval(&s->cfg, &s->padded, &s->flops[r]);
+    }
+    s->cfg.train.recompute = TP_RECOMPUTE_NONE;
+    s->cur.params = s->params; /* eval.c hands the time model the true-vocabulary counts */
+    precompute_bound(s);
+    *out = s;
+    return TP_OK;
+}
+
+bool tp_search_next(tp_search *s, tp_search_item *out)
+{
+    if (!s || !advance(s))
+        return false;
+    if (out)
+        fill_item(s, out);
+    return true;
+}
+
+void tp_search_get_stats(const tp_search *s, tp_search_stats *out)
+{
+    if (s)
+        *out = s->st;
+    else
+        memset(out, 0, sizeof *out);
+}
+
+size_t tp_search_closest(const tp_search *s, tp_search_item *out, size_t k)
+{
+    size_t n = 0;
+    if (!s)
+        return 0;
+    for (int j = 0; j < s->n_closest && n < k; j++) {
+        tp_search_item *it = &out[n];
+        tp_error e;
+        it->config = s->cfg;
+        it->config.train = s->closest[j].train;
+        if (tp_eval(&it->config, &it->result, &e) != TP_OK)
+            continue;
+        it->index = 0;
+        costs(&it->config, &it->result, &it->cost_per_token_usd, &it->gpu_s_per_token);
+        n++;
+    }
+    return n;
+}
+
+void tp_search_free(tp_search *s)
+{
+    free(s);
+}
+
+/* ---- ranking ---------------------------------------------------------- */
+
+typedef struct rank_key {
+    double step_s, cost, headroom;
+    uint64_t index;
+} rank_key;
+
+static int cmp_d(double a, double b)
+{
+    return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+static int key_order(const rank_key *a, const rank_key *b, tp_rank_by by)
+{
+    int c = 0;
+    switch (by) {
+    case TP_RANK_COST: c = cmp_d(a->cost, b->cost); break;
+    case TP_RANK_HEADROOM: c = -cmp_d(a->headroom, b->headroom); break;
+    case TP_RANK_TIME:
+    default: c = cmp_d(a->step_s, b->step_s); break;
+    }
+    if (c == 0)
+        c = cmp_d(a->step_s, b->step_s);
+    if (c == 0)
+        c = -cmp_d(a->headroom, b->headroom);
+    if (c == 0)
+        c = a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
+    return c;
+}
+
+static rank_key item_key(const tp_search_item *it)
+{
+    rank_key k = {it->result.time.step_s, it->cost_per_token_usd,
+                  it->result.memory.headroom_bytes, it->index};
+    return k;
+}
+
+int tp_search_order(const tp_search_item *a, const tp_search_item *b, tp_rank_by by)
+{
+    rank_key ka = item_key(a), kb = item_key(b);
+    return key_order(&ka, &kb, by);
+}
+
+tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_rank_by by,
+                        tp_search_item *top, size_t k, size_t *n, tp_search_stats *stats,
+                        tp_error *err)
+{
+    tp_search *s;
+    tp_search_space sp;
+    if (space)
+        sp = *space;
+    else
+        tp_search_space_default(&sp);
+    sp.include_infeasible = false;
+    tp_status st = tp_search_new(base, &sp, &s, err);
+    if (st != TP_OK)
+        return st;
+    size_t have = 0;
+    while (advance(s)) {
+        if (k == 0)
+            continue;
+        double usd, gpu_s;
+        costs(&s->cfg, &s->cur, &usd, &gpu_s);
+        rank_key key = {s->cur.time.step_s, usd, s->cur.memory.headroom_bytes,
+                        s->st.candidates - 1};
+        if (have == k) {
+            rank_key worst = item_key(&top[k - 1]);
+            if (key_order(&key, &worst, by) >= 0)
+                continue;
+        }
+        size_t pos = have < k ? have : k - 1;
+        while (pos > 0) {
+            rank_key prev = item_key(&top[pos - 1]);
+            if (key_order(&prev, &key, by) <= 0)
+                break;
+            top[pos] = top[pos - 1];
+            pos--;
+        }
+        fill_item(s, &top[pos]);
+        if (have < k)
+            have++;
+    }
+    if (n)
+        *n = have;
+    if (stats)
+        *stats = s->st;
+    tp_search_free(s);
+    return TP_OK;
+}
+
+/* ---- explanations ----------------------------------------------------- */
+
+void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *other,
+                          tp_search_delta *out)
+{
+    memset(out, 0, sizeof *out);
+    const tp_time *a = &best->result.time, *b = &other->result.time;
+    out->step_s = b->step_s - a->step_s;
+    out->step_rel = a->step_s > 0.0 ? out->step_s / a->step_s : 0.0;
+    struct {
+        const char *name;
+        double d;
+    } tparts[] = {
+        {"compute", b->compute_s - a->compute_s},
+        {"recompute", b->recompute_s - a->recompute_s},
+        {"TP communication", b->tp_comm_s - a->tp_comm_s},
+        {"CP ring exchange", b->cp_comm_s - a->cp_comm_s},
+        {"EP all-to-all", b->ep_comm_s - a->ep_comm_s},
+        {"PP point-to-point", b->pp_comm_s - a->pp_comm_s},
+        {"pipeline bubble", b->bubble_s - a->bubble_s},
+        {"DP/ZeRO communication", b->dp_comm_s - a->dp_comm_s},
+        {"optimizer step", b->optimizer_s - a->optimizer_s},
+    };
+    out->time_part = "";
+    for (size_t j = 0; j < sizeof tparts / sizeof tparts[0]; j++) {
+        if (tparts[j].d > out->time_part_s) {
+            out->time_part_s = tparts[j].d;
+            out->time_part = tparts[j].name;
+        }
+    }
+    const tp_memory *ma = &best->result.memory, *mb = &other->result.memory;
+    struct {
+        const char *name;
+        double d;
+    } mparts[] = {
+        {"weights", mb->weights_bytes - ma->weights_bytes},
+        {"ZeRO-3 gathered weights", mb->weights_gathered_bytes - ma->weights_gathered_bytes},
+        {"gradients", mb->grads_bytes - ma->grads_bytes},
+        {"optimizer state", mb->optimizer_bytes - ma->optimizer_bytes},
+        {"activations", mb->activations_bytes - ma->activations_bytes},
+        {"logits", mb->logits_bytes - ma->logits_bytes},
+        {"communication buffers", mb->comm_buffers_bytes - ma->comm_buffers_bytes},
+        {"allocator reserve", mb->fragmentation_bytes - ma->fragmentation_bytes},
+    };
+    out->mem_part = "";
+    double best_abs = 0.0;
+    for (size_t j = 0; j < sizeof mparts / sizeof mparts[0]; j++) {
+        if (fabs(mparts[j].d) > best_abs) {
+            best_abs = fabs(mparts[j].d);
+            out->mem_part = mparts[j].name;
+            out->mem_part_bytes = mparts[j].d;
+        }
+    }
+    out->headroom_bytes = mb->headroom_bytes - ma->headroom_bytes;
+    out->cost_per_token_usd = other->cost_per_token_usd - best->cost_per_token_usd;
+
+    const tp_train *x = &other->config.train, *y = &best->config.train;
+    size_t used = 0;
+    char *buf = out->layout;
+    size_t cap = sizeof out->layout;
+#define DIFF(cond, ...)                                                                          \
+    do {                                                                                         \
+        if ((cond) && used < cap) {                                                              \
+            int w_ = snprintf(buf + used, cap - used, "%s", used ? ", " : "");                   \
+            if (w_ > 0)                                                                          \
+                used += (size_t)w_;                                                              \
+            if (used < cap) {                                                                    \
+                w_ = snprintf(buf + used, cap - used, __VA_ARGS__);                              \
+                if (w_ > 0)                                                                      \
+                    used += (size_t)w_;                                                          \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+    DIFF(x->num_gpus != y->num_gpus, "GPUs %lld vs %lld", (long long)x->num_gpus,
+         (long long)y->num_gpus);
+    DIFF(x->tp != y->tp, "TP %lld vs %lld", (long long)x->tp, (long long)y->tp);
+    DIFF(x->pp != y->pp, "PP %lld vs %lld", (long long)x->pp, (long long)y->pp);
+    DIFF(x->vpp != y->vpp, "VPP %lld vs %lld", (long long)x->vpp, (long long)y->vpp);
+    DIFF(x->cp != y->cp, "CP %lld vs %lld", (long long)x->cp, (long long)y->cp);
+    DIFF(x->ep != y->ep, "EP %lld vs %lld", (long long)x->ep, (long long)y->ep);
+    DIFF(other->result.dp != best->result.dp, "DP %lld vs %lld", (long long)other->result.dp,
+         (long long)best->result.dp);
+    DIFF(x->zero != y->zero, "ZeRO-%d vs %d", x->zero, y->zero);
+    DIFF(x->sp != y->sp, "SP %s vs %s", x->sp ? "on" : "off", y->sp ? "on" : "off");
+    DIFF(x->recompute != y->recompute, "recompute %s vs %s",
+         x->recompute == TP_RECOMPUTE_FULL ? "full"
+         : x->recompute == TP_RECOMPUTE_SELECTIVE ? "selective" : "none",
+         y->recompute == TP_RECOMPUTE_FULL ? "full"
+         : y->recompute == TP_RECOMPUTE_SELECTIVE ? "selective" : "none");
+    DIFF(x->micro_batch != y->micro_batch, "micro-batch %lld vs %lld", (long long)x->micro_batch,
+         (long long)y->micro_batch);
+#undef DIFF
+}
+
+static const char *largest_part(const tp_memory *m, double *bytes)
+{
+    struct {
+        const char *name;
+        double v;
+    } parts[] = {
+        {"weights", m->weights_bytes},         {"ZeRO-3 gathered weights", m->weights_gathered_bytes},
+        {"gradients", m->grads_bytes},         {"optimizer state", m->optimizer_bytes},
+        {"activations", m->activations_bytes}, {"logits", m->logits_bytes},
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
+        if (parts[i].v > parts[best].v)
+            best = i;
+    *bytes = parts[best].v;
+    return parts[best].name;
+}
+
+/* Does c fit (valid and every checked stage within capacity)? */
+static bool fits_cfg(const tp_config *c)
+{
+    tp_result r;
+    tp_error e;
+    return tp_eval(c, &r, &e) == TP_OK && r.memory.fits;
+}
+
+static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (*used >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *used += (size_t)w;
+    if (*used >= cap)
+        *used = cap - 1;
+}
+
+tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->need_zero = -1;
+    tp_result r;
+    tp_status st = tp_eval(c, &r, err);
+    if (st != TP_OK)
+        return st;
+    out->stage = r.memory.stage;
+    out->part = largest_part(&r.memory, &out->part_bytes);
+    out->total_bytes = r.memory.total_bytes;
+    out->capacity_bytes = r.memory.capacity_bytes;
+    out->over_bytes = r.memory.total_bytes - r.memory.capacity_bytes;
+    out->full_recompute = c->train.recompute == TP_RECOMPUTE_FULL;
+    if (r.memory.fits) {
+        out->fits = true;
+        snprintf(out->text, sizeof out->text,
+                 "fits: stage %lld uses %.1f GiB of %.1f GiB (%.1f GiB headroom)",
+                 (long long)out->stage, out->total_bytes / TP__GIB, out->capacity_bytes / TP__GIB,
+                 -out->over_bytes / TP__GIB);
+        return TP_OK;
+    }
+
+    const tp_model *m = &c->model;
+    const tp_train *t0 = &c->train;
+    int64_t dp = tp_train_dp(t0);
+    int64_t node = t0->gpus_per_node > 0 ? t0->gpus_per_node : c->gpu.gpus_per_node;
+    tp_config v = *c;
+    tp_train *t = &v.train;
+    /* Variants keep DP (and so the global batch's divisibility); interleaving off. */
+    t->vpp = 1;
+    t->schedule = t0->schedule == TP_SCHED_INTERLEAVED ? TP_SCHED_1F1B : t0->schedule;
+    t->first_stage_layers = t->last_stage_layers = 0;
+
+    if (t0->recompute != TP_RECOMPUTE_FULL) {
+        tp_config f = v;
+        f.train.recompute = TP_RECOMPUTE_FULL;
+        out->need_full_recompute = fits_cfg(&f);
+    }
+    for (int z = t0->zero + 1; z <= 3 && dp * t0->cp > 1; z++) {
+        tp_config f = v;
+        f.train.zero = z;
+        if (fits_cfg(&f)) {
+            out->need_zero = z;
+            break;
+        }
+    }
+    int64_t hg = gcd64(m->num_heads, tp__kv_heads(m));
+    for (int64_t x = t0->tp + 1; x <= hg && x <= node; x++) {
+        if (hg % x != 0 || node % x != 0)
+            continue;
+        tp_config f = v;
+        f.train.tp = x;
+        f.train.num_gpus = x * t0->pp * t0->cp * dp;
+        f.train.sp = x > 1 ? (t0->tp > 1 ? t0->sp : true) : false;
+        if (f.train.num_gpus <= TP__MAX_GPUS && fits_cfg(&f)) {
+            out->need_tp = x;
+            out->need_tp_gpus = f.train.num_gpus;
+            break;
+        }
+    }
+    for (int64_t x = t0->pp + 1; x <= m->num_layers; x++) {
+        int64_t g = t0->tp * x * t0->cp * dp;
+        if (g > TP__MAX_GPUS)
+            break;
+        tp_config f = v;
+        f.train.pp = x;
+        f.train.num_gpus = g;
+        if (fits_cfg(&f)) {
+            out->need_pp = x;
+            out->need_pp_gpus = g;
+            break;
+        }
+    }
+    int64_t cps[MAXV];
+    tp_axis open = {0, 0};
+    int ncp = divisors(t0->seq_len / 2, t0->cp + 1, t0->seq_len / 2, &open, cps, MAXV);
+    for (int j = 0; j < ncp; j++) {
+        int64_t x = cps[j];
+        int64_t g = t0->tp * t0->pp * x * dp;
+        if (g > TP__MAX_GPUS)
+            break;
+        tp_config f = v;
+        f.train.cp = x;
+        f.train.num_gpus = g;
+        if (fits_cfg(&f)) {
+            out->need_cp = x;
+            out->need_cp_gpus = g;
+            break;
+        }
+    }
+
+    size_t used = 0;
+    char *b = out->text;
+    size_t cap = sizeof out->text;
+    double gib = TP__GIB;
+    if (out->part_bytes > out->capacity_bytes)
+        append(b, cap, &used, "%s %.1f GiB > %.1f GiB on stage %lld", out->part,
+               out->part_bytes / gib, out->capacity_bytes / gib, (long long)out->stage);
+    else
+        append(b, cap, &used, "stage %lld needs %.1f GiB > %.1f GiB (largest part: %s %.1f GiB)",
+               (long long)out->stage, out->total_bytes / gib, out->capacity_bytes / gib,
+               out->part, out->part_bytes / gib);
+    if (out->full_recompute && strcmp(out->part, "activations") == 0)
+        append(b, cap, &used, " even with full recompute");
+    append(b, cap, &used, ", %.1f GiB over", out->over_bytes / gib);
+    int n = 0;
+    const char *sep = "; needs ";
+    int64_t g0 = t0->num_gpus;
+    if (out->need_cp) {
+        append(b, cap, &used, "%sCP >= %lld", n++ ? " or " : sep, (long long)out->need_cp);
+        if (out->need_cp_gpus != g0)
+            append(b, cap, &used, " (%lld GPUs)", (long long)out->need_cp_gpus);
+    }
+    if (out->need_pp) {
+        append(b, cap, &used, "%sPP >= %lld", n++ ? " or " : sep, (long long)out->need_pp);
+        if (out->need_pp_gpus != g0)
+            append(b, cap, &used, " (%lld GPUs)", (long long)out->need_pp_gpus);
+    }
+    if (out->need_tp) {
+        append(b, cap, &used, "%sTP >= %lld", n++ ? " or " : sep, (long long)out->need_tp);
+        if (out->need_tp_gpus != g0)
+            append(b, cap, &used, " (%lld GPUs)", (long long)out->need_tp_gpus);
+    }
+    if (out->need_zero >= 0)
+        append(b, cap, &used, "%sZeRO-%d", n++ ? " or " : sep, out->need_zero);
+    if (out->need_full_recompute)
+        append(b, cap, &used, "%sfull recompute", n++ ? " or " : sep);
+    if (n == 0)
+        append(b, cap, &used, "; no single change of TP, PP, CP, ZeRO or recompute fits");
+    return TP_OK;
+}

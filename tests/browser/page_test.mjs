@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// page_test.mjs: the planner page in a real browser.
+//
+//   node tests/browser/page_test.mjs path/to/trainplan [screenshot-dir]
+//
+// Debian's chromium (TP_CHROMIUM, default /usr/bin/chromium) driven by
+// playwright-core from npm, launched with executablePath: no browser is
+// downloaded. Starts `trainplan serve --port 0`, loads the page, changes TP
+// with the keyboard and with the number box, checks that the memory figure
+// and the fit verdict change, that the state is in the URL and survives a
+// reload, runs a search and loads a result (or sees the "not available
+// yet" answer while search is not built), shows the plan, and saves a
+// screenshot to <screenshot-dir>/serve-page.png (default: build/). Every
+// request the page makes must go to the local server. Exit 77 (skipped)
+// when playwright-core or chromium is missing; bounded in time.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEADLINE_MS = 120000;
+const here = dirname(fileURLToPath(import.meta.url));
+const exe = process.argv[2];
+const shotDir = resolve(process.argv[3] || join(here, '..', '..', 'build'));
+const chromiumPath = process.env.TP_CHROMIUM || '/usr/bin/chromium';
+
+if (!exe) {
+  console.error('usage: node page_test.mjs path/to/trainplan [screenshot-dir]');
+  process.exit(2);
+}
+if (!existsSync(chromiumPath)) {
+  console.log(`skipped: no chromium at ${chromiumPath} (apt-get install chromium)`);
+  process.exit(77);
+}
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch (e) {
+  console.log('skipped: playwright-core is not installed (cd tests/browser && npm ci)');
+  process.exit(77);
+}
+
+let passed = 0;
+const failures = [];
+function check(cond, what) {
+  if (cond) passed++;
+  else {
+    failures.push(what);
+    console.log('FAIL: ' + what);
+  }
+}
+
+const killer = setTimeout(() => {
+  console.log(`FAIL: deadline of ${DEADLINE_MS} ms passed`);
+  process.exit(1);
+}, DEADLINE_MS);
+
+// ---- the server
+const server = spawn(exe, ['serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+let serverErr = '';
+server.stderr.on('data', (d) => { serverErr += d; });
+const base = await new Promise((res, rej) => {
+  let out = '';
+  const t = setTimeout(() => rej(new Error('no URL printed')), 20000);
+  server.stdout.on('data', (d) => {
+    out += d;
+    const m = /serving on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+    if (m) { clearTimeout(t); res(m[1]); }
+  });
+  server.on('exit', (code) => rej(new Error('server exited ' + code + ': ' + serverErr)));
+});
+const origin = new URL(base).origin;
+
+// ---- the browser
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-extensions'],
+});
+const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+const page = await context.newPage();
+const external = [];
+const consoleErrors = [];
+await page.route('**/*', (route) => {
+  const u = route.request().url();
+  if (u.startsWith(origin + '/')) return route.continue();
+  external.push(u);
+  return route.abort();
+});
+// 4xx/5xx answers are expected (bad TP, search not built yet); Chrome logs them
+// as "Failed to load resource". Anything else (CSP refusals, exceptions) counts.
+page.on('console', (m) => {
+  if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) consoleErrors.push(m.text());
+});
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+
+async function verdict() {
+  return page.evaluate(() => {
+    const v = document.getElementById('verdict');
+    const total = document.getElementById('mem-total');
+    return { fits: v.dataset.fits, text: v.textContent, total: total ? Number(total.textContent) : NaN };
+  });
+}
+async function waitVerdict(pred, what) {
+  try {
+    await page.waitForFunction(pred, null, { timeout: 10000 });
+  } catch (e) {
+    check(false, 'timed out waiting for ' + what);
+  }
+}
+
+try {
+  // 1. load: llama-3-8b on 8 H100s with TP 1 does not fit
+  await page.goto(base + '?model=llama-3-8b&gpu=h100-sxm&gpus=8&tp=1', { waitUntil: 'load' });
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, 'first verdict');
+  const v1 = await verdict();
+  check(v1.fits === 'false', 'TP 1: verdict is out of memory (' + v1.text + ')');
+  check(v1.total > 100, 'TP 1: memory figure above 100 GiB (' + v1.total + ')');
+  const options = await page.$$eval('#model option', (os) => os.length);
+  check(options > 5, 'model presets listed (' + options + ')');
+
+  // 2. keyboard: TP slider one step right -> TP 2 fits, memory halves
+  await page.focus('#tp-slider');
+  await page.keyboard.press('ArrowRight');
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits === 'true', 'FITS after TP 2');
+  const v2 = await verdict();
+  check(v2.fits === 'true', 'TP 2: verdict fits (' + v2.text + ')');
+  check(v2.total < v1.total * 0.6, `TP 2: memory figure drops (${v1.total} -> ${v2.total} GiB)`);
+  check(await page.inputValue('#tp') === '2', 'TP box shows 2');
+  check(new URL(page.url()).searchParams.get('tp') === '2', 'URL holds tp=2 (' + page.url() + ')');
+  const updateMs = Number(await page.evaluate(() => document.body.dataset.updateMs));
+  const serverMs = Number(await page.evaluate(() => document.body.dataset.serverMs));
+  console.log(`slider -> redrawn page: ${updateMs.toFixed(2)} ms end to end (server ${serverMs.toFixed(3)} ms)`);
+  check(updateMs < 250, 'update after a slider step is quick (' + updateMs + ' ms)');
+
+  // 3. typing in the number box: TP 8 -> smaller still
+  await page.fill('#tp', '8');
+  await waitVerdict(() => Number(document.getElementById('mem-total').textContent) < 20, 'TP 8 memory');
+  const v3 = await verdict();
+  check(v3.total < v2.total, `TP 8: memory drops again (${v2.total} -> ${v3.total})`);
+  check(await page.textContent('#dp') === '1', 'DP shown as derived: 8 / 8 = 1');
+
+  // 4. a bad value: an error message, not a crash; then back
+  await page.fill('#tp', '3');
+  await page.waitForSelector('#error:not([hidden])', { timeout: 10000 });
+  const errText = await page.textContent('#error');
+  check(/tp/.test(errText) && /divide/.test(errText), 'TP 3 shows the CLI\'s message (' + errText + ')');
+  await page.fill('#tp', '2');
+  await page.waitForSelector('#error[hidden]', { state: 'attached', timeout: 10000 });
+
+  // 5. the state survives a reload (it lives in the URL)
+  await page.reload({ waitUntil: 'load' });
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits === 'true', 'verdict after reload');
+  check(await page.inputValue('#tp') === '2', 'after reload TP is still 2');
+
+  // 6. pipeline diagram for PP 4
+  await page.fill('#pp', '4');
+  await page.fill('#global-batch', '32');
+  await page.waitForFunction(() => document.querySelectorAll('#pipe rect.op-f').length >= 16, null, { timeout: 10000 });
+  const bubble = Number(await page.getAttribute('#pipe', 'data-bubble'));
+  check(bubble > 0 && bubble < 0.5, 'pipeline diagram drawn with a bubble (' + bubble + ')');
+
+  // 7. search: run it and load a result
+  await page.click('#search-run');
+  await page.waitForFunction(() => {
+    const s = document.getElementById('search-status').textContent;
+    return s && s !== 'Searching...';
+  }, null, { timeout: 60000 });
+  const status = await page.textContent('#search-status');
+  const loads = await page.$$('#search-table button.load');
+  if (loads.length > 0) {
+    const before = page.url();
+    await loads[0].click();
+    await page.waitForFunction((b) => location.href !== b, before, { timeout: 10000 });
+    await waitVerdict(() => document.getElementById('verdict').dataset.fits === 'true', 'loaded result fits');
+    check((await verdict()).fits === 'true', 'a loaded search result fits');
+    console.log('search: ' + status + ' loaded -> ' + page.url());
+  } else {
+    check(/not available yet|No layout/.test(status), 'search status explains itself (' + status + ')');
+    console.log('note: search gave no result to load: ' + status);
+  }
+
+  // 8. plan panel
+  await page.click('#plan-run');
+  await page.waitForFunction(() => {
+    const s = document.getElementById('plan-status').textContent;
+    return s !== 'Planning...';
+  }, null, { timeout: 30000 });
+  const planText = (await page.textContent('#plan-out')) || (await page.textContent('#plan-status'));
+  check(planText.length > 0, 'plan panel answers (' + planText.slice(0, 80) + ')');
+
+  // 9. screenshot
+  mkdirSync(shotDir, { recursive: true });
+  const shot = join(shotDir, 'serve-page.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  check(existsSync(shot), 'screenshot saved to ' + shot);
+  console.log('screenshot: ' + shot);
+
+  // 10. paste a Hugging Face config.json instead of a preset
+  const hf = JSON.stringify({
+    architectures: ['LlamaForCausalLM'], hidden_size: 2048, intermediate_size: 5632,
+    num_attention_heads: 32, num_hidden_layers: 22, num_key_value_heads: 4, vocab_size: 32000,
+    hidden_act: 'silu', rms_norm_eps: 1e-5, tie_word_embeddings: false,
+  }, null, 2);
+  await page.click('#paste-box summary');
+  await page.fill('#model-config', hf);
+  await page.click('#use-config');
+  await page.waitForFunction(() => /model-config/.test(document.getElementById('model-info').textContent),
+    null, { timeout: 10000 }).catch(() => {});
+  const info = await page.textContent('#model-info');
+  check(/model-config: 1\.\d B parameters, 22 layers/.test(info), 'pasted config evaluated (' + info + ')');
+  check(new URL(page.url()).searchParams.has('model-config'), 'pasted config kept in the URL');
+
+  check(external.length === 0, 'no request leaves the machine (' + external.join(', ') + ')');
+  check(consoleErrors.length === 0, 'no console errors or CSP violations: ' + consoleErrors.join(' | '));
+} catch (e) {
+  check(false, 'exception: ' + (e && e.stack || e));
+} finally {
+  await browser.close();
+  server.kill('SIGTERM');
+  const code = server.exitCode !== null ? server.exitCode :
+    await new Promise((res) => server.on('exit', (c) => res(c)));
+  check(code === 0, 'server stopped cleanly (' + code + ')');
+  clearTimeout(killer);
+}
+console.log(`${passed} passed, ${failures.length} failed`);
+process.exit(failures.length ? 1 : 0);

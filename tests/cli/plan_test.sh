@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# plan_test.sh: end-to-end tests of `trainplan plan` (docs/plan.md): the
+# built-in example, the seed worked examples through the CLI (S0-1..S0-10,
+# S1-7 via --tflops, S1-8; ../shared/reference/seed-examples.md, 1%
+# tolerance), round trips, phases, the plan file, output formats, the LR
+# series, the infeasible plan (exit 1 with what would fix it) and bad input
+# (exit 2).
+#
+#   bash tests/cli/plan_test.sh /path/to/trainplan
+#
+# TP_SOURCE_DIR (set by ctest) locates the source tree. Needs python3 for
+# JSON. Prints one line per failure and a final "N passed, M failed";
+# exits non-zero when anything failed.
+set -u
+
+T=${1:?usage: plan_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+
+# run ARGS...: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
+run() {
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# check_json NAME WANT_RC PYTHON_EXPR...: after `run ... --json`; every
+# expression is evaluated with j = the parsed object, close(a, b, rtol=0.01).
+check_json() {
+    local name=$1 want=$2
+    shift 2
+    if [ "$rc" -ne "$want" ]; then
+        bad "$name: exit $rc (want $want): $(head -c 300 "$tmp/err")"
+        return
+    fi
+    local out
+    if out=$(python3 - "$tmp/out" "$@" 2>&1 <<'EOF'
+import json, math, sys
+
+def no_const(c):
+    raise ValueError("non-finite JSON constant " + c)
+
+with open(sys.argv[1]) as f:
+    j = json.load(f, parse_constant=no_const)
+
+def close(a, b, rtol=0.01):
+    return abs(a - b) <= rtol * abs(b)
+
+failed = []
+for e in sys.argv[2:]:
+    try:
+        if not eval(e):
+            failed.append(e)
+    except Exception as ex:
+        failed.append(e + " (" + repr(ex) + ")")
+if failed:
+    print("; ".join(failed))
+    sys.exit(1)
+EOF
+    ); then
+        ok
+    else
+        bad "$name: $out"
+    fi
+}
+
+# contains NAME TEXT: stdout of the last run holds TEXT
+contains() {
+    if grep -qF -- "$2" "$tmp/out"; then ok; else bad "$1: stdout lacks [$2]"; fi
+}
+
+# expect_usage NAME STDERR_SUBSTRING ARGS...: exit 2, the message, no stdout
+expect_usage() {
+    local name=$1 want=$2
+    shift 2
+    run "$@"
+    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+        ok
+    else
+        bad "$name: exit $rc, stderr [$(cat "$tmp/err")], want exit 2 and [$want]"
+    fi
+}
+
+# ---- the built-in example (the README's main job) ----
+start=$(date +%s%N)
+run plan
+end=$(date +%s%N)
+if [ "$rc" -eq 0 ]; then ok; else bad "plan (built-in example): exit $rc: $(cat "$tmp/err")"; fi
+ms=$(((end - start) / 1000000))
+if [ "$ms" -lt 5000 ]; then ok; else bad "plan (built-in example) took $ms ms (want < 5 s)"; fi
+for s in "1. Model" "2. Tokens (scaling laws)" "3. Sequence length, batch and steps" "4. FLOPs" \
+    "5. GPU-hours and cost" "6. Cluster and wall clock" "7. Parallel layout" \
+    "8. Checkpointing and failures" "9. Learning-rate schedule" "mpt-30b" "a100-80gb" \
+    "29,975,214,080" "4,194,304 tokens/step" "deadline                       504.0 h" \
+    "GPU-hours" "predicted MFU" "goodput" "Young / Daly"; do
+    contains "example report" "$s"
+done
+
+run plan --json
+check_json "example json" 0 \
+    'j["feasible"] is True' \
+    'j["model"]["params"] == 29975214080' \
+    'close(j["scaling"]["tokens"], 600e9)' \
+    'j["phases"][0]["seq_len"] == 4096 and j["phases"][0]["global_batch"] == 1024' \
+    'j["cluster"]["gpu"] == "a100-80gb" and j["cluster"]["deadline_s"] == 504 * 3600' \
+    'j["cluster"]["deadline_met"] and j["cluster"]["compute_wall_s"] <= 504 * 3600' \
+    'j["cluster"]["num_gpus"] % 8 == 0' \
+    'j["phases"][0]["layout"]["dp"] * j["phases"][0]["layout"]["tp"] * j["phases"][0]["layout"]["pp"] * j["phases"][0]["layout"]["cp"] == j["cluster"]["num_gpus"]' \
+    'j["phases"][0]["memory"]["total_bytes"] <= j["phases"][0]["memory"]["capacity_bytes"]' \
+    'close(j["checkpoint"]["chosen"]["size_bytes"], 14 * 29975214080, 1e-9)' \
+    'j["checkpoint"]["chosen"]["goodput"] > 0.5 and j["checkpoint"]["chosen"]["goodput"] <= 1' \
+    'j["lr_schedule"]["warmup_steps"] == 2000'
+
+# ---- seed 000 through the CLI (the document's convention: 6ND at 130 TFLOP/s) ----
+SEED="--tokens 600e9 --tflops 130 --flops-basis 6nd --size-at mfu"
+# S0-3..S0-5: 1.08e23 FLOPs, 230,769 GPU-hours, $923k; S0-6: 8 GPUs -> 3.29 years
+run plan $SEED --gpus 512 --json
+check_json "S0-3..S0-5" 0 \
+    'close(j["compute"]["flops_6nd"], 6 * 29975214080 * 600e9, 1e-9)' \
+    'close(j["compute"]["flops_6nd"], 1.08e23)' \
+    'close(j["compute"]["gpu_hours_mfu_6nd"], 230769)' \
+    'close(j["compute"]["gpu_hours"], 230769)' \
+    'close(j["compute"]["cost_usd"], 923077)' \
+    'close(j["compute"]["mfu_user"], 130 / 312, 1e-9)'
+# S0-4: 125 TFLOP/s -> 240,000 GPU-hours
+run plan --tokens 600e9 --tflops 125 --flops-basis 6nd --size-at mfu --gpus 512 --json
+check_json "S0-4" 0 'close(j["compute"]["gpu_hours_mfu_6nd"], 240000)'
+# S0-7: 500 h -> 461.5 GPUs -> 464 (58 nodes); with TP 4 the first cluster
+# whose DP divides 1024 sequences is the document's 512 -> 450.7 h = 18.8 days
+run plan $SEED --deadline 500 --tp 4 --zero 1 --json
+check_json "S0-7" 0 \
+    'close(j["cluster"]["gpus_exact"], 461.5)' \
+    'j["cluster"]["gpus_whole_nodes"] == 464' \
+    'j["cluster"]["gpus_whole_nodes"] // 8 == 58' \
+    'j["cluster"]["num_gpus"] == 512 and j["cluster"]["num_nodes"] == 64' \
+    'close(j["cluster"]["compute_wall_s"] / 3600, 450.7)' \
+    'close(j["cluster"]["compute_wall_s"] / 86400, 18.8)'
+# S0-6: the same on 8 GPUs would take 3.29 years (no layout fits 8 GPUs:
+# the time at the user MFU is still reported)
+run plan $SEED --gpus 512 --json
+check_json "S0-6" 0 'close(j["compute"]["gpu_hours_mfu_6nd"] / 8 / 8766, 3.29)'
+# S0-8: 1024 sequences of 4096; 143,051 steps; 11.3 s/step; 500 steps = 1.58 h
+run plan $SEED --gpus 512 --ckpt-every-steps 500 --json
+check_json "S0-8" 0 \
+    'j["phases"][0]["global_batch"] == 1024' \
+    'close(j["phases"][0]["steps"], 143051)' \
+    'close(j["phases"][0]["step_s"], 11.34)' \
+    'close(j["checkpoint"]["chosen"]["interval_s"] / 3600, 1.58)'
+# S0-9: 2 + 8 + 2 B/param without the fp32 master = 360 GB: not one GPU
+run plan --no-master-weights --gpus 512 --json
+check_json "S0-9" 0 \
+    'j["model"]["state_bytes_per_param"] == 12' \
+    'close(j["model"]["static_bytes"], 360e9)' \
+    'j["model"]["min_gpus_static"] > 1'
+# S0-10: 512 GPUs, TP 4, PP 1, 1024 sequences -> DP 128, 8 per replica
+run plan --gpus 512 --tp 4 --pp 1 --zero 1 --json
+check_json "S0-10" 0 \
+    'j["phases"][0]["layout"]["dp"] == 128' \
+    'j["phases"][0]["global_batch"] // j["phases"][0]["layout"]["dp"] == 8' \
+    'j["phases"][0]["layout"]["micro_batch"] * j["phases"][0]["layout"]["grad_accum"] == 8'
+# S0-1: 20 tokens/param (1B, 7B, 30B-class presets)
+run plan --model llama-3.2-1b --gpus 64 --json
+check_json "S0-1 1B" 0 'close(j["scaling"]["tokens"], 20 * j["model"]["params"], 1e-12)'
+run plan --gpus 512 --json
+check_json "S0-1 30B" 0 'close(j["scaling"]["tokens"], 600e9)'
+# S0-2: 300B tokens, seq 4096, 2048 sequences -> 35,763 steps
+run plan --tokens 300e9 --global-batch 2048 --gpus 512 --json
+check_json "S0-2" 0 'close(j["phases"][0]["steps"], 35762.8, 1e-5)' \
+    'j["phases"][0]["steps_whole"] == 35763'
+
+# ---- seed 001 ----
+# S1-8: $2M at $4 for 30 days buys 500,000 GPU-hours = 694 GPUs; 600B tokens
+# on 640 H100 need 6.6% MFU (6ND); 1280 sequences so that DP can divide it.
+run plan --gpu h100-sxm --tokens 600e9 --flops-basis 6nd --gpus 640 --global-batch 1280 \
+    --deadline-days 30 --budget 2e6 --price 4 --json
+check_json "S1-8 600B" 0 \
+    'close(j["budget"]["gpu_hours"], 500000, 1e-9)' \
+    'close(j["budget"]["gpus_for_deadline"], 694)' \
+    'close(j["cluster"]["required_mfu"], 0.0658)' \
+    'j["budget"]["within_budget"] is True'
+run plan --gpu h100-sxm --tokens 2e12 --flops-basis 6nd --gpus 640 --global-batch 1280 \
+    --deadline-days 30 --budget 2e6 --price 4 --json
+check_json "S1-8 2T/640" 0 'close(j["cluster"]["required_mfu"], 0.219)'
+run plan --gpu h100-sxm --tokens 2e12 --flops-basis 6nd --gpus 512 --deadline-days 30 \
+    --budget 2e6 --price 4 --json
+check_json "S1-8 2T/512" 0 'close(j["cluster"]["required_mfu"], 0.274)'
+# S1-7 (MFU of a measured throughput) is a library function; the CLI side:
+# 45% MFU of 64 H100 on a 7B model (6N per token) is 678k tokens/s.
+run plan --model llama-2-7b --gpu h100-sxm --gpus 64 --mfu 0.45 --size-at mfu \
+    --flops-basis 6nd --json
+check_json "S1-7" 0 \
+    'close(j["phases"][0]["tokens_per_step"] / j["phases"][0]["mfu_step_s"] * j["model"]["params"] / 7e9, 678e3)' \
+    'close(150e3 / (j["phases"][0]["tokens_per_step"] / j["phases"][0]["mfu_step_s"] * j["model"]["params"] / 7e9), 0.22)'
+
+# ---- round trips: deadline -> GPUs -> deadline ----
+run plan --json
+g=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cluster"]["num_gpus"])' "$tmp/out")
+w=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cluster"]["compute_wall_s"])' "$tmp/out")
+run plan --gpus "$g" --deadline 504 --json
+check_json "round trip deadline->gpus->deadline" 0 \
+    "j['cluster']['deadline_met'] and close(j['cluster']['compute_wall_s'], $w, 1e-9)"
+run plan --gpus $((g - 8)) --deadline 504 --json
+if [ "$rc" -eq 1 ]; then
+    ok
+else
+    check_json "one node fewer misses the deadline" 0 'not j["cluster"]["deadline_met"]'
+fi
+run plan $SEED --deadline 500 --json
+h=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cluster"]["compute_wall_s"] / 3600)' "$tmp/out")
+g2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cluster"]["num_gpus"])' "$tmp/out")
+run plan $SEED --deadline "$h" --json
+check_json "round trip at the user MFU" 0 "j['cluster']['num_gpus'] == $g2"
+
+# ---- scaling laws ----
+run plan --size-model --compute 5.76e23 --gpus 1024 --json
+check_json "compute-optimal model (besiroglu)" 0 \
+    'close(j["scaling"]["compute_optimal"]["params"], 7.24e10)' \
+    'close(j["model"]["params"], 7.24e10, 0.08)' \
+    'close(j["compute"]["flops_6nd"], 5.76e23, 1e-9)'
+run plan --compute 5.76e23 --fit hoffmann --gpus 1024 --json
+check_json "hoffmann fit" 0 \
+    'close(j["scaling"]["compute_optimal"]["params"], 4.04e10)' \
+    'close(j["scaling"]["compute_optimal"]["tokens"], 2.38e12)' \
+    'close(j["scaling"]["tokens"], 5.76e23 / 6 / 29975214080, 1e-9)'
+run plan --size-model --budget 1e6 --gpus 256 --json
+check_json "model a budget affords" 0 'j["model"]["sized_from_budget"] is True' \
+    'j["model"]["params"] > 1e9'
+run plan --global-batch-tokens 67108864 --gpus 512 --json
+check_json "critical batch caveat" 0 'j["scaling"]["critical_batch_caveat"] is True' \
+    'any("critical batch" in c for c in j["caveats"])'
+
+# ---- phases ----
+run plan --phase name=4k,seq=4096 --phase name=32k,seq=32768,tokens=40e9 --gpus 512 --json
+check_json "context extension phases" 0 \
+    'len(j["phases"]) == 2' \
+    'close(j["phases"][1]["tokens"], 40e9, 1e-12)' \
+    'j["phases"][1]["global_batch"] == 128' \
+    'close(j["phases"][0]["tokens"] + j["phases"][1]["tokens"], j["scaling"]["tokens"], 1e-12)' \
+    'j["phases"][1]["flops_exact"] / j["phases"][1]["tokens"] > j["phases"][0]["flops_exact"] / j["phases"][0]["tokens"]'
+run plan --phase name=vlm,frozen=4e8,frozen-tokens=1e11 --gpus 512 --json
+check_json "frozen vision encoder" 0 'close(j["phases"][0]["frozen_flops"], 4 * 4e8 * 1e11, 1e-12)'
+cat >"$tmp/plan.json" <<'EOF'
+{"phases": [{"name": "short", "seq": 2048},
+            {"name": "long", "seq": 16384, "tokens": 20e9, "batch_tokens": 4194304}]}
+EOF
+run plan --plan-file "$tmp/plan.json" --gpus 512 --json
+check_json "plan file" 0 'len(j["phases"]) == 2' 'j["phases"][0]["seq_len"] == 2048' \
+    'j["phases"][1]["global_batch"] == 256'
+echo '{"phases": [{"name": "x", "sq": 4096}]}' >"$tmp/bad.json"
+run plan --plan-file "$tmp/bad.json"
+if [ "$rc" -eq 2 ] && grep -qF 'phases[0].sq' "$tmp/err"; then ok; else bad "bad plan file: exit $rc [$(cat "$tmp/err")]"; fi
+echo '{"phases": [' >"$tmp/broken.json"
+run plan --plan-file "$tmp/broken.json"
+if [ "$rc" -eq 2 ] && grep -qF 'broken.json:' "$tmp/err"; then ok; else bad "broken plan file: exit $rc [$(cat "$tmp/err")]"; fi
+
+# ---- outputs ----
+run plan --markdown
+if [ "$rc" -eq 0 ] && head -1 "$tmp/out" | grep -q '^# Training plan' && grep -q '^| quantity | value |' "$tmp/out" &&
+    grep -q '^## 8. Checkpointing and failures' "$tmp/out"; then ok; else bad "markdown: exit $rc"; fi
+run plan --lr-schedule --lr-points 11
+if [ "$rc" -eq 0 ] && [ "$(head -1 "$tmp/out")" = "step,tokens,phase,lr" ] &&
+    [ "$(sed -n 2p "$tmp/out")" = "0,0,main,0" ] && grep -q '^2000,.*,main,0.0003$' "$tmp/out" &&
+    tail -1 "$tmp/out" | grep -q ',3e-05$'; then ok; else bad "lr schedule: exit $rc: $(head -5 "$tmp/out")"; fi
+run plan --lr-schedule --lr-points 0 --tokens 4194304000 --gpus 64 --warmup-steps 10
+n=$(wc -l <"$tmp/out")
+if [ "$rc" -eq 0 ] && [ "$n" -eq 1002 ]; then ok; else bad "lr schedule every step: exit $rc, $n lines (want 1002)"; fi
+run plan --help
+if [ "$rc" -eq 0 ] && grep -qF -- "--deadline" "$tmp/out" && grep -qF "built-in example" "$tmp/out"; then ok; else bad "plan --help"; fi
+run help plan
+if [ "$rc" -eq 0 ] && grep -qF "usage: trainplan plan" "$tmp/out"; then ok; else bad "help plan"; fi
+
+# ---- infeasible: says so and what would fix it (exit 1) ----
+run plan --gpus 8 --gpu-memory-gb 16
+if [ "$rc" -eq 1 ] && grep -qF "No feasible layout" "$tmp/out" && grep -qF "To fix it:" "$tmp/out" &&
+    grep -qF "use more GPUs" "$tmp/out" && grep -qF "no feasible layout" "$tmp/err"; then
+    ok
+else
+    bad "infeasible: exit $rc: $(tail -5 "$tmp/out") / $(cat "$tmp/err")"
+fi
+run plan --gpus 8 --gpu-memory-gb 16 --json
+check_json "infeasible json" 1 'j["feasible"] is False' 'j["reason"].startswith("no layout")' \
+    '"GPUs" in j["fix"]'
+run plan --gpus 8 --tp 2 --zero 0
+if [ "$rc" -eq 1 ] && grep -qF "fixed layout" "$tmp/out"; then ok; else bad "infeasible given layout: exit $rc"; fi
+
+# ---- bad input (exit 2) ----
+expect_usage "mfu range" "--mfu" plan --mfu 1.5
+expect_usage "unknown fit" "did you mean \"hoffmann\"" plan --fit hofman
+expect_usage "bad phase key" "unknown key" plan --phase name=x,sek=4096
+expect_usage "phase without value" "--phase needs a value" plan --phase
+expect_usage "size-model without budget" "size-model" plan --size-model
+expect_usage "tflops above peak" "--tflops" plan --tflops 400
+expect_usage "positional" "unexpected argument" plan extra
+expect_usage "unknown flag" "unknown flag" plan --deadlin 5
+expect_usage "phases exceed the total" "leaving none" plan --phase name=a,seq=4096 \
+    --phase name=b,seq=8192,tokens=7e11
+
+printf '%d passed, %d failed\n' "$pass" "$fail"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# search_test.sh: end-to-end tests of `trainplan search` and `trainplan
+# explain`: exit codes (0 fits, 1 nothing fits, 2 bad input), the --json
+# array (estimate objects plus "search"), --csv, fixed and bounded axes,
+# the binding constraint when nothing fits, and the Vizz walk-through of
+# seed 004 (S3-3, S4-1..S4-6).
+#
+#   bash tests/cli/search_test.sh /path/to/trainplan
+#
+# Env: TP_SOURCE_DIR, TP_SHARED_DIR (set by ctest; unused beyond locating
+# the tree). Needs python3 for JSON and CSV parsing. Prints one line per
+# failure and a final "N passed, M failed"; exits non-zero on failure.
+set -u
+
+T=${1:?usage: search_test.sh /path/to/trainplan}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+
+run() {
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# expect_error WANT_STDERR_LINE ARGS...: exit 2, exactly that line, no stdout
+expect_error() {
+    local want=$1
+    shift
+    run "$@"
+    local got
+    got=$(cat "$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then ok
+    else bad "trainplan $*: exit $rc, stderr [$got], want exit 2 and [$want]"; fi
+}
+
+# expect_rc WANT NAME: the last run's status
+expect_rc() {
+    if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, want $1: $(head -c 300 "$tmp/err")"; fi
+}
+
+# has NAME TEXT: stdout contains TEXT (fixed string)
+has() {
+    if grep -qF -- "$2" "$tmp/out"; then ok; else bad "$1: output lacks [$2]"; fi
+}
+
+# check_py NAME PYTHON: run PYTHON with `out` = stdout text, `j` = parsed JSON
+# (None if not JSON); it must print nothing and exit 0.
+check_py() {
+    local name=$1 code=$2 msg
+    if msg=$(python3 - "$tmp/out" 2>&1 <<EOF
+import csv, io, json, sys
+out = open(sys.argv[1]).read()
+try:
+    j = json.loads(out)
+except ValueError:
+    j = None
+def need(cond, what):
+    if not cond:
+        print(what)
+        sys.exit(1)
+$code
+EOF
+    ); then ok; else bad "$name: $msg"; fi
+}
+
+VIZZ="--model llama-2-7b --gpus 64 --seq-len 131072 --global-batch-tokens 4194304"
+SMALL="--model llama-3-8b --gpus 16 --seq-len 4096 --global-batch 64"
+
+# ---------------------------------------------------------------- help and bad input
+run search --help
+expect_rc 0 "search --help"
+has "search --help" "usage: trainplan search"
+has "search --help" "--rank time|cost|headroom"
+run help explain
+expect_rc 0 "help explain"
+has "help explain" "usage: trainplan explain"
+run help
+has "help lists search" "search"
+has "help lists explain" "explain"
+
+expect_error "trainplan: error: search needs the target batch: --global-batch N (sequences) or --global-batch-tokens N" \
+    search --model llama-3-8b --gpus 8
+expect_error "trainplan: error: explain needs the target batch: --global-batch N (sequences) or --global-batch-tokens N" \
+    explain --model llama-3-8b --gpus 8
+expect_error 'trainplan: error: --rank: unknown value "tme" (did you mean "time"? expected one of time|cost|headroom)' \
+    search $SMALL --rank tme
+expect_error "trainplan: error: --json and --csv are exclusive" search $SMALL --json --csv
+expect_error "trainplan: error: --schedule: the search chooses this itself (1F1B, interleaved with --vpp > 1, end stages with fewer layers when PP does not divide them)" \
+    search $SMALL --schedule gpipe
+expect_error "trainplan: error: --tp: search range is empty: min 8 > max 4" \
+    search $SMALL --tp 8 --max-tp 4
+expect_error 'trainplan: error: unexpected argument "extra" (search takes only flags)' \
+    search $SMALL extra
+expect_error "trainplan: error: --min-gpus: 32 is more than --gpus 16" search $SMALL --min-gpus 32
+
+# ---------------------------------------------------------------- text report
+# shellcheck disable=SC2086
+run search $VIZZ --top 3
+expect_rc 0 "search vizz"
+has "search vizz" "Search: llama-2-7b on 64 x h100-sxm (8 per node), sequence 131072 tokens, global batch 32 sequences (4194304 tokens)"
+has "search vizz" "#1  TP "
+has "search vizz" "#3  TP "
+has "search vizz" "vs #1: "
+has "search vizz" "mostly "
+has "search vizz" "time (s): compute "
+has "search vizz" "memory (GiB): weights "
+has "search vizz" "million evaluations/s"
+
+# ---------------------------------------------------------------- --json
+# shellcheck disable=SC2086
+run search $VIZZ --top 5 --json
+expect_rc 0 "search vizz --json"
+check_py "search --json array of estimate objects + search" '
+need(isinstance(j, list) and len(j) == 5, "not an array of 5")
+steps = []
+for i, o in enumerate(j):
+    for k in ("model", "gpu", "layout", "memory", "time", "search"):
+        need(k in o, "item %d lacks %s" % (i, k))
+    L, s = o["layout"], o["search"]
+    need(s["rank"] == i + 1 and s["rank_by"] == "time", "rank fields of item %d" % i)
+    need(L["tp"] * L["pp"] * L["cp"] * L["dp"] == 64, "GPUs do not multiply out")
+    need(L["micro_batch"] * L["grad_accum"] * L["dp"] == 32, "batch does not multiply out")
+    need(o["memory"]["fits"] is True, "item %d does not fit" % i)
+    need(("vs_best" in s) == (i > 0), "vs_best on item %d" % i)
+    steps.append(o["time"]["step_s"])
+need(steps == sorted(steps), "not ranked by step time: %s" % steps)
+need(j[1]["search"]["vs_best"]["step_s"] >= 0, "runner-up faster than the best")
+'
+
+# ---------------------------------------------------------------- rankings, fixed axes, bounds
+# shellcheck disable=SC2086
+run search $SMALL --rank headroom --top 6 --json
+expect_rc 0 "search --rank headroom"
+check_py "headroom ranking" '
+h = [o["memory"]["headroom_bytes"] for o in j]
+need(h == sorted(h, reverse=True), "headroom not descending: %s" % h)
+need(all(o["search"]["rank_by"] == "headroom" for o in j), "rank_by")
+'
+# shellcheck disable=SC2086
+run search $SMALL --rank cost --top 4 --json --min-gpus 8
+expect_rc 0 "search --rank cost --min-gpus"
+check_py "cost ranking over cluster sizes" '
+c = [o["search"]["cost_per_token_usd"] for o in j]
+need(c == sorted(c), "cost not ascending: %s" % c)
+need(all(o["layout"]["num_gpus"] in (8, 16) for o in j), "cluster sizes outside 8..16")
+'
+# shellcheck disable=SC2086
+run search $VIZZ --tp 8 --recompute full --zero 1 --top 4 --json
+expect_rc 0 "search fixed axes"
+check_py "fixed axes are honoured" '
+need(len(j) >= 1, "empty")
+for o in j:
+    L = o["layout"]
+    need(L["tp"] == 8 and L["recompute"] == "full" and L["zero"] == 1, "axis not fixed: %s" % L)
+'
+# shellcheck disable=SC2086
+run search $VIZZ --max-pp 1 --max-cp 2 --top 8 --json
+expect_rc 0 "search bounded axes"
+check_py "bounded axes are honoured" '
+for o in j:
+    need(o["layout"]["pp"] == 1 and o["layout"]["cp"] <= 2, "bound broken: %s" % o["layout"])
+'
+# fixing an axis never makes the best faster
+# shellcheck disable=SC2086
+run search $VIZZ --top 1 --json
+best_open=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["time"]["step_s"])' "$tmp/out")
+for fix in "--tp 8" "--tp 1" "--pp 2" "--cp 4" "--zero 1" "--recompute full" "--no-sp" "--even-pp"; do
+    # shellcheck disable=SC2086
+    run search $VIZZ $fix --top 1 --json
+    expect_rc 0 "search $fix"
+    check_py "search $fix is not faster than the open search" "
+need(float(j[0]['time']['step_s']) >= $best_open * (1 - 1e-12), 'faster with $fix: %s < $best_open' % j[0]['time']['step_s'])
+"
+done
+
+# ---------------------------------------------------------------- --csv
+# shellcheck disable=SC2086
+run search $SMALL --csv --top 4
+expect_rc 0 "search --csv"
+check_py "csv rows" '
+rows = list(csv.reader(io.StringIO(out)))
+need(rows[0][0] == "rank" and "step_s" in rows[0] and rows[0][-1] == "note", "header: %s" % rows[0])
+need(len(rows) == 5, "want 4 data rows, got %d" % (len(rows) - 1))
+need(all(len(r) == len(rows[0]) for r in rows), "ragged rows")
+need(rows[1][0] == "1" and rows[1][-1] == "" and rows[2][-1] != "", "notes")
+'
+
+# ---------------------------------------------------------------- nothing fits
+run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3
+expect_rc 1 "405B on 8 GPUs"
+has "405B on 8 GPUs" "No layout fits."
+has "405B on 8 GPUs" "GiB over; needs "
+has "405B on 8 GPUs" "1. TP "
+run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3 --json
+expect_rc 1 "405B on 8 GPUs --json"
+check_py "closest layouts as JSON" '
+need(isinstance(j, list) and len(j) >= 1, "no closest layouts")
+for o in j:
+    need(o["memory"]["fits"] is False, "a closest layout fits")
+    need("over" in o["search"]["binding"], "binding: %s" % o["search"]["binding"])
+'
+# activations bind even with full recompute: a 2M-token sequence, TP 8 only
+run search --model llama-2-7b --gpus 8 --seq-len 2097152 --global-batch 1 --tp 8 --pp 1 --cp 1 --recompute full --fused-ce
+expect_rc 1 "2M tokens on one node"
+has "2M tokens on one node" "even with full recompute"
+has "2M tokens on one node" "needs CP >= 2 (16 GPUs)"
+# the global batch cannot be split: 5128 = 8 x 641 GPUs
+run search --model megatron-gpt-530b --gpu a100-80gb --gpus 5128 --global-batch 2520
+expect_rc 1 "530B batch mismatch"
+has "530B batch mismatch" "try a global batch that is a multiple of 641"
+
+# ---------------------------------------------------------------- explain: the Vizz case
+# shellcheck disable=SC2086
+run explain $VIZZ
+expect_rc 0 "explain vizz"
+has "explain vizz" "1. The bill (16N + activations)"
+has "explain vizz" "6.74 B parameters x 16 bytes (2 weights + 2 gradients + 12 optimizer) = 107.8 GB of model states"
+has "explain vizz" "None fits without recompute: saturate the node, TP = 8 (4 heads per GPU)."
+has "explain vizz" "largest micro-batch 0 (formula 0; doubling fails at 1)"
+has "explain vizz" "Not even one sequence fits without recompute: long context, micro-batch 1"
+has "explain vizz" "The node holds it"
+has "explain vizz" "PP 2 leaves"
+has "explain vizz" "DP = 64 / (TP 8 x PP 1) = 8. ZeRO-1 is free"
+has "explain vizz" "CP = 2, taken from DP (8 -> 4)"
+has "explain vizz" "accumulation 4 -> 8"
+has "explain vizz" "(4x fewer; FlashAttention never stores them)"
+has "explain vizz" "Dense model: EP = 1."
+has "explain vizz" "The recipe's layout: TP 8, PP 1, CP 2, DP 4, ZeRO-1, SP on, recompute none, micro-batch 1 x accumulation 8"
+has "explain vizz" "The search's best (by predicted step time): "
+# shellcheck disable=SC2086
+run explain $VIZZ --json
+expect_rc 0 "explain vizz --json"
+check_py "explain --json: TP 8, DP 4, ZeRO-1, mb 1, accumulation 8, CP 2; PP 2 would not relieve stage 0" '
+r = j["recipe"]
+want = dict(tp=8, pp=1, cp=2, dp=4, zero=1, micro_batch=1, grad_accum=8, global_batch=32, ep=1)
+for k, v in want.items():
+    need(r[k] == v, "%s = %s, want %s" % (k, r[k], v))
+need(r["long_context"] is True and r["fits"] is True, "flags")
+need(abs(r["stage0_act_pp2_bytes"] / r["stage0_act_pp1_bytes"] - 1) < 0.01, "PP 2 changes stage-0 activations")
+need(abs(r["act_after_cp_bytes"] / r["act_before_cp_bytes"] - 0.5) < 0.02, "CP 2 does not halve activations")
+need(r["micro_batch_max_full_formula"] == r["micro_batch_max_full"], "S4-6: formula != bisection")
+need(r["micro_batch_max_full_doubling"] <= r["micro_batch_max_full"] < 2 * r["micro_batch_max_full_doubling"], "S4-6: doubling")
+need(abs(r["scores_per_head"] - 131072**2) < 1, "S4-5 scores")
+need(j["recipe_layout"]["layout"]["grad_accum"] == 8, "recipe layout")
+need(j["search_best"]["time"]["step_s"] <= j["recipe_layout"]["time"]["step_s"] * (1 + 1e-12), "search slower than the recipe")
+'
+# the recipe cannot fit 405B on one node
+run explain --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16
+expect_rc 1 "explain 405B on 8 GPUs"
+has "explain 405B on 8 GPUs" "DOES NOT FIT"
+
+# ---------------------------------------------------------------- never NaN or inf
+for args in "$SMALL" "$VIZZ" "--model mixtral-8x7b --gpus 64 --seq-len 4096 --global-batch 256"; do
+    # shellcheck disable=SC2086
+    run search $args --top 3
+    if [ "$rc" -eq 0 ] && ! grep -Eiq '(^|[^a-z])(nan|inf|infinity)([^a-z]|$)' "$tmp/out"; then ok
+    else bad "search $args: exit $rc or non-finite number"; fi
+    # shellcheck disable=SC2086
+    run explain $args
+    if [ "$rc" -eq 0 ] && ! grep -Eiq '(^|[^a-z])(nan|inf|infinity)([^a-z]|$)' "$tmp/out"; then ok
+    else bad "explain $args: exit $rc or non-finite number"; fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
