@@ -57,6 +57,7 @@
   const gib = (b) => (b / GIB).toFixed(b / GIB >= 100 ? 1 : 2);
   const pct = (x) => (100 * x).toFixed(x < 0.1 ? 1 : 0) + '%';
   function int(n) { return Number(n).toLocaleString('en-US'); }
+  function plural(n, word) { return int(n) + ' ' + word + (Number(n) === 1 ? '' : (word.endsWith('h') ? 'es' : 's')); }
   function secs(s) {
     if (s >= 1) return s.toFixed(2) + ' s';
     if (s >= 1e-3) return (s * 1e3).toFixed(1) + ' ms';
@@ -372,8 +373,8 @@
     tr.appendChild(el('td', { class: 'n', id: 'mem-total' }, gib(mem.peak_bytes)));
     tr.appendChild(el('td', { class: 'n' }, pct(mem.peak_bytes / mem.capacity_bytes) + ' of GPU'));
     $('mem-table').tBodies[0].appendChild(tr);
-    $('mem-stage').textContent = '(stage ' + mem.stage + ', ' + mem.layers + ' layers, ' +
-      int(Math.round(mem.inflight_microbatches * 100) / 100) + ' micro-batches in flight)';
+    $('mem-stage').textContent = '(stage ' + mem.stage + ', ' + plural(mem.layers, 'layer') + ', ' +
+      plural(Math.round(mem.inflight_microbatches * 100) / 100, 'micro-batch') + ' in flight)';
     $('mem-scale').textContent = 'the line marks the GPU\'s ' + gib(mem.capacity_bytes) + ' GiB';
   }
 
@@ -389,7 +390,7 @@
     const price = r.gpu && r.gpu.price_per_gpu_hour;
     kpi(dl, 'layout', 'TP ' + r.layout.tp + ' x PP ' + r.layout.pp + ' x CP ' + r.layout.cp +
       ' x DP ' + r.layout.dp + (r.layout.ep > 1 ? ' (EP ' + r.layout.ep + ')' : ''));
-    kpi(dl, 'tokens per step', int(r.flops.tokens_per_step) + ' (' + r.layout.grad_accum + ' micro-batches per pipeline)');
+    kpi(dl, 'tokens per step', int(r.flops.tokens_per_step) + ' (' + plural(r.layout.grad_accum, 'micro-batch') + ' per pipeline)');
     if (!t) {
       kpi(dl, 'step time', 'not modelled in this build', 'kpi-step');
       return;
@@ -543,7 +544,7 @@
     const bubble = 1 - busy / (p * sim.span || 1);
     const name = { '1f1b': '1F1B', interleaved: 'interleaved 1F1B', gpipe: 'GPipe' }[sched] || sched;
     let note = name + ', PP ' + p + (sched === 'interleaved' ? ' x ' + v + ' virtual stages' : '') + ', ' +
-      m + ' micro-batches: idle ' + pct(bubble) + ' of the drawn step';
+      plural(m, 'micro-batch') + ': idle ' + pct(bubble) + ' of the drawn step';
     if (r.time) note += ' (model: ' + pct(r.time.bubble_fraction.of_total) + ')';
     if (shownM < m) note += '; the first ' + shownM + ' micro-batches are drawn';
     if (!sim.complete) note += '; this order deadlocks when drawn, shown as far as it runs';
@@ -640,7 +641,13 @@
     status.textContent = 'Planning...';
     clear(out);
     let res;
-    try { res = await post('/api/plan', requestBody()); } catch (e) { res = { status: 0, data: null }; }
+    // the current settings, with what the estimate derived made explicit (plan has other defaults)
+    const body = requestBody();
+    if (lastGood) {
+      if (body['seq-len'] === undefined) body['seq-len'] = lastGood.layout.seq_len;
+      if (body['global-batch'] === undefined) body['global-batch'] = lastGood.layout.global_batch;
+    }
+    try { res = await post('/api/plan', body); } catch (e) { res = { status: 0, data: null }; }
     if (res.status !== 200 || !res.data) {
       status.textContent = res.data && res.data.error ? 'Plan: ' + res.data.error.message :
         'Plan failed (status ' + res.status + ').';

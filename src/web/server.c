@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * server.c: the libmicrohttpd daemon behind `trainplan serve`.
+ *
+ * Threads and limits. MHD runs its own polling threads
+ * (MHD_USE_INTERNAL_POLLING_THREAD) as a fixed pool of `threads` workers,
+ * each request handled to the end on the worker that read it. At most
+ * `max_connections` connections are open at once, and one idle for
+ * `timeout_s` seconds is closed (MHD_OPTION_CONNECTION_TIMEOUT). The main
+ * thread only waits for SIGINT/SIGTERM, then stops the daemon (which
+ * joins the workers) and frees everything, so leak checkers see a clean
+ * exit.
+ *
+ * A request, as MHD delivers it (the access handler is called repeatedly):
+ *   1. headers only: check the Host (DNS-rebinding guard when bound to
+ *      loopback), then tp_web_dispatch(); for a POST route check the
+ *      Content-Type (415 unless JSON) and the Content-Length: required
+ *      (411 without one, so a chunked body of unknown size is never
+ *      read) and at most the cap (413, before a byte of the body is read);
+ *   2. body pieces: appended to a buffer. Should more arrive than the cap
+ *      (not possible with a checked Content-Length; kept as a guard), it
+ *      is dropped as it comes (MHD 0.9.75 cannot reply in the middle of a
+ *      body) and answered 413 at the end, or cut off after DISCARD_MAX;
+ *   3. end of body: tp_web_handle_body(), reply.
+ *
+ * Every reply carries the security headers below; the page's policy
+ * allows nothing but this server (no inline script or style, no external
+ * source of any kind).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "web.h"
+
+/* Bytes of an over-long chunked body dropped before the connection is cut. */
+#define DISCARD_MAX ((size_t)1 << 20)
+
+static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; "
+                          "frame-ancestors 'none'; object-src 'none'";
+
+typedef struct server {
+    bool check_host;      /* bound to loopback: only our own names in Host */
+    char addr[INET6_ADDRSTRLEN + 2]; /* the bound address as a URL host ("[::1]") */
+    atomic_uint port;     /* the bound port; 0 until known (written once, after start) */
+    bool log;
+    unsigned timeout_s;   /* idle timeout of a connection, seconds */
+} server;
+
+/* Per-request state, freed by on_completed. */
+typedef struct request_state {
+    bool replied;  /* a response has been queued */
+    bool too_large;/* the body passed the cap: discarding the rest */
+    size_t discarded;
+    char *buf;     /* the body so far */
+    size_t len, cap;
+    double t0_ms;
+    unsigned status;
+    bool holding;      /* `held` is the reply, to be sent once the request is in */
+    tp_web_reply held;
+    char method[12];  /* for the log line */
+    char url[100];
+} request_state;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0.0;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls; /* unused: one logger for the process */
+    fputs("trainplan: serve: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    size_t n = strlen(fmt);
+    if (n == 0 || fmt[n - 1] != '\n')
+        fputc('\n', stderr);
+}
+
+/* Add a header; a failure (out of memory) fails the whole response. */
+static bool header(struct MHD_Response *r, const char *name, const char *value)
+{
+    return MHD_add_response_header(r, name, value) == MHD_YES;
+}
+
+/* Turn a reply into an MHD response and queue it. Takes ownership of rep->body. */
+static enum MHD_Result send_reply(struct MHD_Connection *conn, request_state *rs,
+                                  tp_web_reply *rep)
+{
+    struct MHD_Response *r;
+    if (rep->owned) {
+        r = MHD_create_response_from_buffer(rep->len, (void *)(uintptr_t)rep->body,
+                                            MHD_RESPMEM_MUST_FREE);
+        if (!r)
+            tp_web_reply_free(rep);
+    } else {
+        r = MHD_create_response_from_buffer(rep->len, (void *)(uintptr_t)rep->body,
+                                            MHD_RESPMEM_PERSISTENT);
+    }
+    if (!r)
+        return MHD_NO; /* closes the connection: nothing better to do without memory */
+    char timing[64];
+    bool ok = header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rep->content_type) &&
+              header(r, "Content-Security-Policy", csp) &&
+              header(r, "X-Content-Type-Options", "nosniff") &&
+              header(r, "X-Frame-Options", "DENY") && header(r, "Referrer-Policy", "no-referrer") &&
+              header(r, "Cross-Origin-Resource-Policy", "same-origin") &&
+              header(r, MHD_HTTP_HEADER_CACHE_CONTROL, rep->is_asset ? "no-cache" : "no-store");
+    if (ok && rep->allow)
+        ok = header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+    if (ok && rep->cli_exit >= 0) {
+        char code[16];
+        snprintf(code, sizeof code, "%d", rep->cli_exit);
+        ok = header(r, "X-Trainplan-Exit", code);
+    }
+    if (ok && rep->handler_ms >= 0.0) {
+        snprintf(timing, sizeof timing, "handler;dur=%.3f", rep->handler_ms);
+        ok = header(r, "Server-Timing", timing);
+    }
+    enum MHD_Result res = MHD_NO;
+    if (ok)
+        res = MHD_queue_response(conn, rep->status, r);
+    MHD_destroy_response(r);
+    if (res == MHD_YES) {
+        rs->replied = true;
+        rs->status = rep->status;
+    }
+    return res;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *conn, request_state *rs, unsigned status,
+                                  const char *code, const char *path, const char *msg)
+{
+    tp_web_reply rep;
+    memset(&rep, 0, sizeof rep);
+    rep.handler_ms = -1.0;
+    rep.cli_exit = -1;
+    tp_web_reply_error(&rep, status, code, path, msg);
+    return send_reply(conn, rs, &rep);
+}
+
+static enum MHD_Result send_too_large(struct MHD_Connection *conn, request_state *rs)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "the request body is larger than %zu bytes", TP_WEB_MAX_BODY);
+    return send_error(conn, rs, 413, "too-large", "", msg);
+}
+
+static bool has_body(struct MHD_Connection *conn)
+{
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    return te != NULL || (cl != NULL && strcmp(cl, "0") != 0);
+}
+
+static enum MHD_Result hold_reply(request_state *rs, tp_web_reply *rep)
+{
+    rs->held = *rep;
+    rs->holding = true;
+    return MHD_YES;
+}
+
+static bool host_ok(const server *sv, struct MHD_Connection *conn)
+{
+    if (!sv->check_host)
+        return true;
+    const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!h)
+        return true; /* HTTP/1.0 without Host: not a browser, so not a rebinding attack */
+    unsigned port = atomic_load(&sv->port);
+    char want[2][INET6_ADDRSTRLEN + 16];
+    snprintf(want[0], sizeof want[0], "%s:%u", sv->addr, port);
+    snprintf(want[1], sizeof want[1], "localhost:%u", port);
+    return port != 0 && (strcasecmp(h, want[0]) == 0 || strcasecmp(h, want[1]) == 0);
+}
+
+/* "application/json", optionally with parameters ("; charset=utf-8"). */
+static bool is_json_type(const char *ct)
+{
+    static const char want[] = "application/json";
+    if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0)
+        return false;
+    char next = ct[sizeof want - 1];
+    return next == '\0' || next == ';' || next == ' ';
+}
+
+/* Headers are in: answer what needs no body, or get ready to read it. */
+static enum MHD_Result begin(const server *sv, struct MHD_Connection *conn, request_state *rs,
+                             const char *url, const char *method)
+{
+    if (!host_ok(sv, conn))
+        return send_error(conn, rs, 403, "forbidden-host", "Host",
+                          "the Host header does not name this server's loopback address "
+                          "(a guard against DNS rebinding); open the URL trainplan printed");
+    tp_web_reply rep;
+    if (tp_web_dispatch(method, url, &rep) == TP_WEB_DONE) {
+        /*
+         * Answered from the URL alone. With no body coming, reply on the
+         * next call: MHD 0.9.75 closes a connection whose reply is queued
+         * before the request is complete, and the page's GETs should keep
+         * theirs alive. With a body (a POST to a GET route, say), reply now
+         * and let MHD close rather than read a body nobody wants.
+         */
+        if (!has_body(conn))
+            return hold_reply(rs, &rep);
+        return send_reply(conn, rs, &rep);
+    }
+
+    const char *ct =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!is_json_type(ct))
+        return send_error(conn, rs, 415, "unsupported-media-type", "Content-Type",
+                          "the request body must be JSON (Content-Type: application/json)");
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!cl)
+        return send_error(conn, rs, 411, "length-required", "Content-Length",
+                          "the request needs a Content-Length (bodies of unknown length are "
+                          "not accepted)");
+    {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long n = strtoull(cl, &end, 10);
+        if (errno == ERANGE || end == cl || *end != '\0' || n > TP_WEB_MAX_BODY)
+            return send_too_large(conn, rs);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version; /* unused: MHD handles HTTP/1.0 vs 1.1 */
+    const server *sv = cls;
+    request_state *rs = *con_cls;
+    if (!rs) {
+        rs = calloc(1, sizeof *rs);
+        if (!rs)
+            return MHD_NO;
+        rs->t0_ms = now_ms();
+        snprintf(rs->method, sizeof rs->method, "%s", method);
+        snprintf(rs->url, sizeof rs->url, "%s", url);
+        *con_cls = rs;
+        return begin(sv, conn, rs, url, method);
+    }
+    if (*upload_data_size > 0) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (rs->replied || rs->holding)
+            return MHD_YES; /* already answered: drop the rest (bounded by has_body) */
+        if (rs->too_large || n > TP_WEB_MAX_BODY - rs->len) {
+            /*
+             * A body without Content-Length (chunked) ran past the cap. MHD
+             * 0.9.75 can queue a response only before the body or after
+             * it, so drop what comes and answer 413 at the end; a client
+             * that keeps sending past DISCARD_MAX is cut off instead.
+             */
+            rs->too_large = true;
+            rs->discarded += n;
+            return rs->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
+        }
+        if (rs->len + n > rs->cap) {
+            size_t cap = rs->cap ? rs->cap : 4096;
+            while (cap < rs->len + n)
+                cap *= 2;
+            if (cap > TP_WEB_MAX_BODY)
+                cap = TP_WEB_MAX_BODY;
+            char *bigger = realloc(rs->buf, cap);
+            if (!bigger)
+                return send_error(conn, rs, 500, "nomem", "", "out of memory reading the body");
+            rs->buf = bigger;
+            rs->cap = cap;
+        }
+        memcpy(rs->buf + rs->len, upload_data, n);
+        rs->len += n;
+        return MHD_YES;
+    }
+    if (rs->replied)
+        return MHD_YES;
+    if (rs->holding) {
+        rs->holding = false;
+        return send_reply(conn, rs, &rs->held);
+    }
+    if (rs->too_large)
+        return send_too_large(conn, rs);
+    /* a search may run for up to TP_WEB_RUN_TIMEOUT_S: keep the connection meanwhile */
+    if (MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  sv->timeout_s + TP_WEB_RUN_TIMEOUT_S) != MHD_YES)
+        return send_error(conn, rs, 500, "internal", "", "cannot set the connection timeout");
+    tp_web_reply rep;
+    tp_web_handle_body(url, rs->buf, rs->len, &rep);
+    return send_reply(conn, rs, &rep);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)conn; /* unused: the state says all */
+    const server *sv = cls;
+    request_state *rs = *con_cls;
+    if (!rs)
+        return;
+    if (sv->log)
+        fprintf(stderr, "trainplan: serve: %s %s %u %.3f ms%s\n", rs->method, rs->url, rs->status,
+                now_ms() - rs->t0_ms,
+                toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
+    if (rs->holding)
+        tp_web_reply_free(&rs->held); /* the connection died before the reply went out */
+    free(rs->buf);
+    free(rs);
+    *con_cls = NULL;
+}
+
+/* ---- addresses ---- */
+
+typedef struct bind_addr {
+    struct sockaddr_storage ss;
+    bool v6;
+    bool loopback;
+    char text[INET6_ADDRSTRLEN]; /* numeric form */
+} bind_addr;
+
+static bool parse_bind(const char *s, uint16_t port, bind_addr *b)
+{
+    memset(b, 0, sizeof *b);
+    if (strcmp(s, "localhost") == 0)
+        s = "127.0.0.1";
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&b->ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&b->ss;
+    if (inet_pton(AF_INET, s, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons(port);
+        b->loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+        inet_ntop(AF_INET, &a4->sin_addr, b->text, sizeof b->text);
+        return true;
+    }
+    if (inet_pton(AF_INET6, s, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons(port);
+        b->v6 = true;
+        b->loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr) ||
+                      (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) && a6->sin6_addr.s6_addr[12] == 127);
+        inet_ntop(AF_INET6, &a6->sin6_addr, b->text, sizeof b->text);
+        return true;
+    }
+    return false;
+}
+
+/* ---- the server ---- */
+
+int tp_web_serve(const tp_web_opts *o)
+{
+    bind_addr ba;
+    if (!parse_bind(o->bind, o->port, &ba)) {
+        fprintf(stderr,
+                "trainplan: error: --bind: \"%s\" is not a numeric IPv4 or IPv6 address "
+                "(e.g. 127.0.0.1 or ::1)\n",
+                o->bind);
+        return 2;
+    }
+    if (!ba.loopback && !o->allow_remote) {
+        fprintf(stderr,
+                "trainplan: error: --bind: %s is not a loopback address; the planner has no "
+                "authentication, so serving it beyond this machine needs --allow-remote\n",
+                ba.text);
+        return 2;
+    }
+
+    /* Signals: the workers inherit this mask, so SIGINT/SIGTERM reach sigwait below. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigset_t old;
+    if (pthread_sigmask(SIG_BLOCK, &stop, &old) != 0) {
+        fprintf(stderr, "trainplan: error: cannot block signals\n");
+        return 4;
+    }
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGPIPE, &ign, NULL) != 0) {
+        fprintf(stderr, "trainplan: error: cannot ignore SIGPIPE\n");
+        return 4;
+    }
+    /* jansson seeds its hash function on first use; do it before the workers start. */
+    json_object_seed(0);
+
+    server sv;
+    memset(&sv, 0, sizeof sv);
+    sv.check_host = ba.loopback;
+    snprintf(sv.addr, sizeof sv.addr, ba.v6 ? "[%s]" : "%s", ba.text);
+    atomic_init(&sv.port, 0u);
+    sv.log = o->log;
+    sv.timeout_s = o->timeout_s;
+
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    if (ba.v6)
+        flags |= MHD_USE_IPv6;
+    /* MHD reads each option's value with va_arg: pass exactly the documented types. */
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, o->port, NULL, NULL, on_request, &sv,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, so that it logs the rest */
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ba.ss,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)o->threads,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv,
+        MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr,
+                "trainplan: error: cannot listen on %s port %u (in use? try --port 0 for any "
+                "free port)\n",
+                ba.text, (unsigned)o->port);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 2;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    if (!info || info->port == 0) {
+        fprintf(stderr, "trainplan: error: cannot learn the port the server listens on\n");
+        MHD_stop_daemon(d);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 4;
+    }
+    unsigned port = info->port;
+    atomic_store(&sv.port, port);
+    printf("trainplan: serving on http://%s:%u/\n", sv.addr, port);
+    if (fflush(stdout) != 0)
+        fprintf(stderr, "trainplan: serve: could not write the URL to standard output\n");
+    fprintf(stderr, "trainplan: serve: press Ctrl-C to stop\n");
+
+    int sig = 0;
+    int rc = 0;
+    if (sigwait(&stop, &sig) != 0) {
+        fprintf(stderr, "trainplan: error: waiting for a signal failed\n");
+        rc = 4;
+    }
+    MHD_stop_daemon(d);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0)
+        fprintf(stderr, "trainplan: serve: stopped (signal %d)\n", sig);
+    return rc;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * web.h: `trainplan serve`, the planner page and its JSON API over
+ * libmicrohttpd (src/web/). Not part of libtp.
+ *
+ * Two layers, so that the routes can be tested and fuzzed without a
+ * socket:
+ *  - routes.c: pure request -> reply functions (no MHD types). A request
+ *    is handled in two steps: tp_web_dispatch() sees the method and URL
+ *    only (before any body is read) and answers everything that needs no
+ *    body; tp_web_handle_body() answers a POST route once its body (at
+ *    most TP_WEB_MAX_BODY bytes) is in. /api/search and /api/plan run
+ *    the CLI command itself in a child process (cli_run.c).
+ *  - server.c: the libmicrohttpd daemon: binding, limits, headers, body
+ *    accumulation with the size cap, and the signal loop.
+ */
+#ifndef TP_WEB_H
+#define TP_WEB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Request bodies above this many bytes are answered 413. */
+#define TP_WEB_MAX_BODY ((size_t)64 * 1024)
+
+/** What `trainplan serve` was asked for (cmd_serve.c fills it). */
+typedef struct tp_web_opts {
+    const char *bind;    /* numeric IPv4/IPv6 address or "localhost" */
+    uint16_t port;       /* 0: any free port */
+    bool allow_remote;   /* permit a non-loopback bind address */
+    unsigned threads;    /* worker threads (1..64) */
+    unsigned max_connections;
+    unsigned timeout_s;  /* idle time after which a connection is closed */
+    bool log;            /* one line per request on stderr */
+} tp_web_opts;
+
+/**
+ * Serve until SIGINT or SIGTERM. Prints "trainplan: serving on URL" on
+ * stdout once listening. Returns the process exit status: 0 after a clean
+ * stop, 2 for a bad address or a port in use, 4 when the server cannot
+ * start for another reason.
+ */
+int tp_web_serve(const tp_web_opts *o);
+
+/** A reply built by the routes; server.c turns it into an MHD response. */
+typedef struct tp_web_reply {
+    unsigned status;          /* HTTP status */
+    const char *content_type; /* static string */
+    const char *body;         /* static data, or malloc'd when owned */
+    size_t len;               /* bytes of body */
+    bool owned;               /* body must be free()d (MHD does it) */
+    bool is_asset;            /* a static page file (cacheable) */
+    const char *allow;        /* Allow header (405), or NULL */
+    int cli_exit;             /* X-Trainplan-Exit: the CLI's exit code (0/1); -1 none */
+    double handler_ms;        /* time spent computing it (Server-Timing); < 0 none */
+} tp_web_reply;
+
+typedef enum tp_web_step {
+    TP_WEB_DONE = 0,     /* *out holds the reply */
+    TP_WEB_NEEDS_BODY    /* read the body, then call tp_web_handle_body */
+} tp_web_step;
+
+/** Step 1: method and URL path (no query string). */
+tp_web_step tp_web_dispatch(const char *method, const char *url, tp_web_reply *out);
+
+/** Step 2, for TP_WEB_NEEDS_BODY: the body (len bytes, not NUL-terminated). */
+void tp_web_handle_body(const char *url, const char *body, size_t len, tp_web_reply *out);
+
+/**
+ * An error reply {"error": {...}} with the given HTTP status, HTTP-level
+ * code name ("not-found", "too-large", ...), path and message.
+ */
+void tp_web_reply_error(tp_web_reply *out, unsigned status, const char *code, const char *path,
+                        const char *message);
+
+/** Free an owned body that was not handed to MHD. */
+void tp_web_reply_free(tp_web_reply *r);
+
+/* ---- cli_run.c: the CLI as a child process (/api/search, /api/plan) ---- */
+
+/** Longest a child command may run before it is killed, seconds. */
+#define TP_WEB_RUN_TIMEOUT_S 60
+/** Most bytes a child may print (stdout and stderr each). */
+#define TP_WEB_RUN_MAX_BYTES ((size_t)16 << 20)
+
+typedef struct tp_web_run {
+    int exit_code;      /* the child's exit status; -1 when killed or it died by a signal */
+    bool timed_out;     /* killed at the deadline */
+    bool too_big;       /* killed for printing more than max_bytes */
+    char *out;          /* its standard output (NUL-terminated), or NULL if empty */
+    size_t out_len;
+    char *err;          /* its standard error, or NULL if empty */
+    size_t err_len;
+} tp_web_run;
+
+/**
+ * Run this program with argv (argv[0] "trainplan", NULL-terminated) in a
+ * child process, stdin /dev/null, for at most timeout_s seconds and
+ * max_bytes of output. Returns 0 when it ran (see r->exit_code), -1 when
+ * it could not be started. Free r with tp_web_run_free. Thread-safe.
+ */
+int tp_web_run_cli(char *const argv[], double timeout_s, size_t max_bytes, tp_web_run *r);
+void tp_web_run_free(tp_web_run *r);
+
+#endif /* TP_WEB_H */

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_request.c: the web API's request mapping (src/io/request.c): a JSON
+ * object of flags -> the CLI's argument vector, with its errors. The HTTP
+ * test (tests/http) checks the whole path against the CLI; this one pins
+ * the mapping rules one by one, without a server.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "request.h"
+
+/* Parse body and compare the argument vector with want[] (NULL-terminated). */
+static void expect_argv(const char *body, const char *const *want)
+{
+    tp_io_request rq;
+    tp_error err = {0};
+    tp_status st = tp_io_request_parse(body, strlen(body), "estimate", &rq, &err);
+    if (st != TP_OK)
+        print_error("%s: %s: %s\n", body, err.path, err.message);
+    assert_int_equal(st, TP_OK);
+    int n = 0;
+    while (want[n])
+        n++;
+    assert_int_equal(rq.argc, n);
+    for (int i = 0; i < n; i++)
+        assert_string_equal(rq.argv[i], want[i]);
+    assert_null(rq.argv[n]);
+    tp_io_request_free(&rq);
+}
+
+static void expect_error(const char *body, tp_status code, const char *path)
+{
+    tp_io_request rq;
+    tp_error err = {0};
+    tp_status st = tp_io_request_parse(body, strlen(body), "estimate", &rq, &err);
+    assert_int_equal(st, code);
+    assert_int_equal(err.code, code);
+    assert_true(err.message[0] != '\0');
+    if (path)
+        assert_string_equal(err.path, path);
+    assert_null(rq.argv);
+    assert_null(rq.model_text);
+}
+
+static void test_values(void **state)
+{
+    (void)state; /* unused */
+    expect_argv("{}", (const char *const[]){"estimate", NULL});
+    expect_argv("{\"model\": \"llama-3-8b\", \"gpus\": 8, \"tp\": 2}",
+                (const char *const[]){"estimate", "--model=llama-3-8b", "--gpus=8", "--tp=2", NULL});
+    /* reals with 17 digits; 8.0 reads back as 8 */
+    expect_argv("{\"fragmentation\": 0.05, \"gpus\": 8.0}",
+                (const char *const[]){"estimate", "--fragmentation=0.050000000000000003",
+                                      "--gpus=8", NULL});
+    /* switches: true gives, false and null leave out */
+    expect_argv("{\"sp\": true, \"fsdp\": false, \"dropout\": null, \"no-sp\": true}",
+                (const char *const[]){"estimate", "--sp", "--no-sp", NULL});
+    /* strings pass as written, even "--" at their start (attached with '=') */
+    expect_argv("{\"tp\": \"--pp\"}", (const char *const[]){"estimate", "--tp=--pp", NULL});
+    /* arrays repeat the flag */
+    expect_argv("{\"phase\": [\"name=a\", \"name=b\"], \"tp\": []}",
+                (const char *const[]){"estimate", "--phase=name=a", "--phase=name=b", NULL});
+}
+
+static void test_errors(void **state)
+{
+    (void)state; /* unused */
+    expect_error("{\"tp\": 2,", TP_ERR_PARSE, "");
+    expect_error("", TP_ERR_PARSE, "");
+    expect_error("[1]", TP_ERR_CONFIG, "");
+    expect_error("{\"tp\": 2, \"tp\": 4}", TP_ERR_PARSE, "");
+    expect_error("{\"tp\": {\"a\": 1}}", TP_ERR_CONFIG, "tp");
+    expect_error("{\"tp\": [[1]]}", TP_ERR_CONFIG, "tp");
+    expect_error("{\"TP\": 2}", TP_ERR_CONFIG, "");
+    expect_error("{\"tp=2\": 1}", TP_ERR_CONFIG, "");
+    expect_error("{\"--tp\": 1}", TP_ERR_CONFIG, "");
+    expect_error("{\"model\": \"/etc/passwd\"}", TP_ERR_INVALID_ARG, "model");
+    expect_error("{\"model\": \"x.json\"}", TP_ERR_INVALID_ARG, "model");
+    expect_error("{\"gpu\": \"../g/h100.json\"}", TP_ERR_INVALID_ARG, "gpu");
+    expect_error("{\"model-config\": 3}", TP_ERR_CONFIG, "model-config");
+    expect_error("{\"model-config\": \"{}\", \"model\": \"llama-3-8b\"}", TP_ERR_CONFIG,
+                 "model-config");
+    expect_error("{\"model-config\": \"{}\", \"layers\": 4}", TP_ERR_CONFIG, "layers");
+
+    /* the parse error's position */
+    tp_io_request rq;
+    tp_error err = {0};
+    const char *body = "{\"tp\": 2,\n  \"pp\": }";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_ERR_PARSE);
+    assert_int_equal(err.line, 2);
+    assert_true(err.column > 0);
+}
+
+static void test_model_config(void **state)
+{
+    (void)state; /* unused */
+    const char *body = "{\"model-config\": \"{\\\"hidden_size\\\": 2048,\\n oops}\", \"gpus\": 4}";
+    tp_io_request rq;
+    tp_error err = {0};
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_non_null(rq.model_text);
+    assert_int_equal(rq.argc, 2);
+    tp_model m;
+    assert_int_not_equal(tp_io_request_model(&rq, &m, &err), TP_OK);
+    assert_int_equal(err.line, 2); /* inside the pasted text */
+    assert_true(strncmp(err.path, "model-config", 12) == 0);
+    tp_io_request_free(&rq);
+    tp_io_request_free(&rq); /* a second free is harmless */
+    tp_io_request_free(NULL);
+}
+
+static void test_presets_and_errors_json(void **state)
+{
+    (void)state; /* unused */
+    tp_error err = {0};
+    json_t *p = tp_io_presets_json(&err);
+    assert_non_null(p);
+    assert_true(json_array_size(json_object_get(p, "models")) > 0);
+    assert_true(json_array_size(json_object_get(p, "gpus")) > 0);
+    json_decref(p);
+
+    tp_error_set(&err, TP_ERR_INVALID_ARG, "tp", "3 does not divide %d", 32);
+    json_t *e = tp_io_error_json(&err, NULL);
+    assert_non_null(e);
+    json_t *o = json_object_get(e, "error");
+    assert_string_equal(json_string_value(json_object_get(o, "code")), "invalid-arg");
+    assert_string_equal(json_string_value(json_object_get(o, "path")), "tp");
+    assert_int_equal(json_integer_value(json_object_get(o, "line")), 0);
+    assert_string_equal(json_string_value(json_object_get(o, "message")), "3 does not divide 32");
+    json_decref(e);
+    e = tp_io_error_json(&err, "not-found");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(e, "error"), "code")),
+                        "not-found");
+    json_decref(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_model_config),
+        cmocka_unit_test(test_presets_and_errors_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
