@@ -333,7 +333,10 @@ typedef struct tp_plan_in {
     int num_phases;
     tp_phase phases[TP_PLAN_MAX_PHASES];
     /* checkpointing and failures */
-    tp_ckpt_in ckpt;           /* bandwidths, rate, restart, mode; sizes and times are filled */
+    tp_ckpt_in ckpt;           /* bandwidths, rate, restart, mode; sizes and times are filled;
+                                  storage_bw_bytes_per_s 0 = storage_bw_per_node x nodes */
+    double storage_bw_per_node;/* bytes/s of storage write bandwidth per node (1e9: Llama 3's
+                                  Tectonic, 2 TB/s sustained for 16,384 GPUs = 2,048 nodes) */
     int64_t ckpt_every_steps;  /* 0 = the optimal interval */
     /* learning rate */
     double peak_lr, min_lr;    /* min_lr < 0: 10% of peak */
@@ -419,6 +422,7 @@ typedef struct tp_plan {
     /* checkpointing */
     tp_ckpt ckpt;                 /* the chosen mode */
     tp_ckpt ckpt_sync, ckpt_async;/* both modes, for comparison */
+    double storage_bw_bytes_per_s;/* the aggregate storage write bandwidth used */
     double ckpt_every_steps;      /* interval in optimizer steps of the first phase */
     double wall_s;                /* expected wall clock with failures */
     /* learning rate */

@@ -36,7 +36,7 @@ static const char *const ckpt_mode_names[] = {"async", "sync", NULL};
 enum {
     X_TOKENS, X_TOKENS_PER_PARAM, X_COMPUTE, X_FIT, X_SIZE_MODEL,
     X_DEADLINE, X_DEADLINE_DAYS, X_BUDGET, X_MFU, X_TFLOPS, X_SIZE_AT, X_BASIS, X_LAYOUT,
-    X_MAX_GPUS, X_PLAN_FILE,
+    X_MAX_GPUS, X_PHASE, X_PLAN_FILE,
     X_CKPT_MODE, X_STORAGE_GBPS, X_HOST_GBPS, X_FAILURE_RATE, X_RESTART_MIN, X_CKPT_EVERY,
     X_LR, X_MIN_LR, X_WARMUP,
     X_MARKDOWN, X_LR_SCHEDULE, X_LR_POINTS,
@@ -97,16 +97,21 @@ static const cli_flag xflags[X_COUNT] = {
     [X_MAX_GPUS] = {"--max-gpus", "N", "GPUs", "131072", "largest cluster the sizing considers",
                     INT(1, 1048576), .group = G_CLU},
 
+    [X_PHASE] = {"--phase", "KEY=VALUE,...", NULL, "one phase of all tokens",
+                 "a training phase (repeatable, in order); keys: name, tokens, seq, batch "
+                 "(sequences), batch-tokens, frozen (parameters of a frozen module), "
+                 "frozen-tokens, frozen-backward (0|1). A phase without tokens takes what the "
+                 "others leave",
+                 CLI_STR, .group = G_PH},
     [X_PLAN_FILE] = {"--plan-file", "FILE", NULL, "none",
-                     "phases from a JSON file {\"phases\": [{\"name\":..., \"seq\":..., "
-                     "\"tokens\":...}]}; --phase NAME=... (repeatable): name, tokens, seq, batch, "
-                     "batch-tokens, frozen, frozen-tokens, frozen-backward",
+                     "phases from a JSON file {\"phases\": [{\"name\": \"4k\", \"seq\": 4096}, "
+                     "...]} with the keys of --phase; --phase flags are appended",
                      CLI_STR, .group = G_PH},
 
     [X_CKPT_MODE] = {"--ckpt-mode", NULL, NULL, "async",
                      "asynchronous (snapshot to host, persist in the background) or synchronous",
                      ENUM(ckpt_mode_names), .group = G_CK},
-    [X_STORAGE_GBPS] = {"--storage-gbps", "X", "GB/s (1e9 bytes/s)", "10",
+    [X_STORAGE_GBPS] = {"--storage-gbps", "X", "GB/s (1e9 bytes/s)", "1 per node",
                         "aggregate checkpoint write bandwidth of the storage", NUM(1e-3, 1e6),
                         .group = G_CK},
     [X_HOST_GBPS] = {"--host-gbps", "X", "GB/s per GPU", "10",
@@ -156,7 +161,9 @@ void cmd_plan_help(FILE *f)
             "With no flags it plans the built-in example (seed 000): MPT-30B (29.98B\n"
             "parameters, llm-foundry shape), 20 tokens/param = 600B tokens, sequence 4096,\n"
             "4,194,304-token batches (1024 sequences), A100-80GB, 3-week (504 h) deadline.\n"
-            "Those stay the defaults when other flags are given.\n");
+            "Those stay the defaults when other flags are given: for plan, --model is\n"
+            "mpt-30b, --gpu a100-80gb, --seq-len 4096 and --global-batch-tokens 4194304\n"
+            "unless given (the shared table below shows the estimate defaults).\n");
     cli_print_config_flags(f);
     cli_print_flags(f, xflags, X_COUNT);
     fprintf(f,

@@ -326,6 +326,13 @@ static void collect_caveats(const tp_plan_in *in, const tp_plan *p, caveats *c)
         caveat(c, "the deadline is met on compute time (%s) but not once expected failures and "
                   "checkpoints are counted (%s).",
                hours(p->compute_wall_s, a, sizeof a), hours(p->wall_s, b, sizeof b));
+    if (p->feasible && in->deadline_h > 0.0 && !p->deadline_met)
+        caveat(c, "the plan misses the deadline of %s: it needs %s of compute on %lld GPUs "
+                  "(%s).",
+               hours(in->deadline_h * 3600.0, a, sizeof a), hours(p->compute_wall_s, b, sizeof b),
+               (long long)p->num_gpus,
+               in->size_by == TP_SIZE_DEADLINE ? "the fastest cluster up to --max-gpus"
+                                               : "--gpus");
     if (p->feasible && !p->ckpt.progress)
         caveat(c, "failures arrive faster than checkpoints save work: the job would not make "
                   "progress; lower the failure rate or the restart time, or checkpoint faster.");
@@ -632,7 +639,11 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
           "%lld GPUs = %lld node%s of %lld x %s", (long long)p->num_gpus,
           (long long)p->num_nodes, p->num_nodes == 1 ? "" : "s", (long long)p->gpus_per_node,
           in->base.gpu.name);
-    if (in->size_by == TP_SIZE_DEADLINE && p->feasible)
+    if (in->size_by == TP_SIZE_DEADLINE && p->feasible && !p->deadline_met)
+        d_note(d, "No cluster of up to --max-gpus %lld GPUs meets the deadline: this is the "
+                  "fastest one tried.",
+               (long long)in->max_gpus);
+    else if (in->size_by == TP_SIZE_DEADLINE && p->feasible)
         d_note(d, "The smallest whole-node cluster on which every phase has a layout that fits "
                   "and the %s throughput meets the deadline (DP must divide the global batch, "
                   "so not every node count has a layout).",
@@ -742,8 +753,10 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
           k->total_bytes / GB, k->weights_bytes / GB, k->optimizer_bytes / GB,
           k->weights_bytes / n, in->base.train.optimizer.master_weights ? 4.0 : 0.0,
           k->optimizer_bytes / n - (in->base.train.optimizer.master_weights ? 4.0 : 0.0));
-    d_row(d, "write (synchronous)", "%s at %.0f GB/s aggregate storage bandwidth",
-          secs(p->ckpt_sync.write_s, a, sizeof a), in->ckpt.storage_bw_bytes_per_s / GB);
+    d_row(d, "write (synchronous)", "%s at %.0f GB/s aggregate storage bandwidth%s",
+          secs(p->ckpt_sync.write_s, a, sizeof a), p->storage_bw_bytes_per_s / GB,
+          in->ckpt.storage_bw_bytes_per_s > 0.0 ? " (--storage-gbps)"
+                                                : " (1 GB/s per node, Llama 3's Tectonic)");
     d_row(d, "write (asynchronous)", "stall %s (host copy of 1/%lld of it at %.0f GB/s per "
           "GPU), durable %s later",
           secs(p->ckpt_async.stall_s, a, sizeof a), (long long)p->num_gpus,
@@ -1197,7 +1210,7 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_str(&b, k, "mode", in->ckpt.async ? "async" : "sync");
     put_real(&b, k, "failures_per_gpu_hour", in->ckpt.failures_per_gpu_hour);
     put_real(&b, k, "restart_s", in->ckpt.restart_s);
-    put_real(&b, k, "storage_bw_bytes_per_s", in->ckpt.storage_bw_bytes_per_s);
+    put_real(&b, k, "storage_bw_bytes_per_s", p->storage_bw_bytes_per_s);
     put_real(&b, k, "every_steps", p->ckpt_every_steps);
     set(&b, k, "chosen", ckpt_json(&b, &p->ckpt));
     set(&b, k, "sync", ckpt_json(&b, &p->ckpt_sync));

@@ -59,7 +59,11 @@ void tp_plan_in_default(tp_plan_in *in)
     in->layout_from = TP_LAYOUT_AUTO;
     in->max_gpus = DEFAULT_MAX_GPUS;
     /* Checkpoint storage: assumptions, user-settable (docs/plan.md). */
-    in->ckpt.storage_bw_bytes_per_s = 10e9; /* aggregate parallel-filesystem write */
+    /* Aggregate storage write bandwidth grows with the deployment: Llama 3
+     * (Meta 2024, sec. 3.3.1) reports 2 TB/s sustained from Tectonic for
+     * 16,384 GPUs, about 1 GB/s per 8-GPU node. An assumption; user-settable. */
+    in->ckpt.storage_bw_bytes_per_s = 0.0; /* 0: per node x nodes */
+    in->storage_bw_per_node = 1e9;
     in->ckpt.host_bw_bytes_per_s = 10e9;    /* pinned GPU->host copy, PCIe */
     in->ckpt.async = true;
     in->ckpt.failures_per_gpu_hour = TP_LLAMA3_FAILURES_PER_GPU_HOUR;
@@ -127,6 +131,9 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
     CHECK(in->max_gpus >= 1 && in->max_gpus <= TP__MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
     CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase",
           "at most %d phases", TP_PLAN_MAX_PHASES);
+    CHECK(fin(in->storage_bw_per_node) && in->storage_bw_per_node > 0.0 &&
+              in->storage_bw_per_node <= 1e15,
+          "storage-gbps", "storage bandwidth per node must be > 0");
     CHECK(in->ckpt_every_steps >= 0 && in->ckpt_every_steps <= 1000000000, "ckpt-every-steps",
           "must be in [0, 1e9]");
     CHECK(fin(in->peak_lr) && in->peak_lr >= 0.0 && in->peak_lr <= 10.0, "lr",
@@ -512,11 +519,18 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
  * for SCAN_LINEAR_STEPS tries, then growing by 10% (and back node by node
  * over the last gap, so the answer is still the first that works). *n is
  * the first cluster on which every phase fits and the wall clock is within
- * deadline_s (*found), else the last one tried.
+ * deadline_s (*found), else the last one tried. *fastest (if not NULL)
+ * tracks the fitting cluster with the shortest wall clock seen.
  */
+typedef struct fastest_seen {
+    int64_t n;
+    double wall_s;
+} fastest_seen;
+
 static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double peak,
                          int64_t start, int64_t limit, double deadline_s, tp_plan_phase *phases,
-                         int np, cluster_eval *ce, int64_t *n, bool *found, tp_error *err)
+                         int np, cluster_eval *ce, int64_t *n, bool *found, fastest_seen *fast,
+                         tp_error *err)
 {
     int64_t per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
                                                         : in->base.gpu.gpus_per_node;
@@ -527,10 +541,14 @@ static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double pea
         if (st != TP_OK)
             return st;
         *n = cur;
+        if (fast && ce->fits && (fast->n == 0 || ce->wall_s < fast->wall_s)) {
+            fast->n = cur;
+            fast->wall_s = ce->wall_s;
+        }
         if (ce->fits && ce->wall_s <= deadline_s * (1.0 + 1e-9)) {
             if (prev > 0 && cur - prev > per_node) /* a geometric jump: refine */
                 return scan_up(in, model, peak, prev + per_node, cur, deadline_s, phases, np,
-                               ce, n, found, err);
+                               ce, n, found, NULL, err);
             *found = true;
             return TP_OK;
         }
@@ -762,17 +780,22 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     } else {
         out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
         out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
-        if (out->gpus_whole_nodes < 1 || out->gpus_exact > (double)in->max_gpus)
-            return tp_error_set(err, TP_ERR_RANGE, "deadline",
-                                "the deadline needs %.4g GPUs, more than --max-gpus %lld",
-                                out->gpus_exact, (long long)in->max_gpus);
+        int64_t limit = in->max_gpus / per_node * per_node;
+        if (limit < per_node)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "max-gpus",
+                                "%lld is less than one node of %lld GPUs",
+                                (long long)in->max_gpus, (long long)per_node);
+        int64_t start = out->gpus_whole_nodes < limit ? out->gpus_whole_nodes : limit;
+        if (start < per_node)
+            start = per_node;
         double deadline_s = in->deadline_h * 3600.0;
+        fastest_seen fast = {0, 0.0};
         /* The first cluster at or above the estimate that fits and meets
          * the deadline; with a predicted step time, then the first one
          * from a little below its own estimate (MFU changes with scale). */
         bool found = false;
-        st = scan_up(in, &out->model, peak, out->gpus_whole_nodes, in->max_gpus, deadline_s,
-                     out->phases, np, &ce, &n, &found, err);
+        st = scan_up(in, &out->model, peak, start, limit, deadline_s, out->phases, np, &ce, &n,
+                     &found, &fast, err);
         if (st != TP_OK)
             return st;
         if (found && use_predicted(in, ce.predicted)) {
@@ -804,13 +827,19 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
                 int64_t n2 = best;
                 bool f2 = false;
                 st = scan_up(in, &out->model, peak, lo, best - per_node, deadline_s,
-                             out->phases, np, &ce, &n2, &f2, err);
+                             out->phases, np, &ce, &n2, &f2, NULL, err);
                 if (st != TP_OK)
                     return st;
                 if (f2)
                     best = n2;
             }
             n = best;
+        }
+        if (!found && fast.n > 0) {
+            /* The deadline cannot be met within max_gpus: plan the fastest
+             * cluster seen; deadline_met is false and a caveat says so. */
+            n = fast.n;
+            found = true;
         }
         if (found) { /* the phases must hold this cluster's layouts */
             st = eval_cluster(in, &out->model, peak, n, out->phases, np, &ce, err);
@@ -882,6 +911,9 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     ck.master_bytes_per_param = master;
     ck.moment_bytes_per_param = out->state_bytes.optimizer - master;
     ck.num_gpus = n;
+    if (!(ck.storage_bw_bytes_per_s > 0.0))
+        ck.storage_bw_bytes_per_s = in->storage_bw_per_node * (double)out->num_nodes;
+    out->storage_bw_bytes_per_s = ck.storage_bw_bytes_per_s;
     ck.compute_s = out->compute_wall_s;
     double step0 = out->phases[0].step_s;
     ck.interval_s = in->ckpt_every_steps > 0 ? (double)in->ckpt_every_steps * step0 : 0.0;

@@ -221,6 +221,11 @@ g2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cluster"][
 run plan $SEED --deadline "$h" --json
 check_json "round trip at the user MFU" 0 "j['cluster']['num_gpus'] == $g2"
 
+run plan --deadline 50 --max-gpus 1024 --json
+check_json "unreachable deadline: the fastest cluster, flagged" 0 \
+    'j["feasible"] and not j["cluster"]["deadline_met"] and j["cluster"]["num_gpus"] <= 1024' \
+    'any("misses the deadline" in c for c in j["caveats"])'
+
 # ---- scaling laws ----
 run plan --size-model --compute 5.76e23 --gpus 1024 --json
 check_json "compute-optimal model (besiroglu)" 0 \

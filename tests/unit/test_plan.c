@@ -526,6 +526,66 @@ static void test_round_trips(void **state)
     assert_int_equal(pl.num_gpus, 1024);
 }
 
+/* At the user MFU the sizing is closed-form: GPUs = GPU-hours / deadline. */
+static void test_round_trip_user_mfu(void **state)
+{
+    (void)state;
+    tp_plan_in in;
+    seed_plan_130(&in);
+    in.deadline_h = 600.0;
+    tp_plan pl, back;
+    assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);
+    assert_true(pl.feasible);
+    assert_false(pl.used_predicted);
+    assert_rel(pl.gpus_exact * in.deadline_h, pl.gpu_hours_mfu_6nd, 1e-12);
+    assert_true(pl.num_gpus >= pl.gpus_whole_nodes);
+    assert_true(pl.deadline_met);
+    /* deadline -> GPUs -> deadline: the wall clock on those GPUs. */
+    in.size_by = TP_SIZE_GPUS;
+    in.base.train.num_gpus = pl.num_gpus;
+    assert_int_equal(tp_plan_run(&in, &back, NULL), TP_OK);
+    assert_rel(back.compute_wall_s / 3600.0, pl.gpu_hours_mfu_6nd / (double)pl.num_gpus, 1e-9);
+    assert_le_rel(back.compute_wall_s, in.deadline_h * 3600.0);
+}
+
+/* A deadline no cluster up to max_gpus meets: the fastest one, flagged. */
+static void test_deadline_unreachable(void **state)
+{
+    (void)state;
+    tp_plan_in in;
+    seed_plan(&in);
+    in.deadline_h = 50.0;
+    in.max_gpus = 1024;
+    tp_plan pl;
+    assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);
+    assert_true(pl.feasible);
+    assert_false(pl.deadline_met);
+    assert_true(pl.num_gpus <= 1024);
+    assert_true(pl.required_mfu > 1.0);
+    in.max_gpus = 4;
+    tp_error e = {0};
+    assert_int_equal(tp_plan_run(&in, &pl, &e), TP_ERR_INVALID_ARG);
+    assert_string_equal(e.path, "max-gpus");
+}
+
+/* The seeds' ordered recipe as the layout source. */
+static void test_recipe_layout(void **state)
+{
+    (void)state;
+    tp_plan_in in;
+    seed_plan(&in);
+    in.size_by = TP_SIZE_GPUS;
+    in.base.train.num_gpus = 512;
+    in.layout_from = TP_LAYOUT_RECIPE;
+    tp_plan pl;
+    assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);
+    assert_true(pl.feasible);
+    const tp_train *t = &pl.phases[0].cfg.train;
+    assert_int_equal(t->tp * t->pp * t->cp * pl.phases[0].res.dp, 512);
+    assert_true(pl.phases[0].res.memory.fits);
+    assert_true(t->tp <= 8);
+}
+
 /* ---- checkpointing and failures (formulas.md 6) ---- */
 
 static void test_young_daly(void **state)
@@ -763,6 +823,9 @@ int main(void)
         cmocka_unit_test(test_critical_batch),
         cmocka_unit_test(test_shape_and_sized_model),
         cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_round_trip_user_mfu),
+        cmocka_unit_test(test_deadline_unreachable),
+        cmocka_unit_test(test_recipe_layout),
         cmocka_unit_test(test_young_daly),
         cmocka_unit_test(test_lr_schedule),
         cmocka_unit_test(test_phases_context_extension),
