@@ -283,8 +283,10 @@ typedef struct tp_recipe {
 
     /* 3. Largest micro-batch at that TP, PP 1, ZeRO-0, per recompute mode. */
     tp_mb_max mb[3];               /* indexed by tp_recompute */
-    int64_t micro_batch_cap;       /* the micro-batch the recipe keeps (>= 1) */
-    bool long_context;             /* no micro-batch fits without recompute: mb 1 */
+    int64_t micro_batch_cap;       /* largest without recompute at PP 1 (1 for long context) */
+    bool long_context;             /* mb 1 does not fit without recompute and one sequence's
+                                      activations outweigh the states (mb[0].per_seq_bytes >
+                                      mb[0].fixed_bytes): mb 1, and step 7 considers CP */
 
     /* 4. PP only if a node cannot hold the model (mb 1, cheapest recompute). */
     int64_t pp;

@@ -197,12 +197,21 @@ static void narrate(const tp_config *c, const tp_recipe *r)
     mb_line("none", &r->mb[TP_RECOMPUTE_NONE]);
     mb_line("selective", &r->mb[TP_RECOMPUTE_SELECTIVE]);
     mb_line("full", &r->mb[TP_RECOMPUTE_FULL]);
-    if (r->long_context)
-        printf("   Not even one sequence fits without recompute: long context, micro-batch 1 "
-               "(recompute, PP or CP must make room).\n\n");
+    const tp_mb_max *m0 = &r->mb[TP_RECOMPUTE_NONE];
+    if (m0->fixed_bytes + m0->per_seq_bytes > cap && m0->fixed_bytes > 0.5 * cap &&
+        r->mb[TP_RECOMPUTE_FULL].formula < 1)
+        printf("   The model states and fixed overheads alone take %.1f GiB at PP 1: the node "
+               "cannot hold the model (step 4).\n\n",
+               m0->fixed_bytes / GIB);
+    else if (r->long_context)
+        printf("   Not even one sequence fits without recompute, and what it adds (%.1f GiB of "
+               "activations, logits and reserve) outweighs the states (%.1f GiB): long context, "
+               "micro-batch 1 (recompute, PP or CP must make room).\n\n",
+               m0->per_seq_bytes / GIB, m0->fixed_bytes / GIB);
+    else if (m0->formula >= 1)
+        printf("   Up to %lld sequences fit without recompute.\n\n", (long long)m0->formula);
     else
-        printf("   Up to %lld sequences fit without recompute.\n\n",
-               (long long)r->micro_batch_cap);
+        printf("   Micro-batch 1 needs recompute here.\n\n");
 
     printf("4. PP only if a node cannot hold the model (minding the bubble)\n");
     if (!r->pp_needed) {
@@ -267,7 +276,8 @@ static void narrate(const tp_config *c, const tp_recipe *r)
 
     printf("7. CP for long context\n");
     if (!r->cp_considered) {
-        printf("   Not needed: a whole sequence fits the TP group without recompute.\n\n");
+        printf("   Not needed: not long context (one sequence fits without recompute, or the "
+               "states, not its activations, are what overflow).\n\n");
     } else {
         for (int i = 0; i < r->n_cp_tries; i++)
             printf("   CP %lld (DP %lld): %.1f GiB at micro-batch %lld, ZeRO-0, no recompute%s\n",

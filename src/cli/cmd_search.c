@@ -226,7 +226,7 @@ static void delta_text(const tp_search_item *best, const tp_search_item *it, cha
              d.layout[0] ? d.layout : "same layout axes");
 }
 
-static json_t *item_json(const tp_search_item *it, size_t rank, tp_rank_by by,
+static json_t *item_json(const tp_search_item *it, size_t rank, const char *rank_by,
                          const tp_search_item *best, const char *binding)
 {
     json_t *j = tp_io_result_json(&it->config, &it->result);
@@ -239,7 +239,7 @@ static json_t *item_json(const tp_search_item *it, size_t rank, tp_rank_by by,
     }
     int bad = 0;
     bad |= json_object_set_new(s, "rank", json_integer((json_int_t)rank));
-    bad |= json_object_set_new(s, "rank_by", json_string(rank_names[by]));
+    bad |= json_object_set_new(s, "rank_by", json_string(rank_by));
     bad |= json_object_set_new(s, "cost_per_token_usd", json_real(it->cost_per_token_usd));
     bad |= json_object_set_new(s, "gpu_s_per_token", json_real(it->gpu_s_per_token));
     if (best) {
@@ -488,7 +488,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
             break;
         }
         if (json) {
-            json_t *j = item_json(&close[i], i + 1, TP_RANK_HEADROOM, NULL, b.text);
+            json_t *j = item_json(&close[i], i + 1, "closest", NULL, b.text);
             if (!j || json_array_append_new(arr, j) != 0) {
                 rc = CLI_EXIT_INTERNAL;
                 break;
@@ -574,7 +574,7 @@ int cmd_search(int argc, char **argv)
     if (co.json) {
         json_t *arr = json_array();
         for (size_t i = 0; arr && i < n; i++) {
-            json_t *j = item_json(&items[i], i + 1, by, i ? &items[0] : NULL, NULL);
+            json_t *j = item_json(&items[i], i + 1, rank_names[by], i ? &items[0] : NULL, NULL);
             if (!j || json_array_append_new(arr, j) != 0) {
                 json_decref(arr);
                 arr = NULL;
@@ -590,7 +590,7 @@ int cmd_search(int argc, char **argv)
     } else if (csv) {
         print_csv_header(stdout);
         for (size_t i = 0; i < n; i++) {
-            char note[256] = "";
+            char note[512] = "";
             if (i)
                 delta_text(&items[0], &items[i], note, sizeof note);
             print_csv_row(stdout, i + 1, &items[i], note);

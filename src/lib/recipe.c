@@ -14,8 +14,10 @@
  *     node) at which micro-batch 1 fits without recompute; if none does,
  *     the whole node (seed 004: "saturate NVLink").
  *  3. Largest micro-batch at that TP (PP 1, ZeRO-0) for each recompute
- *     mode. If not even one sequence fits without recompute, the case is
- *     long-context and the micro-batch stays 1 (seed 004).
+ *     mode. When not even one sequence fits without recompute and its
+ *     activations outweigh the states (seed 003: "when activations -- not
+ *     weights -- are what overflow"), the case is long-context and the
+ *     micro-batch stays 1 (seed 004).
  *  4. PP only if the node cannot hold the model: the smallest PP at which
  *     micro-batch 1 fits with the cheapest recompute. The bubble is
  *     reported for the final m. Under 1F1B stage 0 keeps min(m, p)
@@ -348,8 +350,14 @@ tp_status tp_recipe_run(const tp_config *base_in, tp_recipe *out, tp_error *err)
         if (eval_layout(&base, &l, &c, &res))
             tp_micro_batch_max(&c, &out->mb[r], &e);
     }
-    out->long_context = out->mb[TP_RECOMPUTE_NONE].formula < 1;
-    out->micro_batch_cap = out->long_context ? 1 : out->mb[TP_RECOMPUTE_NONE].formula;
+
+    /* Long context (seed 003: "when activations -- not weights -- are what
+     * overflow"): one sequence does not fit without recompute, and its
+     * activations outweigh the states and fixed overheads. */
+    {
+        const tp_mb_max *m0 = &out->mb[TP_RECOMPUTE_NONE];
+        out->long_context = m0->formula < 1 && m0->per_seq_bytes > m0->fixed_bytes;
+    }
 
     /* 4. PP only if the node cannot hold the model. */
     bool node_holds = false;
@@ -388,6 +396,7 @@ tp_status tp_recipe_run(const tp_config *base_in, tp_recipe *out, tp_error *err)
             out->pp = last; /* the most relief PP alone gives; ZeRO may still rescue it */
     }
     int64_t p = out->pp;
+    out->micro_batch_cap = out->long_context ? 1 : out->mb[TP_RECOMPUTE_NONE].formula;
 
     /* 5. DP and the cheapest ZeRO stage that fits. */
     int64_t dp = N / (t * p);

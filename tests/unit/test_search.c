@@ -72,10 +72,8 @@ static double best_step(const tp_config *c, const tp_search_space *sp, tp_search
 
 /* ---- validity by construction --------------------------------------------- */
 
-static void verify_space(tp_config c, bool no_prune)
+static void verify_space_with(tp_config c, tp_search_space sp, bool no_prune)
 {
-    tp_search_space sp;
-    tp_search_space_default(&sp);
     sp.verify = true;
     sp.no_prune = no_prune;
     sp.include_infeasible = true;
@@ -93,6 +91,13 @@ static void verify_space(tp_config c, bool no_prune)
     assert_int_equal(st.verify_failures, 0);
     assert_int_equal(st.evaluated, st.feasible + st.infeasible);
     assert_int_equal(st.candidates, st.evaluated + st.pruned_states + st.pruned_micro_batch);
+}
+
+static void verify_space(tp_config c, bool no_prune)
+{
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    verify_space_with(c, sp, no_prune);
 }
 
 static void test_every_candidate_validates(void **state)
@@ -117,6 +122,19 @@ static void test_every_candidate_validates(void **state)
     c.train.num_gpus = 32;
     c.train.global_batch = 512;
     verify_space(c, true);
+    /* cluster sizes in whole nodes, TP across nodes, 16-GPU nodes */
+    c = preset("mcore-gpt-7.1b", "h100-sxm");
+    c.train.num_gpus = 48;
+    c.train.gpus_per_node = 16;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 96;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.gpus.min = 16;
+    sp.gpus.max = 48;
+    sp.tp_across_nodes = true;
+    verify_space_with(c, sp, false);
+    verify_space_with(c, sp, true);
 }
 
 /* ---- pruning, streaming, early stop ------------------------------------------ */
