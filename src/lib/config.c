@@ -103,10 +103,21 @@ int64_t tp_stage_layers(const tp_train *t, int64_t L, int64_t stage)
 
 int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
 {
-    int64_t first = 0;
-    for (int64_t i = 0; i < stage; i++)
-        first += tp_stage_layers(t, L, i);
-    return first;
+    int64_t p = t->pp;
+    if (p <= 1 || stage <= 0)
+        return 0;
+    if (stage >= p)
+        return L;
+    /* Closed form of the sum of tp_stage_layers(0 .. stage-1); stages
+     * 1 .. stage-1 are all middle stages here (stage <= p - 1). */
+    if (t->first_stage_layers > 0 || t->last_stage_layers > 0) {
+        int64_t middle = stage > 1 ? tp_stage_layers(t, L, 1) : 0;
+        return tp_stage_layers(t, L, 0) + (stage - 1) * middle;
+    }
+    /* Even split: L/p each; the remainder goes to middle stages 1, 2, ...
+     * first, so stage 0 never has an extra layer (rem < p). */
+    int64_t rem = L % p, mids = stage - 1;
+    return stage * (L / p) + (mids < rem ? mids : rem);
 }
 
 #define REQUIRE_RANGE(v, path, lo, hi)                                                           \

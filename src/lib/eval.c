@@ -39,6 +39,32 @@ static const char *largest_part(const tp_memory *m, double *bytes)
     return parts[best].name;
 }
 
+void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r)
+{
+    /* Stage 0 and the last stage carry the embedding and the loss; with 1F1B
+     * stage 0 also holds the most micro-batches. A middle stage can only be
+     * the heaviest under an uneven split (stage 1 gets the first extra layer
+     * and holds the most micro-batches of the middle stages), so stage 1 is
+     * checked too. Known gap: a MoE layer pattern that puts more MoE layers
+     * on a later middle stage is not checked. */
+    int64_t p = c->train.pp;
+    tp_memory_stage(c, padded, 0, &r->stage_first);
+    r->memory = r->stage_first;
+    if (p > 1) {
+        tp_memory_stage(c, padded, p - 1, &r->stage_last);
+        if (r->stage_last.total_bytes > r->memory.total_bytes)
+            r->memory = r->stage_last;
+        if (p > 2) {
+            tp_memory mid;
+            tp_memory_stage(c, padded, 1, &mid);
+            if (mid.total_bytes > r->memory.total_bytes)
+                r->memory = mid;
+        }
+    } else {
+        r->stage_last = r->stage_first;
+    }
+}
+
 tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
 {
     tp_status st = tp_config_validate(c, err);
@@ -59,25 +85,7 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     out->grad_accum = tp__grad_accum(&c->train);
     tp_flops_eval(c, &padded, &out->flops);
 
-    /* Stage 0 and the last stage carry the embedding and the loss; with 1F1B
-     * stage 0 also holds the most micro-batches. A middle stage can only be
-     * the heaviest under an uneven split, so it is checked then too. */
-    int64_t p = c->train.pp;
-    tp_memory_stage(c, &padded, 0, &out->stage_first);
-    out->memory = out->stage_first;
-    if (p > 1) {
-        tp_memory_stage(c, &padded, p - 1, &out->stage_last);
-        if (out->stage_last.total_bytes > out->memory.total_bytes)
-            out->memory = out->stage_last;
-        if (p > 2) {
-            tp_memory mid;
-            tp_memory_stage(c, &padded, 1, &mid);
-            if (mid.total_bytes > out->memory.total_bytes)
-                out->memory = mid;
-        }
-    } else {
-        out->stage_last = out->stage_first;
-    }
+    tp__memory_heaviest(c, &padded, out);
     if (!out->memory.fits) {
         double part_bytes;
         const char *part = largest_part(&out->memory, &part_bytes);

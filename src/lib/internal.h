@@ -39,6 +39,13 @@ int64_t tp__grad_accum(const tp_train *t);
 double tp__dtype_bytes(tp_dtype d);
 
 /**
+ * Memory of stage 0, the last stage and (p > 2) stage 1 of a validated
+ * config; r->memory is the heaviest. padded: counts with the padded vocab.
+ * Shared by tp_eval and the search, which skips re-validation.
+ */
+void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r);
+
+/**
  * Step-time model (src/lib/time.c): fills r->time from the config, the
  * already computed r->params, r->flops, r->memory. Validated input only.
  */

@@ -513,26 +513,11 @@ static void evaluate(tp_search *s)
 {
     const tp_config *c = &s->cfg;
     tp_result *r = &s->cur;
-    int64_t p = c->train.pp;
     r->flops = s->flops[c->train.recompute];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
     r->reason[0] = '\0';
-    tp_memory_stage(c, &s->padded, 0, &r->stage_first);
-    r->memory = r->stage_first;
-    if (p > 1) {
-        tp_memory_stage(c, &s->padded, p - 1, &r->stage_last);
-        if (r->stage_last.total_bytes > r->memory.total_bytes)
-            r->memory = r->stage_last;
-        if (p > 2) {
-            tp_memory mid;
-            tp_memory_stage(c, &s->padded, 1, &mid);
-            if (mid.total_bytes > r->memory.total_bytes)
-                r->memory = mid;
-        }
-    } else {
-        r->stage_last = r->stage_first;
-    }
+    tp__memory_heaviest(c, &s->padded, r);
     if (r->memory.fits)
         tp__step_time(c, r);
 }

@@ -10,6 +10,7 @@
 
 #include "helpers.h"
 #include "tp/tp.h"
+#include "internal.h"
 
 #define GB 1e9
 #define GIB 1073741824.0
@@ -361,6 +362,31 @@ static void test_bubble(void **state)
     assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 1, 4, 1, TP_BUBBLE_OF_TOTAL), 0.0, 0);
 }
 
+/* Stages partition the layers; the closed-form first layer matches the sum. */
+static void test_pipeline_split(void **state)
+{
+    (void)state;
+    tp_train t;
+    tp_train_default(&t);
+    for (int64_t L = 1; L < 130; L++)
+        for (int64_t p = 1; p <= L && p < 40; p++)
+            for (int64_t f = 0; f < 4; f++) {
+                t.pp = p;
+                t.first_stage_layers = f;
+                t.last_stage_layers = f > 0 ? f + 1 : 0;
+                int64_t rest = L - t.first_stage_layers - t.last_stage_layers;
+                if (f > 0 && (p < 3 || rest < p - 2 || rest % (p - 2) != 0))
+                    continue;
+                int64_t acc = 0;
+                for (int64_t s = 0; s < p; s++) {
+                    assert_int_equal(tp__stage_first_layer(&t, L, s), acc);
+                    assert_true(tp_stage_layers(&t, L, s) >= 1);
+                    acc += tp_stage_layers(&t, L, s);
+                }
+                assert_int_equal(acc, L);
+            }
+}
+
 static void expect_error(tp_config *c, const char *path, const char *msg)
 {
     tp_result r;
@@ -550,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_seed_s4_5),
         cmocka_unit_test(test_korthikanti_table),
         cmocka_unit_test(test_bubble),
+        cmocka_unit_test(test_pipeline_split),
         cmocka_unit_test(test_validation_messages),
         cmocka_unit_test(test_invariants),
     };
