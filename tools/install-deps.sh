@@ -8,6 +8,7 @@ pkgs=(
   libcmocka-dev                      # unit tests
   libmicrohttpd-dev                  # trainplan serve
   python3                            # end-to-end tests parse JSON/TOML with the stdlib
+  librsvg2-bin                       # rsvg-convert: export_test.sh renders the --svg charts
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

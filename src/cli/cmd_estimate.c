@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cmd_export.h" /* issue 7: --from-megatron/--from-deepspeed, --markdown/--csv/--svg */
 
 void cmd_estimate_help(FILE *f)
 {
@@ -21,6 +22,7 @@ void cmd_estimate_help(FILE *f)
                "is micro-batch x DP (no gradient accumulation). When flags conflict\n"
                "(--sp/--no-sp, --zero/--fsdp, ...) the last one wins.\n");
     cli_print_config_flags(f);
+    cli_xio_print_flags(f); /* issue 7 */
     fprintf(f, "\nExit codes: 0 evaluated (whether or not it fits), 2 bad arguments or input,\n"
                "4 internal error.\n\n"
                "Examples:\n"
@@ -35,7 +37,8 @@ int cmd_estimate(int argc, char **argv)
     cli_common co;
     tp_error err = {0};
     int argi = 1;
-    if (cli_parse_config(argc, argv, &argi, NULL, &c, &co, &err) != TP_OK)
+    cli_xio xio; /* issue 7: cli_parse_config plus the import and output flags */
+    if (cli_xio_parse(argc, argv, &argi, NULL, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
         fprintf(stderr,
@@ -57,7 +60,8 @@ int cmd_estimate(int argc, char **argv)
         return CLI_EXIT_INTERNAL;
     }
     int rc = CLI_EXIT_OK;
-    if (co.json)
+    if (cli_xio_output(&xio, &c, &r, &rc)) { /* issue 7: --svg FILE, --markdown, --csv */
+    } else if (co.json)
         rc = cli_json_print(j);
     else
         tp_io_result_text(stdout, &c, &r);

@@ -197,6 +197,7 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     /* called with outputs for estimate (extra == NULL), without for export */
     bool outputs = extra == NULL;
     memset(x, 0, sizeof *x);
+    memset(co, 0, sizeof *co);
     size_t n = 0, n_cmd = extra ? extra->count : 0;
     if (n_cmd + NUM_IMPORT_FLAGS + NUM_OUTPUT_FLAGS > CLI_XIO_MAX_FLAGS)
         return tp_error_set(err, TP_ERR_INTERNAL, "", "too many command flags");
@@ -282,28 +283,35 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     return TP_OK;
 }
 
-int cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r)
+bool cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r, int *rc)
 {
     if (x->svg) {
         char *svg = tp_io_svg_report(c, r);
         if (!svg) {
             fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
-            return CLI_EXIT_INTERNAL;
+            *rc = CLI_EXIT_INTERNAL;
+            return true;
         }
-        int rc = write_files(x->svg, svg, NULL, NULL, true);
+        int wrc = write_files(x->svg, svg, NULL, NULL, true);
         free(svg);
-        if (rc != CLI_EXIT_OK)
-            return rc;
+        if (wrc != CLI_EXIT_OK) {
+            *rc = wrc;
+            return true;
+        }
     }
     switch (x->format) {
-    case CLI_XIO_MARKDOWN: tp_io_result_markdown(stdout, c, r); return CLI_EXIT_OK;
+    case CLI_XIO_MARKDOWN:
+        tp_io_result_markdown(stdout, c, r);
+        *rc = CLI_EXIT_OK;
+        return true;
     case CLI_XIO_CSV:
         tp_io_csv_header(stdout);
         tp_io_csv_row(stdout, c, r);
-        return CLI_EXIT_OK;
+        *rc = CLI_EXIT_OK;
+        return true;
     case CLI_XIO_DEFAULT: break;
     }
-    return -1;
+    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -329,8 +337,9 @@ static const cli_flag export_flags[X_COUNT] = {
                   "torchtitan steps)",
                   CLI_INT, 1, 1000000000000000000, 0.0, 0.0, NULL, G_EXPORT},
     [X_FROM] = {"--from", "FILE.json", NULL, "none",
-                "a trainplan estimate or search result (--json output) to export instead of "
-                "flags; flags given here override it",
+                "a trainplan estimate, search or plan result (--json output) to export "
+                "instead of flags (a plan's first phase, with its token budget); flags given "
+                "here override it",
                 CLI_STR, .group = G_EXPORT},
 };
 
@@ -386,6 +395,7 @@ int cmd_export(int argc, char **argv)
     if (cli_flag_enum(&export_flags[X_FORMAT], vals[X_FORMAT], &k, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     tp_export_opts opts = {0};
+    opts.train_tokens = xio.im.train_tokens; /* a plan's budget (--from plan.json), else 0 */
     if (vals[X_TOKENS] &&
         cli_flag_i64(&export_flags[X_TOKENS], vals[X_TOKENS], &opts.train_tokens, &err) != TP_OK)
         return cli_error_print(&err, NULL);

@@ -53,10 +53,11 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
 
 /**
  * Write --svg FILE (if given) and print --markdown or --csv (if chosen).
- * Returns the exit code when it printed the report, -1 when the command
- * prints its own (text or --json), or an error exit code.
+ * Returns true when it has dealt with the output (printed the report, or
+ * failed: *rc is then the exit code); false when the command prints its
+ * own report (text or --json).
  */
-int cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r);
+bool cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r, int *rc);
 
 /** --help lines for the import and output flags. */
 void cli_xio_print_flags(FILE *f);

@@ -264,7 +264,7 @@ static void time_summary(sbuf *b, const tp_result *r)
 /* The common header of every export, as comment lines under prefix. */
 static void header(sbuf *out, const char *prefix, const char *title, const tp_config *c,
                    const tp_result *r, const tp_export_opts *o, const notes *unexpressed,
-                   const char *engine)
+                   const char *engine, const char *where)
 {
     sbuf s = {0};
     char lead[160];
@@ -297,7 +297,8 @@ static void header(sbuf *out, const char *prefix, const char *title, const tp_co
         sb_free(&s);
     }
     if (unexpressed->count == 0) {
-        snprintf(lead, sizeof lead, "Everything in the plan is expressed in %s below.", engine);
+        snprintf(lead, sizeof lead, "Everything in the plan is expressed in %s (%s).", engine,
+                 where);
         wrap(out, prefix, lead, 0, "");
     } else {
         snprintf(lead, sizeof lead,
@@ -350,36 +351,43 @@ static void shell_word(sbuf *b, const char *s)
     sb_puts(b, "'");
 }
 
-char *tp_io_config_flags(const tp_config *c)
+/* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
+static void model_gpu_flags(sbuf *b, const tp_config *c)
 {
     const tp_train *t = &c->train;
-    sbuf b = {0};
     /* the model: its preset name, plus the shape when it is not exactly the preset */
     const tp_model *m = &c->model;
     tp_model pre;
     bool preset = m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
                   tp_io_model_load(m->name, &pre, NULL) == TP_OK;
     if (preset) {
-        sb_puts(&b, "--model ");
-        shell_word(&b, m->name);
+        sb_puts(b, "--model ");
+        shell_word(b, m->name);
     }
     if (!preset || !same_shape(m, &pre)) {
-        sb_printf(&b, "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
-                      " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
-                      " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
+        sb_printf(b, "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
+                     " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
+                     " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
                   preset ? " " : "", m->num_layers, m->hidden, m->num_heads, kv_heads(m),
                   head_dim(m), m->ffn_hidden, m->vocab, m->mlp == TP_MLP_SWIGLU ? "swiglu" : "gelu",
                   m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                   m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
         if (m->num_experts > 0)
-            sb_printf(&b, " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
+            sb_printf(b, " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, expert_ffn(m), m->num_shared_experts);
     }
-    sb_puts(&b, " --gpu ");
-    shell_word(&b, c->gpu.name[0] ? c->gpu.name : "unnamed");
-    sb_printf(&b, " --gpus %" PRId64, t->num_gpus);
+    sb_puts(b, " --gpu ");
+    shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
+    sb_printf(b, " --gpus %" PRId64, t->num_gpus);
     if (t->gpus_per_node > 0)
-        sb_printf(&b, " --gpus-per-node %" PRId64, t->gpus_per_node);
+        sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
+}
+
+char *tp_io_config_flags(const tp_config *c)
+{
+    const tp_train *t = &c->train;
+    sbuf b = {0};
+    model_gpu_flags(&b, c);
     sb_printf(&b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp,
               t->pp, t->cp, t->ep);
     if (t->vpp > 1)
@@ -699,7 +707,8 @@ static tp_status export_megatron(const tp_config *c, const tp_result *r, const t
     megatron_training(&w, c, o, &nx);
 
     sbuf doc = {0};
-    header(&doc, "# ", "Megatron-LM pretrain_gpt.py arguments", c, r, o, &nx, "Megatron-LM");
+    header(&doc, "# ", "Megatron-LM pretrain_gpt.py arguments", c, r, o, &nx, "Megatron-LM",
+           "the arguments below");
     int64_t gpn = gpus_per_node(c);
     int64_t nodes = (c->train.num_gpus + gpn - 1) / gpn;
     sb_puts(&doc, "#\n");
@@ -967,7 +976,7 @@ static tp_status export_torchtitan(const tp_config *c, const tp_result *r,
              padded_vocab(m->vocab, t->pad_vocab_to));
 
     sbuf doc = {0};
-    header(&doc, "# ", "torchtitan job config", c, r, o, &nx, "torchtitan");
+    header(&doc, "# ", "torchtitan job config", c, r, o, &nx, "torchtitan", "the config below");
     if (steps == 0)
         wrap(&doc, "# ", "", 0,
              "[training] steps is not set: the plan has no token budget (torchtitan's default "
@@ -1005,7 +1014,8 @@ static void jset(bool *ok, json_t *o, const char *key, json_t *v)
 static void ds_outside_flags(sbuf *b, const tp_config *c)
 {
     const tp_train *t = &c->train;
-    sb_printf(b, "--tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
+    model_gpu_flags(b, c);
+    sb_printf(b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
               t->cp, t->ep);
     if (t->vpp > 1)
         sb_printf(b, " --vpp %" PRId64, t->vpp);
@@ -1091,13 +1101,11 @@ static tp_status export_deepspeed(const tp_config *c, const tp_result *r,
         json_t *ac = json_object();
         jset(&ok, ac, "partition_activations", json_false());
         jset(&ok, ac, "cpu_checkpointing", json_false());
-        jset(&ok, ac, "contiguous_memory_optimization", json_false());
-        jset(&ok, ac, "synchronize_checkpoint_boundary", json_false());
         jset(&ok, j, "activation_checkpointing", ac);
         note(&outside,
              "full recompute: the model code checkpoints every %" PRId64
              " layer(s) (deepspeed.checkpointing.checkpoint or the model's gradient "
-             "checkpointing); activation_checkpointing below only configures it",
+             "checkpointing); the config's activation_checkpointing section only configures it",
              t->recompute_every);
     } else if (t->recompute == TP_RECOMPUTE_SELECTIVE) {
         note(&nx, "selective recompute: DeepSpeed's config cannot select the attention core; "
@@ -1134,15 +1142,16 @@ static tp_status export_deepspeed(const tp_config *c, const tp_result *r,
     }
     free(json);
     header(&nb, "# ", "DeepSpeed config notes (the comment file of ds_config.json)", c, r, o,
-           &nx, "ds_config.json");
+           &nx, "DeepSpeed", "ds_config.json and the settings below");
     sb_puts(&nb, "#\n");
     wrap(&nb, "# ", "Set outside ds_config.json:", 0, "");
     put_items(&nb, "# ", &outside);
     sbuf fl = {0};
     ds_outside_flags(&fl, c);
-    wrap(&nb, "# ", "trainplan flags for these settings (estimate --from-deepspeed with the "
-                    "model and GPUs): ",
-         4, fl.s ? fl.s : "");
+    wrap(&nb, "# ", "", 0,
+         "The model, the GPUs and these settings as trainplan flags (trainplan estimate "
+         "--from-deepspeed ds_config.json FLAGS gives this plan back):");
+    wrap(&nb, "#   ", "", 0, fl.s ? fl.s : "");
     if (fl.failed)
         nb.failed = true;
     sb_free(&fl);

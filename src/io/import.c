@@ -765,10 +765,14 @@ static tp_status val_choice(const slot *s, const char *const *choices, int *out,
 
 static tp_status not_modelled(const slot *s, const char *what, tp_error *err)
 {
-    return at(err, s->flag,
-              tp_error_set(err, TP_ERR_CONFIG, s->name,
-                           "%s, which changes memory or time in a way trainplan does not model",
-                           what));
+    tp_error_set(err, TP_ERR_CONFIG, s->name,
+                 "%s, which changes memory or time in a way trainplan does not model", what);
+    /* err->path names the argument unless the message quotes it with its value */
+    char quoted[96];
+    snprintf(quoted, sizeof quoted, "\"%s\"", s->name);
+    if (err && !strstr(what, quoted))
+        err->path[0] = '\0';
+    return at(err, s->flag, TP_ERR_CONFIG);
 }
 
 /* Arguments checked where they stand (a value that only matters when set). */
@@ -2146,6 +2150,7 @@ typedef struct tpj {
     json_t *root; /* the result object */
     tp_import *im;
     tp_error *err;
+    int64_t preset_gpus_per_node; /* of the GPU preset, 0 when not a preset */
 } tpj;
 
 static json_t *tj_get(tpj *t, const char *sec, const char *key, char *path, size_t n)
@@ -2310,6 +2315,7 @@ static tp_status tj_gpu(tpj *t)
     bool is_preset = tp_io_preset_text(TP_IO_GPU, name) != NULL &&
                      tp_io_gpu_load(name, &g, NULL) == TP_OK;
     if (is_preset) {
+        t->preset_gpus_per_node = g.gpus_per_node;
         if (!push_str(im, "--gpu", name))
             return full(t->err);
     } else {
@@ -2340,7 +2346,10 @@ static tp_status tj_layout(tpj *t)
 {
     tp_import *im = t->im;
     TRY(tj_flag_int(t, "layout", "num_gpus", 1, "--gpus"));
-    TRY(tj_flag_int(t, "layout", "gpus_per_node", 1, "--gpus-per-node"));
+    int64_t gpn;
+    TRY(tj_int(t, "layout", "gpus_per_node", 1, &gpn));
+    if (gpn != t->preset_gpus_per_node && !push_i64(im, "--gpus-per-node", gpn))
+        return full(t->err);
     TRY(tj_flag_int(t, "layout", "tp", 1, "--tp"));
     TRY(tj_flag_int(t, "layout", "pp", 1, "--pp"));
     TRY(tj_flag_int(t, "layout", "cp", 1, "--cp"));
@@ -2414,6 +2423,94 @@ static tp_status tj_conventions(tpj *t)
     return TP_OK;
 }
 
+/* A `trainplan plan --json` document: "model", "cluster" and "phases"
+ * (each with its layout, sequence, batch and tokens). The first phase is
+ * used; its tokens give the step count. The plan does not record the
+ * precision or optimizer: they come from the flags (noted). */
+static tp_status tj_plan(json_t *doc, tp_import *im, tp_error *err)
+{
+    json_t *model = json_object_get(doc, "model"), *cl = json_object_get(doc, "cluster");
+    json_t *phases = json_object_get(doc, "phases");
+    json_t *ph = json_array_get(phases, 0);
+    if (!json_is_object(ph) || !json_is_object(json_object_get(ph, "layout")))
+        return tp_error_set(err, TP_ERR_CONFIG, "phases",
+                            "the plan has no phase with a layout (\"phases[0].layout\")");
+    tpj t = {doc, im, err, 0};
+    const char *name;
+    TRY(tj_str(&t, "model", "name", &name));
+    tp_model pre;
+    bool is_preset = tp_io_preset_text(TP_IO_MODEL, name) != NULL &&
+                     tp_io_model_load(name, &pre, NULL) == TP_OK;
+    int64_t L = 0, h = 0, a = 0;
+    TRY(tj_int(&t, "model", "num_layers", 1, &L));
+    TRY(tj_int(&t, "model", "hidden", 1, &h));
+    TRY(tj_int(&t, "model", "num_heads", 1, &a));
+    if (is_preset && !push_str(im, "--model", name))
+        return full(err);
+    if (!is_preset || pre.num_layers != L || pre.hidden != h || pre.num_heads != a) {
+        if (!push_i64(im, "--layers", L) || !push_i64(im, "--hidden", h) ||
+            !push_i64(im, "--heads", a))
+            return full(err);
+        assume(im, "the plan's model is not exactly a preset: layers, hidden and heads from the "
+                   "plan, the rest of its shape from --model");
+    }
+    (void)model;
+    const char *gpu;
+    t.root = doc;
+    TRY(tj_str(&t, "cluster", "gpu", &gpu));
+    if (!push_str(im, "--gpu", gpu))
+        return full(err);
+    TRY(tj_flag_int(&t, "cluster", "num_gpus", 1, "--gpus"));
+    TRY(tj_flag_int(&t, "cluster", "gpus_per_node", 1, "--gpus-per-node"));
+    (void)cl;
+    /* the phase: layout, sequence, batch */
+    json_t *wrap_obj = json_object();
+    if (!wrap_obj || json_object_set(wrap_obj, "layout", json_object_get(ph, "layout")) != 0 ||
+        json_object_set(wrap_obj, "phase", ph) != 0) {
+        json_decref(wrap_obj);
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the plan");
+    }
+    t.root = wrap_obj;
+    tp_status st = TP_OK;
+    bool sp = false;
+    const char *sched = NULL, *rec = NULL;
+    if ((st = tj_flag_int(&t, "layout", "tp", 1, "--tp")) == TP_OK &&
+        (st = tj_flag_int(&t, "layout", "pp", 1, "--pp")) == TP_OK &&
+        (st = tj_flag_int(&t, "layout", "cp", 1, "--cp")) == TP_OK &&
+        (st = tj_flag_int(&t, "layout", "ep", 1, "--ep")) == TP_OK &&
+        (st = tj_flag_int(&t, "layout", "vpp", 1, "--vpp")) == TP_OK &&
+        (st = tj_bool(&t, "layout", "sp", &sp)) == TP_OK &&
+        (st = tj_flag_int(&t, "layout", "zero", 0, "--zero")) == TP_OK &&
+        (st = tj_str(&t, "layout", "schedule", &sched)) == TP_OK &&
+        (st = tj_str(&t, "layout", "recompute", &rec)) == TP_OK &&
+        (st = tj_flag_int(&t, "layout", "micro_batch", 1, "--micro-batch")) == TP_OK &&
+        (st = tj_flag_int(&t, "phase", "seq_len", 1, "--seq-len")) == TP_OK &&
+        (st = tj_flag_int(&t, "phase", "global_batch", 1, "--global-batch")) == TP_OK) {
+        if (!push_flag(im, sp ? "--sp" : "--no-sp") || !push_str(im, "--schedule", sched) ||
+            !push_str(im, "--recompute", rec))
+            st = full(err);
+        double tokens = 0.0;
+        if (st == TP_OK && tj_num(&t, "phase", "tokens", &tokens) == TP_OK && tokens >= 1.0 &&
+            tokens < 9.0e18)
+            im->train_tokens = (int64_t)llround(tokens);
+    }
+    json_decref(wrap_obj);
+    if (st != TP_OK)
+        return st;
+    im->has_gpus = true;
+    im->has_vocab = true;
+    if (json_array_size(phases) > 1) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the plan has %zu phases: the first is exported (its layout, "
+                                  "sequence, batch and tokens)",
+                 json_array_size(phases));
+        assume(im, msg);
+    }
+    assume(im, "the plan does not record precision, gradients or optimizer: they come from the "
+               "flags (trainplan's defaults unless given)");
+    return TP_OK;
+}
+
 tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import *out,
                                  tp_error *err)
 {
@@ -2432,12 +2529,15 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
         }
         return TP_ERR_PARSE;
     }
-    tpj t = {find_result(root, 0), out, err};
+    tpj t = {find_result(root, 0), out, err, 0};
     tp_status st;
-    if (!t.root)
+    if (!t.root && json_is_object(root) && json_is_array(json_object_get(root, "phases")) &&
+        json_is_object(json_object_get(root, "cluster")))
+        st = tj_plan(root, out, err);
+    else if (!t.root)
         st = tp_error_set(err, TP_ERR_CONFIG, "",
                           "no trainplan result in the file (expected the --json output of "
-                          "estimate or search: \"model\", \"layout\" and \"training\")");
+                          "estimate, search or plan)");
     else if ((st = tj_model(&t)) == TP_OK && (st = tj_gpu(&t)) == TP_OK &&
              (st = tj_layout(&t)) == TP_OK && (st = tj_training(&t)) == TP_OK)
         st = tj_conventions(&t);
@@ -2503,7 +2603,7 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
     if (im->kind == TP_IMPORT_MEGATRON) {
         if (user->model)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model",
-                                "--model cannot be combined with --from-megatron: the Megatron "
+                                "cannot be combined with --from-megatron: the Megatron "
                                 "arguments define the model (change its shape with --layers, "
                                 "--hidden, ...)");
         if (!im->has_vocab && !user->vocab)
@@ -2553,15 +2653,14 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
         t->global_batch = t->micro_batch * ga * dp;
     } else if (!micro_given && global_given) {
         if (t->global_batch % (ga * dp) != 0)
-            return tp_error_set(err, TP_ERR_CONFIG, "gradient_accumulation_steps",
-                                "train_batch_size %" PRId64
-                                " is not a multiple of gradient_accumulation_steps %" PRId64
+            return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
+                                "%" PRId64 " is not a multiple of gradient_accumulation_steps %" PRId64
                                 " x data-parallel size %" PRId64,
                                 t->global_batch, ga, dp);
         t->micro_batch = t->global_batch / (ga * dp);
     } else if (t->global_batch != t->micro_batch * ga * dp) {
         return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
-                            "train_batch_size %" PRId64 " != train_micro_batch_size_per_gpu %" PRId64
+                            "%" PRId64 " is not train_micro_batch_size_per_gpu %" PRId64
                             " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
                             " (= %" PRId64 ")",
                             t->global_batch, t->micro_batch, ga, dp, t->micro_batch * ga * dp);

@@ -54,6 +54,8 @@ typedef struct tp_import {
     tp_model model;
     bool has_vocab; /* --vocab-size or --padded-vocab-size was given */
     bool has_gpus;  /* the launcher (torchrun/deepspeed) gave the GPU count */
+    /* A trainplan plan: the token budget of its first phase, 0 = none. */
+    int64_t train_tokens;
     /* DeepSpeed batch settings, 0 = not given (or "auto"). */
     int64_t ds_train_batch, ds_micro_batch, ds_grad_accum;
     /* What was not mapped, for the user (comma-separated names, then sentences). */
@@ -86,8 +88,10 @@ tp_status tp_io_import_deepspeed(const char *text, const char *origin, tp_import
 /**
  * Parse a trainplan result as written by `estimate --json` (an object with
  * "model", "gpu", "layout", "training", "conventions") or `search --json`
- * (an array of them: the first, the best ranked, is used). Presets named
- * in it are loaded and only what differs from them becomes a flag.
+ * (an array of them: the first, the best ranked, is used), or `plan
+ * --json` (its first phase: layout, sequence, batch, and its tokens in
+ * train_tokens). Presets named in it are loaded and only what differs
+ * from them becomes a flag.
  * Errors: TP_ERR_PARSE (line, column), TP_ERR_CONFIG (err->path the key).
  */
 tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import *out,

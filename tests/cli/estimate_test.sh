@@ -111,7 +111,8 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
---coll-model --cuda-context-gb --comm-buffer-gb --fragmentation --json"
+--coll-model --cuda-context-gb --comm-buffer-gb --fragmentation --json
+--from-megatron --from-deepspeed --markdown --csv --svg"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"

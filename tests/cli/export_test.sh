@@ -1,0 +1,453 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# export_test.sh: end-to-end tests of issue 7: `trainplan export` for
+# Megatron-LM, torchtitan and DeepSpeed (golden files for two reference
+# plans, TOML parsed with tomllib, JSON with json, Megatron arguments
+# checked against data/megatron_args.txt), round trips (export then
+# --from-megatron / --from-deepspeed / --from gives the same estimate),
+# import errors with their exact messages, --out/--force, and estimate's
+# --markdown, --csv and --svg (rendered with rsvg-convert; figures compared
+# with the JSON).
+#
+#   bash tests/cli/export_test.sh /path/to/trainplan
+#   TP_UPDATE_GOLDEN=1 bash tests/cli/export_test.sh /path/to/trainplan  # rewrite goldens
+#
+# TP_SOURCE_DIR (set by ctest) locates the source tree. Needs python3 (3.11+
+# for tomllib). rsvg-convert (Debian librsvg2-bin, tools/install-deps.sh) is
+# required under CI=true and skipped with a note when absent elsewhere.
+# Prints one line per failure and a final "N passed, M failed"; exits
+# non-zero when anything failed.
+set -u
+
+T=${1:?usage: export_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+GOLD="$SRC/tests/golden/export"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
+    local what=$1
+    shift
+    if "$@"; then ok; else bad "$what"; fi
+}
+
+run() { # run ARGS...: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+expect_error() { # expect_error WANT_STDERR ARGS...: exit 2, exactly that stderr, no stdout
+    local want=$1
+    shift
+    run "$@"
+    local got
+    got=$(cat "$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then
+        ok
+    else
+        bad "trainplan $*: rc=$rc stderr=[$got] want [$want]"
+    fi
+}
+
+# The two reference plans (tests/golden/export/README.md).
+declare -A PLAN
+PLAN[llama3-70b-256xh100-tp8-pp2]="--model llama-3-70b --gpus 256 --tp 8 --pp 2 --seq-len 8192 --global-batch 256 --distributed-optimizer --recompute selective"
+PLAN[llama3-8b-8xh100-fsdp]="--model llama-3-8b --gpus 8 --fsdp --seq-len 8192 --micro-batch 2 --global-batch 64 --recompute full --grad-dtype fp32"
+declare -A EXT
+EXT[megatron]=txt
+EXT[torchtitan]=toml
+EXT[deepspeed]=json
+
+# Golden comparison masks the predicted figures (they follow the memory and
+# step-time models, checked against estimate --json below instead).
+mask() {
+    python3 - "$1" <<'PY'
+import re, sys
+out, skip = [], False
+for line in open(sys.argv[1], encoding="utf-8"):
+    if re.match(r"# Predicted (memory|throughput): ", line):
+        out.append(line.split(":")[0] + ": (masked)\n")
+        skip = True
+        continue
+    if skip and re.match(r"#\s{6,}\S", line):
+        continue
+    skip = False
+    out.append(line)
+sys.stdout.write("".join(out))
+PY
+}
+
+# ---------------------------------------------------------------- basics
+run export --help
+check "export --help exits 0 and lists --format" test "$rc" -eq 0 -a -n "$(grep -- '--format' "$tmp/out")"
+run help
+check "export is in the command list" grep -q '^  export ' "$tmp/out"
+run estimate --help
+check "estimate --help lists the import and report flags" \
+    grep -q -- '--from-megatron' "$tmp/out"
+expect_error "trainplan: error: --format is required (megatron, torchtitan or deepspeed)" export
+expect_error 'trainplan: error: --format: unknown value "megatrn" (did you mean "megatron"? expected one of megatron|torchtitan|deepspeed)' \
+    export --format megatrn
+expect_error "trainplan: error: --force needs --out FILE" export --format megatron --force
+expect_error 'trainplan: error: unexpected argument "extra" (export takes only flags)' \
+    export --format megatron extra
+
+# ---------------------------------------------------------------- goldens
+for plan in "${!PLAN[@]}"; do
+    # shellcheck disable=SC2086
+    flags=${PLAN[$plan]}
+    mkdir -p "$tmp/$plan"
+    for fmt in megatron torchtitan deepspeed; do
+        out="$tmp/$plan/$fmt.${EXT[$fmt]}"
+        # shellcheck disable=SC2086
+        "$T" export --format "$fmt" $flags --out "$out" 2>"$tmp/err"
+        rc=$?
+        if [ "$rc" -ne 0 ]; then
+            bad "export $fmt $plan: rc=$rc $(cat "$tmp/err")"
+            continue
+        fi
+        files=("$fmt.${EXT[$fmt]}")
+        [ "$fmt" = deepspeed ] && files+=("$fmt.${EXT[$fmt]}.notes.txt")
+        for f in "${files[@]}"; do
+            if [ "${TP_UPDATE_GOLDEN:-0}" = 1 ]; then
+                mkdir -p "$GOLD/$plan"
+                cp "$tmp/$plan/$f" "$GOLD/$plan/$f"
+                ok
+            elif [ ! -f "$GOLD/$plan/$f" ]; then
+                bad "golden $plan/$f is missing (TP_UPDATE_GOLDEN=1 writes it)"
+            elif diff <(mask "$GOLD/$plan/$f") <(mask "$tmp/$plan/$f") >"$tmp/diff"; then
+                ok
+            else
+                bad "golden $plan/$f differs:"
+                head -20 "$tmp/diff"
+            fi
+        done
+    done
+
+    # The header's predictions are the estimate's numbers.
+    # shellcheck disable=SC2086
+    "$T" estimate $flags --json >"$tmp/$plan/estimate.json"
+    check "estimate $plan" test $? -eq 0
+    check "predicted figures in the $plan headers match estimate --json" \
+        python3 - "$tmp/$plan" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+e = json.load(open(f"{d}/estimate.json"))
+m, t = e["memory"], e["time"]
+want_mem = f"{m['peak_bytes'] / 2**30:.2f} GiB of {m['capacity_bytes'] / 2**30:.2f} GiB"
+for f in ("megatron.txt", "torchtitan.toml", "deepspeed.json.notes.txt"):
+    text = open(f"{d}/{f}").read()
+    head = " ".join(l[1:].strip() for l in text.splitlines() if l.startswith("#"))
+    assert f"Predicted memory: {want_mem}" in head, (f, want_mem)
+    if t is not None:
+        assert f"step {t['step_s']:.3f} s" in head, f
+        assert f"MFU {100 * t['throughput']['mfu']:.1f}%" in head, f
+    assert "written by trainplan " + e["trainplan_version"] in head, f
+PY
+done
+
+# ---------------------------------------------------------------- parsers
+P70=$tmp/llama3-70b-256xh100-tp8-pp2
+P8=$tmp/llama3-8b-8xh100-fsdp
+check "torchtitan TOML parses with the expected keys and values" \
+    python3 - "$P70/torchtitan.toml" "$P8/torchtitan.toml" <<'PY'
+import sys, tomllib
+a = tomllib.load(open(sys.argv[1], "rb"))
+assert a["model"] == {"name": "llama3", "flavor": "70B"}, a["model"]
+p = a["parallelism"]
+assert p["tensor_parallel_degree"] == 8 and p["pipeline_parallel_degree"] == 2
+assert p["data_parallel_shard_degree"] * p["data_parallel_replicate_degree"] == 16
+assert p["context_parallel_degree"] == 1 and p["expert_parallel_degree"] == 1
+assert p["pipeline_parallel_schedule"] == "1F1B"
+assert p["pipeline_parallel_microbatch_size"] == 1
+parts = p["module_fqns_per_model_part"]
+assert len(parts) == 2 and parts[0][0] == "tok_embeddings" and parts[1][-1] == "output"
+assert sum(1 for part in parts for x in part if x.startswith("layers.")) == 80
+t = a["training"]
+assert (t["local_batch_size"], t["global_batch_size"], t["seq_len"]) == (16, 256, 8192), t
+assert "steps" not in t
+assert a["activation_checkpoint"]["mode"] == "selective"
+b = tomllib.load(open(sys.argv[2], "rb"))
+assert b["model"]["flavor"] == "8B"
+p = b["parallelism"]
+assert p["data_parallel_shard_degree"] == 8 and p["data_parallel_replicate_degree"] == 1
+assert p["tensor_parallel_degree"] == 1 and p["pipeline_parallel_degree"] == 1
+t = b["training"]
+assert (t["local_batch_size"], t["global_batch_size"], t["seq_len"]) == (2, 64, 8192), t
+assert b["activation_checkpoint"]["mode"] == "full"
+PY
+check "DeepSpeed JSON parses with the expected keys and values" \
+    python3 - "$P70/deepspeed.json" "$P8/deepspeed.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["train_batch_size"] == 256 and a["train_micro_batch_size_per_gpu"] == 1
+assert a["gradient_accumulation_steps"] == 16  # 256 = 1 x 16 x DP 16
+assert a["zero_optimization"] == {"stage": 1}
+assert a["bf16"] == {"enabled": True} and "fp16" not in a
+assert a["optimizer"]["type"] == "AdamW" and "activation_checkpointing" not in a
+b = json.load(open(sys.argv[2]))
+assert b["train_batch_size"] == b["train_micro_batch_size_per_gpu"] * b["gradient_accumulation_steps"] * 8
+assert b["zero_optimization"]["stage"] == 3
+assert b["data_types"]["grad_accum_dtype"] == "fp32"
+assert b["activation_checkpointing"]["partition_activations"] is False
+PY
+check "every exported Megatron argument is in data/megatron_args.txt" \
+    python3 - "$SRC/data/megatron_args.txt" "$P70/megatron.txt" "$P8/megatron.txt" <<'PY'
+import sys
+known = {l.strip() for l in open(sys.argv[1]) if l.startswith("--")}
+for f in sys.argv[2:]:
+    args = [l.split()[0] for l in open(f) if l.startswith("--")]
+    assert len(args) > 20, f
+    unknown = [a for a in args if a not in known]
+    assert not unknown, (f, unknown)
+    assert len(args) == len(set(args)), f  # one line per argument
+PY
+check "DeepSpeed notes list the parallel sizes outside the JSON" \
+    grep -q 'parallel sizes: tensor 8, pipeline 2' "$P70/deepspeed.json.notes.txt"
+
+# ---------------------------------------------------------------- round trips
+# same(A B): two estimate JSON files equal except the model name (an
+# imported Megatron launch is named after its file).
+same() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for x in (a, b):
+    x["model"].pop("name")
+if a != b:
+    for k in a:
+        if a[k] != b.get(k):
+            print("differs:", k, a[k], "!=", b.get(k), file=sys.stderr)
+    sys.exit(1)
+PY
+}
+for plan in "${!PLAN[@]}"; do
+    d=$tmp/$plan
+    gpus=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layout"]["num_gpus"])' "$d/estimate.json")
+    "$T" estimate --from-megatron "$d/megatron.txt" --gpus "$gpus" --json >"$d/meg.json" 2>"$tmp/err"
+    check "Megatron round trip of $plan ($(cat "$tmp/err"))" same "$d/estimate.json" "$d/meg.json"
+    # the DeepSpeed notes give the flags for what the JSON does not hold
+    dsflags=$(sed -n '/as trainplan flags/,$p' "$d/deepspeed.json.notes.txt" | sed -n 's/^#   //p' | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    "$T" estimate --from-deepspeed "$d/deepspeed.json" $dsflags --json >"$d/ds.json" 2>"$tmp/err"
+    check "DeepSpeed round trip of $plan ($(cat "$tmp/err"))" same "$d/estimate.json" "$d/ds.json"
+    # --from: the estimate's own JSON exports to the same file
+    "$T" export --format megatron --from "$d/estimate.json" >"$d/from.txt" 2>"$tmp/err"
+    check "export --from estimate.json of $plan gives the same file" cmp -s "$d/from.txt" "$d/megatron.txt"
+    # export of an import is the same launch (idempotent), name aside
+    "$T" export --format megatron --from-megatron "$d/megatron.txt" --gpus "$gpus" >"$d/again.txt" 2>/dev/null
+    check "export of the imported $plan launch gives the same arguments" \
+        cmp -s <(grep -v '^#' "$d/again.txt") <(grep -v '^#' "$d/megatron.txt")
+done
+# a search result (array of estimates): the first, best ranked, is exported
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); json.dump([e, e], open(sys.argv[2], "w"))' \
+    "$P8/estimate.json" "$tmp/search.json"
+run export --format deepspeed --from "$tmp/search.json"
+check "export --from a search result" cmp -s "$tmp/out" "$P8/deepspeed.json"
+# a plan result: its first phase, and its tokens give the step count
+if "$T" plan --json >"$tmp/plan.json" 2>/dev/null; then
+    run export --format torchtitan --from "$tmp/plan.json"
+    check "export --from a plan result, with the plan's steps" python3 - "$tmp/out" "$tmp/plan.json" <<'PY'
+import json, math, sys, tomllib
+t = tomllib.loads(open(sys.argv[1]).read())
+p = json.load(open(sys.argv[2]))
+ph = p["phases"][0]
+lay = ph["layout"]
+par = t["parallelism"]
+assert (par["tensor_parallel_degree"], par["pipeline_parallel_degree"]) == (lay["tp"], lay["pp"])
+assert t["training"]["seq_len"] == ph["seq_len"]
+assert t["training"]["global_batch_size"] == ph["global_batch"]
+assert t["training"]["steps"] == math.ceil(ph["tokens"] / (ph["seq_len"] * ph["global_batch"]))
+PY
+else
+    bad "trainplan plan --json failed"
+fi
+# convert a Megatron launch to torchtitan
+run export --format torchtitan --from-megatron "$P70/megatron.txt" --gpus 256
+check "Megatron launch converts to torchtitan" python3 -c '
+import sys, tomllib
+p = tomllib.loads(open(sys.argv[1]).read())["parallelism"]
+assert (p["tensor_parallel_degree"], p["pipeline_parallel_degree"]) == (8, 2)' "$tmp/out"
+# flags on the command line override the file
+"$T" estimate --from-megatron "$P70/megatron.txt" --gpus 256 --pp 4 --json >"$tmp/over.json" 2>/dev/null
+check "a flag overrides the imported argument" python3 -c '
+import json, sys; assert json.load(open(sys.argv[1]))["layout"]["pp"] == 4' "$tmp/over.json"
+
+# ---------------------------------------------------------------- launch files in the wild
+cat >"$tmp/launch.sh" <<'EOF'
+# Llama-2-7B-like launch
+CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 --nnodes 2 \
+    pretrain_gpt.py \
+    --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \
+    --ffn-hidden-size 11008 --swiglu --normalization RMSNorm \
+    --position-embedding-type rope --untie-embeddings-and-output-weights \
+    --disable-bias-linear --vocab-size 50257 --seq-length 4096 \
+    --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 256 \
+    --tensor-model-parallel-size 2 --sequence-parallel --use-distributed-optimizer \
+    --bf16 --lr 3e-4 --min-lr 3e-5 --lr-decay-style cosine --save "/ckpt/run 1" \
+    --overlap-grad-reduce --attention-dropout 0.0 --hidden-dropout 0.0
+EOF
+run estimate --from-megatron "$tmp/launch.sh" --json
+check "a torchrun launch script imports with the launcher's GPU count" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+l = e["layout"]
+assert (l["num_gpus"], l["gpus_per_node"], l["tp"], l["dp"], l["zero"]) == (16, 8, 2, 8, 1), l
+assert e["model"]["name"] == "launch" and e["model"]["vocab"] == 50257
+assert e["training"]["pad_vocab_to"] == 256  # Megatron: 128 x TP' "$tmp/out"
+check "ignored and approximated arguments are listed" grep -q \
+    "ignored (cannot change memory or time): CUDA_DEVICE_MAX_CONNECTIONS (environment), --lr, --min-lr, --lr-decay-style, --save" "$tmp/err"
+check "approximated arguments are listed" grep -q \
+    "approximated by trainplan's calibrated efficiencies: --overlap-grad-reduce" "$tmp/err"
+
+# ---------------------------------------------------------------- import errors (exact)
+printf -- '--num-layers 2\n--hiden-size 512\n' >"$tmp/typo.txt"
+expect_error "trainplan: error: $tmp/typo.txt:2:1: unknown Megatron-LM argument \"--hiden-size\" (did you mean \"--hidden-size\"?): trainplan cannot tell whether it changes memory or time" \
+    estimate --from-megatron "$tmp/typo.txt" --gpus 8
+printf -- '--num-layers 2 --hidden-size 512 --num-attention-heads 8\n  --cpu-offloading-num-layers 2\n' >"$tmp/off.txt"
+expect_error "trainplan: error: $tmp/off.txt:2:3: \"--cpu-offloading-num-layers 2\" offloads activations to the CPU, which changes memory or time in a way trainplan does not model" \
+    estimate --from-megatron "$tmp/off.txt" --gpus 8
+printf -- '--num-layers $LAYERS --hidden-size 512 --num-attention-heads 8\n' >"$tmp/var.txt"
+expect_error "trainplan: error: $tmp/var.txt:1:14: \"--num-layers\" has the unexpanded shell value \"\$LAYERS\"; expand the variables before importing" \
+    estimate --from-megatron "$tmp/var.txt" --gpus 8
+expect_error "trainplan: error: --gpus: the Megatron arguments do not give the number of GPUs (the launcher sets it); add --gpus N, or import the whole torchrun command with --nnodes and --nproc-per-node" \
+    estimate --from-megatron "$P70/megatron.txt"
+expect_error "trainplan: error: --model: cannot be combined with --from-megatron: the Megatron arguments define the model (change its shape with --layers, --hidden, ...)" \
+    estimate --from-megatron "$P70/megatron.txt" --gpus 256 --model llama-3-8b
+grep -v -- '--vocab-size' "$P70/megatron.txt" >"$tmp/novocab.txt"
+expect_error "trainplan: error: --vocab: the Megatron arguments do not give the vocabulary size (Megatron-LM reads it from the tokenizer); add --vocab N" \
+    estimate --from-megatron "$tmp/novocab.txt" --gpus 256
+expect_error "trainplan: error: --from-megatron: cannot read $tmp/none.txt: No such file or directory" \
+    estimate --from-megatron "$tmp/none.txt" --gpus 8
+expect_error "trainplan: error: give one of --from-megatron, --from-deepspeed and --from" \
+    estimate --from-megatron "$P70/megatron.txt" --from-deepspeed "$P70/deepspeed.json"
+printf '{"train_batch_size": 64,\n "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}\n' >"$tmp/ds_off.json"
+expect_error "trainplan: error: $tmp/ds_off.json: \"zero_optimization.offload_optimizer\" \"cpu\" offloads to the CPU, which changes memory or time in a way trainplan does not model" \
+    estimate --from-deepspeed "$tmp/ds_off.json"
+printf '{"train_batch_size": 64,\n "bf16": {"enabled": true,}}\n' >"$tmp/ds_bad.json"
+expect_error "trainplan: error: $tmp/ds_bad.json:2:27: string or '}' expected near '}'" \
+    estimate --from-deepspeed "$tmp/ds_bad.json"
+printf '{"train_batch_size": 64, "zero_optimisation": {"stage": 1}}\n' >"$tmp/ds_key.json"
+expect_error "trainplan: error: $tmp/ds_key.json: unknown DeepSpeed config key \"zero_optimisation\": trainplan cannot tell whether it changes memory or time" \
+    estimate --from-deepspeed "$tmp/ds_key.json"
+expect_error "trainplan: error: $P8/deepspeed.json: train_batch_size: 64 is not train_micro_batch_size_per_gpu 2 x gradient_accumulation_steps 4 x data-parallel size 16 (= 128)" \
+    estimate --from-deepspeed "$P8/deepspeed.json" --gpus 16 --fsdp
+
+# ---------------------------------------------------------------- --out and --force
+o=$tmp/w/args.txt
+mkdir -p "$tmp/w"
+# shellcheck disable=SC2086
+run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --out "$o"
+check "export --out writes the file, nothing on stdout" test "$rc" -eq 0 -a -s "$o" -a ! -s "$tmp/out"
+echo "keep me" >"$o"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: $o exists (use --force to overwrite it)" \
+    export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --out "$o"
+check "an existing file is left alone without --force" test "$(cat "$o")" = "keep me"
+# shellcheck disable=SC2086
+run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --out "$o" --force
+check "--force replaces the file" cmp -s "$o" "$P8/megatron.txt"
+check "no temporary files are left behind" test "$(ls "$tmp/w" | wc -l)" -eq 1
+d=$tmp/w/ds.json
+echo "keep" >"$d.notes.txt"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: $d.notes.txt exists (use --force to overwrite it)" \
+    export --format deepspeed ${PLAN[llama3-8b-8xh100-fsdp]} --out "$d"
+check "DeepSpeed writes neither file when one exists" test ! -e "$d"
+# shellcheck disable=SC2086
+run export --format deepspeed ${PLAN[llama3-8b-8xh100-fsdp]}
+check "DeepSpeed on stdout: JSON on stdout, the notes on stderr" python3 -c '
+import json, sys
+json.load(open(sys.argv[1]))
+assert open(sys.argv[2]).read().startswith("# DeepSpeed config notes")' "$tmp/out" "$tmp/err"
+# shellcheck disable=SC2086
+run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --train-tokens 1e9
+check "--train-tokens sets --train-iters" grep -qx -- '--train-iters 1908' "$tmp/out"
+# shellcheck disable=SC2086
+run export --format megatron ${PLAN[llama3-70b-256xh100-tp8-pp2]} --schedule gpipe
+check "what Megatron cannot express is listed, not dropped" grep -q \
+    '^#   - GPipe schedule: Megatron-LM runs 1F1B' "$tmp/out"
+check "and the count is reported on stderr" grep -q \
+    'trainplan: note: 1 part of the plan cannot be expressed in megatron' "$tmp/err"
+
+# ---------------------------------------------------------------- reports and charts
+F70=${PLAN[llama3-70b-256xh100-tp8-pp2]}
+# shellcheck disable=SC2086
+run estimate $F70 --markdown
+check "--markdown prints the report as Markdown tables" grep -q '^| Activations | ' "$tmp/out"
+# shellcheck disable=SC2086
+run estimate $F70 --markdown --json
+check "the last of --markdown/--json wins" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"
+# shellcheck disable=SC2086
+run estimate $F70 --csv
+check "--csv prints a header and one row of the same width, matching the JSON" \
+    python3 - "$tmp/out" "$P70/estimate.json" <<'PY'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+e = json.load(open(sys.argv[2]))
+assert len(rows) == 2 and len(rows[0]) == len(rows[1]), rows
+r = dict(zip(*rows))
+assert int(r["peak_bytes"]) == e["memory"]["peak_bytes"]
+assert int(r["activations_bytes"]) == e["memory"]["breakdown"]["activations"]
+assert (int(r["tp"]), int(r["pp"]), int(r["dp"])) == (8, 2, 16)
+if e["time"] is not None:
+    assert abs(float(r["step_s"]) - e["time"]["step_s"]) <= 1e-8 * e["time"]["step_s"]
+PY
+# shellcheck disable=SC2086
+run estimate $F70 --svg "$tmp/chart.svg" --json
+check "--svg writes the chart and the report still prints" test "$rc" -eq 0 -a -s "$tmp/chart.svg"
+check "the SVG figures are the JSON's" python3 - "$tmp/chart.svg" "$tmp/out" <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+e = json.load(open(sys.argv[2]))
+assert svg.tag == ns + "svg"
+mem = svg.find(f".//{ns}g[@class='memory']")
+assert int(mem.get("data-capacity-bytes")) == e["memory"]["capacity_bytes"]
+assert int(mem.get("data-peak-bytes")) == e["memory"]["peak_bytes"]
+stages = mem.findall(f"{ns}g[@class='stage']")
+assert len(stages) == 2  # heaviest (stage 0) and the last stage
+for st, key in zip(stages, ("first", "last")):
+    want = e["memory"]["stages"][key]
+    parts = {r.get("data-component"): int(r.get("data-bytes")) for r in st.findall(f"{ns}rect")}
+    for k, v in want["breakdown"].items():
+        assert abs(parts[k] - v) <= 1, (k, parts[k], v)
+sched = svg.find(f".//{ns}g[@class='schedule']")
+assert int(sched.get("data-stages")) == 2 and int(sched.get("data-microbatches")) == 16
+t = e["time"]
+if t is not None:
+    assert abs(float(sched.get("data-bubble-fraction")) - t["bubble_fraction"]["of_total"]) < 1e-9
+    tm = svg.find(f".//{ns}g[@class='time']")
+    parts = {r.get("data-component"): float(r.get("data-seconds")) for r in tm.findall(f"{ns}rect[@class='part']")}
+    for k, v in t["breakdown"].items():
+        assert abs(parts[k] - v) <= 1e-8 * max(v, 1e-12), (k, parts[k], v)
+# the simulated schedule has the model's bubble: 1F1B, (p-1)/(m+p-1)
+assert abs(float(sched.get("data-simulated-bubble-fraction")) - 1 / 17) < 1e-9
+fwd = sched.findall(f"{ns}rect[@class='fwd']")
+assert len(fwd) == 2 * 16
+PY
+if command -v rsvg-convert >/dev/null 2>&1; then
+    rsvg-convert -o "$tmp/chart.png" "$tmp/chart.svg" 2>"$tmp/rsvg.err"
+    check "rsvg-convert renders the SVG ($(cat "$tmp/rsvg.err"))" \
+        python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); assert d[:8]==b"\x89PNG\r\n\x1a\n" and len(d)>2000' "$tmp/chart.png"
+    # shellcheck disable=SC2086
+    "$T" estimate ${PLAN[llama3-8b-8xh100-fsdp]} --svg "$tmp/chart8.svg" >/dev/null 2>&1 &&
+        rsvg-convert -o "$tmp/chart8.png" "$tmp/chart8.svg" 2>/dev/null
+    check "rsvg-convert renders the single-stage chart" test -s "$tmp/chart8.png"
+elif [ "${CI:-}" = true ]; then
+    bad "rsvg-convert is missing under CI (tools/install-deps.sh installs librsvg2-bin)"
+else
+    echo "note: rsvg-convert not installed (Debian librsvg2-bin); SVG rendering not checked"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Export, import and charts (issue 7): the Megatron argument tables against
+ * data/megatron_args.txt, struct-level round trips (export, import, same
+ * configuration), import errors with their exact messages and positions,
+ * the simulated pipeline schedule against the closed-form bubble, and the
+ * SVG/CSV figures against the result they draw.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "helpers.h"
+#include "import.h"
+#include "io.h"
+#include "svg.h"
+#include "tp/tp.h"
+
+/* ---- fixtures: the two reference plans of tests/golden/export ---- */
+
+static void plan_70b(tp_config *c)
+{
+    memset(c, 0, sizeof *c);
+    assert_int_equal(tp_io_model_load("llama-3-70b", &c->model, NULL), TP_OK);
+    assert_int_equal(tp_io_gpu_load("h100-sxm", &c->gpu, NULL), TP_OK);
+    tp_train_default(&c->train);
+    tp_options_default(&c->opts);
+    tp_train *t = &c->train;
+    t->num_gpus = 256;
+    t->tp = 8;
+    t->pp = 2;
+    t->sp = true;
+    t->zero = 1;
+    t->seq_len = 8192;
+    t->micro_batch = 1;
+    t->global_batch = 256;
+    t->recompute = TP_RECOMPUTE_SELECTIVE;
+}
+
+static void plan_8b(tp_config *c)
+{
+    memset(c, 0, sizeof *c);
+    assert_int_equal(tp_io_model_load("llama-3-8b", &c->model, NULL), TP_OK);
+    assert_int_equal(tp_io_gpu_load("h100-sxm", &c->gpu, NULL), TP_OK);
+    tp_train_default(&c->train);
+    tp_options_default(&c->opts);
+    tp_train *t = &c->train;
+    t->num_gpus = 8;
+    t->zero = 3;
+    t->seq_len = 8192;
+    t->micro_batch = 2;
+    t->global_batch = 64;
+    t->recompute = TP_RECOMPUTE_FULL;
+    t->grad_dtype = TP_DTYPE_FP32;
+}
+
+/* ---- data/megatron_args.txt ---- */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Is name a whole line of the argument list? */
+static bool in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static void test_megatron_tables_are_facts(void **state)
+{
+    (void)state;
+    char *list = read_text(TP_SOURCE_DIR "/data/megatron_args.txt");
+    size_t n = tp_io_import_megatron_known_count();
+    size_t lines = 0;
+    for (const char *p = list; *p; p++)
+        if (*p == '-' && (p == list || p[-1] == '\n'))
+            lines++;
+    assert_true(n > 500);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tp_io_import_megatron_known(i);
+        if (!in_list(list, name)) {
+            print_error("%s is not in data/megatron_args.txt\n", name);
+            fail();
+        }
+    }
+    /* every Megatron argument is classified: nothing is unknown by omission */
+    assert_int_equal(n, lines);
+    assert_null(tp_io_import_megatron_known(n));
+    free(list);
+}
+
+static void test_megatron_export_uses_known_args(void **state)
+{
+    (void)state;
+    char *list = read_text(TP_SOURCE_DIR "/data/megatron_args.txt");
+    tp_config cs[2];
+    plan_70b(&cs[0]);
+    plan_8b(&cs[1]);
+    for (int k = 0; k < 2; k++) {
+        tp_result r;
+        assert_int_equal(tp_eval(&cs[k], &r, NULL), TP_OK);
+        tp_export e;
+        assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &cs[k], &r, NULL, &e, NULL), TP_OK);
+        assert_null(e.notes);
+        for (char *line = strtok(e.text, "\n"); line; line = strtok(NULL, "\n")) {
+            if (strncmp(line, "--", 2) != 0)
+                continue;
+            line[strcspn(line, " ")] = '\0';
+            if (!in_list(list, line)) {
+                print_error("exported %s is not a Megatron-LM argument\n", line);
+                fail();
+            }
+        }
+        tp_io_export_free(&e);
+    }
+    free(list);
+}
+
+/* ---- round trips at the struct level ---- */
+
+/* Apply an import's flags the way the CLI does, on a config built by hand. */
+static const char *flag_value(const tp_import *im, const char *flag)
+{
+    for (int i = 0; i + 1 < im->argc; i++)
+        if (strcmp(tp_io_import_arg(im, i), flag) == 0)
+            return tp_io_import_arg(im, i + 1);
+    return NULL;
+}
+
+static bool has_flag(const tp_import *im, const char *flag)
+{
+    for (int i = 0; i < im->argc; i++)
+        if (strcmp(tp_io_import_arg(im, i), flag) == 0)
+            return true;
+    return false;
+}
+
+static void test_megatron_round_trip_flags(void **state)
+{
+    (void)state;
+    tp_config c;
+    plan_70b(&c);
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    tp_export e;
+    assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &c, &r, NULL, &e, NULL), TP_OK);
+    assert_int_equal(e.num_unexpressed, 0);
+    tp_import im;
+    tp_error err = {0};
+    assert_int_equal(tp_io_import_megatron(e.text, "plan.txt", &im, &err), TP_OK);
+    assert_string_equal(flag_value(&im, "--layers"), "80");
+    assert_string_equal(flag_value(&im, "--kv-heads"), "8");
+    assert_string_equal(flag_value(&im, "--vocab"), "128256");
+    assert_string_equal(flag_value(&im, "--tp"), "8");
+    assert_string_equal(flag_value(&im, "--pp"), "2");
+    assert_string_equal(flag_value(&im, "--zero"), "1");
+    assert_string_equal(flag_value(&im, "--recompute"), "selective");
+    assert_string_equal(flag_value(&im, "--global-batch"), "256");
+    assert_string_equal(flag_value(&im, "--grad-dtype"), "bf16");
+    assert_true(has_flag(&im, "--sp"));
+    assert_true(has_flag(&im, "--no-tie-embeddings"));
+    assert_false(has_flag(&im, "--pad-vocab")); /* 128256 is a multiple of 1 x TP 8 */
+    assert_false(has_flag(&im, "--dropout"));
+    assert_false(im.has_gpus);
+    assert_string_equal(im.model.name, "plan");
+    assert_false(im.model.linear_bias);
+    assert_int_equal(im.model.pos, TP_POS_ROTARY);
+    assert_string_equal(im.ignored, "");
+    tp_io_export_free(&e);
+}
+
+static void test_deepspeed_round_trip_flags(void **state)
+{
+    (void)state;
+    tp_config c;
+    plan_8b(&c);
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    tp_export e;
+    assert_int_equal(tp_io_export(TP_EXPORT_DEEPSPEED, &c, &r, NULL, &e, NULL), TP_OK);
+    assert_non_null(e.notes);
+    assert_int_equal(e.num_unexpressed, 0);
+    tp_import im;
+    tp_error err = {0};
+    assert_int_equal(tp_io_import_deepspeed(e.text, "ds.json", &im, &err), TP_OK);
+    assert_string_equal(flag_value(&im, "--micro-batch"), "2");
+    assert_string_equal(flag_value(&im, "--global-batch"), "64");
+    assert_string_equal(flag_value(&im, "--zero"), "3");
+    assert_string_equal(flag_value(&im, "--precision"), "bf16");
+    assert_string_equal(flag_value(&im, "--grad-dtype"), "fp32");
+    assert_string_equal(flag_value(&im, "--optimizer"), "adamw");
+    assert_string_equal(flag_value(&im, "--recompute"), "full");
+    assert_int_equal(im.ds_grad_accum, 4);
+    /* the batch identity holds for DP 8 and fails for DP 4 */
+    assert_int_equal(tp_io_import_apply(&im, NULL, &c, &err), TP_OK);
+    c.train.num_gpus = 4;
+    assert_int_equal(tp_io_import_apply(&im, NULL, &c, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.path, "train_batch_size");
+    assert_string_equal(err.message,
+                        "64 is not train_micro_batch_size_per_gpu 2 x gradient_accumulation_steps "
+                        "4 x data-parallel size 4 (= 32)");
+    tp_io_export_free(&e);
+}
+
+/* ---- Megatron import: defaults, launcher, patterns, errors ---- */
+
+static void test_megatron_defaults_and_launcher(void **state)
+{
+    (void)state;
+    const char *text = "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 --nnodes=4 \\\n"
+                       "  pretrain_gpt.py --num-layers 24 --hidden-size 2048 \\\n"
+                       "  --num-attention-heads 16 --seq-length 2048 --max-position-embeddings "
+                       "2048 # GPT-style\n"
+                       "  --micro-batch-size 4 --bf16 --vocab-size 50257 --lr 3e-4 "
+                       "--data-path 0.5 a 0.5 'b c' --tensor-model-parallel-size=2\n";
+    tp_import im;
+    tp_error err = {0};
+    assert_int_equal(tp_io_import_megatron(text, "gpt.sh", &im, &err), TP_OK);
+    assert_true(im.has_gpus);
+    assert_string_equal(flag_value(&im, "--gpus"), "32");
+    assert_string_equal(flag_value(&im, "--gpus-per-node"), "8");
+    assert_string_equal(flag_value(&im, "--ffn-hidden"), "8192"); /* 4h */
+    assert_string_equal(flag_value(&im, "--mlp"), "gelu");
+    assert_string_equal(flag_value(&im, "--norm"), "layernorm");
+    assert_true(has_flag(&im, "--tie-embeddings"));
+    assert_true(has_flag(&im, "--dropout")); /* Megatron's 0.1 defaults */
+    assert_string_equal(flag_value(&im, "--pad-vocab"), "256"); /* 128 x TP 2 */
+    assert_string_equal(flag_value(&im, "--grad-dtype"), "fp32");
+    assert_true(has_flag(&im, "--sp") == false);
+    assert_true(im.model.linear_bias);
+    assert_int_equal(im.model.pos, TP_POS_LEARNED);
+    assert_int_equal(im.model.max_positions, 2048);
+    assert_string_equal(im.ignored, "CUDA_DEVICE_MAX_CONNECTIONS (environment), --lr, --data-path");
+}
+
+static void test_megatron_swiglu_default_ffn(void **state)
+{
+    (void)state;
+    tp_import im;
+    tp_error err = {0};
+    assert_int_equal(tp_io_import_megatron("--num-layers 2 --hidden-size 4096 "
+                                           "--num-attention-heads 32 --swiglu --seq-length 4096 "
+                                           "--micro-batch-size 1 --bf16",
+                                           NULL, &im, &err),
+                     TP_OK);
+    /* int((4 * 4096 * 2 / 3) / 64) * 64 = 10880 */
+    assert_string_equal(flag_value(&im, "--ffn-hidden"), "10880");
+    assert_false(im.has_vocab);
+}
+
+static void test_megatron_moe_patterns(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *freq;
+        int64_t first, every;
+    } cases[] = {{"1", 0, 1}, {"2", 0, 2}, {"([0]*3+[1]*5)", 3, 1}, {"[0,1,0,1,0,1,0,1]", 1, 2},
+                 {"([0]+[1]*1)*4", 1, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+                 "--micro-batch-size 1 --bf16 --num-experts 8 --moe-router-topk 2 "
+                 "--moe-layer-freq '%s'",
+                 cases[i].freq);
+        tp_import im;
+        tp_error err = {0};
+        assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
+        assert_int_equal(im.model.moe_first_dense, cases[i].first);
+        assert_int_equal(im.model.moe_layer_freq, cases[i].every);
+    }
+}
+
+typedef struct err_case {
+    const char *text;
+    tp_status code;
+    int line, column;
+    const char *message;
+} err_case;
+
+static const char *const base_args = "--num-layers 2 --hidden-size 512 --num-attention-heads 8 "
+                                     "--seq-length 512 --micro-batch-size 1 --bf16 ";
+
+static void test_megatron_errors(void **state)
+{
+    (void)state;
+    static const err_case cases[] = {
+        {"--num-layers 2\n--hiden-size 512\n", TP_ERR_CONFIG, 2, 1,
+         "unknown Megatron-LM argument \"--hiden-size\" (did you mean \"--hidden-size\"?): "
+         "trainplan cannot tell whether it changes memory or time"},
+        {"--foo 1 --bar", TP_ERR_CONFIG, 1, 1,
+         "unknown Megatron-LM arguments \"--foo\", \"--bar\": trainplan cannot tell whether "
+         "they change memory or time"},
+        {"--num-layers 2 --optimizer-cpu-offload", TP_ERR_CONFIG, 1, 16,
+         "\"--optimizer-cpu-offload\" offloads the optimizer state to the CPU, which changes "
+         "memory or time in a way trainplan does not model"},
+        {"--num-layers $L --hidden-size 512 --num-attention-heads 8", TP_ERR_CONFIG, 1, 14,
+         "\"--num-layers\" has the unexpanded shell value \"$L\"; expand the variables before "
+         "importing"},
+        {"--num-layers two --hidden-size 512 --num-attention-heads 8", TP_ERR_INVALID_ARG, 1, 14,
+         "--num-layers: expected an integer, got \"two\""},
+        {"--hidden-size 512 --num-attention-heads 8 --num-layers", TP_ERR_CONFIG, 1, 43,
+         "\"--num-layers\" needs a value"},
+        {"--swiglu=1", TP_ERR_CONFIG, 1, 1, "\"--swiglu\" takes no value (got \"1\")"},
+        {"--num-layers 2 \\\n  --seq-length '512", TP_ERR_PARSE, 2, 16,
+         "unterminated single quote"},
+        {"pretrain_gpt.py.bak --num-layers 2", TP_ERR_CONFIG, 1, 1,
+         "unexpected argument \"pretrain_gpt.py.bak\" (expected a --flag of Megatron-LM)"},
+        {"--hidden-size 512", TP_ERR_CONFIG, 0, 0, "the arguments do not set \"--num-layers\""},
+        {"--cpu-offloading-num-layers 4", TP_ERR_CONFIG, 1, 1,
+         "\"--cpu-offloading-num-layers 4\" offloads activations to the CPU, which changes "
+         "memory or time in a way trainplan does not model"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_import im;
+        tp_error err = {0};
+        tp_status st = tp_io_import_megatron(cases[i].text, "args.txt", &im, &err);
+        if (st != cases[i].code || strcmp(err.message, cases[i].message) != 0 ||
+            err.line != cases[i].line || err.column != cases[i].column) {
+            print_error("case %zu: got %d %d:%d \"%s\"\n", i, (int)st, err.line, err.column,
+                        err.message);
+            fail();
+        }
+    }
+    /* errors found while interpreting a complete argument list */
+    static const struct {
+        const char *extra, *message;
+    } more[] = {
+        {"--recompute-granularity full",
+         "\"--recompute-granularity full\" needs \"--recompute-method uniform\""},
+        {"--recompute-granularity full --recompute-method block",
+         "\"--recompute-method block\" recomputes only some layers of each stage, which changes "
+         "memory or time in a way trainplan does not model"},
+        {"--fp16", "\"--bf16\" and \"--fp16\" cannot both be set"},
+        {"--normalization RMSnorm", "\"--normalization\" must be one of LayerNorm, RMSNorm (got "
+                                    "\"RMSnorm\")"},
+        {"--recompute-activations --recompute-modules core_attn mlp",
+         "\"--recompute-modules core_attn mlp\" recomputes more than the attention core "
+         "(core_attn), which changes memory or time in a way trainplan does not model"},
+        {"--expert-tensor-parallel-size 2",
+         "\"--expert-tensor-parallel-size 2\" shards the experts differently from the dense "
+         "layers (TP 1), which changes memory or time in a way trainplan does not model"},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", base_args, more[i].extra);
+        tp_import im;
+        tp_error err = {0};
+        tp_status st = tp_io_import_megatron(text, NULL, &im, &err);
+        if (st == TP_OK || strcmp(err.message, more[i].message) != 0) {
+            print_error("case %zu: got %d \"%s\"\n", i, (int)st, err.message);
+            fail();
+        }
+    }
+}
+
+static void test_megatron_apply_errors(void **state)
+{
+    (void)state;
+    tp_import im;
+    tp_error err = {0};
+    assert_int_equal(tp_io_import_megatron(base_args, NULL, &im, &err), TP_OK);
+    tp_config c;
+    plan_8b(&c);
+    tp_import_user u = {0};
+    assert_int_equal(tp_io_import_apply(&im, &u, &c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "vocab");
+    u.vocab = true;
+    assert_int_equal(tp_io_import_apply(&im, &u, &c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "gpus");
+    u.gpus = true;
+    u.model = true;
+    assert_int_equal(tp_io_import_apply(&im, &u, &c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "model");
+    u.model = false;
+    assert_int_equal(tp_io_import_apply(&im, &u, &c, &err), TP_OK);
+    assert_true(c.model.linear_bias); /* Megatron's default */
+}
+
+static void test_deepspeed_errors(void **state)
+{
+    (void)state;
+    static const err_case cases[] = {
+        {"{\"train_batch_size\": 8,\n \"zero_optimization\": {\"stage\": 3, "
+         "\"offload_optimizer\": {\"device\": \"cpu\"}}}",
+         TP_ERR_CONFIG, 0, 0,
+         "\"zero_optimization.offload_optimizer\" \"cpu\" offloads to the CPU, which changes "
+         "memory or time in a way trainplan does not model"},
+        {"{\"train_batch_size\": 8, \"zero_optimisation\": {}}", TP_ERR_CONFIG, 0, 0,
+         "unknown DeepSpeed config key \"zero_optimisation\": trainplan cannot tell whether it "
+         "changes memory or time"},
+        {"{\"train_batch_size\": 8,\n \"bf16\": {\"enabled\": true,}}", TP_ERR_PARSE, 2, 27,
+         "string or '}' expected near '}'"},
+        {"{\"train_micro_batch_size_per_gpu\": 0}", TP_ERR_CONFIG, 0, 0,
+         "\"train_micro_batch_size_per_gpu\" must be a positive integer or \"auto\""},
+        {"{\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": true}}", TP_ERR_CONFIG, 0, 0,
+         "\"bf16.enabled\" and \"fp16.enabled\" cannot both be true"},
+        {"{\"optimizer\": {\"type\": \"Lamb\"}}", TP_ERR_CONFIG, 0, 0,
+         "\"optimizer.type\" \"Lamb\" keeps optimizer state other than AdamW's or SGD's, which "
+         "changes memory or time in a way trainplan does not model"},
+        {"[1, 2]", TP_ERR_CONFIG, 0, 0, "a DeepSpeed config must be a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_import im;
+        tp_error err = {0};
+        tp_status st = tp_io_import_deepspeed(cases[i].text, "ds.json", &im, &err);
+        if (st != cases[i].code || strcmp(err.message, cases[i].message) != 0 ||
+            err.line != cases[i].line || err.column != cases[i].column) {
+            print_error("case %zu: got %d %d:%d \"%s\"\n", i, (int)st, err.line, err.column,
+                        err.message);
+            fail();
+        }
+    }
+    /* "auto" counts as not given; known tuning keys are listed, not errors */
+    tp_import im;
+    tp_error err = {0};
+    assert_int_equal(tp_io_import_deepspeed("{\"train_micro_batch_size_per_gpu\": \"auto\", "
+                                            "\"gradient_clipping\": 1.0, \"zero_optimization\": "
+                                            "{\"stage\": 2, \"overlap_comm\": true}}",
+                                            NULL, &im, &err),
+                     TP_OK);
+    assert_int_equal(im.ds_micro_batch, 0);
+    assert_string_equal(im.ignored, "gradient_clipping");
+    assert_string_equal(im.approximated, "zero_optimization.overlap_comm");
+    assert_string_equal(flag_value(&im, "--zero"), "2");
+}
+
+/* ---- exports: structure ---- */
+
+static void test_exports_mark_the_inexpressible(void **state)
+{
+    (void)state;
+    tp_config c;
+    plan_70b(&c);
+    c.train.schedule = TP_SCHED_GPIPE;
+    c.train.fused_ce = true;
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    tp_export e;
+    assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &c, &r, NULL, &e, NULL), TP_OK);
+    assert_int_equal(e.num_unexpressed, 2);
+    assert_non_null(strstr(e.text, "# Not expressible in Megatron-LM (2;"));
+    assert_non_null(strstr(e.text, "GPipe schedule"));
+    tp_io_export_free(&e);
+
+    plan_70b(&c);
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, NULL, &e, NULL), TP_OK);
+    /* ZeRO-1, bf16 gradients and selective recompute have no torchtitan equivalent */
+    assert_int_equal(e.num_unexpressed, 3);
+    assert_non_null(strstr(e.text, "\n[parallelism]\n"));
+    assert_non_null(strstr(e.text, "flavor = \"70B\""));
+    tp_io_export_free(&e);
+    assert_int_equal(tp_io_export(TP_EXPORT_COUNT, &c, &r, NULL, &e, NULL), TP_ERR_INVALID_ARG);
+}
+
+static void test_train_tokens_set_steps(void **state)
+{
+    (void)state;
+    tp_config c;
+    plan_8b(&c);
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    tp_export_opts o = {.train_tokens = 1000000000}; /* 1e9 / (64 x 8192) = 1907.3 -> 1908 */
+    tp_export e;
+    assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &c, &r, &o, &e, NULL), TP_OK);
+    assert_non_null(strstr(e.text, "\n--train-iters 1908\n"));
+    tp_io_export_free(&e);
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, &o, &e, NULL), TP_OK);
+    assert_non_null(strstr(e.text, "\nsteps = 1908\n"));
+    tp_io_export_free(&e);
+}
+
+/* ---- charts ---- */
+
+static void test_schedule_bubble_matches_closed_form(void **state)
+{
+    (void)state;
+    for (int64_t p = 1; p <= 8; p *= 2) {
+        for (int64_t m = p; m <= 32; m *= 2) {
+            double want = (double)(p - 1) / (double)(m + p - 1);
+            assert_rel(tp_io_schedule_bubble(TP_SCHED_1F1B, p, m, 1, 2.0) + 1.0, want + 1.0,
+                       1e-12);
+            assert_rel(tp_io_schedule_bubble(TP_SCHED_GPIPE, p, m, 1, 3.0) + 1.0, want + 1.0,
+                       1e-12);
+            /* interleaved: (p - 1) / (v m + p - 1) (Narayanan et al. 2021, 2.2.2) */
+            for (int64_t v = 2; v <= 4; v *= 2) {
+                double wi = (double)(p - 1) / (double)(v * m + p - 1);
+                assert_rel(tp_io_schedule_bubble(TP_SCHED_INTERLEAVED, p, m, v, 2.0) + 1.0,
+                           wi + 1.0, 1e-12);
+            }
+        }
+    }
+    assert_true(tp_io_schedule_bubble(TP_SCHED_1F1B, 0, 4, 1, 2.0) < 0.0);
+}
+
+/* Value of attribute attr in the first element at or after `from`. */
+static double attr_after(const char *from, const char *attr)
+{
+    const char *p = strstr(from, attr);
+    assert_non_null(p);
+    return strtod(p + strlen(attr), NULL);
+}
+
+static void test_svg_figures_match_result(void **state)
+{
+    (void)state;
+    tp_config c;
+    plan_70b(&c);
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    char *svg = tp_io_svg_report(&c, &r);
+    assert_non_null(svg);
+    assert_int_equal(strncmp(svg, "<?xml", 5), 0);
+    assert_non_null(strstr(svg, "</svg>\n"));
+    const char *w = strstr(svg, "data-component=\"weights\" data-bytes=\"");
+    assert_non_null(w);
+    assert_rel(attr_after(w, "data-bytes=\""), r.memory.weights_bytes, 1e-9);
+    const char *a = strstr(svg, "data-component=\"activations\" data-bytes=\"");
+    assert_rel(attr_after(a, "data-bytes=\""), r.memory.activations_bytes, 1e-9);
+    assert_rel(attr_after(svg, "data-capacity-bytes=\""), r.memory.capacity_bytes, 1e-9);
+    const char *s = strstr(svg, "class=\"schedule\"");
+    assert_non_null(s);
+    double model = attr_after(s, "data-bubble-fraction=\"");
+    double sim = attr_after(s, "data-simulated-bubble-fraction=\"");
+    assert_rel(sim + 1.0, model + 1.0, 1e-6);
+    free(svg);
+}
+
+static int count_fields(const char *line)
+{
+    int n = 1;
+    bool q = false;
+    for (const char *p = line; *p && *p != '\n'; p++) {
+        if (*p == '"')
+            q = !q;
+        else if (*p == ',' && !q)
+            n++;
+    }
+    return n;
+}
+
+static void test_csv_columns(void **state)
+{
+    (void)state;
+    tp_config c;
+    plan_8b(&c);
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
+    char buf[8192];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    tp_io_csv_header(f);
+    tp_io_csv_row(f, &c, &r);
+    fclose(f);
+    const char *row = strchr(buf, '\n') + 1;
+    assert_int_equal(count_fields(buf), count_fields(row));
+    assert_int_equal(strncmp(buf, "model,gpu,num_gpus,", 19), 0);
+    assert_int_equal(strncmp(row, "llama-3-8b,h100-sxm,8,", 22), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_megatron_tables_are_facts),
+        cmocka_unit_test(test_megatron_export_uses_known_args),
+        cmocka_unit_test(test_megatron_round_trip_flags),
+        cmocka_unit_test(test_deepspeed_round_trip_flags),
+        cmocka_unit_test(test_megatron_defaults_and_launcher),
+        cmocka_unit_test(test_megatron_swiglu_default_ffn),
+        cmocka_unit_test(test_megatron_moe_patterns),
+        cmocka_unit_test(test_megatron_errors),
+        cmocka_unit_test(test_megatron_apply_errors),
+        cmocka_unit_test(test_deepspeed_errors),
+        cmocka_unit_test(test_exports_mark_the_inexpressible),
+        cmocka_unit_test(test_train_tokens_set_steps),
+        cmocka_unit_test(test_schedule_bubble_matches_closed_form),
+        cmocka_unit_test(test_svg_figures_match_result),
+        cmocka_unit_test(test_csv_columns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
