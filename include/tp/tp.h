@@ -228,7 +228,7 @@ TP_API tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_par
 typedef struct tp_gpu_eff {
     double gemm;          /* large-GEMM achieved fraction of dense peak (0..1] */
     double gemm_fp8;      /* large-GEMM achieved fraction of the fp8 dense peak (0..1]; 0 -> gemm */
-    double gemm_half_dim; /* GEMM size (elements of the harmonic dim 1/(1/M+1/N+1/K)) at which efficiency halves */
+    double gemm_half_dim; /* GEMM intensity 1/(1/M+1/N+1/K) (elements) at which efficiency halves */
     double attn;          /* FlashAttention achieved fraction of dense peak */
     double mem_bw;        /* achieved fraction of HBM bandwidth for element-wise work */
     double intra_bw;      /* achieved busbw fraction of the intra-node link */
@@ -306,11 +306,13 @@ typedef struct tp_options {
                                     block input, every other matmul output and the attention
                                     output, recomputes the rest; default false (Megatron:
                                     selective = the attention core only) */
-    double grad_copy_bytes;      /* bytes per parameter of a 16-bit gradient kept beside fp32
-                                    accumulation, unsharded (DeepSpeed BF16_Optimizer: 2;
-                                    Megatron's fused accumulation: 0, the default) */
+    double extra_param_bytes;    /* bytes per parameter of unsharded framework buffers beyond
+                                    weights, gradients and optimizer state, counted with the
+                                    gradients (DeepSpeed BF16_Optimizer keeps 16-bit gradients
+                                    beside its fp32 accumulation buffer; Megatron: 0, default) */
     double ce_bytes_per_logit;   /* loss peak per logit element when the cross-entropy is
-                                    not fused: fp32 logits, log-probabilities, gradient */
+                                    not fused: fp32 logits, log-probabilities, gradient
+                                    (default 12; Megatron's vocab-parallel loss: 4) */
     bool pp_scatter_gather;      /* pipeline p2p tensors sharded over the TP group (Megatron's
                                     scatter/gather optimisation; implied by SP); default true,
                                     DeepSpeed's pipeline engine sends them whole */

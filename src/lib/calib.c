@@ -27,14 +27,17 @@ void tp_options_default(tp_options *o)
     /* Selective recompute means Megatron's (attention core only) unless a
      * framework says otherwise (torchtitan: per-op SAC). */
     o->sac_ops = false;
-    /* Megatron accumulates gradients straight into fp32 main grads; only
-     * DeepSpeed's BF16_Optimizer keeps a 16-bit copy as well (2). */
-    o->grad_copy_bytes = 0.0;
+    /* Megatron accumulates gradients straight into fp32 main grads and
+     * keeps no other per-parameter buffer; DeepSpeed's BF16_Optimizer also
+     * keeps the 16-bit gradients (2 B, deepspeed/runtime/bf16_optimizer.py),
+     * the validate command sets that per row. */
+    o->extra_param_bytes = 0.0;
     /* Unfused cross-entropy peak per logit: fp32 logits 4 + fp32
      * log-probabilities 4 + their fp32 gradient 4 (PyTorch F.cross_entropy
      * on upcast logits, torchtitan 2024); Megatron's estimator counts only
-     * the fp32 logits (4). 12 fits the torchtitan rows of runs-dev.csv,
-     * whose reserved peak rises 2 x 16 GiB from 8k to 64k tokens. */
+     * the fp32 logits (4). 12 fits the torchtitan rows of runs-dev.csv
+     * (docs/ACCURACY.md), e.g. its context-parallel 8B rows at 32k tokens
+     * per GPU, whose loss buffers are 47 of their 84 GiB. */
     o->ce_bytes_per_logit = 12.0;
     /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
      * 2021 4.1); sequence parallelism shards them anyway. */
@@ -56,31 +59,53 @@ void tp_options_default(tp_options *o)
 }
 
 /* GPU generations whose fitted efficiencies differ. */
-typedef enum gpu_kind { KIND_AMPERE = 0, KIND_HOPPER, KIND_BLACKWELL, KIND_OTHER } gpu_kind;
+typedef enum gpu_kind {
+    KIND_AMPERE = 0, /* A100 (A800, A30) */
+    KIND_HOPPER,     /* H100 SXM, H800, H200 (and unknown GPUs near their peak) */
+    KIND_BLACKWELL,  /* B200, GB200 */
+    KIND_OTHER       /* other vendors: no rows to fit, Hopper values (a guess) */
+} gpu_kind;
 
 typedef struct kind_eff {
     const char *name;
-    double gemm;     /* FITTED: large bf16/fp16 GEMM fraction of the dense peak */
-    double gemm_fp8; /* FITTED: large fp8 GEMM fraction of the fp8 dense peak */
+    double gemm; /* FITTED: large bf16/fp16 GEMM fraction of the dense peak */
+    double attn; /* FITTED: FlashAttention fraction of the 16-bit dense peak */
 } kind_eff;
 
 /*
- * Fitted on runs-dev.csv (tools/calibrate.py; docs/ACCURACY.md). Rows per
- * kind in the fit: Ampere = A100 40/80 GB (Megatron 2021, BLOOM, Mosaic,
- * torchtune); Hopper = H100 SXM, the 500 W H100 and H200 (Megatron-Core
- * 2024, Mosaic, NeMo, torchtitan, Megatron-Bridge); Blackwell = B200 and
- * GB200 (NeMo long-context, Megatron-Bridge). Other vendors have no rows:
- * they get the Hopper values (a guess, stated in docs/ACCURACY.md).
+ * Fitted on runs-dev.csv by tools/calibrate.py (docs/ACCURACY.md has the
+ * fit, the rows and the error left). Rows per kind: Ampere = A100 40/80 GB
+ * (Megatron 2021, BLOOM, Mosaic, torchtune: 28 rows); Hopper = H100 SXM,
+ * the 500 W H100 and H200 (Megatron-Core 2024, Mosaic, NeMo, torchtitan,
+ * Megatron-Bridge: 46 rows); Blackwell = B200 and GB200 (NeMo long-context,
+ * Megatron-Bridge: 10 rows). attn_ampere sits at the upper bound of the
+ * search (0.75, FlashAttention-2's forward on A100): the A100 rows with
+ * FlashAttention have little attention work and do not pin it down.
  */
-/* FITTED: GEMM half-rate intensity as a multiple of the roofline ridge. */
-#define GEMM_RIDGE_FACTOR 1.0
-
 static const kind_eff kinds[] = {
-    [KIND_AMPERE] = {"ampere", 0.80, 0.80},
-    [KIND_HOPPER] = {"hopper", 0.75, 0.65},
-    [KIND_BLACKWELL] = {"blackwell", 0.75, 0.65},
-    [KIND_OTHER] = {"other", 0.75, 0.65},
+    [KIND_AMPERE] = {"ampere", 0.6571, 0.7500},
+    [KIND_HOPPER] = {"hopper", 0.6509, 0.3151},
+    [KIND_BLACKWELL] = {"blackwell", 0.6680, 0.4051},
+    [KIND_OTHER] = {"other", 0.6509, 0.3151},
 };
+
+/* FITTED: large fp8 GEMM rate relative to the same GPU's bf16 GEMM rate,
+ * both as fractions of their own dense peaks (fp8: TransformerEngine /
+ * torchao rows of NeMo, Megatron-Bridge and torchtitan). */
+#define FP8_GEMM_REL 0.8828
+
+/* FITTED: GEMM half-rate intensity as a multiple of the roofline ridge
+ * (dense bf16 peak / HBM bandwidth). */
+#define GEMM_RIDGE_FACTOR 0.8000
+
+/* FITTED: share of overlappable communication that hides. */
+#define OVERLAP 0.9883
+
+/* FITTED: achieved-clock factor of a power-capped H100 (the torchtitan
+ * rows' 96 GB HBM2e parts at 500 W) relative to a 700 W H100 SXM; it
+ * multiplies the Hopper GEMM and attention fractions. It also absorbs
+ * torchtitan's own software efficiency, which the rows cannot separate. */
+#define CLOCK_500W 0.7113
 
 static char lower(char ch)
 {
@@ -100,11 +125,8 @@ static bool name_has(const char *name, const char *needle)
     return false;
 }
 
-static gpu_kind kind_of(const tp_gpu *g)
+static gpu_kind kind_of(const char *name, const tp_gpu *g)
 {
-    char name[TP_NAME_MAX + 1];
-    memcpy(name, g->name, TP_NAME_MAX);
-    name[TP_NAME_MAX] = '\0';
     if (name_has(name, "a100") || name_has(name, "a800") || name_has(name, "a30"))
         return KIND_AMPERE;
     if (name_has(name, "h100") || name_has(name, "h800") || name_has(name, "h200") ||
@@ -126,16 +148,20 @@ static gpu_kind kind_of(const tp_gpu *g)
 
 void tp_gpu_default_eff(tp_gpu *g)
 {
-    const kind_eff *k = &kinds[kind_of(g)];
-    g->eff.gemm = k->gemm;
-    g->eff.gemm_fp8 = k->gemm_fp8;
+    char name[TP_NAME_MAX + 1];
+    memcpy(name, g->name, TP_NAME_MAX);
+    name[TP_NAME_MAX] = '\0';
+    const kind_eff *k = &kinds[kind_of(name, g)];
+    /* a power-capped part ("...-500w") sustains a lower clock */
+    double clock = name_has(name, "500w") ? CLOCK_500W : 1.0;
+    g->eff.gemm = k->gemm * clock;
+    g->eff.gemm_fp8 = k->gemm * clock * FP8_GEMM_REL;
+    g->eff.attn = k->attn * clock;
     /* GEMM intensity (FLOP per 2-byte element) at which a GEMM runs at half
      * its large-size rate: the roofline ridge point peak / HBM bandwidth of
-     * this GPU times a FITTED factor (an A100 gets 153 k, an H100 295 k). */
+     * this GPU (A100 153, H100 295 FLOP/byte) times a FITTED factor. */
     double bf16 = g->peak_flops_per_s[TP_PREC_BF16], bw = g->mem_bw_bytes_per_s;
     g->eff.gemm_half_dim = (bf16 > 0.0 && bw > 0.0) ? GEMM_RIDGE_FACTOR * bf16 / bw : 128.0;
-    /* FITTED: FlashAttention achieved fraction of the 16-bit dense peak. */
-    g->eff.attn = 0.55;
     /* Element-wise kernels reach about 80% of HBM bandwidth (STREAM-like
      * copy/triad on A100/H100); not fitted. */
     g->eff.mem_bw = 0.8;
@@ -148,6 +174,5 @@ void tp_gpu_default_eff(tp_gpu *g)
      * network 4.0 us (Simple: 3.4 / 14); rounded to 2 and 5 us. */
     g->eff.intra_lat_s = 2e-6;
     g->eff.inter_lat_s = 5e-6;
-    /* FITTED: share of overlappable communication that actually hides. */
-    g->eff.overlap = 0.9;
+    g->eff.overlap = OVERLAP;
 }

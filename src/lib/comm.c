@@ -135,10 +135,10 @@ static double group_latency(const tp_gpu *g, tp_coll kind, const tp_group_place 
     if (kind != TP_COLL_ALL_REDUCE)
         return ring;
     ring *= 2.0;
-    if (pl->intra)
-        return ring;
-    /* double binary tree (NCCL >= 2.4): 2((r-1) intra + log2 N inter) */
-    double tree = 2.0 * ((r - 1.0) * li + ceil_log2(pl->nodes) * ln);
+    /* double binary tree (NCCL >= 2.4): 2((r-1) intra + log2 N inter); in
+     * one large NVLink domain (NVL72) NCCL's tree/NVLS: 2 log2(n) intra */
+    double tree = pl->intra ? 2.0 * ceil_log2(pl->size) * li
+                            : 2.0 * ((r - 1.0) * li + ceil_log2(pl->nodes) * ln);
     return tree < ring ? tree : ring;
 }
 

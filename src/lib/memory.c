@@ -53,10 +53,11 @@
  *    the torchtitan rows of runs-dev.csv); fused/chunked CE: 4*T*h/t.
  *    Per-op selective checkpointing (opts.sac_ops, torchtitan) stores the
  *    block input, every other matmul output and the attention output.
- *    ZeRO-3 under PP keeps the stage's 16-bit weights and gradients
- *    gathered (torchtitan does not reshard between micro-batches); a 16-bit
- *    gradient copy beside fp32 accumulation (opts.grad_copy_bytes,
- *    DeepSpeed BF16_Optimizer) is unsharded.
+ *    ZeRO-3 under PP keeps the stage's 16-bit weights and its gradients (in
+ *    the gradient dtype) gathered (torchtitan does not reshard between
+ *    micro-batches; calibrated on its 405B rows); framework
+ *    buffers per parameter (opts.extra_param_bytes, e.g. DeepSpeed
+ *    BF16_Optimizer's 16-bit gradients) are unsharded.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).
@@ -305,10 +306,11 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                 sp.ends * wb;
         }
     }
-    /* A 16-bit gradient kept beside fp32 accumulation, unsharded (DeepSpeed
-     * BF16_Optimizer); bounded here because it is a calibration input. */
-    double gcopy = o->grad_copy_bytes;
-    if (gcopy > 0.0 && gcopy <= 8.0) {
+    /* Unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer's
+     * 16-bit gradients), counted with the gradients; bounded here because
+     * it is a calibration input. */
+    double gcopy = o->extra_param_bytes;
+    if (gcopy > 0.0 && gcopy <= 16.0) {
         g += sp.dense * gcopy;
         ge += sp.expert * gcopy;
     }

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# validate_test.sh: end-to-end tests of `trainplan validate FILE.csv`:
+# the per-row table and summary on ../shared/reference/runs-dev.csv, the
+# --json contract, the accuracy it reaches (a regression guard at the
+# levels docs/ACCURACY.md reports), rows listed with reasons rather than
+# dropped, assumptions shown, --eff overrides, and every bad-input case
+# (RFC 4180 errors with line and column, missing columns, bad flags).
+#
+#   bash tests/cli/validate_test.sh /path/to/trainplan
+#
+# TP_SHARED_DIR (set by ctest) locates reference/runs-dev.csv. Needs
+# python3 for JSON parsing. Prints one line per failure and a final
+# "N passed, M failed"; exits non-zero on any failure.
+set -u
+
+T=${1:?usage: validate_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+SHARED=${TP_SHARED_DIR:-$SRC/../shared}
+CSV=$SHARED/reference/runs-dev.csv
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+
+run() {
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# expect_error WANT_STDERR_LINE ARGS...: exit 2, exactly that line, no stdout
+expect_error() {
+    local want=$1
+    shift
+    run "$@"
+    local got
+    got=$(cat "$tmp/err")
+    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then
+        ok
+    else
+        bad "trainplan $*: exit $rc, stderr [$got], want exit 2 and [$want]"
+    fi
+}
+
+# has NAME PATTERN: the last run's stdout contains the fixed string
+has() {
+    if grep -qF -- "$2" "$tmp/out"; then ok; else bad "$1: no [$2] in the output"; fi
+}
+
+# check_json NAME PYTHON_EXPR...: with j = the parsed --json output
+check_json() {
+    local name=$1
+    shift
+    if [ "$rc" -ne 0 ]; then
+        bad "$name: exit $rc: $(cat "$tmp/err")"
+        return
+    fi
+    local out
+    if out=$(python3 - "$tmp/out" "$@" 2>&1 <<'EOF'
+import json, math, sys
+
+def no_const(c):
+    raise ValueError("non-finite number in the JSON: " + c)
+
+j = json.load(open(sys.argv[1]), parse_constant=no_const)
+rows = {r["id"]: r for r in j["rows"]}
+for expr in sys.argv[2:]:
+    if not eval(expr):
+        print("false: " + expr)
+        sys.exit(1)
+EOF
+    ); then
+        ok
+    else
+        bad "$name: $out"
+    fi
+}
+
+if [ ! -f "$CSV" ]; then
+    bad "runs-dev.csv not found at $CSV (set TP_SHARED_DIR)"
+    printf '%d passed, %d failed\n' "$pass" "$fail"
+    exit 1
+fi
+
+# ---- the text report ----
+run validate "$CSV"
+if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok; else bad "validate: exit $rc: $(cat "$tmp/err")"; fi
+has "header" "91 rows, 85 evaluated, 6 not evaluated"
+has "summary" "Summary (absolute relative error)"
+has "throughput summary" "throughput (tokens/s per GPU), 84 rows: median"
+has "memory summary" "memory per GPU, 27 rows: median"
+has "fit summary" "fit verdict: "
+has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
+has "MLA row listed" "deepseekv3-pretrain-2048xH800 (line 26): multi-head latent attention (MLA) is not modelled"
+has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
+has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
+has "HFU conversion named" "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal discount"
+has "NeMo conversion named" "NeMo model FLOPs, no causal discount, unpadded V"
+has "step-time basis named" "from the step time: global batch x seq / step / GPUs"
+has "assumption shown" "recompute not stated: none (the least that fits)"
+has "derived GPU stated" "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, SXM peaks)"
+has "memory metric named" "torch reserved GiB"
+has "nvidia-smi metric named" "nvidia-smi used G"
+has "active metric named" "torch peak active"
+has "OOM row expected" "OOM/"
+
+# ---- JSON: contract and accuracy (regression guard at the reported levels) ----
+run validate "$CSV" --json
+check_json "json contract" \
+    'j["summary"]["rows"] == 91 and j["summary"]["evaluated"] == 85' \
+    'j["summary"]["not_evaluated"] == 6' \
+    'len(j["rows"]) == 91' \
+    'all(("reason" in r) != r["evaluated"] for r in j["rows"])' \
+    'all(r["throughput"] is None or r["throughput"]["measured_tokens_per_s_per_gpu"] > 0 for r in j["rows"] if r["evaluated"])' \
+    'all(abs(sum(r["predicted"]["time_breakdown_s"].values()) - r["predicted"]["step_s"]) <= 1e-9 * r["predicted"]["step_s"] for r in j["rows"] if r["evaluated"])' \
+    'rows["bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2"]["fit"]["expected"] == "out of memory"' \
+    'rows["titan-8b-8gpu-fsdp"]["memory"]["metric"] == "torch reserved" and rows["titan-8b-8gpu-fsdp"]["memory"]["unit"] == "GiB"' \
+    'rows["torchtune-3b-a100-ac"]["memory"]["metric"] == "torch peak active"' \
+    'rows["megatron21-t1-1T"]["throughput"]["basis"].startswith("from 163.0 hardware TFLOP/s/GPU")' \
+    'rows["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["basis"] == "tokens/s per GPU as published"'
+check_json "accuracy guard" \
+    'j["summary"]["throughput"]["rows"] == 84' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.20' \
+    'j["summary"]["memory"]["rows"] == 27' \
+    'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
+    'j["summary"]["fit"]["correct"] >= 84'
+
+# ---- --eff overrides change the prediction, and only where asked ----
+run validate "$CSV" --json --eff "h100-sxm:gemm=0.3"
+check_json "eff override (prefix)" \
+    'rows["mcore24-weak-7.1B"]["throughput"]["rel_error"] < -0.2' \
+    'abs(rows["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["rel_error"]) < 0.1'
+
+# ---- a file of our own: a quoted field with a comma, a newline and "" ----
+python3 - "$CSV" "$tmp/two.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+ids = ("mosaic-a10080-mpt7b-s2048-g8", "palm540b-tpuv4")
+pick = sorted((r for r in rows[1:] if r[0] in ids), key=lambda r: ids.index(r[0]))
+pick[0][head.index("notes")] = 'a note, with a comma\nand a "quoted" line'
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\r\n")
+    w.writerow(head)
+    w.writerows(pick)
+EOF
+run validate "$tmp/two.csv" --json
+check_json "quoted fields, CRLF" \
+    'j["summary"]["rows"] == 2 and j["summary"]["evaluated"] == 1' \
+    'rows["palm540b-tpuv4"]["evaluated"] is False' \
+    'rows["mosaic-a10080-mpt7b-s2048-g8"]["line"] == 2' \
+    'rows["palm540b-tpuv4"]["line"] == 4'
+
+# ---- bad input ----
+expect_error "trainplan: error: validate needs a FILE.csv (run \`trainplan validate --help\`)" validate
+expect_error "trainplan: error: cannot open $tmp/none.csv: No such file or directory" validate "$tmp/none.csv"
+printf 'id,source\n"open,x\n' >"$tmp/q.csv"
+expect_error "trainplan: error: $tmp/q.csv:2:1: quoted field opened at column 1 never closes" validate "$tmp/q.csv"
+printf 'id,source\na,b,c\n' >"$tmp/n.csv"
+expect_error "trainplan: error: $tmp/n.csv:2:1: record has 3 fields, the header has 2" validate "$tmp/n.csv"
+printf 'id,source\n"a"b,c\n' >"$tmp/a.csv"
+expect_error "trainplan: error: $tmp/a.csv:2:4: character after a closing quote (expected a comma or the end of the line)" validate "$tmp/a.csv"
+printf 'id,source\na"b,c\n' >"$tmp/u.csv"
+expect_error "trainplan: error: $tmp/u.csv:2:2: quote inside an unquoted field (quote the whole field and double the quote)" validate "$tmp/u.csv"
+: >"$tmp/e.csv"
+expect_error "trainplan: error: $tmp/e.csv:1:1: empty file: no header line" validate "$tmp/e.csv"
+printf 'id,source\na,b\n' >"$tmp/c.csv"
+expect_error "trainplan: error: $tmp/c.csv:1: the header has no column \"model_name\" (a runs file needs the columns of runs-dev.csv)" validate "$tmp/c.csv"
+expect_error "trainplan: error: validate takes one file (got \"$CSV\" and \"x.csv\")" validate "$CSV" x.csv
+expect_error "trainplan: error: --eff: unknown efficiency \"speed\"" validate "$CSV" --eff speed=1
+expect_error "trainplan: error: --eff: expected KEY=VALUE or GPU:KEY=VALUE, got \"gemm\"" validate "$CSV" --eff gemm
+expect_error "trainplan: error: unknown flag \"--jsn\" (did you mean \"--json\"?)" validate "$CSV" --jsn
+
+# ---- help ----
+run validate --help
+if [ "$rc" -eq 0 ] && grep -q "usage: trainplan validate FILE.csv" "$tmp/out"; then ok; else bad "validate --help"; fi
+has "help names --eff" "--eff"
+
+printf '%d passed, %d failed\n' "$pass" "$fail"
+[ "$fail" -eq 0 ]
