@@ -35,6 +35,7 @@
 
 #include "import.h"
 #include "io.h"
+#include "io_internal.h"
 
 #define MAX_LAYERS 100000
 #define MAX_DIM 1048576
@@ -644,45 +645,19 @@ typedef struct slot {
     int nv;
 } slot;
 
-/* Levenshtein distance, capped (for "did you mean"). */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return 99;
-    int row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static const char *suggest(const char *name)
 {
-    int best_d = 99;
+    size_t best_d = 99;
     const char *best = NULL;
     for (size_t i = 0; i < tp_io_import_megatron_known_count(); i++) {
         const char *k = tp_io_import_megatron_known(i);
-        int d = edit_distance(name, k);
+        size_t d = tp_io_edit_distance(name, k, false);
         if (d < best_d) {
             best_d = d;
             best = k;
         }
     }
-    return (best && best_d <= 3 && (size_t)best_d * 3 <= strlen(name)) ? best : NULL;
+    return (best && best_d <= 3 && best_d * 3 <= strlen(name)) ? best : NULL;
 }
 
 /* ---- values ---- */

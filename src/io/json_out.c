@@ -17,45 +17,7 @@
 #include <math.h>
 
 #include "io.h"
-
-/* Builder state: the first failure (non-finite value, jansson OOM) sticks. */
-typedef struct jb {
-    bool ok;
-} jb;
-
-static json_t *obj(jb *b)
-{
-    json_t *o = json_object();
-    if (!o)
-        b->ok = false;
-    return o;
-}
-
-/* Steals v; a NULL parent or value marks the build failed. */
-static void set(jb *b, json_t *o, const char *key, json_t *v)
-{
-    if (!o || !v) {
-        b->ok = false;
-        json_decref(v);
-        return;
-    }
-    if (json_object_set_new(o, key, v) != 0)
-        b->ok = false;
-}
-
-static void put_int(jb *b, json_t *o, const char *key, int64_t v)
-{
-    set(b, o, key, json_integer((json_int_t)v));
-}
-
-static void put_real(jb *b, json_t *o, const char *key, double v)
-{
-    if (!isfinite(v)) {
-        b->ok = false;
-        return;
-    }
-    set(b, o, key, json_real(v));
-}
+#include "io_internal.h"
 
 /* Bytes (or another modelled count) as a whole JSON integer. */
 static void put_bytes(jb *b, json_t *o, const char *key, double v)
@@ -64,20 +26,13 @@ static void put_bytes(jb *b, json_t *o, const char *key, double v)
         b->ok = false;
         return;
     }
-    set(b, o, key, json_integer((json_int_t)llround(v)));
+    jb_set(b, o, key, json_integer((json_int_t)llround(v)));
 }
 
-static void put_bool(jb *b, json_t *o, const char *key, bool v)
-{
-    set(b, o, key, json_boolean(v));
-}
-
+/* Not UTF-8 (a name taken from a file path): keep the output valid. */
 static void put_str(jb *b, json_t *o, const char *key, const char *v)
 {
-    json_t *j = v ? json_string(v) : json_null();
-    if (!j && v) /* not UTF-8 (a name taken from a file path): keep the output valid */
-        j = json_string("(name is not valid UTF-8)");
-    set(b, o, key, j);
+    jb_put_str(b, o, key, v, "(name is not valid UTF-8)");
 }
 
 static const char *mlp_name(tp_mlp m)
@@ -102,7 +57,7 @@ static const char *pos_name(tp_pos p)
 
 static json_t *model_json(jb *b, const tp_model *m)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
     int64_t hd = m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
     put_str(b, o, "name", m->name);
@@ -128,7 +83,7 @@ static json_t *model_json(jb *b, const tp_model *m)
 
 static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_str(b, o, "name", g->name);
     put_real(b, o, "peak_flops_per_s", g->peak_flops_per_s[t->precision]);
     put_str(b, o, "peak_precision", tp_io_precision_name(t->precision));
@@ -143,7 +98,7 @@ static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
 
 static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_result *r)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_int(b, o, "tp", t->tp);
     put_int(b, o, "pp", t->pp);
     put_int(b, o, "cp", t->cp);
@@ -169,7 +124,7 @@ static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_r
 
 static json_t *training_json(jb *b, const tp_train *t)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_str(b, o, "precision", tp_io_precision_name(t->precision));
     put_str(b, o, "grad_dtype", tp_io_dtype_name(t->grad_dtype));
     put_str(b, o, "optimizer", tp_io_optimizer_name(&t->optimizer));
@@ -183,7 +138,7 @@ static json_t *training_json(jb *b, const tp_train *t)
 
 static json_t *conventions_json(jb *b, const tp_options *op)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_str(b, o, "attn_flops", op->attn_flops == TP_ATTN_FLOPS_FULL ? "full" : "causal");
     put_str(b, o, "act_model", op->act_model == TP_ACT_KORTHIKANTI ? "korthikanti" : "detailed");
     put_str(b, o, "ckpt_model", op->ckpt_model == TP_CKPT_SEED001 ? "seed001" : "exact");
@@ -196,10 +151,10 @@ static json_t *conventions_json(jb *b, const tp_options *op)
 
 static json_t *params_json(jb *b, const tp_params *p)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_int(b, o, "total", p->total);
     put_int(b, o, "active", p->active);
-    json_t *bd = obj(b);
+    json_t *bd = jb_obj(b);
     put_int(b, bd, "embedding", p->embedding);
     put_int(b, bd, "output_head", p->output_head);
     put_int(b, bd, "attention", p->attention);
@@ -208,7 +163,7 @@ static json_t *params_json(jb *b, const tp_params *p)
     put_int(b, bd, "moe_shared", p->moe_shared);
     put_int(b, bd, "router", p->router);
     put_int(b, bd, "norms", p->norms);
-    set(b, o, "breakdown", bd);
+    jb_set(b, o, "breakdown", bd);
     put_int(b, o, "per_layer_dense", p->per_layer_dense);
     put_int(b, o, "per_layer_moe", p->per_layer_moe);
     put_int(b, o, "num_moe_layers", p->num_moe_layers);
@@ -217,7 +172,7 @@ static json_t *params_json(jb *b, const tp_params *p)
 
 static json_t *flops_json(jb *b, const tp_flops *f, const tp_options *op)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_real(b, o, "model_per_token", f->model_per_token);
     put_real(b, o, "hardware_per_token", f->hardware_per_token);
     put_real(b, o, "six_n_per_token", f->six_n_per_token);
@@ -232,7 +187,7 @@ static json_t *flops_json(jb *b, const tp_flops *f, const tp_options *op)
 
 static json_t *breakdown_json(jb *b, const tp_memory *m)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_bytes(b, o, "weights", m->weights_bytes);
     put_bytes(b, o, "weights_gathered", m->weights_gathered_bytes);
     put_bytes(b, o, "grads", m->grads_bytes);
@@ -257,21 +212,21 @@ static void memory_fields(jb *b, json_t *o, const tp_memory *m)
     put_bytes(b, o, "params_on_gpu", m->params_on_gpu);
     put_real(b, o, "inflight_microbatches", m->inflight_microbatches);
     put_bytes(b, o, "act_per_layer_bytes", m->act_per_layer_bytes);
-    set(b, o, "breakdown", breakdown_json(b, m));
+    jb_set(b, o, "breakdown", breakdown_json(b, m));
 }
 
 static json_t *memory_json(jb *b, const tp_result *r)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     memory_fields(b, o, &r->memory);
-    json_t *stages = obj(b);
-    json_t *first = obj(b);
-    json_t *last = obj(b);
+    json_t *stages = jb_obj(b);
+    json_t *first = jb_obj(b);
+    json_t *last = jb_obj(b);
     memory_fields(b, first, &r->stage_first);
     memory_fields(b, last, &r->stage_last);
-    set(b, stages, "first", first);
-    set(b, stages, "last", last);
-    set(b, o, "stages", stages);
+    jb_set(b, stages, "first", first);
+    jb_set(b, stages, "last", last);
+    jb_set(b, o, "stages", stages);
     return o;
 }
 
@@ -279,9 +234,9 @@ static json_t *time_json(jb *b, const tp_time *t)
 {
     if (!t->computed)
         return json_null();
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_real(b, o, "step_s", t->step_s);
-    json_t *bd = obj(b);
+    json_t *bd = jb_obj(b);
     put_real(b, bd, "compute", t->compute_s);
     put_real(b, bd, "recompute", t->recompute_s);
     put_real(b, bd, "tp_comm", t->tp_comm_s);
@@ -291,25 +246,25 @@ static json_t *time_json(jb *b, const tp_time *t)
     put_real(b, bd, "bubble", t->bubble_s);
     put_real(b, bd, "dp_comm", t->dp_comm_s);
     put_real(b, bd, "optimizer", t->optimizer_s);
-    set(b, o, "breakdown", bd);
-    json_t *bub = obj(b);
+    jb_set(b, o, "breakdown", bd);
+    json_t *bub = jb_obj(b);
     put_real(b, bub, "of_total", t->bubble_of_total);
     put_real(b, bub, "of_ideal", t->bubble_of_ideal);
-    set(b, o, "bubble_fraction", bub);
-    json_t *th = obj(b);
+    jb_set(b, o, "bubble_fraction", bub);
+    json_t *th = jb_obj(b);
     put_real(b, th, "tokens_per_s", t->tokens_per_s);
     put_real(b, th, "tokens_per_s_per_gpu", t->tokens_per_s_per_gpu);
     put_real(b, th, "model_tflops_per_gpu", t->model_flops_per_s_per_gpu / 1e12);
     put_real(b, th, "mfu", t->mfu);
     put_real(b, th, "hfu", t->hfu);
-    set(b, o, "throughput", th);
+    jb_set(b, o, "throughput", th);
     put_str(b, o, "bottleneck", t->bottleneck ? t->bottleneck : "none");
     return o;
 }
 
 static json_t *units_json(jb *b)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_str(b, o, "params", "parameters (exact integer counts)");
     put_str(b, o, "flops", "floating-point operations; a multiply-add counts as 2");
     put_str(b, o, "memory", "bytes, rounded to whole bytes (1 GB = 1e9 bytes, 1 GiB = 2^30 bytes)");
@@ -326,19 +281,19 @@ static json_t *units_json(jb *b)
 json_t *tp_io_result_json(const tp_config *c, const tp_result *r)
 {
     jb b = {true};
-    json_t *o = obj(&b);
+    json_t *o = jb_obj(&b);
     put_str(&b, o, "trainplan_version", tp_version_string());
-    set(&b, o, "model", model_json(&b, &c->model));
-    set(&b, o, "gpu", gpu_json(&b, &c->gpu, &c->train));
-    set(&b, o, "layout", layout_json(&b, &c->gpu, &c->train, r));
-    set(&b, o, "training", training_json(&b, &c->train));
-    set(&b, o, "conventions", conventions_json(&b, &c->opts));
-    set(&b, o, "params", params_json(&b, &r->params));
-    set(&b, o, "flops", flops_json(&b, &r->flops, &c->opts));
-    set(&b, o, "memory", memory_json(&b, r));
-    set(&b, o, "time", time_json(&b, &r->time));
+    jb_set(&b, o, "model", model_json(&b, &c->model));
+    jb_set(&b, o, "gpu", gpu_json(&b, &c->gpu, &c->train));
+    jb_set(&b, o, "layout", layout_json(&b, &c->gpu, &c->train, r));
+    jb_set(&b, o, "training", training_json(&b, &c->train));
+    jb_set(&b, o, "conventions", conventions_json(&b, &c->opts));
+    jb_set(&b, o, "params", params_json(&b, &r->params));
+    jb_set(&b, o, "flops", flops_json(&b, &r->flops, &c->opts));
+    jb_set(&b, o, "memory", memory_json(&b, r));
+    jb_set(&b, o, "time", time_json(&b, &r->time));
     put_str(&b, o, "reason", r->reason);
-    set(&b, o, "units", units_json(&b));
+    jb_set(&b, o, "units", units_json(&b));
     if (!b.ok) {
         json_decref(o);
         return NULL;

@@ -19,12 +19,12 @@
  * (tp_model_validate / tp_gpu_validate) and its error is returned as is.
  * JSON objects do not keep value positions, so CONFIG errors have line 0.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "io.h"
+#include "io_internal.h"
 
 /* Bounds on model sizes, the same as the library's (src/lib/internal.h TP__MAX_*). */
 #define MAX_LAYERS 100000
@@ -48,35 +48,6 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
-
-/* Case-insensitive Levenshtein distance of two short strings (names, keys). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { N = 64 };
-    size_t la = strlen(a), lb = strlen(b);
-    if (la >= N || lb >= N)
-        return la > lb ? la : lb;
-    size_t row[N];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost =
-                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-            size_t best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
 
 /* "parent.key", or "key" at the top level. */
 static void key_path(char *buf, size_t n, const char *parent, const char *key)
@@ -153,7 +124,7 @@ static tp_status check_keys(json_t *obj, const char *parent, const char *const *
                 known = 1;
                 break;
             }
-            size_t d = edit_distance(key, allowed[i]);
+            size_t d = tp_io_edit_distance(key, allowed[i], true);
             if (d < best_d) {
                 best_d = d;
                 best = allowed[i];

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "io_internal.h"
 #include "plan_out.h"
 
 #define GIB 1073741824.0 /* 2^30 bytes */
@@ -959,59 +960,14 @@ void tp_io_plan_lr_csv(FILE *f, const tp_plan *p, int64_t points)
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-typedef struct jb {
-    bool ok;
-} jb;
-
-static json_t *obj(jb *b)
-{
-    json_t *o = json_object();
-    if (!o)
-        b->ok = false;
-    return o;
-}
-
-static void set(jb *b, json_t *o, const char *key, json_t *v)
-{
-    if (!o || !v) {
-        b->ok = false;
-        json_decref(v);
-        return;
-    }
-    if (json_object_set_new(o, key, v) != 0)
-        b->ok = false;
-}
-
-static void put_int(jb *b, json_t *o, const char *key, int64_t v)
-{
-    set(b, o, key, json_integer((json_int_t)v));
-}
-
-static void put_real(jb *b, json_t *o, const char *key, double v)
-{
-    if (!isfinite(v)) {
-        b->ok = false;
-        return;
-    }
-    set(b, o, key, json_real(v));
-}
-
-static void put_bool(jb *b, json_t *o, const char *key, bool v)
-{
-    set(b, o, key, json_boolean(v));
-}
-
 static void put_str(jb *b, json_t *o, const char *key, const char *v)
 {
-    json_t *j = v ? json_string(v) : json_null();
-    if (!j && v)
-        j = json_string("(not valid UTF-8)");
-    set(b, o, key, j);
+    jb_put_str(b, o, key, v, "(not valid UTF-8)");
 }
 
 static json_t *point_json(jb *b, const tp_scaling_point *pt)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_real(b, o, "compute_flops", pt->compute_flops);
     put_real(b, o, "params", pt->params);
     put_real(b, o, "tokens", pt->tokens);
@@ -1022,7 +978,7 @@ static json_t *point_json(jb *b, const tp_scaling_point *pt)
 
 static json_t *ckpt_json(jb *b, const tp_ckpt *k)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_real(b, o, "size_bytes", k->total_bytes);
     put_real(b, o, "weights_bytes", k->weights_bytes);
     put_real(b, o, "optimizer_bytes", k->optimizer_bytes);
@@ -1046,7 +1002,7 @@ static json_t *ckpt_json(jb *b, const tp_ckpt *k)
 
 static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
 {
-    json_t *o = obj(b);
+    json_t *o = jb_obj(b);
     put_str(b, o, "name", ph->spec.name);
     put_real(b, o, "tokens", ph->spec.tokens);
     put_int(b, o, "seq_len", ph->spec.seq_len);
@@ -1064,7 +1020,7 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
     if (p->feasible) {
         const tp_train *t = &ph->cfg.train;
         const tp_result *r = &ph->res;
-        json_t *l = obj(b);
+        json_t *l = jb_obj(b);
         put_int(b, l, "tp", t->tp);
         put_int(b, l, "pp", t->pp);
         put_int(b, l, "cp", t->cp);
@@ -1079,9 +1035,9 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_int(b, l, "grad_accum", r->grad_accum);
         put_int(b, l, "layouts_evaluated", (int64_t)ph->layouts_evaluated);
         put_int(b, l, "layouts_feasible", (int64_t)ph->layouts_feasible);
-        set(b, o, "layout", l);
+        jb_set(b, o, "layout", l);
         const tp_memory *m = &r->memory;
-        json_t *mj = obj(b);
+        json_t *mj = jb_obj(b);
         put_int(b, mj, "stage", m->stage);
         put_real(b, mj, "weights_bytes", m->weights_bytes + m->weights_gathered_bytes);
         put_real(b, mj, "grads_bytes", m->grads_bytes);
@@ -1094,9 +1050,9 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_real(b, mj, "frozen_weights_bytes", ph->frozen_weight_bytes);
         put_real(b, mj, "total_bytes", m->total_bytes);
         put_real(b, mj, "capacity_bytes", m->capacity_bytes);
-        set(b, o, "memory", mj);
+        jb_set(b, o, "memory", mj);
         const tp_time *tm = &r->time;
-        json_t *tj = obj(b);
+        json_t *tj = jb_obj(b);
         put_bool(b, tj, "computed", tm->computed);
         put_real(b, tj, "compute_s", tm->compute_s);
         put_real(b, tj, "recompute_s", tm->recompute_s);
@@ -1111,7 +1067,7 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_real(b, tj, "mfu", tm->mfu);
         put_real(b, tj, "hfu", tm->hfu);
         put_real(b, tj, "tokens_per_s", tm->tokens_per_s);
-        set(b, o, "step_time", tj);
+        jb_set(b, o, "step_time", tj);
         put_real(b, o, "predicted_mfu", ph->predicted_mfu);
         put_real(b, o, "predicted_step_s", ph->predicted_step_s);
         put_real(b, o, "mfu_step_s", ph->mfu_step_s);
@@ -1127,9 +1083,9 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
 json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
 {
     jb b = {true};
-    json_t *root = obj(&b);
+    json_t *root = jb_obj(&b);
 
-    json_t *m = obj(&b);
+    json_t *m = jb_obj(&b);
     put_str(&b, m, "name", p->model.name);
     put_bool(&b, m, "sized_from_budget", in->size_model);
     put_int(&b, m, "num_layers", p->model.num_layers);
@@ -1140,9 +1096,9 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_real(&b, m, "state_bytes_per_param", p->state_bytes.total);
     put_real(&b, m, "static_bytes", p->static_bytes);
     put_int(&b, m, "min_gpus_static", p->min_gpus_static);
-    set(&b, root, "model", m);
+    jb_set(&b, root, "model", m);
 
-    json_t *s = obj(&b);
+    json_t *s = jb_obj(&b);
     put_str(&b, s, "fit", p->fit->name);
     put_str(&b, s, "tokens_from", in->tokens_from == TP_TOKENS_GIVEN     ? "given"
                                   : in->tokens_from == TP_TOKENS_COMPUTE ? "compute"
@@ -1151,14 +1107,14 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_real(&b, s, "tokens_per_param", p->tokens_per_param);
     put_real(&b, s, "compute_budget_flops", p->compute_budget_flops);
     put_real(&b, s, "loss", p->loss);
-    set(&b, s, "compute_optimal", point_json(&b, &p->optimal));
-    set(&b, s, "rule_20", point_json(&b, &p->rule20));
+    jb_set(&b, s, "compute_optimal", point_json(&b, &p->optimal));
+    jb_set(&b, s, "rule_20", point_json(&b, &p->rule20));
     put_real(&b, s, "critical_batch_tokens", p->crit_batch_tokens);
     put_real(&b, s, "batch_over_critical", p->batch_over_crit);
     put_bool(&b, s, "critical_batch_caveat", p->crit_batch_caveat);
-    set(&b, root, "scaling", s);
+    jb_set(&b, root, "scaling", s);
 
-    json_t *f = obj(&b);
+    json_t *f = jb_obj(&b);
     put_real(&b, f, "flops_6nd", p->flops_6nd);
     put_real(&b, f, "flops_exact", p->flops_exact);
     put_real(&b, f, "peak_flops_per_s", p->peak_flops_per_s);
@@ -1171,9 +1127,9 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_bool(&b, f, "used_predicted", p->used_predicted);
     put_real(&b, f, "price_per_gpu_hour", p->price_per_hour);
     put_real(&b, f, "cost_usd", p->cost_usd);
-    set(&b, root, "compute", f);
+    jb_set(&b, root, "compute", f);
 
-    json_t *c = obj(&b);
+    json_t *c = jb_obj(&b);
     put_str(&b, c, "gpu", in->base.gpu.name);
     put_str(&b, c, "sized_by", in->size_by == TP_SIZE_GPUS ? "gpus" : "deadline");
     put_real(&b, c, "deadline_s", in->deadline_h * 3600.0);
@@ -1187,7 +1143,7 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_real(&b, c, "wall_s", p->wall_s);
     put_bool(&b, c, "deadline_met", p->deadline_met);
     put_real(&b, c, "required_mfu", p->required_mfu);
-    set(&b, root, "cluster", c);
+    jb_set(&b, root, "cluster", c);
 
     json_t *ph = json_array();
     if (!ph)
@@ -1195,34 +1151,34 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     for (int i = 0; i < p->num_phases && ph; i++)
         if (json_array_append_new(ph, phase_json(&b, p, &p->phases[i])) != 0)
             b.ok = false;
-    set(&b, root, "phases", ph);
+    jb_set(&b, root, "phases", ph);
 
-    json_t *bu = obj(&b);
+    json_t *bu = jb_obj(&b);
     put_real(&b, bu, "budget_usd", in->budget_usd);
     put_real(&b, bu, "gpu_hours", p->budget_gpu_hours);
     put_real(&b, bu, "hours_on_cluster", p->budget_hours_on_cluster);
     put_real(&b, bu, "gpus_for_deadline", p->budget_gpus_for_deadline);
     put_bool(&b, bu, "within_budget", p->within_budget);
-    set(&b, bu, "affords", point_json(&b, &p->budget_affords));
-    set(&b, root, "budget", bu);
+    jb_set(&b, bu, "affords", point_json(&b, &p->budget_affords));
+    jb_set(&b, root, "budget", bu);
 
-    json_t *k = obj(&b);
+    json_t *k = jb_obj(&b);
     put_str(&b, k, "mode", in->ckpt.async ? "async" : "sync");
     put_real(&b, k, "failures_per_gpu_hour", in->ckpt.failures_per_gpu_hour);
     put_real(&b, k, "restart_s", in->ckpt.restart_s);
     put_real(&b, k, "storage_bw_bytes_per_s", p->storage_bw_bytes_per_s);
     put_real(&b, k, "every_steps", p->ckpt_every_steps);
-    set(&b, k, "chosen", ckpt_json(&b, &p->ckpt));
-    set(&b, k, "sync", ckpt_json(&b, &p->ckpt_sync));
-    set(&b, k, "async", ckpt_json(&b, &p->ckpt_async));
-    set(&b, root, "checkpoint", k);
+    jb_set(&b, k, "chosen", ckpt_json(&b, &p->ckpt));
+    jb_set(&b, k, "sync", ckpt_json(&b, &p->ckpt_sync));
+    jb_set(&b, k, "async", ckpt_json(&b, &p->ckpt_async));
+    jb_set(&b, root, "checkpoint", k);
 
-    json_t *lr = obj(&b);
+    json_t *lr = jb_obj(&b);
     put_real(&b, lr, "peak_lr", p->lr.peak_lr);
     put_real(&b, lr, "min_lr", p->lr.min_lr);
     put_int(&b, lr, "warmup_steps", p->lr.warmup_steps);
     put_int(&b, lr, "total_steps", p->lr.total_steps);
-    set(&b, root, "lr_schedule", lr);
+    jb_set(&b, root, "lr_schedule", lr);
 
     put_bool(&b, root, "feasible", p->feasible);
     put_str(&b, root, "reason", p->reason);
@@ -1235,7 +1191,7 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     for (int i = 0; i < cv.n && ca; i++)
         if (json_array_append_new(ca, json_string(cv.text[i])) != 0)
             b.ok = false;
-    set(&b, root, "caveats", ca);
+    jb_set(&b, root, "caveats", ca);
 
     if (!b.ok) {
         json_decref(root);

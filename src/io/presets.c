@@ -16,7 +16,6 @@
  * the message suggests the closest name (a prefix match, else the smallest
  * edit distance within about a third of the name's length).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 
 #include "embedded.h"
 #include "io.h"
+#include "io_internal.h"
 
 #define MODELS_DIR "presets/models/"
 #define GPUS_DIR "presets/gpus/"
@@ -157,35 +157,6 @@ const char *tp_io_preset_text(tp_io_kind kind, const char *name)
     return p ? p->text : NULL;
 }
 
-/* Case-insensitive Levenshtein distance of two short strings. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { N = TP_NAME_MAX + 1 };
-    size_t la = strlen(a), lb = strlen(b);
-    if (la >= N || lb >= N)
-        return la > lb ? la : lb;
-    size_t row[N];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost =
-                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-            size_t best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *tp_io_preset_suggest(tp_io_kind kind, const char *name)
 {
     registry_init();
@@ -207,7 +178,7 @@ const char *tp_io_preset_suggest(tp_io_kind kind, const char *name)
     size_t best_d = (size_t)-1;
     for (size_t i = 0; i < registry.num[kind]; i++) {
         const char *cand = registry.items[registry.start[kind] + i].name;
-        size_t d = edit_distance(name, cand);
+        size_t d = tp_io_edit_distance(name, cand, true);
         if (d < best_d) {
             best_d = d;
             best = cand;

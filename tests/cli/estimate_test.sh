@@ -13,72 +13,14 @@ set -u
 
 T=${1:?usage: estimate_test.sh /path/to/trainplan}
 SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    printf 'FAIL: %s\n' "$*"
-}
-
-# run ARGS...: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
-run() {
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-# expect_error WANT_STDERR_LINE ARGS...: exit 2, exactly that one line, no stdout
-expect_error() {
-    local want=$1
-    shift
-    run "$@"
-    local got
-    got=$(cat "$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then
-        ok
-    else
-        bad "trainplan $*: exit $rc, stderr [$got], want exit 2 and [$want]"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # check_json NAME PYTHON_EXPR...: run after `run ... --json`; each expression
 # is evaluated with j = the parsed object and must be true.
 check_json() {
     local name=$1
     shift
-    if [ "$rc" -ne 0 ]; then
-        bad "$name: exit $rc: $(cat "$tmp/err")"
-        return
-    fi
-    local out
-    if out=$(python3 - "$tmp/out" "$@" 2>&1 <<'EOF'
-import json, math, sys
-
-def no_const(c):
-    raise ValueError("non-finite JSON constant " + c)
-
-with open(sys.argv[1]) as f:
-    j = json.load(f, parse_constant=no_const)
-
-def num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-def integer(x):
-    return isinstance(x, int) and not isinstance(x, bool)
-
-failed = [e for e in sys.argv[2:] if not eval(e)]
-if failed:
-    print("; ".join(failed))
-    sys.exit(1)
-EOF
-    ); then
-        ok
-    else
-        bad "$name: $out"
-    fi
+    json_check "$name" 0 "$@"
 }
 
 # ---------------------------------------------------------------- usage
@@ -111,7 +53,8 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
---coll-model --cuda-context-gb --comm-buffer-gb --fragmentation --json
+--coll-model --tp-comm-overlap --no-dp-comm-overlap --sac-ops --no-pp-scatter-gather
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
 --from-megatron --from-deepspeed --markdown --csv --svg"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -330,6 +273,8 @@ expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one
     estimate --schedule zigzag
 expect_error 'trainplan: error: --zero: 4 is out of range [0, 3]' estimate --zero 4
 expect_error 'trainplan: error: --fragmentation: 2 is out of range [0, 1]' estimate --fragmentation 2
+expect_error 'trainplan: error: --ce-bytes-per-logit: 65 is out of range [0, 64]' estimate --ce-bytes-per-logit 65
+expect_error 'trainplan: error: --extra-param-bytes: expected a number, got "nan"' estimate --extra-param-bytes nan
 expect_error 'trainplan: error: --gpu-memory-gb: expected a number, got "nan"' \
     estimate --gpu-memory-gb nan
 expect_error 'trainplan: error: --peak-tflops: expected a number, got "inf"' \
@@ -362,5 +307,4 @@ for args in "" "--gpus 8 --tp 8" "--gpus 64 --tp 8 --pp 8 --global-batch 512 --r
     check_json "estimate $args --json is finite" 'True'
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -23,38 +23,12 @@ set -u
 T=${1:?usage: export_test.sh /path/to/trainplan}
 SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 GOLD="$SRC/tests/golden/export"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    printf 'FAIL: %s\n' "$*"
-}
 check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
     local what=$1
     shift
     if "$@"; then ok; else bad "$what"; fi
-}
-
-run() { # run ARGS...: stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-expect_error() { # expect_error WANT_STDERR ARGS...: exit 2, exactly that stderr, no stdout
-    local want=$1
-    shift
-    run "$@"
-    local got
-    got=$(cat "$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then
-        ok
-    else
-        bad "trainplan $*: rc=$rc stderr=[$got] want [$want]"
-    fi
 }
 
 # The two reference plans (tests/golden/export/README.md).
@@ -449,5 +423,4 @@ else
     echo "note: rsvg-convert not installed (Debian librsvg2-bin); SVG rendering not checked"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

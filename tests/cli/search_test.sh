@@ -15,41 +15,11 @@
 set -u
 
 T=${1:?usage: search_test.sh /path/to/trainplan}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    printf 'FAIL: %s\n' "$*"
-}
-
-run() {
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-# expect_error WANT_STDERR_LINE ARGS...: exit 2, exactly that line, no stdout
-expect_error() {
-    local want=$1
-    shift
-    run "$@"
-    local got
-    got=$(cat "$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then ok
-    else bad "trainplan $*: exit $rc, stderr [$got], want exit 2 and [$want]"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # expect_rc WANT NAME: the last run's status
 expect_rc() {
     if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit $rc, want $1: $(head -c 300 "$tmp/err")"; fi
-}
-
-# has NAME TEXT: stdout contains TEXT (fixed string)
-has() {
-    if grep -qF -- "$2" "$tmp/out"; then ok; else bad "$1: output lacks [$2]"; fi
 }
 
 # check_py NAME PYTHON: run PYTHON with `out` = stdout text, `j` = parsed JSON
@@ -272,5 +242,4 @@ for args in "$SMALL" "$VIZZ" "--model mixtral-8x7b --gpus 64 --seq-len 4096 --gl
     else bad "explain $args: exit $rc or non-finite number"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -8,50 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "helpers.h"
 #include "tp/tp.h"
 #include "internal.h"
 
 #define GB 1e9
 #define GIB 1073741824.0
-
-static tp_model llama(int64_t L, int64_t h, int64_t a, int64_t kv, int64_t f, int64_t V,
-                      bool tied)
-{
-    tp_model m;
-    memset(&m, 0, sizeof m);
-    strcpy(m.name, "llama");
-    m.norm = TP_NORM_RMSNORM;
-    m.mlp = TP_MLP_SWIGLU;
-    m.pos = TP_POS_ROTARY;
-    m.tie_embeddings = tied;
-    m.num_layers = L;
-    m.hidden = h;
-    m.num_heads = a;
-    m.num_kv_heads = kv;
-    m.ffn_hidden = f;
-    m.vocab = V;
-    return m;
-}
-
-static tp_model gpt(int64_t L, int64_t h, int64_t a, int64_t V, int64_t S)
-{
-    tp_model m;
-    memset(&m, 0, sizeof m);
-    strcpy(m.name, "gpt");
-    m.norm = TP_NORM_LAYERNORM;
-    m.mlp = TP_MLP_GELU;
-    m.pos = TP_POS_LEARNED;
-    m.linear_bias = true;
-    m.tie_embeddings = true;
-    m.num_layers = L;
-    m.hidden = h;
-    m.num_heads = a;
-    m.ffn_hidden = 4 * h;
-    m.vocab = V;
-    m.max_positions = S;
-    return m;
-}
 
 static tp_model mixtral(void)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "helpers.h"
 #include "tp/tp.h"
 
@@ -21,37 +22,8 @@
  * 29,975,214,080 parameters. */
 static tp_model mpt30b(void)
 {
-    tp_model m;
-    memset(&m, 0, sizeof m);
+    tp_model m = gpt(48, 7168, 56, 50368, 2048);
     strcpy(m.name, "mpt-30b");
-    m.norm = TP_NORM_LAYERNORM;
-    m.mlp = TP_MLP_GELU;
-    m.pos = TP_POS_LEARNED;
-    m.linear_bias = true;
-    m.tie_embeddings = true;
-    m.num_layers = 48;
-    m.hidden = 7168;
-    m.num_heads = 56;
-    m.ffn_hidden = 4 * 7168;
-    m.vocab = 50368;
-    m.max_positions = 2048;
-    return m;
-}
-
-static tp_model llama(int64_t L, int64_t h, int64_t a, int64_t kv, int64_t f, int64_t V)
-{
-    tp_model m;
-    memset(&m, 0, sizeof m);
-    strcpy(m.name, "llama");
-    m.norm = TP_NORM_RMSNORM;
-    m.mlp = TP_MLP_SWIGLU;
-    m.pos = TP_POS_ROTARY;
-    m.num_layers = L;
-    m.hidden = h;
-    m.num_heads = a;
-    m.num_kv_heads = kv;
-    m.ffn_hidden = f;
-    m.vocab = V;
     return m;
 }
 
@@ -691,7 +663,7 @@ static void test_phases_context_extension(void **state)
     (void)state;
     tp_plan_in in;
     seed_plan(&in);
-    in.base.model = llama(60, 6656, 52, 52, 17920, 32000); /* LLaMA-33B shape */
+    in.base.model = llama(60, 6656, 52, 52, 17920, 32000, false); /* LLaMA-33B shape */
     in.tokens_from = TP_TOKENS_GIVEN;
     in.tokens = 600e9;
     in.size_by = TP_SIZE_GPUS;

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Model shapes shared by the unit tests, built inline from their published
+ * shapes so that the tests do not depend on the preset files. Header-only
+ * (static inline) so that each test program keeps its own copies.
+ */
+#ifndef TP_TEST_FIXTURES_H
+#define TP_TEST_FIXTURES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tp/tp.h"
+
+/* A Llama-style decoder: RMSNorm, SwiGLU, rotary, grouped-query attention. */
+static inline tp_model llama(int64_t L, int64_t h, int64_t a, int64_t kv, int64_t f, int64_t V,
+                             bool tied)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "llama");
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    m.tie_embeddings = tied;
+    m.num_layers = L;
+    m.hidden = h;
+    m.num_heads = a;
+    m.num_kv_heads = kv;
+    m.ffn_hidden = f;
+    m.vocab = V;
+    return m;
+}
+
+/* A GPT-style decoder: LayerNorm, GELU MLP of 4h, learned positions, biases,
+ * tied embeddings. */
+static inline tp_model gpt(int64_t L, int64_t h, int64_t a, int64_t V, int64_t S)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "gpt");
+    m.norm = TP_NORM_LAYERNORM;
+    m.mlp = TP_MLP_GELU;
+    m.pos = TP_POS_LEARNED;
+    m.linear_bias = true;
+    m.tie_embeddings = true;
+    m.num_layers = L;
+    m.hidden = h;
+    m.num_heads = a;
+    m.ffn_hidden = 4 * h;
+    m.vocab = V;
+    m.max_positions = S;
+    return m;
+}
+
+#endif
