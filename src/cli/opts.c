@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io_internal.h"
 
 #define GIB 1073741824.0 /* 2^30 bytes */
 #define GB 1e9           /* bytes */
@@ -45,6 +46,7 @@ enum flag_id {
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
     F_PAD_VOCAB,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
+    F_TP_OVERLAP, F_NO_DP_OVERLAP, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
     F_JSON,
     F_COUNT
@@ -251,6 +253,25 @@ static const cli_flag flags[F_COUNT] = {
     [F_COLL_MODEL] = {"--coll-model", NULL, NULL, NULL,
                       "collective cost (simple: volume / bandwidth)",
                       ENUM(coll_names), .group = G_CONV},
+    [F_TP_OVERLAP] = {"--tp-comm-overlap", NULL, NULL, "off",
+                      "TP collectives overlapped with the GEMMs (Megatron --tp-comm-overlap, "
+                      "torchtitan async TP)",
+                      CLI_SWITCH, .group = G_CONV},
+    [F_NO_DP_OVERLAP] = {"--no-dp-comm-overlap", NULL, NULL, "overlapped",
+                         "gradient reduction and parameter gathers not overlapped with compute",
+                         CLI_SWITCH, .group = G_CONV},
+    [F_SAC_OPS] = {"--sac-ops", NULL, NULL, "off (selective = attention core)",
+                   "selective recompute is torchtitan's per-op checkpointing",
+                   CLI_SWITCH, .group = G_CONV},
+    [F_NO_PP_SG] = {"--no-pp-scatter-gather", NULL, NULL, "sharded over TP",
+                    "pipeline sends whole activations (DeepSpeed), not TP-sharded ones",
+                    CLI_SWITCH, .group = G_CONV},
+    [F_EXTRA_PARAM] = {"--extra-param-bytes", "X", "bytes per parameter", NULL,
+                       "unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer: 5)",
+                       NUM(0.0, 16.0), .group = G_OVER},
+    [F_CE_BYTES] = {"--ce-bytes-per-logit", "X", "bytes per logit", NULL,
+                    "loss peak per logit when the cross-entropy is not fused (Megatron: 4)",
+                    NUM(0.0, 64.0), .group = G_OVER},
     [F_CUDA_CTX] = {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
                     "CUDA context and kernels per GPU",
                     NUM(0.0, 1000.0), .group = G_OVER},
@@ -270,27 +291,8 @@ static const cli_flag flags[F_COUNT] = {
 
 int cli_edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return 99;
-    int row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb] > 99 ? 99 : row[lb];
+    size_t d = tp_io_edit_distance(a, b, false);
+    return d > 99 ? 99 : (int)d;
 }
 
 /* Closest name to `s` if it is close enough to be a plausible typo. */
@@ -391,6 +393,8 @@ static void derived_default(int id, char *buf, size_t n)
     case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / GB); return;
     case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / GB); return;
     case F_FRAG: snprintf(buf, n, "%g", o.fragmentation); return;
+    case F_EXTRA_PARAM: snprintf(buf, n, "%g", o.extra_param_bytes); return;
+    case F_CE_BYTES: snprintf(buf, n, "%g", o.ce_bytes_per_logit); return;
     default: snprintf(buf, n, "-"); return;
     }
 }
@@ -774,6 +778,18 @@ static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
     }
     if (sn->val[F_FRAG])
         TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
+    if (sn->val[F_EXTRA_PARAM])
+        TRY(get_f64(sn, F_EXTRA_PARAM, &o->extra_param_bytes, err));
+    if (sn->val[F_CE_BYTES])
+        TRY(get_f64(sn, F_CE_BYTES, &o->ce_bytes_per_logit, err));
+    if (sn->val[F_TP_OVERLAP])
+        o->tp_comm_overlap = true;
+    if (sn->val[F_NO_DP_OVERLAP])
+        o->dp_comm_overlap = false;
+    if (sn->val[F_SAC_OPS])
+        o->sac_ops = true;
+    if (sn->val[F_NO_PP_SG])
+        o->pp_scatter_gather = false;
     return TP_OK;
 }
 

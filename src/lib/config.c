@@ -145,6 +145,14 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
           o->zero3_prefetch_layers <= 64.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "zero3-prefetch-layers",
                             "must be in [0, 64]");
+    if (!(isfinite(o->extra_param_bytes) && o->extra_param_bytes >= 0.0 &&
+          o->extra_param_bytes <= 16.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "extra-param-bytes",
+                            "must be a finite number in [0, 16] bytes per parameter");
+    if (!(isfinite(o->ce_bytes_per_logit) && o->ce_bytes_per_logit >= 0.0 &&
+          o->ce_bytes_per_logit <= 64.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "ce-bytes-per-logit",
+                            "must be a finite number in [0, 64] bytes per logit");
     if ((int)o->attn_flops < 0 || o->attn_flops > TP_ATTN_FLOPS_FULL || (int)o->act_model < 0 ||
         o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
         o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 ||

@@ -307,13 +307,10 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
         }
     }
     /* Unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer's
-     * 16-bit gradients), counted with the gradients; bounded here because
-     * it is a calibration input. */
-    double gcopy = o->extra_param_bytes;
-    if (gcopy > 0.0 && gcopy <= 16.0) {
-        g += sp.dense * gcopy;
-        ge += sp.expert * gcopy;
-    }
+     * 16-bit gradients), counted with the gradients; range-checked by
+     * tp_config_validate. */
+    g += sp.dense * o->extra_param_bytes;
+    ge += sp.expert * o->extra_param_bytes;
     out->weights_bytes = w + we;
     out->grads_bytes = g + ge;
     out->optimizer_bytes = opt + opte;
@@ -353,9 +350,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
         double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
         double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
         double h = (double)m->hidden;
-        double ce = o->ce_bytes_per_logit;
-        if (!(ce >= 0.0 && ce <= 64.0))
-            ce = 4.0;
+        double ce = o->ce_bytes_per_logit; /* range-checked by tp_config_validate */
         out->logits_bytes = (4.0 * T * h + (t->fused_ce ? 0.0 : ce * T * V)) / (double)t->tp;
     }
 
