@@ -26,5 +26,41 @@ asan:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer (issue 8): every tests/fuzz/fuzz_NAME.c, built with clang into
+# $(FUZZ_BUILD)/ and run FUZZ_SECONDS on 2 jobs over a copy of its corpus
+# (tests/fuzz/corpus/NAME, which it never writes). New inputs stay in
+# $(FUZZ_BUILD)/corpus/NAME, crashes in $(FUZZ_BUILD)/crashes/NAME/, logs in
+# $(FUZZ_BUILD)/logs/NAME/. FUZZ_TARGETS="csv ..." picks some. See docs/RELIABILITY.md.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1
+FUZZ_ABS = $(abspath $(FUZZ_BUILD))
+
+fuzz:
+	@CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTP_WEB=OFF \
+	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target tpfuzzcli >/dev/null
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer $(FUZZ_SAN) \
+	    -Iinclude -Isrc/io -Isrc/cli -Itests/fuzz $$(pkg-config --cflags jansson) \
+	    tests/fuzz/fuzz_$$t.c $(FUZZ_BUILD)/libtpfuzzcli.a $(FUZZ_BUILD)/libtpio.a \
+	    $(FUZZ_BUILD)/libtp.a $$(pkg-config --libs jansson) -lm -o $(FUZZ_BUILD)/fuzz_$$t; \
+	done
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes/$$t $(FUZZ_BUILD)/logs/$$t; \
+	  cp -R tests/fuzz/corpus/$$t/. $(FUZZ_BUILD)/corpus/$$t/; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s, 2 jobs"; \
+	  (cd $(FUZZ_BUILD)/logs/$$t && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(FUZZ_ABS)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=2 -workers=2 -timeout=10 \
+	      -dict=$(CURDIR)/tests/fuzz/dict/$$t.dict -artifact_prefix=$(FUZZ_ABS)/crashes/$$t/ \
+	      $(FUZZ_ABS)/corpus/$$t >/dev/null 2>&1 || true); \
+	  tail -n 12 $(FUZZ_BUILD)/logs/$$t/fuzz-0.log | grep -E '^(stat::|Done|#)' || true; \
+	done
+	@if [ -n "$$(find $(FUZZ_BUILD)/crashes -type f 2>/dev/null)" ]; then \
+	  echo "fuzz: crashes found:"; find $(FUZZ_BUILD)/crashes -type f; exit 1; fi
+	@echo "fuzz: no crashes"
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
