@@ -27,8 +27,9 @@
  * 3. Activations per layer per micro-batch (formulas.md 3.3.3, DERIVED from
  *    Korthikanti et al. 2022 Table 2), tokens per GPU T = s*b/c:
  *      attention: LN input 2h, QKV input 2h, Q 2q, K 2kv, V 2kv, O 2q,
- *                 FlashAttention log-sum-exp 4a (fp32)  [no flash: + a*s*2
- *                 softmax (+ 3*a*s dropout mask and output with dropout)]
+ *                 FlashAttention log-sum-exp 4a (fp32)  [no flash: + a*(s/c)*2
+ *                 softmax against one ring block of s/c keys (+ 3*a*(s/c) dropout
+ *                 mask and output with dropout)]
  *      MLP:       LN input 2h, FC1 input 2h, GeLU: 2f + 2f; SwiGLU: 4f + 2f
  *      MoE MLP:   per routed copy (k per token) 2h + the MLP tensors of f_e,
  *                 plus the shared experts' tensors and fp32 router logits 4E
