@@ -687,19 +687,23 @@ static tp_status one_value(const slot *s, const char **out, tp_error *err)
     return TP_OK;
 }
 
+/* A number parser's error located at the slot's value word, path = the argument. */
+static tp_status value_error(const slot *s, tp_status st, tp_error *err)
+{
+    if (st == TP_OK)
+        return st;
+    if (err)
+        snprintf(err->path, sizeof err->path, "%s", s->name);
+    return at(err, val_word(s, 0), st);
+}
+
 static tp_status val_i64(const slot *s, int64_t min, int64_t max, int64_t *out, tp_error *err)
 {
     const char *v;
     tp_status st = one_value(s, &v, err);
     if (st != TP_OK)
         return st;
-    st = tp_io_parse_i64(s->name, v, min, max, out, err);
-    if (st != TP_OK) {
-        if (err)
-            snprintf(err->path, sizeof err->path, "%s", s->name);
-        return at(err, val_word(s, 0), st);
-    }
-    return TP_OK;
+    return value_error(s, tp_io_parse_i64(s->name, v, min, max, out, err), err);
 }
 
 static tp_status val_f64(const slot *s, double min, double max, double *out, tp_error *err)
@@ -708,13 +712,7 @@ static tp_status val_f64(const slot *s, double min, double max, double *out, tp_
     tp_status st = one_value(s, &v, err);
     if (st != TP_OK)
         return st;
-    st = tp_io_parse_f64(s->name, v, min, max, out, err);
-    if (st != TP_OK) {
-        if (err)
-            snprintf(err->path, sizeof err->path, "%s", s->name);
-        return at(err, val_word(s, 0), st);
-    }
-    return TP_OK;
+    return value_error(s, tp_io_parse_f64(s->name, v, min, max, out, err), err);
 }
 
 /* Index of the value in choices (NULL-terminated), or an error listing them. */

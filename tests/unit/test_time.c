@@ -13,43 +13,8 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "fixtures.h"
 #include "tp/tp.h"
-
-static tp_model llama(int64_t L, int64_t h, int64_t a, int64_t kv, int64_t f, int64_t V)
-{
-    tp_model m;
-    memset(&m, 0, sizeof m);
-    strcpy(m.name, "llama");
-    m.norm = TP_NORM_RMSNORM;
-    m.mlp = TP_MLP_SWIGLU;
-    m.pos = TP_POS_ROTARY;
-    m.num_layers = L;
-    m.hidden = h;
-    m.num_heads = a;
-    m.num_kv_heads = kv;
-    m.ffn_hidden = f;
-    m.vocab = V;
-    return m;
-}
-
-static tp_model gpt(int64_t L, int64_t h, int64_t a, int64_t V, int64_t S)
-{
-    tp_model m;
-    memset(&m, 0, sizeof m);
-    strcpy(m.name, "gpt");
-    m.norm = TP_NORM_LAYERNORM;
-    m.mlp = TP_MLP_GELU;
-    m.pos = TP_POS_LEARNED;
-    m.linear_bias = true;
-    m.tie_embeddings = true;
-    m.num_layers = L;
-    m.hidden = h;
-    m.num_heads = a;
-    m.ffn_hidden = 4 * h;
-    m.vocab = V;
-    m.max_positions = S;
-    return m;
-}
 
 /* H100 SXM as in presets/gpus/h100-sxm.json, calibrated efficiencies. */
 static tp_gpu h100(void)
@@ -145,7 +110,7 @@ static void test_seed_s1_2(void **state)
      * same job: Llama-2-70B, 128 H100 SXM, TP 8 x PP 2 x DP 8, sequence
      * 4096, 256 sequences (1.05M tokens) per step, micro-batch 1 (32
      * micro-batches), SP, distributed optimizer, selective recompute. */
-    tp_config c = config(llama(80, 8192, 64, 8, 28672, 32000));
+    tp_config c = config(llama(80, 8192, 64, 8, 28672, 32000, false));
     c.train.num_gpus = 128;
     c.train.tp = 8;
     c.train.pp = 2;
@@ -174,7 +139,7 @@ static void test_seed_s1_2(void **state)
  * the embedding and the loss from loading the end stages. */
 static tp_config uniform_pipeline(int64_t p, int64_t m, int64_t v)
 {
-    tp_config c = config(llama(64, 4096, 32, 8, 14336, 128));
+    tp_config c = config(llama(64, 4096, 32, 8, 14336, 128, false));
     c.train.num_gpus = p;
     c.train.pp = p;
     c.train.seq_len = 4096;
@@ -285,11 +250,11 @@ static void test_random_contract(void **state)
     for (int i = 0; i < 3000; i++) {
         tp_model m;
         switch (rnd() % 4) {
-        case 0: m = llama(32, 4096, 32, 8, 14336, 128256); break;
-        case 1: m = llama(80, 8192, 64, 8, 28672, 128256); break;
+        case 0: m = llama(32, 4096, 32, 8, 14336, 128256, false); break;
+        case 1: m = llama(80, 8192, 64, 8, 28672, 128256, false); break;
         case 2: m = gpt(24, 2048, 16, 50257, 32768); break;
         default:
-            m = llama(32, 4096, 32, 8, 14336, 32000);
+            m = llama(32, 4096, 32, 8, 14336, 32000, false);
             m.num_experts = 8;
             m.topk = 2;
             break;
@@ -342,7 +307,7 @@ static void test_random_contract(void **state)
 static void test_single_gpu(void **state)
 {
     (void)state;
-    tp_config c = config(llama(16, 2048, 32, 8, 8192, 128256));
+    tp_config c = config(llama(16, 2048, 32, 8, 8192, 128256, false));
     c.model.tie_embeddings = true;
     c.train.seq_len = 4096;
     c.train.micro_batch = 2;
@@ -361,7 +326,7 @@ static void test_single_gpu(void **state)
 
 static tp_config base_3d(void)
 {
-    tp_config c = config(llama(80, 8192, 64, 8, 28672, 128256));
+    tp_config c = config(llama(80, 8192, 64, 8, 28672, 128256, false));
     c.train.num_gpus = 256;
     c.train.tp = 8;
     c.train.pp = 4;
@@ -428,7 +393,7 @@ static void test_monotone(void **state)
 static void test_context_parallel(void **state)
 {
     (void)state;
-    tp_config c = config(llama(32, 4096, 32, 8, 14336, 128256));
+    tp_config c = config(llama(32, 4096, 32, 8, 14336, 128256, false));
     c.train.num_gpus = 8;
     c.train.cp = 8;
     c.train.seq_len = 131072;
@@ -450,7 +415,7 @@ static void test_context_parallel(void **state)
 static void test_moe(void **state)
 {
     (void)state;
-    tp_model m = llama(32, 4096, 32, 8, 14336, 32000);
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
     m.num_experts = 8;
     m.topk = 2;
     tp_config c = config(m);
@@ -472,11 +437,11 @@ static void test_moe(void **state)
 static void test_extremes(void **state)
 {
     (void)state;
-    tp_config c = config(llama(2, 64, 1, 1, 64, 2));
+    tp_config c = config(llama(2, 64, 1, 1, 64, 2, false));
     c.train.seq_len = 1;
     tp_result r = eval_ok(&c);
     check_contract(&c, &r);
-    c = config(llama(126, 16384, 128, 8, 53248, 128256));
+    c = config(llama(126, 16384, 128, 8, 53248, 128256, false));
     c.train.num_gpus = 1024 * 64;
     c.train.tp = 8;
     c.train.pp = 16;
