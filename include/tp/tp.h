@@ -320,6 +320,9 @@ typedef struct tp_options {
     double comm_buffer_bytes;    /* NCCL buffers per communicator */
     double fragmentation;        /* allocator reserve as a fraction of dynamic memory */
     double zero3_prefetch_layers;/* gathered layers resident under ZeRO-3 */
+    bool attn_ampere_kernel;     /* attention runs a kernel written for Ampere (FlashAttention-2,
+                                    2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
+                                    the Hopper-native rate (Shah et al. 2024); default false */
 } tp_options;
 
 /** Everything one evaluation needs. */

@@ -696,6 +696,13 @@ static bool build_train(const rowref *r, framework fw, vrow *v, tp_config *c, bo
          * in-place cross-entropy) by default */
         t->fused_ce = true;
         note(v, "fused cross-entropy (llm-foundry default loss_fn)");
+        /* 2023 llm-foundry: FlashAttention-2 or triton flash attention
+         * (the row notes), kernels written for Ampere; FlashAttention-3
+         * came out in July 2024 */
+        o->attn_ampere_kernel = true;
+        if (contains(cell(r, "gpu_type"), "H100"))
+            note(v, "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on "
+                    "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
         break;
     case FW_GENERIC:
     default:

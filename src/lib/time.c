@@ -28,7 +28,9 @@
  * 2. FlashAttention: forward 4*b*s^2*q/(c*t) * 1/2 FLOPs (it skips the
  *    masked half; ring attention with load balancing gives every CP rank
  *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
- *    against 2), at the 16-bit peak times eff.attn. Without FlashAttention
+ *    against 2), at the 16-bit peak times eff.attn (times 35/75 for a kernel
+ *    written for Ampere on a Hopper or newer GPU, opts.attn_ampere_kernel,
+ *    calib.c tp__attn_kernel_rel). Without FlashAttention
  *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per
  *    score forward and 16 backward at memory bandwidth.
  * 3. Memory-bound work at HBM bandwidth * eff.mem_bw, forward bytes per
@@ -36,7 +38,9 @@
  *    (divided by t only with sequence parallelism), hidden dropout 10h,
  *    rotary 4(q+kv), activation GeLU 4f / SwiGLU 6f, fp8 casts 2h + 3(q+f)
  *    (TransformerEngine casts every GEMM input; the norm-fused ones cost
- *    1 byte), MoE token permutation 8h per routed copy and router 8E;
+ *    1 byte), MoE token dispatch (permute 4h and unpermute 2h per routed
+ *    copy + 2h, with EP the expert sort and unsort 8h per copy) and
+ *    router 8E; unfused attention dropout 5 B per score each way;
  *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
  * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
  *    collectives) inside backward; selective re-runs the attention core.
@@ -87,6 +91,10 @@
 
 /* Fraction of the step below which no part is called the bottleneck. */
 #define BOTTLENECK_MIN_SHARE 0.05
+
+/* Bytes per attention score of an unfused attention dropout, forward and
+ * again backward: read 2 + write 2 + 1-byte mask (torch dropout, fp16/bf16). */
+#define ATTN_DROPOUT_BYTES 5.0
 
 typedef struct ctx {
     const tp_config *c;
@@ -197,8 +205,15 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
     } else {
         double heads = (double)c->model.num_heads / tt;
         double scores = b * heads * s * s / x->cc * 0.5;
-        attn_f = core_flops / (x->peak_gemm * x->gemm_eff) + 8.0 * scores / x->mem_bw;
-        attn_b = 2.0 * core_flops / (x->peak_gemm * x->gemm_eff) + 16.0 * scores / x->mem_bw;
+        /* 16-bit scores: QK^T writes them, the fused softmax reads and
+         * writes them, AV reads them (8 B forward, 16 B backward); attention
+         * dropout (Megatron --attention-dropout, on with t->dropout) reads
+         * and writes them and writes a 1-byte mask forward, and reads the
+         * gradient and the mask and writes the gradient backward (5 B each) */
+        double drop = t->dropout ? ATTN_DROPOUT_BYTES : 0.0;
+        attn_f = core_flops / (x->peak_gemm * x->gemm_eff) + (8.0 + drop) * scores / x->mem_bw;
+        attn_b = 2.0 * core_flops / (x->peak_gemm * x->gemm_eff) +
+                 (16.0 + drop) * scores / x->mem_bw;
     }
     o->attn_fwd += attn_f;
     o->fwd += g_qkv + g_o + attn_f;
@@ -326,7 +341,17 @@ static void moe_layer(const ctx *x, cost *o)
     shard += k * a * fe + a * fsh;
     if (c->train.precision == TP_PREC_FP8)
         shard += 3.0 * (k * fe + fsh);
-    rep += 8.0 * h * k + 8.0 * E;
+    /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused
+     * permutation, 16-bit copies): permute gathers every routed copy (read
+     * and write, 4h per copy), unpermute reads the copies and writes the
+     * combined token (2h per copy + 2h); with EP and more than one local
+     * expert the received chunks are sorted by expert before the experts
+     * and back after them (sort_chunks_by_idxs, 4h per copy each way).
+     * Router: fp32 logits read and probabilities written, 8 B per expert. */
+    double perm = (6.0 * k + 2.0) * h;
+    if (c->train.ep > 1 && local > 1.0)
+        perm += 8.0 * k * h;
+    rep += perm + 8.0 * E;
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
     o->fwd += elem;
     o->bwd += 2.0 * elem;
@@ -430,7 +455,7 @@ static void ctx_init(const tp_config *c, ctx *x)
         break;
     }
     x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
-    x->attn_eff = e->attn > 0.0 ? e->attn : gemm;
+    x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) * tp__attn_kernel_rel(c);
     x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
     x->ov = e->overlap >= 0.0 && e->overlap <= 1.0 ? e->overlap : 0.0;
 
