@@ -5,6 +5,9 @@
  *
  *  - tp_io_edit_distance (util.c): the Levenshtein distance behind every
  *    "did you mean" suggestion.
+ *  - tp_io_write_files (util.c): the one way trainplan writes a file
+ *    (exports, --svg charts): temporary file, fsync, atomic link/rename,
+ *    never replacing an existing file without force.
  *  - the JSON builder (json_out.c, plan_out.c): header-only so that each
  *    serializer keeps its functions static. The first failure (a non-finite
  *    value, a jansson allocation) sticks in jb.ok; callers check it once.
@@ -18,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp/tp.h"
+
 /* Strings longer than this are not compared (see tp_io_edit_distance). */
 #define TP_IO_EDIT_MAX_LEN 64
 
@@ -27,6 +32,40 @@
  * longer than TP_IO_EDIT_MAX_LEN, the longer length (an upper bound).
  */
 size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case);
+
+/*
+ * json_loadb that also reports running out of memory (parse.c): *oom true
+ * (and NULL returned) when any allocation failed during the parse, even
+ * one jansson itself swallowed.
+ */
+json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je,
+                          bool *oom);
+
+/* ---- files (util.c) ---- */
+
+/** One file to write: its path and its whole content (len bytes). */
+typedef struct tp_io_file {
+    const char *path;
+    const char *data;
+    size_t len;
+} tp_io_file;
+
+#define TP_IO_MAX_FILES 4
+
+/**
+ * Write n (<= TP_IO_MAX_FILES) files, all or nothing. Each is written to
+ * a temporary file beside it ("PATH.tmp.XXXXXX", mode 0666 & ~umask),
+ * fsync'd, then moved into place: without force by link() (so an
+ * existing PATH, even one created meanwhile, is never replaced) and with
+ * force by rename(); then the directory is fsync'd. No temporary file is
+ * left behind on any error, and on an error no new file remains (with
+ * force, files already renamed over stay replaced). Termination signals
+ * are held while temporary files exist.
+ * Errors (err->message names the path; err->path is empty): TP_ERR_IO
+ * "PATH exists (use --force to overwrite it)" or "cannot write PATH:
+ * REASON"; TP_ERR_NOMEM; TP_ERR_INVALID_ARG for an empty or repeated name.
+ */
+tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err);
 
 /* ---- JSON builder ---- */
 

@@ -88,7 +88,10 @@ static tp_status load_object(const char *text, json_t **out, tp_error *err)
     if (!text)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no JSON text given");
     json_error_t jerr;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    bool oom;
+    json_t *root = tp_io__json_loads(text, strlen(text), JSON_REJECT_DUPLICATES, &jerr, &oom);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory parsing JSON");
     if (!root) {
         tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: %s", jerr.text);
         if (err) {

@@ -5,10 +5,14 @@
  * The preset files presets/models/<name>.json and presets/gpus/<name>.json
  * are compiled into the binary by tools/embed.c (tp_io_embedded[], see
  * embedded.h), so the program never reads the file system for them. The
- * registry is an index over that array, sorted by kind and name, built
- * once (pthread_once) on first use; its names and "source" strings live
- * for the life of the process, which is what "static storage" in io.h
- * promises. Lookups are case-insensitive: names are lowercase-hyphen, and
+ * registry is an index over that array, sorted by kind and name, built on
+ * first use under a mutex; its names and "source" strings live for the
+ * life of the process, which is what "static storage" in io.h promises.
+ * Each preset is parsed once, on its first load, and the value kept.
+ * A build that runs out of memory frees what it made and leaves the
+ * registry unbuilt: the loaders then fail with TP_ERR_NOMEM (never
+ * "unknown model"), the listings are empty, and the next call tries again
+ * (tests/unit/test_alloc.c). Lookups are case-insensitive: names are lowercase-hyphen, and
  * "Llama-3-8B" means the same preset.
  *
  * A load argument is a preset name if one matches; otherwise a file path
@@ -18,6 +22,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +45,11 @@ typedef struct preset {
     char name[TP_NAME_MAX];
     const char *text; /* embedded JSON, static */
     char *source;     /* the "source" string, allocated once, never freed */
+    bool parsed;      /* value holds the parsed preset (under registry_lock) */
+    union {
+        tp_model model;
+        tp_gpu gpu;
+    } value;
 } preset;
 
 static struct {
@@ -48,7 +59,8 @@ static struct {
     size_t num[2];   /* presets of each tp_io_kind */
 } registry;
 
-static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static int registry_built; /* read and written under registry_lock */
 
 static int preset_cmp(const void *pa, const void *pb)
 {
@@ -58,21 +70,38 @@ static int preset_cmp(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* The "source" string of a preset text, as a new string, or NULL. */
-static char *extract_source(const char *text)
+/*
+ * The "source" string of a preset text into *out (a new string, or NULL
+ * when the preset has none). Returns 0 when out of memory (the embedded
+ * texts are valid JSON: tests/unit/test_presets.c).
+ */
+static int extract_source(const char *text, char **out)
 {
-    json_t *root = json_loads(text, 0, NULL);
+    *out = NULL;
+    bool oom;
+    json_t *root = tp_io__json_loads(text, strlen(text), 0, NULL, &oom);
+    if (!root)
+        return 0;
     const char *s = json_string_value(json_object_get(root, "source"));
-    char *copy = s ? strdup(s) : NULL;
+    *out = s ? strdup(s) : NULL;
     json_decref(root);
-    return copy;
+    return !s || *out;
 }
 
-static void registry_build(void)
+static void registry_free(size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(registry.items[i].source);
+    free(registry.items);
+    memset(&registry, 0, sizeof registry);
+}
+
+/* Build the registry; 0 (and nothing allocated) when out of memory. */
+static int registry_build(void)
 {
     registry.items = calloc(tp_io_embedded_count ? tp_io_embedded_count : 1, sizeof(preset));
     if (!registry.items)
-        return;
+        return 0;
     size_t n = 0;
     for (size_t i = 0; i < tp_io_embedded_count; i++) {
         const char *path = tp_io_embedded[i].path;
@@ -98,7 +127,10 @@ static void registry_build(void)
         memcpy(p->name, base, len);
         p->name[len] = '\0';
         p->text = tp_io_embedded[i].data;
-        p->source = extract_source(p->text);
+        if (!extract_source(p->text, &p->source)) {
+            registry_free(n);
+            return 0;
+        }
     }
     qsort(registry.items, n, sizeof(preset), preset_cmp);
     registry.count = n;
@@ -106,11 +138,18 @@ static void registry_build(void)
         registry.start[registry.items[i].kind] = i;
     for (size_t i = 0; i < n; i++)
         registry.num[registry.items[i].kind]++;
+    return 1;
 }
 
-static void registry_init(void)
+/* Whether the registry is built (building it if need be). */
+static int registry_init(void)
 {
-    pthread_once(&registry_once, registry_build);
+    pthread_mutex_lock(&registry_lock);
+    if (!registry_built)
+        registry_built = registry_build();
+    int ok = registry_built;
+    pthread_mutex_unlock(&registry_lock);
+    return ok;
 }
 
 static int valid_kind(tp_io_kind kind)
@@ -118,13 +157,13 @@ static int valid_kind(tp_io_kind kind)
     return kind == TP_IO_MODEL || kind == TP_IO_GPU;
 }
 
-static const preset *find(tp_io_kind kind, const char *name)
+static preset *find(tp_io_kind kind, const char *name)
 {
     registry_init();
     if (!valid_kind(kind) || !name)
         return NULL;
     for (size_t i = 0; i < registry.num[kind]; i++) {
-        const preset *p = &registry.items[registry.start[kind] + i];
+        preset *p = &registry.items[registry.start[kind] + i];
         if (strcasecmp(p->name, name) == 0)
             return p;
     }
@@ -277,14 +316,37 @@ static tp_status gpu_parse(const char *text, const char *origin, void *out, tp_e
     return tp_io_gpu_parse(text, origin, out, err);
 }
 
+/*
+ * A preset's parsed value, parsed on first use and kept: loading "llama-3-8b"
+ * a second time costs a copy, not a JSON parse (the CLI parser's fuzz
+ * targets and the server load presets on every input). A failed parse
+ * (out of memory) is not kept.
+ */
+static tp_status preset_value(tp_io_kind kind, preset *p, parse_fn parse, void *out, tp_error *err)
+{
+    size_t size = kind == TP_IO_MODEL ? sizeof(tp_model) : sizeof(tp_gpu);
+    tp_status st = TP_OK;
+    pthread_mutex_lock(&registry_lock);
+    if (!p->parsed) {
+        st = parse(p->text, p->name, &p->value, err);
+        p->parsed = st == TP_OK;
+    }
+    if (st == TP_OK)
+        memcpy(out, &p->value, size);
+    pthread_mutex_unlock(&registry_lock);
+    return st;
+}
+
 static tp_status load(tp_io_kind kind, const char *arg, parse_fn parse, void *out, tp_error *err)
 {
     const char *what = kind == TP_IO_MODEL ? "model" : "gpu";
     if (!arg || !*arg)
         return tp_error_set(err, TP_ERR_INVALID_ARG, what, "no %s given", what);
-    const preset *p = find(kind, arg);
+    if (!registry_init())
+        return tp_error_set(err, TP_ERR_NOMEM, what, "out of memory building the preset list");
+    preset *p = find(kind, arg);
     if (p)
-        return parse(p->text, p->name, out, err);
+        return preset_value(kind, p, parse, out, err);
     if (looks_like_path(arg)) {
         char *text;
         tp_status st = read_file(arg, what, &text, err);

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c: small helpers shared across src/io and the CLI (io_internal.h).
+ * util.c: small helpers shared across src/io and the CLI (io_internal.h):
+ * the edit distance behind "did you mean", and tp_io_write_files, the one
+ * place trainplan writes a file (atomic, never overwriting without --force).
  */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io_internal.h"
 
@@ -32,4 +41,170 @@ size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case)
         }
     }
     return row[lb];
+}
+
+/* ------------------------------------------------------------------ */
+/* Files: every file trainplan writes goes through tp_io_write_files    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Protocol, per file: mkstemp("FILE.tmp.XXXXXX") in FILE's directory (so
+ * the final rename/link never crosses a file system), write everything,
+ * fsync, close; then link(tmp, FILE) (fails with EEXIST, atomically, if
+ * FILE appeared meanwhile) or, with force, rename(tmp, FILE); unlink tmp;
+ * fsync the directory so the new name is durable. A reader sees no file
+ * or the whole file, never a prefix. SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * are held (blocked) from the first mkstemp to the last rename and
+ * delivered afterwards, so an interrupted run leaves neither FILE half
+ * written nor a stray FILE.tmp.XXXXXX (SIGKILL and a crash of the machine
+ * can still leave a temporary file, never a partial FILE).
+ */
+
+static tp_status file_error(tp_error *err, const char *what, const char *path, int e)
+{
+    return tp_error_set(err, TP_ERR_IO, "", "cannot %s %s: %s", what, path, strerror(e));
+}
+
+/* Write all of data to fd (retrying short writes and EINTR); 0 or errno. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* fsync the directory holding path (best effort: some file systems refuse). */
+static void sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+/* Create, fill, fsync and close a temporary file beside path; *tmp is its
+ * malloc'd name (NULL on error). */
+static tp_status write_temp(const tp_io_file *f, mode_t mode, char **tmp, tp_error *err)
+{
+    *tmp = NULL;
+    size_t n = strlen(f->path) + sizeof ".tmp.XXXXXX";
+    char *name = malloc(n);
+    if (!name)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing %s", f->path);
+    snprintf(name, n, "%s.tmp.XXXXXX", f->path);
+    int fd = mkstemp(name);
+    if (fd < 0) {
+        int e = errno;
+        free(name);
+        return tp_error_set(err, TP_ERR_IO, "", "cannot create a file beside %s: %s", f->path,
+                            strerror(e));
+    }
+    (void)fchmod(fd, mode); /* as an ordinary new file; mkstemp gives 0600 */
+    int e = write_all(fd, f->data, f->len);
+    if (!e && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        unlink(name);
+        free(name);
+        return file_error(err, "write", f->path, e);
+    }
+    *tmp = name;
+    return TP_OK;
+}
+
+tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err)
+{
+    if (n == 0)
+        return TP_OK;
+    if (n > TP_IO_MAX_FILES)
+        return tp_error_set(err, TP_ERR_INTERNAL, "", "tp_io_write_files: too many files");
+    for (size_t i = 0; i < n; i++) {
+        if (!files[i].path || !files[i].path[0])
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "", "empty file name");
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(files[i].path, files[j].path) == 0)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s is named twice",
+                                    files[i].path);
+        struct stat st;
+        if (!force && lstat(files[i].path, &st) == 0)
+            return tp_error_set(err, TP_ERR_IO, "", "%s exists (use --force to overwrite it)",
+                                files[i].path);
+    }
+
+    mode_t um = umask(0);
+    umask(um);
+    mode_t mode = (mode_t)(0666 & ~um);
+
+    /* Hold the usual termination signals while temporary files exist. */
+    sigset_t hold, saved;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigaddset(&hold, SIGQUIT);
+    bool masked = sigprocmask(SIG_BLOCK, &hold, &saved) == 0;
+
+    char *tmp[TP_IO_MAX_FILES] = {0};
+    bool placed[TP_IO_MAX_FILES] = {false};
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < n && st == TP_OK; i++)
+        st = write_temp(&files[i], mode, &tmp[i], err);
+    for (size_t i = 0; i < n && st == TP_OK; i++) {
+        if (force) {
+            if (rename(tmp[i], files[i].path) != 0)
+                st = file_error(err, "write", files[i].path, errno);
+        } else if (link(tmp[i], files[i].path) != 0) {
+            int e = errno;
+            if (e == EEXIST)
+                st = tp_error_set(err, TP_ERR_IO, "", "%s exists (use --force to overwrite it)",
+                                  files[i].path);
+            else if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS)
+                st = tp_error_set(err, TP_ERR_IO, "",
+                                  "cannot create %s without risking an overwrite: the file "
+                                  "system has no hard links (%s); use --force to replace by "
+                                  "rename",
+                                  files[i].path, strerror(e));
+            else
+                st = file_error(err, "write", files[i].path, e);
+        }
+        if (st == TP_OK)
+            placed[i] = true;
+    }
+    /* Clean up: every temporary name goes (after a rename it is already
+     * gone); on failure, files this call created without force go too. */
+    for (size_t i = 0; i < n; i++) {
+        if (tmp[i]) {
+            if (!(force && placed[i]))
+                unlink(tmp[i]);
+            free(tmp[i]);
+        }
+        if (st != TP_OK && placed[i] && !force)
+            unlink(files[i].path);
+    }
+    if (st == TP_OK)
+        for (size_t i = 0; i < n; i++)
+            sync_dir(files[i].path);
+    if (masked)
+        sigprocmask(SIG_SETMASK, &saved, NULL);
+    return st;
 }

@@ -63,7 +63,7 @@ const tp_scaling_fit *tp_scaling_fit_find(const char *name)
 double tp_scaling_loss(const tp_scaling_fit *f, double N, double D)
 {
     if (!f || !(N > 0.0) || !(D > 0.0) || !isfinite(N) || !isfinite(D))
-        return NAN;
+        return (double)NAN; /* NAN is a float constant: say the promotion is meant (clang) */
     return f->E + f->A / pow(N, f->alpha) + f->B / pow(D, f->beta);
 }
 
