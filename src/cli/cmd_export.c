@@ -5,19 +5,16 @@
  *
  * Export evaluates the configuration the estimate flags describe (or an
  * imported launch, or a trainplan JSON result with --from) and writes the
- * engine's launch configuration. Files are written to a temporary file in
- * the same directory and then linked into place: an existing file is never
- * replaced without --force, and a reader never sees half a file.
+ * engine's launch configuration. Files are written by tp_io_write_files
+ * (src/io/util.c): a temporary file in the same directory, fsync'd, then
+ * linked into place, so an existing file is never replaced without
+ * --force and a reader never sees half a file.
  * DeepSpeed writes two files: FILE (the JSON) and FILE.notes.txt (the
  * comment file); without --out the JSON goes to stdout and the notes to
  * stderr.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_export.h"
@@ -47,8 +44,11 @@ static const cli_flag output_flags[] = {
      .group = G_REPORT},
     {"--svg", "FILE", NULL, "none",
      "also write charts to FILE: memory per GPU by component against capacity, the step-time "
-     "breakdown and the pipeline schedule (one standalone SVG)",
+     "breakdown and the pipeline schedule (one standalone SVG); never replaces an existing "
+     "file without --force",
      CLI_STR, .group = G_REPORT},
+    {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH,
+     .group = G_REPORT},
 };
 #define NUM_OUTPUT_FLAGS (sizeof output_flags / sizeof output_flags[0])
 
@@ -59,99 +59,27 @@ void cli_xio_print_flags(FILE *f)
 }
 
 /* ------------------------------------------------------------------ */
-/* Files                                                                */
+/* Files: all through tp_io_write_files (src/io/util.c)                 */
 /* ------------------------------------------------------------------ */
 
-/* Write text to a new temporary file beside path; *tmp receives its name. */
-static int write_temp(const char *path, const char *text, char *tmp, size_t tmp_n)
+int cli_write_files(const tp_io_file *files, size_t n, bool force)
 {
-    snprintf(tmp, tmp_n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "trainplan: error: cannot create a file beside %s: %s\n", path,
-                strerror(errno));
-        return CLI_EXIT_USAGE;
-    }
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(fd, (mode_t)(0666 & ~um)); /* as an ordinary new file; mkstemp gives 0600 */
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            fprintf(stderr, "trainplan: error: cannot write %s: %s\n", tmp, strerror(errno));
-            close(fd);
-            unlink(tmp);
-            return CLI_EXIT_USAGE;
-        }
-        off += (size_t)w;
-    }
-    if (close(fd) != 0) {
-        fprintf(stderr, "trainplan: error: cannot write %s: %s\n", tmp, strerror(errno));
-        unlink(tmp);
-        return CLI_EXIT_USAGE;
-    }
+    tp_error err = {0};
+    if (tp_io_write_files(files, n, force, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
     return CLI_EXIT_OK;
 }
 
-/* Move tmp to path: link (fails if path exists) or, with force, rename. */
-static int place(const char *tmp, const char *path, bool force)
+int cli_write_svg(const char *path, bool force, const tp_config *c, const tp_result *r)
 {
-    int rc = CLI_EXIT_OK;
-    if (force) {
-        if (rename(tmp, path) != 0) {
-            fprintf(stderr, "trainplan: error: cannot write %s: %s\n", path, strerror(errno));
-            rc = CLI_EXIT_USAGE;
-        }
-    } else if (link(tmp, path) != 0) {
-        if (errno == EEXIST)
-            fprintf(stderr, "trainplan: error: %s exists (use --force to overwrite it)\n", path);
-        else
-            fprintf(stderr, "trainplan: error: cannot write %s: %s\n", path, strerror(errno));
-        rc = CLI_EXIT_USAGE;
+    char *svg = tp_io_svg_report(c, r);
+    if (!svg) {
+        fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
+        return CLI_EXIT_INTERNAL;
     }
-    unlink(tmp); /* after link; after a rename it is already gone */
-    return rc;
-}
-
-/* Write up to two files all-or-nothing (the second may be NULL). */
-static int write_files(const char *path1, const char *text1, const char *path2,
-                       const char *text2, bool force)
-{
-    if (!force) {
-        const char *p[2] = {path1, path2};
-        for (int i = 0; i < 2; i++) {
-            if (p[i] && access(p[i], F_OK) == 0) {
-                fprintf(stderr, "trainplan: error: %s exists (use --force to overwrite it)\n",
-                        p[i]);
-                return CLI_EXIT_USAGE;
-            }
-        }
-    }
-    char tmp1[4200], tmp2[4200];
-    int rc = write_temp(path1, text1, tmp1, sizeof tmp1);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (path2) {
-        rc = write_temp(path2, text2, tmp2, sizeof tmp2);
-        if (rc != CLI_EXIT_OK) {
-            unlink(tmp1);
-            return rc;
-        }
-    }
-    rc = place(tmp1, path1, force);
-    if (rc != CLI_EXIT_OK) {
-        if (path2)
-            unlink(tmp2);
-        return rc;
-    }
-    if (path2) {
-        rc = place(tmp2, path2, force);
-        if (rc != CLI_EXIT_OK && !force)
-            unlink(path1); /* all or nothing: we created it a moment ago */
-    }
+    tp_io_file f = {path, svg, strlen(svg)};
+    int rc = cli_write_files(&f, 1, force);
+    free(svg);
     return rc;
 }
 
@@ -191,6 +119,17 @@ static int last_pos(int end, char **argv, const char *flag)
     return pos;
 }
 
+cli_xio_format cli_xio_last_format(int end, char **argv)
+{
+    int pj = last_pos(end, argv, "--json"), pm = last_pos(end, argv, "--markdown"),
+        pc = last_pos(end, argv, "--csv");
+    if (pm > pj && pm > pc)
+        return CLI_XIO_MARKDOWN;
+    if (pc > pj && pc > pm)
+        return CLI_XIO_CSV;
+    return CLI_XIO_DEFAULT;
+}
+
 tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra, cli_xio *x,
                         tp_config *c, cli_common *co, tp_error *err)
 {
@@ -224,13 +163,11 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "give one of --from-megatron, --from-deepspeed and --from");
     x->svg = outputs ? value_of(x, n, "--svg") : NULL;
+    x->force = outputs && value_of(x, n, "--force") != NULL;
     if (outputs) {
-        int pj = last_pos(*argi, argv, "--json"), pm = last_pos(*argi, argv, "--markdown"),
-            pc = last_pos(*argi, argv, "--csv");
-        if (pm > pj && pm > pc)
-            x->format = CLI_XIO_MARKDOWN;
-        else if (pc > pj && pc > pm)
-            x->format = CLI_XIO_CSV;
+        if (x->force && !x->svg)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
+        x->format = cli_xio_last_format(*argi, argv);
     }
     if (!meg && !ds && !js)
         return TP_OK;
@@ -286,14 +223,7 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
 bool cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r, int *rc)
 {
     if (x->svg) {
-        char *svg = tp_io_svg_report(c, r);
-        if (!svg) {
-            fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
-            *rc = CLI_EXIT_INTERNAL;
-            return true;
-        }
-        int wrc = write_files(x->svg, svg, NULL, NULL, true);
-        free(svg);
+        int wrc = cli_write_svg(x->svg, x->force, c, r);
         if (wrc != CLI_EXIT_OK) {
             *rc = wrc;
             return true;
@@ -423,13 +353,15 @@ int cmd_export(int argc, char **argv)
 
     int rc = CLI_EXIT_OK;
     if (vals[X_OUT]) {
-        char notes_path[4100];
-        const char *np = NULL;
+        /* DeepSpeed: FILE and FILE.notes.txt, both or neither */
+        char notes_path[4200];
+        tp_io_file files[2] = {{vals[X_OUT], e.text, strlen(e.text)}, {0}};
+        size_t nfiles = 1;
         if (e.notes) {
             snprintf(notes_path, sizeof notes_path, "%s.notes.txt", vals[X_OUT]);
-            np = notes_path;
+            files[nfiles++] = (tp_io_file){notes_path, e.notes, strlen(e.notes)};
         }
-        rc = write_files(vals[X_OUT], e.text, np, e.notes, vals[X_FORCE] != NULL);
+        rc = cli_write_files(files, nfiles, vals[X_FORCE] != NULL);
     } else {
         fputs(e.text, stdout);
         if (e.notes)

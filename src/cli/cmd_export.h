@@ -9,8 +9,14 @@
  * command line, so a flag given on the command line overrides the file.
  *
  * Outputs (estimate): --markdown, --csv (the last of --json, --markdown,
- * --csv wins) and --svg FILE (written in addition to the report).
- * cli_xio_output() writes them after evaluation.
+ * --csv wins) and --svg FILE [--force] (written in addition to the
+ * report). cli_xio_output() writes them after evaluation. search and plan
+ * have their own flag tables but the same rules: cli_xio_last_format()
+ * picks the format, cli_write_svg() writes the chart.
+ *
+ * Files: cli_write_files() is the CLI's only way to write a file (it
+ * wraps tp_io_write_files, src/io/util.c: temporary file, fsync, atomic
+ * link or rename, never replacing a file without --force).
  *
  * A cli_xio is a plain value on the caller's stack; nothing to free.
  */
@@ -19,6 +25,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "io_internal.h"
 
 #define CLI_XIO_MAX_FLAGS 48  /* the command's extra flags plus these */
 #define CLI_XIO_MAX_ARGS 1024 /* command-line words after the import */
@@ -33,6 +40,7 @@ typedef struct cli_xio {
     const char *import_path;  /* --from-megatron / --from-deepspeed / --from file, or NULL */
     const char *import_flag;  /* which of them */
     const char *svg;          /* --svg FILE, or NULL */
+    bool force;               /* --force: --svg may replace an existing file */
     cli_xio_format format;
     tp_import im;
     /* scratch of cli_xio_parse: the merged flag table and argv */
@@ -58,6 +66,22 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
  * own report (text or --json).
  */
 bool cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r, int *rc);
+
+/**
+ * The report format the command line asks for: the last of --json,
+ * --markdown and --csv in argv[1..end) (CLI_XIO_DEFAULT for --json or the
+ * text report; the caller knows which from cli_common.json).
+ */
+cli_xio_format cli_xio_last_format(int end, char **argv);
+
+/**
+ * Write files with tp_io_write_files (all or nothing, atomic, an existing
+ * file only replaced with force); on error print it. Returns the exit code.
+ */
+int cli_write_files(const tp_io_file *files, size_t n, bool force);
+
+/** Draw the charts of (c, r) (tp_io_svg_report) and write them to path. */
+int cli_write_svg(const char *path, bool force, const tp_config *c, const tp_result *r);
 
 /** --help lines for the import and output flags. */
 void cli_xio_print_flags(FILE *f);

@@ -1297,7 +1297,7 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
 }
 
 /* CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
-static void csv_text(FILE *f, const char *s)
+void tp_io_csv_text(FILE *f, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, f);
@@ -1312,6 +1312,8 @@ static void csv_text(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Column names carry their unit: *_bytes, *_s, tokens_per_s*, fractions
+ * (mfu, hfu, bubble_of_total) in [0, 1]; counts are plain. */
 static const char *const csv_columns[] = {
     "model", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "cp", "ep", "dp", "vpp", "sp", "zero",
     "schedule", "recompute", "recompute_every", "seq_len", "micro_batch", "global_batch",
@@ -1322,10 +1324,15 @@ static const char *const csv_columns[] = {
     "cp_comm_s", "ep_comm_s", "pp_comm_s", "bubble_s", "dp_comm_s", "optimizer_s",
     "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "bubble_of_total", "reason"};
 
-void tp_io_csv_header(FILE *f)
+void tp_io_csv_columns(FILE *f)
 {
     for (size_t i = 0; i < sizeof csv_columns / sizeof csv_columns[0]; i++)
         fprintf(f, "%s%s", i ? "," : "", csv_columns[i]);
+}
+
+void tp_io_csv_header(FILE *f)
+{
+    tp_io_csv_columns(f);
     fputc('\n', f);
 }
 
@@ -1334,22 +1341,23 @@ static void csv_bytes(FILE *f, double v)
     fprintf(f, ",%lld", isfinite(v) ? (long long)llround(v) : 0LL);
 }
 
+/* Reals with the JSON's 15 significant digits; empty when not computed. */
 static void csv_real(FILE *f, bool have, double v)
 {
     if (have && isfinite(v))
-        fprintf(f, ",%.9g", v);
+        fprintf(f, ",%.15g", v);
     else
         fputc(',', f);
 }
 
-void tp_io_csv_row(FILE *f, const tp_config *c, const tp_result *r)
+void tp_io_csv_fields(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
     const tp_memory *m = &r->memory;
     const tp_time *tm = &r->time;
-    csv_text(f, c->model.name);
+    tp_io_csv_text(f, c->model.name);
     fputc(',', f);
-    csv_text(f, c->gpu.name);
+    tp_io_csv_text(f, c->gpu.name);
     fprintf(f,
             ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
             ",%" PRId64 ",%s,%d,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
@@ -1389,31 +1397,54 @@ void tp_io_csv_row(FILE *f, const tp_config *c, const tp_result *r)
     csv_real(f, h, tm->hfu);
     csv_real(f, h, tm->bubble_of_total);
     fputc(',', f);
-    csv_text(f, r->reason);
+    tp_io_csv_text(f, r->reason);
+}
+
+void tp_io_csv_row(FILE *f, const tp_config *c, const tp_result *r)
+{
+    tp_io_csv_fields(f, c, r);
     fputc('\n', f);
 }
 
-void tp_io_markdown_rows_header(FILE *f)
+void tp_io_markdown_rows_header(FILE *f, const char *extra)
 {
-    fputs("| # | TP | PP | CP | EP | DP | VPP | ZeRO | Recompute | Micro-batch | Memory GiB | "
-          "Fits | Step s | Tokens/s/GPU | MFU |\n"
-          "|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|\n",
+    fputs("| # | GPUs | TP | PP | VPP | CP | EP | DP | SP | ZeRO | Recompute | Micro-batch | "
+          "Accumulation | Memory (GiB) | Headroom (GiB) | Fits | Step (s) | Tokens/s per GPU | "
+          "MFU (%) |",
           f);
+    if (extra) {
+        fputc(' ', f);
+        md_text(f, extra);
+        fputs(" |", f);
+    }
+    fputs("\n|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---|---:|"
+          "---:|---:|",
+          f);
+    fputs(extra ? "---:|\n" : "\n", f);
 }
 
-void tp_io_markdown_row(FILE *f, int64_t rank, const tp_config *c, const tp_result *r)
+void tp_io_markdown_row(FILE *f, int64_t rank, const tp_config *c, const tp_result *r,
+                        const char *extra)
 {
     const tp_train *t = &c->train;
     const tp_time *tm = &r->time;
+    const tp_memory *m = &r->memory;
     fprintf(f,
             "| %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64
-            " | %" PRId64 " | %d | %s | %" PRId64 " | %.2f | %s |",
-            rank, t->tp, t->pp, t->cp, t->ep, r->dp, t->vpp, t->zero,
-            tp_io_recompute_name(t->recompute), t->micro_batch, r->memory.total_bytes / GIB,
-            r->memory.fits ? "yes" : "no");
+            " | %" PRId64 " | %" PRId64 " | %s | %d | %s | %" PRId64 " | %" PRId64
+            " | %.2f | %.2f | %s |",
+            rank, t->num_gpus, t->tp, t->pp, t->vpp, t->cp, t->ep, r->dp, t->sp ? "on" : "off",
+            t->zero, tp_io_recompute_name(t->recompute), t->micro_batch, r->grad_accum,
+            m->total_bytes / GIB, m->headroom_bytes / GIB, m->fits ? "yes" : "no");
     if (tm->computed)
-        fprintf(f, " %.3f | %.1f | %.1f%% |\n", tm->step_s, tm->tokens_per_s_per_gpu,
+        fprintf(f, " %.4f | %.1f | %.1f |", tm->step_s, tm->tokens_per_s_per_gpu,
                 100.0 * tm->mfu);
     else
-        fputs(" - | - | - |\n", f);
+        fputs(" - | - | - |", f);
+    if (extra) {
+        fputc(' ', f);
+        md_text(f, extra);
+        fputs(" |", f);
+    }
+    fputc('\n', f);
 }

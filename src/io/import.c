@@ -2070,7 +2070,10 @@ tp_status tp_io_import_deepspeed(const char *text, const char *origin, tp_import
     if (!text)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no DeepSpeed config");
     json_error_t je;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    bool oom = false;
+    json_t *root = tp_io__json_loads(text, strlen(text), JSON_REJECT_DUPLICATES, &je, &oom);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the DeepSpeed config");
     if (!root) {
         tp_error_set(err, TP_ERR_PARSE, "", "%s", je.text);
         if (err) {
@@ -2493,7 +2496,10 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
     if (!text)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no trainplan result");
     json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
+    bool oom = false;
+    json_t *root = tp_io__json_loads(text, strlen(text), 0, &je, &oom);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the trainplan result");
     if (!root) {
         tp_error_set(err, TP_ERR_PARSE, "", "%s", je.text);
         if (err) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "export.h" /* the estimate's CSV columns, shared by plan --csv */
 #include "io_internal.h"
 #include "plan_out.h"
 
@@ -885,6 +886,27 @@ void tp_io_plan_text(FILE *f, const tp_plan_in *in, const tp_plan *p)
 void tp_io_plan_markdown(FILE *f, const tp_plan_in *in, const tp_plan *p)
 {
     report(f, true, in, p);
+}
+
+/* ------------------------------------------------------------------ */
+/* CSV: one row per phase                                               */
+/* ------------------------------------------------------------------ */
+
+void tp_io_plan_csv(FILE *f, const tp_plan *p)
+{
+    fputs("phase,phase_tokens,tokens_per_step,steps,steps_whole,gpu_hours,wall_s,", f);
+    tp_io_csv_columns(f);
+    fputc('\n', f);
+    if (!p->feasible)
+        return;
+    for (int i = 0; i < p->num_phases; i++) {
+        const tp_plan_phase *ph = &p->phases[i];
+        tp_io_csv_text(f, ph->spec.name);
+        fprintf(f, ",%.15g,%.15g,%.15g,%lld,%.15g,%.15g,", ph->spec.tokens, ph->tokens_per_step,
+                ph->steps, (long long)ph->steps_whole, ph->gpu_hours, ph->wall_s);
+        tp_io_csv_fields(f, &ph->cfg, &ph->res);
+        fputc('\n', f);
+    }
 }
 
 /* ------------------------------------------------------------------ */

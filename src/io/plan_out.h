@@ -2,7 +2,7 @@
 /**
  * plan_out.h: the I/O edge of `trainplan plan` (not part of libtp): phase
  * specifications from flags and files, and the plan as a text report,
- * JSON, Markdown and an LR-schedule series.
+ * JSON, Markdown, CSV and an LR-schedule series.
  *
  * Ownership: functions returning json_t * return a new reference; it is
  * the caller's responsibility to json_decref() it.
@@ -42,6 +42,15 @@ void tp_io_plan_text(FILE *f, const tp_plan_in *in, const tp_plan *p);
 
 /** The same report as Markdown (headings and two-column tables) for a design document. */
 void tp_io_plan_markdown(FILE *f, const tp_plan_in *in, const tp_plan *p);
+
+/**
+ * The plan as CSV: a header, then one row per phase: phase (name),
+ * phase_tokens, tokens_per_step, steps (fractional), steps_whole,
+ * gpu_hours, wall_s, then the estimate's columns (export.h) for the
+ * phase's chosen layout. Only the header when the plan is infeasible.
+ * Reals with 15 significant digits, as in the JSON.
+ */
+void tp_io_plan_csv(FILE *f, const tp_plan *p);
 
 /**
  * The learning-rate schedule as CSV "step,tokens,phase,lr": every step when

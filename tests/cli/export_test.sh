@@ -342,6 +342,50 @@ check "DeepSpeed on stdout: JSON on stdout, the notes on stderr" python3 -c '
 import json, sys
 json.load(open(sys.argv[1]))
 assert open(sys.argv[2]).read().startswith("# DeepSpeed config notes")' "$tmp/out" "$tmp/err"
+# Issue 8 "Files": every file goes through tp_io_write_files (src/io/util.c).
+# The file is exactly what stdout gets without --out.
+F8=${PLAN[llama3-8b-8xh100-fsdp]}
+for fmt in megatron torchtitan deepspeed; do
+    # shellcheck disable=SC2086
+    "$T" export --format $fmt $F8 >"$tmp/w/$fmt.stdout" 2>"$tmp/w/$fmt.stderr"
+    # shellcheck disable=SC2086
+    "$T" export --format $fmt $F8 --out "$tmp/w/$fmt.file" 2>/dev/null
+    check "export $fmt: --out FILE holds exactly what stdout gets" cmp -s "$tmp/w/$fmt.stdout" "$tmp/w/$fmt.file"
+done
+check "export deepspeed: FILE.notes.txt holds exactly what stderr gets" \
+    cmp -s <(grep -v '^trainplan: ' "$tmp/w/deepspeed.stderr") "$tmp/w/deepspeed.file.notes.txt"
+no_temp_files "export --out" "$tmp/w"
+# errors leave no temporary file and no partial file behind
+# shellcheck disable=SC2086
+expect_error "trainplan: error: cannot create a file beside $tmp/w/nodir/a.txt: No such file or directory" \
+    export --format megatron $F8 --out "$tmp/w/nodir/a.txt"
+mkdir -p "$tmp/w/isdir"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: cannot write $tmp/w/isdir: Is a directory" \
+    export --format megatron $F8 --out "$tmp/w/isdir" --force
+no_temp_files "--out onto a directory" "$tmp/w"
+# a write that fails half way (file size limit): no FILE, no temporary file
+mkdir -p "$tmp/w/small"
+# shellcheck disable=SC2086
+(trap '' XFSZ; ulimit -f 1; "$T" export --format torchtitan ${PLAN[llama3-70b-256xh100-tp8-pp2]} \
+    --out "$tmp/w/small/t.toml" >"$tmp/out" 2>"$tmp/err")
+check "a write cut short fails with the reason ($(cat "$tmp/err"))" \
+    grep -qxF "trainplan: error: cannot write $tmp/w/small/t.toml: File too large" "$tmp/err"
+check "and leaves nothing behind" test -z "$(ls -A "$tmp/w/small")"
+# a read-only directory (not for root, whom permissions do not stop)
+if [ "$(id -u)" != 0 ]; then
+    mkdir -p "$tmp/w/ro" && chmod a-w "$tmp/w/ro"
+    # shellcheck disable=SC2086
+    run export --format megatron $F8 --out "$tmp/w/ro/a.txt"
+    check "a read-only directory: exit 2, nothing written" test "$rc" -eq 2 -a -z "$(ls -A "$tmp/w/ro")"
+    chmod u+w "$tmp/w/ro"
+fi
+# DeepSpeed's two files are all or nothing: the notes path is taken by a directory
+mkdir -p "$tmp/w/ds2.json.notes.txt"
+# shellcheck disable=SC2086
+run export --format deepspeed $F8 --out "$tmp/w/ds2.json"
+check "DeepSpeed: neither file when the second cannot be written" test "$rc" -eq 2 -a ! -e "$tmp/w/ds2.json"
+no_temp_files "DeepSpeed all or nothing" "$tmp/w"
 # shellcheck disable=SC2086
 run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --train-tokens 1e9
 check "--train-tokens sets --train-iters" grep -qx -- '--train-iters 1908' "$tmp/out"

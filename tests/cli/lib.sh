@@ -6,8 +6,8 @@
 #   . "$(dirname "$0")/lib.sh"
 #
 # It makes $tmp (removed on exit) and the pass/fail counters, and defines
-# ok, bad, run, expect_error, has, json_check and finish. Needs python3 for
-# json_check.
+# ok, bad, run, expect_error, has, json_check, pycheck, svg_vs_estimate,
+# render_check, no_temp_files and finish. Needs python3 for the checks.
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -90,6 +90,88 @@ PY
     else
         bad "$name: $out"
     fi
+}
+
+# pycheck NAME ARGS... <<'PY' ... PY: run the Python script on stdin with
+# ARGS as sys.argv[1:]; passes when it exits 0 (an assert failing or an
+# exception fails it, and its last lines are shown).
+pycheck() {
+    local name=$1 out
+    shift
+    if out=$(python3 - "$@" 2>&1); then ok; else bad "$name: $(printf '%s' "$out" | tail -4)"; fi
+}
+
+# svg_vs_estimate NAME SVG JSON [INDEX]: every figure drawn in SVG (its
+# data-* attributes) is the estimate object's in JSON (INDEX: the array
+# element, for search --json): capacity, peak, each stage's memory parts,
+# each step-time part, the bubble fraction, pipeline stages and
+# micro-batches.
+svg_vs_estimate() {
+    local name=$1
+    shift
+    pycheck "$name" "$@" <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+e = json.load(open(sys.argv[2]))
+if len(sys.argv) > 3 and sys.argv[3] != "":
+    e = e[int(sys.argv[3])]
+assert svg.tag == ns + "svg", svg.tag
+mem = svg.find(f".//{ns}g[@class='memory']")
+assert int(mem.get("data-capacity-bytes")) == e["memory"]["capacity_bytes"]
+assert int(mem.get("data-peak-bytes")) == e["memory"]["peak_bytes"]
+# bars: the heaviest stage, then the first and the last where they differ
+m, pp = e["memory"], e["layout"]["pp"]
+want = {m["stage"]: m}
+if pp > 1:
+    want.setdefault(0, m["stages"]["first"])
+    want.setdefault(pp - 1, m["stages"]["last"])
+stages = mem.findall(f"{ns}g[@class='stage']")
+assert sorted(int(g.get("data-stage")) for g in stages) == sorted(want), \
+    ([g.get("data-stage") for g in stages], sorted(want))
+for st in stages:
+    w = want[int(st.get("data-stage"))]
+    parts = {r.get("data-component"): int(r.get("data-bytes")) for r in st.findall(f"{ns}rect")}
+    for k, v in w["breakdown"].items():
+        assert abs(parts[k] - v) <= 1, (k, parts[k], v)
+sched = svg.find(f".//{ns}g[@class='schedule']")
+assert int(sched.get("data-stages")) == e["layout"]["pp"]
+assert int(sched.get("data-microbatches")) == e["layout"]["grad_accum"]
+t = e["time"]
+if t is not None:
+    assert abs(float(sched.get("data-bubble-fraction")) - t["bubble_fraction"]["of_total"]) <= 1e-9
+    tm = svg.find(f".//{ns}g[@class='time']")
+    parts = {r.get("data-component"): float(r.get("data-seconds"))
+             for r in tm.findall(f"{ns}rect[@class='part']")}
+    for k, v in t["breakdown"].items():
+        assert abs(parts[k] - v) <= 1e-8 * max(abs(v), 1e-12), (k, parts[k], v)
+PY
+}
+
+# render_check NAME SVG: rsvg-convert (Debian librsvg2-bin) renders it to a
+# PNG; required under CI=true, skipped with a note elsewhere.
+render_check() {
+    local name=$1 svg=$2
+    if command -v rsvg-convert >/dev/null 2>&1; then
+        if rsvg-convert -o "$svg.png" "$svg" 2>"$tmp/rsvg.err" &&
+            python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(not (d[:8]==b"\x89PNG\r\n\x1a\n" and len(d)>2000))' "$svg.png"; then
+            ok
+        else
+            bad "$name: rsvg-convert cannot render $svg: $(cat "$tmp/rsvg.err")"
+        fi
+    elif [ "${CI:-}" = true ]; then
+        bad "$name: rsvg-convert is missing under CI (tools/install-deps.sh installs librsvg2-bin)"
+    else
+        echo "note: rsvg-convert not installed (Debian librsvg2-bin); $name not rendered"
+    fi
+}
+
+# no_temp_files NAME DIR: no PATH.tmp.XXXXXX left in DIR (tp_io_write_files)
+no_temp_files() {
+    local left
+    left=$(find "$2" -maxdepth 1 -name '*.tmp.*' | head -3)
+    if [ -z "$left" ]; then ok; else bad "$1: temporary files left behind: $left"; fi
 }
 
 # finish: the final "N passed, M failed" line; fails when anything failed

@@ -63,7 +63,7 @@ expect_error "trainplan: error: explain needs the target batch: --global-batch N
     explain --model llama-3-8b --gpus 8
 expect_error 'trainplan: error: --rank: unknown value "tme" (did you mean "time"? expected one of time|cost|headroom)' \
     search $SMALL --rank tme
-expect_error "trainplan: error: --json and --csv are exclusive" search $SMALL --json --csv
+expect_error "trainplan: error: --force needs --svg FILE" search $SMALL --force
 expect_error "trainplan: error: --schedule: the search chooses this itself (1F1B, interleaved with --vpp > 1, end stages with fewer layers when PP does not divide them)" \
     search $SMALL --schedule gpipe
 expect_error "trainplan: error: --tp: search range is empty: min 8 > max 4" \
@@ -241,5 +241,97 @@ for args in "$SMALL" "$VIZZ" "--model mixtral-8x7b --gpus 64 --seq-len 4096 --gl
     if [ "$rc" -eq 0 ] && ! grep -Eiq '(^|[^a-z])(nan|inf|infinity)([^a-z]|$)' "$tmp/out"; then ok
     else bad "explain $args: exit $rc or non-finite number"; fi
 done
+
+# ---------------------------------------------------------------- reports against --json (issue 7)
+# The CSV and Markdown carry the JSON's figures: same layouts in the same
+# order, bytes exact, seconds and money to the printed precision.
+run search $SMALL --top 4 --json
+cp "$tmp/out" "$tmp/search.json"
+run search $SMALL --top 4 --csv
+cp "$tmp/out" "$tmp/search.csv"
+pycheck "search --csv has the --json figures" "$tmp/search.csv" "$tmp/search.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+j = json.load(open(sys.argv[2]))
+assert len(rows) == len(j) == 4, (len(rows), len(j))
+def rel(a, b, tol=1e-12):
+    return abs(a - b) <= tol * max(abs(b), 1e-300)
+for r, e in zip(rows, j):
+    assert int(r["rank"]) == e["search"]["rank"]
+    for k in ("tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch", "grad_accum", "num_gpus"):
+        assert int(r[k]) == e["layout"][k], k
+    assert r["zero"] == str(e["layout"]["zero"]) and r["recompute"] == e["layout"]["recompute"]
+    assert int(r["peak_bytes"]) == e["memory"]["peak_bytes"]
+    assert int(r["headroom_bytes"]) == e["memory"]["headroom_bytes"]
+    for k, v in e["memory"]["breakdown"].items():
+        assert abs(int(r[k + "_bytes"]) - v) <= 1, k
+    t = e["time"]
+    assert rel(float(r["step_s"]), t["step_s"]) and rel(float(r["mfu"]), t["throughput"]["mfu"])
+    for k, v in t["breakdown"].items():
+        assert rel(float(r[k + "_s"]), v), k
+    assert rel(float(r["cost_per_token_usd"]), e["search"]["cost_per_token_usd"])
+    assert rel(float(r["gpu_s_per_token"]), e["search"]["gpu_s_per_token"])
+assert rows[0]["note"] == "" and all(r["note"] for r in rows[1:])
+PY
+run search $SMALL --top 4 --markdown
+cp "$tmp/out" "$tmp/search.md"
+pycheck "search --markdown has the --json figures, units in the headers" "$tmp/search.md" "$tmp/search.json" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.startswith("|")]
+j = json.load(open(sys.argv[2]))
+head = [c.strip() for c in lines[0].strip().strip("|").split("|")]
+for unit in ("Memory (GiB)", "Headroom (GiB)", "Step (s)", "Tokens/s per GPU", "MFU (%)", "USD per 1M tokens"):
+    assert unit in head, (unit, head)
+rows = [dict(zip(head, (c.strip() for c in l.strip().strip("|").split("|")))) for l in lines[2:]]
+assert len(rows) == len(j) == 4
+for r, e in zip(rows, j):
+    assert int(r["#"]) == e["search"]["rank"]
+    for k in ("TP", "PP", "CP", "EP", "DP", "VPP"):
+        assert int(r[k]) == e["layout"][k.lower()], k
+    assert int(r["ZeRO"]) == e["layout"]["zero"] and r["Recompute"] == e["layout"]["recompute"]
+    assert int(r["Accumulation"]) == e["layout"]["grad_accum"]
+    assert abs(float(r["Memory (GiB)"]) - e["memory"]["peak_bytes"] / 2**30) <= 0.006
+    assert abs(float(r["Headroom (GiB)"]) - e["memory"]["headroom_bytes"] / 2**30) <= 0.006
+    t = e["time"]
+    assert abs(float(r["Step (s)"]) - t["step_s"]) <= 6e-5
+    assert abs(float(r["Tokens/s per GPU"]) - t["throughput"]["tokens_per_s_per_gpu"]) <= 0.06
+    assert abs(float(r["MFU (%)"]) - 100 * t["throughput"]["mfu"]) <= 0.06
+    assert abs(float(r["USD per 1M tokens"]) - 1e6 * e["search"]["cost_per_token_usd"]) <= 6e-5
+text = open(sys.argv[1]).read()
+assert text.startswith("## trainplan search: llama-3-8b on 16 x h100-sxm")
+assert "- #2: " in text and "- #4: " in text
+PY
+# the last of --json, --markdown and --csv wins (as for estimate)
+run search $SMALL --top 2 --json --csv
+if [ "$rc" -eq 0 ] && head -1 "$tmp/out" | grep -q '^rank,model,gpu,'; then ok; else bad "search --json --csv: CSV wins"; fi
+run search $SMALL --top 2 --csv --markdown --json
+check_py "search --csv --markdown --json: JSON wins" 'need(isinstance(j, list) and len(j) == 2, "not the JSON")'
+# nothing fits: the closest layouts in the same formats (exit 1)
+run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3 --markdown
+expect_rc 1 "405B on 8 GPUs --markdown"
+has "405B --markdown" "**No layout fits.**"
+has "405B --markdown" "| Binding constraint |"
+run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3 --csv
+expect_rc 1 "405B on 8 GPUs --csv"
+check_py "closest layouts as CSV" '
+rows = list(csv.DictReader(io.StringIO(out)))
+need(len(rows) >= 1 and all(r["fits"] == "false" and "over" in r["note"] for r in rows), "rows: %s" % rows[:1])
+'
+
+# ---------------------------------------------------------------- --svg: the best layout's charts
+run search $SMALL --top 4 --json --svg "$tmp/best.svg"
+expect_rc 0 "search --svg"
+svg_vs_estimate "search --svg draws the best layout's figures" "$tmp/best.svg" "$tmp/out" 0
+render_check "search --svg" "$tmp/best.svg"
+cp "$tmp/best.svg" "$tmp/best.before"
+expect_error "trainplan: error: $tmp/best.svg exists (use --force to overwrite it)" \
+    search $SMALL --top 4 --svg "$tmp/best.svg"
+if cmp -s "$tmp/best.svg" "$tmp/best.before"; then ok; else bad "search --svg changed an existing file without --force"; fi
+run search $SMALL --top 4 --svg "$tmp/best.svg" --force
+expect_rc 0 "search --svg --force"
+no_temp_files "search --svg" "$tmp"
+run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --svg "$tmp/none.svg"
+if [ "$rc" -eq 1 ] && [ ! -e "$tmp/none.svg" ] && grep -qF "no chart is written" "$tmp/err"; then ok
+else bad "search --svg with nothing fitting: exit $rc, file $(ls "$tmp/none.svg" 2>&1)"; fi
 
 finish

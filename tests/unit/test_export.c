@@ -4,15 +4,21 @@
  * data/megatron_args.txt, struct-level round trips (export, import, same
  * configuration), import errors with their exact messages and positions,
  * the simulated pipeline schedule against the closed-form bubble, and the
- * SVG/CSV figures against the result they draw.
+ * SVG/CSV figures against the result they draw; and tp_io_write_files,
+ * the atomic, never-overwriting file writer (issue 8 "Files").
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "helpers.h"
 #include "import.h"
 #include "io.h"
+#include "io_internal.h"
 #include "svg.h"
 #include "tp/tp.h"
 
@@ -574,6 +580,88 @@ static void test_csv_columns(void **state)
     assert_int_equal(strncmp(row, "llama-3-8b,h100-sxm,8,", 22), 0);
 }
 
+/* ---- tp_io_write_files ---- */
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Entries of dir other than . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_write_files_atomic_and_no_overwrite(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tp_write_files_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char a[128], b[128], missing[160];
+    snprintf(a, sizeof a, "%s/a.txt", dir);
+    snprintf(b, sizeof b, "%s/b.txt", dir);
+    snprintf(missing, sizeof missing, "%s/no/such/dir.txt", dir);
+    tp_error err = {0};
+
+    /* a new file: exactly the bytes given, mode 0666 & ~umask, nothing else */
+    tp_io_file f1 = {a, "first\n", 6};
+    assert_int_equal(tp_io_write_files(&f1, 1, false, &err), TP_OK);
+    assert_string_equal(slurp_file(a), "first\n");
+    mode_t um = umask(0);
+    umask(um);
+    struct stat st;
+    assert_int_equal(stat(a, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~um);
+    assert_int_equal(count_entries(dir), 1);
+
+    /* an existing file is refused without force, named with the flag, kept */
+    tp_io_file f2 = {a, "second\n", 7};
+    assert_int_equal(tp_io_write_files(&f2, 1, false, &err), TP_ERR_IO);
+    char want[200];
+    snprintf(want, sizeof want, "%s exists (use --force to overwrite it)", a);
+    assert_string_equal(err.message, want);
+    assert_string_equal(slurp_file(a), "first\n");
+    assert_int_equal(count_entries(dir), 1);
+
+    /* and replaced with force */
+    assert_int_equal(tp_io_write_files(&f2, 1, true, &err), TP_OK);
+    assert_string_equal(slurp_file(a), "second\n");
+    assert_int_equal(count_entries(dir), 1);
+
+    /* two files, all or nothing: the second cannot be created, so neither is */
+    tp_io_file two[2] = {{b, "b\n", 2}, {missing, "m\n", 2}};
+    assert_int_equal(tp_io_write_files(two, 2, false, &err), TP_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot create a file beside"));
+    assert_int_equal(access(b, F_OK), -1);
+    assert_int_equal(count_entries(dir), 1); /* no b.txt, no temporary file */
+
+    /* bad calls */
+    tp_io_file dup[2] = {{b, "x", 1}, {b, "y", 1}};
+    assert_int_equal(tp_io_write_files(dup, 2, false, &err), TP_ERR_INVALID_ARG);
+    tp_io_file empty = {"", "x", 1};
+    assert_int_equal(tp_io_write_files(&empty, 1, false, &err), TP_ERR_INVALID_ARG);
+    assert_int_equal(count_entries(dir), 1);
+
+    assert_int_equal(unlink(a), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_schedule_bubble_matches_closed_form),
         cmocka_unit_test(test_svg_figures_match_result),
         cmocka_unit_test(test_csv_columns),
+        cmocka_unit_test(test_write_files_atomic_and_no_overwrite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
