@@ -41,11 +41,11 @@ FUZZ_ABS = $(abspath $(FUZZ_BUILD))
 fuzz:
 	@CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTP_WEB=OFF \
 	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target tpfuzzcli >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target tpfuzzcli tpweb_core >/dev/null
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  $(FUZZ_CC) -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer $(FUZZ_SAN) \
-	    -Iinclude -Isrc/io -Isrc/cli -Itests/fuzz $$(pkg-config --cflags jansson) \
-	    tests/fuzz/fuzz_$$t.c $(FUZZ_BUILD)/libtpfuzzcli.a $(FUZZ_BUILD)/libtpio.a \
+	    -Iinclude -Isrc/io -Isrc/cli -Isrc/web -Itests/fuzz $$(pkg-config --cflags jansson) \
+	    tests/fuzz/fuzz_$$t.c $(FUZZ_BUILD)/libtpweb_core.a $(FUZZ_BUILD)/libtpfuzzcli.a $(FUZZ_BUILD)/libtpio.a \
 	    $(FUZZ_BUILD)/libtp.a $$(pkg-config --libs jansson) -lm -o $(FUZZ_BUILD)/fuzz_$$t; \
 	done
 	@set -e; for t in $(FUZZ_TARGETS); do \

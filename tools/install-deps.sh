@@ -9,7 +9,13 @@ pkgs=(
   libmicrohttpd-dev                  # trainplan serve
   python3                            # end-to-end tests parse JSON/TOML with the stdlib
   librsvg2-bin                       # rsvg-convert: export_test.sh renders the --svg charts
+  valgrind                           # memcheck over the CLI (tests/valgrind/valgrind_test.sh)
+  chromium                           # the real-browser test of the serve page (tests/browser)
 )
+# node and npm drive chromium (playwright-core, tests/browser): Debian's unless
+# some node is already installed (Debian 12's node 18 runs the pinned version).
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()

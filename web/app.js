@@ -106,7 +106,7 @@
   async function post(path, body) {
     const res = await fetch(path, {
       method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body), cache: 'no-store'
+      body: JSON.stringify(body), cache: 'no-store', priority: 'high'
     });
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
@@ -237,8 +237,8 @@
     if (value === undefined) delete state[key];
     else state[key] = value;
     changedAt = performance.now();
-    writeUrl();
-    refresh();
+    refresh();   // the request goes out first (it starts before refresh's first await)
+    writeUrl();  // then the address bar: history.replaceState costs a few ms
   }
 
   // ------------------------------------------------------------- evaluate
@@ -580,58 +580,92 @@
     });
   }
 
-  async function runSearch(ev) {
-    ev.preventDefault();
+  // The search runs in pages (docs/serve.md): {"offset", "limit"} in the body,
+  // {"total", "offset", "limit", "results"} back. "More results" asks for the
+  // next page of the same search; the rows keep their rank.
+  let searchQuery = null;   // the body of the search on screen, without its page
+  let searchShown = 0;      // rows on screen
+
+  function searchHeader(table) {
+    const thead = table.tHead;
+    clear(thead);
+    const hr = el('tr');
+    for (const h of ['#', 'TP', 'PP', 'CP', 'EP', 'VPP', 'ZeRO', 'recompute', 'micro-batch', 'GiB/GPU', 'step', 'MFU', '$/M tok', '']) hr.appendChild(el('th', { scope: 'col' }, h));
+    thead.appendChild(hr);
+  }
+
+  function searchRow(tbody, row, i, none) {
+    const l = row.layout, e = row.est;
+    const rank = e.search && e.search.rank ? e.search.rank : i + 1;
+    const tr = el('tr');
+    const cells = [rank, l.tp, l.pp, l.cp, l.ep, l.vpp, l.zero, l.recompute, l.micro_batch,
+      e.memory ? gib(e.memory.peak_bytes) : '-', e.time ? secs(e.time.step_s) : '-',
+      e.time ? pct(e.time.throughput.mfu) : '-',
+      e.search && e.search.cost_per_token_usd ? (e.search.cost_per_token_usd * 1e6).toFixed(3) : '-'];
+    for (const c of cells) tr.appendChild(el('td', {}, c === undefined ? '-' : String(c)));
+    const td = el('td');
+    const btn = el('button', { type: 'button', class: 'load', 'data-index': String(i) }, 'Load');
+    btn.setAttribute('aria-label', 'Load layout ' + rank);
+    btn.addEventListener('click', () => loadLayout(l));
+    td.appendChild(btn);
+    tr.appendChild(td);
+    const why = e.search && (e.search.binding || (e.search.vs_best && e.search.vs_best.layout));
+    if (why) tr.title = why;
+    tbody.appendChild(tr);
+    if (none && e.search && e.search.binding) {
+      const note = el('tr', { class: 'binding' });
+      note.appendChild(el('td', { colspan: '14' }, e.search.binding));
+      tbody.appendChild(note);
+    }
+  }
+
+  async function searchPage(first) {
     const status = $('search-status');
     const table = $('search-table');
-    status.textContent = 'Searching...';
-    // the model, cluster and batch stay; every layout axis is searched
-    const body = requestBody({ top: Number($('search-top').value) || 10, rank: $('search-rank').value });
-    for (const k of ['tp', 'pp', 'cp', 'ep', 'vpp', 'zero', 'micro-batch', 'recompute', 'schedule', 'sp', 'no-sp']) delete body[k];
-    if (body['global-batch'] === undefined && lastGood) body['global-batch'] = lastGood.layout.global_batch;
+    const more = $('search-more');
+    const limit = Math.min(100, Math.max(1, Number($('search-top').value) || 10));
+    const body = Object.assign({}, searchQuery, { offset: first ? 0 : searchShown, limit });
+    status.textContent = first ? 'Searching...' : 'Loading more...';
+    more.disabled = true;
     let res;
     try { res = await post('/api/search', body); } catch (e) { res = { status: 0, data: null }; }
-    if (res.status !== 200 || !res.data) {
-      table.hidden = true;
+    more.disabled = false;
+    if (res.status !== 200 || !res.data || !Array.isArray(res.data.results)) {
+      if (first) table.hidden = true;
+      more.hidden = true;
       status.textContent = res.data && res.data.error ? 'Search: ' + res.data.error.message :
         'Search failed (status ' + res.status + ').';
       return;
     }
-    const rows = searchRows(res.data);
+    const rows = searchRows(res.data.results);
     const none = res.exit === 1;
-    status.textContent = none ? (rows.length ? 'No layout fits; the closest ones and what binds:' :
+    const tbody = table.tBodies[0];
+    if (first) {
+      searchHeader(table);
+      clear(tbody);
+      searchShown = 0;
+    }
+    rows.forEach((row, i) => searchRow(tbody, row, searchShown + i, none));
+    searchShown += rows.length;
+    const total = res.data.total;
+    status.textContent = none ? (total ? 'No layout fits; the closest ones and what binds:' :
       'No valid layout for this model, cluster and batch.') :
-      rows.length + ' layouts that fit, best first (global batch ' + body['global-batch'] + ').';
-    const thead = table.tHead, tbody = table.tBodies[0];
-    clear(thead);
-    clear(tbody);
-    const hr = el('tr');
-    for (const h of ['#', 'TP', 'PP', 'CP', 'EP', 'VPP', 'ZeRO', 'recompute', 'micro-batch', 'GiB/GPU', 'step', 'MFU', '$/M tok', '']) hr.appendChild(el('th', { scope: 'col' }, h));
-    thead.appendChild(hr);
-    rows.forEach((row, i) => {
-      const l = row.layout, e = row.est;
-      const tr = el('tr');
-      const cells = [i + 1, l.tp, l.pp, l.cp, l.ep, l.vpp, l.zero, l.recompute, l.micro_batch,
-        e.memory ? gib(e.memory.peak_bytes) : '-', e.time ? secs(e.time.step_s) : '-',
-        e.time ? pct(e.time.throughput.mfu) : '-',
-        e.search && e.search.cost_per_token_usd ? (e.search.cost_per_token_usd * 1e6).toFixed(3) : '-'];
-      for (const c of cells) tr.appendChild(el('td', {}, c === undefined ? '-' : String(c)));
-      const td = el('td');
-      const btn = el('button', { type: 'button', class: 'load', 'data-index': String(i) }, 'Load');
-      btn.setAttribute('aria-label', 'Load layout ' + (i + 1));
-      btn.addEventListener('click', () => loadLayout(l));
-      td.appendChild(btn);
-      tr.appendChild(td);
-      const why = e.search && (e.search.binding || (e.search.vs_best && e.search.vs_best.layout));
-      if (why) tr.title = why;
-      tbody.appendChild(tr);
-      if (none && e.search && e.search.binding) {
-        const note = el('tr', { class: 'binding' });
-        note.appendChild(el('td', { colspan: '14' }, e.search.binding));
-        tbody.appendChild(note);
-      }
-    });
-    table.hidden = rows.length === 0;
+      'Best ' + searchShown + ' of ' + total + ' ranked layouts that fit (global batch ' +
+      searchQuery['global-batch'] + ').';
+    table.hidden = searchShown === 0;
+    more.hidden = searchShown >= total;
+    document.body.dataset.searchShown = String(searchShown);
+    document.body.dataset.searchTotal = String(total);
+  }
+
+  async function runSearch(ev) {
+    ev.preventDefault();
+    // the model, cluster and batch stay; every layout axis is searched
+    const body = requestBody({ rank: $('search-rank').value });
+    for (const k of ['tp', 'pp', 'cp', 'ep', 'vpp', 'zero', 'micro-batch', 'recompute', 'schedule', 'sp', 'no-sp']) delete body[k];
+    if (body['global-batch'] === undefined && lastGood) body['global-batch'] = lastGood.layout.global_batch;
+    searchQuery = body;
+    await searchPage(true);
   }
 
   // ------------------------------------------------------------------ plan
@@ -701,6 +735,7 @@
     state = readUrl();
     buildNumericControls();
     $('search-form').addEventListener('submit', runSearch);
+    $('search-more').addEventListener('click', () => searchPage(false));
     $('plan-run').addEventListener('click', runPlan);
     $('copy-link').addEventListener('click', async () => {
       try {

@@ -74,6 +74,10 @@ typedef struct cli_flag {
     const char *group;          /* --help section heading */
 } cli_flag;
 
+/* The command's own flag tables (the web API passes these flags through). */
+const cli_flag *cmd_search_flags(size_t *count);
+const cli_flag *cmd_plan_flags(size_t *count);
+
 /**
  * A command's own flags. values[i] receives the argument of flags[i] ("" for
  * a switch), or stays NULL when the flag is absent; the caller provides the

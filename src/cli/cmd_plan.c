@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_export.h" /* issue 7: the report format, --svg FILE, --force */
 #include "plan_out.h"
 
 #define GB 1e9
@@ -39,7 +40,7 @@ enum {
     X_MAX_GPUS, X_PHASE, X_PLAN_FILE,
     X_CKPT_MODE, X_STORAGE_GBPS, X_HOST_GBPS, X_FAILURE_RATE, X_RESTART_MIN, X_CKPT_EVERY,
     X_LR, X_MIN_LR, X_WARMUP,
-    X_MARKDOWN, X_LR_SCHEDULE, X_LR_POINTS,
+    X_MARKDOWN, X_CSV, X_SVG, X_FORCE, X_LR_SCHEDULE, X_LR_POINTS,
     X_COUNT
 };
 
@@ -131,8 +132,20 @@ static const cli_flag xflags[X_COUNT] = {
     [X_WARMUP] = {"--warmup-steps", "N", "steps", "min(2000, 10% of the steps)",
                   "linear warmup", INT(0, 1000000000), .group = G_LR},
 
-    [X_MARKDOWN] = {"--markdown", NULL, NULL, "off", "print the report as Markdown",
+    [X_MARKDOWN] = {"--markdown", NULL, NULL, "off",
+                    "print the report as Markdown (the last of --json, --markdown and --csv "
+                    "wins)",
                     CLI_SWITCH, .group = G_OUT},
+    [X_CSV] = {"--csv", NULL, NULL, "off",
+               "print CSV instead: one row per phase (phase, phase_tokens, tokens_per_step, "
+               "steps, steps_whole, gpu_hours, wall_s, then estimate's columns for its layout)",
+               CLI_SWITCH, .group = G_OUT},
+    [X_SVG] = {"--svg", "FILE", NULL, "none",
+               "also write the charts of the chosen layout (the first phase's) to FILE; nothing "
+               "is written when no layout fits",
+               CLI_STR, .group = G_OUT},
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH,
+                 .group = G_OUT},
     [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
                        "print the learning-rate series as CSV (step,tokens,phase,lr) instead",
                        CLI_SWITCH, .group = G_OUT},
@@ -174,6 +187,7 @@ void cmd_plan_help(FILE *f)
             "  trainplan plan --tflops 130 --flops-basis 6nd --size-at mfu --deadline 500\n"
             "  trainplan plan --model llama-3-70b --gpu h100-sxm --tokens 2e12 --deadline-days 30\n"
             "  trainplan plan --gpus 512 --budget 2e6 --markdown\n"
+            "  trainplan plan --csv --svg plan.svg\n"
             "  trainplan plan --phase name=4k,seq=4096 --phase name=32k,seq=32768,tokens=40e9\n"
             "  trainplan plan --size-model --compute 1e24 --fit besiroglu\n"
             "  trainplan plan --lr-schedule --lr-points 200 > lr.csv\n");
@@ -201,6 +215,12 @@ static const char *const layout_flags[] = {"--tp", "--pp", "--cp", "--ep", "--vp
         if ((x) != TP_OK)                                                                        \
             return cli_error_print(&err, NULL);                                                  \
     } while (0)
+
+const cli_flag *cmd_plan_flags(size_t *count)
+{
+    *count = X_COUNT;
+    return xflags;
+}
 
 int cmd_plan(int argc, char **argv)
 {
@@ -397,6 +417,12 @@ int cmd_plan(int argc, char **argv)
     GETI(X_WARMUP, in.warmup_steps);
     int64_t lr_points = 1000;
     GETI(X_LR_POINTS, lr_points);
+    bool force = xv[X_FORCE] != NULL;
+    if (force && !xv[X_SVG]) {
+        fprintf(stderr, "trainplan: error: --force needs --svg FILE\n");
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
 
     if (tp_plan_run(&in, &plan, &err) != TP_OK) {
         rc = cli_error_print(&err, NULL);
@@ -412,12 +438,26 @@ int cmd_plan(int argc, char **argv)
         goto out;
     }
     rc = CLI_EXIT_OK;
+    if (xv[X_SVG]) { /* the chosen layout's charts, before any report */
+        if (plan.feasible && plan.num_phases > 0)
+            rc = cli_write_svg(xv[X_SVG], force, &plan.phases[0].cfg, &plan.phases[0].res);
+        else
+            fprintf(stderr, "trainplan: note: --svg: no layout fits, so no chart is written\n");
+        if (rc != CLI_EXIT_OK) {
+            json_decref(j);
+            goto out;
+        }
+    }
+    /* the last of --json, --markdown and --csv wins, as for estimate */
+    cli_xio_format fmt = cli_xio_last_format(ac, av);
     if (xv[X_LR_SCHEDULE] && plan.feasible)
         tp_io_plan_lr_csv(stdout, &plan, lr_points);
+    else if (fmt == CLI_XIO_CSV)
+        tp_io_plan_csv(stdout, &plan);
+    else if (fmt == CLI_XIO_MARKDOWN)
+        tp_io_plan_markdown(stdout, &in, &plan);
     else if (co.json)
         rc = cli_json_print(j);
-    else if (xv[X_MARKDOWN])
-        tp_io_plan_markdown(stdout, &in, &plan);
     else
         tp_io_plan_text(stdout, &in, &plan);
     json_decref(j);

@@ -4,7 +4,9 @@
  * of a model on a cluster (libtp tp_search_*), keep those that fit, rank
  * them and print the top K with their breakdowns and what each runner-up
  * loses against the best; --json (array of estimate objects plus a
- * "search" member) or --csv. When nothing fits, the closest layouts with
+ * "search" member), --markdown or --csv (the last of the three wins; CSV
+ * and Markdown use estimate's columns, export.h), and --svg FILE, the
+ * charts of the best layout. When nothing fits, the closest layouts with
  * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
  * input, 4 internal error.
  */
@@ -14,13 +16,15 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cmd_export.h" /* issue 7: --markdown, --csv, --svg, --force */
+#include "export.h"
 
 #define GIB 1073741824.0
 
 static const char *const rank_names[] = {"time", "cost", "headroom", NULL}; /* tp_rank_by */
 
 enum {
-    X_TOP, X_RANK, X_CSV, X_ACROSS, X_EVEN_PP, X_MAX_TP, X_MAX_PP, X_MAX_VPP, X_MAX_CP, X_MAX_EP,
+    X_TOP, X_RANK, X_CSV, X_MARKDOWN, X_SVG, X_FORCE, X_ACROSS, X_EVEN_PP, X_MAX_TP, X_MAX_PP, X_MAX_VPP, X_MAX_CP, X_MAX_EP,
     X_MAX_MB, X_MAX_ZERO, X_MIN_GPUS, X_NO_PRUNE, X_COUNT
 };
 
@@ -31,8 +35,20 @@ static const cli_flag search_flags[X_COUNT] = {
     [X_RANK] = {"--rank", NULL, NULL, "time",
                 "rank by predicted step time, cost per token, or memory headroom", CLI_ENUM, 0, 0,
                 0.0, 0.0, rank_names, G_SEARCH},
-    [X_CSV] = {"--csv", NULL, NULL, "text report", "print CSV (one row per layout) instead",
+    [X_CSV] = {"--csv", NULL, NULL, "text report",
+               "print CSV instead: one row per layout, estimate's columns between rank and "
+               "cost_per_token_usd, gpu_s_per_token, note",
                CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_MARKDOWN] = {"--markdown", NULL, NULL, "text report",
+                    "print the ranking as a Markdown table instead (the last of --json, "
+                    "--markdown and --csv wins)",
+                    CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_SVG] = {"--svg", "FILE", NULL, "none",
+               "also write the charts of the best layout to FILE (memory by component, step "
+               "time, pipeline schedule); nothing is written when no layout fits",
+               CLI_STR, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH, 0,
+                 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_ACROSS] = {"--tp-across-nodes", NULL, NULL, "off",
                   "also try TP groups spanning whole nodes", CLI_SWITCH, 0, 0, 0.0, 0.0, NULL,
                   G_SEARCH},
@@ -170,49 +186,55 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     fprintf(f, "; %s\n", d.layout[0] ? d.layout : "same layout axes");
 }
 
-static int print_csv_header(FILE *f)
+/* CSV: rank, estimate's columns (export.h), then what search adds. */
+static void print_csv_header(FILE *f)
 {
-    return fprintf(f, "rank,num_gpus,tp,pp,vpp,cp,ep,dp,sp,zero,recompute,micro_batch,grad_accum,"
-                      "global_batch,fits,step_s,mfu,tokens_per_s,cost_per_token_usd,memory_gib,"
-                      "headroom_gib,heaviest_stage,compute_s,recompute_s,tp_comm_s,cp_comm_s,"
-                      "ep_comm_s,pp_comm_s,bubble_s,dp_comm_s,optimizer_s,weights_gib,grads_gib,"
-                      "optimizer_gib,activations_gib,logits_gib,note\n");
-}
-
-/* A CSV field: quoted, with inner quotes doubled. */
-static void csv_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    fputs("rank,", f);
+    tp_io_csv_columns(f);
+    fputs(",cost_per_token_usd,gpu_s_per_token,note\n", f);
 }
 
 static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const char *note)
 {
-    const tp_train *t = &it->config.train;
-    const tp_result *r = &it->result;
-    const tp_time *tm = &r->time;
-    const tp_memory *m = &r->memory;
-    fprintf(f,
-            "%zu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%d,%s,%lld,%lld,%lld,%d,%.6g,%.6g,%.6g,"
-            "%.6g,%.4f,%.4f,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%.4f,"
-            "%.4f,%.4f,",
-            rank, (long long)t->num_gpus, (long long)t->tp, (long long)t->pp, (long long)t->vpp,
-            (long long)t->cp, (long long)t->ep, (long long)r->dp, t->sp ? 1 : 0, t->zero,
-            rc_name(t->recompute), (long long)t->micro_batch, (long long)r->grad_accum,
-            (long long)t->global_batch, m->fits ? 1 : 0, tm->step_s, tm->mfu, tm->tokens_per_s,
-            it->cost_per_token_usd, m->total_bytes / GIB, m->headroom_bytes / GIB,
-            (long long)m->stage, tm->compute_s, tm->recompute_s, tm->tp_comm_s, tm->cp_comm_s,
-            tm->ep_comm_s, tm->pp_comm_s, tm->bubble_s, tm->dp_comm_s, tm->optimizer_s,
-            (m->weights_bytes + m->weights_gathered_bytes) / GIB, m->grads_bytes / GIB,
-            m->optimizer_bytes / GIB, m->activations_bytes / GIB, m->logits_bytes / GIB);
-    csv_text(f, note ? note : "");
+    fprintf(f, "%zu,", rank);
+    tp_io_csv_fields(f, &it->config, &it->result);
+    fprintf(f, ",%.15g,%.15g,", it->cost_per_token_usd, it->gpu_s_per_token);
+    tp_io_csv_text(f, note ? note : "");
     fputc('\n', f);
 }
+
+/* Markdown: a title, the search in one line, the ranked table. */
+static void md_title(FILE *f, const tp_config *c, const char *what)
+{
+    const tp_train *t = &c->train;
+    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n", c->model.name,
+            (long long)t->num_gpus, c->gpu.name, (long long)node);
+    fprintf(f, "Sequence %lld tokens, global batch %lld sequences (%.0f tokens); %s.\n\n",
+            (long long)t->seq_len, (long long)t->global_batch,
+            (double)t->global_batch * (double)t->seq_len, what);
+}
+
+static void md_stats(FILE *f, const tp_search_stats *st)
+{
+    fprintf(f, "Searched %llu layouts: %llu fit, %llu do not fit, %llu pruned.\n\n",
+            (unsigned long long)st->candidates, (unsigned long long)st->feasible,
+            (unsigned long long)st->infeasible,
+            (unsigned long long)(st->pruned_states + st->pruned_micro_batch));
+}
+
+static void md_cost(const tp_search_item *it, char *buf, size_t n)
+{
+    if (it->result.time.computed)
+        snprintf(buf, n, "%.4f", 1e6 * it->cost_per_token_usd);
+    else
+        snprintf(buf, n, "-");
+}
+
+#define MD_COST_COLUMN "USD per 1M tokens"
+#define MD_FOOTER                                                                                \
+    "\nGiB = 2^30 bytes; memory is the heaviest pipeline stage; MFU in percent of the GPU's "    \
+    "dense peak.\n"
 
 /* The delta of a runner-up, in one line, for CSV and JSON. */
 static void delta_text(const tp_search_item *best, const tp_search_item *it, char *buf, size_t n)
@@ -423,15 +445,16 @@ static int64_t smallest_dp(const tp_config *c, const tp_search_space *sp)
 
 /* Nothing fits: explain with the closest layouts; returns the exit code. */
 static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp_search_stats *st,
-                        double wall_s, bool json, bool csv, size_t k)
+                        double wall_s, bool json, cli_xio_format fmt, size_t k)
 {
+    bool csv = !json && fmt == CLI_XIO_CSV, md = !json && fmt == CLI_XIO_MARKDOWN;
     tp_error err = {0};
     if (st->candidates == 0) {
         if (json)
             fputs("[]\n", stdout);
         if (st->batch_mismatch) {
             int64_t dmin = smallest_dp(c, sp0);
-            fprintf(json || csv ? stderr : stdout,
+            fprintf(json || csv || md ? stderr : stdout,
                     "No layout: for every (TP, PP, CP) layout of %lld GPUs, DP = GPUs / (TP x PP "
                     "x CP) does not divide the global batch of %lld sequences (or no allowed "
                     "micro-batch does); the smallest DP any layout has is %lld, so try a global "
@@ -439,7 +462,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
                     (long long)c->train.num_gpus, (long long)c->train.global_batch,
                     (long long)dmin, (long long)dmin);
         } else {
-            fprintf(json || csv ? stderr : stdout,
+            fprintf(json || csv || md ? stderr : stdout,
                     "No valid layout within the given bounds: TP must divide the %lld heads and "
                     "%lld kv heads and the %lld-GPU node, PP <= %lld layers, 2 x CP must divide "
                     "the sequence, and TP x PP x CP must divide %lld GPUs.\n",
@@ -473,7 +496,15 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
     json_t *arr = json ? json_array() : NULL;
     if (csv)
         print_csv_header(stdout);
-    if (!json && !csv) {
+    if (md) {
+        md_title(stdout, c, "no layout fits");
+        md_stats(stdout, st);
+        printf("**No layout fits.** The %zu closest (smallest memory over capacity), with the "
+               "constraint that binds:\n\n",
+               n);
+        tp_io_markdown_rows_header(stdout, "Binding constraint");
+    }
+    if (!json && !csv && !md) {
         header(stdout, c, "Search:");
         stats_text(stdout, st, wall_s, c->gpu.mem_capacity_bytes);
         printf("\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
@@ -495,12 +526,17 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
             }
         } else if (csv) {
             print_csv_row(stdout, i + 1, &close[i], b.text);
+        } else if (md) {
+            tp_io_markdown_row(stdout, (int64_t)(i + 1), &close[i].config, &close[i].result,
+                               b.text);
         } else {
             printf("%zu. ", i + 1);
             layout_line(stdout, &close[i]);
             printf("\n   %s\n", b.text);
         }
     }
+    if (md)
+        fputs(MD_FOOTER, stdout);
     if (json) {
         if (rc == CLI_EXIT_NONE) {
             int prc = cli_json_print(arr);
@@ -511,6 +547,12 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
     }
     free(close);
     return rc;
+}
+
+const cli_flag *cmd_search_flags(size_t *count)
+{
+    *count = X_COUNT;
+    return search_flags;
 }
 
 int cmd_search(int argc, char **argv)
@@ -539,9 +581,12 @@ int cmd_search(int argc, char **argv)
         return cli_error_print(&err, NULL);
     if (vals[X_RANK] && cli_flag_enum(&search_flags[X_RANK], vals[X_RANK], &rank, &err) != TP_OK)
         return cli_error_print(&err, NULL);
-    bool csv = vals[X_CSV] != NULL;
-    if (csv && co.json) {
-        fprintf(stderr, "trainplan: error: --json and --csv are exclusive\n");
+    /* the last of --json, --markdown and --csv wins, as for estimate */
+    cli_xio_format fmt = cli_xio_last_format(argi, argv);
+    bool json = co.json && fmt == CLI_XIO_DEFAULT;
+    bool force = vals[X_FORCE] != NULL;
+    if (force && !vals[X_SVG]) {
+        fprintf(stderr, "trainplan: error: --force needs --svg FILE\n");
         return CLI_EXIT_USAGE;
     }
     tp_rank_by by = (tp_rank_by)rank;
@@ -566,12 +611,24 @@ int cmd_search(int argc, char **argv)
     }
     if (n == 0) {
         free(items);
-        return explain_none(&c, &sp, &st, wall, co.json, csv, k < 3 ? 3 : k);
+        if (vals[X_SVG])
+            fprintf(stderr, "trainplan: note: --svg: no layout fits, so no chart is written\n");
+        return explain_none(&c, &sp, &st, wall, json, fmt, k < 3 ? 3 : k);
     }
 
     bool show_gpus = sp.gpus.min > 0 || sp.gpus.max > 0;
     int rc = CLI_EXIT_OK;
-    if (co.json) {
+    if (vals[X_SVG]) { /* the best layout's charts, before any report */
+        rc = cli_write_svg(vals[X_SVG], force, &items[0].config, &items[0].result);
+        if (rc != CLI_EXIT_OK) {
+            free(items);
+            return rc;
+        }
+    }
+    const char *by_text = by == TP_RANK_COST       ? "cost per token (GPUs x step time x price / tokens)"
+                          : by == TP_RANK_HEADROOM ? "memory headroom on the heaviest stage"
+                                                   : "predicted step time";
+    if (json) {
         json_t *arr = json_array();
         for (size_t i = 0; arr && i < n; i++) {
             json_t *j = item_json(&items[i], i + 1, rank_names[by], i ? &items[0] : NULL, NULL);
@@ -587,7 +644,7 @@ int cmd_search(int argc, char **argv)
             rc = cli_json_print(arr);
             json_decref(arr);
         }
-    } else if (csv) {
+    } else if (fmt == CLI_XIO_CSV) {
         print_csv_header(stdout);
         for (size_t i = 0; i < n; i++) {
             char note[512] = "";
@@ -595,13 +652,30 @@ int cmd_search(int argc, char **argv)
                 delta_text(&items[0], &items[i], note, sizeof note);
             print_csv_row(stdout, i + 1, &items[i], note);
         }
+    } else if (fmt == CLI_XIO_MARKDOWN) {
+        char what[160];
+        snprintf(what, sizeof what, "ranked by %s", by_text);
+        md_title(stdout, &c, what);
+        md_stats(stdout, &st);
+        tp_io_markdown_rows_header(stdout, MD_COST_COLUMN);
+        for (size_t i = 0; i < n; i++) {
+            char cost[32];
+            md_cost(&items[i], cost, sizeof cost);
+            tp_io_markdown_row(stdout, (int64_t)(i + 1), &items[i].config, &items[i].result,
+                               cost);
+        }
+        if (n > 1)
+            fputs("\nWhat each runner-up loses against #1:\n\n", stdout);
+        for (size_t i = 1; i < n; i++) {
+            char note[512];
+            delta_text(&items[0], &items[i], note, sizeof note);
+            printf("- #%zu: %s\n", i + 1, note);
+        }
+        fputs(MD_FOOTER, stdout);
     } else {
         header(stdout, &c, "Search:");
         stats_text(stdout, &st, wall, c.gpu.mem_capacity_bytes);
-        printf("  ranked by %s%s\n\n",
-               by == TP_RANK_COST ? "cost per token (GPUs x step time x price / tokens)"
-               : by == TP_RANK_HEADROOM ? "memory headroom on the heaviest stage"
-                                        : "predicted step time",
+        printf("  ranked by %s%s\n\n", by_text,
                items[0].result.time.computed ? "" : " (step-time model unavailable: ties)");
         for (size_t i = 0; i < n; i++)
             print_item(stdout, i + 1, &items[i], i ? &items[0] : NULL, by, show_gpus);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "io_internal.h"
 #include "request.h"
 
 /* Flags that change the architecture after --model is loaded (opts.c, G_MODEL). */
@@ -141,6 +142,40 @@ static tp_status check_preset(const char *key, tp_io_kind kind, json_t *v, tp_er
                         s);
 }
 
+tp_status tp_io_request_page(tp_io_request *r, const char *key, int64_t v, tp_error *err)
+{
+    bool is_offset = strcmp(key, "offset") == 0;
+    int64_t lo = is_offset ? 0 : 1;
+    int64_t hi = is_offset ? TP_IO_REQUEST_MAX_OFFSET : TP_IO_REQUEST_MAX_LIMIT;
+    if (v < lo || v > hi)
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be from %lld to %lld (got %lld)",
+                            key, (long long)lo, (long long)hi, (long long)v);
+    if (!r->paged)
+        r->limit = TP_IO_REQUEST_DEFAULT_LIMIT;
+    r->paged = true;
+    if (is_offset)
+        r->offset = v;
+    else
+        r->limit = v;
+    return TP_OK;
+}
+
+/* search's "offset"/"limit": a whole number (a JSON integer, or a real equal to one). */
+static tp_status take_page(json_t *v, const char *key, tp_io_request *out, tp_error *err)
+{
+    int64_t x;
+    if (json_is_integer(v)) {
+        x = (int64_t)json_integer_value(v);
+    } else if (json_is_real(v) && fabs(json_real_value(v)) <= 1e18 &&
+               !(fabs(json_real_value(v) - trunc(json_real_value(v))) > 0.0)) {
+        x = (int64_t)json_real_value(v);
+    } else {
+        return tp_error_set(err, TP_ERR_CONFIG, key,
+                            "\"%s\" must be a whole number (a page of the search results)", key);
+    }
+    return tp_io_request_page(out, key, x, err);
+}
+
 static tp_status take_model_config(json_t *v, tp_io_request *out, tp_error *err)
 {
     if (json_is_string(v)) {
@@ -184,7 +219,10 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "request body larger than %zu bytes",
                             TP_IO_REQUEST_MAX_BYTES);
     json_error_t je;
-    json_t *root = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &je);
+    bool oom = false;
+    json_t *root = tp_io__json_loads(body ? body : "", len, JSON_REJECT_DUPLICATES, &je, &oom);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the request body");
     if (!root) {
         tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: %s", je.text);
         if (err) {
@@ -217,6 +255,12 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
     {
         if (strcmp(key, MODEL_CONFIG_KEY) == 0) {
             if ((st = take_model_config(v, out, err)) != TP_OK)
+                goto done;
+            continue;
+        }
+        if (strcmp(command, "search") == 0 &&
+            (strcmp(key, "offset") == 0 || strcmp(key, "limit") == 0)) {
+            if ((st = take_page(v, key, out, err)) != TP_OK)
                 goto done;
             continue;
         }

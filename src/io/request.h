@@ -30,6 +30,9 @@
  *    the same as an object. It stands for `--model FILE`: the CLI loads a
  *    file, the server never reads the file system, so "model" and "gpu"
  *    must name presets and a value that looks like a path is refused.
+ *  - for "search" only, "offset" and "limit" (integers) are not flags
+ *    but ask for one page of the ranked results (docs/serve.md): they
+ *    set paged, offset and limit instead of adding to argv.
  *
  * Ownership: tp_io_request_parse fills a caller-owned tp_io_request; free
  * its contents with tp_io_request_free (also after a failed parse).
@@ -38,17 +41,28 @@
 #define TP_IO_REQUEST_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tp/tp.h"
 
 /** Largest request body the web API accepts, bytes. */
 #define TP_IO_REQUEST_MAX_BYTES ((size_t)64 * 1024)
 
+/** Longest page of search results ("limit"), and its default. */
+#define TP_IO_REQUEST_MAX_LIMIT 1000
+#define TP_IO_REQUEST_DEFAULT_LIMIT 10
+/** Largest "offset" (beyond any list the search returns). */
+#define TP_IO_REQUEST_MAX_OFFSET 1000000
+
 typedef struct tp_io_request {
     int argc;               /* argv[0] is the command name */
     char **argv;            /* argc strings + NULL; each string owned */
     char *model_text;       /* "model-config" text, owned; NULL when absent */
+    bool paged;             /* search: "offset" or "limit" was given */
+    int64_t offset;         /* search: first result of the page, from 0 */
+    int64_t limit;          /* search: results in the page (when paged) */
 } tp_io_request;
 
 /**
@@ -62,6 +76,13 @@ typedef struct tp_io_request {
  */
 tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
                               tp_io_request *out, tp_error *err);
+
+/**
+ * Set the page field `key` ("offset" or "limit") of r to v, range-checked
+ * (offset 0..TP_IO_REQUEST_MAX_OFFSET, limit 1..TP_IO_REQUEST_MAX_LIMIT);
+ * TP_ERR_CONFIG naming the key otherwise. Sets r->paged.
+ */
+tp_status tp_io_request_page(tp_io_request *r, const char *key, int64_t v, tp_error *err);
 
 /** Free what tp_io_request_parse allocated; r may be zeroed or NULL. */
 void tp_io_request_free(tp_io_request *r);

@@ -22,14 +22,17 @@
  * 413 body too large and 415 not JSON (server.c); 501 not available yet;
  * 500 only for out-of-memory or a bug (TP_ERR_NOMEM, TP_ERR_INTERNAL).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "assets.h"
 #include "cli.h"
+#include "io_internal.h"
 #include "request.h"
 #include "web.h"
 
@@ -38,13 +41,13 @@
  * replies with the CLI's stdout byte for byte, so a change there shows. */
 #define CLI_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
 
-typedef void (*body_handler)(const char *body, size_t len, tp_web_reply *out);
+typedef void (*body_handler)(const tp_web_request *rq, tp_web_reply *out);
 typedef void (*get_handler)(tp_web_reply *out);
 
 static void api_presets(tp_web_reply *out);
-static void api_estimate(const char *body, size_t len, tp_web_reply *out);
-static void api_search(const char *body, size_t len, tp_web_reply *out);
-static void api_plan(const char *body, size_t len, tp_web_reply *out);
+static void api_estimate(const tp_web_request *rq, tp_web_reply *out);
+static void api_search(const tp_web_request *rq, tp_web_reply *out);
+static void api_plan(const tp_web_request *rq, tp_web_reply *out);
 
 typedef struct route {
     const char *path;
@@ -195,12 +198,12 @@ static void api_presets(tp_web_reply *out)
     reply_json(out, 200, j);
 }
 
-static void api_estimate(const char *body, size_t len, tp_web_reply *out)
+static void api_estimate(const tp_web_request *rq, tp_web_reply *out)
 {
     tp_config c;
     tp_result r;
     tp_error err = {0};
-    if (config_from_body(body, len, "estimate", NULL, &c, &err) != TP_OK ||
+    if (config_from_body(rq->body, rq->body_len, "estimate", NULL, &c, &err) != TP_OK ||
         tp_eval(&c, &r, &err) != TP_OK) {
         reply_tp_error(out, &err);
         return;
@@ -232,31 +235,37 @@ static void not_yet(tp_web_reply *out, const char *what, const char *path)
 extern int cmd_search(int argc, char **argv) __attribute__((weak));
 extern int cmd_plan(int argc, char **argv) __attribute__((weak));
 
-/*
- * Each command's own flags (its cli_extra table) that a request may pass.
- * Everything else must be a configuration flag, checked in-process by
- * cli_parse_config first; so no flag that names a file or changes the
- * output format (--csv, --out, ...) ever reaches the child.
- */
-static const char *const search_only[] = {
-    "top",    "rank",   "tp-across-nodes", "even-pp",  "max-tp",   "max-pp",   "max-vpp",
-    "max-cp", "max-ep", "max-micro-batch", "max-zero", "min-gpus", "no-prune", NULL};
-/* cmd_plan.c's table, less --plan-file (reads a file) and the output formats
- * (--markdown, --lr-schedule, --lr-points); --phase may be an array. */
-static const char *const plan_only[] = {
-    "tokens",  "tokens-per-param", "compute",          "fit",          "size-model",
-    "deadline", "deadline-days",   "budget",           "mfu",          "tflops",
-    "size-at", "flops-basis",      "layout",           "max-gpus",     "ckpt-mode",
-    "storage-gbps", "host-gbps",   "gpu-failure-rate", "restart-min",  "ckpt-every-steps",
-    "lr",      "min-lr",           "warmup-steps",     "phase",        NULL};
+/* The commands' own flag tables (weak like the commands themselves). */
+extern const cli_flag *cmd_search_flags(size_t *count) __attribute__((weak));
+extern const cli_flag *cmd_plan_flags(size_t *count) __attribute__((weak));
 
-/* The flag name of "--key=value" / "--key" is in list. */
-static bool in_list(const char *arg, const char *const *list)
+/*
+ * A request may pass a command's own flags (its table in cmd_search.c or
+ * cmd_plan.c) except these: they name a file (--plan-file, --svg, --force)
+ * or change the output format (the answer is always the --json one). A
+ * refused flag goes on to cli_parse_config with the configuration flags and
+ * is rejected there as unknown, so no flag that names a file or changes the
+ * output format ever reaches the child.
+ */
+static const char *const refused[] = {"--csv",   "--markdown",     "--svg",        "--force",
+                                      "--plan-file", "--lr-schedule", "--lr-points", NULL};
+
+/* The flag name of "--key=value" / "--key" is k[0..n). */
+static bool same_flag(const char *arg, const char *name)
 {
-    const char *k = arg + 2;
-    size_t n = strcspn(k, "=");
-    for (size_t i = 0; list[i]; i++)
-        if (strlen(list[i]) == n && strncmp(list[i], k, n) == 0)
+    size_t n = strcspn(arg, "=");
+    return strlen(name) == n && strncmp(name, arg, n) == 0;
+}
+
+/* arg ("--key" or "--key=value") is one of the command's own flags that a
+ * request may pass to it. */
+static bool command_flag(const char *arg, const cli_flag *flags, size_t count)
+{
+    for (size_t i = 0; refused[i]; i++)
+        if (same_flag(arg, refused[i]))
+            return false;
+    for (size_t i = 0; i < count; i++)
+        if (same_flag(arg, flags[i].name))
             return true;
     return false;
 }
@@ -310,12 +319,74 @@ static void reply_cli_error(tp_web_reply *out, unsigned status, const tp_web_run
     reply_json(out, status, tp_io_error_json(&err, NULL));
 }
 
-static void run_command(const char *command, const char *const *only, const char *body,
-                        size_t len, tp_web_reply *out)
+/* A whole number in decimal, all of s. */
+static bool parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s || strlen(s) > 19)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end != '\0')
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* The query string's "offset" and "limit" (search): they override the body's. */
+static tp_status page_from_query(const tp_web_request *hr, tp_io_request *rq, tp_error *err)
+{
+    for (size_t i = 0; i < hr->num_query; i++) {
+        const char *k = hr->query[i].name;
+        if (!k || (strcmp(k, "offset") != 0 && strcmp(k, "limit") != 0))
+            continue; /* other arguments are ignored, as on every route */
+        int64_t v;
+        if (!parse_i64(hr->query[i].value, &v))
+            return tp_error_set(err, TP_ERR_CONFIG, k,
+                                "\"%s\" in the query string must be a whole number", k);
+        tp_status st = tp_io_request_page(rq, k, v, err);
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
+}
+
+/*
+ * One page of the child's JSON array (the CLI's objects, unchanged):
+ * {"total": N, "offset": O, "limit": L, "results": [...]}. NULL when the
+ * output is not an array (a bug) or memory runs out.
+ */
+static json_t *page_json(const char *text, size_t len, int64_t offset, int64_t limit)
+{
+    bool oom = false;
+    json_t *all = tp_io__json_loads(text, len, 0, NULL, &oom);
+    if (!json_is_array(all)) {
+        json_decref(all);
+        return NULL;
+    }
+    size_t total = json_array_size(all);
+    json_t *results = json_array();
+    for (size_t i = (size_t)offset; results && i < total && i < (size_t)(offset + limit); i++)
+        if (json_array_append(results, json_array_get(all, i)) != 0) {
+            json_decref(results);
+            results = NULL;
+        }
+    json_decref(all);
+    if (!results)
+        return NULL;
+    return json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)total, "offset",
+                     (json_int_t)offset, "limit", (json_int_t)limit, "results", results);
+}
+
+static void run_command(const char *command, const cli_flag *flags, size_t nflags,
+                        const tp_web_request *hr,
+                        tp_web_reply *out)
 {
     tp_io_request rq;
     tp_error err = {0};
-    if (tp_io_request_parse(body, len, command, &rq, &err) != TP_OK) {
+    if (tp_io_request_parse(hr->body, hr->body_len, command, &rq, &err) != TP_OK ||
+        (strcmp(command, "search") == 0 && page_from_query(hr, &rq, &err) != TP_OK)) {
+        tp_io_request_free(&rq);
         reply_tp_error(out, &err);
         return;
     }
@@ -328,7 +399,7 @@ static void run_command(const char *command, const char *const *only, const char
     int argi = 1, nc = 0, na = 0;
     /* the in-process check's argv, and the child's: "trainplan", command, "--json", flags, --model */
     char **common = calloc((size_t)rq.argc + 1, sizeof *common);
-    char **argv = calloc((size_t)rq.argc + 5, sizeof *argv);
+    char **argv = calloc((size_t)rq.argc + 6, sizeof *argv);
     if (!common || !argv) {
         tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
         goto fail;
@@ -337,11 +408,16 @@ static void run_command(const char *command, const char *const *only, const char
     argv[na++] = (char *)(uintptr_t) "trainplan";
     argv[na++] = rq.argv[0];
     argv[na++] = (char *)(uintptr_t) "--json";
+    bool top_given = false;
     for (int i = 1; i < rq.argc; i++) {
-        if (!in_list(rq.argv[i], only))
+        if (!command_flag(rq.argv[i], flags, nflags))
             common[nc++] = rq.argv[i];
+        top_given |= strncmp(rq.argv[i], "--top=", 6) == 0;
         argv[na++] = rq.argv[i];
     }
+    /* a page of the whole ranked list: every layout the CLI can rank */
+    if (rq.paged && !top_given)
+        argv[na++] = (char *)(uintptr_t) "--top=" TP_WEB_SEARCH_MAX_TOP_TEXT;
     if (cli_parse_config(nc, common, &argi, NULL, &c, &co, &err) != TP_OK)
         goto fail;
     if (rq.model_text) {
@@ -372,6 +448,16 @@ static void run_command(const char *command, const char *const *only, const char
         tp_web_reply_error(out, 503, "timeout", "", msg);
     } else if (run.too_big) {
         tp_web_reply_error(out, 500, "too-large", "", "the answer is larger than 16 MiB");
+    } else if ((run.exit_code == 0 || run.exit_code == 1) && run.out && rq.paged) {
+        json_t *page = page_json(run.out, run.out_len, rq.offset, rq.limit);
+        if (!page) {
+            tp_error_set(&err, TP_ERR_INTERNAL, "",
+                         "`trainplan %s --json` did not print a JSON array (a bug in trainplan)",
+                         command);
+            goto fail;
+        }
+        reply_json(out, 200, page);
+        out->cli_exit = run.exit_code;
     } else if ((run.exit_code == 0 || run.exit_code == 1) && run.out) {
         /* 0: found; 1: nothing fits (the closest layouts): both are answers */
         out->status = 200;
@@ -402,25 +488,37 @@ done:
     tp_io_request_free(&rq);
 }
 
-static void api_search(const char *body, size_t len, tp_web_reply *out)
+static void api_search(const tp_web_request *rq, tp_web_reply *out)
 {
-    if (!cmd_search) {
+    if (!cmd_search || !cmd_search_flags) {
         not_yet(out, "search", "/api/search");
         return;
     }
-    run_command("search", search_only, body, len, out);
+    size_t n = 0;
+    const cli_flag *flags = cmd_search_flags(&n);
+    run_command("search", flags, n, rq, out);
 }
 
-static void api_plan(const char *body, size_t len, tp_web_reply *out)
+static void api_plan(const tp_web_request *rq, tp_web_reply *out)
 {
-    if (!cmd_plan) {
+    if (!cmd_plan || !cmd_plan_flags) {
         not_yet(out, "plan", "/api/plan");
         return;
     }
-    run_command("plan", plan_only, body, len, out);
+    size_t n = 0;
+    const cli_flag *flags = cmd_plan_flags(&n);
+    run_command("plan", flags, n, rq, out);
 }
 
-/* ---- dispatch ---- */
+/* ---- the router ---- */
+
+const char *tp_web_header(const tp_web_request *rq, const char *name)
+{
+    for (size_t i = 0; i < rq->num_headers; i++)
+        if (rq->headers[i].name && strcasecmp(rq->headers[i].name, name) == 0)
+            return rq->headers[i].value ? rq->headers[i].value : "";
+    return NULL;
+}
 
 static const tp_web_asset *find_asset(const char *url)
 {
@@ -441,9 +539,75 @@ static void method_not_allowed(tp_web_reply *out, const char *method, const char
     out->allow = allow;
 }
 
-tp_web_step tp_web_dispatch(const char *method, const char *url, tp_web_reply *out)
+/* The Host header names this server (DNS-rebinding guard when bound to loopback). */
+static bool host_ok(const tp_web_site *site, const tp_web_request *rq)
+{
+    if (!site || !site->check_host)
+        return true;
+    const char *h = tp_web_header(rq, "Host");
+    if (!h)
+        return true; /* HTTP/1.0 without Host: not a browser, so not a rebinding attack */
+    if (site->port == 0 || !site->addr)
+        return false;
+    char want[2][80];
+    snprintf(want[0], sizeof want[0], "%.60s:%u", site->addr, site->port);
+    snprintf(want[1], sizeof want[1], "localhost:%u", site->port);
+    return strcasecmp(h, want[0]) == 0 || strcasecmp(h, want[1]) == 0;
+}
+
+/* "application/json", optionally with parameters ("; charset=utf-8"). */
+static bool is_json_type(const char *ct)
+{
+    static const char want[] = "application/json";
+    if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0)
+        return false;
+    char next = ct[sizeof want - 1];
+    return next == '\0' || next == ';' || next == ' ';
+}
+
+static void reply_too_large(tp_web_reply *out)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "the request body is larger than %zu bytes", TP_WEB_MAX_BODY);
+    tp_web_reply_error(out, 413, "too-large", "", msg);
+}
+
+/* The checks of a POST route's headers; true when the body may be read. */
+static bool post_headers_ok(const tp_web_request *rq, tp_web_reply *out)
+{
+    if (!is_json_type(tp_web_header(rq, "Content-Type"))) {
+        tp_web_reply_error(out, 415, "unsupported-media-type", "Content-Type",
+                           "the request body must be JSON (Content-Type: application/json)");
+        return false;
+    }
+    const char *cl = tp_web_header(rq, "Content-Length");
+    if (!cl) {
+        tp_web_reply_error(out, 411, "length-required", "Content-Length",
+                           "the request needs a Content-Length (bodies of unknown length are "
+                           "not accepted)");
+        return false;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = strtoull(cl, &end, 10);
+    if (errno == ERANGE || end == cl || *end != '\0' || cl[0] == '-' || n > TP_WEB_MAX_BODY) {
+        reply_too_large(out);
+        return false;
+    }
+    return true;
+}
+
+tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out)
 {
     reply_init(out);
+    const char *method = rq->method ? rq->method : "";
+    const char *url = rq->path ? rq->path : "";
+    if (!host_ok(site, rq)) {
+        tp_web_reply_error(out, 403, "forbidden-host", "Host",
+                           "the Host header does not name this server's loopback address "
+                           "(a guard against DNS rebinding); open the URL trainplan printed");
+        return TP_WEB_DONE;
+    }
     bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     for (size_t i = 0; i < NUM_ROUTES; i++) {
         const route *rt = &routes[i];
@@ -456,7 +620,7 @@ tp_web_step tp_web_dispatch(const char *method, const char *url, tp_web_reply *o
             return TP_WEB_DONE;
         }
         if (rt->post && strcmp(method, "POST") == 0)
-            return TP_WEB_NEEDS_BODY;
+            return post_headers_ok(rq, out) ? TP_WEB_NEEDS_BODY : TP_WEB_DONE;
         method_not_allowed(out, method, url, rt->get ? "GET, HEAD" : "POST");
         return TP_WEB_DONE;
     }
@@ -479,16 +643,27 @@ tp_web_step tp_web_dispatch(const char *method, const char *url, tp_web_reply *o
     return TP_WEB_DONE;
 }
 
-void tp_web_handle_body(const char *url, const char *body, size_t len, tp_web_reply *out)
+void tp_web_finish(const tp_web_request *rq, tp_web_reply *out)
 {
     reply_init(out);
+    const char *url = rq->path ? rq->path : "";
+    if (rq->body_too_large || rq->body_len > TP_WEB_MAX_BODY) {
+        reply_too_large(out);
+        return;
+    }
     for (size_t i = 0; i < NUM_ROUTES; i++) {
         if (routes[i].post && strcmp(url, routes[i].path) == 0) {
             double t0 = now_ms();
-            routes[i].post(body, len, out);
+            routes[i].post(rq, out);
             out->handler_ms = now_ms() - t0;
             return;
         }
     }
     tp_web_reply_error(out, 404, "not-found", url, "no such API route");
+}
+
+void tp_web_handle(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out)
+{
+    if (tp_web_begin(site, rq, out) == TP_WEB_NEEDS_BODY)
+        tp_web_finish(rq, out);
 }

@@ -12,16 +12,17 @@
  * exit.
  *
  * A request, as MHD delivers it (the access handler is called repeatedly):
- *   1. headers only: check the Host (DNS-rebinding guard when bound to
- *      loopback), then tp_web_dispatch(); for a POST route check the
- *      Content-Type (415 unless JSON) and the Content-Length: required
- *      (411 without one, so a chunked body of unknown size is never
- *      read) and at most the cap (413, before a byte of the body is read);
+ *   1. headers only: tp_web_begin() (routes.c) on the method, path, query
+ *      and headers: the Host guard (DNS rebinding), the route, and for a
+ *      POST route the Content-Type (415 unless JSON) and the
+ *      Content-Length: required (411 without one, so a chunked body of
+ *      unknown size is never read) and at most the cap (413, before a
+ *      byte of the body is read);
  *   2. body pieces: appended to a buffer. Should more arrive than the cap
  *      (not possible with a checked Content-Length; kept as a guard), it
  *      is dropped as it comes (MHD 0.9.75 cannot reply in the middle of a
  *      body) and answered 413 at the end, or cut off after DISCARD_MAX;
- *   3. end of body: tp_web_handle_body(), reply.
+ *   3. end of body: tp_web_finish(), reply.
  *
  * Every reply carries the security headers below; the page's policy
  * allows nothing but this server (no inline script or style, no external
@@ -38,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -178,71 +178,72 @@ static enum MHD_Result hold_reply(request_state *rs, tp_web_reply *rep)
     return MHD_YES;
 }
 
-static bool host_ok(const server *sv, struct MHD_Connection *conn)
+/*
+ * The request as the router sees it (web.h): the headers it reads and up
+ * to MAX_QUERY query arguments, all borrowed from MHD for this call.
+ */
+#define MAX_QUERY 16
+typedef struct request_view {
+    tp_web_request rq;
+    tp_web_kv headers[4];
+    tp_web_kv query[MAX_QUERY];
+} request_view;
+
+static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
 {
-    if (!sv->check_host)
-        return true;
-    const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-    if (!h)
-        return true; /* HTTP/1.0 without Host: not a browser, so not a rebinding attack */
-    unsigned port = atomic_load(&sv->port);
-    char want[2][INET6_ADDRSTRLEN + 16];
-    snprintf(want[0], sizeof want[0], "%s:%u", sv->addr, port);
-    snprintf(want[1], sizeof want[1], "localhost:%u", port);
-    return port != 0 && (strcasecmp(h, want[0]) == 0 || strcasecmp(h, want[1]) == 0);
+    (void)kind; /* unused: only query arguments are asked for */
+    request_view *v = cls;
+    if (v->rq.num_query >= MAX_QUERY)
+        return MHD_NO; /* the rest is ignored */
+    v->query[v->rq.num_query].name = key;
+    v->query[v->rq.num_query].value = value ? value : "";
+    v->rq.num_query++;
+    return MHD_YES;
 }
 
-/* "application/json", optionally with parameters ("; charset=utf-8"). */
-static bool is_json_type(const char *ct)
+static void view_request(struct MHD_Connection *conn, const char *method, const char *url,
+                         request_view *v)
 {
-    static const char want[] = "application/json";
-    if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0)
-        return false;
-    char next = ct[sizeof want - 1];
-    return next == '\0' || next == ';' || next == ' ';
+    static const char *const names[] = {MHD_HTTP_HEADER_HOST, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                        MHD_HTTP_HEADER_CONTENT_LENGTH,
+                                        MHD_HTTP_HEADER_TRANSFER_ENCODING};
+    memset(v, 0, sizeof *v);
+    v->rq.method = method;
+    v->rq.path = url;
+    v->rq.headers = v->headers;
+    v->rq.query = v->query;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *val = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, names[i]);
+        if (val) {
+            v->headers[v->rq.num_headers].name = names[i];
+            v->headers[v->rq.num_headers].value = val;
+            v->rq.num_headers++;
+        }
+    }
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_query, v);
 }
 
 /* Headers are in: answer what needs no body, or get ready to read it. */
 static enum MHD_Result begin(const server *sv, struct MHD_Connection *conn, request_state *rs,
                              const char *url, const char *method)
 {
-    if (!host_ok(sv, conn))
-        return send_error(conn, rs, 403, "forbidden-host", "Host",
-                          "the Host header does not name this server's loopback address "
-                          "(a guard against DNS rebinding); open the URL trainplan printed");
+    request_view v;
+    view_request(conn, method, url, &v);
+    tp_web_site site = {sv->check_host, sv->addr, atomic_load(&sv->port)};
     tp_web_reply rep;
-    if (tp_web_dispatch(method, url, &rep) == TP_WEB_DONE) {
-        /*
-         * Answered from the URL alone. With no body coming, reply on the
-         * next call: MHD 0.9.75 closes a connection whose reply is queued
-         * before the request is complete, and the page's GETs should keep
-         * theirs alive. With a body (a POST to a GET route, say), reply now
-         * and let MHD close rather than read a body nobody wants.
-         */
-        if (!has_body(conn))
-            return hold_reply(rs, &rep);
-        return send_reply(conn, rs, &rep);
-    }
-
-    const char *ct =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!is_json_type(ct))
-        return send_error(conn, rs, 415, "unsupported-media-type", "Content-Type",
-                          "the request body must be JSON (Content-Type: application/json)");
-    const char *cl =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (!cl)
-        return send_error(conn, rs, 411, "length-required", "Content-Length",
-                          "the request needs a Content-Length (bodies of unknown length are "
-                          "not accepted)");
-    {
-        char *end = NULL;
-        errno = 0;
-        unsigned long long n = strtoull(cl, &end, 10);
-        if (errno == ERANGE || end == cl || *end != '\0' || n > TP_WEB_MAX_BODY)
-            return send_too_large(conn, rs);
-    }
-    return MHD_YES;
+    if (tp_web_begin(&site, &v.rq, &rep) == TP_WEB_NEEDS_BODY)
+        return MHD_YES;
+    /*
+     * Answered from the headers alone. With no body coming, reply on the
+     * next call: MHD 0.9.75 closes a connection whose reply is queued
+     * before the request is complete, and the page's GETs should keep
+     * theirs alive. With a body (a POST to a GET route, a refused POST),
+     * reply now and let MHD close rather than read a body nobody wants.
+     */
+    if (!has_body(conn))
+        return hold_reply(rs, &rep);
+    return send_reply(conn, rs, &rep);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -307,8 +308,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
                                   sv->timeout_s + TP_WEB_RUN_TIMEOUT_S) != MHD_YES)
         return send_error(conn, rs, 500, "internal", "", "cannot set the connection timeout");
+    request_view v;
+    view_request(conn, method, url, &v);
+    v.rq.body = rs->buf;
+    v.rq.body_len = rs->len;
     tp_web_reply rep;
-    tp_web_handle_body(url, rs->buf, rs->len, &rep);
+    tp_web_finish(&v.rq, &rep);
     return send_reply(conn, rs, &rep);
 }
 

@@ -5,14 +5,19 @@
  *
  * Two layers, so that the routes can be tested and fuzzed without a
  * socket:
- *  - routes.c: pure request -> reply functions (no MHD types). A request
- *    is handled in two steps: tp_web_dispatch() sees the method and URL
- *    only (before any body is read) and answers everything that needs no
- *    body; tp_web_handle_body() answers a POST route once its body (at
- *    most TP_WEB_MAX_BODY bytes) is in. /api/search and /api/plan run
- *    the CLI command itself in a child process (cli_run.c).
- *  - server.c: the libmicrohttpd daemon: binding, limits, headers, body
- *    accumulation with the size cap, and the signal loop.
+ *  - routes.c: the router, a pure function of the request (method, path,
+ *    query, headers, body: tp_web_request) to a reply (status, headers,
+ *    body: tp_web_reply), with no MHD types. A request is handled in two
+ *    steps: tp_web_begin() sees everything but the body (before any body
+ *    is read) and answers what needs no body, including the Host guard
+ *    and the 411/413/415 checks; tp_web_finish() answers a POST route
+ *    once its body (at most TP_WEB_MAX_BODY bytes) is in. tp_web_handle()
+ *    does both for a request whose body is whole (the fuzz target).
+ *    /api/search and /api/plan run the CLI command itself in a child
+ *    process (cli_run.c). routes.c and the page's files form the
+ *    MHD-free library tpweb_core.
+ *  - server.c: the libmicrohttpd glue: binding, limits, security headers,
+ *    body accumulation with the size cap, and the signal loop.
  */
 #ifndef TP_WEB_H
 #define TP_WEB_H
@@ -56,16 +61,62 @@ typedef struct tp_web_reply {
     double handler_ms;        /* time spent computing it (Server-Timing); < 0 none */
 } tp_web_reply;
 
+/** A name and a value: one request header or one query argument. */
+typedef struct tp_web_kv {
+    const char *name;
+    const char *value;
+} tp_web_kv;
+
+/** What the router knows of the server it answers for. */
+typedef struct tp_web_site {
+    bool check_host;  /* bound to loopback: a Host header must name this server */
+    const char *addr; /* the bound address as a URL host: "127.0.0.1", "[::1]" */
+    unsigned port;    /* the bound port; 0 while unknown (no Host matches then) */
+} tp_web_site;
+
+/**
+ * One HTTP request, as plain strings (no MHD types): what the router needs
+ * and what the fuzz target (tests/fuzz/fuzz_http.c) makes up. Strings are
+ * NUL-terminated and borrowed for the duration of the call.
+ */
+typedef struct tp_web_request {
+    const char *method;        /* "GET", "POST", ... */
+    const char *path;          /* the URL path, decoded, without the query */
+    const tp_web_kv *query;    /* query arguments, decoded, in order */
+    size_t num_query;
+    const tp_web_kv *headers;  /* request headers; names are case-insensitive */
+    size_t num_headers;
+    const char *body;          /* step 2: the body (body_len bytes, not NUL-terminated) */
+    size_t body_len;
+    bool body_too_large;       /* step 2: more than TP_WEB_MAX_BODY came and was dropped */
+} tp_web_request;
+
 typedef enum tp_web_step {
     TP_WEB_DONE = 0,     /* *out holds the reply */
-    TP_WEB_NEEDS_BODY    /* read the body, then call tp_web_handle_body */
+    TP_WEB_NEEDS_BODY    /* read the body (at most TP_WEB_MAX_BODY), then tp_web_finish */
 } tp_web_step;
 
-/** Step 1: method and URL path (no query string). */
-tp_web_step tp_web_dispatch(const char *method, const char *url, tp_web_reply *out);
+/**
+ * Step 1, once the headers are in (rq->body unused): the Host guard, the
+ * route and method, and for a POST route its Content-Type (415),
+ * Content-Length (411 without one, 413 above the cap, all before a byte
+ * of the body is read). Fills *out and returns TP_WEB_DONE, or returns
+ * TP_WEB_NEEDS_BODY (*out then holds nothing to free).
+ */
+tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out);
 
-/** Step 2, for TP_WEB_NEEDS_BODY: the body (len bytes, not NUL-terminated). */
-void tp_web_handle_body(const char *url, const char *body, size_t len, tp_web_reply *out);
+/** Step 2, for TP_WEB_NEEDS_BODY: the body is in rq->body; fills *out. */
+void tp_web_finish(const tp_web_request *rq, tp_web_reply *out);
+
+/**
+ * Both steps on a request whose body is already whole (the fuzz target,
+ * tests): a body longer than TP_WEB_MAX_BODY is answered 413. Free an
+ * owned reply with tp_web_reply_free. Thread-safe.
+ */
+void tp_web_handle(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out);
+
+/** The first header called name (case-insensitive), or NULL. */
+const char *tp_web_header(const tp_web_request *rq, const char *name);
 
 /**
  * An error reply {"error": {...}} with the given HTTP status, HTTP-level
@@ -76,6 +127,12 @@ void tp_web_reply_error(tp_web_reply *out, unsigned status, const char *code, co
 
 /** Free an owned body that was not handed to MHD. */
 void tp_web_reply_free(tp_web_reply *r);
+
+/**
+ * A page of /api/search ("offset"/"limit") ranks this many layouts (the
+ * CLI's largest --top) unless the request gives "top".
+ */
+#define TP_WEB_SEARCH_MAX_TOP_TEXT "1000"
 
 /* ---- cli_run.c: the CLI as a child process (/api/search, /api/plan) ---- */
 

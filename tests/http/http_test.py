@@ -15,7 +15,8 @@ route, and checks:
     without a length), unknown routes (404), wrong methods (405 + Allow),
     wrong content type (415), a foreign Host header (403);
   - /api/search and /api/plan: the CLI's answer once those commands exist,
-    else 501 with a JSON error;
+    else 501 with a JSON error; /api/search in pages ("offset"/"limit"),
+    page by page the same objects as the CLI's --json;
   - a few concurrent clients, server-side time of /api/estimate, and a
     clean stop on SIGTERM (exit 0: under ASan that also means no leak);
   - `serve --bind` refuses a non-loopback address without --allow-remote.
@@ -81,7 +82,7 @@ class Server:
             raise SystemExit("FAIL: no URL printed (got %r)" % (line[0],))
         self.url = line[0][len(prefix):].strip()
         u = urllib.parse.urlsplit(self.url)
-        assert u.hostname in ("127.0.0.1", "::1"), u.hostname  # loopback only
+        assert u.hostname == "::1" or u.hostname.startswith("127."), u.hostname  # loopback only
         self.host, self.port = u.hostname, u.port
 
     def request(self, method, path, body=None, headers=None, raw_headers=None):
@@ -410,9 +411,68 @@ def test_later_routes(s, exe):
         st, h, body = s.request("GET", route)
         check(st == 405, "GET %s -> 405" % route)
         for bad in ({"csv": True}, {"out": "/tmp/x"}, {"model": "/etc/passwd"},
-                    {"plan-file": "/etc/passwd"}, {"markdown": True}, {"lr-schedule": True}):
+                    {"plan-file": "/etc/passwd"}, {"markdown": True}, {"lr-schedule": True},
+                    {"svg": "/tmp/x.svg"}, {"force": True}, {"lr-points": 10}):
             st, h, body = s.post_json(route, dict(obj, **bad))
             check(st == 400 and error_shape(body), "%s refuses %s (%d)" % (route, bad, st))
+
+
+def test_search_pages(s, exe):
+    """/api/search in pages: {"offset", "limit"} -> {"total", "offset", "limit", "results"}."""
+    obj = {"gpus": 8, "global-batch": 64}
+    rc, out, err = run_cli(exe, ["search", "--json", "--top", "1000", *flags(obj)], timeout=60)
+    check(rc == 0, "CLI search --top 1000 exits 0 (%d: %s)" % (rc, err.strip()))
+    full = json.loads(out)
+    check(len(full) > 25, "the full list has more than one page (%d)" % len(full))
+    pages = []
+    for offset in (0, 10, 20):
+        st, h, body = s.post_json("/api/search", dict(obj, offset=offset, limit=10))
+        check(st == 200, "page at %d -> %d %s" % (offset, st, body[:200]))
+        if st != 200:
+            return
+        p = json.loads(body)
+        check(list(p) == ["total", "offset", "limit", "results"], "page keys %s" % list(p))
+        check(p["total"] == len(full) and p["offset"] == offset and p["limit"] == 10,
+              "page header total %d == CLI's %d, offset %d, limit 10" %
+              (p["total"], len(full), p["offset"]))
+        check(h.get("x-trainplan-exit") == "0", "a page carries X-Trainplan-Exit 0")
+        pages += p["results"]
+    # the same objects, in the same order, as the CLI's own --json
+    check(pages == full[:30], "pages 0-2 == trainplan search --json --top 1000 [0:30]")
+    check([r["search"]["rank"] for r in pages] == list(range(1, 31)), "ranks 1..30 across pages")
+    # the query string works too and wins over the body
+    st, h, body = s.post_json("/api/search?offset=5&limit=3", dict(obj, offset=0))
+    p = json.loads(body) if st == 200 else {}
+    check(st == 200 and p.get("results") == full[5:8], "?offset=5&limit=3 -> results [5:8] (%d)" % st)
+    # past the end: an empty page, the total still says how many
+    st, h, body = s.post_json("/api/search", dict(obj, offset=len(full) + 5, limit=10))
+    p = json.loads(body) if st == 200 else {}
+    check(st == 200 and p.get("results") == [] and p.get("total") == len(full),
+          "offset past the end -> empty page with the total (%d %s)" % (st, body[:120]))
+    # "top" bounds the ranked list the pages come from
+    st, h, body = s.post_json("/api/search", dict(obj, top=12, offset=10, limit=10))
+    p = json.loads(body) if st == 200 else {}
+    check(st == 200 and p.get("total") == 12 and p.get("results") == full[10:12],
+          "top 12, offset 10 -> the last two (%d %s)" % (st, str(p.get("total"))))
+    # nothing fits: the closest layouts, paged the same way, exit 1
+    st, h, body = s.post_json("/api/search", {"model": "llama-3-70b", "gpus": 1,
+                                              "global-batch": 8, "limit": 2})
+    p = json.loads(body) if st == 200 else {}
+    check(st == 200 and h.get("x-trainplan-exit") == "1" and len(p.get("results", [])) <= 2,
+          "nothing fits: a page of the closest, exit 1 (%d %s)" % (st, h.get("x-trainplan-exit")))
+    # bad page fields: 400 naming the field, the CLI never runs
+    for bad, path in [({"offset": -1}, "offset"), ({"limit": 0}, "limit"),
+                      ({"limit": 1001}, "limit"), ({"limit": "x"}, "limit"),
+                      ({"offset": 2.5}, "offset"), ({"limit": True}, "limit")]:
+        st, h, body = s.post_json("/api/search", dict(obj, **bad))
+        e = error_shape(body)
+        check(st == 400 and e and e["path"] == path, "page %s -> 400 at %s (%d %s)" % (bad, path, st, e))
+    st, h, body = s.post_json("/api/search?limit=abc", obj)
+    e = error_shape(body)
+    check(st == 400 and e and e["path"] == "limit", "?limit=abc -> 400 (%d %s)" % (st, e))
+    # estimate and plan take no page: "offset" is an unknown flag there, as on the CLI
+    st, h, body = s.post_json("/api/estimate", {"offset": 1})
+    check(st == 400 and error_shape(body), "estimate with offset -> 400 (%d)" % st)
 
 
 def test_concurrency_and_time(s):
@@ -474,6 +534,7 @@ def main():
         test_limits(s)
         test_routes(s)
         test_later_routes(s, exe)
+        test_search_pages(s, exe)
         test_concurrency_and_time(s)
     finally:
         rc, err = s.stop()

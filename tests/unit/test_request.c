@@ -111,6 +111,65 @@ static void test_model_config(void **state)
     tp_io_request_free(NULL);
 }
 
+/* search's "offset"/"limit": page fields, not flags; other commands pass them on. */
+static void test_search_page(void **state)
+{
+    (void)state; /* unused */
+    tp_io_request rq;
+    tp_error err = {0};
+    const char *body = "{\"gpus\": 8, \"offset\": 20, \"limit\": 5, \"top\": 50}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "search", &rq, &err), TP_OK);
+    assert_true(rq.paged);
+    assert_int_equal(rq.offset, 20);
+    assert_int_equal(rq.limit, 5);
+    assert_int_equal(rq.argc, 3); /* search --gpus=8 --top=50 */
+    assert_string_equal(rq.argv[1], "--gpus=8");
+    assert_string_equal(rq.argv[2], "--top=50");
+    tp_io_request_free(&rq);
+
+    /* offset alone: the default page size; 3.0 reads as 3 */
+    body = "{\"offset\": 3.0}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "search", &rq, &err), TP_OK);
+    assert_true(rq.paged);
+    assert_int_equal(rq.offset, 3);
+    assert_int_equal(rq.limit, TP_IO_REQUEST_DEFAULT_LIMIT);
+    tp_io_request_free(&rq);
+
+    /* no page asked: not paged */
+    body = "{\"gpus\": 8}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "search", &rq, &err), TP_OK);
+    assert_false(rq.paged);
+    tp_io_request_free(&rq);
+
+    /* bad values name the field */
+    static const char *const bad[][2] = {
+        {"{\"offset\": -1}", "offset"},   {"{\"limit\": 0}", "limit"},
+        {"{\"limit\": 1001}", "limit"},   {"{\"limit\": \"5\"}", "limit"},
+        {"{\"offset\": 1.5}", "offset"},  {"{\"offset\": true}", "offset"},
+        {"{\"offset\": 1000001}", "offset"}, {"{\"limit\": [5]}", "limit"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_equal(tp_io_request_parse(bad[i][0], strlen(bad[i][0]), "search", &rq, &err),
+                         TP_ERR_CONFIG);
+        assert_string_equal(err.path, bad[i][1]);
+        assert_null(rq.argv);
+    }
+
+    /* estimate has no pages: "offset" becomes a flag the CLI parser refuses */
+    expect_argv("{\"offset\": 2}", (const char *const[]){"estimate", "--offset=2", NULL});
+
+    /* the query string's setter: ranges as in the body */
+    tp_io_request q = {0};
+    assert_int_equal(tp_io_request_page(&q, "limit", 7, &err), TP_OK);
+    assert_true(q.paged);
+    assert_int_equal(q.limit, 7);
+    assert_int_equal(q.offset, 0);
+    assert_int_equal(tp_io_request_page(&q, "offset", TP_IO_REQUEST_MAX_OFFSET + 1, &err),
+                     TP_ERR_CONFIG);
+    assert_string_equal(err.path, "offset");
+}
+
 static void test_presets_and_errors_json(void **state)
 {
     (void)state; /* unused */
@@ -142,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_model_config),
+        cmocka_unit_test(test_search_page),
         cmocka_unit_test(test_presets_and_errors_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

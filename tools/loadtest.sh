@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Load test of `trainplan serve` (issue 8): wrk (Debian package `wrk`)
+# against POST /api/estimate on loopback, and the server's resident memory
+# (VmRSS, /proc/PID/status) before, after a warm-up and after the run.
+#
+#   tools/loadtest.sh [path/to/trainplan] [seconds] [connections]
+#   (defaults: build/trainplan, 60 s, 64 connections; 2 wrk threads)
+#
+# Prints wrk's summary, the errors and timeouts, requests/s and the three
+# RSS figures; exits 1 if a request failed or timed out, a reply was not
+# 200, or RSS grew by more than 10% (or 4 MiB) from after the warm-up to
+# the end. Not part of ctest (it takes a minute); see docs/RELIABILITY.md.
+set -euo pipefail
+exe=${1:-build/trainplan}
+secs=${2:-60}
+conns=${3:-64}
+command -v wrk >/dev/null || { echo "loadtest: wrk not found (apt-get install wrk)" >&2; exit 2; }
+[ -x "$exe" ] || { echo "loadtest: $exe is not a trainplan binary (make first)" >&2; exit 2; }
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" && wait "$server_pid" || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# wrk needs a Lua script to POST; it also counts non-2xx replies.
+cat >"$work/post.lua" <<'EOF'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model": "llama-3-70b", "gpus": 64, "tp": 8, "pp": 4, "seq-len": 8192, "global-batch": 512}'
+EOF
+
+# One worker thread per core (at most 4) and room for wrk's 64 connections.
+threads=$(nproc 2>/dev/null || echo 2)
+[ "$threads" -gt 4 ] && threads=4
+"$exe" serve --port 0 --threads "$threads" --max-connections $((conns + 16)) >"$work/url" 2>"$work/err" &
+server_pid=$!
+for _ in $(seq 100); do grep -q "serving on" "$work/url" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^trainplan: serving on //p' "$work/url")
+[ -n "$url" ] || { echo "loadtest: the server did not start:" >&2; cat "$work/err" >&2; exit 1; }
+
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status"; }   # KiB
+rss0=$(rss)
+wrk -t2 -c"$conns" -d5s -s "$work/post.lua" "${url}api/estimate" >/dev/null   # warm-up
+rss1=$(rss)
+wrk -t2 -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$work/post.lua" \
+  "${url}api/estimate" | tee "$work/wrk"
+rss2=$(rss)
+
+reqs=$(awk '/requests in/ {print $1}' "$work/wrk")
+rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk")
+sockerr=$(sed -n 's/.*Socket errors: //p' "$work/wrk")
+non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$work/wrk")
+echo
+echo "loadtest: $conns connections, ${secs} s, $threads server threads, $(nproc) cores"
+echo "loadtest: $reqs requests, $rps requests/s"
+echo "loadtest: socket errors: ${sockerr:-none}; non-2xx replies: ${non2xx:-0}"
+echo "loadtest: VmRSS: ${rss0} KiB at start, ${rss1} KiB after the warm-up, ${rss2} KiB at the end"
+
+fail=0
+[ -z "$sockerr" ] || fail=1
+[ -z "$non2xx" ] || fail=1
+grow=$((rss2 - rss1))
+limit=$((rss1 / 10 > 4096 ? rss1 / 10 : 4096))
+if [ "$grow" -gt "$limit" ]; then
+  echo "loadtest: resident memory grew by $grow KiB (more than $limit KiB)"
+  fail=1
+fi
+kill -TERM "$server_pid"
+rc=0
+wait "$server_pid" || rc=$?
+server_pid=""
+[ "$rc" -eq 0 ] || { echo "loadtest: serve exited $rc"; fail=1; }
+[ "$fail" -eq 0 ] && echo "loadtest: ok" || echo "loadtest: FAILED"
+exit "$fail"
