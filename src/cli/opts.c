@@ -46,7 +46,7 @@ enum flag_id {
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
     F_PAD_VOCAB,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
-    F_TP_OVERLAP, F_NO_DP_OVERLAP, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
+    F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
     F_JSON,
     F_COUNT
@@ -257,6 +257,10 @@ static const cli_flag flags[F_COUNT] = {
                       "TP collectives overlapped with the GEMMs (Megatron --tp-comm-overlap, "
                       "torchtitan async TP)",
                       CLI_SWITCH, .group = G_CONV},
+    [F_ATTN_AMPERE] = {"--attn-ampere-kernel", NULL, NULL, "off",
+                       "attention runs a kernel written for Ampere (FlashAttention-2) on a "
+                       "Hopper or newer GPU: 35/75 of the native kernel's rate (FA3 paper)",
+                       CLI_SWITCH, .group = G_CONV},
     [F_NO_DP_OVERLAP] = {"--no-dp-comm-overlap", NULL, NULL, "overlapped",
                          "gradient reduction and parameter gathers not overlapped with compute",
                          CLI_SWITCH, .group = G_CONV},
@@ -786,6 +790,8 @@ static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
         o->tp_comm_overlap = true;
     if (sn->val[F_NO_DP_OVERLAP])
         o->dp_comm_overlap = false;
+    if (sn->val[F_ATTN_AMPERE])
+        o->attn_ampere_kernel = true;
     if (sn->val[F_SAC_OPS])
         o->sac_ops = true;
     if (sn->val[F_NO_PP_SG])

@@ -53,9 +53,9 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
---coll-model --tp-comm-overlap --no-dp-comm-overlap --sac-ops --no-pp-scatter-gather
+--coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
---from-megatron --from-deepspeed --markdown --csv --svg"
+--from-megatron --from-deepspeed --markdown --csv --svg --force"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"
@@ -306,5 +306,104 @@ for args in "" "--gpus 8 --tp 8" "--gpus 64 --tp 8 --pp 8 --global-batch 512 --r
     run estimate $args --json
     check_json "estimate $args --json is finite" 'True'
 done
+
+# ---------------------------------------------------------------- reports against --json (issue 7)
+EF="--model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 --distributed-optimizer --recompute selective"
+# shellcheck disable=SC2086
+run estimate $EF --json
+cp "$tmp/out" "$tmp/est.json"
+# shellcheck disable=SC2086
+run estimate $EF --csv
+pycheck "estimate --csv: every figure is the --json's, units in the column names" "$tmp/out" "$tmp/est.json" <<'PY'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+e = json.load(open(sys.argv[2]))
+assert len(rows) == 2 and len(rows[0]) == len(rows[1])
+r = dict(zip(*rows))
+unitless = {"model", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "cp", "ep", "dp", "vpp", "sp",
+            "zero", "schedule", "recompute", "recompute_every", "seq_len", "micro_batch",
+            "global_batch", "grad_accum", "precision", "grad_dtype", "optimizer", "params_total",
+            "params_active", "fits", "mfu", "hfu", "bubble_of_total", "reason"}
+for c in rows[0]:
+    assert c in unitless or c.endswith(("_bytes", "_s", "tokens_per_s", "tokens_per_s_per_gpu")), c
+for k in ("num_gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch", "global_batch", "grad_accum", "seq_len"):
+    assert int(r[k]) == e["layout"][k], k
+assert int(r["params_total"]) == e["params"]["total"]
+m = e["memory"]
+for k in ("peak_bytes", "capacity_bytes", "headroom_bytes"):
+    assert int(r[k]) == m[k], k
+for k, v in m["breakdown"].items():
+    assert abs(int(r[k + "_bytes"]) - v) <= 1, k
+t = e["time"]
+rel = lambda a, b: abs(a - b) <= 1e-12 * max(abs(b), 1e-300)
+assert rel(float(r["step_s"]), t["step_s"])
+for k, v in t["breakdown"].items():
+    assert rel(float(r[k + "_s"]), v), k
+for k in ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu"):
+    assert rel(float(r[k]), t["throughput"][k]), k
+assert rel(float(r["bubble_of_total"]), t["bubble_fraction"]["of_total"])
+assert r["fits"] == ("true" if m["fits"] else "false") and r["reason"] == e["reason"]
+PY
+# shellcheck disable=SC2086
+run estimate $EF --markdown
+pycheck "estimate --markdown: the --json figures" "$tmp/out" "$tmp/est.json" <<'PY'
+import json, re, sys
+md = open(sys.argv[1]).read()
+e = json.load(open(sys.argv[2]))
+cells = {}
+for line in md.splitlines():
+    c = [x.strip() for x in line.strip().strip("|").split("|")] if line.startswith("|") else []
+    if len(c) >= 2:
+        cells[c[0]] = c[1]
+assert "| Component | GiB | Share |" in md and "| Part | Seconds | Share |" in md
+b = e["memory"]["breakdown"]
+for label, key in (("Weights", "weights"), ("Gradients", "grads"), ("Optimizer state", "optimizer"),
+                   ("Activations", "activations"), ("Logits", "logits"), ("CUDA context", "framework")):
+    assert abs(float(cells[label]) - b[key] / 2**30) <= 0.006, label
+assert abs(float(cells["**Total**"].strip("*")) - e["memory"]["peak_bytes"] / 2**30) <= 0.006
+t = e["time"]
+for label, key in (("Compute", "compute"), ("Pipeline bubble", "bubble"), ("TP communication", "tp_comm"),
+                   ("DP communication", "dp_comm")):
+    assert abs(float(cells[label]) - t["breakdown"][key]) <= 6e-5, label
+assert abs(float(cells["**Step**"].strip("*")) - t["step_s"]) <= 6e-5
+m = re.search(r"Throughput: (\d+) tokens/s \(([\d.]+) per GPU\).*MFU ([\d.]+)%", md)
+assert m and abs(int(m[1]) - t["throughput"]["tokens_per_s"]) <= 1
+assert abs(float(m[3]) - 100 * t["throughput"]["mfu"]) <= 0.06
+PY
+# shellcheck disable=SC2086
+run estimate $EF --csv --json
+check_json "estimate --csv --json: the last wins" 'j["layout"]["tp"] == 8'
+# --svg FILE: figures from the JSON, rendered; never replaces a file without --force
+# shellcheck disable=SC2086
+run estimate $EF --svg "$tmp/est.svg"
+svg_vs_estimate "estimate --svg draws the --json figures" "$tmp/est.svg" "$tmp/est.json"
+render_check "estimate --svg" "$tmp/est.svg"
+cp "$tmp/est.svg" "$tmp/est.before"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: $tmp/est.svg exists (use --force to overwrite it)" \
+    estimate $EF --svg "$tmp/est.svg"
+if cmp -s "$tmp/est.svg" "$tmp/est.before"; then ok; else bad "estimate --svg changed an existing file"; fi
+# shellcheck disable=SC2086
+run estimate $EF --svg "$tmp/est.svg" --force --json
+if [ "$rc" -eq 0 ] && cmp -s "$tmp/out" "$tmp/est.json"; then ok; else bad "estimate --svg --force: exit $rc"; fi
+no_temp_files "estimate --svg" "$tmp"
+expect_error "trainplan: error: --force needs --svg FILE" estimate --force
+
+# --attn-ampere-kernel: attention at 35/75 of the native rate on Hopper and
+# newer (calib.c); no effect on an Ampere GPU, whose kernels are native.
+step_of() { python3 -c 'import json,sys; print(json.load(sys.stdin)["time"]["step_s"])'; }
+AK="--model llama-3-8b --gpus 8 --json"
+# shellcheck disable=SC2086
+h_nat=$("$T" estimate $AK --gpu h100-sxm | step_of)
+# shellcheck disable=SC2086
+h_amp=$("$T" estimate $AK --gpu h100-sxm --attn-ampere-kernel | step_of)
+# shellcheck disable=SC2086
+a_nat=$("$T" estimate $AK --gpu a100-80gb | step_of)
+# shellcheck disable=SC2086
+a_amp=$("$T" estimate $AK --gpu a100-80gb --attn-ampere-kernel | step_of)
+if python3 -c "import sys; sys.exit(0 if float('$h_amp') > float('$h_nat') else 1)"; then ok
+else bad "--attn-ampere-kernel on h100: step $h_amp not above $h_nat"; fi
+if [ -n "$a_nat" ] && [ "$a_nat" = "$a_amp" ]; then ok
+else bad "--attn-ampere-kernel on a100 changed the step ($a_nat -> $a_amp)"; fi
 
 finish
