@@ -26,6 +26,7 @@
  *     export with num_unexpressed == 0 imports back to the same estimate
  *     (Megatron, DeepSpeed; tests/cli/export_test.sh checks it).
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -33,6 +34,7 @@
 
 #include "export.h"
 #include "io.h"
+#include "io_internal.h"
 #include "sbuf.h"
 
 #define GIB 1073741824.0 /* 2^30 bytes */
@@ -1204,15 +1206,11 @@ static void md_text(FILE *f, const char *s)
     }
 }
 
-static void md_mem_row(FILE *f, const char *label, double bytes, double total)
+/* "| Label | v / unit | share of total |", the label capitalised. */
+static void md_row(FILE *f, const char *label, double v, double unit, int decimals, double total)
 {
-    fprintf(f, "| %s | %.2f | %.1f%% |\n", label, bytes / GIB,
-            total > 0.0 ? 100.0 * bytes / total : 0.0);
-}
-
-static void md_time_row(FILE *f, const char *label, double s, double total)
-{
-    fprintf(f, "| %s | %.4f | %.1f%% |\n", label, s, total > 0.0 ? 100.0 * s / total : 0.0);
+    fprintf(f, "| %c%s | %.*f | %.1f%% |\n", toupper((unsigned char)label[0]), label + 1,
+            decimals, v / unit, total > 0.0 ? 100.0 * v / total : 0.0);
 }
 
 void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
@@ -1252,15 +1250,8 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
             m->stage, m->layers);
     fputs("| Component | GiB | Share |\n|---|---:|---:|\n", f);
     double tot = m->total_bytes;
-    md_mem_row(f, "Weights", m->weights_bytes, tot);
-    md_mem_row(f, "Gathered weights (ZeRO-3)", m->weights_gathered_bytes, tot);
-    md_mem_row(f, "Gradients", m->grads_bytes, tot);
-    md_mem_row(f, "Optimizer state", m->optimizer_bytes, tot);
-    md_mem_row(f, "Activations", m->activations_bytes, tot);
-    md_mem_row(f, "Logits", m->logits_bytes, tot);
-    md_mem_row(f, "Communication buffers", m->comm_buffers_bytes, tot);
-    md_mem_row(f, "CUDA context", m->framework_bytes, tot);
-    md_mem_row(f, "Allocator reserve", m->fragmentation_bytes, tot);
+    for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++)
+        md_row(f, tp_io_mem_parts[k].label, tp_io_part_value(m, &tp_io_mem_parts[k]), GIB, 2, tot);
     fprintf(f, "| **Total** | **%.2f** | 100.0%% |\n", tot / GIB);
     fprintf(f, "| Capacity | %.2f | |\n\n", m->capacity_bytes / GIB);
     if (m->fits)
@@ -1279,15 +1270,9 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
     }
     fputs("| Part | Seconds | Share |\n|---|---:|---:|\n", f);
     double st = tm->step_s;
-    md_time_row(f, "Compute", tm->compute_s, st);
-    md_time_row(f, "Recompute", tm->recompute_s, st);
-    md_time_row(f, "TP communication", tm->tp_comm_s, st);
-    md_time_row(f, "CP communication", tm->cp_comm_s, st);
-    md_time_row(f, "EP communication", tm->ep_comm_s, st);
-    md_time_row(f, "PP communication", tm->pp_comm_s, st);
-    md_time_row(f, "Pipeline bubble", tm->bubble_s, st);
-    md_time_row(f, "DP communication", tm->dp_comm_s, st);
-    md_time_row(f, "Optimizer step", tm->optimizer_s, st);
+    for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++)
+        md_row(f, tp_io_time_parts[k].label, tp_io_part_value(tm, &tp_io_time_parts[k]), 1.0, 4,
+               st);
     fprintf(f, "| **Step** | **%.4f** | 100.0%% |\n\n", st);
     fprintf(f,
             "Throughput: %.0f tokens/s (%.1f per GPU), %.1f model TFLOP/s per GPU, MFU %.1f%%, "

@@ -748,55 +748,48 @@ static tp_status not_modelled(const slot *s, const char *what, tp_error *err)
     return at(err, s->flag, TP_ERR_CONFIG);
 }
 
+/*
+ * Whole-number arguments that trainplan cannot model unless they keep their
+ * neutral value: the range they are read in, that value, and what any other
+ * value does (the error names it).
+ */
+typedef struct unmodelled_int {
+    enum mid id;
+    int64_t lo, hi, neutral;
+    const char *does;
+} unmodelled_int;
+
+static const unmodelled_int unmodelled_ints[] = {
+    {M_CPU_OFFLOAD, 0, MAX_LAYERS, 0, "offloads activations to the CPU"},
+    {M_MTP, 0, MAX_LAYERS, 0, "adds multi-token prediction layers"},
+    {M_DISTOPT_INST, 1, MAX_GPUS, 1, "keeps several distributed-optimizer copies"},
+};
+
 /* Arguments checked where they stand (a value that only matters when set). */
 static tp_status check_on_sight(const slot *s, enum mid id, tp_error *err)
 {
     char what[160];
-    double x = 0.0;
-    int64_t n = 0;
     tp_status st;
-    switch (id) {
-    case M_CPU_OFFLOAD:
-        st = val_i64(s, 0, MAX_LAYERS, &n, err);
-        if (st != TP_OK)
+    for (size_t i = 0; i < sizeof unmodelled_ints / sizeof unmodelled_ints[0]; i++) {
+        const unmodelled_int *u = &unmodelled_ints[i];
+        if (u->id != id)
+            continue;
+        int64_t n = 0;
+        st = val_i64(s, u->lo, u->hi, &n, err);
+        if (st != TP_OK || n == u->neutral)
             return st;
-        if (n > 0) {
-            snprintf(what, sizeof what, "\"%s %" PRId64 "\" offloads activations to the CPU",
-                     s->name, n);
-            return not_modelled(s, what, err);
-        }
-        return TP_OK;
-    case M_MTP:
-        st = val_i64(s, 0, MAX_LAYERS, &n, err);
-        if (st != TP_OK)
-            return st;
-        if (n > 0) {
-            snprintf(what, sizeof what, "\"%s %" PRId64 "\" adds multi-token prediction layers",
-                     s->name, n);
-            return not_modelled(s, what, err);
-        }
-        return TP_OK;
-    case M_DISTOPT_INST:
-        st = val_i64(s, 1, MAX_GPUS, &n, err);
-        if (st != TP_OK)
-            return st;
-        if (n != 1) {
-            snprintf(what, sizeof what,
-                     "\"%s %" PRId64 "\" keeps several distributed-optimizer copies", s->name, n);
-            return not_modelled(s, what, err);
-        }
-        return TP_OK;
-    case M_HYBRID:
-        st = val_f64(s, 0.0, 1.0, &x, err);
-        if (st != TP_OK)
-            return st;
-        if (x > 0.0) {
-            snprintf(what, sizeof what, "\"%s %g\" builds a hybrid Mamba model", s->name, x);
-            return not_modelled(s, what, err);
-        }
-        return TP_OK;
-    default: return TP_OK;
+        snprintf(what, sizeof what, "\"%s %" PRId64 "\" %s", s->name, n, u->does);
+        return not_modelled(s, what, err);
     }
+    if (id == M_HYBRID) {
+        double x = 0.0;
+        st = val_f64(s, 0.0, 1.0, &x, err);
+        if (st != TP_OK || !(x > 0.0))
+            return st;
+        snprintf(what, sizeof what, "\"%s %g\" builds a hybrid Mamba model", s->name, x);
+        return not_modelled(s, what, err);
+    }
+    return TP_OK;
 }
 
 /* ---- the MoE layer pattern (--moe-layer-freq) ---- */

@@ -41,6 +41,32 @@ size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case);
 json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je,
                           bool *oom);
 
+/* ---- the parts of memory and step time (util.c) ---- */
+
+/*
+ * One component of the per-GPU memory (a double of tp_memory, bytes) or of
+ * the step time (a double of tp_time, seconds): its JSON breakdown key, its
+ * label (lower case; reports capitalise it), and where it lives. The one
+ * list, in report order, behind the JSON breakdowns, the SVG charts and the
+ * Markdown tables.
+ */
+typedef struct tp_io_part {
+    const char *key;
+    const char *label;
+    size_t offset;
+} tp_io_part;
+
+#define TP_IO_NUM_MEM_PARTS 9
+#define TP_IO_NUM_TIME_PARTS 9
+extern const tp_io_part tp_io_mem_parts[TP_IO_NUM_MEM_PARTS];
+extern const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS];
+
+/* The value of part p in the tp_memory or tp_time at s. */
+static inline double tp_io_part_value(const void *s, const tp_io_part *p)
+{
+    return *(const double *)(const void *)((const char *)s + p->offset);
+}
+
 /* ---- files (util.c) ---- */
 
 /** One file to write: its path and its whole content (len bytes). */

@@ -188,15 +188,8 @@ static json_t *flops_json(jb *b, const tp_flops *f, const tp_options *op)
 static json_t *breakdown_json(jb *b, const tp_memory *m)
 {
     json_t *o = jb_obj(b);
-    put_bytes(b, o, "weights", m->weights_bytes);
-    put_bytes(b, o, "weights_gathered", m->weights_gathered_bytes);
-    put_bytes(b, o, "grads", m->grads_bytes);
-    put_bytes(b, o, "optimizer", m->optimizer_bytes);
-    put_bytes(b, o, "activations", m->activations_bytes);
-    put_bytes(b, o, "logits", m->logits_bytes);
-    put_bytes(b, o, "comm_buffers", m->comm_buffers_bytes);
-    put_bytes(b, o, "framework", m->framework_bytes);
-    put_bytes(b, o, "fragmentation", m->fragmentation_bytes);
+    for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++)
+        put_bytes(b, o, tp_io_mem_parts[k].key, tp_io_part_value(m, &tp_io_mem_parts[k]));
     return o;
 }
 
@@ -237,15 +230,8 @@ static json_t *time_json(jb *b, const tp_time *t)
     json_t *o = jb_obj(b);
     put_real(b, o, "step_s", t->step_s);
     json_t *bd = jb_obj(b);
-    put_real(b, bd, "compute", t->compute_s);
-    put_real(b, bd, "recompute", t->recompute_s);
-    put_real(b, bd, "tp_comm", t->tp_comm_s);
-    put_real(b, bd, "cp_comm", t->cp_comm_s);
-    put_real(b, bd, "ep_comm", t->ep_comm_s);
-    put_real(b, bd, "pp_comm", t->pp_comm_s);
-    put_real(b, bd, "bubble", t->bubble_s);
-    put_real(b, bd, "dp_comm", t->dp_comm_s);
-    put_real(b, bd, "optimizer", t->optimizer_s);
+    for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++)
+        put_real(b, bd, tp_io_time_parts[k].key, tp_io_part_value(t, &tp_io_time_parts[k]));
     jb_set(b, o, "breakdown", bd);
     json_t *bub = jb_obj(b);
     put_real(b, bub, "of_total", t->bubble_of_total);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "io_internal.h"
 #include "sbuf.h"
 #include "svg.h"
 
@@ -94,37 +95,12 @@ static void label(sbuf *b, double x, double y, const char *anchor, const char *f
 /* Memory                                                               */
 /* ------------------------------------------------------------------ */
 
-typedef struct part {
-    const char *key;   /* data-component / JSON breakdown key */
-    const char *name;  /* legend text */
-    const char *color;
-} part;
-
-static const part mem_parts[] = {
-    {"weights", "weights", "#4e79a7"},
-    {"weights_gathered", "gathered weights (ZeRO-3)", "#a0cbe8"},
-    {"grads", "gradients", "#f28e2b"},
-    {"optimizer", "optimizer state", "#ffbe7d"},
-    {"activations", "activations", "#59a14f"},
-    {"logits", "logits", "#8cd17d"},
-    {"comm_buffers", "communication buffers", "#b6992d"},
-    {"framework", "CUDA context", "#9d7660"},
-    {"fragmentation", "allocator reserve", "#bab0ac"},
+/* The parts (data-component = JSON breakdown key, legend = label) are
+ * tp_io_mem_parts; these are their colours, in the same order. */
+static const char *const mem_colors[TP_IO_NUM_MEM_PARTS] = {
+    "#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f",
+    "#8cd17d", "#b6992d", "#9d7660", "#bab0ac",
 };
-#define NUM_MEM_PARTS (sizeof mem_parts / sizeof mem_parts[0])
-
-static void mem_values(const tp_memory *m, double v[NUM_MEM_PARTS])
-{
-    v[0] = m->weights_bytes;
-    v[1] = m->weights_gathered_bytes;
-    v[2] = m->grads_bytes;
-    v[3] = m->optimizer_bytes;
-    v[4] = m->activations_bytes;
-    v[5] = m->logits_bytes;
-    v[6] = m->comm_buffers_bytes;
-    v[7] = m->framework_bytes;
-    v[8] = m->fragmentation_bytes;
-}
 
 static double finite_or0(double x)
 {
@@ -170,21 +146,19 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
                  "data-fits=\"%s\">\n",
               cap, finite_or0(r->memory.total_bytes), r->memory.fits ? "true" : "false");
     for (int i = 0; i < n; i++) {
-        double v[NUM_MEM_PARTS];
-        mem_values(rows[i], v);
         sb_printf(b, "<g class=\"stage\" data-stage=\"%" PRId64 "\" data-total-bytes=\"%.0f\">\n",
                   rows[i]->stage, finite_or0(rows[i]->total_bytes));
         label(b, PLOT_X - 8.0, y + bar_h / 2.0 + 4.0, "end", "#333333", names[i]);
         double x = PLOT_X;
-        for (size_t k = 0; k < NUM_MEM_PARTS; k++) {
-            double bytes = finite_or0(v[k]);
+        for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++) {
+            double bytes = finite_or0(tp_io_part_value(rows[i], &tp_io_mem_parts[k]));
             double w = bytes / axis * PLOT_W;
             sb_printf(b,
                       "<rect class=\"part\" data-component=\"%s\" data-bytes=\"%.0f\" "
                       "x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
                       "<title>%s: %.2f GiB</title></rect>\n",
-                      mem_parts[k].key, bytes, x, y, w, bar_h, mem_parts[k].color,
-                      mem_parts[k].name, bytes / GIB);
+                      tp_io_mem_parts[k].key, bytes, x, y, w, bar_h, mem_colors[k],
+                      tp_io_mem_parts[k].label, bytes / GIB);
             x += w;
         }
         char tot[48];
@@ -205,14 +179,13 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
     label(b, cx, y + 10.0, "middle", "#e15759", capl);
     y += 24.0;
     /* legend: two columns of component, GiB */
-    double v[NUM_MEM_PARTS];
-    mem_values(&r->memory, v);
-    for (size_t k = 0; k < NUM_MEM_PARTS; k++) {
+    for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++) {
         double lx = 20.0 + (double)(k % 3) * 290.0, ly = y + (double)(k / 3) * 18.0;
         sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,
-                  ly - 10.0, mem_parts[k].color);
+                  ly - 10.0, mem_colors[k]);
         char t[96];
-        snprintf(t, sizeof t, "%s %.2f GiB", mem_parts[k].name, finite_or0(v[k]) / GIB);
+        snprintf(t, sizeof t, "%s %.2f GiB", tp_io_mem_parts[k].label,
+                 finite_or0(tp_io_part_value(&r->memory, &tp_io_mem_parts[k])) / GIB);
         label(b, lx + 18.0, ly, "start", "#333333", t);
     }
     y += 3.0 * 18.0 + 4.0;
@@ -224,14 +197,11 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
 /* Step time                                                            */
 /* ------------------------------------------------------------------ */
 
-static const part time_parts[] = {
-    {"compute", "compute", "#4e79a7"},      {"recompute", "recompute", "#76b7b2"},
-    {"tp_comm", "TP communication", "#f28e2b"}, {"cp_comm", "CP communication", "#ffbe7d"},
-    {"ep_comm", "EP communication", "#b07aa1"}, {"pp_comm", "PP communication", "#ff9da7"},
-    {"bubble", "pipeline bubble", "#bab0ac"},  {"dp_comm", "DP communication", "#e15759"},
-    {"optimizer", "optimizer step", "#59a14f"},
+/* The parts are tp_io_time_parts; these are their colours, in order. */
+static const char *const time_colors[TP_IO_NUM_TIME_PARTS] = {
+    "#4e79a7", "#76b7b2", "#f28e2b", "#ffbe7d", "#b07aa1",
+    "#ff9da7", "#bab0ac", "#e15759", "#59a14f",
 };
-#define NUM_TIME_PARTS (sizeof time_parts / sizeof time_parts[0])
 
 static double time_body(sbuf *b, const tp_result *r, double y0)
 {
@@ -244,9 +214,9 @@ static double time_body(sbuf *b, const tp_result *r, double y0)
         sb_puts(b, "</g>\n");
         return 64.0;
     }
-    double v[NUM_TIME_PARTS] = {t->compute_s,  t->recompute_s, t->tp_comm_s,
-                                t->cp_comm_s,  t->ep_comm_s,   t->pp_comm_s,
-                                t->bubble_s,   t->dp_comm_s,   t->optimizer_s};
+    double v[TP_IO_NUM_TIME_PARTS];
+    for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++)
+        v[k] = tp_io_part_value(t, &tp_io_time_parts[k]);
     double step = finite_or0(t->step_s);
     double axis = step > 0.0 ? step : 1.0;
     char title[200];
@@ -258,15 +228,15 @@ static double time_body(sbuf *b, const tp_result *r, double y0)
     sb_printf(b, "<g class=\"time\" data-computed=\"true\" data-step-seconds=\"%.9g\">\n", step);
     label(b, PLOT_X - 8.0, y + bar_h / 2.0 + 4.0, "end", "#333333", "one step");
     double x = PLOT_X;
-    for (size_t k = 0; k < NUM_TIME_PARTS; k++) {
+    for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++) {
         double s = finite_or0(v[k]);
         double w = s / axis * PLOT_W;
         sb_printf(b,
                   "<rect class=\"part\" data-component=\"%s\" data-seconds=\"%.9g\" x=\"%.2f\" "
                   "y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>%s: %.4f s"
                   "</title></rect>\n",
-                  time_parts[k].key, s, x, y, w, bar_h, time_parts[k].color, time_parts[k].name,
-                  s);
+                  tp_io_time_parts[k].key, s, x, y, w, bar_h, time_colors[k],
+                  tp_io_time_parts[k].label, s);
         if (w > 60.0) {
             char t2[48];
             snprintf(t2, sizeof t2, "%.0f%%", 100.0 * s / axis);
@@ -275,12 +245,12 @@ static double time_body(sbuf *b, const tp_result *r, double y0)
         x += w;
     }
     y += bar_h + 22.0;
-    for (size_t k = 0; k < NUM_TIME_PARTS; k++) {
+    for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++) {
         double lx = 20.0 + (double)(k % 3) * 290.0, ly = y + (double)(k / 3) * 18.0;
         sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,
-                  ly - 10.0, time_parts[k].color);
+                  ly - 10.0, time_colors[k]);
         char t2[96];
-        snprintf(t2, sizeof t2, "%s %.4f s (%.1f%%)", time_parts[k].name, finite_or0(v[k]),
+        snprintf(t2, sizeof t2, "%s %.4f s (%.1f%%)", tp_io_time_parts[k].label, finite_or0(v[k]),
                  100.0 * finite_or0(v[k]) / axis);
         label(b, lx + 18.0, ly, "start", "#333333", t2);
     }

@@ -43,6 +43,30 @@ size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case)
     return row[lb];
 }
 
+const tp_io_part tp_io_mem_parts[TP_IO_NUM_MEM_PARTS] = {
+    {"weights", "weights", offsetof(tp_memory, weights_bytes)},
+    {"weights_gathered", "gathered weights (ZeRO-3)", offsetof(tp_memory, weights_gathered_bytes)},
+    {"grads", "gradients", offsetof(tp_memory, grads_bytes)},
+    {"optimizer", "optimizer state", offsetof(tp_memory, optimizer_bytes)},
+    {"activations", "activations", offsetof(tp_memory, activations_bytes)},
+    {"logits", "logits", offsetof(tp_memory, logits_bytes)},
+    {"comm_buffers", "communication buffers", offsetof(tp_memory, comm_buffers_bytes)},
+    {"framework", "CUDA context", offsetof(tp_memory, framework_bytes)},
+    {"fragmentation", "allocator reserve", offsetof(tp_memory, fragmentation_bytes)},
+};
+
+const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS] = {
+    {"compute", "compute", offsetof(tp_time, compute_s)},
+    {"recompute", "recompute", offsetof(tp_time, recompute_s)},
+    {"tp_comm", "TP communication", offsetof(tp_time, tp_comm_s)},
+    {"cp_comm", "CP communication", offsetof(tp_time, cp_comm_s)},
+    {"ep_comm", "EP communication", offsetof(tp_time, ep_comm_s)},
+    {"pp_comm", "PP communication", offsetof(tp_time, pp_comm_s)},
+    {"bubble", "pipeline bubble", offsetof(tp_time, bubble_s)},
+    {"dp_comm", "DP communication", offsetof(tp_time, dp_comm_s)},
+    {"optimizer", "optimizer step", offsetof(tp_time, optimizer_s)},
+};
+
 /* ------------------------------------------------------------------ */
 /* Files: every file trainplan writes goes through tp_io_write_files    */
 /* ------------------------------------------------------------------ */

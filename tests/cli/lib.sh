@@ -47,7 +47,8 @@ has() {
 
 # json_check NAME WANT_RC PYTHON_EXPR...: after `run ... --json`, the run
 # exited WANT_RC and every expression, evaluated with j = the parsed object,
-# is true. Helpers: num(x) (finite number), integer(x), close(a, b, rtol=0.01).
+# is true. Helpers: num(x) (finite number), integer(x), close(a, b, rtol=0.01),
+# by_id(rows) (a list of objects as a dict by their "id").
 json_check() {
     local name=$1 want=$2
     shift 2
@@ -73,6 +74,9 @@ def integer(x):
 
 def close(a, b, rtol=0.01):
     return abs(a - b) <= rtol * abs(b)
+
+def by_id(rows):
+    return {r["id"]: r for r in rows}
 
 failed = []
 for e in sys.argv[2:]:

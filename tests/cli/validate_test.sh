@@ -19,73 +19,19 @@ T=${1:?usage: validate_test.sh /path/to/trainplan}
 SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 SHARED=${TP_SHARED_DIR:-$SRC/../shared}
 CSV=$SHARED/reference/runs-dev.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    printf 'FAIL: %s\n' "$*"
-}
-
-run() {
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-# expect_error WANT_STDERR_LINE ARGS...: exit 2, exactly that line, no stdout
-expect_error() {
-    local want=$1
-    shift
-    run "$@"
-    local got
-    got=$(cat "$tmp/err")
-    if [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -s "$tmp/out" ]; then
-        ok
-    else
-        bad "trainplan $*: exit $rc, stderr [$got], want exit 2 and [$want]"
-    fi
-}
-
-# has NAME PATTERN: the last run's stdout contains the fixed string
-has() {
-    if grep -qF -- "$2" "$tmp/out"; then ok; else bad "$1: no [$2] in the output"; fi
-}
-
-# check_json NAME PYTHON_EXPR...: with j = the parsed --json output
+# check_json NAME PYTHON_EXPR...: the last run exited 0 and every expression
+# holds, with j = the parsed --json output (by_id: rows by their id).
 check_json() {
     local name=$1
     shift
-    if [ "$rc" -ne 0 ]; then
-        bad "$name: exit $rc: $(cat "$tmp/err")"
-        return
-    fi
-    local out
-    if out=$(python3 - "$tmp/out" "$@" 2>&1 <<'EOF'
-import json, math, sys
-
-def no_const(c):
-    raise ValueError("non-finite number in the JSON: " + c)
-
-j = json.load(open(sys.argv[1]), parse_constant=no_const)
-rows = {r["id"]: r for r in j["rows"]}
-for expr in sys.argv[2:]:
-    if not eval(expr):
-        print("false: " + expr)
-        sys.exit(1)
-EOF
-    ); then
-        ok
-    else
-        bad "$name: $out"
-    fi
+    json_check "$name" 0 "$@"
 }
 
 if [ ! -f "$CSV" ]; then
     bad "runs-dev.csv not found at $CSV (set TP_SHARED_DIR)"
-    printf '%d passed, %d failed\n' "$pass" "$fail"
+    finish
     exit 1
 fi
 
@@ -121,11 +67,11 @@ check_json "json contract" \
     'all(("reason" in r) != r["evaluated"] for r in j["rows"])' \
     'all(r["throughput"] is None or r["throughput"]["measured_tokens_per_s_per_gpu"] > 0 for r in j["rows"] if r["evaluated"])' \
     'all(abs(sum(r["predicted"]["time_breakdown_s"].values()) - r["predicted"]["step_s"]) <= 1e-9 * r["predicted"]["step_s"] for r in j["rows"] if r["evaluated"])' \
-    'rows["bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2"]["fit"]["expected"] == "out of memory"' \
-    'rows["titan-8b-8gpu-fsdp"]["memory"]["metric"] == "torch reserved" and rows["titan-8b-8gpu-fsdp"]["memory"]["unit"] == "GiB"' \
-    'rows["torchtune-3b-a100-ac"]["memory"]["metric"] == "torch peak active"' \
-    'rows["megatron21-t1-1T"]["throughput"]["basis"].startswith("from 163.0 hardware TFLOP/s/GPU")' \
-    'rows["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["basis"] == "tokens/s per GPU as published"'
+    'by_id(j["rows"])["bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2"]["fit"]["expected"] == "out of memory"' \
+    'by_id(j["rows"])["titan-8b-8gpu-fsdp"]["memory"]["metric"] == "torch reserved" and by_id(j["rows"])["titan-8b-8gpu-fsdp"]["memory"]["unit"] == "GiB"' \
+    'by_id(j["rows"])["torchtune-3b-a100-ac"]["memory"]["metric"] == "torch peak active"' \
+    'by_id(j["rows"])["megatron21-t1-1T"]["throughput"]["basis"].startswith("from 163.0 hardware TFLOP/s/GPU")' \
+    'by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["basis"] == "tokens/s per GPU as published"'
 check_json "accuracy guard" \
     'j["summary"]["throughput"]["rows"] == 84' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
@@ -137,8 +83,8 @@ check_json "accuracy guard" \
 # ---- --eff overrides change the prediction, and only where asked ----
 run validate "$CSV" --json --eff "h100-sxm:gemm=0.3"
 check_json "eff override (prefix)" \
-    'rows["mcore24-weak-7.1B"]["throughput"]["rel_error"] < -0.2' \
-    'abs(rows["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["rel_error"]) < 0.1'
+    'by_id(j["rows"])["mcore24-weak-7.1B"]["throughput"]["rel_error"] < -0.2' \
+    'abs(by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["rel_error"]) < 0.1'
 
 # ---- a file of our own: a quoted field with a comma, a newline and "" ----
 python3 - "$CSV" "$tmp/two.csv" <<'EOF'
@@ -156,9 +102,9 @@ EOF
 run validate "$tmp/two.csv" --json
 check_json "quoted fields, CRLF" \
     'j["summary"]["rows"] == 2 and j["summary"]["evaluated"] == 1' \
-    'rows["palm540b-tpuv4"]["evaluated"] is False' \
-    'rows["mosaic-a10080-mpt7b-s2048-g8"]["line"] == 2' \
-    'rows["palm540b-tpuv4"]["line"] == 4'
+    'by_id(j["rows"])["palm540b-tpuv4"]["evaluated"] is False' \
+    'by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["line"] == 2' \
+    'by_id(j["rows"])["palm540b-tpuv4"]["line"] == 4'
 
 # ---- bad input ----
 expect_error "trainplan: error: validate needs a FILE.csv (run \`trainplan validate --help\`)" validate
@@ -185,5 +131,4 @@ run validate --help
 if [ "$rc" -eq 0 ] && grep -q "usage: trainplan validate FILE.csv" "$tmp/out"; then ok; else bad "validate --help"; fi
 has "help names --eff" "--eff"
 
-printf '%d passed, %d failed\n' "$pass" "$fail"
-[ "$fail" -eq 0 ]
+finish

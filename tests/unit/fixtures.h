@@ -54,4 +54,37 @@ static inline tp_model gpt(int64_t L, int64_t h, int64_t a, int64_t V, int64_t S
     return m;
 }
 
+/* H100 SXM as in presets/gpus/h100-sxm.json and formulas.md 7.1 (81,559 MiB
+ * driver-reported), with the calibrated efficiencies. */
+static inline tp_gpu fixture_h100(void)
+{
+    tp_gpu g;
+    memset(&g, 0, sizeof g);
+    strcpy(g.name, "h100-sxm");
+    g.peak_flops_per_s[TP_PREC_BF16] = 989.4e12;
+    g.peak_flops_per_s[TP_PREC_FP16] = 989.4e12;
+    g.peak_flops_per_s[TP_PREC_FP8] = 1978.9e12;
+    g.peak_flops_per_s[TP_PREC_TF32] = 494.7e12;
+    g.mem_capacity_bytes = 81559.0 * 1048576.0;
+    g.mem_bw_bytes_per_s = 3.35e12;
+    g.intra_bw_bytes_per_s = 450e9;
+    g.inter_bw_bytes_per_s = 50e9;
+    g.gpus_per_node = 8;
+    g.price_per_gpu_hour = 4.0;
+    tp_gpu_default_eff(&g);
+    return g;
+}
+
+/* Model m on fixture_h100() with the default training setup and options. */
+static inline tp_config fixture_config(tp_model m)
+{
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    c.model = m;
+    c.gpu = fixture_h100();
+    tp_train_default(&c.train);
+    tp_options_default(&c.opts);
+    return c;
+}
+
 #endif

@@ -9,27 +9,10 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "fixtures.h"
 #include "tp/tp.h"
 
 #define GB 1e9
-
-/* H100 SXM node as in the presets (formulas.md 7.1/7.2), default eff. */
-static tp_gpu h100(void)
-{
-    tp_gpu g;
-    memset(&g, 0, sizeof g);
-    strcpy(g.name, "h100-sxm");
-    g.peak_flops_per_s[TP_PREC_BF16] = 989.4e12;
-    g.peak_flops_per_s[TP_PREC_FP16] = 989.4e12;
-    g.peak_flops_per_s[TP_PREC_FP8] = 1978.9e12;
-    g.mem_capacity_bytes = 81559.0 * 1048576.0;
-    g.mem_bw_bytes_per_s = 3.35e12;
-    g.intra_bw_bytes_per_s = 450e9;
-    g.inter_bw_bytes_per_s = 50e9;
-    g.gpus_per_node = 8;
-    tp_gpu_default_eff(&g);
-    return g;
-}
 
 static void test_busbw_factors(void **state)
 {
@@ -82,7 +65,7 @@ static void test_seed_s1_3(void **state)
      * the group one rank per GPU (8 per node): rail-optimised ring,
      * busbw = min(NVLink 450 x 0.82, 8 x 50 x 0.94) = 369 GB/s, plus the
      * tree latency 2 x (7 x 2 us + 4 x 5 us): 0.7524 s. */
-    tp_gpu g = h100();
+    tp_gpu g = fixture_h100();
     tp_group_place pl;
     tp_group_place_of(128, 1, 8, &pl);
     assert_int_equal(pl.nodes, 16);
@@ -109,7 +92,7 @@ static void test_seed_s1_4(void **state)
     /* trainplan's default on a real H100 node: 900 GB/s is the bidirectional
      * NVLink figure; one direction is 450 GB/s, of which NCCL achieves 0.82,
      * plus the tree latency 2 x log2(8) x 2 us: 160 x 1.285 ms = 205.6 ms. */
-    tp_gpu g = h100();
+    tp_gpu g = fixture_h100();
     tp_group_place pl;
     tp_group_place_of(8, 1, 8, &pl);
     assert_true(pl.intra);
@@ -135,7 +118,7 @@ static void test_multinode_example(void **state)
     assert_rel(hier, 0.151, 0.01);
     assert_true(hier > ring);
     /* the group function picks the rail-optimised ring */
-    tp_gpu g = h100();
+    tp_gpu g = fixture_h100();
     g.eff.intra_bw = 370.0 / 450.0;
     g.eff.inter_bw = 47.0 / 50.0;
     g.eff.intra_lat_s = g.eff.inter_lat_s = 0.0;
@@ -171,7 +154,7 @@ static void test_placement(void **state)
     assert_true(pl.intra);
 
     /* per-rank busbw: NIC-bound across nodes with one rank per node */
-    tp_gpu g = h100();
+    tp_gpu g = fixture_h100();
     tp_group_place_of(32, 8, 8, &pl);
     assert_rel(tp_group_busbw(&g, &pl), 50e9 * 0.94, 1e-12);
     tp_group_place_of(16, 2, 8, &pl);
@@ -184,7 +167,7 @@ static void test_placement(void **state)
 static void test_all_to_all(void **state)
 {
     (void)state;
-    tp_gpu g = h100();
+    tp_gpu g = fixture_h100();
     g.eff.intra_lat_s = g.eff.inter_lat_s = 0.0;
     tp_group_place pl;
     double M = 1e9;
@@ -202,7 +185,7 @@ static void test_invariants(void **state)
     (void)state;
     const tp_coll kinds[] = {TP_COLL_ALL_REDUCE, TP_COLL_ALL_GATHER, TP_COLL_REDUCE_SCATTER,
                              TP_COLL_ALL_TO_ALL, TP_COLL_P2P, TP_COLL_BROADCAST};
-    tp_gpu g = h100();
+    tp_gpu g = fixture_h100();
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         for (int64_t n = 0; n <= 4096; n = n ? n * 4 : 1) {
             for (int64_t stride = 1; stride <= 64; stride *= 4) {

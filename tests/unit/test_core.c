@@ -24,37 +24,6 @@ static tp_model mixtral(void)
     return m;
 }
 
-/* H100 SXM as in formulas.md 7.1: 81,559 MiB driver-reported. */
-static tp_gpu h100(void)
-{
-    tp_gpu g;
-    memset(&g, 0, sizeof g);
-    strcpy(g.name, "h100-sxm");
-    g.peak_flops_per_s[TP_PREC_BF16] = 989.4e12;
-    g.peak_flops_per_s[TP_PREC_FP16] = 989.4e12;
-    g.peak_flops_per_s[TP_PREC_FP8] = 1978.9e12;
-    g.peak_flops_per_s[TP_PREC_TF32] = 494.7e12;
-    g.mem_capacity_bytes = 81559.0 * 1048576.0;
-    g.mem_bw_bytes_per_s = 3.35e12;
-    g.intra_bw_bytes_per_s = 450e9;
-    g.inter_bw_bytes_per_s = 50e9;
-    g.gpus_per_node = 8;
-    g.price_per_gpu_hour = 4.0;
-    tp_gpu_default_eff(&g);
-    return g;
-}
-
-static tp_config config(tp_model m)
-{
-    tp_config c;
-    memset(&c, 0, sizeof c);
-    c.model = m;
-    c.gpu = h100();
-    tp_train_default(&c.train);
-    tp_options_default(&c.opts);
-    return c;
-}
-
 static int64_t total_params(tp_model m)
 {
     tp_params p;
@@ -96,7 +65,7 @@ static void test_params_exact(void **state)
 static void test_flops(void **state)
 {
     (void)state;
-    tp_config c = config(gpt(96, 12288, 96, 50257, 2048));
+    tp_config c = fixture_config(gpt(96, 12288, 96, 50257, 2048));
     /* Narayanan's closed form counts no biases: compare the GEMM terms. */
     c.model.linear_bias = false;
     c.train.seq_len = 2048;
@@ -113,12 +82,12 @@ static void test_flops(void **state)
                1e-12);
     assert_rel(r.flops.hardware_per_token, 1.4340e12, 1e-4);
 
-    tp_config l3 = config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    tp_config l3 = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     l3.train.seq_len = 8192;
     assert_int_equal(tp_eval(&l3, &r, NULL), TP_OK);
     assert_rel(r.flops.model_per_token, 5.147e10, 1e-3);
     assert_rel(r.flops.six_n_per_token, 6.0 * 8030261248.0, 1e-12);
-    tp_config l405 = config(llama(126, 16384, 128, 8, 53248, 128256, false));
+    tp_config l405 = fixture_config(llama(126, 16384, 128, 8, 53248, 128256, false));
     l405.train.seq_len = 8192;
     assert_int_equal(tp_eval(&l405, &r, NULL), TP_OK);
     assert_rel(r.flops.model_per_token, 2.524e12, 1e-3);
@@ -139,7 +108,7 @@ static void test_seed_s0_9(void **state)
     assert_rel(N * b.grads, 60 * GB, 1e-12);
     assert_rel(N * b.total, 360 * GB, 1e-12);
     /* The same with a real 30B shape (MPT-30B: 29.96B) on one H100: no fit. */
-    tp_config c = config(gpt(48, 7168, 56, 50368, 2048));
+    tp_config c = fixture_config(gpt(48, 7168, 56, 50368, 2048));
     c.model.linear_bias = false;
     c.train.optimizer.master_weights = false;
     tp_result r;
@@ -176,7 +145,7 @@ static void test_seed_s1_1_s3_1(void **state)
 static void test_seed_s1_6(void **state)
 {
     (void)state;
-    tp_config c = config(llama(40, 5120, 40, 40, 13824, 32000, false));
+    tp_config c = fixture_config(llama(40, 5120, 40, 40, 13824, 32000, false));
     c.train.num_gpus = 32;
     c.train.tp = 4;
     c.train.zero = 3;
@@ -222,7 +191,7 @@ static void test_seed_s1_6(void **state)
 static void test_seed_s4_1_s4_2(void **state)
 {
     (void)state;
-    tp_config c = config(llama(32, 4096, 32, 32, 11008, 32000, false));
+    tp_config c = fixture_config(llama(32, 4096, 32, 32, 11008, 32000, false));
     c.train.num_gpus = 64;
     c.train.tp = 8;
     c.train.pp = 2;
@@ -256,7 +225,7 @@ static void test_seed_s4_1_s4_2(void **state)
 static void test_seed_s4_5(void **state)
 {
     (void)state;
-    tp_config c = config(llama(1, 128, 1, 1, 128, 32000, false));
+    tp_config c = fixture_config(llama(1, 128, 1, 1, 128, 32000, false));
     c.train.seq_len = 131072;
     c.train.recompute = TP_RECOMPUTE_NONE;
     tp_result flash, plain;
@@ -284,7 +253,7 @@ static void test_seed_s4_5(void **state)
 static void test_korthikanti_table(void **state)
 {
     (void)state;
-    tp_config c = config(gpt(96, 12288, 96, 51200, 2048));
+    tp_config c = fixture_config(gpt(96, 12288, 96, 51200, 2048));
     c.train.dropout = true;
     c.train.flash_attn = false;
     c.train.seq_len = 2048;
@@ -363,7 +332,7 @@ static void expect_error(tp_config *c, const char *path, const char *msg)
 static void test_validation_messages(void **state)
 {
     (void)state;
-    tp_config c = config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    tp_config c = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     c.train.num_gpus = 24;
     c.train.tp = 3;
     expect_error(&c, "tp", "3 does not divide the number of attention heads (32)");
@@ -387,12 +356,12 @@ static void test_validation_messages(void **state)
     c.train.ep = 1;
     c.train.tp = 0;
     expect_error(&c, "tp", "0 is out of range [1, 1048576]");
-    tp_config mx = config(mixtral());
+    tp_config mx = fixture_config(mixtral());
     mx.train.num_gpus = 3;
     mx.train.ep = 3;
     mx.train.global_batch = 3;
     expect_error(&mx, "ep", "3 does not divide the number of experts (8)");
-    tp_config big = config(llama(100000, 1048576, 8192, 8, 16777216, 32000, false));
+    tp_config big = fixture_config(llama(100000, 1048576, 8192, 8, 16777216, 32000, false));
     tp_result r;
     tp_error e;
     assert_int_equal(tp_eval(&big, &r, &e), TP_ERR_RANGE);
@@ -437,7 +406,7 @@ static bool random_config(tp_config *c)
         m.num_experts = 8;
         m.topk = 2;
     }
-    *c = config(m);
+    *c = fixture_config(m);
     tp_train *t = &c->train;
     t->tp = pick(two, 4);
     t->pp = pick(two, 4);

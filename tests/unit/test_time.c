@@ -16,37 +16,6 @@
 #include "fixtures.h"
 #include "tp/tp.h"
 
-/* H100 SXM as in presets/gpus/h100-sxm.json, calibrated efficiencies. */
-static tp_gpu h100(void)
-{
-    tp_gpu g;
-    memset(&g, 0, sizeof g);
-    strcpy(g.name, "h100-sxm");
-    g.peak_flops_per_s[TP_PREC_BF16] = 989.4e12;
-    g.peak_flops_per_s[TP_PREC_FP16] = 989.4e12;
-    g.peak_flops_per_s[TP_PREC_FP8] = 1978.9e12;
-    g.peak_flops_per_s[TP_PREC_TF32] = 494.7e12;
-    g.mem_capacity_bytes = 81559.0 * 1048576.0;
-    g.mem_bw_bytes_per_s = 3.35e12;
-    g.intra_bw_bytes_per_s = 450e9;
-    g.inter_bw_bytes_per_s = 50e9;
-    g.gpus_per_node = 8;
-    g.price_per_gpu_hour = 4.0;
-    tp_gpu_default_eff(&g);
-    return g;
-}
-
-static tp_config config(tp_model m)
-{
-    tp_config c;
-    memset(&c, 0, sizeof c);
-    c.model = m;
-    c.gpu = h100();
-    tp_train_default(&c.train);
-    tp_options_default(&c.opts);
-    return c;
-}
-
 static tp_result eval_ok(const tp_config *c)
 {
     tp_result r;
@@ -110,7 +79,7 @@ static void test_seed_s1_2(void **state)
      * same job: Llama-2-70B, 128 H100 SXM, TP 8 x PP 2 x DP 8, sequence
      * 4096, 256 sequences (1.05M tokens) per step, micro-batch 1 (32
      * micro-batches), SP, distributed optimizer, selective recompute. */
-    tp_config c = config(llama(80, 8192, 64, 8, 28672, 32000, false));
+    tp_config c = fixture_config(llama(80, 8192, 64, 8, 28672, 32000, false));
     c.train.num_gpus = 128;
     c.train.tp = 8;
     c.train.pp = 2;
@@ -140,7 +109,7 @@ static void test_seed_s1_2(void **state)
  * the embedding and the loss from loading the end stages. */
 static tp_config uniform_pipeline(int64_t p, int64_t m, int64_t v)
 {
-    tp_config c = config(llama(64, 4096, 32, 8, 14336, 128, false));
+    tp_config c = fixture_config(llama(64, 4096, 32, 8, 14336, 128, false));
     c.train.num_gpus = p;
     c.train.pp = p;
     c.train.seq_len = 4096;
@@ -260,7 +229,7 @@ static void test_random_contract(void **state)
             m.topk = 2;
             break;
         }
-        tp_config c = config(m);
+        tp_config c = fixture_config(m);
         tp_train *t = &c.train;
         t->tp = pick(tps, 4);
         t->pp = pick(pps, 3);
@@ -308,7 +277,7 @@ static void test_random_contract(void **state)
 static void test_single_gpu(void **state)
 {
     (void)state;
-    tp_config c = config(llama(16, 2048, 32, 8, 8192, 128256, false));
+    tp_config c = fixture_config(llama(16, 2048, 32, 8, 8192, 128256, false));
     c.model.tie_embeddings = true;
     c.train.seq_len = 4096;
     c.train.micro_batch = 2;
@@ -327,7 +296,7 @@ static void test_single_gpu(void **state)
 
 static tp_config base_3d(void)
 {
-    tp_config c = config(llama(80, 8192, 64, 8, 28672, 128256, false));
+    tp_config c = fixture_config(llama(80, 8192, 64, 8, 28672, 128256, false));
     c.train.num_gpus = 256;
     c.train.tp = 8;
     c.train.pp = 4;
@@ -394,7 +363,7 @@ static void test_monotone(void **state)
 static void test_context_parallel(void **state)
 {
     (void)state;
-    tp_config c = config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    tp_config c = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     c.train.num_gpus = 8;
     c.train.cp = 8;
     c.train.seq_len = 131072;
@@ -419,7 +388,7 @@ static void test_moe(void **state)
     tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
     m.num_experts = 8;
     m.topk = 2;
-    tp_config c = config(m);
+    tp_config c = fixture_config(m);
     c.train.num_gpus = 64;
     c.train.ep = 8;
     c.train.zero = 1;
@@ -443,7 +412,7 @@ static void test_attention_kernels(void **state)
     (void)state;
     /* one GPU, no recompute, no parallelism: every part is exact */
     const double L = 4, h = 1024, a = 16, s = 2048, b = 2, m = 3;
-    tp_config c = config(llama((int64_t)L, (int64_t)h, (int64_t)a, (int64_t)a, 4096, 128, false));
+    tp_config c = fixture_config(llama((int64_t)L, (int64_t)h, (int64_t)a, (int64_t)a, 4096, 128, false));
     c.train.seq_len = (int64_t)s;
     c.train.micro_batch = (int64_t)b;
     c.train.global_batch = (int64_t)(b * m);
@@ -481,11 +450,11 @@ static void test_attention_kernels(void **state)
 static void test_extremes(void **state)
 {
     (void)state;
-    tp_config c = config(llama(2, 64, 1, 1, 64, 2, false));
+    tp_config c = fixture_config(llama(2, 64, 1, 1, 64, 2, false));
     c.train.seq_len = 1;
     tp_result r = eval_ok(&c);
     check_contract(&c, &r);
-    c = config(llama(126, 16384, 128, 8, 53248, 128256, false));
+    c = fixture_config(llama(126, 16384, 128, 8, 53248, 128256, false));
     c.train.num_gpus = 1024 * 64;
     c.train.tp = 8;
     c.train.pp = 16;
