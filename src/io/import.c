@@ -1150,6 +1150,12 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
                 return at(err, val_word(s, 0),
                           tp_error_set(err, TP_ERR_CONFIG, mp->name,
                                        "\"%s\" takes no value (got \"%s\")", mp->name, s->v[0]));
+            /* as argparse: a flag that takes a value refuses to stand without one
+             * (--recompute-modules is nargs='*' and may) */
+            if (!is_switch(mp->id) && mp->id != M_RECOMP_MODULES && s->nv == 0)
+                return at(err, w,
+                          tp_error_set(err, TP_ERR_CONFIG, mp->name,
+                                       "\"%s\" needs a value", mp->name));
             tp_status st = check_on_sight(s, mp->id, err);
             if (st != TP_OK)
                 return st;

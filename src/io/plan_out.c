@@ -31,19 +31,25 @@
 /* Phase specifications                                                */
 /* ------------------------------------------------------------------ */
 
-/* Apply one key/value to a phase; `where` names it for messages. */
+/*
+ * Apply one key/value to a phase; `where` names it for messages: "--phase"
+ * (the field is "--phase tokens") or "phases[2]" (the field is
+ * "phases[2].tokens"). The message starts with the field and err->path is the
+ * field, so the printer names it once.
+ */
 static tp_status phase_set(tp_phase *p, const char *key, const char *val, const char *where,
                            tp_error *err)
 {
     char field[96];
-    snprintf(field, sizeof field, "%.40s %.40s", where, key);
+    snprintf(field, sizeof field, "%.40s%s%.40s", where, where[0] == '-' ? " " : ".", key);
     tp_status st = TP_OK;
     int64_t i;
     if (strcmp(key, "name") == 0) {
         if (!val[0] || strlen(val) >= sizeof p->name)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
-                                "%s: a name of 1 to %zu characters", field, sizeof p->name - 1);
-        snprintf(p->name, sizeof p->name, "%s", val);
+            st = tp_error_set(err, TP_ERR_INVALID_ARG, field, "%s: a name of 1 to %zu characters",
+                              field, sizeof p->name - 1);
+        else
+            snprintf(p->name, sizeof p->name, "%s", val);
     } else if (strcmp(key, "tokens") == 0) {
         st = tp_io_parse_f64(field, val, 1.0, 1e18, &p->tokens, err);
     } else if (strcmp(key, "seq") == 0 || strcmp(key, "seq-len") == 0 ||
@@ -64,13 +70,13 @@ static tp_status phase_set(tp_phase *p, const char *key, const char *val, const 
         if (st == TP_OK)
             p->frozen_no_backward = i == 0;
     } else {
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
-                            "%s: unknown key (expected name, tokens, seq, batch, batch-tokens, "
-                            "frozen, frozen-tokens, frozen-backward)",
-                            field);
+        st = tp_error_set(err, TP_ERR_INVALID_ARG, field,
+                          "%s: unknown key (expected name, tokens, seq, batch, batch-tokens, "
+                          "frozen, frozen-tokens, frozen-backward)",
+                          field);
     }
     if (st != TP_OK && err)
-        snprintf(err->path, sizeof err->path, "phase");
+        snprintf(err->path, sizeof err->path, "%s", field);
     return st;
 }
 
@@ -169,10 +175,8 @@ tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err)
             }
             st = phase_set(&p, key, val, where, err);
             if (st != TP_OK) {
-                if (err) {
+                if (err)
                     err->code = TP_ERR_CONFIG;
-                    snprintf(err->path, sizeof err->path, "%s.%.60s", where, key);
-                }
                 st = TP_ERR_CONFIG;
                 goto done;
             }
