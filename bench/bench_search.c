@@ -5,7 +5,8 @@
  * monotonic clock; best of several runs. Targets (issue 4): Llama-3.1-405B
  * on 16,384 H100 under 1 s; a 530B GPT (105 layers, h 20480, 128 heads,
  * V 51200) on 5,128 A100 under 0.1 s. Each case also runs without pruning
- * (every layout gets the full memory model) for the raw evaluation rate.
+ * (every layout gets the full memory model) for the raw evaluation rate,
+ * and one case is at the top of the GPU range (1,048,576).
  * Run by `make bench`. Never a timed test.
  */
 #include <stdio.h>
@@ -41,6 +42,9 @@ static const bench_case cases[] = {
      131072, 32, 0.1},
     {"Mixtral-8x7B, 1024 x H100, seq 4096, 1024 seq/step", "mixtral-8x7b", "h100-sxm", 1024, 4096,
      1024, 1.0},
+    /* the upper end of the GPU range (issue 8; test_extremes bounds its layout count) */
+    {"Llama-3.1-8B, 1048576 x H100, seq 4096, 1048576 seq/step", "llama-3.1-8b", "h100-sxm",
+     1048576, 4096, 1048576, 1.0},
 };
 
 static int run(const tp_config *c, bool prune, int reps, double *best_wall, tp_search_stats *st,
