@@ -80,6 +80,19 @@ check_json "accuracy guard" \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
     'j["summary"]["fit"]["correct"] >= 84'
 
+# ---- held-out rows: the same chronicle table's rows that runs-dev.csv leaves
+# out (tests/data/bloom-prequel-heldout.csv, never used to calibrate). The
+# 203B row has the 206B OOM row's layout and per-stage parameters within 1%,
+# and ran; the two TP4 PP6 DP16 rows ran out of memory. ----
+run validate "$SRC/tests/data/bloom-prequel-heldout.csv" --json
+check_json "held-out BLOOM rows" \
+    'j["summary"]["rows"] == 9 and j["summary"]["evaluated"] == 9' \
+    'j["summary"]["fit"]["correct"] == 9' \
+    'j["summary"]["memory"]["rows"] == 7 and j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
+    'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
+    'abs(by_id(j["rows"])["heldout-bloom-prequel-203B-L94-h13312-nh128-tp4pp12dp8-mbs2"]["memory"]["rel_error"]) <= 0.05' \
+    'by_id(j["rows"])["heldout-bloom-prequel-184B-L100-h12288-nh64-tp4pp6dp16-mbs1"]["fit"]["predicted"] == "out of memory"'
+
 # ---- --eff overrides change the prediction, and only where asked ----
 run validate "$CSV" --json --eff "h100-sxm:gemm=0.3"
 check_json "eff override (prefix)" \
