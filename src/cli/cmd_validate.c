@@ -39,6 +39,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "io_internal.h"
 #include "runs_csv.h"
 
 #define GIB 1073741824.0
@@ -1079,28 +1080,14 @@ static json_t *row_json(const vrow *v)
     jset(p, "bottleneck", json_string(v->bottleneck));
     const tp_time *tm = &v->time;
     json_t *tb = json_object();
-    jset(tb, "compute", jnum(tm->compute_s));
-    jset(tb, "recompute", jnum(tm->recompute_s));
-    jset(tb, "tp_comm", jnum(tm->tp_comm_s));
-    jset(tb, "cp_comm", jnum(tm->cp_comm_s));
-    jset(tb, "ep_comm", jnum(tm->ep_comm_s));
-    jset(tb, "pp_comm", jnum(tm->pp_comm_s));
-    jset(tb, "bubble", jnum(tm->bubble_s));
-    jset(tb, "dp_comm", jnum(tm->dp_comm_s));
-    jset(tb, "optimizer", jnum(tm->optimizer_s));
+    for (size_t i = 0; i < TP_IO_NUM_TIME_PARTS; i++)
+        jset(tb, tp_io_time_parts[i].key, jnum(tp_io_part_value(tm, &tp_io_time_parts[i])));
     jset(p, "time_breakdown_s", tb);
     const tp_memory *mm = &v->mem;
     json_t *mb = json_object();
     jset(mb, "stage", json_integer((json_int_t)mm->stage));
-    jset(mb, "weights", jnum(mm->weights_bytes / GIB));
-    jset(mb, "weights_gathered", jnum(mm->weights_gathered_bytes / GIB));
-    jset(mb, "grads", jnum(mm->grads_bytes / GIB));
-    jset(mb, "optimizer", jnum(mm->optimizer_bytes / GIB));
-    jset(mb, "activations", jnum(mm->activations_bytes / GIB));
-    jset(mb, "logits", jnum(mm->logits_bytes / GIB));
-    jset(mb, "comm_buffers", jnum(mm->comm_buffers_bytes / GIB));
-    jset(mb, "framework", jnum(mm->framework_bytes / GIB));
-    jset(mb, "fragmentation", jnum(mm->fragmentation_bytes / GIB));
+    for (size_t i = 0; i < TP_IO_NUM_MEM_PARTS; i++)
+        jset(mb, tp_io_mem_parts[i].key, jnum(tp_io_part_value(mm, &tp_io_mem_parts[i]) / GIB));
     jset(mb, "total", jnum(mm->total_bytes / GIB));
     jset(mb, "capacity", jnum(mm->capacity_bytes / GIB));
     jset(p, "memory_breakdown_gib", mb);

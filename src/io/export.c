@@ -1298,21 +1298,27 @@ void tp_io_csv_text(FILE *f, const char *s)
 }
 
 /* Column names carry their unit: *_bytes, *_s, tokens_per_s*, fractions
- * (mfu, hfu, bubble_of_total) in [0, 1]; counts are plain. */
-static const char *const csv_columns[] = {
+ * (mfu, hfu, bubble_of_total) in [0, 1]; counts are plain. The memory and
+ * step-time parts are the one list's keys (util.c) with the unit added. */
+static const char *const csv_head[] = {
     "model", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "cp", "ep", "dp", "vpp", "sp", "zero",
     "schedule", "recompute", "recompute_every", "seq_len", "micro_batch", "global_batch",
     "grad_accum", "precision", "grad_dtype", "optimizer", "params_total", "params_active", "fits",
-    "peak_bytes", "capacity_bytes", "headroom_bytes", "weights_bytes", "weights_gathered_bytes",
-    "grads_bytes", "optimizer_bytes", "activations_bytes", "logits_bytes", "comm_buffers_bytes",
-    "framework_bytes", "fragmentation_bytes", "step_s", "compute_s", "recompute_s", "tp_comm_s",
-    "cp_comm_s", "ep_comm_s", "pp_comm_s", "bubble_s", "dp_comm_s", "optimizer_s",
-    "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu", "bubble_of_total", "reason"};
+    "peak_bytes", "capacity_bytes", "headroom_bytes"};
+static const char *const csv_tail[] = {"tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu",
+                                       "bubble_of_total", "reason"};
 
 void tp_io_csv_columns(FILE *f)
 {
-    for (size_t i = 0; i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-        fprintf(f, "%s%s", i ? "," : "", csv_columns[i]);
+    for (size_t i = 0; i < sizeof csv_head / sizeof csv_head[0]; i++)
+        fprintf(f, "%s%s", i ? "," : "", csv_head[i]);
+    for (size_t i = 0; i < TP_IO_NUM_MEM_PARTS; i++)
+        fprintf(f, ",%s_bytes", tp_io_mem_parts[i].key);
+    fputs(",step_s", f);
+    for (size_t i = 0; i < TP_IO_NUM_TIME_PARTS; i++)
+        fprintf(f, ",%s_s", tp_io_time_parts[i].key);
+    for (size_t i = 0; i < sizeof csv_tail / sizeof csv_tail[0]; i++)
+        fprintf(f, ",%s", csv_tail[i]);
 }
 
 void tp_io_csv_header(FILE *f)
@@ -1356,26 +1362,12 @@ void tp_io_csv_fields(FILE *f, const tp_config *c, const tp_result *r)
     csv_bytes(f, m->total_bytes);
     csv_bytes(f, m->capacity_bytes);
     csv_bytes(f, m->headroom_bytes);
-    csv_bytes(f, m->weights_bytes);
-    csv_bytes(f, m->weights_gathered_bytes);
-    csv_bytes(f, m->grads_bytes);
-    csv_bytes(f, m->optimizer_bytes);
-    csv_bytes(f, m->activations_bytes);
-    csv_bytes(f, m->logits_bytes);
-    csv_bytes(f, m->comm_buffers_bytes);
-    csv_bytes(f, m->framework_bytes);
-    csv_bytes(f, m->fragmentation_bytes);
+    for (size_t i = 0; i < TP_IO_NUM_MEM_PARTS; i++)
+        csv_bytes(f, tp_io_part_value(m, &tp_io_mem_parts[i]));
     bool h = tm->computed;
     csv_real(f, h, tm->step_s);
-    csv_real(f, h, tm->compute_s);
-    csv_real(f, h, tm->recompute_s);
-    csv_real(f, h, tm->tp_comm_s);
-    csv_real(f, h, tm->cp_comm_s);
-    csv_real(f, h, tm->ep_comm_s);
-    csv_real(f, h, tm->pp_comm_s);
-    csv_real(f, h, tm->bubble_s);
-    csv_real(f, h, tm->dp_comm_s);
-    csv_real(f, h, tm->optimizer_s);
+    for (size_t i = 0; i < TP_IO_NUM_TIME_PARTS; i++)
+        csv_real(f, h, tp_io_part_value(tm, &tp_io_time_parts[i]));
     csv_real(f, h, tm->tokens_per_s);
     csv_real(f, h, tm->tokens_per_s_per_gpu);
     csv_real(f, h, tm->mfu);
