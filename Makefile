@@ -27,12 +27,13 @@ asan:
 	  ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer (issue 8): every tests/fuzz/fuzz_NAME.c, built with clang into
-# $(FUZZ_BUILD)/ and run FUZZ_SECONDS on 2 jobs over a copy of its corpus
+# $(FUZZ_BUILD)/ and run FUZZ_SECONDS on FUZZ_JOBS jobs (2) over a copy of its corpus
 # (tests/fuzz/corpus/NAME, which it never writes). New inputs stay in
 # $(FUZZ_BUILD)/corpus/NAME, crashes in $(FUZZ_BUILD)/crashes/NAME/, logs in
 # $(FUZZ_BUILD)/logs/NAME/. FUZZ_TARGETS="csv ..." picks some. See docs/RELIABILITY.md.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 2
 FUZZ_CC ?= clang
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1
@@ -51,9 +52,9 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes/$$t $(FUZZ_BUILD)/logs/$$t; \
 	  cp -R tests/fuzz/corpus/$$t/. $(FUZZ_BUILD)/corpus/$$t/; \
-	  echo "fuzz_$$t: $(FUZZ_SECONDS) s, 2 jobs"; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s, $(FUZZ_JOBS) jobs"; \
 	  (cd $(FUZZ_BUILD)/logs/$$t && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    $(FUZZ_ABS)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=2 -workers=2 -timeout=10 \
+	    $(FUZZ_ABS)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS) -timeout=10 \
 	      -dict=$(CURDIR)/tests/fuzz/dict/$$t.dict -artifact_prefix=$(FUZZ_ABS)/crashes/$$t/ \
 	      $(FUZZ_ABS)/corpus/$$t >/dev/null 2>&1 || true); \
 	  tail -n 12 $(FUZZ_BUILD)/logs/$$t/fuzz-0.log | grep -E '^(stat::|Done|#)' || true; \
