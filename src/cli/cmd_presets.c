@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io_internal.h"
 
 static const cli_flag presets_flags[] = {
     {"--json", NULL, NULL, "tables",
@@ -32,22 +33,6 @@ static int fail(const char *kind, const char *name, const tp_error *err)
     fprintf(stderr, "trainplan: error: internal: %s preset \"%s\" does not load: %s: %s\n", kind,
             name, err->path, err->message);
     return CLI_EXIT_INTERNAL;
-}
-
-/* "8,030,261,248" */
-static void commas(int64_t v, char *buf, size_t n)
-{
-    char digits[32];
-    snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
-    size_t len = strlen(digits), o = 0;
-    if (v < 0 && o + 1 < n)
-        buf[o++] = '-';
-    for (size_t i = 0; i < len && o + 1 < n; i++) {
-        buf[o++] = digits[i];
-        if ((len - 1 - i) % 3 == 0 && i + 1 < len && o + 1 < n)
-            buf[o++] = ',';
-    }
-    buf[o] = '\0';
 }
 
 /* The citation's head for the tables: up to its first ':' or 60 characters. */
@@ -104,8 +89,8 @@ static int list_models(bool as_json, json_t *out)
             }
         } else {
             char tot[32], act[32];
-            commas(p.total, tot, sizeof tot);
-            commas(p.active, act, sizeof act);
+            tp_io_commas(p.total, tot, sizeof tot);
+            tp_io_commas(p.active, act, sizeof act);
             char cite[72];
             short_source(src, cite, sizeof cite);
             printf("  %-18s %21s %8.2f B %21s %8.2f B  %s\n", name, tot, (double)p.total / 1e9, act,

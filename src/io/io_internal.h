@@ -43,6 +43,10 @@ json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error
 
 /* ---- the parts of memory and step time (util.c) ---- */
 
+/* v with its digits grouped in threes, "8,030,261,248", into buf (n bytes);
+ * returns buf. */
+const char *tp_io_commas(int64_t v, char *buf, size_t n);
+
 /*
  * One component of the per-GPU memory (a double of tp_memory, bytes) or of
  * the step time (a double of tp_time, seconds): its JSON breakdown key, its

@@ -192,26 +192,15 @@ done:
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
 
-/* "29,975,214,080" */
+/* "29,975,214,080": x rounded to a whole number; beyond 9e18 (or NaN), "%.4g". */
 static const char *commas(double x, char *buf, size_t n)
 {
-    char digits[40];
     double r = floor(fabs(x) + 0.5);
-    if (r > 9e18) {
+    if (!(r <= 9e18)) {
         snprintf(buf, n, "%.4g", x);
         return buf;
     }
-    snprintf(digits, sizeof digits, "%llu", (unsigned long long)r);
-    size_t len = strlen(digits), o = 0;
-    if (x < 0 && r > 0 && o + 1 < n)
-        buf[o++] = '-';
-    for (size_t i = 0; i < len && o + 1 < n; i++) {
-        buf[o++] = digits[i];
-        if ((len - 1 - i) % 3 == 0 && i + 1 < len && o + 1 < n)
-            buf[o++] = ',';
-    }
-    buf[o] = '\0';
-    return buf;
+    return tp_io_commas(x < 0 ? -(int64_t)r : (int64_t)r, buf, n);
 }
 
 /* 599.5e9 -> "599.5 B"; 1.4e12 -> "1.40 T" (B = billion 1e9, T = 1e12). */

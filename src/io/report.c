@@ -13,27 +13,10 @@
 #include <string.h>
 
 #include "io.h"
+#include "io_internal.h"
 
 #define GIB 1073741824.0 /* 2^30 bytes */
 #define GB 1e9           /* bytes */
-
-/* "8,030,261,248" */
-static const char *commas(int64_t v, char *buf, size_t n)
-{
-    char digits[32];
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    snprintf(digits, sizeof digits, "%llu", u);
-    size_t len = strlen(digits), o = 0;
-    if (v < 0 && o + 1 < n)
-        buf[o++] = '-';
-    for (size_t i = 0; i < len && o + 1 < n; i++) {
-        buf[o++] = digits[i];
-        if ((len - 1 - i) % 3 == 0 && i + 1 < len && o + 1 < n)
-            buf[o++] = ',';
-    }
-    buf[o] = '\0';
-    return buf;
-}
 
 static const char *plural(int64_t n, const char *one, const char *many)
 {
@@ -44,7 +27,7 @@ static const char *plural(int64_t n, const char *one, const char *many)
 static const char *count_text(double v, char *buf, size_t n)
 {
     if (fabs(v) >= 1000.0 && fabs(v) < 9e18)
-        return commas((int64_t)llround(v), buf, n);
+        return tp_io_commas((int64_t)llround(v), buf, n);
     snprintf(buf, n, "%.3g", v);
     return buf;
 }
@@ -113,13 +96,13 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
     int64_t hd = m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
     fprintf(f, "Model: %s\n", m->name[0] ? m->name : "(unnamed)");
     fprintf(f, "  parameters      %s total (%.2f B), %s active per token (%.2f B)\n",
-            commas(p->total, a, sizeof a), (double)p->total / 1e9, commas(p->active, b, sizeof b),
+            tp_io_commas(p->total, a, sizeof a), (double)p->total / 1e9, tp_io_commas(p->active, b, sizeof b),
             (double)p->active / 1e9);
     fprintf(f,
             "  shape           %lld layers, hidden %lld, %lld heads (%lld kv heads, head dim "
             "%lld), ffn %lld, vocab %s\n",
             (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads, (long long)kv,
-            (long long)hd, (long long)m->ffn_hidden, commas(m->vocab, a, sizeof a));
+            (long long)hd, (long long)m->ffn_hidden, tp_io_commas(m->vocab, a, sizeof a));
     fprintf(f, "  layers          %s MLP, %s, %s embeddings%s\n",
             m->mlp == TP_MLP_SWIGLU ? "SwiGLU" : "GELU",
             m->norm == TP_NORM_RMSNORM ? "RMSNorm" : "LayerNorm",
@@ -133,16 +116,16 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
                 (long long)m->num_shared_experts, (long long)p->num_moe_layers);
     }
     fprintf(f, "  breakdown       embedding %s, output head %s, norms %s (parameters)\n",
-            commas(p->embedding, a, sizeof a), commas(p->output_head, b, sizeof b),
-            commas(p->norms, (char[32]){0}, 32));
+            tp_io_commas(p->embedding, a, sizeof a), tp_io_commas(p->output_head, b, sizeof b),
+            tp_io_commas(p->norms, (char[32]){0}, 32));
     fprintf(f, "                  attention %s, dense MLP %s (parameters)\n",
-            commas(p->attention, a, sizeof a), commas(p->mlp_dense, b, sizeof b));
+            tp_io_commas(p->attention, a, sizeof a), tp_io_commas(p->mlp_dense, b, sizeof b));
     if (p->moe_routed || p->moe_shared || p->router)
         fprintf(f,
                 "                  routed experts %s, shared experts %s, routers %s "
                 "(parameters)\n",
-                commas(p->moe_routed, a, sizeof a), commas(p->moe_shared, b, sizeof b),
-                commas(p->router, (char[32]){0}, 32));
+                tp_io_commas(p->moe_routed, a, sizeof a), tp_io_commas(p->moe_shared, b, sizeof b),
+                tp_io_commas(p->router, (char[32]){0}, 32));
 }
 
 static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
@@ -185,8 +168,8 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     fprintf(f,
             "                  = global batch %s %s = %s tokens per step (sequence length "
             "%lld tokens)\n",
-            commas(t->global_batch, a, sizeof a), plural(t->global_batch, "sequence", "sequences"),
-            commas(t->global_batch * t->seq_len, b, sizeof b), (long long)t->seq_len);
+            tp_io_commas(t->global_batch, a, sizeof a), plural(t->global_batch, "sequence", "sequences"),
+            tp_io_commas(t->global_batch * t->seq_len, b, sizeof b), (long long)t->seq_len);
 }
 
 static void section_flops(FILE *f, const tp_config *c, const tp_flops *fl)

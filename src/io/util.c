@@ -43,6 +43,23 @@ size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case)
     return row[lb];
 }
 
+const char *tp_io_commas(int64_t v, char *buf, size_t n)
+{
+    char digits[32];
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    snprintf(digits, sizeof digits, "%llu", u);
+    size_t len = strlen(digits), o = 0;
+    if (v < 0 && o + 1 < n)
+        buf[o++] = '-';
+    for (size_t i = 0; i < len && o + 1 < n; i++) {
+        buf[o++] = digits[i];
+        if ((len - 1 - i) % 3 == 0 && i + 1 < len && o + 1 < n)
+            buf[o++] = ',';
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 const tp_io_part tp_io_mem_parts[TP_IO_NUM_MEM_PARTS] = {
     {"weights", "weights", offsetof(tp_memory, weights_bytes)},
     {"weights_gathered", "gathered weights (ZeRO-3)", offsetof(tp_memory, weights_gathered_bytes)},

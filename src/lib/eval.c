@@ -21,7 +21,7 @@ double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bub
     return (pp - 1.0) / (vv * mm + pp - 1.0);
 }
 
-static const char *largest_part(const tp_memory *m, double *bytes)
+const char *tp__largest_mem_part(const tp_memory *m, double *bytes)
 {
     struct {
         const char *name;
@@ -88,7 +88,7 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     tp__memory_heaviest(c, &padded, out);
     if (!out->memory.fits) {
         double part_bytes;
-        const char *part = largest_part(&out->memory, &part_bytes);
+        const char *part = tp__largest_mem_part(&out->memory, &part_bytes);
         snprintf(out->reason, sizeof out->reason,
                  "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
                  (long long)out->memory.stage, out->memory.total_bytes / TP__GIB,

@@ -52,6 +52,24 @@ double tp__attn_kernel_rel(const tp_config *c);
  */
 void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r);
 
+/** Greatest common divisor of two positive counts. */
+static inline int64_t tp__gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/**
+ * The largest model-state or activation part of a memory breakdown (eval.c):
+ * its name for the infeasibility reason, its bytes in *bytes. Shared by
+ * tp_eval and the search's "closest misses".
+ */
+const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
+
 /**
  * Step-time model (src/lib/time.c): fills r->time from the config, the
  * already computed r->params, r->flops, r->memory. Validated input only.

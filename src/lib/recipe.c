@@ -175,16 +175,6 @@ tp_status tp_micro_batch_max(const tp_config *c, tp_mb_max *out, tp_error *err)
 
 /* ---- the recipe ---------------------------------------------------------- */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 typedef struct layout {
     int64_t tp, pp, cp, b;
     int zero;
@@ -207,7 +197,7 @@ static void make(const tp_config *base, const layout *l, tp_config *out)
     t->recompute = l->rc;
     t->micro_batch = l->b;
     int64_t dp = t->num_gpus / (l->tp * l->pp * l->cp);
-    t->ep = out->model.num_experts > 0 ? gcd64(out->model.num_experts, dp) : 1;
+    t->ep = out->model.num_experts > 0 ? tp__gcd64(out->model.num_experts, dp) : 1;
     int64_t B = base->train.global_batch, per = l->b * dp;
     if (B % per != 0) {
         int64_t mm = B / per;
@@ -319,7 +309,7 @@ tp_status tp_recipe_run(const tp_config *base_in, tp_recipe *out, tp_error *err)
     }
 
     /* 2. TP inside a node. */
-    int64_t hg = gcd64(m->num_heads, tp__kv_heads(m));
+    int64_t hg = tp__gcd64(m->num_heads, tp__kv_heads(m));
     int64_t tmax = 1;
     out->tp = 0;
     for (int64_t t = 1; t <= node && t <= hg; t++) {
@@ -513,7 +503,7 @@ tp_status tp_recipe_run(const tp_config *base_in, tp_recipe *out, tp_error *err)
     }
 
     /* 8. EP for MoE. */
-    out->ep = m->num_experts > 0 ? gcd64(m->num_experts, dp) : 1;
+    out->ep = m->num_experts > 0 ? tp__gcd64(m->num_experts, dp) : 1;
 
     /* 9. The recipe's layout. */
     base.train.global_batch = out->global_batch;

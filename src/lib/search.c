@@ -99,16 +99,6 @@ struct tp_search {
 
 /* ---- small helpers ------------------------------------------------ */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 static bool in_axis(const tp_axis *a, int64_t v)
 {
     return (a->min <= 0 || v >= a->min) && (a->max <= 0 || v <= a->max);
@@ -368,7 +358,7 @@ static int build(tp_search *s, int d)
     case L_EP: {
         int64_t dp = dp_of(t);
         if (s->cfg.model.num_experts > 0)
-            k = divisors(gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
+            k = divisors(tp__gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
         else if (in_axis(&sp->ep, 1))
             v[k++] = 1;
         /* micro-batches depend on DP only: list them once here */
@@ -679,7 +669,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
     s->node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node : base->gpu.gpus_per_node;
-    s->head_gcd = gcd64(base->model.num_heads, tp__kv_heads(&base->model));
+    s->head_gcd = tp__gcd64(base->model.num_heads, tp__kv_heads(&base->model));
     if ((st = tp_model_params(&s->cfg.model, 0, &s->params, err)) != TP_OK ||
         (st = tp_model_params(&s->cfg.model, s->cfg.train.pad_vocab_to, &s->padded, err)) !=
             TP_OK) {
@@ -922,24 +912,6 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
 #undef DIFF
 }
 
-static const char *largest_part(const tp_memory *m, double *bytes)
-{
-    struct {
-        const char *name;
-        double v;
-    } parts[] = {
-        {"weights", m->weights_bytes},         {"ZeRO-3 gathered weights", m->weights_gathered_bytes},
-        {"gradients", m->grads_bytes},         {"optimizer state", m->optimizer_bytes},
-        {"activations", m->activations_bytes}, {"logits", m->logits_bytes},
-    };
-    size_t best = 0;
-    for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
-        if (parts[i].v > parts[best].v)
-            best = i;
-    *bytes = parts[best].v;
-    return parts[best].name;
-}
-
 /* Does c fit (valid and every checked stage within capacity)? */
 static bool fits_cfg(const tp_config *c)
 {
@@ -977,7 +949,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
     if (st != TP_OK)
         return st;
     out->stage = r.memory.stage;
-    out->part = largest_part(&r.memory, &out->part_bytes);
+    out->part = tp__largest_mem_part(&r.memory, &out->part_bytes);
     out->total_bytes = r.memory.total_bytes;
     out->capacity_bytes = r.memory.capacity_bytes;
     out->over_bytes = r.memory.total_bytes - r.memory.capacity_bytes;
@@ -1015,7 +987,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
             break;
         }
     }
-    int64_t hg = gcd64(m->num_heads, tp__kv_heads(m));
+    int64_t hg = tp__gcd64(m->num_heads, tp__kv_heads(m));
     for (int64_t x = t0->tp + 1; x <= hg && x <= node; x++) {
         if (hg % x != 0 || node % x != 0)
             continue;

@@ -13,6 +13,23 @@
 
 #include "tp/tp.h"
 
+/* A reproducible xorshift64 sequence for the random-configuration tests
+ * (each test file has its own state, same seed). */
+static inline uint64_t rnd(void)
+{
+    static uint64_t state = 0x9E3779B97F4A7C15ULL;
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+
+/* One of the n values at v, at random. */
+static inline int64_t pick(const int64_t *v, size_t n)
+{
+    return v[rnd() % n];
+}
+
 /* A Llama-style decoder: RMSNorm, SwiGLU, rotary, grouped-query attention. */
 static inline tp_model llama(int64_t L, int64_t h, int64_t a, int64_t kv, int64_t f, int64_t V,
                              bool tied)

@@ -369,18 +369,7 @@ static void test_validation_messages(void **state)
 
 /* --- invariants over random valid configurations --- */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static int64_t pick(const int64_t *v, size_t n)
-{
-    return v[rnd() % n];
-}
+/* rnd() and pick(): fixtures.h */
 
 static double states(const tp_memory *m)
 {

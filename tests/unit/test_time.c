@@ -196,20 +196,7 @@ static void test_seed_s4_3(void **state)
 
 /* ------------------------------------------------------ contract, random */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static int64_t pick(const int64_t *v, size_t n)
-{
-    return v[rnd() % n];
-}
+/* rnd() and pick(): fixtures.h */
 
 static void test_random_contract(void **state)
 {
