@@ -315,13 +315,6 @@ static tp_status bound(const cli_extra *ex, int id, tp_axis *a, tp_error *err)
     return TP_OK;
 }
 
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        tp_status st_ = (x);                                                                     \
-        if (st_ != TP_OK)                                                                        \
-            return st_;                                                                          \
-    } while (0)
-
 /* Shared with cmd_explain.c through cli.h: the space the flags describe. */
 tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_config *c,
                            tp_search_space *sp, tp_error *err)
@@ -334,12 +327,12 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
             return tp_error_set(err, TP_ERR_INVALID_ARG, layout_only[i] + 2,
                                 "the search chooses this itself (1F1B, interleaved with --vpp > 1, "
                                 "end stages with fewer layers when PP does not divide them)");
-    TRY(fix_axis(co, "--tp", t->tp, &sp->tp));
-    TRY(fix_axis(co, "--pp", t->pp, &sp->pp));
-    TRY(fix_axis(co, "--cp", t->cp, &sp->cp));
-    TRY(fix_axis(co, "--ep", t->ep, &sp->ep));
-    TRY(fix_axis(co, "--vpp", t->vpp, &sp->vpp));
-    TRY(fix_axis(co, "--micro-batch", t->micro_batch, &sp->micro_batch));
+    TP_TRY(fix_axis(co, "--tp", t->tp, &sp->tp));
+    TP_TRY(fix_axis(co, "--pp", t->pp, &sp->pp));
+    TP_TRY(fix_axis(co, "--cp", t->cp, &sp->cp));
+    TP_TRY(fix_axis(co, "--ep", t->ep, &sp->ep));
+    TP_TRY(fix_axis(co, "--vpp", t->vpp, &sp->vpp));
+    TP_TRY(fix_axis(co, "--micro-batch", t->micro_batch, &sp->micro_batch));
     if (cli_given(co, "--zero") || cli_given(co, "--fsdp") ||
         cli_given(co, "--distributed-optimizer"))
         sp->zero_mask = TP_SEARCH_BIT(t->zero);
@@ -349,15 +342,15 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
         sp->sp_mask = t->sp ? TP_SEARCH_SP_ON : TP_SEARCH_SP_OFF;
     if (!ex)
         return TP_OK;
-    TRY(bound(ex, X_MAX_TP, &sp->tp, err));
-    TRY(bound(ex, X_MAX_PP, &sp->pp, err));
-    TRY(bound(ex, X_MAX_VPP, &sp->vpp, err));
-    TRY(bound(ex, X_MAX_CP, &sp->cp, err));
-    TRY(bound(ex, X_MAX_EP, &sp->ep, err));
-    TRY(bound(ex, X_MAX_MB, &sp->micro_batch, err));
+    TP_TRY(bound(ex, X_MAX_TP, &sp->tp, err));
+    TP_TRY(bound(ex, X_MAX_PP, &sp->pp, err));
+    TP_TRY(bound(ex, X_MAX_VPP, &sp->vpp, err));
+    TP_TRY(bound(ex, X_MAX_CP, &sp->cp, err));
+    TP_TRY(bound(ex, X_MAX_EP, &sp->ep, err));
+    TP_TRY(bound(ex, X_MAX_MB, &sp->micro_batch, err));
     if (ex->values[X_MAX_ZERO]) {
         int64_t z;
-        TRY(cli_flag_i64(&ex->flags[X_MAX_ZERO], ex->values[X_MAX_ZERO], &z, err));
+        TP_TRY(cli_flag_i64(&ex->flags[X_MAX_ZERO], ex->values[X_MAX_ZERO], &z, err));
         unsigned mask = sp->zero_mask ? sp->zero_mask : 0xFu;
         mask &= (1u << (unsigned)(z + 1)) - 1u;
         if (!mask)
@@ -368,7 +361,7 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
     }
     if (ex->values[X_MIN_GPUS]) {
         int64_t g;
-        TRY(cli_flag_i64(&ex->flags[X_MIN_GPUS], ex->values[X_MIN_GPUS], &g, err));
+        TP_TRY(cli_flag_i64(&ex->flags[X_MIN_GPUS], ex->values[X_MIN_GPUS], &g, err));
         if (g > t->num_gpus)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "min-gpus",
                                 "%lld is more than --gpus %lld", (long long)g,

@@ -600,18 +600,11 @@ static tp_status get_enum(const seen *sn, int id, int *out, tp_error *err)
     return cli_flag_enum(&flags[id], sn->val[id], out, err);
 }
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        tp_status st_ = (x);                                                                       \
-        if (st_ != TP_OK)                                                                          \
-            return st_;                                                                            \
-    } while (0)
-
 /* Set *dst from an integer flag when given. */
 #define OVERRIDE_I64(id, dst)                                                                      \
     do {                                                                                           \
         if (sn->val[id])                                                                           \
-            TRY(get_i64(sn, id, &(dst), err));                                                     \
+            TP_TRY(get_i64(sn, id, &(dst), err));                                                  \
     } while (0)
 
 static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
@@ -629,11 +622,11 @@ static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
     OVERRIDE_I64(F_SHARED_EXPERTS, m->num_shared_experts);
     int k;
     if (sn->val[F_MLP]) {
-        TRY(get_enum(sn, F_MLP, &k, err));
+        TP_TRY(get_enum(sn, F_MLP, &k, err));
         m->mlp = k == 0 ? TP_MLP_GELU : TP_MLP_SWIGLU;
     }
     if (sn->val[F_NORM]) {
-        TRY(get_enum(sn, F_NORM, &k, err));
+        TP_TRY(get_enum(sn, F_NORM, &k, err));
         m->norm = k == 0 ? TP_NORM_LAYERNORM : TP_NORM_RMSNORM;
     }
     if (sn->pos[F_TIE] > sn->pos[F_NO_TIE])
@@ -661,25 +654,25 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
 
     int k;
     if (sn->val[F_SCHEDULE]) {
-        TRY(get_enum(sn, F_SCHEDULE, &k, err));
+        TP_TRY(get_enum(sn, F_SCHEDULE, &k, err));
         t->schedule = sched_vals[k];
     } else if (t->vpp > 1) {
         t->schedule = TP_SCHED_INTERLEAVED;
     }
     if (sn->val[F_RECOMPUTE]) {
-        TRY(get_enum(sn, F_RECOMPUTE, &k, err));
+        TP_TRY(get_enum(sn, F_RECOMPUTE, &k, err));
         t->recompute = recomp_vals[k];
     }
     if (sn->val[F_PRECISION]) {
-        TRY(get_enum(sn, F_PRECISION, &k, err));
+        TP_TRY(get_enum(sn, F_PRECISION, &k, err));
         t->precision = prec_vals[k];
     }
     if (sn->val[F_GRAD_DTYPE]) {
-        TRY(get_enum(sn, F_GRAD_DTYPE, &k, err));
+        TP_TRY(get_enum(sn, F_GRAD_DTYPE, &k, err));
         t->grad_dtype = grad_vals[k];
     }
     if (sn->val[F_OPTIMIZER]) {
-        TRY(get_enum(sn, F_OPTIMIZER, &k, err));
+        TP_TRY(get_enum(sn, F_OPTIMIZER, &k, err));
         switch (k) {
         case 0:
             t->optimizer.kind = TP_OPT_ADAMW;
@@ -716,7 +709,7 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
     int zpos = 0;
     if (sn->val[F_ZERO]) {
         int64_t z;
-        TRY(get_i64(sn, F_ZERO, &z, err));
+        TP_TRY(get_i64(sn, F_ZERO, &z, err));
         t->zero = (int)z;
         zpos = sn->pos[F_ZERO];
     }
@@ -738,7 +731,7 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
         OVERRIDE_I64(F_GLOBAL_BATCH, t->global_batch);
     } else if (sn->val[F_GLOBAL_BATCH_TOKENS]) {
         int64_t tok;
-        TRY(get_i64(sn, F_GLOBAL_BATCH_TOKENS, &tok, err));
+        TP_TRY(get_i64(sn, F_GLOBAL_BATCH_TOKENS, &tok, err));
         if (tok % t->seq_len != 0)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch-tokens",
                                 "%lld tokens is not a multiple of the sequence length %lld "
@@ -756,36 +749,36 @@ static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
 {
     int k;
     if (sn->val[F_ATTN_FLOPS]) {
-        TRY(get_enum(sn, F_ATTN_FLOPS, &k, err));
+        TP_TRY(get_enum(sn, F_ATTN_FLOPS, &k, err));
         o->attn_flops = k == 0 ? TP_ATTN_FLOPS_CAUSAL : TP_ATTN_FLOPS_FULL;
     }
     if (sn->val[F_ACT_MODEL]) {
-        TRY(get_enum(sn, F_ACT_MODEL, &k, err));
+        TP_TRY(get_enum(sn, F_ACT_MODEL, &k, err));
         o->act_model = k == 0 ? TP_ACT_DETAILED : TP_ACT_KORTHIKANTI;
     }
     if (sn->val[F_CKPT_MODEL]) {
-        TRY(get_enum(sn, F_CKPT_MODEL, &k, err));
+        TP_TRY(get_enum(sn, F_CKPT_MODEL, &k, err));
         o->ckpt_model = k == 0 ? TP_CKPT_EXACT : TP_CKPT_SEED001;
     }
     if (sn->val[F_COLL_MODEL]) {
-        TRY(get_enum(sn, F_COLL_MODEL, &k, err));
+        TP_TRY(get_enum(sn, F_COLL_MODEL, &k, err));
         o->coll_model = k == 0 ? TP_COLL_RING : TP_COLL_SIMPLE;
     }
     double x;
     if (sn->val[F_CUDA_CTX]) {
-        TRY(get_f64(sn, F_CUDA_CTX, &x, err));
+        TP_TRY(get_f64(sn, F_CUDA_CTX, &x, err));
         o->cuda_context_bytes = x * GB;
     }
     if (sn->val[F_COMM_BUF]) {
-        TRY(get_f64(sn, F_COMM_BUF, &x, err));
+        TP_TRY(get_f64(sn, F_COMM_BUF, &x, err));
         o->comm_buffer_bytes = x * GB;
     }
     if (sn->val[F_FRAG])
-        TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
+        TP_TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
     if (sn->val[F_EXTRA_PARAM])
-        TRY(get_f64(sn, F_EXTRA_PARAM, &o->extra_param_bytes, err));
+        TP_TRY(get_f64(sn, F_EXTRA_PARAM, &o->extra_param_bytes, err));
     if (sn->val[F_CE_BYTES])
-        TRY(get_f64(sn, F_CE_BYTES, &o->ce_bytes_per_logit, err));
+        TP_TRY(get_f64(sn, F_CE_BYTES, &o->ce_bytes_per_logit, err));
     if (sn->val[F_TP_OVERLAP])
         o->tp_comm_overlap = true;
     if (sn->val[F_NO_DP_OVERLAP])
@@ -803,18 +796,18 @@ static tp_status apply_gpu(const seen *sn, tp_precision prec, tp_gpu *g, tp_erro
 {
     double x;
     if (sn->pos[F_GPU_MEM_GB] > sn->pos[F_GPU_MEM_GIB]) {
-        TRY(get_f64(sn, F_GPU_MEM_GB, &x, err));
+        TP_TRY(get_f64(sn, F_GPU_MEM_GB, &x, err));
         g->mem_capacity_bytes = x * GB;
     } else if (sn->val[F_GPU_MEM_GIB]) {
-        TRY(get_f64(sn, F_GPU_MEM_GIB, &x, err));
+        TP_TRY(get_f64(sn, F_GPU_MEM_GIB, &x, err));
         g->mem_capacity_bytes = x * GIB;
     }
     if (sn->val[F_PEAK_TFLOPS]) {
-        TRY(get_f64(sn, F_PEAK_TFLOPS, &x, err));
+        TP_TRY(get_f64(sn, F_PEAK_TFLOPS, &x, err));
         g->peak_flops_per_s[prec] = x * 1e12;
     }
     if (sn->val[F_PRICE])
-        TRY(get_f64(sn, F_PRICE, &g->price_per_gpu_hour, err));
+        TP_TRY(get_f64(sn, F_PRICE, &g->price_per_gpu_hour, err));
     return TP_OK;
 }
 
@@ -843,7 +836,7 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
     if (extra)
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
-    TRY(scan(argc, argv, argi, extra, &sn, err));
+    TP_TRY(scan(argc, argv, argi, extra, &sn, err));
 
     for (size_t k = 0; k < F_COUNT; k++)
         co->given[k] = sn.val[k] != NULL;
@@ -854,14 +847,14 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
 
     if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
         return load_error(err, "model", co->model, co);
-    TRY(apply_model(&sn, &c->model, err));
+    TP_TRY(apply_model(&sn, &c->model, err));
     if (tp_io_gpu_load(co->gpu, &c->gpu, err) != TP_OK)
         return load_error(err, "gpu", co->gpu, co);
     tp_train_default(&c->train);
     tp_options_default(&c->opts);
-    TRY(apply_train(&sn, &c->train, err));
-    TRY(apply_options(&sn, &c->opts, err));
-    TRY(apply_gpu(&sn, c->train.precision, &c->gpu, err));
+    TP_TRY(apply_train(&sn, &c->train, err));
+    TP_TRY(apply_options(&sn, &c->opts, err));
+    TP_TRY(apply_gpu(&sn, c->train.precision, &c->gpu, err));
     return TP_OK;
 }
 

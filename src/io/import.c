@@ -163,6 +163,17 @@ static void words_free(words *ws)
     memset(ws, 0, sizeof *ws);
 }
 
+/* A quote left open: the error points at the quote that opened it. */
+static tp_status unterminated(tp_error *err, const char *which, int line, int col)
+{
+    tp_error_set(err, TP_ERR_PARSE, "", "unterminated %s quote", which);
+    if (err) {
+        err->line = line;
+        err->column = col;
+    }
+    return TP_ERR_PARSE;
+}
+
 /* Split text into shell words. */
 static tp_status split_words(const char *text, words *ws, tp_error *err)
 {
@@ -232,14 +243,8 @@ static tp_status split_words(const char *text, words *ws, tp_error *err)
                     *o++ = text[i];
                     ADV();
                 }
-                if (i >= len) {
-                    tp_error_set(err, TP_ERR_PARSE, "", "unterminated single quote");
-                    if (err) {
-                        err->line = ql;
-                        err->column = qc;
-                    }
-                    return TP_ERR_PARSE;
-                }
+                if (i >= len)
+                    return unterminated(err, "single", ql, qc);
                 ADV();
             } else if (c == '"') {
                 int ql = line, qc = col;
@@ -257,14 +262,8 @@ static tp_status split_words(const char *text, words *ws, tp_error *err)
                     *o++ = text[i];
                     ADV();
                 }
-                if (i >= len) {
-                    tp_error_set(err, TP_ERR_PARSE, "", "unterminated double quote");
-                    if (err) {
-                        err->line = ql;
-                        err->column = qc;
-                    }
-                    return TP_ERR_PARSE;
-                }
+                if (i >= len)
+                    return unterminated(err, "double", ql, qc);
                 ADV();
             } else {
                 if (c == '$' || c == '`')
@@ -1212,12 +1211,6 @@ static tp_status missing(const char *name, tp_error *err)
     return tp_error_set(err, TP_ERR_CONFIG, name, "the arguments do not set \"%s\"", name);
 }
 
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        tp_status st_ = (x);                                                                     \
-        if (st_ != TP_OK)                                                                        \
-            return st_;                                                                          \
-    } while (0)
 #define PUSH(x)                                                                                  \
     do {                                                                                         \
         if (!(x))                                                                                \
@@ -1252,18 +1245,19 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
         return missing("--hidden-size", err);
     if (!sl[M_HEADS].set)
         return missing("--num-attention-heads", err);
-    TRY(val_i64(&sl[M_NUM_LAYERS], 1, MAX_LAYERS, &m->num_layers, err));
-    TRY(val_i64(&sl[M_HIDDEN], 1, MAX_DIM, &m->hidden, err));
-    TRY(val_i64(&sl[M_HEADS], 1, MAX_DIM, &m->num_heads, err));
+    TP_TRY(val_i64(&sl[M_NUM_LAYERS], 1, MAX_LAYERS, &m->num_layers, err));
+    TP_TRY(val_i64(&sl[M_HIDDEN], 1, MAX_DIM, &m->hidden, err));
+    TP_TRY(val_i64(&sl[M_HEADS], 1, MAX_DIM, &m->num_heads, err));
     int64_t L = m->num_layers, h = m->hidden, a = m->num_heads;
     bool swiglu = sl[M_SWIGLU].set;
     m->mlp = swiglu ? TP_MLP_SWIGLU : TP_MLP_GELU;
     /* Megatron's default: 4h, or int((4h * 2/3) / 64) * 64 with SwiGLU */
-    TRY(opt_i64(&sl[M_FFN], swiglu ? (8 * h / 192) * 64 : 4 * h, 1, MAX_FFN, &m->ffn_hidden, err));
+    TP_TRY(opt_i64(&sl[M_FFN], swiglu ? (8 * h / 192) * 64 : 4 * h, 1, MAX_FFN, &m->ffn_hidden,
+                   err));
     if (m->ffn_hidden < 1)
         return missing("--ffn-hidden-size", err);
     if (sl[M_KV_CHANNELS].set) {
-        TRY(val_i64(&sl[M_KV_CHANNELS], 1, MAX_DIM, &m->head_dim, err));
+        TP_TRY(val_i64(&sl[M_KV_CHANNELS], 1, MAX_DIM, &m->head_dim, err));
     } else {
         if (h % a != 0)
             return at(err, sl[M_HIDDEN].flag,
@@ -1276,12 +1270,12 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     }
     m->num_kv_heads = a;
     if (sl[M_GQA].set)
-        TRY(opt_i64(&sl[M_QUERY_GROUPS], 1, 1, MAX_DIM, &m->num_kv_heads, err));
+        TP_TRY(opt_i64(&sl[M_QUERY_GROUPS], 1, 1, MAX_DIM, &m->num_kv_heads, err));
     m->norm = TP_NORM_LAYERNORM;
     if (sl[M_NORM].set) {
         static const char *const norms[] = {"LayerNorm", "RMSNorm", NULL};
         int k;
-        TRY(val_choice(&sl[M_NORM], norms, &k, err));
+        TP_TRY(val_choice(&sl[M_NORM], norms, &k, err));
         m->norm = k == 1 ? TP_NORM_RMSNORM : TP_NORM_LAYERNORM;
     }
     m->tie_embeddings = !sl[M_UNTIE].set;
@@ -1292,17 +1286,17 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     if (!sl[M_SEQ].set)
         return missing("--seq-length", err);
     int64_t seq;
-    TRY(val_i64(&sl[M_SEQ], 1, MAX_SEQ, &seq, err));
+    TP_TRY(val_i64(&sl[M_SEQ], 1, MAX_SEQ, &seq, err));
     int64_t max_pos = seq;
     if (sl[M_MAX_POS].set)
-        TRY(val_i64(&sl[M_MAX_POS], 1, MAX_SEQ, &max_pos, err));
+        TP_TRY(val_i64(&sl[M_MAX_POS], 1, MAX_SEQ, &max_pos, err));
     else
         assume(im, "--max-position-embeddings not set: taken as --seq-length");
     int pos = 0; /* Megatron's default: learned_absolute */
     if (sl[M_POS_TYPE].set) {
         static const char *const types[] = {"learned_absolute", "rope", "none", "mrope",
                                             "relative", NULL};
-        TRY(val_choice(&sl[M_POS_TYPE], types, &pos, err));
+        TP_TRY(val_choice(&sl[M_POS_TYPE], types, &pos, err));
         if (pos >= 3) {
             char what[120];
             snprintf(what, sizeof what, "\"--position-embedding-type %s\" uses %s position "
@@ -1321,13 +1315,13 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
 
     /* ---- layout (the vocabulary padding needs TP) ---- */
     int64_t tp, pp, cp, ep;
-    TRY(opt_i64(&sl[M_TP], 1, 1, MAX_GPUS, &tp, err));
-    TRY(opt_i64(&sl[M_PP], 1, 1, MAX_GPUS, &pp, err));
-    TRY(opt_i64(&sl[M_CP], 1, 1, MAX_GPUS, &cp, err));
-    TRY(opt_i64(&sl[M_EP], 1, 1, MAX_GPUS, &ep, err));
+    TP_TRY(opt_i64(&sl[M_TP], 1, 1, MAX_GPUS, &tp, err));
+    TP_TRY(opt_i64(&sl[M_PP], 1, 1, MAX_GPUS, &pp, err));
+    TP_TRY(opt_i64(&sl[M_CP], 1, 1, MAX_GPUS, &cp, err));
+    TP_TRY(opt_i64(&sl[M_EP], 1, 1, MAX_GPUS, &ep, err));
     if (sl[M_ETP].set) {
         int64_t etp;
-        TRY(val_i64(&sl[M_ETP], 1, MAX_GPUS, &etp, err));
+        TP_TRY(val_i64(&sl[M_ETP], 1, MAX_GPUS, &etp, err));
         if (etp != tp) {
             char what[160];
             snprintf(what, sizeof what,
@@ -1341,14 +1335,14 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     /* ---- vocabulary ---- */
     int64_t pad = 0;
     if (sl[M_PADDED_VOCAB].set) {
-        TRY(val_i64(&sl[M_PADDED_VOCAB], 1, MAX_VOCAB, &m->vocab, err));
+        TP_TRY(val_i64(&sl[M_PADDED_VOCAB], 1, MAX_VOCAB, &m->vocab, err));
         im->has_vocab = true;
         assume(im, "--padded-vocab-size: used as the vocabulary, without further padding");
     } else if (sl[M_VOCAB].set) {
-        TRY(val_i64(&sl[M_VOCAB], 1, MAX_VOCAB, &m->vocab, err));
+        TP_TRY(val_i64(&sl[M_VOCAB], 1, MAX_VOCAB, &m->vocab, err));
         im->has_vocab = true;
         int64_t div;
-        TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, MAX_VOCAB, &div, err));
+        TP_TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, MAX_VOCAB, &div, err));
         /* Megatron pads to a multiple of make_vocab_size_divisible_by x TP;
          * when that changes nothing, no padding flag is needed. */
         int64_t multiple = div * tp;
@@ -1358,17 +1352,17 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
 
     /* ---- experts ---- */
     if (sl[M_EXPERTS].set)
-        TRY(val_i64(&sl[M_EXPERTS], 0, MAX_EXPERTS, &m->num_experts, err));
+        TP_TRY(val_i64(&sl[M_EXPERTS], 0, MAX_EXPERTS, &m->num_experts, err));
     if (m->num_experts > 0) {
-        TRY(opt_i64(&sl[M_TOPK], 2, 1, MAX_EXPERTS, &m->topk, err));
-        TRY(opt_i64(&sl[M_MOE_FFN], m->ffn_hidden, 1, MAX_FFN, &m->moe_ffn_hidden, err));
+        TP_TRY(opt_i64(&sl[M_TOPK], 2, 1, MAX_EXPERTS, &m->topk, err));
+        TP_TRY(opt_i64(&sl[M_MOE_FFN], m->ffn_hidden, 1, MAX_FFN, &m->moe_ffn_hidden, err));
         int64_t shared = 0;
-        TRY(opt_i64(&sl[M_SHARED], 0, 0, MAX_FFN, &shared, err));
+        TP_TRY(opt_i64(&sl[M_SHARED], 0, 0, MAX_FFN, &shared, err));
         m->num_shared_experts = shared > 0 ? 1 : 0;
         m->shared_ffn_hidden = shared;
         m->moe_layer_freq = 1;
         if (sl[M_MOE_FREQ].set)
-            TRY(moe_freq(&sl[M_MOE_FREQ], L, &m->moe_first_dense, &m->moe_layer_freq, err));
+            TP_TRY(moe_freq(&sl[M_MOE_FREQ], L, &m->moe_first_dense, &m->moe_layer_freq, err));
     }
 
     /* ---- emit: model ---- */
@@ -1395,11 +1389,11 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     if (!sl[M_MB].set)
         return missing("--micro-batch-size", err);
     int64_t mb;
-    TRY(val_i64(&sl[M_MB], 1, MAX_BATCH, &mb, err));
+    TP_TRY(val_i64(&sl[M_MB], 1, MAX_BATCH, &mb, err));
     PUSH(push_i64(im, "--micro-batch", mb));
     if (sl[M_GB].set) {
         int64_t gb;
-        TRY(val_i64(&sl[M_GB], 1, MAX_BATCH, &gb, err));
+        TP_TRY(val_i64(&sl[M_GB], 1, MAX_BATCH, &gb, err));
         PUSH(push_i64(im, "--global-batch", gb));
     }
 
@@ -1410,9 +1404,9 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     PUSH(push_i64(im, "--ep", ep));
     int64_t vpp = 1, first = 0, last = 0;
     if (sl[M_FIRST].set)
-        TRY(val_i64(&sl[M_FIRST], 1, MAX_LAYERS, &first, err));
+        TP_TRY(val_i64(&sl[M_FIRST], 1, MAX_LAYERS, &first, err));
     if (sl[M_LAST].set)
-        TRY(val_i64(&sl[M_LAST], 1, MAX_LAYERS, &last, err));
+        TP_TRY(val_i64(&sl[M_LAST], 1, MAX_LAYERS, &last, err));
     if (sl[M_VPP_LAYERS].set && sl[M_VPP_STAGES].set)
         return at(err, sl[M_VPP_STAGES].flag,
                   tp_error_set(err, TP_ERR_CONFIG, "--num-virtual-stages-per-pipeline-rank",
@@ -1420,7 +1414,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
                                "\"--num-virtual-stages-per-pipeline-rank\" cannot both be set"));
     if (sl[M_VPP_LAYERS].set) {
         int64_t per;
-        TRY(val_i64(&sl[M_VPP_LAYERS], 1, MAX_LAYERS, &per, err));
+        TP_TRY(val_i64(&sl[M_VPP_LAYERS], 1, MAX_LAYERS, &per, err));
         if (first || last)
             return at(err, sl[M_VPP_LAYERS].flag,
                       tp_error_set(err, TP_ERR_CONFIG, "--num-layers-per-virtual-pipeline-stage",
@@ -1435,7 +1429,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
                                    L / pp, per));
         vpp = (L / pp) / per;
     } else if (sl[M_VPP_STAGES].set) {
-        TRY(val_i64(&sl[M_VPP_STAGES], 1, MAX_LAYERS, &vpp, err));
+        TP_TRY(val_i64(&sl[M_VPP_STAGES], 1, MAX_LAYERS, &vpp, err));
     }
     if (vpp > 1)
         PUSH(push_i64(im, "--vpp", vpp));
@@ -1453,7 +1447,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
                                             "optim_grads_params", NULL};
         int k = 0;
         if (sl[M_DP_SHARD].set)
-            TRY(val_choice(&sl[M_DP_SHARD], strat, &k, err));
+            TP_TRY(val_choice(&sl[M_DP_SHARD], strat, &k, err));
         if (k > zero)
             zero = k;
     }
@@ -1467,7 +1461,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     int gran = -1; /* 0 full, 1 selective */
     if (sl[M_RECOMP_GRAN].set) {
         static const char *const g[] = {"full", "selective", NULL};
-        TRY(val_choice(&sl[M_RECOMP_GRAN], g, &gran, err));
+        TP_TRY(val_choice(&sl[M_RECOMP_GRAN], g, &gran, err));
     }
     if (sl[M_RECOMP_ACT].set)
         gran = 1; /* Megatron: --recompute-activations sets selective */
@@ -1497,7 +1491,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
                                    "\"--recompute-method uniform\""));
         static const char *const meth[] = {"uniform", "block", NULL};
         int k;
-        TRY(val_choice(&sl[M_RECOMP_METHOD], meth, &k, err));
+        TP_TRY(val_choice(&sl[M_RECOMP_METHOD], meth, &k, err));
         if (k == 1)
             return not_modelled(&sl[M_RECOMP_METHOD],
                                 "\"--recompute-method block\" recomputes only some layers of "
@@ -1505,7 +1499,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
                                 err);
         if (!sl[M_RECOMP_NUM].set)
             assume(im, "--recompute-num-layers not set: one layer per checkpoint");
-        TRY(opt_i64(&sl[M_RECOMP_NUM], 1, 1, MAX_LAYERS, &every, err));
+        TP_TRY(opt_i64(&sl[M_RECOMP_NUM], 1, 1, MAX_LAYERS, &every, err));
         recompute = "full";
     }
     PUSH(push_str(im, "--recompute", recompute));
@@ -1521,7 +1515,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     if (sl[M_FP8].set) {
         static const char *const f8[] = {"e4m3", "hybrid", NULL};
         int k;
-        TRY(val_choice(&sl[M_FP8], f8, &k, err));
+        TP_TRY(val_choice(&sl[M_FP8], f8, &k, err));
         prec = "fp8";
     } else if (!sl[M_BF16].set && !sl[M_FP16].set) {
         return tp_error_set(err, TP_ERR_CONFIG, "--bf16",
@@ -1541,13 +1535,13 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     if (sl[M_OPTIMIZER].set) {
         static const char *const opts[] = {"adam", "sgd", "muon", "dist_muon", NULL};
         int k;
-        TRY(val_choice(&sl[M_OPTIMIZER], opts, &k, err));
+        TP_TRY(val_choice(&sl[M_OPTIMIZER], opts, &k, err));
         if (k >= 2)
             return not_modelled(&sl[M_OPTIMIZER], "\"--optimizer muon\" keeps Muon state", err);
         if (k == 1) {
             double mom;
             if (sl[M_SGD_MOM].set)
-                TRY(val_f64(&sl[M_SGD_MOM], 0.0, 1e6, &mom, err));
+                TP_TRY(val_f64(&sl[M_SGD_MOM], 0.0, 1e6, &mom, err));
             else
                 mom = 0.9;
             opt = mom > 0.0 ? "sgd-momentum" : "sgd";
@@ -1556,13 +1550,13 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     if (sl[M_PREC_AWARE].set) {
         int ea = 0, eas = 0, mg = 0, mpar = 0;
         if (sl[M_EXP_AVG].set)
-            TRY(val_choice(&sl[M_EXP_AVG], dtype_names, &ea, err));
+            TP_TRY(val_choice(&sl[M_EXP_AVG], dtype_names, &ea, err));
         if (sl[M_EXP_AVG_SQ].set)
-            TRY(val_choice(&sl[M_EXP_AVG_SQ], dtype_names, &eas, err));
+            TP_TRY(val_choice(&sl[M_EXP_AVG_SQ], dtype_names, &eas, err));
         if (sl[M_MAIN_GRADS].set)
-            TRY(val_choice(&sl[M_MAIN_GRADS], dtype_names, &mg, err));
+            TP_TRY(val_choice(&sl[M_MAIN_GRADS], dtype_names, &mg, err));
         if (sl[M_MAIN_PARAMS].set)
-            TRY(val_choice(&sl[M_MAIN_PARAMS], dtype_names, &mpar, err));
+            TP_TRY(val_choice(&sl[M_MAIN_PARAMS], dtype_names, &mpar, err));
         if (mpar != 0)
             return not_modelled(&sl[M_MAIN_PARAMS],
                                 "\"--main-params-dtype\" keeps 16-bit master weights", err);
@@ -1593,16 +1587,16 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     /* ---- dropout, attention, padding ---- */
     double pa = 0.1, ph = 0.1; /* Megatron's defaults */
     if (sl[M_ATT_DROP].set)
-        TRY(val_f64(&sl[M_ATT_DROP], 0.0, 1.0, &pa, err));
+        TP_TRY(val_f64(&sl[M_ATT_DROP], 0.0, 1.0, &pa, err));
     if (sl[M_HID_DROP].set)
-        TRY(val_f64(&sl[M_HID_DROP], 0.0, 1.0, &ph, err));
+        TP_TRY(val_f64(&sl[M_HID_DROP], 0.0, 1.0, &ph, err));
     if (pa > 0.0 || ph > 0.0)
         PUSH(push_flag(im, "--dropout"));
     bool flash = true;
     if (sl[M_ATT_BACKEND].set) {
         static const char *const be[] = {"flash", "fused", "auto", "unfused", "local", NULL};
         int k;
-        TRY(val_choice(&sl[M_ATT_BACKEND], be, &k, err));
+        TP_TRY(val_choice(&sl[M_ATT_BACKEND], be, &k, err));
         flash = k <= 2;
     }
     if (sl[M_USE_FLASH].set)
@@ -1764,7 +1758,7 @@ static tp_status ds_offload(json_t *v, const char *path, tp_import *im, tp_error
 {
     if (json_is_null(v))
         return TP_OK;
-    TRY(ds_expect_object(v, path, err));
+    TP_TRY(ds_expect_object(v, path, err));
     const char *key;
     json_t *x;
     char p[128];
@@ -1802,7 +1796,7 @@ static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
         "stage3_gather_fp16_weights_on_model_save", "elastic_checkpoint",
         "load_from_fp32_weights", "ignore_unused_parameters", "legacy_stage1",
         "log_trace_cache_warnings", "cpu_offload_use_pin_memory", NULL};
-    TRY(ds_expect_object(v, "zero_optimization", err));
+    TP_TRY(ds_expect_object(v, "zero_optimization", err));
     const char *key;
     json_t *x;
     char p[128];
@@ -1818,13 +1812,13 @@ static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
                 return ds_err(err, p, "must be 0, 1, 2 or 3");
             *stage = (int)json_integer_value(x);
         } else if (strcmp(key, "offload_optimizer") == 0 || strcmp(key, "offload_param") == 0) {
-            TRY(ds_offload(x, p, im, err));
+            TP_TRY(ds_offload(x, p, im, err));
         } else if (strcmp(key, "cpu_offload") == 0 || strcmp(key, "cpu_offload_params") == 0) {
-            TRY(ds_reject_if_true(x, p, "offloads to the CPU", err));
+            TP_TRY(ds_reject_if_true(x, p, "offloads to the CPU", err));
         } else if (strcmp(key, "zero_quantized_weights") == 0 ||
                    strcmp(key, "zero_quantized_gradients") == 0 ||
                    strcmp(key, "zero_quantized_nontrainable_weights") == 0) {
-            TRY(ds_reject_if_true(x, p, "quantises ZeRO communication (ZeRO++)", err));
+            TP_TRY(ds_reject_if_true(x, p, "quantises ZeRO communication (ZeRO++)", err));
         } else if (strcmp(key, "zero_hpz_partition_size") == 0) {
             if (!json_is_integer(x))
                 return ds_err(err, p, "must be an integer");
@@ -1836,7 +1830,7 @@ static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
             if (json_integer_value(x) > 0)
                 return ds_not_modelled(err, p, "shards over sub-groups (MiCS)");
         } else {
-            TRY(ds_rest(p, key, approx, ignore, im, err));
+            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
         }
     }
     return TP_OK;
@@ -1849,14 +1843,14 @@ static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enable
                                               "loss_scale_window", "hysteresis",
                                               "consecutive_hysteresis", "min_loss_scale", NULL};
     static const char *const approx[] = {"auto_cast", "immediate_grad_update", NULL};
-    TRY(ds_expect_object(v, name, err));
+    TP_TRY(ds_expect_object(v, name, err));
     const char *key;
     json_t *x;
     char p[128];
     json_object_foreach(v, key, x) {
         ds_path(p, sizeof p, name, key);
         if (strcmp(key, "enabled") == 0) {
-            TRY(ds_bool(x, p, enabled, err));
+            TP_TRY(ds_bool(x, p, enabled, err));
             if (*enabled < 0) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "%s is \"auto\": precision taken from the trainplan "
@@ -1865,9 +1859,10 @@ static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enable
                 assume(im, msg);
             }
         } else if (strcmp(key, "fp16_master_weights_and_grads") == 0) {
-            TRY(ds_reject_if_true(x, p, "keeps 16-bit master weights and gradients", err));
+            TP_TRY(ds_reject_if_true(x, p, "keeps 16-bit master weights and gradients", err));
         } else {
-            TRY(ds_rest(p, key, approx, strcmp(name, "fp16") == 0 ? fp16_ignore : NULL, im, err));
+            TP_TRY(ds_rest(p, key, approx, strcmp(name, "fp16") == 0 ? fp16_ignore : NULL, im,
+                           err));
         }
     }
     return TP_OK;
@@ -1875,7 +1870,7 @@ static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enable
 
 static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_error *err)
 {
-    TRY(ds_expect_object(v, "optimizer", err));
+    TP_TRY(ds_expect_object(v, "optimizer", err));
     const char *key;
     json_t *x;
     char p[128];
@@ -1923,18 +1918,18 @@ static tp_status ds_checkpointing(json_t *v, tp_import *im, tp_error *err)
     static const char *const approx[] = {"contiguous_memory_optimization",
                                          "synchronize_checkpoint_boundary", NULL};
     static const char *const ignore[] = {"number_checkpoints", "profile", NULL};
-    TRY(ds_expect_object(v, "activation_checkpointing", err));
+    TP_TRY(ds_expect_object(v, "activation_checkpointing", err));
     const char *key;
     json_t *x;
     char p[128];
     json_object_foreach(v, key, x) {
         ds_path(p, sizeof p, "activation_checkpointing", key);
         if (strcmp(key, "partition_activations") == 0)
-            TRY(ds_reject_if_true(x, p, "splits the checkpointed activations across GPUs", err));
+            TP_TRY(ds_reject_if_true(x, p, "splits the checkpointed activations across GPUs", err));
         else if (strcmp(key, "cpu_checkpointing") == 0)
-            TRY(ds_reject_if_true(x, p, "moves the checkpointed activations to the CPU", err));
+            TP_TRY(ds_reject_if_true(x, p, "moves the checkpointed activations to the CPU", err));
         else
-            TRY(ds_rest(p, key, approx, ignore, im, err));
+            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
     }
     return TP_OK;
 }
@@ -1942,12 +1937,12 @@ static tp_status ds_checkpointing(json_t *v, tp_import *im, tp_error *err)
 static tp_status ds_enabled_reject(json_t *v, const char *name, const char *what, tp_import *im,
                                    tp_error *err)
 {
-    TRY(ds_expect_object(v, name, err));
+    TP_TRY(ds_expect_object(v, name, err));
     json_t *en = json_object_get(v, "enabled");
     char p[128];
     ds_path(p, sizeof p, name, "enabled");
     if (en)
-        TRY(ds_reject_if_true(en, p, what, err));
+        TP_TRY(ds_reject_if_true(en, p, what, err));
     list_add(im->ignored, sizeof im->ignored, name);
     return TP_OK;
 }
@@ -1971,28 +1966,28 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     json_t *v;
     json_object_foreach(root, key, v) {
         if (strcmp(key, "train_batch_size") == 0) {
-            TRY(ds_count(v, key, MAX_BATCH, &im->ds_train_batch, im, err));
+            TP_TRY(ds_count(v, key, MAX_BATCH, &im->ds_train_batch, im, err));
         } else if (strcmp(key, "train_micro_batch_size_per_gpu") == 0) {
-            TRY(ds_count(v, key, MAX_BATCH, &im->ds_micro_batch, im, err));
+            TP_TRY(ds_count(v, key, MAX_BATCH, &im->ds_micro_batch, im, err));
         } else if (strcmp(key, "gradient_accumulation_steps") == 0) {
-            TRY(ds_count(v, key, MAX_BATCH, &im->ds_grad_accum, im, err));
+            TP_TRY(ds_count(v, key, MAX_BATCH, &im->ds_grad_accum, im, err));
         } else if (strcmp(key, "zero_optimization") == 0) {
-            TRY(ds_zero(v, im, &stage, err));
+            TP_TRY(ds_zero(v, im, &stage, err));
             if (stage < 0 && !json_object_get(v, "stage"))
                 stage = 0;
         } else if (strcmp(key, "bf16") == 0) {
-            TRY(ds_half(v, "bf16", im, &bf16, err));
+            TP_TRY(ds_half(v, "bf16", im, &bf16, err));
         } else if (strcmp(key, "fp16") == 0) {
-            TRY(ds_half(v, "fp16", im, &fp16, err));
+            TP_TRY(ds_half(v, "fp16", im, &fp16, err));
         } else if (strcmp(key, "amp") == 0) {
-            TRY(ds_enabled_reject(v, "amp", "trains with NVIDIA Apex AMP", im, err));
+            TP_TRY(ds_enabled_reject(v, "amp", "trains with NVIDIA Apex AMP", im, err));
         } else if (strcmp(key, "optimizer") == 0) {
-            TRY(ds_optimizer(v, im, &opt, err));
+            TP_TRY(ds_optimizer(v, im, &opt, err));
         } else if (strcmp(key, "activation_checkpointing") == 0) {
-            TRY(ds_checkpointing(v, im, err));
+            TP_TRY(ds_checkpointing(v, im, err));
             ckpt = true;
         } else if (strcmp(key, "data_types") == 0) {
-            TRY(ds_expect_object(v, key, err));
+            TP_TRY(ds_expect_object(v, key, err));
             const char *k2;
             json_t *x;
             char p[128];
@@ -2010,11 +2005,12 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
         } else if (strcmp(key, "compression_training") == 0) {
             return ds_not_modelled(err, key, "compresses the model while training");
         } else if (strcmp(key, "elasticity") == 0) {
-            TRY(ds_enabled_reject(v, key, "changes the batch with the number of GPUs", im, err));
+            TP_TRY(ds_enabled_reject(v, key, "changes the batch with the number of GPUs", im, err));
         } else if (strcmp(key, "curriculum_learning") == 0 || strcmp(key, "data_efficiency") == 0) {
-            TRY(ds_enabled_reject(v, key, "changes the sequence length while training", im, err));
+            TP_TRY(ds_enabled_reject(v, key, "changes the sequence length while training", im,
+                                     err));
         } else {
-            TRY(ds_rest(key, key, approx, ignore, im, err));
+            TP_TRY(ds_rest(key, key, approx, ignore, im, err));
         }
     }
     if (bf16 == 1 && fp16 == 1)
@@ -2181,7 +2177,7 @@ static tp_status tj_flag_int(tpj *t, const char *sec, const char *key, int64_t m
                              const char *flag)
 {
     int64_t v;
-    TRY(tj_int(t, sec, key, min, &v));
+    TP_TRY(tj_int(t, sec, key, min, &v));
     if (!push_i64(t->im, flag, v))
         return full(t->err);
     return TP_OK;
@@ -2190,7 +2186,7 @@ static tp_status tj_flag_int(tpj *t, const char *sec, const char *key, int64_t m
 static tp_status tj_flag_str(tpj *t, const char *sec, const char *key, const char *flag)
 {
     const char *v;
-    TRY(tj_str(t, sec, key, &v));
+    TP_TRY(tj_str(t, sec, key, &v));
     if (!push_str(t->im, flag, v))
         return full(t->err);
     return TP_OK;
@@ -2214,7 +2210,7 @@ static tp_status tj_model(tpj *t)
 {
     tp_import *im = t->im;
     const char *name, *mlp, *norm, *pos;
-    TRY(tj_str(t, "model", "name", &name));
+    TP_TRY(tj_str(t, "model", "name", &name));
     tp_model preset;
     bool is_preset = tp_io_preset_text(TP_IO_MODEL, name) != NULL &&
                      tp_io_model_load(name, &preset, NULL) == TP_OK;
@@ -2229,31 +2225,31 @@ static tp_status tj_model(tpj *t)
                  name);
         assume(im, msg);
     }
-    TRY(tj_flag_int(t, "model", "layers", 1, "--layers"));
-    TRY(tj_flag_int(t, "model", "hidden", 1, "--hidden"));
-    TRY(tj_flag_int(t, "model", "heads", 1, "--heads"));
-    TRY(tj_flag_int(t, "model", "kv_heads", 1, "--kv-heads"));
-    TRY(tj_flag_int(t, "model", "head_dim", 1, "--head-dim"));
-    TRY(tj_flag_int(t, "model", "ffn_hidden", 1, "--ffn-hidden"));
-    TRY(tj_flag_int(t, "model", "vocab", 1, "--vocab"));
-    TRY(tj_str(t, "model", "mlp", &mlp));
-    TRY(tj_str(t, "model", "norm", &norm));
-    TRY(tj_str(t, "model", "position", &pos));
+    TP_TRY(tj_flag_int(t, "model", "layers", 1, "--layers"));
+    TP_TRY(tj_flag_int(t, "model", "hidden", 1, "--hidden"));
+    TP_TRY(tj_flag_int(t, "model", "heads", 1, "--heads"));
+    TP_TRY(tj_flag_int(t, "model", "kv_heads", 1, "--kv-heads"));
+    TP_TRY(tj_flag_int(t, "model", "head_dim", 1, "--head-dim"));
+    TP_TRY(tj_flag_int(t, "model", "ffn_hidden", 1, "--ffn-hidden"));
+    TP_TRY(tj_flag_int(t, "model", "vocab", 1, "--vocab"));
+    TP_TRY(tj_str(t, "model", "mlp", &mlp));
+    TP_TRY(tj_str(t, "model", "norm", &norm));
+    TP_TRY(tj_str(t, "model", "position", &pos));
     if (!push_str(im, "--mlp", mlp) || !push_str(im, "--norm", norm))
         return full(t->err);
     bool tie, bias;
-    TRY(tj_bool(t, "model", "tie_embeddings", &tie));
-    TRY(tj_bool(t, "model", "linear_bias", &bias));
+    TP_TRY(tj_bool(t, "model", "tie_embeddings", &tie));
+    TP_TRY(tj_bool(t, "model", "linear_bias", &bias));
     if (!push_flag(im, tie ? "--tie-embeddings" : "--no-tie-embeddings"))
         return full(t->err);
     int64_t experts;
-    TRY(tj_int(t, "model", "experts", 0, &experts));
+    TP_TRY(tj_int(t, "model", "experts", 0, &experts));
     if (!push_i64(im, "--experts", experts))
         return full(t->err);
     if (experts > 0) {
-        TRY(tj_flag_int(t, "model", "topk", 1, "--topk"));
-        TRY(tj_flag_int(t, "model", "moe_ffn_hidden", 1, "--moe-ffn-hidden"));
-        TRY(tj_flag_int(t, "model", "shared_experts", 0, "--shared-experts"));
+        TP_TRY(tj_flag_int(t, "model", "topk", 1, "--topk"));
+        TP_TRY(tj_flag_int(t, "model", "moe_ffn_hidden", 1, "--moe-ffn-hidden"));
+        TP_TRY(tj_flag_int(t, "model", "shared_experts", 0, "--shared-experts"));
     }
     /* fields without flags: applied by tp_io_import_apply */
     im->has_model = true;
@@ -2281,11 +2277,11 @@ static tp_status tj_gpu(tpj *t)
     tp_import *im = t->im;
     const char *name, *prec;
     double peak, cap, price;
-    TRY(tj_str(t, "gpu", "name", &name));
-    TRY(tj_num(t, "gpu", "peak_flops_per_s", &peak));
-    TRY(tj_str(t, "gpu", "peak_precision", &prec));
-    TRY(tj_num(t, "gpu", "memory_capacity_bytes", &cap));
-    TRY(tj_num(t, "gpu", "price_per_gpu_hour", &price));
+    TP_TRY(tj_str(t, "gpu", "name", &name));
+    TP_TRY(tj_num(t, "gpu", "peak_flops_per_s", &peak));
+    TP_TRY(tj_str(t, "gpu", "peak_precision", &prec));
+    TP_TRY(tj_num(t, "gpu", "memory_capacity_bytes", &cap));
+    TP_TRY(tj_num(t, "gpu", "price_per_gpu_hour", &price));
     tp_gpu g;
     bool is_preset = tp_io_preset_text(TP_IO_GPU, name) != NULL &&
                      tp_io_gpu_load(name, &g, NULL) == TP_OK;
@@ -2320,34 +2316,34 @@ static tp_status tj_gpu(tpj *t)
 static tp_status tj_layout(tpj *t)
 {
     tp_import *im = t->im;
-    TRY(tj_flag_int(t, "layout", "num_gpus", 1, "--gpus"));
+    TP_TRY(tj_flag_int(t, "layout", "num_gpus", 1, "--gpus"));
     int64_t gpn;
-    TRY(tj_int(t, "layout", "gpus_per_node", 1, &gpn));
+    TP_TRY(tj_int(t, "layout", "gpus_per_node", 1, &gpn));
     if (gpn != t->preset_gpus_per_node && !push_i64(im, "--gpus-per-node", gpn))
         return full(t->err);
-    TRY(tj_flag_int(t, "layout", "tp", 1, "--tp"));
-    TRY(tj_flag_int(t, "layout", "pp", 1, "--pp"));
-    TRY(tj_flag_int(t, "layout", "cp", 1, "--cp"));
-    TRY(tj_flag_int(t, "layout", "ep", 1, "--ep"));
-    TRY(tj_flag_int(t, "layout", "vpp", 1, "--vpp"));
+    TP_TRY(tj_flag_int(t, "layout", "tp", 1, "--tp"));
+    TP_TRY(tj_flag_int(t, "layout", "pp", 1, "--pp"));
+    TP_TRY(tj_flag_int(t, "layout", "cp", 1, "--cp"));
+    TP_TRY(tj_flag_int(t, "layout", "ep", 1, "--ep"));
+    TP_TRY(tj_flag_int(t, "layout", "vpp", 1, "--vpp"));
     bool sp;
-    TRY(tj_bool(t, "layout", "sp", &sp));
+    TP_TRY(tj_bool(t, "layout", "sp", &sp));
     if (!push_flag(im, sp ? "--sp" : "--no-sp"))
         return full(t->err);
-    TRY(tj_flag_int(t, "layout", "zero", 0, "--zero"));
-    TRY(tj_flag_str(t, "layout", "schedule", "--schedule"));
-    TRY(tj_flag_str(t, "layout", "recompute", "--recompute"));
-    TRY(tj_flag_int(t, "layout", "recompute_every", 1, "--recompute-every"));
+    TP_TRY(tj_flag_int(t, "layout", "zero", 0, "--zero"));
+    TP_TRY(tj_flag_str(t, "layout", "schedule", "--schedule"));
+    TP_TRY(tj_flag_str(t, "layout", "recompute", "--recompute"));
+    TP_TRY(tj_flag_int(t, "layout", "recompute_every", 1, "--recompute-every"));
     int64_t first, last;
-    TRY(tj_int(t, "layout", "first_stage_layers", 0, &first));
-    TRY(tj_int(t, "layout", "last_stage_layers", 0, &last));
+    TP_TRY(tj_int(t, "layout", "first_stage_layers", 0, &first));
+    TP_TRY(tj_int(t, "layout", "last_stage_layers", 0, &last));
     if (first > 0 && !push_i64(im, "--first-stage-layers", first))
         return full(t->err);
     if (last > 0 && !push_i64(im, "--last-stage-layers", last))
         return full(t->err);
-    TRY(tj_flag_int(t, "layout", "seq_len", 1, "--seq-len"));
-    TRY(tj_flag_int(t, "layout", "micro_batch", 1, "--micro-batch"));
-    TRY(tj_flag_int(t, "layout", "global_batch", 1, "--global-batch"));
+    TP_TRY(tj_flag_int(t, "layout", "seq_len", 1, "--seq-len"));
+    TP_TRY(tj_flag_int(t, "layout", "micro_batch", 1, "--micro-batch"));
+    TP_TRY(tj_flag_int(t, "layout", "global_batch", 1, "--global-batch"));
     im->has_gpus = true;
     return TP_OK;
 }
@@ -2355,20 +2351,20 @@ static tp_status tj_layout(tpj *t)
 static tp_status tj_training(tpj *t)
 {
     tp_import *im = t->im;
-    TRY(tj_flag_str(t, "training", "precision", "--precision"));
-    TRY(tj_flag_str(t, "training", "grad_dtype", "--grad-dtype"));
-    TRY(tj_flag_str(t, "training", "optimizer", "--optimizer"));
+    TP_TRY(tj_flag_str(t, "training", "precision", "--precision"));
+    TP_TRY(tj_flag_str(t, "training", "grad_dtype", "--grad-dtype"));
+    TP_TRY(tj_flag_str(t, "training", "optimizer", "--optimizer"));
     bool master, flash, dropout, fused;
-    TRY(tj_bool(t, "training", "master_weights", &master));
-    TRY(tj_bool(t, "training", "flash_attn", &flash));
-    TRY(tj_bool(t, "training", "dropout", &dropout));
-    TRY(tj_bool(t, "training", "fused_ce", &fused));
+    TP_TRY(tj_bool(t, "training", "master_weights", &master));
+    TP_TRY(tj_bool(t, "training", "flash_attn", &flash));
+    TP_TRY(tj_bool(t, "training", "dropout", &dropout));
+    TP_TRY(tj_bool(t, "training", "fused_ce", &fused));
     if ((!master && !push_flag(im, "--no-master-weights")) ||
         (!flash && !push_flag(im, "--no-flash-attn")) || (dropout && !push_flag(im, "--dropout")) ||
         (fused && !push_flag(im, "--fused-ce")))
         return full(t->err);
     int64_t pad;
-    TRY(tj_int(t, "training", "pad_vocab_to", 1, &pad));
+    TP_TRY(tj_int(t, "training", "pad_vocab_to", 1, &pad));
     if (pad > 1 && !push_i64(im, "--pad-vocab", pad))
         return full(t->err);
     return TP_OK;
@@ -2379,16 +2375,16 @@ static tp_status tj_conventions(tpj *t)
     tp_import *im = t->im;
     if (!json_is_object(json_object_get(t->root, "conventions")))
         return TP_OK; /* older files: trainplan's defaults */
-    TRY(tj_flag_str(t, "conventions", "attn_flops", "--attn-flops"));
-    TRY(tj_flag_str(t, "conventions", "act_model", "--act-model"));
-    TRY(tj_flag_str(t, "conventions", "ckpt_model", "--ckpt-model"));
-    TRY(tj_flag_str(t, "conventions", "coll_model", "--coll-model"));
+    TP_TRY(tj_flag_str(t, "conventions", "attn_flops", "--attn-flops"));
+    TP_TRY(tj_flag_str(t, "conventions", "act_model", "--act-model"));
+    TP_TRY(tj_flag_str(t, "conventions", "ckpt_model", "--ckpt-model"));
+    TP_TRY(tj_flag_str(t, "conventions", "coll_model", "--coll-model"));
     tp_options d;
     tp_options_default(&d);
     double ctx, buf, frag;
-    TRY(tj_num(t, "conventions", "cuda_context_bytes", &ctx));
-    TRY(tj_num(t, "conventions", "comm_buffer_bytes", &buf));
-    TRY(tj_num(t, "conventions", "fragmentation", &frag));
+    TP_TRY(tj_num(t, "conventions", "cuda_context_bytes", &ctx));
+    TP_TRY(tj_num(t, "conventions", "comm_buffer_bytes", &buf));
+    TP_TRY(tj_num(t, "conventions", "fragmentation", &frag));
     if (differs(ctx, d.cuda_context_bytes) && !push_real(im, "--cuda-context-gb", ctx / 1e9))
         return full(t->err);
     if (differs(buf, d.comm_buffer_bytes) && !push_real(im, "--comm-buffer-gb", buf / 1e9))
@@ -2412,14 +2408,14 @@ static tp_status tj_plan(json_t *doc, tp_import *im, tp_error *err)
                             "the plan has no phase with a layout (\"phases[0].layout\")");
     tpj t = {doc, im, err, 0};
     const char *name;
-    TRY(tj_str(&t, "model", "name", &name));
+    TP_TRY(tj_str(&t, "model", "name", &name));
     tp_model pre;
     bool is_preset = tp_io_preset_text(TP_IO_MODEL, name) != NULL &&
                      tp_io_model_load(name, &pre, NULL) == TP_OK;
     int64_t L = 0, h = 0, a = 0;
-    TRY(tj_int(&t, "model", "num_layers", 1, &L));
-    TRY(tj_int(&t, "model", "hidden", 1, &h));
-    TRY(tj_int(&t, "model", "num_heads", 1, &a));
+    TP_TRY(tj_int(&t, "model", "num_layers", 1, &L));
+    TP_TRY(tj_int(&t, "model", "hidden", 1, &h));
+    TP_TRY(tj_int(&t, "model", "num_heads", 1, &a));
     if (is_preset && !push_str(im, "--model", name))
         return full(err);
     if (!is_preset || pre.num_layers != L || pre.hidden != h || pre.num_heads != a) {
@@ -2432,11 +2428,11 @@ static tp_status tj_plan(json_t *doc, tp_import *im, tp_error *err)
     (void)model;
     const char *gpu;
     t.root = doc;
-    TRY(tj_str(&t, "cluster", "gpu", &gpu));
+    TP_TRY(tj_str(&t, "cluster", "gpu", &gpu));
     if (!push_str(im, "--gpu", gpu))
         return full(err);
-    TRY(tj_flag_int(&t, "cluster", "num_gpus", 1, "--gpus"));
-    TRY(tj_flag_int(&t, "cluster", "gpus_per_node", 1, "--gpus-per-node"));
+    TP_TRY(tj_flag_int(&t, "cluster", "num_gpus", 1, "--gpus"));
+    TP_TRY(tj_flag_int(&t, "cluster", "gpus_per_node", 1, "--gpus-per-node"));
     (void)cl;
     /* the phase: layout, sequence, batch */
     json_t *wrap_obj = json_object();

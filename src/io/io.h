@@ -17,6 +17,14 @@
 
 typedef enum tp_io_kind { TP_IO_MODEL = 0, TP_IO_GPU } tp_io_kind;
 
+/** Evaluate a tp_status expression; return its status from the caller when it is not TP_OK. */
+#define TP_TRY(x)                                                                                  \
+    do {                                                                                           \
+        tp_status tp_try_st_ = (x);                                                                \
+        if (tp_try_st_ != TP_OK)                                                                   \
+            return tp_try_st_;                                                                     \
+    } while (0)
+
 /* ---- presets (presets/models/ *.json, presets/gpus/ *.json, embedded) ---- */
 
 /** Number of presets of a kind, sorted by name. */
