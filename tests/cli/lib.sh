@@ -6,7 +6,7 @@
 #   . "$(dirname "$0")/lib.sh"
 #
 # It makes $tmp (removed on exit) and the pass/fail counters, and defines
-# ok, bad, run, expect_error, has, json_check, pycheck, svg_vs_estimate,
+# ok, bad, run, expect_error, has, doc_sample, json_check, pycheck, svg_vs_estimate,
 # render_check, no_temp_files and finish. Needs python3 for the checks.
 
 tmp=$(mktemp -d)
@@ -43,6 +43,23 @@ expect_error() {
 # has NAME TEXT: stdout of the last run contains TEXT (fixed string)
 has() {
     if grep -qF -- "$2" "$tmp/out"; then ok; else bad "$1: stdout lacks [$2]"; fi
+}
+
+# doc_sample DOC PREFIX: the fenced block of DOC whose first line starts
+# with PREFIX is an abridged copy of stdout of the last run: each of its
+# lines, but for "...", is a whole line of that stdout. Keeps the samples in
+# docs/ true as the model changes.
+doc_sample() {
+    local doc=$1 prefix=$2 sample line
+    sample=$(awk -v p="$prefix" '/^```/ { if (inside) exit; if ((getline l) > 0 && index(l, p) == 1) { inside = 1; print l }; next }
+                                 inside && $0 !~ /^ *\.\.\.$/ { print }' "$doc")
+    if [ -z "$sample" ]; then
+        bad "$doc: no sample beginning [$prefix]"
+        return
+    fi
+    while IFS= read -r line; do
+        if grep -qxF -- "$line" "$tmp/out"; then ok; else bad "$doc shows a line the program does not print: [$line]"; fi
+    done <<<"$sample"
 }
 
 # json_check NAME WANT_RC PYTHON_EXPR...: after `run ... --json`, the run

@@ -45,6 +45,7 @@ for s in "1. Model" "2. Tokens (scaling laws)" "3. Sequence length, batch and st
     "GPU-hours" "predicted MFU" "goodput" "Young / Daly"; do
     has "example report" "$s"
 done
+doc_sample "$SRC/docs/plan.md" "trainplan plan: "
 
 run plan --json
 check_json "example json" 0 \

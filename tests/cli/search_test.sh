@@ -9,12 +9,13 @@
 #
 #   bash tests/cli/search_test.sh /path/to/trainplan
 #
-# Env: TP_SOURCE_DIR, TP_SHARED_DIR (set by ctest; unused beyond locating
-# the tree). Needs python3 for JSON and CSV parsing. Prints one line per
+# Env: TP_SOURCE_DIR (set by ctest) locates the tree, for the samples that
+# docs/search.md shows. Needs python3 for JSON and CSV parsing. Prints one line per
 # failure and a final "N passed, M failed"; exits non-zero on failure.
 set -u
 
 T=${1:?usage: search_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$(dirname "$0")/lib.sh"
 
 # expect_rc WANT NAME: the last run's status
@@ -163,6 +164,14 @@ need(len(rows) == 5, "want 4 data rows, got %d" % (len(rows) - 1))
 need(all(len(r) == len(rows[0]) for r in rows), "ragged rows")
 need(rows[1][0] == "1" and rows[1][-1] == "" and rows[2][-1] != "", "notes")
 '
+
+# ---------------------------------------------------------------- docs/search.md's samples
+run search --model llama-2-7b --gpus 64 --seq-len 131072 --global-batch-tokens 4194304 --top 2
+expect_rc 0 "docs/search.md runner-up sample"
+doc_sample "$SRC/docs/search.md" "#2  "
+run search --model llama-3-8b --gpus 8 --seq-len 524288 --global-batch 1
+expect_rc 1 "docs/search.md closest-layout sample"
+doc_sample "$SRC/docs/search.md" "1. TP "
 
 # ---------------------------------------------------------------- nothing fits
 run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3
