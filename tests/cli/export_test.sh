@@ -389,6 +389,9 @@ no_temp_files "DeepSpeed all or nothing" "$tmp/w"
 # shellcheck disable=SC2086
 run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --train-tokens 1e9
 check "--train-tokens sets --train-iters" grep -qx -- '--train-iters 1908' "$tmp/out"
+run export --format megatron --model llama-3-70b --gpus 256 --tp 8 --pp 2 --seq-len 8192 \
+    --global-batch 64 --distributed-optimizer --recompute selective --schedule gpipe
+doc_sample "$SRC/docs/export.md" "# Megatron-LM pretrain_gpt.py arguments"
 # shellcheck disable=SC2086
 run export --format megatron ${PLAN[llama3-70b-256xh100-tp8-pp2]} --schedule gpipe
 check "what Megatron cannot express is listed, not dropped" grep -q \
