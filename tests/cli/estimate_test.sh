@@ -117,6 +117,37 @@ check_json "default estimate: contract keys and types" \
     'isinstance(j["units"], dict) and "memory" in j["units"]' \
     'isinstance(j["reason"], str)'
 
+# docs/cli.md's JSON example: every literal value it shows for a key is the
+# value the program prints for that key.
+run estimate --model llama-3-8b --gpus 8 --tp 2 --pp 2 --global-batch 32 --json
+cp "$tmp/out" "$tmp/cli_sample.json"
+pycheck "docs/cli.md JSON example" "$SRC/docs/cli.md" "$tmp/cli_sample.json" <<'PY'
+import json, re, sys
+doc = open(sys.argv[1]).read()
+cmd = "$ trainplan estimate --model llama-3-8b --gpus 8 --tp 2 --pp 2 --global-batch 32 --json\n"
+sample = doc[doc.index(cmd) + len(cmd):]
+sample = sample[:sample.index("```")]
+j = json.load(open(sys.argv[2]))
+def find(o, key):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == key:
+                yield v
+            yield from find(v, key)
+    elif isinstance(o, list):
+        for v in o:
+            yield from find(v, key)
+seen = 0
+for key, lit in re.findall(r'"(\w+)": ("[^"]*"|-?[0-9][0-9.e+-]*|true|false|null)', sample):
+    want = json.loads(lit)
+    got = list(find(j, key))
+    same = lambda g: g == want if isinstance(want, (str, bool)) or want is None or isinstance(g, bool) \
+        else isinstance(g, (int, float)) and abs(g - want) <= 1e-12 * abs(want)
+    assert any(same(g) for g in got), "docs/cli.md shows %s = %r, the program prints %r" % (key, want, got)
+    seen += 1
+assert seen >= 10, "only %d values found in the sample" % seen
+PY
+
 # does not fit: still exit 0, fits false, a reason
 run estimate --json --gpus 1
 check_json "llama-3-8b on one GPU does not fit" \
