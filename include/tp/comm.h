@@ -31,11 +31,12 @@
  * (formulas.md 4.3); latency counts 2(n-1) - 2(N-1) intra-node and 2(N-1)
  * inter-node steps for a ring all-reduce over N nodes (NCCL tuning.cc), or
  * a double binary tree's 2((r-1) alpha_intra + ceil(log2 N) alpha_inter)
- * (2 ceil(log2 n) alpha_intra inside one node), whichever is smaller. All-to-all across nodes moves the off-node share
- * (n - r)/n of the buffer through the NIC and the rest over the intra-node
- * link at the same time (the slower one decides). Bandwidths passed to the
- * group functions are line rates; they are scaled by the GPU's achieved
- * fractions (tp_gpu_eff.intra_bw, .inter_bw) inside.
+ * (2 ceil(log2 n) alpha_intra inside one node), whichever is smaller.
+ * All-to-all across nodes moves the off-node share (n - r)/n of the buffer
+ * through the NIC and the rest over the intra-node link at the same time
+ * (the slower one decides). Bandwidths passed to the group functions are
+ * line rates; they are scaled by the GPU's achieved fractions
+ * (tp_gpu_eff.intra_bw, .inter_bw) inside.
  *
  * All functions are pure, never return NaN or inf for finite non-negative
  * input (n < 1 or bytes <= 0 give 0), and are thread-safe.

@@ -382,7 +382,7 @@ typedef struct tp_plan {
     const tp_scaling_fit *fit;
     double tokens;                /* total LM tokens, all phases */
     double tokens_per_param;
-    double compute_budget_flops;  /* --compute, or what budget_usd buys at the user MFU; 0 if none */
+    double compute_budget_flops;  /* --compute, or what budget_usd buys at the user MFU; else 0 */
     double loss;                  /* predicted L(N, D) */
     tp_scaling_point optimal;     /* compute-optimal point at this plan's 6ND compute */
     tp_scaling_point rule20;      /* 20 tokens/param point at the same compute */

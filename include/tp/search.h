@@ -46,7 +46,10 @@ extern "C" {
 /* Search space                                                        */
 /* ------------------------------------------------------------------ */
 
-/** Inclusive bounds of one integer axis. 0 means open on that side (min 1, no max); min == max fixes it. */
+/**
+ * Inclusive bounds of one integer axis. 0 means open on that side (min 1,
+ * no max); min == max fixes it.
+ */
 typedef struct tp_axis {
     int64_t min, max;
 } tp_axis;
@@ -158,8 +161,8 @@ TP_API int tp_search_order(const tp_search_item *a, const tp_search_item *b, tp_
 /**
  * Run a whole search and keep the best k fitting layouts in top[0..k-1],
  * best first; *n receives how many were found (<= k); top may be NULL when
- * k is 0 (a counting run). stats (may be NULL) receives the final counters. Allocates only the search handle, freed
- * before returning. Errors as tp_search_new.
+ * k is 0 (a counting run). stats (may be NULL) receives the final
+ * counters. Allocates only the search handle, freed before returning. Errors as tp_search_new.
  */
 TP_API tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_rank_by by,
                                tp_search_item *top, size_t k, size_t *n, tp_search_stats *stats,
@@ -173,9 +176,9 @@ TP_API tp_status tp_search_top(const tp_config *base, const tp_search_space *spa
 typedef struct tp_search_delta {
     double step_s;             /* step time difference */
     double step_rel;           /* step_s / best step (0 when the best step is 0) */
-    const char *time_part;     /* the step-time component that grew most ("bubble", ...), "" if none */
+    const char *time_part;     /* step-time component that grew most ("bubble", ...), "" if none */
     double time_part_s;        /* its growth */
-    const char *mem_part;      /* the memory component (heaviest stage) that differs most in absolute value */
+    const char *mem_part;      /* memory part (heaviest stage) differing most, in absolute value */
     double mem_part_bytes;     /* its difference (signed) */
     double headroom_bytes;     /* headroom difference */
     double cost_per_token_usd; /* cost difference */

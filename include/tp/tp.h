@@ -119,8 +119,10 @@ typedef enum tp_recompute {
 
 /** Attention-core FLOP convention (formulas.md 2.5). */
 typedef enum tp_attn_flops {
-    TP_ATTN_FLOPS_CAUSAL = 0, /* causal mask halves QK^T and AV (default: what FlashAttention executes) */
-    TP_ATTN_FLOPS_FULL        /* no causal discount (PaLM, torchtitan, Megatron before 2025)           */
+    /* causal mask halves QK^T and AV (default: what FlashAttention executes) */
+    TP_ATTN_FLOPS_CAUSAL = 0,
+    /* no causal discount (PaLM, torchtitan, Megatron before 2025) */
+    TP_ATTN_FLOPS_FULL
 } tp_attn_flops;
 
 /** Activation-memory accounting (formulas.md 3.3). */
@@ -179,7 +181,7 @@ typedef struct tp_model {
     int64_t num_experts;       /* E routed experts (0 = dense model) */
     int64_t topk;              /* k experts per token */
     int64_t moe_ffn_hidden;    /* f_e per expert (0 -> ffn_hidden) */
-    int64_t num_shared_experts;/* shared experts, each moe_ffn_hidden wide unless shared_ffn_hidden */
+    int64_t num_shared_experts;/* shared experts, moe_ffn_hidden wide unless shared_ffn_hidden */
     int64_t shared_ffn_hidden; /* total width of the shared experts (0 -> num_shared * f_e) */
     int64_t moe_first_dense;   /* leading dense layers (DeepSeek-style) */
     int64_t moe_layer_freq;    /* every n-th layer after those is MoE (0/1 -> all) */
