@@ -10,6 +10,7 @@
  * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
  * input, 4 internal error.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,11 +175,11 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     } else if (by == TP_RANK_COST && tm->computed) {
         fprintf(f, "%+.3f USD per 1M tokens, step %+.3f s (%+.1f%%)",
                 1e6 * d.cost_per_token_usd, d.step_s, 100.0 * d.step_rel);
-        if (d.time_part[0])
+        if (d.time_part[0] && fabs(d.time_part_s) >= 0.0005) /* not "+0.000 s" */
             fprintf(f, ", mostly %s %+.3f s", d.time_part, d.time_part_s);
     } else if (tm->computed) {
         fprintf(f, "%.3f s slower (%+.1f%%)", d.step_s, 100.0 * d.step_rel);
-        if (d.time_part[0])
+        if (d.time_part[0] && fabs(d.time_part_s) >= 0.0005) /* not "+0.000 s" */
             fprintf(f, ", mostly %s %+.3f s", d.time_part, d.time_part_s);
     } else {
         fprintf(f, "same predicted step (time model unavailable)");
@@ -242,7 +243,7 @@ static void delta_text(const tp_search_item *best, const tp_search_item *it, cha
     tp_search_delta d;
     tp_search_delta_eval(best, it, &d);
     char part[96] = "";
-    if (d.time_part[0])
+    if (d.time_part[0] && fabs(d.time_part_s) >= 0.00005) /* not "+0.0000 s" */
         snprintf(part, sizeof part, ", mostly %s %+.4f s", d.time_part, d.time_part_s);
     snprintf(buf, n, "%+.4f s (%+.1f%%)%s; %s", d.step_s, 100.0 * d.step_rel, part,
              d.layout[0] ? d.layout : "same layout axes");

@@ -173,6 +173,12 @@ run search --model llama-3-8b --gpus 8 --seq-len 524288 --global-batch 1
 expect_rc 1 "docs/search.md closest-layout sample"
 doc_sample "$SRC/docs/search.md" "1. TP "
 
+# runner-ups that tie on step time (ZeRO-1/2/3 at DP 1 x CP 2): no "mostly X +0.000 s"
+run search --model llama-3-8b --gpus 12 --global-batch 7
+expect_rc 0 "ties on step time"
+has "ties on step time" "vs #1: 0.000 s slower (+0.0%); ZeRO-1 vs 2"
+if grep -q "+0\.000 s" "$tmp/out"; then bad "ties on step time: a part grew by +0.000 s"; else ok; fi
+
 # ---------------------------------------------------------------- nothing fits
 run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3
 expect_rc 1 "405B on 8 GPUs"
