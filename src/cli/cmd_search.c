@@ -128,6 +128,17 @@ static void layout_line(FILE *f, const tp_search_item *it)
             (long long)it->result.grad_accum);
 }
 
+/*
+ * ", mostly PART +X s": the step-time part that grew most against #1, or ""
+ * when there is none or its growth would print as zero at this many decimals.
+ */
+static void mostly_text(const tp_search_delta *d, int decimals, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (d->time_part[0] && fabs(d->time_part_s) >= 0.5 * pow(10.0, -decimals))
+        snprintf(buf, n, ", mostly %s %+.*f s", d->time_part, decimals, d->time_part_s);
+}
+
 static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_search_item *best,
                        tp_rank_by by, bool show_gpus)
 {
@@ -165,6 +176,8 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
         return;
     tp_search_delta d;
     tp_search_delta_eval(best, it, &d);
+    char mostly[96];
+    mostly_text(&d, 3, mostly, sizeof mostly);
     fprintf(f, "    vs #1: ");
     if (by == TP_RANK_HEADROOM) {
         fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / GIB);
@@ -175,12 +188,10 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     } else if (by == TP_RANK_COST && tm->computed) {
         fprintf(f, "%+.3f USD per 1M tokens, step %+.3f s (%+.1f%%)",
                 1e6 * d.cost_per_token_usd, d.step_s, 100.0 * d.step_rel);
-        if (d.time_part[0] && fabs(d.time_part_s) >= 0.0005) /* not "+0.000 s" */
-            fprintf(f, ", mostly %s %+.3f s", d.time_part, d.time_part_s);
+        fputs(mostly, f);
     } else if (tm->computed) {
         fprintf(f, "%.3f s slower (%+.1f%%)", d.step_s, 100.0 * d.step_rel);
-        if (d.time_part[0] && fabs(d.time_part_s) >= 0.0005) /* not "+0.000 s" */
-            fprintf(f, ", mostly %s %+.3f s", d.time_part, d.time_part_s);
+        fputs(mostly, f);
     } else {
         fprintf(f, "same predicted step (time model unavailable)");
     }
@@ -242,9 +253,8 @@ static void delta_text(const tp_search_item *best, const tp_search_item *it, cha
 {
     tp_search_delta d;
     tp_search_delta_eval(best, it, &d);
-    char part[96] = "";
-    if (d.time_part[0] && fabs(d.time_part_s) >= 0.00005) /* not "+0.0000 s" */
-        snprintf(part, sizeof part, ", mostly %s %+.4f s", d.time_part, d.time_part_s);
+    char part[96];
+    mostly_text(&d, 4, part, sizeof part);
     snprintf(buf, n, "%+.4f s (%+.1f%%)%s; %s", d.step_s, 100.0 * d.step_rel, part,
              d.layout[0] ? d.layout : "same layout axes");
 }
