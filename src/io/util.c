@@ -106,6 +106,11 @@ static tp_status file_error(tp_error *err, const char *what, const char *path, i
     return tp_error_set(err, TP_ERR_IO, "", "cannot %s %s: %s", what, path, strerror(e));
 }
 
+static tp_status exists_error(tp_error *err, const char *path)
+{
+    return tp_error_set(err, TP_ERR_IO, "", "%s exists (use --force to overwrite it)", path);
+}
+
 /* Write all of data to fd (retrying short writes and EINTR); 0 or errno. */
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -188,8 +193,7 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
                                     files[i].path);
         struct stat st;
         if (!force && lstat(files[i].path, &st) == 0)
-            return tp_error_set(err, TP_ERR_IO, "", "%s exists (use --force to overwrite it)",
-                                files[i].path);
+            return exists_error(err, files[i].path);
     }
 
     mode_t um = umask(0);
@@ -217,8 +221,7 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
         } else if (link(tmp[i], files[i].path) != 0) {
             int e = errno;
             if (e == EEXIST)
-                st = tp_error_set(err, TP_ERR_IO, "", "%s exists (use --force to overwrite it)",
-                                  files[i].path);
+                st = exists_error(err, files[i].path);
             else if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS)
                 st = tp_error_set(err, TP_ERR_IO, "",
                                   "cannot create %s without risking an overwrite: the file "

@@ -112,8 +112,9 @@ static const kind_eff kinds[] = {
  * FlashAttention-3; TransformerEngine's cuDNN attention is of that class)
  * reaches 75% (Shah et al. 2024, "FlashAttention-3", arXiv 2407.08608,
  * abstract: FlashAttention-2 "achieves only 35% utilization on H100",
- * FlashAttention-3 "up to 75%"). Applied with opts.attn_ampere_kernel to
- * Hopper and newer GPUs (Blackwell: not measured, the same ratio). */
+ * FlashAttention-3 "up to 75%"). Stored as eff.attn_ampere of every GPU
+ * but Ampere (Blackwell: not measured, the same ratio) and applied under
+ * opts.attn_ampere_kernel. */
 #define ATTN_AMPERE_KERNEL_REL (35.0 / 75.0)
 
 static char lower(char ch)
@@ -160,12 +161,14 @@ void tp_gpu_default_eff(tp_gpu *g)
     char name[TP_NAME_MAX + 1];
     memcpy(name, g->name, TP_NAME_MAX);
     name[TP_NAME_MAX] = '\0';
-    const kind_eff *k = &kinds[kind_of(name, g)];
+    gpu_kind kind = kind_of(name, g);
+    const kind_eff *k = &kinds[kind];
     /* a power-capped part ("...-500w") sustains a lower clock */
     double clock = name_has(name, "500w") ? CLOCK_500W : 1.0;
     g->eff.gemm = k->gemm * clock;
     g->eff.gemm_fp8 = k->gemm * clock * FP8_GEMM_REL;
     g->eff.attn = k->attn * clock;
+    g->eff.attn_ampere = kind == KIND_AMPERE ? 1.0 : ATTN_AMPERE_KERNEL_REL;
     /* GEMM intensity (FLOP per 2-byte element) at which a GEMM runs at half
      * its large-size rate: the roofline ridge point peak / HBM bandwidth of
      * this GPU (A100 153, H100 295 FLOP/byte) times a FITTED factor. */
@@ -184,15 +187,4 @@ void tp_gpu_default_eff(tp_gpu *g)
     g->eff.intra_lat_s = 2e-6;
     g->eff.inter_lat_s = 5e-6;
     g->eff.overlap = OVERLAP;
-}
-
-double tp__attn_kernel_rel(const tp_config *c)
-{
-    if (!c->opts.attn_ampere_kernel)
-        return 1.0;
-    char name[TP_NAME_MAX + 1];
-    memcpy(name, c->gpu.name, TP_NAME_MAX);
-    name[TP_NAME_MAX] = '\0';
-    gpu_kind k = kind_of(name, &c->gpu);
-    return (k == KIND_AMPERE) ? 1.0 : ATTN_AMPERE_KERNEL_REL;
 }

@@ -38,12 +38,6 @@ int64_t tp__grad_accum(const tp_train *t);
 /** Bytes of one element of dtype. */
 double tp__dtype_bytes(tp_dtype d);
 
-/**
- * Attention-kernel rate relative to the GPU's native FlashAttention
- * (calib.c): 1, or the pre-Hopper kernel ratio under opts.attn_ampere_kernel
- * on a Hopper or newer GPU.
- */
-double tp__attn_kernel_rel(const tp_config *c);
 
 /**
  * Memory of stage 0, the last stage and (p > 2) stage 1 of a validated

@@ -155,13 +155,6 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, request_state *rs
     return send_reply(conn, rs, &rep);
 }
 
-static enum MHD_Result send_too_large(struct MHD_Connection *conn, request_state *rs)
-{
-    char msg[128];
-    snprintf(msg, sizeof msg, "the request body is larger than %zu bytes", TP_WEB_MAX_BODY);
-    return send_error(conn, rs, 413, "too-large", "", msg);
-}
-
 static bool has_body(struct MHD_Connection *conn)
 {
     const char *cl =
@@ -302,16 +295,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rs->holding = false;
         return send_reply(conn, rs, &rs->held);
     }
-    if (rs->too_large)
-        return send_too_large(conn, rs);
     /* a search may run for up to TP_WEB_RUN_TIMEOUT_S: keep the connection meanwhile */
-    if (MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+    if (!rs->too_large &&
+        MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
                                   sv->timeout_s + TP_WEB_RUN_TIMEOUT_S) != MHD_YES)
         return send_error(conn, rs, 500, "internal", "", "cannot set the connection timeout");
     request_view v;
     view_request(conn, method, url, &v);
     v.rq.body = rs->buf;
     v.rq.body_len = rs->len;
+    v.rq.body_too_large = rs->too_large; /* tp_web_finish answers 413 */
     tp_web_reply rep;
     tp_web_finish(&v.rq, &rep);
     return send_reply(conn, rs, &rep);

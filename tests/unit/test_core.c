@@ -361,6 +361,19 @@ static void test_validation_messages(void **state)
     mx.train.ep = 3;
     mx.train.global_batch = 3;
     expect_error(&mx, "ep", "3 does not divide the number of experts (8)");
+    /* the GPU's efficiency factors (a hand-made tp_gpu, or --eff in validate) */
+    tp_config g = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    g.gpu.eff.attn = 1.5;
+    expect_error(&g, "gpu.eff", "efficiency factors must be in (0, 1]");
+    g.gpu.eff.attn = 0.5;
+    g.gpu.eff.attn_ampere = NAN;
+    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere must be in [0, 1] (0: unset)");
+    g.gpu.eff.attn_ampere = 0.0; /* unset: the native rate */
+    g.gpu.eff.gemm_fp8 = 1.2;
+    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere must be in [0, 1] (0: unset)");
+    g.gpu.eff.gemm_fp8 = 0.0;
+    g.gpu.eff.overlap = -0.1;
+    expect_error(&g, "gpu.eff", "overlap must be in [0, 1] and latencies finite and >= 0");
     tp_config big = fixture_config(llama(100000, 1048576, 8192, 8, 16777216, 32000, false));
     tp_result r;
     tp_error e;
