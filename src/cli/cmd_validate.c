@@ -264,8 +264,10 @@ typedef struct vrow {
     mem_metric metric;
     const char *mem_unit; /* "GiB" or "GB" */
     double meas_mem, pred_mem, mem_err;
-    /* verdict */
+    /* verdict, from the heaviest stage */
     bool expect_fit, pred_fit;
+    double fit_total_bytes, fit_capacity_bytes;
+    int64_t fit_stage;
     /* prediction */
     tp_time time;           /* step-time breakdown */
     tp_memory mem;          /* the compared stage's memory breakdown */
@@ -898,6 +900,9 @@ static void eval_row(const tp_io_csv *csv, size_t row, const overrides *ov, vrow
     v->evaluated = true;
     v->recompute = recompute_name(c.train.recompute);
     v->pred_fit = res.memory.fits;
+    v->fit_total_bytes = res.memory.total_bytes;
+    v->fit_capacity_bytes = res.memory.capacity_bytes;
+    v->fit_stage = res.memory.stage;
     v->step_s = res.time.step_s;
     v->mfu = res.time.mfu;
     v->bottleneck = res.time.bottleneck;
@@ -1013,9 +1018,11 @@ static void print_text(const char *file, const vrow *rows, size_t n)
         if (!v->evaluated)
             continue;
         printf("  %s (line %d): %s; recompute %s; predicted step %.3g s, MFU %.1f%%, "
-               "bottleneck: %s",
+               "bottleneck: %s; heaviest stage %lld: %.1f GB (%.1f GiB) of %.1f GB (%.1f GiB)",
                v->id, v->line, v->has_tput ? v->tput_basis : "no throughput measured",
-               v->recompute, v->step_s, 100.0 * v->mfu, v->bottleneck);
+               v->recompute, v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
+               v->fit_total_bytes / GB, v->fit_total_bytes / GIB, v->fit_capacity_bytes / GB,
+               v->fit_capacity_bytes / GIB);
         if (v->assume[0])
             printf("; assumed: %s", v->assume);
         printf("\n");
@@ -1118,6 +1125,9 @@ static json_t *row_json(const vrow *v)
     jset(f, "expected", json_string(v->expect_fit ? "fits" : "out of memory"));
     jset(f, "predicted", json_string(v->pred_fit ? "fits" : "out of memory"));
     jset(f, "correct", json_boolean(v->expect_fit == v->pred_fit));
+    jset(f, "stage", json_integer((json_int_t)v->fit_stage));
+    jset(f, "predicted_gib", jnum(v->fit_total_bytes / GIB));
+    jset(f, "capacity_gib", jnum(v->fit_capacity_bytes / GIB));
     jset(o, "fit", f);
     return o;
 }

@@ -43,6 +43,8 @@ has "summary" "Summary (absolute relative error)"
 has "throughput summary" "throughput (tokens/s per GPU), 84 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
+# the wrong verdict shows its numbers (the heaviest stage against the capacity)
+has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 116 s, MFU 37.8%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
 has "MLA row listed" "deepseekv3-pretrain-2048xH800 (line 26): multi-head latent attention (MLA) is not modelled"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
@@ -68,6 +70,8 @@ check_json "json contract" \
     'all(r["throughput"] is None or r["throughput"]["measured_tokens_per_s_per_gpu"] > 0 for r in j["rows"] if r["evaluated"])' \
     'all(abs(sum(r["predicted"]["time_breakdown_s"].values()) - r["predicted"]["step_s"]) <= 1e-9 * r["predicted"]["step_s"] for r in j["rows"] if r["evaluated"])' \
     'by_id(j["rows"])["bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2"]["fit"]["expected"] == "out of memory"' \
+    'all((r["fit"]["predicted"] == "fits") == (r["fit"]["predicted_gib"] <= r["fit"]["capacity_gib"]) for r in j["rows"] if r["evaluated"])' \
+    'all(r["fit"]["predicted_gib"] == r["predicted"]["memory_breakdown_gib"]["total"] for r in j["rows"] if r["evaluated"] and r["fit"]["stage"] == r["predicted"]["memory_breakdown_gib"]["stage"])' \
     'by_id(j["rows"])["titan-8b-8gpu-fsdp"]["memory"]["metric"] == "torch reserved" and by_id(j["rows"])["titan-8b-8gpu-fsdp"]["memory"]["unit"] == "GiB"' \
     'by_id(j["rows"])["torchtune-3b-a100-ac"]["memory"]["metric"] == "torch peak active"' \
     'by_id(j["rows"])["megatron21-t1-1T"]["throughput"]["basis"].startswith("from 163.0 hardware TFLOP/s/GPU")' \
