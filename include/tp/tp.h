@@ -232,8 +232,9 @@ typedef struct tp_gpu_eff {
     double gemm_fp8;      /* large-GEMM achieved fraction of the fp8 dense peak (0..1]; 0 -> gemm */
     double gemm_half_dim; /* GEMM intensity 1/(1/M+1/N+1/K) (elements) at which efficiency halves */
     double attn;          /* FlashAttention achieved fraction of dense peak */
-    double attn_ampere;   /* attn factor of a kernel written for Ampere on this GPU, applied
-                           * under opts.attn_ampere_kernel (1 on Ampere); 0 -> 1 */
+    double attn_ampere_kernel; /* attn factor of an attention kernel written for Ampere
+                                * on this GPU, under opts.attn_ampere_kernel (1 on Ampere);
+                                * 0 -> 1 */
     double mem_bw;        /* achieved fraction of HBM bandwidth for element-wise work */
     double intra_bw;      /* achieved busbw fraction of the intra-node link */
     double inter_bw;      /* achieved busbw fraction of the NIC */

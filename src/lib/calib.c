@@ -78,7 +78,7 @@ typedef struct kind_eff {
  * (Megatron 2021, BLOOM, Mosaic, torchtune: 28 rows); Hopper = H100 SXM,
  * the 500 W H100 and H200 (Megatron-Core 2024, Mosaic, NeMo, torchtitan,
  * Megatron-Bridge: 46 rows); Blackwell = B200 and GB200 (NeMo long-context,
- * Megatron-Bridge: 10 rows). attn_ampere sits at the upper bound of the
+ * Megatron-Bridge: 10 rows). The Ampere attn sits at the upper bound of the
  * search (0.75, FlashAttention-2's forward on A100): the A100 rows with
  * FlashAttention have little attention work and do not pin it down.
  */
@@ -112,7 +112,7 @@ static const kind_eff kinds[] = {
  * FlashAttention-3; TransformerEngine's cuDNN attention is of that class)
  * reaches 75% (Shah et al. 2024, "FlashAttention-3", arXiv 2407.08608,
  * abstract: FlashAttention-2 "achieves only 35% utilization on H100",
- * FlashAttention-3 "up to 75%"). Stored as eff.attn_ampere of every GPU
+ * FlashAttention-3 "up to 75%"). Stored as eff.attn_ampere_kernel of every GPU
  * but Ampere (Blackwell: not measured, the same ratio) and applied under
  * opts.attn_ampere_kernel. */
 #define ATTN_AMPERE_KERNEL_REL (35.0 / 75.0)
@@ -168,7 +168,7 @@ void tp_gpu_default_eff(tp_gpu *g)
     g->eff.gemm = k->gemm * clock;
     g->eff.gemm_fp8 = k->gemm * clock * FP8_GEMM_REL;
     g->eff.attn = k->attn * clock;
-    g->eff.attn_ampere = kind == KIND_AMPERE ? 1.0 : ATTN_AMPERE_KERNEL_REL;
+    g->eff.attn_ampere_kernel = kind == KIND_AMPERE ? 1.0 : ATTN_AMPERE_KERNEL_REL;
     /* GEMM intensity (FLOP per 2-byte element) at which a GEMM runs at half
      * its large-size rate: the roofline ridge point peak / HBM bandwidth of
      * this GPU (A100 153, H100 295 FLOP/byte) times a FITTED factor. */

@@ -44,11 +44,11 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
         if (!(fr[i] > 0.0 && fr[i] <= 1.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
                                 "efficiency factors must be in (0, 1]");
-    /* optional fractions: 0 means "as the base factor" (gemm_fp8 -> gemm, attn_ampere -> 1) */
+    /* optional fractions: 0 means "as the base factor" (gemm_fp8 -> gemm, attn_ampere_kernel -> 1) */
     if (!(e->gemm_fp8 >= 0.0 && e->gemm_fp8 <= 1.0) ||
-        !(e->attn_ampere >= 0.0 && e->attn_ampere <= 1.0))
+        !(e->attn_ampere_kernel >= 0.0 && e->attn_ampere_kernel <= 1.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
-                            "gemm_fp8 and attn_ampere must be in [0, 1] (0: unset)");
+                            "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
         !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
         !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))

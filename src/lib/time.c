@@ -30,7 +30,7 @@
  *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
  *    against 2), at the 16-bit peak times eff.attn (times 35/75 for a kernel
  *    written for Ampere on a Hopper or newer GPU, opts.attn_ampere_kernel
- *    and eff.attn_ampere, calib.c). Without FlashAttention
+ *    and eff.attn_ampere_kernel, calib.c). Without FlashAttention
  *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per
  *    score forward and 16 backward at memory bandwidth.
  * 3. Memory-bound work at HBM bandwidth * eff.mem_bw, forward bytes per
@@ -456,7 +456,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     }
     x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
     x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) *
-                  (c->opts.attn_ampere_kernel && e->attn_ampere > 0.0 ? e->attn_ampere : 1.0);
+                  (c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0 ? e->attn_ampere_kernel : 1.0);
     x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
     x->ov = e->overlap >= 0.0 && e->overlap <= 1.0 ? e->overlap : 0.0;
 

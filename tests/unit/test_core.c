@@ -366,11 +366,11 @@ static void test_validation_messages(void **state)
     g.gpu.eff.attn = 1.5;
     expect_error(&g, "gpu.eff", "efficiency factors must be in (0, 1]");
     g.gpu.eff.attn = 0.5;
-    g.gpu.eff.attn_ampere = NAN;
-    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere must be in [0, 1] (0: unset)");
-    g.gpu.eff.attn_ampere = 0.0; /* unset: the native rate */
+    g.gpu.eff.attn_ampere_kernel = NAN;
+    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
+    g.gpu.eff.attn_ampere_kernel = 0.0; /* unset: the native rate */
     g.gpu.eff.gemm_fp8 = 1.2;
-    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere must be in [0, 1] (0: unset)");
+    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
     g.gpu.eff.gemm_fp8 = 0.0;
     g.gpu.eff.overlap = -0.1;
     expect_error(&g, "gpu.eff", "overlap must be in [0, 1] and latencies finite and >= 0");

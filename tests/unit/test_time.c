@@ -426,11 +426,11 @@ static void test_attention_kernels(void **state)
     assert_rel(old.time.compute_s - native.time.compute_s, L * m * t_attn * (75.0 / 35.0 - 1.0),
                1e-9);
     /* the same kernel on an Ampere GPU runs at the native rate: its calibrated
-     * eff.attn_ampere is 1 (the efficiencies are a property of the GPU, so
+     * eff.attn_ampere_kernel is 1 (the efficiencies are a property of the GPU, so
      * the A100 gets its own from tp_gpu_default_eff, as a preset does) */
     strcpy(c.gpu.name, "a100-80gb");
     tp_gpu_default_eff(&c.gpu);
-    assert_true(c.gpu.eff.attn_ampere >= 1.0 && c.gpu.eff.attn_ampere <= 1.0);
+    assert_true(c.gpu.eff.attn_ampere_kernel >= 1.0 && c.gpu.eff.attn_ampere_kernel <= 1.0);
     tp_result amp = eval_ok(&c);
     c.opts.attn_ampere_kernel = false;
     tp_result amp0 = eval_ok(&c);
