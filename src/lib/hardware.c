@@ -44,7 +44,8 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
         if (!(fr[i] > 0.0 && fr[i] <= 1.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
                                 "efficiency factors must be in (0, 1]");
-    /* optional fractions: 0 means "as the base factor" (gemm_fp8 -> gemm, attn_ampere_kernel -> 1) */
+    /* optional fractions, 0 meaning "as the base factor": gemm_fp8 -> gemm,
+     * attn_ampere_kernel -> 1 */
     if (!(e->gemm_fp8 >= 0.0 && e->gemm_fp8 <= 1.0) ||
         !(e->attn_ampere_kernel >= 0.0 && e->attn_ampere_kernel <= 1.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",

@@ -38,7 +38,6 @@ int64_t tp__grad_accum(const tp_train *t);
 /** Bytes of one element of dtype. */
 double tp__dtype_bytes(tp_dtype d);
 
-
 /**
  * Memory of stage 0, the last stage and (p > 2) stage 1 of a validated
  * config; r->memory is the heaviest. padded: counts with the padded vocab.

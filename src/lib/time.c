@@ -455,8 +455,8 @@ static void ctx_init(const tp_config *c, ctx *x)
         break;
     }
     x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
-    x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) *
-                  (c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0 ? e->attn_ampere_kernel : 1.0);
+    bool ampere_kernel = c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0;
+    x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) * (ampere_kernel ? e->attn_ampere_kernel : 1.0);
     x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
     x->ov = e->overlap >= 0.0 && e->overlap <= 1.0 ? e->overlap : 0.0;
 
