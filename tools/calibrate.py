@@ -16,9 +16,9 @@ src/lib/calib.c and docs/ACCURACY.md.
 --cv answers "how wrong is the model on a source it was not fitted on":
 for each source family (the row id's first word: megatron21, mcore24,
 bloom, titan, torchtune, mosaic, nemo2407, nemo, mbridge2511) it refits
-the constants on the other families, from the neutral start NEUTRAL (the
-middle of each box, so nothing of the held-out rows leaks in through a
-warm start), and predicts the held-out rows. A constant that only the
+the constants on the other families, from the neutral start neutral()
+(the middle of each box, so nothing of the held-out rows leaks in through
+a warm start), and predicts the held-out rows. A constant that only the
 held-out family pins (clock_500w: torchtitan) stays at its neutral value
 (1: no clock loss): that error is real, it is what a user of an unseen
 setup would get.
@@ -180,10 +180,12 @@ def family(row_id):
 
 def cross_validate(trainplan, csv, tmpdir):
     """Leave one source family out: refit on the rest from neutral(),
-    predict the held-out rows. Returns {family: [(id, in-sample error,
-    out-of-sample error)]} and the constants of each fold."""
+    predict the held-out rows. Returns {family: [(id, error with the
+    published constants, in-sample refit error, held-out error)]} and the
+    constants of each fold."""
     with open(csv, encoding="utf-8") as f:
-        header, *rows = f.read().splitlines()
+        header, *lines = f.read().splitlines()
+    rows = [(family(r.split(",", 1)[0]), r) for r in lines]
     published = dict(errors(run(trainplan, csv, None)))
     # families with no evaluable row (a TPU, MLA) have nothing to predict
     fams = sorted({family(i) for i in published})
@@ -191,8 +193,8 @@ def cross_validate(trainplan, csv, tmpdir):
     insample = dict(errors(run(trainplan, csv, full)))
     out, consts = {}, {"(all)": full}
     for fam in fams:
-        held = [r for r in rows if family(r.split(",", 1)[0]) == fam]
-        rest = [r for r in rows if family(r.split(",", 1)[0]) != fam]
+        held = [r for f, r in rows if f == fam]
+        rest = [r for f, r in rows if f != fam]
         train_csv = os.path.join(tmpdir, f"train-{fam}.csv")
         test_csv = os.path.join(tmpdir, f"test-{fam}.csv")
         for path, part in ((train_csv, rest), (test_csv, held)):
@@ -208,7 +210,7 @@ def cross_validate(trainplan, csv, tmpdir):
 
 
 def print_cv(out, consts):
-    print("throughput error, |predicted / measured - 1|, median / p90 (max) per family:")
+    print("throughput error, |predicted / measured - 1|, median / p90 per family:")
     print("  published: the constants of calib.c, fitted on every row (warm-started)")
     print("  in-sample: refit on every row from the neutral start")
     print("  held out:  refit from the neutral start without the family, then the family")

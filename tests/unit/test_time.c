@@ -430,7 +430,7 @@ static void test_attention_kernels(void **state)
      * the A100 gets its own from tp_gpu_default_eff, as a preset does) */
     strcpy(c.gpu.name, "a100-80gb");
     tp_gpu_default_eff(&c.gpu);
-    assert_true(c.gpu.eff.attn_ampere_kernel >= 1.0 && c.gpu.eff.attn_ampere_kernel <= 1.0);
+    assert_rel(c.gpu.eff.attn_ampere_kernel, 1.0, 1e-15);
     tp_result amp = eval_ok(&c);
     c.opts.attn_ampere_kernel = false;
     tp_result amp0 = eval_ok(&c);
