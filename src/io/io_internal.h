@@ -34,9 +34,19 @@
 size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case);
 
 /*
+ * The most a JSON text may hold (parse.c): objects and arrays, and values
+ * of any kind (keys counted). The largest file trainplan reads for real, a
+ * Hugging Face config of a vision model, holds a few thousand; the limits
+ * keep a hostile file from costing more than about 100 MB of memory.
+ */
+#define TP_IO_JSON_MAX_CONTAINERS 100000
+#define TP_IO_JSON_MAX_VALUES 1000000
+
+/*
  * json_loadb that also reports running out of memory (parse.c): *oom true
  * (and NULL returned) when any allocation failed during the parse, even
- * one jansson itself swallowed.
+ * one jansson itself swallowed. A text over the limits above is refused
+ * before it is parsed: NULL, *oom false, *je saying which limit.
  */
 json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je,
                           bool *oom);

@@ -20,6 +20,8 @@
  * TP_ERR_NOMEM (tests/unit/test_alloc.c fails each allocation in turn).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,9 +61,68 @@ static void json_alloc_install(void)
     json_set_alloc_funcs(json_alloc, json_release);
 }
 
+/*
+ * Count the values of a JSON text before jansson builds them: every
+ * object or array, and every other value (one per ',' or ':' outside a
+ * string, plus one), so that a small file of many empty containers ("[{},
+ * {},...]": about 230 bytes of jansson's memory for 3 bytes of input) is
+ * refused before it is allocated. The count is exact for valid JSON up to
+ * the difference between ':' and ',' (it counts keys too, an upper bound);
+ * invalid JSON is left to the parser. False, with *je filled as jansson
+ * fills it, when a limit is passed.
+ */
+static bool json_within_limits(const char *text, size_t len, json_error_t *je)
+{
+    size_t containers = 0, values = 1;
+    int line = 1, column = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        column++;
+        if (in_string) {
+            if (c == '\\' && i + 1 < len) {
+                i++;
+                column++;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        switch (c) {
+        case '"': in_string = true; break;
+        case '\n':
+            line++;
+            column = 0;
+            break;
+        case '{':
+        case '[': containers++; break;
+        case ',':
+        case ':': values++; break;
+        default: break;
+        }
+        if (containers > TP_IO_JSON_MAX_CONTAINERS || values > TP_IO_JSON_MAX_VALUES) {
+            if (je) {
+                memset(je, 0, sizeof *je);
+                je->line = line;
+                je->column = column;
+                je->position = (int)(i < (size_t)INT32_MAX ? i : (size_t)INT32_MAX);
+                snprintf(je->text, sizeof je->text,
+                         "more than %s %s (a limit of trainplan's JSON reader)",
+                         containers > TP_IO_JSON_MAX_CONTAINERS ? "100,000" : "1,000,000",
+                         containers > TP_IO_JSON_MAX_CONTAINERS ? "objects and arrays" : "values");
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
 json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je,
                           bool *oom)
 {
+    *oom = false;
+    if (!json_within_limits(text, len, je))
+        return NULL;
     pthread_once(&json_alloc_once, json_alloc_install);
     json_alloc_failed = 0;
     json_in_parse = 1;

@@ -125,9 +125,11 @@ typedef struct parser {
     buf field;
 } parser;
 
-/* The current field is complete: move it to the list. */
+/* The current field is complete: move it to the list (-2: over the cell limit). */
 static int finish_field(parser *ps)
 {
+    if (ps->fields.len >= TP_IO_CSV_MAX_CELLS)
+        return -2;
     char *s = ps->field.p ? ps->field.p : strdup("");
     ps->field.p = NULL;
     ps->field.len = ps->field.cap = 0;
@@ -166,11 +168,21 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
         goto done;                                                                               \
     } while (0)
 
+    /* A field is complete: keep it, or fail on memory or the cell limit. */
+#define FINISH_FIELD()                                                                           \
+    do {                                                                                         \
+        int rc_ = finish_field(&ps);                                                             \
+        if (rc_ == -2)                                                                           \
+            FAIL_PARSE(line, col, "more than " TP_IO_CSV_MAX_CELLS_TEXT " cells (a limit of "     \
+                                  "trainplan's CSV reader)");                                    \
+        if (rc_ != 0)                                                                            \
+            OOM();                                                                               \
+    } while (0)
+
     /* End of a record: check its field count against the header. */
 #define END_RECORD()                                                                             \
     do {                                                                                         \
-        if (finish_field(&ps) != 0)                                                              \
-            OOM();                                                                               \
+        FINISH_FIELD();                                                                          \
         if (ps.header_cols == 0) {                                                               \
             ps.header_cols = ps.cur_fields;                                                      \
         } else if (ps.cur_fields != ps.header_cols) {                                            \
@@ -179,6 +191,9 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
                      ps.cur_fields, ps.header_cols);                                             \
             FAIL_PARSE(rec_line, 1, msg_);                                                       \
         }                                                                                        \
+        if (ps.rec_line.len > TP_IO_CSV_MAX_ROWS)                                                \
+            FAIL_PARSE(rec_line, 1, "more than " TP_IO_CSV_MAX_ROWS_TEXT " records (a limit of "  \
+                                    "trainplan's CSV reader)");                                  \
         if (ivec_push(&ps.rec_line, rec_line) != 0)                                              \
             OOM();                                                                               \
         ps.cur_fields = 0;                                                                       \
@@ -214,8 +229,7 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
             /* fall through */
         case UNQUOTED:
             if (ch == ',') {
-                if (finish_field(&ps) != 0)
-                    OOM();
+                FINISH_FIELD();
                 state = FIELD_START;
             } else if (is_lf || crlf) {
                 END_RECORD();
@@ -254,8 +268,7 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
             break;
         case AFTER_QUOTE:
             if (ch == ',') {
-                if (finish_field(&ps) != 0)
-                    OOM();
+                FINISH_FIELD();
                 state = FIELD_START;
             } else if (is_lf || crlf) {
                 END_RECORD();
@@ -319,6 +332,7 @@ done:
 #undef FAIL_PARSE
 #undef OOM
 #undef END_RECORD
+#undef FINISH_FIELD
 }
 
 tp_status tp_io_csv_read(const char *path, tp_io_csv **out, tp_error *err)

@@ -18,6 +18,12 @@
  * field, a record with the wrong number of fields, a NUL byte, an empty
  * file. TP_ERR_IO when the file cannot be read, TP_ERR_NOMEM.
  *
+ * Limits: at most TP_IO_CSV_MAX_ROWS data records and TP_IO_CSV_MAX_CELLS
+ * fields in all (the header's included), each an error at the record or
+ * field that passes it; a file of runs has a few hundred rows of 40
+ * columns. They bound the memory a hostile file costs (about 40 bytes a
+ * field) where the 64 MiB file limit alone would allow 3 GB.
+ *
  * Ownership: tp_io_csv_read / tp_io_csv_parse return a new table in *out;
  * it is the caller's responsibility to free it with tp_io_csv_free. Cell
  * strings live as long as the table.
@@ -28,6 +34,11 @@
 #include <stddef.h>
 
 #include "tp/tp.h"
+
+#define TP_IO_CSV_MAX_ROWS 100000
+#define TP_IO_CSV_MAX_ROWS_TEXT "100,000"
+#define TP_IO_CSV_MAX_CELLS 1000000
+#define TP_IO_CSV_MAX_CELLS_TEXT "1,000,000"
 
 typedef struct tp_io_csv {
     size_t num_cols;
