@@ -67,8 +67,7 @@ BASE_DS = {
 }
 BASES = {"model": BASE_MODEL, "hf": BASE_HF, "ds": BASE_DS}
 
-CSV_HEADER_FILE = os.path.join(os.environ.get("TP_SHARED_DIR", os.path.join(HERE, "../../../shared")),
-                               "reference", "runs-dev.csv")
+CSV_HEADER_FILE = os.path.join(HERE, "..", "..", "data", "runs", "runs-dev.csv")
 
 
 def gpu_base():
