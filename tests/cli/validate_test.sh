@@ -79,7 +79,7 @@ check_json "json contract" \
     'by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["basis"] == "tokens/s per GPU as published"'
 # The constants of src/lib/calib.c were fitted on the file's first 91 rows;
 # the 20 rows added on 2026-11-23 (ids mbridge2509-, mbridge2602-,
-# mbridge2606-, automodel-; data/runs/SOURCES.md) were never fitted on, so
+# mbridge2606-, automodel-; data/runs/runs-dev-sources.md) were never fitted on, so
 # they are out of sample, and their errors are much larger (fine-grained
 # MoE, gpt-oss, PyTorch-native FSDP2): with them the whole file's p90 is
 # 25.4%, above the 15% target, which the fitted rows still meet. So the
