@@ -13,6 +13,11 @@ src/lib/calib.c and docs/ACCURACY.md.
                                [--csv data/runs/runs-dev.csv]
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
 
+The constants in calib.c were fitted on the file's first 91 rows, before
+20 rows were added (2026-11-23); to reproduce them, fit on those:
+`head -n 92 data/runs/runs-dev.csv >fitted.csv` and `--csv fitted.csv`
+(docs/ACCURACY.md).
+
 --cv answers "how wrong is the model on a source it was not fitted on":
 for each source family (the row id's first word: megatron21, mcore24,
 bloom, titan, torchtune, mosaic, nemo2407, nemo, mbridge2511) it refits
