@@ -10,8 +10,13 @@ constants and the error they leave. Copy the printed values into
 src/lib/calib.c and docs/ACCURACY.md.
 
     python3 tools/calibrate.py [--trainplan build/trainplan]
-                               [--csv ../shared/reference/runs-dev.csv]
+                               [--csv data/runs/runs-dev.csv]
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
+
+The constants in calib.c were fitted on the file's first 91 rows, before
+20 rows were added (2026-11-23); to reproduce them, fit on those:
+`head -n 92 data/runs/runs-dev.csv >fitted.csv` and `--csv fitted.csv`
+(docs/ACCURACY.md).
 
 --cv answers "how wrong is the model on a source it was not fitted on":
 for each source family (the row id's first word: megatron21, mcore24,
@@ -241,8 +246,7 @@ def print_cv(out, consts):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--trainplan", default=os.path.join(ROOT, "build", "trainplan"))
-    ap.add_argument("--csv", default=os.path.join(ROOT, "..", "shared", "reference",
-                                                  "runs-dev.csv"))
+    ap.add_argument("--csv", default=os.path.join(ROOT, "data", "runs", "runs-dev.csv"))
     ap.add_argument("--show", action="store_true", help="print per-row errors")
     ap.add_argument("--cv", action="store_true",
                     help="leave one source family out: out-of-sample error")

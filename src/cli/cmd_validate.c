@@ -2,7 +2,7 @@
 /*
  * cmd_validate.c: `trainplan validate FILE.csv [--json] [--eff LIST]`.
  *
- * Reads measured runs (the columns of ../shared/reference/runs-dev.csv,
+ * Reads measured runs (the columns of data/runs/runs-dev.csv,
  * src/io/runs_csv.h), predicts every row with libtp and compares in
  * convention-free quantities (runs-dev-sources.md explains every column):
  *
@@ -77,7 +77,7 @@ void cmd_validate_help(FILE *f)
     fprintf(f, "\nExit codes: 0 the file was read and evaluated, 2 bad arguments or an\n"
                "unreadable or malformed file (the message names line and column).\n\n"
                "Example:\n"
-               "  trainplan validate ../shared/reference/runs-dev.csv\n");
+               "  trainplan validate data/runs/runs-dev.csv\n");
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /**
  * runs_csv.h: an RFC 4180 CSV reader, and the columns of a measured-runs
- * file (../shared/reference/runs-dev.csv) that `trainplan validate` reads.
+ * file (data/runs/runs-dev.csv) that `trainplan validate` reads.
  *
  * Grammar (RFC 4180): records end in CRLF or LF (the last one may be
  * missing); fields are separated by commas; a field is either unquoted (no

@@ -160,13 +160,14 @@ sched = svg.find(f".//{ns}g[@class='schedule']")
 assert int(sched.get("data-stages")) == e["layout"]["pp"]
 assert int(sched.get("data-microbatches")) == e["layout"]["grad_accum"]
 t = e["time"]
-if t is not None:
-    assert abs(float(sched.get("data-bubble-fraction")) - t["bubble_fraction"]["of_total"]) <= 1e-9
-    tm = svg.find(f".//{ns}g[@class='time']")
-    parts = {r.get("data-component"): float(r.get("data-seconds"))
-             for r in tm.findall(f"{ns}rect[@class='part']")}
-    for k, v in t["breakdown"].items():
-        assert abs(parts[k] - v) <= 1e-8 * max(abs(v), 1e-12), (k, parts[k], v)
+assert t is not None, "no step time: every valid configuration has one"
+assert abs(float(sched.get("data-bubble-fraction")) - t["bubble_fraction"]["of_total"]) <= 1e-9
+tm = svg.find(f".//{ns}g[@class='time']")
+parts = {r.get("data-component"): float(r.get("data-seconds"))
+         for r in tm.findall(f"{ns}rect[@class='part']")}
+assert sorted(parts) == sorted(t["breakdown"]), (sorted(parts), sorted(t["breakdown"]))
+for k, v in t["breakdown"].items():
+    assert abs(parts[k] - v) <= 1e-8 * max(abs(v), 1e-12), (k, parts[k], v)
 PY
 }
 

@@ -3,7 +3,7 @@
 #
 # plan_test.sh: end-to-end tests of `trainplan plan` (docs/plan.md): the
 # built-in example, the seed worked examples through the CLI (S0-1..S0-10,
-# S1-7 via --tflops, S1-8; ../shared/reference/seed-examples.md, 1%
+# S1-7 via --tflops, S1-8; tests/data/seed-examples.md, 1%
 # tolerance), round trips, phases, the plan file, output formats, the LR
 # series, the infeasible plan (exit 1 with what would fix it) and bad input
 # (exit 2).

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # validate_test.sh: end-to-end tests of `trainplan validate FILE.csv`:
-# the per-row table and summary on ../shared/reference/runs-dev.csv, the
+# the per-row table and summary on data/runs/runs-dev.csv, the
 # --json contract, the accuracy it reaches (a regression guard at the
 # levels docs/ACCURACY.md reports), rows listed with reasons rather than
 # dropped, assumptions shown, --eff overrides, and every bad-input case
@@ -10,15 +10,14 @@
 #
 #   bash tests/cli/validate_test.sh /path/to/trainplan
 #
-# TP_SHARED_DIR (set by ctest) locates reference/runs-dev.csv. Needs
+# TP_SOURCE_DIR (set by ctest) locates data/runs/runs-dev.csv. Needs
 # python3 for JSON parsing. Prints one line per failure and a final
 # "N passed, M failed"; exits non-zero on any failure.
 set -u
 
 T=${1:?usage: validate_test.sh /path/to/trainplan}
 SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-SHARED=${TP_SHARED_DIR:-$SRC/../shared}
-CSV=$SHARED/reference/runs-dev.csv
+CSV=$SRC/data/runs/runs-dev.csv
 . "$(dirname "$0")/lib.sh"
 
 # check_json NAME PYTHON_EXPR...: the last run exited 0 and every expression
@@ -30,7 +29,7 @@ check_json() {
 }
 
 if [ ! -f "$CSV" ]; then
-    bad "runs-dev.csv not found at $CSV (set TP_SHARED_DIR)"
+    bad "runs-dev.csv not found at $CSV (set TP_SOURCE_DIR)"
     finish
     exit 1
 fi
@@ -38,9 +37,9 @@ fi
 # ---- the text report ----
 run validate "$CSV"
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok; else bad "validate: exit $rc: $(cat "$tmp/err")"; fi
-has "header" "91 rows, 85 evaluated, 6 not evaluated"
+has "header" "111 rows, 99 evaluated, 12 not evaluated"
 has "summary" "Summary (absolute relative error)"
-has "throughput summary" "throughput (tokens/s per GPU), 84 rows: median"
+has "throughput summary" "throughput (tokens/s per GPU), 98 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
@@ -49,6 +48,8 @@ has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the plann
 has "MLA row listed" "deepseekv3-pretrain-2048xH800 (line 26): multi-head latent attention (MLA) is not modelled"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
+has "new MLA row listed" "automodel-h100-kimi-k2-256gpu (line 109): multi-head latent attention (MLA) is not modelled"
+has "EP wider than DP listed" "mbridge2602-h100-qwen3-235b-a22b (line 97): configuration rejected: ep: 32 does not divide the data-parallel size 16 (EP is carved out of DP)"
 has "HFU conversion named" "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal discount"
 has "NeMo conversion named" "NeMo model FLOPs, no causal discount, unpadded V"
 has "step-time basis named" "from the step time: global batch x seq / step / GPUs"
@@ -63,9 +64,9 @@ has "Ampere attention kernel stated" "attention kernel written for Ampere (Flash
 # ---- JSON: contract and accuracy (regression guard at the reported levels) ----
 run validate "$CSV" --json
 check_json "json contract" \
-    'j["summary"]["rows"] == 91 and j["summary"]["evaluated"] == 85' \
-    'j["summary"]["not_evaluated"] == 6' \
-    'len(j["rows"]) == 91' \
+    'j["summary"]["rows"] == 111 and j["summary"]["evaluated"] == 99' \
+    'j["summary"]["not_evaluated"] == 12' \
+    'len(j["rows"]) == 111' \
     'all(("reason" in r) != r["evaluated"] for r in j["rows"])' \
     'all(r["throughput"] is None or r["throughput"]["measured_tokens_per_s_per_gpu"] > 0 for r in j["rows"] if r["evaluated"])' \
     'all(abs(sum(r["predicted"]["time_breakdown_s"].values()) - r["predicted"]["step_s"]) <= 1e-9 * r["predicted"]["step_s"] for r in j["rows"] if r["evaluated"])' \
@@ -76,13 +77,58 @@ check_json "json contract" \
     'by_id(j["rows"])["torchtune-3b-a100-ac"]["memory"]["metric"] == "torch peak active"' \
     'by_id(j["rows"])["megatron21-t1-1T"]["throughput"]["basis"].startswith("from 163.0 hardware TFLOP/s/GPU")' \
     'by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["basis"] == "tokens/s per GPU as published"'
-check_json "accuracy guard" \
-    'j["summary"]["throughput"]["rows"] == 84' \
+# The constants of src/lib/calib.c were fitted on the file's first 91 rows;
+# the 20 rows added on 2026-11-23 (ids mbridge2509-, mbridge2602-,
+# mbridge2606-, automodel-; data/runs/runs-dev-sources.md) were never fitted on, so
+# they are out of sample, and their errors are much larger (fine-grained
+# MoE, gpt-oss, PyTorch-native FSDP2): with them the whole file's p90 is
+# 25.4%, above the 15% target, which the fitted rows still meet. So the
+# guard is split: the fitted rows at the targets docs/ACCURACY.md reports
+# (as before the rows were added); the added rows and the whole file at
+# their figures of today plus a small margin, so that a change that makes
+# them worse fails here and one that makes them better is recorded by
+# tightening these bounds. Percentiles as the program's (NumPy's linear).
+check_json "accuracy guard (whole file)" \
+    'j["summary"]["throughput"]["rows"] == 98' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.15' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.26' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
-    'j["summary"]["fit"]["correct"] >= 84'
+    'j["summary"]["fit"]["rows"] == 99 and j["summary"]["fit"]["correct"] == 97'
+pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ADDED = ("mbridge2509-", "mbridge2602-", "mbridge2606-", "automodel-")
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    pos = q * (len(xs) - 1)
+    lo = int(pos)
+    return xs[-1] if lo + 1 >= len(xs) else xs[lo] + (pos - lo) * (xs[lo + 1] - xs[lo])
+
+
+def figures(rows):
+    ev = [r for r in rows if r["evaluated"]]
+    tput = [abs(r["throughput"]["rel_error"]) for r in ev if r["throughput"]]
+    mem = [abs(r["memory"]["rel_error"]) for r in ev if r["memory"]]
+    return len(rows), len(ev), tput, mem, sum(r["fit"]["correct"] for r in ev)
+
+
+fitted = [r for r in j["rows"] if not r["id"].startswith(ADDED)]
+added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
+n, ev, tput, mem, right = figures(fitted)
+assert (n, ev, len(tput), len(mem), right) == (91, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
+assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
+assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.98% today: see docs/ACCURACY.md
+assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
+n, ev, tput, mem, right = figures(added)
+assert (n, ev, len(tput), len(mem), right) == (20, 14, 14, 0, 13), (n, ev, len(tput), len(mem), right)
+assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 15.6% today
+assert pct(tput, 0.9) <= 0.62, pct(tput, 0.9)   # 59.7% today
+reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
+assert reasons == ["configuration rejected"] * 2 + ["multi-head latent attention (MLA) is not modelled by trainplan"] * 4, reasons
+PY
 
 # ---- held-out rows: the same chronicle table's rows that runs-dev.csv leaves
 # out (tests/data/bloom-prequel-heldout.csv, never used to calibrate). The

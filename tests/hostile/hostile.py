@@ -67,8 +67,7 @@ BASE_DS = {
 }
 BASES = {"model": BASE_MODEL, "hf": BASE_HF, "ds": BASE_DS}
 
-CSV_HEADER_FILE = os.path.join(os.environ.get("TP_SHARED_DIR", os.path.join(HERE, "../../../shared")),
-                               "reference", "runs-dev.csv")
+CSV_HEADER_FILE = os.path.join(HERE, "..", "..", "data", "runs", "runs-dev.csv")
 
 
 def gpu_base():
@@ -78,11 +77,8 @@ def gpu_base():
 
 
 def runs_header():
-    try:
-        with open(CSV_HEADER_FILE) as f:
-            return f.readline().rstrip("\r\n")
-    except OSError:
-        return None
+    with open(CSV_HEADER_FILE) as f:  # in the repository: never made up
+        return f.readline().rstrip("\r\n")
 
 
 def nested(open_, close, inner, n):
@@ -101,13 +97,12 @@ GENERATORS = {
                                                                 '"hidden": ' + "9" * 10000),
     "csv-10k-cols": lambda: ",".join("c%d" % i for i in range(10000)) + "\n" +
                             ",".join("1" for _ in range(10000)) + "\n",
-    "csv-1m-empty-rows": lambda: (runs_header() or "a,b") + "\n" +
-                                 ("," * 39 + "\n") * 1000000,
+    "csv-1m-empty-rows": lambda: runs_header() + "\n" + ("," * 39 + "\n") * 1000000,
     "csv-2m-empty-cols": lambda: "," * 2000000 + "\n",
     "json-5m-empty-objects": lambda: "[" + ",".join(["{}"] * 5500000) + "]",
     "json-2m-zeros": lambda: "[" + ",".join(["0"] * 2000000) + "]",
-    "csv-header-only": lambda: (runs_header() or "a,b") + "\n",
-    "csv-bad-row": lambda: (runs_header() or "a,b") + "\n" + "x,y\n",
+    "csv-header-only": lambda: runs_header() + "\n",
+    "csv-bad-row": lambda: runs_header() + "\n" + "x,y\n",
     "megatron-10k-args": lambda: " ".join("--num-layers 2" for _ in range(10000)),
     "body-1m-string": lambda: json.dumps({"model": "m" * 1000000}),
     "body-deep-30k": lambda: nested("[", "]", "", 30000),

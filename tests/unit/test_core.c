@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Core engine: exact parameter counts, FLOP counts and the memory seeds of
- * ../shared/reference/seed-examples.md, plus metamorphic invariants over
+ * tests/data/seed-examples.md, plus metamorphic invariants over
  * random valid configurations. Models are built inline from their published
  * shapes, so these tests do not depend on the preset files.
  */

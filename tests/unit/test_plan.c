@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Capacity planning (plan.h): the worked examples S0-1..S0-10, S1-7, S1-8 of
- * ../shared/reference/seed-examples.md (1% tolerance unless stated; where
+ * tests/data/seed-examples.md (1% tolerance unless stated; where
  * a document's arithmetic is wrong the correct value is asserted), the
  * Chinchilla fits of formulas.md 5.2, Young/Daly of formulas.md 6.3, round
  * trips of the inverse problems, staged phases, the LR schedule, and a plan

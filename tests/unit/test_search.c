@@ -361,7 +361,7 @@ static void test_known_layouts(void **state)
     (void)state;
     tp_io_csv *csv;
     tp_error e;
-    const char *path = TP_SHARED_DIR "/reference/runs-dev.csv";
+    const char *path = TP_SOURCE_DIR "/data/runs/runs-dev.csv";
     if (tp_io_csv_read(path, &csv, &e) != TP_OK)
         fail_msg("%s: %s", path, e.message);
     int id_col = tp_io_csv_col(csv, "id");

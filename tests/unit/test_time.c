@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Step-time model (src/lib/time.c): the seeds S1-2, S1-5, S3-2, S4-3 of
- * ../shared/reference/seed-examples.md, each under the document's
+ * tests/data/seed-examples.md, each under the document's
  * convention and under trainplan's default (both asserted with their
  * values; S1-3 and S1-4 are in test_comm.c), the output contract (parts
  * sum to the step, throughput and MFU/HFU definitions, nothing non-finite)

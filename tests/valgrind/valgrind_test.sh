@@ -54,7 +54,7 @@ job() {
 # plans below stand for it (the default, given layout, a small model, a deadline).
 for sh in "$src"/tests/cli/*_test.sh; do
     [ "$(basename "$sh")" = plan_test.sh ] && continue
-    job "$(printf 'TP_SOURCE_DIR=%q TP_SHARED_DIR=%q bash %q %q' "$src" "${TP_SHARED_DIR:-$src/../shared}" "$sh" "$vg")" any
+    job "$(printf 'TP_SOURCE_DIR=%q bash %q %q' "$src" "$sh" "$vg")" any
 done
 # The hostile catalogue's CLI cases (error paths) in two halves; HTTP bodies left out.
 for i in 0 1; do
