@@ -45,7 +45,6 @@
 #define MAX_GPUS 1048576
 #define MAX_SEQ 134217728
 #define MAX_BATCH 1099511627776
-#define MAX_FILE_BYTES (16u << 20)
 
 /* ------------------------------------------------------------------ */
 /* Output helpers                                                        */
@@ -2526,25 +2525,12 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
 tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *out, tp_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return tp_error_set(err, TP_ERR_IO, "", "cannot read %s: %s", path, strerror(errno));
-    char *buf = malloc(MAX_FILE_BYTES + 1);
-    if (!buf) {
-        if (f != stdin)
-            fclose(f);
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading %s", path);
-    }
-    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-    bool bad = ferror(f) != 0;
-    if (f != stdin)
-        fclose(f);
-    if (bad || n > MAX_FILE_BYTES) {
-        free(buf);
-        return tp_error_set(err, TP_ERR_IO, "", bad ? "cannot read %s" : "%s is larger than 16 MiB",
-                            path);
-    }
-    buf[n] = '\0';
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, true, false, ""};
+    char *buf;
+    size_t n;
+    tp_status rs = tp_io_read_file(path, &o, &buf, &n, err);
+    if (rs != TP_OK)
+        return rs;
     if (memchr(buf, '\0', n)) {
         free(buf);
         return tp_error_set(err, TP_ERR_IO, "", "%s is not a text file", path);

@@ -97,6 +97,41 @@ typedef struct tp_io_file {
  */
 tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err);
 
+/* The most a JSON input (model, GPU, plan file, import) and a runs CSV may
+ * hold: bigger files are refused before they are read. */
+#define TP_IO_MAX_JSON_BYTES ((size_t)16 << 20)
+#define TP_IO_MAX_CSV_BYTES ((size_t)64 << 20)
+
+/** How tp_io_read_file reads and what its messages say. */
+typedef struct tp_io_read_opts {
+    size_t max_bytes; /* a multiple of 1 MiB; a longer file is refused */
+    bool allow_stdin; /* "-" reads standard input */
+    bool quote;       /* messages show the path in double quotes */
+    const char *field; /* err->path of every error ("" for none) */
+} tp_io_read_opts;
+
+/**
+ * The one way trainplan reads a file (every loader: model and GPU JSON,
+ * Hugging Face configs, imports, plan files, runs CSVs). Only a regular
+ * file is read (or standard input for "-" when o->allow_stdin): the file
+ * is opened with O_NONBLOCK, so a FIFO no one writes to cannot hang the
+ * reader, and refused after fstat when it is not a regular file. A file
+ * over o->max_bytes is refused without reading it whole. *out is a new
+ * NUL-terminated buffer of *len bytes (the content may hold NUL bytes;
+ * the caller frees it).
+ * Errors (err->path = o->field): TP_ERR_IO "cannot read PATH: REASON"
+ * (REASON a strerror text, "Is a directory" for a directory, or "larger
+ * than N MiB"), "PATH is a FIFO (named pipe); trainplan reads regular
+ * files only" (or a character device, a block device, a socket);
+ * TP_ERR_NOMEM.
+ */
+tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out, size_t *len,
+                          tp_error *err);
+
+/* "a directory", "a FIFO (named pipe)", "a character device", ... for a
+ * st_mode (for messages: "PATH is a directory"). */
+const char *tp_io_file_type(unsigned int mode);
+
 /* ---- JSON builder ---- */
 
 typedef struct jb {

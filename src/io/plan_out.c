@@ -107,14 +107,16 @@ tp_status tp_io_phase_parse(const char *spec, tp_phase *out, tp_error *err)
 
 tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err)
 {
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, false, true, "plan-file"};
+    char *text;
+    size_t len;
+    tp_status rs = tp_io_read_file(path, &o, &text, &len, err);
+    if (rs != TP_OK)
+        return rs;
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!root) {
-        FILE *f = fopen(path, "r");
-        if (!f)
-            return tp_error_set(err, TP_ERR_IO, "plan-file", "cannot read \"%.120s\": %s", path,
-                                strerror(errno));
-        fclose(f);
         tp_status st = tp_error_set(err, TP_ERR_PARSE, "", "%.200s", je.text);
         if (err) {
             err->line = je.line;

@@ -252,3 +252,127 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
         sigprocmask(SIG_SETMASK, &saved, NULL);
     return st;
 }
+
+/* ------------------------------------------------------------------ */
+/* Files: every file trainplan reads goes through tp_io_read_file       */
+/* ------------------------------------------------------------------ */
+
+const char *tp_io_file_type(unsigned int mode)
+{
+    if (S_ISREG(mode))
+        return "a regular file";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "of an unknown file type";
+}
+
+/* path as messages show it: in double quotes when q. */
+#define QP(q) ((q) ? "\"" : "")
+
+/* Read fd to its end, at most max_bytes (one more byte is an error); size_hint
+ * is the expected length (st_size), 0 if unknown. */
+static tp_status read_fd(int fd, size_t size_hint, const tp_io_read_opts *o, const char *path,
+                         char **out, size_t *out_len, tp_error *err)
+{
+    const char *q = QP(o->quote);
+    size_t cap = size_hint > 0 && size_hint <= o->max_bytes ? size_hint + 1 : 64u << 10;
+    size_t len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf)
+        return tp_error_set(err, TP_ERR_NOMEM, o->field, "out of memory reading %s%s%s", q, path,
+                            q);
+    for (;;) {
+        if (len == cap) {
+            if (cap > o->max_bytes) {
+                free(buf);
+                return tp_error_set(err, TP_ERR_IO, o->field,
+                                    "cannot read %s%s%s: larger than %zu MiB", q, path, q,
+                                    o->max_bytes >> 20);
+            }
+            size_t bigger = 2 * cap > o->max_bytes + 1 ? o->max_bytes + 1 : 2 * cap;
+            char *p = realloc(buf, bigger + 1);
+            if (!p) {
+                free(buf);
+                return tp_error_set(err, TP_ERR_NOMEM, o->field, "out of memory reading %s%s%s",
+                                    q, path, q);
+            }
+            buf = p;
+            cap = bigger;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                                strerror(e));
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    if (len > o->max_bytes) {
+        free(buf);
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: larger than %zu MiB", q,
+                            path, q, o->max_bytes >> 20);
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    return TP_OK;
+}
+
+tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out, size_t *len,
+                          tp_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    const char *q = QP(o->quote);
+    if (o->allow_stdin && strcmp(path, "-") == 0)
+        return read_fd(STDIN_FILENO, 0, o, "standard input", out, len, err);
+    /* O_NONBLOCK: opening a FIFO no one writes to must not wait for a
+     * writer (it is refused below anyway); O_NOCTTY: a terminal named
+     * here does not become our controlling terminal. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                            strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                            strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (S_ISDIR(st.st_mode)) /* the message read() would have given */
+            return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                                strerror(EISDIR));
+        return tp_error_set(err, TP_ERR_IO, o->field, "%s%s%s is %s; trainplan reads regular files only%s",
+                            q, path, q, tp_io_file_type(st.st_mode),
+                            o->allow_stdin ? " (or - for standard input)" : "");
+    }
+    if ((uintmax_t)st.st_size > o->max_bytes) {
+        close(fd);
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: larger than %zu MiB", q,
+                            path, q, o->max_bytes >> 20);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    tp_status rs = read_fd(fd, (size_t)st.st_size, o, path, out, len, err);
+    close(fd);
+    return rs;
+}
