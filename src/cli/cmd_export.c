@@ -77,7 +77,7 @@ int cli_write_svg(const char *path, bool force, const tp_config *c, const tp_res
         fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
         return CLI_EXIT_INTERNAL;
     }
-    tp_io_file f = {path, svg, strlen(svg)};
+    tp_io_file f = {path, svg, strlen(svg), "--svg"};
     int rc = cli_write_files(&f, 1, force);
     free(svg);
     return rc;
@@ -355,11 +355,18 @@ int cmd_export(int argc, char **argv)
     if (vals[X_OUT]) {
         /* DeepSpeed: FILE and FILE.notes.txt, both or neither */
         char notes_path[4200];
-        tp_io_file files[2] = {{vals[X_OUT], e.text, strlen(e.text)}, {0}};
+        tp_io_file files[2] = {{vals[X_OUT], e.text, strlen(e.text), "--out"}, {0}};
         size_t nfiles = 1;
         if (e.notes) {
+            if (strlen(vals[X_OUT]) + sizeof ".notes.txt" > sizeof notes_path) {
+                fprintf(stderr, "trainplan: error: --out: the path is %zu bytes long; at most "
+                                "%zu with --format deepspeed\n",
+                        strlen(vals[X_OUT]), sizeof notes_path - sizeof ".notes.txt");
+                tp_io_export_free(&e);
+                return CLI_EXIT_USAGE;
+            }
             snprintf(notes_path, sizeof notes_path, "%s.notes.txt", vals[X_OUT]);
-            files[nfiles++] = (tp_io_file){notes_path, e.notes, strlen(e.notes)};
+            files[nfiles++] = (tp_io_file){notes_path, e.notes, strlen(e.notes), "--out"};
         }
         rc = cli_write_files(files, nfiles, vals[X_FORCE] != NULL);
     } else {

@@ -78,7 +78,12 @@ typedef struct tp_io_file {
     const char *path;
     const char *data;
     size_t len;
+    const char *flag; /* the flag that named it ("--out"), for messages; may be NULL */
 } tp_io_file;
+
+/* The longest file name (one path component) trainplan writes: NAME_MAX
+ * of Linux file systems. */
+#define TP_IO_NAME_MAX 255
 
 #define TP_IO_MAX_FILES 4
 
@@ -90,10 +95,17 @@ typedef struct tp_io_file {
  * force by rename(); then the directory is fsync'd. No temporary file is
  * left behind on any error, and on an error no new file remains (with
  * force, files already renamed over stay replaced). Termination signals
- * are held while temporary files exist.
- * Errors (err->message names the path; err->path is empty): TP_ERR_IO
- * "PATH exists (use --force to overwrite it)" or "cannot write PATH:
- * REASON"; TP_ERR_NOMEM; TP_ERR_INVALID_ARG for an empty or repeated name.
+ * are held while temporary files exist. Only a regular file (or a link to
+ * one, which is replaced, not its target) is ever replaced; with force
+ * and several files, the renames run under an exclusive flock on the
+ * first file's directory (see the protocol in util.c for what remains).
+ * Errors (err->message names the path; err->path is empty, or the file's
+ * flag without dashes for the last three): TP_ERR_IO "PATH exists (use
+ * --force to overwrite it)", "cannot write PATH: REASON", "PATH is a
+ * character device; --force replaces regular files only" (any type that
+ * is not a regular file, or "a symbolic link to ..."); TP_ERR_INVALID_ARG
+ * "the file name \"...TAIL\" is N bytes long; a file name has at most 255
+ * bytes", or an empty or repeated name; TP_ERR_NOMEM.
  */
 tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err);
 

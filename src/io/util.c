@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,7 +91,8 @@ const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS] = {
 
 /*
  * Protocol, per file: mkstemp("FILE.tmp.XXXXXX") in FILE's directory (so
- * the final rename/link never crosses a file system), write everything,
+ * the final rename/link never crosses a file system; a name too long for
+ * that suffix is shortened in the temporary name), write everything,
  * fsync, close; then link(tmp, FILE) (fails with EEXIST, atomically, if
  * FILE appeared meanwhile) or, with force, rename(tmp, FILE); unlink tmp;
  * fsync the directory so the new name is durable. A reader sees no file
@@ -99,6 +101,27 @@ const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS] = {
  * delivered afterwards, so an interrupted run leaves neither FILE half
  * written nor a stray FILE.tmp.XXXXXX (SIGKILL and a crash of the machine
  * can still leave a temporary file, never a partial FILE).
+ *
+ * What may be replaced: only a regular file, or a symbolic link that
+ * resolves to one (the link itself is replaced; its target is left as it
+ * was). A directory, device, FIFO, socket, or a link to one of them or to
+ * nothing is refused before anything is written, with or without force:
+ * rename() would replace the directory entry (as root, /dev/null itself).
+ * The check and the rename are two steps: a file swapped for a device in
+ * between by someone who may write the directory is not detected.
+ *
+ * Several files (DeepSpeed's FILE and FILE.notes.txt): every temporary
+ * file is written before the first one is moved into place, so an error
+ * while writing changes nothing. With force the moves happen under an
+ * exclusive flock on the directory of the first file, so two trainplan
+ * runs that write the same files move theirs one run after the other and
+ * never leave FILE from one run and FILE.notes.txt from the other. Two
+ * renames are still two steps: a reader between them, SIGKILL or a crash
+ * of the machine between them, or a rename that fails (after the checks
+ * above, practically only a read-only or full file system) can leave the
+ * first file new and the second old. The lock is advisory (it orders
+ * trainplan runs, not other programs) and best effort (a file system
+ * without flock goes on unlocked).
  */
 
 static tp_status file_error(tp_error *err, const char *what, const char *path, int e)
@@ -151,11 +174,17 @@ static void sync_dir(const char *path)
 static tp_status write_temp(const tp_io_file *f, mode_t mode, char **tmp, tp_error *err)
 {
     *tmp = NULL;
-    size_t n = strlen(f->path) + sizeof ".tmp.XXXXXX";
+    static const char suffix[] = ".tmp.XXXXXX";
+    const char *slash = strrchr(f->path, '/');
+    size_t dir_len = slash ? (size_t)(slash + 1 - f->path) : 0;
+    size_t base_len = strlen(f->path + dir_len);
+    if (base_len > TP_IO_NAME_MAX - (sizeof suffix - 1))
+        base_len = TP_IO_NAME_MAX - (sizeof suffix - 1); /* still beside FILE, still unique */
+    size_t n = dir_len + base_len + sizeof suffix;
     char *name = malloc(n);
     if (!name)
         return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing %s", f->path);
-    snprintf(name, n, "%s.tmp.XXXXXX", f->path);
+    snprintf(name, n, "%.*s%s", (int)(dir_len + base_len), f->path, suffix);
     int fd = mkstemp(name);
     if (fd < 0) {
         int e = errno;
@@ -178,6 +207,80 @@ static tp_status write_temp(const tp_io_file *f, mode_t mode, char **tmp, tp_err
     return TP_OK;
 }
 
+/* err->path for an error about f: its flag without the dashes, or "". */
+static const char *flag_of(const tp_io_file *f)
+{
+    if (!f->flag)
+        return "";
+    return strncmp(f->flag, "--", 2) == 0 ? f->flag + 2 : f->flag;
+}
+
+/*
+ * May f be written? Its last component fits in a file name, and what is
+ * there now is nothing, or (with force) a regular file or a link to one.
+ */
+static tp_status check_target(const tp_io_file *f, bool force, tp_error *err)
+{
+    const char *slash = strrchr(f->path, '/');
+    const char *base = slash ? slash + 1 : f->path;
+    size_t base_len = strlen(base);
+    if (base_len > TP_IO_NAME_MAX) {
+        /* the name itself would not fit in the message: its end says which */
+        return tp_error_set(err, TP_ERR_INVALID_ARG, flag_of(f),
+                            "the file name \"...%s\" is %zu bytes long; a file name has at most "
+                            "%d bytes",
+                            base + base_len - 24, base_len, TP_IO_NAME_MAX);
+    }
+    struct stat st;
+    if (lstat(f->path, &st) != 0)
+        return TP_OK; /* absent (or unreachable: creating it will say why) */
+    if (S_ISLNK(st.st_mode)) {
+        struct stat to;
+        if (stat(f->path, &to) != 0)
+            return tp_error_set(err, TP_ERR_IO, flag_of(f),
+                                "%s is a symbolic link to nothing (%s); --force replaces "
+                                "regular files only",
+                                f->path, strerror(errno));
+        if (!S_ISREG(to.st_mode))
+            return tp_error_set(err, TP_ERR_IO, flag_of(f),
+                                "%s is a symbolic link to %s; --force replaces regular files only",
+                                f->path, tp_io_file_type(to.st_mode));
+    } else if (!S_ISREG(st.st_mode)) {
+        return tp_error_set(err, TP_ERR_IO, flag_of(f),
+                            "%s is %s; --force replaces regular files only", f->path,
+                            tp_io_file_type(st.st_mode));
+    }
+    if (!force)
+        return exists_error(err, f->path);
+    return TP_OK;
+}
+
+/* An exclusive flock on the directory holding path, or -1 (best effort:
+ * some file systems have no flock). Closing the descriptor releases it. */
+static int lock_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
 tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err)
 {
     if (n == 0)
@@ -191,9 +294,9 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
             if (strcmp(files[i].path, files[j].path) == 0)
                 return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s is named twice",
                                     files[i].path);
-        struct stat st;
-        if (!force && lstat(files[i].path, &st) == 0)
-            return exists_error(err, files[i].path);
+        tp_status cs = check_target(&files[i], force, err);
+        if (cs != TP_OK)
+            return cs;
     }
 
     mode_t um = umask(0);
@@ -214,6 +317,9 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
     tp_status st = TP_OK;
     for (size_t i = 0; i < n && st == TP_OK; i++)
         st = write_temp(&files[i], mode, &tmp[i], err);
+    int lock_fd = -1;
+    if (st == TP_OK && force && n > 1)
+        lock_fd = lock_dir(files[0].path);
     for (size_t i = 0; i < n && st == TP_OK; i++) {
         if (force) {
             if (rename(tmp[i], files[i].path) != 0)
@@ -248,6 +354,8 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
     if (st == TP_OK)
         for (size_t i = 0; i < n; i++)
             sync_dir(files[i].path);
+    if (lock_fd >= 0)
+        close(lock_fd); /* releases the flock */
     if (masked)
         sigprocmask(SIG_SETMASK, &saved, NULL);
     return st;

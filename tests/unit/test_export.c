@@ -620,7 +620,7 @@ static void test_write_files_atomic_and_no_overwrite(void **state)
     tp_error err = {0};
 
     /* a new file: exactly the bytes given, mode 0666 & ~umask, nothing else */
-    tp_io_file f1 = {a, "first\n", 6};
+    tp_io_file f1 = {a, "first\n", 6, NULL};
     assert_int_equal(tp_io_write_files(&f1, 1, false, &err), TP_OK);
     assert_string_equal(slurp_file(a), "first\n");
     mode_t um = umask(0);
@@ -631,7 +631,7 @@ static void test_write_files_atomic_and_no_overwrite(void **state)
     assert_int_equal(count_entries(dir), 1);
 
     /* an existing file is refused without force, named with the flag, kept */
-    tp_io_file f2 = {a, "second\n", 7};
+    tp_io_file f2 = {a, "second\n", 7, NULL};
     assert_int_equal(tp_io_write_files(&f2, 1, false, &err), TP_ERR_IO);
     char want[200];
     snprintf(want, sizeof want, "%s exists (use --force to overwrite it)", a);
@@ -645,16 +645,16 @@ static void test_write_files_atomic_and_no_overwrite(void **state)
     assert_int_equal(count_entries(dir), 1);
 
     /* two files, all or nothing: the second cannot be created, so neither is */
-    tp_io_file two[2] = {{b, "b\n", 2}, {missing, "m\n", 2}};
+    tp_io_file two[2] = {{b, "b\n", 2, NULL}, {missing, "m\n", 2, NULL}};
     assert_int_equal(tp_io_write_files(two, 2, false, &err), TP_ERR_IO);
     assert_non_null(strstr(err.message, "cannot create a file beside"));
     assert_int_equal(access(b, F_OK), -1);
     assert_int_equal(count_entries(dir), 1); /* no b.txt, no temporary file */
 
     /* bad calls */
-    tp_io_file dup[2] = {{b, "x", 1}, {b, "y", 1}};
+    tp_io_file dup[2] = {{b, "x", 1, NULL}, {b, "y", 1, NULL}};
     assert_int_equal(tp_io_write_files(dup, 2, false, &err), TP_ERR_INVALID_ARG);
-    tp_io_file empty = {"", "x", 1};
+    tp_io_file empty = {"", "x", 1, NULL};
     assert_int_equal(tp_io_write_files(&empty, 1, false, &err), TP_ERR_INVALID_ARG);
     assert_int_equal(count_entries(dir), 1);
 
