@@ -49,7 +49,7 @@ int cmd_estimate(int argc, char **argv)
 
     tp_result r;
     if (tp_eval(&c, &r, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
+        return cli_error_print(&err, cli_xio_blame(&xio, &err));
 
     /* The JSON serializer checks every number is finite; build it even for
      * the text report so that neither output can show NaN or inf. */

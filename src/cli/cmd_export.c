@@ -130,6 +130,21 @@ cli_xio_format cli_xio_last_format(int end, char **argv)
     return CLI_XIO_DEFAULT;
 }
 
+const char *cli_xio_blame(const cli_xio *x, const tp_error *err)
+{
+    if (!x->import_path || !x->user_valid || !err)
+        return NULL;
+    const char *msg = err->message;
+    char flag[sizeof err->path + 2];
+    if (err->path[0])
+        snprintf(flag, sizeof flag, "--%s", err->path);
+    else if (strncmp(msg, "--", 2) == 0 && strchr(msg, ':'))
+        snprintf(flag, sizeof flag, "%.*s", (int)(strchr(msg, ':') - msg), msg);
+    else
+        return NULL;
+    return cli_given(&x->user, flag) ? NULL : x->import_path;
+}
+
 tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra, cli_xio *x,
                         tp_config *c, cli_common *co, tp_error *err)
 {
@@ -204,11 +219,15 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     for (int i = 1; i < argc; i++)
         x->argv2[k++] = argv[i];
     int argi2 = 1;
+    x->user = *co; /* what the user's own flags gave */
+    x->user_valid = true;
     st = cli_parse_config(k, x->argv2, &argi2, &all, c, co, err);
     for (size_t i = 0; i < n_cmd; i++)
         extra->values[i] = x->values[i];
-    if (st != TP_OK)
+    if (st != TP_OK) {
+        co->err_file = cli_xio_blame(x, err);
         return st;
+    }
     *argi = argi2 - x->im.argc;
     st = tp_io_import_apply(&x->im, &user, c, err);
     if (st != TP_OK) {
@@ -336,7 +355,7 @@ int cmd_export(int argc, char **argv)
 
     tp_result r;
     if (tp_eval(&c, &r, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
+        return cli_error_print(&err, cli_xio_blame(&xio, &err));
     tp_export e;
     if (tp_io_export((tp_export_format)k, &c, &r, &opts, &e, &err) != TP_OK)
         return cli_error_print(&err, NULL);
