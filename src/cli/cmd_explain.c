@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io_internal.h" /* tp_io_safe_text */
 
 #define GIB 1073741824.0
 #define GB 1e9
@@ -451,9 +452,11 @@ int cmd_explain(int argc, char **argv)
     } else {
         const tp_train *t = &c.train;
         int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c.gpu.gpus_per_node;
+        char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
         printf("Explain: %s on %lld x %s (%lld per node), sequence %lld tokens, global batch "
                "%lld sequences (%.0f tokens)\n\n",
-               c.model.name, (long long)t->num_gpus, c.gpu.name, (long long)node,
+               tp_io_safe_text(c.model.name, mname, sizeof mname), (long long)t->num_gpus,
+               tp_io_safe_text(c.gpu.name, gname, sizeof gname), (long long)node,
                (long long)t->seq_len, (long long)t->global_batch,
                (double)t->global_batch * (double)t->seq_len);
         narrate(&c, r);

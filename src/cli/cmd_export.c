@@ -95,17 +95,24 @@ static const char *value_of(const cli_xio *x, size_t n, const char *name)
     return NULL;
 }
 
+/* One note line; the file's name and the names it holds are untrusted. */
+static void note(const char *file, const char *what, const char *list)
+{
+    fputs("trainplan: note: ", stderr);
+    tp_io_put_safe(stderr, file);
+    fprintf(stderr, ": %s: ", what);
+    tp_io_put_safe(stderr, list);
+    fputc('\n', stderr);
+}
+
 static void print_notes(const char *file, const tp_import *im)
 {
     if (im->ignored[0])
-        fprintf(stderr, "trainplan: note: %s: ignored (cannot change memory or time): %s\n", file,
-                im->ignored);
+        note(file, "ignored (cannot change memory or time)", im->ignored);
     if (im->approximated[0])
-        fprintf(stderr,
-                "trainplan: note: %s: approximated by trainplan's calibrated efficiencies: %s\n",
-                file, im->approximated);
+        note(file, "approximated by trainplan's calibrated efficiencies", im->approximated);
     if (im->assumed[0])
-        fprintf(stderr, "trainplan: note: %s: assumed: %s\n", file, im->assumed);
+        note(file, "assumed", im->assumed);
 }
 
 /* Position of the last occurrence of flag in argv[1..end), 0 if absent. */

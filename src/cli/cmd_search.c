@@ -220,8 +220,10 @@ static void md_title(FILE *f, const tp_config *c, const char *what)
 {
     const tp_train *t = &c->train;
     int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
-    fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n", c->model.name,
-            (long long)t->num_gpus, c->gpu.name, (long long)node);
+    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
+    fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n",
+            tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
+            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node);
     fprintf(f, "Sequence %lld tokens, global batch %lld sequences (%.0f tokens); %s.\n\n",
             (long long)t->seq_len, (long long)t->global_batch,
             (double)t->global_batch * (double)t->seq_len, what);
@@ -397,9 +399,11 @@ static void header(FILE *f, const tp_config *c, const char *verb)
 {
     const tp_train *t = &c->train;
     int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
                "sequences (%.0f tokens)\n",
-            verb, c->model.name, (long long)t->num_gpus, c->gpu.name, (long long)node,
+            verb, tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
+            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
             (long long)t->seq_len, (long long)t->global_batch,
             (double)t->global_batch * (double)t->seq_len);
 }

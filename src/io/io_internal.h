@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tp/tp.h"
 
@@ -143,6 +144,26 @@ tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out
 /* "a directory", "a FIFO (named pipe)", "a character device", ... for a
  * st_mode (for messages: "PATH is a directory"). */
 const char *tp_io_file_type(unsigned int mode);
+
+/* ---- untrusted text (util.c) ---- */
+
+/* Bytes tp_io_safe_text needs for a string of len bytes, with its NUL. */
+#define TP_IO_SAFE_BYTES(len) (4 * (len) + 1)
+
+/**
+ * Untrusted text (a model or GPU name from a file or a request, a path, a
+ * CSV cell) made safe to print on a terminal: C0 controls (ESC, CR, LF,
+ * TAB, ...), DEL, C1 controls (U+0080..U+009F) and bytes that are not
+ * well-formed UTF-8 become a visible "\xNN" escape; printable ASCII and
+ * other UTF-8 pass through. Writes at most n bytes (with the NUL) into buf,
+ * stopping before a character that would not fit, and returns buf. Every
+ * human-readable writer (text reports, Markdown, CSV cells, error messages)
+ * prints untrusted text through it.
+ */
+const char *tp_io_safe_text(const char *s, char *buf, size_t n);
+
+/** tp_io_safe_text of all of s, written to f (any length). */
+void tp_io_put_safe(FILE *f, const char *s);
 
 /* ---- JSON builder ---- */
 

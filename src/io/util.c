@@ -484,3 +484,87 @@ tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out
     close(fd);
     return rs;
 }
+
+/* ------------------------------------------------------------------ */
+/* Untrusted text on a terminal                                         */
+/* ------------------------------------------------------------------ */
+
+/* Length of the well-formed UTF-8 sequence at s that is not a C1 control
+ * (U+0080..U+009F), or 0. */
+static size_t utf8_ok(const unsigned char *s)
+{
+    size_t n;
+    unsigned cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        n = 2;
+        cp = s[0] & 0x1fu;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        n = 3;
+        cp = s[0] & 0x0fu;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        n = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0; /* C1 controls, overlong forms, surrogates, beyond Unicode */
+    return n;
+}
+
+const char *tp_io_safe_text(const char *s, char *buf, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    if (n == 0)
+        return "";
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        size_t u = *p >= 0x80 ? utf8_ok(p) : 0;
+        if (*p >= 0x20 && *p < 0x7f) {
+            if (o + 1 >= n)
+                break;
+            buf[o++] = (char)*p++;
+        } else if (u > 0) {
+            if (o + u >= n)
+                break;
+            memcpy(buf + o, p, u);
+            o += u;
+            p += u;
+        } else {
+            if (o + 4 >= n)
+                break;
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[*p >> 4];
+            buf[o++] = hex[*p & 15];
+            p++;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+void tp_io_put_safe(FILE *f, const char *s)
+{
+    char buf[256];
+    size_t len = strlen(s);
+    /* in pieces short enough that each escapes within buf (4 bytes a byte) */
+    for (size_t i = 0; i < len;) {
+        size_t take = len - i < 60 ? len - i : 60;
+        while (take < len - i && take > 0 && ((unsigned char)s[i + take] & 0xc0) == 0x80)
+            take--; /* do not split a UTF-8 sequence */
+        if (take == 0)
+            take = 1;
+        char piece[64];
+        memcpy(piece, s + i, take);
+        piece[take] = '\0';
+        fputs(tp_io_safe_text(piece, buf, sizeof buf), f);
+        i += take;
+    }
+}
