@@ -1196,14 +1196,26 @@ tp_status tp_io_export(tp_export_format f, const tp_config *c, const tp_result *
 /* Markdown and CSV                                                     */
 /* ------------------------------------------------------------------ */
 
-/* Markdown text: escape the characters that would break a table cell. */
+/* Markdown text: untrusted, so defused (tp_io_safe_text: no line break or
+ * escape sequence is left), then the characters that would break a table
+ * cell or start emphasis are escaped. */
 static void md_text(FILE *f, const char *s)
 {
-    for (const char *p = s; *p; p++) {
+    size_t len = strlen(s);
+    char small[TP_IO_SAFE_BYTES(64)];
+    char *safe = len <= 64 ? small : malloc(TP_IO_SAFE_BYTES(len));
+    if (!safe) {
+        fputs("?", f); /* out of memory: never the raw text */
+        return;
+    }
+    tp_io_safe_text(s, safe, len <= 64 ? sizeof small : TP_IO_SAFE_BYTES(len));
+    for (const char *p = safe; *p; p++) {
         if (*p == '|' || *p == '\\' || *p == '*' || *p == '_' || *p == '`')
             fputc('\\', f);
-        fputc((*p >= 0x20 && *p != 0x7f) ? *p : '?', f);
+        fputc(*p, f);
     }
+    if (safe != small)
+        free(safe);
 }
 
 /* "| Label | v / unit | share of total |", the label capitalised. */
