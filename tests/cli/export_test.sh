@@ -461,6 +461,17 @@ notes = open(sys.argv[2]).read()
 assert re.search(r"--global-batch %d\b" % gb, notes), (gb, notes[:400])' "$tmp/lk/race.json" "$tmp/lk/race.json.notes.txt"
 done
 no_temp_files "concurrent --force" "$tmp/lk"
+# An invalid value that an imported file sets names the file, not a flag
+"$T" estimate --model llama-3-8b --gpus 8 --tp 2 --json >"$tmp/f14/r.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["layout"]["tp"] = 3
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/f14/r.json" "$tmp/f14/r3.json"
+expect_error "trainplan: error: $tmp/f14/r3.json: tp: 3 does not divide the number of attention heads (32)" \
+    export --format megatron --from "$tmp/f14/r3.json"
+expect_error "trainplan: error: --tp: 3 does not divide the number of attention heads (32)" \
+    export --format megatron --from "$tmp/f14/r.json" --tp 3
 # shellcheck disable=SC2086
 run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --train-tokens 1e9
 check "--train-tokens sets --train-iters" grep -qx -- '--train-iters 1908' "$tmp/out"
