@@ -47,7 +47,7 @@ static const cli_flag output_flags[] = {
      "breakdown and the pipeline schedule (one standalone SVG); never replaces an existing "
      "file without --force",
      CLI_STR, .group = G_REPORT},
-    {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH,
+    {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH,
      .group = G_REPORT},
 };
 #define NUM_OUTPUT_FLAGS (sizeof output_flags / sizeof output_flags[0])
@@ -286,7 +286,7 @@ static const cli_flag export_flags[X_COUNT] = {
                "write FILE (DeepSpeed also writes FILE.notes.txt); never replaces an existing "
                "file without --force",
                CLI_STR, .group = G_EXPORT},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it exists", CLI_SWITCH,
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it is a regular file", CLI_SWITCH,
                  .group = G_EXPORT},
     [X_TOKENS] = {"--train-tokens", "N", "tokens", "none",
                   "token budget of the run: sets the step count (Megatron --train-iters, "

@@ -144,7 +144,7 @@ static const cli_flag xflags[X_COUNT] = {
                "also write the charts of the chosen layout (the first phase's) to FILE; nothing "
                "is written when no layout fits",
                CLI_STR, .group = G_OUT},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH,
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH,
                  .group = G_OUT},
     [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
                        "print the learning-rate series as CSV (step,tokens,phase,lr) instead",

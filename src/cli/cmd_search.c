@@ -48,7 +48,7 @@ static const cli_flag search_flags[X_COUNT] = {
                "also write the charts of the best layout to FILE (memory by component, step "
                "time, pipeline schedule); nothing is written when no layout fits",
                CLI_STR, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH, 0,
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH, 0,
                  0, 0.0, 0.0, NULL, G_SEARCH},
     [X_ACROSS] = {"--tp-across-nodes", NULL, NULL, "off",
                   "also try TP groups spanning whole nodes", CLI_SWITCH, 0, 0, 0.0, 0.0, NULL,
