@@ -412,13 +412,13 @@ int cmd_explain(int argc, char **argv)
     if (cli_parse_config(argc, argv, &argi, NULL, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (explain takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (explain takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
     if (!co.global_batch_given) {
-        fprintf(stderr, "trainplan: error: explain needs the target batch: --global-batch N "
-                        "(sequences) or --global-batch-tokens N\n");
+        cli_say("trainplan: error: explain needs the target batch: --global-batch N "
+                "(sequences) or --global-batch-tokens N\n");
         return CLI_EXIT_USAGE;
     }
     tp_search_space sp;
@@ -430,7 +430,7 @@ int cmd_explain(int argc, char **argv)
     if (!r || !best) {
         free(r);
         free(best);
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     int rc = CLI_EXIT_OK;
@@ -443,7 +443,7 @@ int cmd_explain(int argc, char **argv)
     if (co.json) {
         json_t *j = recipe_json(&c, r, n ? best : NULL);
         if (!j) {
-            fprintf(stderr, "trainplan: error: internal: a result holds a non-finite number\n");
+            cli_say("trainplan: error: internal: a result holds a non-finite number\n");
             rc = CLI_EXIT_INTERNAL;
             goto done;
         }

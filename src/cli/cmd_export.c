@@ -74,7 +74,7 @@ int cli_write_svg(const char *path, bool force, const tp_config *c, const tp_res
 {
     char *svg = tp_io_svg_report(c, r);
     if (!svg) {
-        fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
+        cli_say("trainplan: error: out of memory drawing the charts\n");
         return CLI_EXIT_INTERNAL;
     }
     tp_io_file f = {path, svg, strlen(svg), "--svg"};
@@ -338,13 +338,13 @@ int cmd_export(int argc, char **argv)
     if (cli_xio_parse(argc, argv, &argi, &ex, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (export takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (export takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
     if (!vals[X_FORMAT]) {
-        fprintf(stderr, "trainplan: error: --format is required (megatron, torchtitan or "
-                        "deepspeed)\n");
+        cli_say("trainplan: error: --format is required (megatron, torchtitan or "
+                "deepspeed)\n");
         return CLI_EXIT_USAGE;
     }
     int k;
@@ -356,7 +356,7 @@ int cmd_export(int argc, char **argv)
         cli_flag_i64(&export_flags[X_TOKENS], vals[X_TOKENS], &opts.train_tokens, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     if (vals[X_FORCE] && !vals[X_OUT]) {
-        fprintf(stderr, "trainplan: error: --force needs --out FILE\n");
+        cli_say("trainplan: error: --force needs --out FILE\n");
         return CLI_EXIT_USAGE;
     }
 
@@ -367,11 +367,11 @@ int cmd_export(int argc, char **argv)
     if (tp_io_export((tp_export_format)k, &c, &r, &opts, &e, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     if (!r.memory.fits)
-        fprintf(stderr, "trainplan: warning: this plan does not fit in GPU memory (%s); exported "
-                        "anyway\n",
+        cli_say("trainplan: warning: this plan does not fit in GPU memory (%s); exported "
+                "anyway\n",
                 r.reason[0] ? r.reason : "over capacity");
     if (e.num_unexpressed > 0)
-        fprintf(stderr,
+        cli_say(
                 "trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
                 "expressible\" in the header\n",
                 e.num_unexpressed, e.num_unexpressed == 1 ? "" : "s",
@@ -385,8 +385,8 @@ int cmd_export(int argc, char **argv)
         size_t nfiles = 1;
         if (e.notes) {
             if (strlen(vals[X_OUT]) + sizeof ".notes.txt" > sizeof notes_path) {
-                fprintf(stderr, "trainplan: error: --out: the path is %zu bytes long; at most "
-                                "%zu with --format deepspeed\n",
+                cli_say("trainplan: error: --out: the path is %zu bytes long; at most "
+                        "%zu with --format deepspeed\n",
                         strlen(vals[X_OUT]), sizeof notes_path - sizeof ".notes.txt");
                 tp_io_export_free(&e);
                 return CLI_EXIT_USAGE;

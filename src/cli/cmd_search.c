@@ -495,7 +495,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
     if (!close) {
         tp_search_free(s);
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     size_t n = tp_search_closest(s, close, k < TP_SEARCH_CLOSEST ? k : TP_SEARCH_CLOSEST);
@@ -574,13 +574,13 @@ int cmd_search(int argc, char **argv)
     if (cli_parse_config(argc, argv, &argi, &ex, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (search takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (search takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
     if (!co.global_batch_given) {
-        fprintf(stderr, "trainplan: error: search needs the target batch: --global-batch N "
-                        "(sequences) or --global-batch-tokens N\n");
+        cli_say("trainplan: error: search needs the target batch: --global-batch N "
+                "(sequences) or --global-batch-tokens N\n");
         return CLI_EXIT_USAGE;
     }
     int64_t top = 5;
@@ -594,7 +594,7 @@ int cmd_search(int argc, char **argv)
     bool json = co.json && fmt == CLI_XIO_DEFAULT;
     bool force = vals[X_FORCE] != NULL;
     if (force && !vals[X_SVG]) {
-        fprintf(stderr, "trainplan: error: --force needs --svg FILE\n");
+        cli_say("trainplan: error: --force needs --svg FILE\n");
         return CLI_EXIT_USAGE;
     }
     tp_rank_by by = (tp_rank_by)rank;
@@ -605,7 +605,7 @@ int cmd_search(int argc, char **argv)
     size_t k = (size_t)top;
     tp_search_item *items = calloc(k, sizeof *items);
     if (!items) {
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     size_t n = 0;
@@ -620,7 +620,7 @@ int cmd_search(int argc, char **argv)
     if (n == 0) {
         free(items);
         if (vals[X_SVG])
-            fprintf(stderr, "trainplan: note: --svg: no layout fits, so no chart is written\n");
+            cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
         return explain_none(&c, &sp, &st, wall, json, fmt, k < 3 ? 3 : k);
     }
 
@@ -646,7 +646,7 @@ int cmd_search(int argc, char **argv)
             }
         }
         if (!arr) {
-            fprintf(stderr, "trainplan: error: internal: a result holds a non-finite number\n");
+            cli_say("trainplan: error: internal: a result holds a non-finite number\n");
             rc = CLI_EXIT_INTERNAL;
         } else {
             rc = cli_json_print(arr);

@@ -1195,8 +1195,8 @@ int cmd_validate(int argc, char **argv)
             eff = values[VF_EFF];
         if (argi < argc) {
             if (file) {
-                fprintf(stderr, "trainplan: error: validate takes one file (got \"%s\" and "
-                                "\"%s\")\n",
+                cli_say("trainplan: error: validate takes one file (got \"%s\" and "
+                        "\"%s\")\n",
                         file, argv[argi]);
                 return CLI_EXIT_USAGE;
             }
@@ -1204,8 +1204,8 @@ int cmd_validate(int argc, char **argv)
         }
     }
     if (!file) {
-        fprintf(stderr, "trainplan: error: validate needs a FILE.csv (run `trainplan validate "
-                        "--help`)\n");
+        cli_say("trainplan: error: validate needs a FILE.csv (run `trainplan validate "
+                "--help`)\n");
         return CLI_EXIT_USAGE;
     }
     overrides ov = {.n = 0};
@@ -1214,18 +1214,18 @@ int cmd_validate(int argc, char **argv)
 
     tp_io_csv *csv = NULL;
     if (tp_io_csv_read(file, &csv, &err) != TP_OK) {
-        fprintf(stderr, "trainplan: error: %s\n", err.message);
+        cli_say("trainplan: error: %s\n", err.message);
         return cli_exit_code(err.code);
     }
     if (tp_io_runs_check(csv, &err) != TP_OK) {
-        fprintf(stderr, "trainplan: error: %s:1: %s\n", file, err.message);
+        cli_say("trainplan: error: %s:1: %s\n", file, err.message);
         tp_io_csv_free(csv);
         return CLI_EXIT_USAGE;
     }
     vrow *rows = calloc(csv->num_rows ? csv->num_rows : 1, sizeof *rows);
     if (!rows) {
         tp_io_csv_free(csv);
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     for (size_t i = 0; i < csv->num_rows; i++)
