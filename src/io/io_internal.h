@@ -97,9 +97,9 @@ typedef struct tp_io_file {
  * left behind on any error, and on an error no new file remains (with
  * force, files already renamed over stay replaced). Termination signals
  * are held while temporary files exist. Only a regular file (or a link to
- * one, which is replaced, not its target) is ever replaced; with force
- * and several files, the renames run under an exclusive flock on the
- * first file's directory (see the protocol in util.c for what remains).
+ * one, which is replaced, not its target) is ever replaced; with several
+ * files, the moves run under an exclusive flock on the first file's
+ * directory (see the protocol in util.c for what remains).
  * Errors (err->message names the path; err->path is empty, or the file's
  * flag without dashes for the last three): TP_ERR_IO "PATH exists (use
  * --force to overwrite it)", "cannot write PATH: REASON", "PATH is a

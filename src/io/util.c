@@ -112,10 +112,11 @@ const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS] = {
  *
  * Several files (DeepSpeed's FILE and FILE.notes.txt): every temporary
  * file is written before the first one is moved into place, so an error
- * while writing changes nothing. With force the moves happen under an
- * exclusive flock on the directory of the first file, so two trainplan
- * runs that write the same files move theirs one run after the other and
- * never leave FILE from one run and FILE.notes.txt from the other. Two
+ * while writing changes nothing. The moves (and the clean-up of a failed
+ * run, which unlinks what it linked) happen under an exclusive flock on
+ * the directory of the first file, so two trainplan runs that write the
+ * same files move theirs one run after the other and never leave FILE
+ * from one run and FILE.notes.txt from the other. Two
  * renames are still two steps: a reader between them, SIGKILL or a crash
  * of the machine between them, or a rename that fails (after the checks
  * above, practically only a read-only or full file system) can leave the
@@ -318,7 +319,7 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
     for (size_t i = 0; i < n && st == TP_OK; i++)
         st = write_temp(&files[i], mode, &tmp[i], err);
     int lock_fd = -1;
-    if (st == TP_OK && force && n > 1)
+    if (st == TP_OK && n > 1) /* without force too: its clean-up unlinks */
         lock_fd = lock_dir(files[0].path);
     for (size_t i = 0; i < n && st == TP_OK; i++) {
         if (force) {
