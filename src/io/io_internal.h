@@ -7,7 +7,12 @@
  *    "did you mean" suggestion.
  *  - tp_io_write_files (util.c): the one way trainplan writes a file
  *    (exports, --svg charts): temporary file, fsync, atomic link/rename,
- *    never replacing an existing file without force.
+ *    never replacing an existing file without force, nor anything but a
+ *    regular file with it.
+ *  - tp_io_read_file (util.c): the one way trainplan reads a file (every
+ *    loader): regular files only, opened without blocking, size-bounded.
+ *  - tp_io_safe_text (util.c): untrusted text made safe for a terminal,
+ *    used by every human-readable writer and error message.
  *  - the JSON builder (json_out.c, plan_out.c): header-only so that each
  *    serializer keeps its functions static. The first failure (a non-finite
  *    value, a jansson allocation) sticks in jb.ok; callers check it once.

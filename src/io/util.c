@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util.c: small helpers shared across src/io and the CLI (io_internal.h):
- * the edit distance behind "did you mean", and tp_io_write_files, the one
- * place trainplan writes a file (atomic, never overwriting without --force).
+ * the edit distance behind "did you mean"; tp_io_write_files, the one
+ * place trainplan writes a file (atomic, never overwriting without --force,
+ * never replacing anything but a regular file); tp_io_read_file, the one
+ * place it reads one (regular files only, bounded, never blocking on a
+ * FIFO); and tp_io_safe_text, the one way untrusted text reaches a
+ * terminal (issue 14).
  */
 #include <ctype.h>
 #include <errno.h>
