@@ -137,19 +137,34 @@ cli_xio_format cli_xio_last_format(int end, char **argv)
     return CLI_XIO_DEFAULT;
 }
 
-const char *cli_xio_blame(const cli_xio *x, const tp_error *err)
+const char *cli_xio_blame(const cli_xio *x, tp_error *err)
 {
     if (!x->import_path || !x->user_valid || !err)
         return NULL;
-    const char *msg = err->message;
+    char *msg = err->message;
     char flag[sizeof err->path + 2];
-    if (err->path[0])
+    size_t prefix = 0; /* "--tp: " at the start of msg */
+    if (err->path[0]) {
         snprintf(flag, sizeof flag, "--%s", err->path);
-    else if (strncmp(msg, "--", 2) == 0 && strchr(msg, ':'))
+    } else if (strncmp(msg, "--", 2) == 0 && strchr(msg, ':')) {
         snprintf(flag, sizeof flag, "%.*s", (int)(strchr(msg, ':') - msg), msg);
-    else
+        prefix = strlen(flag) + (msg[strlen(flag) + 1] == ' ' ? 2 : 1);
+    } else {
         return NULL;
-    return cli_given(&x->user, flag) ? NULL : x->import_path;
+    }
+    if (cli_given(&x->user, flag))
+        return NULL;
+    /* the file's own name for the setting, and where it is, when known */
+    const char *key;
+    int line, col;
+    if (tp_io_import_source(&x->im, flag, &key, &line, &col)) {
+        snprintf(err->path, sizeof err->path, "%s", key);
+        err->line = line;
+        err->column = col;
+        if (prefix)
+            memmove(msg, msg + prefix, strlen(msg + prefix) + 1);
+    }
+    return x->import_path;
 }
 
 tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra, cli_xio *x,

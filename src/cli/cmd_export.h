@@ -64,9 +64,11 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
 /**
  * With an import: the imported file when err is about a flag the user did
  * not give (the value came from the file), else NULL. For cli_error_print,
- * so that such an error names the file, not a flag never written.
+ * so that such an error names the file, not a flag never written; where
+ * the import recorded it, err->path becomes the file's own argument or key
+ * and err->line/column its position.
  */
-const char *cli_xio_blame(const cli_xio *x, const tp_error *err);
+const char *cli_xio_blame(const cli_xio *x, tp_error *err);
 
 /**
  * Write --svg FILE (if given) and print --markdown or --csv (if chosen).
