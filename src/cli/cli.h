@@ -160,6 +160,18 @@ int cli_edit_distance(const char *a, const char *b);
  * exit code for its status.
  */
 int cli_error_print(const tp_error *err, const char *file);
+
+/**
+ * Print one "trainplan: error|warning|note: ..." line (fmt ends with
+ * "\n") to stderr with every untrusted part defused (tp_io_safe_text:
+ * control characters become \xNN), so that a value quoted from argv or a
+ * file cannot send escape sequences to the terminal. Never cut short.
+ */
+void cli_say(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 /** Exit code for a status: 0, 2 (input), 4 (internal, out of memory). */
 int cli_exit_code(tp_status code);
 

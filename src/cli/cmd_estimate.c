@@ -41,7 +41,7 @@ int cmd_estimate(int argc, char **argv)
     if (cli_xio_parse(argc, argv, &argi, NULL, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr,
+        cli_say(
                 "trainplan: error: unexpected argument \"%s\" (estimate takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
@@ -49,14 +49,14 @@ int cmd_estimate(int argc, char **argv)
 
     tp_result r;
     if (tp_eval(&c, &r, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
+        return cli_error_print(&err, cli_xio_blame(&xio, &err));
 
     /* The JSON serializer checks every number is finite; build it even for
      * the text report so that neither output can show NaN or inf. */
     json_t *j = tp_io_result_json(&c, &r);
     if (!j) {
-        fprintf(stderr, "trainplan: error: internal: the result holds a non-finite number "
-                        "(a bug in trainplan; please report the command line)\n");
+        cli_say("trainplan: error: internal: the result holds a non-finite number "
+                "(a bug in trainplan; please report the command line)\n");
         return CLI_EXIT_INTERNAL;
     }
     int rc = CLI_EXIT_OK;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io_internal.h" /* tp_io_safe_text */
 
 #define GIB 1073741824.0
 #define GB 1e9
@@ -411,13 +412,13 @@ int cmd_explain(int argc, char **argv)
     if (cli_parse_config(argc, argv, &argi, NULL, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (explain takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (explain takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
     if (!co.global_batch_given) {
-        fprintf(stderr, "trainplan: error: explain needs the target batch: --global-batch N "
-                        "(sequences) or --global-batch-tokens N\n");
+        cli_say("trainplan: error: explain needs the target batch: --global-batch N "
+                "(sequences) or --global-batch-tokens N\n");
         return CLI_EXIT_USAGE;
     }
     tp_search_space sp;
@@ -429,7 +430,7 @@ int cmd_explain(int argc, char **argv)
     if (!r || !best) {
         free(r);
         free(best);
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     int rc = CLI_EXIT_OK;
@@ -442,7 +443,7 @@ int cmd_explain(int argc, char **argv)
     if (co.json) {
         json_t *j = recipe_json(&c, r, n ? best : NULL);
         if (!j) {
-            fprintf(stderr, "trainplan: error: internal: a result holds a non-finite number\n");
+            cli_say("trainplan: error: internal: a result holds a non-finite number\n");
             rc = CLI_EXIT_INTERNAL;
             goto done;
         }
@@ -451,9 +452,11 @@ int cmd_explain(int argc, char **argv)
     } else {
         const tp_train *t = &c.train;
         int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c.gpu.gpus_per_node;
+        char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
         printf("Explain: %s on %lld x %s (%lld per node), sequence %lld tokens, global batch "
                "%lld sequences (%.0f tokens)\n\n",
-               c.model.name, (long long)t->num_gpus, c.gpu.name, (long long)node,
+               tp_io_safe_text(c.model.name, mname, sizeof mname), (long long)t->num_gpus,
+               tp_io_safe_text(c.gpu.name, gname, sizeof gname), (long long)node,
                (long long)t->seq_len, (long long)t->global_batch,
                (double)t->global_batch * (double)t->seq_len);
         narrate(&c, r);

@@ -47,7 +47,7 @@ static const cli_flag output_flags[] = {
      "breakdown and the pipeline schedule (one standalone SVG); never replaces an existing "
      "file without --force",
      CLI_STR, .group = G_REPORT},
-    {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH,
+    {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH,
      .group = G_REPORT},
 };
 #define NUM_OUTPUT_FLAGS (sizeof output_flags / sizeof output_flags[0])
@@ -74,10 +74,10 @@ int cli_write_svg(const char *path, bool force, const tp_config *c, const tp_res
 {
     char *svg = tp_io_svg_report(c, r);
     if (!svg) {
-        fprintf(stderr, "trainplan: error: out of memory drawing the charts\n");
+        cli_say("trainplan: error: out of memory drawing the charts\n");
         return CLI_EXIT_INTERNAL;
     }
-    tp_io_file f = {path, svg, strlen(svg)};
+    tp_io_file f = {path, svg, strlen(svg), "--svg"};
     int rc = cli_write_files(&f, 1, force);
     free(svg);
     return rc;
@@ -95,17 +95,24 @@ static const char *value_of(const cli_xio *x, size_t n, const char *name)
     return NULL;
 }
 
+/* One note line; the file's name and the names it holds are untrusted. */
+static void note(const char *file, const char *what, const char *list)
+{
+    fputs("trainplan: note: ", stderr);
+    tp_io_put_safe(stderr, file);
+    fprintf(stderr, ": %s: ", what);
+    tp_io_put_safe(stderr, list);
+    fputc('\n', stderr);
+}
+
 static void print_notes(const char *file, const tp_import *im)
 {
     if (im->ignored[0])
-        fprintf(stderr, "trainplan: note: %s: ignored (cannot change memory or time): %s\n", file,
-                im->ignored);
+        note(file, "ignored (cannot change memory or time)", im->ignored);
     if (im->approximated[0])
-        fprintf(stderr,
-                "trainplan: note: %s: approximated by trainplan's calibrated efficiencies: %s\n",
-                file, im->approximated);
+        note(file, "approximated by trainplan's calibrated efficiencies", im->approximated);
     if (im->assumed[0])
-        fprintf(stderr, "trainplan: note: %s: assumed: %s\n", file, im->assumed);
+        note(file, "assumed", im->assumed);
 }
 
 /* Position of the last occurrence of flag in argv[1..end), 0 if absent. */
@@ -128,6 +135,36 @@ cli_xio_format cli_xio_last_format(int end, char **argv)
     if (pc > pj && pc > pm)
         return CLI_XIO_CSV;
     return CLI_XIO_DEFAULT;
+}
+
+const char *cli_xio_blame(const cli_xio *x, tp_error *err)
+{
+    if (!x->import_path || !x->user_valid || !err)
+        return NULL;
+    char *msg = err->message;
+    char flag[sizeof err->path + 2];
+    size_t prefix = 0; /* "--tp: " at the start of msg */
+    if (err->path[0]) {
+        snprintf(flag, sizeof flag, "--%s", err->path);
+    } else if (strncmp(msg, "--", 2) == 0 && strchr(msg, ':')) {
+        snprintf(flag, sizeof flag, "%.*s", (int)(strchr(msg, ':') - msg), msg);
+        prefix = strlen(flag) + (msg[strlen(flag) + 1] == ' ' ? 2 : 1);
+    } else {
+        return NULL;
+    }
+    if (cli_given(&x->user, flag))
+        return NULL;
+    /* the file's own name for the setting, and where it is, when known */
+    const char *key;
+    int line, col;
+    if (tp_io_import_source(&x->im, flag, &key, &line, &col)) {
+        snprintf(err->path, sizeof err->path, "%s", key);
+        err->line = line;
+        err->column = col;
+        if (prefix)
+            memmove(msg, msg + prefix, strlen(msg + prefix) + 1);
+    }
+    return x->import_path;
 }
 
 tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra, cli_xio *x,
@@ -204,11 +241,15 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     for (int i = 1; i < argc; i++)
         x->argv2[k++] = argv[i];
     int argi2 = 1;
+    x->user = *co; /* what the user's own flags gave */
+    x->user_valid = true;
     st = cli_parse_config(k, x->argv2, &argi2, &all, c, co, err);
     for (size_t i = 0; i < n_cmd; i++)
         extra->values[i] = x->values[i];
-    if (st != TP_OK)
+    if (st != TP_OK) {
+        co->err_file = cli_xio_blame(x, err);
         return st;
+    }
     *argi = argi2 - x->im.argc;
     st = tp_io_import_apply(&x->im, &user, c, err);
     if (st != TP_OK) {
@@ -260,7 +301,7 @@ static const cli_flag export_flags[X_COUNT] = {
                "write FILE (DeepSpeed also writes FILE.notes.txt); never replaces an existing "
                "file without --force",
                CLI_STR, .group = G_EXPORT},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it exists", CLI_SWITCH,
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it is a regular file", CLI_SWITCH,
                  .group = G_EXPORT},
     [X_TOKENS] = {"--train-tokens", "N", "tokens", "none",
                   "token budget of the run: sets the step count (Megatron --train-iters, "
@@ -312,13 +353,13 @@ int cmd_export(int argc, char **argv)
     if (cli_xio_parse(argc, argv, &argi, &ex, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (export takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (export takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
     if (!vals[X_FORMAT]) {
-        fprintf(stderr, "trainplan: error: --format is required (megatron, torchtitan or "
-                        "deepspeed)\n");
+        cli_say("trainplan: error: --format is required (megatron, torchtitan or "
+                "deepspeed)\n");
         return CLI_EXIT_USAGE;
     }
     int k;
@@ -330,22 +371,22 @@ int cmd_export(int argc, char **argv)
         cli_flag_i64(&export_flags[X_TOKENS], vals[X_TOKENS], &opts.train_tokens, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     if (vals[X_FORCE] && !vals[X_OUT]) {
-        fprintf(stderr, "trainplan: error: --force needs --out FILE\n");
+        cli_say("trainplan: error: --force needs --out FILE\n");
         return CLI_EXIT_USAGE;
     }
 
     tp_result r;
     if (tp_eval(&c, &r, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
+        return cli_error_print(&err, cli_xio_blame(&xio, &err));
     tp_export e;
     if (tp_io_export((tp_export_format)k, &c, &r, &opts, &e, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     if (!r.memory.fits)
-        fprintf(stderr, "trainplan: warning: this plan does not fit in GPU memory (%s); exported "
-                        "anyway\n",
+        cli_say("trainplan: warning: this plan does not fit in GPU memory (%s); exported "
+                "anyway\n",
                 r.reason[0] ? r.reason : "over capacity");
     if (e.num_unexpressed > 0)
-        fprintf(stderr,
+        cli_say(
                 "trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
                 "expressible\" in the header\n",
                 e.num_unexpressed, e.num_unexpressed == 1 ? "" : "s",
@@ -355,11 +396,18 @@ int cmd_export(int argc, char **argv)
     if (vals[X_OUT]) {
         /* DeepSpeed: FILE and FILE.notes.txt, both or neither */
         char notes_path[4200];
-        tp_io_file files[2] = {{vals[X_OUT], e.text, strlen(e.text)}, {0}};
+        tp_io_file files[2] = {{vals[X_OUT], e.text, strlen(e.text), "--out"}, {0}};
         size_t nfiles = 1;
         if (e.notes) {
+            if (strlen(vals[X_OUT]) + sizeof ".notes.txt" > sizeof notes_path) {
+                cli_say("trainplan: error: --out: the path is %zu bytes long; at most "
+                        "%zu with --format deepspeed\n",
+                        strlen(vals[X_OUT]), sizeof notes_path - sizeof ".notes.txt");
+                tp_io_export_free(&e);
+                return CLI_EXIT_USAGE;
+            }
             snprintf(notes_path, sizeof notes_path, "%s.notes.txt", vals[X_OUT]);
-            files[nfiles++] = (tp_io_file){notes_path, e.notes, strlen(e.notes)};
+            files[nfiles++] = (tp_io_file){notes_path, e.notes, strlen(e.notes), "--out"};
         }
         rc = cli_write_files(files, nfiles, vals[X_FORCE] != NULL);
     } else {

@@ -43,6 +43,8 @@ typedef struct cli_xio {
     bool force;               /* --force: --svg may replace an existing file */
     cli_xio_format format;
     tp_import im;
+    cli_common user; /* with an import: what the user's own flags gave */
+    bool user_valid;
     /* scratch of cli_xio_parse: the merged flag table and argv */
     cli_flag flags[CLI_XIO_MAX_FLAGS];
     const char *values[CLI_XIO_MAX_FLAGS];
@@ -58,6 +60,15 @@ typedef struct cli_xio {
  */
 tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra, cli_xio *x,
                         tp_config *c, cli_common *co, tp_error *err);
+
+/**
+ * With an import: the imported file when err is about a flag the user did
+ * not give (the value came from the file), else NULL. For cli_error_print,
+ * so that such an error names the file, not a flag never written; where
+ * the import recorded it, err->path becomes the file's own argument or key
+ * and err->line/column its position.
+ */
+const char *cli_xio_blame(const cli_xio *x, tp_error *err);
 
 /**
  * Write --svg FILE (if given) and print --markdown or --csv (if chosen).

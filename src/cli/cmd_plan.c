@@ -144,7 +144,7 @@ static const cli_flag xflags[X_COUNT] = {
                "also write the charts of the chosen layout (the first phase's) to FILE; nothing "
                "is written when no layout fits",
                CLI_STR, .group = G_OUT},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH,
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH,
                  .group = G_OUT},
     [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
                        "print the learning-rate series as CSV (step,tokens,phase,lr) instead",
@@ -229,7 +229,7 @@ int cmd_plan(int argc, char **argv)
     const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
     int nphase = 0;
     if (!av) {
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     int ac = 0;
@@ -242,8 +242,8 @@ int cmd_plan(int argc, char **argv)
         const char *spec = NULL;
         if (strcmp(a, "--phase") == 0) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "trainplan: error: --phase needs a value (e.g. "
-                                "name=long,seq=32768,tokens=40e9)\n");
+                cli_say("trainplan: error: --phase needs a value (e.g. "
+                        "name=long,seq=32768,tokens=40e9)\n");
                 rc = CLI_EXIT_USAGE;
                 goto out;
             }
@@ -253,7 +253,7 @@ int cmd_plan(int argc, char **argv)
         }
         if (spec) {
             if (nphase >= TP_PLAN_MAX_PHASES) {
-                fprintf(stderr, "trainplan: error: --phase: at most %d phases\n",
+                cli_say("trainplan: error: --phase: at most %d phases\n",
                         TP_PLAN_MAX_PHASES);
                 rc = CLI_EXIT_USAGE;
                 goto out;
@@ -277,7 +277,7 @@ int cmd_plan(int argc, char **argv)
         goto out;
     }
     if (argi < ac) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (plan takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (plan takes only flags)\n",
                 av[argi]);
         rc = CLI_EXIT_USAGE;
         goto out;
@@ -381,7 +381,7 @@ int cmd_plan(int argc, char **argv)
     }
     for (int i = 0; i < nphase; i++) {
         if (in.num_phases >= TP_PLAN_MAX_PHASES) {
-            fprintf(stderr, "trainplan: error: at most %d phases in all\n", TP_PLAN_MAX_PHASES);
+            cli_say("trainplan: error: at most %d phases in all\n", TP_PLAN_MAX_PHASES);
             rc = CLI_EXIT_USAGE;
             goto out;
         }
@@ -419,7 +419,7 @@ int cmd_plan(int argc, char **argv)
     GETI(X_LR_POINTS, lr_points);
     bool force = xv[X_FORCE] != NULL;
     if (force && !xv[X_SVG]) {
-        fprintf(stderr, "trainplan: error: --force needs --svg FILE\n");
+        cli_say("trainplan: error: --force needs --svg FILE\n");
         rc = CLI_EXIT_USAGE;
         goto out;
     }
@@ -432,8 +432,8 @@ int cmd_plan(int argc, char **argv)
     /* The JSON serializer checks every number; build it for every output. */
     json_t *j = tp_io_plan_json(&in, &plan);
     if (!j) {
-        fprintf(stderr, "trainplan: error: internal: the plan holds a non-finite number (a bug "
-                        "in trainplan; please report the command line)\n");
+        cli_say("trainplan: error: internal: the plan holds a non-finite number (a bug "
+                "in trainplan; please report the command line)\n");
         rc = CLI_EXIT_INTERNAL;
         goto out;
     }
@@ -442,7 +442,7 @@ int cmd_plan(int argc, char **argv)
         if (plan.feasible && plan.num_phases > 0)
             rc = cli_write_svg(xv[X_SVG], force, &plan.phases[0].cfg, &plan.phases[0].res);
         else
-            fprintf(stderr, "trainplan: note: --svg: no layout fits, so no chart is written\n");
+            cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
         if (rc != CLI_EXIT_OK) {
             json_decref(j);
             goto out;
@@ -464,9 +464,9 @@ int cmd_plan(int argc, char **argv)
     if (rc > 0)
         goto out;
     if (!plan.feasible) {
-        fprintf(stderr, "trainplan: no feasible layout: %s\n", plan.reason);
+        cli_say("trainplan: no feasible layout: %s\n", plan.reason);
         if (xv[X_LR_SCHEDULE])
-            fprintf(stderr, "trainplan: (no learning-rate schedule without a plan)\n");
+            cli_say("trainplan: (no learning-rate schedule without a plan)\n");
         rc = CLI_EXIT_NONE;
     } else {
         rc = CLI_EXIT_OK;

@@ -30,7 +30,7 @@ void cmd_presets_help(FILE *f)
 
 static int fail(const char *kind, const char *name, const tp_error *err)
 {
-    fprintf(stderr, "trainplan: error: internal: %s preset \"%s\" does not load: %s: %s\n", kind,
+    cli_say("trainplan: error: internal: %s preset \"%s\" does not load: %s: %s\n", kind,
             name, err->path, err->message);
     return CLI_EXIT_INTERNAL;
 }
@@ -124,7 +124,7 @@ static int list_gpus(bool as_json, json_t *out)
         double peak = g.peak_flops_per_s[TP_PREC_BF16];
         if (!isfinite(peak) || !isfinite(g.mem_capacity_bytes) || !isfinite(g.price_per_gpu_hour)) {
             json_decref(arr);
-            fprintf(stderr,
+            cli_say(
                     "trainplan: error: internal: GPU preset \"%s\" has a non-finite value\n", name);
             return CLI_EXIT_INTERNAL;
         }
@@ -163,7 +163,7 @@ int cmd_presets(int argc, char **argv)
     if (cli_parse_flags(argc, argv, &argi, &extra, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     if (argi < argc) {
-        fprintf(stderr,
+        cli_say(
                 "trainplan: error: unexpected argument \"%s\" (presets takes only --json)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;

@@ -48,7 +48,7 @@ static const cli_flag search_flags[X_COUNT] = {
                "also write the charts of the best layout to FILE (memory by component, step "
                "time, pipeline schedule); nothing is written when no layout fits",
                CLI_STR, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it exists", CLI_SWITCH, 0,
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH, 0,
                  0, 0.0, 0.0, NULL, G_SEARCH},
     [X_ACROSS] = {"--tp-across-nodes", NULL, NULL, "off",
                   "also try TP groups spanning whole nodes", CLI_SWITCH, 0, 0, 0.0, 0.0, NULL,
@@ -220,8 +220,10 @@ static void md_title(FILE *f, const tp_config *c, const char *what)
 {
     const tp_train *t = &c->train;
     int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
-    fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n", c->model.name,
-            (long long)t->num_gpus, c->gpu.name, (long long)node);
+    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
+    fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n",
+            tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
+            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node);
     fprintf(f, "Sequence %lld tokens, global batch %lld sequences (%.0f tokens); %s.\n\n",
             (long long)t->seq_len, (long long)t->global_batch,
             (double)t->global_batch * (double)t->seq_len, what);
@@ -397,9 +399,11 @@ static void header(FILE *f, const tp_config *c, const char *verb)
 {
     const tp_train *t = &c->train;
     int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
                "sequences (%.0f tokens)\n",
-            verb, c->model.name, (long long)t->num_gpus, c->gpu.name, (long long)node,
+            verb, tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
+            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
             (long long)t->seq_len, (long long)t->global_batch,
             (double)t->global_batch * (double)t->seq_len);
 }
@@ -491,7 +495,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
     if (!close) {
         tp_search_free(s);
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     size_t n = tp_search_closest(s, close, k < TP_SEARCH_CLOSEST ? k : TP_SEARCH_CLOSEST);
@@ -570,13 +574,13 @@ int cmd_search(int argc, char **argv)
     if (cli_parse_config(argc, argv, &argi, &ex, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (search takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (search takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
     if (!co.global_batch_given) {
-        fprintf(stderr, "trainplan: error: search needs the target batch: --global-batch N "
-                        "(sequences) or --global-batch-tokens N\n");
+        cli_say("trainplan: error: search needs the target batch: --global-batch N "
+                "(sequences) or --global-batch-tokens N\n");
         return CLI_EXIT_USAGE;
     }
     int64_t top = 5;
@@ -590,7 +594,7 @@ int cmd_search(int argc, char **argv)
     bool json = co.json && fmt == CLI_XIO_DEFAULT;
     bool force = vals[X_FORCE] != NULL;
     if (force && !vals[X_SVG]) {
-        fprintf(stderr, "trainplan: error: --force needs --svg FILE\n");
+        cli_say("trainplan: error: --force needs --svg FILE\n");
         return CLI_EXIT_USAGE;
     }
     tp_rank_by by = (tp_rank_by)rank;
@@ -601,7 +605,7 @@ int cmd_search(int argc, char **argv)
     size_t k = (size_t)top;
     tp_search_item *items = calloc(k, sizeof *items);
     if (!items) {
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     size_t n = 0;
@@ -616,7 +620,7 @@ int cmd_search(int argc, char **argv)
     if (n == 0) {
         free(items);
         if (vals[X_SVG])
-            fprintf(stderr, "trainplan: note: --svg: no layout fits, so no chart is written\n");
+            cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
         return explain_none(&c, &sp, &st, wall, json, fmt, k < 3 ? 3 : k);
     }
 
@@ -642,7 +646,7 @@ int cmd_search(int argc, char **argv)
             }
         }
         if (!arr) {
-            fprintf(stderr, "trainplan: error: internal: a result holds a non-finite number\n");
+            cli_say("trainplan: error: internal: a result holds a non-finite number\n");
             rc = CLI_EXIT_INTERNAL;
         } else {
             rc = cli_json_print(arr);

@@ -1006,8 +1006,11 @@ static void print_text(const char *file, const vrow *rows, size_t n)
         char kind[16];
         snprintf(kind, sizeof kind, "%s%s", v->has_tput ? v->tput_kind : "-",
                  v->assume[0] ? "*" : "");
-        printf("%-52.52s %-15.15s %-12s %9s %9s %7s  %-22.22s %6s %6s %7s  %s/%s%s\n", v->id,
-               v->gpu, kind, t1, t2, t3, m0, m1, m2, m3, v->expect_fit ? "fit" : "OOM",
+        char id_s[256], gpu_s[TP_IO_SAFE_BYTES(sizeof v->gpu)];
+        printf("%-52.52s %-15.15s %-12s %9s %9s %7s  %-22.22s %6s %6s %7s  %s/%s%s\n",
+               tp_io_safe_text(v->id, id_s, sizeof id_s),
+               tp_io_safe_text(v->gpu, gpu_s, sizeof gpu_s), kind, t1, t2, t3, m0, m1, m2, m3,
+               v->expect_fit ? "fit" : "OOM",
                v->pred_fit ? "fit" : "OOM", v->expect_fit == v->pred_fit ? "" : "  WRONG");
     }
     printf("(* = fields the source leaves out were filled with the assumptions listed below;\n"
@@ -1017,21 +1020,30 @@ static void print_text(const char *file, const vrow *rows, size_t n)
         const vrow *v = &rows[i];
         if (!v->evaluated)
             continue;
-        printf("  %s (line %d): %s; recompute %s; predicted step %.3g s, MFU %.1f%%, "
+        fputs("  ", stdout);
+        tp_io_put_safe(stdout, v->id);
+        printf(" (line %d): %s; recompute %s; predicted step %.3g s, MFU %.1f%%, "
                "bottleneck: %s; heaviest stage %lld: %.1f GB (%.1f GiB) of %.1f GB (%.1f GiB)",
-               v->id, v->line, v->has_tput ? v->tput_basis : "no throughput measured",
+               v->line, v->has_tput ? v->tput_basis : "no throughput measured",
                v->recompute, v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
                v->fit_total_bytes / GB, v->fit_total_bytes / GIB, v->fit_capacity_bytes / GB,
                v->fit_capacity_bytes / GIB);
-        if (v->assume[0])
-            printf("; assumed: %s", v->assume);
+        if (v->assume[0]) {
+            fputs("; assumed: ", stdout);
+            tp_io_put_safe(stdout, v->assume);
+        }
         printf("\n");
     }
     if (evaluated < n) {
         printf("\nNot evaluated:\n");
         for (size_t i = 0; i < n; i++)
-            if (!rows[i].evaluated)
-                printf("  %s (line %d): %s\n", rows[i].id, rows[i].line, rows[i].reason);
+            if (!rows[i].evaluated) {
+                fputs("  ", stdout);
+                tp_io_put_safe(stdout, rows[i].id);
+                printf(" (line %d): ", rows[i].line);
+                tp_io_put_safe(stdout, rows[i].reason);
+                fputc('\n', stdout);
+            }
     }
     stats ts = abs_stats(rows, n, false), ms = abs_stats(rows, n, true);
     printf("\nSummary (absolute relative error)\n");
@@ -1183,8 +1195,8 @@ int cmd_validate(int argc, char **argv)
             eff = values[VF_EFF];
         if (argi < argc) {
             if (file) {
-                fprintf(stderr, "trainplan: error: validate takes one file (got \"%s\" and "
-                                "\"%s\")\n",
+                cli_say("trainplan: error: validate takes one file (got \"%s\" and "
+                        "\"%s\")\n",
                         file, argv[argi]);
                 return CLI_EXIT_USAGE;
             }
@@ -1192,8 +1204,8 @@ int cmd_validate(int argc, char **argv)
         }
     }
     if (!file) {
-        fprintf(stderr, "trainplan: error: validate needs a FILE.csv (run `trainplan validate "
-                        "--help`)\n");
+        cli_say("trainplan: error: validate needs a FILE.csv (run `trainplan validate "
+                "--help`)\n");
         return CLI_EXIT_USAGE;
     }
     overrides ov = {.n = 0};
@@ -1202,18 +1214,18 @@ int cmd_validate(int argc, char **argv)
 
     tp_io_csv *csv = NULL;
     if (tp_io_csv_read(file, &csv, &err) != TP_OK) {
-        fprintf(stderr, "trainplan: error: %s\n", err.message);
+        cli_say("trainplan: error: %s\n", err.message);
         return cli_exit_code(err.code);
     }
     if (tp_io_runs_check(csv, &err) != TP_OK) {
-        fprintf(stderr, "trainplan: error: %s:1: %s\n", file, err.message);
+        cli_say("trainplan: error: %s:1: %s\n", file, err.message);
         tp_io_csv_free(csv);
         return CLI_EXIT_USAGE;
     }
     vrow *rows = calloc(csv->num_rows ? csv->num_rows : 1, sizeof *rows);
     if (!rows) {
         tp_io_csv_free(csv);
-        fprintf(stderr, "trainplan: error: out of memory\n");
+        cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     for (size_t i = 0; i < csv->num_rows; i++)

@@ -78,10 +78,10 @@ static int unknown_command(const char *name)
         }
     }
     if (best && best_d <= 3 && (size_t)best_d * 2 <= strlen(name))
-        fprintf(stderr, "trainplan: error: unknown command \"%s\" (did you mean \"%s\"?)\n", name,
+        cli_say("trainplan: error: unknown command \"%s\" (did you mean \"%s\"?)\n", name,
                 best);
     else
-        fprintf(stderr, "trainplan: error: unknown command \"%s\" (run `trainplan help`)\n", name);
+        cli_say("trainplan: error: unknown command \"%s\" (run `trainplan help`)\n", name);
     return CLI_EXIT_USAGE;
 }
 
@@ -93,7 +93,7 @@ static void cmd_version_help(FILE *f)
 static int cmd_version(int argc, char **argv)
 {
     if (argc > 1) {
-        fprintf(stderr, "trainplan: error: version takes no arguments (got \"%s\")\n", argv[1]);
+        cli_say("trainplan: error: version takes no arguments (got \"%s\")\n", argv[1]);
         return CLI_EXIT_USAGE;
     }
     printf("trainplan %s\n", tp_version_string());
@@ -113,7 +113,7 @@ static int cmd_help(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (argc > 2) {
-        fprintf(stderr, "trainplan: error: help takes one command name\n");
+        cli_say("trainplan: error: help takes one command name\n");
         return CLI_EXIT_USAGE;
     }
     const command *c = find_command(argv[1]);
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     }
     int rc = c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
-        fprintf(stderr, "trainplan: error: could not write to standard output\n");
+        cli_say("trainplan: error: could not write to standard output\n");
         rc = CLI_EXIT_USAGE;
     }
     return rc;

@@ -15,6 +15,7 @@
  * range in the table; cross-field constraints are left to
  * tp_config_validate, which names the flag in err->path.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -913,32 +914,69 @@ static bool names_field(const char *msg, const char *path)
 
 int cli_error_print(const tp_error *err, const char *file)
 {
+    /* messages quote what the user or a file gave: print it defused */
+    char msg_s[TP_IO_SAFE_BYTES(sizeof err->message)], path_s[TP_IO_SAFE_BYTES(sizeof err->path)];
+    char file_s[TP_IO_SAFE_BYTES(256)];
     const char *msg = err->message[0] ? err->message : tp_strerror(err->code);
     const char *path = names_field(msg, err->path) ? "" : err->path;
+    msg = tp_io_safe_text(msg, msg_s, sizeof msg_s);
+    path = tp_io_safe_text(path, path_s, sizeof path_s);
+    if (file)
+        file = tp_io_safe_text(file, file_s, sizeof file_s);
     const char *dashes = is_flag_path(path) && !file ? "--" : "";
     const char *sep = path[0] ? ": " : "";
     if (file && err->line > 0)
-        fprintf(stderr, "trainplan: error: %s:%d:%d: %s%s%s\n", file, err->line, err->column, path,
+        cli_say("trainplan: error: %s:%d:%d: %s%s%s\n", file, err->line, err->column, path,
                 sep, msg);
     else if (file)
-        fprintf(stderr, "trainplan: error: %s: %s%s%s\n", file, path, sep, msg);
+        cli_say("trainplan: error: %s: %s%s%s\n", file, path, sep, msg);
     else
-        fprintf(stderr, "trainplan: error: %s%s%s%s\n", dashes, path, sep, msg);
+        cli_say("trainplan: error: %s%s%s%s\n", dashes, path, sep, msg);
     return cli_exit_code(err->code);
+}
+
+void cli_say(const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *text = small;
+    if ((size_t)n >= sizeof small) {
+        text = malloc((size_t)n + 1);
+        if (!text) {
+            fputs("trainplan: error: out of memory\n", stderr);
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    bool newline = n > 0 && text[n - 1] == '\n';
+    if (newline)
+        text[n - 1] = '\0';
+    tp_io_put_safe(stderr, text);
+    if (newline)
+        fputc('\n', stderr);
+    if (text != small)
+        free(text);
 }
 
 int cli_json_print(json_t *j)
 {
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     if (!s) {
-        fprintf(stderr, "trainplan: error: internal: could not serialise the result\n");
+        cli_say("trainplan: error: internal: could not serialise the result\n");
         return CLI_EXIT_INTERNAL;
     }
     fputs(s, stdout);
     fputc('\n', stdout);
     free(s);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "trainplan: error: could not write to standard output\n");
+        cli_say("trainplan: error: could not write to standard output\n");
         return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;

@@ -1196,14 +1196,26 @@ tp_status tp_io_export(tp_export_format f, const tp_config *c, const tp_result *
 /* Markdown and CSV                                                     */
 /* ------------------------------------------------------------------ */
 
-/* Markdown text: escape the characters that would break a table cell. */
+/* Markdown text: untrusted, so defused (tp_io_safe_text: no line break or
+ * escape sequence is left), then the characters that would break a table
+ * cell or start emphasis are escaped. */
 static void md_text(FILE *f, const char *s)
 {
-    for (const char *p = s; *p; p++) {
+    size_t len = strlen(s);
+    char small[TP_IO_SAFE_BYTES(64)];
+    char *safe = len <= 64 ? small : malloc(TP_IO_SAFE_BYTES(len));
+    if (!safe) {
+        fputs("?", f); /* out of memory: never the raw text */
+        return;
+    }
+    tp_io_safe_text(s, safe, len <= 64 ? sizeof small : TP_IO_SAFE_BYTES(len));
+    for (const char *p = safe; *p; p++) {
         if (*p == '|' || *p == '\\' || *p == '*' || *p == '_' || *p == '`')
             fputc('\\', f);
-        fputc((*p >= 0x20 && *p != 0x7f) ? *p : '?', f);
+        fputc(*p, f);
     }
+    if (safe != small)
+        free(safe);
 }
 
 /* "| Label | v / unit | share of total |", the label capitalised. */
@@ -1281,20 +1293,39 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
             100.0 * tm->mfu, 100.0 * tm->hfu, 100.0 * tm->bubble_of_total);
 }
 
-/* CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
+/*
+ * CSV field: untrusted text, so first made safe for a terminal
+ * (tp_io_safe_text: control characters become "\\xNN", so no line break
+ * is left), then quoted when it holds a comma or quote (RFC 4180). A field
+ * that begins with =, +, - or @ would be a formula to a spreadsheet (CSV
+ * injection; OWASP's advice): it is prefixed with ' and quoted.
+ */
 void tp_io_csv_text(FILE *f, const char *s)
 {
-    if (strpbrk(s, ",\"\r\n") == NULL) {
-        fputs(s, f);
+    size_t len = strlen(s);
+    char small[TP_IO_SAFE_BYTES(64)];
+    char *safe = len <= 64 ? small : malloc(TP_IO_SAFE_BYTES(len));
+    if (!safe) {
+        fputs("?", f); /* out of memory: never the raw text */
         return;
     }
-    fputc('"', f);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
+    tp_io_safe_text(s, safe, len <= 64 ? sizeof small : TP_IO_SAFE_BYTES(len));
+    bool formula = safe[0] && strchr("=+-@", safe[0]) != NULL;
+    if (!formula && strpbrk(safe, ",\"") == NULL) {
+        fputs(safe, f);
+    } else {
+        fputc('"', f);
+        if (formula)
+            fputc('\'', f);
+        for (const char *p = safe; *p; p++) {
+            if (*p == '"')
+                fputc('"', f);
+            fputc(*p, f);
+        }
+        fputc('"', f);
     }
-    fputc('"', f);
+    if (safe != small)
+        free(safe);
 }
 
 /* Column names carry their unit: *_bytes, *_s, tokens_per_s*, fractions

@@ -45,7 +45,6 @@
 #define MAX_GPUS 1048576
 #define MAX_SEQ 134217728
 #define MAX_BATCH 1099511627776
-#define MAX_FILE_BYTES (16u << 20)
 
 /* ------------------------------------------------------------------ */
 /* Output helpers                                                        */
@@ -58,6 +57,31 @@ const char *tp_io_import_arg(const tp_import *im, int i)
     return im->argbuf + im->argoff[i];
 }
 
+bool tp_io_import_source(const tp_import *im, const char *flag, const char **key, int *line,
+                         int *col)
+{
+    for (int i = im->argc - 1; i >= 0; i--) {
+        if (strcmp(im->argbuf + im->argoff[i], flag) != 0)
+            continue;
+        if (!im->argsrc[i][0])
+            return false;
+        *key = im->argsrc[i];
+        *line = im->argline[i];
+        *col = im->argcol[i];
+        return true;
+    }
+    return false;
+}
+
+/* The next flag pushed comes from the file's key (at line:col, 0 if not
+ * known); push_word records it for messages and clears it. */
+static void from(tp_import *im, const char *key, int line, int col)
+{
+    snprintf(im->src, sizeof im->src, "%s", key);
+    im->src_line = line;
+    im->src_col = col;
+}
+
 /* Append one argv word. Returns false when the fixed buffers are full
  * (cannot happen with the flags written here; checked anyway). */
 static bool push_word(tp_import *im, const char *w)
@@ -65,6 +89,12 @@ static bool push_word(tp_import *im, const char *w)
     size_t n = strlen(w) + 1;
     if (im->argc >= TP_IMPORT_MAX_ARGS || im->argbuf_used + n > sizeof im->argbuf)
         return false;
+    if (strncmp(w, "--", 2) == 0) {
+        memcpy(im->argsrc[im->argc], im->src, sizeof im->src);
+        im->argline[im->argc] = im->src_line;
+        im->argcol[im->argc] = im->src_col;
+        from(im, "", 0, 0);
+    }
     memcpy(im->argbuf + im->argbuf_used, w, n);
     im->argoff[im->argc++] = im->argbuf_used;
     im->argbuf_used += n;
@@ -643,6 +673,13 @@ typedef struct slot {
     const word *vw[MAXV];    /* their words (the flag's word for --flag=value) */
     int nv;
 } slot;
+
+/* The next flag comes from this argument (when the file gave it). */
+static void from_slot(tp_import *im, const slot *s)
+{
+    if (s->set && s->flag)
+        from(im, s->name, s->flag->line, s->flag->col);
+}
 
 static const char *suggest(const char *name)
 {
@@ -1366,14 +1403,18 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     }
 
     /* ---- emit: model ---- */
+    from_slot(im, &sl[M_NUM_LAYERS]);
     PUSH(push_i64(im, "--layers", L));
+    from_slot(im, &sl[M_HIDDEN]);
     PUSH(push_i64(im, "--hidden", h));
+    from_slot(im, &sl[M_HEADS]);
     PUSH(push_i64(im, "--heads", a));
     PUSH(push_i64(im, "--kv-heads", m->num_kv_heads));
     PUSH(push_i64(im, "--head-dim", m->head_dim));
+    from_slot(im, &sl[M_FFN]);
     PUSH(push_i64(im, "--ffn-hidden", m->ffn_hidden));
     if (im->has_vocab)
-        PUSH(push_i64(im, "--vocab", m->vocab));
+        PUSH((from_slot(im, &sl[M_VOCAB]), push_i64(im, "--vocab", m->vocab)));
     PUSH(push_str(im, "--mlp", swiglu ? "swiglu" : "gelu"));
     PUSH(push_str(im, "--norm", m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm"));
     PUSH(push_flag(im, m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings"));
@@ -1385,22 +1426,29 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     }
 
     /* ---- batch ---- */
+    from_slot(im, &sl[M_SEQ]);
     PUSH(push_i64(im, "--seq-len", seq));
     if (!sl[M_MB].set)
         return missing("--micro-batch-size", err);
     int64_t mb;
     TP_TRY(val_i64(&sl[M_MB], 1, MAX_BATCH, &mb, err));
+    from_slot(im, &sl[M_MB]);
     PUSH(push_i64(im, "--micro-batch", mb));
     if (sl[M_GB].set) {
         int64_t gb;
         TP_TRY(val_i64(&sl[M_GB], 1, MAX_BATCH, &gb, err));
+        from_slot(im, &sl[M_GB]);
         PUSH(push_i64(im, "--global-batch", gb));
     }
 
     /* ---- parallel layout ---- */
+    from_slot(im, &sl[M_TP]);
     PUSH(push_i64(im, "--tp", tp));
+    from_slot(im, &sl[M_PP]);
     PUSH(push_i64(im, "--pp", pp));
+    from_slot(im, &sl[M_CP]);
     PUSH(push_i64(im, "--cp", cp));
+    from_slot(im, &sl[M_EP]);
     PUSH(push_i64(im, "--ep", ep));
     int64_t vpp = 1, first = 0, last = 0;
     if (sl[M_FIRST].set)
@@ -1431,8 +1479,10 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     } else if (sl[M_VPP_STAGES].set) {
         TP_TRY(val_i64(&sl[M_VPP_STAGES], 1, MAX_LAYERS, &vpp, err));
     }
-    if (vpp > 1)
+    if (vpp > 1) {
+        from_slot(im, &sl[sl[M_VPP_LAYERS].set ? M_VPP_LAYERS : M_VPP_STAGES]);
         PUSH(push_i64(im, "--vpp", vpp));
+    }
     PUSH(push_flag(im, sl[M_SP].set && tp > 1 ? "--sp" : "--no-sp"));
     PUSH(push_str(im, "--schedule", vpp > 1 ? "interleaved" : "1f1b"));
     if (first)
@@ -2025,12 +2075,18 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
                             "the config trains in fp32 (\"bf16\" and \"fp16\" are disabled); "
                             "trainplan models 16-bit mixed precision");
 
-    if (im->ds_micro_batch > 0)
+    if (im->ds_micro_batch > 0) {
+        from(im, "train_micro_batch_size_per_gpu", 0, 0);
         PUSH(push_i64(im, "--micro-batch", im->ds_micro_batch));
-    if (im->ds_train_batch > 0)
+    }
+    if (im->ds_train_batch > 0) {
+        from(im, "train_batch_size", 0, 0);
         PUSH(push_i64(im, "--global-batch", im->ds_train_batch));
-    if (stage >= 0)
+    }
+    if (stage >= 0) {
+        from(im, "zero_optimization.stage", 0, 0);
         PUSH(push_i64(im, "--zero", stage));
+    }
     else if (!json_object_get(root, "zero_optimization"))
         PUSH(push_i64(im, "--zero", 0));
     if (bf16 == 1)
@@ -2178,6 +2234,9 @@ static tp_status tj_flag_int(tpj *t, const char *sec, const char *key, int64_t m
 {
     int64_t v;
     TP_TRY(tj_int(t, sec, key, min, &v));
+    char src[48];
+    snprintf(src, sizeof src, "%s.%s", sec, key);
+    from(t->im, src, 0, 0);
     if (!push_i64(t->im, flag, v))
         return full(t->err);
     return TP_OK;
@@ -2187,6 +2246,9 @@ static tp_status tj_flag_str(tpj *t, const char *sec, const char *key, const cha
 {
     const char *v;
     TP_TRY(tj_str(t, sec, key, &v));
+    char src[48];
+    snprintf(src, sizeof src, "%s.%s", sec, key);
+    from(t->im, src, 0, 0);
     if (!push_str(t->im, flag, v))
         return full(t->err);
     return TP_OK;
@@ -2526,25 +2588,12 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
 tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *out, tp_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return tp_error_set(err, TP_ERR_IO, "", "cannot read %s: %s", path, strerror(errno));
-    char *buf = malloc(MAX_FILE_BYTES + 1);
-    if (!buf) {
-        if (f != stdin)
-            fclose(f);
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading %s", path);
-    }
-    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-    bool bad = ferror(f) != 0;
-    if (f != stdin)
-        fclose(f);
-    if (bad || n > MAX_FILE_BYTES) {
-        free(buf);
-        return tp_error_set(err, TP_ERR_IO, "", bad ? "cannot read %s" : "%s is larger than 16 MiB",
-                            path);
-    }
-    buf[n] = '\0';
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, true, false, ""};
+    char *buf;
+    size_t n;
+    tp_status rs = tp_io_read_file(path, &o, &buf, &n, err);
+    if (rs != TP_OK)
+        return rs;
     if (memchr(buf, '\0', n)) {
         free(buf);
         return tp_error_set(err, TP_ERR_IO, "", "%s is not a text file", path);

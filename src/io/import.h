@@ -49,6 +49,15 @@ typedef struct tp_import {
     size_t argoff[TP_IMPORT_MAX_ARGS];
     char argbuf[4096];
     size_t argbuf_used;
+    /* Where each flag came from, by its index above (issue 14: an error
+     * about a value the file set names the file's own argument or key and
+     * its position): "--tensor-model-parallel-size" at line 3, column 1,
+     * or "layout.tp" (line 0: not known). Empty when not recorded. Read
+     * them with tp_io_import_source(). */
+    char argsrc[TP_IMPORT_MAX_ARGS][48];
+    int argline[TP_IMPORT_MAX_ARGS], argcol[TP_IMPORT_MAX_ARGS];
+    char src[48]; /* scratch: the source of the next flag pushed */
+    int src_line, src_col;
     /* Megatron: the model the arguments describe (all fields). */
     bool has_model;
     tp_model model;
@@ -99,6 +108,15 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
 
 /** The i-th equivalent trainplan flag or value (0 <= i < im->argc). */
 const char *tp_io_import_arg(const tp_import *im, int i);
+
+/**
+ * Where the value of the imported flag `flag` ("--tp") came from: true and
+ * *key (the file's argument or key), *line and *col (0 when not known)
+ * when the import recorded it; false when the import does not set the
+ * flag or did not record its source. The last occurrence counts.
+ */
+bool tp_io_import_source(const tp_import *im, const char *flag, const char **key, int *line,
+                         int *col);
 
 /** Read path and parse it as kind. Errors as above plus TP_ERR_IO. */
 tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *out,

@@ -7,7 +7,12 @@
  *    "did you mean" suggestion.
  *  - tp_io_write_files (util.c): the one way trainplan writes a file
  *    (exports, --svg charts): temporary file, fsync, atomic link/rename,
- *    never replacing an existing file without force.
+ *    never replacing an existing file without force, nor anything but a
+ *    regular file with it.
+ *  - tp_io_read_file (util.c): the one way trainplan reads a file (every
+ *    loader): regular files only, opened without blocking, size-bounded.
+ *  - tp_io_safe_text (util.c): untrusted text made safe for a terminal,
+ *    used by every human-readable writer and error message.
  *  - the JSON builder (json_out.c, plan_out.c): header-only so that each
  *    serializer keeps its functions static. The first failure (a non-finite
  *    value, a jansson allocation) sticks in jb.ok; callers check it once.
@@ -20,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tp/tp.h"
 
@@ -88,7 +94,12 @@ typedef struct tp_io_file {
     const char *path;
     const char *data;
     size_t len;
+    const char *flag; /* the flag that named it ("--out"), for messages; may be NULL */
 } tp_io_file;
+
+/* The longest file name (one path component) trainplan writes: NAME_MAX
+ * of Linux file systems. */
+#define TP_IO_NAME_MAX 255
 
 #define TP_IO_MAX_FILES 4
 
@@ -100,12 +111,74 @@ typedef struct tp_io_file {
  * force by rename(); then the directory is fsync'd. No temporary file is
  * left behind on any error, and on an error no new file remains (with
  * force, files already renamed over stay replaced). Termination signals
- * are held while temporary files exist.
- * Errors (err->message names the path; err->path is empty): TP_ERR_IO
- * "PATH exists (use --force to overwrite it)" or "cannot write PATH:
- * REASON"; TP_ERR_NOMEM; TP_ERR_INVALID_ARG for an empty or repeated name.
+ * are held while temporary files exist. Only a regular file (or a link to
+ * one, which is replaced, not its target) is ever replaced; with several
+ * files, the moves run under an exclusive flock on the first file's
+ * directory (see the protocol in util.c for what remains).
+ * Errors (err->message names the path; err->path is empty, or the file's
+ * flag without dashes for the last three): TP_ERR_IO "PATH exists (use
+ * --force to overwrite it)", "cannot write PATH: REASON", "PATH is a
+ * character device; --force replaces regular files only" (any type that
+ * is not a regular file, or "a symbolic link to ..."); TP_ERR_INVALID_ARG
+ * "the file name \"...TAIL\" is N bytes long; a file name has at most 255
+ * bytes", or an empty or repeated name; TP_ERR_NOMEM.
  */
 tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err);
+
+/* The most a JSON input (model, GPU, plan file, import) and a runs CSV may
+ * hold: bigger files are refused before they are read. */
+#define TP_IO_MAX_JSON_BYTES ((size_t)16 << 20)
+#define TP_IO_MAX_CSV_BYTES ((size_t)64 << 20)
+
+/** How tp_io_read_file reads and what its messages say. */
+typedef struct tp_io_read_opts {
+    size_t max_bytes; /* a multiple of 1 MiB; a longer file is refused */
+    bool allow_stdin; /* "-" reads standard input */
+    bool quote;       /* messages show the path in double quotes */
+    const char *field; /* err->path of every error ("" for none) */
+} tp_io_read_opts;
+
+/**
+ * The one way trainplan reads a file (every loader: model and GPU JSON,
+ * Hugging Face configs, imports, plan files, runs CSVs). Only a regular
+ * file is read (or standard input for "-" when o->allow_stdin): the file
+ * is opened with O_NONBLOCK, so a FIFO no one writes to cannot hang the
+ * reader, and refused after fstat when it is not a regular file. A file
+ * over o->max_bytes is refused without reading it whole. *out is a new
+ * NUL-terminated buffer of *len bytes (the content may hold NUL bytes;
+ * the caller frees it).
+ * Errors (err->path = o->field): TP_ERR_IO "cannot read PATH: REASON"
+ * (REASON a strerror text, "Is a directory" for a directory, or "larger
+ * than N MiB"), "PATH is a FIFO (named pipe); trainplan reads regular
+ * files only" (or a character device, a block device, a socket);
+ * TP_ERR_NOMEM.
+ */
+tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out, size_t *len,
+                          tp_error *err);
+
+/* "a directory", "a FIFO (named pipe)", "a character device", ... for a
+ * st_mode (for messages: "PATH is a directory"). */
+const char *tp_io_file_type(unsigned int mode);
+
+/* ---- untrusted text (util.c) ---- */
+
+/* Bytes tp_io_safe_text needs for a string of len bytes, with its NUL. */
+#define TP_IO_SAFE_BYTES(len) (4 * (len) + 1)
+
+/**
+ * Untrusted text (a model or GPU name from a file or a request, a path, a
+ * CSV cell) made safe to print on a terminal: C0 controls (ESC, CR, LF,
+ * TAB, ...), DEL, C1 controls (U+0080..U+009F) and bytes that are not
+ * well-formed UTF-8 become a visible "\xNN" escape; printable ASCII and
+ * other UTF-8 pass through. Writes at most n bytes (with the NUL) into buf,
+ * stopping before a character that would not fit, and returns buf. Every
+ * human-readable writer (text reports, Markdown, CSV cells, error messages)
+ * prints untrusted text through it.
+ */
+const char *tp_io_safe_text(const char *s, char *buf, size_t n);
+
+/** tp_io_safe_text of all of s, written to f (any length). */
+void tp_io_put_safe(FILE *f, const char *s);
 
 /* ---- JSON builder ---- */
 

@@ -107,14 +107,16 @@ tp_status tp_io_phase_parse(const char *spec, tp_phase *out, tp_error *err)
 
 tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err)
 {
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, false, true, "plan-file"};
+    char *text;
+    size_t len;
+    tp_status rs = tp_io_read_file(path, &o, &text, &len, err);
+    if (rs != TP_OK)
+        return rs;
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!root) {
-        FILE *f = fopen(path, "r");
-        if (!f)
-            return tp_error_set(err, TP_ERR_IO, "plan-file", "cannot read \"%.120s\": %s", path,
-                                strerror(errno));
-        fclose(f);
         tp_status st = tp_error_set(err, TP_ERR_PARSE, "", "%.200s", je.text);
         if (err) {
             err->line = je.line;
@@ -379,11 +381,12 @@ static void d_row(doc *d, const char *label, const char *fmt, ...)
 
 static void d_row(doc *d, const char *label, const char *fmt, ...)
 {
-    char v[640];
+    char raw[640], v[TP_IO_SAFE_BYTES(640)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v, sizeof v, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    tp_io_safe_text(raw, v, sizeof v); /* names from files are untrusted */
     if (d->md) {
         if (!d->table) {
             fputs("| quantity | value |\n|---|---|\n", d->f);
@@ -408,11 +411,12 @@ static void d_note(doc *d, const char *fmt, ...)
 
 static void d_note(doc *d, const char *fmt, ...)
 {
-    char v[1024];
+    char raw[1024], v[TP_IO_SAFE_BYTES(1024)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v, sizeof v, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    tp_io_safe_text(raw, v, sizeof v); /* names from files are untrusted */
     if (d->md) {
         if (d->table)
             fputc('\n', d->f);
@@ -827,12 +831,15 @@ static void report(FILE *f, bool md, const tp_plan_in *in, const tp_plan *p)
 {
     doc d = {f, md, 0, false};
     char a[48], b[64];
+    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
+    tp_io_safe_text(p->model.name, mname, sizeof mname);
+    tp_io_safe_text(in->base.gpu.name, gname, sizeof gname);
     if (md)
-        fprintf(f, "# Training plan: %s, %s tokens on %s\n", p->model.name,
-                si(p->tokens, a, sizeof a), in->base.gpu.name);
+        fprintf(f, "# Training plan: %s, %s tokens on %s\n", mname, si(p->tokens, a, sizeof a),
+                gname);
     else
-        fprintf(f, "trainplan plan: %s, %s tokens on %s\n", p->model.name,
-                si(p->tokens, a, sizeof a), in->base.gpu.name);
+        fprintf(f, "trainplan plan: %s, %s tokens on %s\n", mname, si(p->tokens, a, sizeof a),
+                gname);
     if (p->feasible) {
         if (md)
             fprintf(f, "\n");

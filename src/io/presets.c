@@ -37,8 +37,6 @@
 #define GPUS_DIR "presets/gpus/"
 #define JSON_EXT ".json"
 /* A model or GPU description is a few KiB; refuse anything absurd before reading it all. */
-#define MAX_FILE_BYTES ((size_t)16 << 20) /* 16 MiB */
-#define READ_CHUNK_BYTES ((size_t)64 << 10)
 
 typedef struct preset {
     tp_io_kind kind;
@@ -241,45 +239,12 @@ static int looks_like_path(const char *s)
 static tp_status read_file(const char *path, const char *what, char **out, tp_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tp_error_set(err, TP_ERR_IO, what, "cannot read \"%s\": %s", path, strerror(errno));
-    size_t cap = READ_CHUNK_BYTES, len = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf) {
-        fclose(f);
-        return tp_error_set(err, TP_ERR_NOMEM, what, "out of memory reading \"%s\"", path);
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                free(buf);
-                fclose(f);
-                return tp_error_set(err, TP_ERR_IO, what, "cannot read \"%s\": larger than %zu MiB",
-                                    path, MAX_FILE_BYTES >> 20);
-            }
-            char *bigger = realloc(buf, 2 * cap + 1);
-            if (!bigger) {
-                free(buf);
-                fclose(f);
-                return tp_error_set(err, TP_ERR_NOMEM, what, "out of memory reading \"%s\"", path);
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        return tp_error_set(err, TP_ERR_IO, what, "cannot read \"%s\": %s", path, strerror(e));
-    }
-    fclose(f);
-    buf[len] = '\0';
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, false, true, what};
+    char *buf;
+    size_t len;
+    tp_status rs = tp_io_read_file(path, &o, &buf, &len, err);
+    if (rs != TP_OK)
+        return rs;
     size_t text_len = strlen(buf);
     if (text_len != len) {
         /* JSON text cannot hold a NUL byte; say where it is. */

@@ -94,7 +94,9 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
     char a[32], b[32];
     int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
     int64_t hd = m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
-    fprintf(f, "Model: %s\n", m->name[0] ? m->name : "(unnamed)");
+    char name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
+    fprintf(f, "Model: %s\n",
+            m->name[0] ? tp_io_safe_text(m->name, name, sizeof name) : "(unnamed)");
     fprintf(f, "  parameters      %s total (%.2f B), %s active per token (%.2f B)\n",
             tp_io_commas(p->total, a, sizeof a), (double)p->total / 1e9, tp_io_commas(p->active, b, sizeof b),
             (double)p->active / 1e9);
@@ -132,13 +134,14 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
     const tp_gpu *g = &c->gpu;
-    char a[32], b[32];
+    char a[32], b[32], name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     int64_t gpn = t->gpus_per_node > 0 ? t->gpus_per_node : g->gpus_per_node;
     fprintf(f, "\nLayout\n");
     fprintf(f,
             "  GPUs            %lld x %s (%lld per node): %.1f TFLOP/s dense %s,\n"
             "                  %.2f GiB (%.2f GB) memory, %.2f USD/GPU-hour\n",
-            (long long)t->num_gpus, g->name[0] ? g->name : "(custom)", (long long)gpn,
+            (long long)t->num_gpus,
+            g->name[0] ? tp_io_safe_text(g->name, name, sizeof name) : "(custom)", (long long)gpn,
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / GIB, g->mem_capacity_bytes / GB, g->price_per_gpu_hour);
     fprintf(f,

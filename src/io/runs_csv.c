@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io_internal.h"
 #include "runs_csv.h"
 
-#define MAX_FILE_BYTES ((size_t)64 << 20)
 
 const char *const tp_io_runs_columns[] = {
     "id", "source", "model_name", "params_reported", "layers", "hidden", "heads", "kv_heads",
@@ -338,43 +338,12 @@ done:
 tp_status tp_io_csv_read(const char *path, tp_io_csv **out, tp_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tp_error_set(err, TP_ERR_IO, "csv", "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    if (!text) {
-        fclose(f);
-        return tp_error_set(err, TP_ERR_NOMEM, "csv", "out of memory reading %s", path);
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                free(text);
-                fclose(f);
-                return tp_error_set(err, TP_ERR_IO, "csv", "%s is larger than %zu MiB", path,
-                                    MAX_FILE_BYTES >> 20);
-            }
-            char *p = realloc(text, 2 * cap);
-            if (!p) {
-                free(text);
-                fclose(f);
-                return tp_error_set(err, TP_ERR_NOMEM, "csv", "out of memory reading %s", path);
-            }
-            text = p;
-            cap *= 2;
-        }
-        size_t n = fread(text + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return tp_error_set(err, TP_ERR_IO, "csv", "error reading %s", path);
-    }
+    tp_io_read_opts o = {TP_IO_MAX_CSV_BYTES, false, false, "csv"};
+    char *text;
+    size_t len;
+    tp_status rs = tp_io_read_file(path, &o, &text, &len, err);
+    if (rs != TP_OK)
+        return rs;
     tp_status st = tp_io_csv_parse(text, len, path, out, err);
     free(text);
     return st;

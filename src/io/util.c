@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util.c: small helpers shared across src/io and the CLI (io_internal.h):
- * the edit distance behind "did you mean", and tp_io_write_files, the one
- * place trainplan writes a file (atomic, never overwriting without --force).
+ * the edit distance behind "did you mean"; tp_io_write_files, the one
+ * place trainplan writes a file (atomic, never overwriting without --force,
+ * never replacing anything but a regular file); tp_io_read_file, the one
+ * place it reads one (regular files only, bounded, never blocking on a
+ * FIFO); and tp_io_safe_text, the one way untrusted text reaches a
+ * terminal (issue 14).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,7 +95,8 @@ const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS] = {
 
 /*
  * Protocol, per file: mkstemp("FILE.tmp.XXXXXX") in FILE's directory (so
- * the final rename/link never crosses a file system), write everything,
+ * the final rename/link never crosses a file system; a name too long for
+ * that suffix is shortened in the temporary name), write everything,
  * fsync, close; then link(tmp, FILE) (fails with EEXIST, atomically, if
  * FILE appeared meanwhile) or, with force, rename(tmp, FILE); unlink tmp;
  * fsync the directory so the new name is durable. A reader sees no file
@@ -99,6 +105,28 @@ const tp_io_part tp_io_time_parts[TP_IO_NUM_TIME_PARTS] = {
  * delivered afterwards, so an interrupted run leaves neither FILE half
  * written nor a stray FILE.tmp.XXXXXX (SIGKILL and a crash of the machine
  * can still leave a temporary file, never a partial FILE).
+ *
+ * What may be replaced: only a regular file, or a symbolic link that
+ * resolves to one (the link itself is replaced; its target is left as it
+ * was). A directory, device, FIFO, socket, or a link to one of them or to
+ * nothing is refused before anything is written, with or without force:
+ * rename() would replace the directory entry (as root, /dev/null itself).
+ * The check and the rename are two steps: a file swapped for a device in
+ * between by someone who may write the directory is not detected.
+ *
+ * Several files (DeepSpeed's FILE and FILE.notes.txt): every temporary
+ * file is written before the first one is moved into place, so an error
+ * while writing changes nothing. The moves (and the clean-up of a failed
+ * run, which unlinks what it linked) happen under an exclusive flock on
+ * the directory of the first file, so two trainplan runs that write the
+ * same files move theirs one run after the other and never leave FILE
+ * from one run and FILE.notes.txt from the other. Two
+ * renames are still two steps: a reader between them, SIGKILL or a crash
+ * of the machine between them, or a rename that fails (after the checks
+ * above, practically only a read-only or full file system) can leave the
+ * first file new and the second old. The lock is advisory (it orders
+ * trainplan runs, not other programs) and best effort (a file system
+ * without flock goes on unlocked).
  */
 
 static tp_status file_error(tp_error *err, const char *what, const char *path, int e)
@@ -151,11 +179,17 @@ static void sync_dir(const char *path)
 static tp_status write_temp(const tp_io_file *f, mode_t mode, char **tmp, tp_error *err)
 {
     *tmp = NULL;
-    size_t n = strlen(f->path) + sizeof ".tmp.XXXXXX";
+    static const char suffix[] = ".tmp.XXXXXX";
+    const char *slash = strrchr(f->path, '/');
+    size_t dir_len = slash ? (size_t)(slash + 1 - f->path) : 0;
+    size_t base_len = strlen(f->path + dir_len);
+    if (base_len > TP_IO_NAME_MAX - (sizeof suffix - 1))
+        base_len = TP_IO_NAME_MAX - (sizeof suffix - 1); /* still beside FILE, still unique */
+    size_t n = dir_len + base_len + sizeof suffix;
     char *name = malloc(n);
     if (!name)
         return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing %s", f->path);
-    snprintf(name, n, "%s.tmp.XXXXXX", f->path);
+    snprintf(name, n, "%.*s%s", (int)(dir_len + base_len), f->path, suffix);
     int fd = mkstemp(name);
     if (fd < 0) {
         int e = errno;
@@ -178,6 +212,80 @@ static tp_status write_temp(const tp_io_file *f, mode_t mode, char **tmp, tp_err
     return TP_OK;
 }
 
+/* err->path for an error about f: its flag without the dashes, or "". */
+static const char *flag_of(const tp_io_file *f)
+{
+    if (!f->flag)
+        return "";
+    return strncmp(f->flag, "--", 2) == 0 ? f->flag + 2 : f->flag;
+}
+
+/*
+ * May f be written? Its last component fits in a file name, and what is
+ * there now is nothing, or (with force) a regular file or a link to one.
+ */
+static tp_status check_target(const tp_io_file *f, bool force, tp_error *err)
+{
+    const char *slash = strrchr(f->path, '/');
+    const char *base = slash ? slash + 1 : f->path;
+    size_t base_len = strlen(base);
+    if (base_len > TP_IO_NAME_MAX) {
+        /* the name itself would not fit in the message: its end says which */
+        return tp_error_set(err, TP_ERR_INVALID_ARG, flag_of(f),
+                            "the file name \"...%s\" is %zu bytes long; a file name has at most "
+                            "%d bytes",
+                            base + base_len - 24, base_len, TP_IO_NAME_MAX);
+    }
+    struct stat st;
+    if (lstat(f->path, &st) != 0)
+        return TP_OK; /* absent (or unreachable: creating it will say why) */
+    if (S_ISLNK(st.st_mode)) {
+        struct stat to;
+        if (stat(f->path, &to) != 0)
+            return tp_error_set(err, TP_ERR_IO, flag_of(f),
+                                "%s is a symbolic link to nothing (%s); --force replaces "
+                                "regular files only",
+                                f->path, strerror(errno));
+        if (!S_ISREG(to.st_mode))
+            return tp_error_set(err, TP_ERR_IO, flag_of(f),
+                                "%s is a symbolic link to %s; --force replaces regular files only",
+                                f->path, tp_io_file_type(to.st_mode));
+    } else if (!S_ISREG(st.st_mode)) {
+        return tp_error_set(err, TP_ERR_IO, flag_of(f),
+                            "%s is %s; --force replaces regular files only", f->path,
+                            tp_io_file_type(st.st_mode));
+    }
+    if (!force)
+        return exists_error(err, f->path);
+    return TP_OK;
+}
+
+/* An exclusive flock on the directory holding path, or -1 (best effort:
+ * some file systems have no flock). Closing the descriptor releases it. */
+static int lock_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
 tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_error *err)
 {
     if (n == 0)
@@ -191,9 +299,9 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
             if (strcmp(files[i].path, files[j].path) == 0)
                 return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s is named twice",
                                     files[i].path);
-        struct stat st;
-        if (!force && lstat(files[i].path, &st) == 0)
-            return exists_error(err, files[i].path);
+        tp_status cs = check_target(&files[i], force, err);
+        if (cs != TP_OK)
+            return cs;
     }
 
     mode_t um = umask(0);
@@ -214,6 +322,9 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
     tp_status st = TP_OK;
     for (size_t i = 0; i < n && st == TP_OK; i++)
         st = write_temp(&files[i], mode, &tmp[i], err);
+    int lock_fd = -1;
+    if (st == TP_OK && n > 1) /* without force too: its clean-up unlinks */
+        lock_fd = lock_dir(files[0].path);
     for (size_t i = 0; i < n && st == TP_OK; i++) {
         if (force) {
             if (rename(tmp[i], files[i].path) != 0)
@@ -248,7 +359,217 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
     if (st == TP_OK)
         for (size_t i = 0; i < n; i++)
             sync_dir(files[i].path);
+    if (lock_fd >= 0)
+        close(lock_fd); /* releases the flock */
     if (masked)
         sigprocmask(SIG_SETMASK, &saved, NULL);
     return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files: every file trainplan reads goes through tp_io_read_file       */
+/* ------------------------------------------------------------------ */
+
+const char *tp_io_file_type(unsigned int mode)
+{
+    if (S_ISREG(mode))
+        return "a regular file";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "of an unknown file type";
+}
+
+/* path as messages show it: in double quotes when q. */
+#define QP(q) ((q) ? "\"" : "")
+
+/* Read fd to its end, at most max_bytes (one more byte is an error); size_hint
+ * is the expected length (st_size), 0 if unknown. */
+static tp_status read_fd(int fd, size_t size_hint, const tp_io_read_opts *o, const char *path,
+                         char **out, size_t *out_len, tp_error *err)
+{
+    const char *q = QP(o->quote);
+    size_t cap = size_hint > 0 && size_hint <= o->max_bytes ? size_hint + 1 : 64u << 10;
+    size_t len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf)
+        return tp_error_set(err, TP_ERR_NOMEM, o->field, "out of memory reading %s%s%s", q, path,
+                            q);
+    for (;;) {
+        if (len == cap) {
+            if (cap > o->max_bytes) {
+                free(buf);
+                return tp_error_set(err, TP_ERR_IO, o->field,
+                                    "cannot read %s%s%s: larger than %zu MiB", q, path, q,
+                                    o->max_bytes >> 20);
+            }
+            size_t bigger = 2 * cap > o->max_bytes + 1 ? o->max_bytes + 1 : 2 * cap;
+            char *p = realloc(buf, bigger + 1);
+            if (!p) {
+                free(buf);
+                return tp_error_set(err, TP_ERR_NOMEM, o->field, "out of memory reading %s%s%s",
+                                    q, path, q);
+            }
+            buf = p;
+            cap = bigger;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                                strerror(e));
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    if (len > o->max_bytes) {
+        free(buf);
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: larger than %zu MiB", q,
+                            path, q, o->max_bytes >> 20);
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    return TP_OK;
+}
+
+tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out, size_t *len,
+                          tp_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    const char *q = QP(o->quote);
+    if (o->allow_stdin && strcmp(path, "-") == 0)
+        return read_fd(STDIN_FILENO, 0, o, "standard input", out, len, err);
+    /* O_NONBLOCK: opening a FIFO no one writes to must not wait for a
+     * writer (it is refused below anyway); O_NOCTTY: a terminal named
+     * here does not become our controlling terminal. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                            strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                            strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (S_ISDIR(st.st_mode)) /* the message read() would have given */
+            return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
+                                strerror(EISDIR));
+        return tp_error_set(err, TP_ERR_IO, o->field, "%s%s%s is %s; trainplan reads regular files only%s",
+                            q, path, q, tp_io_file_type(st.st_mode),
+                            o->allow_stdin ? " (or - for standard input)" : "");
+    }
+    if ((uintmax_t)st.st_size > o->max_bytes) {
+        close(fd);
+        return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: larger than %zu MiB", q,
+                            path, q, o->max_bytes >> 20);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    tp_status rs = read_fd(fd, (size_t)st.st_size, o, path, out, len, err);
+    close(fd);
+    return rs;
+}
+
+/* ------------------------------------------------------------------ */
+/* Untrusted text on a terminal                                         */
+/* ------------------------------------------------------------------ */
+
+/* Length of the well-formed UTF-8 sequence at s that is not a C1 control
+ * (U+0080..U+009F), or 0. */
+static size_t utf8_ok(const unsigned char *s)
+{
+    size_t n;
+    unsigned cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        n = 2;
+        cp = s[0] & 0x1fu;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        n = 3;
+        cp = s[0] & 0x0fu;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        n = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0; /* C1 controls, overlong forms, surrogates, beyond Unicode */
+    return n;
+}
+
+const char *tp_io_safe_text(const char *s, char *buf, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    if (n == 0)
+        return "";
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        size_t u = *p >= 0x80 ? utf8_ok(p) : 0;
+        if (*p >= 0x20 && *p < 0x7f) {
+            if (o + 1 >= n)
+                break;
+            buf[o++] = (char)*p++;
+        } else if (u > 0) {
+            if (o + u >= n)
+                break;
+            memcpy(buf + o, p, u);
+            o += u;
+            p += u;
+        } else {
+            if (o + 4 >= n)
+                break;
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[*p >> 4];
+            buf[o++] = hex[*p & 15];
+            p++;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+void tp_io_put_safe(FILE *f, const char *s)
+{
+    char buf[256];
+    size_t len = strlen(s);
+    /* in pieces short enough that each escapes within buf (4 bytes a byte) */
+    for (size_t i = 0; i < len;) {
+        size_t take = len - i < 60 ? len - i : 60;
+        while (take < len - i && take > 0 && ((unsigned char)s[i + take] & 0xc0) == 0x80)
+            take--; /* do not split a UTF-8 sequence */
+        if (take == 0)
+            take = 1;
+        char piece[64];
+        memcpy(piece, s + i, take);
+        piece[take] = '\0';
+        fputs(tp_io_safe_text(piece, buf, sizeof buf), f);
+        i += take;
+    }
 }

@@ -346,7 +346,7 @@ expect_error "trainplan: error: cannot create a file beside $tmp/w/nodir/a.txt: 
     export --format megatron $F8 --out "$tmp/w/nodir/a.txt"
 mkdir -p "$tmp/w/isdir"
 # shellcheck disable=SC2086
-expect_error "trainplan: error: cannot write $tmp/w/isdir: Is a directory" \
+expect_error "trainplan: error: --out: $tmp/w/isdir is a directory; --force replaces regular files only" \
     export --format megatron $F8 --out "$tmp/w/isdir" --force
 no_temp_files "--out onto a directory" "$tmp/w"
 # a write that fails half way (file size limit): no FILE, no temporary file
@@ -371,6 +371,96 @@ mkdir -p "$tmp/w/ds2.json.notes.txt"
 run export --format deepspeed $F8 --out "$tmp/w/ds2.json"
 check "DeepSpeed: neither file when the second cannot be written" test "$rc" -eq 2 -a ! -e "$tmp/w/ds2.json"
 no_temp_files "DeepSpeed all or nothing" "$tmp/w"
+# Issue 14 "Files": --force replaces regular files (and links to them) only
+mkdir -p "$tmp/f14"
+mkfifo "$tmp/f14/fifo"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --out: $tmp/f14/fifo is a FIFO (named pipe); --force replaces regular files only" \
+    export --format megatron $F8 --out "$tmp/f14/fifo" --force
+check "the FIFO is still a FIFO" test -p "$tmp/f14/fifo"
+# /dev/null with --force only where a regression could not replace it:
+# root may write /dev, so as root the check runs without --force.
+dev_force=--force
+[ "$(id -u)" = 0 ] && dev_force=
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --out: /dev/null is a character device; --force replaces regular files only" \
+    export --format megatron $F8 --out /dev/null $dev_force
+check "/dev/null is still a character device" test -c /dev/null
+ln -s fifo "$tmp/f14/to-fifo"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --out: $tmp/f14/to-fifo is a symbolic link to a FIFO (named pipe); --force replaces regular files only" \
+    export --format megatron $F8 --out "$tmp/f14/to-fifo" --force
+echo "target" >"$tmp/f14/target"
+ln -s target "$tmp/f14/to-file"
+# shellcheck disable=SC2086
+run export --format megatron $F8 --out "$tmp/f14/to-file" --force
+check "--force over a link to a regular file replaces the link, not its target" \
+    test "$rc" -eq 0 -a ! -L "$tmp/f14/to-file" -a -f "$tmp/f14/to-file" -a "$(cat "$tmp/f14/target")" = target
+# names up to 255 bytes work (the temporary name is shortened); longer ones are refused
+n250=$(printf 'n%.0s' $(seq 250))
+# shellcheck disable=SC2086
+run export --format megatron $F8 --out "$tmp/f14/$n250"
+check "a 250-byte file name is written" test "$rc" -eq 0 -a -s "$tmp/f14/$n250"
+n255=$(printf 'm%.0s' $(seq 255))
+# shellcheck disable=SC2086
+run export --format megatron $F8 --out "$tmp/f14/$n255" --force
+check "a 255-byte file name is written" test "$rc" -eq 0 -a -s "$tmp/f14/$n255"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --out: the file name \"...mmmmmmmmmmmmmmmmmmmmmmmm\" is 256 bytes long; a file name has at most 255 bytes" \
+    export --format megatron $F8 --out "$tmp/f14/${n255}m"
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --out: the file name \"...nnnnnnnnnnnnnn.notes.txt\" is 260 bytes long; a file name has at most 255 bytes" \
+    export --format deepspeed $F8 --out "$tmp/f14/$n250" --force
+no_temp_files "issue 14 --out checks" "$tmp/f14"
+# DeepSpeed --force: both files move under an exclusive flock on their
+# directory. While another process holds it, the export waits and
+# neither file changes; then both are replaced.
+mkdir -p "$tmp/lk"
+echo old >"$tmp/lk/ds.json"
+echo old >"$tmp/lk/ds.json.notes.txt"
+flock "$tmp/lk" -c "touch '$tmp/held'; sleep 2" &
+lock_pid=$!
+for _ in $(seq 100); do [ -e "$tmp/held" ] && break; sleep 0.05; done
+# shellcheck disable=SC2086
+"$T" export --format deepspeed $F8 --out "$tmp/lk/ds.json" --force 2>/dev/null &
+ds_pid=$!
+sleep 1
+check "while the directory is locked, neither file is replaced" \
+    test "$(cat "$tmp/lk/ds.json")" = old -a "$(cat "$tmp/lk/ds.json.notes.txt")" = old
+wait "$ds_pid"
+ds_rc=$?
+wait "$lock_pid"
+check "after the lock is released, both are (exit $ds_rc)" \
+    test "$ds_rc" -eq 0 -a "$(cat "$tmp/lk/ds.json")" != old -a "$(cat "$tmp/lk/ds.json.notes.txt")" != old
+# Concurrent --force runs with different batches: the JSON and the notes
+# always come from the same run.
+for round in 1 2 3; do
+    pids=
+    for k in 1 2 3 4 5 6 7 8; do
+        "$T" export --format deepspeed --model llama-3-8b --gpus 8 --fsdp --global-batch $((8 * k)) \
+            --out "$tmp/lk/race.json" --force 2>/dev/null &
+        pids="$pids $!"
+    done
+    # shellcheck disable=SC2086
+    wait $pids
+    check "concurrent --force round $round: the JSON and its notes are from one run" python3 -c '
+import json, re, sys
+gb = json.load(open(sys.argv[1]))["train_batch_size"]
+notes = open(sys.argv[2]).read()
+assert re.search(r"--global-batch %d\b" % gb, notes), (gb, notes[:400])' "$tmp/lk/race.json" "$tmp/lk/race.json.notes.txt"
+done
+no_temp_files "concurrent --force" "$tmp/lk"
+# An invalid value that an imported file sets names the file, not a flag
+"$T" estimate --model llama-3-8b --gpus 8 --tp 2 --json >"$tmp/f14/r.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["layout"]["tp"] = 3
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/f14/r.json" "$tmp/f14/r3.json"
+expect_error "trainplan: error: $tmp/f14/r3.json: layout.tp: 3 does not divide the number of attention heads (32)" \
+    export --format megatron --from "$tmp/f14/r3.json"
+expect_error "trainplan: error: --tp: 3 does not divide the number of attention heads (32)" \
+    export --format megatron --from "$tmp/f14/r.json" --tp 3
 # shellcheck disable=SC2086
 run export --format megatron ${PLAN[llama3-8b-8xh100-fsdp]} --train-tokens 1e9
 check "--train-tokens sets --train-iters" grep -qx -- '--train-iters 1908' "$tmp/out"

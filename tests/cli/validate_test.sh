@@ -171,7 +171,7 @@ check_json "quoted fields, CRLF" \
 
 # ---- bad input ----
 expect_error "trainplan: error: validate needs a FILE.csv (run \`trainplan validate --help\`)" validate
-expect_error "trainplan: error: cannot open $tmp/none.csv: No such file or directory" validate "$tmp/none.csv"
+expect_error "trainplan: error: cannot read $tmp/none.csv: No such file or directory" validate "$tmp/none.csv"
 printf 'id,source\n"open,x\n' >"$tmp/q.csv"
 expect_error "trainplan: error: $tmp/q.csv:2:1: quoted field opened at column 1 never closes" validate "$tmp/q.csv"
 printf 'id,source\na,b,c\n' >"$tmp/n.csv"

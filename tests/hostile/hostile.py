@@ -24,14 +24,18 @@ cases.tsv columns (tab-separated; '#' starts a comment line):
            Hugging Face config.json; 'gpu:...' over a GPU JSON;
            'ds:...' over a DeepSpeed config; 'gen:NAME' a generated input
            (GENERATORS below). File inputs are written to a temporary
-           file, named by {in} in args.
+           file, named by {in} in args. Instead of a file, {in} may be
+           made a FIFO no one writes to ('fifo:'), a directory ('dir:') or
+           a symbolic link to TARGET ('link:TARGET') (issue 14).
   args     the trainplan arguments (shell words); {in} is the input file,
            {gen:NAME} a generated string. For http: METHOD PATH.
   exit     expected exit code (http: HTTP status)
   message  expected stderr, exactly (lines joined with ' / '); for http the
            error body's "message". 'json' = exit 0 and stdout is strict JSON
            (no NaN or Infinity anywhere); 'json:K=V;...' also checks dotted
-           keys of it.
+           keys of it. 'clean:TEXT' = the exit code as given, stdout holds
+           TEXT and neither stdout nor stderr holds a control character
+           (C0 but newline, DEL, C1): untrusted text was defused (issue 14).
 """
 import codecs
 import json
@@ -108,7 +112,25 @@ GENERATORS = {
     "body-deep-30k": lambda: nested("[", "]", "", 30000),
     "invalid-utf8": lambda: "\udcff\udcfe",  # bytes 0xff 0xfe in argv
     "gpu-16mib": lambda: " " * (17 << 20) + "{}",
+    "name-250": lambda: "n" * 250,
+    "name-250-ds": lambda: "d" * 250,
+    "name-255": lambda: "f" * 255,
+    "name-256": lambda: "o" * 256,
+    "esc-model": lambda: "\x1b[31mred",
 }
+
+SPECIAL_INPUTS = ("fifo:", "dir:", "link:")
+
+
+def make_special(spec, path):
+    """Put a FIFO, a directory or a symbolic link at path (issue 14)."""
+    kind, _, rest = spec.partition(":")
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dir":
+        os.mkdir(path)
+    else:
+        os.symlink(rest, path)
 
 
 def unescape(s):
@@ -210,13 +232,17 @@ def check_json(stdout, spec):
 
 
 def run_cli(exe, c, tmp):
-    data = make_input(c["input"])
+    special = c["input"].startswith(SPECIAL_INPUTS)
+    data = None if special else make_input(c["input"])
     infile = None
-    if data is not None:
+    if special or data is not None:
         infile = os.path.join(tmp, c["id"] + SUFFIX.get(c["area"], ".txt"))
         if c["area"] == "hf-config":
             os.makedirs(os.path.join(tmp, c["id"]), exist_ok=True)
             infile = os.path.join(tmp, c["id"], "config.json")
+    if special:
+        make_special(c["input"], infile)
+    elif data is not None:
         with open(infile, "wb") as f:
             f.write(data)
     argv = [exe] + expand_args(c["args"], infile)
@@ -225,11 +251,29 @@ def run_cli(exe, c, tmp):
                            cwd=tmp)
     except subprocess.TimeoutExpired:
         return -999, "timed out after %d s" % RUN_TIMEOUT_S, ""
+    if c["message"].startswith("clean:"):
+        return p.returncode, p.stderr, p.stdout  # bytes: verdict() looks for control characters
     err = p.stderr.decode("utf-8", "backslashreplace").strip()
     if infile:
         err = err.replace(infile, "{in}")
     err = " / ".join(l for l in err.splitlines())
     return p.returncode, err, p.stdout.decode("utf-8", "replace")
+
+
+def control_chars(data):
+    """The control characters in data (bytes): C0 but newline, DEL, C1."""
+    text = data.decode("utf-8", "replace")
+    return sorted({ch for ch in text if (ord(ch) < 0x20 and ch != "\n") or 0x7f <= ord(ch) <= 0x9f})
+
+
+def check_clean(out, err, want):
+    for name, data in (("stdout", out), ("stderr", err)):
+        bad = control_chars(data)
+        if bad:
+            return "%s holds control characters %r" % (name, bad)
+    if want.encode() not in out:
+        return "stdout lacks %r (stdout %r)" % (want, out[:300])
+    return None
 
 
 class FakeSock:
@@ -328,8 +372,10 @@ def run_case(exe, server, c, tmp):
 def verdict(c, got):
     rc, msg, out = got
     if rc != c["exit"]:
-        return "exit %d, want %d (message %r)" % (rc, c["exit"], msg)
+        return "exit %d, want %d (message %r)" % (rc, c["exit"], msg[:300])
     want = c["message"]
+    if want.startswith("clean:"):
+        return check_clean(out, msg, want[6:])
     if want == "json" or want.startswith("json:"):
         return check_json(out, want[5:] if want.startswith("json:") else "")
     if msg != want:
@@ -353,6 +399,8 @@ AREA_TITLES = [
     ("deepspeed", "DeepSpeed JSON (--from-deepspeed FILE)"),
     ("plan-file", "Plan file (plan --plan-file FILE)"),
     ("http", "HTTP bodies (trainplan serve)"),
+    ("file", "Files that are not regular files, and names (issue 14)"),
+    ("output", "Untrusted text in the output (issue 14)"),
 ]
 
 

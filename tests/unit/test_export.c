@@ -620,7 +620,7 @@ static void test_write_files_atomic_and_no_overwrite(void **state)
     tp_error err = {0};
 
     /* a new file: exactly the bytes given, mode 0666 & ~umask, nothing else */
-    tp_io_file f1 = {a, "first\n", 6};
+    tp_io_file f1 = {a, "first\n", 6, NULL};
     assert_int_equal(tp_io_write_files(&f1, 1, false, &err), TP_OK);
     assert_string_equal(slurp_file(a), "first\n");
     mode_t um = umask(0);
@@ -631,7 +631,7 @@ static void test_write_files_atomic_and_no_overwrite(void **state)
     assert_int_equal(count_entries(dir), 1);
 
     /* an existing file is refused without force, named with the flag, kept */
-    tp_io_file f2 = {a, "second\n", 7};
+    tp_io_file f2 = {a, "second\n", 7, NULL};
     assert_int_equal(tp_io_write_files(&f2, 1, false, &err), TP_ERR_IO);
     char want[200];
     snprintf(want, sizeof want, "%s exists (use --force to overwrite it)", a);
@@ -645,20 +645,86 @@ static void test_write_files_atomic_and_no_overwrite(void **state)
     assert_int_equal(count_entries(dir), 1);
 
     /* two files, all or nothing: the second cannot be created, so neither is */
-    tp_io_file two[2] = {{b, "b\n", 2}, {missing, "m\n", 2}};
+    tp_io_file two[2] = {{b, "b\n", 2, NULL}, {missing, "m\n", 2, NULL}};
     assert_int_equal(tp_io_write_files(two, 2, false, &err), TP_ERR_IO);
     assert_non_null(strstr(err.message, "cannot create a file beside"));
     assert_int_equal(access(b, F_OK), -1);
     assert_int_equal(count_entries(dir), 1); /* no b.txt, no temporary file */
 
     /* bad calls */
-    tp_io_file dup[2] = {{b, "x", 1}, {b, "y", 1}};
+    tp_io_file dup[2] = {{b, "x", 1, NULL}, {b, "y", 1, NULL}};
     assert_int_equal(tp_io_write_files(dup, 2, false, &err), TP_ERR_INVALID_ARG);
-    tp_io_file empty = {"", "x", 1};
+    tp_io_file empty = {"", "x", 1, NULL};
     assert_int_equal(tp_io_write_files(&empty, 1, false, &err), TP_ERR_INVALID_ARG);
     assert_int_equal(count_entries(dir), 1);
 
     assert_int_equal(unlink(a), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* Issue 14: untrusted text reaches no terminal as a control sequence. */
+static void test_safe_text(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(tp_io_safe_text("a\x1b[2Jb\x7f\xc2\x9b\xc3\xa9\xff\t\n", buf, sizeof buf),
+                        "a\\x1b[2Jb\\x7f\\xc2\\x9b\xc3\xa9\\xff\\x09\\x0a");
+    assert_string_equal(tp_io_safe_text("llama-3-8b", buf, sizeof buf), "llama-3-8b");
+    /* overlong and surrogate encodings are not UTF-8 */
+    assert_string_equal(tp_io_safe_text("\xc0\xaf\xed\xa0\x80", buf, sizeof buf),
+                        "\\xc0\\xaf\\xed\\xa0\\x80");
+    /* a full buffer ends before a character, never inside an escape */
+    char small[6];
+    assert_string_equal(tp_io_safe_text("ab\x1b", small, sizeof small), "ab");
+    assert_string_equal(tp_io_safe_text("\x01\x02", small, sizeof small), "\\x01");
+}
+
+/* Issue 14: the one reader refuses what is not a regular file, and big files. */
+static void test_read_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tp_read_file_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], reg[128];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(reg, sizeof reg, "%s/reg", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    tp_io_read_opts o = {(size_t)1 << 20, false, false, "x"};
+    tp_error err = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    /* a FIFO with no writer: refused at once, not waited on */
+    assert_int_equal(tp_io_read_file(fifo, &o, &buf, &len, &err), TP_ERR_IO);
+    char want[256];
+    snprintf(want, sizeof want, "%s is a FIFO (named pipe); trainplan reads regular files only",
+             fifo);
+    assert_string_equal(err.message, want);
+    assert_string_equal(err.path, "x");
+    assert_null(buf);
+    /* exactly the limit is read; one byte more is refused */
+    FILE *f = fopen(reg, "wb");
+    assert_non_null(f);
+    for (size_t i = 0; i < ((size_t)1 << 20); i++)
+        fputc('a', f);
+    fclose(f);
+    assert_int_equal(tp_io_read_file(reg, &o, &buf, &len, &err), TP_OK);
+    assert_int_equal(len, (size_t)1 << 20);
+    assert_int_equal(buf[len], '\0');
+    free(buf);
+    f = fopen(reg, "ab");
+    assert_non_null(f);
+    fputc('a', f);
+    fclose(f);
+    assert_int_equal(tp_io_read_file(reg, &o, &buf, &len, &err), TP_ERR_IO);
+    snprintf(want, sizeof want, "cannot read %s: larger than 1 MiB", reg);
+    assert_string_equal(err.message, want);
+    /* a directory keeps read()'s wording */
+    o.quote = true;
+    assert_int_equal(tp_io_read_file(dir, &o, &buf, &len, &err), TP_ERR_IO);
+    snprintf(want, sizeof want, "cannot read \"%s\": Is a directory", dir);
+    assert_string_equal(err.message, want);
+    assert_int_equal(unlink(fifo), 0);
+    assert_int_equal(unlink(reg), 0);
     assert_int_equal(rmdir(dir), 0);
 }
 
@@ -681,6 +747,8 @@ int main(void)
         cmocka_unit_test(test_svg_figures_match_result),
         cmocka_unit_test(test_csv_columns),
         cmocka_unit_test(test_write_files_atomic_and_no_overwrite),
+        cmocka_unit_test(test_safe_text),
+        cmocka_unit_test(test_read_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
