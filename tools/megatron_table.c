@@ -6,7 +6,8 @@
  *
  *   megatron_table OUT.c ROOT CLASSES.tsv ARGS.tsv...
  *
- * CLASSES.tsv: "name<TAB>class[<TAB>why]" (data/engines/megatron-classes.tsv);
+ * CLASSES.tsv: "name<TAB>class[<TAB>why[<TAB>neutral]]"
+ * (data/engines/megatron-classes.tsv);
  * each ARGS.tsv: "name<TAB>dest<TAB>action<TAB>nargs<TAB>choices" as written
  * by tools/megatron_args.py. '#' lines are comments. A malformed line is an
  * error naming file:line (the build stops); a name missing from one side is
@@ -21,7 +22,7 @@
 #define UNBOUNDED 255
 
 typedef struct entry {
-    char *name, *why;
+    char *name, *why, *neutral;
     int cls; /* 0 unclassified, 1 mapped, 2 rejected, 3 approximated, 4 ignored */
     int order;
     int min_values, max_values, sources;
@@ -58,6 +59,7 @@ static entry *add(const char *file, int line, const char *name)
     memset(e, 0, sizeof *e);
     e->name = strdup(name);
     e->why = strdup("");
+    e->neutral = strdup("");
     e->order = -1;
     e->min_values = UNBOUNDED; /* lowered by the first list that has it */
     e->max_values = 0;
@@ -91,15 +93,15 @@ static FILE *open_or_die(const char *path)
 static void read_classes(const char *path)
 {
     FILE *f = open_or_die(path);
-    char buf[1024], *fld[4];
+    char buf[1024], *fld[5];
     int line = 0, order = 0;
     while (fgets(buf, sizeof buf, f)) {
         line++;
         if (buf[0] == '#' || buf[0] == '\n')
             continue;
-        int n = split(buf, fld, 4);
-        if (n < 2 || n > 3)
-            die(path, line, "expected name<TAB>class[<TAB>why]", NULL);
+        int n = split(buf, fld, 5);
+        if (n < 2 || n > 4)
+            die(path, line, "expected name<TAB>class[<TAB>why[<TAB>neutral]]", NULL);
         if (find(fld[0]))
             die(path, line, "classified twice", fld[0]);
         entry *e = add(path, line, fld[0]);
@@ -108,13 +110,17 @@ static void read_classes(const char *path)
                 e->cls = c;
         if (e->cls == 0)
             die(path, line, "class is not mapped, rejected, approximated or ignored", fld[1]);
-        const char *why = n == 3 ? fld[2] : "";
+        const char *why = n >= 3 ? fld[2] : "", *neutral = n == 4 ? fld[3] : "";
         if ((e->cls == 2) != (why[0] != '\0'))
             die(path, line, "a rejected name needs a why, and only a rejected one", fld[0]);
-        if (strpbrk(why, "\"\\"))
-            die(path, line, "why must not hold quotes or backslashes", why);
+        if (strpbrk(why, "\"\\") || strpbrk(neutral, "\"\\"))
+            die(path, line, "why and neutral must not hold quotes or backslashes", fld[0]);
+        if (n == 4 && neutral[0] == '\0')
+            die(path, line, "an empty neutral value", fld[0]);
         free(e->why);
         e->why = strdup(why);
+        free(e->neutral);
+        e->neutral = strdup(neutral);
         e->order = order++;
     }
     fclose(f);
@@ -208,7 +214,7 @@ int main(int argc, char **argv)
                  "#include \"megatron_args.h\"\n\nconst tp_io_marg tp_io_margs[] = {\n");
     for (int i = 0; i < n_names; i++) {
         const entry *e = &names[i];
-        fprintf(out, "    {\"%s\", \"%s\", %s, %d, %d, %d},\n", e->name, e->why,
+        fprintf(out, "    {\"%s\", \"%s\", \"%s\", %s, %d, %d, %d},\n", e->name, e->why, e->neutral,
                 class_enums[e->cls], e->min_values, e->max_values, e->sources);
     }
     fprintf(out, "};\nconst size_t tp_io_margs_count = %d;\n\n"

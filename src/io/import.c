@@ -948,15 +948,19 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
             if (st != TP_OK)
                 return st;
         } else {
-            if (ma && ma->cls == TP_IO_MARG_REJECTED) {
+            int nv = (int)(j - i - 1) + (eq != NULL);
+            const word *vw0 = eq ? w : nv ? &ws->w[i + 1] : w;
+            const char *v0 = eq ? eq + 1 : nv ? vw0->s : "";
+            /* a rejected name given its neutral value changes nothing */
+            bool neutral = ma && ma->neutral[0] && nv == 1 && !vw0->var &&
+                           strcmp(v0, ma->neutral) == 0;
+            if (ma && ma->cls == TP_IO_MARG_REJECTED && !neutral) {
                 char what[200];
                 snprintf(what, sizeof what, "\"%s\" %s", ma->name, ma->why);
                 slot s = {.set = true, .name = ma->name, .flag = w};
                 return not_modelled(&s, what, err);
             } else if (ma && ma->cls != TP_IO_MARG_MAPPED) {
-                int nv = (int)(j - i - 1) + (eq != NULL);
-                const char *v0 = eq ? eq + 1 : nv ? ws->w[i + 1].s : "";
-                tp_status st = check_values(ma, w, nv, v0, eq ? w : &ws->w[i + 1], err);
+                tp_status st = check_values(ma, w, nv, v0, vw0, err);
                 if (st != TP_OK)
                     return st;
                 if (ma->cls == TP_IO_MARG_APPROXIMATED)

@@ -475,6 +475,23 @@ static void test_megatron_current_names(void **state)
     assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
     assert_string_equal(im.approximated, "--fsdp-manual-registration, --use-legacy-models");
     assert_string_equal(im.ignored, "--use-mup, --lion-beta1, --mtp-hsm");
+    /* a rejected name given its neutral value (Megatron-LM's default) is ignored */
+    snprintf(text, sizeof text, "%s%s", base_args,
+             "--mlp-chunks-for-training 1 --outer-dp-sharding-strategy=no_shard");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
+    assert_string_equal(im.ignored, "--mlp-chunks-for-training, --outer-dp-sharding-strategy");
+    snprintf(text, sizeof text, "%s%s", base_args, "--mlp-chunks-for-training 2");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.message, "\"--mlp-chunks-for-training\" computes the MLP in chunks "
+                                     "of the sequence, which changes memory or time in a way "
+                                     "trainplan does not model");
+    snprintf(text, sizeof text, "%s%s", base_args, "--mlp-chunks-for-training $N");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_ERR_CONFIG);
+    /* the plan is the one without the new names */
+    snprintf(text, sizeof text, "%s%s", base_args,
+             "--fsdp-manual-registration --use-mup --lion-beta1 0.9 --mtp-hsm "
+             "--hybrid-attention-ratio 0 --use-legacy-models");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
     tp_import plain;
     assert_int_equal(tp_io_import_megatron(base_args, NULL, &plain, &err), TP_OK);
     assert_int_equal(im.argc, plain.argc);
