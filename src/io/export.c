@@ -11,8 +11,8 @@
  * throughput, so that a launch file found later says where it came from.
  *
  * Sources for the engine vocabularies:
- *  - Megatron-LM megatron/training/arguments.py @ 000c4ac2 (the argument
- *    names are kept in data/megatron_args.txt and checked by the tests);
+ *  - Megatron-LM megatron/training/arguments.py @ 000c4ac2 (the tests
+ *    check every name and value against data/engines/megatron-args-d98e8a64.tsv);
  *  - torchtitan torchtitan/config/job_config.py @ 6404b932 (sections and
  *    keys: [training] local_batch_size, [parallelism] ..., [activation_checkpoint]);
  *  - DeepSpeed ds_config keys (train_batch_size, train_micro_batch_size_per_gpu,

@@ -141,5 +141,8 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
 size_t tp_io_import_megatron_known_count(void);
 /** i-th known Megatron argument name ("--num-layers"), NULL past the end. */
 const char *tp_io_import_megatron_known(size_t i);
+/** i-th Megatron argument name the importer reads into settings (class
+ * "mapped" in data/engines/megatron-classes.tsv), NULL past the end. */
+const char *tp_io_import_megatron_mapped(size_t i);
 
 #endif /* TP_IO_IMPORT_H */

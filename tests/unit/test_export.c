@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Export, import and charts (issue 7): the Megatron argument tables against
- * data/megatron_args.txt, struct-level round trips (export, import, same
+ * Export, import and charts (issue 7): the Megatron argument table against
+ * the generated lists of data/engines, struct-level round trips (export, import, same
  * configuration), import errors with their exact messages and positions,
  * the simulated pipeline schedule against the closed-form bubble, and the
  * SVG/CSV figures against the result they draw; and tp_io_write_files,
@@ -19,6 +19,7 @@
 #include "import.h"
 #include "io.h"
 #include "io_internal.h"
+#include "megatron_args.h"
 #include "svg.h"
 #include "tp/tp.h"
 
@@ -60,7 +61,10 @@ static void plan_8b(tp_config *c)
     t->grad_dtype = TP_DTYPE_FP32;
 }
 
-/* ---- data/megatron_args.txt ---- */
+/* ---- the Megatron argument table (data/engines/megatron-*.tsv) ---- */
+
+/* The Megatron-LM version the export targets: its generated argument list. */
+#define MEGATRON_TARGET_ARGS TP_SOURCE_DIR "/data/engines/megatron-args-d98e8a64.tsv"
 
 static char *read_text(const char *path)
 {
@@ -77,43 +81,109 @@ static char *read_text(const char *path)
     return s;
 }
 
-/* Is name a whole line of the argument list? */
+/* Is name the first column of a line of the generated argument list? */
 static bool in_list(const char *list, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+        if ((p == list || p[-1] == '\n') && p[n] == '\t')
             return true;
     return false;
 }
 
+static void print_sources(const tp_io_marg *e)
+{
+    for (size_t k = 0; k < tp_io_marg_sources_count; k++)
+        if (e->sources & (1u << k))
+            print_error(" %s", tp_io_marg_sources[k]);
+}
+
+/* Every name of every generated list is classified, and the classification
+ * names nothing that no list has: a refresh of the lists forces a decision. */
 static void test_megatron_tables_are_facts(void **state)
 {
     (void)state;
-    char *list = read_text(TP_SOURCE_DIR "/data/megatron_args.txt");
-    size_t n = tp_io_import_megatron_known_count();
-    size_t lines = 0;
-    for (const char *p = list; *p; p++)
-        if (*p == '-' && (p == list || p[-1] == '\n'))
-            lines++;
-    assert_true(n > 500);
-    for (size_t i = 0; i < n; i++) {
-        const char *name = tp_io_import_megatron_known(i);
-        if (!in_list(list, name)) {
-            print_error("%s is not in data/megatron_args.txt\n", name);
+    assert_int_equal(tp_io_marg_sources_count, 2);
+    bool ok = true;
+    for (size_t i = 0; i < tp_io_margs_count; i++) {
+        const tp_io_marg *e = &tp_io_margs[i];
+        if (e->cls == TP_IO_MARG_UNCLASSIFIED) {
+            print_error("%s (in", e->name);
+            print_sources(e);
+            print_error(") is not classified in data/engines/megatron-classes.tsv\n");
+            ok = false;
+        }
+        if (e->sources == 0) {
+            print_error("%s is classified in data/engines/megatron-classes.tsv but is in no "
+                        "generated argument list\n", e->name);
+            ok = false;
+        }
+    }
+    assert_true(ok);
+    /* 591 names at 000c4ac2, 878 at d98e8a64, 921 together */
+    assert_int_equal(tp_io_import_megatron_known_count(), 921);
+    assert_int_equal(tp_io_margs_count, 921);
+    assert_null(tp_io_import_megatron_known(tp_io_margs_count));
+    /* the sorted index is sorted and covers each entry once */
+    for (size_t i = 1; i < tp_io_margs_count; i++)
+        assert_true(strcmp(tp_io_margs[tp_io_margs_by_name[i - 1]].name,
+                           tp_io_margs[tp_io_margs_by_name[i]].name) < 0);
+    /* the mapped class is exactly the names import.c reads into settings */
+    size_t mapped = 0;
+    for (size_t i = 0; i < tp_io_margs_count; i++)
+        mapped += tp_io_margs[i].cls == TP_IO_MARG_MAPPED;
+    size_t n = 0;
+    for (const char *name; (name = tp_io_import_megatron_mapped(n)) != NULL; n++) {
+        bool found = false;
+        for (size_t i = 0; i < tp_io_margs_count; i++)
+            if (strcmp(tp_io_margs[i].name, name) == 0)
+                found = tp_io_margs[i].cls == TP_IO_MARG_MAPPED;
+        if (!found) {
+            print_error("import.c maps %s, which megatron-classes.tsv does not class as "
+                        "mapped\n", name);
             fail();
         }
     }
-    /* every Megatron argument is classified: nothing is unknown by omission */
-    assert_int_equal(n, lines);
-    assert_null(tp_io_import_megatron_known(n));
-    free(list);
+    assert_int_equal(n, mapped);
+}
+
+/* Switches come from the generated lists (store_true/store_false), and a
+ * name in both lists takes what either version accepts. */
+static void test_megatron_table_values(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int min, max;
+    } cases[] = {
+        {"--bf16", 0, 0},
+        {"--use-mup", 0, 0},                   /* new since 000c4ac2 */
+        {"--fsdp-manual-registration", 0, 0},  /* new since 000c4ac2 */
+        {"--hybrid-attention-ratio", 1, 1},    /* gone since 000c4ac2 */
+        {"--num-layers", 1, 1},
+        {"--recompute-modules", 0, TP_IO_MARG_UNBOUNDED}, /* '*' then '+' */
+        {"--data-path", 0, TP_IO_MARG_UNBOUNDED},
+        {"--rampup-batch-size", 0, TP_IO_MARG_UNBOUNDED}, /* '*' then 3 */
+        {"--no-inference-wandb-logging", 0, 0}, /* BooleanOptionalAction's --no-X */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const tp_io_marg *e = NULL;
+        for (size_t i = 0; i < tp_io_margs_count; i++)
+            if (strcmp(tp_io_margs[i].name, cases[k].name) == 0)
+                e = &tp_io_margs[i];
+        if (!e || e->min_values != cases[k].min || e->max_values != cases[k].max) {
+            print_error("%s takes %d..%d values, expected %d..%d\n", cases[k].name,
+                        e ? e->min_values : -1, e ? e->max_values : -1, cases[k].min,
+                        cases[k].max);
+            fail();
+        }
+    }
 }
 
 static void test_megatron_export_uses_known_args(void **state)
 {
     (void)state;
-    char *list = read_text(TP_SOURCE_DIR "/data/megatron_args.txt");
+    char *list = read_text(MEGATRON_TARGET_ARGS);
     tp_config cs[2];
     plan_70b(&cs[0]);
     plan_8b(&cs[1]);
@@ -328,6 +398,15 @@ static void test_megatron_errors(void **state)
         {"pretrain_gpt.py.bak --num-layers 2", TP_ERR_CONFIG, 1, 1,
          "unexpected argument \"pretrain_gpt.py.bak\" (expected a --flag of Megatron-LM)"},
         {"--hidden-size 512", TP_ERR_CONFIG, 0, 0, "the arguments do not set \"--num-layers\""},
+        {"--num-layers 2 --attention-output-gate", TP_ERR_CONFIG, 1, 16,
+         "\"--attention-output-gate\" adds a gate to the attention output, which changes "
+         "memory or time in a way trainplan does not model"},
+        /* switches and values of names trainplan ignores come from the lists too */
+        {"--num-layers 2 --use-mup 1", TP_ERR_CONFIG, 1, 26,
+         "\"--use-mup\" takes no value (got \"1\")"},
+        {"--overlap-grad-reduce=yes", TP_ERR_CONFIG, 1, 1,
+         "\"--overlap-grad-reduce\" takes no value (got \"yes\")"},
+        {"--lion-beta1\n--num-layers 2", TP_ERR_CONFIG, 1, 1, "\"--lion-beta1\" needs a value"},
         {"--cpu-offloading-num-layers 4", TP_ERR_CONFIG, 1, 1,
          "\"--cpu-offloading-num-layers 4\" offloads activations to the CPU, which changes "
          "memory or time in a way trainplan does not model"},
@@ -373,6 +452,51 @@ static void test_megatron_errors(void **state)
             fail();
         }
     }
+}
+
+/* A launch of the current Megatron-LM (names new since 000c4ac2) and one
+ * of the older (names gone since) are both read. */
+static void test_megatron_current_names(void **state)
+{
+    (void)state;
+    char text[512];
+    snprintf(text, sizeof text, "%s%s", base_args,
+             "--fsdp-manual-registration --use-mup --lion-beta1 0.9 --no-pad-vocab-size=x");
+    tp_import im;
+    tp_error err = {0};
+    /* --no-pad-vocab-size is a switch that trainplan refuses: the refusal wins */
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.message, "\"--no-pad-vocab-size\" turns off the padding of the "
+                                     "vocabulary, which changes memory or time in a way "
+                                     "trainplan does not model");
+    snprintf(text, sizeof text, "%s%s", base_args,
+             "--fsdp-manual-registration --use-mup --lion-beta1 0.9 --mtp-hsm "
+             "--hybrid-attention-ratio 0 --use-legacy-models");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
+    assert_string_equal(im.approximated, "--fsdp-manual-registration, --use-legacy-models");
+    assert_string_equal(im.ignored, "--use-mup, --lion-beta1, --mtp-hsm");
+    /* a rejected name given its neutral value (Megatron-LM's default) is ignored */
+    snprintf(text, sizeof text, "%s%s", base_args,
+             "--mlp-chunks-for-training 1 --outer-dp-sharding-strategy=no_shard");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
+    assert_string_equal(im.ignored, "--mlp-chunks-for-training, --outer-dp-sharding-strategy");
+    snprintf(text, sizeof text, "%s%s", base_args, "--mlp-chunks-for-training 2");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.message, "\"--mlp-chunks-for-training\" computes the MLP in chunks "
+                                     "of the sequence, which changes memory or time in a way "
+                                     "trainplan does not model");
+    snprintf(text, sizeof text, "%s%s", base_args, "--mlp-chunks-for-training $N");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_ERR_CONFIG);
+    /* the plan is the one without the new names */
+    snprintf(text, sizeof text, "%s%s", base_args,
+             "--fsdp-manual-registration --use-mup --lion-beta1 0.9 --mtp-hsm "
+             "--hybrid-attention-ratio 0 --use-legacy-models");
+    assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
+    tp_import plain;
+    assert_int_equal(tp_io_import_megatron(base_args, NULL, &plain, &err), TP_OK);
+    assert_int_equal(im.argc, plain.argc);
+    for (int i = 0; i < im.argc; i++)
+        assert_string_equal(tp_io_import_arg(&im, i), tp_io_import_arg(&plain, i));
 }
 
 static void test_megatron_apply_errors(void **state)
@@ -732,6 +856,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_megatron_tables_are_facts),
+        cmocka_unit_test(test_megatron_table_values),
+        cmocka_unit_test(test_megatron_current_names),
         cmocka_unit_test(test_megatron_export_uses_known_args),
         cmocka_unit_test(test_megatron_round_trip_flags),
         cmocka_unit_test(test_deepspeed_round_trip_flags),
