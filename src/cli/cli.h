@@ -56,6 +56,7 @@ int cmd_export(int argc, char **argv); void cmd_export_help(FILE *f); /* cmd_exp
 typedef enum cli_kind {
     CLI_INT,   /* whole number in [imin, imax] */
     CLI_NUM,   /* finite real number in [fmin, fmax] */
+    CLI_NUM0,  /* 0 ("none"), or a real number in [fmin, fmax], fmin > 0 */
     CLI_ENUM,  /* one of `choices` */
     CLI_STR,   /* free text: a preset name or a file path */
     CLI_SWITCH /* takes no value */
@@ -69,7 +70,7 @@ typedef struct cli_flag {
     const char *help;    /* one line */
     cli_kind kind;
     int64_t imin, imax;         /* CLI_INT range */
-    double fmin, fmax;          /* CLI_NUM range */
+    double fmin, fmax;          /* CLI_NUM, CLI_NUM0 range */
     const char *const *choices; /* CLI_ENUM: NULL-terminated names */
     const char *group;          /* --help section heading */
 } cli_flag;

@@ -53,6 +53,7 @@ enum {
 
 #define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
 #define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
+#define NUM0(lo, hi) CLI_NUM0, 0, 0, (lo), (hi), NULL /* 0 = none */
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 static const cli_flag xflags[X_COUNT] = {
@@ -78,7 +79,7 @@ static const cli_flag xflags[X_COUNT] = {
     [X_DEADLINE_DAYS] = {"--deadline-days", "D", "days", "21", "the deadline in days",
                          NUM(0.001, 1e5), .group = G_CLU},
     [X_BUDGET] = {"--budget", "USD", "US dollars", "none",
-                  "money budget: checked, and the hours, GPUs and model it buys", NUM(0.0, 1e15),
+                  "money budget: checked, and the hours, GPUs and model it buys", NUM(0.01, 1e15),
                   .group = G_CLU},
     [X_MFU] = {"--mfu", "X", "fraction", "0.40",
                "user-given model FLOPs utilisation, as the seeds assume (0..1]", NUM(1e-4, 1.0),
@@ -119,16 +120,16 @@ static const cli_flag xflags[X_COUNT] = {
                      "GPU-to-host copy bandwidth (asynchronous checkpoints)", NUM(1e-3, 1e4),
                      .group = G_CK},
     [X_FAILURE_RATE] = {"--gpu-failure-rate", "X", "failures per GPU-hour", "1.97e-5 (Llama 3)",
-                        "job-interrupting failures per GPU-hour", NUM(0.0, 0.5), .group = G_CK},
+                        "job-interrupting failures per GPU-hour (0: none)", NUM0(1e-9, 0.5), .group = G_CK},
     [X_RESTART_MIN] = {"--restart-min", "X", "minutes", "10",
-                       "time to detect, reschedule and reload after a failure", NUM(0.0, 1e5),
+                       "time to detect, reschedule and reload after a failure", NUM0(1e-3, 1e5),
                        .group = G_CK},
     [X_CKPT_EVERY] = {"--ckpt-every-steps", "N", "steps", "Daly's optimum",
                       "checkpoint interval in optimizer steps", INT(1, 1000000000), .group = G_CK},
 
-    [X_LR] = {"--lr", "X", NULL, "3e-4", "peak learning rate", NUM(0.0, 10.0), .group = G_LR},
+    [X_LR] = {"--lr", "X", NULL, "3e-4", "peak learning rate", NUM0(1e-12, 10.0), .group = G_LR},
     [X_MIN_LR] = {"--min-lr", "X", NULL, "10% of --lr", "learning rate at the end of the cosine",
-                  NUM(0.0, 10.0), .group = G_LR},
+                  NUM0(1e-12, 10.0), .group = G_LR},
     [X_WARMUP] = {"--warmup-steps", "N", "steps", "min(2000, 10% of the steps)",
                   "linear warmup", INT(0, 1000000000), .group = G_LR},
 

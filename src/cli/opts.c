@@ -86,6 +86,9 @@ static const tp_dtype grad_vals[] = {TP_DTYPE_BF16, TP_DTYPE_FP32};
 /* Kind and range, in the order of the cli_flag fields after `help`. */
 #define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
 #define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
+/* 0 meaning "none", else the range where the quantity means something:
+ * values in (0, lo) would print as 0 or divide to inf (issue 14). */
+#define NUM0(lo, hi) CLI_NUM0, 0, 0, (lo), (hi), NULL
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 /* The table: defaults with .def = NULL are derived from the library. */
@@ -171,7 +174,7 @@ static const cli_flag flags[F_COUNT] = {
                        NUM(0.001, 1e7), .group = G_GPU},
     [F_PRICE] = {"--price", "X", "USD per GPU-hour", "from --gpu",
                  "price of one GPU-hour",
-                 NUM(0.0, 1e6), .group = G_GPU},
+                 NUM0(1e-3, 1e6), .group = G_GPU},
     [F_TP] = {"--tp", "N", "GPUs", NULL,
               "tensor-parallel size",
               INT(1, MAX_GPUS), .group = G_LAYOUT},
@@ -272,19 +275,19 @@ static const cli_flag flags[F_COUNT] = {
                     CLI_SWITCH, .group = G_CONV},
     [F_EXTRA_PARAM] = {"--extra-param-bytes", "X", "bytes per parameter", NULL,
                        "unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer: 5)",
-                       NUM(0.0, 16.0), .group = G_OVER},
+                       NUM0(1e-6, 16.0), .group = G_OVER},
     [F_CE_BYTES] = {"--ce-bytes-per-logit", "X", "bytes per logit", NULL,
                     "loss peak per logit when the cross-entropy is not fused (Megatron: 4)",
-                    NUM(0.0, 64.0), .group = G_OVER},
+                    NUM0(1e-6, 64.0), .group = G_OVER},
     [F_CUDA_CTX] = {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
                     "CUDA context and kernels per GPU",
-                    NUM(0.0, 1000.0), .group = G_OVER},
+                    NUM0(1e-9, 1000.0), .group = G_OVER},
     [F_COMM_BUF] = {"--comm-buffer-gb", "X", "GB (1e9 bytes)", NULL,
                     "NCCL buffers per communicator",
-                    NUM(0.0, 1000.0), .group = G_OVER},
+                    NUM0(1e-9, 1000.0), .group = G_OVER},
     [F_FRAG] = {"--fragmentation", "X", "fraction", NULL,
                 "allocator reserve as a fraction of dynamic memory",
-                NUM(0.0, 1.0), .group = G_OVER},
+                NUM0(1e-6, 1.0), .group = G_OVER},
     [F_JSON] = {"--json", NULL, NULL, "text report",
                 "print one JSON object instead of the report",
                 CLI_SWITCH, .group = G_OUT},
@@ -329,6 +332,8 @@ tp_status cli_flag_i64(const cli_flag *fl, const char *val, int64_t *out, tp_err
 
 tp_status cli_flag_f64(const cli_flag *fl, const char *val, double *out, tp_error *err)
 {
+    if (fl->kind == CLI_NUM0)
+        return tp_io_parse_f64_or0(fl->name, val, fl->fmin, fl->fmax, out, err);
     return tp_io_parse_f64(fl->name, val, fl->fmin, fl->fmax, out, err);
 }
 

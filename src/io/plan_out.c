@@ -62,9 +62,9 @@ static tp_status phase_set(tp_phase *p, const char *key, const char *val, const 
         st = tp_io_parse_i64(field, val, 1, 1000000000000000LL, &p->batch_tokens, err);
     } else if (strcmp(key, "frozen") == 0 || strcmp(key, "frozen-params") == 0 ||
                strcmp(key, "frozen_params") == 0) {
-        st = tp_io_parse_f64(field, val, 0.0, 1e14, &p->frozen_params, err);
+        st = tp_io_parse_f64_or0(field, val, 1.0, 1e14, &p->frozen_params, err);
     } else if (strcmp(key, "frozen-tokens") == 0 || strcmp(key, "frozen_tokens") == 0) {
-        st = tp_io_parse_f64(field, val, 0.0, 1e18, &p->frozen_tokens, err);
+        st = tp_io_parse_f64_or0(field, val, 1.0, 1e18, &p->frozen_tokens, err);
     } else if (strcmp(key, "frozen-backward") == 0 || strcmp(key, "frozen_backward") == 0) {
         st = tp_io_parse_i64(field, val, 0, 1, &i, err);
         if (st == TP_OK)
