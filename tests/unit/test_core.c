@@ -364,13 +364,18 @@ static void test_validation_messages(void **state)
     /* the GPU's efficiency factors (a hand-made tp_gpu, or --eff in validate) */
     tp_config g = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     g.gpu.eff.attn = 1.5;
-    expect_error(&g, "gpu.eff", "efficiency factors must be in (0, 1]");
+    expect_error(&g, "gpu.eff", "eff.attn of h100-sxm is 1.5: efficiency factors must be in [0.001, 1]");
+    g.gpu.eff.attn = 4.9e-324; /* a subnormal would divide a step time to inf (issue 14) */
+    expect_error(&g, "gpu.eff",
+                 "eff.attn of h100-sxm is 4.94066e-324: efficiency factors must be in [0.001, 1]");
     g.gpu.eff.attn = 0.5;
     g.gpu.eff.attn_ampere_kernel = NAN;
-    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
+    expect_error(&g, "gpu.eff", "eff.attn_ampere_kernel of h100-sxm is nan: efficiency factors "
+                                "must be in [0.001, 1] (or 0: unset)");
     g.gpu.eff.attn_ampere_kernel = 0.0; /* unset: the native rate */
     g.gpu.eff.gemm_fp8 = 1.2;
-    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
+    expect_error(&g, "gpu.eff", "eff.gemm_fp8 of h100-sxm is 1.2: efficiency factors must be in "
+                                "[0.001, 1] (or 0: unset)");
     g.gpu.eff.gemm_fp8 = 0.0;
     g.gpu.eff.overlap = -0.1;
     expect_error(&g, "gpu.eff", "overlap must be in [0, 1] and latencies finite and >= 0");
