@@ -280,17 +280,26 @@ static bool cell_lead_i64(const rowref *r, const char *col, int64_t *out)
     return true;
 }
 
+/*
+ * A measured quantity: 0 (not measured) or [1e-9, 1e15] in the column's
+ * unit, read by the one number parser (no hex: "0x89" is not 137; no
+ * subnormal: a 1e-320 measurement would make every relative error 0 or
+ * inf). measured_cells_ok refuses the row when a present cell is not such
+ * a number; after it, cell_f64 only reads.
+ */
+#define MEASURED_MIN 1e-9
+#define MEASURED_MAX 1e15
+static const char *const measured_cols[] = {
+    "measured_tokens_per_sec", "measured_step_time_s", "measured_tflops_per_gpu",
+    "peak_tflops_for_mfu",     "measured_mfu",         "measured_hfu",
+    "measured_memory_gb_per_gpu"};
+
 static bool cell_f64(const rowref *r, const char *col, double *out)
 {
     const char *s = cell(r, col);
     if (!*s)
         return false;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end != '\0' || !isfinite(v) || v < 0.0)
-        return false;
-    *out = v;
-    return true;
+    return tp_io_parse_f64_or0(col, s, MEASURED_MIN, MEASURED_MAX, out, NULL) == TP_OK;
 }
 
 /* Case-insensitive substring. */
@@ -917,6 +926,16 @@ static void eval_row(const tp_io_csv *csv, size_t row, const overrides *ov, vrow
         if (contains(gtype, "TPU"))
             snprintf(v->reason, sizeof v->reason, "TPU, not a GPU: out of the planner's domain");
         return;
+    }
+    for (size_t i = 0; i < sizeof measured_cols / sizeof measured_cols[0]; i++) {
+        const char *s = cell(r, measured_cols[i]);
+        double x;
+        tp_error e;
+        if (*s && tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) !=
+                      TP_OK) {
+            snprintf(v->reason, sizeof v->reason, "%s", e.message);
+            return;
+        }
     }
     framework fw = framework_of(r);
     tp_config c;
