@@ -154,6 +154,9 @@ tp_status cli_flag_enum(const cli_flag *fl, const char *val, int *out, tp_error 
 
 /** Edit distance (Levenshtein) between a and b, capped at 99. */
 int cli_edit_distance(const char *a, const char *b);
+/* From now on this process parses flags of requests, where --help is no flag:
+ * "did you mean" never offers it (cmd_serve, before the server starts). */
+void cli_help_is_not_a_flag(void);
 
 /**
  * Print `trainplan: error: ...` for err on stderr (flag paths as --path,

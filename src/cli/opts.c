@@ -511,19 +511,34 @@ static const cli_flag *find(const cli_flag *tab, size_t count, const char *name,
     return NULL;
 }
 
+/* main() takes --help before a command runs; a request to the server cannot. */
+static bool help_is_flag = true;
+
+void cli_help_is_not_a_flag(void)
+{
+    help_is_flag = false;
+}
+
+/* A suggestion is only ever a flag this context accepts (issue 14: not --help in a request). */
 static tp_status unknown_flag(const char *arg, size_t len, bool common, const cli_extra *extra,
                               tp_error *err)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(len < 100 ? len : 100), arg);
+    char name[TP_IO_QUOTE_MAX + 4];
+    snprintf(name, sizeof name, "%.*s%s", (int)(len <= TP_IO_QUOTE_MAX ? len : TP_IO_QUOTE_MAX),
+             arg, len <= TP_IO_QUOTE_MAX ? "" : "...");
+    if (!help_is_flag && strcmp(name, "--help") == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unknown flag \"--help\" (a request has no help: its keys are the "
+                            "flags of the command, see docs/serve.md)");
     int best_d = 99;
     const char *best = NULL;
     for (size_t i = 0; common && i < F_COUNT; i++)
         closest(name, flags[i].name, &best_d, &best);
     for (size_t i = 0; extra && i < extra->count; i++)
         closest(name, extra->flags[i].name, &best_d, &best);
-    closest(name, "--help", &best_d, &best);
-    if (best && plausible(name, best_d))
+    if (help_is_flag)
+        closest(name, "--help", &best_d, &best);
+    if (best && best_d > 0 && plausible(name, best_d))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unknown flag \"%s\" (did you mean \"%s\"?)", name, best);
     return tp_error_set(err, TP_ERR_INVALID_ARG, "", "unknown flag \"%s\"", name);
