@@ -150,8 +150,9 @@ static const cli_flag xflags[X_COUNT] = {
     [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
                        "print the learning-rate series as CSV (step,tokens,phase,lr) instead",
                        CLI_SWITCH, .group = G_OUT},
-    [X_LR_POINTS] = {"--lr-points", "N", "rows", "1000", "rows of --lr-schedule (0: every step)",
-                     INT(0, 1000000000), .group = G_OUT},
+    [X_LR_POINTS] = {"--lr-points", "N", "rows", "1000",
+                     "rows of --lr-schedule (0: every step, when there are at most 1,000,000)",
+                     INT(0, TP_IO_LR_MAX_POINTS), .group = G_OUT},
 };
 
 /* The built-in example (seed 000); user flags come after and override it. */
@@ -451,7 +452,15 @@ int cmd_plan(int argc, char **argv)
     }
     /* the last of --json, --markdown and --csv wins, as for estimate */
     cli_xio_format fmt = cli_xio_last_format(ac, av);
-    if (xv[X_LR_SCHEDULE] && plan.feasible)
+    if (xv[X_LR_SCHEDULE] && plan.feasible &&
+        tp_io_plan_lr_rows(&plan, lr_points) > TP_IO_LR_MAX_POINTS) {
+        fprintf(stderr,
+                "trainplan: error: --lr-points 0: every step is %lld rows, more than the %d "
+                "--lr-schedule writes (give --lr-points N, at most %d)\n",
+                (long long)tp_io_plan_lr_rows(&plan, lr_points), TP_IO_LR_MAX_POINTS,
+                TP_IO_LR_MAX_POINTS);
+        rc = CLI_EXIT_USAGE;
+    } else if (xv[X_LR_SCHEDULE] && plan.feasible)
         tp_io_plan_lr_csv(stdout, &plan, lr_points);
     else if (fmt == CLI_XIO_CSV)
         tp_io_plan_csv(stdout, &plan);

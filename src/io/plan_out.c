@@ -930,10 +930,18 @@ static void lr_line(FILE *f, const tp_plan *p, int64_t step)
             p->phases[phase_of(p, step)].spec.name, tp_lr_at(&p->lr, step));
 }
 
+int64_t tp_io_plan_lr_rows(const tp_plan *p, int64_t points)
+{
+    int64_t every = p->lr.total_steps + 1;
+    return points <= 0 || points >= every ? every : points;
+}
+
 void tp_io_plan_lr_csv(FILE *f, const tp_plan *p, int64_t points)
 {
     int64_t T = p->lr.total_steps;
     fprintf(f, "step,tokens,phase,lr\n");
+    if (tp_io_plan_lr_rows(p, points) > TP_IO_LR_MAX_POINTS)
+        points = TP_IO_LR_MAX_POINTS;
     if (points <= 0 || points >= T + 1) {
         for (int64_t s = 0; s <= T; s++)
             lr_line(f, p, s);
