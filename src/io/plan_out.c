@@ -771,7 +771,8 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
           secs(k->young_s, a, sizeof a), secs(k->daly_s, b, sizeof b), secs(k->stall_s, c, sizeof c));
     d_row(d, "checkpoint every", "%s = %.0f steps%s%s", secs(k->interval_s, a, sizeof a),
           p->ckpt_every_steps, in->ckpt_every_steps > 0 ? " (--ckpt-every-steps)" : " (Daly)",
-          k->interval_raised ? ", raised to one asynchronous write" : "");
+          k->raised_to_step ? ", raised to one step (checkpoints are taken between steps)"
+          : k->interval_raised ? ", raised to one asynchronous write" : "");
     if (!k->progress) {
         d_note(d, "Failures arrive faster than checkpoints save work: no progress.");
         return;
@@ -1013,6 +1014,7 @@ static json_t *ckpt_json(jb *b, const tp_ckpt *k)
     put_real(b, o, "daly_s", k->daly_s);
     put_real(b, o, "interval_s", k->interval_s);
     put_bool(b, o, "interval_raised", k->interval_raised);
+    put_bool(b, o, "interval_raised_to_step", k->raised_to_step);
     put_real(b, o, "failures", k->failures);
     put_real(b, o, "checkpoint_overhead_s", k->ckpt_overhead_s);
     put_real(b, o, "rework_s", k->rework_s);
