@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2148,7 +2149,13 @@ static tp_status tj_num(tpj *t, const char *sec, const char *key, double *out)
     json_t *v = tj_get(t, sec, key, p, sizeof p);
     if (!json_is_number(v))
         return tp_error_set(t->err, TP_ERR_CONFIG, p, "\"%s\" must be a number", p);
-    *out = json_number_value(v);
+    double d = json_number_value(v);
+    if (fpclassify(d) == FP_SUBNORMAL) /* never a silent 0 or inf downstream (issue 14) */
+        return tp_error_set(t->err, TP_ERR_CONFIG, p,
+                            "\"%s\": %g is too small to compute with (0, or a magnitude of at "
+                            "least %g)",
+                            p, d, DBL_MIN);
+    *out = d;
     return TP_OK;
 }
 
