@@ -89,7 +89,9 @@ tp_status tp_io_phase_parse(const char *spec, tp_phase *out, tp_error *err)
                             "tokens=40e9)");
     char buf[512];
     if (strlen(spec) >= sizeof buf)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "phase", "phase specification too long");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
+                            "phase specification of %zu bytes is too long (at most %zu)",
+                            strlen(spec), sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
