@@ -58,8 +58,9 @@ static const cli_flag vflags[VF_COUNT] = {
                  CLI_SWITCH, 0, 0, 0, 0, NULL, "Output"},
     [VF_EFF] = {"--eff", "LIST", NULL, "calibrated",
                 "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
-                "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; a GPU-name prefix "
-                "limits one); for sensitivity studies and tools/calibrate.py",
+                "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; fractions of a peak in "
+                "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
+                "prefix limits one); for sensitivity studies and tools/calibrate.py",
                 CLI_STR, 0, 0, 0, 0, NULL, "Model"},
 };
 
