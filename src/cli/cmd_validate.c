@@ -198,7 +198,7 @@ static tp_status parse_overrides(const char *list, overrides *ov, tp_error *err)
                                     "%s)",
                                     tp_io_quote(item, q, sizeof q), names);
             }
-            snprintf(o->gpu, sizeof o->gpu, "%s", item);
+            snprintf(o->gpu, sizeof o->gpu, "%.23s", item); /* fits: checked above */
             key = colon + 1;
         }
         const eff_key *k = eff_key_of(key);

@@ -79,12 +79,17 @@ static void elide(const char *msg, char *out, size_t cap)
         size_t inner = (size_t)(end - p) - (quoted ? 2 : 0);
         if (inner <= ELIDE_MAX) {
             put(out, cap, &k, p, (size_t)(end - p));
-        } else {
-            const char *v = p + (quoted ? 1 : 0);
-            if (quoted)
-                put(out, cap, &k, "\"", 1);
-            put(out, cap, &k, v, utf8_cut(v, ELIDE_MAX));
-            put(out, cap, &k, quoted ? "...\"" : "...", quoted ? 4 : 3);
+        } else if (quoted) {
+            put(out, cap, &k, "\"", 1);
+            put(out, cap, &k, p + 1, utf8_cut(p + 1, ELIDE_MAX));
+            put(out, cap, &k, "...\"", 4);
+        } else { /* a word keeps its trailing punctuation: "--phase KEY...: unknown" */
+            const char *tail = end;
+            while (tail > p && strchr(":;,.)", tail[-1]))
+                tail--;
+            put(out, cap, &k, p, utf8_cut(p, ELIDE_MAX));
+            put(out, cap, &k, "...", 3);
+            put(out, cap, &k, tail, (size_t)(end - tail));
         }
         p = end;
     }
