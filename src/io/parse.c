@@ -148,7 +148,7 @@ static int exact_integer(const char *s, int64_t *out)
     }
     if (int_end == digits && frac_end == frac)
         return 0; /* no digit at all */
-    long exp10 = 0;
+    long long exp10 = 0;
     if (*p == 'e' || *p == 'E') {
         p++;
         bool eneg = false;
@@ -157,8 +157,8 @@ static int exact_integer(const char *s, int64_t *out)
         if (!(*p >= '0' && *p <= '9'))
             return 0;
         for (; *p >= '0' && *p <= '9'; p++)
-            if (exp10 < 100000) /* beyond any int64 either way; no overflow */
-                exp10 = exp10 * 10 + (*p - '0');
+            if (exp10 < 100000000000000LL) /* 1e14: more than any string has digits, so */
+                exp10 = exp10 * 10 + (*p - '0'); /* saturating keeps the answer exact */
         if (eneg)
             exp10 = -exp10;
     }
