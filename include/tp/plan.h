@@ -205,6 +205,8 @@ typedef struct tp_ckpt {
     double daly_s;           /* Daly 2006 higher-order optimum */
     double interval_s;       /* the interval used (given, or Daly, raised to write_s if async) */
     bool interval_raised;    /* async: the optimum was shorter than a persist, raised */
+    bool raised_to_step;     /* the optimum was shorter than one optimizer step, the
+                                shortest interval there is: raised to one (tp_plan_run) */
     double persist_lag_s;    /* async: a failure also loses the checkpoint being written */
     double failures;         /* expected job interruptions over the run */
     double ckpt_overhead_s;  /* stalls over the run */

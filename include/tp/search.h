@@ -60,9 +60,13 @@ typedef struct tp_axis {
 #define TP_SEARCH_SP_OFF 1u
 #define TP_SEARCH_SP_ON 2u
 
+/** Most cluster sizes one search tries (tp_search_space.gpus); more is an error, not a cut. */
+#define TP_SEARCH_MAX_CLUSTER_SIZES 1024
+
 typedef struct tp_search_space {
     tp_axis gpus;        /* total GPUs; open: exactly base.train.num_gpus, else every multiple of
-                            gpus_per_node in [min, max] (whole nodes) */
+                            gpus_per_node in [min, max] (whole nodes), at most
+                            TP_SEARCH_MAX_CLUSTER_SIZES of them */
     tp_axis tp, pp, vpp, cp, ep, micro_batch;
     unsigned zero_mask;      /* ZeRO stages allowed (TP_SEARCH_BIT(z)); 0 = all of 0..3 */
     unsigned recompute_mask; /* recompute modes allowed (TP_SEARCH_BIT(TP_RECOMPUTE_*)); 0 = all */

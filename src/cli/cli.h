@@ -56,6 +56,7 @@ int cmd_export(int argc, char **argv); void cmd_export_help(FILE *f); /* cmd_exp
 typedef enum cli_kind {
     CLI_INT,   /* whole number in [imin, imax] */
     CLI_NUM,   /* finite real number in [fmin, fmax] */
+    CLI_NUM0,  /* 0 ("none"), or a real number in [fmin, fmax], fmin > 0 */
     CLI_ENUM,  /* one of `choices` */
     CLI_STR,   /* free text: a preset name or a file path */
     CLI_SWITCH /* takes no value */
@@ -69,7 +70,7 @@ typedef struct cli_flag {
     const char *help;    /* one line */
     cli_kind kind;
     int64_t imin, imax;         /* CLI_INT range */
-    double fmin, fmax;          /* CLI_NUM range */
+    double fmin, fmax;          /* CLI_NUM, CLI_NUM0 range */
     const char *const *choices; /* CLI_ENUM: NULL-terminated names */
     const char *group;          /* --help section heading */
 } cli_flag;
@@ -153,6 +154,9 @@ tp_status cli_flag_enum(const cli_flag *fl, const char *val, int *out, tp_error 
 
 /** Edit distance (Levenshtein) between a and b, capped at 99. */
 int cli_edit_distance(const char *a, const char *b);
+/* From now on this process parses flags of requests, where --help is no flag:
+ * "did you mean" never offers it (cmd_serve, before the server starts). */
+void cli_help_is_not_a_flag(void);
 
 /**
  * Print `trainplan: error: ...` for err on stderr (flag paths as --path,

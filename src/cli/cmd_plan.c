@@ -53,6 +53,7 @@ enum {
 
 #define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
 #define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
+#define NUM0(lo, hi) CLI_NUM0, 0, 0, (lo), (hi), NULL /* 0 = none */
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 static const cli_flag xflags[X_COUNT] = {
@@ -78,7 +79,7 @@ static const cli_flag xflags[X_COUNT] = {
     [X_DEADLINE_DAYS] = {"--deadline-days", "D", "days", "21", "the deadline in days",
                          NUM(0.001, 1e5), .group = G_CLU},
     [X_BUDGET] = {"--budget", "USD", "US dollars", "none",
-                  "money budget: checked, and the hours, GPUs and model it buys", NUM(0.0, 1e15),
+                  "money budget: checked, and the hours, GPUs and model it buys", NUM(0.01, 1e15),
                   .group = G_CLU},
     [X_MFU] = {"--mfu", "X", "fraction", "0.40",
                "user-given model FLOPs utilisation, as the seeds assume (0..1]", NUM(1e-4, 1.0),
@@ -119,16 +120,16 @@ static const cli_flag xflags[X_COUNT] = {
                      "GPU-to-host copy bandwidth (asynchronous checkpoints)", NUM(1e-3, 1e4),
                      .group = G_CK},
     [X_FAILURE_RATE] = {"--gpu-failure-rate", "X", "failures per GPU-hour", "1.97e-5 (Llama 3)",
-                        "job-interrupting failures per GPU-hour", NUM(0.0, 0.5), .group = G_CK},
+                        "job-interrupting failures per GPU-hour (0: none)", NUM0(1e-9, 0.5), .group = G_CK},
     [X_RESTART_MIN] = {"--restart-min", "X", "minutes", "10",
-                       "time to detect, reschedule and reload after a failure", NUM(0.0, 1e5),
+                       "time to detect, reschedule and reload after a failure", NUM0(1e-3, 1e5),
                        .group = G_CK},
     [X_CKPT_EVERY] = {"--ckpt-every-steps", "N", "steps", "Daly's optimum",
                       "checkpoint interval in optimizer steps", INT(1, 1000000000), .group = G_CK},
 
-    [X_LR] = {"--lr", "X", NULL, "3e-4", "peak learning rate", NUM(0.0, 10.0), .group = G_LR},
+    [X_LR] = {"--lr", "X", NULL, "3e-4", "peak learning rate", NUM0(1e-12, 10.0), .group = G_LR},
     [X_MIN_LR] = {"--min-lr", "X", NULL, "10% of --lr", "learning rate at the end of the cosine",
-                  NUM(0.0, 10.0), .group = G_LR},
+                  NUM0(1e-12, 10.0), .group = G_LR},
     [X_WARMUP] = {"--warmup-steps", "N", "steps", "min(2000, 10% of the steps)",
                   "linear warmup", INT(0, 1000000000), .group = G_LR},
 
@@ -149,8 +150,9 @@ static const cli_flag xflags[X_COUNT] = {
     [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
                        "print the learning-rate series as CSV (step,tokens,phase,lr) instead",
                        CLI_SWITCH, .group = G_OUT},
-    [X_LR_POINTS] = {"--lr-points", "N", "rows", "1000", "rows of --lr-schedule (0: every step)",
-                     INT(0, 1000000000), .group = G_OUT},
+    [X_LR_POINTS] = {"--lr-points", "N", "rows", "1000",
+                     "rows of --lr-schedule (0: every step, when there are at most 1,000,000)",
+                     INT(0, TP_IO_LR_MAX_POINTS), .group = G_OUT},
 };
 
 /* The built-in example (seed 000); user flags come after and override it. */
@@ -450,7 +452,15 @@ int cmd_plan(int argc, char **argv)
     }
     /* the last of --json, --markdown and --csv wins, as for estimate */
     cli_xio_format fmt = cli_xio_last_format(ac, av);
-    if (xv[X_LR_SCHEDULE] && plan.feasible)
+    if (xv[X_LR_SCHEDULE] && plan.feasible &&
+        tp_io_plan_lr_rows(&plan, lr_points) > TP_IO_LR_MAX_POINTS) {
+        fprintf(stderr,
+                "trainplan: error: --lr-points 0: every step is %lld rows, more than the %d "
+                "--lr-schedule writes (give --lr-points N, at most %d)\n",
+                (long long)tp_io_plan_lr_rows(&plan, lr_points), TP_IO_LR_MAX_POINTS,
+                TP_IO_LR_MAX_POINTS);
+        rc = CLI_EXIT_USAGE;
+    } else if (xv[X_LR_SCHEDULE] && plan.feasible)
         tp_io_plan_lr_csv(stdout, &plan, lr_points);
     else if (fmt == CLI_XIO_CSV)
         tp_io_plan_csv(stdout, &plan);

@@ -155,6 +155,7 @@ int cmd_serve(int argc, char **argv)
         .timeout_s = (unsigned)timeout_s,
         .log = vals[S_LOG] != NULL,
     };
+    cli_help_is_not_a_flag();
     return tp_web_serve(&o);
 #else
     fprintf(stderr, "trainplan: error: this trainplan was built without the web server "

@@ -38,6 +38,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <stddef.h>
+
 #include "cli.h"
 #include "io_internal.h"
 #include "runs_csv.h"
@@ -56,8 +58,9 @@ static const cli_flag vflags[VF_COUNT] = {
                  CLI_SWITCH, 0, 0, 0, 0, NULL, "Output"},
     [VF_EFF] = {"--eff", "LIST", NULL, "calibrated",
                 "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
-                "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; a GPU-name prefix "
-                "limits one); for sensitivity studies and tools/calibrate.py",
+                "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; fractions of a peak in "
+                "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
+                "prefix limits one); for sensitivity studies and tools/calibrate.py",
                 CLI_STR, 0, 0, 0, 0, NULL, "Model"},
 };
 
@@ -97,35 +100,89 @@ typedef struct overrides {
     size_t n;
 } overrides;
 
+/*
+ * The keys of --eff and the range where each means something: fractions of
+ * a peak rate in [1e-3, 1] (below that the step time is dominated by a
+ * factor no real GPU shows, and at 0 or a subnormal every row's time
+ * divides to 0 or inf); gemm_fp8 0 = "as gemm"; gemm_half_dim in elements,
+ * 0 = no size penalty; overlap a fraction in [0, 1]. The library checks the
+ * same ranges (tp_gpu_validate).
+ */
+typedef struct eff_key {
+    const char *name;
+    size_t offset; /* into tp_gpu_eff */
+    double lo, hi;
+    bool zero_ok; /* 0, or [lo, hi] */
+} eff_key;
+
+#define EFF_KEY(f, lo, hi, z) {#f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)}
+static const eff_key eff_keys[] = {
+    EFF_KEY(gemm, 1e-3, 1.0, false),     EFF_KEY(gemm_fp8, 1e-3, 1.0, true),
+    EFF_KEY(gemm_half_dim, 1.0, 1e6, true), EFF_KEY(attn, 1e-3, 1.0, false),
+    EFF_KEY(mem_bw, 1e-3, 1.0, false),   EFF_KEY(intra_bw, 1e-3, 1.0, false),
+    EFF_KEY(inter_bw, 1e-3, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
+};
+#define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
+
+static const eff_key *eff_key_of(const char *key)
+{
+    for (size_t i = 0; i < NUM_EFF_KEYS; i++)
+        if (strcmp(key, eff_keys[i].name) == 0)
+            return &eff_keys[i];
+    return NULL;
+}
+
 static double *eff_field(tp_gpu_eff *e, const char *key)
 {
-    if (strcmp(key, "gemm") == 0) return &e->gemm;
-    if (strcmp(key, "gemm_fp8") == 0) return &e->gemm_fp8;
-    if (strcmp(key, "gemm_half_dim") == 0) return &e->gemm_half_dim;
-    if (strcmp(key, "attn") == 0) return &e->attn;
-    if (strcmp(key, "mem_bw") == 0) return &e->mem_bw;
-    if (strcmp(key, "intra_bw") == 0) return &e->intra_bw;
-    if (strcmp(key, "inter_bw") == 0) return &e->inter_bw;
-    if (strcmp(key, "overlap") == 0) return &e->overlap;
-    return NULL;
+    const eff_key *k = eff_key_of(key);
+    return k ? (double *)(void *)((char *)e + k->offset) : NULL;
+}
+
+/* "a, b, c" of the GPU presets; a prefix must match one of them. */
+static void gpu_names(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU) && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
+                         tp_io_preset_name(TP_IO_GPU, i));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static bool gpu_prefix_known(const char *prefix)
+{
+    for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU); i++)
+        if (strncmp(tp_io_preset_name(TP_IO_GPU, i), prefix, strlen(prefix)) == 0)
+            return true;
+    return false;
 }
 
 static tp_status parse_overrides(const char *list, overrides *ov, tp_error *err)
 {
     ov->n = 0;
     const char *p = list;
+    char q[TP_IO_QUOTE_MAX + 4];
     while (*p) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char item[96];
         if (len == 0 || len >= sizeof item)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff", "bad item in \"%s\"", list);
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                "--eff: bad item in \"%s\" (an empty item, or one over %zu bytes)",
+                                tp_io_quote(list, q, sizeof q), sizeof item - 1);
         memcpy(item, p, len);
         item[len] = '\0';
         char *eq = strchr(item, '=');
-        if (!eq || ov->n >= MAX_OVERRIDES)
+        if (!eq)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
-                                "expected KEY=VALUE or GPU:KEY=VALUE, got \"%s\"", item);
+                                "--eff: expected KEY=VALUE or GPU:KEY=VALUE, got \"%s\"",
+                                tp_io_quote(item, q, sizeof q));
+        if (ov->n >= MAX_OVERRIDES)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff", "--eff: at most %d items",
+                                MAX_OVERRIDES);
         *eq = '\0';
         eff_override *o = &ov->v[ov->n];
         memset(o, 0, sizeof *o);
@@ -133,14 +190,30 @@ static tp_status parse_overrides(const char *list, overrides *ov, tp_error *err)
         const char *key = item;
         if (colon) {
             *colon = '\0';
-            snprintf(o->gpu, sizeof o->gpu, "%.23s", item);
+            if (!*item || strlen(item) >= sizeof o->gpu || !gpu_prefix_known(item)) {
+                char names[512];
+                gpu_names(names, sizeof names);
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                    "--eff: unknown GPU \"%s\" (a GPU preset or a prefix of one: "
+                                    "%s)",
+                                    tp_io_quote(item, q, sizeof q), names);
+            }
+            snprintf(o->gpu, sizeof o->gpu, "%.23s", item); /* fits: checked above */
             key = colon + 1;
         }
-        tp_gpu_eff probe;
-        if (!eff_field(&probe, key))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff", "unknown efficiency \"%s\"", key);
-        snprintf(o->key, sizeof o->key, "%.23s", key);
-        tp_status st = tp_io_parse_f64("--eff", eq + 1, 0.0, 1e6, &o->value, err);
+        const eff_key *k = eff_key_of(key);
+        if (!k)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                "--eff: unknown efficiency \"%s\" (expected one of gemm, "
+                                "gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, "
+                                "overlap)",
+                                tp_io_quote(key, q, sizeof q));
+        snprintf(o->key, sizeof o->key, "%s", k->name);
+        char field[40];
+        snprintf(field, sizeof field, "--eff %s", k->name);
+        tp_status st = k->zero_ok
+                           ? tp_io_parse_f64_or0(field, eq + 1, k->lo, k->hi, &o->value, err)
+                           : tp_io_parse_f64(field, eq + 1, k->lo, k->hi, &o->value, err);
         if (st != TP_OK)
             return st;
         ov->n++;
@@ -208,17 +281,26 @@ static bool cell_lead_i64(const rowref *r, const char *col, int64_t *out)
     return true;
 }
 
+/*
+ * A measured quantity: 0 (not measured) or [1e-9, 1e15] in the column's
+ * unit, read by the one number parser (no hex: "0x89" is not 137; no
+ * subnormal: a 1e-320 measurement would make every relative error 0 or
+ * inf). measured_cells_ok refuses the row when a present cell is not such
+ * a number; after it, cell_f64 only reads.
+ */
+#define MEASURED_MIN 1e-9
+#define MEASURED_MAX 1e15
+static const char *const measured_cols[] = {
+    "measured_tokens_per_sec", "measured_step_time_s", "measured_tflops_per_gpu",
+    "peak_tflops_for_mfu",     "measured_mfu",         "measured_hfu",
+    "measured_memory_gb_per_gpu"};
+
 static bool cell_f64(const rowref *r, const char *col, double *out)
 {
     const char *s = cell(r, col);
     if (!*s)
         return false;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end != '\0' || !isfinite(v) || v < 0.0)
-        return false;
-    *out = v;
-    return true;
+    return tp_io_parse_f64_or0(col, s, MEASURED_MIN, MEASURED_MAX, out, NULL) == TP_OK;
 }
 
 /* Case-insensitive substring. */
@@ -845,6 +927,16 @@ static void eval_row(const tp_io_csv *csv, size_t row, const overrides *ov, vrow
         if (contains(gtype, "TPU"))
             snprintf(v->reason, sizeof v->reason, "TPU, not a GPU: out of the planner's domain");
         return;
+    }
+    for (size_t i = 0; i < sizeof measured_cols / sizeof measured_cols[0]; i++) {
+        const char *s = cell(r, measured_cols[i]);
+        double x;
+        tp_error e;
+        if (*s && tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) !=
+                      TP_OK) {
+            snprintf(v->reason, sizeof v->reason, "%s", e.message);
+            return;
+        }
     }
     framework fw = framework_of(r);
     tp_config c;

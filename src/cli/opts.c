@@ -87,6 +87,9 @@ static const tp_dtype grad_vals[] = {TP_DTYPE_BF16, TP_DTYPE_FP32};
 /* Kind and range, in the order of the cli_flag fields after `help`. */
 #define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
 #define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
+/* 0 meaning "none", else the range where the quantity means something:
+ * values in (0, lo) would print as 0 or divide to inf (issue 14). */
+#define NUM0(lo, hi) CLI_NUM0, 0, 0, (lo), (hi), NULL
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 /* The table: defaults with .def = NULL are derived from the library. */
@@ -172,7 +175,7 @@ static const cli_flag flags[F_COUNT] = {
                        NUM(0.001, 1e7), .group = G_GPU},
     [F_PRICE] = {"--price", "X", "USD per GPU-hour", "from --gpu",
                  "price of one GPU-hour",
-                 NUM(0.0, 1e6), .group = G_GPU},
+                 NUM0(1e-3, 1e6), .group = G_GPU},
     [F_TP] = {"--tp", "N", "GPUs", NULL,
               "tensor-parallel size",
               INT(1, MAX_GPUS), .group = G_LAYOUT},
@@ -273,19 +276,19 @@ static const cli_flag flags[F_COUNT] = {
                     CLI_SWITCH, .group = G_CONV},
     [F_EXTRA_PARAM] = {"--extra-param-bytes", "X", "bytes per parameter", NULL,
                        "unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer: 5)",
-                       NUM(0.0, 16.0), .group = G_OVER},
+                       NUM0(1e-6, 16.0), .group = G_OVER},
     [F_CE_BYTES] = {"--ce-bytes-per-logit", "X", "bytes per logit", NULL,
                     "loss peak per logit when the cross-entropy is not fused (Megatron: 4)",
-                    NUM(0.0, 64.0), .group = G_OVER},
+                    NUM0(1e-6, 64.0), .group = G_OVER},
     [F_CUDA_CTX] = {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
                     "CUDA context and kernels per GPU",
-                    NUM(0.0, 1000.0), .group = G_OVER},
+                    NUM0(1e-9, 1000.0), .group = G_OVER},
     [F_COMM_BUF] = {"--comm-buffer-gb", "X", "GB (1e9 bytes)", NULL,
                     "NCCL buffers per communicator",
-                    NUM(0.0, 1000.0), .group = G_OVER},
+                    NUM0(1e-9, 1000.0), .group = G_OVER},
     [F_FRAG] = {"--fragmentation", "X", "fraction", NULL,
                 "allocator reserve as a fraction of dynamic memory",
-                NUM(0.0, 1.0), .group = G_OVER},
+                NUM0(1e-6, 1.0), .group = G_OVER},
     [F_JSON] = {"--json", NULL, NULL, "text report",
                 "print one JSON object instead of the report",
                 CLI_SWITCH, .group = G_OUT},
@@ -330,6 +333,8 @@ tp_status cli_flag_i64(const cli_flag *fl, const char *val, int64_t *out, tp_err
 
 tp_status cli_flag_f64(const cli_flag *fl, const char *val, double *out, tp_error *err)
 {
+    if (fl->kind == CLI_NUM0)
+        return tp_io_parse_f64_or0(fl->name, val, fl->fmin, fl->fmax, out, err);
     return tp_io_parse_f64(fl->name, val, fl->fmin, fl->fmax, out, err);
 }
 
@@ -507,19 +512,34 @@ static const cli_flag *find(const cli_flag *tab, size_t count, const char *name,
     return NULL;
 }
 
+/* main() takes --help before a command runs; a request to the server cannot. */
+static bool help_is_flag = true;
+
+void cli_help_is_not_a_flag(void)
+{
+    help_is_flag = false;
+}
+
+/* A suggestion is only ever a flag this context accepts (issue 14: not --help in a request). */
 static tp_status unknown_flag(const char *arg, size_t len, bool common, const cli_extra *extra,
                               tp_error *err)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(len < 100 ? len : 100), arg);
+    char name[TP_IO_QUOTE_MAX + 4];
+    snprintf(name, sizeof name, "%.*s%s", (int)(len <= TP_IO_QUOTE_MAX ? len : TP_IO_QUOTE_MAX),
+             arg, len <= TP_IO_QUOTE_MAX ? "" : "...");
+    if (!help_is_flag && strcmp(name, "--help") == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unknown flag \"--help\" (a request has no help: its keys are the "
+                            "flags of the command, see docs/serve.md)");
     int best_d = 99;
     const char *best = NULL;
     for (size_t i = 0; common && i < F_COUNT; i++)
         closest(name, flags[i].name, &best_d, &best);
     for (size_t i = 0; extra && i < extra->count; i++)
         closest(name, extra->flags[i].name, &best_d, &best);
-    closest(name, "--help", &best_d, &best);
-    if (best && plausible(name, best_d))
+    if (help_is_flag)
+        closest(name, "--help", &best_d, &best);
+    if (best && best_d > 0 && plausible(name, best_d))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unknown flag \"%s\" (did you mean \"%s\"?)", name, best);
     return tp_error_set(err, TP_ERR_INVALID_ARG, "", "unknown flag \"%s\"", name);

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2001,7 +2002,13 @@ static tp_status tj_num(tpj *t, const char *sec, const char *key, double *out)
     json_t *v = tj_get(t, sec, key, p, sizeof p);
     if (!json_is_number(v))
         return tp_error_set(t->err, TP_ERR_CONFIG, p, "\"%s\" must be a number", p);
-    *out = json_number_value(v);
+    double d = json_number_value(v);
+    if (fpclassify(d) == FP_SUBNORMAL) /* never a silent 0 or inf downstream (issue 14) */
+        return tp_error_set(t->err, TP_ERR_CONFIG, p,
+                            "\"%s\": %g is too small to compute with (0, or a magnitude of at "
+                            "least %g)",
+                            p, d, DBL_MIN);
+    *out = d;
     return TP_OK;
 }
 
@@ -2257,6 +2264,18 @@ static tp_status tj_conventions(tpj *t)
  * (each with its layout, sequence, batch and tokens). The first phase is
  * used; its tokens give the step count. The plan does not record the
  * precision or optimizer: they come from the flags (noted). */
+
+/* a x b x c when it is at most MAX_BATCH (all three >= 1), else false. */
+static bool ds_batch_product(int64_t a, int64_t b, int64_t c, int64_t *out)
+{
+    int64_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc) ||
+        abc > MAX_BATCH)
+        return false;
+    *out = abc;
+    return true;
+}
+
 static tp_status tj_plan(json_t *doc, tp_import *im, tp_error *err)
 {
     json_t *model = json_object_get(doc, "model"), *cl = json_object_get(doc, "cluster");
@@ -2467,23 +2486,37 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
         return TP_OK; /* tp_config_validate reports the layout */
     bool micro_given = user->micro_batch || im->ds_micro_batch > 0;
     bool global_given = user->global_batch || im->ds_train_batch > 0;
+    /* Each factor is at most 2^40 (ds_count), so the products can pass
+     * int64: check them before using them (issue 14). */
+    int64_t ga_dp = 1, product = 0;
+    if (!ds_batch_product(1, ga, dp, &ga_dp))
+        return tp_error_set(err, TP_ERR_CONFIG, "gradient_accumulation_steps",
+                            "gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
+                            " is more than the %" PRId64 " sequences a global batch may have",
+                            ga, dp, (int64_t)MAX_BATCH);
+    if (!(!micro_given && global_given) && !ds_batch_product(t->micro_batch, ga, dp, &product))
+        return tp_error_set(err, TP_ERR_CONFIG, "gradient_accumulation_steps",
+                            "train_micro_batch_size_per_gpu %" PRId64
+                            " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
+                            " is more than the %" PRId64 " sequences a global batch may have",
+                            t->micro_batch, ga, dp, (int64_t)MAX_BATCH);
     if (!micro_given && !global_given) {
-        t->global_batch = t->micro_batch * ga * dp;
+        t->global_batch = product;
     } else if (micro_given && !global_given) {
-        t->global_batch = t->micro_batch * ga * dp;
+        t->global_batch = product;
     } else if (!micro_given && global_given) {
-        if (t->global_batch % (ga * dp) != 0)
+        if (t->global_batch % ga_dp != 0)
             return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
                                 "%" PRId64 " is not a multiple of gradient_accumulation_steps %" PRId64
                                 " x data-parallel size %" PRId64,
                                 t->global_batch, ga, dp);
-        t->micro_batch = t->global_batch / (ga * dp);
-    } else if (t->global_batch != t->micro_batch * ga * dp) {
+        t->micro_batch = t->global_batch / ga_dp;
+    } else if (t->global_batch != product) {
         return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
                             "%" PRId64 " is not train_micro_batch_size_per_gpu %" PRId64
                             " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
                             " (= %" PRId64 ")",
-                            t->global_batch, t->micro_batch, ga, dp, t->micro_batch * ga * dp);
+                            t->global_batch, t->micro_batch, ga, dp, product);
     }
     return TP_OK;
 }

@@ -58,15 +58,28 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
 /* ---- number parsing shared by the CLI and the file loaders ---- */
 
 /**
- * Parse a whole decimal integer in [min, max] (accepts 1e6-style exact
- * integers and K/M/G/T suffixes of powers of 10 is NOT done: plain digits
- * and exponent only). field names the flag or key for the message.
+ * Parse a whole decimal integer in [min, max]: digits, or a decimal whose
+ * exact value is whole ("1e6", "2.5e3"; never through a double, so
+ * "8.0000000000000001" is refused). No hex, no K/M/G suffixes. field
+ * names the flag or key for the message.
  */
 tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max,
                           int64_t *out, tp_error *err);
-/** Parse a finite double in [min, max]; rejects nan, inf, trailing garbage. */
+/**
+ * Parse a finite double in [min, max]; rejects nan, inf, hex, trailing
+ * garbage and nonzero values below 2.2e-308 (subnormal or underflowing to
+ * 0); "-0" reads as 0.
+ */
 tp_status tp_io_parse_f64(const char *field, const char *s, double min, double max, double *out,
                           tp_error *err);
+/** The same for a quantity where 0 means "none": 0, or a value in [min, max] (min > 0). */
+tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max,
+                              double *out, tp_error *err);
+
+/* User values quoted in messages are cut to this many bytes, then "...". */
+#define TP_IO_QUOTE_MAX 60
+/** s, or its first TP_IO_QUOTE_MAX bytes (at a UTF-8 boundary) and "...", in buf; returns buf. */
+const char *tp_io_quote(const char *s, char *buf, size_t n);
 
 /* ---- names of enums, shared by parsing and output ---- */
 

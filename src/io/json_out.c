@@ -6,7 +6,8 @@
  *
  * Rules:
  *  1. Exact counts (parameters, layout sizes) are JSON integers.
- *  2. Memory is in bytes, rounded to whole bytes, as JSON integers; the
+ *  2. Memory is in bytes, rounded to whole bytes, as JSON integers (above
+ *     9e18, beyond int64, as a JSON real of the whole value); the
  *     breakdown parts are rounded independently, so their sum may differ
  *     from peak_bytes by a few bytes.
  *  3. Every other modelled quantity is a JSON real in base units (FLOP,
@@ -19,14 +20,25 @@
 #include "io.h"
 #include "io_internal.h"
 
-/* Bytes (or another modelled count) as a whole JSON integer. */
+/* Beyond this a whole number does not fit a JSON integer (int64, 2^63 = 9.22e18). */
+#define JSON_INT_LIMIT 9.0e18
+
+/*
+ * Bytes (or another modelled count) as a whole JSON integer; a count too
+ * large for int64 (activations of a huge batch: 1e19 bytes and more) is a
+ * result all the same, written as a JSON real of the rounded value. Only a
+ * non-finite value fails the result.
+ */
 static void put_bytes(jb *b, json_t *o, const char *key, double v)
 {
-    if (!isfinite(v) || fabs(v) > 9.0e18) {
+    if (!isfinite(v)) {
         b->ok = false;
         return;
     }
-    jb_set(b, o, key, json_integer((json_int_t)llround(v)));
+    if (fabs(v) > JSON_INT_LIMIT)
+        jb_set(b, o, key, json_real(nearbyint(v)));
+    else
+        jb_set(b, o, key, json_integer((json_int_t)llround(v)));
 }
 
 /* Not UTF-8 (a name taken from a file path): keep the output valid. */

@@ -195,9 +195,13 @@ static tp_status get_int(const json_t *obj, const char *parent, const char *key,
     return TP_OK;
 }
 
-/* Finite number key, > 0 (positive) or >= 0. */
+/*
+ * Finite number key, > 0 (positive) or >= 0, and then (0 aside) within
+ * [lo, hi], the range the quantity means something in: a subnormal or tiny
+ * value would print as 0 or divide to inf (issue 14).
+ */
 static tp_status get_num(const json_t *obj, const char *parent, const char *key, int required,
-                         int positive, double *out, tp_error *err)
+                         int positive, double lo, double hi, double *out, tp_error *err)
 {
     char path[KEY_PATH_MAX];
     key_path(path, sizeof path, parent, key);
@@ -213,6 +217,12 @@ static tp_status get_num(const json_t *obj, const char *parent, const char *key,
         describe(v, what, sizeof what);
         return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be a %s number, got %s", path,
                             positive ? "positive" : "non-negative", what);
+    }
+    if (fpclassify(d) != FP_ZERO && !(d >= lo && d <= hi)) {
+        char what[64];
+        describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\": %s is out of range %s[%g, %g]%s",
+                            path, what, positive ? "" : "(0, or ", lo, hi, positive ? "" : ")");
     }
     *out = d;
     return TP_OK;
@@ -706,17 +716,18 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
         double tflops = 0.0;
         /* bf16 is the reference peak for MFU; the others are 0 (unsupported) when absent. */
         TRY(get_num(peak, "peak_tflops", peak_keys[p], p == TP_PREC_BF16 ? REQUIRED : OPTIONAL,
-                    p == TP_PREC_BF16, &tflops, err));
+                    p == TP_PREC_BF16, 1e-3, 1e7, &tflops, err));
         g.peak_flops_per_s[p] = tflops * FLOPS_PER_TFLOP;
     }
-    TRY(get_num(root, NULL, "memory_mib", REQUIRED, 1, &mem_mib, err));
-    TRY(get_num(root, NULL, "memory_marketing_gb", OPTIONAL, 1, &marketing_gb, err));
-    TRY(get_num(root, NULL, "memory_bw_gb_per_s", REQUIRED, 1, &bw_gb, err));
-    TRY(get_num(root, NULL, "intra_node_gb_per_s", REQUIRED, 1, &intra_gb, err));
-    TRY(get_num(root, NULL, "nic_gb_per_s", REQUIRED, 1, &nic_gb, err));
+    TRY(get_num(root, NULL, "memory_mib", REQUIRED, 1, 1.0, 1e9, &mem_mib, err));
+    TRY(get_num(root, NULL, "memory_marketing_gb", OPTIONAL, 1, 1e-3, 1e6, &marketing_gb, err));
+    TRY(get_num(root, NULL, "memory_bw_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &bw_gb, err));
+    TRY(get_num(root, NULL, "intra_node_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &intra_gb, err));
+    TRY(get_num(root, NULL, "nic_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &nic_gb, err));
     TRY(get_int(root, NULL, "gpus_per_node", REQUIRED, 1, MAX_GPUS_PER_NODE, NULL, &g.gpus_per_node,
                 err));
-    TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, &g.price_per_gpu_hour, err));
+    TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6,
+                &g.price_per_gpu_hour, err));
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
     g.mem_bw_bytes_per_s = bw_gb * BYTES_PER_GB;
     g.intra_bw_bytes_per_s = intra_gb * BYTES_PER_GB;

@@ -5,8 +5,15 @@
  *
  * Numbers. A value is accepted only if the entire string is a number:
  * no leading or trailing space, no "nan"/"inf", no hex, no suffixes.
- * Integers may be written with an exponent ("1e6") when the value is an
- * exact integer. Messages name the flag exactly as the caller gave it
+ * Integers are read as exact decimals, never through a double: digits,
+ * or a decimal with a fraction and/or exponent whose exact value is whole
+ * ("1e6", "2.5e3", "8.0"); "8.0000000000000001" is not an integer. Reals:
+ * -0 reads as 0, and a nonzero value below the smallest normal double
+ * (2.2e-308: "1e-320" is a subnormal, "1e-400" underflows to 0) is an
+ * error, never a silent 0 or subnormal; each caller states the range its
+ * quantity is meaningful in (tp_io_parse_f64_or0 where 0 means "none").
+ * A quoted value is cut at TP_IO_QUOTE_MAX bytes ("...") so that the
+ * message keeps its constraint. Messages name the flag exactly as the caller gave it
  * ("--tp: ..."); err->path carries the same name without leading dashes,
  * which is the convention of tp_config_validate ("tp", "global-batch").
  *
@@ -20,6 +27,7 @@
  * TP_ERR_NOMEM (tests/unit/test_alloc.c fails each allocation in turn).
  */
 #include <errno.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <math.h>
@@ -136,9 +144,6 @@ json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error
     return root;
 }
 
-/* Largest integer a double holds exactly (2^53): the limit for "1e6"-style input. */
-#define EXACT_DOUBLE_INT_MAX 9007199254740992.0
-
 /* The field name without its leading dashes, for err->path. */
 static const char *bare_name(const char *field)
 {
@@ -158,59 +163,180 @@ static int decimal_chars_only(const char *s)
     return 1;
 }
 
+const char *tp_io_quote(const char *s, char *buf, size_t n)
+{
+    if (!s)
+        s = "";
+    size_t len = strlen(s);
+    if (len <= TP_IO_QUOTE_MAX || n < TP_IO_QUOTE_MAX + 4) {
+        snprintf(buf, n, "%s", s);
+        return buf;
+    }
+    /* Cut at a UTF-8 character boundary: never leave half a character. */
+    size_t cut = TP_IO_QUOTE_MAX;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0u) == 0x80u)
+        cut--;
+    snprintf(buf, n, "%.*s...", (int)cut, s);
+    return buf;
+}
+
+/*
+ * The exact decimal value of s, when it is a whole number: [sign] digits
+ * [. digits] [e [sign] digits]. The digits are read as a decimal mantissa
+ * and a power of ten, never through a double, so "8.0000000000000001" is
+ * not 8 and "2.5e3" is 2500. Returns 0 when s is not that form or not
+ * whole, 1 when whole and in int64 range (*out set), 2 when whole but
+ * beyond int64.
+ */
+static int exact_integer(const char *s, int64_t *out)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '+' || *p == '-')
+        neg = *p++ == '-';
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    const char *int_end = p;
+    const char *frac = p, *frac_end = p;
+    if (*p == '.') {
+        frac = ++p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        frac_end = p;
+    }
+    if (int_end == digits && frac_end == frac)
+        return 0; /* no digit at all */
+    long long exp10 = 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool eneg = false;
+        if (*p == '+' || *p == '-')
+            eneg = *p++ == '-';
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            if (exp10 < 100000000000000LL) /* 1e14: more than any string has digits, so */
+                exp10 = exp10 * 10 + (*p - '0'); /* saturating keeps the answer exact */
+        if (eneg)
+            exp10 = -exp10;
+    }
+    if (*p != '\0')
+        return 0;
+    /* Mantissa digit i (integer digits then fraction digits) has place
+     * value 10^(exp10 + nint - 1 - i). */
+    long long nint = int_end - digits, nfrac = frac_end - frac;
+    long long first = -1, last = -1;
+    for (long long i = 0; i < nint + nfrac; i++) {
+        char c = i < nint ? digits[i] : frac[i - nint];
+        if (c != '0') {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    }
+    if (first < 0) {
+        *out = 0;
+        return 1;
+    }
+    long long place_last = exp10 + nint - 1 - last;
+    if (place_last < 0)
+        return 0; /* a nonzero digit right of the point */
+    if (exp10 + nint - first > 19)
+        return 2; /* 20 digits or more */
+    uint64_t v = 0;
+    for (long long i = first; i <= last; i++)
+        v = v * 10u + (uint64_t)((i < nint ? digits[i] : frac[i - nint]) - '0');
+    for (long long i = 0; i < place_last; i++)
+        v *= 10u; /* 19 digits at most: below 2^64 */
+    if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+        return 2;
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return 1;
+}
+
 tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max, int64_t *out,
                           tp_error *err)
 {
     if (!field)
         field = "value";
+    char q[TP_IO_QUOTE_MAX + 4];
+    tp_io_quote(s, q, sizeof q);
+    int64_t v = 0;
+    int kind = s && *s && decimal_chars_only(s) ? exact_integer(s, &v) : 0;
+    if (kind == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
+                            "%s: expected an integer, got \"%s\"", field, q);
+    if (kind == 2 || v < min || v > max)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
+                            "%s: %s is out of range [%lld, %lld]", field, q, (long long)min,
+                            (long long)max);
+    *out = v;
+    return TP_OK;
+}
+
+/* A nonzero digit before the exponent: "1e-400" is not zero even where strtod says 0. */
+static bool nonzero_mantissa(const char *s)
+{
+    for (const char *p = s; *p && *p != 'e' && *p != 'E'; p++)
+        if (*p >= '1' && *p <= '9')
+            return true;
+    return false;
+}
+
+/*
+ * The one rule for reals: the whole string is a decimal number; -0 reads
+ * as 0; a nonzero value too small to be a normal double (below 2.2e-308,
+ * which strtod gives as a subnormal or as 0) is an error, never 0.
+ * zero_ok: the range is "0, or [min, max]".
+ */
+static tp_status parse_real(const char *field, const char *s, double min, double max,
+                            bool zero_ok, double *out, tp_error *err)
+{
+    if (!field)
+        field = "value";
+    char q[TP_IO_QUOTE_MAX + 4];
+    tp_io_quote(s, q, sizeof q);
     if (!s || !*s || !decimal_chars_only(s))
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected an integer, got \"%s\"", field, s ? s : "");
+                            "%s: expected a number, got \"%s\"", field, q);
     char *end = NULL;
     errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end == '\0') {
-        if (errno == ERANGE || v < min || v > max)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                                "%s: %s is out of range [%lld, %lld]", field, s, (long long)min,
-                                (long long)max);
-        *out = (int64_t)v;
-        return TP_OK;
-    }
-    /* Not plain digits: accept an exponent form that is an exact integer ("1e6"). */
-    errno = 0;
     double d = strtod(s, &end);
-    if (*end != '\0' || !isfinite(d) || d - floor(d) > 0.0)
+    if (*end != '\0' || end == s)
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected an integer, got \"%s\"", field, s);
-    if (errno == ERANGE || fabs(d) > EXACT_DOUBLE_INT_MAX || d < (double)min || d > (double)max)
+                            "%s: expected a number, got \"%s\"", field, q);
+    bool zero = fpclassify(d) == FP_ZERO;
+    bool tiny = nonzero_mantissa(s) && (zero || fabs(d) < DBL_MIN);
+    if (zero && !tiny)
+        d = 0.0; /* -0 -> 0 */
+    if (zero_ok) {
+        if (tiny || !isfinite(d) || (!zero && (d < min || d > max)))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
+                                "%s: %s is out of range (0, or [%g, %g])", field, q, min, max);
+    } else if (!isfinite(d) || d < min || d > max) {
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: %s is out of range [%lld, %lld]", field, s, (long long)min,
-                            (long long)max);
-    *out = (int64_t)d;
+                            "%s: %s is out of range [%g, %g]", field, q, min, max);
+    } else if (tiny) {
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
+                            "%s: %s is too small to compute with (0, or a magnitude of at least "
+                            "%g)",
+                            field, q, DBL_MIN);
+    }
+    *out = d;
     return TP_OK;
 }
 
 tp_status tp_io_parse_f64(const char *field, const char *s, double min, double max, double *out,
                           tp_error *err)
 {
-    if (!field)
-        field = "value";
-    if (!s || !*s || !decimal_chars_only(s))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected a number, got \"%s\"", field, s ? s : "");
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (*end != '\0' || end == s)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected a number, got \"%s\"", field, s);
-    /* ERANGE on underflow (1e-400) is a tiny finite value: only overflow is an error. */
-    if (!isfinite(d) || d < min || d > max)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: %s is out of range [%g, %g]", field, s, min, max);
-    *out = d;
-    return TP_OK;
+    return parse_real(field, s, min, max, false, out, err);
+}
+
+tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max,
+                              double *out, tp_error *err)
+{
+    return parse_real(field, s, min, max, true, out, err);
 }
 
 /* ---- enum names (the CLI's choice lists use the same spellings) ---- */

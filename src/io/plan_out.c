@@ -62,9 +62,9 @@ static tp_status phase_set(tp_phase *p, const char *key, const char *val, const 
         st = tp_io_parse_i64(field, val, 1, 1000000000000000LL, &p->batch_tokens, err);
     } else if (strcmp(key, "frozen") == 0 || strcmp(key, "frozen-params") == 0 ||
                strcmp(key, "frozen_params") == 0) {
-        st = tp_io_parse_f64(field, val, 0.0, 1e14, &p->frozen_params, err);
+        st = tp_io_parse_f64_or0(field, val, 1.0, 1e14, &p->frozen_params, err);
     } else if (strcmp(key, "frozen-tokens") == 0 || strcmp(key, "frozen_tokens") == 0) {
-        st = tp_io_parse_f64(field, val, 0.0, 1e18, &p->frozen_tokens, err);
+        st = tp_io_parse_f64_or0(field, val, 1.0, 1e18, &p->frozen_tokens, err);
     } else if (strcmp(key, "frozen-backward") == 0 || strcmp(key, "frozen_backward") == 0) {
         st = tp_io_parse_i64(field, val, 0, 1, &i, err);
         if (st == TP_OK)
@@ -89,7 +89,9 @@ tp_status tp_io_phase_parse(const char *spec, tp_phase *out, tp_error *err)
                             "tokens=40e9)");
     char buf[512];
     if (strlen(spec) >= sizeof buf)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "phase", "phase specification too long");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
+                            "phase specification of %zu bytes is too long (at most %zu)",
+                            strlen(spec), sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -775,7 +777,8 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
           secs(k->young_s, a, sizeof a), secs(k->daly_s, b, sizeof b), secs(k->stall_s, c, sizeof c));
     d_row(d, "checkpoint every", "%s = %.0f steps%s%s", secs(k->interval_s, a, sizeof a),
           p->ckpt_every_steps, in->ckpt_every_steps > 0 ? " (--ckpt-every-steps)" : " (Daly)",
-          k->interval_raised ? ", raised to one asynchronous write" : "");
+          k->raised_to_step ? ", raised to one step (checkpoints are taken between steps)"
+          : k->interval_raised ? ", raised to one asynchronous write" : "");
     if (!k->progress) {
         d_note(d, "Failures arrive faster than checkpoints save work: no progress.");
         return;
@@ -937,10 +940,18 @@ static void lr_line(FILE *f, const tp_plan *p, int64_t step)
             p->phases[phase_of(p, step)].spec.name, tp_lr_at(&p->lr, step));
 }
 
+int64_t tp_io_plan_lr_rows(const tp_plan *p, int64_t points)
+{
+    int64_t every = p->lr.total_steps + 1;
+    return points <= 0 || points >= every ? every : points;
+}
+
 void tp_io_plan_lr_csv(FILE *f, const tp_plan *p, int64_t points)
 {
     int64_t T = p->lr.total_steps;
     fprintf(f, "step,tokens,phase,lr\n");
+    if (tp_io_plan_lr_rows(p, points) > TP_IO_LR_MAX_POINTS)
+        points = TP_IO_LR_MAX_POINTS;
     if (points <= 0 || points >= T + 1) {
         for (int64_t s = 0; s <= T; s++)
             lr_line(f, p, s);
@@ -1012,6 +1023,7 @@ static json_t *ckpt_json(jb *b, const tp_ckpt *k)
     put_real(b, o, "daly_s", k->daly_s);
     put_real(b, o, "interval_s", k->interval_s);
     put_bool(b, o, "interval_raised", k->interval_raised);
+    put_bool(b, o, "interval_raised_to_step", k->raised_to_step);
     put_real(b, o, "failures", k->failures);
     put_real(b, o, "checkpoint_overhead_s", k->ckpt_overhead_s);
     put_real(b, o, "rework_s", k->rework_s);

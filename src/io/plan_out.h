@@ -52,11 +52,18 @@ void tp_io_plan_markdown(FILE *f, const tp_plan_in *in, const tp_plan *p);
  */
 void tp_io_plan_csv(FILE *f, const tp_plan *p);
 
+/* Most rows of the learning-rate CSV (about 40 MB); callers refuse more. */
+#define TP_IO_LR_MAX_POINTS 1000000
+
 /**
  * The learning-rate schedule as CSV "step,tokens,phase,lr": every step when
  * points is 0 or at least the number of steps, else `points` evenly spaced
- * steps plus the end of warmup and the first step of every phase.
+ * steps plus the end of warmup and the first step of every phase. The
+ * caller keeps the rows within TP_IO_LR_MAX_POINTS (tp_io_plan_lr_rows);
+ * beyond it, TP_IO_LR_MAX_POINTS evenly spaced steps are written.
  */
 void tp_io_plan_lr_csv(FILE *f, const tp_plan *p, int64_t points);
+/** The number of evenly spaced rows tp_io_plan_lr_csv writes for points (0: every step). */
+int64_t tp_io_plan_lr_rows(const tp_plan *p, int64_t points);
 
 #endif /* TP_PLAN_OUT_H */

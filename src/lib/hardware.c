@@ -38,18 +38,27 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
                             "price per GPU-hour must be finite and >= 0");
+    /* Achieved fractions of a peak: below TP__MIN_EFF no real GPU runs, and
+     * a tiny or subnormal factor divides a step time to inf (issue 14). */
     const tp_gpu_eff *e = &g->eff;
-    double fr[] = {e->gemm, e->attn, e->mem_bw, e->intra_bw, e->inter_bw};
-    for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++)
-        if (!(fr[i] > 0.0 && fr[i] <= 1.0))
+    const struct {
+        const char *name;
+        double v;
+        bool zero_ok; /* 0 = "as the base factor" */
+    } fr[] = {{"gemm", e->gemm, false},         {"attn", e->attn, false},
+              {"mem_bw", e->mem_bw, false},     {"intra_bw", e->intra_bw, false},
+              {"inter_bw", e->inter_bw, false}, {"gemm_fp8", e->gemm_fp8, true},
+              {"attn_ampere_kernel", e->attn_ampere_kernel, true}};
+    for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
+        double v = fr[i].v;
+        if (fr[i].zero_ok && fpclassify(v) == FP_ZERO)
+            continue;
+        if (!(v >= TP__MIN_EFF && v <= 1.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
-                                "efficiency factors must be in (0, 1]");
-    /* optional fractions, 0 meaning "as the base factor": gemm_fp8 -> gemm,
-     * attn_ampere_kernel -> 1 */
-    if (!(e->gemm_fp8 >= 0.0 && e->gemm_fp8 <= 1.0) ||
-        !(e->attn_ampere_kernel >= 0.0 && e->attn_ampere_kernel <= 1.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
-                            "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
+                                "eff.%s of %s is %g: efficiency factors must be in [%g, 1]%s",
+                                fr[i].name, g->name, v, TP__MIN_EFF,
+                                fr[i].zero_ok ? " (or 0: unset)" : "");
+    }
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
         !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
         !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))

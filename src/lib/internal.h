@@ -10,6 +10,7 @@
 
 /* Hard bounds that keep every int64 product and double finite. */
 #define TP__MAX_GPUS 1048576        /* 2^20 */
+#define TP__MIN_EFF 1e-3            /* smallest efficiency factor (a fraction of a peak) */
 #define TP__MAX_DIM 1048576         /* hidden, head_dim: 2^20 elements */
 #define TP__MAX_FFN 16777216        /* ffn sizes: 2^24 */
 #define TP__MAX_LAYERS 100000

@@ -925,6 +925,22 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     st = tp_ckpt_plan(&cs, &out->ckpt_sync, err);
     if (st == TP_OK)
         st = tp_ckpt_plan(&ca, &out->ckpt_async, err);
+    /* A checkpoint is taken between optimizer steps, so no interval is
+     * shorter than one step: a shorter optimum (failures every few steps)
+     * is planned at one step and says so (issue 14), not shown as "1 step"
+     * while the arithmetic used the shorter one. */
+    if (st == TP_OK && in->ckpt_every_steps == 0 && step0 > 0.0 &&
+        out->ckpt_sync.interval_s < step0) {
+        cs.interval_s = step0;
+        st = tp_ckpt_plan(&cs, &out->ckpt_sync, err);
+        out->ckpt_sync.raised_to_step = true;
+    }
+    if (st == TP_OK && in->ckpt_every_steps == 0 && step0 > 0.0 &&
+        out->ckpt_async.interval_s < step0) {
+        ca.interval_s = step0;
+        st = tp_ckpt_plan(&ca, &out->ckpt_async, err);
+        out->ckpt_async.raised_to_step = true;
+    }
     if (st != TP_OK)
         return st;
     out->ckpt = ck.async ? out->ckpt_async : out->ckpt_sync;

@@ -187,6 +187,38 @@ static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_er
     return TP_OK;
 }
 
+/*
+ * A range of cluster sizes is tried in whole nodes, one search each; more
+ * than TP_SEARCH_MAX_CLUSTER_SIZES of them is refused here, never cut to
+ * the first ones (build() holds at most MAXV values per level).
+ */
+static tp_status check_cluster_sizes(const tp_search_space *sp, const tp_config *base,
+                                     tp_error *err)
+{
+    _Static_assert(TP_SEARCH_MAX_CLUSTER_SIZES <= MAXV, "cluster sizes fit one level");
+    const tp_axis *a = &sp->gpus;
+    if ((a->min <= 0 && a->max <= 0) || (a->min > 0 && a->min == a->max))
+        return TP_OK; /* one size */
+    int64_t node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node
+                                                 : base->gpu.gpus_per_node;
+    if (node < 1)
+        return TP_OK; /* tp_config_validate names it */
+    int64_t lo = a->min > 0 ? a->min : node;
+    int64_t hi = a->max > 0 ? a->max : base->train.num_gpus;
+    if (hi > TP__MAX_GPUS)
+        hi = TP__MAX_GPUS;
+    int64_t first = (lo + node - 1) / node, last = hi / node;
+    int64_t n = last - first + 1;
+    if (n > TP_SEARCH_MAX_CLUSTER_SIZES)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "min-gpus",
+                            "%lld to %lld GPUs in whole nodes of %lld is %lld cluster sizes; at "
+                            "most %d are searched (a minimum of at least %lld)",
+                            (long long)lo, (long long)hi, (long long)node, (long long)n,
+                            TP_SEARCH_MAX_CLUSTER_SIZES,
+                            (long long)((last - TP_SEARCH_MAX_CLUSTER_SIZES + 1) * node));
+    return TP_OK;
+}
+
 /* ---- precomputation --------------------------------------------------- */
 
 static void precompute_bound(tp_search *s)
@@ -312,7 +344,7 @@ static int build(tp_search *s, int d)
             if (hi > TP__MAX_GPUS)
                 hi = TP__MAX_GPUS;
             for (int64_t g = (lo + s->node - 1) / s->node * s->node; g <= hi && k < MAXV;
-                 g += s->node)
+                 g += s->node) /* k < MAXV always: check_cluster_sizes */
                 v[k++] = g;
         }
         break;
@@ -641,6 +673,8 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
         space = &def;
     }
     tp_status st = check_space(space, &base->model, err);
+    if (st == TP_OK)
+        st = check_cluster_sizes(space, base, err);
     if (st != TP_OK)
         return st;
     if (base->train.num_gpus < 1 || base->train.num_gpus > TP__MAX_GPUS)

@@ -83,9 +83,31 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/*
+ * While MHD_start_daemon runs, its messages (why a bind failed) are kept
+ * here rather than printed, so that a failed start prints one line that
+ * names the address and the reason, not MHD's line and then ours.
+ */
+typedef struct start_log {
+    atomic_bool capturing;
+    char text[256];
+} start_log;
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    (void)cls; /* unused: one logger for the process */
+    start_log *sl = cls;
+    if (sl && atomic_load(&sl->capturing)) {
+        size_t used = strlen(sl->text);
+        if (used + 3 < sizeof sl->text) {
+            if (used > 0)
+                used += (size_t)snprintf(sl->text + used, sizeof sl->text - used, "; ");
+            vsnprintf(sl->text + used, sizeof sl->text - used, fmt, ap);
+        }
+        size_t n = strlen(sl->text);
+        while (n > 0 && (sl->text[n - 1] == '\n' || sl->text[n - 1] == '.'))
+            sl->text[--n] = '\0';
+        return;
+    }
     fputs("trainplan: serve: ", stderr);
     vfprintf(stderr, fmt, ap);
     size_t n = strlen(fmt);
@@ -353,11 +375,23 @@ static bool parse_bind(const char *s, uint16_t port, bind_addr *b)
         return true;
     }
     if (inet_pton(AF_INET6, s, &a6->sin6_addr) == 1) {
+        if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+            /* ::ffff:a.b.c.d is the IPv4 address a.b.c.d: an IPv6-only socket
+             * cannot bind it, so check and bind it as the IPv4 address it is. */
+            struct in_addr v4;
+            memcpy(&v4, &a6->sin6_addr.s6_addr[12], sizeof v4);
+            memset(&b->ss, 0, sizeof b->ss);
+            a4->sin_addr = v4;
+            a4->sin_family = AF_INET;
+            a4->sin_port = htons(port);
+            b->loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+            inet_ntop(AF_INET, &a4->sin_addr, b->text, sizeof b->text);
+            return true;
+        }
         a6->sin6_family = AF_INET6;
         a6->sin6_port = htons(port);
         b->v6 = true;
-        b->loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr) ||
-                      (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) && a6->sin6_addr.s6_addr[12] == 127);
+        b->loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
         inet_ntop(AF_INET6, &a6->sin6_addr, b->text, sizeof b->text);
         return true;
     }
@@ -414,24 +448,28 @@ int tp_web_serve(const tp_web_opts *o)
     sv.log = o->log;
     sv.timeout_s = o->timeout_s;
 
+    static start_log startup; /* the logger's; lives as long as the daemon */
+    startup.text[0] = '\0';
+    atomic_init(&startup.capturing, true);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
     if (ba.v6)
         flags |= MHD_USE_IPv6;
     /* MHD reads each option's value with va_arg: pass exactly the documented types. */
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, o->port, NULL, NULL, on_request, &sv,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, so that it logs the rest */
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &startup, /* first, so that it logs the rest */
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ba.ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)o->threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv,
         MHD_OPTION_END);
+    atomic_store(&startup.capturing, false);
     if (!d) {
-        fprintf(stderr,
-                "trainplan: error: cannot listen on %s port %u (in use? try --port 0 for any "
-                "free port)\n",
-                ba.text, (unsigned)o->port);
+        bool in_use = strstr(startup.text, "in use") != NULL;
+        fprintf(stderr, "trainplan: error: cannot listen on %s port %u: %s%s\n", ba.text,
+                (unsigned)o->port, startup.text[0] ? startup.text : "the server did not start",
+                in_use ? " (try --port 0 for any free port)" : "");
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 2;
     }

@@ -310,8 +310,8 @@ expect_error 'trainplan: error: --precision: unknown value "bf17" (did you mean 
 expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one of 1f1b|interleaved|gpipe)' \
     estimate --schedule zigzag
 expect_error 'trainplan: error: --zero: 4 is out of range [0, 3]' estimate --zero 4
-expect_error 'trainplan: error: --fragmentation: 2 is out of range [0, 1]' estimate --fragmentation 2
-expect_error 'trainplan: error: --ce-bytes-per-logit: 65 is out of range [0, 64]' estimate --ce-bytes-per-logit 65
+expect_error 'trainplan: error: --fragmentation: 2 is out of range (0, or [1e-06, 1])' estimate --fragmentation 2
+expect_error 'trainplan: error: --ce-bytes-per-logit: 65 is out of range (0, or [1e-06, 64])' estimate --ce-bytes-per-logit 65
 expect_error 'trainplan: error: --extra-param-bytes: expected a number, got "nan"' estimate --extra-param-bytes nan
 expect_error 'trainplan: error: --gpu-memory-gb: expected a number, got "nan"' \
     estimate --gpu-memory-gb nan

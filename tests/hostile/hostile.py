@@ -85,6 +85,28 @@ def runs_header():
         return f.readline().rstrip("\r\n")
 
 
+# One runs-file row the validator evaluates (issue 14): Megatron's 1.7B weak-scaling run.
+RUNS_COLUMNS = ("id,source,model_name,params_reported,layers,hidden,heads,kv_heads,ffn_hidden,"
+                "vocab,seq_len,moe_experts,moe_topk,gpu_type,num_gpus,gpus_per_node,interconnect,"
+                "precision,tp,pp,dp,cp,ep,sp,zero_or_fsdp,recompute,micro_batch,global_batch,"
+                "interleave_v,measured_tflops_per_gpu,tflops_basis,peak_tflops_for_mfu,"
+                "measured_mfu,measured_hfu,measured_tokens_per_sec,tokens_per_sec_unit,"
+                "measured_step_time_s,measured_memory_gb_per_gpu,memory_metric,notes")
+RUNS_ROW = {"id": "r1", "source": "s", "model_name": "GPT 1.7B", "layers": "24",
+            "hidden": "2304", "heads": "24", "kv_heads": "24", "ffn_hidden": "9216",
+            "vocab": "51200", "seq_len": "2048", "gpu_type": "A100-SXM4-80GB", "num_gpus": "32",
+            "gpus_per_node": "8", "precision": "fp16", "tp": "1", "pp": "1", "dp": "32",
+            "cp": "1", "ep": "1", "zero_or_fsdp": "0", "recompute": "full", "micro_batch": "16",
+            "global_batch": "512", "measured_tflops_per_gpu": "137", "tflops_basis": "HFU",
+            "peak_tflops_for_mfu": "312"}
+
+
+def runs_csv(**cells):
+    cols = RUNS_COLUMNS.split(",")
+    row = dict(RUNS_ROW, **cells)
+    return RUNS_COLUMNS + "\n" + ",".join(row.get(c, "") for c in cols) + "\n"
+
+
 def nested(open_, close, inner, n):
     return open_ * n + inner + close * n
 
@@ -117,6 +139,9 @@ GENERATORS = {
     "name-255": lambda: "f" * 255,
     "name-256": lambda: "o" * 256,
     "esc-model": lambda: "\x1b[31mred",
+    "runs-row": lambda: runs_csv(),
+    "runs-measured-subnormal": lambda: runs_csv(measured_tflops_per_gpu="1e-320"),
+    "runs-measured-hex": lambda: runs_csv(measured_tflops_per_gpu="0x89"),
 }
 
 SPECIAL_INPUTS = ("fifo:", "dir:", "link:")

@@ -329,6 +329,36 @@ static void expect_error(tp_config *c, const char *path, const char *msg)
     assert_string_equal(e.message, msg);
 }
 
+/* Issue 14: a message longer than 255 bytes elides its long values, not its constraint. */
+static void test_error_message_elides_values(void **state)
+{
+    (void)state;
+    static char big[100001];
+    memset(big, 'v', sizeof big - 1);
+    tp_error e;
+    assert_int_equal(tp_error_set(&e, TP_ERR_INVALID_ARG, "x", "--x: \"%s\" is out of range [1, 8]",
+                                  big),
+                     TP_ERR_INVALID_ARG);
+    char want[256];
+    snprintf(want, sizeof want, "--x: \"%.60s...\" is out of range [1, 8]", big);
+    assert_string_equal(e.message, want);
+    /* an unquoted long word too, and a short message is never touched */
+    tp_error_set(&e, TP_ERR_INVALID_ARG, "x", "--phase %s: unknown key (expected name, tokens)",
+                 big);
+    snprintf(want, sizeof want, "--phase %.60s...: unknown key (expected name, tokens)", big);
+    assert_string_equal(e.message, want);
+    tp_error_set(&e, TP_ERR_INVALID_ARG, "x", "--x: \"%.100s\" is fine", big);
+    assert_int_equal(strlen(e.message), 6 + 100 + 9); /* fits: untouched */
+    /* a UTF-8 character straddling the cut is dropped whole */
+    char u[400];
+    memset(u, 'a', sizeof u - 1);
+    u[sizeof u - 1] = '\0';
+    memcpy(u + 59, "\xc3\xa9", 2);
+    tp_error_set(&e, TP_ERR_INVALID_ARG, "x", "\"%s\" is bad", u);
+    snprintf(want, sizeof want, "\"%.59s...\" is bad", u);
+    assert_string_equal(e.message, want);
+}
+
 static void test_validation_messages(void **state)
 {
     (void)state;
@@ -364,13 +394,18 @@ static void test_validation_messages(void **state)
     /* the GPU's efficiency factors (a hand-made tp_gpu, or --eff in validate) */
     tp_config g = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     g.gpu.eff.attn = 1.5;
-    expect_error(&g, "gpu.eff", "efficiency factors must be in (0, 1]");
+    expect_error(&g, "gpu.eff", "eff.attn of h100-sxm is 1.5: efficiency factors must be in [0.001, 1]");
+    g.gpu.eff.attn = 4.9e-324; /* a subnormal would divide a step time to inf (issue 14) */
+    expect_error(&g, "gpu.eff",
+                 "eff.attn of h100-sxm is 4.94066e-324: efficiency factors must be in [0.001, 1]");
     g.gpu.eff.attn = 0.5;
     g.gpu.eff.attn_ampere_kernel = NAN;
-    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
+    expect_error(&g, "gpu.eff", "eff.attn_ampere_kernel of h100-sxm is nan: efficiency factors "
+                                "must be in [0.001, 1] (or 0: unset)");
     g.gpu.eff.attn_ampere_kernel = 0.0; /* unset: the native rate */
     g.gpu.eff.gemm_fp8 = 1.2;
-    expect_error(&g, "gpu.eff", "gemm_fp8 and attn_ampere_kernel must be in [0, 1] (0: unset)");
+    expect_error(&g, "gpu.eff", "eff.gemm_fp8 of h100-sxm is 1.2: efficiency factors must be in "
+                                "[0.001, 1] (or 0: unset)");
     g.gpu.eff.gemm_fp8 = 0.0;
     g.gpu.eff.overlap = -0.1;
     expect_error(&g, "gpu.eff", "overlap must be in [0, 1] and latencies finite and >= 0");
@@ -511,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_korthikanti_table),
         cmocka_unit_test(test_bubble),
         cmocka_unit_test(test_pipeline_split),
+        cmocka_unit_test(test_error_message_elides_values),
         cmocka_unit_test(test_validation_messages),
         cmocka_unit_test(test_invariants),
     };

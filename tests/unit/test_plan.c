@@ -208,6 +208,21 @@ static void test_s0_8_steps_and_checkpoint_interval(void **state)
     assert_rel(pl.phases[0].step_s, 11.3, 0.01);
     assert_rel(pl.ckpt.interval_s / 3600.0, 1.58, 0.01);
     assert_rel(pl.ckpt_every_steps, 500.0, 1e-9);
+
+    /* issue 14: Daly's optimum below one step (a failure every ~19 s on
+     * 512 GPUs) is planned at one step, and says so */
+    in.ckpt_every_steps = 0;
+    in.ckpt.failures_per_gpu_hour = 0.4;
+    assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);
+    assert_true(pl.ckpt_async.daly_s < pl.phases[0].step_s);
+    assert_true(pl.ckpt_async.raised_to_step);
+    assert_rel(pl.ckpt_async.interval_s, pl.phases[0].step_s, 1e-12);
+    assert_true(pl.ckpt_sync.interval_s >= pl.phases[0].step_s);
+    assert_true(pl.ckpt_every_steps >= 1.0);
+    in.ckpt.failures_per_gpu_hour = 1e-5; /* optimum of many steps: not raised */
+    assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);
+    assert_false(pl.ckpt_async.raised_to_step);
+    assert_false(pl.ckpt_sync.raised_to_step);
 }
 
 /* S0-9: 2 + 8 + 2 B/param (no fp32 master) = 360 GB: not one 80 GB GPU. */

@@ -8,6 +8,8 @@
  *  - error cases with their exact messages (the text is the contract);
  *  - number parsing and enum names shared with the CLI.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -656,6 +658,85 @@ static void test_parse_numbers(void **state)
     assert_int_equal(tp_io_parse_f64("--mfu", "1e400", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
 }
 
+/* Issue 14: integers are exact decimals; reals are never subnormal, -0 is 0. */
+static void test_parse_numbers_exact(void **state)
+{
+    (void)state;
+    int64_t v = 0;
+    double d = 1.0;
+    tp_error err;
+    expect_i64_error("8.0000000000000001", "--tp: expected an integer, got \"8.0000000000000001\"");
+    expect_i64_error("1e-320", "--tp: expected an integer, got \"1e-320\"");
+    expect_i64_error("9007199254740993e0", "--tp: 9007199254740993e0 is out of range [1, 1048576]");
+    expect_i64_error("1e", "--tp: expected an integer, got \"1e\"");
+    expect_i64_error(".", "--tp: expected an integer, got \".\"");
+    expect_i64_error("1.5.0", "--tp: expected an integer, got \"1.5.0\"");
+    assert_int_equal(tp_io_parse_i64("--tp", "8.0", 1, 1048576, &v, &err), TP_OK);
+    assert_int_equal(v, 8);
+    assert_int_equal(tp_io_parse_i64("--tp", "0.08e2", 1, 1048576, &v, &err), TP_OK);
+    assert_int_equal(v, 8);
+    assert_int_equal(tp_io_parse_i64("--tp", "800e-2", 1, 1048576, &v, &err), TP_OK);
+    assert_int_equal(v, 8);
+    /* beyond 2^53 a double would round; the exact reading does not */
+    assert_int_equal(tp_io_parse_i64("--n", "9007199254740993", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_true(v == 9007199254740993LL);
+    assert_int_equal(tp_io_parse_i64("--n", "9.007199254740993e15", 1, INT64_MAX, &v, &err),
+                     TP_OK);
+    assert_true(v == 9007199254740993LL);
+    assert_int_equal(tp_io_parse_i64("--n", "9223372036854775807", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(tp_io_parse_i64("--n", "-9223372036854775808", INT64_MIN, 0, &v, &err), TP_OK);
+    assert_true(v == INT64_MIN);
+    assert_int_equal(tp_io_parse_i64("--n", "9223372036854775808", 1, INT64_MAX, &v, &err),
+                     TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--n: 9223372036854775808 is out of range [1, 9223372036854775807]");
+    assert_int_equal(tp_io_parse_i64("--n", "1e100000000000", 1, 10, &v, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--n: 1e100000000000 is out of range [1, 10]");
+    assert_int_equal(tp_io_parse_i64("--n", "-0", 0, 10, &v, &err), TP_OK);
+    assert_int_equal(v, 0);
+
+    assert_int_equal(tp_io_parse_f64("--price", "-0", 0.0, 10.0, &d, &err), TP_OK);
+    assert_false(signbit(d));
+    assert_int_equal(tp_io_parse_f64("--x", "1e-320", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--x: 1e-320 is too small to compute with (0, or a magnitude "
+                                     "of at least 2.22507e-308)");
+    assert_int_equal(tp_io_parse_f64("--x", "1e-400", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_int_equal(tp_io_parse_f64("--x", "0e-400", 0.0, 1.0, &d, &err), TP_OK);
+    assert_true(fpclassify(d) == FP_ZERO);
+    assert_int_equal(tp_io_parse_f64("--x", "0x10", 0.0, 100.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--x: expected a number, got \"0x10\"");
+    assert_int_equal(tp_io_parse_f64_or0("--r", "0", 1e-9, 0.5, &d, &err), TP_OK);
+    assert_int_equal(tp_io_parse_f64_or0("--r", "1e-3", 1e-9, 0.5, &d, &err), TP_OK);
+    assert_rel(d, 1e-3, 1e-15);
+    assert_int_equal(tp_io_parse_f64_or0("--r", "1e-320", 1e-9, 0.5, &d, &err),
+                     TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "r");
+    assert_string_equal(err.message, "--r: 1e-320 is out of range (0, or [1e-09, 0.5])");
+    assert_int_equal(tp_io_parse_f64_or0("--r", "1e-10", 1e-9, 0.5, &d, &err), TP_ERR_INVALID_ARG);
+    assert_int_equal(tp_io_parse_f64_or0("--r", "-0.1", 1e-9, 0.5, &d, &err), TP_ERR_INVALID_ARG);
+
+    /* a long value is quoted in part, so the message keeps its constraint */
+    char big[400];
+    memset(big, '7', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(tp_io_parse_i64("--tp", big, 1, 1048576, &v, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--tp: 777777777777777777777777777777777777777777777777777777"
+                                     "777777... is out of range [1, 1048576]");
+    big[100] = 'x';
+    assert_int_equal(tp_io_parse_f64("--mfu", big, 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--mfu: expected a number, got \"777777777777777777777777777777"
+                                     "777777777777777777777777777777...\"");
+    char q[TP_IO_QUOTE_MAX + 4];
+    /* "é" (2 bytes) straddling byte 60 is cut before it, never in half */
+    char u[80];
+    memset(u, 'a', 59);
+    memcpy(u + 59, "\xc3\xa9zzzzzzzz", 11);
+    u[70] = '\0';
+    assert_string_equal(tp_io_quote(u, q, sizeof q),
+                        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...");
+    assert_string_equal(tp_io_quote("short", q, sizeof q), "short");
+}
+
 static void test_enum_names(void **state)
 {
     (void)state;
@@ -696,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_model_file_defaults),
         cmocka_unit_test(test_gpu_file),
         cmocka_unit_test(test_parse_numbers),
+        cmocka_unit_test(test_parse_numbers_exact),
         cmocka_unit_test(test_enum_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

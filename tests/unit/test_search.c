@@ -248,6 +248,22 @@ static void test_bad_space(void **state)
     c.train.seq_len = 0;
     assert_int_equal(tp_search_new(&c, &sp, &s, &e), TP_ERR_INVALID_ARG);
     assert_string_equal(e.path, "seq-len");
+    /* issue 14: more cluster sizes than are searched is an error, not the first 1,024 */
+    c = vizz();
+    c.train.num_gpus = 16384;
+    c.train.gpus_per_node = 8;
+    tp_search_space_default(&sp);
+    sp.gpus.min = 8;
+    sp.gpus.max = 16384;
+    assert_int_equal(tp_search_new(&c, &sp, &s, &e), TP_ERR_INVALID_ARG);
+    assert_null(s);
+    assert_string_equal(e.path, "min-gpus");
+    assert_string_equal(e.message, "8 to 16384 GPUs in whole nodes of 8 is 2048 cluster sizes; at "
+                                   "most 1024 are searched (a minimum of at least 8200)");
+    sp.gpus.min = 8200; /* exactly 1,024 sizes */
+    assert_int_equal(tp_search_new(&c, &sp, &s, &e), TP_OK);
+    tp_search_free(s);
+    s = NULL;
 }
 
 /* ---- axes ------------------------------------------------------------------ */
