@@ -118,6 +118,21 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
                            cli_common *co, tp_error *err);
 
 /**
+ * Where --model and --gpu may come from. The server parses request bodies
+ * with CLI_PRESETS_ONLY: the value is looked up among the embedded presets
+ * and nowhere else, so no request can make the process open a file (a
+ * model or GPU of its own comes inline, "model-config" / "gpu-config").
+ */
+typedef enum cli_sources {
+    CLI_FILES_ALLOWED = 0, /* a preset name, or a model / GPU JSON file (the CLI) */
+    CLI_PRESETS_ONLY       /* a preset name only; anything else is TP_ERR_UNKNOWN */
+} cli_sources;
+
+/** cli_parse_config with the sources --model and --gpu may name. */
+tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
+                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err);
+
+/**
  * Parse argv[*argi..argc-1] against the command's own flags only (for
  * commands that take no configuration: presets, serve). Same rules as
  * cli_parse_config: "--name value" or "--name=value", suggestions for

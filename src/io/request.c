@@ -50,6 +50,12 @@ static bool flag_name_ok(const char *key)
     return n <= 64;
 }
 
+/* A flag the command takes more than once (an array in a request). */
+static bool repeatable(const char *command, const char *key)
+{
+    return strcmp(command, "plan") == 0 && strcmp(key, "phase") == 0;
+}
+
 /* The same test as the loaders' (presets.c): a '/' or a ".json" ending. */
 static bool looks_like_path(const char *s)
 {
@@ -279,7 +285,15 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
             goto done;
         if (strcmp(key, "gpu") == 0 && (st = check_preset(key, TP_IO_GPU, v, err)) != TP_OK)
             goto done;
-        /* an array is the flag repeated, in order (the CLI keeps the last, or all) */
+        /* an array is the flag repeated, in order: only for a flag the CLI takes more than
+         * once; for any other the CLI would keep the last, which hides the rest */
+        if (json_is_array(v) && !repeatable(command, key)) {
+            st = tp_error_set(err, TP_ERR_CONFIG, key,
+                              "\"%s\" takes one value, not an array (only plan's \"phase\" "
+                              "may be repeated)",
+                              key);
+            goto done;
+        }
         size_t n = json_is_array(v) ? json_array_size(v) : 1;
         for (size_t i = 0; i < n; i++) {
             json_t *x = json_is_array(v) ? json_array_get(v, i) : v;

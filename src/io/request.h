@@ -22,14 +22,16 @@
  *    exactly as on the command line (say "no-sp": true for --no-sp);
  *  - keys are in the order of the object, so of two opposite switches the
  *    later one wins, as on the command line;
- *  - an array of such values is the flag repeated, in order (for flags
- *    the CLI takes more than once); objects are errors, except
- *    "model-config";
+ *  - an array of such values is the flag repeated, in order; only plan's
+ *    "phase" may repeat, an array for any other key is an error (the CLI
+ *    would keep the last value and hide the rest); objects are errors,
+ *    except "model-config";
  *  - "model-config": the text of a trainplan model JSON or a Hugging Face
  *    config.json (a string, so that errors carry its line and column), or
  *    the same as an object. It stands for `--model FILE`: the CLI loads a
  *    file, the server never reads the file system, so "model" and "gpu"
- *    must name presets and a value that looks like a path is refused.
+ *    must name presets (whatever their JSON type, the server's parse,
+ *    cli_parse_config_from with CLI_PRESETS_ONLY, looks nowhere else).
  *  - for "search" only, "offset" and "limit" (integers) are not flags
  *    but ask for one page of the ranked results (docs/serve.md): they
  *    set paged, offset and limit instead of adding to argv.

@@ -174,7 +174,7 @@ static tp_status config_from_body(const char *body, size_t len, const char *comm
         return st;
     cli_common co;
     int argi = 1;
-    st = cli_parse_config(rq.argc, rq.argv, &argi, extra, c, &co, err);
+    st = cli_parse_config_from(rq.argc, rq.argv, &argi, extra, CLI_PRESETS_ONLY, c, &co, err);
     if (st == TP_OK && argi < rq.argc)
         st = tp_error_set(err, TP_ERR_CONFIG, "", "unexpected argument \"%s\"", rq.argv[argi]);
     if (st == TP_OK && rq.model_text)
@@ -418,7 +418,7 @@ static void run_command(const char *command, const cli_flag *flags, size_t nflag
     /* a page of the whole ranked list: every layout the CLI can rank */
     if (rq.paged && !top_given)
         argv[na++] = (char *)(uintptr_t) "--top=" TP_WEB_SEARCH_MAX_TOP_TEXT;
-    if (cli_parse_config(nc, common, &argi, NULL, &c, &co, &err) != TP_OK)
+    if (cli_parse_config_from(nc, common, &argi, NULL, CLI_PRESETS_ONLY, &c, &co, &err) != TP_OK)
         goto fail;
     if (rq.model_text) {
         if (tp_io_request_model(&rq, &c.model, &err) != TP_OK ||
