@@ -92,6 +92,7 @@ struct tp_search {
     int n_mb_all;
     int64_t bpd;          /* B / DP */
     bool started, done;
+    unsigned polls;       /* steps since space.stop was last consulted */
     tp_search_stats st;
     closest_entry closest[TP_SEARCH_CLOSEST];
     int n_closest;
@@ -454,11 +455,32 @@ static uint64_t count_below_zero(tp_search *s)
     return total;
 }
 
-/* Move to the next leaf; false when the enumeration is exhausted. */
+/*
+ * Consult space.stop: the work bound, then the caller's callback. Called
+ * once per TP_SEARCH_POLL_STEPS steps (and when a search starts, so that a
+ * caller running many small searches, plan's cluster sizing, is stopped
+ * too), never per candidate: the hot loop pays one increment and compare.
+ */
+static bool stop_now(tp_search *s)
+{
+    const tp_search_stop *p = &s->space.stop;
+    s->polls = 0;
+    if ((p->max_evaluated > 0 && s->st.evaluated >= p->max_evaluated) ||
+        (p->should_stop && p->should_stop(p->ctx))) {
+        s->done = true;
+        s->st.stopped = true;
+        return true;
+    }
+    return false;
+}
+
+/* Move to the next leaf; false when the enumeration is exhausted or stopped. */
 static bool step(tp_search *s)
 {
     int d;
     if (s->done)
+        return false;
+    if (!s->started && stop_now(s))
         return false;
     if (!s->started) {
         s->started = true;
@@ -470,6 +492,8 @@ static bool step(tp_search *s)
         s->i[d]++;
     }
     for (;;) {
+        if (++s->polls >= TP_SEARCH_POLL_STEPS && stop_now(s))
+            return false;
         while (s->i[d] >= s->n[d]) {
             if (d == 0) {
                 s->done = true;
@@ -704,6 +728,26 @@ void tp_search_get_stats(const tp_search *s, tp_search_stats *out)
         memset(out, 0, sizeof *out);
 }
 
+tp_status tp_search_status(const tp_search *s, tp_error *err)
+{
+    if (!s || !s->st.stopped)
+        return TP_OK;
+    const tp_search_stop *p = &s->space.stop;
+    char why[64];
+    if (p->max_evaluated > 0 && s->st.evaluated >= p->max_evaluated)
+        snprintf(why, sizeof why, "at its bound of %llu evaluations",
+                 (unsigned long long)p->max_evaluated);
+    else
+        snprintf(why, sizeof why, "by its caller (deadline or cancel)");
+    return tp_error_set(err, TP_ERR_STOPPED, "search",
+                        "stopped %s after %llu layouts (%llu evaluated) of %lld GPUs, %lld "
+                        "layers, batch %lld: fix or bound an axis (tp, pp, vpp, micro-batch, "
+                        "zero, recompute) to narrow the space",
+                        why, (unsigned long long)s->st.candidates,
+                        (unsigned long long)s->st.evaluated, (long long)s->cfg.train.num_gpus,
+                        (long long)s->cfg.model.num_layers, (long long)s->B);
+}
+
 size_t tp_search_closest(const tp_search *s, tp_search_item *out, size_t k)
 {
     size_t n = 0;
@@ -810,12 +854,13 @@ tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_
         if (have < k)
             have++;
     }
-    if (n)
-        *n = have;
     if (stats)
         *stats = s->st;
+    st = tp_search_status(s, err);
+    if (n)
+        *n = st == TP_OK ? have : 0;
     tp_search_free(s);
-    return TP_OK;
+    return st;
 }
 
 /* ---- explanations ----------------------------------------------------- */
