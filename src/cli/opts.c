@@ -911,6 +911,7 @@ int cli_exit_code(tp_status code)
     case TP_OK: return CLI_EXIT_OK;
     case TP_ERR_NOMEM:
     case TP_ERR_INTERNAL: return CLI_EXIT_INTERNAL;
+    case TP_ERR_STOPPED: return CLI_EXIT_STOPPED;
     default: return CLI_EXIT_USAGE;
     }
 }

@@ -733,14 +733,12 @@ tp_status tp_search_status(const tp_search *s, tp_error *err)
     if (!s || !s->st.stopped)
         return TP_OK;
     const tp_search_stop *p = &s->space.stop;
-    char why[64];
+    char why[64] = ""; /* else the caller's callback: it knows why (a deadline, a cancel) */
     if (p->max_evaluated > 0 && s->st.evaluated >= p->max_evaluated)
-        snprintf(why, sizeof why, "at its bound of %llu evaluations",
+        snprintf(why, sizeof why, " at its bound of %llu evaluations",
                  (unsigned long long)p->max_evaluated);
-    else
-        snprintf(why, sizeof why, "by its caller (deadline or cancel)");
     return tp_error_set(err, TP_ERR_STOPPED, "search",
-                        "stopped %s after %llu layouts (%llu evaluated) of %lld GPUs, %lld "
+                        "stopped%s after %llu layouts (%llu evaluated) of %lld GPUs, %lld "
                         "layers, batch %lld: fix or bound an axis (tp, pp, vpp, micro-batch, "
                         "zero, recompute) to narrow the space",
                         why, (unsigned long long)s->st.candidates,
