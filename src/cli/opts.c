@@ -836,16 +836,16 @@ static tp_status preset_only(tp_io_kind kind, const char *flag, const char *name
 {
     if (tp_io_preset_text(kind, name))
         return TP_OK;
-    const char *what = kind == TP_IO_MODEL ? "model" : "GPU";
-    const char *alt = kind == TP_IO_MODEL ? " or send the model inline as \"model-config\"" : "";
+    /* the loaders' wording for an unknown name, so that the server and the CLI agree */
     const char *hint = tp_io_preset_suggest(kind, name);
-    char mean[96] = "";
     if (hint)
-        snprintf(mean, sizeof mean, " (did you mean \"%s\"?)", hint);
+        return tp_error_set(err, TP_ERR_UNKNOWN, flag,
+                            "unknown %s \"%.64s\" (did you mean \"%s\"?); run 'trainplan "
+                            "presets' to list them",
+                            flag, name, hint);
     return tp_error_set(err, TP_ERR_UNKNOWN, flag,
-                        "\"%.64s\" is not a %s preset%s; name a preset (GET /api/presets)%s; "
-                        "no file is ever read",
-                        name, what, mean, alt);
+                        "unknown %s \"%.64s\"; run 'trainplan presets' to list them", flag,
+                        name);
 }
 
 tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
