@@ -90,7 +90,8 @@ class Server:
         c = http.client.HTTPConnection(self.host, self.port, timeout=IO_TIMEOUT_S)
         try:
             if raw_headers is not None:
-                c.putrequest(method, path, skip_host="host" in raw_headers,
+                # header names are case-insensitive: "Host" too is ours (a second Host is a 400)
+                c.putrequest(method, path, skip_host=any(k.lower() == "host" for k in raw_headers),
                              skip_accept_encoding=True)
                 for k, v in raw_headers.items():
                     c.putheader(k, v)
