@@ -122,8 +122,8 @@ static tp_status flag_text(const char *key, json_t *v, char **out, bool *skip, t
     }
     default:
         return tp_error_set(err, TP_ERR_CONFIG, key,
-                            "\"%s\" must be a string, a number, a boolean, or an array of those "
-                            "for a repeated flag (as --%s takes)",
+                            "\"%s\" must be a string, a number or a boolean, as --%s takes "
+                            "(an array only for plan's \"phase\")",
                             key, key);
     }
     return *out ? TP_OK : nomem(err);
