@@ -30,6 +30,19 @@ static const char *const model_overrides[] = {
     "no-tie-embeddings", "experts", "topk", "moe-ffn-hidden", "shared-experts", NULL};
 
 #define MODEL_CONFIG_KEY "model-config"
+#define GPU_CONFIG_KEY "gpu-config"
+
+/* Flags that change a GPU after --gpu is loaded (opts.c, and plan's --tflops). */
+static const char *const gpu_overrides[] = {"gpu-memory-gb", "gpu-memory-gib", "peak-tflops",
+                                            "price", "tflops", NULL};
+
+static bool is_gpu_override(const char *key)
+{
+    for (size_t i = 0; gpu_overrides[i]; i++)
+        if (strcmp(key, gpu_overrides[i]) == 0)
+            return true;
+    return false;
+}
 
 static bool is_model_override(const char *key)
 {
@@ -182,21 +195,22 @@ static tp_status take_page(json_t *v, const char *key, tp_io_request *out, tp_er
     return tp_io_request_page(out, key, x, err);
 }
 
-static tp_status take_model_config(json_t *v, tp_io_request *out, tp_error *err)
+/* "model-config" / "gpu-config": the config's text (a string), or the object itself. */
+static tp_status take_config(json_t *v, const char *key, const char *what, char **text,
+                             tp_error *err)
 {
     if (json_is_string(v)) {
         if (strlen(json_string_value(v)) != json_string_length(v))
-            return tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
-                                "\"" MODEL_CONFIG_KEY "\" must not contain a NUL character");
-        out->model_text = strdup(json_string_value(v));
+            return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must not contain a NUL character",
+                                key);
+        *text = strdup(json_string_value(v));
     } else if (json_is_object(v)) {
-        out->model_text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        *text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     } else {
-        return tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
-                            "\"" MODEL_CONFIG_KEY "\" must be the text of a model JSON or a Hugging "
-                            "Face config.json (a string), or that object");
+        return tp_error_set(err, TP_ERR_CONFIG, key,
+                            "\"%s\" must be the text of %s (a string), or that object", key, what);
     }
-    return out->model_text ? TP_OK : nomem(err);
+    return *text ? TP_OK : nomem(err);
 }
 
 /* Append an owned string to out->argv, keeping it NULL-terminated; frees s on failure. */
@@ -255,12 +269,18 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
 
     const char *key;
     json_t *v;
-    const char *override = NULL;
-    bool have_model = false;
+    const char *override = NULL, *gpu_override = NULL;
+    bool have_model = false, have_gpu = false;
     json_object_foreach(root, key, v)
     {
         if (strcmp(key, MODEL_CONFIG_KEY) == 0) {
-            if ((st = take_model_config(v, out, err)) != TP_OK)
+            if ((st = take_config(v, key, "a model JSON or a Hugging Face config.json",
+                                  &out->model_text, err)) != TP_OK)
+                goto done;
+            continue;
+        }
+        if (strcmp(key, GPU_CONFIG_KEY) == 0) {
+            if ((st = take_config(v, key, "a GPU JSON", &out->gpu_text, err)) != TP_OK)
                 goto done;
             continue;
         }
@@ -281,6 +301,10 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
             have_model = true;
         if (!override && is_model_override(key) && !json_is_null(v) && !json_is_false(v))
             override = key;
+        if (strcmp(key, "gpu") == 0 && !json_is_null(v))
+            have_gpu = true;
+        if (!gpu_override && is_gpu_override(key) && !json_is_null(v) && !json_is_false(v))
+            gpu_override = key;
         if (strcmp(key, "model") == 0 && (st = check_preset(key, TP_IO_MODEL, v, err)) != TP_OK)
             goto done;
         if (strcmp(key, "gpu") == 0 && (st = check_preset(key, TP_IO_GPU, v, err)) != TP_OK)
@@ -318,6 +342,19 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
                           "\" (a config), not both");
         goto done;
     }
+    if (out->gpu_text && have_gpu) {
+        st = tp_error_set(err, TP_ERR_CONFIG, GPU_CONFIG_KEY,
+                          "give either \"gpu\" (a preset) or \"" GPU_CONFIG_KEY
+                          "\" (a config), not both");
+        goto done;
+    }
+    if (out->gpu_text && gpu_override) {
+        st = tp_error_set(err, TP_ERR_CONFIG, gpu_override,
+                          "\"%s\" overrides a preset GPU; with \"" GPU_CONFIG_KEY
+                          "\" edit the config instead",
+                          gpu_override);
+        goto done;
+    }
     if (out->model_text && override) {
         st = tp_error_set(err, TP_ERR_CONFIG, override,
                           "\"%s\" overrides a preset's architecture; with \"" MODEL_CONFIG_KEY
@@ -342,29 +379,42 @@ void tp_io_request_free(tp_io_request *r)
             free(r->argv[i]);
     free(r->argv);
     free(r->model_text);
+    free(r->gpu_text);
     memset(r, 0, sizeof *r);
+}
+
+/* Prefix err->path with key and a dot ("model-config.num_heads"), cut to fit. */
+static void prefix_path(tp_error *err, const char *key)
+{
+    char path[sizeof err->path];
+    memcpy(path, err->path, sizeof path);
+    path[sizeof path - 1] = '\0';
+    size_t np = strlen(key);
+    memcpy(err->path, key, np);
+    if (path[0]) {
+        err->path[np++] = '.';
+        size_t rest = strlen(path);
+        if (rest > sizeof err->path - 1 - np)
+            rest = sizeof err->path - 1 - np;
+        memcpy(err->path + np, path, rest);
+        np += rest;
+    }
+    err->path[np] = '\0';
 }
 
 tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err)
 {
     tp_status st = tp_io_model_parse(r->model_text, MODEL_CONFIG_KEY, out, err);
-    if (st != TP_OK && err) {
-        /* "model-config." + the loader's path, cut to fit err->path */
-        char path[sizeof err->path];
-        memcpy(path, err->path, sizeof path);
-        path[sizeof path - 1] = '\0';
-        size_t np = strlen(MODEL_CONFIG_KEY);
-        memcpy(err->path, MODEL_CONFIG_KEY, np);
-        if (path[0]) {
-            err->path[np++] = '.';
-            size_t rest = strlen(path);
-            if (rest > sizeof err->path - 1 - np)
-                rest = sizeof err->path - 1 - np;
-            memcpy(err->path + np, path, rest);
-            np += rest;
-        }
-        err->path[np] = '\0';
-    }
+    if (st != TP_OK && err)
+        prefix_path(err, MODEL_CONFIG_KEY);
+    return st;
+}
+
+tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err)
+{
+    tp_status st = tp_io_gpu_parse(r->gpu_text, GPU_CONFIG_KEY, out, err);
+    if (st != TP_OK && err)
+        prefix_path(err, GPU_CONFIG_KEY);
     return st;
 }
 

@@ -190,6 +190,8 @@ static tp_status config_from_body(const char *body, size_t len, const char *comm
         st = tp_error_set(err, TP_ERR_CONFIG, "", "unexpected argument \"%s\"", rq.argv[argi]);
     if (st == TP_OK && rq.model_text)
         st = tp_io_request_model(&rq, &c->model, err);
+    if (st == TP_OK && rq.gpu_text)
+        st = tp_io_request_gpu(&rq, &c->gpu, err);
     tp_io_request_free(&rq);
     return st;
 }
@@ -309,10 +311,14 @@ static tp_status job_parse(const tp_web_request *hr, bool is_plan, tp_web_job **
         st = cli_plan_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, job->plan, err);
         if (st == TP_OK && rq.model_text)
             st = tp_io_request_model(&rq, &job->plan->in.base.model, err);
+        if (st == TP_OK && rq.gpu_text)
+            st = tp_io_request_gpu(&rq, &job->plan->in.base.gpu, err);
     } else if (st == TP_OK) {
         st = cli_search_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->search, err);
         if (st == TP_OK && rq.model_text)
             st = tp_io_request_model(&rq, &job->search.c.model, err);
+        if (st == TP_OK && rq.gpu_text)
+            st = tp_io_request_gpu(&rq, &job->search.c.gpu, err);
         job->paged = rq.paged;
         job->offset = rq.offset;
         job->limit = rq.limit;

@@ -72,6 +72,10 @@ static void test_values(void **state)
     tp_io_request_free(&prq);
     expect_error(phases, TP_ERR_CONFIG, "phase"); /* estimate has no --phase to repeat */
     expect_error("{\"tp\": []}", TP_ERR_CONFIG, "tp");
+    /* a GPU of one's own comes inline, never with "gpu" or an override of the preset */
+    expect_error("{\"gpu\": \"h100-sxm\", \"gpu-config\": {}}", TP_ERR_CONFIG, "gpu-config");
+    expect_error("{\"gpu-config\": {}, \"peak-tflops\": 900}", TP_ERR_CONFIG, "peak-tflops");
+    expect_error("{\"gpu-config\": 5}", TP_ERR_CONFIG, "gpu-config");
     expect_error("{\"model\": [\"/etc/passwd\"]}", TP_ERR_CONFIG, "model");
     expect_error("{\"gpu\": [\"h100-sxm\", \"/etc/passwd\"]}", TP_ERR_CONFIG, "gpu");
 }
