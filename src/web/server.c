@@ -26,7 +26,9 @@
  *
  * A request, as MHD delivers it (the access handler is called repeatedly):
  *   1. headers only: tp_web_begin() (routes.c) on the method, path, query
- *      and headers: the Host guard (DNS rebinding), the route, and for a
+ *      and headers: framing (400 for a duplicate Host or Content-Length,
+ *      or HTTP/1.1 without Host), the Host guard (DNS rebinding), the
+ *      route, and for a
  *      POST route the Content-Type (415 unless JSON) and the
  *      Content-Length: required (411 without one, so a chunked body of
  *      unknown size is never read) and at most the cap (413, before a
@@ -35,7 +37,11 @@
  *      (not possible with a checked Content-Length; kept as a guard), it
  *      is dropped as it comes (MHD 0.9.75 cannot reply in the middle of a
  *      body) and answered 413 at the end, or cut off after DISCARD_MAX;
- *   3. end of body: tp_web_finish(), reply.
+ *   3. end of body: tp_web_finish(): a reply, sent now; or a search or
+ *      plan job, queued (submit) with the connection suspended;
+ *   4. (a job) once a compute thread has put the reply in the request's
+ *      state and resumed the connection, MHD calls the handler again and
+ *      the reply is sent.
  *
  * Every reply carries the security headers below; the page's policy
  * allows nothing but this server (no inline script or style, no external
@@ -99,7 +105,6 @@ typedef struct server {
 
 /* Per-request state, freed by on_completed. */
 typedef struct request_state {
-    bool suspended;  /* its job is on the compute pool; `held` is set before resuming */
     bool replied;  /* a response has been queued */
     bool too_large;/* the body passed the cap: discarding the rest */
     size_t discarded;
@@ -329,9 +334,8 @@ static void *compute_main(void *arg)
         else
             tp_web_job_run(p->job, &p->lim, &rep);
         tp_web_job_free(p->job);
-        p->rs->held = rep;
+        p->rs->held = rep; /* seen by the MHD thread after the resume (MHD's lock orders it) */
         p->rs->holding = true;
-        p->rs->suspended = false;
         MHD_resume_connection(p->conn); /* on_request sends `held` */
         free(p);
     }
@@ -384,7 +388,6 @@ static enum MHD_Result submit(server *sv, struct MHD_Connection *conn, request_s
         pool->head = p;
     pool->tail = p;
     pool->waiting++;
-    rs->suspended = true;
     MHD_suspend_connection(conn);
     pthread_cond_signal(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
@@ -398,7 +401,7 @@ static bool pool_start(compute_pool *pool, const tp_web_opts *o)
     pthread_cond_init(&pool->wake, NULL);
     atomic_init(&pool->cancel, false);
     pool->max_waiting = o->queue;
-    pool->limit_s = o->time_limit_s;
+    pool->limit_s = o->time_limit_s > 0.0 ? o->time_limit_s : TP_WEB_DEFAULT_TIME_LIMIT_S;
     unsigned n = o->compute_threads;
     if (n < 1)
         n = 1;
