@@ -157,7 +157,7 @@ static tp_status check_preset(const char *key, tp_io_kind kind, json_t *v, tp_er
                             s);
     return tp_error_set(err, TP_ERR_INVALID_ARG, key,
                         "\"%s\" looks like a file path; the server reads no files: choose a GPU "
-                        "preset",
+                        "preset or send the file's text as \"" GPU_CONFIG_KEY "\"",
                         s);
 }
 
