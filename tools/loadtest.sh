@@ -7,6 +7,11 @@
 #   tools/loadtest.sh [path/to/trainplan] [seconds] [connections]
 #   (defaults: build/trainplan, 60 s, 64 connections; 2 wrk threads)
 #
+# LONG_SEARCHES=N (issue 14): N clients POST a search of about 10^8
+# layouts to /api/search in a loop for the whole run (each ends at the
+# server's 5 s --time-limit, or as 503 busy), and a second wrk run asks for
+# GET / meanwhile; every search must get a status (200 or 503).
+#
 # Prints wrk's summary, the errors and timeouts, requests/s and the three
 # RSS figures; exits 1 if a request failed or timed out, a reply was not
 # 200, or RSS grew by more than 10% (or 4 MiB) from after the warm-up to
@@ -46,10 +51,31 @@ url=$(sed -n 's/^trainplan: serving on //p' "$work/url")
 
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status"; }   # KiB
 rss0=$(rss)
-wrk -t2 -c"$conns" -d5s -s "$work/post.lua" "${url}api/estimate" >/dev/null   # warm-up
+wrk -t2 -c"$conns" -d5s -s "$work/post.lua" "${url}api/estimate" >"$work/warmup"   # warm-up
 rss1=$(rss)
+long=${LONG_SEARCHES:-0}
+searchers=()
+if [ "$long" -gt 0 ]; then
+  body='{"gpus": 55440, "gpus-per-node": 16, "layers": 55440, "hidden": 256, "heads": 8,
+    "kv-heads": 8, "ffn-hidden": 1024, "vocab": 1000, "global-batch": 232792560, "seq-len": 128}'
+  touch "$work/stop"
+  for i in $(seq "$long"); do
+    ( while [ -e "$work/stop" ]; do
+        curl -s -o "$work/search.$i" -w '%{http_code}\n' -m 60 -H 'Content-Type: application/json' \
+          -d "$body" "${url}api/search" >>"$work/codes" || echo 000 >>"$work/codes"
+      done ) &
+    searchers+=($!)
+  done
+  sleep 1
+fi
 wrk -t2 -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$work/post.lua" \
   "${url}api/estimate" | tee "$work/wrk"
+if [ "$long" -gt 0 ]; then
+  page_secs=$((secs < 10 ? secs : 10))
+  wrk -t2 -c"$conns" -d"${page_secs}s" --timeout 10s --latency "$url" | tee "$work/wrk-page"
+  rm -f "$work/stop"
+  wait "${searchers[@]}"
+fi
 rss2=$(rss)
 
 reqs=$(awk '/requests in/ {print $1}' "$work/wrk")
@@ -65,6 +91,16 @@ echo "loadtest: VmRSS: ${rss0} KiB at start, ${rss1} KiB after the warm-up, ${rs
 fail=0
 [ -z "$sockerr" ] || fail=1
 [ -z "$non2xx" ] || fail=1
+if [ "$long" -gt 0 ]; then
+  psockerr=$(sed -n 's/.*Socket errors: //p' "$work/wrk-page")
+  pnon2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$work/wrk-page")
+  echo "loadtest: GET / while $long long searches run: $(awk '/requests in/ {print $1}' \
+    "$work/wrk-page") requests; socket errors: ${psockerr:-none}; non-2xx: ${pnon2xx:-0}"
+  echo "loadtest: the searches' statuses: $(sort "$work/codes" | uniq -c | tr -s ' \n' ' ')"
+  [ -z "$psockerr" ] || fail=1
+  [ -z "$pnon2xx" ] || fail=1
+  grep -qv '^\(200\|503\)$' "$work/codes" && { echo "loadtest: a search got no status"; fail=1; }
+fi
 grow=$((rss2 - rss1))
 limit=$((rss1 / 10 > 4096 ? rss1 / 10 : 4096))
 if [ "$grow" -gt "$limit" ]; then

@@ -343,6 +343,9 @@ typedef struct tp_plan_in {
     /* learning rate */
     double peak_lr, min_lr;    /* min_lr < 0: 10% of peak */
     int64_t warmup_steps;      /* < 0: min(2000, 10% of the steps) */
+    /* stopping: every layout search of the plan (cluster sizing included) gets it; a stop
+       ends tp_plan_run with TP_ERR_STOPPED (tp_search_stop, search.h) */
+    tp_search_stop stop;
 } tp_plan_in;
 
 /** The defaults of docs/plan.md: 20 tokens/param, Besiroglu, MFU 0.40, ... */

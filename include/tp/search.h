@@ -62,6 +62,26 @@ typedef struct tp_axis {
 
 /** Most cluster sizes one search tries (tp_search_space.gpus); more is an error, not a cut. */
 #define TP_SEARCH_MAX_CLUSTER_SIZES 1024
+/**
+ * How a caller stops a long search (libtp keeps no globals, so the flag or
+ * the clock is the caller's). `should_stop` (NULL: never) is called with
+ * `ctx` every TP_SEARCH_POLL_STEPS steps of the enumeration, evaluated or
+ * pruned, so a stop is seen within a millisecond; returning true ends the
+ * search, which then reports TP_ERR_STOPPED (tp_search_status,
+ * tp_search_top). It is called from the searching thread only and must be
+ * cheap: an atomic load, a clock read. `max_evaluated` (0: no bound) is a
+ * bound on work: the search stops with TP_ERR_STOPPED once it has
+ * evaluated that many layouts, never returning a truncated ranking as if
+ * it were complete.
+ */
+typedef struct tp_search_stop {
+    bool (*should_stop)(void *ctx);
+    void *ctx;
+    uint64_t max_evaluated;
+} tp_search_stop;
+
+/** Steps of the enumeration between two calls of tp_search_stop.should_stop. */
+#define TP_SEARCH_POLL_STEPS 4096u
 
 typedef struct tp_search_space {
     tp_axis gpus;        /* total GPUs; open: exactly base.train.num_gpus, else every multiple of
@@ -78,6 +98,7 @@ typedef struct tp_search_space {
     bool include_infeasible; /* tp_search_next also returns layouts that do not fit */
     bool verify;             /* tests: check each candidate with tp_config_validate and tp_eval
                                 (slow); mismatches are counted in tp_search_stats */
+    tp_search_stop stop;     /* deadline, cancel, work bound; zeroed: run to the end */
 } tp_search_space;
 
 /** Every axis open, all ZeRO stages, recompute modes and SP settings, TP inside a node. */
@@ -114,6 +135,7 @@ typedef struct tp_search_stats {
                                     b x DP divides the global batch */
     uint64_t verify_failures;    /* verify mode: candidates tp_eval rejects or disagrees on */
     bool done;                   /* the enumeration is exhausted */
+    bool stopped;                /* ended early by space.stop (see tp_search_status) */
 } tp_search_stats;
 
 typedef struct tp_search tp_search; /* opaque */
@@ -143,6 +165,15 @@ TP_API bool tp_search_next(tp_search *s, tp_search_item *out);
 TP_API void tp_search_get_stats(const tp_search *s, tp_search_stats *out);
 
 /**
+ * TP_OK while the search runs or once it is exhausted; TP_ERR_STOPPED
+ * when space.stop ended it early, with a message naming how far it got,
+ * the inputs that make the space large (GPUs, layers, global batch) and
+ * how to narrow it. After a stop, what tp_search_next returned is a prefix
+ * of the enumeration, not the whole answer.
+ */
+TP_API tp_status tp_search_status(const tp_search *s, tp_error *err);
+
+/**
  * Up to k evaluated layouts that did not fit, closest first (smallest
  * total / capacity on the heaviest stage), at most one per (TP, PP, CP,
  * EP, ZeRO); fully evaluated with tp_eval (reason filled). Returns how many
@@ -166,7 +197,8 @@ TP_API int tp_search_order(const tp_search_item *a, const tp_search_item *b, tp_
  * Run a whole search and keep the best k fitting layouts in top[0..k-1],
  * best first; *n receives how many were found (<= k); top may be NULL when
  * k is 0 (a counting run). stats (may be NULL) receives the final
- * counters. Allocates only the search handle, freed before returning. Errors as tp_search_new.
+ * counters. Allocates only the search handle, freed before returning. Errors as tp_search_new,
+ * and TP_ERR_STOPPED (tp_search_status) when space.stop ended it; *n is then 0.
  */
 TP_API tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_rank_by by,
                                tp_search_item *top, size_t k, size_t *n, tp_search_stats *stats,

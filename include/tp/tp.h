@@ -58,7 +58,9 @@ typedef enum tp_status {
     TP_ERR_RANGE,       /* a value so large the computation would overflow   */
     TP_ERR_NOMEM,
     TP_ERR_IO,          /* file could not be read or written (I/O layer)     */
-    TP_ERR_INTERNAL     /* an invariant failed: a bug in trainplan           */
+    TP_ERR_INTERNAL,    /* an invariant failed: a bug in trainplan           */
+    TP_ERR_STOPPED      /* a long computation was stopped by its caller (a
+                           deadline, a cancel) or at its documented bound    */
 } tp_status;
 
 /** Caller-owned error report, usually on the stack (jansson style). */

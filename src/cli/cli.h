@@ -30,6 +30,7 @@ enum {
     CLI_EXIT_OK = 0,      /* evaluated (whether or not it fits) */
     CLI_EXIT_NONE = 1,    /* no feasible configuration (search) */
     CLI_EXIT_USAGE = 2,   /* bad arguments or input             */
+    CLI_EXIT_STOPPED = 3, /* stopped at --time-limit            */
     CLI_EXIT_INTERNAL = 4 /* a bug in trainplan                 */
 };
 
@@ -119,6 +120,21 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
                            cli_common *co, tp_error *err);
 
 /**
+ * Where --model and --gpu may come from. The server parses request bodies
+ * with CLI_PRESETS_ONLY: the value is looked up among the embedded presets
+ * and nowhere else, so no request can make the process open a file (a
+ * model or GPU of its own comes inline, "model-config" / "gpu-config").
+ */
+typedef enum cli_sources {
+    CLI_FILES_ALLOWED = 0, /* a preset name, or a model / GPU JSON file (the CLI) */
+    CLI_PRESETS_ONLY       /* a preset name only; anything else is TP_ERR_UNKNOWN */
+} cli_sources;
+
+/** cli_parse_config with the sources --model and --gpu may name. */
+tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
+                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err);
+
+/**
  * Parse argv[*argi..argc-1] against the command's own flags only (for
  * commands that take no configuration: presets, serve). Same rules as
  * cli_parse_config: "--name value" or "--name=value", suggestions for
@@ -140,6 +156,66 @@ bool cli_given(const cli_common *co, const char *name);
  */
 tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_config *c,
                            tp_search_space *sp, tp_error *err);
+
+/* ---- commands as data: parsed here, run by the CLI or by the server ---- */
+
+/**
+ * A time limit for the CLI's searches (--time-limit): start the clock and
+ * point stop at it (stop->ctx is d; d must outlive the search).
+ */
+typedef struct cli_deadline {
+    double limit_s; /* as given */
+    double end_s;   /* CLOCK_MONOTONIC seconds at which it passes */
+} cli_deadline;
+void cli_deadline_start(cli_deadline *d, double limit_s, tp_search_stop *stop);
+
+#define CLI_SEARCH_MAX_FLAGS 24 /* capacity of cli_search_job.vals; cmd_search.c checks */
+
+/**
+ * `trainplan search` parsed (cmd_search.c): the base configuration, the
+ * space (its stop zeroed: the runner sets it), the ranking and how many.
+ * The server runs the same job through tp_io_search_run_json.
+ */
+typedef struct cli_search_job {
+    tp_config c;
+    cli_common co;
+    tp_search_space sp;
+    tp_rank_by by;
+    size_t top;          /* --top (5) */
+    bool top_given;
+    double time_limit_s; /* --time-limit; 0: none */
+    int argi;            /* where parsing stopped */
+    const char *vals[CLI_SEARCH_MAX_FLAGS]; /* search's own flags, as given (borrowed) */
+} cli_search_job;
+
+/**
+ * Parse search's arguments (argv[0] the command). With CLI_PRESETS_ONLY
+ * (the server) the flags that name a file or change the output format
+ * (--svg, --force, --csv, --markdown) and --time-limit are refused, naming
+ * the flag. Errors name the flag, as the CLI prints them.
+ */
+tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_job *job,
+                           tp_error *err);
+
+/**
+ * `trainplan plan` parsed (cmd_plan.c): the plan's input (large: allocate
+ * the job) and the output flags. The server runs tp_plan_run on job->in.
+ */
+typedef struct cli_plan_job {
+    tp_plan_in in;
+    cli_common co;
+    double time_limit_s;   /* --time-limit; 0: none */
+    int64_t lr_points;     /* --lr-points (1000) */
+    const char *svg;       /* --svg FILE, or NULL */
+    bool force, lr_schedule;
+    int ac;                /* the argument vector the shared parser saw (the example's */
+    char **av;             /* flags first), owned: free with cli_plan_job_free */
+} cli_plan_job;
+
+/** Parse plan's arguments; the same refusals as cli_search_parse under CLI_PRESETS_ONLY. */
+tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job,
+                         tp_error *err);
+void cli_plan_job_free(cli_plan_job *job);
 
 /** Print the shared configuration flags, grouped, for --help. */
 void cli_print_config_flags(FILE *f);

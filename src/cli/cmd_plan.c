@@ -40,7 +40,7 @@ enum {
     X_MAX_GPUS, X_PHASE, X_PLAN_FILE,
     X_CKPT_MODE, X_STORAGE_GBPS, X_HOST_GBPS, X_FAILURE_RATE, X_RESTART_MIN, X_CKPT_EVERY,
     X_LR, X_MIN_LR, X_WARMUP,
-    X_MARKDOWN, X_CSV, X_SVG, X_FORCE, X_LR_SCHEDULE, X_LR_POINTS,
+    X_MARKDOWN, X_CSV, X_SVG, X_FORCE, X_LR_SCHEDULE, X_LR_POINTS, X_TIME_LIMIT,
     X_COUNT
 };
 
@@ -153,6 +153,9 @@ static const cli_flag xflags[X_COUNT] = {
     [X_LR_POINTS] = {"--lr-points", "N", "rows", "1000",
                      "rows of --lr-schedule (0: every step, when there are at most 1,000,000)",
                      INT(0, TP_IO_LR_MAX_POINTS), .group = G_OUT},
+    [X_TIME_LIMIT] = {"--time-limit", "SECONDS", "s", "none",
+                      "stop the plan's layout searches after this long with an error (exit 3)",
+                      NUM(0.001, 1e6), .group = G_OUT},
 };
 
 /* The built-in example (seed 000); user flags come after and override it. */
@@ -224,215 +227,240 @@ const cli_flag *cmd_plan_flags(size_t *count)
     return xflags;
 }
 
-int cmd_plan(int argc, char **argv)
+/* The flags a request may not pass (the server reads and writes no file, answers JSON only). */
+static const int http_refused[] = {X_PLAN_FILE, X_MARKDOWN,    X_CSV,       X_SVG,
+                                   X_FORCE,     X_LR_SCHEDULE, X_LR_POINTS, X_TIME_LIMIT};
+
+void cli_plan_job_free(cli_plan_job *job)
 {
-    /* argv' = command, the example's flags, the user's flags minus --phase. */
-    char **av = calloc((size_t)argc + NUM_EXAMPLE + 1, sizeof *av);
-    const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
-    int nphase = 0;
-    if (!av) {
-        cli_say("trainplan: error: out of memory\n");
-        return CLI_EXIT_INTERNAL;
+    if (job) {
+        free(job->av);
+        job->av = NULL;
     }
+}
+
+#undef TRY
+#define TRY(x) TP_TRY(x)
+#define XF(id) (&xflags[id])
+#define GETF(id, dst) TRY(xv[id] ? cli_flag_f64(XF(id), xv[id], &(dst), err) : TP_OK)
+#define GETI(id, dst) TRY(xv[id] ? cli_flag_i64(XF(id), xv[id], &(dst), err) : TP_OK)
+#define GETE(id, dst) TRY(xv[id] ? cli_flag_enum(XF(id), xv[id], &(dst), err) : TP_OK)
+
+/* argv' = command, the example's flags, the user's flags minus --phase. */
+static tp_status split_phases(int argc, char **argv, cli_plan_job *job, const char **specs,
+                              int *nphase, tp_error *err)
+{
+    job->av = calloc((size_t)argc + NUM_EXAMPLE + 1, sizeof *job->av);
+    if (!job->av)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
     int ac = 0;
-    av[ac++] = argv[0];
+    job->av[ac++] = argv[0];
     for (size_t i = 0; i < NUM_EXAMPLE; i++)
-        av[ac++] = (char *)(uintptr_t)example_args[i]; /* not modified by the parser */
-    int rc = CLI_EXIT_OK;
+        job->av[ac++] = (char *)(uintptr_t)example_args[i]; /* not modified by the parser */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *spec = NULL;
         if (strcmp(a, "--phase") == 0) {
-            if (i + 1 >= argc) {
-                cli_say("trainplan: error: --phase needs a value (e.g. "
-                        "name=long,seq=32768,tokens=40e9)\n");
-                rc = CLI_EXIT_USAGE;
-                goto out;
-            }
+            if (i + 1 >= argc)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                                    "--phase needs a value (e.g. name=long,seq=32768,tokens=40e9)");
             spec = argv[++i];
         } else if (strncmp(a, "--phase=", 8) == 0) {
             spec = a + 8;
         }
         if (spec) {
-            if (nphase >= TP_PLAN_MAX_PHASES) {
-                cli_say("trainplan: error: --phase: at most %d phases\n",
-                        TP_PLAN_MAX_PHASES);
-                rc = CLI_EXIT_USAGE;
-                goto out;
-            }
-            phase_specs[nphase++] = spec;
+            if (*nphase >= TP_PLAN_MAX_PHASES)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--phase: at most %d phases",
+                                    TP_PLAN_MAX_PHASES);
+            specs[(*nphase)++] = spec;
             continue;
         }
-        av[ac++] = argv[i];
+        job->av[ac++] = argv[i];
     }
-    av[ac] = NULL;
-    rc = -1;
+    job->av[ac] = NULL;
+    job->ac = ac;
+    return TP_OK;
+}
 
-    tp_config c;
-    cli_common co;
-    tp_error err = {0};
-    const char *xv[X_COUNT];
-    cli_extra extra = {xflags, X_COUNT, xv};
-    int argi = 1;
-    if (cli_parse_config(ac, av, &argi, &extra, &c, &co, &err) != TP_OK) {
-        rc = cli_error_print(&err, co.err_file);
-        goto out;
-    }
-    if (argi < ac) {
-        cli_say("trainplan: error: unexpected argument \"%s\" (plan takes only flags)\n",
-                av[argi]);
-        rc = CLI_EXIT_USAGE;
-        goto out;
-    }
-
-    static tp_plan_in in; /* large: keep them off the stack */
-    static tp_plan plan;
-    tp_plan_in_default(&in);
-    in.base = c;
-    bool gpus_given = has_flag(argc, argv, "--gpus");
-    bool layout_given = false;
-    for (size_t i = 0; i < sizeof layout_flags / sizeof layout_flags[0]; i++)
-        layout_given = layout_given || has_flag(argc, argv, layout_flags[i]);
-    in.size_by = gpus_given ? TP_SIZE_GPUS : TP_SIZE_DEADLINE;
-    in.layout_from = layout_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
-    in.price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
-
-#define XF(id) (&xflags[id])
-#define GETF(id, dst)                                                                            \
-    do {                                                                                         \
-        if (xv[id] && cli_flag_f64(XF(id), xv[id], &(dst), &err) != TP_OK) {                    \
-            rc = cli_error_print(&err, NULL);                                                    \
-            goto out;                                                                            \
-        }                                                                                        \
-    } while (0)
-#define GETI(id, dst)                                                                            \
-    do {                                                                                         \
-        if (xv[id] && cli_flag_i64(XF(id), xv[id], &(dst), &err) != TP_OK) {                    \
-            rc = cli_error_print(&err, NULL);                                                    \
-            goto out;                                                                            \
-        }                                                                                        \
-    } while (0)
-#define GETE(id, dst)                                                                            \
-    do {                                                                                         \
-        if (xv[id] && cli_flag_enum(XF(id), xv[id], &(dst), &err) != TP_OK) {                   \
-            rc = cli_error_print(&err, NULL);                                                    \
-            goto out;                                                                            \
-        }                                                                                        \
-    } while (0)
-
+/* Tokens, cluster, time and money: the flags of the first two groups. */
+static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_in *in,
+                             tp_error *err)
+{
     /* Tokens: --tokens, else --compute, else compute-optimal for a model sized
      * from --budget, else --tokens-per-param (20). */
-    GETF(X_TOKENS_PER_PARAM, in.tokens_per_param);
-    GETF(X_COMPUTE, in.compute_flops);
-    GETF(X_TOKENS, in.tokens);
-    in.size_model = xv[X_SIZE_MODEL] != NULL;
+    GETF(X_TOKENS_PER_PARAM, in->tokens_per_param);
+    GETF(X_COMPUTE, in->compute_flops);
+    GETF(X_TOKENS, in->tokens);
+    in->size_model = xv[X_SIZE_MODEL] != NULL;
     if (xv[X_TOKENS])
-        in.tokens_from = TP_TOKENS_GIVEN;
-    else if (xv[X_COMPUTE] || (in.size_model && !xv[X_TOKENS_PER_PARAM]))
-        in.tokens_from = TP_TOKENS_COMPUTE;
+        in->tokens_from = TP_TOKENS_GIVEN;
+    else if (xv[X_COMPUTE] || (in->size_model && !xv[X_TOKENS_PER_PARAM]))
+        in->tokens_from = TP_TOKENS_COMPUTE;
     else
-        in.tokens_from = TP_TOKENS_PER_PARAM;
+        in->tokens_from = TP_TOKENS_PER_PARAM;
     int k = 0;
     if (xv[X_FIT]) {
         GETE(X_FIT, k);
-        in.fit = (tp_fit_id)k;
+        in->fit = (tp_fit_id)k;
     }
 
     /* Cluster, time, money. */
     double days = 0.0;
-    GETF(X_DEADLINE, in.deadline_h);
+    GETF(X_DEADLINE, in->deadline_h);
     if (xv[X_DEADLINE_DAYS]) {
         GETF(X_DEADLINE_DAYS, days);
-        in.deadline_h = days * 24.0;
+        in->deadline_h = days * 24.0;
     }
-    if (gpus_given && !xv[X_DEADLINE] && !xv[X_DEADLINE_DAYS])
-        in.deadline_h = 0.0; /* no default deadline to check against */
-    GETF(X_BUDGET, in.budget_usd);
-    GETF(X_MFU, in.mfu);
+    if (in->size_by == TP_SIZE_GPUS && !xv[X_DEADLINE] && !xv[X_DEADLINE_DAYS])
+        in->deadline_h = 0.0; /* no default deadline to check against */
+    GETF(X_BUDGET, in->budget_usd);
+    GETF(X_MFU, in->mfu);
     if (xv[X_TFLOPS]) {
         double tf = 0.0;
         GETF(X_TFLOPS, tf);
-        double peak = c.gpu.peak_flops_per_s[c.train.precision];
-        if (!(peak > 0.0) || tf * 1e12 > peak) {
-            tp_error_set(&err, TP_ERR_INVALID_ARG, "tflops",
-                         "%g TFLOP/s is more than the %s peak of %g TFLOP/s", tf, c.gpu.name,
-                         peak / 1e12);
-            rc = cli_error_print(&err, NULL);
-            goto out;
-        }
-        in.mfu = tf * 1e12 / peak;
+        double peak = c->gpu.peak_flops_per_s[c->train.precision];
+        if (!(peak > 0.0) || tf * 1e12 > peak)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "tflops",
+                                "%g TFLOP/s is more than the %s peak of %g TFLOP/s", tf,
+                                c->gpu.name, peak / 1e12);
+        in->mfu = tf * 1e12 / peak;
     }
     if (xv[X_SIZE_AT]) {
         GETE(X_SIZE_AT, k);
-        in.size_at = (tp_size_at)k;
+        in->size_at = (tp_size_at)k;
     }
     if (xv[X_BASIS]) {
         GETE(X_BASIS, k);
-        in.basis = (tp_flops_basis)k;
+        in->basis = (tp_flops_basis)k;
     }
     if (xv[X_LAYOUT]) {
         GETE(X_LAYOUT, k);
-        in.layout_from = k == 0 ? TP_LAYOUT_AUTO : k == 1 ? TP_LAYOUT_RECIPE : TP_LAYOUT_GIVEN;
+        in->layout_from = k == 0 ? TP_LAYOUT_AUTO : k == 1 ? TP_LAYOUT_RECIPE : TP_LAYOUT_GIVEN;
     }
-    GETI(X_MAX_GPUS, in.max_gpus);
+    GETI(X_MAX_GPUS, in->max_gpus);
+    return TP_OK;
+}
 
-    /* Phases: the file's, then the flags'. */
-    if (xv[X_PLAN_FILE] && tp_io_plan_file_load(xv[X_PLAN_FILE], &in, &err) != TP_OK) {
-        rc = cli_error_print(&err, err.code == TP_ERR_IO ? NULL : xv[X_PLAN_FILE]);
-        goto out;
-    }
-    for (int i = 0; i < nphase; i++) {
-        if (in.num_phases >= TP_PLAN_MAX_PHASES) {
-            cli_say("trainplan: error: at most %d phases in all\n", TP_PLAN_MAX_PHASES);
-            rc = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (tp_io_phase_parse(phase_specs[i], &in.phases[in.num_phases], &err) != TP_OK) {
-            rc = cli_error_print(&err, NULL);
-            goto out;
-        }
-        in.num_phases++;
-    }
-
-    /* Checkpointing and LR. */
+/* Checkpointing, failures and the learning rate. */
+static tp_status plan_ckpt_lr(const char *const *xv, tp_plan_in *in, tp_error *err)
+{
+    int k = 0;
     if (xv[X_CKPT_MODE]) {
         GETE(X_CKPT_MODE, k);
-        in.ckpt.async = k == 0;
+        in->ckpt.async = k == 0;
     }
     double x = 0.0;
     if (xv[X_STORAGE_GBPS]) {
         GETF(X_STORAGE_GBPS, x);
-        in.ckpt.storage_bw_bytes_per_s = x * GB;
+        in->ckpt.storage_bw_bytes_per_s = x * GB;
     }
     if (xv[X_HOST_GBPS]) {
         GETF(X_HOST_GBPS, x);
-        in.ckpt.host_bw_bytes_per_s = x * GB;
+        in->ckpt.host_bw_bytes_per_s = x * GB;
     }
-    GETF(X_FAILURE_RATE, in.ckpt.failures_per_gpu_hour);
+    GETF(X_FAILURE_RATE, in->ckpt.failures_per_gpu_hour);
     if (xv[X_RESTART_MIN]) {
         GETF(X_RESTART_MIN, x);
-        in.ckpt.restart_s = x * 60.0;
+        in->ckpt.restart_s = x * 60.0;
     }
-    GETI(X_CKPT_EVERY, in.ckpt_every_steps);
-    GETF(X_LR, in.peak_lr);
-    GETF(X_MIN_LR, in.min_lr);
-    GETI(X_WARMUP, in.warmup_steps);
-    int64_t lr_points = 1000;
-    GETI(X_LR_POINTS, lr_points);
-    bool force = xv[X_FORCE] != NULL;
-    if (force && !xv[X_SVG]) {
-        cli_say("trainplan: error: --force needs --svg FILE\n");
-        rc = CLI_EXIT_USAGE;
+    GETI(X_CKPT_EVERY, in->ckpt_every_steps);
+    GETF(X_LR, in->peak_lr);
+    GETF(X_MIN_LR, in->min_lr);
+    GETI(X_WARMUP, in->warmup_steps);
+    return TP_OK;
+}
+
+tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job,
+                         tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
+    int nphase = 0;
+    TRY(split_phases(argc, argv, job, phase_specs, &nphase, err));
+
+    tp_config c;
+    const char *xv[X_COUNT];
+    cli_extra extra = {xflags, X_COUNT, xv};
+    int argi = 1;
+    TRY(cli_parse_config_from(job->ac, job->av, &argi, &extra, src, &c, &job->co, err));
+    if (argi < job->ac)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unexpected argument \"%.64s\" (plan takes only flags)",
+                            job->av[argi]);
+    for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
+         i++)
+        if (xv[http_refused[i]])
+            return tp_error_set(err, TP_ERR_INVALID_ARG, xflags[http_refused[i]].name + 2,
+                                "not available over HTTP: the server reads and writes no files, "
+                                "answers JSON only and applies its own time limit");
+
+    tp_plan_in *in = &job->in;
+    tp_plan_in_default(in);
+    in->base = c;
+    bool gpus_given = has_flag(argc, argv, "--gpus");
+    bool layout_given = false;
+    for (size_t i = 0; i < sizeof layout_flags / sizeof layout_flags[0]; i++)
+        layout_given = layout_given || has_flag(argc, argv, layout_flags[i]);
+    in->size_by = gpus_given ? TP_SIZE_GPUS : TP_SIZE_DEADLINE;
+    in->layout_from = layout_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
+    in->price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
+    TRY(plan_sizing(xv, &c, in, err));
+
+    /* Phases: the file's, then the flags'. */
+    if (xv[X_PLAN_FILE] && tp_io_plan_file_load(xv[X_PLAN_FILE], in, err) != TP_OK) {
+        job->co.err_file = err->code == TP_ERR_IO ? NULL : xv[X_PLAN_FILE];
+        return err->code;
+    }
+    for (int i = 0; i < nphase; i++) {
+        if (in->num_phases >= TP_PLAN_MAX_PHASES)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "", "at most %d phases in all",
+                                TP_PLAN_MAX_PHASES);
+        TRY(tp_io_phase_parse(phase_specs[i], &in->phases[in->num_phases], err));
+        in->num_phases++;
+    }
+    TRY(plan_ckpt_lr(xv, in, err));
+    job->lr_points = 1000;
+    GETI(X_LR_POINTS, job->lr_points);
+    GETF(X_TIME_LIMIT, job->time_limit_s);
+    job->svg = xv[X_SVG];
+    job->force = xv[X_FORCE] != NULL;
+    job->lr_schedule = xv[X_LR_SCHEDULE] != NULL;
+    if (job->force && !job->svg)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
+    return TP_OK;
+}
+
+/* Print a parse or plan error; a stop at --time-limit reads as such. */
+static int plan_error_print(const tp_error *err, const cli_plan_job *job)
+{
+    if (err->code == TP_ERR_STOPPED && job->time_limit_s > 0.0) {
+        cli_say("trainplan: error: --time-limit: %g s passed; the plan's layout search %s\n",
+                job->time_limit_s, err->message);
+        return cli_exit_code(err->code);
+    }
+    return cli_error_print(err, job->co.err_file);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    static cli_plan_job job; /* large: keep it off the stack (one per process) */
+    static tp_plan plan;
+    tp_error err = {0};
+    int rc;
+    if (cli_plan_parse(argc, argv, CLI_FILES_ALLOWED, &job, &err) != TP_OK) {
+        rc = plan_error_print(&err, &job);
         goto out;
     }
-
-    if (tp_plan_run(&in, &plan, &err) != TP_OK) {
-        rc = cli_error_print(&err, NULL);
+    cli_deadline dl;
+    if (job.time_limit_s > 0.0)
+        cli_deadline_start(&dl, job.time_limit_s, &job.in.stop);
+    if (tp_plan_run(&job.in, &plan, &err) != TP_OK) {
+        rc = plan_error_print(&err, &job);
         goto out;
     }
 
     /* The JSON serializer checks every number; build it for every output. */
-    json_t *j = tp_io_plan_json(&in, &plan);
+    json_t *j = tp_io_plan_json(&job.in, &plan);
     if (!j) {
         cli_say("trainplan: error: internal: the plan holds a non-finite number (a bug "
                 "in trainplan; please report the command line)\n");
@@ -440,9 +468,9 @@ int cmd_plan(int argc, char **argv)
         goto out;
     }
     rc = CLI_EXIT_OK;
-    if (xv[X_SVG]) { /* the chosen layout's charts, before any report */
+    if (job.svg) { /* the chosen layout's charts, before any report */
         if (plan.feasible && plan.num_phases > 0)
-            rc = cli_write_svg(xv[X_SVG], force, &plan.phases[0].cfg, &plan.phases[0].res);
+            rc = cli_write_svg(job.svg, job.force, &plan.phases[0].cfg, &plan.phases[0].res);
         else
             cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
         if (rc != CLI_EXIT_OK) {
@@ -451,37 +479,36 @@ int cmd_plan(int argc, char **argv)
         }
     }
     /* the last of --json, --markdown and --csv wins, as for estimate */
-    cli_xio_format fmt = cli_xio_last_format(ac, av);
-    if (xv[X_LR_SCHEDULE] && plan.feasible &&
-        tp_io_plan_lr_rows(&plan, lr_points) > TP_IO_LR_MAX_POINTS) {
-        fprintf(stderr,
-                "trainplan: error: --lr-points 0: every step is %lld rows, more than the %d "
+    cli_xio_format fmt = cli_xio_last_format(job.ac, job.av);
+    if (job.lr_schedule && plan.feasible &&
+        tp_io_plan_lr_rows(&plan, job.lr_points) > TP_IO_LR_MAX_POINTS) {
+        cli_say("trainplan: error: --lr-points 0: every step is %lld rows, more than the %d "
                 "--lr-schedule writes (give --lr-points N, at most %d)\n",
-                (long long)tp_io_plan_lr_rows(&plan, lr_points), TP_IO_LR_MAX_POINTS,
+                (long long)tp_io_plan_lr_rows(&plan, job.lr_points), TP_IO_LR_MAX_POINTS,
                 TP_IO_LR_MAX_POINTS);
         rc = CLI_EXIT_USAGE;
-    } else if (xv[X_LR_SCHEDULE] && plan.feasible)
-        tp_io_plan_lr_csv(stdout, &plan, lr_points);
+    } else if (job.lr_schedule && plan.feasible)
+        tp_io_plan_lr_csv(stdout, &plan, job.lr_points);
     else if (fmt == CLI_XIO_CSV)
         tp_io_plan_csv(stdout, &plan);
     else if (fmt == CLI_XIO_MARKDOWN)
-        tp_io_plan_markdown(stdout, &in, &plan);
-    else if (co.json)
+        tp_io_plan_markdown(stdout, &job.in, &plan);
+    else if (job.co.json)
         rc = cli_json_print(j);
     else
-        tp_io_plan_text(stdout, &in, &plan);
+        tp_io_plan_text(stdout, &job.in, &plan);
     json_decref(j);
     if (rc > 0)
         goto out;
     if (!plan.feasible) {
         cli_say("trainplan: no feasible layout: %s\n", plan.reason);
-        if (xv[X_LR_SCHEDULE])
+        if (job.lr_schedule)
             cli_say("trainplan: (no learning-rate schedule without a plan)\n");
         rc = CLI_EXIT_NONE;
     } else {
         rc = CLI_EXIT_OK;
     }
 out:
-    free(av);
+    cli_plan_job_free(&job);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cmd_export.h" /* issue 7: --markdown, --csv, --svg, --force */
 #include "export.h"
+#include "search_out.h"
 
 #define GIB 1073741824.0
 
@@ -26,10 +27,11 @@ static const char *const rank_names[] = {"time", "cost", "headroom", NULL}; /* t
 
 enum {
     X_TOP, X_RANK, X_CSV, X_MARKDOWN, X_SVG, X_FORCE, X_ACROSS, X_EVEN_PP, X_MAX_TP, X_MAX_PP, X_MAX_VPP, X_MAX_CP, X_MAX_EP,
-    X_MAX_MB, X_MAX_ZERO, X_MIN_GPUS, X_NO_PRUNE, X_COUNT
+    X_MAX_MB, X_MAX_ZERO, X_MIN_GPUS, X_NO_PRUNE, X_TIME_LIMIT, X_COUNT
 };
 
 #define G_SEARCH "Search"
+_Static_assert(X_COUNT <= CLI_SEARCH_MAX_FLAGS, "raise CLI_SEARCH_MAX_FLAGS in cli.h");
 static const cli_flag search_flags[X_COUNT] = {
     [X_TOP] = {"--top", "K", "layouts", "5", "how many of the best layouts to print", CLI_INT, 1,
                1000, 0.0, 0.0, NULL, G_SEARCH},
@@ -79,6 +81,10 @@ static const cli_flag search_flags[X_COUNT] = {
     [X_NO_PRUNE] = {"--no-prune", NULL, NULL, "off",
                     "evaluate every layout (no lower-bound pruning; slower)", CLI_SWITCH, 0, 0, 0.0,
                     0.0, NULL, G_SEARCH},
+    [X_TIME_LIMIT] = {"--time-limit", "SECONDS", "s", "none",
+                      "stop the search after this long with an error (exit 3) naming what "
+                      "makes the space large",
+                      CLI_NUM, 0, 0, 0.001, 1e6, NULL, G_SEARCH},
 };
 
 void cmd_search_help(FILE *f)
@@ -262,51 +268,6 @@ static void delta_text(const tp_search_item *best, const tp_search_item *it, cha
              d.layout[0] ? d.layout : "same layout axes");
 }
 
-static json_t *item_json(const tp_search_item *it, size_t rank, const char *rank_by,
-                         const tp_search_item *best, const char *binding)
-{
-    json_t *j = tp_io_result_json(&it->config, &it->result);
-    if (!j)
-        return NULL;
-    json_t *s = json_object();
-    if (!s) {
-        json_decref(j);
-        return NULL;
-    }
-    int bad = 0;
-    bad |= json_object_set_new(s, "rank", json_integer((json_int_t)rank));
-    bad |= json_object_set_new(s, "rank_by", json_string(rank_by));
-    bad |= json_object_set_new(s, "cost_per_token_usd", json_real(it->cost_per_token_usd));
-    bad |= json_object_set_new(s, "gpu_s_per_token", json_real(it->gpu_s_per_token));
-    if (best) {
-        tp_search_delta d;
-        tp_search_delta_eval(best, it, &d);
-        json_t *v = json_object();
-        if (!v) {
-            bad = 1;
-        } else {
-            bad |= json_object_set_new(v, "step_s", json_real(d.step_s));
-            bad |= json_object_set_new(v, "step_rel", json_real(d.step_rel));
-            bad |= json_object_set_new(v, "time_part", json_string(d.time_part));
-            bad |= json_object_set_new(v, "time_part_s", json_real(d.time_part_s));
-            bad |= json_object_set_new(v, "mem_part", json_string(d.mem_part));
-            bad |= json_object_set_new(v, "mem_part_bytes", json_real(d.mem_part_bytes));
-            bad |= json_object_set_new(v, "headroom_bytes", json_real(d.headroom_bytes));
-            bad |= json_object_set_new(v, "cost_per_token_usd", json_real(d.cost_per_token_usd));
-            bad |= json_object_set_new(v, "layout", json_string(d.layout));
-            bad |= json_object_set_new(s, "vs_best", v);
-        }
-    }
-    if (binding)
-        bad |= json_object_set_new(s, "binding", json_string(binding));
-    bad |= json_object_set_new(j, "search", s);
-    if (bad) {
-        json_decref(j);
-        return NULL;
-    }
-    return j;
-}
-
 /* ---- space from the flags ---------------------------------------------- */
 
 static tp_status fix_axis(const cli_common *co, const char *flag, int64_t v, tp_axis *a)
@@ -452,6 +413,8 @@ static int64_t smallest_dp(const tp_config *c, const tp_search_space *sp)
     return best;
 }
 
+static int search_error_print(const tp_error *err, const tp_search_space *sp);
+
 /* Nothing fits: explain with the closest layouts; returns the exit code. */
 static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp_search_stats *st,
                         double wall_s, bool json, cli_xio_format fmt, size_t k)
@@ -484,25 +447,23 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         }
         return CLI_EXIT_NONE;
     }
-    /* Pruned layouts were never evaluated: search again without pruning. */
-    tp_search_space sp = *sp0;
-    sp.no_prune = true;
-    sp.include_infeasible = false;
-    tp_search *s;
-    if (tp_search_new(c, &sp, &s, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
-    while (tp_search_next(s, NULL))
-        ;
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
     if (!close) {
-        tp_search_free(s);
         cli_say("trainplan: error: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
-    size_t n = tp_search_closest(s, close, k < TP_SEARCH_CLOSEST ? k : TP_SEARCH_CLOSEST);
-    tp_search_free(s);
-
-    json_t *arr = json ? json_array() : NULL;
+    size_t n = 0;
+    if (tp_io_search_closest(c, sp0, k, close, &n, &err) != TP_OK) {
+        free(close);
+        return search_error_print(&err, sp0);
+    }
+    if (json) { /* the answer the server gives too (search_out.h) */
+        json_t *arr = tp_io_search_closest_json(close, n, &err);
+        int rc = arr ? cli_json_print(arr) : cli_error_print(&err, NULL);
+        json_decref(arr);
+        free(close);
+        return rc == CLI_EXIT_OK ? CLI_EXIT_NONE : rc;
+    }
     if (csv)
         print_csv_header(stdout);
     if (md) {
@@ -513,7 +474,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
                n);
         tp_io_markdown_rows_header(stdout, "Binding constraint");
     }
-    if (!json && !csv && !md) {
+    if (!csv && !md) {
         header(stdout, c, "Search:");
         stats_text(stdout, st, wall_s, c->gpu.mem_capacity_bytes);
         printf("\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
@@ -527,13 +488,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
             rc = cli_error_print(&err, NULL);
             break;
         }
-        if (json) {
-            json_t *j = item_json(&close[i], i + 1, "closest", NULL, b.text);
-            if (!j || json_array_append_new(arr, j) != 0) {
-                rc = CLI_EXIT_INTERNAL;
-                break;
-            }
-        } else if (csv) {
+        if (csv) {
             print_csv_row(stdout, i + 1, &close[i], b.text);
         } else if (md) {
             tp_io_markdown_row(stdout, (int64_t)(i + 1), &close[i].config, &close[i].result,
@@ -546,14 +501,6 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
     }
     if (md)
         fputs(MD_FOOTER, stdout);
-    if (json) {
-        if (rc == CLI_EXIT_NONE) {
-            int prc = cli_json_print(arr);
-            if (prc != CLI_EXIT_OK)
-                rc = prc;
-        }
-        json_decref(arr);
-    }
     free(close);
     return rc;
 }
@@ -564,46 +511,79 @@ const cli_flag *cmd_search_flags(size_t *count)
     return search_flags;
 }
 
-int cmd_search(int argc, char **argv)
+/* A stop at the time limit reads as such; anything else as the library words it. */
+static int search_error_print(const tp_error *err, const tp_search_space *sp)
 {
-    tp_config c;
-    cli_common co;
-    tp_error err = {0};
-    const char *vals[X_COUNT];
-    cli_extra ex = {search_flags, X_COUNT, vals};
-    int argi = 1;
-    if (cli_parse_config(argc, argv, &argi, &ex, &c, &co, &err) != TP_OK)
-        return cli_error_print(&err, co.err_file);
-    if (argi < argc) {
-        cli_say("trainplan: error: unexpected argument \"%s\" (search takes only flags)\n",
-                argv[argi]);
-        return CLI_EXIT_USAGE;
-    }
-    if (!co.global_batch_given) {
-        cli_say("trainplan: error: search needs the target batch: --global-batch N "
-                "(sequences) or --global-batch-tokens N\n");
-        return CLI_EXIT_USAGE;
-    }
+    if (err->code != TP_ERR_STOPPED || !sp->stop.should_stop)
+        return cli_error_print(err, NULL);
+    const cli_deadline *d = sp->stop.ctx;
+    cli_say("trainplan: error: --time-limit: %g s passed; the search %s\n", d->limit_s,
+            err->message);
+    return cli_exit_code(err->code);
+}
+
+/* The flags a request may not pass (the server writes no file, answers JSON only). */
+static const int http_refused[] = {X_CSV, X_MARKDOWN, X_SVG, X_FORCE, X_TIME_LIMIT};
+
+tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_job *job,
+                           tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    cli_extra ex = {search_flags, X_COUNT, job->vals};
+    job->argi = 1;
+    tp_status st = cli_parse_config_from(argc, argv, &job->argi, &ex, src, &job->c, &job->co, err);
+    if (st != TP_OK)
+        return st;
+    if (job->argi < argc)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unexpected argument \"%.64s\" (search takes only flags)",
+                            argv[job->argi]);
+    for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
+         i++)
+        if (job->vals[http_refused[i]])
+            return tp_error_set(err, TP_ERR_INVALID_ARG, search_flags[http_refused[i]].name + 2,
+                                "not available over HTTP: the server writes no files, answers "
+                                "JSON only and applies its own time limit");
+    if (!job->co.global_batch_given)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "search needs the target batch: --global-batch N (sequences) or "
+                            "--global-batch-tokens N");
     int64_t top = 5;
     int rank = 0;
-    if (vals[X_TOP] && cli_flag_i64(&search_flags[X_TOP], vals[X_TOP], &top, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
-    if (vals[X_RANK] && cli_flag_enum(&search_flags[X_RANK], vals[X_RANK], &rank, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
-    /* the last of --json, --markdown and --csv wins, as for estimate */
-    cli_xio_format fmt = cli_xio_last_format(argi, argv);
-    bool json = co.json && fmt == CLI_XIO_DEFAULT;
-    bool force = vals[X_FORCE] != NULL;
-    if (force && !vals[X_SVG]) {
-        cli_say("trainplan: error: --force needs --svg FILE\n");
-        return CLI_EXIT_USAGE;
-    }
-    tp_rank_by by = (tp_rank_by)rank;
-    tp_search_space sp;
-    if (cli_search_space(&co, &ex, &c, &sp, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
+    const char *const *v = job->vals;
+    if (v[X_TOP])
+        TP_TRY(cli_flag_i64(&search_flags[X_TOP], v[X_TOP], &top, err));
+    if (v[X_RANK])
+        TP_TRY(cli_flag_enum(&search_flags[X_RANK], v[X_RANK], &rank, err));
+    if (v[X_TIME_LIMIT])
+        TP_TRY(cli_flag_f64(&search_flags[X_TIME_LIMIT], v[X_TIME_LIMIT], &job->time_limit_s, err));
+    if (v[X_FORCE] && !v[X_SVG])
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
+    job->top = (size_t)top;
+    job->top_given = v[X_TOP] != NULL;
+    job->by = (tp_rank_by)rank;
+    return cli_search_space(&job->co, &ex, &job->c, &job->sp, err);
+}
 
-    size_t k = (size_t)top;
+int cmd_search(int argc, char **argv)
+{
+    static cli_search_job job; /* large: off the stack (one per process) */
+    tp_error err = {0};
+    if (cli_search_parse(argc, argv, CLI_FILES_ALLOWED, &job, &err) != TP_OK)
+        return cli_error_print(&err, job.co.err_file);
+    const char *const *vals = job.vals;
+    tp_config *c = &job.c;
+    tp_search_space *sp = &job.sp;
+    tp_rank_by by = job.by;
+    /* the last of --json, --markdown and --csv wins, as for estimate */
+    cli_xio_format fmt = cli_xio_last_format(job.argi, argv);
+    bool json = job.co.json && fmt == CLI_XIO_DEFAULT;
+    bool force = vals[X_FORCE] != NULL;
+    cli_deadline dl;
+    if (job.time_limit_s > 0.0)
+        cli_deadline_start(&dl, job.time_limit_s, &sp->stop);
+
+    size_t k = job.top;
     tp_search_item *items = calloc(k, sizeof *items);
     if (!items) {
         cli_say("trainplan: error: out of memory\n");
@@ -612,20 +592,20 @@ int cmd_search(int argc, char **argv)
     size_t n = 0;
     tp_search_stats st;
     double t0 = now_s();
-    tp_status s = tp_search_top(&c, &sp, by, items, k, &n, &st, &err);
+    tp_status s = tp_search_top(c, sp, by, items, k, &n, &st, &err);
     double wall = now_s() - t0;
     if (s != TP_OK) {
         free(items);
-        return cli_error_print(&err, NULL);
+        return search_error_print(&err, sp);
     }
     if (n == 0) {
         free(items);
         if (vals[X_SVG])
             cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
-        return explain_none(&c, &sp, &st, wall, json, fmt, k < 3 ? 3 : k);
+        return explain_none(c, sp, &st, wall, json, fmt, k < 3 ? 3 : k);
     }
 
-    bool show_gpus = sp.gpus.min > 0 || sp.gpus.max > 0;
+    bool show_gpus = sp->gpus.min > 0 || sp->gpus.max > 0;
     int rc = CLI_EXIT_OK;
     if (vals[X_SVG]) { /* the best layout's charts, before any report */
         rc = cli_write_svg(vals[X_SVG], force, &items[0].config, &items[0].result);
@@ -637,15 +617,8 @@ int cmd_search(int argc, char **argv)
     const char *by_text = by == TP_RANK_COST       ? "cost per token (GPUs x step time x price / tokens)"
                           : by == TP_RANK_HEADROOM ? "memory headroom on the heaviest stage"
                                                    : "predicted step time";
-    if (json) {
-        json_t *arr = json_array();
-        for (size_t i = 0; arr && i < n; i++) {
-            json_t *j = item_json(&items[i], i + 1, rank_names[by], i ? &items[0] : NULL, NULL);
-            if (!j || json_array_append_new(arr, j) != 0) {
-                json_decref(arr);
-                arr = NULL;
-            }
-        }
+    if (json) { /* the answer the server gives too (search_out.h) */
+        json_t *arr = tp_io_search_json(items, n, by);
         if (!arr) {
             cli_say("trainplan: error: internal: a result holds a non-finite number\n");
             rc = CLI_EXIT_INTERNAL;
@@ -664,7 +637,7 @@ int cmd_search(int argc, char **argv)
     } else if (fmt == CLI_XIO_MARKDOWN) {
         char what[160];
         snprintf(what, sizeof what, "ranked by %s", by_text);
-        md_title(stdout, &c, what);
+        md_title(stdout, c, what);
         md_stats(stdout, &st);
         tp_io_markdown_rows_header(stdout, MD_COST_COLUMN);
         for (size_t i = 0; i < n; i++) {
@@ -682,8 +655,8 @@ int cmd_search(int argc, char **argv)
         }
         fputs(MD_FOOTER, stdout);
     } else {
-        header(stdout, &c, "Search:");
-        stats_text(stdout, &st, wall, c.gpu.mem_capacity_bytes);
+        header(stdout, c, "Search:");
+        stats_text(stdout, &st, wall, c->gpu.mem_capacity_bytes);
         printf("  ranked by %s%s\n\n", by_text,
                items[0].result.time.computed ? "" : " (step-time model unavailable: ties)");
         for (size_t i = 0; i < n; i++)

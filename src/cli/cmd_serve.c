@@ -19,7 +19,15 @@
 #define DEFAULT_PORT "8080"
 #define DEFAULT_BIND "127.0.0.1"
 
-enum { S_PORT, S_BIND, S_ALLOW_REMOTE, S_THREADS, S_MAX_CONN, S_TIMEOUT, S_LOG, S_COUNT };
+enum {
+    S_PORT, S_BIND, S_ALLOW_REMOTE, S_THREADS, S_MAX_CONN, S_TIMEOUT, S_TIME_LIMIT,
+    S_COMPUTE_THREADS, S_QUEUE, S_LOG, S_COUNT
+};
+
+/* The compute pool's defaults (web.h has them too; a build without the server has no web.h). */
+#define DEFAULT_TIME_LIMIT "5"
+#define DEFAULT_COMPUTE_THREADS "2"
+#define DEFAULT_QUEUE "16"
 
 #define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
 #define STR CLI_STR, 0, 0, 0.0, 0.0, NULL
@@ -40,6 +48,16 @@ static const cli_flag serve_flags[S_COUNT] = {
                     "open connections at once; more are refused", INT(1, 4096), "Limits"},
     [S_TIMEOUT] = {"--timeout", "S", "seconds", "15", "close a connection idle this long",
                    INT(1, 3600), "Limits"},
+    [S_TIME_LIMIT] = {"--time-limit", "S", "seconds", DEFAULT_TIME_LIMIT,
+                      "deadline of a search or plan from its arrival; later: 503",
+                      CLI_NUM, 0, 0, 0.01, 3600.0, NULL, "Limits"},
+    [S_COMPUTE_THREADS] = {"--compute-threads", "N", "threads", DEFAULT_COMPUTE_THREADS,
+                           "threads running searches and plans (the page, presets and "
+                           "estimates never wait for them)",
+                           INT(1, 64), "Limits"},
+    [S_QUEUE] = {"--queue", "N", "requests", DEFAULT_QUEUE,
+                 "searches and plans waiting for a compute thread; more: 503 busy",
+                 INT(0, 1024), "Limits"},
     [S_LOG] = {"--log", NULL, NULL, "off", "one line per request on standard error", SWITCH,
                "Output"},
 };
@@ -139,12 +157,21 @@ int cmd_serve(int argc, char **argv)
     int rc = parse(argc, argv, vals);
     if (rc != CLI_EXIT_OK)
         return rc;
-    int64_t port, threads, max_conn, timeout_s;
+    int64_t port, threads, max_conn, timeout_s, compute_threads, queue;
     if ((rc = get_uint(S_PORT, vals, DEFAULT_PORT, &port)) != CLI_EXIT_OK ||
         (rc = get_uint(S_THREADS, vals, "4", &threads)) != CLI_EXIT_OK ||
         (rc = get_uint(S_MAX_CONN, vals, "64", &max_conn)) != CLI_EXIT_OK ||
-        (rc = get_uint(S_TIMEOUT, vals, "15", &timeout_s)) != CLI_EXIT_OK)
+        (rc = get_uint(S_TIMEOUT, vals, "15", &timeout_s)) != CLI_EXIT_OK ||
+        (rc = get_uint(S_COMPUTE_THREADS, vals, DEFAULT_COMPUTE_THREADS, &compute_threads)) !=
+            CLI_EXIT_OK ||
+        (rc = get_uint(S_QUEUE, vals, DEFAULT_QUEUE, &queue)) != CLI_EXIT_OK)
         return rc;
+    double time_limit_s = 0.0;
+    tp_error err = {0};
+    if (cli_flag_f64(&serve_flags[S_TIME_LIMIT],
+                     vals[S_TIME_LIMIT] ? vals[S_TIME_LIMIT] : DEFAULT_TIME_LIMIT, &time_limit_s,
+                     &err) != TP_OK)
+        return cli_error_print(&err, NULL);
 #ifdef TP_HAVE_WEB
     tp_web_opts o = {
         .bind = vals[S_BIND] ? vals[S_BIND] : DEFAULT_BIND,
@@ -154,10 +181,16 @@ int cmd_serve(int argc, char **argv)
         .max_connections = (unsigned)max_conn,
         .timeout_s = (unsigned)timeout_s,
         .log = vals[S_LOG] != NULL,
+        .time_limit_s = time_limit_s,
+        .compute_threads = (unsigned)compute_threads,
+        .queue = (unsigned)queue,
     };
     cli_help_is_not_a_flag();
     return tp_web_serve(&o);
 #else
+    (void)time_limit_s; /* unused without the server */
+    (void)compute_threads;
+    (void)queue;
     fprintf(stderr, "trainplan: error: this trainplan was built without the web server "
                     "(libmicrohttpd not found or -DTP_WEB=OFF); install libmicrohttpd-dev "
                     "and rebuild\n");

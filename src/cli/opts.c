@@ -847,8 +847,36 @@ static tp_status load_error(tp_error *err, const char *flag, const char *arg, cl
     return err->code;
 }
 
+/*
+ * cli_presets_only: --model and --gpu must name presets. The value is
+ * looked up in the embedded preset table and nowhere else, so the loaders'
+ * file branch is unreachable; the message depends on the name alone (the
+ * same whether or not a file of that name exists).
+ */
+static tp_status preset_only(tp_io_kind kind, const char *flag, const char *name, tp_error *err)
+{
+    if (tp_io_preset_text(kind, name))
+        return TP_OK;
+    /* the loaders' wording for an unknown name, so that the server and the CLI agree */
+    const char *hint = tp_io_preset_suggest(kind, name);
+    if (hint)
+        return tp_error_set(err, TP_ERR_UNKNOWN, flag,
+                            "unknown %s \"%.64s\" (did you mean \"%s\"?); run 'trainplan "
+                            "presets' to list them",
+                            flag, name, hint);
+    return tp_error_set(err, TP_ERR_UNKNOWN, flag,
+                        "unknown %s \"%.64s\"; run 'trainplan presets' to list them", flag,
+                        name);
+}
+
 tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
                            cli_common *co, tp_error *err)
+{
+    return cli_parse_config_from(argc, argv, argi, extra, CLI_FILES_ALLOWED, c, co, err);
+}
+
+tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
+                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err)
 {
     seen sn;
     memset(&sn, 0, sizeof sn);
@@ -866,6 +894,10 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
     co->gpu = sn.val[F_GPU] ? sn.val[F_GPU] : flags[F_GPU].def;
     co->global_batch_given = sn.val[F_GLOBAL_BATCH] || sn.val[F_GLOBAL_BATCH_TOKENS];
 
+    if (sources == CLI_PRESETS_ONLY) {
+        TP_TRY(preset_only(TP_IO_MODEL, "model", co->model, err));
+        TP_TRY(preset_only(TP_IO_GPU, "gpu", co->gpu, err));
+    }
     if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
         return load_error(err, "model", co->model, co);
     TP_TRY(apply_model(&sn, &c->model, err));
@@ -900,6 +932,7 @@ int cli_exit_code(tp_status code)
     case TP_OK: return CLI_EXIT_OK;
     case TP_ERR_NOMEM:
     case TP_ERR_INTERNAL: return CLI_EXIT_INTERNAL;
+    case TP_ERR_STOPPED: return CLI_EXIT_STOPPED;
     default: return CLI_EXIT_USAGE;
     }
 }

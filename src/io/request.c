@@ -30,6 +30,19 @@ static const char *const model_overrides[] = {
     "no-tie-embeddings", "experts", "topk", "moe-ffn-hidden", "shared-experts", NULL};
 
 #define MODEL_CONFIG_KEY "model-config"
+#define GPU_CONFIG_KEY "gpu-config"
+
+/* Flags that change a GPU after --gpu is loaded (opts.c, and plan's --tflops). */
+static const char *const gpu_overrides[] = {"gpu-memory-gb", "gpu-memory-gib", "peak-tflops",
+                                            "price", "tflops", NULL};
+
+static bool is_gpu_override(const char *key)
+{
+    for (size_t i = 0; gpu_overrides[i]; i++)
+        if (strcmp(key, gpu_overrides[i]) == 0)
+            return true;
+    return false;
+}
 
 static bool is_model_override(const char *key)
 {
@@ -48,6 +61,12 @@ static bool flag_name_ok(const char *key)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
             return false;
     return n <= 64;
+}
+
+/* A flag the command takes more than once (an array in a request). */
+static bool repeatable(const char *command, const char *key)
+{
+    return strcmp(command, "plan") == 0 && strcmp(key, "phase") == 0;
 }
 
 /* The same test as the loaders' (presets.c): a '/' or a ".json" ending. */
@@ -116,8 +135,8 @@ static tp_status flag_text(const char *key, json_t *v, char **out, bool *skip, t
     }
     default:
         return tp_error_set(err, TP_ERR_CONFIG, key,
-                            "\"%s\" must be a string, a number, a boolean, or an array of those "
-                            "for a repeated flag (as --%s takes)",
+                            "\"%s\" must be a string, a number or a boolean, as --%s takes "
+                            "(an array only for plan's \"phase\")",
                             key, key);
     }
     return *out ? TP_OK : nomem(err);
@@ -138,7 +157,7 @@ static tp_status check_preset(const char *key, tp_io_kind kind, json_t *v, tp_er
                             s);
     return tp_error_set(err, TP_ERR_INVALID_ARG, key,
                         "\"%s\" looks like a file path; the server reads no files: choose a GPU "
-                        "preset",
+                        "preset or send the file's text as \"" GPU_CONFIG_KEY "\"",
                         s);
 }
 
@@ -176,21 +195,22 @@ static tp_status take_page(json_t *v, const char *key, tp_io_request *out, tp_er
     return tp_io_request_page(out, key, x, err);
 }
 
-static tp_status take_model_config(json_t *v, tp_io_request *out, tp_error *err)
+/* "model-config" / "gpu-config": the config's text (a string), or the object itself. */
+static tp_status take_config(json_t *v, const char *key, const char *what, char **text,
+                             tp_error *err)
 {
     if (json_is_string(v)) {
         if (strlen(json_string_value(v)) != json_string_length(v))
-            return tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
-                                "\"" MODEL_CONFIG_KEY "\" must not contain a NUL character");
-        out->model_text = strdup(json_string_value(v));
+            return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must not contain a NUL character",
+                                key);
+        *text = strdup(json_string_value(v));
     } else if (json_is_object(v)) {
-        out->model_text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        *text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     } else {
-        return tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
-                            "\"" MODEL_CONFIG_KEY "\" must be the text of a model JSON or a Hugging "
-                            "Face config.json (a string), or that object");
+        return tp_error_set(err, TP_ERR_CONFIG, key,
+                            "\"%s\" must be the text of %s (a string), or that object", key, what);
     }
-    return out->model_text ? TP_OK : nomem(err);
+    return *text ? TP_OK : nomem(err);
 }
 
 /* Append an owned string to out->argv, keeping it NULL-terminated; frees s on failure. */
@@ -249,12 +269,18 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
 
     const char *key;
     json_t *v;
-    const char *override = NULL;
-    bool have_model = false;
+    const char *override = NULL, *gpu_override = NULL;
+    bool have_model = false, have_gpu = false;
     json_object_foreach(root, key, v)
     {
         if (strcmp(key, MODEL_CONFIG_KEY) == 0) {
-            if ((st = take_model_config(v, out, err)) != TP_OK)
+            if ((st = take_config(v, key, "a model JSON or a Hugging Face config.json",
+                                  &out->model_text, err)) != TP_OK)
+                goto done;
+            continue;
+        }
+        if (strcmp(key, GPU_CONFIG_KEY) == 0) {
+            if ((st = take_config(v, key, "a GPU JSON", &out->gpu_text, err)) != TP_OK)
                 goto done;
             continue;
         }
@@ -275,11 +301,23 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
             have_model = true;
         if (!override && is_model_override(key) && !json_is_null(v) && !json_is_false(v))
             override = key;
+        if (strcmp(key, "gpu") == 0 && !json_is_null(v))
+            have_gpu = true;
+        if (!gpu_override && is_gpu_override(key) && !json_is_null(v) && !json_is_false(v))
+            gpu_override = key;
         if (strcmp(key, "model") == 0 && (st = check_preset(key, TP_IO_MODEL, v, err)) != TP_OK)
             goto done;
         if (strcmp(key, "gpu") == 0 && (st = check_preset(key, TP_IO_GPU, v, err)) != TP_OK)
             goto done;
-        /* an array is the flag repeated, in order (the CLI keeps the last, or all) */
+        /* an array is the flag repeated, in order: only for a flag the CLI takes more than
+         * once; for any other the CLI would keep the last, which hides the rest */
+        if (json_is_array(v) && !repeatable(command, key)) {
+            st = tp_error_set(err, TP_ERR_CONFIG, key,
+                              "\"%s\" takes one value, not an array (only plan's \"phase\" "
+                              "may be repeated)",
+                              key);
+            goto done;
+        }
         size_t n = json_is_array(v) ? json_array_size(v) : 1;
         for (size_t i = 0; i < n; i++) {
             json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
@@ -302,6 +340,19 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
         st = tp_error_set(err, TP_ERR_CONFIG, MODEL_CONFIG_KEY,
                           "give either \"model\" (a preset) or \"" MODEL_CONFIG_KEY
                           "\" (a config), not both");
+        goto done;
+    }
+    if (out->gpu_text && have_gpu) {
+        st = tp_error_set(err, TP_ERR_CONFIG, GPU_CONFIG_KEY,
+                          "give either \"gpu\" (a preset) or \"" GPU_CONFIG_KEY
+                          "\" (a config), not both");
+        goto done;
+    }
+    if (out->gpu_text && gpu_override) {
+        st = tp_error_set(err, TP_ERR_CONFIG, gpu_override,
+                          "\"%s\" overrides a preset GPU; with \"" GPU_CONFIG_KEY
+                          "\" edit the config instead",
+                          gpu_override);
         goto done;
     }
     if (out->model_text && override) {
@@ -328,29 +379,42 @@ void tp_io_request_free(tp_io_request *r)
             free(r->argv[i]);
     free(r->argv);
     free(r->model_text);
+    free(r->gpu_text);
     memset(r, 0, sizeof *r);
+}
+
+/* Prefix err->path with key and a dot ("model-config.num_heads"), cut to fit. */
+static void prefix_path(tp_error *err, const char *key)
+{
+    char path[sizeof err->path];
+    memcpy(path, err->path, sizeof path);
+    path[sizeof path - 1] = '\0';
+    size_t np = strlen(key);
+    memcpy(err->path, key, np);
+    if (path[0]) {
+        err->path[np++] = '.';
+        size_t rest = strlen(path);
+        if (rest > sizeof err->path - 1 - np)
+            rest = sizeof err->path - 1 - np;
+        memcpy(err->path + np, path, rest);
+        np += rest;
+    }
+    err->path[np] = '\0';
 }
 
 tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err)
 {
     tp_status st = tp_io_model_parse(r->model_text, MODEL_CONFIG_KEY, out, err);
-    if (st != TP_OK && err) {
-        /* "model-config." + the loader's path, cut to fit err->path */
-        char path[sizeof err->path];
-        memcpy(path, err->path, sizeof path);
-        path[sizeof path - 1] = '\0';
-        size_t np = strlen(MODEL_CONFIG_KEY);
-        memcpy(err->path, MODEL_CONFIG_KEY, np);
-        if (path[0]) {
-            err->path[np++] = '.';
-            size_t rest = strlen(path);
-            if (rest > sizeof err->path - 1 - np)
-                rest = sizeof err->path - 1 - np;
-            memcpy(err->path + np, path, rest);
-            np += rest;
-        }
-        err->path[np] = '\0';
-    }
+    if (st != TP_OK && err)
+        prefix_path(err, MODEL_CONFIG_KEY);
+    return st;
+}
+
+tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err)
+{
+    tp_status st = tp_io_gpu_parse(r->gpu_text, GPU_CONFIG_KEY, out, err);
+    if (st != TP_OK && err)
+        prefix_path(err, GPU_CONFIG_KEY);
     return st;
 }
 

@@ -22,14 +22,19 @@
  *    exactly as on the command line (say "no-sp": true for --no-sp);
  *  - keys are in the order of the object, so of two opposite switches the
  *    later one wins, as on the command line;
- *  - an array of such values is the flag repeated, in order (for flags
- *    the CLI takes more than once); objects are errors, except
- *    "model-config";
+ *  - an array of such values is the flag repeated, in order; only plan's
+ *    "phase" may repeat, an array for any other key is an error (the CLI
+ *    would keep the last value and hide the rest); objects are errors,
+ *    except "model-config";
  *  - "model-config": the text of a trainplan model JSON or a Hugging Face
  *    config.json (a string, so that errors carry its line and column), or
  *    the same as an object. It stands for `--model FILE`: the CLI loads a
  *    file, the server never reads the file system, so "model" and "gpu"
- *    must name presets and a value that looks like a path is refused.
+ *    must name presets (whatever their JSON type, the server's parse,
+ *    cli_parse_config_from with CLI_PRESETS_ONLY, looks nowhere else).
+ *  - "gpu-config": the text of a trainplan GPU JSON (presets/gpus/ *.json),
+ *    or that object: a GPU of one's own, as "model-config" is a model;
+ *    "gpu" and the GPU override flags cannot be combined with it.
  *  - for "search" only, "offset" and "limit" (integers) are not flags
  *    but ask for one page of the ranked results (docs/serve.md): they
  *    set paged, offset and limit instead of adding to argv.
@@ -60,6 +65,7 @@ typedef struct tp_io_request {
     int argc;               /* argv[0] is the command name */
     char **argv;            /* argc strings + NULL; each string owned */
     char *model_text;       /* "model-config" text, owned; NULL when absent */
+    char *gpu_text;         /* "gpu-config" text, owned; NULL when absent */
     bool paged;             /* search: "offset" or "limit" was given */
     int64_t offset;         /* search: first result of the page, from 0 */
     int64_t limit;          /* search: results in the page (when paged) */
@@ -93,6 +99,13 @@ void tp_io_request_free(tp_io_request *r);
  * prefixed "model-config." and line/column point into the text.
  */
 tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err);
+
+/**
+ * Parse the "gpu-config" text (a trainplan GPU JSON) into *out; err->path
+ * prefixed "gpu-config.". Replaces the preset GPU after the flags are
+ * parsed: the GPU override flags cannot be combined with it.
+ */
+tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err);
 
 /**
  * The list of presets, {"models": [...], "gpus": [...]}, the same object

@@ -25,6 +25,7 @@ const char *tp_strerror(tp_status code)
     case TP_ERR_NOMEM: return "nomem";
     case TP_ERR_IO: return "io";
     case TP_ERR_INTERNAL: return "internal";
+    case TP_ERR_STOPPED: return "stopped";
     }
     return "unknown-status";
 }

@@ -224,15 +224,17 @@ static bool try_layout(const tp_config *cfg, const tp_phase *ph, tp_result *res,
  * holds the frozen weights; if none does, search again with the capacity
  * lowered by the frozen weights unsplit (a safe bound).
  */
-static tp_status choose_search(const tp_config *base, const tp_phase *ph, tp_config *cfg,
-                               tp_result *res, tp_plan_phase *pp, char *why, size_t why_n,
-                               bool *fits, tp_error *err)
+static tp_status choose_search(const tp_config *base, const tp_search_stop *stop,
+                               const tp_phase *ph, tp_config *cfg, tp_result *res,
+                               tp_plan_phase *pp, char *why, size_t why_n, bool *fits,
+                               tp_error *err)
 {
     tp_search_item top[SEARCH_TOP];
     size_t n = 0;
     tp_search_stats stats;
     tp_search_space space;
     tp_search_space_default(&space);
+    space.stop = *stop;
     tp_config b = *base;
     *fits = false;
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -308,7 +310,7 @@ static tp_status choose_layout(const tp_plan_in *in, const tp_model *model, tp_p
         break;
     }
     bool fits;
-    tp_status st = choose_search(&base, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
+    tp_status st = choose_search(&base, &in->stop, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
     pp->fits = fits;
     if (!fits)
         pp->cfg = base;
@@ -421,12 +423,17 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
         tp_search_space space;
         tp_search_space_default(&space);
         space.no_prune = true;
+        space.stop = in->stop;
         tp_search *s = NULL;
         tp_error e = {0};
         if (tp_search_new(&base, &space, &s, &e) == TP_OK) {
             tp_search_item it;
             while (tp_search_next(s, &it))
                 ; /* exhaust: nothing fits, so nothing is returned */
+            if (tp_search_status(s, err) != TP_OK) {
+                tp_search_free(s);
+                return TP_ERR_STOPPED;
+            }
             have_close = tp_search_closest(s, &close, 1) == 1;
         } else if (e.code == TP_ERR_NOMEM) {
             *err = e;

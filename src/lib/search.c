@@ -62,7 +62,7 @@
 
 enum { L_GPUS, L_TP, L_PP, L_CP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
 
-#define MAXV 1024 /* values per level; micro-batches beyond the 1024 smallest are not tried */
+#define MAXV 1024 /* values per level; more micro-batches than that: TP_ERR_RANGE */
 
 typedef struct closest_entry {
     tp_train train;
@@ -92,6 +92,8 @@ struct tp_search {
     int n_mb_all;
     int64_t bpd;          /* B / DP */
     bool started, done;
+    unsigned polls;       /* steps since space.stop was last consulted */
+    int64_t mb_overflow;  /* B / DP with more than MAXV allowed micro-batches: stop (0: none) */
     tp_search_stats st;
     closest_entry closest[TP_SEARCH_CLOSEST];
     int n_closest;
@@ -115,7 +117,9 @@ static int popcount4(unsigned m)
 /*
  * Divisors of n within [lo, hi] and the axis, ascending, at most cap.
  * Trial division up to sqrt(n): small divisors ascend, their cofactors
- * descend, merged into one ascending list.
+ * descend, merged into one ascending list. -1 when there are more than
+ * cap to list (only the micro-batches can: B / DP up to 2^40 has up to
+ * 6,720 divisors); the search then stops with TP_ERR_RANGE.
  */
 static int divisors(int64_t n, int64_t lo, int64_t hi, const tp_axis *ax, int64_t *out, int cap)
 {
@@ -124,19 +128,26 @@ static int divisors(int64_t n, int64_t lo, int64_t hi, const tp_axis *ax, int64_
     for (int64_t d = 1; d <= n / d; d++) {
         if (n % d != 0)
             continue;
-        if (ns < MAXV)
-            small[ns++] = d;
         int64_t e = n / d;
-        if (e != d && nl < MAXV)
+        if (ns == MAXV || (e != d && nl == MAXV))
+            return -1; /* more than we can list: never a silent cut */
+        small[ns++] = d;
+        if (e != d)
             large[nl++] = e;
     }
     int k = 0;
-    for (int j = 0; j < ns && k < cap; j++)
-        if (small[j] >= lo && small[j] <= hi && in_axis(ax, small[j]))
+    for (int j = 0; j < ns; j++)
+        if (small[j] >= lo && small[j] <= hi && in_axis(ax, small[j])) {
+            if (k == cap)
+                return -1;
             out[k++] = small[j];
-    for (int j = nl - 1; j >= 0 && k < cap; j--)
-        if (large[j] >= lo && large[j] <= hi && in_axis(ax, large[j]))
+        }
+    for (int j = nl - 1; j >= 0; j--)
+        if (large[j] >= lo && large[j] <= hi && in_axis(ax, large[j])) {
+            if (k == cap)
+                return -1;
             out[k++] = large[j];
+        }
     return k;
 }
 
@@ -298,6 +309,10 @@ static void build_mb_all(tp_search *s)
     if (hi > TP__MAX_BATCH / dp)
         hi = TP__MAX_BATCH / dp;
     s->n_mb_all = divisors(s->bpd, 1, hi, &s->space.micro_batch, s->mb_all, MAXV);
+    if (s->n_mb_all < 0) {
+        s->n_mb_all = 0;
+        s->mb_overflow = s->bpd; /* step() stops; tp_search_status explains */
+    }
 }
 
 /* Micro-batches allowed with vpp: interleaving needs m = bpd / b >= pp. */
@@ -391,6 +406,8 @@ static int build(tp_search *s, int d)
         int64_t dp = dp_of(t);
         if (s->cfg.model.num_experts > 0)
             k = divisors(tp__gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
+        if (k < 0)
+            k = 0; /* unreachable: experts <= 65,536 have at most 240 divisors */
         else if (in_axis(&sp->ep, 1))
             v[k++] = 1;
         /* micro-batches depend on DP only: list them once here */
@@ -486,11 +503,32 @@ static uint64_t count_below_zero(tp_search *s)
     return total;
 }
 
-/* Move to the next leaf; false when the enumeration is exhausted. */
+/*
+ * Consult space.stop: the work bound, then the caller's callback. Called
+ * once per TP_SEARCH_POLL_STEPS steps (and when a search starts, so that a
+ * caller running many small searches, plan's cluster sizing, is stopped
+ * too), never per candidate: the hot loop pays one increment and compare.
+ */
+static bool stop_now(tp_search *s)
+{
+    const tp_search_stop *p = &s->space.stop;
+    s->polls = 0;
+    if ((p->max_evaluated > 0 && s->st.evaluated >= p->max_evaluated) ||
+        (p->should_stop && p->should_stop(p->ctx))) {
+        s->done = true;
+        s->st.stopped = true;
+        return true;
+    }
+    return false;
+}
+
+/* Move to the next leaf; false when the enumeration is exhausted or stopped. */
 static bool step(tp_search *s)
 {
     int d;
     if (s->done)
+        return false;
+    if (!s->started && stop_now(s))
         return false;
     if (!s->started) {
         s->started = true;
@@ -502,6 +540,8 @@ static bool step(tp_search *s)
         s->i[d]++;
     }
     for (;;) {
+        if (++s->polls >= TP_SEARCH_POLL_STEPS && stop_now(s))
+            return false;
         while (s->i[d] >= s->n[d]) {
             if (d == 0) {
                 s->done = true;
@@ -524,6 +564,10 @@ static bool step(tp_search *s)
             return true;
         d++;
         build(s, d);
+        if (s->mb_overflow) {
+            s->done = true;
+            return false;
+        }
         s->i[d] = 0;
     }
 }
@@ -738,6 +782,29 @@ void tp_search_get_stats(const tp_search *s, tp_search_stats *out)
         memset(out, 0, sizeof *out);
 }
 
+tp_status tp_search_status(const tp_search *s, tp_error *err)
+{
+    if (s && s->mb_overflow)
+        return tp_error_set(err, TP_ERR_RANGE, "micro-batch",
+                            "global batch / DP = %lld sequences has more than %d divisors to try "
+                            "as micro-batches; bound them (max-micro-batch) or fix one",
+                            (long long)s->mb_overflow, MAXV);
+    if (!s || !s->st.stopped)
+        return TP_OK;
+    const tp_search_stop *p = &s->space.stop;
+    char why[64] = ""; /* else the caller's callback: it knows why (a deadline, a cancel) */
+    if (p->max_evaluated > 0 && s->st.evaluated >= p->max_evaluated)
+        snprintf(why, sizeof why, " at its bound of %llu evaluations",
+                 (unsigned long long)p->max_evaluated);
+    return tp_error_set(err, TP_ERR_STOPPED, "search",
+                        "stopped%s after %llu layouts (%llu evaluated) of %lld GPUs, %lld "
+                        "layers, batch %lld: fix or bound an axis (tp, pp, vpp, micro-batch, "
+                        "zero, recompute) to narrow the space",
+                        why, (unsigned long long)s->st.candidates,
+                        (unsigned long long)s->st.evaluated, (long long)s->cfg.train.num_gpus,
+                        (long long)s->cfg.model.num_layers, (long long)s->B);
+}
+
 size_t tp_search_closest(const tp_search *s, tp_search_item *out, size_t k)
 {
     size_t n = 0;
@@ -844,12 +911,13 @@ tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_
         if (have < k)
             have++;
     }
-    if (n)
-        *n = have;
     if (stats)
         *stats = s->st;
+    st = tp_search_status(s, err);
+    if (n)
+        *n = st == TP_OK ? have : 0;
     tp_search_free(s);
-    return TP_OK;
+    return st;
 }
 
 /* ---- explanations ----------------------------------------------------- */
@@ -1050,6 +1118,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
     }
     int64_t cps[MAXV];
     tp_axis open = {0, 0};
+    /* seq_len <= 2^27: at most 768 divisors, so never -1 (which would read as none) */
     int ncp = divisors(t0->seq_len / 2, t0->cp + 1, t0->seq_len / 2, &open, cps, MAXV);
     for (int j = 0; j < ncp; j++) {
         int64_t x = cps[j];

@@ -7,22 +7,32 @@
  *   GET  /<file>           its scripts and styles (web/, compiled in)
  *   GET  /api/presets      = trainplan presets --json
  *   POST /api/estimate     = trainplan estimate --json <flags from the body>
- *   POST /api/search       = trainplan search --json   (501 until search exists)
- *   POST /api/plan         = trainplan plan --json     (501 until plan exists)
+ *   POST /api/search       = trainplan search --json   (a job: run on the compute pool)
+ *   POST /api/plan         = trainplan plan --json     (a job: run on the compute pool)
  *
- * Handlers are thin: parse -> library -> the CLI's serializer. A body is a
- * JSON object of CLI flags (src/io/request.h), turned into an argument
- * vector and parsed by the CLI's own cli_parse_config, so that the answer
- * (or the error message) is the CLI's. JSON is written exactly as the
- * CLI's --json writes it (2-space indent, final newline), so a reply and
- * the CLI's standard output are byte for byte the same.
+ * Handlers are thin: parse -> library -> the writer the CLI uses. A body
+ * is a JSON object of CLI flags (src/io/request.h), turned into an
+ * argument vector and parsed by the CLI's own parsers (cli_parse_config_from,
+ * cli_search_parse, cli_plan_parse) with CLI_PRESETS_ONLY, so that the
+ * answer (or the error message) is the CLI's and no value can name a file.
+ * JSON is written exactly as the CLI's --json writes it (2-space indent,
+ * final newline), so a reply and the CLI's standard output are byte for
+ * byte the same.
+ *
+ * Cheap routes (the page, presets, estimate) are answered on the caller's
+ * thread. /api/search and /api/plan are parsed on it (bad input is a 400
+ * at once) into a tp_web_job, which server.c runs on its compute pool
+ * with a deadline (tp_web_job_run): the library polls a tp_search_stop
+ * that reads the clock and the server's stop flag. No process is started.
  *
  * Status codes: 200; 400 bad input (TP_ERR_PARSE, _CONFIG, _INVALID_ARG,
  * _UNKNOWN, _RANGE); 404 no such route; 405 wrong method (with Allow);
- * 413 body too large and 415 not JSON (server.c); 501 not available yet;
- * 500 only for out-of-memory or a bug (TP_ERR_NOMEM, TP_ERR_INTERNAL).
+ * 413 body too large and 415 not JSON; 503 the deadline passed, the
+ * compute queue is full or the server is stopping; 500 only for
+ * out-of-memory or a bug (TP_ERR_NOMEM, TP_ERR_INTERNAL).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +43,9 @@
 #include "assets.h"
 #include "cli.h"
 #include "io_internal.h"
+#include "plan_out.h"
 #include "request.h"
+#include "search_out.h"
 #include "web.h"
 
 #define JSON_TYPE "application/json"
@@ -46,21 +58,20 @@ typedef void (*get_handler)(tp_web_reply *out);
 
 static void api_presets(tp_web_reply *out);
 static void api_estimate(const tp_web_request *rq, tp_web_reply *out);
-static void api_search(const tp_web_request *rq, tp_web_reply *out);
-static void api_plan(const tp_web_request *rq, tp_web_reply *out);
 
 typedef struct route {
     const char *path;
     const char *method; /* "GET" (HEAD too) or "POST" */
     get_handler get;
-    body_handler post;
+    body_handler post;  /* answered at once (cheap) */
+    int job;            /* 1 search, 2 plan: parsed here, run on the compute pool */
 } route;
 
 static const route routes[] = {
-    {"/api/presets", "GET", api_presets, NULL},
-    {"/api/estimate", "POST", NULL, api_estimate},
-    {"/api/search", "POST", NULL, api_search},
-    {"/api/plan", "POST", NULL, api_plan},
+    {"/api/presets", "GET", api_presets, NULL, 0},
+    {"/api/estimate", "POST", NULL, api_estimate, 0},
+    {"/api/search", "POST", NULL, NULL, 1},
+    {"/api/plan", "POST", NULL, NULL, 2},
 };
 
 #define NUM_ROUTES (sizeof routes / sizeof routes[0])
@@ -174,11 +185,13 @@ static tp_status config_from_body(const char *body, size_t len, const char *comm
         return st;
     cli_common co;
     int argi = 1;
-    st = cli_parse_config(rq.argc, rq.argv, &argi, extra, c, &co, err);
+    st = cli_parse_config_from(rq.argc, rq.argv, &argi, extra, CLI_PRESETS_ONLY, c, &co, err);
     if (st == TP_OK && argi < rq.argc)
         st = tp_error_set(err, TP_ERR_CONFIG, "", "unexpected argument \"%s\"", rq.argv[argi]);
     if (st == TP_OK && rq.model_text)
         st = tp_io_request_model(&rq, &c->model, err);
+    if (st == TP_OK && rq.gpu_text)
+        st = tp_io_request_gpu(&rq, &c->gpu, err);
     tp_io_request_free(&rq);
     return st;
 }
@@ -219,104 +232,31 @@ static void api_estimate(const tp_web_request *rq, tp_web_reply *out)
     reply_json(out, 200, j);
 }
 
-static void not_yet(tp_web_reply *out, const char *what, const char *path)
-{
-    char msg[160];
-    snprintf(msg, sizeof msg, "%s is not available yet in this build of trainplan", what);
-    tp_web_reply_error(out, 501, "not-implemented", path, msg);
-}
-
-/* ---- search and plan: the CLI command in a child process (cli_run.c) ---- */
+/* ---- search and plan: parsed here, run on the compute pool (server.c) ---- */
 
 /*
- * The commands, when linked in (weak: NULL in a build without them). The
- * child runs the same binary, so a command linked here is one it has.
+ * A parsed /api/search or /api/plan request, self-contained (no pointer
+ * into the request): the server queues it and runs it on a compute thread
+ * with a deadline, through the same library calls and JSON writers as the
+ * CLI's `search --json` / `plan --json`.
  */
-extern int cmd_search(int argc, char **argv) __attribute__((weak));
-extern int cmd_plan(int argc, char **argv) __attribute__((weak));
+struct tp_web_job {
+    bool is_plan;
+    cli_search_job search; /* search: the parsed command (its borrowed strings are not used) */
+    bool paged;            /* search: answer one page {"total", "offset", "limit", "results"} */
+    int64_t offset, limit;
+    cli_plan_job *plan;    /* plan: the parsed command (large, so allocated) */
+};
 
-/* The commands' own flag tables (weak like the commands themselves). */
-extern const cli_flag *cmd_search_flags(size_t *count) __attribute__((weak));
-extern const cli_flag *cmd_plan_flags(size_t *count) __attribute__((weak));
-
-/*
- * A request may pass a command's own flags (its table in cmd_search.c or
- * cmd_plan.c) except these: they name a file (--plan-file, --svg, --force)
- * or change the output format (the answer is always the --json one). A
- * refused flag goes on to cli_parse_config with the configuration flags and
- * is rejected there as unknown, so no flag that names a file or changes the
- * output format ever reaches the child.
- */
-static const char *const refused[] = {"--csv",   "--markdown",     "--svg",        "--force",
-                                      "--plan-file", "--lr-schedule", "--lr-points", NULL};
-
-/* The flag name of "--key=value" / "--key" is k[0..n). */
-static bool same_flag(const char *arg, const char *name)
+void tp_web_job_free(tp_web_job *job)
 {
-    size_t n = strcspn(arg, "=");
-    return strlen(name) == n && strncmp(name, arg, n) == 0;
-}
-
-/* arg ("--key" or "--key=value") is one of the command's own flags that a
- * request may pass to it. */
-static bool command_flag(const char *arg, const cli_flag *flags, size_t count)
-{
-    for (size_t i = 0; refused[i]; i++)
-        if (same_flag(arg, refused[i]))
-            return false;
-    for (size_t i = 0; i < count; i++)
-        if (same_flag(arg, flags[i].name))
-            return true;
-    return false;
-}
-
-/* Write the pasted model into a fresh private folder as model-config.json. */
-static tp_status model_file(const char *text, char *dir, size_t dir_size, char *path,
-                            size_t path_size, tp_error *err)
-{
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp || strlen(tmp) > 200)
-        tmp = "/tmp";
-    snprintf(dir, dir_size, "%s/trainplan-serve-XXXXXX", tmp);
-    if (!mkdtemp(dir))
-        return tp_error_set(err, TP_ERR_INTERNAL, "model-config",
-                            "cannot create a temporary folder for the pasted config");
-    snprintf(path, path_size, "%s/model-config.json", dir);
-    FILE *f = fopen(path, "w");
-    bool ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (!ok) {
-        remove(path);
-        rmdir(dir);
-        dir[0] = '\0';
-        return tp_error_set(err, TP_ERR_INTERNAL, "model-config",
-                            "cannot write the pasted config to a temporary file");
+    if (!job)
+        return;
+    if (job->plan) {
+        cli_plan_job_free(job->plan);
+        free(job->plan);
     }
-    return TP_OK;
-}
-
-/* A CLI error line "trainplan: error: --flag: message" as an error reply. */
-static void reply_cli_error(tp_web_reply *out, unsigned status, const tp_web_run *run,
-                            const char *fallback)
-{
-    static const char prefix[] = "trainplan: error: ";
-    tp_error err = {0};
-    err.code = status == 400 ? TP_ERR_INVALID_ARG : TP_ERR_INTERNAL;
-    const char *line = run->err ? strstr(run->err, prefix) : NULL;
-    if (line) {
-        line += sizeof prefix - 1;
-        size_t n = strcspn(line, "\n");
-        snprintf(err.message, sizeof err.message, "%.*s", (int)n, line);
-        if (strncmp(line, "--", 2) == 0) {
-            size_t k = strcspn(line + 2, ": \n");
-            if (line[2 + k] == ':')
-                snprintf(err.path, sizeof err.path, "%.*s", (int)k, line + 2);
-        }
-    } else {
-        snprintf(err.message, sizeof err.message, "%s", fallback);
-    }
-    reply_json(out, status, tp_io_error_json(&err, NULL));
+    free(job);
 }
 
 /* A whole number in decimal, all of s. */
@@ -351,19 +291,56 @@ static tp_status page_from_query(const tp_web_request *hr, tp_io_request *rq, tp
     return TP_OK;
 }
 
-/*
- * One page of the child's JSON array (the CLI's objects, unchanged):
- * {"total": N, "offset": O, "limit": L, "results": [...]}. NULL when the
- * output is not an array (a bug) or memory runs out.
- */
-static json_t *page_json(const char *text, size_t len, int64_t offset, int64_t limit)
+/* Parse a search or plan body into a job; the configuration as the CLI parses it. */
+static tp_status job_parse(const tp_web_request *hr, bool is_plan, tp_web_job **out,
+                           tp_error *err)
 {
-    bool oom = false;
-    json_t *all = tp_io__json_loads(text, len, 0, NULL, &oom);
-    if (!json_is_array(all)) {
-        json_decref(all);
-        return NULL;
+    *out = NULL;
+    tp_io_request rq;
+    const char *command = is_plan ? "plan" : "search";
+    tp_status st = tp_io_request_parse(hr->body, hr->body_len, command, &rq, err);
+    if (st == TP_OK && !is_plan)
+        st = page_from_query(hr, &rq, err);
+    tp_web_job *job = NULL;
+    if (st == TP_OK && !(job = calloc(1, sizeof *job)))
+        st = tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+    if (st == TP_OK && is_plan && !(job->plan = malloc(sizeof *job->plan)))
+        st = tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+    if (st == TP_OK && is_plan) {
+        job->is_plan = true;
+        st = cli_plan_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, job->plan, err);
+        if (st == TP_OK && rq.model_text)
+            st = tp_io_request_model(&rq, &job->plan->in.base.model, err);
+        if (st == TP_OK && rq.gpu_text)
+            st = tp_io_request_gpu(&rq, &job->plan->in.base.gpu, err);
+    } else if (st == TP_OK) {
+        st = cli_search_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->search, err);
+        if (st == TP_OK && rq.model_text)
+            st = tp_io_request_model(&rq, &job->search.c.model, err);
+        if (st == TP_OK && rq.gpu_text)
+            st = tp_io_request_gpu(&rq, &job->search.c.gpu, err);
+        job->paged = rq.paged;
+        job->offset = rq.offset;
+        job->limit = rq.limit;
+        /* a page of the whole ranked list: every layout the CLI can rank */
+        if (rq.paged && !job->search.top_given)
+            job->search.top = TP_WEB_SEARCH_MAX_TOP;
     }
+    tp_io_request_free(&rq);
+    if (st != TP_OK) {
+        tp_web_job_free(job);
+        return st;
+    }
+    *out = job;
+    return TP_OK;
+}
+
+/*
+ * One page of the answer array (the CLI's objects, unchanged):
+ * {"total": N, "offset": O, "limit": L, "results": [...]}. Steals all.
+ */
+static json_t *page_json(json_t *all, int64_t offset, int64_t limit)
+{
     size_t total = json_array_size(all);
     json_t *results = json_array();
     for (size_t i = (size_t)offset; results && i < total && i < (size_t)(offset + limit); i++)
@@ -378,136 +355,71 @@ static json_t *page_json(const char *text, size_t len, int64_t offset, int64_t l
                      (json_int_t)offset, "limit", (json_int_t)limit, "results", results);
 }
 
-static void run_command(const char *command, const cli_flag *flags, size_t nflags,
-                        const tp_web_request *hr,
-                        tp_web_reply *out)
+static double now_s(void)
 {
-    tp_io_request rq;
+    return now_ms() / 1e3;
+}
+
+/* tp_search_stop's callback: the deadline passed, or the server is stopping. */
+static bool limit_reached(void *ctx)
+{
+    const tp_web_limit *lim = ctx;
+    return (lim->cancel && atomic_load(lim->cancel)) || now_s() >= lim->end_s;
+}
+
+void tp_web_reply_stopped(tp_web_reply *out, const tp_web_limit *lim, const char *detail)
+{
+    char msg[sizeof ((tp_error *)0)->message];
+    if (lim->cancel && atomic_load(lim->cancel)) {
+        tp_web_reply_error(out, 503, "shutting-down", "",
+                           "the server is shutting down; the request was not completed");
+        return;
+    }
+    snprintf(msg, sizeof msg, "the server's time limit of %g s passed%s%.200s", lim->limit_s,
+             detail ? "; the search " : " before the request could start (the compute pool was "
+                                        "busy); retry later or narrow the search",
+             detail ? detail : "");
+    tp_web_reply_error(out, 503, "deadline", "", msg);
+}
+
+void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
+{
+    reply_init(out);
+    double t0 = now_ms();
+    tp_search_stop stop = {limit_reached, (void *)(uintptr_t)lim, 0};
     tp_error err = {0};
-    if (tp_io_request_parse(hr->body, hr->body_len, command, &rq, &err) != TP_OK ||
-        (strcmp(command, "search") == 0 && page_from_query(hr, &rq, &err) != TP_OK)) {
-        tp_io_request_free(&rq);
-        reply_tp_error(out, &err);
-        return;
-    }
-    char dir[256] = "", path[300] = "";
-    char *model_flag = NULL;
-    tp_web_run run = {0};
-    bool ran = false;
-    tp_config c;
-    cli_common co;
-    int argi = 1, nc = 0, na = 0;
-    /* the in-process check's argv, and the child's: "trainplan", command, "--json", flags, --model */
-    char **common = calloc((size_t)rq.argc + 1, sizeof *common);
-    char **argv = calloc((size_t)rq.argc + 6, sizeof *argv);
-    if (!common || !argv) {
-        tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
-        goto fail;
-    }
-    common[nc++] = rq.argv[0];
-    argv[na++] = (char *)(uintptr_t) "trainplan";
-    argv[na++] = rq.argv[0];
-    argv[na++] = (char *)(uintptr_t) "--json";
-    bool top_given = false;
-    for (int i = 1; i < rq.argc; i++) {
-        if (!command_flag(rq.argv[i], flags, nflags))
-            common[nc++] = rq.argv[i];
-        top_given |= strncmp(rq.argv[i], "--top=", 6) == 0;
-        argv[na++] = rq.argv[i];
-    }
-    /* a page of the whole ranked list: every layout the CLI can rank */
-    if (rq.paged && !top_given)
-        argv[na++] = (char *)(uintptr_t) "--top=" TP_WEB_SEARCH_MAX_TOP_TEXT;
-    if (cli_parse_config(nc, common, &argi, NULL, &c, &co, &err) != TP_OK)
-        goto fail;
-    if (rq.model_text) {
-        if (tp_io_request_model(&rq, &c.model, &err) != TP_OK ||
-            model_file(rq.model_text, dir, sizeof dir, path, sizeof path, &err) != TP_OK)
-            goto fail;
-        size_t n = strlen(path) + sizeof "--model=";
-        model_flag = malloc(n);
-        if (!model_flag) {
-            tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
-            goto fail;
-        }
-        snprintf(model_flag, n, "--model=%s", path);
-        argv[na++] = model_flag;
-    }
-    argv[na] = NULL;
-    if (tp_web_run_cli(argv, TP_WEB_RUN_TIMEOUT_S, TP_WEB_RUN_MAX_BYTES, &run) != 0) {
-        tp_error_set(&err, TP_ERR_INTERNAL, "", "could not start `trainplan %s`", command);
-        goto fail;
-    }
-    ran = true;
-    if (run.timed_out) {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "`trainplan %s` ran past %d s and was stopped; narrow it (fix more axes, "
-                 "lower the max-* bounds)",
-                 command, TP_WEB_RUN_TIMEOUT_S);
-        tp_web_reply_error(out, 503, "timeout", "", msg);
-    } else if (run.too_big) {
-        tp_web_reply_error(out, 500, "too-large", "", "the answer is larger than 16 MiB");
-    } else if ((run.exit_code == 0 || run.exit_code == 1) && run.out && rq.paged) {
-        json_t *page = page_json(run.out, run.out_len, rq.offset, rq.limit);
-        if (!page) {
-            tp_error_set(&err, TP_ERR_INTERNAL, "",
-                         "`trainplan %s --json` did not print a JSON array (a bug in trainplan)",
-                         command);
-            goto fail;
-        }
-        reply_json(out, 200, page);
-        out->cli_exit = run.exit_code;
-    } else if ((run.exit_code == 0 || run.exit_code == 1) && run.out) {
-        /* 0: found; 1: nothing fits (the closest layouts): both are answers */
-        out->status = 200;
-        out->content_type = JSON_TYPE;
-        out->body = run.out;
-        out->len = run.out_len;
-        out->owned = true;
-        out->cli_exit = run.exit_code;
-        run.out = NULL;
-    } else if (run.exit_code == 2) {
-        reply_cli_error(out, 400, &run, "bad input");
+    json_t *j = NULL;
+    bool found = false;
+    tp_status st;
+    if (job->is_plan) {
+        tp_plan *plan = malloc(sizeof *plan);
+        job->plan->in.stop = stop;
+        st = plan ? tp_plan_run(&job->plan->in, plan, &err)
+                  : tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
+        if (st == TP_OK && !(j = tp_io_plan_json(&job->plan->in, plan)))
+            st = tp_error_set(&err, TP_ERR_INTERNAL, "",
+                              "internal: the plan holds a non-finite number (a bug in "
+                              "trainplan; please report the request)");
+        found = st == TP_OK && plan->feasible;
+        free(plan);
     } else {
-        reply_cli_error(out, 500, &run, "the command failed (a bug in trainplan)");
+        job->search.sp.stop = stop;
+        st = tp_io_search_run_json(&job->search.c, &job->search.sp, job->search.by,
+                                   job->search.top, &j, &found, NULL, &err);
+        if (st == TP_OK && job->paged && !(j = page_json(j, job->offset, job->limit)))
+            st = tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
     }
-    goto done;
-fail:
-    reply_tp_error(out, &err);
-done:
-    if (ran)
-        tp_web_run_free(&run);
-    if (dir[0]) {
-        remove(path);
-        rmdir(dir);
+    if (st == TP_ERR_STOPPED)
+        tp_web_reply_stopped(out, lim, err.message);
+    else if (st != TP_OK)
+        reply_tp_error(out, &err);
+    else {
+        reply_json(out, 200, j);
+        out->cli_exit = found ? 0 : 1; /* 1: nothing fits (the closest layouts): an answer */
+        j = NULL;
     }
-    free(model_flag);
-    free(argv);
-    free(common);
-    tp_io_request_free(&rq);
-}
-
-static void api_search(const tp_web_request *rq, tp_web_reply *out)
-{
-    if (!cmd_search || !cmd_search_flags) {
-        not_yet(out, "search", "/api/search");
-        return;
-    }
-    size_t n = 0;
-    const cli_flag *flags = cmd_search_flags(&n);
-    run_command("search", flags, n, rq, out);
-}
-
-static void api_plan(const tp_web_request *rq, tp_web_reply *out)
-{
-    if (!cmd_plan || !cmd_plan_flags) {
-        not_yet(out, "plan", "/api/plan");
-        return;
-    }
-    size_t n = 0;
-    const cli_flag *flags = cmd_plan_flags(&n);
-    run_command("plan", flags, n, rq, out);
+    json_decref(j);
+    out->handler_ms = now_ms() - t0;
 }
 
 /* ---- the router ---- */
@@ -597,11 +509,42 @@ static bool post_headers_ok(const tp_web_request *rq, tp_web_reply *out)
     return true;
 }
 
+static size_t header_count(const tp_web_request *rq, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rq->num_headers; i++)
+        n += rq->headers[i].name && strcasecmp(rq->headers[i].name, name) == 0;
+    return n;
+}
+
+/*
+ * RFC 9112: a request with two Host headers, or an HTTP/1.1 request with
+ * none, is answered 400 (section 3.2); two Content-Length headers make the
+ * body's length ambiguous (request smuggling), so 400 too (section 6.3).
+ */
+static bool framing_ok(const tp_web_request *rq, tp_web_reply *out)
+{
+    size_t hosts = header_count(rq, "Host");
+    const char *why = NULL;
+    if (hosts > 1)
+        why = "the request has more than one Host header";
+    else if (hosts == 0 && rq->version && strcmp(rq->version, "HTTP/1.1") == 0)
+        why = "an HTTP/1.1 request needs a Host header";
+    else if (header_count(rq, "Content-Length") > 1)
+        why = "the request has more than one Content-Length header";
+    if (!why)
+        return true;
+    tp_web_reply_error(out, 400, "bad-request", "", why);
+    return false;
+}
+
 tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out)
 {
     reply_init(out);
     const char *method = rq->method ? rq->method : "";
     const char *url = rq->path ? rq->path : "";
+    if (!framing_ok(rq, out))
+        return TP_WEB_DONE;
     if (!host_ok(site, rq)) {
         tp_web_reply_error(out, 403, "forbidden-host", "Host",
                            "the Host header does not name this server's loopback address "
@@ -619,7 +562,7 @@ tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_w
             out->handler_ms = now_ms() - t0;
             return TP_WEB_DONE;
         }
-        if (rt->post && strcmp(method, "POST") == 0)
+        if ((rt->post || rt->job) && strcmp(method, "POST") == 0)
             return post_headers_ok(rq, out) ? TP_WEB_NEEDS_BODY : TP_WEB_DONE;
         method_not_allowed(out, method, url, rt->get ? "GET, HEAD" : "POST");
         return TP_WEB_DONE;
@@ -643,27 +586,46 @@ tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_w
     return TP_WEB_DONE;
 }
 
-void tp_web_finish(const tp_web_request *rq, tp_web_reply *out)
+tp_web_step tp_web_finish(const tp_web_request *rq, tp_web_reply *out, tp_web_job **job)
 {
     reply_init(out);
+    *job = NULL;
     const char *url = rq->path ? rq->path : "";
     if (rq->body_too_large || rq->body_len > TP_WEB_MAX_BODY) {
         reply_too_large(out);
-        return;
+        return TP_WEB_DONE;
     }
     for (size_t i = 0; i < NUM_ROUTES; i++) {
-        if (routes[i].post && strcmp(url, routes[i].path) == 0) {
-            double t0 = now_ms();
+        if (strcmp(url, routes[i].path) != 0)
+            continue;
+        double t0 = now_ms();
+        if (routes[i].post) {
             routes[i].post(rq, out);
-            out->handler_ms = now_ms() - t0;
-            return;
+        } else if (routes[i].job) {
+            tp_error err = {0};
+            if (job_parse(rq, routes[i].job == 2, job, &err) == TP_OK)
+                return TP_WEB_NEEDS_COMPUTE;
+            reply_tp_error(out, &err);
+        } else {
+            break;
         }
+        out->handler_ms = now_ms() - t0;
+        return TP_WEB_DONE;
     }
     tp_web_reply_error(out, 404, "not-found", url, "no such API route");
+    return TP_WEB_DONE;
 }
 
 void tp_web_handle(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out)
 {
-    if (tp_web_begin(site, rq, out) == TP_WEB_NEEDS_BODY)
-        tp_web_finish(rq, out);
+    if (tp_web_begin(site, rq, out) != TP_WEB_NEEDS_BODY)
+        return;
+    tp_web_job *job;
+    if (tp_web_finish(rq, out, &job) != TP_WEB_NEEDS_COMPUTE)
+        return;
+    double limit_s = site && site->time_limit_s > 0.0 ? site->time_limit_s
+                                                      : TP_WEB_DEFAULT_TIME_LIMIT_S;
+    tp_web_limit lim = {now_s() + limit_s, limit_s, NULL};
+    tp_web_job_run(job, &lim, out);
+    tp_web_job_free(job);
 }

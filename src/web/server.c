@@ -3,17 +3,32 @@
  * server.c: the libmicrohttpd daemon behind `trainplan serve`.
  *
  * Threads and limits. MHD runs its own polling threads
- * (MHD_USE_INTERNAL_POLLING_THREAD) as a fixed pool of `threads` workers,
- * each request handled to the end on the worker that read it. At most
- * `max_connections` connections are open at once, and one idle for
- * `timeout_s` seconds is closed (MHD_OPTION_CONNECTION_TIMEOUT). The main
- * thread only waits for SIGINT/SIGTERM, then stops the daemon (which
- * joins the workers) and frees everything, so leak checkers see a clean
- * exit.
+ * (MHD_USE_INTERNAL_POLLING_THREAD) as a fixed pool of `threads` workers.
+ * They answer the cheap routes (the page, presets, estimate: well under a
+ * millisecond) themselves and never run a search or a plan: those are
+ * parsed on the worker (bad input is a 400 at once), then queued for the
+ * compute pool below while the connection is suspended
+ * (MHD_ALLOW_SUSPEND_RESUME), so that eight long searches cannot keep
+ * `GET /` waiting. At most `max_connections` connections are open at
+ * once, and one idle for `timeout_s` seconds is closed
+ * (MHD_OPTION_CONNECTION_TIMEOUT; a suspended connection is not idle). The
+ * main thread only waits for SIGINT/SIGTERM, then stops the compute pool
+ * (which answers what is still queued), then the daemon (which joins the
+ * workers), and frees everything, so leak checkers see a clean exit.
+ *
+ * The compute pool: `compute_threads` threads and a queue of at most
+ * `queue` waiting jobs. Every job has a deadline, `time_limit_s` from the
+ * moment its body is in; the library polls it (tp_search_stop) and a job
+ * still waiting when it passes is not started. A full queue is a 503
+ * "busy" with Retry-After, a passed deadline a 503 "deadline", a stopping
+ * server a 503 "shutting-down": every request gets a status, and none
+ * waits much longer than the deadline.
  *
  * A request, as MHD delivers it (the access handler is called repeatedly):
  *   1. headers only: tp_web_begin() (routes.c) on the method, path, query
- *      and headers: the Host guard (DNS rebinding), the route, and for a
+ *      and headers: framing (400 for a duplicate Host or Content-Length,
+ *      or HTTP/1.1 without Host), the Host guard (DNS rebinding), the
+ *      route, and for a
  *      POST route the Content-Type (415 unless JSON) and the
  *      Content-Length: required (411 without one, so a chunked body of
  *      unknown size is never read) and at most the cap (413, before a
@@ -22,7 +37,11 @@
  *      (not possible with a checked Content-Length; kept as a guard), it
  *      is dropped as it comes (MHD 0.9.75 cannot reply in the middle of a
  *      body) and answered 413 at the end, or cut off after DISCARD_MAX;
- *   3. end of body: tp_web_finish(), reply.
+ *   3. end of body: tp_web_finish(): a reply, sent now; or a search or
+ *      plan job, queued (submit) with the connection suspended;
+ *   4. (a job) once a compute thread has put the reply in the request's
+ *      state and resumed the connection, MHD calls the handler again and
+ *      the reply is sent.
  *
  * Every reply carries the security headers below; the page's policy
  * allows nothing but this server (no inline script or style, no external
@@ -32,6 +51,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -39,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -52,12 +73,34 @@
 static const char csp[] = "default-src 'self'; base-uri 'none'; form-action 'self'; "
                           "frame-ancestors 'none'; object-src 'none'";
 
+/* A job waiting for, or running on, a compute thread. */
+typedef struct pending {
+    struct MHD_Connection *conn; /* suspended until the reply is held */
+    struct request_state *rs;
+    tp_web_job *job;
+    tp_web_limit lim;
+    struct pending *next;
+} pending;
+
+typedef struct compute_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pending *head, *tail;  /* waiting jobs, oldest first */
+    unsigned waiting, max_waiting;
+    bool stopping;         /* no new jobs; the threads drain the queue and exit */
+    atomic_bool cancel;    /* running jobs stop at their next poll */
+    pthread_t threads[64];
+    unsigned num_threads;
+    double limit_s;
+} compute_pool;
+
 typedef struct server {
     bool check_host;      /* bound to loopback: only our own names in Host */
     char addr[INET6_ADDRSTRLEN + 2]; /* the bound address as a URL host ("[::1]") */
     atomic_uint port;     /* the bound port; 0 until known (written once, after start) */
     bool log;
     unsigned timeout_s;   /* idle timeout of a connection, seconds */
+    compute_pool pool;
 } server;
 
 /* Per-request state, freed by on_completed. */
@@ -151,6 +194,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, request_state *rs
         snprintf(code, sizeof code, "%d", rep->cli_exit);
         ok = header(r, "X-Trainplan-Exit", code);
     }
+    if (ok && rep->retry_after_s > 0) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%u", rep->retry_after_s);
+        ok = header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     if (ok && rep->handler_ms >= 0.0) {
         snprintf(timing, sizeof timing, "handler;dur=%.3f", rep->handler_ms);
         ok = header(r, "Server-Timing", timing);
@@ -194,13 +242,15 @@ static enum MHD_Result hold_reply(request_state *rs, tp_web_reply *rep)
 }
 
 /*
- * The request as the router sees it (web.h): the headers it reads and up
- * to MAX_QUERY query arguments, all borrowed from MHD for this call.
+ * The request as the router sees it (web.h): every occurrence of the
+ * headers it reads (a duplicate is a 400 there) and up to MAX_QUERY query
+ * arguments, all borrowed from MHD for this call.
  */
 #define MAX_QUERY 16
+#define MAX_HEADERS 16
 typedef struct request_view {
     tp_web_request rq;
-    tp_web_kv headers[4];
+    tp_web_kv headers[MAX_HEADERS];
     tp_web_kv query[MAX_QUERY];
 } request_view;
 
@@ -217,35 +267,47 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
-static void view_request(struct MHD_Connection *conn, const char *method, const char *url,
-                         request_view *v)
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
 {
+    (void)kind; /* unused: only headers are asked for */
     static const char *const names[] = {MHD_HTTP_HEADER_HOST, MHD_HTTP_HEADER_CONTENT_TYPE,
                                         MHD_HTTP_HEADER_CONTENT_LENGTH,
                                         MHD_HTTP_HEADER_TRANSFER_ENCODING};
+    request_view *v = cls;
+    if (!key || v->rq.num_headers >= MAX_HEADERS)
+        return v->rq.num_headers < MAX_HEADERS ? MHD_YES : MHD_NO;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcasecmp(key, names[i]) == 0) {
+            v->headers[v->rq.num_headers].name = names[i];
+            v->headers[v->rq.num_headers].value = value ? value : "";
+            v->rq.num_headers++;
+            break;
+        }
+    }
+    return MHD_YES;
+}
+
+static void view_request(struct MHD_Connection *conn, const char *method, const char *url,
+                         const char *version, request_view *v)
+{
     memset(v, 0, sizeof *v);
     v->rq.method = method;
+    v->rq.version = version;
     v->rq.path = url;
     v->rq.headers = v->headers;
     v->rq.query = v->query;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *val = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, names[i]);
-        if (val) {
-            v->headers[v->rq.num_headers].name = names[i];
-            v->headers[v->rq.num_headers].value = val;
-            v->rq.num_headers++;
-        }
-    }
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, add_header, v);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_query, v);
 }
 
 /* Headers are in: answer what needs no body, or get ready to read it. */
 static enum MHD_Result begin(const server *sv, struct MHD_Connection *conn, request_state *rs,
-                             const char *url, const char *method)
+                             const char *url, const char *method, const char *version)
 {
     request_view v;
-    view_request(conn, method, url, &v);
-    tp_web_site site = {sv->check_host, sv->addr, atomic_load(&sv->port)};
+    view_request(conn, method, url, version, &v);
+    tp_web_site site = {sv->check_host, sv->addr, atomic_load(&sv->port), sv->pool.limit_s};
     tp_web_reply rep;
     if (tp_web_begin(&site, &v.rq, &rep) == TP_WEB_NEEDS_BODY)
         return MHD_YES;
@@ -261,13 +323,141 @@ static enum MHD_Result begin(const server *sv, struct MHD_Connection *conn, requ
     return send_reply(conn, rs, &rep);
 }
 
+/* ---- the compute pool ---- */
+
+static double now_s(void)
+{
+    return now_ms() / 1e3;
+}
+
+static void *compute_main(void *arg)
+{
+    compute_pool *pool = arg;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        while (!pool->head && !pool->stopping)
+            pthread_cond_wait(&pool->wake, &pool->lock);
+        pending *p = pool->head;
+        if (p) {
+            pool->head = p->next;
+            if (!pool->head)
+                pool->tail = NULL;
+            pool->waiting--;
+        }
+        pthread_mutex_unlock(&pool->lock);
+        if (!p)
+            return NULL; /* stopping, and nothing left to answer */
+        tp_web_reply rep;
+        memset(&rep, 0, sizeof rep);
+        rep.cli_exit = -1;
+        rep.handler_ms = -1.0;
+        if (atomic_load(&pool->cancel) || now_s() >= p->lim.end_s)
+            tp_web_reply_stopped(&rep, &p->lim, NULL); /* never started */
+        else
+            tp_web_job_run(p->job, &p->lim, &rep);
+        tp_web_job_free(p->job);
+        p->rs->held = rep; /* seen by the MHD thread after the resume (MHD's lock orders it) */
+        p->rs->holding = true;
+        MHD_resume_connection(p->conn); /* on_request sends `held` */
+        free(p);
+    }
+}
+
+/*
+ * Queue a job and suspend its connection, or answer 503 at once when the
+ * queue is full or the server is stopping. The check, the enqueue and the
+ * suspend happen under the pool's lock, so a stopping pool, which drains
+ * the queue under the same lock, never leaves a connection suspended.
+ */
+static enum MHD_Result submit(server *sv, struct MHD_Connection *conn, request_state *rs,
+                              tp_web_job *job)
+{
+    compute_pool *pool = &sv->pool;
+    pending *p = calloc(1, sizeof *p);
+    tp_web_reply rep;
+    memset(&rep, 0, sizeof rep);
+    rep.cli_exit = -1;
+    rep.handler_ms = -1.0;
+    pthread_mutex_lock(&pool->lock);
+    if (!p || pool->stopping || pool->waiting >= pool->max_waiting) {
+        bool stopping = pool->stopping;
+        pthread_mutex_unlock(&pool->lock);
+        free(p);
+        tp_web_job_free(job);
+        if (stopping) {
+            tp_web_reply_error(&rep, 503, "shutting-down", "",
+                               "the server is shutting down; the request was not started");
+        } else {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "the server is busy: %u searches and plans are running and %u waiting "
+                     "(serve --compute-threads, --queue); retry later",
+                     pool->num_threads, pool->max_waiting);
+            tp_web_reply_error(&rep, 503, "busy", "", msg);
+            rep.retry_after_s = 1;
+        }
+        return send_reply(conn, rs, &rep);
+    }
+    p->conn = conn;
+    p->rs = rs;
+    p->job = job;
+    p->lim.limit_s = pool->limit_s;
+    p->lim.end_s = now_s() + pool->limit_s;
+    p->lim.cancel = &pool->cancel;
+    if (pool->tail)
+        pool->tail->next = p;
+    else
+        pool->head = p;
+    pool->tail = p;
+    pool->waiting++;
+    MHD_suspend_connection(conn);
+    pthread_cond_signal(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    return MHD_YES;
+}
+
+static bool pool_start(compute_pool *pool, const tp_web_opts *o)
+{
+    memset(pool, 0, sizeof *pool);
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    atomic_init(&pool->cancel, false);
+    pool->max_waiting = o->queue;
+    pool->limit_s = o->time_limit_s > 0.0 ? o->time_limit_s : TP_WEB_DEFAULT_TIME_LIMIT_S;
+    unsigned n = o->compute_threads;
+    if (n < 1)
+        n = 1;
+    if (n > sizeof pool->threads / sizeof pool->threads[0])
+        n = sizeof pool->threads / sizeof pool->threads[0];
+    for (unsigned i = 0; i < n; i++) {
+        if (pthread_create(&pool->threads[i], NULL, compute_main, pool) != 0)
+            return false;
+        pool->num_threads++;
+    }
+    return true;
+}
+
+/* Stop taking jobs, stop the running ones, answer the waiting ones, join. */
+static void pool_stop(compute_pool *pool)
+{
+    pthread_mutex_lock(&pool->lock);
+    pool->stopping = true;
+    atomic_store(&pool->cancel, true);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (unsigned i = 0; i < pool->num_threads; i++)
+        pthread_join(pool->threads[i], NULL);
+    pool->num_threads = 0;
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->lock);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
 {
-    (void)version; /* unused: MHD handles HTTP/1.0 vs 1.1 */
-    const server *sv = cls;
+    server *sv = cls;
     request_state *rs = *con_cls;
     if (!rs) {
         rs = calloc(1, sizeof *rs);
@@ -277,7 +467,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(rs->method, sizeof rs->method, "%s", method);
         snprintf(rs->url, sizeof rs->url, "%s", url);
         *con_cls = rs;
-        return begin(sv, conn, rs, url, method);
+        return begin(sv, conn, rs, url, method, version);
     }
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
@@ -317,19 +507,38 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rs->holding = false;
         return send_reply(conn, rs, &rs->held);
     }
-    /* a search may run for up to TP_WEB_RUN_TIMEOUT_S: keep the connection meanwhile */
-    if (!rs->too_large &&
-        MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
-                                  sv->timeout_s + TP_WEB_RUN_TIMEOUT_S) != MHD_YES)
-        return send_error(conn, rs, 500, "internal", "", "cannot set the connection timeout");
     request_view v;
-    view_request(conn, method, url, &v);
+    view_request(conn, method, url, version, &v);
     v.rq.body = rs->buf;
     v.rq.body_len = rs->len;
     v.rq.body_too_large = rs->too_large; /* tp_web_finish answers 413 */
     tp_web_reply rep;
-    tp_web_finish(&v.rq, &rep);
+    tp_web_job *job = NULL;
+    if (tp_web_finish(&v.rq, &rep, &job) == TP_WEB_NEEDS_COMPUTE)
+        return submit(sv, conn, rs, job);
     return send_reply(conn, rs, &rep);
+}
+
+/*
+ * Untrusted text (the method, the decoded path) for a log line: printable
+ * ASCII as is, anything else (a newline that would forge a line, an
+ * escape sequence for the terminal, a byte above 0x7e) as \xHH, and the
+ * backslash itself doubled, so that a log line is always one line and
+ * says exactly what came.
+ */
+static void log_text(char *out, size_t n, const char *s)
+{
+    size_t k = 0;
+    for (; *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\\')
+            k += (size_t)snprintf(out + k, n - k, "\\\\");
+        else if (c < 0x20 || c > 0x7e)
+            k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
+        else
+            out[k++] = (char)c;
+    }
+    out[k] = '\0';
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -340,10 +549,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     request_state *rs = *con_cls;
     if (!rs)
         return;
-    if (sv->log)
-        fprintf(stderr, "trainplan: serve: %s %s %u %.3f ms%s\n", rs->method, rs->url, rs->status,
+    if (sv->log) {
+        char method[4 * sizeof rs->method + 1], url[4 * sizeof rs->url + 1];
+        log_text(method, sizeof method, rs->method);
+        log_text(url, sizeof url, rs->url);
+        fprintf(stderr, "trainplan: serve: %s %s %u %.3f ms%s\n", method, url, rs->status,
                 now_ms() - rs->t0_ms,
                 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
+    }
     if (rs->holding)
         tp_web_reply_free(&rs->held); /* the connection died before the reply went out */
     free(rs->buf);
@@ -448,10 +661,18 @@ int tp_web_serve(const tp_web_opts *o)
     sv.log = o->log;
     sv.timeout_s = o->timeout_s;
 
+    if (!pool_start(&sv.pool, o)) {
+        fprintf(stderr, "trainplan: error: cannot start the compute threads\n");
+        pool_stop(&sv.pool);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 4;
+    }
+
     static start_log startup; /* the logger's; lives as long as the daemon */
     startup.text[0] = '\0';
     atomic_init(&startup.capturing, true);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+                     MHD_ALLOW_SUSPEND_RESUME;
     if (ba.v6)
         flags |= MHD_USE_IPv6;
     /* MHD reads each option's value with va_arg: pass exactly the documented types. */
@@ -470,12 +691,14 @@ int tp_web_serve(const tp_web_opts *o)
         fprintf(stderr, "trainplan: error: cannot listen on %s port %u: %s%s\n", ba.text,
                 (unsigned)o->port, startup.text[0] ? startup.text : "the server did not start",
                 in_use ? " (try --port 0 for any free port)" : "");
+        pool_stop(&sv.pool);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 2;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     if (!info || info->port == 0) {
         fprintf(stderr, "trainplan: error: cannot learn the port the server listens on\n");
+        pool_stop(&sv.pool);
         MHD_stop_daemon(d);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 4;
@@ -493,6 +716,7 @@ int tp_web_serve(const tp_web_opts *o)
         fprintf(stderr, "trainplan: error: waiting for a signal failed\n");
         rc = 4;
     }
+    pool_stop(&sv.pool); /* first: MHD must not be stopped with a connection suspended */
     MHD_stop_daemon(d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc == 0)

@@ -13,15 +13,19 @@
  *    and the 411/413/415 checks; tp_web_finish() answers a POST route
  *    once its body (at most TP_WEB_MAX_BODY bytes) is in. tp_web_handle()
  *    does both for a request whose body is whole (the fuzz target).
- *    /api/search and /api/plan run the CLI command itself in a child
- *    process (cli_run.c). routes.c and the page's files form the
- *    MHD-free library tpweb_core.
+ *    /api/search and /api/plan are parsed by tp_web_finish into a
+ *    tp_web_job, run by tp_web_job_run with a deadline on a compute
+ *    thread; no process is ever started and no file is ever read.
+ *    routes.c and the page's files form the MHD-free library tpweb_core.
  *  - server.c: the libmicrohttpd glue: binding, limits, security headers,
- *    body accumulation with the size cap, and the signal loop.
+ *    body accumulation with the size cap, the compute pool (a bounded
+ *    queue; connections suspended while their job runs), and the signal
+ *    loop.
  */
 #ifndef TP_WEB_H
 #define TP_WEB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,7 +42,15 @@ typedef struct tp_web_opts {
     unsigned max_connections;
     unsigned timeout_s;  /* idle time after which a connection is closed */
     bool log;            /* one line per request on stderr */
+    double time_limit_s; /* deadline of a search or plan, from its arrival */
+    unsigned compute_threads; /* threads running searches and plans (1..64) */
+    unsigned queue;      /* searches and plans waiting for one (0..1024); more: 503 */
 } tp_web_opts;
+
+/** Defaults of `trainplan serve` (docs/serve.md). */
+#define TP_WEB_DEFAULT_TIME_LIMIT_S 5.0
+#define TP_WEB_DEFAULT_COMPUTE_THREADS 2
+#define TP_WEB_DEFAULT_QUEUE 16
 
 /**
  * Serve until SIGINT or SIGTERM. Prints "trainplan: serving on URL" on
@@ -59,6 +71,7 @@ typedef struct tp_web_reply {
     const char *allow;        /* Allow header (405), or NULL */
     int cli_exit;             /* X-Trainplan-Exit: the CLI's exit code (0/1); -1 none */
     double handler_ms;        /* time spent computing it (Server-Timing); < 0 none */
+    unsigned retry_after_s;   /* Retry-After header (a 503 for a full queue); 0 none */
 } tp_web_reply;
 
 /** A name and a value: one request header or one query argument. */
@@ -72,6 +85,7 @@ typedef struct tp_web_site {
     bool check_host;  /* bound to loopback: a Host header must name this server */
     const char *addr; /* the bound address as a URL host: "127.0.0.1", "[::1]" */
     unsigned port;    /* the bound port; 0 while unknown (no Host matches then) */
+    double time_limit_s; /* tp_web_handle's deadline for a job; 0: the default */
 } tp_web_site;
 
 /**
@@ -81,10 +95,12 @@ typedef struct tp_web_site {
  */
 typedef struct tp_web_request {
     const char *method;        /* "GET", "POST", ... */
+    const char *version;       /* "HTTP/1.1", ...; NULL when unknown (no Host check then) */
     const char *path;          /* the URL path, decoded, without the query */
     const tp_web_kv *query;    /* query arguments, decoded, in order */
     size_t num_query;
-    const tp_web_kv *headers;  /* request headers; names are case-insensitive */
+    const tp_web_kv *headers;  /* request headers, every occurrence (a duplicate Host or
+                                  Content-Length is a 400); names are case-insensitive */
     size_t num_headers;
     const char *body;          /* step 2: the body (body_len bytes, not NUL-terminated) */
     size_t body_len;
@@ -93,25 +109,59 @@ typedef struct tp_web_request {
 
 typedef enum tp_web_step {
     TP_WEB_DONE = 0,     /* *out holds the reply */
-    TP_WEB_NEEDS_BODY    /* read the body (at most TP_WEB_MAX_BODY), then tp_web_finish */
+    TP_WEB_NEEDS_BODY,   /* read the body (at most TP_WEB_MAX_BODY), then tp_web_finish */
+    TP_WEB_NEEDS_COMPUTE /* run the job (tp_web_job_run), off the connection's thread */
 } tp_web_step;
 
+/** A parsed /api/search or /api/plan request (routes.c), self-contained. */
+typedef struct tp_web_job tp_web_job;
+
+/** When a job must stop: a deadline, and the server's stop flag. */
+typedef struct tp_web_limit {
+    double end_s;              /* CLOCK_MONOTONIC second at which the deadline passes */
+    double limit_s;            /* the time limit, for the message */
+    const atomic_bool *cancel; /* true once the server stops; NULL: never */
+} tp_web_limit;
+
 /**
- * Step 1, once the headers are in (rq->body unused): the Host guard, the
- * route and method, and for a POST route its Content-Type (415),
+ * Step 1, once the headers are in (rq->body unused): 400 for a duplicate
+ * Host or Content-Length or an HTTP/1.1 request without Host, the Host
+ * guard, the route and method, and for a POST route its Content-Type (415),
  * Content-Length (411 without one, 413 above the cap, all before a byte
  * of the body is read). Fills *out and returns TP_WEB_DONE, or returns
  * TP_WEB_NEEDS_BODY (*out then holds nothing to free).
  */
 tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out);
 
-/** Step 2, for TP_WEB_NEEDS_BODY: the body is in rq->body; fills *out. */
-void tp_web_finish(const tp_web_request *rq, tp_web_reply *out);
+/**
+ * Step 2, for TP_WEB_NEEDS_BODY: the body is in rq->body. Fills *out and
+ * returns TP_WEB_DONE (bad input is answered here, at once), or returns
+ * TP_WEB_NEEDS_COMPUTE with *job, a parsed search or plan to run with
+ * tp_web_job_run and free with tp_web_job_free.
+ */
+tp_web_step tp_web_finish(const tp_web_request *rq, tp_web_reply *out, tp_web_job **job);
+
+/**
+ * Run a job within lim (the library polls it) and fill *out: 200 with the
+ * CLI's --json bytes and cli_exit 0/1, 400/500 as for any request, or 503
+ * when the deadline passed or the server is stopping. Thread-safe for
+ * distinct jobs; lim must outlive the call.
+ */
+void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out);
+void tp_web_job_free(tp_web_job *job);
+
+/**
+ * The 503 of a job stopped by lim: "shutting-down", or "deadline" with
+ * detail (the library's account of how far the search got), or with
+ * detail NULL, a job whose deadline passed while it waited in the queue.
+ */
+void tp_web_reply_stopped(tp_web_reply *out, const tp_web_limit *lim, const char *detail);
 
 /**
  * Both steps on a request whose body is already whole (the fuzz target,
- * tests): a body longer than TP_WEB_MAX_BODY is answered 413. Free an
- * owned reply with tp_web_reply_free. Thread-safe.
+ * tests): a body longer than TP_WEB_MAX_BODY is answered 413; a search or
+ * plan runs at once on the caller's thread, within site->time_limit_s.
+ * Free an owned reply with tp_web_reply_free. Thread-safe.
  */
 void tp_web_handle(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out);
 
@@ -132,32 +182,6 @@ void tp_web_reply_free(tp_web_reply *r);
  * A page of /api/search ("offset"/"limit") ranks this many layouts (the
  * CLI's largest --top) unless the request gives "top".
  */
-#define TP_WEB_SEARCH_MAX_TOP_TEXT "1000"
-
-/* ---- cli_run.c: the CLI as a child process (/api/search, /api/plan) ---- */
-
-/** Longest a child command may run before it is killed, seconds. */
-#define TP_WEB_RUN_TIMEOUT_S 60
-/** Most bytes a child may print (stdout and stderr each). */
-#define TP_WEB_RUN_MAX_BYTES ((size_t)16 << 20)
-
-typedef struct tp_web_run {
-    int exit_code;      /* the child's exit status; -1 when killed or it died by a signal */
-    bool timed_out;     /* killed at the deadline */
-    bool too_big;       /* killed for printing more than max_bytes */
-    char *out;          /* its standard output (NUL-terminated), or NULL if empty */
-    size_t out_len;
-    char *err;          /* its standard error, or NULL if empty */
-    size_t err_len;
-} tp_web_run;
-
-/**
- * Run this program with argv (argv[0] "trainplan", NULL-terminated) in a
- * child process, stdin /dev/null, for at most timeout_s seconds and
- * max_bytes of output. Returns 0 when it ran (see r->exit_code), -1 when
- * it could not be started. Free r with tp_web_run_free. Thread-safe.
- */
-int tp_web_run_cli(char *const argv[], double timeout_s, size_t max_bytes, tp_web_run *r);
-void tp_web_run_free(tp_web_run *r);
+#define TP_WEB_SEARCH_MAX_TOP 1000
 
 #endif /* TP_WEB_H */

@@ -16,14 +16,10 @@
  *
  * Input without an empty line is all headers and no body. The router sees
  * the server as bound to 127.0.0.1:8080 (so "Host: 127.0.0.1:8080" passes
- * the DNS-rebinding guard). /api/search and /api/plan normally run the CLI
- * in a child process (src/web/cli_run.c); here tp_web_run_cli is a stub:
- * an array of three results (exit 0), or, picked by one flag, one result
- * (exit 1, nothing fits: "top": 1), a usage error (exit 2: "rank":
- * "headroom"), a timeout ("max-vpp": 1) or an object where an array is
- * expected ("max-cp": 1), so that paging and every error path run. No file is read; a pasted
- * "model-config" is written to and removed from a private folder under
- * $TMPDIR, as the server does.
+ * the DNS-rebinding guard). /api/search and /api/plan run in-process as
+ * the server runs them (tp_web_job_run, the CLI's parsers and writers),
+ * with a 50 ms deadline so that a huge search space ends as a 503; the
+ * parse is presets-only, so no input can make it read a file.
  *
  * Checks (abort() on a violation): every reply has a status in 200..599
  * and a content type; a body that is not a page file is one JSON value
@@ -38,115 +34,6 @@
 
 #define MAX_HEADERS 32
 #define MAX_QUERY 32
-
-/* routes.c tests these weak symbols to know whether search and plan exist
- * (and which flags are theirs). */
-int cmd_search(int argc, char **argv)
-{
-    (void)argc; /* unused: never run; tp_web_run_cli is stubbed */
-    (void)argv;
-    return 0;
-}
-
-int cmd_plan(int argc, char **argv)
-{
-    (void)argc; /* unused: never run; tp_web_run_cli is stubbed */
-    (void)argv;
-    return 0;
-}
-
-/* The commands' own flags as routes.c sees them: the ones the stub's
- * outcomes hang on, a few more, and ones routes.c must refuse (--csv,
- * --svg, --plan-file). Only the names matter to routes.c. */
-static const cli_flag search_stub[] = {
-    {.name = "--top"},    {.name = "--rank"}, {.name = "--max-vpp"}, {.name = "--max-cp"},
-    {.name = "--max-tp"}, {.name = "--csv"},  {.name = "--svg"},
-};
-static const cli_flag plan_stub[] = {
-    {.name = "--tokens"}, {.name = "--phase"},     {.name = "--deadline"},
-    {.name = "--mfu"},    {.name = "--plan-file"}, {.name = "--markdown"},
-};
-
-const cli_flag *cmd_search_flags(size_t *count)
-{
-    *count = sizeof search_stub / sizeof search_stub[0];
-    return search_stub;
-}
-
-const cli_flag *cmd_plan_flags(size_t *count)
-{
-    *count = sizeof plan_stub / sizeof plan_stub[0];
-    return plan_stub;
-}
-
-static char *dup_text(const char *s)
-{
-    size_t n = strlen(s);
-    char *d = malloc(n + 1);
-    if (d)
-        memcpy(d, s, n + 1);
-    return d;
-}
-
-int tp_web_run_cli(char *const argv[], double timeout_s, size_t max_bytes, tp_web_run *r)
-{
-    (void)timeout_s; /* unused: nothing runs */
-    (void)max_bytes;
-    memset(r, 0, sizeof *r);
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    if (n < 3 || strcmp(argv[0], "trainplan") != 0 || strcmp(argv[2], "--json") != 0)
-        abort(); /* routes.c always runs "trainplan COMMAND --json ..." */
-    for (size_t i = 3; i < n; i++)
-        if (strncmp(argv[i], "--", 2) != 0)
-            abort(); /* every argument is a flag: nothing can be read as a file name */
-    /* the outcome is picked by one flag, so that the seeds reach each path */
-    int outcome = 0;
-    for (size_t i = 3; i < n; i++) {
-        if (strcmp(argv[i], "--top=1") == 0)
-            outcome = 1;
-        else if (strcmp(argv[i], "--rank=headroom") == 0)
-            outcome = 2;
-        else if (strcmp(argv[i], "--max-vpp=1") == 0)
-            outcome = 3;
-        else if (strcmp(argv[i], "--max-cp=1") == 0)
-            outcome = 4;
-    }
-    switch (outcome) {
-    case 0:
-        r->exit_code = 0;
-        r->out = dup_text("[\n  {\"search\": {\"rank\": 1}},\n  {\"search\": {\"rank\": 2}},\n"
-                          "  {\"search\": {\"rank\": 3}}\n]\n");
-        break;
-    case 1:
-        r->exit_code = 1;
-        r->out = dup_text("[{\"search\": {\"rank\": 1, \"binding\": \"memory\"}}]\n");
-        break;
-    case 2:
-        r->exit_code = 2;
-        r->err = dup_text("trainplan: error: --max-tp: 3 is not a power of two\n");
-        break;
-    case 3:
-        r->exit_code = -1;
-        r->timed_out = true;
-        break;
-    default:
-        r->exit_code = 0;
-        r->out = dup_text("{\"not\": \"an array\"}\n"); /* a paged search must say 500 */
-        break;
-    }
-    r->out_len = r->out ? strlen(r->out) : 0;
-    r->err_len = r->err ? strlen(r->err) : 0;
-    return 0;
-}
-
-void tp_web_run_free(tp_web_run *r)
-{
-    free(r->out);
-    free(r->err);
-    r->out = r->err = NULL;
-}
 
 static int hex(char c)
 {
@@ -296,7 +183,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rq.body = body;
     rq.body_len = blen;
 
-    tp_web_site site = {true, "127.0.0.1", 8080};
+    /* a short deadline: a search of a huge space is a 503, not a slow input */
+    tp_web_site site = {true, "127.0.0.1", 8080, 0.05};
     tp_web_reply r;
     tp_web_handle(&site, &rq, &r);
     check_reply(&r);

@@ -60,8 +60,24 @@ static void test_values(void **state)
     /* strings pass as written, even "--" at their start (attached with '=') */
     expect_argv("{\"tp\": \"--pp\"}", (const char *const[]){"estimate", "--tp=--pp", NULL});
     /* arrays repeat the flag */
-    expect_argv("{\"phase\": [\"name=a\", \"name=b\"], \"tp\": []}",
-                (const char *const[]){"estimate", "--phase=name=a", "--phase=name=b", NULL});
+    /* an array repeats plan's --phase; for any other key (the CLI keeps one value) it is
+     * refused, so that no element can hide behind another (issue 14) */
+    tp_io_request prq;
+    tp_error perr = {0};
+    static const char phases[] = "{\"phase\": [\"name=a\", \"name=b\"]}";
+    assert_int_equal(tp_io_request_parse(phases, strlen(phases), "plan", &prq, &perr), TP_OK);
+    assert_int_equal(prq.argc, 3);
+    assert_string_equal(prq.argv[1], "--phase=name=a");
+    assert_string_equal(prq.argv[2], "--phase=name=b");
+    tp_io_request_free(&prq);
+    expect_error(phases, TP_ERR_CONFIG, "phase"); /* estimate has no --phase to repeat */
+    expect_error("{\"tp\": []}", TP_ERR_CONFIG, "tp");
+    /* a GPU of one's own comes inline, never with "gpu" or an override of the preset */
+    expect_error("{\"gpu\": \"h100-sxm\", \"gpu-config\": {}}", TP_ERR_CONFIG, "gpu-config");
+    expect_error("{\"gpu-config\": {}, \"peak-tflops\": 900}", TP_ERR_CONFIG, "peak-tflops");
+    expect_error("{\"gpu-config\": 5}", TP_ERR_CONFIG, "gpu-config");
+    expect_error("{\"model\": [\"/etc/passwd\"]}", TP_ERR_CONFIG, "model");
+    expect_error("{\"gpu\": [\"h100-sxm\", \"/etc/passwd\"]}", TP_ERR_CONFIG, "gpu");
 }
 
 static void test_errors(void **state)

@@ -227,6 +227,93 @@ static void test_early_stop(void **state)
     free(it);
 }
 
+/* A should_stop callback that says stop on its n-th call, counting calls. */
+typedef struct stop_after {
+    int calls, stop_at;
+} stop_after;
+
+static bool stop_after_n(void *ctx)
+{
+    stop_after *a = ctx;
+    return ++a->calls >= a->stop_at;
+}
+
+/* tp_search_stop: the callback ends the search with TP_ERR_STOPPED, never a short ranking. */
+static void test_stop(void **state)
+{
+    (void)state;
+    tp_config c = vizz();
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    stop_after a = {0, 1};
+    sp.stop.should_stop = stop_after_n;
+    sp.stop.ctx = &a;
+    tp_search_item *top = items(3);
+    size_t n = 99;
+    tp_search_stats st;
+    tp_error err = {0};
+    /* asked when the search starts: stopped before the first candidate */
+    assert_int_equal(tp_search_top(&c, &sp, TP_RANK_TIME, top, 3, &n, &st, &err), TP_ERR_STOPPED);
+    assert_int_equal(n, 0);
+    assert_true(st.stopped);
+    assert_false(st.done);
+    assert_int_equal(st.candidates, 0);
+    assert_string_equal(tp_strerror(err.code), "stopped");
+    assert_non_null(strstr(err.message, "64 GPUs, 32 layers, batch 32"));
+    /* asked again every TP_SEARCH_POLL_STEPS steps: the second call stops it */
+    a.calls = 0;
+    a.stop_at = 2;
+    assert_int_equal(tp_search_top(&c, &sp, TP_RANK_TIME, top, 3, &n, &st, &err), TP_ERR_STOPPED);
+    assert_int_equal(a.calls, 2);
+    assert_true(st.candidates > 0 && st.candidates < 13728); /* the whole space is 13,728 */
+    /* a callback that never stops changes nothing */
+    a.calls = 0;
+    a.stop_at = 1 << 30;
+    tp_search_stats full;
+    assert_int_equal(tp_search_top(&c, &sp, TP_RANK_TIME, top, 3, &n, &full, NULL), TP_OK);
+    assert_int_equal(full.candidates, 13728);
+    assert_false(full.stopped);
+    /* the work bound: stopped once that many layouts were evaluated (checked at the polls) */
+    tp_search_space_default(&sp);
+    sp.stop.max_evaluated = 100;
+    assert_int_equal(tp_search_top(&c, &sp, TP_RANK_TIME, top, 3, &n, &st, &err), TP_ERR_STOPPED);
+    assert_true(st.evaluated >= 100 && st.evaluated < full.evaluated);
+    assert_non_null(strstr(err.message, "at its bound of 100 evaluations"));
+    free(top);
+}
+
+/* More cluster sizes or micro-batches than the enumeration lists: an error, not a cut. */
+static void test_no_silent_cut(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-8b", "h100-sxm");
+    c.train.num_gpus = 65536;
+    c.train.global_batch = 65536;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.gpus.min = 8;
+    sp.gpus.max = 65536;
+    tp_error err = {0};
+    tp_search *s = NULL;
+    assert_int_equal(tp_search_new(&c, &sp, &s, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "min-gpus");
+    assert_non_null(strstr(err.message, "8192 cluster sizes; at most 1024"));
+    sp.gpus.min = 65536 - 8 * 1023; /* exactly 1024 sizes: searched */
+    assert_int_equal(tp_search_new(&c, &sp, &s, &err), TP_OK);
+    tp_search_free(s);
+    /* 963,761,198,400 sequences on one GPU: 6,720 divisors to try as micro-batches */
+    c.train.num_gpus = 1;
+    c.train.global_batch = 963761198400;
+    c.train.seq_len = 2;
+    c.model.num_layers = 2;
+    tp_search_item *top = items(1);
+    size_t n = 9;
+    assert_int_equal(tp_search_top(&c, NULL, TP_RANK_TIME, top, 1, &n, NULL, &err), TP_ERR_RANGE);
+    assert_int_equal(n, 0);
+    assert_string_equal(err.path, "micro-batch");
+    free(top);
+}
+
 static void test_bad_space(void **state)
 {
     (void)state;
@@ -817,6 +904,8 @@ int main(void)
         cmocka_unit_test(test_prune_keeps_feasible_set),
         cmocka_unit_test(test_stream_matches_top),
         cmocka_unit_test(test_early_stop),
+        cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_no_silent_cut),
         cmocka_unit_test(test_bad_space),
         cmocka_unit_test(test_axes),
         cmocka_unit_test(test_known_layouts),

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * search_out.h: the JSON of `trainplan search --json`, written from libtp's
+ * search results, for the CLI and the server alike (/api/search answers
+ * with these bytes; tests/http compares them with the CLI's stdout).
+ *
+ * The answer is an array of estimate objects (tp_io_result_json), each
+ * with a "search" member: rank, rank_by, cost, and against the best its
+ * "vs_best" delta; when nothing fits, the closest layouts ranked
+ * "closest" with the "binding" constraint instead.
+ *
+ * Ownership: functions returning json_t * return a new reference (the
+ * caller json_decref()s it); NULL means out of memory or a non-finite
+ * number in a result (a bug).
+ */
+#ifndef TP_IO_SEARCH_OUT_H
+#define TP_IO_SEARCH_OUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tp/tp.h"
+
+/** "time", "cost" or "headroom": the --rank name of a ranking. */
+const char *tp_io_rank_name(tp_rank_by by);
+
+/** The ranked array: items[0..n) best first (tp_search_top's output). */
+json_t *tp_io_search_json(const tp_search_item *items, size_t n, tp_rank_by by);
+
+/**
+ * Nothing fits: up to k (<= TP_SEARCH_CLOSEST) closest layouts of the
+ * space, searched again without pruning (pruned layouts were never
+ * evaluated), into close[0..*n). The space's stop applies (TP_ERR_STOPPED).
+ */
+tp_status tp_io_search_closest(const tp_config *c, const tp_search_space *sp, size_t k,
+                               tp_search_item *close, size_t *n, tp_error *err);
+
+/** The closest layouts as the answer array, each with its binding constraint. */
+json_t *tp_io_search_closest_json(const tp_search_item *close, size_t n, tp_error *err);
+
+/**
+ * The whole `search --json` answer: the best k (1..1000) layouts, or when
+ * none fits the closest max(k, 3) (at most TP_SEARCH_CLOSEST). *found says
+ * which (the CLI exits 0 or 1); stats (may be NULL) receives the search's
+ * counters. Errors: those of tp_search_top (TP_ERR_STOPPED included),
+ * TP_ERR_NOMEM, TP_ERR_INTERNAL for a non-finite number.
+ */
+tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, tp_rank_by by,
+                                size_t k, json_t **out, bool *found, tp_search_stats *stats,
+                                tp_error *err);
+
+#endif /* TP_IO_SEARCH_OUT_H */
