@@ -46,6 +46,30 @@ extern "C" {
 TP_API const char *tp_version_string(void);
 
 /* ------------------------------------------------------------------ */
+/* Units and limits: each written once, here                          */
+/* ------------------------------------------------------------------ */
+
+/* Bytes: trainplan prints both and labels both (DESIGN.md, rule 1). */
+#define TP_GIB 1073741824.0 /* 2^30 bytes */
+#define TP_GB 1e9           /* 10^9 bytes */
+
+/*
+ * The bounds of every size a configuration may hold: what the library
+ * validates (tp_model_validate, tp_config_validate) and every front end
+ * (CLI flags, model files, requests) checks against. They keep every int64
+ * product and double of the computation finite.
+ */
+#define TP_MAX_GPUS 1048576        /* 2^20 GPUs */
+#define TP_MAX_DIM 1048576         /* hidden, head_dim: 2^20 elements */
+#define TP_MAX_FFN 16777216        /* ffn sizes: 2^24 elements */
+#define TP_MAX_LAYERS 100000
+#define TP_MAX_VOCAB 16777216      /* 2^24 tokens */
+#define TP_MAX_EXPERTS 65536
+#define TP_MAX_SEQ 134217728       /* 2^27 tokens */
+#define TP_MAX_BATCH 1099511627776 /* 2^40 sequences */
+#define TP_MAX_PARAMS 1e15         /* 1,000T parameters */
+
+/* ------------------------------------------------------------------ */
 /* Errors                                                              */
 /* ------------------------------------------------------------------ */
 

@@ -26,7 +26,7 @@
 #include "io.h"
 #include "io_internal.h"
 
-/* Bounds on model sizes, the same as the library's (src/lib/internal.h TP__MAX_*). */
+/* Bounds on model sizes, the same as the library's (src/lib/internal.h TP_MAX_*). */
 #define MAX_LAYERS 100000
 #define MAX_DIM 1048576    /* hidden, head_dim: 2^20 */
 #define MAX_FFN 16777216   /* 2^24 */

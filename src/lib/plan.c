@@ -129,7 +129,7 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "must be in [0, 1e15] USD");
     CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "price",
           "must be finite (< 0 means the GPU's price)");
-    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP__MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
+    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
     CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase",
           "at most %d phases", TP_PLAN_MAX_PHASES);
     CHECK(fin(in->storage_bw_per_node) && in->storage_bw_per_node > 0.0 &&
@@ -153,9 +153,9 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
         const tp_phase *p = &in->phases[i];
         CHECK(fin(p->tokens) && p->tokens >= 0.0 && p->tokens <= 1e18, "phase",
               "phase %d: tokens must be in [0, 1e18]", i + 1);
-        CHECK(p->seq_len >= 0 && p->seq_len <= TP__MAX_SEQ, "phase",
-              "phase %d: seq must be in [1, %d]", i + 1, TP__MAX_SEQ);
-        CHECK(p->global_batch >= 0 && p->global_batch <= TP__MAX_BATCH, "phase",
+        CHECK(p->seq_len >= 0 && p->seq_len <= TP_MAX_SEQ, "phase",
+              "phase %d: seq must be in [1, %d]", i + 1, TP_MAX_SEQ);
+        CHECK(p->global_batch >= 0 && p->global_batch <= TP_MAX_BATCH, "phase",
               "phase %d: batch is out of range", i + 1);
         CHECK(p->batch_tokens >= 0 && p->batch_tokens <= 1000000000000000LL, "phase",
               "phase %d: batch tokens out of range", i + 1);
@@ -894,7 +894,7 @@ static tp_status plan_cluster(const tp_plan_in *in, tp_plan *out, cluster_eval *
     if (in->size_by != TP_SIZE_GPUS)
         return size_for_deadline(in, out, ce, n, err);
     *n = in->base.train.num_gpus;
-    if (*n < 1 || *n > TP__MAX_GPUS)
+    if (*n < 1 || *n > TP_MAX_GPUS)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "must be in [1, 2^20]");
     tp_status st = eval_cluster(in, &out->model, out->peak_flops_per_s, *n, out->phases,
                                 out->num_phases, ce, err);

@@ -62,7 +62,7 @@ static bool stage_totals(const tp_config *c, const tp_params *P, int64_t b, int6
 {
     tp_config v = *c;
     int64_t dp = tp_train_dp(&c->train);
-    if ((double)b * (double)dp * (double)m > (double)TP__MAX_BATCH)
+    if ((double)b * (double)dp * (double)m > (double)TP_MAX_BATCH)
         return false;
     v.train.micro_batch = b;
     v.train.global_batch = b * dp * m;
@@ -87,7 +87,7 @@ static bool trial_fits(const tp_config *c, int64_t b, int64_t m)
 {
     tp_config v = *c;
     int64_t dp = tp_train_dp(&c->train);
-    if ((double)b * (double)dp * (double)m > (double)TP__MAX_BATCH)
+    if ((double)b * (double)dp * (double)m > (double)TP_MAX_BATCH)
         return false;
     v.train.micro_batch = b;
     v.train.global_batch = b * dp * m;
@@ -110,7 +110,7 @@ tp_status tp_micro_batch_max(const tp_config *c, tp_mb_max *out, tp_error *err)
         m = 1;
     int64_t dp = tp_train_dp(&c->train);
     int64_t cap = TP_MB_MAX_CAP;
-    int64_t batch_cap = TP__MAX_BATCH / (dp * m);
+    int64_t batch_cap = TP_MAX_BATCH / (dp * m);
     if (batch_cap < cap)
         cap = batch_cap;
     double capacity = c->gpu.mem_capacity_bytes;
@@ -274,9 +274,9 @@ static tp_status recipe_check(const tp_config *base, tp_error *err)
     tp_status st = tp_config_validate(&one, err);
     if (st != TP_OK)
         return st;
-    if (N < 1 || N > TP__MAX_GPUS)
+    if (N < 1 || N > TP_MAX_GPUS)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "%lld is out of range [1, %d]",
-                            (long long)N, TP__MAX_GPUS);
+                            (long long)N, TP_MAX_GPUS);
     return TP_OK;
 }
 
