@@ -176,7 +176,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     REQUIRE_RANGE(t->num_gpus, "gpus", 1, TP_MAX_GPUS);
-    REQUIRE_RANGE(t->gpus_per_node, "gpus-per-node", 0, 1024);
+    REQUIRE_RANGE(t->gpus_per_node, "gpus-per-node", 0, TP_MAX_GPUS_PER_NODE);
     REQUIRE_RANGE(t->tp, "tp", 1, TP_MAX_GPUS);
     REQUIRE_RANGE(t->pp, "pp", 1, TP_MAX_GPUS);
     REQUIRE_RANGE(t->cp, "cp", 1, TP_MAX_GPUS);

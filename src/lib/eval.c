@@ -91,8 +91,8 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
         const char *part = tp__largest_mem_part(&out->memory, &part_bytes);
         snprintf(out->reason, sizeof out->reason,
                  "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
-                 (long long)out->memory.stage, out->memory.total_bytes / TP__GIB,
-                 out->memory.capacity_bytes / TP__GIB, part, part_bytes / TP__GIB);
+                 (long long)out->memory.stage, out->memory.total_bytes / TP_GIB,
+                 out->memory.capacity_bytes / TP_GIB, part, part_bytes / TP_GIB);
     }
     tp__step_time(c, out);
     return TP_OK;

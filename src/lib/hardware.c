@@ -32,9 +32,10 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     if (!positive_finite(g->inter_bw_bytes_per_s))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "nic-bw",
                             "NIC bandwidth of %s must be positive", g->name);
-    if (g->gpus_per_node < 1 || g->gpus_per_node > 1024)
+    if (g->gpus_per_node < 1 || g->gpus_per_node > TP_MAX_GPUS_PER_NODE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus-per-node",
-                            "%lld is out of range [1, 1024]", (long long)g->gpus_per_node);
+                            "%lld is out of range [1, %d]", (long long)g->gpus_per_node,
+                            TP_MAX_GPUS_PER_NODE);
     if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
                             "price per GPU-hour must be finite and >= 0");

@@ -5,9 +5,6 @@
 
 #include "tp/tp.h"
 
-#define TP__GIB 1073741824.0 /* 2^30 bytes */
-#define TP__GB 1e9           /* bytes      */
-
 /* Hard bounds that keep every int64 product and double finite: TP_MAX_*
  * in tp.h (public: the front ends check against the same numbers). */
 #define TP__MIN_EFF 1e-3            /* smallest efficiency factor (a fraction of a peak) */

@@ -154,7 +154,7 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     else
         saved += 2.0 * (q + 2.0 * kv); /* fused qkv */
     if (moe) {
-        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fe = (double)tp_expert_ffn_hidden(m);
         double k = (double)m->topk;
         saved += k * (2.0 * fe + 2.0 * h) + 2.0 * h;
     } else if (m->mlp == TP_MLP_SWIGLU) {
@@ -196,7 +196,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     if (!moe) {
         sharded += mlp_mult * (double)m->ffn_hidden;
     } else {
-        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
         double k = (double)m->topk;

@@ -77,16 +77,11 @@ static int64_t norm_params(const tp_model *m)
     return m->norm == TP_NORM_LAYERNORM ? 2 * m->hidden : m->hidden;
 }
 
-static int64_t expert_width(const tp_model *m)
-{
-    return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
-}
-
 static int64_t shared_width(const tp_model *m)
 {
     if (m->shared_ffn_hidden > 0)
         return m->shared_ffn_hidden;
-    return m->num_shared_experts * expert_width(m);
+    return m->num_shared_experts * tp_expert_ffn_hidden(m);
 }
 
 bool tp__layer_is_moe(const tp_model *m, int64_t i)
@@ -165,7 +160,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     double h = (double)m->hidden, L = (double)m->num_layers;
     double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
     double fw = m->mlp == TP_MLP_SWIGLU ? 3.0 : 2.0;
-    double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+    double fe = (double)tp_expert_ffn_hidden(m);
     double fsh = (double)m->shared_ffn_hidden + (double)m->num_shared_experts * fe;
     double per_layer = 2.0 * h * q + 2.0 * h * kv + fw * h * (double)m->ffn_hidden +
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
@@ -193,7 +188,7 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     int64_t attn = attention_params(m), norms = 2 * norm_params(m);
     int64_t dense_mlp = tp__mlp_params(m, m->ffn_hidden);
     int64_t E = m->num_experts, k = m->topk;
-    int64_t expert = E > 0 ? tp__mlp_params(m, expert_width(m)) : 0;
+    int64_t expert = E > 0 ? tp__mlp_params(m, tp_expert_ffn_hidden(m)) : 0;
     int64_t shared = (E > 0 && shared_width(m) > 0) ? tp__mlp_params(m, shared_width(m)) : 0;
     int64_t router = h * E;
 

@@ -157,7 +157,7 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
               "phase %d: seq must be in [1, %d]", i + 1, TP_MAX_SEQ);
         CHECK(p->global_batch >= 0 && p->global_batch <= TP_MAX_BATCH, "phase",
               "phase %d: batch is out of range", i + 1);
-        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= 1000000000000000LL, "phase",
+        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= TP_MAX_TOKENS_PER_STEP, "phase",
               "phase %d: batch tokens out of range", i + 1);
         CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14,
               "phase", "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
@@ -192,8 +192,8 @@ static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_resul
     if (why)
         snprintf(why, why_n,
                  "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB capacity",
-                 res->memory.total_bytes / TP__GIB, fb / TP__GIB,
-                 res->memory.capacity_bytes / TP__GIB);
+                 res->memory.total_bytes / TP_GIB, fb / TP_GIB,
+                 res->memory.capacity_bytes / TP_GIB);
     return false;
 }
 
@@ -455,14 +455,14 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
                  "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
                  "(seq %lld); closest: TP %lld PP %lld CP %lld ZeRO-%d needs %.1f GiB",
                  model->name, (long long)n, in->base.gpu.name,
-                 in->base.gpu.mem_capacity_bytes / TP__GIB, ph->name, (long long)ph->seq_len,
-                 (long long)t->tp, (long long)t->pp, (long long)t->cp, t->zero, least / TP__GIB);
+                 in->base.gpu.mem_capacity_bytes / TP_GIB, ph->name, (long long)ph->seq_len,
+                 (long long)t->tp, (long long)t->pp, (long long)t->cp, t->zero, least / TP_GIB);
     } else {
         snprintf(out->reason, sizeof out->reason,
                  "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
                  "(seq %lld): %.100s",
                  model->name, (long long)n, in->base.gpu.name,
-                 in->base.gpu.mem_capacity_bytes / TP__GIB, ph->name, (long long)ph->seq_len,
+                 in->base.gpu.mem_capacity_bytes / TP_GIB, ph->name, (long long)ph->seq_len,
                  why && why[0] ? why : "every layout was rejected");
     }
 
@@ -513,11 +513,11 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
                  (long long)more, (long long)(more / per_node), (long long)per_node);
     if (least > 0.0)
         snprintf(b, sizeof b, "use a GPU with at least %.0f GiB (for the closest layout); ",
-                 ceil(least / TP__GIB));
+                 ceil(least / TP_GIB));
     snprintf(out->fix, sizeof out->fix,
              "%s%s%sor train a smaller model or a shorter sequence (model states alone are "
              "%.0f GB = %lld GPUs' memory)%s%.160s",
-             c, a, b, out->static_bytes / TP__GB, (long long)out->min_gpus_static,
+             c, a, b, out->static_bytes / TP_GB, (long long)out->min_gpus_static,
              bind[0] ? ". Binding constraint: " : "", bind);
     return TP_OK;
 }
@@ -540,8 +540,7 @@ static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double pea
                          int np, cluster_eval *ce, int64_t *n, bool *found, fastest_seen *fast,
                          tp_error *err)
 {
-    int64_t per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
-                                                        : in->base.gpu.gpus_per_node;
+    int64_t per_node = tp_gpus_per_node(&in->base.train, &in->base.gpu);
     int64_t cur = tp_budget_round_nodes((double)start, per_node), prev = 0;
     *found = false;
     for (int tries = 0; cur >= 1 && cur <= limit; tries++) {
@@ -680,8 +679,7 @@ static tp_status plan_hardware(const tp_plan_in *in, tp_plan *out, tp_error *err
                             "%s has no dense peak for this precision", g->name);
     out->peak_flops_per_s = g->peak_flops_per_s[prec];
     out->price_per_hour = in->price_per_hour >= 0.0 ? in->price_per_hour : g->price_per_gpu_hour;
-    out->gpus_per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
-                                                          : g->gpus_per_node;
+    out->gpus_per_node = tp_gpus_per_node(&in->base.train, g);
     return TP_OK;
 }
 
@@ -751,7 +749,8 @@ static tp_status plan_phase_flops(const tp_plan_in *in, tp_plan *out, tp_error *
         c.model = out->model;
         c.train.seq_len = p->spec.seq_len;
         c.train.global_batch = p->spec.global_batch;
-        if ((double)p->spec.seq_len * (double)p->spec.global_batch > 1e15)
+        if ((double)p->spec.seq_len * (double)p->spec.global_batch >
+            (double)TP_MAX_TOKENS_PER_STEP)
             return tp_error_set(err, TP_ERR_RANGE, "global-batch",
                                 "phase \"%s\": more than 1e15 tokens per step", p->spec.name);
         tp_params padded = out->params;

@@ -561,7 +561,7 @@ tp_status tp_recipe_run(const tp_config *base_in, tp_recipe *out, tp_error *err)
         return st;
     const tp_train *bt = &base->train;
     out->capacity_bytes = base->gpu.mem_capacity_bytes;
-    out->gpus_per_node = bt->gpus_per_node > 0 ? bt->gpus_per_node : base->gpu.gpus_per_node;
+    out->gpus_per_node = tp_gpus_per_node(bt, &base->gpu);
     out->global_batch_requested = bt->global_batch;
     out->moe = base->model.num_experts > 0;
     st = recipe_bill(base, out, err);

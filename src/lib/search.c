@@ -210,8 +210,7 @@ static tp_status check_cluster_sizes(const tp_search_space *sp, const tp_config 
     const tp_axis *a = &sp->gpus;
     if ((a->min <= 0 && a->max <= 0) || (a->min > 0 && a->min == a->max))
         return TP_OK; /* one size */
-    int64_t node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node
-                                                 : base->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(&base->train, &base->gpu);
     if (node < 1)
         return TP_OK; /* tp_config_validate names it */
     int64_t lo = a->min > 0 ? a->min : node;
@@ -746,7 +745,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg = one;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
-    s->node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node : base->gpu.gpus_per_node;
+    s->node = tp_gpus_per_node(&base->train, &base->gpu);
     s->head_gcd = tp__gcd64(base->model.num_heads, tp__kv_heads(&base->model));
     if ((st = tp_model_params(&s->cfg.model, 0, &s->params, err)) != TP_OK ||
         (st = tp_model_params(&s->cfg.model, s->cfg.train.pad_vocab_to, &s->padded, err)) !=
@@ -1060,15 +1059,15 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
         out->fits = true;
         snprintf(out->text, sizeof out->text,
                  "fits: stage %lld uses %.1f GiB of %.1f GiB (%.1f GiB headroom)",
-                 (long long)out->stage, out->total_bytes / TP__GIB, out->capacity_bytes / TP__GIB,
-                 -out->over_bytes / TP__GIB);
+                 (long long)out->stage, out->total_bytes / TP_GIB, out->capacity_bytes / TP_GIB,
+                 -out->over_bytes / TP_GIB);
         return TP_OK;
     }
 
     const tp_model *m = &c->model;
     const tp_train *t0 = &c->train;
     int64_t dp = tp_train_dp(t0);
-    int64_t node = t0->gpus_per_node > 0 ? t0->gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(t0, &c->gpu);
     tp_config v = *c;
     tp_train *t = &v.train;
     /* Variants keep DP (and so the global batch's divisibility); interleaving off. */
@@ -1138,7 +1137,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
     size_t used = 0;
     char *b = out->text;
     size_t cap = sizeof out->text;
-    double gib = TP__GIB;
+    double gib = TP_GIB;
     if (out->part_bytes > out->capacity_bytes)
         append(b, cap, &used, "%s %.1f GiB > %.1f GiB on stage %lld", out->part,
                out->part_bytes / gib, out->capacity_bytes / gib, (long long)out->stage);
