@@ -14,6 +14,7 @@
  * L the remainder goes one layer each to the middle stages first, then the
  * last, then the first (the end stages also carry the embedding and loss).
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -290,5 +291,9 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_RANGE, "global-batch",
                             "%lld sequences of %lld tokens is more than 1e18 tokens per step",
                             (long long)t->global_batch, (long long)t->seq_len);
+    /* what every later computation relies on: the layout covers the GPUs
+     * exactly, and the batch is whole micro-batches on every DP rank */
+    assert(t->tp * t->pp * t->cp * dp == t->num_gpus);
+    assert(mb >= 1 && mb * t->micro_batch * dp == t->global_batch);
     return TP_OK;
 }

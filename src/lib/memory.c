@@ -71,6 +71,7 @@
  * the interleaved in-flight count for stages i > 0 is the 1F1B count scaled
  * by the same interleaving penalty; load imbalance of MoE routing ignored.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -266,6 +267,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     const tp_train *t = &c->train;
     const tp_options *o = &c->opts;
     memset(out, 0, sizeof *out);
+    assert(stage >= 0 && stage < t->pp); /* the documented precondition */
 
     int64_t L = m->num_layers;
     int64_t layers = tp_stage_layers(t, L, stage);
