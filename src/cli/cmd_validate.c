@@ -108,8 +108,8 @@ static void print_text(const char *file, const tp_io_vrow *rows, size_t n)
                "bottleneck: %s; heaviest stage %lld: %.1f GB (%.1f GiB) of %.1f GB (%.1f GiB)",
                v->line, v->has_tput ? v->tput_basis : "no throughput measured",
                v->recompute, v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
-               v->fit_total_bytes / TP_GB, v->fit_total_bytes / TP_GIB, v->fit_capacity_bytes / TP_GB,
-               v->fit_capacity_bytes / TP_GIB);
+               v->fit_total_bytes / TP_GB, v->fit_total_bytes / TP_GIB,
+               v->fit_capacity_bytes / TP_GB, v->fit_capacity_bytes / TP_GIB);
         if (v->assume[0]) {
             fputs("; assumed: ", stdout);
             tp_io_put_safe(stdout, v->assume);
@@ -127,7 +127,8 @@ static void print_text(const char *file, const tp_io_vrow *rows, size_t n)
                 fputc('\n', stdout);
             }
     }
-    tp_io_vstats ts = tp_io_validate_stats(rows, n, false), ms = tp_io_validate_stats(rows, n, true);
+    tp_io_vstats ts = tp_io_validate_stats(rows, n, false);
+    tp_io_vstats ms = tp_io_validate_stats(rows, n, true);
     printf("\nSummary (absolute relative error)\n");
     printf("  throughput (tokens/s per GPU), %zu rows: median %.1f%%, p90 %.1f%%, max %.1f%%\n",
            ts.n, 100.0 * ts.median, 100.0 * ts.p90, 100.0 * ts.max);

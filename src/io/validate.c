@@ -50,11 +50,10 @@
 /* efficiency overrides (--eff)                                       */
 /* ------------------------------------------------------------------ */
 
-
 /*
  * The keys of --eff and the range where each means something: fractions of
- * a peak rate in [1e-3, 1] (below that the step time is dominated by a
- * factor no real GPU shows, and at 0 or a subnormal every row's time
+ * a peak rate in [TP_MIN_EFF, 1] = [1e-3, 1] (below that the step time is
+ * dominated by a factor no real GPU shows, and at 0 or a subnormal every row's time
  * divides to 0 or inf); gemm_fp8 0 = "as gemm"; gemm_half_dim in elements,
  * 0 = no size penalty; overlap a fraction in [0, 1]. The library checks the
  * same ranges (tp_gpu_validate).
@@ -68,10 +67,10 @@ typedef struct eff_key {
 
 #define EFF_KEY(f, lo, hi, z) {#f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)}
 static const eff_key eff_keys[] = {
-    EFF_KEY(gemm, 1e-3, 1.0, false),     EFF_KEY(gemm_fp8, 1e-3, 1.0, true),
-    EFF_KEY(gemm_half_dim, 1.0, 1e6, true), EFF_KEY(attn, 1e-3, 1.0, false),
-    EFF_KEY(mem_bw, 1e-3, 1.0, false),   EFF_KEY(intra_bw, 1e-3, 1.0, false),
-    EFF_KEY(inter_bw, 1e-3, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
+    EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),     EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(gemm_half_dim, 1.0, 1e6, true),    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),   EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
 };
 #define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
 
@@ -277,7 +276,6 @@ typedef enum framework {
     FW_TORCHTUNE,
     FW_MOSAIC       /* llm-foundry / composer FSDP */
 } framework;
-
 
 static void note(tp_io_vrow *v, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -903,7 +901,8 @@ static bool measured_throughput(const rowref *r, framework fw, const tp_config *
 }
 
 /* Evaluate one row into v. */
-void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overrides *ov, tp_io_vrow *v)
+void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overrides *ov,
+                        tp_io_vrow *v)
 {
     rowref rr = {csv, row};
     const rowref *r = &rr;
@@ -1016,7 +1015,6 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
 /* ------------------------------------------------------------------ */
 /* summary statistics                                                 */
 /* ------------------------------------------------------------------ */
-
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -6,8 +6,7 @@
 #include "tp/tp.h"
 
 /* Hard bounds that keep every int64 product and double finite: TP_MAX_*
- * in tp.h (public: the front ends check against the same numbers). */
-#define TP__MIN_EFF 1e-3            /* smallest efficiency factor (a fraction of a peak) */
+ * and TP_MIN_EFF in tp.h (public: the front ends check the same numbers). */
 
 /** V rounded up to a multiple of pad (pad <= 1: V). */
 int64_t tp__padded_vocab(int64_t vocab, int64_t pad);
