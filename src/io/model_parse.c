@@ -35,7 +35,6 @@
 
 #define BYTES_PER_MIB 1048576.0 /* 2^20 */
 #define FLOPS_PER_TFLOP 1e12
-#define BYTES_PER_GB 1e9
 
 #define KEY_PATH_MAX 96 /* = sizeof ((tp_error *)0)->path */
 
@@ -723,9 +722,9 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6,
                 &g.price_per_gpu_hour, err));
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
-    g.mem_bw_bytes_per_s = bw_gb * BYTES_PER_GB;
-    g.intra_bw_bytes_per_s = intra_gb * BYTES_PER_GB;
-    g.inter_bw_bytes_per_s = nic_gb * BYTES_PER_GB;
+    g.mem_bw_bytes_per_s = bw_gb * TP_GB;
+    g.intra_bw_bytes_per_s = intra_gb * TP_GB;
+    g.inter_bw_bytes_per_s = nic_gb * TP_GB;
     if (name) {
         TRY(set_name(g.name, name, err));
     } else {
