@@ -901,9 +901,136 @@ static bool measured_throughput(const rowref *r, framework fw, const tp_config *
 }
 
 /* Evaluate one row into v. */
+/* The table entry of the row's GPU; NULL (with v->reason) when it is not
+ * a GPU trainplan models. */
+static const validate_gpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
+{
+    const char *gtype = cell(r, "gpu_type");
+    const validate_gpu *ge = validate_gpu_of(gtype);
+    if (ge && ge->preset)
+        return ge;
+    snprintf(v->reason, sizeof v->reason, "%s: not a GPU trainplan models",
+             gtype[0] ? gtype : "no GPU type");
+    if (contains(gtype, "TPU"))
+        snprintf(v->reason, sizeof v->reason, "TPU, not a GPU: out of the planner's domain");
+    return NULL;
+}
+
+/* The row's GPU: the table's preset (derived where the table says), the
+ * row's interconnect where it differs from the preset's NIC, then the
+ * --eff overrides. False (with v->reason) when the preset does not load. */
+static bool row_gpu(const rowref *r, const validate_gpu *ge, const tp_io_eff_overrides *ov,
+                    tp_io_vrow *v, tp_gpu *g)
+{
+    const char *gtype = cell(r, "gpu_type");
+    tp_error err = {0};
+    if (tp_io_gpu_load(ge->preset, g, &err) != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "GPU preset %s: %.150s", ge->preset, err.message);
+        return false;
+    }
+    if (ge->derived) {
+        derive_gpu(ge->derived, g);
+        note(v, "%s", ge->derived->note);
+    }
+    if (contains(gtype, "capacity not stated"))
+        note(v, "GPU capacity not stated: 80 GB");
+    if (contains(cell(r, "interconnect"), "Omni-Path")) {
+        /* Jean Zay A100 nodes: 4 x 100 Gb/s Omni-Path per 8 GPUs (recalled). */
+        g->inter_bw_bytes_per_s = 6.25e9;
+        note(v, "Omni-Path: 4 x 100 Gb/s per 8-GPU node = 6.25 GB/s per GPU (recalled)");
+    } else if (contains(cell(r, "interconnect"), "1600 Gbps")) {
+        g->inter_bw_bytes_per_s = 25e9; /* 1600 Gb/s per 8-GPU node */
+    }
+    tp_io_eff_overrides_apply(ov, g);
+    snprintf(v->gpu, sizeof v->gpu, "%s", g->name);
+    return true;
+}
+
+/* A present measured cell that is not a measurement refuses the row
+ * (measured_cols above); false with v->reason. */
+static bool measured_cells_ok(const rowref *r, tp_io_vrow *v)
+{
+    for (size_t i = 0; i < sizeof measured_cols / sizeof measured_cols[0]; i++) {
+        const char *s = cell(r, measured_cols[i]);
+        double x;
+        tp_error e;
+        if (*s && tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) !=
+                      TP_OK) {
+            snprintf(v->reason, sizeof v->reason, "%s", e.message);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Evaluate the row's configuration; when the row does not state its
+ * recompute, the least that fits (none, selective, full) is what a user
+ * of the framework would have run. False (with v->reason) when libtp
+ * rejects the configuration. */
+static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *res)
+{
+    tp_error err = {0};
+    tp_status st = tp_eval(c, res, &err);
+    if (st == TP_OK && !rc_given) {
+        static const tp_recompute order[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
+                                             TP_RECOMPUTE_FULL};
+        for (size_t i = 1; i < 3 && !res->memory.fits; i++) {
+            c->train.recompute = order[i];
+            st = tp_eval(c, res, &err);
+            if (st != TP_OK)
+                break;
+        }
+        if (st == TP_OK)
+            note(v, "recompute not stated: %s (the least that fits)",
+                 recompute_name(c->train.recompute));
+    }
+    if (st != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s",
+                 err.path, err.message);
+        return false;
+    }
+    return true;
+}
+
+/* The comparisons: throughput as tokens/s per GPU and memory in the row's
+ * metric and unit, each only where the row measured it. BLOOM's nvidia-smi
+ * figure is the first node, so DeepSpeed rows compare stage 0. */
+static void row_compare(const rowref *r, framework fw, const tp_config *c, const tp_result *res,
+                        tp_io_vrow *v)
+{
+    v->evaluated = true;
+    v->recompute = recompute_name(c->train.recompute);
+    v->pred_fit = res->memory.fits;
+    v->fit_total_bytes = res->memory.total_bytes;
+    v->fit_capacity_bytes = res->memory.capacity_bytes;
+    v->fit_stage = res->memory.stage;
+    v->step_s = res->time.step_s;
+    v->mfu = res->time.mfu;
+    v->bottleneck = res->time.bottleneck;
+    v->time = res->time;
+    const tp_memory *m = fw == FW_DEEPSPEED ? &res->stage_first : &res->memory;
+    v->mem = *m;
+
+    if (measured_throughput(r, fw, c, v) && v->meas_tps > 0.0 && res->time.computed) {
+        v->has_tput = true;
+        v->pred_tps = res->time.tokens_per_s_per_gpu;
+        v->tput_err = v->pred_tps / v->meas_tps - 1.0;
+    }
+    double mem;
+    if (cell_f64(r, "measured_memory_gb_per_gpu", &mem) && mem > 0.0) {
+        v->metric = metric_of(cell(r, "memory_metric"), &v->mem_unit);
+        double unit = strcmp(v->mem_unit, "GiB") == 0 ? TP_GIB : TP_GB;
+        v->has_mem = v->metric != TP_IO_MEM_NONE;
+        v->meas_mem = mem;
+        v->pred_mem = predicted_metric(m, v->metric) / unit;
+        v->mem_err = v->pred_mem / mem - 1.0;
+    }
+}
+
 void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overrides *ov,
                         tp_io_vrow *v)
 {
+    assert(row < csv->num_rows);
     rowref rr = {csv, row};
     const rowref *r = &rr;
     memset(v, 0, sizeof *v);
@@ -912,104 +1039,24 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     v->recompute = "";
     v->bottleneck = "";
     v->tput_kind = "-";
-    const char *gtype = cell(r, "gpu_type");
-    const validate_gpu *ge = validate_gpu_of(gtype);
-    const char *preset = ge ? ge->preset : NULL;
-    if (!preset) {
-        snprintf(v->reason, sizeof v->reason, "%s: not a GPU trainplan models",
-                 gtype[0] ? gtype : "no GPU type");
-        if (contains(gtype, "TPU"))
-            snprintf(v->reason, sizeof v->reason, "TPU, not a GPU: out of the planner's domain");
-        return;
-    }
-    for (size_t i = 0; i < sizeof measured_cols / sizeof measured_cols[0]; i++) {
-        const char *s = cell(r, measured_cols[i]);
-        double x;
-        tp_error e;
-        if (*s && tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) !=
-                      TP_OK) {
-            snprintf(v->reason, sizeof v->reason, "%s", e.message);
-            return;
-        }
-    }
-    framework fw = framework_of(r);
     tp_config c;
     memset(&c, 0, sizeof c);
-    if (!build_model(r, fw, v, &c.model))
+    /* in this order: it decides which reason a bad row gets, and the
+     * order of the assumptions listed */
+    const validate_gpu *ge = row_gpu_entry(r, v);
+    if (!ge || !measured_cells_ok(r, v))
         return;
-    tp_error err = {0};
-    if (tp_io_gpu_load(preset, &c.gpu, &err) != TP_OK) {
-        snprintf(v->reason, sizeof v->reason, "GPU preset %s: %.150s", preset, err.message);
+    framework fw = framework_of(r);
+    if (!build_model(r, fw, v, &c.model) || !row_gpu(r, ge, ov, v, &c.gpu))
         return;
-    }
-    if (ge->derived) {
-        derive_gpu(ge->derived, &c.gpu);
-        note(v, "%s", ge->derived->note);
-    }
-    if (contains(gtype, "capacity not stated"))
-        note(v, "GPU capacity not stated: 80 GB");
-    if (contains(cell(r, "interconnect"), "Omni-Path")) {
-        /* Jean Zay A100 nodes: 4 x 100 Gb/s Omni-Path per 8 GPUs (recalled). */
-        c.gpu.inter_bw_bytes_per_s = 6.25e9;
-        note(v, "Omni-Path: 4 x 100 Gb/s per 8-GPU node = 6.25 GB/s per GPU (recalled)");
-    } else if (contains(cell(r, "interconnect"), "1600 Gbps")) {
-        c.gpu.inter_bw_bytes_per_s = 25e9; /* 1600 Gb/s per 8-GPU node */
-    }
-    tp_io_eff_overrides_apply(ov, &c.gpu);
-    snprintf(v->gpu, sizeof v->gpu, "%s", c.gpu.name);
     bool rc_given = false;
     if (!build_train(r, fw, v, &c, &rc_given))
         return;
-
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
     tp_result res;
-    tp_status st = tp_eval(&c, &res, &err);
-    if (st == TP_OK && !rc_given) {
-        /* not stated: the least recompute that fits */
-        static const tp_recompute order[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
-                                             TP_RECOMPUTE_FULL};
-        for (size_t i = 1; i < 3 && !res.memory.fits; i++) {
-            c.train.recompute = order[i];
-            st = tp_eval(&c, &res, &err);
-            if (st != TP_OK)
-                break;
-        }
-        if (st == TP_OK)
-            note(v, "recompute not stated: %s (the least that fits)",
-                 recompute_name(c.train.recompute));
-    }
-    if (st != TP_OK) {
-        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s",
-                 err.path, err.message);
+    if (!row_predict(&c, rc_given, v, &res))
         return;
-    }
-    v->evaluated = true;
-    v->recompute = recompute_name(c.train.recompute);
-    v->pred_fit = res.memory.fits;
-    v->fit_total_bytes = res.memory.total_bytes;
-    v->fit_capacity_bytes = res.memory.capacity_bytes;
-    v->fit_stage = res.memory.stage;
-    v->step_s = res.time.step_s;
-    v->mfu = res.time.mfu;
-    v->bottleneck = res.time.bottleneck;
-    v->time = res.time;
-    v->mem = fw == FW_DEEPSPEED ? res.stage_first : res.memory;
-
-    if (measured_throughput(r, fw, &c, v) && v->meas_tps > 0.0 && res.time.computed) {
-        v->has_tput = true;
-        v->pred_tps = res.time.tokens_per_s_per_gpu;
-        v->tput_err = v->pred_tps / v->meas_tps - 1.0;
-    }
-    double mem;
-    if (cell_f64(r, "measured_memory_gb_per_gpu", &mem) && mem > 0.0) {
-        v->metric = metric_of(cell(r, "memory_metric"), &v->mem_unit);
-        const tp_memory *m = fw == FW_DEEPSPEED ? &res.stage_first : &res.memory;
-        double unit = strcmp(v->mem_unit, "GiB") == 0 ? TP_GIB : TP_GB;
-        v->has_mem = v->metric != TP_IO_MEM_NONE;
-        v->meas_mem = mem;
-        v->pred_mem = predicted_metric(m, v->metric) / unit;
-        v->mem_err = v->pred_mem / mem - 1.0;
-    }
+    row_compare(r, fw, &c, &res, v);
 }
 
 /* ------------------------------------------------------------------ */
