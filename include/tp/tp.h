@@ -46,6 +46,33 @@ extern "C" {
 TP_API const char *tp_version_string(void);
 
 /* ------------------------------------------------------------------ */
+/* Units and limits: each written once, here                          */
+/* ------------------------------------------------------------------ */
+
+/* Bytes: trainplan prints both and labels both (DESIGN.md, rule 1). */
+#define TP_GIB 1073741824.0 /* 2^30 bytes */
+#define TP_GB 1e9           /* 10^9 bytes */
+
+/*
+ * The bounds of every size a configuration may hold: what the library
+ * validates (tp_model_validate, tp_config_validate) and every front end
+ * (CLI flags, model files, requests) checks against. They keep every int64
+ * product and double of the computation finite.
+ */
+#define TP_MAX_GPUS 1048576        /* 2^20 GPUs */
+#define TP_MAX_DIM 1048576         /* hidden, head_dim: 2^20 elements */
+#define TP_MAX_FFN 16777216        /* ffn sizes: 2^24 elements */
+#define TP_MAX_LAYERS 100000
+#define TP_MAX_VOCAB 16777216      /* 2^24 tokens */
+#define TP_MAX_EXPERTS 65536
+#define TP_MAX_SEQ 134217728       /* 2^27 tokens */
+#define TP_MAX_BATCH 1099511627776 /* 2^40 sequences */
+#define TP_MAX_PARAMS 1e15         /* 1,000T parameters */
+#define TP_MAX_GPUS_PER_NODE 1024  /* GPUs in one node (an NVLink domain) */
+#define TP_MAX_TOKENS_PER_STEP 1000000000000000 /* 1e15 tokens in one step */
+#define TP_MIN_EFF 1e-3            /* smallest efficiency factor (a fraction of a peak) */
+
+/* ------------------------------------------------------------------ */
 /* Errors                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -339,6 +366,23 @@ typedef struct tp_config {
     tp_train train;
     tp_options opts;
 } tp_config;
+
+/*
+ * Defaults that depend on another field, each written once here (inline:
+ * the step-time model reads them on every evaluation).
+ */
+
+/** GPUs per node: the training setup's when set (> 0), else the GPU's. */
+static inline int64_t tp_gpus_per_node(const tp_train *t, const tp_gpu *g)
+{
+    return t->gpus_per_node > 0 ? t->gpus_per_node : g->gpus_per_node;
+}
+
+/** Width of one routed expert's MLP: moe_ffn_hidden when set (> 0), else ffn_hidden. */
+static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
+{
+    return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
+}
 
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);

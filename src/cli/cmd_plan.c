@@ -26,8 +26,6 @@
 #include "cmd_export.h" /* issue 7: the report format, --svg FILE, --force */
 #include "plan_out.h"
 
-#define GB 1e9
-
 static const char *const fit_names[] = {"besiroglu", "hoffmann", "hoffmann-rounded", NULL};
 static const char *const size_at_names[] = {"auto", "predicted", "mfu", NULL};
 static const char *const basis_names[] = {"exact", "6nd", NULL};
@@ -97,7 +95,7 @@ static const cli_flag xflags[X_COUNT] = {
     [X_LAYOUT] = {"--layout", NULL, NULL, "search (given when a layout flag is set)",
                   "how each phase's layout is chosen", ENUM(layout_names), .group = G_CLU},
     [X_MAX_GPUS] = {"--max-gpus", "N", "GPUs", "131072", "largest cluster the sizing considers",
-                    INT(1, 1048576), .group = G_CLU},
+                    INT(1, TP_MAX_GPUS), .group = G_CLU},
 
     [X_PHASE] = {"--phase", "KEY=VALUE,...", NULL, "one phase of all tokens",
                  "a training phase (repeatable, in order); keys: name, tokens, seq, batch "
@@ -352,11 +350,11 @@ static tp_status plan_ckpt_lr(const char *const *xv, tp_plan_in *in, tp_error *e
     double x = 0.0;
     if (xv[X_STORAGE_GBPS]) {
         GETF(X_STORAGE_GBPS, x);
-        in->ckpt.storage_bw_bytes_per_s = x * GB;
+        in->ckpt.storage_bw_bytes_per_s = x * TP_GB;
     }
     if (xv[X_HOST_GBPS]) {
         GETF(X_HOST_GBPS, x);
-        in->ckpt.host_bw_bytes_per_s = x * GB;
+        in->ckpt.host_bw_bytes_per_s = x * TP_GB;
     }
     GETF(X_FAILURE_RATE, in->ckpt.failures_per_gpu_hour);
     if (xv[X_RESTART_MIN]) {

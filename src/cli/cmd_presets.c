@@ -144,7 +144,7 @@ static int list_gpus(bool as_json, json_t *out)
             char cite[72];
             short_source(src, cite, sizeof cite);
             printf("  %-12s %13.1f %14.2f GiB %15.2f GB %9.2f  %s\n", name, peak / 1e12,
-                   g.mem_capacity_bytes / 1073741824.0, g.mem_capacity_bytes / 1e9,
+                   g.mem_capacity_bytes / TP_GIB, g.mem_capacity_bytes / TP_GB,
                    g.price_per_gpu_hour, cite);
         }
     }

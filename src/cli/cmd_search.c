@@ -21,7 +21,6 @@
 #include "export.h"
 #include "search_out.h"
 
-#define GIB 1073741824.0
 
 static const char *const rank_names[] = {"time", "cost", "headroom", NULL}; /* tp_rank_by */
 
@@ -58,16 +57,16 @@ static const cli_flag search_flags[X_COUNT] = {
     [X_EVEN_PP] = {"--even-pp", NULL, NULL, "off",
                    "only PP sizes that divide the layers (no uneven split)", CLI_SWITCH, 0, 0, 0.0,
                    0.0, NULL, G_SEARCH},
-    [X_MAX_TP] = {"--max-tp", "N", "GPUs", "the node", "largest TP to try", CLI_INT, 1, 1048576,
+    [X_MAX_TP] = {"--max-tp", "N", "GPUs", "the node", "largest TP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
-    [X_MAX_PP] = {"--max-pp", "N", "stages", "layers", "largest PP to try", CLI_INT, 1, 1048576,
+    [X_MAX_PP] = {"--max-pp", "N", "stages", "layers", "largest PP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
     [X_MAX_VPP] = {"--max-vpp", "N", "chunks per GPU", "layers / PP",
-                   "largest number of virtual stages to try", CLI_INT, 1, 100000, 0.0, 0.0, NULL,
+                   "largest number of virtual stages to try", CLI_INT, 1, TP_MAX_LAYERS, 0.0, 0.0, NULL,
                    G_SEARCH},
-    [X_MAX_CP] = {"--max-cp", "N", "GPUs", "no limit", "largest CP to try", CLI_INT, 1, 1048576,
+    [X_MAX_CP] = {"--max-cp", "N", "GPUs", "no limit", "largest CP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
-    [X_MAX_EP] = {"--max-ep", "N", "GPUs", "no limit", "largest EP to try", CLI_INT, 1, 1048576,
+    [X_MAX_EP] = {"--max-ep", "N", "GPUs", "no limit", "largest EP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
     [X_MAX_MB] = {"--max-micro-batch", "N", "sequences", "no limit",
                   "largest micro-batch to try", CLI_INT, 1, 1099511627776, 0.0, 0.0, NULL,
@@ -77,7 +76,7 @@ static const cli_flag search_flags[X_COUNT] = {
     [X_MIN_GPUS] = {"--min-gpus", "N", "GPUs", "--gpus",
                     "also try smaller clusters, in whole nodes, from N up to --gpus (at most 1,024 sizes)",
                     CLI_INT, 1,
-                    1048576, 0.0, 0.0, NULL, G_SEARCH},
+                    TP_MAX_GPUS, 0.0, 0.0, NULL, G_SEARCH},
     [X_NO_PRUNE] = {"--no-prune", NULL, NULL, "off",
                     "evaluate every layout (no lower-bound pruning; slower)", CLI_SWITCH, 0, 0, 0.0,
                     0.0, NULL, G_SEARCH},
@@ -162,11 +161,11 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
                 "    step %.3f s, MFU %.1f%%, %.0f tokens/s, %.2f USD per 1M tokens; "
                 "memory %.2f of %.2f GiB (stage %lld, %.2f GiB headroom)\n",
                 tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s, 1e6 * it->cost_per_token_usd,
-                m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage,
-                m->headroom_bytes / GIB);
+                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage,
+                m->headroom_bytes / TP_GIB);
     else
         fprintf(f, "    step time not available; memory %.2f of %.2f GiB (stage %lld)\n",
-                m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage);
+                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage);
     if (tm->computed)
         fprintf(f,
                 "    time (s): compute %.3f, recompute %.3f, TP %.3f, CP %.3f, EP %.3f, "
@@ -176,9 +175,9 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     fprintf(f,
             "    memory (GiB): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
             "logits %.2f, other %.2f\n",
-            (m->weights_bytes + m->weights_gathered_bytes) / GIB, m->grads_bytes / GIB,
-            m->optimizer_bytes / GIB, m->activations_bytes / GIB, m->logits_bytes / GIB,
-            (m->comm_buffers_bytes + m->framework_bytes + m->fragmentation_bytes) / GIB);
+            (m->weights_bytes + m->weights_gathered_bytes) / TP_GIB, m->grads_bytes / TP_GIB,
+            m->optimizer_bytes / TP_GIB, m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB,
+            (m->comm_buffers_bytes + m->framework_bytes + m->fragmentation_bytes) / TP_GIB);
     if (!best)
         return;
     tp_search_delta d;
@@ -187,9 +186,9 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     mostly_text(&d, 3, mostly, sizeof mostly);
     fprintf(f, "    vs #1: ");
     if (by == TP_RANK_HEADROOM) {
-        fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / GIB);
+        fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / TP_GIB);
         if (d.mem_part[0])
-            fprintf(f, " (%s %+.2f GiB)", d.mem_part, d.mem_part_bytes / GIB);
+            fprintf(f, " (%s %+.2f GiB)", d.mem_part, d.mem_part_bytes / TP_GIB);
         if (tm->computed)
             fprintf(f, ", step %+.3f s", d.step_s);
     } else if (by == TP_RANK_COST && tm->computed) {
@@ -226,7 +225,7 @@ static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const 
 static void md_title(FILE *f, const tp_config *c, const char *what)
 {
     const tp_train *t = &c->train;
-    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(t, &c->gpu);
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n",
             tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
@@ -360,7 +359,7 @@ static double now_s(void)
 static void header(FILE *f, const tp_config *c, const char *verb)
 {
     const tp_train *t = &c->train;
-    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(t, &c->gpu);
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
                "sequences (%.0f tokens)\n",
@@ -378,7 +377,7 @@ static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double
     fprintf(f, ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
                "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
             (unsigned long long)st->feasible, (unsigned long long)st->infeasible,
-            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / GIB,
+            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / TP_GIB,
             (unsigned long long)st->pruned_states, (unsigned long long)st->pruned_micro_batch);
     if (st->batch_mismatch)
         fprintf(f, "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "
@@ -391,7 +390,7 @@ static int64_t smallest_dp(const tp_config *c, const tp_search_space *sp)
 {
     const tp_model *m = &c->model;
     int64_t N = c->train.num_gpus, best = N;
-    int64_t node = c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(&c->train, &c->gpu);
     int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
     for (int64_t t = 1; t <= N && t <= m->num_heads; t++) {
         if (N % t || m->num_heads % t || kv % t)

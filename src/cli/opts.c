@@ -22,19 +22,7 @@
 #include "cli.h"
 #include "io_internal.h"
 
-#define GIB 1073741824.0 /* 2^30 bytes */
-#define GB 1e9           /* bytes */
-
-/* Hard bounds, the same as the library's (src/lib/internal.h). */
-#define MAX_GPUS 1048576
-#define MAX_DIM 1048576
-#define MAX_FFN 16777216
-#define MAX_LAYERS 100000
-#define MAX_VOCAB 16777216
-#define MAX_EXPERTS 65536
-#define MAX_SEQ 134217728
-#define MAX_BATCH 1099511627776
-#define MAX_TOKENS 1000000000000000 /* 1e15 tokens per step */
+/* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
 
 /* clang-format off */
 enum flag_id {
@@ -100,25 +88,25 @@ static const cli_flag flags[F_COUNT] = {
                  CLI_STR, .group = G_MODEL},
     [F_LAYERS] = {"--layers", "N", "layers", "from --model",
                   "number of transformer layers",
-                  INT(1, MAX_LAYERS), .group = G_MODEL},
+                  INT(1, TP_MAX_LAYERS), .group = G_MODEL},
     [F_HIDDEN] = {"--hidden", "N", "elements", "from --model",
                   "hidden size (d_model)",
-                  INT(1, MAX_DIM), .group = G_MODEL},
+                  INT(1, TP_MAX_DIM), .group = G_MODEL},
     [F_HEADS] = {"--heads", "N", "heads", "from --model",
                  "attention (query) heads",
-                 INT(1, MAX_DIM), .group = G_MODEL},
+                 INT(1, TP_MAX_DIM), .group = G_MODEL},
     [F_KV_HEADS] = {"--kv-heads", "N", "heads", "from --model",
                     "key/value heads (grouped-query attention)",
-                    INT(1, MAX_DIM), .group = G_MODEL},
+                    INT(1, TP_MAX_DIM), .group = G_MODEL},
     [F_HEAD_DIM] = {"--head-dim", "N", "elements", "from --model",
                     "dimension of one attention head",
-                    INT(1, MAX_DIM), .group = G_MODEL},
+                    INT(1, TP_MAX_DIM), .group = G_MODEL},
     [F_FFN_HIDDEN] = {"--ffn-hidden", "N", "elements", "from --model",
                       "dense MLP intermediate size",
-                      INT(1, MAX_FFN), .group = G_MODEL},
+                      INT(1, TP_MAX_FFN), .group = G_MODEL},
     [F_VOCAB] = {"--vocab", "N", "tokens", "from --model",
                  "vocabulary size (unpadded)",
-                 INT(1, MAX_VOCAB), .group = G_MODEL},
+                 INT(1, TP_MAX_VOCAB), .group = G_MODEL},
     [F_MLP] = {"--mlp", NULL, NULL, "from --model",
                "MLP type",
                ENUM(mlp_names), .group = G_MODEL},
@@ -133,37 +121,37 @@ static const cli_flag flags[F_COUNT] = {
                   CLI_SWITCH, .group = G_MODEL},
     [F_EXPERTS] = {"--experts", "N", "experts", "from --model",
                    "routed experts per MoE layer (0 = dense)",
-                   INT(0, MAX_EXPERTS), .group = G_MODEL},
+                   INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
     [F_TOPK] = {"--topk", "N", "experts", "from --model",
                 "experts each token is routed to",
-                INT(1, MAX_EXPERTS), .group = G_MODEL},
+                INT(1, TP_MAX_EXPERTS), .group = G_MODEL},
     [F_MOE_FFN] = {"--moe-ffn-hidden", "N", "elements", "from --model",
                    "intermediate size of one expert",
-                   INT(1, MAX_FFN), .group = G_MODEL},
+                   INT(1, TP_MAX_FFN), .group = G_MODEL},
     [F_SHARED_EXPERTS] = {"--shared-experts", "N", "experts", "from --model",
                           "shared (always active) experts",
-                          INT(0, MAX_EXPERTS), .group = G_MODEL},
+                          INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
-                   INT(1, MAX_SEQ), .group = G_BATCH},
+                   INT(1, TP_MAX_SEQ), .group = G_BATCH},
     [F_MICRO_BATCH] = {"--micro-batch", "N", "sequences", NULL,
                        "micro-batch size per pipeline",
-                       INT(1, MAX_BATCH), .group = G_BATCH},
+                       INT(1, TP_MAX_BATCH), .group = G_BATCH},
     [F_GLOBAL_BATCH] = {"--global-batch", "N", "sequences", "micro-batch x DP",
                         "sequences per optimizer step",
-                        INT(1, MAX_BATCH), .group = G_BATCH},
+                        INT(1, TP_MAX_BATCH), .group = G_BATCH},
     [F_GLOBAL_BATCH_TOKENS] = {"--global-batch-tokens", "N", "tokens", "unset",
                                "tokens per optimizer step (a multiple of --seq-len)",
-                               INT(1, MAX_TOKENS), .group = G_BATCH},
+                               INT(1, TP_MAX_TOKENS_PER_STEP), .group = G_BATCH},
     [F_GPU] = {"--gpu", "NAME|FILE", NULL, "h100-sxm",
                "GPU preset or GPU JSON file",
                CLI_STR, .group = G_GPU},
     [F_GPUS] = {"--gpus", "N", "GPUs", NULL,
                 "total number of GPUs",
-                INT(1, MAX_GPUS), .group = G_GPU},
+                INT(1, TP_MAX_GPUS), .group = G_GPU},
     [F_GPUS_PER_NODE] = {"--gpus-per-node", "N", "GPUs", "from --gpu",
                          "GPUs per node (size of the fast intra-node domain)",
-                         INT(1, 1024), .group = G_GPU},
+                         INT(1, TP_MAX_GPUS_PER_NODE), .group = G_GPU},
     [F_GPU_MEM_GB] = {"--gpu-memory-gb", "X", "GB (1e9 bytes)", "from --gpu",
                       "usable memory per GPU",
                       NUM(0.001, 1e6), .group = G_GPU},
@@ -178,19 +166,19 @@ static const cli_flag flags[F_COUNT] = {
                  NUM0(1e-3, 1e6), .group = G_GPU},
     [F_TP] = {"--tp", "N", "GPUs", NULL,
               "tensor-parallel size",
-              INT(1, MAX_GPUS), .group = G_LAYOUT},
+              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_PP] = {"--pp", "N", "stages", NULL,
               "pipeline-parallel size",
-              INT(1, MAX_GPUS), .group = G_LAYOUT},
+              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_CP] = {"--cp", "N", "GPUs", NULL,
               "context-parallel size",
-              INT(1, MAX_GPUS), .group = G_LAYOUT},
+              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_EP] = {"--ep", "N", "GPUs", NULL,
               "expert-parallel size (carved out of DP: must divide DP and --experts)",
-              INT(1, MAX_GPUS), .group = G_LAYOUT},
+              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_VPP] = {"--vpp", "N", "chunks per GPU", NULL,
                "virtual pipeline stages (> 1 implies --schedule interleaved)",
-               INT(1, MAX_LAYERS), .group = G_LAYOUT},
+               INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
     [F_SP] = {"--sp", NULL, NULL, "on when --tp > 1",
               "Megatron sequence parallelism",
               CLI_SWITCH, .group = G_LAYOUT},
@@ -202,10 +190,10 @@ static const cli_flag flags[F_COUNT] = {
                     ENUM(sched_names), .group = G_LAYOUT},
     [F_FIRST_STAGE] = {"--first-stage-layers", "N", "layers", "even split",
                        "layers on the first pipeline stage",
-                       INT(1, MAX_LAYERS), .group = G_LAYOUT},
+                       INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
     [F_LAST_STAGE] = {"--last-stage-layers", "N", "layers", "even split",
                       "layers on the last pipeline stage",
-                      INT(1, MAX_LAYERS), .group = G_LAYOUT},
+                      INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
     [F_ZERO] = {"--zero", "0|1|2|3", NULL, NULL,
                 "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP",
                 INT(0, 3), .group = G_MEM},
@@ -220,7 +208,7 @@ static const cli_flag flags[F_COUNT] = {
                      ENUM(recomp_names), .group = G_MEM},
     [F_RECOMPUTE_EVERY] = {"--recompute-every", "K", "layers", NULL,
                            "layers per checkpoint group under --recompute full",
-                           INT(1, MAX_LAYERS), .group = G_MEM},
+                           INT(1, TP_MAX_LAYERS), .group = G_MEM},
     [F_PRECISION] = {"--precision", NULL, NULL, NULL,
                      "GEMM precision (fp8 keeps bf16 weights and fp32 master weights)",
                      ENUM(prec_names), .group = G_MEM},
@@ -244,7 +232,7 @@ static const cli_flag flags[F_COUNT] = {
                     CLI_SWITCH, .group = G_MEM},
     [F_PAD_VOCAB] = {"--pad-vocab", "N", "tokens", "1 (no padding)",
                      "round the vocabulary up to a multiple of N for memory and FLOPs",
-                     INT(1, MAX_VOCAB), .group = G_MEM},
+                     INT(1, TP_MAX_VOCAB), .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(attn_names), .group = G_CONV},
@@ -400,8 +388,8 @@ static void derived_default(int id, char *buf, size_t n)
     case F_ACT_MODEL: snprintf(buf, n, "%s", act_names[o.act_model]); return;
     case F_CKPT_MODEL: snprintf(buf, n, "%s", ckpt_names[o.ckpt_model]); return;
     case F_COLL_MODEL: snprintf(buf, n, "%s", coll_names[o.coll_model]); return;
-    case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / GB); return;
-    case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / GB); return;
+    case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / TP_GB); return;
+    case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / TP_GB); return;
     case F_FRAG: snprintf(buf, n, "%g", o.fragmentation); return;
     case F_EXTRA_PARAM: snprintf(buf, n, "%g", o.extra_param_bytes); return;
     case F_CE_BYTES: snprintf(buf, n, "%g", o.ce_bytes_per_logit); return;
@@ -788,11 +776,11 @@ static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
     double x;
     if (sn->val[F_CUDA_CTX]) {
         TP_TRY(get_f64(sn, F_CUDA_CTX, &x, err));
-        o->cuda_context_bytes = x * GB;
+        o->cuda_context_bytes = x * TP_GB;
     }
     if (sn->val[F_COMM_BUF]) {
         TP_TRY(get_f64(sn, F_COMM_BUF, &x, err));
-        o->comm_buffer_bytes = x * GB;
+        o->comm_buffer_bytes = x * TP_GB;
     }
     if (sn->val[F_FRAG])
         TP_TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
@@ -818,10 +806,10 @@ static tp_status apply_gpu(const seen *sn, tp_precision prec, tp_gpu *g, tp_erro
     double x;
     if (sn->pos[F_GPU_MEM_GB] > sn->pos[F_GPU_MEM_GIB]) {
         TP_TRY(get_f64(sn, F_GPU_MEM_GB, &x, err));
-        g->mem_capacity_bytes = x * GB;
+        g->mem_capacity_bytes = x * TP_GB;
     } else if (sn->val[F_GPU_MEM_GIB]) {
         TP_TRY(get_f64(sn, F_GPU_MEM_GIB, &x, err));
-        g->mem_capacity_bytes = x * GIB;
+        g->mem_capacity_bytes = x * TP_GIB;
     }
     if (sn->val[F_PEAK_TFLOPS]) {
         TP_TRY(get_f64(sn, F_PEAK_TFLOPS, &x, err));

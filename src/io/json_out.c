@@ -88,7 +88,7 @@ static json_t *model_json(jb *b, const tp_model *m)
     put_int(b, o, "experts", m->num_experts);
     put_int(b, o, "topk", m->num_experts > 0 ? m->topk : 0);
     put_int(b, o, "moe_ffn_hidden",
-            m->num_experts > 0 ? (m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden) : 0);
+            m->num_experts > 0 ? tp_expert_ffn_hidden(m) : 0);
     put_int(b, o, "shared_experts", m->num_experts > 0 ? m->num_shared_experts : 0);
     return o;
 }
@@ -130,7 +130,7 @@ static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_r
     put_int(b, o, "grad_accum", r->grad_accum);
     put_int(b, o, "seq_len", t->seq_len);
     put_int(b, o, "num_gpus", t->num_gpus);
-    put_int(b, o, "gpus_per_node", t->gpus_per_node > 0 ? t->gpus_per_node : g->gpus_per_node);
+    put_int(b, o, "gpus_per_node", tp_gpus_per_node(t, g));
     return o;
 }
 

@@ -26,14 +26,8 @@
 #include "io.h"
 #include "io_internal.h"
 
-/* Bounds on model sizes, the same as the library's (src/lib/internal.h TP__MAX_*). */
-#define MAX_LAYERS 100000
-#define MAX_DIM 1048576    /* hidden, head_dim: 2^20 */
-#define MAX_FFN 16777216   /* 2^24 */
-#define MAX_VOCAB 16777216 /* 2^24 */
-#define MAX_SEQ 134217728  /* 2^27 positions */
-#define MAX_EXPERTS 65536
-#define MAX_GPUS_PER_NODE 1024
+/* Bounds on model sizes: the library's (TP_MAX_* in tp.h); params_expected
+ * is an integer in the file, bounded by TP_MAX_PARAMS. */
 #define MAX_PARAMS_EXPECTED 1000000000000000LL /* 1e15, the library's parameter limit */
 
 /* Largest integer a double holds exactly (2^53): JSON reals above it are not exact counts. */
@@ -41,7 +35,6 @@
 
 #define BYTES_PER_MIB 1048576.0 /* 2^20 */
 #define FLOPS_PER_TFLOP 1e12
-#define BYTES_PER_GB 1e9
 
 #define KEY_PATH_MAX 96 /* = sizeof ((tp_error *)0)->path */
 
@@ -407,19 +400,19 @@ static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
     }
     if ((st = check_keys(moe, "moe", moe_keys, err)) != TP_OK)
         return st;
-    if ((st = get_int(moe, "moe", "num_experts", REQUIRED, 1, MAX_EXPERTS, NULL, &m->num_experts,
+    if ((st = get_int(moe, "moe", "num_experts", REQUIRED, 1, TP_MAX_EXPERTS, NULL, &m->num_experts,
                       err)) != TP_OK ||
-        (st = get_int(moe, "moe", "topk", REQUIRED, 1, MAX_EXPERTS, NULL, &m->topk, err)) !=
+        (st = get_int(moe, "moe", "topk", REQUIRED, 1, TP_MAX_EXPERTS, NULL, &m->topk, err)) !=
             TP_OK ||
-        (st = get_int(moe, "moe", "ffn_hidden", OPTIONAL, 1, MAX_FFN, NULL, &m->moe_ffn_hidden,
+        (st = get_int(moe, "moe", "ffn_hidden", OPTIONAL, 1, TP_MAX_FFN, NULL, &m->moe_ffn_hidden,
                       err)) != TP_OK ||
-        (st = get_int(moe, "moe", "num_shared_experts", OPTIONAL, 0, MAX_EXPERTS, NULL,
+        (st = get_int(moe, "moe", "num_shared_experts", OPTIONAL, 0, TP_MAX_EXPERTS, NULL,
                       &m->num_shared_experts, err)) != TP_OK ||
-        (st = get_int(moe, "moe", "shared_ffn_hidden", OPTIONAL, 0, MAX_FFN, NULL,
+        (st = get_int(moe, "moe", "shared_ffn_hidden", OPTIONAL, 0, TP_MAX_FFN, NULL,
                       &m->shared_ffn_hidden, err)) != TP_OK ||
-        (st = get_int(moe, "moe", "first_dense", OPTIONAL, 0, MAX_LAYERS, NULL, &m->moe_first_dense,
+        (st = get_int(moe, "moe", "first_dense", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m->moe_first_dense,
                       err)) != TP_OK ||
-        (st = get_int(moe, "moe", "layer_freq", OPTIONAL, 1, MAX_LAYERS, NULL, &m->moe_layer_freq,
+        (st = get_int(moe, "moe", "layer_freq", OPTIONAL, 1, TP_MAX_LAYERS, NULL, &m->moe_layer_freq,
                       err)) != TP_OK)
         return st;
     if (m->topk > m->num_experts)
@@ -447,14 +440,14 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     TRY(get_bool(root, "linear_bias", &m.linear_bias, err));
     TRY(get_bool(root, "qkv_bias", &m.qkv_bias, err));
     TRY(get_bool(root, "tie_embeddings", &m.tie_embeddings, err));
-    TRY(get_int(root, NULL, "num_layers", REQUIRED, 1, MAX_LAYERS, NULL, &m.num_layers, err));
-    TRY(get_int(root, NULL, "hidden", REQUIRED, 1, MAX_DIM, NULL, &m.hidden, err));
-    TRY(get_int(root, NULL, "num_heads", REQUIRED, 1, MAX_DIM, NULL, &m.num_heads, err));
-    TRY(get_int(root, NULL, "num_kv_heads", OPTIONAL, 1, MAX_DIM, NULL, &m.num_kv_heads, err));
-    TRY(get_int(root, NULL, "head_dim", OPTIONAL, 1, MAX_DIM, NULL, &m.head_dim, err));
-    TRY(get_int(root, NULL, "ffn_hidden", REQUIRED, 1, MAX_FFN, NULL, &m.ffn_hidden, err));
-    TRY(get_int(root, NULL, "vocab", REQUIRED, 1, MAX_VOCAB, NULL, &m.vocab, err));
-    TRY(get_int(root, NULL, "max_positions", OPTIONAL, 0, MAX_SEQ, NULL, &m.max_positions, err));
+    TRY(get_int(root, NULL, "num_layers", REQUIRED, 1, TP_MAX_LAYERS, NULL, &m.num_layers, err));
+    TRY(get_int(root, NULL, "hidden", REQUIRED, 1, TP_MAX_DIM, NULL, &m.hidden, err));
+    TRY(get_int(root, NULL, "num_heads", REQUIRED, 1, TP_MAX_DIM, NULL, &m.num_heads, err));
+    TRY(get_int(root, NULL, "num_kv_heads", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.num_kv_heads, err));
+    TRY(get_int(root, NULL, "head_dim", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.head_dim, err));
+    TRY(get_int(root, NULL, "ffn_hidden", REQUIRED, 1, TP_MAX_FFN, NULL, &m.ffn_hidden, err));
+    TRY(get_int(root, NULL, "vocab", REQUIRED, 1, TP_MAX_VOCAB, NULL, &m.vocab, err));
+    TRY(get_int(root, NULL, "max_positions", OPTIONAL, 0, TP_MAX_SEQ, NULL, &m.max_positions, err));
     TRY(get_int(root, NULL, "params_expected", OPTIONAL, 1, MAX_PARAMS_EXPECTED, NULL,
                 &params_expected, err));
     json_t *moe = json_object_get(root, "moe");
@@ -591,26 +584,26 @@ static tp_status parse_hf_model(json_t *root, const char *origin, tp_model *out,
     m.qkv_bias = a->qkv_bias;
     m.tie_embeddings = a->tie_default;
 
-    TRY(hf_int(root, a, "hidden_size", "n_embd", REQUIRED, 1, MAX_DIM, &m.hidden, err));
-    TRY(hf_int(root, a, "num_hidden_layers", "n_layer", REQUIRED, 1, MAX_LAYERS, &m.num_layers,
+    TRY(hf_int(root, a, "hidden_size", "n_embd", REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
+    TRY(hf_int(root, a, "num_hidden_layers", "n_layer", REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers,
                err));
-    TRY(hf_int(root, a, "num_attention_heads", "n_head", REQUIRED, 1, MAX_DIM, &m.num_heads, err));
-    TRY(hf_int(root, a, "num_key_value_heads", NULL, OPTIONAL, 1, MAX_DIM, &m.num_kv_heads, err));
-    TRY(hf_int(root, a, "head_dim", NULL, OPTIONAL, 1, MAX_DIM, &m.head_dim, err));
+    TRY(hf_int(root, a, "num_attention_heads", "n_head", REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
+    TRY(hf_int(root, a, "num_key_value_heads", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.num_kv_heads, err));
+    TRY(hf_int(root, a, "head_dim", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.head_dim, err));
     /* GPT-2's n_inner is null or absent for the default 4 * n_embd (GPT2MLP). */
     TRY(hf_int(root, a, "intermediate_size", "n_inner", a->gpt_names ? OPTIONAL : REQUIRED, 1,
-               MAX_FFN, &m.ffn_hidden, err));
+               TP_MAX_FFN, &m.ffn_hidden, err));
     if (m.ffn_hidden == 0)
         m.ffn_hidden = 4 * m.hidden;
-    TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, MAX_VOCAB, &m.vocab, err));
+    TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
     /* Learned positions change the count, so GPT-2 needs the table size. */
     TRY(hf_int(root, a, "max_position_embeddings", "n_positions",
-               a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, MAX_SEQ, &m.max_positions, err));
+               a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions, err));
     TRY(get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err));
     if (a->moe) {
-        TRY(hf_int(root, a, "num_local_experts", NULL, REQUIRED, 1, MAX_EXPERTS, &m.num_experts,
+        TRY(hf_int(root, a, "num_local_experts", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.num_experts,
                    err));
-        TRY(hf_int(root, a, "num_experts_per_tok", NULL, REQUIRED, 1, MAX_EXPERTS, &m.topk, err));
+        TRY(hf_int(root, a, "num_experts_per_tok", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.topk, err));
         if (m.topk > m.num_experts)
             FAIL(err, TP_ERR_CONFIG, "num_experts_per_tok",
                  "\"num_experts_per_tok\" (%lld) must not exceed \"num_local_experts\" "
@@ -724,14 +717,14 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     TRY(get_num(root, NULL, "memory_bw_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &bw_gb, err));
     TRY(get_num(root, NULL, "intra_node_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &intra_gb, err));
     TRY(get_num(root, NULL, "nic_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &nic_gb, err));
-    TRY(get_int(root, NULL, "gpus_per_node", REQUIRED, 1, MAX_GPUS_PER_NODE, NULL, &g.gpus_per_node,
+    TRY(get_int(root, NULL, "gpus_per_node", REQUIRED, 1, TP_MAX_GPUS_PER_NODE, NULL, &g.gpus_per_node,
                 err));
     TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6,
                 &g.price_per_gpu_hour, err));
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
-    g.mem_bw_bytes_per_s = bw_gb * BYTES_PER_GB;
-    g.intra_bw_bytes_per_s = intra_gb * BYTES_PER_GB;
-    g.inter_bw_bytes_per_s = nic_gb * BYTES_PER_GB;
+    g.mem_bw_bytes_per_s = bw_gb * TP_GB;
+    g.intra_bw_bytes_per_s = intra_gb * TP_GB;
+    g.inter_bw_bytes_per_s = nic_gb * TP_GB;
     if (name) {
         TRY(set_name(g.name, name, err));
     } else {

@@ -15,8 +15,6 @@
 #include "io.h"
 #include "io_internal.h"
 
-#define GIB 1073741824.0 /* 2^30 bytes */
-#define GB 1e9           /* bytes */
 
 static const char *plural(int64_t n, const char *one, const char *many)
 {
@@ -110,7 +108,7 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
             m->norm == TP_NORM_RMSNORM ? "RMSNorm" : "LayerNorm",
             m->tie_embeddings ? "tied" : "untied", m->linear_bias ? ", linear biases" : "");
     if (m->num_experts > 0) {
-        int64_t fe = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
+        int64_t fe = tp_expert_ffn_hidden(m);
         fprintf(f,
                 "  experts         %lld routed (top-%lld, ffn %lld), %lld shared, "
                 "%lld MoE layers\n",
@@ -135,7 +133,7 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     const tp_train *t = &c->train;
     const tp_gpu *g = &c->gpu;
     char a[32], b[32], name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
-    int64_t gpn = t->gpus_per_node > 0 ? t->gpus_per_node : g->gpus_per_node;
+    int64_t gpn = tp_gpus_per_node(t, g);
     fprintf(f, "\nLayout\n");
     fprintf(f,
             "  GPUs            %lld x %s (%lld per node): %.1f TFLOP/s dense %s,\n"
@@ -143,7 +141,7 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             (long long)t->num_gpus,
             g->name[0] ? tp_io_safe_text(g->name, name, sizeof name) : "(custom)", (long long)gpn,
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
-            g->mem_capacity_bytes / GIB, g->mem_capacity_bytes / GB, g->price_per_gpu_hour);
+            g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
     fprintf(f,
             "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; EP %lld "
             "(within DP); sequence parallel %s\n",
@@ -191,7 +189,7 @@ static void section_flops(FILE *f, const tp_config *c, const tp_flops *fl)
 
 static void mem_line(FILE *f, const char *label, double bytes)
 {
-    fprintf(f, "  %-26s %10.2f GiB %10.2f GB\n", label, bytes / GIB, bytes / GB);
+    fprintf(f, "  %-26s %10.2f GiB %10.2f GB\n", label, bytes / TP_GIB, bytes / TP_GB);
 }
 
 static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
@@ -218,8 +216,8 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
     if (c->train.pp > 1)
         fprintf(f,
                 "  stages                     first %.2f GiB (%.2f GB), last %.2f GiB (%.2f GB)\n",
-                r->stage_first.total_bytes / GIB, r->stage_first.total_bytes / GB,
-                r->stage_last.total_bytes / GIB, r->stage_last.total_bytes / GB);
+                r->stage_first.total_bytes / TP_GIB, r->stage_first.total_bytes / TP_GB,
+                r->stage_last.total_bytes / TP_GIB, r->stage_last.total_bytes / TP_GB);
     if (m->fits)
         fprintf(f, "  verdict                    FITS (%.1f%% of capacity)\n",
                 100.0 * m->total_bytes / m->capacity_bytes);

@@ -57,7 +57,7 @@ double tp_budget_gpus_for_deadline(double gpu_hours, double deadline_h)
 
 int64_t tp_budget_round_nodes(double gpus, int64_t per_node)
 {
-    if (per_node < 1 || !(gpus >= 0.0) || gpus > (double)TP__MAX_GPUS)
+    if (per_node < 1 || !(gpus >= 0.0) || gpus > (double)TP_MAX_GPUS)
         return 0;
     /* A hair of tolerance so that 512.0000000001 GPUs stays 512. */
     double nodes = ceil(gpus / (double)per_node * (1.0 - 1e-12));

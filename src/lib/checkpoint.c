@@ -67,7 +67,7 @@ static bool fin_ge0(double x)
 tp_status tp_ckpt_plan(const tp_ckpt_in *in, tp_ckpt *out, tp_error *err)
 {
     CHECK(in && out, "ckpt", "no checkpoint input given");
-    CHECK(fin_ge0(in->params) && in->params > 0.0 && in->params <= TP__MAX_PARAMS, "params",
+    CHECK(fin_ge0(in->params) && in->params > 0.0 && in->params <= TP_MAX_PARAMS, "params",
           "parameters must be in (0, 1e15]");
     CHECK(fin_ge0(in->trainable_params) && in->trainable_params <= in->params * (1.0 + 1e-12),
           "params", "trainable parameters must be in [0, parameters]");
@@ -76,7 +76,7 @@ tp_status tp_ckpt_plan(const tp_ckpt_in *in, tp_ckpt *out, tp_error *err)
               fin_ge0(in->moment_bytes_per_param) && in->moment_bytes_per_param <= 64.0 &&
               fin_ge0(in->grad_bytes_per_param) && in->grad_bytes_per_param <= 16.0,
           "ckpt", "bytes per parameter must be finite, >= 0 and plausible");
-    CHECK(in->num_gpus >= 1 && in->num_gpus <= TP__MAX_GPUS, "gpus", "GPUs must be in [1, 2^20]");
+    CHECK(in->num_gpus >= 1 && in->num_gpus <= TP_MAX_GPUS, "gpus", "GPUs must be in [1, 2^20]");
     CHECK(isfinite(in->storage_bw_bytes_per_s) && in->storage_bw_bytes_per_s > 0.0,
           "storage-gbps", "storage write bandwidth must be > 0");
     CHECK(!in->async || (isfinite(in->host_bw_bytes_per_s) && in->host_bw_bytes_per_s > 0.0),

@@ -14,6 +14,7 @@
  * L the remainder goes one layer each to the middle stages first, then the
  * last, then the first (the end stages also carry the embedding and loss).
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -175,19 +176,19 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
 
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    REQUIRE_RANGE(t->num_gpus, "gpus", 1, TP__MAX_GPUS);
-    REQUIRE_RANGE(t->gpus_per_node, "gpus-per-node", 0, 1024);
-    REQUIRE_RANGE(t->tp, "tp", 1, TP__MAX_GPUS);
-    REQUIRE_RANGE(t->pp, "pp", 1, TP__MAX_GPUS);
-    REQUIRE_RANGE(t->cp, "cp", 1, TP__MAX_GPUS);
-    REQUIRE_RANGE(t->ep, "ep", 1, TP__MAX_GPUS);
-    REQUIRE_RANGE(t->vpp, "vpp", 1, TP__MAX_LAYERS);
+    REQUIRE_RANGE(t->num_gpus, "gpus", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->gpus_per_node, "gpus-per-node", 0, TP_MAX_GPUS_PER_NODE);
+    REQUIRE_RANGE(t->tp, "tp", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->pp, "pp", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->cp, "cp", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->ep, "ep", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->vpp, "vpp", 1, TP_MAX_LAYERS);
     REQUIRE_RANGE(t->zero, "zero", 0, 3);
-    REQUIRE_RANGE(t->seq_len, "seq-len", 1, TP__MAX_SEQ);
-    REQUIRE_RANGE(t->micro_batch, "micro-batch", 1, TP__MAX_BATCH);
-    REQUIRE_RANGE(t->global_batch, "global-batch", 1, TP__MAX_BATCH);
+    REQUIRE_RANGE(t->seq_len, "seq-len", 1, TP_MAX_SEQ);
+    REQUIRE_RANGE(t->micro_batch, "micro-batch", 1, TP_MAX_BATCH);
+    REQUIRE_RANGE(t->global_batch, "global-batch", 1, TP_MAX_BATCH);
     REQUIRE_RANGE(t->recompute_every, "recompute-every", 1, m->num_layers);
-    REQUIRE_RANGE(t->pad_vocab_to, "pad-vocab", 0, TP__MAX_VOCAB);
+    REQUIRE_RANGE(t->pad_vocab_to, "pad-vocab", 0, TP_MAX_VOCAB);
     if ((int)t->schedule < 0 || t->schedule > TP_SCHED_GPIPE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "schedule", "invalid schedule");
     if ((int)t->recompute < 0 || t->recompute > TP_RECOMPUTE_FULL)
@@ -215,7 +216,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "%lld is larger than the number of layers (%lld)", (long long)t->pp,
                             (long long)m->num_layers);
     int64_t mp = t->tp * t->pp * t->cp; /* each <= 2^20 and checked below */
-    if ((double)t->tp * (double)t->pp * (double)t->cp > (double)TP__MAX_GPUS ||
+    if ((double)t->tp * (double)t->pp * (double)t->cp > (double)TP_MAX_GPUS ||
         t->num_gpus % mp != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus",
                             "%lld GPUs are not divisible by tp*pp*cp = %lld*%lld*%lld",
@@ -272,7 +273,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                                 "layers %lld are not divisible by pp*vpp = %lld*%lld",
                                 (long long)L, (long long)p, (long long)t->vpp);
     }
-    if (dp * t->micro_batch > TP__MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
+    if (dp * t->micro_batch > TP_MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",
                             "%lld is not divisible by micro-batch * dp = %lld * %lld",
                             (long long)t->global_batch, (long long)t->micro_batch,
@@ -290,5 +291,9 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_RANGE, "global-batch",
                             "%lld sequences of %lld tokens is more than 1e18 tokens per step",
                             (long long)t->global_batch, (long long)t->seq_len);
+    /* what every later computation relies on: the layout covers the GPUs
+     * exactly, and the batch is whole micro-batches on every DP rank */
+    assert(t->tp * t->pp * t->cp * dp == t->num_gpus);
+    assert(mb >= 1 && mb * t->micro_batch * dp == t->global_batch);
     return TP_OK;
 }

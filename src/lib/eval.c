@@ -3,6 +3,7 @@
  * eval.c: one evaluation = validate, count, FLOPs, memory of every distinct
  * pipeline stage (the heaviest is reported), step time. No allocation.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,10 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
     } else {
         r->stage_last = r->stage_first;
     }
+    /* the reported stage is the heaviest of those checked, and a real one */
+    assert(r->memory.total_bytes >= r->stage_first.total_bytes &&
+           r->memory.total_bytes >= r->stage_last.total_bytes);
+    assert(r->memory.stage >= 0 && r->memory.stage < p);
 }
 
 tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
@@ -91,8 +96,8 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
         const char *part = tp__largest_mem_part(&out->memory, &part_bytes);
         snprintf(out->reason, sizeof out->reason,
                  "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
-                 (long long)out->memory.stage, out->memory.total_bytes / TP__GIB,
-                 out->memory.capacity_bytes / TP__GIB, part, part_bytes / TP__GIB);
+                 (long long)out->memory.stage, out->memory.total_bytes / TP_GIB,
+                 out->memory.capacity_bytes / TP_GIB, part, part_bytes / TP_GIB);
     }
     tp__step_time(c, out);
     return TP_OK;

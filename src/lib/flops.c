@@ -43,7 +43,7 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     double mlp = 2.0 * h * (double)m->ffn_hidden * gate;
     double moe = 0.0;
     if (m->num_experts > 0) {
-        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
         moe = 2.0 * h * fe * gate * (double)m->topk + 2.0 * h * fsh * gate +

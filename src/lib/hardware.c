@@ -32,13 +32,14 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     if (!positive_finite(g->inter_bw_bytes_per_s))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "nic-bw",
                             "NIC bandwidth of %s must be positive", g->name);
-    if (g->gpus_per_node < 1 || g->gpus_per_node > 1024)
+    if (g->gpus_per_node < 1 || g->gpus_per_node > TP_MAX_GPUS_PER_NODE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus-per-node",
-                            "%lld is out of range [1, 1024]", (long long)g->gpus_per_node);
+                            "%lld is out of range [1, %d]", (long long)g->gpus_per_node,
+                            TP_MAX_GPUS_PER_NODE);
     if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
                             "price per GPU-hour must be finite and >= 0");
-    /* Achieved fractions of a peak: below TP__MIN_EFF no real GPU runs, and
+    /* Achieved fractions of a peak: below TP_MIN_EFF no real GPU runs, and
      * a tiny or subnormal factor divides a step time to inf (issue 14). */
     const tp_gpu_eff *e = &g->eff;
     const struct {
@@ -53,10 +54,10 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
         double v = fr[i].v;
         if (fr[i].zero_ok && fpclassify(v) == FP_ZERO)
             continue;
-        if (!(v >= TP__MIN_EFF && v <= 1.0))
+        if (!(v >= TP_MIN_EFF && v <= 1.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
                                 "eff.%s of %s is %g: efficiency factors must be in [%g, 1]%s",
-                                fr[i].name, g->name, v, TP__MIN_EFF,
+                                fr[i].name, g->name, v, TP_MIN_EFF,
                                 fr[i].zero_ok ? " (or 0: unset)" : "");
     }
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||

@@ -5,20 +5,8 @@
 
 #include "tp/tp.h"
 
-#define TP__GIB 1073741824.0 /* 2^30 bytes */
-#define TP__GB 1e9           /* bytes      */
-
-/* Hard bounds that keep every int64 product and double finite. */
-#define TP__MAX_GPUS 1048576        /* 2^20 */
-#define TP__MIN_EFF 1e-3            /* smallest efficiency factor (a fraction of a peak) */
-#define TP__MAX_DIM 1048576         /* hidden, head_dim: 2^20 elements */
-#define TP__MAX_FFN 16777216        /* ffn sizes: 2^24 */
-#define TP__MAX_LAYERS 100000
-#define TP__MAX_VOCAB 16777216      /* 2^24 tokens */
-#define TP__MAX_EXPERTS 65536
-#define TP__MAX_SEQ 134217728       /* 2^27 tokens */
-#define TP__MAX_BATCH 1099511627776 /* 2^40 sequences */
-#define TP__MAX_PARAMS 1e15         /* 1,000T parameters */
+/* Hard bounds that keep every int64 product and double finite: TP_MAX_*
+ * and TP_MIN_EFF in tp.h (public: the front ends check the same numbers). */
 
 /** V rounded up to a multiple of pad (pad <= 1: V). */
 int64_t tp__padded_vocab(int64_t vocab, int64_t pad);

@@ -71,6 +71,7 @@
  * the interleaved in-flight count for stages i > 0 is the 1F1B count scaled
  * by the same interleaving penalty; load imbalance of MoE routing ignored.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -154,7 +155,7 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     else
         saved += 2.0 * (q + 2.0 * kv); /* fused qkv */
     if (moe) {
-        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fe = (double)tp_expert_ffn_hidden(m);
         double k = (double)m->topk;
         saved += k * (2.0 * fe + 2.0 * h) + 2.0 * h;
     } else if (m->mlp == TP_MLP_SWIGLU) {
@@ -196,7 +197,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     if (!moe) {
         sharded += mlp_mult * (double)m->ffn_hidden;
     } else {
-        double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+        double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
         double k = (double)m->topk;
@@ -266,6 +267,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     const tp_train *t = &c->train;
     const tp_options *o = &c->opts;
     memset(out, 0, sizeof *out);
+    assert(stage >= 0 && stage < t->pp); /* the documented precondition */
 
     int64_t L = m->num_layers;
     int64_t layers = tp_stage_layers(t, L, stage);

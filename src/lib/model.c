@@ -20,7 +20,7 @@
  *
  * Invariants: every component >= 0; total = sum of components;
  * active <= total; all products are int64 and bounded by validation
- * (TP__MAX_* in internal.h) so none overflows.
+ * (TP_MAX_* in tp.h) so none overflows.
  */
 #include <math.h>
 
@@ -77,16 +77,11 @@ static int64_t norm_params(const tp_model *m)
     return m->norm == TP_NORM_LAYERNORM ? 2 * m->hidden : m->hidden;
 }
 
-static int64_t expert_width(const tp_model *m)
-{
-    return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
-}
-
 static int64_t shared_width(const tp_model *m)
 {
     if (m->shared_ffn_hidden > 0)
         return m->shared_ffn_hidden;
-    return m->num_shared_experts * expert_width(m);
+    return m->num_shared_experts * tp_expert_ffn_hidden(m);
 }
 
 bool tp__layer_is_moe(const tp_model *m, int64_t i)
@@ -128,15 +123,15 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
 {
     if (!m)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "no model given");
-    CHECK_RANGE(m->num_layers, "layers", 1, TP__MAX_LAYERS);
-    CHECK_RANGE(m->hidden, "hidden", 1, TP__MAX_DIM);
+    CHECK_RANGE(m->num_layers, "layers", 1, TP_MAX_LAYERS);
+    CHECK_RANGE(m->hidden, "hidden", 1, TP_MAX_DIM);
     CHECK_RANGE(m->num_heads, "heads", 1, m->hidden);
     CHECK_RANGE(m->num_kv_heads, "kv-heads", 0, m->num_heads);
-    CHECK_RANGE(m->head_dim, "head-dim", 0, TP__MAX_DIM);
-    CHECK_RANGE(m->ffn_hidden, "ffn-hidden", 1, TP__MAX_FFN);
-    CHECK_RANGE(m->vocab, "vocab", 1, TP__MAX_VOCAB);
-    CHECK_RANGE(m->max_positions, "max-positions", 0, TP__MAX_SEQ);
-    CHECK_RANGE(m->num_experts, "experts", 0, TP__MAX_EXPERTS);
+    CHECK_RANGE(m->head_dim, "head-dim", 0, TP_MAX_DIM);
+    CHECK_RANGE(m->ffn_hidden, "ffn-hidden", 1, TP_MAX_FFN);
+    CHECK_RANGE(m->vocab, "vocab", 1, TP_MAX_VOCAB);
+    CHECK_RANGE(m->max_positions, "max-positions", 0, TP_MAX_SEQ);
+    CHECK_RANGE(m->num_experts, "experts", 0, TP_MAX_EXPERTS);
     if (m->head_dim == 0 && m->hidden % m->num_heads != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "heads",
                             "%lld heads do not divide hidden size %lld (give --head-dim)",
@@ -147,9 +142,9 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
                             (long long)m->num_kv_heads, (long long)m->num_heads);
     if (m->num_experts > 0) {
         CHECK_RANGE(m->topk, "topk", 1, m->num_experts);
-        CHECK_RANGE(m->moe_ffn_hidden, "moe-ffn-hidden", 0, TP__MAX_FFN);
-        CHECK_RANGE(m->num_shared_experts, "shared-experts", 0, TP__MAX_EXPERTS);
-        CHECK_RANGE(m->shared_ffn_hidden, "shared-ffn-hidden", 0, TP__MAX_FFN);
+        CHECK_RANGE(m->moe_ffn_hidden, "moe-ffn-hidden", 0, TP_MAX_FFN);
+        CHECK_RANGE(m->num_shared_experts, "shared-experts", 0, TP_MAX_EXPERTS);
+        CHECK_RANGE(m->shared_ffn_hidden, "shared-ffn-hidden", 0, TP_MAX_FFN);
         CHECK_RANGE(m->moe_first_dense, "moe-first-dense", 0, m->num_layers);
         CHECK_RANGE(m->moe_layer_freq, "moe-layer-freq", 0, m->num_layers);
     } else if (m->topk != 0 || m->num_shared_experts != 0) {
@@ -165,16 +160,16 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     double h = (double)m->hidden, L = (double)m->num_layers;
     double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
     double fw = m->mlp == TP_MLP_SWIGLU ? 3.0 : 2.0;
-    double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+    double fe = (double)tp_expert_ffn_hidden(m);
     double fsh = (double)m->shared_ffn_hidden + (double)m->num_shared_experts * fe;
     double per_layer = 2.0 * h * q + 2.0 * h * kv + fw * h * (double)m->ffn_hidden +
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
     double approx = L * per_layer + 2.0 * (double)m->vocab * h + (double)m->max_positions * h;
-    if (approx > TP__MAX_PARAMS)
+    if (approx > TP_MAX_PARAMS)
         return tp_error_set(err, TP_ERR_RANGE, "model",
                             "the model would have about %.3g parameters, more than the %.0e "
                             "supported",
-                            approx, TP__MAX_PARAMS);
+                            approx, TP_MAX_PARAMS);
     return TP_OK;
 }
 
@@ -183,17 +178,17 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     tp_status st = tp_model_validate(m, err);
     if (st != TP_OK)
         return st;
-    if (pad_vocab_to < 0 || pad_vocab_to > TP__MAX_VOCAB)
+    if (pad_vocab_to < 0 || pad_vocab_to > TP_MAX_VOCAB)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "pad-vocab",
                             "%lld is out of range [0, %d]", (long long)pad_vocab_to,
-                            TP__MAX_VOCAB);
+                            TP_MAX_VOCAB);
 
     int64_t h = m->hidden, V = tp__padded_vocab(m->vocab, pad_vocab_to);
     int64_t L = m->num_layers, L_moe = tp_model_num_moe_layers(m), L_dense = L - L_moe;
     int64_t attn = attention_params(m), norms = 2 * norm_params(m);
     int64_t dense_mlp = tp__mlp_params(m, m->ffn_hidden);
     int64_t E = m->num_experts, k = m->topk;
-    int64_t expert = E > 0 ? tp__mlp_params(m, expert_width(m)) : 0;
+    int64_t expert = E > 0 ? tp__mlp_params(m, tp_expert_ffn_hidden(m)) : 0;
     int64_t shared = (E > 0 && shared_width(m) > 0) ? tp__mlp_params(m, shared_width(m)) : 0;
     int64_t router = h * E;
 

@@ -30,6 +30,7 @@
  * Sizing ignores failures (as the seeds do); the expected wall clock with
  * failures is reported beside it.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,7 +129,7 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "must be in [0, 1e15] USD");
     CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "price",
           "must be finite (< 0 means the GPU's price)");
-    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP__MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
+    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
     CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase",
           "at most %d phases", TP_PLAN_MAX_PHASES);
     CHECK(fin(in->storage_bw_per_node) && in->storage_bw_per_node > 0.0 &&
@@ -152,11 +153,11 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
         const tp_phase *p = &in->phases[i];
         CHECK(fin(p->tokens) && p->tokens >= 0.0 && p->tokens <= 1e18, "phase",
               "phase %d: tokens must be in [0, 1e18]", i + 1);
-        CHECK(p->seq_len >= 0 && p->seq_len <= TP__MAX_SEQ, "phase",
-              "phase %d: seq must be in [1, %d]", i + 1, TP__MAX_SEQ);
-        CHECK(p->global_batch >= 0 && p->global_batch <= TP__MAX_BATCH, "phase",
+        CHECK(p->seq_len >= 0 && p->seq_len <= TP_MAX_SEQ, "phase",
+              "phase %d: seq must be in [1, %d]", i + 1, TP_MAX_SEQ);
+        CHECK(p->global_batch >= 0 && p->global_batch <= TP_MAX_BATCH, "phase",
               "phase %d: batch is out of range", i + 1);
-        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= 1000000000000000LL, "phase",
+        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= TP_MAX_TOKENS_PER_STEP, "phase",
               "phase %d: batch tokens out of range", i + 1);
         CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14,
               "phase", "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
@@ -191,8 +192,8 @@ static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_resul
     if (why)
         snprintf(why, why_n,
                  "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB capacity",
-                 res->memory.total_bytes / TP__GIB, fb / TP__GIB,
-                 res->memory.capacity_bytes / TP__GIB);
+                 res->memory.total_bytes / TP_GIB, fb / TP_GIB,
+                 res->memory.capacity_bytes / TP_GIB);
     return false;
 }
 
@@ -454,14 +455,14 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
                  "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
                  "(seq %lld); closest: TP %lld PP %lld CP %lld ZeRO-%d needs %.1f GiB",
                  model->name, (long long)n, in->base.gpu.name,
-                 in->base.gpu.mem_capacity_bytes / TP__GIB, ph->name, (long long)ph->seq_len,
-                 (long long)t->tp, (long long)t->pp, (long long)t->cp, t->zero, least / TP__GIB);
+                 in->base.gpu.mem_capacity_bytes / TP_GIB, ph->name, (long long)ph->seq_len,
+                 (long long)t->tp, (long long)t->pp, (long long)t->cp, t->zero, least / TP_GIB);
     } else {
         snprintf(out->reason, sizeof out->reason,
                  "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
                  "(seq %lld): %.100s",
                  model->name, (long long)n, in->base.gpu.name,
-                 in->base.gpu.mem_capacity_bytes / TP__GIB, ph->name, (long long)ph->seq_len,
+                 in->base.gpu.mem_capacity_bytes / TP_GIB, ph->name, (long long)ph->seq_len,
                  why && why[0] ? why : "every layout was rejected");
     }
 
@@ -512,11 +513,11 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
                  (long long)more, (long long)(more / per_node), (long long)per_node);
     if (least > 0.0)
         snprintf(b, sizeof b, "use a GPU with at least %.0f GiB (for the closest layout); ",
-                 ceil(least / TP__GIB));
+                 ceil(least / TP_GIB));
     snprintf(out->fix, sizeof out->fix,
              "%s%s%sor train a smaller model or a shorter sequence (model states alone are "
              "%.0f GB = %lld GPUs' memory)%s%.160s",
-             c, a, b, out->static_bytes / TP__GB, (long long)out->min_gpus_static,
+             c, a, b, out->static_bytes / TP_GB, (long long)out->min_gpus_static,
              bind[0] ? ". Binding constraint: " : "", bind);
     return TP_OK;
 }
@@ -539,8 +540,7 @@ static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double pea
                          int np, cluster_eval *ce, int64_t *n, bool *found, fastest_seen *fast,
                          tp_error *err)
 {
-    int64_t per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
-                                                        : in->base.gpu.gpus_per_node;
+    int64_t per_node = tp_gpus_per_node(&in->base.train, &in->base.gpu);
     int64_t cur = tp_budget_round_nodes((double)start, per_node), prev = 0;
     *found = false;
     for (int tries = 0; cur >= 1 && cur <= limit; tries++) {
@@ -657,18 +657,20 @@ static tp_status resolve_phases(const tp_plan_in *in, double D, tp_plan *out, tp
     return TP_OK;
 }
 
-tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
-{
-    if (!in || !out)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan", "no plan input given");
-    tp_status st = check_input(in, err);
-    if (st != TP_OK)
-        return st;
-    memset(out, 0, sizeof *out);
+/*
+ * The steps of tp_plan_run, in order. Each fills its part of *out from the
+ * input and the parts before it; none reads a part filled after it. The
+ * peak and the price come from plan_hardware (out->peak_flops_per_s,
+ * out->price_per_hour), so every later step uses the same two numbers.
+ */
 
-    /* Hardware and money. */
+/* The GPU's dense peak at the run's precision, the price per GPU-hour
+ * (the input's, else the GPU's) and the node size (the training setup's,
+ * else the GPU's): every later step counts in these. */
+static tp_status plan_hardware(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
     const tp_gpu *g = &in->base.gpu;
-    st = tp_gpu_validate(g, err);
+    tp_status st = tp_gpu_validate(g, err);
     if (st != TP_OK)
         return st;
     tp_precision prec = in->base.train.precision;
@@ -677,13 +679,21 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
                             "%s has no dense peak for this precision", g->name);
     out->peak_flops_per_s = g->peak_flops_per_s[prec];
     out->price_per_hour = in->price_per_hour >= 0.0 ? in->price_per_hour : g->price_per_gpu_hour;
-    out->gpus_per_node = in->base.train.gpus_per_node > 0 ? in->base.train.gpus_per_node
-                                                          : g->gpus_per_node;
-    double peak = out->peak_flops_per_s, price = out->price_per_hour;
+    out->gpus_per_node = tp_gpus_per_node(&in->base.train, g);
+    return TP_OK;
+}
 
-    /* 1. Model. */
+/* Steps 1-2: the model (given or sized from the budget), its parameters,
+ * the training tokens (given, per parameter, or what the compute budget
+ * buys), their split into phases, and the scaling-law figures of that
+ * (N, D): loss, compute-optimal point, the 20-tokens/param point and the
+ * critical batch. The phases' tokens are summed back so that a plan with
+ * given phase sizes reports what it trains on. */
+static tp_status plan_model_tokens(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
+    double peak = out->peak_flops_per_s, price = out->price_per_hour;
     double C_budget = 0.0;
-    st = resolve_model(in, peak, price, out, &C_budget, err);
+    tp_status st = resolve_model(in, peak, price, out, &C_budget, err);
     if (st != TP_OK)
         return st;
     st = tp_model_params(&out->model, 0, &out->params, err);
@@ -692,7 +702,6 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     double N = (double)out->params.total;
     out->params_n = N;
 
-    /* 2. Tokens and scaling. */
     out->fit = tp_scaling_fit_get(in->fit);
     double D;
     switch (in->tokens_from) {
@@ -706,9 +715,9 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     st = resolve_phases(in, D, out, err);
     if (st != TP_OK)
         return st;
-    int np = out->num_phases;
+    assert(out->num_phases >= 1 && out->num_phases <= TP_PLAN_MAX_PHASES);
     D = 0.0;
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < out->num_phases; i++)
         D += out->phases[i].spec.tokens;
     out->tokens = D;
     out->tokens_per_param = D / N;
@@ -724,21 +733,29 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     /* Static memory per model copy (seed 000 step 8). */
     tp_state_bytes_per_param(&in->base.train, &out->state_bytes);
     out->static_bytes = N * out->state_bytes.total;
-    out->min_gpus_static = (int64_t)ceil(out->static_bytes / g->mem_capacity_bytes);
+    out->min_gpus_static = (int64_t)ceil(out->static_bytes / in->base.gpu.mem_capacity_bytes);
+    return TP_OK;
+}
 
-    /* 3. Phases: steps and FLOPs (layout-independent). */
-    for (int i = 0; i < np; i++) {
+/* Step 3: each phase's steps and FLOPs (6ND and exact, with its frozen
+ * module) and its GPU-hours at the user's MFU. None of this depends on the
+ * layout or the cluster, so it is known even when no layout fits. */
+static tp_status plan_phase_flops(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
+    double peak = out->peak_flops_per_s;
+    for (int i = 0; i < out->num_phases; i++) {
         tp_plan_phase *p = &out->phases[i];
         tp_config c = in->base;
         c.model = out->model;
         c.train.seq_len = p->spec.seq_len;
         c.train.global_batch = p->spec.global_batch;
-        if ((double)p->spec.seq_len * (double)p->spec.global_batch > 1e15)
+        if ((double)p->spec.seq_len * (double)p->spec.global_batch >
+            (double)TP_MAX_TOKENS_PER_STEP)
             return tp_error_set(err, TP_ERR_RANGE, "global-batch",
                                 "phase \"%s\": more than 1e15 tokens per step", p->spec.name);
         tp_params padded = out->params;
         if (c.train.pad_vocab_to > 1) {
-            st = tp_model_params(&out->model, c.train.pad_vocab_to, &padded, err);
+            tp_status st = tp_model_params(&out->model, c.train.pad_vocab_to, &padded, err);
             if (st != TP_OK)
                 return st;
         }
@@ -766,146 +783,194 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
         out->gpu_hours_mfu_6nd += p->gpu_hours_mfu_6nd;
     }
     out->crit_batch_caveat = out->crit_batch_tokens > 0.0 && out->batch_over_crit > 2.0;
+    return TP_OK;
+}
 
-    /* 4-5. Cluster and layouts. */
-    double basis_flops = in->basis == TP_BASIS_6ND ? out->flops_6nd : out->flops_exact;
-    double mfu_gpu_hours = tp_budget_gpu_hours(basis_flops, peak * in->mfu);
+/* The FLOPs the user's MFU is applied to (--basis): 6ND or exact. */
+static double basis_flops_of(const tp_plan_in *in, const tp_plan *out)
+{
+    return in->basis == TP_BASIS_6ND ? out->flops_6nd : out->flops_exact;
+}
+
+/*
+ * With a predicted step time, the first cluster that meets the deadline
+ * (`best`) may not be the smallest: the predicted MFU varies with the
+ * cluster (DP must divide the batch, so some sizes only have poor
+ * layouts). Probe the power-of-two node counts below `best`, then scan up
+ * from the bound that 1.15 x the best MFU seen gives; returns the smallest
+ * cluster found that meets the deadline.
+ */
+static tp_status refine_below(const tp_plan_in *in, tp_plan *out, double deadline_s,
+                              cluster_eval *ce, int64_t *best_io, tp_error *err)
+{
+    double peak = out->peak_flops_per_s;
     int64_t per_node = out->gpus_per_node;
-    cluster_eval ce;
-    int64_t n;
-    if (in->size_by == TP_SIZE_GPUS) {
-        n = in->base.train.num_gpus;
-        if (n < 1 || n > TP__MAX_GPUS)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "must be in [1, 2^20]");
-        st = eval_cluster(in, &out->model, peak, n, out->phases, np, &ce, err);
+    int np = out->num_phases;
+    double mfu_hi = 0.0;
+    for (int i = 0; i < np; i++)
+        if (out->phases[i].predicted_mfu > mfu_hi)
+            mfu_hi = out->phases[i].predicted_mfu;
+    int64_t best = *best_io;
+    for (int64_t P = per_node; P < best; P *= 2) {
+        if (P * 8 < best)
+            continue;
+        tp_status st = eval_cluster(in, &out->model, peak, P, out->phases, np, ce, err);
         if (st != TP_OK)
             return st;
-        if (in->deadline_h > 0.0) {
-            out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
-            out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
-        }
-    } else {
-        out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
-        out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
-        int64_t limit = in->max_gpus / per_node * per_node;
-        if (limit < per_node)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "max-gpus",
-                                "%lld is less than one node of %lld GPUs",
-                                (long long)in->max_gpus, (long long)per_node);
-        int64_t start = out->gpus_whole_nodes < limit ? out->gpus_whole_nodes : limit;
-        if (start < per_node)
-            start = per_node;
-        double deadline_s = in->deadline_h * 3600.0;
-        fastest_seen fast = {0, 0.0};
-        /* The first cluster at or above the estimate that fits and meets
-         * the deadline; with a predicted step time, then the first one
-         * from a little below its own estimate (MFU changes with scale). */
-        bool found = false;
-        st = scan_up(in, &out->model, peak, start, limit, deadline_s, out->phases, np, &ce, &n,
-                     &found, &fast, err);
+        for (int i = 0; ce->fits && i < np; i++)
+            if (out->phases[i].predicted_mfu > mfu_hi)
+                mfu_hi = out->phases[i].predicted_mfu;
+        if (ce->fits && ce->predicted && ce->wall_s <= deadline_s * (1.0 + 1e-9))
+            best = P;
+    }
+    double cap = mfu_hi * 1.15 < 1.0 ? mfu_hi * 1.15 : 1.0;
+    int64_t lo = tp_budget_round_nodes(out->flops_exact / (peak * cap) / deadline_s, per_node);
+    if (lo >= 1 && lo < best) {
+        int64_t n2 = best;
+        bool f2 = false;
+        tp_status st = scan_up(in, &out->model, peak, lo, best - per_node, deadline_s,
+                               out->phases, np, ce, &n2, &f2, NULL, err);
         if (st != TP_OK)
             return st;
-        if (found && use_predicted(in, ce.predicted)) {
-            /* The predicted MFU varies with the cluster (DP must divide the
-             * batch, so some sizes only have poor layouts): probe the
-             * power-of-two node counts below, then scan up from the bound
-             * that 1.15 x the best MFU seen gives. */
-            double mfu_hi = 0.0;
-            for (int i = 0; i < np; i++)
-                if (out->phases[i].predicted_mfu > mfu_hi)
-                    mfu_hi = out->phases[i].predicted_mfu;
-            int64_t best = n;
-            for (int64_t P = per_node; P < best; P *= 2) {
-                if (P * 8 < best)
-                    continue;
-                st = eval_cluster(in, &out->model, peak, P, out->phases, np, &ce, err);
-                if (st != TP_OK)
-                    return st;
-                for (int i = 0; ce.fits && i < np; i++)
-                    if (out->phases[i].predicted_mfu > mfu_hi)
-                        mfu_hi = out->phases[i].predicted_mfu;
-                if (ce.fits && ce.predicted && ce.wall_s <= deadline_s * (1.0 + 1e-9))
-                    best = P;
-            }
-            double cap = mfu_hi * 1.15 < 1.0 ? mfu_hi * 1.15 : 1.0;
-            int64_t lo = tp_budget_round_nodes(out->flops_exact / (peak * cap) / deadline_s,
-                                               per_node);
-            if (lo >= 1 && lo < best) {
-                int64_t n2 = best;
-                bool f2 = false;
-                st = scan_up(in, &out->model, peak, lo, best - per_node, deadline_s,
-                             out->phases, np, &ce, &n2, &f2, NULL, err);
-                if (st != TP_OK)
-                    return st;
-                if (f2)
-                    best = n2;
-            }
-            n = best;
-        }
-        if (!found && fast.n > 0) {
-            /* The deadline cannot be met within max_gpus: plan the fastest
-             * cluster seen; deadline_met is false and a caveat says so. */
-            n = fast.n;
-            found = true;
-        }
-        if (found) { /* the phases must hold this cluster's layouts */
-            st = eval_cluster(in, &out->model, peak, n, out->phases, np, &ce, err);
-            if (st != TP_OK)
-                return st;
-        }
+        if (f2)
+            best = n2;
     }
-    out->num_gpus = n;
-    out->num_nodes = (n + per_node - 1) / per_node;
-    out->feasible = ce.fits;
-    if (!ce.fits) {
-        return diagnose(in, &out->model, out->phases, np, n, ce.failed_phase, ce.why, out, err);
-    }
+    *best_io = best;
+    return TP_OK;
+}
 
-    /* 6. Totals. */
-    out->used_predicted = ce.predicted && use_predicted(in, true);
+/*
+ * Steps 4-5 when the cluster is sized for the deadline: the GPUs the
+ * deadline needs at the user's MFU (whole nodes), then the first cluster
+ * at or above that estimate on which every phase has a layout and the
+ * deadline is met (refined downwards with a predicted step time); if none
+ * within max_gpus meets it, the fastest one seen (deadline_met is false
+ * and a caveat says so). *n is the cluster, *ce its evaluation.
+ */
+static tp_status size_for_deadline(const tp_plan_in *in, tp_plan *out, cluster_eval *ce,
+                                   int64_t *n, tp_error *err)
+{
+    double peak = out->peak_flops_per_s;
+    int64_t per_node = out->gpus_per_node;
+    int np = out->num_phases;
+    double mfu_gpu_hours = tp_budget_gpu_hours(basis_flops_of(in, out), peak * in->mfu);
+    out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
+    out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
+    int64_t limit = in->max_gpus / per_node * per_node;
+    if (limit < per_node)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "max-gpus",
+                            "%lld is less than one node of %lld GPUs", (long long)in->max_gpus,
+                            (long long)per_node);
+    int64_t start = out->gpus_whole_nodes < limit ? out->gpus_whole_nodes : limit;
+    if (start < per_node)
+        start = per_node;
+    double deadline_s = in->deadline_h * 3600.0;
+    fastest_seen fast = {0, 0.0};
+    bool found = false;
+    tp_status st = scan_up(in, &out->model, peak, start, limit, deadline_s, out->phases, np, ce,
+                           n, &found, &fast, err);
+    if (st != TP_OK)
+        return st;
+    if (found && use_predicted(in, ce->predicted)) {
+        st = refine_below(in, out, deadline_s, ce, n, err);
+        if (st != TP_OK)
+            return st;
+    }
+    if (!found && fast.n > 0) {
+        *n = fast.n;
+        found = true;
+    }
+    if (found) /* the phases must hold this cluster's layouts */
+        return eval_cluster(in, &out->model, peak, *n, out->phases, np, ce, err);
+    return TP_OK;
+}
+
+/* Steps 4-5: the cluster (the GPUs given, or sized for the deadline) and
+ * every phase's layout on it; *ce says whether all of them fit. */
+static tp_status plan_cluster(const tp_plan_in *in, tp_plan *out, cluster_eval *ce, int64_t *n,
+                              tp_error *err)
+{
+    if (in->size_by != TP_SIZE_GPUS)
+        return size_for_deadline(in, out, ce, n, err);
+    *n = in->base.train.num_gpus;
+    if (*n < 1 || *n > TP_MAX_GPUS)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "must be in [1, 2^20]");
+    tp_status st = eval_cluster(in, &out->model, out->peak_flops_per_s, *n, out->phases,
+                                out->num_phases, ce, err);
+    if (st != TP_OK)
+        return st;
+    if (in->deadline_h > 0.0) {
+        double mfu_gpu_hours =
+            tp_budget_gpu_hours(basis_flops_of(in, out), out->peak_flops_per_s * in->mfu);
+        out->gpus_exact = tp_budget_gpus_for_deadline(mfu_gpu_hours, in->deadline_h);
+        out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, out->gpus_per_node);
+    }
+    return TP_OK;
+}
+
+/* Step 6: wall clock, GPU-hours and cost on the chosen cluster, each phase
+ * at the predicted step time where there is one (unless --size-at mfu),
+ * and where in the learning-rate schedule each phase starts. */
+static void plan_totals(const tp_plan_in *in, tp_plan *out, bool predicted)
+{
+    double n = (double)out->num_gpus;
+    out->used_predicted = predicted && use_predicted(in, true);
     double step_acc = 0.0;
-    for (int i = 0; i < np; i++) {
+    for (int i = 0; i < out->num_phases; i++) {
         tp_plan_phase *p = &out->phases[i];
         p->step_s = out->used_predicted ? p->predicted_step_s : p->mfu_step_s;
         p->wall_s = p->steps * p->step_s;
-        p->gpu_hours = p->wall_s * (double)n / 3600.0;
+        p->gpu_hours = p->wall_s * n / 3600.0;
         p->lr_start_step = step_acc;
         step_acc += (double)p->steps_whole;
         out->gpu_hours_predicted += p->gpu_hours_predicted;
         out->compute_wall_s += p->wall_s;
     }
-    out->gpu_hours = out->compute_wall_s * (double)n / 3600.0;
+    out->lr.total_steps = (int64_t)step_acc;
+    out->gpu_hours = out->compute_wall_s * n / 3600.0;
     if (in->deadline_h > 0.0 && out->gpu_hours_predicted > 0.0)
         out->gpus_exact_predicted = out->gpu_hours_predicted / in->deadline_h;
-    out->cost_usd = out->gpu_hours * price;
+    out->cost_usd = out->gpu_hours * out->price_per_hour;
     out->deadline_met = in->deadline_h > 0.0 ? out->compute_wall_s <= in->deadline_h * 3600.0 *
                                                                           (1.0 + 1e-9)
                                              : true;
     if (in->deadline_h > 0.0)
-        out->required_mfu =
-            tp_budget_required_mfu(basis_flops, (double)n, peak, in->deadline_h * 3600.0);
+        out->required_mfu = tp_budget_required_mfu(basis_flops_of(in, out), n,
+                                                   out->peak_flops_per_s, in->deadline_h * 3600.0);
+}
 
-    /* 7. Money. */
-    if (in->budget_usd > 0.0) {
-        out->budget_gpu_hours = tp_budget_gpu_hours_for_usd(in->budget_usd, price);
-        out->budget_hours_on_cluster = out->budget_gpu_hours / (double)n;
-        if (in->deadline_h > 0.0)
-            out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
-        out->within_budget = out->cost_usd <= in->budget_usd * (1.0 + 1e-12);
-        double eff_mfu = out->gpu_hours > 0.0
-                             ? out->flops_exact / (out->gpu_hours * 3600.0 * peak)
-                             : in->mfu;
-        if (price > 0.0 && eff_mfu > 0.0 && eff_mfu <= 1.0) {
-            st = tp_budget_affords(in->budget_usd, price, peak, eff_mfu, out->fit, 0.0,
-                                   &out->budget_affords, err);
-            if (st != TP_OK)
-                return st;
-        }
-    } else {
+/* Step 7: what the money budget buys (GPU-hours, hours on this cluster,
+ * GPUs for the deadline), whether the plan is within it, and the budget's
+ * inverse problem at the plan's effective MFU. */
+static tp_status plan_money(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
+    if (!(in->budget_usd > 0.0)) {
         out->within_budget = true;
+        return TP_OK;
     }
+    double peak = out->peak_flops_per_s, price = out->price_per_hour;
+    out->budget_gpu_hours = tp_budget_gpu_hours_for_usd(in->budget_usd, price);
+    out->budget_hours_on_cluster = out->budget_gpu_hours / (double)out->num_gpus;
+    if (in->deadline_h > 0.0)
+        out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
+    out->within_budget = out->cost_usd <= in->budget_usd * (1.0 + 1e-12);
+    double eff_mfu = out->gpu_hours > 0.0 ? out->flops_exact / (out->gpu_hours * 3600.0 * peak)
+                                          : in->mfu;
+    if (price > 0.0 && eff_mfu > 0.0 && eff_mfu <= 1.0)
+        return tp_budget_affords(in->budget_usd, price, peak, eff_mfu, out->fit, 0.0,
+                                 &out->budget_affords, err);
+    return TP_OK;
+}
 
-    /* 8. Checkpointing and failures. */
+/* Step 8: checkpoint size, write time and interval (synchronous and
+ * asynchronous), failures and goodput. A checkpoint is taken between
+ * optimizer steps, so no interval is shorter than one step: a shorter
+ * optimum (failures every few steps) is planned at one step and says so
+ * (issue 14), not shown as "1 step" while the arithmetic used the shorter
+ * one. */
+static tp_status plan_checkpoint(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
+    double N = out->params_n;
     tp_ckpt_in ck = in->ckpt;
     ck.params = N;
     ck.trainable_params = N;
@@ -917,7 +982,7 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     ck.weight_bytes_per_param = out->state_bytes.weights;
     ck.master_bytes_per_param = master;
     ck.moment_bytes_per_param = out->state_bytes.optimizer - master;
-    ck.num_gpus = n;
+    ck.num_gpus = out->num_gpus;
     if (!(ck.storage_bw_bytes_per_s > 0.0))
         ck.storage_bw_bytes_per_s = in->storage_bw_per_node * (double)out->num_nodes;
     out->storage_bw_bytes_per_s = ck.storage_bw_bytes_per_s;
@@ -929,13 +994,9 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     ca.async = true;
     if (!(ca.host_bw_bytes_per_s > 0.0))
         ca.host_bw_bytes_per_s = 10e9;
-    st = tp_ckpt_plan(&cs, &out->ckpt_sync, err);
+    tp_status st = tp_ckpt_plan(&cs, &out->ckpt_sync, err);
     if (st == TP_OK)
         st = tp_ckpt_plan(&ca, &out->ckpt_async, err);
-    /* A checkpoint is taken between optimizer steps, so no interval is
-     * shorter than one step: a shorter optimum (failures every few steps)
-     * is planned at one step and says so (issue 14), not shown as "1 step"
-     * while the arithmetic used the shorter one. */
     if (st == TP_OK && in->ckpt_every_steps == 0 && step0 > 0.0 &&
         out->ckpt_sync.interval_s < step0) {
         cs.interval_s = step0;
@@ -953,9 +1014,14 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     out->ckpt = ck.async ? out->ckpt_async : out->ckpt_sync;
     out->ckpt_every_steps = step0 > 0.0 ? out->ckpt.interval_s / step0 : 0.0;
     out->wall_s = out->ckpt.progress ? out->ckpt.wall_s : 0.0;
+    return TP_OK;
+}
 
-    /* 9. Learning rate. */
-    out->lr.total_steps = (int64_t)step_acc;
+/* Step 9: the learning-rate schedule over the plan's steps (set by
+ * plan_totals): minimum 10% of the peak and warm-up 10% of the steps
+ * capped at 2,000 unless given, never longer than the run. */
+static void plan_lr(const tp_plan_in *in, tp_plan *out)
+{
     out->lr.peak_lr = in->peak_lr;
     out->lr.min_lr = in->min_lr >= 0.0 ? in->min_lr : 0.1 * in->peak_lr;
     if (in->warmup_steps >= 0) {
@@ -966,5 +1032,40 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     }
     if (out->lr.warmup_steps > out->lr.total_steps)
         out->lr.warmup_steps = out->lr.total_steps;
+}
+
+tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
+{
+    if (!in || !out)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan", "no plan input given");
+    tp_status st = check_input(in, err);
+    if (st != TP_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+    st = plan_hardware(in, out, err);
+    if (st == TP_OK)
+        st = plan_model_tokens(in, out, err);
+    if (st == TP_OK)
+        st = plan_phase_flops(in, out, err);
+    cluster_eval ce;
+    int64_t n = 0;
+    if (st == TP_OK)
+        st = plan_cluster(in, out, &ce, &n, err);
+    if (st != TP_OK)
+        return st;
+    out->num_gpus = n;
+    out->num_nodes = (n + out->gpus_per_node - 1) / out->gpus_per_node;
+    out->feasible = ce.fits;
+    if (!ce.fits)
+        return diagnose(in, &out->model, out->phases, out->num_phases, n, ce.failed_phase,
+                        ce.why, out, err);
+    assert(n >= 1 && out->num_nodes * out->gpus_per_node >= n);
+    plan_totals(in, out, ce.predicted);
+    st = plan_money(in, out, err);
+    if (st == TP_OK)
+        st = plan_checkpoint(in, out, err);
+    if (st != TP_OK)
+        return st;
+    plan_lr(in, out);
     return TP_OK;
 }

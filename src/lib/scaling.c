@@ -134,9 +134,9 @@ tp_status tp_scaling_shape(double params, int64_t vocab, tp_model *out, tp_error
     if (!positive(params) || params < 1e6 || params > 1e14)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
                             "%.3g parameters is outside [1e6, 1e14]", params);
-    if (vocab < 1 || vocab > TP__MAX_VOCAB)
+    if (vocab < 1 || vocab > TP_MAX_VOCAB)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "vocab", "vocabulary must be in [1, %d]",
-                            TP__MAX_VOCAB);
+                            TP_MAX_VOCAB);
     /* N ~= 12 L h^2 with h = 128 L (non-embedding), solved for L, then the
      * layer count is refitted to the embedding-inclusive total. */
     const double aspect = 128.0, head_dim = 128.0;

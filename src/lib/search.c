@@ -210,14 +210,13 @@ static tp_status check_cluster_sizes(const tp_search_space *sp, const tp_config 
     const tp_axis *a = &sp->gpus;
     if ((a->min <= 0 && a->max <= 0) || (a->min > 0 && a->min == a->max))
         return TP_OK; /* one size */
-    int64_t node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node
-                                                 : base->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(&base->train, &base->gpu);
     if (node < 1)
         return TP_OK; /* tp_config_validate names it */
     int64_t lo = a->min > 0 ? a->min : node;
     int64_t hi = a->max > 0 ? a->max : base->train.num_gpus;
-    if (hi > TP__MAX_GPUS)
-        hi = TP__MAX_GPUS;
+    if (hi > TP_MAX_GPUS)
+        hi = TP_MAX_GPUS;
     int64_t first = (lo + node - 1) / node, last = hi / node;
     int64_t n = last - first + 1;
     if (n > TP_SEARCH_MAX_CLUSTER_SIZES)
@@ -306,8 +305,8 @@ static void build_mb_all(tp_search *s)
     int64_t dp = dp_of(&s->cfg.train);
     s->bpd = s->B / dp;
     int64_t hi = s->bpd;
-    if (hi > TP__MAX_BATCH / dp)
-        hi = TP__MAX_BATCH / dp;
+    if (hi > TP_MAX_BATCH / dp)
+        hi = TP_MAX_BATCH / dp;
     s->n_mb_all = divisors(s->bpd, 1, hi, &s->space.micro_batch, s->mb_all, MAXV);
     if (s->n_mb_all < 0) {
         s->n_mb_all = 0;
@@ -356,8 +355,8 @@ static int build(tp_search *s, int d)
         } else {
             int64_t lo = a->min > 0 ? a->min : s->node;
             int64_t hi = a->max > 0 ? a->max : s->cfg.train.num_gpus;
-            if (hi > TP__MAX_GPUS)
-                hi = TP__MAX_GPUS;
+            if (hi > TP_MAX_GPUS)
+                hi = TP_MAX_GPUS;
             for (int64_t g = (lo + s->node - 1) / s->node * s->node; g <= hi && k < MAXV;
                  g += s->node) /* k < MAXV always: check_cluster_sizes */
                 v[k++] = g;
@@ -388,7 +387,7 @@ static int build(tp_search *s, int d)
     }
     case L_CP: {
         int64_t c[MAXV];
-        int nc = divisors(t->num_gpus / (t->tp * t->pp), 1, TP__MAX_GPUS, &sp->cp, c, MAXV);
+        int nc = divisors(t->num_gpus / (t->tp * t->pp), 1, TP_MAX_GPUS, &sp->cp, c, MAXV);
         for (int j = 0; j < nc; j++) {
             int64_t x = c[j];
             if (x > 1 && t->seq_len % (2 * x) != 0)
@@ -721,9 +720,9 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
         st = check_cluster_sizes(space, base, err);
     if (st != TP_OK)
         return st;
-    if (base->train.num_gpus < 1 || base->train.num_gpus > TP__MAX_GPUS)
+    if (base->train.num_gpus < 1 || base->train.num_gpus > TP_MAX_GPUS)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "%lld is out of range [1, %d]",
-                            (long long)base->train.num_gpus, TP__MAX_GPUS);
+                            (long long)base->train.num_gpus, TP_MAX_GPUS);
 
     /* Validate everything that does not depend on the layout, once. */
     tp_config one = *base;
@@ -746,7 +745,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg = one;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
-    s->node = base->train.gpus_per_node > 0 ? base->train.gpus_per_node : base->gpu.gpus_per_node;
+    s->node = tp_gpus_per_node(&base->train, &base->gpu);
     s->head_gcd = tp__gcd64(base->model.num_heads, tp__kv_heads(&base->model));
     if ((st = tp_model_params(&s->cfg.model, 0, &s->params, err)) != TP_OK ||
         (st = tp_model_params(&s->cfg.model, s->cfg.train.pad_vocab_to, &s->padded, err)) !=
@@ -1060,15 +1059,15 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
         out->fits = true;
         snprintf(out->text, sizeof out->text,
                  "fits: stage %lld uses %.1f GiB of %.1f GiB (%.1f GiB headroom)",
-                 (long long)out->stage, out->total_bytes / TP__GIB, out->capacity_bytes / TP__GIB,
-                 -out->over_bytes / TP__GIB);
+                 (long long)out->stage, out->total_bytes / TP_GIB, out->capacity_bytes / TP_GIB,
+                 -out->over_bytes / TP_GIB);
         return TP_OK;
     }
 
     const tp_model *m = &c->model;
     const tp_train *t0 = &c->train;
     int64_t dp = tp_train_dp(t0);
-    int64_t node = t0->gpus_per_node > 0 ? t0->gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(t0, &c->gpu);
     tp_config v = *c;
     tp_train *t = &v.train;
     /* Variants keep DP (and so the global batch's divisibility); interleaving off. */
@@ -1097,7 +1096,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
         f.train.tp = x;
         f.train.num_gpus = x * t0->pp * t0->cp * dp;
         f.train.sp = x > 1 ? (t0->tp > 1 ? t0->sp : true) : false;
-        if (f.train.num_gpus <= TP__MAX_GPUS && fits_cfg(&f)) {
+        if (f.train.num_gpus <= TP_MAX_GPUS && fits_cfg(&f)) {
             out->need_tp = x;
             out->need_tp_gpus = f.train.num_gpus;
             break;
@@ -1105,7 +1104,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
     }
     for (int64_t x = t0->pp + 1; x <= m->num_layers; x++) {
         int64_t g = t0->tp * x * t0->cp * dp;
-        if (g > TP__MAX_GPUS)
+        if (g > TP_MAX_GPUS)
             break;
         tp_config f = v;
         f.train.pp = x;
@@ -1123,7 +1122,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
     for (int j = 0; j < ncp; j++) {
         int64_t x = cps[j];
         int64_t g = t0->tp * t0->pp * x * dp;
-        if (g > TP__MAX_GPUS)
+        if (g > TP_MAX_GPUS)
             break;
         tp_config f = v;
         f.train.cp = x;
@@ -1138,7 +1137,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
     size_t used = 0;
     char *b = out->text;
     size_t cap = sizeof out->text;
-    double gib = TP__GIB;
+    double gib = TP_GIB;
     if (out->part_bytes > out->capacity_bytes)
         append(b, cap, &used, "%s %.1f GiB > %.1f GiB on stage %lld", out->part,
                out->part_bytes / gib, out->capacity_bytes / gib, (long long)out->stage);

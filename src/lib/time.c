@@ -319,7 +319,7 @@ static void moe_layer(const ctx *x, cost *o)
     const tp_model *m = &c->model;
     double T = x->T, tt = x->tt, h = x->h;
     double E = (double)m->num_experts, k = (double)m->topk, ep = (double)c->train.ep;
-    double fe = (double)(m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden);
+    double fe = (double)tp_expert_ffn_hidden(m);
     double fsh = (double)m->shared_ffn_hidden +
                  (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
     double rep = 0.0, shard = 0.0;
@@ -410,7 +410,7 @@ static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm,
 
 static int64_t nodes_gpus(const tp_config *c)
 {
-    int64_t g = c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+    int64_t g = tp_gpus_per_node(&c->train, &c->gpu);
     return g > 0 ? g : 1;
 }
 

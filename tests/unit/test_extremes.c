@@ -283,8 +283,8 @@ static void test_products_do_not_overflow(void **state)
 }
 
 /*
- * Every size at the library's upper limits at once (src/lib/internal.h
- * TP__MAX_*): products such as global batch x sequence (2^40 x 2^27) or
+ * Every size at the library's upper limits at once (include/tp/tp.h
+ * TP_MAX_*): products such as global batch x sequence (2^40 x 2^27) or
  * hidden x vocabulary (2^20 x 2^24) overflow int64; they must be an error
  * or finite, never wrapped (UBSan in the sanitizer build catches a signed
  * overflow).

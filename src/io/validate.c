@@ -1,0 +1,1112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * validate.c: the rows of a measured-runs file mapped to configurations,
+ * evaluated and compared (validate.h); `trainplan validate` prints them.
+ *
+ * Reads measured runs (the columns of data/runs/runs-dev.csv,
+ * src/io/runs_csv.h), predicts every row with libtp and compares in
+ * convention-free quantities (runs-dev-sources.md explains every column):
+ *
+ *  - throughput as tokens/s per GPU: taken as published when the row
+ *    states it; from the step time (global batch x sequence / step / GPUs)
+ *    when that is stated; otherwise converted from TFLOP/s (or MFU/HFU x
+ *    the source's peak) with the source's own FLOP convention: Megatron
+ *    2021 and BLOOM count hardware FLOPs 96*B*s*L*h^2*(1 + s/6h + V/16Lh)
+ *    (full recompute, no causal discount), Megatron-Core 2024 and NeMo
+ *    count model FLOPs without the causal discount (Megatron's
+ *    num_floating_point_operations before 2025, NeMo flops_formulas.py,
+ *    with the unpadded vocabulary). Each row says which.
+ *  - memory in the row's metric and unit: torch max reserved ~ our total
+ *    minus CUDA context and NCCL buffers (they are outside the caching
+ *    allocator); torch peak active ~ that minus the fragmentation reserve;
+ *    nvidia-smi ~ our total. GiB or GB as the row prints it. BLOOM's
+ *    nvidia-smi figure is the first node, so stage 0 is compared there;
+ *    elsewhere the heaviest stage (torchtitan reports the max over ranks).
+ *  - fit verdict: rows whose notes say OUT OF MEMORY must be predicted not
+ *    to fit, every other row to fit.
+ *
+ * Missing fields are filled with stated assumptions (listed per row);
+ * rows that cannot be evaluated (TPU, missing architecture, MLA, no
+ * layout, unknown GPU) are listed with the reason, never dropped. A row's
+ * gpu_type names its GPU through one table (validate_gpus below): a GPU
+ * preset, or a GPU derived from one with stated changes (the 96 GB HBM2e
+ * H100 at 500 W of the torchtitan rows).
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io.h"
+#include "io_internal.h"
+#include "validate.h"
+
+/* ------------------------------------------------------------------ */
+/* efficiency overrides (--eff)                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The keys of --eff and the range where each means something: fractions of
+ * a peak rate in [TP_MIN_EFF, 1] = [1e-3, 1] (below that the step time is
+ * dominated by a factor no real GPU shows, and at 0 or a subnormal every row's time
+ * divides to 0 or inf); gemm_fp8 0 = "as gemm"; gemm_half_dim in elements,
+ * 0 = no size penalty; overlap a fraction in [0, 1]. The library checks the
+ * same ranges (tp_gpu_validate).
+ */
+typedef struct eff_key {
+    const char *name;
+    size_t offset; /* into tp_gpu_eff */
+    double lo, hi;
+    bool zero_ok; /* 0, or [lo, hi] */
+} eff_key;
+
+#define EFF_KEY(f, lo, hi, z) {#f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)}
+static const eff_key eff_keys[] = {
+    EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),     EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(gemm_half_dim, 1.0, 1e6, true),    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),   EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
+};
+#define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
+
+static const eff_key *eff_key_of(const char *key)
+{
+    for (size_t i = 0; i < NUM_EFF_KEYS; i++)
+        if (strcmp(key, eff_keys[i].name) == 0)
+            return &eff_keys[i];
+    return NULL;
+}
+
+static double *eff_field(tp_gpu_eff *e, const char *key)
+{
+    const eff_key *k = eff_key_of(key);
+    return k ? (double *)(void *)((char *)e + k->offset) : NULL;
+}
+
+/* "a, b, c" of the GPU presets; a prefix must match one of them. */
+static void gpu_names(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU) && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
+                         tp_io_preset_name(TP_IO_GPU, i));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static bool gpu_prefix_known(const char *prefix)
+{
+    for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU); i++)
+        if (strncmp(tp_io_preset_name(TP_IO_GPU, i), prefix, strlen(prefix)) == 0)
+            return true;
+    return false;
+}
+
+tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, tp_error *err)
+{
+    ov->n = 0;
+    const char *p = list;
+    char q[TP_IO_QUOTE_MAX + 4];
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[96];
+        if (len == 0 || len >= sizeof item)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                "--eff: bad item in \"%s\" (an empty item, or one over %zu bytes)",
+                                tp_io_quote(list, q, sizeof q), sizeof item - 1);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                "--eff: expected KEY=VALUE or GPU:KEY=VALUE, got \"%s\"",
+                                tp_io_quote(item, q, sizeof q));
+        if (ov->n >= TP_IO_EFF_MAX_OVERRIDES)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff", "--eff: at most %d items",
+                                TP_IO_EFF_MAX_OVERRIDES);
+        *eq = '\0';
+        tp_io_eff_override *o = &ov->v[ov->n];
+        memset(o, 0, sizeof *o);
+        char *colon = strchr(item, ':');
+        const char *key = item;
+        if (colon) {
+            *colon = '\0';
+            if (!*item || strlen(item) >= sizeof o->gpu || !gpu_prefix_known(item)) {
+                char names[512];
+                gpu_names(names, sizeof names);
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                    "--eff: unknown GPU \"%s\" (a GPU preset or a prefix of one: "
+                                    "%s)",
+                                    tp_io_quote(item, q, sizeof q), names);
+            }
+            snprintf(o->gpu, sizeof o->gpu, "%.23s", item); /* fits: checked above */
+            key = colon + 1;
+        }
+        const eff_key *k = eff_key_of(key);
+        if (!k)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
+                                "--eff: unknown efficiency \"%s\" (expected one of gemm, "
+                                "gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, "
+                                "overlap)",
+                                tp_io_quote(key, q, sizeof q));
+        snprintf(o->key, sizeof o->key, "%s", k->name);
+        char field[40];
+        snprintf(field, sizeof field, "--eff %s", k->name);
+        tp_status st = k->zero_ok
+                           ? tp_io_parse_f64_or0(field, eq + 1, k->lo, k->hi, &o->value, err)
+                           : tp_io_parse_f64(field, eq + 1, k->lo, k->hi, &o->value, err);
+        if (st != TP_OK)
+            return st;
+        ov->n++;
+        p = end ? end + 1 : p + len;
+    }
+    return TP_OK;
+}
+
+void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g)
+{
+    for (size_t i = 0; i < ov->n; i++) {
+        const tp_io_eff_override *o = &ov->v[i];
+        if (o->gpu[0] && strncmp(g->name, o->gpu, strlen(o->gpu)) != 0)
+            continue;
+        double *f = eff_field(&g->eff, o->key);
+        if (f)
+            *f = o->value;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* cells                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct rowref {
+    const tp_io_csv *csv;
+    size_t row;
+} rowref;
+
+static const char *cell(const rowref *r, const char *col)
+{
+    return tp_io_csv_cell(r->csv, r->row, tp_io_csv_col(r->csv, col));
+}
+
+static bool has(const rowref *r, const char *col)
+{
+    return cell(r, col)[0] != '\0';
+}
+
+/* Whole cell is an integer. */
+static bool cell_i64(const rowref *r, const char *col, int64_t *out)
+{
+    const char *s = cell(r, col);
+    if (!*s)
+        return false;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end != '\0' || v < 0)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* Leading integer of a cell ("768 per expert" -> 768). */
+static bool cell_lead_i64(const rowref *r, const char *col, int64_t *out)
+{
+    const char *s = cell(r, col);
+    if (!isdigit((unsigned char)*s))
+        return false;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (v <= 0)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/*
+ * A measured quantity: 0 (not measured) or [1e-9, 1e15] in the column's
+ * unit, read by the one number parser (no hex: "0x89" is not 137; no
+ * subnormal: a 1e-320 measurement would make every relative error 0 or
+ * inf). measured_cells_ok refuses the row when a present cell is not such
+ * a number; after it, cell_f64 only reads.
+ */
+#define MEASURED_MIN 1e-9
+#define MEASURED_MAX 1e15
+static const char *const measured_cols[] = {
+    "measured_tokens_per_sec", "measured_step_time_s", "measured_tflops_per_gpu",
+    "peak_tflops_for_mfu",     "measured_mfu",         "measured_hfu",
+    "measured_memory_gb_per_gpu"};
+
+static bool cell_f64(const rowref *r, const char *col, double *out)
+{
+    const char *s = cell(r, col);
+    if (!*s)
+        return false;
+    return tp_io_parse_f64_or0(col, s, MEASURED_MIN, MEASURED_MAX, out, NULL) == TP_OK;
+}
+
+/* Case-insensitive substring. */
+static bool contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* per-row evaluation                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef enum framework {
+    FW_GENERIC = 0,
+    FW_MEGATRON21,  /* Megatron-LM 2021 (Narayanan et al.) */
+    FW_MCORE,       /* Megatron-Core, NeMo, Megatron-Bridge */
+    FW_DEEPSPEED,   /* Megatron-DeepSpeed (BLOOM) */
+    FW_TORCHTITAN,
+    FW_TORCHTUNE,
+    FW_MOSAIC       /* llm-foundry / composer FSDP */
+} framework;
+
+static void note(tp_io_vrow *v, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void note(tp_io_vrow *v, const char *fmt, ...)
+{
+    size_t len = strlen(v->assume);
+    if (len + 4 >= sizeof v->assume)
+        return;
+    if (len > 0) {
+        v->assume[len++] = ';';
+        v->assume[len++] = ' ';
+        v->assume[len] = '\0';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->assume + len, sizeof v->assume - len, fmt, ap);
+    va_end(ap);
+}
+
+static framework framework_of(const rowref *r)
+{
+    const char *id = cell(r, "id"), *src = cell(r, "source");
+    if (strncmp(id, "megatron21", 10) == 0)
+        return FW_MEGATRON21;
+    if (strncmp(id, "mcore", 5) == 0 || strncmp(id, "nemo", 4) == 0 ||
+        strncmp(id, "mbridge", 7) == 0 || contains(src, "NeMo") || contains(src, "Megatron-Core") ||
+        contains(src, "Megatron-Bridge"))
+        return FW_MCORE;
+    if (strncmp(id, "bloom", 5) == 0 || contains(src, "bigscience"))
+        return FW_DEEPSPEED;
+    if (strncmp(id, "titan", 5) == 0 || contains(src, "torchtitan"))
+        return FW_TORCHTITAN;
+    if (strncmp(id, "torchtune", 9) == 0 || contains(src, "torchtune"))
+        return FW_TORCHTUNE;
+    if (strncmp(id, "mosaic", 6) == 0 || contains(src, "llm-foundry"))
+        return FW_MOSAIC;
+    if (contains(src, "Megatron"))
+        return FW_MEGATRON21;
+    return FW_GENERIC;
+}
+
+/* A GPU derived from a preset for rows whose GPU no preset describes. */
+typedef struct derived_gpu {
+    const char *name;
+    double mem_capacity_bytes;
+    double mem_bw_bytes_per_s;
+    const char *note; /* the assumption, as listed with the row */
+} derived_gpu;
+
+/*
+ * The torchtitan benchmark GPUs: H100 with 96 GB HBM2e capped at 500 W on
+ * Meta's Grand Teton (runs-dev-sources.md section 10; the benchmark doc
+ * says their peak is unknown). Derived from h100-sxm, stated assumptions:
+ *  - capacity: 96 GiB of HBM2e less the same driver reserve as the 80 GB
+ *    H100 (81,559 of 81,920 MiB): 97,871 MiB = 95.6 GiB;
+ *  - HBM2e bandwidth: the 80 GB HBM2e H100 PCIe's 2.0 TB/s for 5 stacks,
+ *    scaled to 6 stacks: 2.4 TB/s;
+ *  - peak FLOP/s: the SXM5 tensor-core peaks (same GH100 silicon and boost
+ *    clock); the 500 W cap lowers the sustained clock, which shows up as a
+ *    lower achieved fraction (docs/ACCURACY.md reports the error it leaves).
+ */
+static const derived_gpu h100_96gb_500w = {
+    "h100-96gb-500w", 96.0 * TP_GIB * (81559.0 / 81920.0), 2.4e12,
+    "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, SXM peaks)"};
+
+/*
+ * gpu_type -> GPU: the first entry all of whose words the cell contains
+ * (case-insensitively) decides; order matters ("GB200" before "B200", the
+ * 96 GB 500 W H100 before the PCIe H100 before any H100). preset NULL: not
+ * a GPU trainplan models. This table is the only place a row's GPU comes
+ * from.
+ */
+typedef struct validate_gpu {
+    const char *all_of[3];  /* NULL-terminated */
+    const char *preset;     /* GPU preset name, NULL = not modelled */
+    const derived_gpu *derived; /* applied to the preset, or NULL */
+} validate_gpu;
+
+static const validate_gpu validate_gpus[] = {
+    {{"TPU"}, NULL, NULL},
+    {{"GB200"}, "gb200", NULL},
+    {{"B200"}, "b200", NULL},
+    {{"H200"}, "h200", NULL},
+    {{"H800"}, "h800", NULL},
+    {{"H100", "96GB", "500W"}, "h100-sxm", &h100_96gb_500w},
+    {{"H100", "PCIe"}, "h100-pcie", NULL},
+    {{"H100"}, "h100-sxm", NULL},
+    {{"A100", "40GB"}, "a100-40gb", NULL},
+    {{"A100"}, "a100-80gb", NULL},
+    {{"MI300X"}, "mi300x", NULL},
+};
+
+/* The table entry for a gpu_type cell; NULL when none matches. */
+static const validate_gpu *validate_gpu_of(const char *type)
+{
+    for (size_t i = 0; i < sizeof validate_gpus / sizeof validate_gpus[0]; i++) {
+        const validate_gpu *e = &validate_gpus[i];
+        bool all = true;
+        for (size_t k = 0; k < 3 && e->all_of[k] && all; k++)
+            all = contains(type, e->all_of[k]);
+        if (all)
+            return e;
+    }
+    return NULL;
+}
+
+static void derive_gpu(const derived_gpu *d, tp_gpu *g)
+{
+    snprintf(g->name, sizeof g->name, "%s", d->name);
+    g->mem_capacity_bytes = d->mem_capacity_bytes;
+    g->mem_bw_bytes_per_s = d->mem_bw_bytes_per_s;
+    tp_gpu_default_eff(g);
+}
+
+typedef enum family { FAM_UNKNOWN = 0, FAM_GPT, FAM_LLAMA, FAM_BLOOM, FAM_NEMOTRON } family;
+
+static family family_of(const char *name)
+{
+    if (contains(name, "llama") || contains(name, "qwen") || contains(name, "mistral") ||
+        contains(name, "mixtral"))
+        return FAM_LLAMA;
+    if (contains(name, "nemotron"))
+        return FAM_NEMOTRON;
+    if (contains(name, "bloom"))
+        return FAM_BLOOM;
+    if (contains(name, "gpt") || contains(name, "mpt"))
+        return FAM_GPT;
+    return FAM_UNKNOWN;
+}
+
+/* Build the model from the row; false (with v->reason) when it cannot. */
+static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *m)
+{
+    memset(m, 0, sizeof *m);
+    const char *name = cell(r, "model_name");
+    snprintf(m->name, sizeof m->name, "%s", name);
+    if (contains(cell(r, "kv_heads"), "MLA")) {
+        snprintf(v->reason, sizeof v->reason,
+                 "multi-head latent attention (MLA) is not modelled by trainplan");
+        return false;
+    }
+    int64_t L, h, a;
+    if (!cell_i64(r, "layers", &L) || !cell_i64(r, "hidden", &h) || !cell_i64(r, "heads", &a)) {
+        snprintf(v->reason, sizeof v->reason,
+                 "architecture not stated (layers, hidden size or heads missing)");
+        return false;
+    }
+    family fam = family_of(name);
+    if (fam == FAM_UNKNOWN) {
+        snprintf(v->reason, sizeof v->reason, "unknown architecture family \"%s\"", name);
+        return false;
+    }
+    m->num_layers = L;
+    m->hidden = h;
+    m->num_heads = a;
+    int64_t kv = 0, f = 0, V = 0;
+    if (!cell_i64(r, "kv_heads", &kv)) {
+        kv = a;
+        note(v, "kv_heads not stated: multi-head attention");
+    }
+    m->num_kv_heads = kv;
+    bool per_expert = contains(cell(r, "ffn_hidden"), "per expert");
+    if (!cell_lead_i64(r, "ffn_hidden", &f)) {
+        f = 4 * h;
+        note(v, "ffn_hidden not stated: 4h = %lld", (long long)f);
+    }
+    m->ffn_hidden = f;
+    if (!cell_i64(r, "vocab", &V)) {
+        V = fam == FAM_BLOOM ? 250880 : 50257;
+        note(v, "vocab not stated: %lld (%s)", (long long)V,
+             fam == FAM_BLOOM ? "BLOOM's padded production vocabulary"
+                              : "the GPT-2 BPE vocabulary of GPT-3");
+    }
+    m->vocab = V;
+    switch (fam) {
+    case FAM_LLAMA:
+        m->norm = TP_NORM_RMSNORM;
+        m->mlp = TP_MLP_SWIGLU;
+        m->pos = TP_POS_ROTARY;
+        m->tie_embeddings = contains(name, "3.2");
+        if (contains(name, "qwen3")) {
+            m->head_dim = 128;
+            note(v, "head_dim 128 (official Qwen3 config)");
+        }
+        break;
+    case FAM_NEMOTRON: /* squared-ReLU MLP: two matrices like GeLU */
+        m->norm = TP_NORM_LAYERNORM;
+        m->mlp = TP_MLP_GELU;
+        m->pos = TP_POS_ROTARY;
+        break;
+    case FAM_BLOOM:
+        m->norm = TP_NORM_LAYERNORM;
+        m->mlp = TP_MLP_GELU;
+        m->pos = TP_POS_ALIBI;
+        m->linear_bias = true;
+        m->tie_embeddings = true;
+        break;
+    case FAM_GPT:
+    case FAM_UNKNOWN:
+    default:
+        m->norm = TP_NORM_LAYERNORM;
+        m->mlp = TP_MLP_GELU;
+        m->pos = TP_POS_LEARNED;
+        m->linear_bias = true;
+        m->tie_embeddings = true;
+        break;
+    }
+    int64_t E = 0, k = 0;
+    if (cell_lead_i64(r, "moe_experts", &E) && E > 0) {
+        if (!cell_i64(r, "moe_topk", &k)) {
+            snprintf(v->reason, sizeof v->reason, "MoE top-k not stated");
+            return false;
+        }
+        m->num_experts = E;
+        m->topk = k;
+        m->moe_ffn_hidden = f;
+        if (!per_expert)
+            note(v, "ffn_hidden taken as the per-expert width");
+    }
+    (void)fw;
+    return true;
+}
+
+/* Recompute cell -> enum; false when blank. */
+static bool recompute_of(const char *s, tp_recompute *out)
+{
+    if (contains(s, "full")) {
+        *out = TP_RECOMPUTE_FULL;
+        return true;
+    }
+    if (contains(s, "selective")) {
+        *out = TP_RECOMPUTE_SELECTIVE;
+        return true;
+    }
+    if (contains(s, "none")) {
+        *out = TP_RECOMPUTE_NONE;
+        return true;
+    }
+    return false;
+}
+
+static const char *recompute_name(tp_recompute rc)
+{
+    return rc == TP_RECOMPUTE_FULL ? "full" : rc == TP_RECOMPUTE_SELECTIVE ? "selective" : "none";
+}
+
+/*
+ * The training setup of a row, in steps. Each reads its columns and writes
+ * its part of the tp_train (or tp_options); where the row is silent it
+ * fills the framework's or the common default and says so with note(), in
+ * this order, which is the order the assumptions are listed in.
+ */
+
+/* The parallel layout, sequence and node size. The GPU count is the
+ * layout's product (a row's #GPUs that disagrees is overruled and said
+ * so): the library needs num_gpus = tp * pp * dp * cp. NVL72 rows are one
+ * 72-GPU NVLink domain. False (with v->reason) when the row has no usable
+ * layout or sequence length. */
+static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
+{
+    int64_t tp, pp, dp, cp = 1, ep = 1, gpus = 0, seq;
+    if (!cell_i64(r, "tp", &tp) || !cell_i64(r, "pp", &pp) || !cell_i64(r, "dp", &dp) ||
+        tp < 1 || pp < 1 || dp < 1) {
+        snprintf(v->reason, sizeof v->reason, "parallel layout (TP, PP, DP) not stated");
+        return false;
+    }
+    if (!cell_i64(r, "seq_len", &seq) || seq < 1) {
+        snprintf(v->reason, sizeof v->reason, "sequence length not stated");
+        return false;
+    }
+    if (has(r, "cp") && (!cell_i64(r, "cp", &cp) || cp < 1))
+        cp = 1;
+    if (has(r, "ep") && (!cell_i64(r, "ep", &ep) || ep < 1))
+        ep = 1;
+    const int64_t max_size = TP_MAX_GPUS; /* the library's bound on GPUs */
+    if (tp > max_size || pp > max_size || dp > max_size || cp > max_size || ep > max_size ||
+        (double)tp * (double)pp * (double)dp * (double)cp > (double)max_size) {
+        snprintf(v->reason, sizeof v->reason, "parallel sizes out of range (more than %lld GPUs)",
+                 (long long)max_size);
+        return false;
+    }
+    cell_i64(r, "num_gpus", &gpus);
+    int64_t layout = tp * pp * dp * cp;
+    if (gpus != layout) {
+        note(v, "GPUs set to tp*pp*dp*cp = %lld (the row's #GPUs %lld disagrees with its layout)",
+             (long long)layout, (long long)gpus);
+        gpus = layout;
+    }
+    t->num_gpus = gpus;
+    t->tp = tp;
+    t->pp = pp;
+    t->cp = cp;
+    t->ep = ep;
+    t->seq_len = seq;
+
+    int64_t gpn = 0;
+    if (contains(cell(r, "interconnect"), "NVL72")) {
+        t->gpus_per_node = 72;
+        note(v, "NVL72: one 72-GPU NVLink domain");
+    } else if (cell_i64(r, "gpus_per_node", &gpn) && gpn > 0) {
+        t->gpus_per_node = gpn;
+    }
+
+    assert(t->num_gpus == t->tp * t->pp * dp * t->cp);
+    return true;
+}
+
+/* Compute precision: fp8, fp16, else bf16 (said so when the cell is empty). */
+static void train_precision(const rowref *r, tp_io_vrow *v, tp_train *t)
+{
+    const char *prec = cell(r, "precision");
+    if (contains(prec, "fp8") || contains(prec, "float8"))
+        t->precision = TP_PREC_FP8;
+    else if (contains(prec, "fp16"))
+        t->precision = TP_PREC_FP16;
+    else
+        t->precision = TP_PREC_BF16;
+    if (!prec[0])
+        note(v, "precision not stated: bf16");
+}
+
+/* Micro-batch, accumulation and global batch. torchtitan's micro_batch
+ * column holds its local (per-DP-rank) batch; elsewhere a missing global
+ * batch means no accumulation. */
+static void train_batch(const rowref *r, framework fw, tp_io_vrow *v, tp_train *t)
+{
+    int64_t pp = t->pp, dp = t->num_gpus / (t->tp * t->pp * t->cp);
+    int64_t mb = 1, gb = 0;
+    if (!cell_i64(r, "micro_batch", &mb) || mb < 1 || mb > TP_MAX_BATCH) {
+        mb = 1;
+        note(v, "micro-batch not stated: 1");
+    }
+    bool gb_given = cell_i64(r, "global_batch", &gb) && gb > 0;
+    if (fw == FW_TORCHTITAN && pp > 1) {
+        /* micro_batch holds torchtitan's local (per-DP-rank) batch, split
+         * into as many micro-batches as pipeline stages (its default) */
+        int64_t local = mb;
+        if (local % pp == 0) {
+            mb = local / pp;
+            note(v, "local batch %lld split into %lld micro-batches of %lld (torchtitan default: "
+                    "one per pipeline stage)",
+                 (long long)local, (long long)pp, (long long)mb);
+        }
+        if (!gb_given) {
+            gb = local * dp;
+            gb_given = true;
+            note(v, "global batch = local batch x DP = %lld", (long long)gb);
+        }
+    }
+    if (!gb_given) {
+        gb = mb * dp;
+        note(v, "global batch not stated: micro-batch x DP = %lld (no accumulation)",
+             (long long)gb);
+    }
+    t->micro_batch = mb;
+    t->global_batch = gb;
+}
+
+/* Interleaving (VPP) and the pipeline split: when the embedding and the
+ * loss each take a layer's slot (the row says so, or interleaving does
+ * not divide the layers evenly), the end stages hold one layer fewer. */
+static void train_pipeline(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    tp_train *t = &c->train;
+    const char *notes = cell(r, "notes");
+    int64_t pp = t->pp;
+    int64_t vv = 1;
+    if (cell_i64(r, "interleave_v", &vv) && vv > 1 && pp > 1) {
+        t->schedule = TP_SCHED_INTERLEAVED;
+        t->vpp = vv;
+    }
+    int64_t L = c->model.num_layers;
+    bool embed_slot = contains(notes, "embedding given its own PP slot");
+    if (pp > 1 && (embed_slot || (t->vpp > 1 && L % (pp * t->vpp) != 0))) {
+        /* the embedding and the loss each take a layer's slot in the split */
+        if ((L + 2) % pp == 0 && (L + 2) / pp >= 2) {
+            t->first_stage_layers = t->last_stage_layers = (L + 2) / pp - 1;
+            note(v, "pipeline split counts the embedding and the loss as a layer each: %lld "
+                    "layers on the end stages",
+                 (long long)t->first_stage_layers);
+        }
+    }
+}
+
+/* Sequence parallelism (on with TP unless the row says no) and the ZeRO
+ * stage (FSDP = 3); the Megatron-Core/NeMo recipes use the distributed
+ * optimizer (ZeRO-1) even when the row does not say. */
+static void train_sharding(const rowref *r, framework fw, tp_io_vrow *v, tp_train *t)
+{
+    int64_t tp = t->tp;
+    const char *sp = cell(r, "sp");
+    if (sp[0] == 'y' || sp[0] == 'Y')
+        t->sp = true;
+    else if (sp[0] == 'n' || sp[0] == 'N')
+        t->sp = false;
+    else {
+        t->sp = tp > 1;
+        if (tp > 1)
+            note(v, "SP not stated: on (TP > 1)");
+    }
+
+    /* ZeRO / FSDP / distributed optimizer */
+    const char *z = cell(r, "zero_or_fsdp");
+    if (contains(z, "fsdp"))
+        t->zero = 3;
+    else if (z[0] >= '0' && z[0] <= '3')
+        t->zero = z[0] - '0';
+    else
+        t->zero = 0;
+    if (fw == FW_MCORE && t->zero == 0) {
+        t->zero = 1;
+        note(v, "distributed optimizer (ZeRO-1) as in the Megatron-Core/NeMo recipes");
+    }
+}
+
+/* Gradients, optimizer, kernels and overlap: what each framework does by
+ * default and the rows do not state (per-case sources in the comments). */
+static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, tp_config *c)
+{
+    tp_train *t = &c->train;
+    tp_options *o = &c->opts;
+    const char *id = cell(r, "id"), *notes = cell(r, "notes");
+    int64_t tp = t->tp;
+    switch (fw) {
+    case FW_MEGATRON21:
+        t->grad_dtype = TP_DTYPE_FP32; /* fp32 main grads, all-reduced in fp32 */
+        t->flash_attn = false;          /* 2021: fused softmax, no FlashAttention */
+        t->dropout = true;              /* GPT dropout 0.1 */
+        t->pad_vocab_to = 128 * tp;
+        o->dp_comm_overlap = contains(notes, "DDP impl torch");
+        o->ce_bytes_per_logit = 4.0; /* vocab-parallel CE: fp32 logits only */
+        break;
+    case FW_DEEPSPEED:
+        t->grad_dtype = TP_DTYPE_FP32; /* BF16_Optimizer fp32 gradient accumulation */
+        t->flash_attn = false;
+        t->pad_vocab_to = 0;            /* 250880 is already padded */
+        o->dp_comm_overlap = false;     /* pipeline engine reduces after the flush */
+        /* BF16_Optimizer keeps the bf16 .grad beside its flat fp32 gradient
+         * buffer (2 B/param, bf16_optimizer.py); the nvidia-smi readings of
+         * the ten BLOOM rows sit a further 3.0 B/param above the model
+         * (least squares, rms 2.1 GB): memory the allocator holds after
+         * the optimizer flattens and re-partitions the parameters (cause
+         * not verified). Fitted on one source: stated in docs/ACCURACY.md. */
+        o->extra_param_bytes = 5.0;
+        o->pp_scatter_gather = false;   /* the pipeline engine sends whole activations */
+        o->ce_bytes_per_logit = 4.0;    /* Megatron vocab-parallel CE */
+        note(v, "DeepSpeed pipeline engine: gradient reduction after the pipeline flush, "
+                "not overlapped; no FlashAttention (2022); BF16_Optimizer buffers 5 B/param "
+                "unsharded (2 from its code, 3 fitted on these rows)");
+        break;
+    case FW_MCORE:
+        t->grad_dtype = TP_DTYPE_FP32; /* fp32 main grads */
+        t->pad_vocab_to = 128 * tp;
+        o->tp_comm_overlap = tp > 1;
+        o->ce_bytes_per_logit = 4.0; /* vocab-parallel CE: fp32 logits only */
+        if (tp > 1 && !contains(notes, "tp-comm-overlap"))
+            note(v, "TP communication overlap on (NeMo/Megatron-Bridge performance recipes)");
+        break;
+    case FW_TORCHTITAN:
+        t->grad_dtype = TP_DTYPE_FP32; /* FSDP reduce in fp32 */
+        o->tp_comm_overlap = tp > 1 && contains(notes, "AsyncTP") && !contains(id, "vanilla");
+        o->sac_ops = true; /* torchtitan's selective mode is per-op SAC */
+        break;
+    case FW_TORCHTUNE:
+        if (contains(cell(r, "precision"), "pure bf16")) {
+            t->optimizer.master_weights = false;
+            t->optimizer.moment_dtype = TP_DTYPE_BF16;
+        }
+        t->fused_ce = contains(id, "chunked") || contains(id, "-ac") || contains(notes, "chunked");
+        break;
+    case FW_MOSAIC:
+        /* llm-foundry trains MPT with loss_fn fused_crossentropy (flash-attn's
+         * in-place cross-entropy) by default */
+        t->fused_ce = true;
+        note(v, "fused cross-entropy (llm-foundry default loss_fn)");
+        /* 2023 llm-foundry: FlashAttention-2 or triton flash attention
+         * (the row notes), kernels written for Ampere; FlashAttention-3
+         * came out in July 2024 */
+        o->attn_ampere_kernel = true;
+        if (contains(cell(r, "gpu_type"), "H100"))
+            note(v, "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on "
+                    "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
+        break;
+    case FW_GENERIC:
+    default:
+        break;
+    }
+}
+
+/* Build training setup and options; false (with v->reason) when it cannot.
+ * *rc_given: the row states its recompute (else the caller picks the least
+ * that fits). */
+static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config *c, bool *rc_given)
+{
+    tp_train_default(&c->train);
+    tp_options_default(&c->opts);
+    if (!train_layout(r, v, &c->train))
+        return false;
+    train_precision(r, v, &c->train);
+    train_batch(r, fw, v, &c->train);
+    train_pipeline(r, v, c);
+    train_sharding(r, fw, v, &c->train);
+    tp_recompute rc;
+    *rc_given = recompute_of(cell(r, "recompute"), &rc);
+    c->train.recompute = *rc_given ? rc : TP_RECOMPUTE_NONE;
+    framework_conventions(r, fw, v, c);
+    return true;
+}
+
+/* Memory metric of the row. */
+static tp_io_mem_metric metric_of(const char *s, const char **unit)
+{
+    *unit = contains(s, "GiB") ? "GiB" : "GB";
+    if (contains(s, "nvidia-smi"))
+        return TP_IO_MEM_NVSMI;
+    if (contains(s, "reserved"))
+        return TP_IO_MEM_RESERVED;
+    if (contains(s, "active"))
+        return TP_IO_MEM_ACTIVE;
+    return TP_IO_MEM_NONE;
+}
+
+const char *tp_io_mem_metric_name(tp_io_mem_metric m)
+{
+    switch (m) {
+    case TP_IO_MEM_NVSMI: return "nvidia-smi used";
+    case TP_IO_MEM_RESERVED: return "torch reserved";
+    case TP_IO_MEM_ACTIVE: return "torch peak active";
+    case TP_IO_MEM_NONE: break;
+    }
+    return "";
+}
+
+/* Our prediction of the row's memory metric, bytes. */
+static double predicted_metric(const tp_memory *m, tp_io_mem_metric metric)
+{
+    double total = m->total_bytes;
+    switch (metric) {
+    case TP_IO_MEM_RESERVED: return total - m->framework_bytes - m->comm_buffers_bytes;
+    case TP_IO_MEM_ACTIVE:
+        return total - m->framework_bytes - m->comm_buffers_bytes - m->fragmentation_bytes;
+    case TP_IO_MEM_NVSMI:
+    case TP_IO_MEM_NONE: break;
+    }
+    return total;
+}
+
+/* FLOPs per token under the source's convention (see the file header). */
+static bool source_flops_per_token(const tp_config *c, bool hardware, bool unpadded, double *out)
+{
+    tp_config cc = *c;
+    cc.opts.attn_flops = TP_ATTN_FLOPS_FULL;
+    if (unpadded)
+        cc.train.pad_vocab_to = 0;
+    tp_params P;
+    if (tp_model_params(&cc.model, cc.train.pad_vocab_to, &P, NULL) != TP_OK)
+        return false;
+    tp_flops fl;
+    tp_flops_eval(&cc, &P, &fl);
+    *out = hardware ? fl.hardware_per_token : fl.model_per_token;
+    return *out > 0.0;
+}
+
+/* Measured tokens/s per GPU and how it was obtained. */
+static bool measured_throughput(const rowref *r, framework fw, const tp_config *c, tp_io_vrow *v)
+{
+    double x;
+    const char *unit = cell(r, "tokens_per_sec_unit");
+    if (cell_f64(r, "measured_tokens_per_sec", &x) && x > 0.0) {
+        if (!unit[0] || contains(unit, "per GPU")) {
+            v->meas_tps = x;
+            v->tput_kind = "published";
+            snprintf(v->tput_basis, sizeof v->tput_basis, "tokens/s per GPU as published");
+        } else {
+            v->meas_tps = x / (double)c->train.num_gpus;
+            v->tput_kind = "total/GPUs";
+            snprintf(v->tput_basis, sizeof v->tput_basis, "published total tokens/s / GPUs");
+        }
+        return true;
+    }
+    if (cell_f64(r, "measured_step_time_s", &x) && x > 0.0) {
+        v->meas_tps = (double)c->train.global_batch * (double)c->train.seq_len / x /
+                      (double)c->train.num_gpus;
+        v->tput_kind = "step time";
+        snprintf(v->tput_basis, sizeof v->tput_basis,
+                 "from the step time: global batch x seq / step / GPUs");
+        return true;
+    }
+    double tflops = 0.0, peak = 0.0, util = 0.0;
+    const char *basis = cell(r, "tflops_basis");
+    bool hfu = contains(basis, "HFU");
+    bool have = cell_f64(r, "measured_tflops_per_gpu", &tflops) && tflops > 0.0;
+    if (!have && cell_f64(r, "peak_tflops_for_mfu", &peak) && peak > 0.0) {
+        if (cell_f64(r, "measured_mfu", &util) && util > 0.0) {
+            tflops = util * peak;
+            hfu = false;
+            have = true;
+        } else if (cell_f64(r, "measured_hfu", &util) && util > 0.0) {
+            tflops = util * peak;
+            hfu = true;
+            have = true;
+        }
+    }
+    if (!have)
+        return false;
+    bool unpadded = fw == FW_MCORE && strncmp(cell(r, "id"), "mcore", 5) != 0;
+    double fpt;
+    if (!source_flops_per_token(c, hfu, unpadded, &fpt))
+        return false;
+    v->meas_tps = tflops * 1e12 / fpt;
+    v->tput_kind = hfu ? "HFU TFLOP/s" : "MFU TFLOP/s";
+    snprintf(v->tput_basis, sizeof v->tput_basis,
+             "from %.1f %s TFLOP/s/GPU / %.4g FLOP/token (%s)", tflops,
+             hfu ? "hardware" : "model", fpt,
+             hfu ? "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal discount"
+                 : unpadded ? "NeMo model FLOPs, no causal discount, unpadded V"
+                            : "Megatron model FLOPs, no causal discount");
+    return true;
+}
+
+/* Evaluate one row into v. */
+/* The table entry of the row's GPU; NULL (with v->reason) when it is not
+ * a GPU trainplan models. */
+static const validate_gpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
+{
+    const char *gtype = cell(r, "gpu_type");
+    const validate_gpu *ge = validate_gpu_of(gtype);
+    if (ge && ge->preset)
+        return ge;
+    snprintf(v->reason, sizeof v->reason, "%s: not a GPU trainplan models",
+             gtype[0] ? gtype : "no GPU type");
+    if (contains(gtype, "TPU"))
+        snprintf(v->reason, sizeof v->reason, "TPU, not a GPU: out of the planner's domain");
+    return NULL;
+}
+
+/* The row's GPU: the table's preset (derived where the table says), the
+ * row's interconnect where it differs from the preset's NIC, then the
+ * --eff overrides. False (with v->reason) when the preset does not load. */
+static bool row_gpu(const rowref *r, const validate_gpu *ge, const tp_io_eff_overrides *ov,
+                    tp_io_vrow *v, tp_gpu *g)
+{
+    const char *gtype = cell(r, "gpu_type");
+    tp_error err = {0};
+    if (tp_io_gpu_load(ge->preset, g, &err) != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "GPU preset %s: %.150s", ge->preset, err.message);
+        return false;
+    }
+    if (ge->derived) {
+        derive_gpu(ge->derived, g);
+        note(v, "%s", ge->derived->note);
+    }
+    if (contains(gtype, "capacity not stated"))
+        note(v, "GPU capacity not stated: 80 GB");
+    if (contains(cell(r, "interconnect"), "Omni-Path")) {
+        /* Jean Zay A100 nodes: 4 x 100 Gb/s Omni-Path per 8 GPUs (recalled). */
+        g->inter_bw_bytes_per_s = 6.25e9;
+        note(v, "Omni-Path: 4 x 100 Gb/s per 8-GPU node = 6.25 GB/s per GPU (recalled)");
+    } else if (contains(cell(r, "interconnect"), "1600 Gbps")) {
+        g->inter_bw_bytes_per_s = 25e9; /* 1600 Gb/s per 8-GPU node */
+    }
+    tp_io_eff_overrides_apply(ov, g);
+    snprintf(v->gpu, sizeof v->gpu, "%s", g->name);
+    return true;
+}
+
+/* A present measured cell that is not a measurement refuses the row
+ * (measured_cols above); false with v->reason. */
+static bool measured_cells_ok(const rowref *r, tp_io_vrow *v)
+{
+    for (size_t i = 0; i < sizeof measured_cols / sizeof measured_cols[0]; i++) {
+        const char *s = cell(r, measured_cols[i]);
+        double x;
+        tp_error e;
+        if (*s && tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) !=
+                      TP_OK) {
+            snprintf(v->reason, sizeof v->reason, "%s", e.message);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Evaluate the row's configuration; when the row does not state its
+ * recompute, the least that fits (none, selective, full) is what a user
+ * of the framework would have run. False (with v->reason) when libtp
+ * rejects the configuration. */
+static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *res)
+{
+    tp_error err = {0};
+    tp_status st = tp_eval(c, res, &err);
+    if (st == TP_OK && !rc_given) {
+        static const tp_recompute order[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
+                                             TP_RECOMPUTE_FULL};
+        for (size_t i = 1; i < 3 && !res->memory.fits; i++) {
+            c->train.recompute = order[i];
+            st = tp_eval(c, res, &err);
+            if (st != TP_OK)
+                break;
+        }
+        if (st == TP_OK)
+            note(v, "recompute not stated: %s (the least that fits)",
+                 recompute_name(c->train.recompute));
+    }
+    if (st != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s",
+                 err.path, err.message);
+        return false;
+    }
+    return true;
+}
+
+/* The comparisons: throughput as tokens/s per GPU and memory in the row's
+ * metric and unit, each only where the row measured it. BLOOM's nvidia-smi
+ * figure is the first node, so DeepSpeed rows compare stage 0. */
+static void row_compare(const rowref *r, framework fw, const tp_config *c, const tp_result *res,
+                        tp_io_vrow *v)
+{
+    v->evaluated = true;
+    v->recompute = recompute_name(c->train.recompute);
+    v->pred_fit = res->memory.fits;
+    v->fit_total_bytes = res->memory.total_bytes;
+    v->fit_capacity_bytes = res->memory.capacity_bytes;
+    v->fit_stage = res->memory.stage;
+    v->step_s = res->time.step_s;
+    v->mfu = res->time.mfu;
+    v->bottleneck = res->time.bottleneck;
+    v->time = res->time;
+    const tp_memory *m = fw == FW_DEEPSPEED ? &res->stage_first : &res->memory;
+    v->mem = *m;
+
+    if (measured_throughput(r, fw, c, v) && v->meas_tps > 0.0 && res->time.computed) {
+        v->has_tput = true;
+        v->pred_tps = res->time.tokens_per_s_per_gpu;
+        v->tput_err = v->pred_tps / v->meas_tps - 1.0;
+    }
+    double mem;
+    if (cell_f64(r, "measured_memory_gb_per_gpu", &mem) && mem > 0.0) {
+        v->metric = metric_of(cell(r, "memory_metric"), &v->mem_unit);
+        double unit = strcmp(v->mem_unit, "GiB") == 0 ? TP_GIB : TP_GB;
+        v->has_mem = v->metric != TP_IO_MEM_NONE;
+        v->meas_mem = mem;
+        v->pred_mem = predicted_metric(m, v->metric) / unit;
+        v->mem_err = v->pred_mem / mem - 1.0;
+    }
+}
+
+void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overrides *ov,
+                        tp_io_vrow *v)
+{
+    assert(row < csv->num_rows);
+    rowref rr = {csv, row};
+    const rowref *r = &rr;
+    memset(v, 0, sizeof *v);
+    v->id = cell(r, "id");
+    v->line = csv->line[row];
+    v->recompute = "";
+    v->bottleneck = "";
+    v->tput_kind = "-";
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    /* in this order: it decides which reason a bad row gets, and the
+     * order of the assumptions listed */
+    const validate_gpu *ge = row_gpu_entry(r, v);
+    if (!ge || !measured_cells_ok(r, v))
+        return;
+    framework fw = framework_of(r);
+    if (!build_model(r, fw, v, &c.model) || !row_gpu(r, ge, ov, v, &c.gpu))
+        return;
+    bool rc_given = false;
+    if (!build_train(r, fw, v, &c, &rc_given))
+        return;
+    v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
+    tp_result res;
+    if (!row_predict(&c, rc_given, v, &res))
+        return;
+    row_compare(r, fw, &c, &res, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* summary statistics                                                 */
+/* ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentile by linear interpolation between closest ranks (NumPy default). */
+static double percentile(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return 0.0;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n)
+        return sorted[n - 1];
+    double frac = pos - (double)lo;
+    return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+tp_io_vstats tp_io_validate_stats(const tp_io_vrow *rows, size_t n, bool memory)
+{
+    tp_io_vstats s = {0, 0.0, 0.0, 0.0};
+    double *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e)
+        return s;
+    for (size_t i = 0; i < n; i++) {
+        if (memory ? rows[i].has_mem : rows[i].has_tput)
+            e[s.n++] = fabs(memory ? rows[i].mem_err : rows[i].tput_err);
+    }
+    qsort(e, s.n, sizeof *e, cmp_double);
+    s.median = percentile(e, s.n, 0.5);
+    s.p90 = percentile(e, s.n, 0.9);
+    s.max = s.n ? e[s.n - 1] : 0.0;
+    free(e);
+    return s;
+}
+
+void tp_io_validate_counts(const tp_io_vrow *rows, size_t n, size_t *evaluated, size_t *fit_ok)
+{
+    *evaluated = *fit_ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].evaluated) {
+            (*evaluated)++;
+            *fit_ok += rows[i].expect_fit == rows[i].pred_fit;
+        }
+    }
+}
