@@ -200,16 +200,23 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The writer (search_out.h) of a --markdown / --csv choice; --json is written apart. */
+static tp_io_search_format search_format(cli_xio_format fmt)
+{
+    if (fmt == CLI_XIO_CSV)
+        return TP_IO_SEARCH_CSV;
+    if (fmt == CLI_XIO_MARKDOWN)
+        return TP_IO_SEARCH_MARKDOWN;
+    return TP_IO_SEARCH_TEXT;
+}
+
 static int search_error_print(const tp_error *err, const tp_search_space *sp);
 
 /* Nothing fits: explain with the closest layouts; returns the exit code. */
 static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp_search_stats *st,
                         double wall_s, bool json, cli_xio_format fmt, size_t k)
 {
-    tp_io_search_format out = json                      ? TP_IO_SEARCH_TEXT
-                              : fmt == CLI_XIO_CSV      ? TP_IO_SEARCH_CSV
-                              : fmt == CLI_XIO_MARKDOWN ? TP_IO_SEARCH_MARKDOWN
-                                                        : TP_IO_SEARCH_TEXT;
+    tp_io_search_format out = search_format(fmt); /* text when json */
     tp_error err = {0};
     if (st->candidates == 0) {
         if (json)
@@ -361,10 +368,7 @@ int cmd_search(int argc, char **argv)
             json_decref(arr);
         }
     } else {
-        tp_io_search_format out = fmt == CLI_XIO_CSV        ? TP_IO_SEARCH_CSV
-                                  : fmt == CLI_XIO_MARKDOWN ? TP_IO_SEARCH_MARKDOWN
-                                                            : TP_IO_SEARCH_TEXT;
-        tp_io_search_write(stdout, out, c, items, n, by, &st, wall, show_gpus);
+        tp_io_search_write(stdout, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
     }
     free(items);
     return rc;
