@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "explain_out.h" /* the narration and the JSON */
@@ -37,28 +38,31 @@ void cmd_explain_help(FILE *f)
                "      --global-batch-tokens 4194304\n");
 }
 
+tp_status cli_explain_parse(int argc, char **argv, cli_sources src, cli_explain_job *job,
+                            tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    int argi = 1;
+    TP_TRY(cli_parse_config_from(argc, argv, &argi, NULL, src, &job->c, &job->co, err));
+    job->config_read = true;
+    if (argi < argc)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unexpected argument \"%.200s\" (explain takes only flags)",
+                            argv[argi]);
+    if (!job->co.global_batch_given)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "explain needs the target batch: --global-batch N (sequences) or "
+                            "--global-batch-tokens N");
+    return cli_search_space(&job->co, NULL, &job->c, &job->sp, err);
+}
+
 int cmd_explain(int argc, char **argv)
 {
-    tp_config c;
-    cli_common co;
+    static cli_explain_job job; /* large: off the stack (one per process) */
     tp_error err = {0};
-    int argi = 1;
-    if (cli_parse_config(argc, argv, &argi, NULL, &c, &co, &err) != TP_OK)
-        return cli_error_print(&err, co.err_file);
-    if (argi < argc) {
-        cli_say("trainplan: error: unexpected argument \"%s\" (explain takes only flags)\n",
-                argv[argi]);
-        return CLI_EXIT_USAGE;
-    }
-    if (!co.global_batch_given) {
-        cli_say("trainplan: error: explain needs the target batch: --global-batch N "
-                "(sequences) or --global-batch-tokens N\n");
-        return CLI_EXIT_USAGE;
-    }
-    tp_search_space sp;
-    if (cli_search_space(&co, NULL, &c, &sp, &err) != TP_OK)
-        return cli_error_print(&err, NULL);
-
+    if (cli_explain_parse(argc, argv, CLI_FILES_ALLOWED, &job, &err) != TP_OK)
+        return cli_error_print(&err, job.config_read ? NULL : job.co.err_file);
+    const tp_config *c = &job.c;
     tp_recipe *r = calloc(1, sizeof *r);
     tp_search_item *best = calloc(1, sizeof *best);
     if (!r || !best) {
@@ -69,12 +73,11 @@ int cmd_explain(int argc, char **argv)
     }
     int rc = CLI_EXIT_OK;
     size_t n = 0;
-    if (tp_recipe_run(&c, r, &err) != TP_OK ||
-        tp_search_top(&c, &sp, TP_RANK_TIME, best, 1, &n, NULL, &err) != TP_OK) {
+    if (tp_io_explain_run(c, &job.sp, r, best, &n, &err) != TP_OK) {
         rc = cli_error_print(&err, NULL);
         goto done;
     }
-    if (co.json) {
+    if (job.co.json) { /* the answer the server gives too (explain_out.h) */
         json_t *j = tp_io_explain_json(r, n ? best : NULL);
         if (!j) {
             cli_say("trainplan: error: internal: a result holds a non-finite number\n");
@@ -84,7 +87,7 @@ int cmd_explain(int argc, char **argv)
         rc = cli_json_print(j);
         json_decref(j);
     } else {
-        tp_io_explain_text(stdout, &c, r, n ? best : NULL);
+        tp_io_explain_text(stdout, c, r, n ? best : NULL);
     }
     if (rc == CLI_EXIT_OK && !r->fits)
         rc = CLI_EXIT_NONE;

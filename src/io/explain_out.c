@@ -418,3 +418,31 @@ void tp_io_explain_text(FILE *f, const tp_config *c, const tp_recipe *r, const t
         fprintf(f, "\nThe search finds no layout that fits (run `trainplan search` with the same "
                    "flags for the binding constraints).\n");
 }
+
+tp_status tp_io_explain_run(const tp_config *c, const tp_search_space *sp, tp_recipe *r,
+                            tp_search_item *best, size_t *n, tp_error *err)
+{
+    *n = 0;
+    TP_TRY(tp_recipe_run(c, r, err));
+    return tp_search_top(c, sp, TP_RANK_TIME, best, 1, n, NULL, err);
+}
+
+tp_status tp_io_explain_run_json(const tp_config *c, const tp_search_space *sp, json_t **out,
+                                 bool *fits, tp_error *err)
+{
+    *out = NULL;
+    *fits = false;
+    tp_recipe *r = calloc(1, sizeof *r); /* large: off the stack */
+    tp_search_item *best = calloc(1, sizeof *best);
+    size_t n = 0;
+    tp_status st = r && best ? tp_io_explain_run(c, sp, r, best, &n, err)
+                             : tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+    if (st == TP_OK && !(*out = tp_io_explain_json(r, n ? best : NULL)))
+        st = tp_error_set(err, TP_ERR_INTERNAL, "",
+                          "internal: a result holds a non-finite number");
+    if (st == TP_OK)
+        *fits = r->fits;
+    free(r);
+    free(best);
+    return st;
+}

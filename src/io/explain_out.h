@@ -13,6 +13,8 @@
 #define TP_IO_EXPLAIN_OUT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "tp/tp.h"
@@ -31,5 +33,23 @@ json_t *tp_io_explain_json(const tp_recipe *r, const tp_search_item *best);
  */
 void tp_io_explain_text(FILE *f, const tp_config *c, const tp_recipe *r,
                         const tp_search_item *best);
+
+/**
+ * What explain computes: the recipe (tp_recipe_run) into *r and the
+ * search's best by step time (tp_search_top over sp, which may carry a
+ * stop) into *best, *n = 1, or *n = 0 when no layout fits. Errors: those
+ * of tp_recipe_run and tp_search_top (TP_ERR_STOPPED included).
+ */
+tp_status tp_io_explain_run(const tp_config *c, const tp_search_space *sp, tp_recipe *r,
+                            tp_search_item *best, size_t *n, tp_error *err);
+
+/**
+ * The whole `explain --json` answer (what /api/explain replies): run, then
+ * tp_io_explain_json. *fits says whether the recipe's layout fits (the CLI
+ * exits 0 or 1). Errors: those of tp_io_explain_run, TP_ERR_NOMEM,
+ * TP_ERR_INTERNAL for a non-finite number.
+ */
+tp_status tp_io_explain_run_json(const tp_config *c, const tp_search_space *sp, json_t **out,
+                                 bool *fits, tp_error *err);
 
 #endif /* TP_IO_EXPLAIN_OUT_H */
