@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io.h" /* tp_io_schedule_name */
 #include "schedule.h"
 
 void tp_io_sched_free(tp_io_sched *s)
@@ -200,4 +201,83 @@ double tp_io_schedule_bubble(tp_schedule sched, int64_t p, int64_t m, int64_t v,
     double b = s.stalled ? -1.0 : tp_io_sched_idle(&s);
     tp_io_sched_free(&s);
     return b;
+}
+
+void tp_io_sched_of(const tp_config *c, const tp_result *r, int64_t *p, int64_t *m, int64_t *v,
+                    double *tb)
+{
+    const tp_train *t = &c->train;
+    *p = t->pp;
+    *m = r->grad_accum > 0 ? r->grad_accum : 1;
+    *v = t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1 ? t->vpp : 1;
+    *tb = t->recompute == TP_RECOMPUTE_FULL ? 3.0 : 2.0;
+}
+
+/*
+ * The micro-batches the JSON draws: all up to TP_IO_SCHED_JSON_MICROBATCHES,
+ * else as many whole groups of p as fit (at least one), so that an
+ * interleaved schedule (m % p == 0) stays interleaved when drawn.
+ */
+static int64_t json_microbatches(int64_t p, int64_t m)
+{
+    const int64_t cap = TP_IO_SCHED_JSON_MICROBATCHES;
+    if (m <= cap || m % p != 0)
+        return m <= cap ? m : cap;
+    return p >= cap ? p : cap / p * p;
+}
+
+static json_t *op_json(const tp_io_sched_op *o)
+{
+    return json_pack("{s:b, s:I, s:I, s:f, s:f}", "backward", o->bwd, "microbatch",
+                     (json_int_t)o->mb, "chunk", (json_int_t)o->chunk, "start", o->start, "end",
+                     o->end);
+}
+
+/* Per stage, its operations in order; NULL on OOM. */
+static json_t *stages_json(const tp_io_sched *s)
+{
+    json_t *stages = json_array();
+    for (int64_t st = 0; stages && st < s->p; st++) {
+        json_t *row = json_array();
+        for (int64_t k = 0; row && k < s->n_per; k++) {
+            const tp_io_sched_op *o = &s->ops[st * s->n_per + k];
+            if (o->end <= o->start) /* not run: the order stalled before it */
+                continue;
+            if (json_array_append_new(row, op_json(o)) != 0) {
+                json_decref(row);
+                row = NULL;
+            }
+        }
+        if (!row || json_array_append_new(stages, row) != 0) {
+            json_decref(stages);
+            stages = NULL;
+        }
+    }
+    return stages;
+}
+
+json_t *tp_io_schedule_json(const tp_config *c, const tp_result *r)
+{
+    int64_t p, m, v;
+    double tb;
+    tp_io_sched_of(c, r, &p, &m, &v, &tb);
+    int64_t m_draw = json_microbatches(p, m);
+    tp_io_sched s;
+    memset(&s, 0, sizeof s);
+    bool drawn = p <= TP_IO_SCHED_JSON_STAGES && tp_io_sched_run(&s, c->train.schedule, p, m_draw,
+                                                                  v, tb);
+    json_t *stages = drawn ? stages_json(&s) : json_array();
+    json_t *j = stages ? json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:b, s:b, s:f, s:f, s:o}",
+                                   "schedule", tp_io_schedule_name(c->train.schedule), "stages",
+                                   (json_int_t)p, "microbatches", (json_int_t)m,
+                                   "microbatches_drawn", (json_int_t)(drawn ? m_draw : 0),
+                                   "virtual_stages", (json_int_t)(drawn ? s.v : v),
+                                   "backward_units", tb, "drawn", drawn,
+                                   "complete", drawn && !s.stalled, "makespan", s.makespan,
+                                   "bubble_fraction", drawn ? tp_io_sched_idle(&s) : 0.0,
+                                   "ops", stages)
+                       : NULL;
+    if (drawn)
+        tp_io_sched_free(&s);
+    return j;
 }

@@ -11,6 +11,7 @@
 #ifndef TP_IO_SCHEDULE_H
 #define TP_IO_SCHEDULE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,6 +50,25 @@ void tp_io_sched_free(tp_io_sched *s);
 
 /** The idle share of p x makespan: the bubble, as drawn. */
 double tp_io_sched_idle(const tp_io_sched *s);
+
+/**
+ * The schedule of an estimate: p = PP, m = the micro-batches of one step,
+ * v = VPP under the interleaved schedule (else 1), backward 2 forward
+ * passes (3 with full recompute).
+ */
+void tp_io_sched_of(const tp_config *c, const tp_result *r, int64_t *p, int64_t *m, int64_t *v,
+                    double *tb);
+
+/* Most stages and micro-batches the schedule JSON draws (the page's diagram). */
+#define TP_IO_SCHED_JSON_STAGES 64
+#define TP_IO_SCHED_JSON_MICROBATCHES 32
+
+/**
+ * The "pipeline_schedule" object of estimate's answer (docs/cli.md): the
+ * estimate's schedule simulated for its first micro-batches, per stage
+ * each operation with its start and end. New reference; NULL on OOM.
+ */
+json_t *tp_io_schedule_json(const tp_config *c, const tp_result *r);
 
 /**
  * The bubble of the simulated schedule (tp_io_sched_idle) with backward

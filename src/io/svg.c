@@ -251,9 +251,9 @@ static double time_body(sbuf *b, const tp_result *r, double y0)
 static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, double y0)
 {
     const tp_train *t = &c->train;
-    int64_t p = t->pp, m = r->grad_accum > 0 ? r->grad_accum : 1;
-    int64_t v = t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1 ? t->vpp : 1;
-    double tb = t->recompute == TP_RECOMPUTE_FULL ? 3.0 : 2.0;
+    int64_t p, m, v;
+    double tb;
+    tp_io_sched_of(c, r, &p, &m, &v, &tb);
     int64_t m_draw = m;
     while (m_draw > 1 && p * m_draw * v > TP_IO_SCHED_MAX_OPS / 2)
         m_draw = m_draw / 2 > p ? (m_draw / 2) / p * p : m_draw / 2;

@@ -227,7 +227,7 @@ static void api_estimate(const tp_web_request *rq, tp_web_reply *out)
         reply_tp_error(out, &err);
         return;
     }
-    json_t *j = tp_io_result_json(&c, &r);
+    json_t *j = tp_io_estimate_json(&c, &r);
     if (!j) {
         tp_error_set(&err, TP_ERR_INTERNAL, "",
                      "the result holds a non-finite number (a bug in trainplan; please report "
