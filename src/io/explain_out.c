@@ -134,7 +134,8 @@ static void compare(FILE *f, const tp_recipe *rc, const tp_search_item *best)
             fprintf(f, "    %-22s %.3f s  (the best pays more here)\n", parts[i].name, parts[i].d);
 }
 
-static void narrate(FILE *f, const tp_config *c, const tp_recipe *r)
+/* Steps 1 to 4: what must fit, and TP, micro-batch and PP to fit it. */
+static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
 {
     const tp_model *m = &c->model;
     const tp_train *bt = &c->train;
@@ -242,6 +243,14 @@ static void narrate(FILE *f, const tp_config *c, const tp_recipe *r)
         fprintf(f, ".\n");
     }
     fprintf(f, "\n");
+}
+
+/* Steps 5 to 9: DP and ZeRO, the batch, CP, EP, and the score. */
+static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
+{
+    const tp_model *m = &c->model;
+    const tp_train *bt = &c->train;
+    double cap = r->capacity_bytes;
 
     int64_t dp_before = r->cp > 1 ? r->dp * r->cp : r->dp;
     fprintf(f, "5. DP from the remaining GPUs, the cheapest ZeRO stage that fits\n");
@@ -334,6 +343,13 @@ static void narrate(FILE *f, const tp_config *c, const tp_recipe *r)
     fprintf(f, "\nThe recipe's layout: %s%s\n", lay, r->fits ? "" : " -- DOES NOT FIT");
     if (!r->fits)
         fprintf(f, "   %s\n", r->result.reason);
+}
+
+/* The recipe, step by step, with its numbers. */
+static void narrate(FILE *f, const tp_config *c, const tp_recipe *r)
+{
+    narrate_fit(f, c, r);
+    narrate_spread(f, c, r);
 }
 
 json_t *tp_io_explain_json(const tp_recipe *r, const tp_search_item *best)
