@@ -425,96 +425,34 @@
 
   // ------------------------------------------------------ pipeline diagram
 
-  // Per-stage op order of a schedule (Megatron's for 1F1B and interleaved).
-  function opOrder(p, m, v, s, sched) {
-    const fwd = [], bwd = [];
-    for (let g = 0; g < m; g += p) {
-      const n = Math.min(p, m - g);
-      for (let c = 0; c < v; c++) for (let i = 0; i < n; i++) fwd.push({ mb: g + i, c });
-      for (let c = v - 1; c >= 0; c--) for (let i = 0; i < n; i++) bwd.push({ mb: g + i, c });
-    }
-    const ops = [];
-    if (sched === 'gpipe') {
-      for (const o of fwd) ops.push(Object.assign({ f: true }, o));
-      for (const o of bwd) ops.push(Object.assign({ f: false }, o));
-      return ops;
-    }
-    const total = m * v;
-    const warm = Math.min(total, v === 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p);
-    let f = 0, b = 0;
-    for (; f < warm; f++) ops.push(Object.assign({ f: true }, fwd[f]));
-    while (f < total) {
-      ops.push(Object.assign({ f: true }, fwd[f++]));
-      ops.push(Object.assign({ f: false }, bwd[b++]));
-    }
-    while (b < total) ops.push(Object.assign({ f: false }, bwd[b++]));
-    return ops;
-  }
-
-  // Dependency-driven timeline: forward 1/v, backward 2/v time units per chunk.
-  function simulate(p, m, v, sched) {
-    const lists = [], next = [], free = [], placed = [];
-    for (let s = 0; s < p; s++) { lists.push(opOrder(p, m, v, s, sched)); next.push(0); free.push(0); placed.push([]); }
-    const done = new Map();
-    const key = (f, s, mb, c) => (f ? 'F' : 'B') + s + ':' + mb + ':' + c;
-    const dep = (o, s) => {
-      if (o.f) {
-        if (s > 0) return key(true, s - 1, o.mb, o.c);
-        return o.c > 0 ? key(true, p - 1, o.mb, o.c - 1) : null;
-      }
-      if (s < p - 1) return key(false, s + 1, o.mb, o.c);
-      return o.c < v - 1 ? key(false, 0, o.mb, o.c + 1) : key(true, p - 1, o.mb, v - 1);
-    };
-    let progress = true, remaining = p * 2 * m * v;
-    while (remaining > 0 && progress) {
-      progress = false;
-      for (let s = 0; s < p; s++) {
-        while (next[s] < lists[s].length) {
-          const o = lists[s][next[s]];
-          const d = dep(o, s);
-          if (d !== null && !done.has(d)) break;
-          const start = Math.max(free[s], d === null ? 0 : done.get(d));
-          const end = start + (o.f ? 1 : 2) / v;
-          done.set(key(o.f, s, o.mb, o.c), end);
-          placed[s].push({ t0: start, t1: end, f: o.f, mb: o.mb, c: o.c });
-          free[s] = end;
-          next[s]++;
-          remaining--;
-          progress = true;
-        }
-      }
-    }
-    const span = Math.max(...free);
-    return { placed, span, complete: remaining === 0 };
-  }
-
-  // The diagram depends on (PP, m, VPP, schedule, width) only: most slider moves keep it.
+  // The diagram draws the schedule the server simulated (the estimate's
+  // "pipeline_schedule", src/io/schedule.c, the one the SVG chart draws too):
+  // per stage, each forward and backward with its start and end.
+  // It depends on (PP, m, VPP, schedule, recompute, width) only: most slider moves keep it.
   let pipeKey = '';
   let pipeWidth = 0;
 
   function renderPipeline(r, force) {
     const svg = $('pipe');
-    const p = r.layout.pp, v = Math.max(1, r.layout.vpp);
-    const m = r.layout.grad_accum;
-    const sched = r.layout.schedule;
+    const ps = r.pipeline_schedule;
+    const p = ps.stages, v = ps.virtual_stages, m = ps.microbatches, shownM = ps.microbatches_drawn;
+    const sched = ps.schedule;
     if (!pipeWidth || force) pipeWidth = Math.round(svg.getBoundingClientRect().width) || 640;
-    const key = [p, m, v, sched, pipeWidth, r.time ? r.time.bubble_fraction.of_total : ''].join('/');
+    const key = [p, m, v, sched, ps.backward_units, pipeWidth,
+      r.time ? r.time.bubble_fraction.of_total : ''].join('/');
     if (key === pipeKey && !force) return;
     pipeKey = key;
     clear(svg);
-    const shownM = Math.min(m, 32);
-    if (p > 64) {
+    if (!ps.drawn) {
       $('pipe-note').textContent = 'PP ' + p + ' is too deep to draw.';
       return;
     }
-    const sim = simulate(p, shownM, sched === 'interleaved' ? v : 1, sched);
     // drawn in CSS pixels of the box it gets, so text is never stretched
     const rowH = p > 32 ? 10 : 18, padL = 56, H = p * rowH + 4;
     const W = Math.max(320, pipeWidth);
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.setAttribute('height', String(H));
-    const sx = (W - padL) / (sim.span || 1);
-    let busy = 0;
+    const sx = (W - padL) / (ps.makespan || 1);
     for (let s = 0; s < p; s++) {
       const y = 2 + s * rowH;
       svg.appendChild(svgEl('rect', { x: padL, y: y, width: W - padL, height: rowH - 3, class: 'idle' }));
@@ -523,31 +461,31 @@
         lab.textContent = 'stage ' + s;
         svg.appendChild(lab);
       }
-      for (const o of sim.placed[s]) {
-        busy += o.t1 - o.t0;
-        const w = (o.t1 - o.t0) * sx;
+      for (const o of ps.ops[s]) {
+        const w = (o.end - o.start) * sx;
         const rect = svgEl('rect', {
-          x: padL + o.t0 * sx, y: y, width: Math.max(w - 0.6, 0.4), height: rowH - 3,
-          class: (o.f ? 'op-f' : 'op-b') + ' chunk' + (o.c % 4)
+          x: padL + o.start * sx, y: y, width: Math.max(w - 0.6, 0.4), height: rowH - 3,
+          class: (o.backward ? 'op-b' : 'op-f') + ' chunk' + (o.chunk % 4)
         });
         const tt = svgEl('title');
-        tt.textContent = (o.f ? 'forward' : 'backward') + ' micro-batch ' + o.mb + (v > 1 ? ' chunk ' + o.c : '');
+        tt.textContent = (o.backward ? 'backward' : 'forward') + ' micro-batch ' + o.microbatch +
+          (v > 1 ? ' chunk ' + o.chunk : '');
         rect.appendChild(tt);
         svg.appendChild(rect);
         if (w > 16 && rowH >= 18) {
-          const t = svgEl('text', { x: padL + o.t0 * sx + w / 2, y: y + rowH - 7, class: 'oplabel' });
-          t.textContent = String(o.mb);
+          const t = svgEl('text', { x: padL + o.start * sx + w / 2, y: y + rowH - 7, class: 'oplabel' });
+          t.textContent = String(o.microbatch);
           svg.appendChild(t);
         }
       }
     }
-    const bubble = 1 - busy / (p * sim.span || 1);
+    const bubble = ps.bubble_fraction;
     const name = { '1f1b': '1F1B', interleaved: 'interleaved 1F1B', gpipe: 'GPipe' }[sched] || sched;
     let note = name + ', PP ' + p + (sched === 'interleaved' ? ' x ' + v + ' virtual stages' : '') + ', ' +
       plural(m, 'micro-batch') + ': idle ' + pct(bubble) + ' of the drawn step';
     if (r.time) note += ' (model: ' + pct(r.time.bubble_fraction.of_total) + ')';
     if (shownM < m) note += '; the first ' + shownM + ' micro-batches are drawn';
-    if (!sim.complete) note += '; this order deadlocks when drawn, shown as far as it runs';
+    if (!ps.complete) note += '; this order deadlocks when drawn, shown as far as it runs';
     $('pipe-note').textContent = note + '.';
     svg.dataset.bubble = bubble.toFixed(4);
   }

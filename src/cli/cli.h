@@ -198,6 +198,22 @@ tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_jo
                            tp_error *err);
 
 /**
+ * `trainplan explain` parsed (cmd_explain.c): the configuration and the
+ * space its search explores (its stop zeroed: the runner sets it). The
+ * server runs the same job through tp_io_explain_run_json.
+ */
+typedef struct cli_explain_job {
+    tp_config c;
+    cli_common co;
+    tp_search_space sp;
+    bool config_read; /* the flags parsed: later errors are not the config file's */
+} cli_explain_job;
+
+/** Parse explain's arguments (argv[0] the command); errors name the flag. */
+tp_status cli_explain_parse(int argc, char **argv, cli_sources src, cli_explain_job *job,
+                            tp_error *err);
+
+/**
  * `trainplan plan` parsed (cmd_plan.c): the plan's input (large: allocate
  * the job) and the output flags. The server runs tp_plan_run on job->in.
  */

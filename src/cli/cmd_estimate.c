@@ -53,7 +53,7 @@ int cmd_estimate(int argc, char **argv)
 
     /* The JSON serializer checks every number is finite; build it even for
      * the text report so that neither output can show NaN or inf. */
-    json_t *j = tp_io_result_json(&c, &r);
+    json_t *j = tp_io_estimate_json(&c, &r);
     if (!j) {
         cli_say("trainplan: error: internal: the result holds a non-finite number "
                 "(a bug in trainplan; please report the command line)\n");

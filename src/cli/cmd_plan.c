@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "cmd_export.h" /* issue 7: the report format, --svg FILE, --force */
+#include "plan_in.h"
 #include "plan_out.h"
 
 static const char *const fit_names[] = {"besiroglu", "hoffmann", "hoffmann-rounded", NULL};

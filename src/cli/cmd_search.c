@@ -10,7 +10,6 @@
  * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
  * input, 4 internal error.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 
 #include "cli.h"
 #include "cmd_export.h" /* issue 7: --markdown, --csv, --svg, --force */
-#include "export.h"
 #include "search_out.h"
 
 
@@ -113,160 +111,6 @@ void cmd_search_help(FILE *f)
                "      --global-batch-tokens 4194304 --rank cost --top 3 --json\n");
 }
 
-/* ---- formatting helpers -------------------------------------------------- */
-
-static const char *rc_name(tp_recompute r)
-{
-    return tp_io_recompute_name(r);
-}
-
-static void layout_line(FILE *f, const tp_search_item *it)
-{
-    const tp_train *t = &it->config.train;
-    fprintf(f, "TP %lld, PP %lld", (long long)t->tp, (long long)t->pp);
-    if (t->vpp > 1)
-        fprintf(f, " (VPP %lld)", (long long)t->vpp);
-    fprintf(f, ", CP %lld, DP %lld", (long long)t->cp, (long long)it->result.dp);
-    if (it->config.model.num_experts > 0)
-        fprintf(f, ", EP %lld", (long long)t->ep);
-    fprintf(f, ", SP %s, ZeRO-%d, recompute %s, micro-batch %lld x accumulation %lld",
-            t->sp ? "on" : "off", t->zero, rc_name(t->recompute), (long long)t->micro_batch,
-            (long long)it->result.grad_accum);
-}
-
-/*
- * ", mostly PART +X s": the step-time part that grew most against #1, or ""
- * when there is none or its growth would print as zero at this many decimals.
- */
-static void mostly_text(const tp_search_delta *d, int decimals, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (d->time_part[0] && fabs(d->time_part_s) >= 0.5 * pow(10.0, -decimals))
-        snprintf(buf, n, ", mostly %s %+.*f s", d->time_part, decimals, d->time_part_s);
-}
-
-static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_search_item *best,
-                       tp_rank_by by, bool show_gpus)
-{
-    const tp_result *r = &it->result;
-    const tp_time *tm = &r->time;
-    const tp_memory *m = &r->memory;
-    fprintf(f, "#%zu  ", rank);
-    if (show_gpus)
-        fprintf(f, "%lld GPUs: ", (long long)it->config.train.num_gpus);
-    layout_line(f, it);
-    fputc('\n', f);
-    if (tm->computed)
-        fprintf(f,
-                "    step %.3f s, MFU %.1f%%, %.0f tokens/s, %.2f USD per 1M tokens; "
-                "memory %.2f of %.2f GiB (stage %lld, %.2f GiB headroom)\n",
-                tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s, 1e6 * it->cost_per_token_usd,
-                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage,
-                m->headroom_bytes / TP_GIB);
-    else
-        fprintf(f, "    step time not available; memory %.2f of %.2f GiB (stage %lld)\n",
-                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage);
-    if (tm->computed)
-        fprintf(f,
-                "    time (s): compute %.3f, recompute %.3f, TP %.3f, CP %.3f, EP %.3f, "
-                "PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f\n",
-                tm->compute_s, tm->recompute_s, tm->tp_comm_s, tm->cp_comm_s, tm->ep_comm_s,
-                tm->pp_comm_s, tm->bubble_s, tm->dp_comm_s, tm->optimizer_s);
-    fprintf(f,
-            "    memory (GiB): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
-            "logits %.2f, other %.2f\n",
-            (m->weights_bytes + m->weights_gathered_bytes) / TP_GIB, m->grads_bytes / TP_GIB,
-            m->optimizer_bytes / TP_GIB, m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB,
-            (m->comm_buffers_bytes + m->framework_bytes + m->fragmentation_bytes) / TP_GIB);
-    if (!best)
-        return;
-    tp_search_delta d;
-    tp_search_delta_eval(best, it, &d);
-    char mostly[96];
-    mostly_text(&d, 3, mostly, sizeof mostly);
-    fprintf(f, "    vs #1: ");
-    if (by == TP_RANK_HEADROOM) {
-        fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / TP_GIB);
-        if (d.mem_part[0])
-            fprintf(f, " (%s %+.2f GiB)", d.mem_part, d.mem_part_bytes / TP_GIB);
-        if (tm->computed)
-            fprintf(f, ", step %+.3f s", d.step_s);
-    } else if (by == TP_RANK_COST && tm->computed) {
-        fprintf(f, "%+.3f USD per 1M tokens, step %+.3f s (%+.1f%%)",
-                1e6 * d.cost_per_token_usd, d.step_s, 100.0 * d.step_rel);
-        fputs(mostly, f);
-    } else if (tm->computed) {
-        fprintf(f, "%.3f s slower (%+.1f%%)", d.step_s, 100.0 * d.step_rel);
-        fputs(mostly, f);
-    } else {
-        fprintf(f, "same predicted step (time model unavailable)");
-    }
-    fprintf(f, "; %s\n", d.layout[0] ? d.layout : "same layout axes");
-}
-
-/* CSV: rank, estimate's columns (export.h), then what search adds. */
-static void print_csv_header(FILE *f)
-{
-    fputs("rank,", f);
-    tp_io_csv_columns(f);
-    fputs(",cost_per_token_usd,gpu_s_per_token,note\n", f);
-}
-
-static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const char *note)
-{
-    fprintf(f, "%zu,", rank);
-    tp_io_csv_fields(f, &it->config, &it->result);
-    fprintf(f, ",%.15g,%.15g,", it->cost_per_token_usd, it->gpu_s_per_token);
-    tp_io_csv_text(f, note ? note : "");
-    fputc('\n', f);
-}
-
-/* Markdown: a title, the search in one line, the ranked table. */
-static void md_title(FILE *f, const tp_config *c, const char *what)
-{
-    const tp_train *t = &c->train;
-    int64_t node = tp_gpus_per_node(t, &c->gpu);
-    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
-    fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n",
-            tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
-            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node);
-    fprintf(f, "Sequence %lld tokens, global batch %lld sequences (%.0f tokens); %s.\n\n",
-            (long long)t->seq_len, (long long)t->global_batch,
-            (double)t->global_batch * (double)t->seq_len, what);
-}
-
-static void md_stats(FILE *f, const tp_search_stats *st)
-{
-    fprintf(f, "Searched %llu layouts: %llu fit, %llu do not fit, %llu pruned.\n\n",
-            (unsigned long long)st->candidates, (unsigned long long)st->feasible,
-            (unsigned long long)st->infeasible,
-            (unsigned long long)(st->pruned_states + st->pruned_micro_batch));
-}
-
-static void md_cost(const tp_search_item *it, char *buf, size_t n)
-{
-    if (it->result.time.computed)
-        snprintf(buf, n, "%.4f", 1e6 * it->cost_per_token_usd);
-    else
-        snprintf(buf, n, "-");
-}
-
-#define MD_COST_COLUMN "USD per 1M tokens"
-#define MD_FOOTER                                                                                \
-    "\nGiB = 2^30 bytes; memory is the heaviest pipeline stage; MFU in percent of the GPU's "    \
-    "dense peak.\n"
-
-/* The delta of a runner-up, in one line, for CSV and JSON. */
-static void delta_text(const tp_search_item *best, const tp_search_item *it, char *buf, size_t n)
-{
-    tp_search_delta d;
-    tp_search_delta_eval(best, it, &d);
-    char part[96];
-    mostly_text(&d, 4, part, sizeof part);
-    snprintf(buf, n, "%+.4f s (%+.1f%%)%s; %s", d.step_s, 100.0 * d.step_rel, part,
-             d.layout[0] ? d.layout : "same layout axes");
-}
-
 /* ---- space from the flags ---------------------------------------------- */
 
 static tp_status fix_axis(const cli_common *co, const char *flag, int64_t v, tp_axis *a)
@@ -356,60 +200,14 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void header(FILE *f, const tp_config *c, const char *verb)
+/* The writer (search_out.h) of a --markdown / --csv choice; --json is written apart. */
+static tp_io_search_format search_format(cli_xio_format fmt)
 {
-    const tp_train *t = &c->train;
-    int64_t node = tp_gpus_per_node(t, &c->gpu);
-    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
-    fprintf(f, "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
-               "sequences (%.0f tokens)\n",
-            verb, tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
-            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
-            (long long)t->seq_len, (long long)t->global_batch,
-            (double)t->global_batch * (double)t->seq_len);
-}
-
-static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double capacity)
-{
-    fprintf(f, "  searched %llu layouts in %.3f s", (unsigned long long)st->candidates, wall_s);
-    if (st->evaluated > 0 && wall_s > 0.0)
-        fprintf(f, " (%.2f million evaluations/s)", 1e-6 * (double)st->evaluated / wall_s);
-    fprintf(f, ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
-               "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
-            (unsigned long long)st->feasible, (unsigned long long)st->infeasible,
-            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / TP_GIB,
-            (unsigned long long)st->pruned_states, (unsigned long long)st->pruned_micro_batch);
-    if (st->batch_mismatch)
-        fprintf(f, "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "
-                   "global batch\n",
-                (unsigned long long)st->batch_mismatch);
-}
-
-/* Smallest DP any layout could have (for the batch-divisibility hint). */
-static int64_t smallest_dp(const tp_config *c, const tp_search_space *sp)
-{
-    const tp_model *m = &c->model;
-    int64_t N = c->train.num_gpus, best = N;
-    int64_t node = tp_gpus_per_node(&c->train, &c->gpu);
-    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
-    for (int64_t t = 1; t <= N && t <= m->num_heads; t++) {
-        if (N % t || m->num_heads % t || kv % t)
-            continue;
-        if (!(t <= node && node % t == 0) && !(sp->tp_across_nodes && t % node == 0))
-            continue;
-        for (int64_t p = 1; p <= m->num_layers && p <= N / t; p++) {
-            if ((N / t) % p)
-                continue;
-            for (int64_t x = 1; x <= N / (t * p); x++) {
-                if ((N / (t * p)) % x || (x > 1 && c->train.seq_len % (2 * x)))
-                    continue;
-                int64_t dp = N / (t * p * x);
-                if (dp < best)
-                    best = dp;
-            }
-        }
-    }
-    return best;
+    if (fmt == CLI_XIO_CSV)
+        return TP_IO_SEARCH_CSV;
+    if (fmt == CLI_XIO_MARKDOWN)
+        return TP_IO_SEARCH_MARKDOWN;
+    return TP_IO_SEARCH_TEXT;
 }
 
 static int search_error_print(const tp_error *err, const tp_search_space *sp);
@@ -418,32 +216,13 @@ static int search_error_print(const tp_error *err, const tp_search_space *sp);
 static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp_search_stats *st,
                         double wall_s, bool json, cli_xio_format fmt, size_t k)
 {
-    bool csv = !json && fmt == CLI_XIO_CSV, md = !json && fmt == CLI_XIO_MARKDOWN;
+    tp_io_search_format out = search_format(fmt); /* text when json */
     tp_error err = {0};
     if (st->candidates == 0) {
         if (json)
             fputs("[]\n", stdout);
-        if (st->batch_mismatch) {
-            int64_t dmin = smallest_dp(c, sp0);
-            fprintf(json || csv || md ? stderr : stdout,
-                    "No layout: for every (TP, PP, CP) layout of %lld GPUs, DP = GPUs / (TP x PP "
-                    "x CP) does not divide the global batch of %lld sequences (or no allowed "
-                    "micro-batch does); the smallest DP any layout has is %lld, so try a global "
-                    "batch that is a multiple of %lld.\n",
-                    (long long)c->train.num_gpus, (long long)c->train.global_batch,
-                    (long long)dmin, (long long)dmin);
-        } else {
-            fprintf(json || csv || md ? stderr : stdout,
-                    "No valid layout within the given bounds: TP must divide the %lld heads and "
-                    "%lld kv heads and the %lld-GPU node, PP <= %lld layers, 2 x CP must divide "
-                    "the sequence, and TP x PP x CP must divide %lld GPUs.\n",
-                    (long long)c->model.num_heads,
-                    (long long)(c->model.num_kv_heads ? c->model.num_kv_heads
-                                                      : c->model.num_heads),
-                    (long long)(c->train.gpus_per_node ? c->train.gpus_per_node
-                                                       : c->gpu.gpus_per_node),
-                    (long long)c->model.num_layers, (long long)c->train.num_gpus);
-        }
+        /* the message is the report in text; beside data, it goes to stderr */
+        tp_io_search_none_text(json || out != TP_IO_SEARCH_TEXT ? stderr : stdout, c, sp0, st);
         return CLI_EXIT_NONE;
     }
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
@@ -463,43 +242,9 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         free(close);
         return rc == CLI_EXIT_OK ? CLI_EXIT_NONE : rc;
     }
-    if (csv)
-        print_csv_header(stdout);
-    if (md) {
-        md_title(stdout, c, "no layout fits");
-        md_stats(stdout, st);
-        printf("**No layout fits.** The %zu closest (smallest memory over capacity), with the "
-               "constraint that binds:\n\n",
-               n);
-        tp_io_markdown_rows_header(stdout, "Binding constraint");
-    }
-    if (!csv && !md) {
-        header(stdout, c, "Search:");
-        stats_text(stdout, st, wall_s, c->gpu.mem_capacity_bytes);
-        printf("\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
-               "constraint that binds:\n",
-               n);
-    }
     int rc = CLI_EXIT_NONE;
-    for (size_t i = 0; i < n; i++) {
-        tp_search_binding b;
-        if (tp_search_binding_eval(&close[i].config, &b, &err) != TP_OK) {
-            rc = cli_error_print(&err, NULL);
-            break;
-        }
-        if (csv) {
-            print_csv_row(stdout, i + 1, &close[i], b.text);
-        } else if (md) {
-            tp_io_markdown_row(stdout, (int64_t)(i + 1), &close[i].config, &close[i].result,
-                               b.text);
-        } else {
-            printf("%zu. ", i + 1);
-            layout_line(stdout, &close[i]);
-            printf("\n   %s\n", b.text);
-        }
-    }
-    if (md)
-        fputs(MD_FOOTER, stdout);
+    if (tp_io_search_closest_write(stdout, out, c, close, n, st, wall_s, &err) != TP_OK)
+        rc = cli_error_print(&err, NULL);
     free(close);
     return rc;
 }
@@ -613,9 +358,6 @@ int cmd_search(int argc, char **argv)
             return rc;
         }
     }
-    const char *by_text = by == TP_RANK_COST       ? "cost per token (GPUs x step time x price / tokens)"
-                          : by == TP_RANK_HEADROOM ? "memory headroom on the heaviest stage"
-                                                   : "predicted step time";
     if (json) { /* the answer the server gives too (search_out.h) */
         json_t *arr = tp_io_search_json(items, n, by);
         if (!arr) {
@@ -625,41 +367,8 @@ int cmd_search(int argc, char **argv)
             rc = cli_json_print(arr);
             json_decref(arr);
         }
-    } else if (fmt == CLI_XIO_CSV) {
-        print_csv_header(stdout);
-        for (size_t i = 0; i < n; i++) {
-            char note[512] = "";
-            if (i)
-                delta_text(&items[0], &items[i], note, sizeof note);
-            print_csv_row(stdout, i + 1, &items[i], note);
-        }
-    } else if (fmt == CLI_XIO_MARKDOWN) {
-        char what[160];
-        snprintf(what, sizeof what, "ranked by %s", by_text);
-        md_title(stdout, c, what);
-        md_stats(stdout, &st);
-        tp_io_markdown_rows_header(stdout, MD_COST_COLUMN);
-        for (size_t i = 0; i < n; i++) {
-            char cost[32];
-            md_cost(&items[i], cost, sizeof cost);
-            tp_io_markdown_row(stdout, (int64_t)(i + 1), &items[i].config, &items[i].result,
-                               cost);
-        }
-        if (n > 1)
-            fputs("\nWhat each runner-up loses against #1:\n\n", stdout);
-        for (size_t i = 1; i < n; i++) {
-            char note[512];
-            delta_text(&items[0], &items[i], note, sizeof note);
-            printf("- #%zu: %s\n", i + 1, note);
-        }
-        fputs(MD_FOOTER, stdout);
     } else {
-        header(stdout, c, "Search:");
-        stats_text(stdout, &st, wall, c->gpu.mem_capacity_bytes);
-        printf("  ranked by %s%s\n\n", by_text,
-               items[0].result.time.computed ? "" : " (step-time model unavailable: ties)");
-        for (size_t i = 0; i < n; i++)
-            print_item(stdout, i + 1, &items[i], i ? &items[0] : NULL, by, show_gpus);
+        tp_io_search_write(stdout, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
     }
     free(items);
     return rc;

@@ -72,6 +72,7 @@ void cmd_serve_help(FILE *f)
                "API (request bodies are JSON objects of the estimate flags, e.g.\n"
                "{\"model\": \"llama-3-8b\", \"gpus\": 8, \"tp\": 2}; answers are the CLI's --json):\n"
                "  GET  /api/presets    POST /api/estimate    POST /api/search    POST /api/plan\n"
+               "  POST /api/explain\n"
                "See docs/serve.md. Stop the server with Ctrl-C (SIGINT) or SIGTERM.\n");
     cli_print_flags(f, serve_flags, S_COUNT);
     fprintf(f, "\nExit codes: 0 stopped by a signal, 2 bad flags, address or port in use,\n"

@@ -93,6 +93,12 @@ const char *tp_io_optimizer_name(const tp_optimizer *o); /* "adamw", "adamw-bf16
 
 /** The estimate JSON object (the CLI's --json contract). New reference. */
 json_t *tp_io_result_json(const tp_config *c, const tp_result *r);
+/**
+ * The answer of `estimate --json` and /api/estimate: tp_io_result_json
+ * plus "pipeline_schedule" (schedule.h), the simulated pipeline the page
+ * and the SVG chart draw. New reference; NULL as tp_io_result_json.
+ */
+json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r);
 /** Human-readable estimate report. */
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r);
 

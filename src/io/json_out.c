@@ -19,6 +19,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "schedule.h"
 
 /* Beyond this a whole number does not fit a JSON integer (int64, 2^63 = 9.22e18). */
 #define JSON_INT_LIMIT 9.0e18
@@ -297,4 +298,15 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r)
         return NULL;
     }
     return o;
+}
+
+json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r)
+{
+    json_t *j = tp_io_result_json(c, r);
+    json_t *s = j ? tp_io_schedule_json(c, r) : NULL;
+    if (!s || json_object_set_new(j, "pipeline_schedule", s) != 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }

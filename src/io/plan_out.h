@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * plan_out.h: the I/O edge of `trainplan plan` (not part of libtp): phase
- * specifications from flags and files, and the plan as a text report,
- * JSON, Markdown, CSV and an LR-schedule series.
+ * plan_out.h: the writers of `trainplan plan` (not part of libtp): the
+ * plan as a text report, JSON, Markdown, CSV and an LR-schedule series,
+ * for the CLI and the server alike. The input side is plan_in.h.
  *
  * Ownership: functions returning json_t * return a new reference; it is
  * the caller's responsibility to json_decref() it.
@@ -14,25 +14,6 @@
 #include <stdio.h>
 
 #include "tp/tp.h"
-
-/**
- * Parse one phase from "key=value,key=value" (the --phase flag). Keys:
- * name, tokens (count, "40e9"), seq (tokens), batch (sequences),
- * batch-tokens (tokens per step), frozen (parameters of a frozen module),
- * frozen-tokens (tokens through it), frozen-backward (1 = backward runs
- * through it, the default; 0 = nothing trainable before it). Errors:
- * TP_ERR_INVALID_ARG, err->path "phase", the message names the key.
- */
-tp_status tp_io_phase_parse(const char *spec, tp_phase *out, tp_error *err);
-
-/**
- * Load phases from a plan file: {"phases": [{"name": "4k", "seq": 4096},
- * {"name": "32k", "seq": 32768, "tokens": 40e9}]}, the same keys as
- * --phase ("batch_tokens" and "batch-tokens" both accepted), numbers or
- * strings. Appends to in->phases. Errors: TP_ERR_IO, TP_ERR_PARSE (line,
- * column), TP_ERR_CONFIG (path "phases[1].seq").
- */
-tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err);
 
 /** The plan as one JSON object (docs/plan.md); NULL if a number is not finite or on OOM. */
 json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p);

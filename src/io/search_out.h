@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * search_out.h: the JSON of `trainplan search --json`, written from libtp's
- * search results, for the CLI and the server alike (/api/search answers
- * with these bytes; tests/http compares them with the CLI's stdout).
+ * search_out.h: the output of `trainplan search`, written from libtp's
+ * search results, for the CLI and the server alike: the JSON (/api/search
+ * answers with these bytes; tests/http compares them with the CLI's
+ * stdout), and the text report, Markdown and CSV tables.
  *
  * The answer is an array of estimate objects (tp_io_result_json), each
  * with a "search" member: rank, rank_by, cost, and against the best its
@@ -19,6 +20,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tp/tp.h"
 
@@ -49,5 +51,39 @@ json_t *tp_io_search_closest_json(const tp_search_item *close, size_t n, tp_erro
 tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, tp_rank_by by,
                                 size_t k, json_t **out, bool *found, tp_search_stats *stats,
                                 tp_error *err);
+
+/* ---- text, Markdown and CSV ---- */
+
+typedef enum tp_io_search_format {
+    TP_IO_SEARCH_TEXT = 0, /* the report: breakdowns and what each runner-up loses */
+    TP_IO_SEARCH_MARKDOWN, /* a title, the counts, estimate's table (export.h), the deltas */
+    TP_IO_SEARCH_CSV       /* rank, estimate's columns, cost, GPU-seconds per token, note */
+} tp_io_search_format;
+
+/**
+ * The ranked layouts items[0..n) (n >= 1, best first) of a search of c
+ * ranked by by; st are its counters and wall_s its duration (text only),
+ * show_gpus prints each layout's GPU count (a --min-gpus search).
+ */
+void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
+                        const tp_search_item *items, size_t n, tp_rank_by by,
+                        const tp_search_stats *st, double wall_s, bool show_gpus);
+
+/**
+ * Nothing fits: the closest layouts close[0..n) (tp_io_search_closest),
+ * each with the constraint that binds (tp_search_binding_eval). On its
+ * error the rows stop there, the table is closed and the error returned.
+ */
+tp_status tp_io_search_closest_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
+                                     const tp_search_item *close, size_t n,
+                                     const tp_search_stats *st, double wall_s, tp_error *err);
+
+/**
+ * No layout to evaluate at all (st->candidates == 0): one sentence saying
+ * why, for the space sp: DP divides no global batch (with the smallest DP
+ * any layout has), or no layout is valid within the bounds.
+ */
+void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_space *sp,
+                            const tp_search_stats *st);
 
 #endif /* TP_IO_SEARCH_OUT_H */

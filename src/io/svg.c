@@ -8,22 +8,8 @@
  * 5 % so the line stays visible. Text is 12 px sans-serif; labels that do
  * not fit inside their block are left out (the legend carries the values).
  *
- * Pipeline schedule: simulated, not drawn from a formula. Each stage runs
- * its operations in the order of its schedule:
- *   1F1B        warm-up of min(p - s - 1, m) forwards, then one forward and
- *               one backward alternately, then the remaining backwards;
- *   GPipe       all forwards, then all backwards;
- *   interleaved Megatron-LM's order (schedules.py, forward_backward_pipelining_
- *               with_interleaving): warm-up (p - s - 1) x 2 + (v - 1) x p
- *               (everything when m = p), forward k on chunk (k mod pv) / p,
- *               backward k on chunk v - 1 - (k mod pv) / p.
- * An operation starts when its stage is free and its input is ready: the
- * forward of micro-batch i on stage s waits for stage s - 1 (or, for a
- * later chunk, for the last stage's previous chunk); the backward waits
- * for stage s + 1 (or the first stage's next chunk). Forward takes 1/v,
- * backward b/v units (b = 2, 3 with full recompute). Idle time inside the
- * makespan is the bubble; for 1F1B it is exactly (p-1)/(m+p-1) of p x
- * makespan, the textbook value (Narayanan et al. 2021, section 2.2).
+ * Pipeline schedule: drawn from the simulation of schedule.c (one
+ * simulation for every writer), not from a formula.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -38,7 +24,6 @@
 #define W 900.0          /* chart width, px */
 #define PLOT_X 150.0     /* left edge of the bars */
 #define PLOT_W 700.0     /* bar area width */
-#define MAX_SIM_OPS 65536
 
 /* ------------------------------------------------------------------ */
 /* Text                                                                 */
@@ -263,215 +248,21 @@ static double time_body(sbuf *b, const tp_result *r, double y0)
 /* Pipeline schedule                                                    */
 /* ------------------------------------------------------------------ */
 
-typedef struct op {
-    bool bwd;
-    int64_t chunk, mb;
-    double start, end;
-} op;
-
-typedef struct sim {
-    int64_t p, m, v;
-    double tb;       /* backward units per micro-batch per stage */
-    op *ops;         /* p rows of n_per ops */
-    int64_t n_per;   /* 2 m v */
-    double *fend, *bend; /* end time of F / B (chunk, stage, mb); -1 = not yet */
-    double makespan;
-    bool stalled;
-    bool interleaved;
-} sim;
-
-static void sim_free(sim *s)
-{
-    free(s->ops);
-    free(s->fend);
-    free(s->bend);
-    memset(s, 0, sizeof *s);
-}
-
-static size_t idx(const sim *s, int64_t c, int64_t st, int64_t i)
-{
-    return (size_t)((c * s->p + st) * s->m + i);
-}
-
-/* The order of operations of stage st (sim.c header). */
-static void sim_order(sim *s, tp_schedule sched, int64_t st)
-{
-    op *o = s->ops + st * s->n_per;
-    int64_t p = s->p, m = s->m, v = s->v, n = 0;
-    if (s->interleaved) {
-        int64_t total = m * v;
-        int64_t warm = m == p ? total : (p - st - 1) * 2 + (v - 1) * p;
-        if (warm > total)
-            warm = total;
-        for (int64_t k = 0; k < total + total; k++) {
-            /* position k of the sequence: warm-up F, then F/B pairs, then B */
-            bool bwd;
-            int64_t j;
-            if (k < warm) {
-                bwd = false;
-                j = k;
-            } else if (k < warm + 2 * (total - warm)) {
-                int64_t q = k - warm;
-                bwd = q % 2 == 1;
-                j = bwd ? q / 2 : warm + q / 2;
-            } else {
-                bwd = true;
-                j = (total - warm) + (k - warm - 2 * (total - warm));
-            }
-            int64_t in_group = j % (p * v);
-            int64_t chunk = in_group / p;
-            if (bwd)
-                chunk = v - 1 - chunk;
-            o[n].bwd = bwd;
-            o[n].chunk = chunk;
-            o[n].mb = (j / (p * v)) * p + j % p;
-            n++;
-        }
-        return;
-    }
-    if (sched == TP_SCHED_GPIPE) {
-        for (int64_t i = 0; i < m; i++)
-            o[n++] = (op){false, 0, i, 0.0, 0.0};
-        for (int64_t i = 0; i < m; i++)
-            o[n++] = (op){true, 0, i, 0.0, 0.0};
-        return;
-    }
-    int64_t warm = p - st - 1 < m ? p - st - 1 : m, f = 0, bk = 0;
-    for (; f < warm; f++)
-        o[n++] = (op){false, 0, f, 0.0, 0.0};
-    while (f < m) {
-        o[n++] = (op){false, 0, f++, 0.0, 0.0};
-        o[n++] = (op){true, 0, bk++, 0.0, 0.0};
-    }
-    while (bk < m)
-        o[n++] = (op){true, 0, bk++, 0.0, 0.0};
-}
-
-/* End time of the input an operation waits for; < 0 while not ready. */
-static double dep_end(const sim *s, int64_t st, const op *o)
-{
-    if (!o->bwd) {
-        if (st > 0)
-            return s->fend[idx(s, o->chunk, st - 1, o->mb)];
-        if (o->chunk > 0)
-            return s->fend[idx(s, o->chunk - 1, s->p - 1, o->mb)];
-        return 0.0;
-    }
-    double own = s->fend[idx(s, o->chunk, st, o->mb)];
-    if (own < 0.0)
-        return -1.0;
-    double up;
-    if (st < s->p - 1)
-        up = s->bend[idx(s, o->chunk, st + 1, o->mb)];
-    else if (o->chunk < s->v - 1)
-        up = s->bend[idx(s, o->chunk + 1, 0, o->mb)];
-    else
-        up = own;
-    return up < 0.0 ? -1.0 : (up > own ? up : own);
-}
-
-static bool simulate(sim *s, tp_schedule sched, int64_t p, int64_t m, int64_t v, double tb)
-{
-    memset(s, 0, sizeof *s);
-    if (p < 1 || m < 1 || v < 1 || p * m * v > MAX_SIM_OPS / 2 || !(tb > 0.0))
-        return false;
-    s->interleaved = v > 1 && m % p == 0 && sched != TP_SCHED_GPIPE;
-    if (!s->interleaved)
-        v = 1;
-    s->p = p;
-    s->m = m;
-    s->v = v;
-    s->tb = tb;
-    s->n_per = 2 * m * v;
-    size_t cells = (size_t)(p * m * v);
-    s->ops = calloc((size_t)(p * s->n_per), sizeof *s->ops);
-    s->fend = malloc(cells * sizeof *s->fend);
-    s->bend = malloc(cells * sizeof *s->bend);
-    if (!s->ops || !s->fend || !s->bend) {
-        sim_free(s);
-        return false;
-    }
-    for (size_t i = 0; i < cells; i++)
-        s->fend[i] = s->bend[i] = -1.0;
-    for (int64_t st = 0; st < p; st++)
-        sim_order(s, sched, st);
-    int64_t *next = calloc((size_t)p, sizeof *next);
-    double *free_at = calloc((size_t)p, sizeof *free_at);
-    if (!next || !free_at) {
-        free(next);
-        free(free_at);
-        sim_free(s);
-        return false;
-    }
-    double unit_f = 1.0 / (double)v, unit_b = tb / (double)v;
-    int64_t left = p * s->n_per;
-    while (left > 0) {
-        bool progress = false;
-        for (int64_t st = 0; st < p; st++) {
-            while (next[st] < s->n_per) {
-                op *o = &s->ops[st * s->n_per + next[st]];
-                double ready = dep_end(s, st, o);
-                if (ready < 0.0)
-                    break;
-                o->start = ready > free_at[st] ? ready : free_at[st];
-                o->end = o->start + (o->bwd ? unit_b : unit_f);
-                free_at[st] = o->end;
-                (o->bwd ? s->bend : s->fend)[idx(s, o->chunk, st, o->mb)] = o->end;
-                next[st]++;
-                left--;
-                progress = true;
-            }
-        }
-        if (!progress) {
-            s->stalled = true;
-            break;
-        }
-    }
-    for (int64_t st = 0; st < p; st++)
-        if (free_at[st] > s->makespan)
-            s->makespan = free_at[st];
-    free(next);
-    free(free_at);
-    return true;
-}
-
-/* Idle share of p x makespan. */
-static double sim_bubble(const sim *s)
-{
-    if (!(s->makespan > 0.0))
-        return 0.0;
-    double busy = 0.0;
-    for (int64_t i = 0; i < s->p * s->n_per; i++)
-        busy += s->ops[i].end - s->ops[i].start;
-    return 1.0 - busy / ((double)s->p * s->makespan);
-}
-
-double tp_io_schedule_bubble(tp_schedule sched, int64_t p, int64_t m, int64_t v,
-                             double backward_units)
-{
-    sim s;
-    if (!simulate(&s, sched, p, m, v, backward_units))
-        return -1.0;
-    double b = s.stalled ? -1.0 : sim_bubble(&s);
-    sim_free(&s);
-    return b;
-}
-
 static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, double y0)
 {
     const tp_train *t = &c->train;
-    int64_t p = t->pp, m = r->grad_accum > 0 ? r->grad_accum : 1;
-    int64_t v = t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1 ? t->vpp : 1;
-    double tb = t->recompute == TP_RECOMPUTE_FULL ? 3.0 : 2.0;
+    int64_t p, m, v;
+    double tb;
+    tp_io_sched_of(c, r, &p, &m, &v, &tb);
     int64_t m_draw = m;
-    while (m_draw > 1 && p * m_draw * v > MAX_SIM_OPS / 2)
+    while (m_draw > 1 && p * m_draw * v > TP_IO_SCHED_MAX_OPS / 2)
         m_draw = m_draw / 2 > p ? (m_draw / 2) / p * p : m_draw / 2;
     double model_bubble = r->time.computed
                               ? r->time.bubble_of_total
                               : tp_bubble_fraction(t->schedule, p, m, v, TP_BUBBLE_OF_TOTAL);
-    sim s;
-    bool ok = simulate(&s, t->schedule, p, m_draw, v, tb);
-    double simb = ok ? sim_bubble(&s) : 0.0;
+    tp_io_sched s;
+    bool ok = tp_io_sched_run(&s, t->schedule, p, m_draw, v, tb);
+    double simb = ok ? tp_io_sched_idle(&s) : 0.0;
     char title[256];
     snprintf(title, sizeof title,
              "Pipeline schedule: %s, %" PRId64 " stage%s, %" PRId64 " micro-batch%s%s; bubble "
@@ -508,7 +299,7 @@ static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, dou
                   "fill=\"#d9d9d9\"/>\n",
                   PLOT_X, ry, s.makespan * scale, row_h);
         for (int64_t k = 0; k < s.n_per; k++) {
-            const op *o = &s.ops[st * s.n_per + k];
+            const tp_io_sched_op *o = &s.ops[st * s.n_per + k];
             double x = PLOT_X + o->start * scale, w = (o->end - o->start) * scale;
             const char *fill = o->bwd ? (o->chunk % 2 ? "#f6a15c" : "#f28e2b")
                                       : (o->chunk % 2 ? "#7ea6cf" : "#4e79a7");
@@ -553,7 +344,7 @@ static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, dou
     }
     y += 14.0;
     sb_puts(b, "</g>\n");
-    sim_free(&s);
+    tp_io_sched_free(&s);
     return y - y0;
 }
 

@@ -19,6 +19,7 @@
 #ifndef TP_IO_SVG_H
 #define TP_IO_SVG_H
 
+#include "schedule.h" /* the simulation the schedule chart draws */
 #include "tp/tp.h"
 
 char *tp_io_svg_memory(const tp_config *c, const tp_result *r);
@@ -27,15 +28,5 @@ char *tp_io_svg_schedule(const tp_config *c, const tp_result *r);
 
 /** The three charts stacked in one document (what `--svg FILE` writes). */
 char *tp_io_svg_report(const tp_config *c, const tp_result *r);
-
-/**
- * The pipeline schedule the chart draws, simulated: p stages, m
- * micro-batches, v virtual stages per GPU, forward 1 unit and backward
- * `backward_units` per micro-batch per stage. Returns the idle fraction of
- * p x makespan (the bubble), or a negative value when the arguments are
- * out of range (p, m, v >= 1; p * m * v <= 65536).
- */
-double tp_io_schedule_bubble(tp_schedule s, int64_t p, int64_t m, int64_t v,
-                             double backward_units);
 
 #endif /* TP_IO_SVG_H */

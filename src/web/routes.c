@@ -9,18 +9,19 @@
  *   POST /api/estimate     = trainplan estimate --json <flags from the body>
  *   POST /api/search       = trainplan search --json   (a job: run on the compute pool)
  *   POST /api/plan         = trainplan plan --json     (a job: run on the compute pool)
+ *   POST /api/explain      = trainplan explain --json  (a job: run on the compute pool)
  *
  * Handlers are thin: parse -> library -> the writer the CLI uses. A body
  * is a JSON object of CLI flags (src/io/request.h), turned into an
  * argument vector and parsed by the CLI's own parsers (cli_parse_config_from,
- * cli_search_parse, cli_plan_parse) with CLI_PRESETS_ONLY, so that the
+ * cli_search_parse, cli_plan_parse, cli_explain_parse) with CLI_PRESETS_ONLY, so that the
  * answer (or the error message) is the CLI's and no value can name a file.
  * JSON is written exactly as the CLI's --json writes it (2-space indent,
  * final newline), so a reply and the CLI's standard output are byte for
  * byte the same.
  *
  * Cheap routes (the page, presets, estimate) are answered on the caller's
- * thread. /api/search and /api/plan are parsed on it (bad input is a 400
+ * thread. /api/search, /api/plan and /api/explain are parsed on it (bad input is a 400
  * at once) into a tp_web_job, which server.c runs on its compute pool
  * with a deadline (tp_web_job_run): the library polls a tp_search_stop
  * that reads the clock and the server's stop flag. No process is started.
@@ -42,6 +43,7 @@
 
 #include "assets.h"
 #include "cli.h"
+#include "explain_out.h"
 #include "io_internal.h"
 #include "plan_out.h"
 #include "request.h"
@@ -64,14 +66,18 @@ typedef struct route {
     const char *method; /* "GET" (HEAD too) or "POST" */
     get_handler get;
     body_handler post;  /* answered at once (cheap) */
-    int job;            /* 1 search, 2 plan: parsed here, run on the compute pool */
+    int job;            /* a job_kind: parsed here, run on the compute pool */
 } route;
+
+/* The commands run as jobs (route.job; 0: none). */
+enum job_kind { JOB_SEARCH = 1, JOB_PLAN, JOB_EXPLAIN };
 
 static const route routes[] = {
     {"/api/presets", "GET", api_presets, NULL, 0},
     {"/api/estimate", "POST", NULL, api_estimate, 0},
-    {"/api/search", "POST", NULL, NULL, 1},
-    {"/api/plan", "POST", NULL, NULL, 2},
+    {"/api/search", "POST", NULL, NULL, JOB_SEARCH},
+    {"/api/plan", "POST", NULL, NULL, JOB_PLAN},
+    {"/api/explain", "POST", NULL, NULL, JOB_EXPLAIN},
 };
 
 #define NUM_ROUTES (sizeof routes / sizeof routes[0])
@@ -221,7 +227,7 @@ static void api_estimate(const tp_web_request *rq, tp_web_reply *out)
         reply_tp_error(out, &err);
         return;
     }
-    json_t *j = tp_io_result_json(&c, &r);
+    json_t *j = tp_io_estimate_json(&c, &r);
     if (!j) {
         tp_error_set(&err, TP_ERR_INTERNAL, "",
                      "the result holds a non-finite number (a bug in trainplan; please report "
@@ -235,14 +241,15 @@ static void api_estimate(const tp_web_request *rq, tp_web_reply *out)
 /* ---- search and plan: parsed here, run on the compute pool (server.c) ---- */
 
 /*
- * A parsed /api/search or /api/plan request, self-contained (no pointer
- * into the request): the server queues it and runs it on a compute thread
- * with a deadline, through the same library calls and JSON writers as the
- * CLI's `search --json` / `plan --json`.
+ * A parsed /api/search, /api/plan or /api/explain request, self-contained
+ * (no pointer into the request): the server queues it and runs it on a
+ * compute thread with a deadline, through the same library calls and JSON
+ * writers as the CLI's `search --json` / `plan --json` / `explain --json`.
  */
 struct tp_web_job {
-    bool is_plan;
+    enum job_kind kind;
     cli_search_job search; /* search: the parsed command (its borrowed strings are not used) */
+    cli_explain_job explain; /* explain: the parsed command */
     bool paged;            /* search: answer one page {"total", "offset", "limit", "results"} */
     int64_t offset, limit;
     cli_plan_job *plan;    /* plan: the parsed command (large, so allocated) */
@@ -291,15 +298,16 @@ static tp_status page_from_query(const tp_web_request *hr, tp_io_request *rq, tp
     return TP_OK;
 }
 
-/* Parse a search or plan body into a job; the configuration as the CLI parses it. */
-static tp_status job_parse(const tp_web_request *hr, bool is_plan, tp_web_job **out,
+/* Parse a job's body; the configuration as the CLI parses it. */
+static tp_status job_parse(const tp_web_request *hr, enum job_kind kind, tp_web_job **out,
                            tp_error *err)
 {
     *out = NULL;
     tp_io_request rq;
-    const char *command = is_plan ? "plan" : "search";
+    bool is_plan = kind == JOB_PLAN;
+    const char *command = is_plan ? "plan" : kind == JOB_EXPLAIN ? "explain" : "search";
     tp_status st = tp_io_request_parse(hr->body, hr->body_len, command, &rq, err);
-    if (st == TP_OK && !is_plan)
+    if (st == TP_OK && kind == JOB_SEARCH)
         st = page_from_query(hr, &rq, err);
     tp_web_job *job = NULL;
     if (st == TP_OK && !(job = calloc(1, sizeof *job)))
@@ -307,13 +315,21 @@ static tp_status job_parse(const tp_web_request *hr, bool is_plan, tp_web_job **
     if (st == TP_OK && is_plan && !(job->plan = malloc(sizeof *job->plan)))
         st = tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
     if (st == TP_OK && is_plan) {
-        job->is_plan = true;
+        job->kind = JOB_PLAN;
         st = cli_plan_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, job->plan, err);
         if (st == TP_OK && rq.model_text)
             st = tp_io_request_model(&rq, &job->plan->in.base.model, err);
         if (st == TP_OK && rq.gpu_text)
             st = tp_io_request_gpu(&rq, &job->plan->in.base.gpu, err);
+    } else if (st == TP_OK && kind == JOB_EXPLAIN) {
+        job->kind = JOB_EXPLAIN;
+        st = cli_explain_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->explain, err);
+        if (st == TP_OK && rq.model_text)
+            st = tp_io_request_model(&rq, &job->explain.c.model, err);
+        if (st == TP_OK && rq.gpu_text)
+            st = tp_io_request_gpu(&rq, &job->explain.c.gpu, err);
     } else if (st == TP_OK) {
+        job->kind = JOB_SEARCH;
         st = cli_search_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->search, err);
         if (st == TP_OK && rq.model_text)
             st = tp_io_request_model(&rq, &job->search.c.model, err);
@@ -391,7 +407,7 @@ void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
     json_t *j = NULL;
     bool found = false;
     tp_status st;
-    if (job->is_plan) {
+    if (job->kind == JOB_PLAN) {
         tp_plan *plan = malloc(sizeof *plan);
         job->plan->in.stop = stop;
         st = plan ? tp_plan_run(&job->plan->in, plan, &err)
@@ -402,6 +418,9 @@ void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
                               "trainplan; please report the request)");
         found = st == TP_OK && plan->feasible;
         free(plan);
+    } else if (job->kind == JOB_EXPLAIN) {
+        job->explain.sp.stop = stop;
+        st = tp_io_explain_run_json(&job->explain.c, &job->explain.sp, &j, &found, &err);
     } else {
         job->search.sp.stop = stop;
         st = tp_io_search_run_json(&job->search.c, &job->search.sp, job->search.by,
@@ -603,7 +622,7 @@ tp_web_step tp_web_finish(const tp_web_request *rq, tp_web_reply *out, tp_web_jo
             routes[i].post(rq, out);
         } else if (routes[i].job) {
             tp_error err = {0};
-            if (job_parse(rq, routes[i].job == 2, job, &err) == TP_OK)
+            if (job_parse(rq, (enum job_kind)routes[i].job, job, &err) == TP_OK)
                 return TP_WEB_NEEDS_COMPUTE;
             reply_tp_error(out, &err);
         } else {

@@ -13,7 +13,7 @@
  *    and the 411/413/415 checks; tp_web_finish() answers a POST route
  *    once its body (at most TP_WEB_MAX_BODY bytes) is in. tp_web_handle()
  *    does both for a request whose body is whole (the fuzz target).
- *    /api/search and /api/plan are parsed by tp_web_finish into a
+ *    /api/search, /api/plan and /api/explain are parsed by tp_web_finish into a
  *    tp_web_job, run by tp_web_job_run with a deadline on a compute
  *    thread; no process is ever started and no file is ever read.
  *    routes.c and the page's files form the MHD-free library tpweb_core.
@@ -113,7 +113,7 @@ typedef enum tp_web_step {
     TP_WEB_NEEDS_COMPUTE /* run the job (tp_web_job_run), off the connection's thread */
 } tp_web_step;
 
-/** A parsed /api/search or /api/plan request (routes.c), self-contained. */
+/** A parsed /api/search, /api/plan or /api/explain request (routes.c), self-contained. */
 typedef struct tp_web_job tp_web_job;
 
 /** When a job must stop: a deadline, and the server's stop flag. */

@@ -100,6 +100,11 @@ page.on('console', (m) => {
   if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) consoleErrors.push(m.text());
 });
 page.on('pageerror', (e) => consoleErrors.push(String(e)));
+// The last successful /api/estimate answer (the diagram draws its pipeline_schedule).
+let lastEstimate = null;
+page.on('response', (res) => {
+  if (res.url() === origin + '/api/estimate' && res.status() === 200) lastEstimate = res;
+});
 
 async function verdict() {
   return page.evaluate(() => {
@@ -227,6 +232,28 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('#pipe rect.op-f').length >= 16, null, { timeout: 10000 });
   const bubble = Number(await page.getAttribute('#pipe', 'data-bubble'));
   check(bubble > 0 && bubble < 0.5, 'pipeline diagram drawn with a bubble (' + bubble + ')');
+  // ... and it is the schedule the server simulated, not one of the page's own
+  // (full recompute: backward takes 3 forward passes there, as in the SVG chart)
+  await page.selectOption('#recompute', 'full');
+  await page.waitForLoadState('networkidle');
+  const ps = (await lastEstimate.json()).pipeline_schedule;
+  const fwd = ps.ops.flat().filter((o) => !o.backward).length;
+  const bwd = ps.ops.flat().length - fwd;
+  await page.waitForFunction(([f, b]) => document.querySelectorAll('#pipe rect.op-f').length === f &&
+    document.querySelectorAll('#pipe rect.op-b').length === b, [fwd, bwd], { timeout: 10000 });
+  check(ps.stages === 4 && fwd === ps.stages * ps.microbatches_drawn * ps.virtual_stages,
+    'the diagram draws the answer\'s pipeline_schedule (' + fwd + ' forwards, ' + bwd + ' backwards)');
+  check(Number(await page.getAttribute('#pipe', 'data-bubble')) === Number(ps.bubble_fraction.toFixed(4)),
+    'the diagram\'s bubble is the simulated one (' + ps.bubble_fraction + ')');
+  check(ps.backward_units === 3, 'full recompute: backward 3 units (' + ps.backward_units + ')');
+  const ratio = await page.evaluate(() => {
+    const w = (sel) => Number(document.querySelector(sel).getAttribute('width')) + 0.6;
+    return w('#pipe rect.op-b') / w('#pipe rect.op-f');
+  });
+  check(Math.abs(ratio - ps.backward_units) < 1e-3, 'a backward is drawn ' + ps.backward_units +
+    ' forwards long (' + ratio + ')');
+  await page.selectOption('#recompute', '');
+  await page.waitForLoadState('networkidle');
 
   // 7. search: run it (one page), ask for the next page, load a result
   await page.fill('#search-top', '5');

@@ -417,6 +417,42 @@ run estimate $EF --svg "$tmp/est.svg"
 svg_vs_estimate "estimate --svg draws the --json figures" "$tmp/est.svg" "$tmp/est.json"
 render_check "estimate --svg" "$tmp/est.svg"
 cp "$tmp/est.svg" "$tmp/est.before"
+# pipeline_schedule: one simulation (schedule.c) for the page and the chart;
+# 1F1B with p = 4, m = 16 is the textbook (p-1)/(m+p-1) = 3/19, 3 (m+p-1) units
+P4="--model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 32"
+# shellcheck disable=SC2086
+run estimate $P4 --json
+cp "$tmp/out" "$tmp/p4.json"
+check_json "estimate --json: pipeline_schedule of 1F1B, PP 4, 16 micro-batches" \
+    'j["pipeline_schedule"]["stages"] == 4 and j["pipeline_schedule"]["microbatches"] == 16' \
+    'j["pipeline_schedule"]["microbatches_drawn"] == 16 and j["pipeline_schedule"]["drawn"]' \
+    'j["pipeline_schedule"]["complete"] and j["pipeline_schedule"]["makespan"] == 57.0' \
+    'abs(j["pipeline_schedule"]["bubble_fraction"] - 3.0 / 19.0) < 1e-12' \
+    '[len(r) for r in j["pipeline_schedule"]["ops"]] == [32, 32, 32, 32]' \
+    'j["pipeline_schedule"]["ops"][1][0] == {"backward": False, "microbatch": 0, "chunk": 0, "start": 1.0, "end": 2.0}' \
+    'j["pipeline_schedule"]["ops"][3][1] == {"backward": True, "microbatch": 0, "chunk": 0, "start": 4.0, "end": 6.0}'
+# shellcheck disable=SC2086
+run estimate $P4 --svg "$tmp/p4.svg"
+pycheck "the chart draws the schedule of the JSON" "$tmp/p4.svg" "$tmp/p4.json" <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+g = ET.parse(sys.argv[1]).getroot().find(f".//{ns}g[@class='schedule']")
+s = json.load(open(sys.argv[2]))["pipeline_schedule"]
+assert abs(float(g.get("data-simulated-bubble-fraction")) - s["bubble_fraction"]) < 1e-9
+fb = [(r.get("class"), int(r.get("data-microbatch"))) for r in g.iter(f"{ns}rect")
+      if r.get("class") in ("fwd", "bwd")]
+want = [("bwd" if o["backward"] else "fwd", o["microbatch"]) for row in s["ops"] for o in row]
+assert fb == want, (fb[:6], want[:6])
+PY
+# interleaved, 256 micro-batches: the first 32 drawn, VPP 2 kept
+# shellcheck disable=SC2086
+run estimate $P4 --global-batch 512 --vpp 2 --schedule interleaved --json
+check_json "estimate --json: pipeline_schedule draws 32 of 256 micro-batches, interleaved" \
+    'j["pipeline_schedule"]["microbatches"] == 256 and j["pipeline_schedule"]["microbatches_drawn"] == 32' \
+    'j["pipeline_schedule"]["virtual_stages"] == 2 and j["pipeline_schedule"]["schedule"] == "interleaved"' \
+    '[len(r) for r in j["pipeline_schedule"]["ops"]] == [128, 128, 128, 128]' \
+    'max(o["chunk"] for r in j["pipeline_schedule"]["ops"] for o in r) == 1'
 # shellcheck disable=SC2086
 expect_error "trainplan: error: $tmp/est.svg exists (use --force to overwrite it)" \
     estimate $EF --svg "$tmp/est.svg"

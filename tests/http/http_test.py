@@ -14,8 +14,8 @@ route, and checks:
     (with line and column), wrong types, oversized bodies (413, 411
     without a length), unknown routes (404), wrong methods (405 + Allow),
     wrong content type (415), a foreign Host header (403);
-  - /api/search and /api/plan: byte for byte the CLI's --json answer, run
-    in the server's process; /api/search in pages ("offset"/"limit"),
+  - /api/search, /api/plan and /api/explain: byte for byte the CLI's
+    --json answer, run in the server's process; /api/search in pages ("offset"/"limit"),
     page by page the same objects as the CLI's --json;
   - a few concurrent clients, server-side time of /api/estimate, and a
     clean stop on SIGTERM (exit 0: under ASan that also means no leak);
@@ -384,6 +384,12 @@ LATER = [
                            "global-batch-tokens": 4194304, "budget": 2e6,
                            "phase": ["name=4k,seq=4096", "name=32k,seq=32768,tokens=40e9"]}),
     ("/api/plan", "plan", {"gpus": 8, "mfu": 7}),                     # out of range: 400
+    ("/api/explain", "explain", {"model": "llama-2-7b", "gpus": 64, "seq-len": 131072,
+                                 "global-batch-tokens": 4194304}),   # README's: fits
+    ("/api/explain", "explain", {"model": "llama-3.1-405b", "gpus": 16, "seq-len": 8192,
+                                 "global-batch": 64}),                # does not fit: exit 1
+    ("/api/explain", "explain", {"gpus": 8}),                         # no batch: 400
+    ("/api/explain", "explain", {"gpus": 8, "global-batch": 8, "schedule": "gpipe"}),  # 400
 ]
 
 

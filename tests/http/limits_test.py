@@ -19,7 +19,8 @@ docs/RELIABILITY.md). Checks:
   - the idle timeout after a POST is --timeout, not --timeout + 60 s;
   - `serve --log` writes a control character of the path as \\xHH, so an
     encoded newline cannot forge a log line;
-  - one search past the deadline: 503 {"error": {"code": "deadline"}};
+  - one search past the deadline: 503 {"error": {"code": "deadline"}} (and a
+    plan and an explain);
   - eight long searches at once (2 compute threads, a queue of 3): every
     one gets a status (200, 503 "deadline", or 503 "busy" with
     Retry-After), while GET / and /api/estimate keep answering 200;
@@ -199,6 +200,10 @@ def test_deadline(exe):
         st, h, body = s.post_json("/api/plan", LONG)
         e = error_shape(body)
         check(st == 503 and e and e["code"] == "deadline", "a plan past 0.5 s -> 503 deadline "
+              "(%d %s)" % (st, e))
+        st, h, body = s.post_json("/api/explain", LONG)
+        e = error_shape(body)
+        check(st == 503 and e and e["code"] == "deadline", "an explain past 0.5 s -> 503 deadline "
               "(%d %s)" % (st, e))
     finally:
         rc, err = s.stop()
