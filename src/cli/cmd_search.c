@@ -5,7 +5,7 @@
  * them and print the top K with their breakdowns and what each runner-up
  * loses against the best; --json (array of estimate objects plus a
  * "search" member), --markdown or --csv (the last of the three wins; CSV
- * and Markdown use estimate's columns, export.h), and --svg FILE, the
+ * and Markdown use estimate's columns, tabular.h), and --svg FILE, the
  * charts of the best layout. When nothing fits, the closest layouts with
  * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
  * input, 4 internal error.
@@ -17,8 +17,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "cmd_export.h" /* issue 7: --markdown, --csv, --svg, --force */
-#include "export.h"
+#include "tabular.h" /* the estimate's CSV and Markdown rows */
+#include "xio.h"    /* issue 7: --markdown, --csv, --svg, --force */
 #include "search_out.h"
 
 #define GIB 1073741824.0
@@ -205,7 +205,7 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     fprintf(f, "; %s\n", d.layout[0] ? d.layout : "same layout axes");
 }
 
-/* CSV: rank, estimate's columns (export.h), then what search adds. */
+/* CSV: rank, estimate's columns (tabular.h), then what search adds. */
 static void print_csv_header(FILE *f)
 {
     fputs("rank,", f);
