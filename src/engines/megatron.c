@@ -21,11 +21,11 @@
  * source.
  *
  * Import. The text is split into words the way a POSIX shell would
- * (quotes, backslash continuations, `#` comments); words holding an
- * unexpanded `$VAR` are remembered and rejected only where the value
+ * (launch.c: quotes, backslash continuations, `#` comments); words holding
+ * an unexpanded `$VAR` are remembered and rejected only where the value
  * matters. An optional launcher before the script (`torchrun ... x.py`)
  * gives the GPU count. Each `--flag` is then looked up (binary search) in
- * the argument table; its class decides: mapped (the interpret_* steps
+ * the argument table; its class decides: mapped (the read_* and emit_* steps
  * below say what it means), rejected (changes memory or time in a way
  * trainplan does not model, with the reason: CPU offloading, FP4, Muon,
  * block recompute, multimodal or relative positions, expert TP other than
