@@ -624,7 +624,7 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
         eng_note(&nx, "tf32 training: DeepSpeed trains in fp32 without bf16/fp16 (written as bf16)");
     if (t->precision == TP_PREC_FP8)
         eng_note(&outside, "fp8 GEMMs: not a DeepSpeed setting; use Transformer Engine layers in "
-                       "the model code (bf16 is enabled below)");
+                           "the model code (bf16 is enabled below)");
 
     json_t *dt = json_object();
     jset(&ok, dt, "grad_accum_dtype",
@@ -638,8 +638,8 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     jset(&ok, j, "zero_optimization", zo);
     if (t->zero >= 2 && t->pp > 1)
         eng_note(&nx, "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
-                  "ZeRO-1 only",
-             t->zero);
+                      "ZeRO-1 only",
+                 t->zero);
 
     const tp_optimizer *op = &t->optimizer;
     if (op->kind == TP_OPT_ADAMW) {
@@ -648,11 +648,11 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
         jset(&ok, j, "optimizer", opt);
         if (op->moment_dtype != TP_DTYPE_FP32)
             eng_note(&nx, "optimizer moments in %s: DeepSpeed's AdamW keeps fp32 moments",
-                 tp_io_dtype_name(op->moment_dtype));
+                     tp_io_dtype_name(op->moment_dtype));
     } else {
         eng_note(&nx, "optimizer %s: ds_config has no SGD type; pass torch.optim.SGD to "
-                  "deepspeed.initialize (no \"optimizer\" section written)",
-             tp_io_optimizer_name(op));
+                      "deepspeed.initialize (no \"optimizer\" section written)",
+                 tp_io_optimizer_name(op));
     }
     if (!op->master_weights)
         eng_note(&nx, "no fp32 master weights: DeepSpeed keeps fp32 master weights with bf16/fp16");
@@ -663,25 +663,25 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
         jset(&ok, ac, "cpu_checkpointing", json_false());
         jset(&ok, j, "activation_checkpointing", ac);
         eng_note(&outside,
-             "full recompute: the model code checkpoints every %" PRId64
-             " layer(s) (deepspeed.checkpointing.checkpoint or the model's gradient "
-             "checkpointing); the config's activation_checkpointing section only configures it",
-             t->recompute_every);
+                 "full recompute: the model code checkpoints every %" PRId64
+                 " layer(s) (deepspeed.checkpointing.checkpoint or the model's gradient "
+                 "checkpointing); the config's activation_checkpointing section only configures it",
+                 t->recompute_every);
     } else if (t->recompute == TP_RECOMPUTE_SELECTIVE) {
         eng_note(&nx, "selective recompute: DeepSpeed's config cannot select the attention core; "
-                  "the model code must checkpoint it (Megatron-DeepSpeed: "
-                  "--recompute-granularity selective)");
+                      "the model code must checkpoint it (Megatron-DeepSpeed: "
+                      "--recompute-granularity selective)");
     }
 
     /* What a DeepSpeed run sets outside ds_config.json (Megatron-DeepSpeed
      * arguments, PipelineModule, the model code). */
     eng_note(&outside,
-         "parallel sizes: tensor %" PRId64 ", pipeline %" PRId64 " (%s%s), context %" PRId64
-         ", expert %" PRId64 ", sequence parallel %s: set in the launcher or model code "
-         "(Megatron-DeepSpeed --tensor-model-parallel-size, --pipeline-model-parallel-size, "
-         "deepspeed.pipe.PipelineModule(num_stages=...))",
-         t->tp, t->pp, tp_io_schedule_name(t->schedule),
-         t->vpp > 1 ? ", virtual stages" : "", t->cp, t->ep, t->sp ? "on" : "off");
+             "parallel sizes: tensor %" PRId64 ", pipeline %" PRId64 " (%s%s), context %" PRId64
+             ", expert %" PRId64 ", sequence parallel %s: set in the launcher or model code "
+             "(Megatron-DeepSpeed --tensor-model-parallel-size, --pipeline-model-parallel-size, "
+             "deepspeed.pipe.PipelineModule(num_stages=...))",
+             t->tp, t->pp, tp_io_schedule_name(t->schedule),
+             t->vpp > 1 ? ", virtual stages" : "", t->cp, t->ep, t->sp ? "on" : "off");
     if (!t->flash_attn || t->dropout || t->fused_ce)
         eng_note(&outside, "model code: %s%s%s", t->flash_attn ? "" : "attention without "
                                                                  "FlashAttention; ",
@@ -702,15 +702,15 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     }
     free(json);
     eng_header(&nb, "# ", "DeepSpeed config notes (the comment file of ds_config.json)", c, r, o,
-           &nx, "DeepSpeed", "ds_config.json and the settings below");
+               &nx, "DeepSpeed", "ds_config.json and the settings below");
     sb_puts(&nb, "#\n");
     eng_wrap(&nb, "# ", "Set outside ds_config.json:", 0, "");
     eng_put_items(&nb, "# ", &outside);
     sbuf fl = {0};
     ds_outside_flags(&fl, c);
     eng_wrap(&nb, "# ", "", 0,
-         "The model, the GPUs and these settings as trainplan flags (trainplan estimate "
-         "--from-deepspeed ds_config.json FLAGS gives this plan back):");
+             "The model, the GPUs and these settings as trainplan flags (trainplan estimate "
+             "--from-deepspeed ds_config.json FLAGS gives this plan back):");
     eng_wrap(&nb, "#   ", "", 0, fl.s ? fl.s : "");
     if (fl.failed)
         nb.failed = true;
@@ -718,8 +718,8 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     int64_t steps = eng_train_steps(c, o);
     if (steps > 0)
         eng_wrap(&nb, "# ", "", 0,
-             "Run length: DeepSpeed has no step count in its config; run the training loop "
-             "for the number of steps above.");
+                 "Run length: DeepSpeed has no step count in its config; run the training loop "
+                 "for the number of steps above.");
 
     out->num_unexpressed = nx.count;
     bool failed = nx.text.failed || outside.text.failed;

@@ -1244,10 +1244,10 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
         max_pos = m->max_positions > 0 ? m->max_positions : t->seq_len;
         if (max_pos < t->seq_len)
             eng_note(nx,
-                 "learned position table of %" PRId64 " positions is shorter than the sequence "
-                 "(%" PRId64 " tokens); Megatron-LM requires --max-position-embeddings >= "
-                 "--seq-length",
-                 max_pos, t->seq_len);
+                     "learned position table of %" PRId64 " positions is shorter than the sequence "
+                     "(%" PRId64 " tokens); Megatron-LM requires --max-position-embeddings >= "
+                     "--seq-length",
+                     max_pos, t->seq_len);
         arg(w, "--position-embedding-type", "learned_absolute");
     } else if (m->pos == TP_POS_ALIBI) {
         eng_note(nx, "ALiBi position bias: Megatron-LM has none; written as "
@@ -1277,10 +1277,10 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
     int64_t got = eng_padded_vocab(m->vocab, div * t->tp);
     if (got != want)
         eng_note(nx,
-             "vocabulary padding: the plan uses %" PRId64 " rows (--pad-vocab %" PRId64
-             "); Megatron-LM pads to a multiple of --make-vocab-size-divisible-by x TP and "
-             "gets %" PRId64,
-             want, pad, got);
+                 "vocabulary padding: the plan uses %" PRId64 " rows (--pad-vocab %" PRId64
+                 "); Megatron-LM pads to a multiple of --make-vocab-size-divisible-by x TP and "
+                 "gets %" PRId64,
+                 want, pad, got);
     arg(w, "--make-vocab-size-divisible-by", "%" PRId64, div);
     if (m->num_experts > 0) {
         arg(w, "--num-experts", "%" PRId64, m->num_experts);
@@ -1332,9 +1332,9 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
             uneven = true;
             if (!middle_even)
                 eng_note(nx,
-                     "pipeline split: the middle stages hold different numbers of layers; "
-                     "Megatron-LM splits the middle stages evenly (first and last stage "
-                     "written below)");
+                         "pipeline split: the middle stages hold different numbers of layers; "
+                         "Megatron-LM splits the middle stages evenly (first and last stage "
+                         "written below)");
             arg(w, "--decoder-first-pipeline-num-layers", "%" PRId64, first);
             arg(w, "--decoder-last-pipeline-num-layers", "%" PRId64, last);
         }
@@ -1442,7 +1442,7 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r,
 
     sbuf doc = {0};
     eng_header(&doc, "# ", "Megatron-LM pretrain_gpt.py arguments", c, r, o, &nx, "Megatron-LM",
-           "the arguments below");
+               "the arguments below");
     int64_t gpn = eng_gpus_per_node(c);
     int64_t nodes = (c->train.num_gpus + gpn - 1) / gpn;
     sb_puts(&doc, "#\n");
@@ -1453,8 +1453,8 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r,
               "#     plus the data, tokenizer, learning-rate and checkpoint arguments of the run\n",
               nodes, c->train.num_gpus < gpn ? c->train.num_gpus : gpn);
     eng_wrap(&doc, "# ", "", 0,
-         "(--vocab-size is the model's vocabulary; with a real tokenizer Megatron-LM takes it "
-         "from --tokenizer-model.)");
+             "(--vocab-size is the model's vocabulary; with a real tokenizer Megatron-LM takes it "
+             "from --tokenizer-model.)");
     sb_puts(&doc, "\n");
     sb_puts(&doc, w.body.s ? w.body.s : "");
     if (w.body.failed)

@@ -133,15 +133,16 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     sb_puts(&b, "\n");
     if (!fl)
         eng_note(&nx,
-             "model: torchtitan has no built-in flavor with this shape; add flavor \"%s\" to "
-             "torchtitan/models/llama3 (layers %" PRId64 ", dim %" PRId64 ", heads %" PRId64
-             ", kv heads %" PRId64 ", ffn %" PRId64 ", vocab %" PRId64 ")%s",
-             mname, m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m), m->ffn_hidden, m->vocab,
-             (m->mlp != TP_MLP_SWIGLU || m->norm != TP_NORM_RMSNORM || m->linear_bias ||
-              m->num_experts > 0 || m->tie_embeddings || m->pos != TP_POS_ROTARY)
-                 ? "; its llama3 code has SwiGLU, RMSNorm, rotary positions, untied "
-                   "embeddings and no biases or experts, unlike this model"
-                 : "");
+                 "model: torchtitan has no built-in flavor with this shape; add flavor \"%s\" to "
+                 "torchtitan/models/llama3 (layers %" PRId64 ", dim %" PRId64 ", heads %" PRId64
+                 ", kv heads %" PRId64 ", ffn %" PRId64 ", vocab %" PRId64 ")%s",
+                 mname, m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m), m->ffn_hidden,
+                 m->vocab,
+                 (m->mlp != TP_MLP_SWIGLU || m->norm != TP_NORM_RMSNORM || m->linear_bias ||
+                  m->num_experts > 0 || m->tie_embeddings || m->pos != TP_POS_ROTARY)
+                     ? "; its llama3 code has SwiGLU, RMSNorm, rotary positions, untied "
+                       "embeddings and no biases or experts, unlike this model"
+                     : "");
     if (t->precision == TP_PREC_FP8)
         sb_puts(&b, "converters = [\"float8\"]\n");
     sb_puts(&b, "\n");
@@ -150,13 +151,13 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     sb_puts(&b, "[optimizer]\nname = \"AdamW\"\n\n");
     if (t->optimizer.kind != TP_OPT_ADAMW)
         eng_note(&nx, "optimizer %s: torchtitan builds Adam or AdamW only (written as AdamW)",
-             tp_io_optimizer_name(&t->optimizer));
+                 tp_io_optimizer_name(&t->optimizer));
     else if (t->optimizer.moment_dtype != TP_DTYPE_FP32)
         eng_note(&nx, "optimizer moments in %s: torchtitan keeps AdamW moments in float32",
-             tp_io_dtype_name(t->optimizer.moment_dtype));
+                 tp_io_dtype_name(t->optimizer.moment_dtype));
     if (!t->optimizer.master_weights)
         eng_note(&nx, "no fp32 master weights: torchtitan keeps float32 parameters "
-                  "(mixed_precision_param casts them for compute)");
+                      "(mixed_precision_param casts them for compute)");
 
     /* [training] */
     int64_t dp = r->dp;
@@ -169,13 +170,13 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         sb_printf(&b, "steps = %" PRId64 "\n", steps);
     sb_puts(&b, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n\n");
     if (t->precision == TP_PREC_FP16)
-        eng_note(&nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 (written as "
-                  "bfloat16)");
+        eng_note(&nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
+                      "(written as bfloat16)");
     if (t->precision == TP_PREC_TF32)
         eng_note(&nx, "tf32 training: written as bfloat16 mixed precision");
     if (t->grad_dtype != TP_DTYPE_FP32)
         eng_note(&nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
-                  "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+                      "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
 
     /* [parallelism] */
     int64_t replicate = dp, shard = 1;
@@ -186,8 +187,9 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         replicate = 1;
         shard = dp;
         if (dp > 1)
-            eng_note(&nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which also "
-                      "shards gradients and weights (written as data_parallel_shard_degree)");
+            eng_note(&nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which "
+                          "also shards gradients and weights (written as "
+                          "data_parallel_shard_degree)");
         break;
     case 2:
         replicate = 1;
@@ -207,7 +209,7 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     sb_printf(&b, "tensor_parallel_degree = %" PRId64 "\n", t->tp);
     if (t->tp > 1 && !t->sp)
         eng_note(&nx, "tensor parallelism without sequence parallelism: torchtitan always shards "
-                  "the sequence across the TP group");
+                      "the sequence across the TP group");
     sb_printf(&b, "pipeline_parallel_degree = %" PRId64 "\n", t->pp);
     if (t->pp > 1) {
         const char *sched = "1F1B";
@@ -227,9 +229,9 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
                         per * t->pp * t->vpp == m->num_layers;
             if (!even)
                 eng_note(&nx, "virtual stages with an uneven split: torchtitan's "
-                          "pipeline_parallel_layers_per_stage splits evenly (written as %" PRId64
-                          " layers per stage)",
-                     per > 0 ? per : 1);
+                              "pipeline_parallel_layers_per_stage splits evenly (written as "
+                              "%" PRId64 " layers per stage)",
+                         per > 0 ? per : 1);
             sb_printf(&b, "pipeline_parallel_layers_per_stage = %" PRId64 "\n", per > 0 ? per : 1);
         } else {
             titan_stage_fqns(&b, c);
@@ -239,9 +241,9 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     sb_printf(&b, "expert_parallel_degree = %" PRId64 "\n\n", t->ep);
     if (t->ep > 1 && (t->ep < t->cp || t->ep > shard * t->cp))
         eng_note(&nx,
-             "EP %" PRId64 ": torchtitan borrows expert parallelism from the FSDP and CP "
-             "degrees and needs CP <= EP <= data_parallel_shard_degree x CP (%" PRId64 ")",
-             t->ep, shard * t->cp);
+                 "EP %" PRId64 ": torchtitan borrows expert parallelism from the FSDP and CP "
+                 "degrees and needs CP <= EP <= data_parallel_shard_degree x CP (%" PRId64 ")",
+                 t->ep, shard * t->cp);
 
     /* [activation_checkpoint] */
     sb_puts(&b, "[activation_checkpoint]\n");
@@ -250,15 +252,15 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     case TP_RECOMPUTE_SELECTIVE:
         sb_puts(&b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
         eng_note(&nx, "selective recompute: torchtitan's op-level selective checkpointing saves "
-                  "matmul outputs and recomputes the rest, not only the attention core");
+                      "matmul outputs and recomputes the rest, not only the attention core");
         break;
     case TP_RECOMPUTE_FULL:
         sb_puts(&b, "mode = \"full\"\n");
         if (t->recompute_every > 1)
             eng_note(&nx,
-                 "full recompute in groups of %" PRId64 " layers: torchtitan checkpoints every "
-                 "layer separately",
-                 t->recompute_every);
+                     "full recompute in groups of %" PRId64 " layers: torchtitan checkpoints every "
+                     "layer separately",
+                     t->recompute_every);
         break;
     }
     if (t->fused_ce)
@@ -266,22 +268,22 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
 
     if (!t->flash_attn)
         eng_note(&nx, "attention without FlashAttention: torchtitan always uses fused SDPA "
-                  "attention");
+                      "attention");
     if (t->dropout)
         eng_note(&nx, "dropout: torchtitan's llama3 has no dropout layers");
     if (t->pad_vocab_to > 1 && eng_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
         eng_note(&nx, "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
-                  "tokenizer",
-             eng_padded_vocab(m->vocab, t->pad_vocab_to));
+                      "tokenizer",
+                 eng_padded_vocab(m->vocab, t->pad_vocab_to));
 
     sbuf doc = {0};
     eng_header(&doc, "# ", "torchtitan job config", c, r, o, &nx, "torchtitan", "the config below");
     if (steps == 0)
         eng_wrap(&doc, "# ", "", 0,
-             "[training] steps is not set: the plan has no token budget (torchtitan's default "
-             "applies; pass --train-tokens to trainplan export).");
+                 "[training] steps is not set: the plan has no token budget (torchtitan's default "
+                 "applies; pass --train-tokens to trainplan export).");
     eng_wrap(&doc, "# ", "", 0,
-         "Add the dataset, tokenizer, learning rate and checkpoint settings of the run.");
+             "Add the dataset, tokenizer, learning rate and checkpoint settings of the run.");
     sb_puts(&doc, "\n");
     sb_puts(&doc, b.s ? b.s : "");
     if (b.failed)
