@@ -107,32 +107,30 @@ static void titan_stage_fqns(sbuf *b, const tp_config *c)
     sb_puts(b, "]\n");
 }
 
-tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
-                                      const tp_export_opts *o, tp_export *out, tp_error *err)
+/* [job] (the plan in one line) and [model] (a built-in flavor, or a note). */
+static void titan_job_model(sbuf *b, const tp_config *c, const tp_result *r, notes *nx)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    notes nx = {0};
-    sbuf b = {0};
     char mname[TP_NAME_MAX];
     eng_safe_name(m->name, mname, sizeof mname);
 
     /* [job] */
-    sb_puts(&b, "[job]\ndescription = ");
+    sb_puts(b, "[job]\ndescription = ");
     sbuf d = {0};
     sb_puts(&d, "trainplan: ");
     eng_plan_summary(&d, c, r);
-    toml_string(&b, d.s ? d.s : "");
+    toml_string(b, d.s ? d.s : "");
     sb_free(&d);
-    sb_puts(&b, "\n\n");
+    sb_puts(b, "\n\n");
 
     /* [model] */
     const titan_flavor *fl = titan_match(m);
-    sb_puts(&b, "[model]\nname = \"llama3\"\nflavor = ");
-    toml_string(&b, fl ? fl->name : mname);
-    sb_puts(&b, "\n");
+    sb_puts(b, "[model]\nname = \"llama3\"\nflavor = ");
+    toml_string(b, fl ? fl->name : mname);
+    sb_puts(b, "\n");
     if (!fl)
-        eng_note(&nx,
+        eng_note(nx,
                  "model: torchtitan has no built-in flavor with this shape; add flavor \"%s\" to "
                  "torchtitan/models/llama3 (layers %" PRId64 ", dim %" PRId64 ", heads %" PRId64
                  ", kv heads %" PRId64 ", ffn %" PRId64 ", vocab %" PRId64 ")%s",
@@ -144,40 +142,61 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
                        "embeddings and no biases or experts, unlike this model"
                      : "");
     if (t->precision == TP_PREC_FP8)
-        sb_puts(&b, "converters = [\"float8\"]\n");
-    sb_puts(&b, "\n");
+        sb_puts(b, "converters = [\"float8\"]\n");
+    sb_puts(b, "\n");
+}
 
+/* [optimizer]: AdamW, with what torchtitan cannot keep as planned. */
+static void titan_optimizer(sbuf *b, const tp_config *c, notes *nx)
+{
+    const tp_train *t = &c->train;
     /* [optimizer] */
-    sb_puts(&b, "[optimizer]\nname = \"AdamW\"\n\n");
+    sb_puts(b, "[optimizer]\nname = \"AdamW\"\n\n");
     if (t->optimizer.kind != TP_OPT_ADAMW)
-        eng_note(&nx, "optimizer %s: torchtitan builds Adam or AdamW only (written as AdamW)",
+        eng_note(nx, "optimizer %s: torchtitan builds Adam or AdamW only (written as AdamW)",
                  tp_io_optimizer_name(&t->optimizer));
     else if (t->optimizer.moment_dtype != TP_DTYPE_FP32)
-        eng_note(&nx, "optimizer moments in %s: torchtitan keeps AdamW moments in float32",
+        eng_note(nx, "optimizer moments in %s: torchtitan keeps AdamW moments in float32",
                  tp_io_dtype_name(t->optimizer.moment_dtype));
     if (!t->optimizer.master_weights)
-        eng_note(&nx, "no fp32 master weights: torchtitan keeps float32 parameters "
-                      "(mixed_precision_param casts them for compute)");
+        eng_note(nx, "no fp32 master weights: torchtitan keeps float32 parameters "
+                     "(mixed_precision_param casts them for compute)");
+}
 
+/* [training]: batch, sequence, steps, mixed precision; returns the steps
+ * (0 when the plan has no token budget). */
+static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
+                              const tp_export_opts *o, notes *nx)
+{
+    const tp_train *t = &c->train;
     /* [training] */
     int64_t dp = r->dp;
     int64_t local = t->pp > 1 ? t->global_batch / (dp > 0 ? dp : 1) : t->micro_batch;
-    sb_printf(&b, "[training]\nlocal_batch_size = %" PRId64 "\nglobal_batch_size = %" PRId64
+    sb_printf(b, "[training]\nlocal_batch_size = %" PRId64 "\nglobal_batch_size = %" PRId64
                   "\nseq_len = %" PRId64 "\n",
               local, t->global_batch, t->seq_len);
     int64_t steps = eng_train_steps(c, o);
     if (steps > 0)
-        sb_printf(&b, "steps = %" PRId64 "\n", steps);
-    sb_puts(&b, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n\n");
+        sb_printf(b, "steps = %" PRId64 "\n", steps);
+    sb_puts(b, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n\n");
     if (t->precision == TP_PREC_FP16)
-        eng_note(&nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
-                      "(written as bfloat16)");
+        eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
+                     "(written as bfloat16)");
     if (t->precision == TP_PREC_TF32)
-        eng_note(&nx, "tf32 training: written as bfloat16 mixed precision");
+        eng_note(nx, "tf32 training: written as bfloat16 mixed precision");
     if (t->grad_dtype != TP_DTYPE_FP32)
-        eng_note(&nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
-                      "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+        eng_note(nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
+                     "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+    return steps;
+}
 
+/* [parallelism]: DP replicate or shard by ZeRO stage, TP, PP with its schedule
+ * and layer split, CP, EP. */
+static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    int64_t dp = r->dp;
     /* [parallelism] */
     int64_t replicate = dp, shard = 1;
     const char *reshard = NULL;
@@ -187,9 +206,9 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         replicate = 1;
         shard = dp;
         if (dp > 1)
-            eng_note(&nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which "
-                          "also shards gradients and weights (written as "
-                          "data_parallel_shard_degree)");
+            eng_note(nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which "
+                         "also shards gradients and weights (written as "
+                         "data_parallel_shard_degree)");
         break;
     case 2:
         replicate = 1;
@@ -201,16 +220,16 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         shard = dp;
         break;
     }
-    sb_printf(&b, "[parallelism]\ndata_parallel_replicate_degree = %" PRId64
+    sb_printf(b, "[parallelism]\ndata_parallel_replicate_degree = %" PRId64
                   "\ndata_parallel_shard_degree = %" PRId64 "\n",
               replicate, shard);
     if (reshard)
-        sb_printf(&b, "fsdp_reshard_after_forward = \"%s\"\n", reshard);
-    sb_printf(&b, "tensor_parallel_degree = %" PRId64 "\n", t->tp);
+        sb_printf(b, "fsdp_reshard_after_forward = \"%s\"\n", reshard);
+    sb_printf(b, "tensor_parallel_degree = %" PRId64 "\n", t->tp);
     if (t->tp > 1 && !t->sp)
-        eng_note(&nx, "tensor parallelism without sequence parallelism: torchtitan always shards "
-                      "the sequence across the TP group");
-    sb_printf(&b, "pipeline_parallel_degree = %" PRId64 "\n", t->pp);
+        eng_note(nx, "tensor parallelism without sequence parallelism: torchtitan always shards "
+                     "the sequence across the TP group");
+    sb_printf(b, "pipeline_parallel_degree = %" PRId64 "\n", t->pp);
     if (t->pp > 1) {
         const char *sched = "1F1B";
         if (t->schedule == TP_SCHED_GPIPE)
@@ -218,63 +237,82 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         else if (t->vpp > 1)
             sched = "Interleaved1F1B";
         if (t->schedule == TP_SCHED_1F1B && t->vpp > 1)
-            eng_note(&nx, "1F1B with virtual stages: written as Interleaved1F1B");
+            eng_note(nx, "1F1B with virtual stages: written as Interleaved1F1B");
         if (t->schedule == TP_SCHED_GPIPE && t->vpp > 1)
-            eng_note(&nx, "GPipe with virtual stages: torchtitan's GPipe runs one stage per rank");
-        sb_printf(&b, "pipeline_parallel_schedule = \"%s\"\n", sched);
-        sb_printf(&b, "pipeline_parallel_microbatch_size = %" PRId64 "\n", t->micro_batch);
+            eng_note(nx, "GPipe with virtual stages: torchtitan's GPipe runs one stage per rank");
+        sb_printf(b, "pipeline_parallel_schedule = \"%s\"\n", sched);
+        sb_printf(b, "pipeline_parallel_microbatch_size = %" PRId64 "\n", t->micro_batch);
         if (t->vpp > 1) {
             int64_t per = m->num_layers / (t->pp * t->vpp);
             bool even = t->first_stage_layers == 0 && t->last_stage_layers == 0 &&
                         per * t->pp * t->vpp == m->num_layers;
             if (!even)
-                eng_note(&nx, "virtual stages with an uneven split: torchtitan's "
-                              "pipeline_parallel_layers_per_stage splits evenly (written as "
-                              "%" PRId64 " layers per stage)",
+                eng_note(nx, "virtual stages with an uneven split: torchtitan's "
+                             "pipeline_parallel_layers_per_stage splits evenly (written as "
+                             "%" PRId64 " layers per stage)",
                          per > 0 ? per : 1);
-            sb_printf(&b, "pipeline_parallel_layers_per_stage = %" PRId64 "\n", per > 0 ? per : 1);
+            sb_printf(b, "pipeline_parallel_layers_per_stage = %" PRId64 "\n", per > 0 ? per : 1);
         } else {
-            titan_stage_fqns(&b, c);
+            titan_stage_fqns(b, c);
         }
     }
-    sb_printf(&b, "context_parallel_degree = %" PRId64 "\n", t->cp);
-    sb_printf(&b, "expert_parallel_degree = %" PRId64 "\n\n", t->ep);
+    sb_printf(b, "context_parallel_degree = %" PRId64 "\n", t->cp);
+    sb_printf(b, "expert_parallel_degree = %" PRId64 "\n\n", t->ep);
     if (t->ep > 1 && (t->ep < t->cp || t->ep > shard * t->cp))
-        eng_note(&nx,
+        eng_note(nx,
                  "EP %" PRId64 ": torchtitan borrows expert parallelism from the FSDP and CP "
                  "degrees and needs CP <= EP <= data_parallel_shard_degree x CP (%" PRId64 ")",
                  t->ep, shard * t->cp);
+}
 
+/* [activation_checkpoint], [liger_kernel], and the model-code settings
+ * torchtitan does not have. */
+static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
     /* [activation_checkpoint] */
-    sb_puts(&b, "[activation_checkpoint]\n");
+    sb_puts(b, "[activation_checkpoint]\n");
     switch (t->recompute) {
-    case TP_RECOMPUTE_NONE: sb_puts(&b, "mode = \"none\"\n"); break;
+    case TP_RECOMPUTE_NONE: sb_puts(b, "mode = \"none\"\n"); break;
     case TP_RECOMPUTE_SELECTIVE:
-        sb_puts(&b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
-        eng_note(&nx, "selective recompute: torchtitan's op-level selective checkpointing saves "
-                      "matmul outputs and recomputes the rest, not only the attention core");
+        sb_puts(b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
+        eng_note(nx, "selective recompute: torchtitan's op-level selective checkpointing saves "
+                     "matmul outputs and recomputes the rest, not only the attention core");
         break;
     case TP_RECOMPUTE_FULL:
-        sb_puts(&b, "mode = \"full\"\n");
+        sb_puts(b, "mode = \"full\"\n");
         if (t->recompute_every > 1)
-            eng_note(&nx,
+            eng_note(nx,
                      "full recompute in groups of %" PRId64 " layers: torchtitan checkpoints every "
                      "layer separately",
                      t->recompute_every);
         break;
     }
     if (t->fused_ce)
-        sb_puts(&b, "\n[liger_kernel]\nenable_fused_linear_cross_entropy = true\n");
+        sb_puts(b, "\n[liger_kernel]\nenable_fused_linear_cross_entropy = true\n");
 
     if (!t->flash_attn)
-        eng_note(&nx, "attention without FlashAttention: torchtitan always uses fused SDPA "
-                      "attention");
+        eng_note(nx, "attention without FlashAttention: torchtitan always uses fused SDPA "
+                     "attention");
     if (t->dropout)
-        eng_note(&nx, "dropout: torchtitan's llama3 has no dropout layers");
+        eng_note(nx, "dropout: torchtitan's llama3 has no dropout layers");
     if (t->pad_vocab_to > 1 && eng_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
-        eng_note(&nx, "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
-                      "tokenizer",
+        eng_note(nx, "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
+                     "tokenizer",
                  eng_padded_vocab(m->vocab, t->pad_vocab_to));
+}
+
+tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
+                                      const tp_export_opts *o, tp_export *out, tp_error *err)
+{
+    notes nx = {0};
+    sbuf b = {0};
+    titan_job_model(&b, c, r, &nx);
+    titan_optimizer(&b, c, &nx);
+    int64_t steps = titan_training(&b, c, r, o, &nx);
+    titan_parallelism(&b, c, r, &nx);
+    titan_checkpoint(&b, c, &nx);
 
     sbuf doc = {0};
     eng_header(&doc, "# ", "torchtitan job config", c, r, o, &nx, "torchtitan", "the config below");
