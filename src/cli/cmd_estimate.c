@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "cmd_export.h" /* issue 7: --from-megatron/--from-deepspeed, --markdown/--csv/--svg */
+#include "xio.h" /* issue 7: --from-megatron/--from-deepspeed, --markdown/--csv/--svg */
 
 void cmd_estimate_help(FILE *f)
 {

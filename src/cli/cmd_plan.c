@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_export.h" /* issue 7: the report format, --svg FILE, --force */
+#include "xio.h" /* issue 7: the report format, --svg FILE, --force */
 #include "plan_in.h"
 #include "plan_out.h"
 

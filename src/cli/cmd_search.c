@@ -5,7 +5,7 @@
  * them and print the top K with their breakdowns and what each runner-up
  * loses against the best; --json (array of estimate objects plus a
  * "search" member), --markdown or --csv (the last of the three wins; CSV
- * and Markdown use estimate's columns, export.h), and --svg FILE, the
+ * and Markdown use estimate's columns, tabular.h), and --svg FILE, the
  * charts of the best layout. When nothing fits, the closest layouts with
  * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
  * input, 4 internal error.
@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "cmd_export.h" /* issue 7: --markdown, --csv, --svg, --force */
+#include "xio.h" /* issue 7: --markdown, --csv, --svg, --force */
 #include "search_out.h"
 
 

@@ -14,8 +14,6 @@
 #include "io.h"
 #include "io_internal.h" /* tp_io_safe_text */
 
-#define GIB 1073741824.0
-#define GB 1e9
 
 static const char *rc_name(tp_recompute r)
 {
@@ -44,7 +42,7 @@ static void mb_line(FILE *f, const char *mode, const tp_mb_max *m)
     fprintf(f,
             "     %-10s fixed %.2f GiB + b x %.2f GiB per sequence: largest micro-batch %lld "
             "(formula %lld; doubling ",
-            mode, m->fixed_bytes / GIB, m->per_seq_bytes / GIB, (long long)m->bisect,
+            mode, m->fixed_bytes / TP_GIB, m->per_seq_bytes / TP_GIB, (long long)m->bisect,
             (long long)m->formula);
     if (m->doubling == 0) {
         fprintf(f, "fails at 1)\n");
@@ -73,7 +71,7 @@ static void compare(FILE *f, const tp_recipe *rc, const tp_search_item *best)
         return;
     }
     fprintf(f, "  step %.3f s, MFU %.1f%%, memory %.2f of %.2f GiB\n", b->step_s, 100.0 * b->mfu,
-            best->result.memory.total_bytes / GIB, best->result.memory.capacity_bytes / GIB);
+            best->result.memory.total_bytes / TP_GIB, best->result.memory.capacity_bytes / TP_GIB);
     if (!rc->fits) {
         fprintf(f, "  The recipe's layout does not fit; the search's best does.\n");
         return;
@@ -147,7 +145,7 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
     fprintf(f,
             "The ordered recipe (seeds 003, 004): apply the axes cheapest communication first "
             "and stop as soon as it fits %.2f GiB (%.2f GB) per GPU.\n\n",
-            cap / GIB, cap / GB);
+            cap / TP_GIB, cap / TP_GB);
 
     fprintf(f, "1. The bill (16N + activations)\n");
     fprintf(f,
@@ -155,12 +153,12 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
             "= %.1f GB of model states (weights alone %.1f GB): at least %lld GPUs before any "
             "activation.\n",
             r->params / 1e9, r->state_bytes_per_param, sb.weights, sb.grads, sb.optimizer,
-            r->state_bytes / GB, r->weights_bytes / GB, (long long)r->gpus_for_state);
+            r->state_bytes / TP_GB, r->weights_bytes / TP_GB, (long long)r->gpus_for_state);
     fprintf(f,
             "   Activations of one %lld-token sequence through %lld layers: %.1f GB without "
             "recompute, %.1f GB with full recompute.\n\n",
-            (long long)bt->seq_len, (long long)m->num_layers, r->act_seq_bytes / GB,
-            r->act_seq_full_bytes / GB);
+            (long long)bt->seq_len, (long long)m->num_layers, r->act_seq_bytes / TP_GB,
+            r->act_seq_full_bytes / TP_GB);
 
     fprintf(f, "2. TP inside a node first (the fast link; chatty all-reduces stay in the node)\n");
     fprintf(f,
@@ -169,7 +167,7 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
             (long long)m->num_heads, (long long)kv, (long long)r->gpus_per_node);
     for (int i = 0; i < r->n_tp_tries; i++)
         fprintf(f, " TP %lld: %.1f GiB%s%s", (long long)r->tp_tries[i].value,
-                r->tp_tries[i].total_bytes / GIB, r->tp_tries[i].fits ? " (fits)" : "",
+                r->tp_tries[i].total_bytes / TP_GIB, r->tp_tries[i].fits ? " (fits)" : "",
                 i + 1 < r->n_tp_tries ? ";" : ".");
     fprintf(f, "\n");
     if (r->tp_fits)
@@ -194,13 +192,13 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
         fprintf(f,
                 "   The model states and fixed overheads alone take %.1f GiB at PP 1: the node "
                 "cannot hold the model (step 4).\n\n",
-                m0->fixed_bytes / GIB);
+                m0->fixed_bytes / TP_GIB);
     else if (r->long_context)
         fprintf(f,
                 "   Not even one sequence fits without recompute, and what it adds (%.1f GiB of "
                 "activations, logits and reserve) outweighs the states (%.1f GiB): long context, "
                 "micro-batch 1 (recompute, PP or CP must make room).\n\n",
-                m0->per_seq_bytes / GIB, m0->fixed_bytes / GIB);
+                m0->per_seq_bytes / TP_GIB, m0->fixed_bytes / TP_GIB);
     else if (m0->formula >= 1)
         fprintf(f, "   Up to %lld sequences fit without recompute.\n\n", (long long)m0->formula);
     else
@@ -219,7 +217,7 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
                    "cheapest recompute that fits:\n  ");
         for (int i = 0; i < r->n_pp_tries; i++)
             fprintf(f, " PP %lld: %.1f GiB%s%s", (long long)r->pp_tries[i].value,
-                    r->pp_tries[i].total_bytes / GIB, r->pp_tries[i].fits ? " (fits)" : "",
+                    r->pp_tries[i].total_bytes / TP_GIB, r->pp_tries[i].fits ? " (fits)" : "",
                     i + 1 < r->n_pp_tries ? ";" : ".");
         fprintf(f,
                 "\n   PP = %lld; with %lld micro-batches per step the bubble is %.1f%% of the step "
@@ -232,7 +230,7 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
                 "   PP splits the model states, not stage 0's activations: under 1F1B stage 0 "
                 "keeps min(m, p) micro-batches in flight, so at micro-batch 1 without recompute "
                 "PP 2 leaves %.1f GiB of activations on stage 0, against %.1f GiB at PP 1",
-                r->stage0_act_pp2_bytes / GIB, r->stage0_act_pp1_bytes / GIB);
+                r->stage0_act_pp2_bytes / TP_GIB, r->stage0_act_pp1_bytes / TP_GIB);
         int64_t dp2 = bt->num_gpus / (r->tp * 2);
         if (r->pp == 1 && dp2 > 0 && bt->global_batch % dp2 == 0) {
             int64_t m2 = bt->global_batch / dp2;
@@ -264,7 +262,7 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
         fprintf(f, "One replica: nothing to shard.\n  ");
     for (int z = 0; z <= 3; z++)
         if (r->zero_total_bytes[z] > 0.0)
-            fprintf(f, " ZeRO-%d: %.1f GiB;", z, r->zero_total_bytes[z] / GIB);
+            fprintf(f, " ZeRO-%d: %.1f GiB;", z, r->zero_total_bytes[z] / TP_GIB);
     fprintf(f, " -> ZeRO-%d with recompute %s.\n\n", r->zero, rc_name(r->recompute_before_cp));
 
     fprintf(f, "6. Global batch = micro-batch x accumulation x DP\n");
@@ -287,15 +285,15 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
             fprintf(f,
                     "   CP %lld (DP %lld): %.1f GiB at micro-batch %lld, ZeRO-0, no recompute%s\n",
                     (long long)r->cp_tries[i].value, (long long)(dp_before / r->cp_tries[i].value),
-                    r->cp_tries[i].total_bytes / GIB, (long long)r->micro_batch,
+                    r->cp_tries[i].total_bytes / TP_GIB, (long long)r->micro_batch,
                     r->cp_tries[i].fits ? ": fits" : "");
         if (r->cp > 1) {
             fprintf(f,
                     "   CP = %lld, taken from DP (%lld -> %lld): activations per GPU %.1f -> %.1f "
                     "GiB (memory %.1f GiB, %.1f GiB headroom)",
                     (long long)r->cp, (long long)dp_before, (long long)r->dp,
-                    r->act_before_cp_bytes / GIB, r->act_after_cp_bytes / GIB,
-                    r->result.memory.total_bytes / GIB, r->result.memory.headroom_bytes / GIB);
+                    r->act_before_cp_bytes / TP_GIB, r->act_after_cp_bytes / TP_GIB,
+                    r->result.memory.total_bytes / TP_GIB, r->result.memory.headroom_bytes / TP_GIB);
             if (r->recompute != r->recompute_before_cp)
                 fprintf(f, "; recompute %s -> %s", rc_name(r->recompute_before_cp),
                         rc_name(r->recompute));
@@ -304,7 +302,7 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
             fprintf(f,
                     "   Attention scores of one head: %.3g elements (%.1f GB in 16 bits) -> %.3g "
                     "per GPU (%.0fx fewer; FlashAttention never stores them).\n",
-                    r->scores_per_head, 2.0 * r->scores_per_head / GB, r->scores_per_head_cp,
+                    r->scores_per_head, 2.0 * r->scores_per_head / TP_GB, r->scores_per_head_cp,
                     r->scores_per_head / r->scores_per_head_cp);
             if (r->step_before_cp_s > 0.0 && r->result.time.computed)
                 fprintf(f, "   Predicted step: %.3f s without CP, %.3f s with it.\n",
@@ -336,10 +334,10 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
                 "%.2f of %.2f GiB on stage %lld.\n",
                 tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s,
                 tm->bottleneck && tm->bottleneck[0] ? tm->bottleneck : "compute",
-                r->result.memory.total_bytes / GIB, cap / GIB, (long long)r->result.memory.stage);
+                r->result.memory.total_bytes / TP_GIB, cap / TP_GIB, (long long)r->result.memory.stage);
     else
         fprintf(f, "   Step time not available; memory %.2f of %.2f GiB.\n",
-                r->result.memory.total_bytes / GIB, cap / GIB);
+                r->result.memory.total_bytes / TP_GIB, cap / TP_GIB);
     fprintf(f, "\nThe recipe's layout: %s%s\n", lay, r->fits ? "" : " -- DOES NOT FIT");
     if (!r->fits)
         fprintf(f, "   %s\n", r->result.reason);

@@ -21,7 +21,7 @@
 
 typedef enum tp_io_marg_class {
     TP_IO_MARG_UNCLASSIFIED,
-    TP_IO_MARG_MAPPED,       /* read into trainplan settings (map_args in import.c) */
+    TP_IO_MARG_MAPPED,       /* read into trainplan settings (map_args in megatron.c) */
     TP_IO_MARG_REJECTED,     /* changes memory or time in a way trainplan does not model */
     TP_IO_MARG_APPROXIMATED, /* folded into the calibrated efficiencies */
     TP_IO_MARG_IGNORED       /* cannot change the memory or time of a step */

@@ -6,10 +6,9 @@
  *  1. trainplan model files (presets/models/ *.json): a closed set of keys;
  *     an unknown key is an error that names it (typos must not be ignored
  *     silently, since a missing optional key changes the count).
- *  2. Hugging Face config.json, detected by "model_type" or "architectures".
- *     Only the keys that change the parameter count are read; the many
- *     others (rope_theta, torch_dtype, ...) are ignored. Supported
- *     model_types and their fixed architecture facts are in hf_archs[].
+ *  2. Hugging Face config.json, detected by "model_type" or "architectures"
+ *     and read by hf.c (tp_io__hf_model_parse) with the helpers of
+ *     model_json.h.
  *  3. trainplan GPU files (presets/gpus/ *.json): datasheet units (TFLOP/s,
  *     MiB, GB/s) converted here to the library's SI units.
  *
@@ -25,9 +24,8 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "model_json.h"
 
-/* Bounds on model sizes: the library's (TP_MAX_* in tp.h); params_expected
- * is an integer in the file, bounded by TP_MAX_PARAMS. */
 #define MAX_PARAMS_EXPECTED 1000000000000000LL /* 1e15, the library's parameter limit */
 
 /* Largest integer a double holds exactly (2^53): JSON reals above it are not exact counts. */
@@ -52,7 +50,7 @@ static void key_path(char *buf, size_t n, const char *parent, const char *key)
 }
 
 /* A JSON value as the user wrote it, for messages: "abc" quoted, 1.5, true, an object. */
-static void describe(const json_t *v, char *buf, size_t n)
+void tp_io__describe(const json_t *v, char *buf, size_t n)
 {
     switch (json_typeof(v)) {
     case JSON_STRING: {
@@ -95,7 +93,7 @@ static tp_status load_object(const char *text, json_t **out, tp_error *err)
     }
     if (!json_is_object(root)) {
         char what[64];
-        describe(root, what, sizeof what);
+        tp_io__describe(root, what, sizeof what);
         json_decref(root);
         return tp_error_set(err, TP_ERR_CONFIG, "",
                             "expected a JSON object at the top level, got %s", what);
@@ -142,15 +140,12 @@ static tp_status check_keys(json_t *obj, const char *parent, const char *const *
     return TP_OK;
 }
 
-/* Flags for the getters. */
-enum { OPTIONAL = 0, REQUIRED = 1 };
-
 /*
  * Integer key in [min, max]: JSON integers, or reals that are exact
  * integers (4096.0). Absent (or null, for HF files where null means
  * "default") leaves *out unchanged unless required.
  */
-static tp_status get_int(const json_t *obj, const char *parent, const char *key, int required,
+tp_status tp_io__get_int(const json_t *obj, const char *parent, const char *key, int required,
                          int64_t min, int64_t max, const char *missing_note, int64_t *out,
                          tp_error *err)
 {
@@ -176,7 +171,7 @@ static tp_status get_int(const json_t *obj, const char *parent, const char *key,
         }
     }
     char what[64];
-    describe(v, what, sizeof what);
+    tp_io__describe(v, what, sizeof what);
     const char *kind = min >= 1 ? "a positive integer" : "a non-negative integer";
     if (!ok || iv < min)
         return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be %s, got %s", path, kind,
@@ -207,13 +202,13 @@ static tp_status get_num(const json_t *obj, const char *parent, const char *key,
     double d = json_is_number(v) ? json_number_value(v) : -1.0;
     if (!json_is_number(v) || !isfinite(d) || d < 0.0 || (positive && !(d > 0.0))) {
         char what[64];
-        describe(v, what, sizeof what);
+        tp_io__describe(v, what, sizeof what);
         return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be a %s number, got %s", path,
                             positive ? "positive" : "non-negative", what);
     }
     if (fpclassify(d) != FP_ZERO && !(d >= lo && d <= hi)) {
         char what[64];
-        describe(v, what, sizeof what);
+        tp_io__describe(v, what, sizeof what);
         return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\": %s is out of range %s[%g, %g]%s",
                             path, what, positive ? "" : "(0, or ", lo, hi, positive ? "" : ")");
     }
@@ -221,14 +216,14 @@ static tp_status get_num(const json_t *obj, const char *parent, const char *key,
     return TP_OK;
 }
 
-static tp_status get_bool(const json_t *obj, const char *key, bool *out, tp_error *err)
+tp_status tp_io__get_bool(const json_t *obj, const char *key, bool *out, tp_error *err)
 {
     const json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v))
         return TP_OK;
     if (!json_is_boolean(v)) {
         char what[64];
-        describe(v, what, sizeof what);
+        tp_io__describe(v, what, sizeof what);
         return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be true or false, got %s", key,
                             what);
     }
@@ -244,7 +239,7 @@ static tp_status get_str(const json_t *obj, const char *key, const char **out, t
         return TP_OK;
     if (!json_is_string(v)) {
         char what[64];
-        describe(v, what, sizeof what);
+        tp_io__describe(v, what, sizeof what);
         return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be a string, got %s", key, what);
     }
     *out = json_string_value(v);
@@ -275,7 +270,7 @@ static tp_status get_enum(const json_t *obj, const char *key, const char *const 
         }
     }
     char what[64];
-    describe(v, what, sizeof what);
+    tp_io__describe(v, what, sizeof what);
     return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be one of %s, got %s", key, list,
                         what);
 }
@@ -297,7 +292,7 @@ static tp_status set_name(char *dst, const char *name, tp_error *err)
  * ".json", or for ".../<dir>/config.json" the folder's name. Empty if the
  * origin gives none.
  */
-static void name_from_origin(const char *origin, char *dst, size_t n)
+void tp_io__name_from_origin(const char *origin, char *dst, size_t n)
 {
     dst[0] = '\0';
     if (!origin || !*origin)
@@ -327,33 +322,11 @@ static void name_from_origin(const char *origin, char *dst, size_t n)
     dst[len] = '\0';
 }
 
-/* Set an error (its arguments may point into root), release root, return. */
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        tp_status fail_ = tp_error_set(__VA_ARGS__);                                               \
-        json_decref(root);                                                                         \
-        return fail_;                                                                              \
-    } while (0)
-
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        tp_status st_ = (expr);                                                                    \
-        if (st_ != TP_OK) {                                                                        \
-            json_decref(root);                                                                     \
-            return st_;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-/* The file's own names for the attention-shape keys, for messages. */
-typedef struct shape_keys {
-    const char *hidden, *heads, *kv_heads, *head_dim;
-} shape_keys;
-
 /*
  * The head-shape constraints of tp_model_validate, checked here first so
  * that the error names the file's key rather than the CLI flag.
  */
-static tp_status check_shape(const tp_model *m, const shape_keys *k, tp_error *err)
+tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *err)
 {
     if (m->num_heads > m->hidden)
         return tp_error_set(err, TP_ERR_CONFIG, k->heads,
@@ -395,25 +368,25 @@ static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
     tp_status st;
     if (!json_is_object(moe)) {
         char what[64];
-        describe(moe, what, sizeof what);
+        tp_io__describe(moe, what, sizeof what);
         return tp_error_set(err, TP_ERR_CONFIG, "moe", "\"moe\" must be an object, got %s", what);
     }
     if ((st = check_keys(moe, "moe", moe_keys, err)) != TP_OK)
         return st;
-    if ((st = get_int(moe, "moe", "num_experts", REQUIRED, 1, TP_MAX_EXPERTS, NULL, &m->num_experts,
-                      err)) != TP_OK ||
-        (st = get_int(moe, "moe", "topk", REQUIRED, 1, TP_MAX_EXPERTS, NULL, &m->topk, err)) !=
-            TP_OK ||
-        (st = get_int(moe, "moe", "ffn_hidden", OPTIONAL, 1, TP_MAX_FFN, NULL, &m->moe_ffn_hidden,
-                      err)) != TP_OK ||
-        (st = get_int(moe, "moe", "num_shared_experts", OPTIONAL, 0, TP_MAX_EXPERTS, NULL,
-                      &m->num_shared_experts, err)) != TP_OK ||
-        (st = get_int(moe, "moe", "shared_ffn_hidden", OPTIONAL, 0, TP_MAX_FFN, NULL,
-                      &m->shared_ffn_hidden, err)) != TP_OK ||
-        (st = get_int(moe, "moe", "first_dense", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m->moe_first_dense,
-                      err)) != TP_OK ||
-        (st = get_int(moe, "moe", "layer_freq", OPTIONAL, 1, TP_MAX_LAYERS, NULL, &m->moe_layer_freq,
-                      err)) != TP_OK)
+    if ((st = tp_io__get_int(moe, "moe", "num_experts", REQUIRED, 1, TP_MAX_EXPERTS, NULL,
+                             &m->num_experts, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "topk", REQUIRED, 1, TP_MAX_EXPERTS, NULL, &m->topk,
+                             err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "ffn_hidden", OPTIONAL, 1, TP_MAX_FFN, NULL,
+                             &m->moe_ffn_hidden, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "num_shared_experts", OPTIONAL, 0, TP_MAX_EXPERTS, NULL,
+                             &m->num_shared_experts, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "shared_ffn_hidden", OPTIONAL, 0, TP_MAX_FFN, NULL,
+                             &m->shared_ffn_hidden, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "first_dense", OPTIONAL, 0, TP_MAX_LAYERS, NULL,
+                             &m->moe_first_dense, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "layer_freq", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
+                             &m->moe_layer_freq, err)) != TP_OK)
         return st;
     if (m->topk > m->num_experts)
         return tp_error_set(err, TP_ERR_CONFIG, "moe.topk",
@@ -437,19 +410,22 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     TRY(get_enum(root, "norm", norm_names, &norm, err));
     TRY(get_enum(root, "mlp", mlp_names, &mlp, err));
     TRY(get_enum(root, "position", pos_names, &pos, err));
-    TRY(get_bool(root, "linear_bias", &m.linear_bias, err));
-    TRY(get_bool(root, "qkv_bias", &m.qkv_bias, err));
-    TRY(get_bool(root, "tie_embeddings", &m.tie_embeddings, err));
-    TRY(get_int(root, NULL, "num_layers", REQUIRED, 1, TP_MAX_LAYERS, NULL, &m.num_layers, err));
-    TRY(get_int(root, NULL, "hidden", REQUIRED, 1, TP_MAX_DIM, NULL, &m.hidden, err));
-    TRY(get_int(root, NULL, "num_heads", REQUIRED, 1, TP_MAX_DIM, NULL, &m.num_heads, err));
-    TRY(get_int(root, NULL, "num_kv_heads", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.num_kv_heads, err));
-    TRY(get_int(root, NULL, "head_dim", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.head_dim, err));
-    TRY(get_int(root, NULL, "ffn_hidden", REQUIRED, 1, TP_MAX_FFN, NULL, &m.ffn_hidden, err));
-    TRY(get_int(root, NULL, "vocab", REQUIRED, 1, TP_MAX_VOCAB, NULL, &m.vocab, err));
-    TRY(get_int(root, NULL, "max_positions", OPTIONAL, 0, TP_MAX_SEQ, NULL, &m.max_positions, err));
-    TRY(get_int(root, NULL, "params_expected", OPTIONAL, 1, MAX_PARAMS_EXPECTED, NULL,
-                &params_expected, err));
+    TRY(tp_io__get_bool(root, "linear_bias", &m.linear_bias, err));
+    TRY(tp_io__get_bool(root, "qkv_bias", &m.qkv_bias, err));
+    TRY(tp_io__get_bool(root, "tie_embeddings", &m.tie_embeddings, err));
+    TRY(tp_io__get_int(root, NULL, "num_layers", REQUIRED, 1, TP_MAX_LAYERS, NULL, &m.num_layers,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "hidden", REQUIRED, 1, TP_MAX_DIM, NULL, &m.hidden, err));
+    TRY(tp_io__get_int(root, NULL, "num_heads", REQUIRED, 1, TP_MAX_DIM, NULL, &m.num_heads, err));
+    TRY(tp_io__get_int(root, NULL, "num_kv_heads", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.num_kv_heads,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "head_dim", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.head_dim, err));
+    TRY(tp_io__get_int(root, NULL, "ffn_hidden", REQUIRED, 1, TP_MAX_FFN, NULL, &m.ffn_hidden, err));
+    TRY(tp_io__get_int(root, NULL, "vocab", REQUIRED, 1, TP_MAX_VOCAB, NULL, &m.vocab, err));
+    TRY(tp_io__get_int(root, NULL, "max_positions", OPTIONAL, 0, TP_MAX_SEQ, NULL, &m.max_positions,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "params_expected", OPTIONAL, 1, MAX_PARAMS_EXPECTED, NULL,
+                       &params_expected, err));
     json_t *moe = json_object_get(root, "moe");
     if (moe)
         TRY(parse_moe(moe, &m, err));
@@ -457,7 +433,7 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     m.mlp = (tp_mlp)mlp;
     m.pos = (tp_pos)pos;
     static const shape_keys tp_keys = {"hidden", "num_heads", "num_kv_heads", "head_dim"};
-    TRY(check_shape(&m, &tp_keys, err));
+    TRY(tp_io__check_shape(&m, &tp_keys, err));
     if (m.pos == TP_POS_LEARNED && m.max_positions == 0)
         FAIL(err, TP_ERR_CONFIG, "max_positions",
              "\"max_positions\" must be given when \"position\" is \"learned\" (it is "
@@ -465,174 +441,10 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     if (name) {
         TRY(set_name(m.name, name, err));
     } else {
-        name_from_origin(origin, m.name, sizeof m.name);
+        tp_io__name_from_origin(origin, m.name, sizeof m.name);
         if (!m.name[0])
             snprintf(m.name, sizeof m.name, "custom");
     }
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* Hugging Face config.json                                            */
-/* ------------------------------------------------------------------ */
-
-/*
- * Architecture facts the config does not state, per model_type, from the
- * transformers modeling code of each family:
- *  llama, mistral, mixtral: RMSNorm, SwiGLU (silu gate), RoPE, no biases
- *    (attention_bias / mlp_bias default false), untied by default.
- *  qwen2: as llama plus a bias on q, k and v only (Qwen2Attention), untied
- *    by default.
- *  gpt2: LayerNorm, GELU MLP of n_inner (default 4*n_embd), learned
- *    positions (n_positions), biases on every linear, tied by default.
- *  gpt_neox: LayerNorm, GELU MLP, rotary, biases on every linear, separate
- *    embed_out head (tie_word_embeddings default false); the parallel
- *    residual does not change the count.
- */
-typedef struct hf_arch {
-    const char *model_type;
-    const char *architecture; /* the "architectures" entry that implies it */
-    int gpt_names;            /* keys are n_embd / n_layer / n_head / n_inner / n_positions */
-    tp_norm norm;
-    tp_mlp mlp;
-    tp_pos pos;
-    bool linear_bias, qkv_bias, tie_default, moe, llama_bias_keys;
-} hf_arch;
-
-static const hf_arch hf_archs[] = {
-    {"llama", "LlamaForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
-     false, false, true},
-    {"mistral", "MistralForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, false, true},
-    {"mixtral", "MixtralForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, true, false},
-    {"qwen2", "Qwen2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, true,
-     false, false, false},
-    {"gpt2", "GPT2LMHeadModel", 1, TP_NORM_LAYERNORM, TP_MLP_GELU, TP_POS_LEARNED, true, false,
-     true, false, false},
-    {"gpt_neox", "GPTNeoXForCausalLM", 0, TP_NORM_LAYERNORM, TP_MLP_GELU, TP_POS_ROTARY, true,
-     false, false, false, false},
-};
-#define HF_ARCH_COUNT (sizeof hf_archs / sizeof hf_archs[0])
-#define HF_SUPPORTED "llama, mistral, mixtral, qwen2, gpt2, gpt_neox"
-
-/* The value of the first of two spellings present (HF configs use both). */
-static const char *hf_key(const json_t *obj, const char *primary, const char *alt)
-{
-    if (json_object_get(obj, primary) || !alt || !json_object_get(obj, alt))
-        return primary;
-    return alt;
-}
-
-static tp_status hf_int(const json_t *obj, const hf_arch *a, const char *std_key,
-                        const char *gpt_key, int required, int64_t min, int64_t max, int64_t *out,
-                        tp_error *err)
-{
-    const char *primary = a->gpt_names && gpt_key ? gpt_key : std_key;
-    const char *alt = primary == std_key ? gpt_key : std_key;
-    char note[96];
-    snprintf(note, sizeof note, " (HF config.json, model_type %s)", a->model_type);
-    return get_int(obj, NULL, hf_key(obj, primary, alt), required, min, max, note, out, err);
-}
-
-static tp_status parse_hf_model(json_t *root, const char *origin, tp_model *out, tp_error *err)
-{
-    const hf_arch *a = NULL;
-    const json_t *mt = json_object_get(root, "model_type");
-    if (mt) {
-        if (!json_is_string(mt)) {
-            char what[64];
-            describe(mt, what, sizeof what);
-            FAIL(err, TP_ERR_CONFIG, "model_type", "\"model_type\" must be a string, got %s", what);
-        }
-        for (size_t i = 0; i < HF_ARCH_COUNT && !a; i++)
-            if (strcmp(json_string_value(mt), hf_archs[i].model_type) == 0)
-                a = &hf_archs[i];
-        if (!a)
-            FAIL(err, TP_ERR_CONFIG, "model_type",
-                 "unsupported model_type \"%s\" (HF config.json); supported: " HF_SUPPORTED,
-                 json_string_value(mt));
-    } else {
-        const json_t *archs = json_object_get(root, "architectures");
-        size_t i;
-        json_t *v;
-        if (json_is_array(archs)) {
-            json_array_foreach (archs, i, v) {
-                for (size_t j = 0; j < HF_ARCH_COUNT && !a; j++)
-                    if (json_is_string(v) &&
-                        strcmp(json_string_value(v), hf_archs[j].architecture) == 0)
-                        a = &hf_archs[j];
-            }
-        }
-        if (!a)
-            FAIL(err, TP_ERR_CONFIG, "model_type",
-                 "missing key \"model_type\" and no supported \"architectures\" entry "
-                 "(HF config.json); supported model_types: " HF_SUPPORTED);
-    }
-
-    tp_model m;
-    memset(&m, 0, sizeof m);
-    m.norm = a->norm;
-    m.mlp = a->mlp;
-    m.pos = a->pos;
-    m.linear_bias = a->linear_bias;
-    m.qkv_bias = a->qkv_bias;
-    m.tie_embeddings = a->tie_default;
-
-    TRY(hf_int(root, a, "hidden_size", "n_embd", REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
-    TRY(hf_int(root, a, "num_hidden_layers", "n_layer", REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers,
-               err));
-    TRY(hf_int(root, a, "num_attention_heads", "n_head", REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
-    TRY(hf_int(root, a, "num_key_value_heads", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.num_kv_heads, err));
-    TRY(hf_int(root, a, "head_dim", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.head_dim, err));
-    /* GPT-2's n_inner is null or absent for the default 4 * n_embd (GPT2MLP). */
-    TRY(hf_int(root, a, "intermediate_size", "n_inner", a->gpt_names ? OPTIONAL : REQUIRED, 1,
-               TP_MAX_FFN, &m.ffn_hidden, err));
-    if (m.ffn_hidden == 0)
-        m.ffn_hidden = 4 * m.hidden;
-    TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
-    /* Learned positions change the count, so GPT-2 needs the table size. */
-    TRY(hf_int(root, a, "max_position_embeddings", "n_positions",
-               a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions, err));
-    TRY(get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err));
-    if (a->moe) {
-        TRY(hf_int(root, a, "num_local_experts", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.num_experts,
-                   err));
-        TRY(hf_int(root, a, "num_experts_per_tok", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.topk, err));
-        if (m.topk > m.num_experts)
-            FAIL(err, TP_ERR_CONFIG, "num_experts_per_tok",
-                 "\"num_experts_per_tok\" (%lld) must not exceed \"num_local_experts\" "
-                 "(%lld)",
-                 (long long)m.topk, (long long)m.num_experts);
-        m.moe_layer_freq = 1;
-    }
-    shape_keys hf_keys = {"hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim"};
-    if (a->gpt_names) {
-        hf_keys.hidden = hf_key(root, "n_embd", "hidden_size");
-        hf_keys.heads = hf_key(root, "n_head", "num_attention_heads");
-    }
-    TRY(check_shape(&m, &hf_keys, err));
-    if (a->llama_bias_keys) {
-        /* LlamaAttention's attention_bias puts a bias on o_proj too, and mlp_bias on
-         * gate/up/down: neither is one of the two bias layouts tp_model counts. */
-        bool attention_bias = false, mlp_bias = false;
-        TRY(get_bool(root, "attention_bias", &attention_bias, err));
-        TRY(get_bool(root, "mlp_bias", &mlp_bias, err));
-        if (attention_bias || mlp_bias)
-            FAIL(err, TP_ERR_CONFIG, attention_bias ? "attention_bias" : "mlp_bias",
-                 "\"%s\": true is not supported for model_type %s (trainplan counts "
-                 "biases on q/k/v only or on every linear)",
-                 attention_bias ? "attention_bias" : "mlp_bias", a->model_type);
-    }
-
-    name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-%s", a->model_type);
     json_decref(root);
     tp_status st = tp_model_validate(&m, err);
     if (st != TP_OK)
@@ -652,7 +464,7 @@ tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out,
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "no output model given");
     }
     if (json_object_get(root, "model_type") || json_object_get(root, "architectures"))
-        return parse_hf_model(root, origin, out, err);
+        return tp_io__hf_model_parse(root, origin, out, err);
     return parse_trainplan_model(root, origin, out, err);
 }
 
@@ -701,7 +513,7 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
              "tf32)");
     if (!json_is_object(peak)) {
         char what[64];
-        describe(peak, what, sizeof what);
+        tp_io__describe(peak, what, sizeof what);
         FAIL(err, TP_ERR_CONFIG, "peak_tflops", "\"peak_tflops\" must be an object, got %s", what);
     }
     TRY(check_keys(peak, "peak_tflops", peak_keys, err));
@@ -717,8 +529,8 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     TRY(get_num(root, NULL, "memory_bw_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &bw_gb, err));
     TRY(get_num(root, NULL, "intra_node_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &intra_gb, err));
     TRY(get_num(root, NULL, "nic_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &nic_gb, err));
-    TRY(get_int(root, NULL, "gpus_per_node", REQUIRED, 1, TP_MAX_GPUS_PER_NODE, NULL, &g.gpus_per_node,
-                err));
+    TRY(tp_io__get_int(root, NULL, "gpus_per_node", REQUIRED, 1, TP_MAX_GPUS_PER_NODE, NULL,
+                       &g.gpus_per_node, err));
     TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6,
                 &g.price_per_gpu_hour, err));
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
@@ -728,7 +540,7 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     if (name) {
         TRY(set_name(g.name, name, err));
     } else {
-        name_from_origin(origin, g.name, sizeof g.name);
+        tp_io__name_from_origin(origin, g.name, sizeof g.name);
         if (!g.name[0])
             snprintf(g.name, sizeof g.name, "custom");
     }

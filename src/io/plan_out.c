@@ -23,8 +23,6 @@
 #include "io_internal.h"
 #include "plan_out.h"
 
-#define GIB 1073741824.0 /* 2^30 bytes */
-#define GB 1e9           /* bytes */
 
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
@@ -321,12 +319,12 @@ static void report_model(doc *d, const tp_plan_in *in, const tp_plan *p)
     if (p->params.active != p->params.total)
         d_row(d, "active parameters", "%s per token", si((double)p->params.active, a, sizeof a));
     d_row(d, "model states per copy", "%.0f GB = %.0f B/param x N (%.0f weights + %.0f grads + "
-          "%.0f optimizer)", p->static_bytes / GB, p->state_bytes.total, p->state_bytes.weights,
+          "%.0f optimizer)", p->static_bytes / TP_GB, p->state_bytes.total, p->state_bytes.weights,
           p->state_bytes.grads, p->state_bytes.optimizer);
     d_row(d, "fits one GPU?", "%s: %.0f GB vs %.1f GB (%.1f GiB) per %s; >= %lld GPUs for the "
           "states alone",
-          p->min_gpus_static > 1 ? "no, must shard" : "yes", p->static_bytes / GB,
-          in->base.gpu.mem_capacity_bytes / GB, in->base.gpu.mem_capacity_bytes / GIB,
+          p->min_gpus_static > 1 ? "no, must shard" : "yes", p->static_bytes / TP_GB,
+          in->base.gpu.mem_capacity_bytes / TP_GB, in->base.gpu.mem_capacity_bytes / TP_GIB,
           in->base.gpu.name, (long long)p->min_gpus_static);
 }
 
@@ -524,17 +522,17 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
               (long long)r->grad_accum, (long long)r->dp,
               (long long)(r->dp > 0 ? ph->cfg.train.global_batch / r->dp : 0));
         d_row(d, "  memory per GPU (stage)", "%.1f GiB of %.1f GiB on stage %lld (%.1f GiB free)",
-              m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage,
-              m->headroom_bytes / GIB);
+              m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage,
+              m->headroom_bytes / TP_GIB);
         d_row(d, "    weights/grads/optimizer", "%.2f / %.2f / %.2f GiB",
-              (m->weights_bytes + m->weights_gathered_bytes) / GIB, m->grads_bytes / GIB,
-              m->optimizer_bytes / GIB);
+              (m->weights_bytes + m->weights_gathered_bytes) / TP_GIB, m->grads_bytes / TP_GIB,
+              m->optimizer_bytes / TP_GIB);
         d_row(d, "    activations/logits", "%.2f / %.2f GiB (%.0f micro-batches in flight)",
-              m->activations_bytes / GIB, m->logits_bytes / GIB, m->inflight_microbatches);
-        d_row(d, "    buffers/context/reserve", "%.2f / %.2f / %.2f GiB", m->comm_buffers_bytes / GIB,
-              m->framework_bytes / GIB, m->fragmentation_bytes / GIB);
+              m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB, m->inflight_microbatches);
+        d_row(d, "    buffers/context/reserve", "%.2f / %.2f / %.2f GiB", m->comm_buffers_bytes / TP_GIB,
+              m->framework_bytes / TP_GIB, m->fragmentation_bytes / TP_GIB);
         if (ph->frozen_weight_bytes > 0.0)
-            d_row(d, "    frozen weights", "%.2f GiB", ph->frozen_weight_bytes / GIB);
+            d_row(d, "    frozen weights", "%.2f GiB", ph->frozen_weight_bytes / TP_GIB);
         if (t->computed) {
             d_row(d, "  step time (predicted)", "%s: compute %.3f, recompute %.3f, TP %.3f, "
                   "CP %.3f, EP %.3f, PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f s",
@@ -585,17 +583,17 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
     double n = p->params_n;
     d_row(d, "checkpoint size", "%.0f GB = weights %.0f GB + optimizer %.0f GB (%.0f + %.0f + "
           "%.0f B/param: 16-bit weights, fp32 master, moments)",
-          k->total_bytes / GB, k->weights_bytes / GB, k->optimizer_bytes / GB,
+          k->total_bytes / TP_GB, k->weights_bytes / TP_GB, k->optimizer_bytes / TP_GB,
           k->weights_bytes / n, in->base.train.optimizer.master_weights ? 4.0 : 0.0,
           k->optimizer_bytes / n - (in->base.train.optimizer.master_weights ? 4.0 : 0.0));
     d_row(d, "write (synchronous)", "%s at %.0f GB/s aggregate storage bandwidth%s",
-          secs(p->ckpt_sync.write_s, a, sizeof a), p->storage_bw_bytes_per_s / GB,
+          secs(p->ckpt_sync.write_s, a, sizeof a), p->storage_bw_bytes_per_s / TP_GB,
           in->ckpt.storage_bw_bytes_per_s > 0.0 ? " (--storage-gbps)"
                                                 : " (1 GB/s per node, Llama 3's Tectonic)");
     d_row(d, "write (asynchronous)", "stall %s (host copy of 1/%lld of it at %.0f GB/s per "
           "GPU), durable %s later",
           secs(p->ckpt_async.stall_s, a, sizeof a), (long long)p->num_gpus,
-          (in->ckpt.host_bw_bytes_per_s > 0.0 ? in->ckpt.host_bw_bytes_per_s : 10e9) / GB,
+          (in->ckpt.host_bw_bytes_per_s > 0.0 ? in->ckpt.host_bw_bytes_per_s : 10e9) / TP_GB,
           secs(p->ckpt_async.write_s, b, sizeof b));
     d_row(d, "failure rate", "%.3g per GPU-hour%s", in->ckpt.failures_per_gpu_hour,
           fabs(in->ckpt.failures_per_gpu_hour - TP_LLAMA3_FAILURES_PER_GPU_HOUR) <

@@ -15,7 +15,6 @@
 #include "io_internal.h" /* tp_io_safe_text */
 #include "search_out.h"
 
-#define GIB 1073741824.0 /* 2^30 bytes */
 
 static const char *const rank_names[] = {"time", "cost", "headroom"}; /* tp_rank_by */
 
@@ -220,11 +219,11 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
                 "    step %.3f s, MFU %.1f%%, %.0f tokens/s, %.2f USD per 1M tokens; "
                 "memory %.2f of %.2f GiB (stage %lld, %.2f GiB headroom)\n",
                 tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s, 1e6 * it->cost_per_token_usd,
-                m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage,
-                m->headroom_bytes / GIB);
+                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage,
+                m->headroom_bytes / TP_GIB);
     else
         fprintf(f, "    step time not available; memory %.2f of %.2f GiB (stage %lld)\n",
-                m->total_bytes / GIB, m->capacity_bytes / GIB, (long long)m->stage);
+                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage);
     if (tm->computed)
         fprintf(f,
                 "    time (s): compute %.3f, recompute %.3f, TP %.3f, CP %.3f, EP %.3f, "
@@ -234,9 +233,9 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     fprintf(f,
             "    memory (GiB): weights %.2f, gradients %.2f, optimizer %.2f, activations %.2f, "
             "logits %.2f, other %.2f\n",
-            (m->weights_bytes + m->weights_gathered_bytes) / GIB, m->grads_bytes / GIB,
-            m->optimizer_bytes / GIB, m->activations_bytes / GIB, m->logits_bytes / GIB,
-            (m->comm_buffers_bytes + m->framework_bytes + m->fragmentation_bytes) / GIB);
+            (m->weights_bytes + m->weights_gathered_bytes) / TP_GIB, m->grads_bytes / TP_GIB,
+            m->optimizer_bytes / TP_GIB, m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB,
+            (m->comm_buffers_bytes + m->framework_bytes + m->fragmentation_bytes) / TP_GIB);
     if (!best)
         return;
     tp_search_delta d;
@@ -245,9 +244,9 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
     mostly_text(&d, 3, mostly, sizeof mostly);
     fprintf(f, "    vs #1: ");
     if (by == TP_RANK_HEADROOM) {
-        fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / GIB);
+        fprintf(f, "%.2f GiB less headroom", -d.headroom_bytes / TP_GIB);
         if (d.mem_part[0])
-            fprintf(f, " (%s %+.2f GiB)", d.mem_part, d.mem_part_bytes / GIB);
+            fprintf(f, " (%s %+.2f GiB)", d.mem_part, d.mem_part_bytes / TP_GIB);
         if (tm->computed)
             fprintf(f, ", step %+.3f s", d.step_s);
     } else if (by == TP_RANK_COST && tm->computed) {
@@ -347,7 +346,7 @@ static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double
     fprintf(f, ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
                "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
             (unsigned long long)st->feasible, (unsigned long long)st->infeasible,
-            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / GIB,
+            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / TP_GIB,
             (unsigned long long)st->pruned_states, (unsigned long long)st->pruned_micro_batch);
     if (st->batch_mismatch)
         fprintf(f, "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "

@@ -20,7 +20,6 @@
 #include "sbuf.h"
 #include "svg.h"
 
-#define GIB 1073741824.0 /* 2^30 bytes */
 #define W 900.0          /* chart width, px */
 #define PLOT_X 150.0     /* left edge of the bars */
 #define PLOT_W 700.0     /* bar area width */
@@ -123,7 +122,7 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
 
     char title[200];
     snprintf(title, sizeof title, "Memory per GPU: %.2f GiB of %.2f GiB (%s)",
-             finite_or0(r->memory.total_bytes) / GIB, cap / GIB,
+             finite_or0(r->memory.total_bytes) / TP_GIB, cap / TP_GIB,
              r->memory.fits ? "fits" : "does not fit");
     chart_title(b, y0 + 20.0, title);
     double y = y0 + 40.0, bar_h = 26.0;
@@ -143,11 +142,11 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
                       "x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
                       "<title>%s: %.2f GiB</title></rect>\n",
                       tp_io_mem_parts[k].key, bytes, x, y, w, bar_h, mem_colors[k],
-                      tp_io_mem_parts[k].label, bytes / GIB);
+                      tp_io_mem_parts[k].label, bytes / TP_GIB);
             x += w;
         }
         char tot[48];
-        snprintf(tot, sizeof tot, "%.2f GiB", finite_or0(rows[i]->total_bytes) / GIB);
+        snprintf(tot, sizeof tot, "%.2f GiB", finite_or0(rows[i]->total_bytes) / TP_GIB);
         label(b, x + 4.0 > PLOT_X + PLOT_W - 60.0 ? PLOT_X + PLOT_W - 60.0 : x + 4.0,
               y + bar_h / 2.0 + 4.0, "start", "#333333", tot);
         sb_puts(b, "</g>\n");
@@ -160,7 +159,7 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
               "stroke=\"#e15759\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n",
               cx, y0 + 34.0, cx, y - 4.0);
     char capl[64];
-    snprintf(capl, sizeof capl, "capacity %.2f GiB", cap / GIB);
+    snprintf(capl, sizeof capl, "capacity %.2f GiB", cap / TP_GIB);
     label(b, cx, y + 10.0, "middle", "#e15759", capl);
     y += 24.0;
     /* legend: two columns of component, GiB */
@@ -170,7 +169,7 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
                   ly - 10.0, mem_colors[k]);
         char t[96];
         snprintf(t, sizeof t, "%s %.2f GiB", tp_io_mem_parts[k].label,
-                 finite_or0(tp_io_part_value(&r->memory, &tp_io_mem_parts[k])) / GIB);
+                 finite_or0(tp_io_part_value(&r->memory, &tp_io_mem_parts[k])) / TP_GIB);
         label(b, lx + 18.0, ly, "start", "#333333", t);
     }
     y += 3.0 * 18.0 + 4.0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Presets and loaders (src/io/presets.c, model_parse.c, parse.c):
+ * Presets and loaders (src/io/presets.c, model_parse.c, hf.c, parse.c):
  *  - every embedded preset loads, validates and is named like its file;
  *  - every model preset's params_expected (a published exact count) equals
  *    tp_model_params' total exactly, and the counts the brief names are hit;

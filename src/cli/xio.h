@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * cmd_export.h: the flags of issue 7 that other commands share, and their
- * two hooks.
+ * xio.h: the import and output flags of issue 7 that estimate, search,
+ * plan and export share, and their two hooks (xio.c).
  *
  * Import (estimate, export): --from-megatron FILE, --from-deepspeed FILE.
  * cli_xio_parse() is cli_parse_config() with the file read first: the
@@ -20,8 +20,8 @@
  *
  * A cli_xio is a plain value on the caller's stack; nothing to free.
  */
-#ifndef TP_CMD_EXPORT_H
-#define TP_CMD_EXPORT_H
+#ifndef TP_CLI_XIO_H
+#define TP_CLI_XIO_H
 
 #include "cli.h"
 #include "import.h"
@@ -96,5 +96,7 @@ int cli_write_svg(const char *path, bool force, const tp_config *c, const tp_res
 
 /** --help lines for the import and output flags. */
 void cli_xio_print_flags(FILE *f);
+/** --help lines for the import flags alone (export has its own outputs). */
+void cli_xio_print_import_flags(FILE *f);
 
-#endif /* TP_CMD_EXPORT_H */
+#endif /* TP_CLI_XIO_H */

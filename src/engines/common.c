@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common.c: what the three exports share (engines.h): the header every
+ * export opens with (trainplan version, the plan, the flags that rebuild
+ * it, predicted memory and throughput, and the "Not expressible" list),
+ * the wrapping of comment lines, the model facts with their defaults
+ * resolved, and the trainplan flags of a configuration
+ * (tp_io_config_flags, export.h), which the header and the DeepSpeed notes
+ * both print.
+ *
+ * Invariant: output is a pure function of (config, result, opts): no time
+ * stamps, no paths, so the export goldens are stable.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines.h"
+#include "io.h"
+#include "io_internal.h"
+
+#define WRAP_COLS 96     /* comment lines are wrapped at this width */
+
+/* ------------------------------------------------------------------ */
+/* Notes: the lines under "Not expressible" (counted) or informational  */
+/* ------------------------------------------------------------------ */
+
+void eng_note(notes *n, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    sb_puts(&n->text, line);
+    sb_puts(&n->text, "\n");
+    n->count++;
+}
+
+/* Append text as comment lines: "<prefix><lead>" then continuation lines
+ * indented by `indent` spaces after the prefix, wrapped at WRAP_COLS. */
+void eng_wrap(sbuf *out, const char *prefix, const char *lead, size_t indent,
+              const char *text)
+{
+    size_t col = strlen(prefix) + strlen(lead);
+    sb_puts(out, prefix);
+    sb_puts(out, lead);
+    const char *p = text;
+    bool first = true;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t w = strcspn(p, " ");
+        /* keep "--flag value" together on one line */
+        if (w > 2 && p[0] == '-' && p[1] == '-' && p[w] == ' ' && p[w + 1] != '-' &&
+            p[w + 1] != '\0' && p[w + 1] != ' ')
+            w += 1 + strcspn(p + w + 1, " ");
+        if (!first && col + 1 + w > WRAP_COLS) {
+            sb_puts(out, "\n");
+            sb_puts(out, prefix);
+            for (size_t i = 0; i < indent; i++)
+                sb_puts(out, " ");
+            col = strlen(prefix) + indent;
+            first = true;
+        }
+        if (!first) {
+            sb_puts(out, " ");
+            col++;
+        }
+        sb_putn(out, p, w);
+        col += w;
+        p += w;
+        first = false;
+    }
+    sb_puts(out, "\n");
+}
+
+/* Each line of a notes list as a wrapped "- item" under prefix. */
+void eng_put_items(sbuf *out, const char *prefix, const notes *n)
+{
+    const char *s = n->text.s;
+    while (s && *s) {
+        size_t len = strcspn(s, "\n");
+        char item[1100];
+        snprintf(item, sizeof item, "%.*s", (int)(len < 1099 ? len : 1099), s);
+        eng_wrap(out, prefix, "  - ", 4, item);
+        s += len;
+        if (*s == '\n')
+            s++;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared facts about the plan                                          */
+/* ------------------------------------------------------------------ */
+
+int64_t eng_gpus_per_node(const tp_config *c)
+{
+    return c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+}
+
+int64_t eng_kv_heads(const tp_model *m)
+{
+    return m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+}
+
+int64_t eng_head_dim(const tp_model *m)
+{
+    return m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
+}
+
+int64_t eng_expert_ffn(const tp_model *m)
+{
+    return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
+}
+
+int64_t eng_shared_width(const tp_model *m)
+{
+    if (m->num_experts <= 0 || m->num_shared_experts <= 0)
+        return 0;
+    return m->shared_ffn_hidden > 0 ? m->shared_ffn_hidden
+                                    : m->num_shared_experts * eng_expert_ffn(m);
+}
+
+int64_t eng_padded_vocab(int64_t v, int64_t pad)
+{
+    return pad > 1 ? (v + pad - 1) / pad * pad : v;
+}
+
+/* Steps of a run of train_tokens tokens, 0 when the plan has no budget. */
+int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
+{
+    if (!o || o->train_tokens <= 0)
+        return 0;
+    int64_t per_step = c->train.global_batch * c->train.seq_len;
+    return per_step > 0 ? (o->train_tokens + per_step - 1) / per_step : 0;
+}
+
+/* Is layer i a MoE layer under the model's pattern (model.c's convention)? */
+bool eng_layer_is_moe(const tp_model *m, int64_t i)
+{
+    if (m->num_experts <= 0 || i < m->moe_first_dense)
+        return false;
+    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+    return (i - m->moe_first_dense) % freq == 0;
+}
+
+/* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
+void eng_safe_name(const char *in, char *out, size_t n)
+{
+    size_t o = 0;
+    for (const char *p = in; *p && o + 1 < n; p++)
+        out[o++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+    out[o] = '\0';
+    if (o == 0)
+        snprintf(out, n, "(unnamed)");
+}
+
+void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r)
+{
+    const tp_train *t = &c->train;
+    char mname[TP_NAME_MAX], gname[TP_NAME_MAX];
+    eng_safe_name(c->model.name, mname, sizeof mname);
+    eng_safe_name(c->gpu.name, gname, sizeof gname);
+    sb_printf(b, "%s on %" PRId64 " x %s (%" PRId64 " per node): TP %" PRId64 " x PP %" PRId64
+                 " x CP %" PRId64 " x DP %" PRId64 ", EP %" PRId64,
+              mname, t->num_gpus, gname, eng_gpus_per_node(c), t->tp, t->pp, t->cp, r->dp, t->ep);
+    if (t->vpp > 1)
+        sb_printf(b, ", %" PRId64 " virtual stages", t->vpp);
+    sb_printf(b, ", sequence parallel %s, ZeRO %d, schedule %s; sequence %" PRId64
+                 " tokens, micro-batch %" PRId64 ", global batch %" PRId64 " (%" PRId64
+                 " micro-batches per step); %s, recompute %s",
+              t->sp ? "on" : "off", t->zero, tp_io_schedule_name(t->schedule), t->seq_len,
+              t->micro_batch, t->global_batch, r->grad_accum, tp_io_precision_name(t->precision),
+              tp_io_recompute_name(t->recompute));
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_every > 1)
+        sb_printf(b, " (every %" PRId64 " layers)", t->recompute_every);
+}
+
+static void memory_summary(sbuf *b, const tp_result *r)
+{
+    const tp_memory *m = &r->memory;
+    sb_printf(b, "%.2f GiB of %.2f GiB usable on the heaviest GPU (pipeline stage %" PRId64
+                 "): ",
+              m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, m->stage);
+    if (m->fits)
+        sb_printf(b, "fits, %.2f GiB headroom", m->headroom_bytes / TP_GIB);
+    else
+        sb_printf(b, "DOES NOT FIT (%s)", r->reason[0] ? r->reason : "over capacity");
+}
+
+static void time_summary(sbuf *b, const tp_result *r)
+{
+    const tp_time *t = &r->time;
+    if (!t->computed) {
+        sb_puts(b, "not computed (this build of trainplan has no step-time model)");
+        return;
+    }
+    sb_printf(b, "step %.3f s, %.0f tokens/s (%.1f tokens/s per GPU), %.1f model TFLOP/s per "
+                 "GPU, MFU %.1f%%",
+              t->step_s, t->tokens_per_s, t->tokens_per_s_per_gpu,
+              t->model_flops_per_s_per_gpu / 1e12, 100.0 * t->mfu);
+    if (t->bottleneck && t->bottleneck[0])
+        sb_printf(b, ", largest non-compute part: %s", t->bottleneck);
+}
+
+/* The common header of every export, as comment lines under prefix. */
+void eng_header(sbuf *out, const char *prefix, const char *title, const tp_config *c,
+                const tp_result *r, const tp_export_opts *o, const notes *unexpressed,
+                const char *engine, const char *where)
+{
+    sbuf s = {0};
+    char lead[160];
+    snprintf(lead, sizeof lead, "%s, written by trainplan %s", title, tp_version_string());
+    eng_wrap(out, prefix, lead, 0, "");
+
+    eng_plan_summary(&s, c, r);
+    eng_wrap(out, prefix, "Plan: ", 6, s.s ? s.s : "");
+    sb_free(&s);
+
+    char *flags = tp_io_config_flags(c);
+    sb_printf(&s, "trainplan estimate %s", flags ? flags : "(out of memory)");
+    free(flags);
+    eng_wrap(out, prefix, "Reproduce: ", 11, s.s ? s.s : "");
+    sb_free(&s);
+
+    memory_summary(&s, r);
+    eng_wrap(out, prefix, "Predicted memory: ", 18, s.s ? s.s : "");
+    sb_free(&s);
+
+    time_summary(&s, r);
+    eng_wrap(out, prefix, "Predicted throughput: ", 22, s.s ? s.s : "");
+    sb_free(&s);
+
+    int64_t steps = eng_train_steps(c, o);
+    if (steps > 0) {
+        sb_printf(&s, "%" PRId64 " tokens = %" PRId64 " steps of %" PRId64 " tokens",
+                  o->train_tokens, steps, c->train.global_batch * c->train.seq_len);
+        eng_wrap(out, prefix, "Training length: ", 17, s.s ? s.s : "");
+        sb_free(&s);
+    }
+    if (unexpressed->count == 0) {
+        snprintf(lead, sizeof lead, "Everything in the plan is expressed in %s (%s).", engine,
+                 where);
+        eng_wrap(out, prefix, lead, 0, "");
+    } else {
+        snprintf(lead, sizeof lead,
+                 "Not expressible in %s (%d; the run differs from the plan here):", engine,
+                 unexpressed->count);
+        eng_wrap(out, prefix, lead, 0, "");
+        eng_put_items(out, prefix, unexpressed);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* trainplan flags of a configuration                                   */
+/* ------------------------------------------------------------------ */
+
+/* Same shape as far as the trainplan flags can tell. */
+static bool same_shape(const tp_model *a, const tp_model *b)
+{
+    return a->num_layers == b->num_layers && a->hidden == b->hidden &&
+           a->num_heads == b->num_heads && eng_kv_heads(a) == eng_kv_heads(b) &&
+           eng_head_dim(a) == eng_head_dim(b) && a->ffn_hidden == b->ffn_hidden &&
+           a->vocab == b->vocab &&
+           a->mlp == b->mlp && a->norm == b->norm && a->tie_embeddings == b->tie_embeddings &&
+           a->num_experts == b->num_experts &&
+           (a->num_experts == 0 ||
+            (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
+             a->num_shared_experts == b->num_shared_experts)) &&
+           a->linear_bias == b->linear_bias && a->pos == b->pos;
+}
+
+/* A value as one shell word: bare when it is made of safe characters. */
+static void shell_word(sbuf *b, const char *s)
+{
+    bool bare = s[0] != '\0';
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr("-_.,/:+@", *p)))
+            bare = false;
+    if (bare) {
+        sb_puts(b, s);
+        return;
+    }
+    sb_puts(b, "'");
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            sb_puts(b, "'\\''");
+        else if (*p >= 0x20 && *p < 0x7f)
+            sb_putn(b, p, 1);
+        else
+            sb_puts(b, "?");
+    }
+    sb_puts(b, "'");
+}
+
+/* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
+void eng_model_gpu_flags(sbuf *b, const tp_config *c)
+{
+    const tp_train *t = &c->train;
+    /* the model: its preset name, plus the shape when it is not exactly the preset */
+    const tp_model *m = &c->model;
+    tp_model pre;
+    bool preset = m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
+                  tp_io_model_load(m->name, &pre, NULL) == TP_OK;
+    if (preset) {
+        sb_puts(b, "--model ");
+        shell_word(b, m->name);
+    }
+    if (!preset || !same_shape(m, &pre)) {
+        sb_printf(b, "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
+                     " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
+                     " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
+                  preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
+                  eng_head_dim(m), m->ffn_hidden, m->vocab,
+                  m->mlp == TP_MLP_SWIGLU ? "swiglu" : "gelu",
+                  m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
+                  m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
+        if (m->num_experts > 0)
+            sb_printf(b, " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
+                      m->topk, eng_expert_ffn(m), m->num_shared_experts);
+    }
+    sb_puts(b, " --gpu ");
+    shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
+    sb_printf(b, " --gpus %" PRId64, t->num_gpus);
+    if (t->gpus_per_node > 0)
+        sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
+}
+
+char *tp_io_config_flags(const tp_config *c)
+{
+    const tp_train *t = &c->train;
+    sbuf b = {0};
+    eng_model_gpu_flags(&b, c);
+    sb_printf(&b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp,
+              t->pp, t->cp, t->ep);
+    if (t->vpp > 1)
+        sb_printf(&b, " --vpp %" PRId64, t->vpp);
+    sb_puts(&b, t->sp ? " --sp" : " --no-sp");
+    sb_printf(&b, " --schedule %s", tp_io_schedule_name(t->schedule));
+    if (t->first_stage_layers > 0)
+        sb_printf(&b, " --first-stage-layers %" PRId64, t->first_stage_layers);
+    if (t->last_stage_layers > 0)
+        sb_printf(&b, " --last-stage-layers %" PRId64, t->last_stage_layers);
+    sb_printf(&b, " --zero %d --recompute %s", t->zero, tp_io_recompute_name(t->recompute));
+    if (t->recompute == TP_RECOMPUTE_FULL)
+        sb_printf(&b, " --recompute-every %" PRId64, t->recompute_every);
+    sb_printf(&b, " --seq-len %" PRId64 " --micro-batch %" PRId64 " --global-batch %" PRId64,
+              t->seq_len, t->micro_batch, t->global_batch);
+    sb_printf(&b, " --precision %s --grad-dtype %s --optimizer %s",
+              tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
+              tp_io_optimizer_name(&t->optimizer));
+    if (!t->optimizer.master_weights)
+        sb_puts(&b, " --no-master-weights");
+    if (!t->flash_attn)
+        sb_puts(&b, " --no-flash-attn");
+    if (t->dropout)
+        sb_puts(&b, " --dropout");
+    if (t->fused_ce)
+        sb_puts(&b, " --fused-ce");
+    if (t->pad_vocab_to > 1)
+        sb_printf(&b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+    tp_options d;
+    tp_options_default(&d);
+    const tp_options *op = &c->opts;
+    if (op->attn_flops != d.attn_flops)
+        sb_printf(&b, " --attn-flops %s", op->attn_flops == TP_ATTN_FLOPS_FULL ? "full" : "causal");
+    if (op->act_model != d.act_model)
+        sb_printf(&b, " --act-model %s",
+                  op->act_model == TP_ACT_KORTHIKANTI ? "korthikanti" : "detailed");
+    if (op->ckpt_model != d.ckpt_model)
+        sb_printf(&b, " --ckpt-model %s", op->ckpt_model == TP_CKPT_SEED001 ? "seed001" : "exact");
+    if (op->coll_model != d.coll_model)
+        sb_printf(&b, " --coll-model %s", op->coll_model == TP_COLL_SIMPLE ? "simple" : "ring");
+    if (fabs(op->cuda_context_bytes - d.cuda_context_bytes) > 0.5)
+        sb_printf(&b, " --cuda-context-gb %.9g", op->cuda_context_bytes / 1e9);
+    if (fabs(op->comm_buffer_bytes - d.comm_buffer_bytes) > 0.5)
+        sb_printf(&b, " --comm-buffer-gb %.9g", op->comm_buffer_bytes / 1e9);
+    if (fabs(op->fragmentation - d.fragmentation) > 1e-12)
+        sb_printf(&b, " --fragmentation %.9g", op->fragmentation);
+    return sb_take(&b);
+}

@@ -1,0 +1,735 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * deepspeed.c: DeepSpeed, both ways: a ds_config.json read as trainplan
+ * settings (--from-deepspeed, tp_io_import_deepspeed in import.h) and a
+ * plan written as a ds_config.json plus its comment file (tp_io_export
+ * with TP_EXPORT_DEEPSPEED, export.h).
+ *
+ * Version spoken. The ds_config keys as microsoft/DeepSpeed documents them
+ * in docs/_pages/config-json.md (the page deepspeed.ai/docs/config-json)
+ * and data_types.grad_accum_dtype as deepspeed/runtime/constants.py
+ * defines it; docs/export.md, "Sources of the engine facts", names each
+ * fact with its source. No DeepSpeed commit is pinned there: the keys used
+ * are the long-standing ones of the config schema.
+ *
+ * Import. The JSON is walked key by key against the ds_config subset
+ * below; "auto" (the Hugging Face integration's placeholder) counts as not
+ * given. Mapped: train_batch_size, train_micro_batch_size_per_gpu,
+ * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16.enabled,
+ * data_types.grad_accum_dtype, optimizer.type, activation_checkpointing
+ * (full recompute, assumed). Refused: offloading to CPU or NVMe,
+ * partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
+ * MiCS, sparse attention, compression, elasticity, curriculum learning,
+ * Apex AMP, other optimizers, fp32 training and unknown keys. The model,
+ * the GPUs and the parallel sizes come from the trainplan flags. The batch
+ * identity train_batch_size = micro x accumulation x DP needs DP, which
+ * only the full configuration knows, so it is checked (and the missing one
+ * derived, as DeepSpeed does) in tp_engine_deepspeed_apply.
+ *
+ * Export. ds_config.json holds the batch sizes, precision, gradient dtype,
+ * ZeRO stage, optimizer type and, with full recompute, an
+ * activation_checkpointing section; the comment file (JSON has no
+ * comments) holds the common header (common.c) and what a DeepSpeed run
+ * sets outside its config (TP, PP, CP, EP, SP, recompute, fp8, attention,
+ * dropout) as trainplan flags, so that --from-deepspeed FILE FLAGS gives
+ * the plan back. Listed under "Not expressible": selective recompute,
+ * ZeRO 2/3 with pipeline parallelism, SGD, moments other than fp32, no
+ * master weights (docs/export.md).
+ *
+ * Invariants: an import never allocates memory that outlives the call;
+ * the export is a pure function of its inputs.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines.h"
+#include "import_build.h"
+#include "io.h"
+#include "io_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* DeepSpeed: import                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef enum dsk { K_IGNORE, K_APPROX, K_OBJ } dsk;
+
+/* "a.b.c" into buf for err->path and lists. */
+static const char *ds_path(char *buf, size_t n, const char *parent, const char *key)
+{
+    int w = (parent && *parent) ? snprintf(buf, n, "%s.%s", parent, key)
+                                : snprintf(buf, n, "%s", key);
+    if (w < 0)
+        buf[0] = '\0'; /* a longer path is cut; it only labels messages */
+    return buf;
+}
+
+/* "\"PATH\" WHAT" for a value of the wrong type or range. */
+static tp_status ds_err(tp_error *err, const char *path, const char *what)
+{
+    return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" %s", path, what);
+}
+
+static tp_status ds_not_modelled(tp_error *err, const char *path, const char *what)
+{
+    return tp_error_set(err, TP_ERR_CONFIG, path,
+                        "\"%s\" %s, which changes memory or time in a way trainplan does not "
+                        "model",
+                        path, what);
+}
+
+static tp_status ds_unknown(tp_error *err, const char *path)
+{
+    return tp_error_set(err, TP_ERR_CONFIG, path,
+                        "unknown DeepSpeed config key \"%s\": trainplan cannot tell whether it "
+                        "changes memory or time",
+                        path);
+}
+
+/* A positive integer, or "auto" (0). */
+static tp_status ds_count(json_t *v, const char *path, int64_t max, int64_t *out, tp_import *im,
+                          tp_error *err)
+{
+    if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s is \"auto\": taken from the trainplan flags", path);
+        assume(im, msg);
+        *out = 0;
+        return TP_OK;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > max)
+        return tp_error_set(err, TP_ERR_CONFIG, path,
+                            "\"%s\" must be a positive integer or \"auto\"", path);
+    *out = (int64_t)json_integer_value(v);
+    return TP_OK;
+}
+
+/* true/false, or "auto" (-1). */
+static tp_status ds_bool(json_t *v, const char *path, int *out, tp_error *err)
+{
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v) ? 1 : 0;
+        return TP_OK;
+    }
+    if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+        *out = -1;
+        return TP_OK;
+    }
+    return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be true, false or \"auto\"", path);
+}
+
+/* A switch that is harmless when false and not modelled when true. */
+static tp_status ds_reject_if_true(json_t *v, const char *path, const char *what, tp_error *err)
+{
+    int b = 0;
+    tp_status st = ds_bool(v, path, &b, err);
+    if (st != TP_OK)
+        return st;
+    return b == 1 ? ds_not_modelled(err, path, what) : TP_OK;
+}
+
+static bool key_in(const char *key, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(key, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Classify the remaining keys of an object: approximated, ignored, or unknown. */
+static tp_status ds_rest(const char *path, const char *key, const char *const *approx,
+                         const char *const *ignore, tp_import *im, tp_error *err)
+{
+    if (approx && key_in(key, approx)) {
+        list_add(im->approximated, sizeof im->approximated, path);
+        return TP_OK;
+    }
+    if (ignore && key_in(key, ignore)) {
+        list_add(im->ignored, sizeof im->ignored, path);
+        return TP_OK;
+    }
+    return ds_unknown(err, path);
+}
+
+static tp_status ds_expect_object(json_t *v, const char *path, tp_error *err)
+{
+    if (!json_is_object(v))
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be an object", path);
+    return TP_OK;
+}
+
+/* offload_optimizer / offload_param: allowed only with device "none". */
+static tp_status ds_offload(json_t *v, const char *path, tp_import *im, tp_error *err)
+{
+    if (json_is_null(v))
+        return TP_OK;
+    TP_TRY(ds_expect_object(v, path, err));
+    const char *key;
+    json_t *x;
+    char p[128];
+    json_object_foreach(v, key, x) {
+        ds_path(p, sizeof p, path, key);
+        if (strcmp(key, "device") == 0) {
+            if (!json_is_string(x))
+                return ds_err(err, p, "must be \"none\", \"cpu\" or \"nvme\"");
+            const char *d = json_string_value(x);
+            if (strcmp(d, "none") != 0) {
+                char what[96];
+                snprintf(what, sizeof what, "\"%s\" offloads to the %s", d,
+                         strcmp(d, "nvme") == 0 ? "NVMe drive" : "CPU");
+                return ds_not_modelled(err, path, what);
+            }
+        } else {
+            list_add(im->ignored, sizeof im->ignored, p);
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
+{
+    static const char *const approx[] = {
+        "overlap_comm", "contiguous_gradients", "reduce_bucket_size", "allgather_bucket_size",
+        "allgather_partitions", "reduce_scatter", "round_robin_gradients",
+        "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
+        "stage3_max_live_parameters", "stage3_max_reuse_distance", "sub_group_size",
+        "memory_efficient_linear", "use_multi_rank_bucket_allreduce",
+        "mics_hierarchical_params_gather", "prefetch_bucket_size", "param_persistence_threshold",
+        "max_live_parameters", "max_reuse_distance", NULL};
+    static const char *const ignore[] = {
+        "stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
+        "stage3_gather_fp16_weights_on_model_save", "elastic_checkpoint",
+        "load_from_fp32_weights", "ignore_unused_parameters", "legacy_stage1",
+        "log_trace_cache_warnings", "cpu_offload_use_pin_memory", NULL};
+    TP_TRY(ds_expect_object(v, "zero_optimization", err));
+    const char *key;
+    json_t *x;
+    char p[128];
+    json_object_foreach(v, key, x) {
+        ds_path(p, sizeof p, "zero_optimization", key);
+        if (strcmp(key, "stage") == 0) {
+            if (json_is_string(x) && strcmp(json_string_value(x), "auto") == 0) {
+                assume(im, "zero_optimization.stage is \"auto\": taken from the trainplan flags");
+                *stage = -1;
+                continue;
+            }
+            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > 3)
+                return ds_err(err, p, "must be 0, 1, 2 or 3");
+            *stage = (int)json_integer_value(x);
+        } else if (strcmp(key, "offload_optimizer") == 0 || strcmp(key, "offload_param") == 0) {
+            TP_TRY(ds_offload(x, p, im, err));
+        } else if (strcmp(key, "cpu_offload") == 0 || strcmp(key, "cpu_offload_params") == 0) {
+            TP_TRY(ds_reject_if_true(x, p, "offloads to the CPU", err));
+        } else if (strcmp(key, "zero_quantized_weights") == 0 ||
+                   strcmp(key, "zero_quantized_gradients") == 0 ||
+                   strcmp(key, "zero_quantized_nontrainable_weights") == 0) {
+            TP_TRY(ds_reject_if_true(x, p, "quantises ZeRO communication (ZeRO++)", err));
+        } else if (strcmp(key, "zero_hpz_partition_size") == 0) {
+            if (!json_is_integer(x))
+                return ds_err(err, p, "must be an integer");
+            if (json_integer_value(x) > 1)
+                return ds_not_modelled(err, p, "keeps a secondary weight partition (ZeRO++ hpZ)");
+        } else if (strcmp(key, "mics_shard_size") == 0) {
+            if (!json_is_integer(x))
+                return ds_err(err, p, "must be an integer");
+            if (json_integer_value(x) > 0)
+                return ds_not_modelled(err, p, "shards over sub-groups (MiCS)");
+        } else {
+            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
+        }
+    }
+    return TP_OK;
+}
+
+/* bf16 / fp16 sections: *enabled is 1, 0, or -1 ("auto" or absent). */
+static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enabled, tp_error *err)
+{
+    static const char *const fp16_ignore[] = {"loss_scale", "initial_scale_power",
+                                              "loss_scale_window", "hysteresis",
+                                              "consecutive_hysteresis", "min_loss_scale", NULL};
+    static const char *const approx[] = {"auto_cast", "immediate_grad_update", NULL};
+    TP_TRY(ds_expect_object(v, name, err));
+    const char *key;
+    json_t *x;
+    char p[128];
+    json_object_foreach(v, key, x) {
+        ds_path(p, sizeof p, name, key);
+        if (strcmp(key, "enabled") == 0) {
+            TP_TRY(ds_bool(x, p, enabled, err));
+            if (*enabled < 0) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "%s is \"auto\": precision taken from the trainplan "
+                                          "flags",
+                         p);
+                assume(im, msg);
+            }
+        } else if (strcmp(key, "fp16_master_weights_and_grads") == 0) {
+            TP_TRY(ds_reject_if_true(x, p, "keeps 16-bit master weights and gradients", err));
+        } else {
+            TP_TRY(ds_rest(p, key, approx, strcmp(name, "fp16") == 0 ? fp16_ignore : NULL, im,
+                           err));
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_error *err)
+{
+    TP_TRY(ds_expect_object(v, "optimizer", err));
+    const char *key;
+    json_t *x;
+    char p[128];
+    const char *type = NULL;
+    double momentum = 0.0;
+    json_object_foreach(v, key, x) {
+        ds_path(p, sizeof p, "optimizer", key);
+        if (strcmp(key, "type") == 0) {
+            if (!json_is_string(x))
+                return ds_err(err, p, "must be a string");
+            type = json_string_value(x);
+        } else if (strcmp(key, "params") == 0) {
+            if (!json_is_object(x))
+                return ds_err(err, p, "must be an object");
+            json_t *mom = json_object_get(x, "momentum");
+            if (json_is_number(mom))
+                momentum = json_number_value(mom);
+            list_add(im->ignored, sizeof im->ignored, p);
+        } else {
+            return ds_unknown(err, p);
+        }
+    }
+    if (!type)
+        return tp_error_set(err, TP_ERR_CONFIG, "optimizer.type",
+                            "\"optimizer\" has no \"type\"");
+    static const char *const adam[] = {"Adam", "AdamW", "adam", "adamw", "FusedAdam",
+                                       "CPUAdam", "DeepSpeedCPUAdam", NULL};
+    if (strcmp(type, "CPUAdam") == 0 || strcmp(type, "DeepSpeedCPUAdam") == 0)
+        return ds_not_modelled(err, "optimizer.type", "runs the optimizer on the CPU");
+    if (key_in(type, adam)) {
+        *opt = "adamw";
+    } else if (strcmp(type, "SGD") == 0 || strcmp(type, "sgd") == 0) {
+        *opt = momentum > 0.0 ? "sgd-momentum" : "sgd";
+    } else {
+        char what[128];
+        snprintf(what, sizeof what, "\"%s\" keeps optimizer state other than AdamW's or SGD's",
+                 type);
+        return ds_not_modelled(err, "optimizer.type", what);
+    }
+    return TP_OK;
+}
+
+static tp_status ds_checkpointing(json_t *v, tp_import *im, tp_error *err)
+{
+    static const char *const approx[] = {"contiguous_memory_optimization",
+                                         "synchronize_checkpoint_boundary", NULL};
+    static const char *const ignore[] = {"number_checkpoints", "profile", NULL};
+    TP_TRY(ds_expect_object(v, "activation_checkpointing", err));
+    const char *key;
+    json_t *x;
+    char p[128];
+    json_object_foreach(v, key, x) {
+        ds_path(p, sizeof p, "activation_checkpointing", key);
+        if (strcmp(key, "partition_activations") == 0)
+            TP_TRY(ds_reject_if_true(x, p, "splits the checkpointed activations across GPUs", err));
+        else if (strcmp(key, "cpu_checkpointing") == 0)
+            TP_TRY(ds_reject_if_true(x, p, "moves the checkpointed activations to the CPU", err));
+        else
+            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
+    }
+    return TP_OK;
+}
+
+static tp_status ds_enabled_reject(json_t *v, const char *name, const char *what, tp_import *im,
+                                   tp_error *err)
+{
+    TP_TRY(ds_expect_object(v, name, err));
+    json_t *en = json_object_get(v, "enabled");
+    char p[128];
+    ds_path(p, sizeof p, name, "enabled");
+    if (en)
+        TP_TRY(ds_reject_if_true(en, p, what, err));
+    list_add(im->ignored, sizeof im->ignored, name);
+    return TP_OK;
+}
+
+static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
+{
+    static const char *const ignore[] = {
+        "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "dump_state",
+        "memory_breakdown", "tensorboard", "wandb", "csv_monitor", "comet", "flops_profiler",
+        "comms_logger", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
+        "checkpoint", "aio", "scheduler", "load_universal_checkpoint", "monitor_config", NULL};
+    static const char *const approx[] = {"prescale_gradients", "gradient_predivide_factor",
+                                         "communication_data_type", "sparse_gradients",
+                                         "disable_allgather", "pipeline", "timers", NULL};
+    if (!json_is_object(root))
+        return tp_error_set(err, TP_ERR_CONFIG, "", "a DeepSpeed config must be a JSON object");
+    int stage = -1, bf16 = -1, fp16 = -1;
+    const char *opt = NULL, *grad = NULL;
+    bool ckpt = false;
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "train_batch_size") == 0) {
+            TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_train_batch, im, err));
+        } else if (strcmp(key, "train_micro_batch_size_per_gpu") == 0) {
+            TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_micro_batch, im, err));
+        } else if (strcmp(key, "gradient_accumulation_steps") == 0) {
+            TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_grad_accum, im, err));
+        } else if (strcmp(key, "zero_optimization") == 0) {
+            TP_TRY(ds_zero(v, im, &stage, err));
+            if (stage < 0 && !json_object_get(v, "stage"))
+                stage = 0;
+        } else if (strcmp(key, "bf16") == 0) {
+            TP_TRY(ds_half(v, "bf16", im, &bf16, err));
+        } else if (strcmp(key, "fp16") == 0) {
+            TP_TRY(ds_half(v, "fp16", im, &fp16, err));
+        } else if (strcmp(key, "amp") == 0) {
+            TP_TRY(ds_enabled_reject(v, "amp", "trains with NVIDIA Apex AMP", im, err));
+        } else if (strcmp(key, "optimizer") == 0) {
+            TP_TRY(ds_optimizer(v, im, &opt, err));
+        } else if (strcmp(key, "activation_checkpointing") == 0) {
+            TP_TRY(ds_checkpointing(v, im, err));
+            ckpt = true;
+        } else if (strcmp(key, "data_types") == 0) {
+            TP_TRY(ds_expect_object(v, key, err));
+            const char *k2;
+            json_t *x;
+            char p[128];
+            json_object_foreach(v, k2, x) {
+                ds_path(p, sizeof p, key, k2);
+                if (strcmp(k2, "grad_accum_dtype") != 0)
+                    return ds_unknown(err, p);
+                static const char *const dts[] = {"fp32", "bf16", "fp16", NULL};
+                if (!json_is_string(x) || !key_in(json_string_value(x), dts))
+                    return ds_err(err, p, "must be \"fp32\", \"bf16\" or \"fp16\"");
+                grad = strcmp(json_string_value(x), "fp32") == 0 ? "fp32" : "bf16";
+            }
+        } else if (strcmp(key, "sparse_attention") == 0) {
+            return ds_not_modelled(err, key, "uses sparse attention");
+        } else if (strcmp(key, "compression_training") == 0) {
+            return ds_not_modelled(err, key, "compresses the model while training");
+        } else if (strcmp(key, "elasticity") == 0) {
+            TP_TRY(ds_enabled_reject(v, key, "changes the batch with the number of GPUs", im, err));
+        } else if (strcmp(key, "curriculum_learning") == 0 || strcmp(key, "data_efficiency") == 0) {
+            TP_TRY(ds_enabled_reject(v, key, "changes the sequence length while training", im,
+                                     err));
+        } else {
+            TP_TRY(ds_rest(key, key, approx, ignore, im, err));
+        }
+    }
+    if (bf16 == 1 && fp16 == 1)
+        return tp_error_set(err, TP_ERR_CONFIG, "fp16.enabled",
+                            "\"bf16.enabled\" and \"fp16.enabled\" cannot both be true");
+    if (bf16 == 0 && fp16 <= 0 && json_object_get(root, "fp16") == NULL)
+        return tp_error_set(err, TP_ERR_CONFIG, "bf16.enabled",
+                            "the config trains in fp32 (\"bf16.enabled\" is false and there is "
+                            "no \"fp16\"); trainplan models 16-bit mixed precision");
+    if (bf16 == 0 && fp16 == 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "fp16.enabled",
+                            "the config trains in fp32 (\"bf16\" and \"fp16\" are disabled); "
+                            "trainplan models 16-bit mixed precision");
+
+    if (im->ds_micro_batch > 0) {
+        from(im, "train_micro_batch_size_per_gpu", 0, 0);
+        PUSH(push_i64(im, "--micro-batch", im->ds_micro_batch));
+    }
+    if (im->ds_train_batch > 0) {
+        from(im, "train_batch_size", 0, 0);
+        PUSH(push_i64(im, "--global-batch", im->ds_train_batch));
+    }
+    if (stage >= 0) {
+        from(im, "zero_optimization.stage", 0, 0);
+        PUSH(push_i64(im, "--zero", stage));
+    }
+    else if (!json_object_get(root, "zero_optimization"))
+        PUSH(push_i64(im, "--zero", 0));
+    if (bf16 == 1)
+        PUSH(push_str(im, "--precision", "bf16"));
+    else if (fp16 == 1)
+        PUSH(push_str(im, "--precision", "fp16"));
+    else if (bf16 < 0 && fp16 < 0)
+        assume(im, "no bf16/fp16 section: precision taken from the trainplan flags");
+    if (grad)
+        PUSH(push_str(im, "--grad-dtype", grad));
+    else
+        assume(im, "no data_types.grad_accum_dtype: gradient type taken from the trainplan flags");
+    if (opt)
+        PUSH(push_str(im, "--optimizer", opt));
+    else
+        assume(im, "no optimizer section (the script builds it): optimizer taken from the "
+                   "trainplan flags");
+    if (ckpt) {
+        PUSH(push_str(im, "--recompute", "full"));
+        assume(im, "activation_checkpointing present: the model is assumed to checkpoint every "
+                   "layer (--recompute full)");
+    }
+    return TP_OK;
+}
+
+tp_status tp_io_import_deepspeed(const char *text, const char *origin, tp_import *out,
+                                 tp_error *err)
+{
+    (void)origin; /* the DeepSpeed config does not name the model */
+    memset(out, 0, sizeof *out);
+    out->kind = TP_IMPORT_DEEPSPEED;
+    if (!text)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no DeepSpeed config");
+    json_error_t je;
+    bool oom = false;
+    json_t *root = tp_io__json_loads(text, strlen(text), JSON_REJECT_DUPLICATES, &je, &oom);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the DeepSpeed config");
+    if (!root) {
+        tp_error_set(err, TP_ERR_PARSE, "", "%s", je.text);
+        if (err) {
+            err->line = je.line;
+            err->column = je.column;
+        }
+        return TP_ERR_PARSE;
+    }
+    tp_status st = ds_walk(root, out, err);
+    json_decref(root);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* DeepSpeed: the second step (tp_io_import_apply)                      */
+/* ------------------------------------------------------------------ */
+
+/* a x b x c when it is at most MAX_BATCH (all three >= 1), else false. */
+static bool ds_batch_product(int64_t a, int64_t b, int64_t c, int64_t *out)
+{
+    int64_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc) ||
+        abc > TP_MAX_BATCH)
+        return false;
+    *out = abc;
+    return true;
+}
+
+/* train_batch_size = micro x accumulation x DP, the missing one derived as
+ * DeepSpeed does; flags given by the user win. */
+tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user,
+                                    tp_config *c, tp_error *err)
+{
+    int64_t ga = im->ds_grad_accum;
+    if (ga <= 0)
+        return TP_OK;
+    tp_train *t = &c->train;
+    int64_t dp = tp_train_dp(t);
+    if (dp < 1)
+        return TP_OK; /* tp_config_validate reports the layout */
+    bool micro_given = user->micro_batch || im->ds_micro_batch > 0;
+    bool global_given = user->global_batch || im->ds_train_batch > 0;
+    /* Each factor is at most 2^40 (ds_count), so the products can pass
+     * int64: check them before using them (issue 14). */
+    int64_t ga_dp = 1, product = 0;
+    if (!ds_batch_product(1, ga, dp, &ga_dp))
+        return tp_error_set(err, TP_ERR_CONFIG, "gradient_accumulation_steps",
+                            "gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
+                            " is more than the %" PRId64 " sequences a global batch may have",
+                            ga, dp, (int64_t)TP_MAX_BATCH);
+    if (!(!micro_given && global_given) && !ds_batch_product(t->micro_batch, ga, dp, &product))
+        return tp_error_set(err, TP_ERR_CONFIG, "gradient_accumulation_steps",
+                            "train_micro_batch_size_per_gpu %" PRId64
+                            " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
+                            " is more than the %" PRId64 " sequences a global batch may have",
+                            t->micro_batch, ga, dp, (int64_t)TP_MAX_BATCH);
+    if (!micro_given && !global_given) {
+        t->global_batch = product;
+    } else if (micro_given && !global_given) {
+        t->global_batch = product;
+    } else if (!micro_given && global_given) {
+        if (t->global_batch % ga_dp != 0)
+            return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
+                                "%" PRId64 " is not a multiple of gradient_accumulation_steps %" PRId64
+                                " x data-parallel size %" PRId64,
+                                t->global_batch, ga, dp);
+        t->micro_batch = t->global_batch / ga_dp;
+    } else if (t->global_batch != product) {
+        return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
+                            "%" PRId64 " is not train_micro_batch_size_per_gpu %" PRId64
+                            " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
+                            " (= %" PRId64 ")",
+                            t->global_batch, t->micro_batch, ga, dp, product);
+    }
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* DeepSpeed: export                                                    */
+/* ------------------------------------------------------------------ */
+
+/* json_object_set_new with a sticky failure flag. */
+static void jset(bool *ok, json_t *o, const char *key, json_t *v)
+{
+    if (!o || !v || json_object_set_new(o, key, v) != 0)
+        *ok = false;
+}
+
+/* The trainplan flags of what ds_config.json cannot hold. */
+static void ds_outside_flags(sbuf *b, const tp_config *c)
+{
+    const tp_train *t = &c->train;
+    eng_model_gpu_flags(b, c);
+    sb_printf(b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
+              t->cp, t->ep);
+    if (t->vpp > 1)
+        sb_printf(b, " --vpp %" PRId64, t->vpp);
+    sb_puts(b, t->sp ? " --sp" : " --no-sp");
+    sb_printf(b, " --schedule %s", tp_io_schedule_name(t->schedule));
+    if (t->first_stage_layers > 0)
+        sb_printf(b, " --first-stage-layers %" PRId64, t->first_stage_layers);
+    if (t->last_stage_layers > 0)
+        sb_printf(b, " --last-stage-layers %" PRId64, t->last_stage_layers);
+    sb_printf(b, " --seq-len %" PRId64 " --recompute %s", t->seq_len,
+              tp_io_recompute_name(t->recompute));
+    if (t->recompute == TP_RECOMPUTE_FULL)
+        sb_printf(b, " --recompute-every %" PRId64, t->recompute_every);
+    if (t->precision == TP_PREC_FP8)
+        sb_puts(b, " --precision fp8");
+    if (!t->optimizer.master_weights)
+        sb_puts(b, " --no-master-weights");
+    if (!t->flash_attn)
+        sb_puts(b, " --no-flash-attn");
+    if (t->dropout)
+        sb_puts(b, " --dropout");
+    if (t->fused_ce)
+        sb_puts(b, " --fused-ce");
+    if (t->pad_vocab_to > 1)
+        sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+}
+
+tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
+                                     const tp_export_opts *o, tp_export *out, tp_error *err)
+{
+    const tp_train *t = &c->train;
+    notes nx = {0};
+    notes outside = {0};
+    bool ok = true;
+    json_t *j = json_object();
+    if (!j)
+        ok = false;
+    jset(&ok, j, "train_batch_size", json_integer((json_int_t)t->global_batch));
+    jset(&ok, j, "train_micro_batch_size_per_gpu", json_integer((json_int_t)t->micro_batch));
+    jset(&ok, j, "gradient_accumulation_steps", json_integer((json_int_t)r->grad_accum));
+
+    json_t *half = json_object();
+    jset(&ok, half, "enabled", json_true());
+    jset(&ok, j, t->precision == TP_PREC_FP16 ? "fp16" : "bf16", half);
+    if (t->precision == TP_PREC_TF32)
+        eng_note(&nx, "tf32 training: DeepSpeed trains in fp32 without bf16/fp16 (written as bf16)");
+    if (t->precision == TP_PREC_FP8)
+        eng_note(&outside, "fp8 GEMMs: not a DeepSpeed setting; use Transformer Engine layers in "
+                           "the model code (bf16 is enabled below)");
+
+    json_t *dt = json_object();
+    jset(&ok, dt, "grad_accum_dtype",
+         json_string(t->grad_dtype == TP_DTYPE_FP32
+                         ? "fp32"
+                         : (t->precision == TP_PREC_FP16 ? "fp16" : "bf16")));
+    jset(&ok, j, "data_types", dt);
+
+    json_t *zo = json_object();
+    jset(&ok, zo, "stage", json_integer(t->zero));
+    jset(&ok, j, "zero_optimization", zo);
+    if (t->zero >= 2 && t->pp > 1)
+        eng_note(&nx, "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
+                      "ZeRO-1 only",
+                 t->zero);
+
+    const tp_optimizer *op = &t->optimizer;
+    if (op->kind == TP_OPT_ADAMW) {
+        json_t *opt = json_object();
+        jset(&ok, opt, "type", json_string("AdamW"));
+        jset(&ok, j, "optimizer", opt);
+        if (op->moment_dtype != TP_DTYPE_FP32)
+            eng_note(&nx, "optimizer moments in %s: DeepSpeed's AdamW keeps fp32 moments",
+                     tp_io_dtype_name(op->moment_dtype));
+    } else {
+        eng_note(&nx, "optimizer %s: ds_config has no SGD type; pass torch.optim.SGD to "
+                      "deepspeed.initialize (no \"optimizer\" section written)",
+                 tp_io_optimizer_name(op));
+    }
+    if (!op->master_weights)
+        eng_note(&nx, "no fp32 master weights: DeepSpeed keeps fp32 master weights with bf16/fp16");
+
+    if (t->recompute == TP_RECOMPUTE_FULL) {
+        json_t *ac = json_object();
+        jset(&ok, ac, "partition_activations", json_false());
+        jset(&ok, ac, "cpu_checkpointing", json_false());
+        jset(&ok, j, "activation_checkpointing", ac);
+        eng_note(&outside,
+                 "full recompute: the model code checkpoints every %" PRId64
+                 " layer(s) (deepspeed.checkpointing.checkpoint or the model's gradient "
+                 "checkpointing); the config's activation_checkpointing section only configures it",
+                 t->recompute_every);
+    } else if (t->recompute == TP_RECOMPUTE_SELECTIVE) {
+        eng_note(&nx, "selective recompute: DeepSpeed's config cannot select the attention core; "
+                      "the model code must checkpoint it (Megatron-DeepSpeed: "
+                      "--recompute-granularity selective)");
+    }
+
+    /* What a DeepSpeed run sets outside ds_config.json (Megatron-DeepSpeed
+     * arguments, PipelineModule, the model code). */
+    eng_note(&outside,
+             "parallel sizes: tensor %" PRId64 ", pipeline %" PRId64 " (%s%s), context %" PRId64
+             ", expert %" PRId64 ", sequence parallel %s: set in the launcher or model code "
+             "(Megatron-DeepSpeed --tensor-model-parallel-size, --pipeline-model-parallel-size, "
+             "deepspeed.pipe.PipelineModule(num_stages=...))",
+             t->tp, t->pp, tp_io_schedule_name(t->schedule),
+             t->vpp > 1 ? ", virtual stages" : "", t->cp, t->ep, t->sp ? "on" : "off");
+    if (!t->flash_attn || t->dropout || t->fused_ce)
+        eng_note(&outside, "model code: %s%s%s", t->flash_attn ? "" : "attention without "
+                                                                 "FlashAttention; ",
+             t->dropout ? "dropout masks stored; " : "",
+             t->fused_ce ? "fused cross-entropy without a logits tensor; " : "");
+
+    char *json = NULL;
+    if (ok)
+        json = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+
+    sbuf doc = {0}, nb = {0};
+    if (json) {
+        sb_puts(&doc, json);
+        sb_puts(&doc, "\n");
+    } else {
+        doc.failed = true;
+    }
+    free(json);
+    eng_header(&nb, "# ", "DeepSpeed config notes (the comment file of ds_config.json)", c, r, o,
+               &nx, "DeepSpeed", "ds_config.json and the settings below");
+    sb_puts(&nb, "#\n");
+    eng_wrap(&nb, "# ", "Set outside ds_config.json:", 0, "");
+    eng_put_items(&nb, "# ", &outside);
+    sbuf fl = {0};
+    ds_outside_flags(&fl, c);
+    eng_wrap(&nb, "# ", "", 0,
+             "The model, the GPUs and these settings as trainplan flags (trainplan estimate "
+             "--from-deepspeed ds_config.json FLAGS gives this plan back):");
+    eng_wrap(&nb, "#   ", "", 0, fl.s ? fl.s : "");
+    if (fl.failed)
+        nb.failed = true;
+    sb_free(&fl);
+    int64_t steps = eng_train_steps(c, o);
+    if (steps > 0)
+        eng_wrap(&nb, "# ", "", 0,
+                 "Run length: DeepSpeed has no step count in its config; run the training loop "
+                 "for the number of steps above.");
+
+    out->num_unexpressed = nx.count;
+    bool failed = nx.text.failed || outside.text.failed;
+    sb_free(&nx.text);
+    sb_free(&outside.text);
+    out->text = sb_take(&doc);
+    out->notes = sb_take(&nb);
+    if (!out->text || !out->notes || failed) {
+        tp_io_export_free(out);
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing the export");
+    }
+    return TP_OK;
+}

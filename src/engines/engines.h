@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engines.h: the engine layer's inside. One module per training engine,
+ * each holding everything trainplan knows of that engine's language:
+ *
+ *   megatron.c    Megatron-LM: import (--from-megatron) and export
+ *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
+ *   torchtitan.c  torchtitan: export (there is no torchtitan import)
+ *   common.c      what the exports share: the header every export opens
+ *                 with, the "Not expressible" notes, comment wrapping,
+ *                 the model facts they all read, and the trainplan flags
+ *                 of a configuration (tp_io_config_flags)
+ *
+ * The public faces stay in src/io: import.h (tp_io_import_megatron,
+ * tp_io_import_deepspeed, tp_io_import_apply) and export.h (tp_io_export,
+ * which dispatches to the writers below). Every function here is internal
+ * to libtpio.
+ */
+#ifndef TP_ENGINES_H
+#define TP_ENGINES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "export.h"
+#include "import.h"
+#include "sbuf.h"
+#include "tp/tp.h"
+
+/* ---- the writers, one per engine (tp_io_export dispatches) ---- */
+
+tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r,
+                                    const tp_export_opts *o, tp_export *out, tp_error *err);
+tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
+                                      const tp_export_opts *o, tp_export *out, tp_error *err);
+tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
+                                     const tp_export_opts *o, tp_export *out, tp_error *err);
+
+/* ---- the second step of an import (tp_io_import_apply dispatches) ---- */
+
+/* Megatron: the model fields no flag expresses; refuses --model and asks for
+ * the vocabulary and GPU count when neither the file nor a flag gave them. */
+tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user,
+                                   tp_config *c, tp_error *err);
+/* DeepSpeed: train_batch_size = micro x accumulation x DP, derived or checked. */
+tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user,
+                                    tp_config *c, tp_error *err);
+
+/* ---- shared by the exports (common.c) ---- */
+
+/* The lines under "Not expressible" (counted), or informational ones. */
+typedef struct notes {
+    sbuf text; /* one item per line, no prefix */
+    int count;
+} notes;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void eng_note(notes *n, const char *fmt, ...);
+
+/* Append text as comment lines: "<prefix><lead>" then continuation lines
+ * indented by `indent` spaces after the prefix, wrapped at 96 columns. */
+void eng_wrap(sbuf *out, const char *prefix, const char *lead, size_t indent, const char *text);
+
+/* Each line of a notes list as a wrapped "- item" under prefix. */
+void eng_put_items(sbuf *out, const char *prefix, const notes *n);
+
+/* The common header of every export, as comment lines under prefix:
+ * title and trainplan version, the plan, the flags that reproduce it,
+ * predicted memory and throughput, the training length, and what
+ * `engine` cannot express (or that everything is expressed in `where`). */
+void eng_header(sbuf *out, const char *prefix, const char *title, const tp_config *c,
+                const tp_result *r, const tp_export_opts *o, const notes *unexpressed,
+                const char *engine, const char *where);
+
+/* One line describing the plan: model, GPUs, layout, batch, precision,
+ * recompute (the header's "Plan:", torchtitan's [job] description). */
+void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
+
+/* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
+void eng_model_gpu_flags(sbuf *b, const tp_config *c);
+
+/* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */
+int64_t eng_gpus_per_node(const tp_config *c);
+int64_t eng_kv_heads(const tp_model *m);
+int64_t eng_head_dim(const tp_model *m);
+int64_t eng_expert_ffn(const tp_model *m);
+int64_t eng_shared_width(const tp_model *m);
+int64_t eng_padded_vocab(int64_t v, int64_t pad);
+/* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
+int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
+/* Is layer i a MoE layer under the model's pattern (model.c's convention)? */
+bool eng_layer_is_moe(const tp_model *m, int64_t i);
+/* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
+void eng_safe_name(const char *in, char *out, size_t n);
+
+#endif /* TP_ENGINES_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_json.h: what the two model readers share: the trainplan model
+ * JSON (model_parse.c) and the Hugging Face config.json (hf.c). Both read
+ * keys with the same typed getters, word errors the same way (err->path
+ * the file's key) and check the attention shape before the library does,
+ * so that its error names the file's key rather than a CLI flag. Internal
+ * to libtpio.
+ */
+#ifndef TP_IO_MODEL_JSON_H
+#define TP_IO_MODEL_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tp/tp.h"
+
+/* Bounds on model sizes, the same as the library's (src/lib/internal.h TP__MAX_*). */
+
+/* Set an error (its arguments may point into root), release root, return. */
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        tp_status fail_ = tp_error_set(__VA_ARGS__);                                               \
+        json_decref(root);                                                                         \
+        return fail_;                                                                              \
+    } while (0)
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        tp_status st_ = (expr);                                                                    \
+        if (st_ != TP_OK) {                                                                        \
+            json_decref(root);                                                                     \
+            return st_;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* The file's own names for the attention-shape keys, for messages. */
+typedef struct shape_keys {
+    const char *hidden, *heads, *kv_heads, *head_dim;
+} shape_keys;
+
+/* The `required` argument of tp_io__get_int. */
+enum { OPTIONAL = 0, REQUIRED = 1 };
+
+/* A JSON value as the user wrote it, for messages: "abc" quoted, 1.5, true, an object. */
+void tp_io__describe(const json_t *v, char *buf, size_t n);
+
+/* Integer key in [min, max] (model_parse.c has the rules); missing_note
+ * completes the "missing key" message. */
+tp_status tp_io__get_int(const json_t *obj, const char *parent, const char *key, int required,
+                         int64_t min, int64_t max, const char *missing_note, int64_t *out,
+                         tp_error *err);
+
+/* Boolean key; absent or null leaves *out unchanged. */
+tp_status tp_io__get_bool(const json_t *obj, const char *key, bool *out, tp_error *err);
+
+/* A model name from the origin (a path or a preset name); empty if none. */
+void tp_io__name_from_origin(const char *origin, char *dst, size_t n);
+
+/* The head-shape constraints of tp_model_validate, worded with k's keys. */
+tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *err);
+
+/* A Hugging Face config.json object (root, released here) as *out. */
+tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
+
+#endif /* TP_IO_MODEL_JSON_H */
