@@ -32,10 +32,10 @@ typedef struct bench_case {
 static const bench_case cases[] = {
     {"llama-3-8b FSDP x8", "llama-3-8b", "h100-sxm", 8, 1, 1, 1, 1, 1, 3, 2, 16, 8192,
      TP_RECOMPUTE_SELECTIVE, TP_PREC_BF16},
-    {"llama-3-70b TP8 PP4 v5 DP8", "llama-3-70b", "h100-sxm", 256, 8, 4, 1, 1, 5, 1, 1, 512,
-     8192, TP_RECOMPUTE_SELECTIVE, TP_PREC_FP8},
-    {"llama-3.1-405b TP8 PP8 CP2 ZeRO-3", "llama-3.1-405b", "h100-sxm", 1024, 8, 8, 2, 1, 1, 3,
-     1, 256, 32768, TP_RECOMPUTE_FULL, TP_PREC_BF16},
+    {"llama-3-70b TP8 PP4 v5 DP8", "llama-3-70b", "h100-sxm", 256, 8, 4, 1, 1, 5, 1, 1, 512, 8192,
+     TP_RECOMPUTE_SELECTIVE, TP_PREC_FP8},
+    {"llama-3.1-405b TP8 PP8 CP2 ZeRO-3", "llama-3.1-405b", "h100-sxm", 1024, 8, 8, 2, 1, 1, 3, 1,
+     256, 32768, TP_RECOMPUTE_FULL, TP_PREC_BF16},
     {"mixtral-8x7b TP2 PP4 EP4", "mixtral-8x7b", "h100-sxm", 256, 2, 4, 1, 4, 1, 1, 1, 256, 4096,
      TP_RECOMPUTE_NONE, TP_PREC_BF16},
 };

@@ -21,12 +21,9 @@ static const struct {
     const char *ext;
     const char *type;
 } types[] = {
-    {".html", "text/html; charset=utf-8"},
-    {".js", "text/javascript; charset=utf-8"},
-    {".css", "text/css; charset=utf-8"},
-    {".svg", "image/svg+xml"},
-    {".json", "application/json"},
-    {".txt", "text/plain; charset=utf-8"},
+    {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
+    {".css", "text/css; charset=utf-8"},   {".svg", "image/svg+xml"},
+    {".json", "application/json"},         {".txt", "text/plain; charset=utf-8"},
 };
 
 static const char *content_type(const char *path)

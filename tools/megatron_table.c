@@ -217,8 +217,9 @@ int main(int argc, char **argv)
         fprintf(out, "    {\"%s\", \"%s\", \"%s\", %s, %d, %d, %d},\n", e->name, e->why, e->neutral,
                 class_enums[e->cls], e->min_values, e->max_values, e->sources);
     }
-    fprintf(out, "};\nconst size_t tp_io_margs_count = %d;\n\n"
-                 "const unsigned short tp_io_margs_by_name[] = {",
+    fprintf(out,
+            "};\nconst size_t tp_io_margs_count = %d;\n\n"
+            "const unsigned short tp_io_margs_by_name[] = {",
             n_names);
     for (int i = 0; i < n_names; i++)
         fprintf(out, "%s%d,", i % 16 ? "" : "\n    ", idx[i]);

@@ -53,7 +53,7 @@ typedef enum tp_coll {
     TP_COLL_ALL_GATHER,
     TP_COLL_REDUCE_SCATTER,
     TP_COLL_ALL_TO_ALL,
-    TP_COLL_P2P,       /* one send/receive between two ranks */
+    TP_COLL_P2P, /* one send/receive between two ranks */
     TP_COLL_BROADCAST
 } tp_coll;
 

@@ -29,9 +29,9 @@ extern "C" {
 
 /** The parametric loss fits of formulas.md 5.1. */
 typedef enum tp_fit_id {
-    TP_FIT_BESIROGLU = 0,   /* Besiroglu et al. 2024 replication (default) */
-    TP_FIT_HOFFMANN,        /* Hoffmann et al. 2022 approach 3, unrounded   */
-    TP_FIT_HOFFMANN_ROUNDED,/* Hoffmann et al. 2022 approach 3, as printed  */
+    TP_FIT_BESIROGLU = 0,    /* Besiroglu et al. 2024 replication (default) */
+    TP_FIT_HOFFMANN,         /* Hoffmann et al. 2022 approach 3, unrounded   */
+    TP_FIT_HOFFMANN_ROUNDED, /* Hoffmann et al. 2022 approach 3, as printed  */
     TP_FIT_COUNT
 } tp_fit_id;
 
@@ -40,7 +40,7 @@ typedef enum tp_fit_id {
  * (embeddings included, Hoffmann's convention), D training tokens.
  */
 typedef struct tp_scaling_fit {
-    const char *name;   /* "besiroglu", "hoffmann", "hoffmann-rounded" */
+    const char *name; /* "besiroglu", "hoffmann", "hoffmann-rounded" */
     double E, A, B, alpha, beta;
     const char *source; /* citation */
 } tp_scaling_fit;
@@ -135,8 +135,7 @@ TP_API int64_t tp_budget_round_nodes(double gpus, int64_t gpus_per_node);
  * Example (seed 000): 461.5 GPUs, 8 per node, TP 4, batch 1024 -> 512.
  */
 TP_API int64_t tp_budget_round_layout(double gpus, int64_t gpus_per_node, int64_t mp,
-                                      int64_t global_batch, int64_t micro_batch,
-                                      int64_t max_gpus);
+                                      int64_t global_batch, int64_t micro_batch, int64_t max_gpus);
 
 /** MFU a run needs: flops / (num_gpus * peak * wall_s). */
 TP_API double tp_budget_required_mfu(double flops, double num_gpus, double peak_flops_per_s,
@@ -159,9 +158,8 @@ TP_API double tp_budget_gpu_hours_for_usd(double usd, double price_per_hour);
  * tokens-per-parameter rule when tokens_per_param > 0.
  */
 TP_API tp_status tp_budget_affords(double usd, double price_per_hour, double peak_flops_per_s,
-                                   double mfu, const tp_scaling_fit *fit,
-                                   double tokens_per_param, tp_scaling_point *out,
-                                   tp_error *err);
+                                   double mfu, const tp_scaling_fit *fit, double tokens_per_param,
+                                   tp_scaling_point *out, tp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Checkpointing and failures (src/lib/checkpoint.c)                   */
@@ -176,46 +174,46 @@ TP_API tp_status tp_budget_affords(double usd, double price_per_hour, double pea
 #define TP_LLAMA3_FAILURES_PER_GPU_HOUR (419.0 / (16384.0 * 1296.0))
 
 typedef struct tp_ckpt_in {
-    double params;                  /* parameters whose weights are saved */
-    double trainable_params;        /* parameters with optimizer state (<= params) */
-    double weight_bytes_per_param;  /* 2 (bf16) */
-    double master_bytes_per_param;  /* 4 (fp32 master copy) or 0 */
-    double moment_bytes_per_param;  /* 8 (two fp32 Adam moments) */
-    double grad_bytes_per_param;    /* gradients saved too (normally 0) */
-    int64_t num_gpus;               /* the job */
-    double storage_bw_bytes_per_s;  /* aggregate write bandwidth to storage */
-    double host_bw_bytes_per_s;     /* GPU -> host copy per GPU (asynchronous mode) */
-    bool async;                     /* snapshot to host memory, persist in the background */
-    double failures_per_gpu_hour;   /* lambda; TP_LLAMA3_FAILURES_PER_GPU_HOUR by default */
-    double restart_s;               /* R: detect, reschedule, reload, per failure */
-    double compute_s;               /* failure-free training time of the job */
-    double interval_s;              /* compute time between checkpoints; 0 = Daly optimum */
+    double params;                 /* parameters whose weights are saved */
+    double trainable_params;       /* parameters with optimizer state (<= params) */
+    double weight_bytes_per_param; /* 2 (bf16) */
+    double master_bytes_per_param; /* 4 (fp32 master copy) or 0 */
+    double moment_bytes_per_param; /* 8 (two fp32 Adam moments) */
+    double grad_bytes_per_param;   /* gradients saved too (normally 0) */
+    int64_t num_gpus;              /* the job */
+    double storage_bw_bytes_per_s; /* aggregate write bandwidth to storage */
+    double host_bw_bytes_per_s;    /* GPU -> host copy per GPU (asynchronous mode) */
+    bool async;                    /* snapshot to host memory, persist in the background */
+    double failures_per_gpu_hour;  /* lambda; TP_LLAMA3_FAILURES_PER_GPU_HOUR by default */
+    double restart_s;              /* R: detect, reschedule, reload, per failure */
+    double compute_s;              /* failure-free training time of the job */
+    double interval_s;             /* compute time between checkpoints; 0 = Daly optimum */
 } tp_ckpt_in;
 
 typedef struct tp_ckpt {
-    double weights_bytes;    /* params * weight bytes */
-    double optimizer_bytes;  /* trainable * (master + moments) */
+    double weights_bytes;   /* params * weight bytes */
+    double optimizer_bytes; /* trainable * (master + moments) */
     double grads_bytes;
-    double total_bytes;      /* the checkpoint */
-    double write_s;          /* total / storage bandwidth: time to persist one checkpoint */
-    double stall_s;          /* training paused per checkpoint: write_s (sync) or the host
+    double total_bytes;     /* the checkpoint */
+    double write_s;         /* total / storage bandwidth: time to persist one checkpoint */
+    double stall_s;         /* training paused per checkpoint: write_s (sync) or the host
                                 copy of each GPU's 1/n share (async) */
-    double job_mtbf_s;       /* M = 1 / (num_gpus * lambda) */
-    double young_s;          /* sqrt(2 delta M), Young 1974 (delta = stall_s) */
-    double daly_s;           /* Daly 2006 higher-order optimum */
-    double interval_s;       /* the interval used (given, or Daly, raised to write_s if async) */
-    bool interval_raised;    /* async: the optimum was shorter than a persist, raised */
-    bool raised_to_step;     /* the optimum was shorter than one optimizer step, the
+    double job_mtbf_s;      /* M = 1 / (num_gpus * lambda) */
+    double young_s;         /* sqrt(2 delta M), Young 1974 (delta = stall_s) */
+    double daly_s;          /* Daly 2006 higher-order optimum */
+    double interval_s;      /* the interval used (given, or Daly, raised to write_s if async) */
+    bool interval_raised;   /* async: the optimum was shorter than a persist, raised */
+    bool raised_to_step;    /* the optimum was shorter than one optimizer step, the
                                 shortest interval there is: raised to one (tp_plan_run) */
-    double persist_lag_s;    /* async: a failure also loses the checkpoint being written */
-    double failures;         /* expected job interruptions over the run */
-    double ckpt_overhead_s;  /* stalls over the run */
-    double rework_s;         /* lost work: failures * (interval/2 + persist lag) */
-    double restart_total_s;  /* failures * R */
-    double wall_s;           /* expected wall clock with all of the above */
-    double lost_fraction;    /* (wall - compute) / wall */
-    double goodput;          /* compute / wall */
-    bool progress;           /* false: failures come faster than work is saved */
+    double persist_lag_s;   /* async: a failure also loses the checkpoint being written */
+    double failures;        /* expected job interruptions over the run */
+    double ckpt_overhead_s; /* stalls over the run */
+    double rework_s;        /* lost work: failures * (interval/2 + persist lag) */
+    double restart_total_s; /* failures * R */
+    double wall_s;          /* expected wall clock with all of the above */
+    double lost_fraction;   /* (wall - compute) / wall */
+    double goodput;         /* compute / wall */
+    bool progress;          /* false: failures come faster than work is saved */
 } tp_ckpt;
 
 /** Young's interval sqrt(2 delta M) (s). */
@@ -277,7 +275,7 @@ typedef enum tp_size_by {
 typedef enum tp_size_at {
     TP_SIZE_AT_AUTO = 0, /* predicted when the step-time model gives one, else mfu */
     TP_SIZE_AT_PREDICTED,
-    TP_SIZE_AT_MFU       /* the user-given MFU, as the seeds do */
+    TP_SIZE_AT_MFU /* the user-given MFU, as the seeds do */
 } tp_size_at;
 
 /** FLOPs that the user-given MFU applies to. */
@@ -300,49 +298,49 @@ typedef enum tp_layout_from {
  */
 typedef struct tp_phase {
     char name[32];
-    double tokens;          /* LM tokens of the phase; 0 = what the plan's total leaves */
-    int64_t seq_len;        /* 0 = the plan's */
-    int64_t global_batch;   /* sequences per step; 0 = from batch_tokens, else the plan's
+    double tokens;           /* LM tokens of the phase; 0 = what the plan's total leaves */
+    int64_t seq_len;         /* 0 = the plan's */
+    int64_t global_batch;    /* sequences per step; 0 = from batch_tokens, else the plan's
                                tokens per step / seq_len */
-    int64_t batch_tokens;   /* tokens per step (a multiple of seq_len); 0 = unset */
-    double frozen_params;   /* parameters of a frozen module, 0 = none */
-    double frozen_tokens;   /* tokens through the frozen module; 0 = the phase's tokens */
-    bool frozen_no_backward;/* nothing trainable before it: skip backward-through */
+    int64_t batch_tokens;    /* tokens per step (a multiple of seq_len); 0 = unset */
+    double frozen_params;    /* parameters of a frozen module, 0 = none */
+    double frozen_tokens;    /* tokens through the frozen module; 0 = the phase's tokens */
+    bool frozen_no_backward; /* nothing trainable before it: skip backward-through */
 } tp_phase;
 
 /** Everything a plan needs. tp_plan_in_default fills the defaults. */
 typedef struct tp_plan_in {
-    tp_config base;            /* model, GPU, options, setup; layout when TP_LAYOUT_GIVEN */
+    tp_config base; /* model, GPU, options, setup; layout when TP_LAYOUT_GIVEN */
     /* model and tokens */
-    bool size_model;           /* replace base.model by tp_scaling_shape of the budget's N */
+    bool size_model; /* replace base.model by tp_scaling_shape of the budget's N */
     tp_tokens_from tokens_from;
-    double tokens;             /* TP_TOKENS_GIVEN */
-    double tokens_per_param;   /* TP_TOKENS_PER_PARAM (20) */
-    double compute_flops;      /* TP_TOKENS_COMPUTE, and size_model */
-    tp_fit_id fit;             /* loss prediction and compute-optimal sizes */
+    double tokens;           /* TP_TOKENS_GIVEN */
+    double tokens_per_param; /* TP_TOKENS_PER_PARAM (20) */
+    double compute_flops;    /* TP_TOKENS_COMPUTE, and size_model */
+    tp_fit_id fit;           /* loss prediction and compute-optimal sizes */
     /* batch (tokens per step = global_batch * seq_len of base.train) */
     /* cluster */
     tp_size_by size_by;
-    double deadline_h;         /* TP_SIZE_DEADLINE; also a check for TP_SIZE_GPUS when > 0 */
-    double budget_usd;         /* 0 = none; a check, and the inverse problems */
-    double price_per_hour;     /* USD per GPU-hour; < 0 = the GPU's */
-    double mfu;                /* user-given MFU (0..1] (seed 000: 0.40) */
+    double deadline_h;     /* TP_SIZE_DEADLINE; also a check for TP_SIZE_GPUS when > 0 */
+    double budget_usd;     /* 0 = none; a check, and the inverse problems */
+    double price_per_hour; /* USD per GPU-hour; < 0 = the GPU's */
+    double mfu;            /* user-given MFU (0..1] (seed 000: 0.40) */
     tp_size_at size_at;
     tp_flops_basis basis;
     tp_layout_from layout_from;
-    int64_t max_gpus;          /* cap for the cluster search */
+    int64_t max_gpus; /* cap for the cluster search */
     /* phases: 0 = one phase of all tokens at base.train's seq_len and batch */
     int num_phases;
     tp_phase phases[TP_PLAN_MAX_PHASES];
     /* checkpointing and failures */
-    tp_ckpt_in ckpt;           /* bandwidths, rate, restart, mode; sizes and times are filled;
+    tp_ckpt_in ckpt;            /* bandwidths, rate, restart, mode; sizes and times are filled;
                                   storage_bw_bytes_per_s 0 = storage_bw_per_node x nodes */
-    double storage_bw_per_node;/* bytes/s of storage write bandwidth per node (1e9: Llama 3's
+    double storage_bw_per_node; /* bytes/s of storage write bandwidth per node (1e9: Llama 3's
                                   Tectonic, 2 TB/s sustained for 16,384 GPUs = 2,048 nodes) */
-    int64_t ckpt_every_steps;  /* 0 = the optimal interval */
+    int64_t ckpt_every_steps;   /* 0 = the optimal interval */
     /* learning rate */
-    double peak_lr, min_lr;    /* min_lr < 0: 10% of peak */
-    int64_t warmup_steps;      /* < 0: min(2000, 10% of the steps) */
+    double peak_lr, min_lr; /* min_lr < 0: 10% of peak */
+    int64_t warmup_steps;   /* < 0: min(2000, 10% of the steps) */
     /* stopping: every layout search of the plan (cluster sizing included) gets it; a stop
        ends tp_plan_run with TP_ERR_STOPPED (tp_search_stop, search.h) */
     tp_search_stop stop;
@@ -353,83 +351,83 @@ TP_API void tp_plan_in_default(tp_plan_in *in);
 
 /** One phase of a finished plan. */
 typedef struct tp_plan_phase {
-    tp_phase spec;                /* with tokens, seq_len, global_batch resolved */
-    tp_config cfg;                /* the chosen layout on the plan's cluster */
-    tp_result res;                /* its evaluation (memory, FLOPs, step time) */
-    bool fits;                    /* a layout was found that fits */
-    uint64_t layouts_evaluated;   /* by the search (1 for a given or recipe layout) */
-    uint64_t layouts_feasible;    /* of those, the ones that fit */
+    tp_phase spec;              /* with tokens, seq_len, global_batch resolved */
+    tp_config cfg;              /* the chosen layout on the plan's cluster */
+    tp_result res;              /* its evaluation (memory, FLOPs, step time) */
+    bool fits;                  /* a layout was found that fits */
+    uint64_t layouts_evaluated; /* by the search (1 for a given or recipe layout) */
+    uint64_t layouts_feasible;  /* of those, the ones that fit */
     double tokens_per_step;
-    double steps;                 /* tokens / tokens_per_step, fractional */
-    int64_t steps_whole;          /* rounded up */
-    double flops_6nd;             /* 6 N_trainable D (+ frozen 4|2 N_f D_f) */
-    double flops_exact;           /* exact model FLOPs per token * D (+ frozen) */
-    double frozen_flops;          /* part of both counts */
-    double frozen_weight_bytes;   /* frozen weights per GPU (16-bit, / tp) */
-    double predicted_mfu;         /* 0 when the step-time model gives none */
-    double predicted_step_s;      /* 0 when none */
-    double mfu_step_s;            /* step time at the user MFU on the basis FLOPs */
-    double step_s;                /* the one used for the schedule */
-    double gpu_hours_predicted;   /* 0 when none */
-    double gpu_hours_mfu;         /* exact FLOPs at the user MFU */
-    double gpu_hours_mfu_6nd;     /* 6ND at the user MFU (seed convention) */
-    double gpu_hours;             /* the one used */
-    double wall_s;                /* the one used */
-    double lr_start_step;         /* first optimizer step of the phase in the schedule */
+    double steps;               /* tokens / tokens_per_step, fractional */
+    int64_t steps_whole;        /* rounded up */
+    double flops_6nd;           /* 6 N_trainable D (+ frozen 4|2 N_f D_f) */
+    double flops_exact;         /* exact model FLOPs per token * D (+ frozen) */
+    double frozen_flops;        /* part of both counts */
+    double frozen_weight_bytes; /* frozen weights per GPU (16-bit, / tp) */
+    double predicted_mfu;       /* 0 when the step-time model gives none */
+    double predicted_step_s;    /* 0 when none */
+    double mfu_step_s;          /* step time at the user MFU on the basis FLOPs */
+    double step_s;              /* the one used for the schedule */
+    double gpu_hours_predicted; /* 0 when none */
+    double gpu_hours_mfu;       /* exact FLOPs at the user MFU */
+    double gpu_hours_mfu_6nd;   /* 6ND at the user MFU (seed convention) */
+    double gpu_hours;           /* the one used */
+    double wall_s;              /* the one used */
+    double lr_start_step;       /* first optimizer step of the phase in the schedule */
 } tp_plan_phase;
 
 /** A finished plan. Every number is also available per phase. */
 typedef struct tp_plan {
-    tp_model model;               /* the model planned (sized or given) */
-    tp_params params;             /* exact counts of the trainable model */
-    double params_n;              /* N used by the scaling law and 6ND (params.total) */
+    tp_model model;   /* the model planned (sized or given) */
+    tp_params params; /* exact counts of the trainable model */
+    double params_n;  /* N used by the scaling law and 6ND (params.total) */
     /* scaling */
     const tp_scaling_fit *fit;
-    double tokens;                /* total LM tokens, all phases */
+    double tokens; /* total LM tokens, all phases */
     double tokens_per_param;
-    double compute_budget_flops;  /* --compute, or what budget_usd buys at the user MFU; else 0 */
-    double loss;                  /* predicted L(N, D) */
-    tp_scaling_point optimal;     /* compute-optimal point at this plan's 6ND compute */
-    tp_scaling_point rule20;      /* 20 tokens/param point at the same compute */
-    double crit_batch_tokens;     /* Kaplan B_crit at the predicted loss */
-    double batch_over_crit;       /* largest phase batch / B_crit */
-    bool crit_batch_caveat;       /* batch_over_crit > 2 */
-    bool positions_caveat;        /* learned position table shorter than a phase's sequence */
+    double compute_budget_flops; /* --compute, or what budget_usd buys at the user MFU; else 0 */
+    double loss;                 /* predicted L(N, D) */
+    tp_scaling_point optimal;    /* compute-optimal point at this plan's 6ND compute */
+    tp_scaling_point rule20;     /* 20 tokens/param point at the same compute */
+    double crit_batch_tokens;    /* Kaplan B_crit at the predicted loss */
+    double batch_over_crit;      /* largest phase batch / B_crit */
+    bool crit_batch_caveat;      /* batch_over_crit > 2 */
+    bool positions_caveat;       /* learned position table shorter than a phase's sequence */
     /* static memory per model copy (seed 000 step 8) */
-    tp_state_bytes state_bytes;   /* per parameter */
-    double static_bytes;          /* params * state bytes, unsharded */
-    int64_t min_gpus_static;      /* ceil(static / capacity) */
+    tp_state_bytes state_bytes; /* per parameter */
+    double static_bytes;        /* params * state bytes, unsharded */
+    int64_t min_gpus_static;    /* ceil(static / capacity) */
     /* totals */
     int num_phases;
     tp_plan_phase phases[TP_PLAN_MAX_PHASES];
     double flops_6nd, flops_exact;
     double gpu_hours, gpu_hours_mfu, gpu_hours_mfu_6nd, gpu_hours_predicted;
-    double compute_wall_s;        /* failure-free wall clock */
-    double cost_usd;              /* gpu_hours * price */
+    double compute_wall_s; /* failure-free wall clock */
+    double cost_usd;       /* gpu_hours * price */
     double price_per_hour;
-    double peak_flops_per_s;      /* per GPU at the plan's precision */
-    bool used_predicted;          /* the schedule uses the step-time model */
+    double peak_flops_per_s; /* per GPU at the plan's precision */
+    bool used_predicted;     /* the schedule uses the step-time model */
     /* cluster */
     int64_t num_gpus;
     int64_t gpus_per_node;
     int64_t num_nodes;
-    double gpus_exact;            /* deadline: GPUs needed at the sizing throughput */
-    int64_t gpus_whole_nodes;     /* that, rounded up to whole nodes */
-    double gpus_exact_predicted;  /* deadline: GPUs needed at the chosen layout's predicted MFU */
+    double gpus_exact;           /* deadline: GPUs needed at the sizing throughput */
+    int64_t gpus_whole_nodes;    /* that, rounded up to whole nodes */
+    double gpus_exact_predicted; /* deadline: GPUs needed at the chosen layout's predicted MFU */
     bool deadline_met;
-    double required_mfu;          /* to meet deadline_h on num_gpus (0 without one) */
+    double required_mfu; /* to meet deadline_h on num_gpus (0 without one) */
     /* money */
-    double budget_gpu_hours;      /* what budget_usd buys (0 without one) */
-    double budget_hours_on_cluster; /* wall-clock hours budget_usd rents num_gpus */
-    double budget_gpus_for_deadline;/* GPUs budget_usd rents for deadline_h */
+    double budget_gpu_hours;         /* what budget_usd buys (0 without one) */
+    double budget_hours_on_cluster;  /* wall-clock hours budget_usd rents num_gpus */
+    double budget_gpus_for_deadline; /* GPUs budget_usd rents for deadline_h */
     bool within_budget;
     tp_scaling_point budget_affords; /* model and tokens the budget affords at the plan's MFU */
     /* checkpointing */
-    tp_ckpt ckpt;                 /* the chosen mode */
-    tp_ckpt ckpt_sync, ckpt_async;/* both modes, for comparison */
-    double storage_bw_bytes_per_s;/* the aggregate storage write bandwidth used */
-    double ckpt_every_steps;      /* interval in optimizer steps of the first phase */
-    double wall_s;                /* expected wall clock with failures */
+    tp_ckpt ckpt;                  /* the chosen mode */
+    tp_ckpt ckpt_sync, ckpt_async; /* both modes, for comparison */
+    double storage_bw_bytes_per_s; /* the aggregate storage write bandwidth used */
+    double ckpt_every_steps;       /* interval in optimizer steps of the first phase */
+    double wall_s;                 /* expected wall clock with failures */
     /* learning rate */
     tp_lr_schedule lr;
     /* infeasible: what would fix it */

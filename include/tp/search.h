@@ -84,7 +84,7 @@ typedef struct tp_search_stop {
 #define TP_SEARCH_POLL_STEPS 4096u
 
 typedef struct tp_search_space {
-    tp_axis gpus;        /* total GPUs; open: exactly base.train.num_gpus, else every multiple of
+    tp_axis gpus; /* total GPUs; open: exactly base.train.num_gpus, else every multiple of
                             gpus_per_node in [min, max] (whole nodes), at most
                             TP_SEARCH_MAX_CLUSTER_SIZES of them */
     tp_axis tp, pp, vpp, cp, ep, micro_batch;
@@ -151,8 +151,8 @@ typedef struct tp_search tp_search; /* opaque */
  * "tp", "zero", "gpus", ...), TP_ERR_NOMEM. On success *out is a new
  * handle; it is the caller's responsibility to free it with tp_search_free.
  */
-TP_API tp_status tp_search_new(const tp_config *base, const tp_search_space *space,
-                               tp_search **out, tp_error *err);
+TP_API tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_search **out,
+                               tp_error *err);
 
 /**
  * Advance to the next layout that fits (or the next evaluated one, with
@@ -231,18 +231,18 @@ TP_API void tp_search_delta_eval(const tp_search_item *best, const tp_search_ite
  * or CP). need_* is 0 (need_zero -1) when no value of that axis alone fits.
  */
 typedef struct tp_search_binding {
-    bool fits;             /* the layout fits: nothing binds */
-    int64_t stage;         /* heaviest pipeline stage */
-    const char *part;      /* its largest memory component ("activations", ...), static */
+    bool fits;        /* the layout fits: nothing binds */
+    int64_t stage;    /* heaviest pipeline stage */
+    const char *part; /* its largest memory component ("activations", ...), static */
     double part_bytes;
     double total_bytes, capacity_bytes, over_bytes; /* over = total - capacity */
-    bool full_recompute;   /* the layout already recomputes everything */
-    int64_t need_tp, need_tp_gpus;  /* smallest larger TP that fits, and the GPUs it needs */
+    bool full_recompute;                            /* the layout already recomputes everything */
+    int64_t need_tp, need_tp_gpus; /* smallest larger TP that fits, and the GPUs it needs */
     int64_t need_pp, need_pp_gpus;
     int64_t need_cp, need_cp_gpus;
-    int need_zero;                  /* smallest larger ZeRO stage that fits, -1 none */
-    bool need_full_recompute;       /* full recompute alone would fit */
-    char text[384];        /* one sentence, e.g. "activations 112.0 GiB > 79.6 GiB on stage 0
+    int need_zero;            /* smallest larger ZeRO stage that fits, -1 none */
+    bool need_full_recompute; /* full recompute alone would fit */
+    char text[384];           /* one sentence, e.g. "activations 112.0 GiB > 79.6 GiB on stage 0
                               even with full recompute; needs CP >= 2 or PP >= 4" */
 } tp_search_binding;
 
@@ -250,8 +250,7 @@ typedef struct tp_search_binding {
  * Explain the binding constraint of configuration c (validated inside).
  * Errors: those of tp_config_validate. Does not allocate.
  */
-TP_API tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out,
-                                        tp_error *err);
+TP_API tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Largest micro-batch (seed 004, S4-6)                                */
@@ -273,11 +272,11 @@ TP_API tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *o
 #define TP_MB_MAX_CAP 1048576
 typedef struct tp_mb_max {
     int64_t formula, doubling, bisect;
-    int64_t stage;          /* stage whose memory binds first */
-    double fixed_bytes;     /* that stage's b-independent memory */
-    double per_seq_bytes;   /* its memory per sequence of micro-batch */
+    int64_t stage;        /* stage whose memory binds first */
+    double fixed_bytes;   /* that stage's b-independent memory */
+    double per_seq_bytes; /* its memory per sequence of micro-batch */
     double capacity_bytes;
-    int trials;             /* memory evaluations the doubling + bisection took */
+    int trials; /* memory evaluations the doubling + bisection took */
 } tp_mb_max;
 
 /** Errors: those of tp_config_validate on c. Does not allocate. */
@@ -295,35 +294,35 @@ TP_API tp_status tp_micro_batch_max(const tp_config *c, tp_mb_max *out, tp_error
  */
 #define TP_RECIPE_MAX_TRIES 12
 typedef struct tp_recipe_try {
-    int64_t value;        /* the axis value tried */
-    double total_bytes;   /* memory per GPU (heaviest stage) */
+    int64_t value;      /* the axis value tried */
+    double total_bytes; /* memory per GPU (heaviest stage) */
     bool fits;
 } tp_recipe_try;
 
 typedef struct tp_recipe {
     /* 1. The bill (16N + activations), no parallelism. */
-    double params;                 /* N (total) */
-    double state_bytes_per_param;  /* 16 for mixed-precision AdamW */
-    double state_bytes;            /* N x that */
-    double weights_bytes;          /* 2N */
-    double act_seq_bytes;          /* one sequence, all layers, no recompute, no TP */
-    double act_seq_full_bytes;     /* the same with full recompute */
+    double params;                /* N (total) */
+    double state_bytes_per_param; /* 16 for mixed-precision AdamW */
+    double state_bytes;           /* N x that */
+    double weights_bytes;         /* 2N */
+    double act_seq_bytes;         /* one sequence, all layers, no recompute, no TP */
+    double act_seq_full_bytes;    /* the same with full recompute */
     double capacity_bytes;
-    int64_t gpus_for_state;        /* ceil(state / capacity) */
+    int64_t gpus_for_state; /* ceil(state / capacity) */
 
     /* 2. TP inside a node: the smallest TP that fits mb 1 without
      *    recompute, else the whole node (seed 004: saturate NVLink). */
     int64_t gpus_per_node;
     int64_t tp;
     int64_t heads_per_gpu;
-    bool tp_fits;                  /* some in-node TP fits without recompute */
+    bool tp_fits; /* some in-node TP fits without recompute */
     int n_tp_tries;
     tp_recipe_try tp_tries[TP_RECIPE_MAX_TRIES];
 
     /* 3. Largest micro-batch at that TP, PP 1, ZeRO-0, per recompute mode. */
-    tp_mb_max mb[3];               /* indexed by tp_recompute */
-    int64_t micro_batch_cap;       /* largest without recompute at PP 1 (1 for long context) */
-    bool long_context;             /* mb 1 does not fit without recompute and one sequence's
+    tp_mb_max mb[3];         /* indexed by tp_recompute */
+    int64_t micro_batch_cap; /* largest without recompute at PP 1 (1 for long context) */
+    bool long_context;       /* mb 1 does not fit without recompute and one sequence's
                                       activations outweigh the states (mb[0].per_seq_bytes >
                                       mb[0].fixed_bytes): mb 1, and step 7 considers CP */
 
@@ -333,15 +332,15 @@ typedef struct tp_recipe {
     int n_pp_tries;
     tp_recipe_try pp_tries[TP_RECIPE_MAX_TRIES];
     double bubble_of_total, bubble_of_ideal; /* for the final m */
-    double stage0_act_pp1_bytes;   /* stage-0 activations at PP 1, mb 1, no recompute */
-    double stage0_act_pp2_bytes;   /* ... at PP 2 (1F1B keeps min(m, p) micro-batches) */
+    double stage0_act_pp1_bytes;             /* stage-0 activations at PP 1, mb 1, no recompute */
+    double stage0_act_pp2_bytes;             /* ... at PP 2 (1F1B keeps min(m, p) micro-batches) */
 
     /* 5. DP from the remaining GPUs, the cheapest ZeRO stage that fits
      *    (ZeRO-1 when DP > 1: same bytes as the all-reduce it replaces). */
     int64_t dp;
     int zero;
-    double zero_total_bytes[4];    /* memory per GPU at each ZeRO stage (0 if not tried) */
-    tp_recompute recompute;        /* cheapest recompute that fits after ZeRO */
+    double zero_total_bytes[4]; /* memory per GPU at each ZeRO stage (0 if not tried) */
+    tp_recompute recompute;     /* cheapest recompute that fits after ZeRO */
 
     /* 6. Global batch = micro-batch x accumulation x DP. */
     int64_t global_batch_requested, global_batch;
@@ -355,9 +354,9 @@ typedef struct tp_recipe {
     bool cp_considered;
     tp_recompute recompute_before_cp;
     double act_before_cp_bytes, act_after_cp_bytes; /* activations per GPU, heaviest stage */
-    double step_before_cp_s;       /* predicted step without CP (0 if not computed) */
-    double scores_per_head;        /* s^2 attention-score elements of one head */
-    double scores_per_head_cp;     /* (s/cp)^2 per GPU */
+    double step_before_cp_s;   /* predicted step without CP (0 if not computed) */
+    double scores_per_head;    /* s^2 attention-score elements of one head */
+    double scores_per_head_cp; /* (s/cp)^2 per GPU */
     int n_cp_tries;
     tp_recipe_try cp_tries[TP_RECIPE_MAX_TRIES];
 

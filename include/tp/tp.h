@@ -59,18 +59,18 @@ TP_API const char *tp_version_string(void);
  * (CLI flags, model files, requests) checks against. They keep every int64
  * product and double of the computation finite.
  */
-#define TP_MAX_GPUS 1048576        /* 2^20 GPUs */
-#define TP_MAX_DIM 1048576         /* hidden, head_dim: 2^20 elements */
-#define TP_MAX_FFN 16777216        /* ffn sizes: 2^24 elements */
+#define TP_MAX_GPUS 1048576 /* 2^20 GPUs */
+#define TP_MAX_DIM 1048576  /* hidden, head_dim: 2^20 elements */
+#define TP_MAX_FFN 16777216 /* ffn sizes: 2^24 elements */
 #define TP_MAX_LAYERS 100000
-#define TP_MAX_VOCAB 16777216      /* 2^24 tokens */
+#define TP_MAX_VOCAB 16777216 /* 2^24 tokens */
 #define TP_MAX_EXPERTS 65536
-#define TP_MAX_SEQ 134217728       /* 2^27 tokens */
-#define TP_MAX_BATCH 1099511627776 /* 2^40 sequences */
-#define TP_MAX_PARAMS 1e15         /* 1,000T parameters */
-#define TP_MAX_GPUS_PER_NODE 1024  /* GPUs in one node (an NVLink domain) */
+#define TP_MAX_SEQ 134217728                    /* 2^27 tokens */
+#define TP_MAX_BATCH 1099511627776              /* 2^40 sequences */
+#define TP_MAX_PARAMS 1e15                      /* 1,000T parameters */
+#define TP_MAX_GPUS_PER_NODE 1024               /* GPUs in one node (an NVLink domain) */
 #define TP_MAX_TOKENS_PER_STEP 1000000000000000 /* 1e15 tokens in one step */
-#define TP_MIN_EFF 1e-3            /* smallest efficiency factor (a fraction of a peak) */
+#define TP_MIN_EFF 1e-3 /* smallest efficiency factor (a fraction of a peak) */
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -84,26 +84,25 @@ typedef enum tp_status {
     TP_ERR_UNKNOWN,     /* unknown preset / enum name                        */
     TP_ERR_RANGE,       /* a value so large the computation would overflow   */
     TP_ERR_NOMEM,
-    TP_ERR_IO,          /* file could not be read or written (I/O layer)     */
-    TP_ERR_INTERNAL,    /* an invariant failed: a bug in trainplan           */
-    TP_ERR_STOPPED      /* a long computation was stopped by its caller (a
+    TP_ERR_IO,       /* file could not be read or written (I/O layer)     */
+    TP_ERR_INTERNAL, /* an invariant failed: a bug in trainplan           */
+    TP_ERR_STOPPED   /* a long computation was stopped by its caller (a
                            deadline, a cancel) or at its documented bound    */
 } tp_status;
 
 /** Caller-owned error report, usually on the stack (jansson style). */
 typedef struct tp_error {
     tp_status code;
-    int line, column;   /* 1-based position in text input; 0 when not from text */
-    char path[96];      /* offending field, e.g. "tp" or "model.num_heads"       */
-    char message[256];  /* one sentence naming the value and the constraint      */
+    int line, column;  /* 1-based position in text input; 0 when not from text */
+    char path[96];     /* offending field, e.g. "tp" or "model.num_heads"       */
+    char message[256]; /* one sentence naming the value and the constraint      */
 } tp_error;
 
 /** Short static name of a status ("invalid-arg", ...); never NULL. */
 TP_API const char *tp_strerror(tp_status code);
 
 /** Fill err (if non-NULL) and return code. printf-style message. */
-TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path,
-                              const char *fmt, ...)
+TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -121,7 +120,7 @@ typedef enum tp_pos { TP_POS_ROTARY = 0, TP_POS_LEARNED, TP_POS_ALIBI } tp_pos;
 typedef enum tp_precision {
     TP_PREC_BF16 = 0,
     TP_PREC_FP16,
-    TP_PREC_FP8,  /* fp8 GEMMs, bf16 weights/activations, fp32 master */
+    TP_PREC_FP8, /* fp8 GEMMs, bf16 weights/activations, fp32 master */
     TP_PREC_TF32,
     TP_PREC_COUNT
 } tp_precision;
@@ -129,9 +128,9 @@ typedef enum tp_precision {
 typedef enum tp_dtype { TP_DTYPE_FP32 = 0, TP_DTYPE_BF16, TP_DTYPE_FP16, TP_DTYPE_INT8 } tp_dtype;
 
 typedef enum tp_optimizer_kind {
-    TP_OPT_ADAMW = 0,   /* two moments */
+    TP_OPT_ADAMW = 0,    /* two moments */
     TP_OPT_SGD_MOMENTUM, /* one moment  */
-    TP_OPT_SGD          /* no state    */
+    TP_OPT_SGD           /* no state    */
 } tp_optimizer_kind;
 
 typedef enum tp_schedule {
@@ -207,27 +206,27 @@ typedef struct tp_model {
     int64_t vocab;         /* V, true vocabulary */
     int64_t max_positions; /* learned position table size (TP_POS_LEARNED only) */
     /* mixture of experts */
-    int64_t num_experts;       /* E routed experts (0 = dense model) */
-    int64_t topk;              /* k experts per token */
-    int64_t moe_ffn_hidden;    /* f_e per expert (0 -> ffn_hidden) */
-    int64_t num_shared_experts;/* shared experts, moe_ffn_hidden wide unless shared_ffn_hidden */
-    int64_t shared_ffn_hidden; /* total width of the shared experts (0 -> num_shared * f_e) */
-    int64_t moe_first_dense;   /* leading dense layers (DeepSeek-style) */
-    int64_t moe_layer_freq;    /* every n-th layer after those is MoE (0/1 -> all) */
+    int64_t num_experts;        /* E routed experts (0 = dense model) */
+    int64_t topk;               /* k experts per token */
+    int64_t moe_ffn_hidden;     /* f_e per expert (0 -> ffn_hidden) */
+    int64_t num_shared_experts; /* shared experts, moe_ffn_hidden wide unless shared_ffn_hidden */
+    int64_t shared_ffn_hidden;  /* total width of the shared experts (0 -> num_shared * f_e) */
+    int64_t moe_first_dense;    /* leading dense layers (DeepSeek-style) */
+    int64_t moe_layer_freq;     /* every n-th layer after those is MoE (0/1 -> all) */
 } tp_model;
 
 /** Parameter counts by component, exact. */
 typedef struct tp_params {
-    int64_t embedding;    /* V*h input table (+ learned positions) */
-    int64_t output_head;  /* V*h if untied, else 0 */
-    int64_t attention;    /* all layers */
-    int64_t mlp_dense;    /* all dense MLPs */
-    int64_t moe_routed;   /* all routed experts */
-    int64_t moe_shared;   /* all shared experts */
-    int64_t router;       /* all routers */
-    int64_t norms;        /* all norm weights (+ biases), incl. final norm */
-    int64_t total;        /* sum of the above */
-    int64_t active;       /* parameters touched per token (k of E experts) */
+    int64_t embedding;       /* V*h input table (+ learned positions) */
+    int64_t output_head;     /* V*h if untied, else 0 */
+    int64_t attention;       /* all layers */
+    int64_t mlp_dense;       /* all dense MLPs */
+    int64_t moe_routed;      /* all routed experts */
+    int64_t moe_shared;      /* all shared experts */
+    int64_t router;          /* all routers */
+    int64_t norms;           /* all norm weights (+ biases), incl. final norm */
+    int64_t total;           /* sum of the above */
+    int64_t active;          /* parameters touched per token (k of E experts) */
     int64_t per_layer_dense; /* one dense layer (attention + MLP + norms) */
     int64_t per_layer_moe;   /* one MoE layer, all experts */
     int64_t num_moe_layers;
@@ -264,23 +263,23 @@ typedef struct tp_gpu_eff {
     double attn_ampere_kernel; /* attn factor of an attention kernel written for Ampere
                                 * on this GPU, under opts.attn_ampere_kernel (1 on Ampere);
                                 * 0 -> 1 */
-    double mem_bw;        /* achieved fraction of HBM bandwidth for element-wise work */
-    double intra_bw;      /* achieved busbw fraction of the intra-node link */
-    double inter_bw;      /* achieved busbw fraction of the NIC */
-    double intra_lat_s;   /* per-step collective latency inside a node */
-    double inter_lat_s;   /* per-step collective latency across nodes */
-    double overlap;       /* fraction of overlappable communication actually hidden */
+    double mem_bw;             /* achieved fraction of HBM bandwidth for element-wise work */
+    double intra_bw;           /* achieved busbw fraction of the intra-node link */
+    double inter_bw;           /* achieved busbw fraction of the NIC */
+    double intra_lat_s;        /* per-step collective latency inside a node */
+    double inter_lat_s;        /* per-step collective latency across nodes */
+    double overlap;            /* fraction of overlappable communication actually hidden */
 } tp_gpu_eff;
 
 typedef struct tp_gpu {
     char name[TP_NAME_MAX];
     double peak_flops_per_s[TP_PREC_COUNT]; /* dense (no sparsity); 0 = unsupported */
-    double mem_capacity_bytes;  /* usable HBM as the driver reports it */
-    double mem_bw_bytes_per_s;  /* HBM bandwidth */
-    double intra_bw_bytes_per_s;/* intra-node link per GPU per direction (line rate) */
-    double inter_bw_bytes_per_s;/* scale-out NIC bandwidth per GPU per direction */
-    int64_t gpus_per_node;      /* size of the fast intra-node domain */
-    double price_per_gpu_hour;  /* USD, default list/cloud price */
+    double mem_capacity_bytes;              /* usable HBM as the driver reports it */
+    double mem_bw_bytes_per_s;              /* HBM bandwidth */
+    double intra_bw_bytes_per_s;            /* intra-node link per GPU per direction (line rate) */
+    double inter_bw_bytes_per_s;            /* scale-out NIC bandwidth per GPU per direction */
+    int64_t gpus_per_node;                  /* size of the fast intra-node domain */
+    double price_per_gpu_hour;              /* USD, default list/cloud price */
     tp_gpu_eff eff;
 } tp_gpu;
 
@@ -296,8 +295,8 @@ TP_API void tp_gpu_default_eff(tp_gpu *g);
 
 typedef struct tp_optimizer {
     tp_optimizer_kind kind;
-    tp_dtype moment_dtype;  /* FP32 (default), BF16, or INT8 (block-wise 8-bit) */
-    bool master_weights;    /* fp32 master copy of the 16-bit weights (default true) */
+    tp_dtype moment_dtype; /* FP32 (default), BF16, or INT8 (block-wise 8-bit) */
+    bool master_weights;   /* fp32 master copy of the 16-bit weights (default true) */
 } tp_optimizer;
 
 /** Parallel layout and training setup of one run. */
@@ -312,17 +311,17 @@ typedef struct tp_train {
     int64_t first_stage_layers; /* uneven split: layers on stage 0 (0 = even) */
     int64_t last_stage_layers;  /* uneven split: layers on the last stage (0 = even) */
     tp_recompute recompute;
-    int64_t recompute_every;    /* full recompute: layers per checkpoint group k (>= 1) */
-    int64_t seq_len;        /* s, tokens */
-    int64_t micro_batch;    /* b, sequences per micro-batch */
-    int64_t global_batch;   /* B, sequences per optimizer step */
+    int64_t recompute_every; /* full recompute: layers per checkpoint group k (>= 1) */
+    int64_t seq_len;         /* s, tokens */
+    int64_t micro_batch;     /* b, sequences per micro-batch */
+    int64_t global_batch;    /* B, sequences per optimizer step */
     tp_precision precision;
-    tp_dtype grad_dtype;    /* BF16 (default) or FP32 main grads */
+    tp_dtype grad_dtype; /* BF16 (default) or FP32 main grads */
     tp_optimizer optimizer;
-    bool flash_attn;        /* default true */
-    bool dropout;           /* dropout masks stored (default false, Llama-style) */
-    bool fused_ce;          /* fused/chunked cross-entropy: no full logits tensor */
-    int64_t pad_vocab_to;   /* 0/1 none; else round V up to a multiple of this */
+    bool flash_attn;      /* default true */
+    bool dropout;         /* dropout masks stored (default false, Llama-style) */
+    bool fused_ce;        /* fused/chunked cross-entropy: no full logits tensor */
+    int64_t pad_vocab_to; /* 0/1 none; else round V up to a multiple of this */
 } tp_train;
 
 /** Convention switches and calibrated memory overheads (one place). */
@@ -331,30 +330,30 @@ typedef struct tp_options {
     tp_act_model act_model;
     tp_ckpt_model ckpt_model;
     tp_coll_model coll_model;
-    bool tp_comm_overlap;        /* TP collectives overlapped with the GEMMs (Megatron
+    bool tp_comm_overlap;         /* TP collectives overlapped with the GEMMs (Megatron
                                     --tp-comm-overlap, torchtitan async TP); default false */
-    bool dp_comm_overlap;        /* gradient reduction, parameter gathers and ZeRO-3 prefetch
+    bool dp_comm_overlap;         /* gradient reduction, parameter gathers and ZeRO-3 prefetch
                                     overlapped with compute (DDP buckets, --overlap-grad-reduce,
                                     FSDP); default true */
-    bool sac_ops;                /* selective recompute is per-op SAC (torchtitan): keeps the
+    bool sac_ops;                 /* selective recompute is per-op SAC (torchtitan): keeps the
                                     block input, every other matmul output and the attention
                                     output, recomputes the rest; default false (Megatron:
                                     selective = the attention core only) */
-    double extra_param_bytes;    /* bytes per parameter of unsharded framework buffers beyond
+    double extra_param_bytes;     /* bytes per parameter of unsharded framework buffers beyond
                                     weights, gradients and optimizer state, counted with the
                                     gradients (DeepSpeed BF16_Optimizer keeps 16-bit gradients
                                     beside its fp32 accumulation buffer; Megatron: 0, default) */
-    double ce_bytes_per_logit;   /* loss peak per logit element when the cross-entropy is
+    double ce_bytes_per_logit;    /* loss peak per logit element when the cross-entropy is
                                     not fused: fp32 logits, log-probabilities, gradient
                                     (default 12; Megatron's vocab-parallel loss: 4) */
-    bool pp_scatter_gather;      /* pipeline p2p tensors sharded over the TP group (Megatron's
+    bool pp_scatter_gather;       /* pipeline p2p tensors sharded over the TP group (Megatron's
                                     scatter/gather optimisation; implied by SP); default true,
                                     DeepSpeed's pipeline engine sends them whole */
-    double cuda_context_bytes;   /* CUDA context + kernels resident per GPU */
-    double comm_buffer_bytes;    /* NCCL buffers per communicator */
-    double fragmentation;        /* allocator reserve as a fraction of dynamic memory */
-    double zero3_prefetch_layers;/* gathered layers resident under ZeRO-3 */
-    bool attn_ampere_kernel;     /* attention runs a kernel written for Ampere (FlashAttention-2,
+    double cuda_context_bytes;    /* CUDA context + kernels resident per GPU */
+    double comm_buffer_bytes;     /* NCCL buffers per communicator */
+    double fragmentation;         /* allocator reserve as a fraction of dynamic memory */
+    double zero3_prefetch_layers; /* gathered layers resident under ZeRO-3 */
+    bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
                                     2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
 } tp_options;
@@ -426,34 +425,34 @@ TP_API tp_status tp_config_validate(const tp_config *c, tp_error *err);
 
 /** Per-GPU memory of one pipeline stage, bytes, by component. */
 typedef struct tp_memory {
-    double weights_bytes;        /* 16-bit weights held (sharded under ZeRO-3) */
-    double weights_gathered_bytes;/* ZeRO-3 all-gathered working set */
-    double grads_bytes;          /* gradients (sharded under ZeRO-2/3) */
-    double optimizer_bytes;      /* master weights + moments (sharded under ZeRO >= 1) */
-    double activations_bytes;    /* stored activations, all in-flight micro-batches */
-    double logits_bytes;         /* output-layer input + logits, last stage */
-    double comm_buffers_bytes;   /* NCCL buffers */
-    double framework_bytes;      /* CUDA context */
-    double fragmentation_bytes;  /* allocator reserve */
-    double total_bytes;          /* sum of the above */
-    double capacity_bytes;       /* the GPU's usable memory */
-    double headroom_bytes;       /* capacity - total (negative when it does not fit) */
+    double weights_bytes;          /* 16-bit weights held (sharded under ZeRO-3) */
+    double weights_gathered_bytes; /* ZeRO-3 all-gathered working set */
+    double grads_bytes;            /* gradients (sharded under ZeRO-2/3) */
+    double optimizer_bytes;        /* master weights + moments (sharded under ZeRO >= 1) */
+    double activations_bytes;      /* stored activations, all in-flight micro-batches */
+    double logits_bytes;           /* output-layer input + logits, last stage */
+    double comm_buffers_bytes;     /* NCCL buffers */
+    double framework_bytes;        /* CUDA context */
+    double fragmentation_bytes;    /* allocator reserve */
+    double total_bytes;            /* sum of the above */
+    double capacity_bytes;         /* the GPU's usable memory */
+    double headroom_bytes;         /* capacity - total (negative when it does not fit) */
     bool fits;
-    int64_t stage;               /* which pipeline stage this is (0-based) */
-    int64_t layers;              /* transformer layers on the stage */
-    double params_on_gpu;        /* parameters held by this GPU's model-parallel shard */
-    double inflight_microbatches;/* micro-batches of activations held at peak */
-    double act_per_layer_bytes;  /* one layer, one micro-batch */
+    int64_t stage;                /* which pipeline stage this is (0-based) */
+    int64_t layers;               /* transformer layers on the stage */
+    double params_on_gpu;         /* parameters held by this GPU's model-parallel shard */
+    double inflight_microbatches; /* micro-batches of activations held at peak */
+    double act_per_layer_bytes;   /* one layer, one micro-batch */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */
 typedef struct tp_flops {
-    double model_per_token;     /* 3 x forward, attention per opts.attn_flops */
-    double hardware_per_token;  /* model + recomputed forward work */
-    double six_n_per_token;     /* 6 * active params, embeddings included (Hoffmann's N) */
-    double attn_per_token;      /* attention-core share of model_per_token */
-    double logits_per_token;    /* output-layer share of model_per_token */
-    double model_per_step;      /* model_per_token * tokens per step */
+    double model_per_token;    /* 3 x forward, attention per opts.attn_flops */
+    double hardware_per_token; /* model + recomputed forward work */
+    double six_n_per_token;    /* 6 * active params, embeddings included (Hoffmann's N) */
+    double attn_per_token;     /* attention-core share of model_per_token */
+    double logits_per_token;   /* output-layer share of model_per_token */
+    double model_per_step;     /* model_per_token * tokens per step */
     double hardware_per_step;
     double tokens_per_step;
 } tp_flops;
@@ -484,13 +483,13 @@ typedef struct tp_time {
 typedef struct tp_result {
     tp_params params;
     tp_flops flops;
-    tp_memory memory;     /* the heaviest stage */
-    tp_memory stage_first;/* stage 0 */
-    tp_memory stage_last; /* stage pp-1 */
+    tp_memory memory;      /* the heaviest stage */
+    tp_memory stage_first; /* stage 0 */
+    tp_memory stage_last;  /* stage pp-1 */
     tp_time time;
-    int64_t dp;           /* derived data-parallel size */
-    int64_t grad_accum;   /* micro-batches per step per pipeline (m) */
-    char reason[192];     /* why it does not fit, or "" */
+    int64_t dp;         /* derived data-parallel size */
+    int64_t grad_accum; /* micro-batches per step per pipeline (m) */
+    char reason[192];   /* why it does not fit, or "" */
 } tp_result;
 
 /**
@@ -504,8 +503,7 @@ TP_API tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err);
  * Memory of pipeline stage `stage` (0-based) for a validated config.
  * The caller must have validated c (tp_config_validate).
  */
-TP_API void tp_memory_stage(const tp_config *c, const tp_params *p, int64_t stage,
-                            tp_memory *out);
+TP_API void tp_memory_stage(const tp_config *c, const tp_params *p, int64_t stage, tp_memory *out);
 
 /** FLOPs of a validated configuration. */
 TP_API void tp_flops_eval(const tp_config *c, const tp_params *p, tp_flops *out);

@@ -50,7 +50,8 @@ int cmd_search(int argc, char **argv); /* src/cli/cmd_search.c */
 void cmd_search_help(FILE *f);
 int cmd_explain(int argc, char **argv); /* src/cli/cmd_explain.c */
 void cmd_explain_help(FILE *f);
-int cmd_export(int argc, char **argv); void cmd_export_help(FILE *f); /* cmd_export.c, issue 7 */
+int cmd_export(int argc, char **argv);
+void cmd_export_help(FILE *f); /* cmd_export.c, issue 7 */
 
 /* ---- flag tables ---- */
 
@@ -181,10 +182,10 @@ typedef struct cli_search_job {
     cli_common co;
     tp_search_space sp;
     tp_rank_by by;
-    size_t top;          /* --top (5) */
+    size_t top; /* --top (5) */
     bool top_given;
-    double time_limit_s; /* --time-limit; 0: none */
-    int argi;            /* where parsing stopped */
+    double time_limit_s;                    /* --time-limit; 0: none */
+    int argi;                               /* where parsing stopped */
     const char *vals[CLI_SEARCH_MAX_FLAGS]; /* search's own flags, as given (borrowed) */
 } cli_search_job;
 
@@ -220,17 +221,16 @@ tp_status cli_explain_parse(int argc, char **argv, cli_sources src, cli_explain_
 typedef struct cli_plan_job {
     tp_plan_in in;
     cli_common co;
-    double time_limit_s;   /* --time-limit; 0: none */
-    int64_t lr_points;     /* --lr-points (1000) */
-    const char *svg;       /* --svg FILE, or NULL */
+    double time_limit_s; /* --time-limit; 0: none */
+    int64_t lr_points;   /* --lr-points (1000) */
+    const char *svg;     /* --svg FILE, or NULL */
     bool force, lr_schedule;
-    int ac;                /* the argument vector the shared parser saw (the example's */
-    char **av;             /* flags first), owned: free with cli_plan_job_free */
+    int ac;    /* the argument vector the shared parser saw (the example's */
+    char **av; /* flags first), owned: free with cli_plan_job_free */
 } cli_plan_job;
 
 /** Parse plan's arguments; the same refusals as cli_search_parse under CLI_PRESETS_ONLY. */
-tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job,
-                         tp_error *err);
+tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job, tp_error *err);
 void cli_plan_job_free(cli_plan_job *job);
 
 /** Print the shared configuration flags, grouped, for --help. */

@@ -41,8 +41,7 @@ int cmd_estimate(int argc, char **argv)
     if (cli_xio_parse(argc, argv, &argi, NULL, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
-        cli_say(
-                "trainplan: error: unexpected argument \"%s\" (estimate takes only flags)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (estimate takes only flags)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }

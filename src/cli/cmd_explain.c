@@ -18,18 +18,17 @@
 
 void cmd_explain_help(FILE *f)
 {
-    fprintf(f,
-            "usage: trainplan explain --model M --gpu G --gpus N --seq-len S\n"
-            "                         (--global-batch B | --global-batch-tokens T) [flags]\n\n"
-            "Walks through the ordered recipe of the design seeds (003, 004) for the model\n"
-            "and cluster, with the numbers at each step: the memory bill (16N + activations),\n"
-            "TP inside a node first, the largest micro-batch (formula and doubling), PP only\n"
-            "if a node cannot hold the model (minding the bubble), DP from the remaining\n"
-            "GPUs with the cheapest ZeRO stage that fits, global batch and gradient\n"
-            "accumulation, CP for long context, EP for MoE, and the predicted MFU. Then it\n"
-            "runs the search and says whether it finds a faster layout, and which cost the\n"
-            "recipe ignored. Layout flags given (--tp 8, --zero 1, ...) fix those axes of\n"
-            "the search; the recipe chooses its own.\n");
+    fprintf(f, "usage: trainplan explain --model M --gpu G --gpus N --seq-len S\n"
+               "                         (--global-batch B | --global-batch-tokens T) [flags]\n\n"
+               "Walks through the ordered recipe of the design seeds (003, 004) for the model\n"
+               "and cluster, with the numbers at each step: the memory bill (16N + activations),\n"
+               "TP inside a node first, the largest micro-batch (formula and doubling), PP only\n"
+               "if a node cannot hold the model (minding the bubble), DP from the remaining\n"
+               "GPUs with the cheapest ZeRO stage that fits, global batch and gradient\n"
+               "accumulation, CP for long context, EP for MoE, and the predicted MFU. Then it\n"
+               "runs the search and says whether it finds a faster layout, and which cost the\n"
+               "recipe ignored. Layout flags given (--tp 8, --zero 1, ...) fix those axes of\n"
+               "the search; the recipe chooses its own.\n");
     cli_print_config_flags(f);
     fprintf(f, "\nExit codes: 0 the recipe's layout fits, 1 it does not, 2 bad arguments or\n"
                "input, 4 internal error.\n\n"

@@ -30,14 +30,15 @@ enum { X_FORMAT, X_OUT, X_FORCE, X_TOKENS, X_FROM, X_COUNT };
 
 #define G_EXPORT "Export"
 static const cli_flag export_flags[X_COUNT] = {
-    [X_FORMAT] = {"--format", NULL, NULL, "required", "engine to write the launch configuration for",
-                  CLI_ENUM, 0, 0, 0.0, 0.0, format_choices, G_EXPORT},
+    [X_FORMAT] = {"--format", NULL, NULL, "required",
+                  "engine to write the launch configuration for", CLI_ENUM, 0, 0, 0.0, 0.0,
+                  format_choices, G_EXPORT},
     [X_OUT] = {"--out", "FILE", NULL, "standard output",
                "write FILE (DeepSpeed also writes FILE.notes.txt); never replaces an existing "
                "file without --force",
                CLI_STR, .group = G_EXPORT},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it is a regular file", CLI_SWITCH,
-                 .group = G_EXPORT},
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --out FILE if it is a regular file",
+                 CLI_SWITCH, .group = G_EXPORT},
     [X_TOKENS] = {"--train-tokens", "N", "tokens", "none",
                   "token budget of the run: sets the step count (Megatron --train-iters, "
                   "torchtitan steps)",
@@ -121,8 +122,7 @@ int cmd_export(int argc, char **argv)
                 "anyway\n",
                 r.reason[0] ? r.reason : "over capacity");
     if (e.num_unexpressed > 0)
-        cli_say(
-                "trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
+        cli_say("trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
                 "expressible\" in the header\n",
                 e.num_unexpressed, e.num_unexpressed == 1 ? "" : "s",
                 tp_io_export_format_name((tp_export_format)k));

@@ -34,12 +34,38 @@ static const char *const layout_names[] = {"search", "recipe", "given", NULL};
 static const char *const ckpt_mode_names[] = {"async", "sync", NULL};
 
 enum {
-    X_TOKENS, X_TOKENS_PER_PARAM, X_COMPUTE, X_FIT, X_SIZE_MODEL,
-    X_DEADLINE, X_DEADLINE_DAYS, X_BUDGET, X_MFU, X_TFLOPS, X_SIZE_AT, X_BASIS, X_LAYOUT,
-    X_MAX_GPUS, X_PHASE, X_PLAN_FILE,
-    X_CKPT_MODE, X_STORAGE_GBPS, X_HOST_GBPS, X_FAILURE_RATE, X_RESTART_MIN, X_CKPT_EVERY,
-    X_LR, X_MIN_LR, X_WARMUP,
-    X_MARKDOWN, X_CSV, X_SVG, X_FORCE, X_LR_SCHEDULE, X_LR_POINTS, X_TIME_LIMIT,
+    X_TOKENS,
+    X_TOKENS_PER_PARAM,
+    X_COMPUTE,
+    X_FIT,
+    X_SIZE_MODEL,
+    X_DEADLINE,
+    X_DEADLINE_DAYS,
+    X_BUDGET,
+    X_MFU,
+    X_TFLOPS,
+    X_SIZE_AT,
+    X_BASIS,
+    X_LAYOUT,
+    X_MAX_GPUS,
+    X_PHASE,
+    X_PLAN_FILE,
+    X_CKPT_MODE,
+    X_STORAGE_GBPS,
+    X_HOST_GBPS,
+    X_FAILURE_RATE,
+    X_RESTART_MIN,
+    X_CKPT_EVERY,
+    X_LR,
+    X_MIN_LR,
+    X_WARMUP,
+    X_MARKDOWN,
+    X_CSV,
+    X_SVG,
+    X_FORCE,
+    X_LR_SCHEDULE,
+    X_LR_POINTS,
+    X_TIME_LIMIT,
     X_COUNT
 };
 
@@ -56,8 +82,8 @@ enum {
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 static const cli_flag xflags[X_COUNT] = {
-    [X_TOKENS] = {"--tokens", "N", "tokens", "20 x parameters", "training tokens",
-                  NUM(1.0, 1e18), .group = G_TOK},
+    [X_TOKENS] = {"--tokens", "N", "tokens", "20 x parameters", "training tokens", NUM(1.0, 1e18),
+                  .group = G_TOK},
     [X_TOKENS_PER_PARAM] = {"--tokens-per-param", "X", "tokens per parameter", "20",
                             "training tokens as a multiple of the parameters (Chinchilla)",
                             NUM(1e-3, 1e6), .group = G_TOK},
@@ -119,7 +145,8 @@ static const cli_flag xflags[X_COUNT] = {
                      "GPU-to-host copy bandwidth (asynchronous checkpoints)", NUM(1e-3, 1e4),
                      .group = G_CK},
     [X_FAILURE_RATE] = {"--gpu-failure-rate", "X", "failures per GPU-hour", "1.97e-5 (Llama 3)",
-                        "job-interrupting failures per GPU-hour (0: none)", NUM0(1e-9, 0.5), .group = G_CK},
+                        "job-interrupting failures per GPU-hour (0: none)", NUM0(1e-9, 0.5),
+                        .group = G_CK},
     [X_RESTART_MIN] = {"--restart-min", "X", "minutes", "10",
                        "time to detect, reschedule and reload after a failure", NUM0(1e-3, 1e5),
                        .group = G_CK},
@@ -129,8 +156,8 @@ static const cli_flag xflags[X_COUNT] = {
     [X_LR] = {"--lr", "X", NULL, "3e-4", "peak learning rate", NUM0(1e-12, 10.0), .group = G_LR},
     [X_MIN_LR] = {"--min-lr", "X", NULL, "10% of --lr", "learning rate at the end of the cosine",
                   NUM0(1e-12, 10.0), .group = G_LR},
-    [X_WARMUP] = {"--warmup-steps", "N", "steps", "min(2000, 10% of the steps)",
-                  "linear warmup", INT(0, 1000000000), .group = G_LR},
+    [X_WARMUP] = {"--warmup-steps", "N", "steps", "min(2000, 10% of the steps)", "linear warmup",
+                  INT(0, 1000000000), .group = G_LR},
 
     [X_MARKDOWN] = {"--markdown", NULL, NULL, "off",
                     "print the report as Markdown (the last of --json, --markdown and --csv "
@@ -144,8 +171,8 @@ static const cli_flag xflags[X_COUNT] = {
                "also write the charts of the chosen layout (the first phase's) to FILE; nothing "
                "is written when no layout fits",
                CLI_STR, .group = G_OUT},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH,
-                 .group = G_OUT},
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file",
+                 CLI_SWITCH, .group = G_OUT},
     [X_LR_SCHEDULE] = {"--lr-schedule", NULL, NULL, "off",
                        "print the learning-rate series as CSV (step,tokens,phase,lr) instead",
                        CLI_SWITCH, .group = G_OUT},
@@ -158,29 +185,28 @@ static const cli_flag xflags[X_COUNT] = {
 };
 
 /* The built-in example (seed 000); user flags come after and override it. */
-static const char *const example_args[] = {"--model", "mpt-30b", "--gpu", "a100-80gb",
-                                           "--seq-len", "4096", "--global-batch-tokens",
-                                           "4194304"};
+static const char *const example_args[] = {
+    "--model", "mpt-30b", "--gpu", "a100-80gb", "--seq-len", "4096", "--global-batch-tokens",
+    "4194304"};
 #define NUM_EXAMPLE (sizeof example_args / sizeof example_args[0])
 
 void cmd_plan_help(FILE *f)
 {
-    fprintf(f,
-            "usage: trainplan plan [flags]\n\n"
-            "The whole capacity plan, one section per step with units: model and parameters;\n"
-            "tokens from scaling laws (20 tokens/param, a FLOP budget, or given) with the\n"
-            "predicted loss; sequence, batch and steps; FLOPs (6ND and exact); GPU-hours at\n"
-            "the predicted MFU of the chosen layout and at --mfu; cost; the cluster for a\n"
-            "deadline (whole nodes) or the wall clock on --gpus; the best layout from the\n"
-            "search with its memory and step time; checkpoint size, write time, Young/Daly\n"
-            "interval, failures and goodput; the budget's inverse problems; the learning-rate\n"
-            "schedule; caveats (critical batch size, ...).\n\n"
-            "With no flags it plans the built-in example (seed 000): MPT-30B (29.98B\n"
-            "parameters, llm-foundry shape), 20 tokens/param = 600B tokens, sequence 4096,\n"
-            "4,194,304-token batches (1024 sequences), A100-80GB, 3-week (504 h) deadline.\n"
-            "Those stay the defaults when other flags are given: for plan, --model is\n"
-            "mpt-30b, --gpu a100-80gb, --seq-len 4096 and --global-batch-tokens 4194304\n"
-            "unless given (the shared table below shows the estimate defaults).\n");
+    fprintf(f, "usage: trainplan plan [flags]\n\n"
+               "The whole capacity plan, one section per step with units: model and parameters;\n"
+               "tokens from scaling laws (20 tokens/param, a FLOP budget, or given) with the\n"
+               "predicted loss; sequence, batch and steps; FLOPs (6ND and exact); GPU-hours at\n"
+               "the predicted MFU of the chosen layout and at --mfu; cost; the cluster for a\n"
+               "deadline (whole nodes) or the wall clock on --gpus; the best layout from the\n"
+               "search with its memory and step time; checkpoint size, write time, Young/Daly\n"
+               "interval, failures and goodput; the budget's inverse problems; the learning-rate\n"
+               "schedule; caveats (critical batch size, ...).\n\n"
+               "With no flags it plans the built-in example (seed 000): MPT-30B (29.98B\n"
+               "parameters, llm-foundry shape), 20 tokens/param = 600B tokens, sequence 4096,\n"
+               "4,194,304-token batches (1024 sequences), A100-80GB, 3-week (504 h) deadline.\n"
+               "Those stay the defaults when other flags are given: for plan, --model is\n"
+               "mpt-30b, --gpu a100-80gb, --seq-len 4096 and --global-batch-tokens 4194304\n"
+               "unless given (the shared table below shows the estimate defaults).\n");
     cli_print_config_flags(f);
     cli_print_flags(f, xflags, X_COUNT);
     fprintf(f,
@@ -209,15 +235,26 @@ static bool has_flag(int argc, char **argv, const char *name)
     return false;
 }
 
-static const char *const layout_flags[] = {"--tp", "--pp", "--cp", "--ep", "--vpp", "--zero",
-                                           "--fsdp", "--distributed-optimizer", "--recompute",
-                                           "--micro-batch", "--schedule", "--first-stage-layers",
-                                           "--last-stage-layers", "--sp", "--no-sp"};
+static const char *const layout_flags[] = {"--tp",
+                                           "--pp",
+                                           "--cp",
+                                           "--ep",
+                                           "--vpp",
+                                           "--zero",
+                                           "--fsdp",
+                                           "--distributed-optimizer",
+                                           "--recompute",
+                                           "--micro-batch",
+                                           "--schedule",
+                                           "--first-stage-layers",
+                                           "--last-stage-layers",
+                                           "--sp",
+                                           "--no-sp"};
 
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        if ((x) != TP_OK)                                                                        \
-            return cli_error_print(&err, NULL);                                                  \
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        if ((x) != TP_OK)                                                                          \
+            return cli_error_print(&err, NULL);                                                    \
     } while (0)
 
 const cli_flag *cmd_plan_flags(size_t *count)
@@ -369,8 +406,7 @@ static tp_status plan_ckpt_lr(const char *const *xv, tp_plan_in *in, tp_error *e
     return TP_OK;
 }
 
-tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job,
-                         tp_error *err)
+tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job, tp_error *err)
 {
     memset(job, 0, sizeof *job);
     const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
@@ -384,8 +420,7 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
     TRY(cli_parse_config_from(job->ac, job->av, &argi, &extra, src, &c, &job->co, err));
     if (argi < job->ac)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
-                            "unexpected argument \"%.64s\" (plan takes only flags)",
-                            job->av[argi]);
+                            "unexpected argument \"%.64s\" (plan takes only flags)", job->av[argi]);
     for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
          i++)
         if (xv[http_refused[i]])

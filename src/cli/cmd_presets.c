@@ -30,8 +30,8 @@ void cmd_presets_help(FILE *f)
 
 static int fail(const char *kind, const char *name, const tp_error *err)
 {
-    cli_say("trainplan: error: internal: %s preset \"%s\" does not load: %s: %s\n", kind,
-            name, err->path, err->message);
+    cli_say("trainplan: error: internal: %s preset \"%s\" does not load: %s: %s\n", kind, name,
+            err->path, err->message);
     return CLI_EXIT_INTERNAL;
 }
 
@@ -124,8 +124,7 @@ static int list_gpus(bool as_json, json_t *out)
         double peak = g.peak_flops_per_s[TP_PREC_BF16];
         if (!isfinite(peak) || !isfinite(g.mem_capacity_bytes) || !isfinite(g.price_per_gpu_hour)) {
             json_decref(arr);
-            cli_say(
-                    "trainplan: error: internal: GPU preset \"%s\" has a non-finite value\n", name);
+            cli_say("trainplan: error: internal: GPU preset \"%s\" has a non-finite value\n", name);
             return CLI_EXIT_INTERNAL;
         }
         const char *src = tp_io_preset_source(TP_IO_GPU, name);
@@ -163,8 +162,7 @@ int cmd_presets(int argc, char **argv)
     if (cli_parse_flags(argc, argv, &argi, &extra, &err) != TP_OK)
         return cli_error_print(&err, NULL);
     if (argi < argc) {
-        cli_say(
-                "trainplan: error: unexpected argument \"%s\" (presets takes only --json)\n",
+        cli_say("trainplan: error: unexpected argument \"%s\" (presets takes only --json)\n",
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }

@@ -19,12 +19,28 @@
 #include "xio.h" /* issue 7: --markdown, --csv, --svg, --force */
 #include "search_out.h"
 
-
 static const char *const rank_names[] = {"time", "cost", "headroom", NULL}; /* tp_rank_by */
 
 enum {
-    X_TOP, X_RANK, X_CSV, X_MARKDOWN, X_SVG, X_FORCE, X_ACROSS, X_EVEN_PP, X_MAX_TP, X_MAX_PP, X_MAX_VPP, X_MAX_CP, X_MAX_EP,
-    X_MAX_MB, X_MAX_ZERO, X_MIN_GPUS, X_NO_PRUNE, X_TIME_LIMIT, X_COUNT
+    X_TOP,
+    X_RANK,
+    X_CSV,
+    X_MARKDOWN,
+    X_SVG,
+    X_FORCE,
+    X_ACROSS,
+    X_EVEN_PP,
+    X_MAX_TP,
+    X_MAX_PP,
+    X_MAX_VPP,
+    X_MAX_CP,
+    X_MAX_EP,
+    X_MAX_MB,
+    X_MAX_ZERO,
+    X_MIN_GPUS,
+    X_NO_PRUNE,
+    X_TIME_LIMIT,
+    X_COUNT
 };
 
 #define G_SEARCH "Search"
@@ -47,11 +63,10 @@ static const cli_flag search_flags[X_COUNT] = {
                "also write the charts of the best layout to FILE (memory by component, step "
                "time, pipeline schedule); nothing is written when no layout fits",
                CLI_STR, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
-    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file", CLI_SWITCH, 0,
-                 0, 0.0, 0.0, NULL, G_SEARCH},
-    [X_ACROSS] = {"--tp-across-nodes", NULL, NULL, "off",
-                  "also try TP groups spanning whole nodes", CLI_SWITCH, 0, 0, 0.0, 0.0, NULL,
-                  G_SEARCH},
+    [X_FORCE] = {"--force", NULL, NULL, "off", "replace --svg FILE if it is a regular file",
+                 CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_ACROSS] = {"--tp-across-nodes", NULL, NULL, "off", "also try TP groups spanning whole nodes",
+                  CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_EVEN_PP] = {"--even-pp", NULL, NULL, "off",
                    "only PP sizes that divide the layers (no uneven split)", CLI_SWITCH, 0, 0, 0.0,
                    0.0, NULL, G_SEARCH},
@@ -60,21 +75,20 @@ static const cli_flag search_flags[X_COUNT] = {
     [X_MAX_PP] = {"--max-pp", "N", "stages", "layers", "largest PP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
     [X_MAX_VPP] = {"--max-vpp", "N", "chunks per GPU", "layers / PP",
-                   "largest number of virtual stages to try", CLI_INT, 1, TP_MAX_LAYERS, 0.0, 0.0, NULL,
-                   G_SEARCH},
+                   "largest number of virtual stages to try", CLI_INT, 1, TP_MAX_LAYERS, 0.0, 0.0,
+                   NULL, G_SEARCH},
     [X_MAX_CP] = {"--max-cp", "N", "GPUs", "no limit", "largest CP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
     [X_MAX_EP] = {"--max-ep", "N", "GPUs", "no limit", "largest EP to try", CLI_INT, 1, TP_MAX_GPUS,
                   0.0, 0.0, NULL, G_SEARCH},
-    [X_MAX_MB] = {"--max-micro-batch", "N", "sequences", "no limit",
-                  "largest micro-batch to try", CLI_INT, 1, 1099511627776, 0.0, 0.0, NULL,
-                  G_SEARCH},
-    [X_MAX_ZERO] = {"--max-zero", "0|1|2|3", NULL, "3", "deepest ZeRO stage to try", CLI_INT, 0,
-                    3, 0.0, 0.0, NULL, G_SEARCH},
-    [X_MIN_GPUS] = {"--min-gpus", "N", "GPUs", "--gpus",
-                    "also try smaller clusters, in whole nodes, from N up to --gpus (at most 1,024 sizes)",
-                    CLI_INT, 1,
-                    TP_MAX_GPUS, 0.0, 0.0, NULL, G_SEARCH},
+    [X_MAX_MB] = {"--max-micro-batch", "N", "sequences", "no limit", "largest micro-batch to try",
+                  CLI_INT, 1, 1099511627776, 0.0, 0.0, NULL, G_SEARCH},
+    [X_MAX_ZERO] = {"--max-zero", "0|1|2|3", NULL, "3", "deepest ZeRO stage to try", CLI_INT, 0, 3,
+                    0.0, 0.0, NULL, G_SEARCH},
+    [X_MIN_GPUS] =
+        {"--min-gpus", "N", "GPUs", "--gpus",
+         "also try smaller clusters, in whole nodes, from N up to --gpus (at most 1,024 sizes)",
+         CLI_INT, 1, TP_MAX_GPUS, 0.0, 0.0, NULL, G_SEARCH},
     [X_NO_PRUNE] = {"--no-prune", NULL, NULL, "off",
                     "evaluate every layout (no lower-bound pruning; slower)", CLI_SWITCH, 0, 0, 0.0,
                     0.0, NULL, G_SEARCH},
@@ -86,29 +100,29 @@ static const cli_flag search_flags[X_COUNT] = {
 
 void cmd_search_help(FILE *f)
 {
-    fprintf(f,
-            "usage: trainplan search --model M --gpu G --gpus N --seq-len S\n"
-            "                        (--global-batch B | --global-batch-tokens T) [flags]\n\n"
-            "Enumerates every valid parallel layout of the model on the cluster: TP (dividing\n"
-            "the heads and kv heads, inside a node unless --tp-across-nodes), sequence\n"
-            "parallel on/off, PP (uneven splits where the layers do not divide: the end\n"
-            "stages get fewer), virtual stages, CP, EP (MoE), ZeRO 0-3, recompute\n"
-            "none/selective/full and micro-batch; DP and gradient accumulation are derived\n"
-            "from the GPUs and the global batch. Each layout gets the full memory and\n"
-            "step-time model; those that fit are ranked (--rank) and the best --top are\n"
-            "printed with their breakdowns and what each runner-up loses against the best.\n\n"
-            "A layout flag given on the command line fixes that axis (--tp 8, --zero 1,\n"
-            "--recompute full, --sp, --micro-batch 2, ...); --max-* flags bound one.\n"
-            "When nothing fits, the closest layouts are printed with the constraint that\n"
-            "binds and by how much, and what single change would make them fit.\n");
+    fprintf(f, "usage: trainplan search --model M --gpu G --gpus N --seq-len S\n"
+               "                        (--global-batch B | --global-batch-tokens T) [flags]\n\n"
+               "Enumerates every valid parallel layout of the model on the cluster: TP (dividing\n"
+               "the heads and kv heads, inside a node unless --tp-across-nodes), sequence\n"
+               "parallel on/off, PP (uneven splits where the layers do not divide: the end\n"
+               "stages get fewer), virtual stages, CP, EP (MoE), ZeRO 0-3, recompute\n"
+               "none/selective/full and micro-batch; DP and gradient accumulation are derived\n"
+               "from the GPUs and the global batch. Each layout gets the full memory and\n"
+               "step-time model; those that fit are ranked (--rank) and the best --top are\n"
+               "printed with their breakdowns and what each runner-up loses against the best.\n\n"
+               "A layout flag given on the command line fixes that axis (--tp 8, --zero 1,\n"
+               "--recompute full, --sp, --micro-batch 2, ...); --max-* flags bound one.\n"
+               "When nothing fits, the closest layouts are printed with the constraint that\n"
+               "binds and by how much, and what single change would make them fit.\n");
     cli_print_flags(f, search_flags, X_COUNT);
     cli_print_config_flags(f);
-    fprintf(f, "\nExit codes: 0 some layout fits, 1 none fits, 2 bad arguments or input,\n"
-               "4 internal error.\n\n"
-               "Examples:\n"
-               "  trainplan search --model llama-3-70b --gpus 64 --seq-len 8192 --global-batch 512\n"
-               "  trainplan search --model llama-2-7b --gpus 64 --seq-len 131072 \\\n"
-               "      --global-batch-tokens 4194304 --rank cost --top 3 --json\n");
+    fprintf(f,
+            "\nExit codes: 0 some layout fits, 1 none fits, 2 bad arguments or input,\n"
+            "4 internal error.\n\n"
+            "Examples:\n"
+            "  trainplan search --model llama-3-70b --gpus 64 --seq-len 8192 --global-batch 512\n"
+            "  trainplan search --model llama-2-7b --gpus 64 --seq-len 131072 \\\n"
+            "      --global-batch-tokens 4194304 --rank cost --top 3 --json\n");
 }
 
 /* ---- space from the flags ---------------------------------------------- */

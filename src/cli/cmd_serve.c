@@ -20,8 +20,17 @@
 #define DEFAULT_BIND "127.0.0.1"
 
 enum {
-    S_PORT, S_BIND, S_ALLOW_REMOTE, S_THREADS, S_MAX_CONN, S_TIMEOUT, S_TIME_LIMIT,
-    S_COMPUTE_THREADS, S_QUEUE, S_LOG, S_COUNT
+    S_PORT,
+    S_BIND,
+    S_ALLOW_REMOTE,
+    S_THREADS,
+    S_MAX_CONN,
+    S_TIMEOUT,
+    S_TIME_LIMIT,
+    S_COMPUTE_THREADS,
+    S_QUEUE,
+    S_LOG,
+    S_COUNT
 };
 
 /* The compute pool's defaults (web.h has them too; a build without the server has no web.h). */
@@ -37,8 +46,8 @@ static const cli_flag serve_flags[S_COUNT] = {
     [S_PORT] = {"--port", "N", NULL, DEFAULT_PORT, "TCP port; 0 picks a free one (printed)",
                 INT(0, 65535), "Server"},
     [S_BIND] = {"--bind", "ADDR", NULL, DEFAULT_BIND,
-                "numeric IPv4/IPv6 address to listen on; only loopback unless --allow-remote",
-                STR, "Server"},
+                "numeric IPv4/IPv6 address to listen on; only loopback unless --allow-remote", STR,
+                "Server"},
     [S_ALLOW_REMOTE] = {"--allow-remote", NULL, NULL, "off",
                         "permit a non-loopback --bind (there is no authentication)", SWITCH,
                         "Server"},
@@ -49,31 +58,32 @@ static const cli_flag serve_flags[S_COUNT] = {
     [S_TIMEOUT] = {"--timeout", "S", "seconds", "15", "close a connection idle this long",
                    INT(1, 3600), "Limits"},
     [S_TIME_LIMIT] = {"--time-limit", "S", "seconds", DEFAULT_TIME_LIMIT,
-                      "deadline of a search or plan from its arrival; later: 503",
-                      CLI_NUM, 0, 0, 0.01, 3600.0, NULL, "Limits"},
+                      "deadline of a search or plan from its arrival; later: 503", CLI_NUM, 0, 0,
+                      0.01, 3600.0, NULL, "Limits"},
     [S_COMPUTE_THREADS] = {"--compute-threads", "N", "threads", DEFAULT_COMPUTE_THREADS,
                            "threads running searches and plans (the page, presets and "
                            "estimates never wait for them)",
                            INT(1, 64), "Limits"},
     [S_QUEUE] = {"--queue", "N", "requests", DEFAULT_QUEUE,
-                 "searches and plans waiting for a compute thread; more: 503 busy",
-                 INT(0, 1024), "Limits"},
+                 "searches and plans waiting for a compute thread; more: 503 busy", INT(0, 1024),
+                 "Limits"},
     [S_LOG] = {"--log", NULL, NULL, "off", "one line per request on standard error", SWITCH,
                "Output"},
 };
 
 void cmd_serve_help(FILE *f)
 {
-    fprintf(f, "usage: trainplan serve [--port N] [--bind ADDR] [flags]\n\n"
-               "Serves the interactive planner page and its JSON API: pick a model and a\n"
-               "cluster, move the parallelism sliders, and see the memory per GPU, the\n"
-               "step time, MFU and the pipeline schedule at once. The page and its files\n"
-               "are compiled into trainplan; nothing is fetched from the internet.\n\n"
-               "API (request bodies are JSON objects of the estimate flags, e.g.\n"
-               "{\"model\": \"llama-3-8b\", \"gpus\": 8, \"tp\": 2}; answers are the CLI's --json):\n"
-               "  GET  /api/presets    POST /api/estimate    POST /api/search    POST /api/plan\n"
-               "  POST /api/explain\n"
-               "See docs/serve.md. Stop the server with Ctrl-C (SIGINT) or SIGTERM.\n");
+    fprintf(f,
+            "usage: trainplan serve [--port N] [--bind ADDR] [flags]\n\n"
+            "Serves the interactive planner page and its JSON API: pick a model and a\n"
+            "cluster, move the parallelism sliders, and see the memory per GPU, the\n"
+            "step time, MFU and the pipeline schedule at once. The page and its files\n"
+            "are compiled into trainplan; nothing is fetched from the internet.\n\n"
+            "API (request bodies are JSON objects of the estimate flags, e.g.\n"
+            "{\"model\": \"llama-3-8b\", \"gpus\": 8, \"tp\": 2}; answers are the CLI's --json):\n"
+            "  GET  /api/presets    POST /api/estimate    POST /api/search    POST /api/plan\n"
+            "  POST /api/explain\n"
+            "See docs/serve.md. Stop the server with Ctrl-C (SIGINT) or SIGTERM.\n");
     cli_print_flags(f, serve_flags, S_COUNT);
     fprintf(f, "\nExit codes: 0 stopped by a signal, 2 bad flags, address or port in use,\n"
                "4 internal error.\n\n"
@@ -108,8 +118,9 @@ static int parse(int argc, char **argv, const char **vals)
                 }
             }
             if (arg[0] != '-')
-                fprintf(stderr, "trainplan: error: unexpected argument \"%s\" (serve takes only "
-                                "flags)\n",
+                fprintf(stderr,
+                        "trainplan: error: unexpected argument \"%s\" (serve takes only "
+                        "flags)\n",
                         arg);
             else if (best && best_d <= 3)
                 fprintf(stderr, "trainplan: error: unknown flag \"%s\" (did you mean \"%s\"?)\n",

@@ -27,33 +27,32 @@ enum { VF_JSON, VF_EFF, VF_COUNT };
 static const cli_flag vflags[VF_COUNT] = {
     [VF_JSON] = {"--json", NULL, NULL, "off", "print one JSON object instead of the table",
                  CLI_SWITCH, 0, 0, 0, 0, NULL, "Output"},
-    [VF_EFF] = {"--eff", "LIST", NULL, "calibrated",
-                "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
-                "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; fractions of a peak in "
-                "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
-                "prefix limits one); for sensitivity studies and tools/calibrate.py",
-                CLI_STR, 0, 0, 0, 0, NULL, "Model"},
+    [VF_EFF] =
+        {"--eff", "LIST", NULL, "calibrated",
+         "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
+         "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; fractions of a peak in "
+         "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
+         "prefix limits one); for sensitivity studies and tools/calibrate.py",
+         CLI_STR, 0, 0, 0, 0, NULL, "Model"},
 };
 
 void cmd_validate_help(FILE *f)
 {
-    fprintf(f,
-            "usage: trainplan validate FILE.csv [--json] [--eff LIST]\n\n"
-            "Predicts every row of a measured-runs file (the columns of runs-dev.csv) and\n"
-            "compares: throughput as tokens/s per GPU (converted from TFLOP/s or MFU with\n"
-            "the source's own FLOP convention where that is all the row gives), memory per\n"
-            "GPU in the row's metric and unit, and the fit verdict (out-of-memory rows must\n"
-            "not fit, the others must). Missing fields are filled with stated assumptions;\n"
-            "rows that cannot be evaluated are listed with the reason. Prints a per-row\n"
-            "table and a summary (median, 90th percentile and maximum absolute relative\n"
-            "error; verdict accuracy), or one JSON object with --json.\n");
+    fprintf(f, "usage: trainplan validate FILE.csv [--json] [--eff LIST]\n\n"
+               "Predicts every row of a measured-runs file (the columns of runs-dev.csv) and\n"
+               "compares: throughput as tokens/s per GPU (converted from TFLOP/s or MFU with\n"
+               "the source's own FLOP convention where that is all the row gives), memory per\n"
+               "GPU in the row's metric and unit, and the fit verdict (out-of-memory rows must\n"
+               "not fit, the others must). Missing fields are filled with stated assumptions;\n"
+               "rows that cannot be evaluated are listed with the reason. Prints a per-row\n"
+               "table and a summary (median, 90th percentile and maximum absolute relative\n"
+               "error; verdict accuracy), or one JSON object with --json.\n");
     cli_print_flags(f, vflags, VF_COUNT);
     fprintf(f, "\nExit codes: 0 the file was read and evaluated, 2 bad arguments or an\n"
                "unreadable or malformed file (the message names line and column).\n\n"
                "Example:\n"
                "  trainplan validate data/runs/runs-dev.csv\n");
 }
-
 
 /* ------------------------------------------------------------------ */
 /* output                                                              */
@@ -65,9 +64,9 @@ static void print_text(const char *file, const tp_io_vrow *rows, size_t n)
     tp_io_validate_counts(rows, n, &evaluated, &fit_ok);
     printf("trainplan validate: %s: %zu rows, %zu evaluated, %zu not evaluated\n\n", file, n,
            evaluated, n - evaluated);
-    printf("%-52s %-15s %-12s %9s %9s %7s  %-22s %6s %6s %7s  %-9s\n", "run", "gpu",
-           "compared as", "tok/s/GPU", "predicted", "error", "memory metric", "meas", "pred",
-           "error", "fit exp/pred");
+    printf("%-52s %-15s %-12s %9s %9s %7s  %-22s %6s %6s %7s  %-9s\n", "run", "gpu", "compared as",
+           "tok/s/GPU", "predicted", "error", "memory metric", "meas", "pred", "error",
+           "fit exp/pred");
     for (size_t i = 0; i < n; i++) {
         const tp_io_vrow *v = &rows[i];
         if (!v->evaluated)
@@ -92,8 +91,8 @@ static void print_text(const char *file, const tp_io_vrow *rows, size_t n)
         printf("%-52.52s %-15.15s %-12s %9s %9s %7s  %-22.22s %6s %6s %7s  %s/%s%s\n",
                tp_io_safe_text(v->id, id_s, sizeof id_s),
                tp_io_safe_text(v->gpu, gpu_s, sizeof gpu_s), kind, t1, t2, t3, m0, m1, m2, m3,
-               v->expect_fit ? "fit" : "OOM",
-               v->pred_fit ? "fit" : "OOM", v->expect_fit == v->pred_fit ? "" : "  WRONG");
+               v->expect_fit ? "fit" : "OOM", v->pred_fit ? "fit" : "OOM",
+               v->expect_fit == v->pred_fit ? "" : "  WRONG");
     }
     printf("(* = fields the source leaves out were filled with the assumptions listed below;\n"
            " HFU/MFU TFLOP/s = converted to tokens/s with the source's FLOP convention)\n");
@@ -106,8 +105,8 @@ static void print_text(const char *file, const tp_io_vrow *rows, size_t n)
         tp_io_put_safe(stdout, v->id);
         printf(" (line %d): %s; recompute %s; predicted step %.3g s, MFU %.1f%%, "
                "bottleneck: %s; heaviest stage %lld: %.1f GB (%.1f GiB) of %.1f GB (%.1f GiB)",
-               v->line, v->has_tput ? v->tput_basis : "no throughput measured",
-               v->recompute, v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
+               v->line, v->has_tput ? v->tput_basis : "no throughput measured", v->recompute,
+               v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
                v->fit_total_bytes / TP_GB, v->fit_total_bytes / TP_GIB,
                v->fit_capacity_bytes / TP_GB, v->fit_capacity_bytes / TP_GIB);
         if (v->assume[0]) {

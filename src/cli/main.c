@@ -38,7 +38,8 @@ static const command commands[] = {
      "find the fastest layouts that fit: ranked, with breakdowns and the binding constraint"},
     {"explain", cmd_explain, cmd_explain_help,
      "walk through the seeds' ordered recipe with numbers, then compare with the search"},
-    {"export", cmd_export, cmd_export_help, "write a plan as Megatron-LM, torchtitan or DeepSpeed launch config"},
+    {"export", cmd_export, cmd_export_help,
+     "write a plan as Megatron-LM, torchtitan or DeepSpeed launch config"},
     {"version", cmd_version, cmd_version_help, "print the version"},
     {"help", cmd_help, cmd_help_help, "show the help of a command"},
 };
@@ -78,8 +79,7 @@ static int unknown_command(const char *name)
         }
     }
     if (best && best_d <= 3 && (size_t)best_d * 2 <= strlen(name))
-        cli_say("trainplan: error: unknown command \"%s\" (did you mean \"%s\"?)\n", name,
-                best);
+        cli_say("trainplan: error: unknown command \"%s\" (did you mean \"%s\"?)\n", name, best);
     else
         cli_say("trainplan: error: unknown command \"%s\" (run `trainplan help`)\n", name);
     return CLI_EXIT_USAGE;

@@ -853,8 +853,7 @@ static tp_status preset_only(tp_io_kind kind, const char *flag, const char *name
                             "presets' to list them",
                             flag, name, hint);
     return tp_error_set(err, TP_ERR_UNKNOWN, flag,
-                        "unknown %s \"%.64s\"; run 'trainplan presets' to list them", flag,
-                        name);
+                        "unknown %s \"%.64s\"; run 'trainplan presets' to list them", flag, name);
 }
 
 tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
@@ -967,8 +966,8 @@ int cli_error_print(const tp_error *err, const char *file)
     const char *dashes = is_flag_path(path) && !file ? "--" : "";
     const char *sep = path[0] ? ": " : "";
     if (file && err->line > 0)
-        cli_say("trainplan: error: %s:%d:%d: %s%s%s\n", file, err->line, err->column, path,
-                sep, msg);
+        cli_say("trainplan: error: %s:%d:%d: %s%s%s\n", file, err->line, err->column, path, sep,
+                msg);
     else if (file)
         cli_say("trainplan: error: %s: %s%s%s\n", file, path, sep, msg);
     else

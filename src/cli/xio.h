@@ -37,10 +37,10 @@ typedef enum cli_xio_format {
 } cli_xio_format;
 
 typedef struct cli_xio {
-    const char *import_path;  /* --from-megatron / --from-deepspeed / --from file, or NULL */
-    const char *import_flag;  /* which of them */
-    const char *svg;          /* --svg FILE, or NULL */
-    bool force;               /* --force: --svg may replace an existing file */
+    const char *import_path; /* --from-megatron / --from-deepspeed / --from file, or NULL */
+    const char *import_flag; /* which of them */
+    const char *svg;         /* --svg FILE, or NULL */
+    bool force;              /* --force: --svg may replace an existing file */
     cli_xio_format format;
     tp_import im;
     cli_common user; /* with an import: what the user's own flags gave */

@@ -22,7 +22,7 @@
 #include "io.h"
 #include "io_internal.h"
 
-#define WRAP_COLS 96     /* comment lines are wrapped at this width */
+#define WRAP_COLS 96 /* comment lines are wrapped at this width */
 
 /* ------------------------------------------------------------------ */
 /* Notes: the lines under "Not expressible" (counted) or informational  */
@@ -42,8 +42,7 @@ void eng_note(notes *n, const char *fmt, ...)
 
 /* Append text as comment lines: "<prefix><lead>" then continuation lines
  * indented by `indent` spaces after the prefix, wrapped at WRAP_COLS. */
-void eng_wrap(sbuf *out, const char *prefix, const char *lead, size_t indent,
-              const char *text)
+void eng_wrap(sbuf *out, const char *prefix, const char *lead, size_t indent, const char *text)
 {
     size_t col = strlen(prefix) + strlen(lead);
     sb_puts(out, prefix);
@@ -167,14 +166,16 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r)
     char mname[TP_NAME_MAX], gname[TP_NAME_MAX];
     eng_safe_name(c->model.name, mname, sizeof mname);
     eng_safe_name(c->gpu.name, gname, sizeof gname);
-    sb_printf(b, "%s on %" PRId64 " x %s (%" PRId64 " per node): TP %" PRId64 " x PP %" PRId64
-                 " x CP %" PRId64 " x DP %" PRId64 ", EP %" PRId64,
+    sb_printf(b,
+              "%s on %" PRId64 " x %s (%" PRId64 " per node): TP %" PRId64 " x PP %" PRId64
+              " x CP %" PRId64 " x DP %" PRId64 ", EP %" PRId64,
               mname, t->num_gpus, gname, eng_gpus_per_node(c), t->tp, t->pp, t->cp, r->dp, t->ep);
     if (t->vpp > 1)
         sb_printf(b, ", %" PRId64 " virtual stages", t->vpp);
-    sb_printf(b, ", sequence parallel %s, ZeRO %d, schedule %s; sequence %" PRId64
-                 " tokens, micro-batch %" PRId64 ", global batch %" PRId64 " (%" PRId64
-                 " micro-batches per step); %s, recompute %s",
+    sb_printf(b,
+              ", sequence parallel %s, ZeRO %d, schedule %s; sequence %" PRId64
+              " tokens, micro-batch %" PRId64 ", global batch %" PRId64 " (%" PRId64
+              " micro-batches per step); %s, recompute %s",
               t->sp ? "on" : "off", t->zero, tp_io_schedule_name(t->schedule), t->seq_len,
               t->micro_batch, t->global_batch, r->grad_accum, tp_io_precision_name(t->precision),
               tp_io_recompute_name(t->recompute));
@@ -185,8 +186,7 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r)
 static void memory_summary(sbuf *b, const tp_result *r)
 {
     const tp_memory *m = &r->memory;
-    sb_printf(b, "%.2f GiB of %.2f GiB usable on the heaviest GPU (pipeline stage %" PRId64
-                 "): ",
+    sb_printf(b, "%.2f GiB of %.2f GiB usable on the heaviest GPU (pipeline stage %" PRId64 "): ",
               m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, m->stage);
     if (m->fits)
         sb_printf(b, "fits, %.2f GiB headroom", m->headroom_bytes / TP_GIB);
@@ -201,8 +201,9 @@ static void time_summary(sbuf *b, const tp_result *r)
         sb_puts(b, "not computed (this build of trainplan has no step-time model)");
         return;
     }
-    sb_printf(b, "step %.3f s, %.0f tokens/s (%.1f tokens/s per GPU), %.1f model TFLOP/s per "
-                 "GPU, MFU %.1f%%",
+    sb_printf(b,
+              "step %.3f s, %.0f tokens/s (%.1f tokens/s per GPU), %.1f model TFLOP/s per "
+              "GPU, MFU %.1f%%",
               t->step_s, t->tokens_per_s, t->tokens_per_s_per_gpu,
               t->model_flops_per_s_per_gpu / 1e12, 100.0 * t->mfu);
     if (t->bottleneck && t->bottleneck[0])
@@ -267,12 +268,10 @@ static bool same_shape(const tp_model *a, const tp_model *b)
     return a->num_layers == b->num_layers && a->hidden == b->hidden &&
            a->num_heads == b->num_heads && eng_kv_heads(a) == eng_kv_heads(b) &&
            eng_head_dim(a) == eng_head_dim(b) && a->ffn_hidden == b->ffn_hidden &&
-           a->vocab == b->vocab &&
-           a->mlp == b->mlp && a->norm == b->norm && a->tie_embeddings == b->tie_embeddings &&
-           a->num_experts == b->num_experts &&
-           (a->num_experts == 0 ||
-            (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
-             a->num_shared_experts == b->num_shared_experts)) &&
+           a->vocab == b->vocab && a->mlp == b->mlp && a->norm == b->norm &&
+           a->tie_embeddings == b->tie_embeddings && a->num_experts == b->num_experts &&
+           (a->num_experts == 0 || (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
+                                    a->num_shared_experts == b->num_shared_experts)) &&
            a->linear_bias == b->linear_bias && a->pos == b->pos;
 }
 
@@ -314,16 +313,18 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
         shell_word(b, m->name);
     }
     if (!preset || !same_shape(m, &pre)) {
-        sb_printf(b, "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
-                     " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
-                     " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
+        sb_printf(b,
+                  "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
+                  " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
+                  " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
                   preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
                   eng_head_dim(m), m->ffn_hidden, m->vocab,
                   m->mlp == TP_MLP_SWIGLU ? "swiglu" : "gelu",
                   m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                   m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
         if (m->num_experts > 0)
-            sb_printf(b, " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
+            sb_printf(b,
+                      " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, eng_expert_ffn(m), m->num_shared_experts);
     }
     sb_puts(b, " --gpu ");
@@ -338,8 +339,8 @@ char *tp_io_config_flags(const tp_config *c)
     const tp_train *t = &c->train;
     sbuf b = {0};
     eng_model_gpu_flags(&b, c);
-    sb_printf(&b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp,
-              t->pp, t->cp, t->ep);
+    sb_printf(&b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
+              t->cp, t->ep);
     if (t->vpp > 1)
         sb_printf(&b, " --vpp %" PRId64, t->vpp);
     sb_puts(&b, t->sp ? " --sp" : " --no-sp");

@@ -59,8 +59,8 @@ typedef enum dsk { K_IGNORE, K_APPROX, K_OBJ } dsk;
 /* "a.b.c" into buf for err->path and lists. */
 static const char *ds_path(char *buf, size_t n, const char *parent, const char *key)
 {
-    int w = (parent && *parent) ? snprintf(buf, n, "%s.%s", parent, key)
-                                : snprintf(buf, n, "%s", key);
+    int w =
+        (parent && *parent) ? snprintf(buf, n, "%s.%s", parent, key) : snprintf(buf, n, "%s", key);
     if (w < 0)
         buf[0] = '\0'; /* a longer path is cut; it only labels messages */
     return buf;
@@ -169,7 +169,8 @@ static tp_status ds_offload(json_t *v, const char *path, tp_import *im, tp_error
     const char *key;
     json_t *x;
     char p[128];
-    json_object_foreach(v, key, x) {
+    json_object_foreach(v, key, x)
+    {
         ds_path(p, sizeof p, path, key);
         if (strcmp(key, "device") == 0) {
             if (!json_is_string(x))
@@ -190,24 +191,42 @@ static tp_status ds_offload(json_t *v, const char *path, tp_import *im, tp_error
 
 static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
 {
-    static const char *const approx[] = {
-        "overlap_comm", "contiguous_gradients", "reduce_bucket_size", "allgather_bucket_size",
-        "allgather_partitions", "reduce_scatter", "round_robin_gradients",
-        "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
-        "stage3_max_live_parameters", "stage3_max_reuse_distance", "sub_group_size",
-        "memory_efficient_linear", "use_multi_rank_bucket_allreduce",
-        "mics_hierarchical_params_gather", "prefetch_bucket_size", "param_persistence_threshold",
-        "max_live_parameters", "max_reuse_distance", NULL};
-    static const char *const ignore[] = {
-        "stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
-        "stage3_gather_fp16_weights_on_model_save", "elastic_checkpoint",
-        "load_from_fp32_weights", "ignore_unused_parameters", "legacy_stage1",
-        "log_trace_cache_warnings", "cpu_offload_use_pin_memory", NULL};
+    static const char *const approx[] = {"overlap_comm",
+                                         "contiguous_gradients",
+                                         "reduce_bucket_size",
+                                         "allgather_bucket_size",
+                                         "allgather_partitions",
+                                         "reduce_scatter",
+                                         "round_robin_gradients",
+                                         "stage3_prefetch_bucket_size",
+                                         "stage3_param_persistence_threshold",
+                                         "stage3_max_live_parameters",
+                                         "stage3_max_reuse_distance",
+                                         "sub_group_size",
+                                         "memory_efficient_linear",
+                                         "use_multi_rank_bucket_allreduce",
+                                         "mics_hierarchical_params_gather",
+                                         "prefetch_bucket_size",
+                                         "param_persistence_threshold",
+                                         "max_live_parameters",
+                                         "max_reuse_distance",
+                                         NULL};
+    static const char *const ignore[] = {"stage3_gather_16bit_weights_on_model_save",
+                                         "gather_16bit_weights_on_model_save",
+                                         "stage3_gather_fp16_weights_on_model_save",
+                                         "elastic_checkpoint",
+                                         "load_from_fp32_weights",
+                                         "ignore_unused_parameters",
+                                         "legacy_stage1",
+                                         "log_trace_cache_warnings",
+                                         "cpu_offload_use_pin_memory",
+                                         NULL};
     TP_TRY(ds_expect_object(v, "zero_optimization", err));
     const char *key;
     json_t *x;
     char p[128];
-    json_object_foreach(v, key, x) {
+    json_object_foreach(v, key, x)
+    {
         ds_path(p, sizeof p, "zero_optimization", key);
         if (strcmp(key, "stage") == 0) {
             if (json_is_string(x) && strcmp(json_string_value(x), "auto") == 0) {
@@ -246,30 +265,33 @@ static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
 /* bf16 / fp16 sections: *enabled is 1, 0, or -1 ("auto" or absent). */
 static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enabled, tp_error *err)
 {
-    static const char *const fp16_ignore[] = {"loss_scale", "initial_scale_power",
-                                              "loss_scale_window", "hysteresis",
-                                              "consecutive_hysteresis", "min_loss_scale", NULL};
+    static const char *const fp16_ignore[] = {
+        "loss_scale", "initial_scale_power",    "loss_scale_window",
+        "hysteresis", "consecutive_hysteresis", "min_loss_scale",
+        NULL};
     static const char *const approx[] = {"auto_cast", "immediate_grad_update", NULL};
     TP_TRY(ds_expect_object(v, name, err));
     const char *key;
     json_t *x;
     char p[128];
-    json_object_foreach(v, key, x) {
+    json_object_foreach(v, key, x)
+    {
         ds_path(p, sizeof p, name, key);
         if (strcmp(key, "enabled") == 0) {
             TP_TRY(ds_bool(x, p, enabled, err));
             if (*enabled < 0) {
                 char msg[256];
-                snprintf(msg, sizeof msg, "%s is \"auto\": precision taken from the trainplan "
-                                          "flags",
+                snprintf(msg, sizeof msg,
+                         "%s is \"auto\": precision taken from the trainplan "
+                         "flags",
                          p);
                 assume(im, msg);
             }
         } else if (strcmp(key, "fp16_master_weights_and_grads") == 0) {
             TP_TRY(ds_reject_if_true(x, p, "keeps 16-bit master weights and gradients", err));
         } else {
-            TP_TRY(ds_rest(p, key, approx, strcmp(name, "fp16") == 0 ? fp16_ignore : NULL, im,
-                           err));
+            TP_TRY(
+                ds_rest(p, key, approx, strcmp(name, "fp16") == 0 ? fp16_ignore : NULL, im, err));
         }
     }
     return TP_OK;
@@ -283,7 +305,8 @@ static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_err
     char p[128];
     const char *type = NULL;
     double momentum = 0.0;
-    json_object_foreach(v, key, x) {
+    json_object_foreach(v, key, x)
+    {
         ds_path(p, sizeof p, "optimizer", key);
         if (strcmp(key, "type") == 0) {
             if (!json_is_string(x))
@@ -301,10 +324,9 @@ static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_err
         }
     }
     if (!type)
-        return tp_error_set(err, TP_ERR_CONFIG, "optimizer.type",
-                            "\"optimizer\" has no \"type\"");
-    static const char *const adam[] = {"Adam", "AdamW", "adam", "adamw", "FusedAdam",
-                                       "CPUAdam", "DeepSpeedCPUAdam", NULL};
+        return tp_error_set(err, TP_ERR_CONFIG, "optimizer.type", "\"optimizer\" has no \"type\"");
+    static const char *const adam[] = {
+        "Adam", "AdamW", "adam", "adamw", "FusedAdam", "CPUAdam", "DeepSpeedCPUAdam", NULL};
     if (strcmp(type, "CPUAdam") == 0 || strcmp(type, "DeepSpeedCPUAdam") == 0)
         return ds_not_modelled(err, "optimizer.type", "runs the optimizer on the CPU");
     if (key_in(type, adam)) {
@@ -329,7 +351,8 @@ static tp_status ds_checkpointing(json_t *v, tp_import *im, tp_error *err)
     const char *key;
     json_t *x;
     char p[128];
-    json_object_foreach(v, key, x) {
+    json_object_foreach(v, key, x)
+    {
         ds_path(p, sizeof p, "activation_checkpointing", key);
         if (strcmp(key, "partition_activations") == 0)
             TP_TRY(ds_reject_if_true(x, p, "splits the checkpointed activations across GPUs", err));
@@ -356,14 +379,33 @@ static tp_status ds_enabled_reject(json_t *v, const char *name, const char *what
 
 static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
 {
-    static const char *const ignore[] = {
-        "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "dump_state",
-        "memory_breakdown", "tensorboard", "wandb", "csv_monitor", "comet", "flops_profiler",
-        "comms_logger", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
-        "checkpoint", "aio", "scheduler", "load_universal_checkpoint", "monitor_config", NULL};
-    static const char *const approx[] = {"prescale_gradients", "gradient_predivide_factor",
-                                         "communication_data_type", "sparse_gradients",
-                                         "disable_allgather", "pipeline", "timers", NULL};
+    static const char *const ignore[] = {"gradient_clipping",
+                                         "steps_per_print",
+                                         "wall_clock_breakdown",
+                                         "dump_state",
+                                         "memory_breakdown",
+                                         "tensorboard",
+                                         "wandb",
+                                         "csv_monitor",
+                                         "comet",
+                                         "flops_profiler",
+                                         "comms_logger",
+                                         "zero_allow_untested_optimizer",
+                                         "zero_force_ds_cpu_optimizer",
+                                         "checkpoint",
+                                         "aio",
+                                         "scheduler",
+                                         "load_universal_checkpoint",
+                                         "monitor_config",
+                                         NULL};
+    static const char *const approx[] = {"prescale_gradients",
+                                         "gradient_predivide_factor",
+                                         "communication_data_type",
+                                         "sparse_gradients",
+                                         "disable_allgather",
+                                         "pipeline",
+                                         "timers",
+                                         NULL};
     if (!json_is_object(root))
         return tp_error_set(err, TP_ERR_CONFIG, "", "a DeepSpeed config must be a JSON object");
     int stage = -1, bf16 = -1, fp16 = -1;
@@ -371,7 +413,8 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     bool ckpt = false;
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         if (strcmp(key, "train_batch_size") == 0) {
             TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_train_batch, im, err));
         } else if (strcmp(key, "train_micro_batch_size_per_gpu") == 0) {
@@ -398,7 +441,8 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
             const char *k2;
             json_t *x;
             char p[128];
-            json_object_foreach(v, k2, x) {
+            json_object_foreach(v, k2, x)
+            {
                 ds_path(p, sizeof p, key, k2);
                 if (strcmp(k2, "grad_accum_dtype") != 0)
                     return ds_unknown(err, p);
@@ -414,8 +458,8 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
         } else if (strcmp(key, "elasticity") == 0) {
             TP_TRY(ds_enabled_reject(v, key, "changes the batch with the number of GPUs", im, err));
         } else if (strcmp(key, "curriculum_learning") == 0 || strcmp(key, "data_efficiency") == 0) {
-            TP_TRY(ds_enabled_reject(v, key, "changes the sequence length while training", im,
-                                     err));
+            TP_TRY(
+                ds_enabled_reject(v, key, "changes the sequence length while training", im, err));
         } else {
             TP_TRY(ds_rest(key, key, approx, ignore, im, err));
         }
@@ -443,8 +487,7 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     if (stage >= 0) {
         from(im, "zero_optimization.stage", 0, 0);
         PUSH(push_i64(im, "--zero", stage));
-    }
-    else if (!json_object_get(root, "zero_optimization"))
+    } else if (!json_object_get(root, "zero_optimization"))
         PUSH(push_i64(im, "--zero", 0));
     if (bf16 == 1)
         PUSH(push_str(im, "--precision", "bf16"));
@@ -512,8 +555,8 @@ static bool ds_batch_product(int64_t a, int64_t b, int64_t c, int64_t *out)
 
 /* train_batch_size = micro x accumulation x DP, the missing one derived as
  * DeepSpeed does; flags given by the user win. */
-tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user,
-                                    tp_config *c, tp_error *err)
+tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                                    tp_error *err)
 {
     int64_t ga = im->ds_grad_accum;
     if (ga <= 0)
@@ -535,8 +578,9 @@ tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *u
     if (!(!micro_given && global_given) && !ds_batch_product(t->micro_batch, ga, dp, &product))
         return tp_error_set(err, TP_ERR_CONFIG, "gradient_accumulation_steps",
                             "train_micro_batch_size_per_gpu %" PRId64
-                            " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
-                            " is more than the %" PRId64 " sequences a global batch may have",
+                            " x gradient_accumulation_steps %" PRId64
+                            " x data-parallel size %" PRId64 " is more than the %" PRId64
+                            " sequences a global batch may have",
                             t->micro_batch, ga, dp, (int64_t)TP_MAX_BATCH);
     if (!micro_given && !global_given) {
         t->global_batch = product;
@@ -545,15 +589,16 @@ tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *u
     } else if (!micro_given && global_given) {
         if (t->global_batch % ga_dp != 0)
             return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
-                                "%" PRId64 " is not a multiple of gradient_accumulation_steps %" PRId64
+                                "%" PRId64
+                                " is not a multiple of gradient_accumulation_steps %" PRId64
                                 " x data-parallel size %" PRId64,
                                 t->global_batch, ga, dp);
         t->micro_batch = t->global_batch / ga_dp;
     } else if (t->global_batch != product) {
         return tp_error_set(err, TP_ERR_CONFIG, "train_batch_size",
                             "%" PRId64 " is not train_micro_batch_size_per_gpu %" PRId64
-                            " x gradient_accumulation_steps %" PRId64 " x data-parallel size %" PRId64
-                            " (= %" PRId64 ")",
+                            " x gradient_accumulation_steps %" PRId64
+                            " x data-parallel size %" PRId64 " (= %" PRId64 ")",
                             t->global_batch, t->micro_batch, ga, dp, product);
     }
     return TP_OK;
@@ -621,7 +666,8 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     jset(&ok, half, "enabled", json_true());
     jset(&ok, j, t->precision == TP_PREC_FP16 ? "fp16" : "bf16", half);
     if (t->precision == TP_PREC_TF32)
-        eng_note(&nx, "tf32 training: DeepSpeed trains in fp32 without bf16/fp16 (written as bf16)");
+        eng_note(&nx,
+                 "tf32 training: DeepSpeed trains in fp32 without bf16/fp16 (written as bf16)");
     if (t->precision == TP_PREC_FP8)
         eng_note(&outside, "fp8 GEMMs: not a DeepSpeed setting; use Transformer Engine layers in "
                            "the model code (bf16 is enabled below)");
@@ -637,8 +683,9 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     jset(&ok, zo, "stage", json_integer(t->zero));
     jset(&ok, j, "zero_optimization", zo);
     if (t->zero >= 2 && t->pp > 1)
-        eng_note(&nx, "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
-                      "ZeRO-1 only",
+        eng_note(&nx,
+                 "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
+                 "ZeRO-1 only",
                  t->zero);
 
     const tp_optimizer *op = &t->optimizer;
@@ -650,8 +697,9 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
             eng_note(&nx, "optimizer moments in %s: DeepSpeed's AdamW keeps fp32 moments",
                      tp_io_dtype_name(op->moment_dtype));
     } else {
-        eng_note(&nx, "optimizer %s: ds_config has no SGD type; pass torch.optim.SGD to "
-                      "deepspeed.initialize (no \"optimizer\" section written)",
+        eng_note(&nx,
+                 "optimizer %s: ds_config has no SGD type; pass torch.optim.SGD to "
+                 "deepspeed.initialize (no \"optimizer\" section written)",
                  tp_io_optimizer_name(op));
     }
     if (!op->master_weights)
@@ -680,13 +728,15 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
              ", expert %" PRId64 ", sequence parallel %s: set in the launcher or model code "
              "(Megatron-DeepSpeed --tensor-model-parallel-size, --pipeline-model-parallel-size, "
              "deepspeed.pipe.PipelineModule(num_stages=...))",
-             t->tp, t->pp, tp_io_schedule_name(t->schedule),
-             t->vpp > 1 ? ", virtual stages" : "", t->cp, t->ep, t->sp ? "on" : "off");
+             t->tp, t->pp, tp_io_schedule_name(t->schedule), t->vpp > 1 ? ", virtual stages" : "",
+             t->cp, t->ep, t->sp ? "on" : "off");
     if (!t->flash_attn || t->dropout || t->fused_ce)
-        eng_note(&outside, "model code: %s%s%s", t->flash_attn ? "" : "attention without "
-                                                                 "FlashAttention; ",
-             t->dropout ? "dropout masks stored; " : "",
-             t->fused_ce ? "fused cross-entropy without a logits tensor; " : "");
+        eng_note(&outside, "model code: %s%s%s",
+                 t->flash_attn ? ""
+                               : "attention without "
+                                 "FlashAttention; ",
+                 t->dropout ? "dropout masks stored; " : "",
+                 t->fused_ce ? "fused cross-entropy without a logits tensor; " : "");
 
     char *json = NULL;
     if (ok)

@@ -29,8 +29,8 @@
 
 /* ---- the writers, one per engine (tp_io_export dispatches) ---- */
 
-tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r,
-                                    const tp_export_opts *o, tp_export *out, tp_error *err);
+tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, const tp_export_opts *o,
+                                    tp_export *out, tp_error *err);
 tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
                                       const tp_export_opts *o, tp_export *out, tp_error *err);
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
@@ -40,11 +40,11 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
 
 /* Megatron: the model fields no flag expresses; refuses --model and asks for
  * the vocabulary and GPU count when neither the file nor a flag gave them. */
-tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user,
-                                   tp_config *c, tp_error *err);
+tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                                   tp_error *err);
 /* DeepSpeed: train_batch_size = micro x accumulation x DP, derived or checked. */
-tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user,
-                                    tp_config *c, tp_error *err);
+tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                                    tp_error *err);
 
 /* ---- shared by the exports (common.c) ---- */
 

@@ -52,15 +52,15 @@ tp_status launch_split_words(const char *text, words *ws, tp_error *err)
     char *o = ws->store;
     int line = 1, col = 1;
     size_t i = 0;
-#define ADV()                                                                                    \
-    do {                                                                                         \
-        if (text[i] == '\n') {                                                                   \
-            line++;                                                                              \
-            col = 1;                                                                             \
-        } else {                                                                                 \
-            col++;                                                                               \
-        }                                                                                        \
-        i++;                                                                                     \
+#define ADV()                                                                                      \
+    do {                                                                                           \
+        if (text[i] == '\n') {                                                                     \
+            line++;                                                                                \
+            col = 1;                                                                               \
+        } else {                                                                                   \
+            col++;                                                                                 \
+        }                                                                                          \
+        i++;                                                                                       \
     } while (0)
     while (i < len) {
         char c = text[i];
@@ -202,7 +202,7 @@ tp_status launch_scan(const words *ws, size_t *argstart, bool (*is_script_arg)(c
         int64_t *dst = NULL;
         const char *opt = NULL;
         static const char *const opts[] = {"--nproc_per_node", "--nproc-per-node", "--nnodes",
-                                           "--num_gpus",       "--num-gpus",        "--num_nodes",
+                                           "--num_gpus",       "--num-gpus",       "--num_nodes",
                                            "--num-nodes"};
         for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
             size_t j = i;
@@ -226,7 +226,8 @@ tp_status launch_scan(const words *ws, size_t *argstart, bool (*is_script_arg)(c
                              "launcher option %s %s is an elastic range; give --gpus", opt, v);
                 return word_at(err, vw, TP_ERR_CONFIG);
             }
-            if (got < 1 || a < 1 || a > TP_MAX_GPUS || (got == 1 && strspn(v, "0123456789") != strlen(v))) {
+            if (got < 1 || a < 1 || a > TP_MAX_GPUS ||
+                (got == 1 && strspn(v, "0123456789") != strlen(v))) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "launcher option %s %s is not a GPU count (give --gpus)",
                          opt, v);
@@ -244,7 +245,8 @@ tp_status launch_scan(const words *ws, size_t *argstart, bool (*is_script_arg)(c
             return full(err);
         im->has_gpus = true;
     } else if (ds_gpus > 0 && ds_nodes > 0) {
-        if (!push_i64(im, "--gpus", ds_gpus * ds_nodes) || !push_i64(im, "--gpus-per-node", ds_gpus))
+        if (!push_i64(im, "--gpus", ds_gpus * ds_nodes) ||
+            !push_i64(im, "--gpus-per-node", ds_gpus))
             return full(err);
         im->has_gpus = true;
     }

@@ -69,20 +69,76 @@
 #include "launch.h"
 #include "megatron_args.h"
 
-
 /* ------------------------------------------------------------------ */
 /* Megatron-LM: the argument tables                                     */
 /* ------------------------------------------------------------------ */
 
 enum mid {
-    M_NUM_LAYERS, M_HIDDEN, M_FFN, M_HEADS, M_GQA, M_QUERY_GROUPS, M_KV_CHANNELS, M_SEQ,
-    M_MAX_POS, M_POS_TYPE, M_ROTARY, M_NORM, M_SWIGLU, M_UNTIE, M_NO_BIAS, M_QKV_BIAS, M_VOCAB,
-    M_PADDED_VOCAB, M_MAKE_DIV, M_EXPERTS, M_TOPK, M_MOE_FFN, M_SHARED, M_MOE_FREQ, M_ATT_DROP,
-    M_HID_DROP, M_ATT_BACKEND, M_USE_FLASH, M_TP, M_PP, M_CP, M_EP, M_ETP, M_SP, M_VPP_LAYERS,
-    M_VPP_STAGES, M_FIRST, M_LAST, M_DISTOPT, M_MFSDP, M_DP_SHARD, M_FSDP2, M_FSDP2_NORESHARD,
-    M_DISTOPT_INST, M_MB, M_GB, M_RECOMP_ACT, M_RECOMP_GRAN, M_RECOMP_METHOD, M_RECOMP_NUM,
-    M_RECOMP_MODULES, M_BF16, M_FP16, M_FP8, M_GRAD_BF16, M_ACC_FP32, M_OPTIMIZER, M_SGD_MOM,
-    M_PREC_AWARE, M_EXP_AVG, M_EXP_AVG_SQ, M_MAIN_GRADS, M_MAIN_PARAMS, M_CPU_OFFLOAD, M_MTP,
+    M_NUM_LAYERS,
+    M_HIDDEN,
+    M_FFN,
+    M_HEADS,
+    M_GQA,
+    M_QUERY_GROUPS,
+    M_KV_CHANNELS,
+    M_SEQ,
+    M_MAX_POS,
+    M_POS_TYPE,
+    M_ROTARY,
+    M_NORM,
+    M_SWIGLU,
+    M_UNTIE,
+    M_NO_BIAS,
+    M_QKV_BIAS,
+    M_VOCAB,
+    M_PADDED_VOCAB,
+    M_MAKE_DIV,
+    M_EXPERTS,
+    M_TOPK,
+    M_MOE_FFN,
+    M_SHARED,
+    M_MOE_FREQ,
+    M_ATT_DROP,
+    M_HID_DROP,
+    M_ATT_BACKEND,
+    M_USE_FLASH,
+    M_TP,
+    M_PP,
+    M_CP,
+    M_EP,
+    M_ETP,
+    M_SP,
+    M_VPP_LAYERS,
+    M_VPP_STAGES,
+    M_FIRST,
+    M_LAST,
+    M_DISTOPT,
+    M_MFSDP,
+    M_DP_SHARD,
+    M_FSDP2,
+    M_FSDP2_NORESHARD,
+    M_DISTOPT_INST,
+    M_MB,
+    M_GB,
+    M_RECOMP_ACT,
+    M_RECOMP_GRAN,
+    M_RECOMP_METHOD,
+    M_RECOMP_NUM,
+    M_RECOMP_MODULES,
+    M_BF16,
+    M_FP16,
+    M_FP8,
+    M_GRAD_BF16,
+    M_ACC_FP32,
+    M_OPTIMIZER,
+    M_SGD_MOM,
+    M_PREC_AWARE,
+    M_EXP_AVG,
+    M_EXP_AVG_SQ,
+    M_MAIN_GRADS,
+    M_MAIN_PARAMS,
+    M_CPU_OFFLOAD,
+    M_MTP,
     M_HYBRID,
     M_COUNT
 };
@@ -193,10 +249,10 @@ const char *tp_io_import_megatron_known(size_t i)
 
 typedef struct slot {
     bool set;
-    const char *name;        /* as written: "--num-layers" or an alias */
-    const word *flag;        /* the word of the flag */
-    const char *v[MAXV];     /* values */
-    const word *vw[MAXV];    /* their words (the flag's word for --flag=value) */
+    const char *name;     /* as written: "--num-layers" or an alias */
+    const word *flag;     /* the word of the flag */
+    const char *v[MAXV];  /* values */
+    const word *vw[MAXV]; /* their words (the flag's word for --flag=value) */
     int nv;
 } slot;
 
@@ -237,8 +293,8 @@ static tp_status one_value(const slot *s, const char **out, tp_error *err)
     if (s->nv > 1)
         return word_at(err, val_word(s, 1),
                        tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                    "\"%s\" takes one value (got \"%s\" and \"%s\")",
-                                    s->name, s->v[0], s->v[1]));
+                                    "\"%s\" takes one value (got \"%s\" and \"%s\")", s->name,
+                                    s->v[0], s->v[1]));
     if (s->vw[0] && s->vw[0]->var)
         return word_at(err, val_word(s, 0),
                        tp_error_set(err, TP_ERR_CONFIG, s->name,
@@ -386,8 +442,8 @@ static tp_status moe_freq(const slot *s, int64_t L, int64_t *first_dense, int64_
                                         s->name, v));
         return word_at(err, val_word(s, 0),
                        tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                    "\"%s\" lists %zu layers but the model has %" PRId64,
-                                    s->name, n, L));
+                                    "\"%s\" lists %zu layers but the model has %" PRId64, s->name,
+                                    n, L));
     }
     int64_t d = -1, k = 0;
     for (int64_t i = 0; i < L; i++) {
@@ -464,9 +520,9 @@ static tp_status check_values(const tp_io_marg *ma, const word *flag, int nv, co
                        tp_error_set(err, TP_ERR_CONFIG, ma->name,
                                     "\"%s\" takes no value (got \"%s\")", ma->name, v0));
     if (ma->min_values > 0 && nv == 0)
-        return word_at(err, flag,
-                       tp_error_set(err, TP_ERR_CONFIG, ma->name, "\"%s\" needs a value",
-                                    ma->name));
+        return word_at(
+            err, flag,
+            tp_error_set(err, TP_ERR_CONFIG, ma->name, "\"%s\" needs a value", ma->name));
     return TP_OK;
 }
 
@@ -525,8 +581,8 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
             const word *vw0 = eq ? w : nv ? &ws->w[i + 1] : w;
             const char *v0 = eq ? eq + 1 : nv ? vw0->s : "";
             /* a rejected name given its neutral value changes nothing */
-            bool neutral = ma && ma->neutral[0] && nv == 1 && !vw0->var &&
-                           strcmp(v0, ma->neutral) == 0;
+            bool neutral =
+                ma && ma->neutral[0] && nv == 1 && !vw0->var && strcmp(v0, ma->neutral) == 0;
             if (ma && ma->cls == TP_IO_MARG_REJECTED && !neutral) {
                 char what[200];
                 snprintf(what, sizeof what, "\"%s\" %s", ma->name, ma->why);
@@ -671,12 +727,13 @@ static tp_status read_positions(const slot *sl, tp_import *im, mread *x, tp_erro
     int pos = 0; /* Megatron's default: learned_absolute */
     if (sl[M_POS_TYPE].set) {
         static const char *const types[] = {"learned_absolute", "rope", "none", "mrope",
-                                            "relative", NULL};
+                                            "relative",         NULL};
         TP_TRY(val_choice(&sl[M_POS_TYPE], types, &pos, err));
         if (pos >= 3) {
             char what[120];
-            snprintf(what, sizeof what, "\"--position-embedding-type %s\" uses %s position "
-                                        "embeddings",
+            snprintf(what, sizeof what,
+                     "\"--position-embedding-type %s\" uses %s position "
+                     "embeddings",
                      types[pos], pos == 3 ? "multimodal rotary" : "relative");
             return not_modelled(&sl[M_POS_TYPE], what, err);
         }
@@ -752,8 +809,8 @@ static tp_status read_experts(const slot *sl, tp_import *im, tp_error *err)
         m->shared_ffn_hidden = shared;
         m->moe_layer_freq = 1;
         if (sl[M_MOE_FREQ].set)
-            TP_TRY(moe_freq(&sl[M_MOE_FREQ], m->num_layers, &m->moe_first_dense,
-                            &m->moe_layer_freq, err));
+            TP_TRY(moe_freq(&sl[M_MOE_FREQ], m->num_layers, &m->moe_first_dense, &m->moe_layer_freq,
+                            err));
     }
     return TP_OK;
 }
@@ -1094,8 +1151,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     return emit_kernels(sl, im, &x, err);
 }
 
-tp_status tp_io_import_megatron(const char *text, const char *origin, tp_import *out,
-                                tp_error *err)
+tp_status tp_io_import_megatron(const char *text, const char *origin, tp_import *out, tp_error *err)
 {
     memset(out, 0, sizeof *out);
     out->kind = TP_IMPORT_MEGATRON;
@@ -1133,8 +1189,8 @@ tp_status tp_io_import_megatron(const char *text, const char *origin, tp_import 
 /* Megatron-LM: the second step (tp_io_import_apply)                    */
 /* ------------------------------------------------------------------ */
 
-tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user,
-                                   tp_config *c, tp_error *err)
+tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                                   tp_error *err)
 {
     if (user->model)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model",
@@ -1208,7 +1264,8 @@ static void arg_section(argw *w, const char *title)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void arg(argw *w, const char *flag, const char *fmt, ...)
+static void
+arg(argw *w, const char *flag, const char *fmt, ...)
 {
     char v[4096];
     va_list ap;
@@ -1251,7 +1308,7 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
         arg(w, "--position-embedding-type", "learned_absolute");
     } else if (m->pos == TP_POS_ALIBI) {
         eng_note(nx, "ALiBi position bias: Megatron-LM has none; written as "
-                 "--position-embedding-type none (same parameters and memory)");
+                     "--position-embedding-type none (same parameters and memory)");
         arg(w, "--position-embedding-type", "none");
     } else {
         arg(w, "--position-embedding-type", "rope");
@@ -1331,10 +1388,9 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
         if (!even) {
             uneven = true;
             if (!middle_even)
-                eng_note(nx,
-                         "pipeline split: the middle stages hold different numbers of layers; "
-                         "Megatron-LM splits the middle stages evenly (first and last stage "
-                         "written below)");
+                eng_note(nx, "pipeline split: the middle stages hold different numbers of layers; "
+                             "Megatron-LM splits the middle stages evenly (first and last stage "
+                             "written below)");
             arg(w, "--decoder-first-pipeline-num-layers", "%" PRId64, first);
             arg(w, "--decoder-last-pipeline-num-layers", "%" PRId64, last);
         }
@@ -1348,12 +1404,12 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
     }
     if (t->schedule == TP_SCHED_GPIPE && t->pp > 1)
         eng_note(nx, "GPipe schedule: Megatron-LM runs 1F1B (interleaved with virtual stages); "
-                 "the bubble is the same, the in-flight activations differ");
+                     "the bubble is the same, the in-flight activations differ");
     if (t->schedule == TP_SCHED_INTERLEAVED && t->vpp <= 1 && t->pp > 1)
         eng_note(nx, "interleaved schedule with one virtual stage: Megatron-LM runs it as 1F1B");
     if (t->schedule == TP_SCHED_1F1B && t->vpp > 1)
         eng_note(nx, "1F1B schedule with virtual stages: Megatron-LM interleaves whenever there "
-                 "are virtual stages");
+                     "are virtual stages");
 
     switch (t->zero) {
     case 0: break;
@@ -1396,7 +1452,7 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
         break;
     case TP_PREC_TF32:
         eng_note(nx, "tf32 training: Megatron-LM trains in fp32 without --bf16/--fp16; trainplan "
-                 "cannot read such a launch back");
+                     "cannot read such a launch back");
         break;
     default: sw(w, "--bf16"); break;
     }
@@ -1412,7 +1468,7 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
             const char *d = op->moment_dtype == TP_DTYPE_INT8 ? "fp8" : "bf16";
             if (op->moment_dtype == TP_DTYPE_INT8)
                 eng_note(nx, "8-bit optimizer moments: Megatron-LM's nearest is fp8 moments with "
-                         "the precision-aware optimizer (same bytes, different format)");
+                             "the precision-aware optimizer (same bytes, different format)");
             sw(w, "--use-precision-aware-optimizer");
             arg(w, "--exp-avg-dtype", "%s", d);
             arg(w, "--exp-avg-sq-dtype", "%s", d);
@@ -1425,14 +1481,14 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     }
     if (!op->master_weights)
         eng_note(nx, "no fp32 master weights: Megatron-LM always keeps fp32 main parameters with "
-                 "--bf16/--fp16");
+                     "--bf16/--fp16");
     if (t->fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: Megatron-LM's "
-                 "--cross-entropy-loss-fusion fuses the loss but still stores the logits");
+                     "--cross-entropy-loss-fusion fuses the loss but still stores the logits");
 }
 
-tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r,
-                                    const tp_export_opts *o, tp_export *out, tp_error *err)
+tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, const tp_export_opts *o,
+                                    tp_export *out, tp_error *err)
 {
     argw w = {0};
     notes nx = {0};

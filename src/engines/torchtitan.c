@@ -172,8 +172,9 @@ static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
     /* [training] */
     int64_t dp = r->dp;
     int64_t local = t->pp > 1 ? t->global_batch / (dp > 0 ? dp : 1) : t->micro_batch;
-    sb_printf(b, "[training]\nlocal_batch_size = %" PRId64 "\nglobal_batch_size = %" PRId64
-                  "\nseq_len = %" PRId64 "\n",
+    sb_printf(b,
+              "[training]\nlocal_batch_size = %" PRId64 "\nglobal_batch_size = %" PRId64
+              "\nseq_len = %" PRId64 "\n",
               local, t->global_batch, t->seq_len);
     int64_t steps = eng_train_steps(c, o);
     if (steps > 0)
@@ -220,8 +221,9 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
         shard = dp;
         break;
     }
-    sb_printf(b, "[parallelism]\ndata_parallel_replicate_degree = %" PRId64
-                  "\ndata_parallel_shard_degree = %" PRId64 "\n",
+    sb_printf(b,
+              "[parallelism]\ndata_parallel_replicate_degree = %" PRId64
+              "\ndata_parallel_shard_degree = %" PRId64 "\n",
               replicate, shard);
     if (reshard)
         sb_printf(b, "fsdp_reshard_after_forward = \"%s\"\n", reshard);
@@ -247,9 +249,10 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
             bool even = t->first_stage_layers == 0 && t->last_stage_layers == 0 &&
                         per * t->pp * t->vpp == m->num_layers;
             if (!even)
-                eng_note(nx, "virtual stages with an uneven split: torchtitan's "
-                             "pipeline_parallel_layers_per_stage splits evenly (written as "
-                             "%" PRId64 " layers per stage)",
+                eng_note(nx,
+                         "virtual stages with an uneven split: torchtitan's "
+                         "pipeline_parallel_layers_per_stage splits evenly (written as "
+                         "%" PRId64 " layers per stage)",
                          per > 0 ? per : 1);
             sb_printf(b, "pipeline_parallel_layers_per_stage = %" PRId64 "\n", per > 0 ? per : 1);
         } else {
@@ -298,8 +301,9 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
     if (t->dropout)
         eng_note(nx, "dropout: torchtitan's llama3 has no dropout layers");
     if (t->pad_vocab_to > 1 && eng_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
-        eng_note(nx, "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
-                     "tokenizer",
+        eng_note(nx,
+                 "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
+                 "tokenizer",
                  eng_padded_vocab(m->vocab, t->pad_vocab_to));
 }
 

@@ -59,13 +59,36 @@ void tp_io_csv_text(FILE *f, const char *s)
 /* Column names carry their unit: *_bytes, *_s, tokens_per_s*, fractions
  * (mfu, hfu, bubble_of_total) in [0, 1]; counts are plain. The memory and
  * step-time parts are the one list's keys (util.c) with the unit added. */
-static const char *const csv_head[] = {
-    "model", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "cp", "ep", "dp", "vpp", "sp", "zero",
-    "schedule", "recompute", "recompute_every", "seq_len", "micro_batch", "global_batch",
-    "grad_accum", "precision", "grad_dtype", "optimizer", "params_total", "params_active", "fits",
-    "peak_bytes", "capacity_bytes", "headroom_bytes"};
-static const char *const csv_tail[] = {"tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu",
-                                       "bubble_of_total", "reason"};
+static const char *const csv_head[] = {"model",
+                                       "gpu",
+                                       "num_gpus",
+                                       "gpus_per_node",
+                                       "tp",
+                                       "pp",
+                                       "cp",
+                                       "ep",
+                                       "dp",
+                                       "vpp",
+                                       "sp",
+                                       "zero",
+                                       "schedule",
+                                       "recompute",
+                                       "recompute_every",
+                                       "seq_len",
+                                       "micro_batch",
+                                       "global_batch",
+                                       "grad_accum",
+                                       "precision",
+                                       "grad_dtype",
+                                       "optimizer",
+                                       "params_total",
+                                       "params_active",
+                                       "fits",
+                                       "peak_bytes",
+                                       "capacity_bytes",
+                                       "headroom_bytes"};
+static const char *const csv_tail[] = {"tokens_per_s", "tokens_per_s_per_gpu", "mfu",
+                                       "hfu",          "bubble_of_total",      "reason"};
 
 void tp_io_csv_columns(FILE *f)
 {

@@ -14,7 +14,6 @@
 #include "io.h"
 #include "io_internal.h" /* tp_io_safe_text */
 
-
 static const char *rc_name(tp_recompute r)
 {
     return tp_io_recompute_name(r);
@@ -293,7 +292,8 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
                     "GiB (memory %.1f GiB, %.1f GiB headroom)",
                     (long long)r->cp, (long long)dp_before, (long long)r->dp,
                     r->act_before_cp_bytes / TP_GIB, r->act_after_cp_bytes / TP_GIB,
-                    r->result.memory.total_bytes / TP_GIB, r->result.memory.headroom_bytes / TP_GIB);
+                    r->result.memory.total_bytes / TP_GIB,
+                    r->result.memory.headroom_bytes / TP_GIB);
             if (r->recompute != r->recompute_before_cp)
                 fprintf(f, "; recompute %s -> %s", rc_name(r->recompute_before_cp),
                         rc_name(r->recompute));
@@ -334,7 +334,8 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
                 "%.2f of %.2f GiB on stage %lld.\n",
                 tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s,
                 tm->bottleneck && tm->bottleneck[0] ? tm->bottleneck : "compute",
-                r->result.memory.total_bytes / TP_GIB, cap / TP_GIB, (long long)r->result.memory.stage);
+                r->result.memory.total_bytes / TP_GIB, cap / TP_GIB,
+                (long long)r->result.memory.stage);
     else
         fprintf(f, "   Step time not available; memory %.2f of %.2f GiB.\n",
                 r->result.memory.total_bytes / TP_GIB, cap / TP_GIB);
@@ -452,8 +453,7 @@ tp_status tp_io_explain_run_json(const tp_config *c, const tp_search_space *sp, 
     tp_status st = r && best ? tp_io_explain_run(c, sp, r, best, &n, err)
                              : tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
     if (st == TP_OK && !(*out = tp_io_explain_json(r, n ? best : NULL)))
-        st = tp_error_set(err, TP_ERR_INTERNAL, "",
-                          "internal: a result holds a non-finite number");
+        st = tp_error_set(err, TP_ERR_INTERNAL, "", "internal: a result holds a non-finite number");
     if (st == TP_OK)
         *fits = r->fits;
     free(r);

@@ -45,9 +45,9 @@ typedef struct tp_export_opts {
 
 /** One export: the engine file, an optional companion, and what did not fit. */
 typedef struct tp_export {
-    char *text;            /* the file: args, TOML or JSON */
-    char *notes;           /* DeepSpeed: the comment file; NULL for the others */
-    int num_unexpressed;   /* items listed under "Not expressible" (0 = exact) */
+    char *text;          /* the file: args, TOML or JSON */
+    char *notes;         /* DeepSpeed: the comment file; NULL for the others */
+    int num_unexpressed; /* items listed under "Not expressible" (0 = exact) */
 } tp_export;
 
 /**

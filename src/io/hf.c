@@ -101,7 +101,8 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
         size_t i;
         json_t *v;
         if (json_is_array(archs)) {
-            json_array_foreach (archs, i, v) {
+            json_array_foreach(archs, i, v)
+            {
                 for (size_t j = 0; j < HF_ARCH_COUNT && !a; j++)
                     if (json_is_string(v) &&
                         strcmp(json_string_value(v), hf_archs[j].architecture) == 0)
@@ -126,8 +127,10 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
     TRY(hf_int(root, a, "hidden_size", "n_embd", REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
     TRY(hf_int(root, a, "num_hidden_layers", "n_layer", REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers,
                err));
-    TRY(hf_int(root, a, "num_attention_heads", "n_head", REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
-    TRY(hf_int(root, a, "num_key_value_heads", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.num_kv_heads, err));
+    TRY(hf_int(root, a, "num_attention_heads", "n_head", REQUIRED, 1, TP_MAX_DIM, &m.num_heads,
+               err));
+    TRY(hf_int(root, a, "num_key_value_heads", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.num_kv_heads,
+               err));
     TRY(hf_int(root, a, "head_dim", NULL, OPTIONAL, 1, TP_MAX_DIM, &m.head_dim, err));
     /* GPT-2's n_inner is null or absent for the default 4 * n_embd (GPT2MLP). */
     TRY(hf_int(root, a, "intermediate_size", "n_inner", a->gpt_names ? OPTIONAL : REQUIRED, 1,
@@ -137,12 +140,14 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
     TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
     /* Learned positions change the count, so GPT-2 needs the table size. */
     TRY(hf_int(root, a, "max_position_embeddings", "n_positions",
-               a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions, err));
+               a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions,
+               err));
     TRY(tp_io__get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err));
     if (a->moe) {
         TRY(hf_int(root, a, "num_local_experts", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.num_experts,
                    err));
-        TRY(hf_int(root, a, "num_experts_per_tok", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.topk, err));
+        TRY(hf_int(root, a, "num_experts_per_tok", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.topk,
+                   err));
         if (m.topk > m.num_experts)
             FAIL(err, TP_ERR_CONFIG, "num_experts_per_tok",
                  "\"num_experts_per_tok\" (%lld) must not exceed \"num_local_experts\" "

@@ -119,8 +119,7 @@ bool tp_io_import_source(const tp_import *im, const char *flag, const char **key
                          int *col);
 
 /** Read path and parse it as kind. Errors as above plus TP_ERR_IO. */
-tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *out,
-                            tp_error *err);
+tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *out, tp_error *err);
 
 /** Which settings the user gave as flags (they win over the file). */
 typedef struct tp_import_user {

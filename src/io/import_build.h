@@ -22,7 +22,6 @@
 
 #include "import.h"
 
-
 /* The next flag pushed comes from the file's key (at line:col, 0 if not
  * known); push_word records it for messages and clears it. */
 static inline void from(tp_import *im, const char *key, int line, int col)
@@ -122,10 +121,10 @@ static inline void origin_name(const char *origin, const char *fallback, char *o
 
 /* Push x (a push_* call) or return "too many equivalent flags"; needs a
  * tp_error *err in scope. */
-#define PUSH(x)                                                                                  \
-    do {                                                                                         \
-        if (!(x))                                                                                \
-            return full(err);                                                                    \
+#define PUSH(x)                                                                                    \
+    do {                                                                                           \
+        if (!(x))                                                                                  \
+            return full(err);                                                                      \
     } while (0)
 
 #endif /* TP_IO_IMPORT_BUILD_H */

@@ -63,8 +63,8 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
  * "8.0000000000000001" is refused). No hex, no K/M/G suffixes. field
  * names the flag or key for the message.
  */
-tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max,
-                          int64_t *out, tp_error *err);
+tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max, int64_t *out,
+                          tp_error *err);
 /**
  * Parse a finite double in [min, max]; rejects nan, inf, hex, trailing
  * garbage and nonzero values below 2.2e-308 (subnormal or underflowing to
@@ -73,8 +73,8 @@ tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t
 tp_status tp_io_parse_f64(const char *field, const char *s, double min, double max, double *out,
                           tp_error *err);
 /** The same for a quantity where 0 means "none": 0, or a value in [min, max] (min > 0). */
-tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max,
-                              double *out, tp_error *err);
+tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max, double *out,
+                              tp_error *err);
 
 /* User values quoted in messages are cut to this many bytes, then "...". */
 #define TP_IO_QUOTE_MAX 60

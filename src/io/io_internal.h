@@ -54,8 +54,7 @@ size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case);
  * one jansson itself swallowed. A text over the limits above is refused
  * before it is parsed: NULL, *oom false, *je saying which limit.
  */
-json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je,
-                          bool *oom);
+json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je, bool *oom);
 
 /* ---- the parts of memory and step time (util.c) ---- */
 
@@ -132,9 +131,9 @@ tp_status tp_io_write_files(const tp_io_file *files, size_t n, bool force, tp_er
 
 /** How tp_io_read_file reads and what its messages say. */
 typedef struct tp_io_read_opts {
-    size_t max_bytes; /* a multiple of 1 MiB; a longer file is refused */
-    bool allow_stdin; /* "-" reads standard input */
-    bool quote;       /* messages show the path in double quotes */
+    size_t max_bytes;  /* a multiple of 1 MiB; a longer file is refused */
+    bool allow_stdin;  /* "-" reads standard input */
+    bool quote;        /* messages show the path in double quotes */
     const char *field; /* err->path of every error ("" for none) */
 } tp_io_read_opts;
 

@@ -88,8 +88,7 @@ static json_t *model_json(jb *b, const tp_model *m)
     put_bool(b, o, "tie_embeddings", m->tie_embeddings);
     put_int(b, o, "experts", m->num_experts);
     put_int(b, o, "topk", m->num_experts > 0 ? m->topk : 0);
-    put_int(b, o, "moe_ffn_hidden",
-            m->num_experts > 0 ? tp_expert_ffn_hidden(m) : 0);
+    put_int(b, o, "moe_ffn_hidden", m->num_experts > 0 ? tp_expert_ffn_hidden(m) : 0);
     put_int(b, o, "shared_experts", m->num_experts > 0 ? m->num_shared_experts : 0);
     return o;
 }

@@ -15,7 +15,6 @@
 #include "io_internal.h"
 #include "tabular.h"
 
-
 /* Markdown text: untrusted, so defused (tp_io_safe_text: no line break or
  * escape sequence is left), then the characters that would break a table
  * cell or start emphasis are escaped. */
@@ -41,8 +40,8 @@ static void md_text(FILE *f, const char *s)
 /* "| Label | v / unit | share of total |", the label capitalised. */
 static void md_row(FILE *f, const char *label, double v, double unit, int decimals, double total)
 {
-    fprintf(f, "| %c%s | %.*f | %.1f%% |\n", toupper((unsigned char)label[0]), label + 1,
-            decimals, v / unit, total > 0.0 ? 100.0 * v / total : 0.0);
+    fprintf(f, "| %c%s | %.*f | %.1f%% |\n", toupper((unsigned char)label[0]), label + 1, decimals,
+            v / unit, total > 0.0 ? 100.0 * v / total : 0.0);
 }
 
 void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
@@ -83,7 +82,8 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
     fputs("| Component | GiB | Share |\n|---|---:|---:|\n", f);
     double tot = m->total_bytes;
     for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++)
-        md_row(f, tp_io_mem_parts[k].label, tp_io_part_value(m, &tp_io_mem_parts[k]), TP_GIB, 2, tot);
+        md_row(f, tp_io_mem_parts[k].label, tp_io_part_value(m, &tp_io_mem_parts[k]), TP_GIB, 2,
+               tot);
     fprintf(f, "| **Total** | **%.2f** | 100.0%% |\n", tot / TP_GIB);
     fprintf(f, "| Capacity | %.2f | |\n\n", m->capacity_bytes / TP_GIB);
     if (m->fits)
@@ -112,7 +112,6 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
             tm->tokens_per_s, tm->tokens_per_s_per_gpu, tm->model_flops_per_s_per_gpu / 1e12,
             100.0 * tm->mfu, 100.0 * tm->hfu, 100.0 * tm->bubble_of_total);
 }
-
 
 void tp_io_markdown_rows_header(FILE *f, const char *extra)
 {
@@ -145,8 +144,7 @@ void tp_io_markdown_row(FILE *f, int64_t rank, const tp_config *c, const tp_resu
             t->zero, tp_io_recompute_name(t->recompute), t->micro_batch, r->grad_accum,
             m->total_bytes / TP_GIB, m->headroom_bytes / TP_GIB, m->fits ? "yes" : "no");
     if (tm->computed)
-        fprintf(f, " %.4f | %.1f | %.1f |", tm->step_s, tm->tokens_per_s_per_gpu,
-                100.0 * tm->mfu);
+        fprintf(f, " %.4f | %.1f | %.1f |", tm->step_s, tm->tokens_per_s_per_gpu, 100.0 * tm->mfu);
     else
         fputs(" - | - | - |", f);
     if (extra) {

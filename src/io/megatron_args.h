@@ -30,9 +30,9 @@ typedef enum tp_io_marg_class {
 #define TP_IO_MARG_UNBOUNDED 255 /* max_values of nargs '*' and '+' */
 
 typedef struct tp_io_marg {
-    const char *name; /* "--num-layers" */
-    const char *why;  /* rejected: completes "\"NAME\" WHY, which changes ..."; else "" */
-    const char *neutral; /* rejected: the one value with which it changes nothing; or "" */
+    const char *name;         /* "--num-layers" */
+    const char *why;          /* rejected: completes "\"NAME\" WHY, which changes ..."; else "" */
+    const char *neutral;      /* rejected: the one value with which it changes nothing; or "" */
     unsigned char cls;        /* tp_io_marg_class */
     unsigned char min_values; /* fewest values any listed version accepts */
     unsigned char max_values; /* most (0: a switch), or TP_IO_MARG_UNBOUNDED */

@@ -108,7 +108,8 @@ static tp_status check_keys(json_t *obj, const char *parent, const char *const *
 {
     const char *key;
     json_t *value;
-    json_object_foreach (obj, key, value) {
+    json_object_foreach(obj, key, value)
+    {
         (void)value; /* unused: only the keys are checked */
         int known = 0;
         const char *best = NULL;
@@ -420,7 +421,8 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     TRY(tp_io__get_int(root, NULL, "num_kv_heads", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.num_kv_heads,
                        err));
     TRY(tp_io__get_int(root, NULL, "head_dim", OPTIONAL, 1, TP_MAX_DIM, NULL, &m.head_dim, err));
-    TRY(tp_io__get_int(root, NULL, "ffn_hidden", REQUIRED, 1, TP_MAX_FFN, NULL, &m.ffn_hidden, err));
+    TRY(tp_io__get_int(root, NULL, "ffn_hidden", REQUIRED, 1, TP_MAX_FFN, NULL, &m.ffn_hidden,
+                       err));
     TRY(tp_io__get_int(root, NULL, "vocab", REQUIRED, 1, TP_MAX_VOCAB, NULL, &m.vocab, err));
     TRY(tp_io__get_int(root, NULL, "max_positions", OPTIONAL, 0, TP_MAX_SEQ, NULL, &m.max_positions,
                        err));
@@ -531,8 +533,8 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     TRY(get_num(root, NULL, "nic_gb_per_s", REQUIRED, 1, 1e-3, 1e7, &nic_gb, err));
     TRY(tp_io__get_int(root, NULL, "gpus_per_node", REQUIRED, 1, TP_MAX_GPUS_PER_NODE, NULL,
                        &g.gpus_per_node, err));
-    TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6,
-                &g.price_per_gpu_hour, err));
+    TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6, &g.price_per_gpu_hour,
+                err));
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
     g.mem_bw_bytes_per_s = bw_gb * TP_GB;
     g.intra_bw_bytes_per_s = intra_gb * TP_GB;

@@ -125,8 +125,7 @@ static bool json_within_limits(const char *text, size_t len, json_error_t *je)
     return true;
 }
 
-json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je,
-                          bool *oom)
+json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je, bool *oom)
 {
     *oom = false;
     if (!json_within_limits(text, len, je))
@@ -216,7 +215,7 @@ static int exact_integer(const char *s, int64_t *out)
         if (!(*p >= '0' && *p <= '9'))
             return 0;
         for (; *p >= '0' && *p <= '9'; p++)
-            if (exp10 < 100000000000000LL) /* 1e14: more than any string has digits, so */
+            if (exp10 < 100000000000000LL)       /* 1e14: more than any string has digits, so */
                 exp10 = exp10 * 10 + (*p - '0'); /* saturating keeps the answer exact */
         if (eneg)
             exp10 = -exp10;
@@ -290,8 +289,8 @@ static bool nonzero_mantissa(const char *s)
  * which strtod gives as a subnormal or as 0) is an error, never 0.
  * zero_ok: the range is "0, or [min, max]".
  */
-static tp_status parse_real(const char *field, const char *s, double min, double max,
-                            bool zero_ok, double *out, tp_error *err)
+static tp_status parse_real(const char *field, const char *s, double min, double max, bool zero_ok,
+                            double *out, tp_error *err)
 {
     if (!field)
         field = "value";
@@ -333,8 +332,8 @@ tp_status tp_io_parse_f64(const char *field, const char *s, double min, double m
     return parse_real(field, s, min, max, false, out, err);
 }
 
-tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max,
-                              double *out, tp_error *err)
+tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max, double *out,
+                              tp_error *err)
 {
     return parse_real(field, s, min, max, true, out, err);
 }

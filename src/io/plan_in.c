@@ -132,8 +132,8 @@ tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err)
         char where[32];
         snprintf(where, sizeof where, "phases[%zu]", i);
         if (in->num_phases >= TP_PLAN_MAX_PHASES) {
-            st = tp_error_set(err, TP_ERR_CONFIG, "phases", "at most %d phases",
-                              TP_PLAN_MAX_PHASES);
+            st =
+                tp_error_set(err, TP_ERR_CONFIG, "phases", "at most %d phases", TP_PLAN_MAX_PHASES);
             goto done;
         }
         if (!json_is_object(ph)) {
@@ -154,8 +154,10 @@ tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err)
             else if (json_is_boolean(v))
                 snprintf(val, sizeof val, "%d", json_is_true(v) ? 1 : 0);
             else {
-                st = tp_error_set(err, TP_ERR_CONFIG, "phases", "%s.%.40s: expected a number or "
-                                  "a string", where, key);
+                st = tp_error_set(err, TP_ERR_CONFIG, "phases",
+                                  "%s.%.40s: expected a number or "
+                                  "a string",
+                                  where, key);
                 goto done;
             }
             st = phase_set(&p, key, val, where, err);

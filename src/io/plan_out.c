@@ -23,7 +23,6 @@
 #include "io_internal.h"
 #include "plan_out.h"
 
-
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
@@ -135,8 +134,9 @@ static void collect_caveats(const tp_plan_in *in, const tp_plan *p, caveats *c)
                "ALiBi, 8192) -- the counts here keep the table as given.",
                p->model.name, (long long)p->model.max_positions);
     if (p->feasible && !p->used_predicted && in->size_at != TP_SIZE_AT_MFU)
-        caveat(c, "the step-time model gave no prediction: time and cost use the --mfu %.0f%% "
-                  "assumption.",
+        caveat(c,
+               "the step-time model gave no prediction: time and cost use the --mfu %.0f%% "
+               "assumption.",
                in->mfu * 100.0);
     if (p->feasible && p->used_predicted) {
         double lo = 1.0, hi = 0.0;
@@ -146,24 +146,26 @@ static void collect_caveats(const tp_plan_in *in, const tp_plan *p, caveats *c)
             hi = m > hi ? m : hi;
         }
         if (hi > 0.6)
-            caveat(c, "the predicted MFU (%.0f%%) is above what large published runs report "
-                      "(about 35-55%%); the --mfu %.0f%% columns show the plan at a more "
-                      "conservative figure (docs/ACCURACY.md gives the model's error).",
+            caveat(c,
+                   "the predicted MFU (%.0f%%) is above what large published runs report "
+                   "(about 35-55%%); the --mfu %.0f%% columns show the plan at a more "
+                   "conservative figure (docs/ACCURACY.md gives the model's error).",
                    hi * 100.0, in->mfu * 100.0);
         (void)lo;
     }
     if (p->feasible && in->deadline_h > 0.0 && p->deadline_met && p->wall_s > 0.0 &&
         p->wall_s > in->deadline_h * 3600.0)
-        caveat(c, "the deadline is met on compute time (%s) but not once expected failures and "
-                  "checkpoints are counted (%s).",
+        caveat(c,
+               "the deadline is met on compute time (%s) but not once expected failures and "
+               "checkpoints are counted (%s).",
                hours(p->compute_wall_s, a, sizeof a), hours(p->wall_s, b, sizeof b));
     if (p->feasible && in->deadline_h > 0.0 && !p->deadline_met)
-        caveat(c, "the plan misses the deadline of %s: it needs %s of compute on %lld GPUs "
-                  "(%s).",
+        caveat(c,
+               "the plan misses the deadline of %s: it needs %s of compute on %lld GPUs "
+               "(%s).",
                hours(in->deadline_h * 3600.0, a, sizeof a), hours(p->compute_wall_s, b, sizeof b),
                (long long)p->num_gpus,
-               in->size_by == TP_SIZE_DEADLINE ? "the fastest cluster up to --max-gpus"
-                                               : "--gpus");
+               in->size_by == TP_SIZE_DEADLINE ? "the fastest cluster up to --max-gpus" : "--gpus");
     if (p->feasible && !p->ckpt.progress)
         caveat(c, "failures arrive faster than checkpoints save work: the job would not make "
                   "progress; lower the failure rate or the restart time, or checkpoint faster.");
@@ -171,8 +173,9 @@ static void collect_caveats(const tp_plan_in *in, const tp_plan *p, caveats *c)
         caveat(c, "the plan costs %s, over the budget of %s.", usd(p->cost_usd, a, sizeof a),
                usd(in->budget_usd, b, sizeof b));
     if (p->tokens_per_param > 0.0 && (p->tokens_per_param < 5.0 || p->tokens_per_param > 500.0))
-        caveat(c, "%.0f tokens per parameter is far from the ~20 of the Chinchilla fits; the "
-                  "predicted loss extrapolates the fit.",
+        caveat(c,
+               "%.0f tokens per parameter is far from the ~20 of the Chinchilla fits; the "
+               "predicted loss extrapolates the fit.",
                p->tokens_per_param);
 }
 
@@ -312,16 +315,19 @@ static void report_model(doc *d, const tp_plan_in *in, const tp_plan *p)
     d_row(d, "model", "%s%s", m->name, in->size_model ? " (sized from the budget)" : "");
     d_row(d, "shape", "%lld layers, hidden %lld, %lld heads (%lld kv), FFN %lld, vocab %lld",
           (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads,
-          (long long)(m->num_kv_heads ? m->num_kv_heads : m->num_heads),
-          (long long)m->ffn_hidden, (long long)m->vocab);
+          (long long)(m->num_kv_heads ? m->num_kv_heads : m->num_heads), (long long)m->ffn_hidden,
+          (long long)m->vocab);
     d_row(d, "parameters N", "%s (%s)", commas((double)p->params.total, a, sizeof a),
           si((double)p->params.total, b, sizeof b));
     if (p->params.active != p->params.total)
         d_row(d, "active parameters", "%s per token", si((double)p->params.active, a, sizeof a));
-    d_row(d, "model states per copy", "%.0f GB = %.0f B/param x N (%.0f weights + %.0f grads + "
-          "%.0f optimizer)", p->static_bytes / TP_GB, p->state_bytes.total, p->state_bytes.weights,
+    d_row(d, "model states per copy",
+          "%.0f GB = %.0f B/param x N (%.0f weights + %.0f grads + "
+          "%.0f optimizer)",
+          p->static_bytes / TP_GB, p->state_bytes.total, p->state_bytes.weights,
           p->state_bytes.grads, p->state_bytes.optimizer);
-    d_row(d, "fits one GPU?", "%s: %.0f GB vs %.1f GB (%.1f GiB) per %s; >= %lld GPUs for the "
+    d_row(d, "fits one GPU?",
+          "%s: %.0f GB vs %.1f GB (%.1f GiB) per %s; >= %lld GPUs for the "
           "states alone",
           p->min_gpus_static > 1 ? "no, must shard" : "yes", p->static_bytes / TP_GB,
           in->base.gpu.mem_capacity_bytes / TP_GB, in->base.gpu.mem_capacity_bytes / TP_GIB,
@@ -333,13 +339,16 @@ static void report_tokens(doc *d, const tp_plan_in *in, const tp_plan *p)
     char a[48], b[48], c[48];
     d_section(d, "Tokens (scaling laws)");
     switch (in->tokens_from) {
-    case TP_TOKENS_GIVEN: d_row(d, "training tokens D", "%s (given)", si(p->tokens, a, sizeof a)); break;
+    case TP_TOKENS_GIVEN:
+        d_row(d, "training tokens D", "%s (given)", si(p->tokens, a, sizeof a));
+        break;
     case TP_TOKENS_COMPUTE:
         if (in->compute_flops > 0.0)
             d_row(d, "training tokens D", "%s = C / 6N for C = %.3g FLOP (--compute)",
                   si(p->tokens, a, sizeof a), p->compute_budget_flops);
         else
-            d_row(d, "training tokens D", "%s = C / 6N for C = %.3g FLOP (what %s buys at the "
+            d_row(d, "training tokens D",
+                  "%s = C / 6N for C = %.3g FLOP (what %s buys at the "
                   "user MFU %.0f%%)",
                   si(p->tokens, a, sizeof a), p->compute_budget_flops,
                   usd(in->budget_usd, b, sizeof b), in->mfu * 100.0);
@@ -359,8 +368,9 @@ static void report_tokens(doc *d, const tp_plan_in *in, const tp_plan *p)
           p->optimal.tokens_per_param, p->optimal.loss);
     d_row(d, "20 tokens/param, same 6ND", "N %s, D %s, loss %.3f",
           si(p->rule20.params, a, sizeof a), si(p->rule20.tokens, b, sizeof b), p->rule20.loss);
-    d_note(d, "Fit: %s. Losses are for the fit's data and tokenizer: compare plans with them, "
-              "do not promise them.%s",
+    d_note(d,
+           "Fit: %s. Losses are for the fit's data and tokenizer: compare plans with them, "
+           "do not promise them.%s",
            p->fit->source,
            p->tokens_per_param > 30.0 ? " Training past compute-optimal (\"over-training\", as "
                                         "Llama 3 does) buys a smaller model for inference."
@@ -412,8 +422,8 @@ static void report_flops(doc *d, const tp_plan *p)
         const tp_flops *f = &ph->res.flops;
         char label[64];
         snprintf(label, sizeof label, "  per token, \"%s\"", ph->spec.name);
-        double lm = ph->spec.tokens > 0.0 ? (ph->flops_exact - ph->frozen_flops) / ph->spec.tokens
-                                          : 0.0;
+        double lm =
+            ph->spec.tokens > 0.0 ? (ph->flops_exact - ph->frozen_flops) / ph->spec.tokens : 0.0;
         if (f->model_per_token > 0.0)
             d_row(d, label, "%.4g FLOP (6N %.4g; attention %.3g; logits %.3g)", lm,
                   f->six_n_per_token, f->attn_per_token, f->logits_per_token);
@@ -437,12 +447,14 @@ static void report_hours_cost(doc *d, const tp_plan_in *in, const tp_plan *p)
           tp_io_precision_name(in->base.train.precision));
     if (p->feasible && p->gpu_hours_predicted > 0.0) {
         double mfu = p->flops_exact / (p->gpu_hours_predicted * 3600.0 * peak);
-        d_row(d, "at the predicted MFU", "%s GPU-hours (MFU %.1f%% = %.0f TFLOP/s per GPU, "
+        d_row(d, "at the predicted MFU",
+              "%s GPU-hours (MFU %.1f%% = %.0f TFLOP/s per GPU, "
               "layout of section 6)%s",
               commas(p->gpu_hours_predicted, a, sizeof a), mfu * 100.0, mfu * peak / 1e12,
               p->used_predicted ? " <- plan" : "");
     }
-    d_row(d, "at the user MFU (--mfu)", "%s GPU-hours exact, %s GPU-hours 6ND (MFU %.1f%% = "
+    d_row(d, "at the user MFU (--mfu)",
+          "%s GPU-hours exact, %s GPU-hours 6ND (MFU %.1f%% = "
           "%.0f TFLOP/s per GPU)%s",
           commas(p->gpu_hours_mfu, a, sizeof a), commas(p->gpu_hours_mfu_6nd, b, sizeof b),
           in->mfu * 100.0, in->mfu * peak / 1e12,
@@ -469,30 +481,30 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
         d_row(d, "GPUs for it, predicted MFU", "%.1f at the chosen layout's MFU",
               p->gpus_exact_predicted);
     d_row(d, in->size_by == TP_SIZE_GPUS ? "cluster (given)" : "cluster (sized)",
-          "%lld GPUs = %lld node%s of %lld x %s", (long long)p->num_gpus,
-          (long long)p->num_nodes, p->num_nodes == 1 ? "" : "s", (long long)p->gpus_per_node,
-          in->base.gpu.name);
+          "%lld GPUs = %lld node%s of %lld x %s", (long long)p->num_gpus, (long long)p->num_nodes,
+          p->num_nodes == 1 ? "" : "s", (long long)p->gpus_per_node, in->base.gpu.name);
     if (in->size_by == TP_SIZE_DEADLINE && p->feasible && !p->deadline_met)
-        d_note(d, "No cluster of up to --max-gpus %lld GPUs meets the deadline: this is the "
-                  "fastest one tried.",
+        d_note(d,
+               "No cluster of up to --max-gpus %lld GPUs meets the deadline: this is the "
+               "fastest one tried.",
                (long long)in->max_gpus);
     else if (in->size_by == TP_SIZE_DEADLINE && p->feasible)
-        d_note(d, "The smallest whole-node cluster on which every phase has a layout that fits "
-                  "and the %s throughput meets the deadline (DP must divide the global batch, "
-                  "so not every node count has a layout).",
+        d_note(d,
+               "The smallest whole-node cluster on which every phase has a layout that fits "
+               "and the %s throughput meets the deadline (DP must divide the global batch, "
+               "so not every node count has a layout).",
                p->used_predicted ? "predicted" : "--mfu");
     if (!p->feasible)
         return;
     d_row(d, "wall clock (compute)", "%s%s", hours(p->compute_wall_s, a, sizeof a),
-          in->deadline_h > 0.0 ? (p->deadline_met ? ", meets the deadline"
-                                                  : ", MISSES the deadline")
-                               : "");
+          in->deadline_h > 0.0
+              ? (p->deadline_met ? ", meets the deadline" : ", MISSES the deadline")
+              : "");
     if (p->required_mfu > 0.0)
         d_row(d, "MFU the deadline needs", "%.1f%% on %lld GPUs", p->required_mfu * 100.0,
               (long long)p->num_gpus);
-    d_row(d, "with failures (section 8)", "%s expected", p->wall_s > 0.0
-                                                             ? hours(p->wall_s, b, sizeof b)
-                                                             : "no progress");
+    d_row(d, "with failures (section 8)", "%s expected",
+          p->wall_s > 0.0 ? hours(p->wall_s, b, sizeof b) : "no progress");
 }
 
 static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
@@ -508,15 +520,15 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
         snprintf(label, sizeof label, "phase \"%s\" layout", ph->spec.name);
         d_row(d, label, "%s", layout_text(ph, a, sizeof a));
         d_row(d, "  chosen by", "%s",
-              in->layout_from == TP_LAYOUT_GIVEN
-                  ? "the flags (--tp, --pp, ...)"
-                  : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
-                                                        : "the layout search, shortest predicted step");
+              in->layout_from == TP_LAYOUT_GIVEN    ? "the flags (--tp, --pp, ...)"
+              : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
+                                                    : "the layout search, shortest predicted step");
         if (in->layout_from == TP_LAYOUT_AUTO)
             d_row(d, "  searched", "%llu layouts evaluated, %llu fit",
                   (unsigned long long)ph->layouts_evaluated,
                   (unsigned long long)ph->layouts_feasible);
-        d_row(d, "  batch", "%lld sequences = micro-batch %lld x %lld accumulation x DP %lld "
+        d_row(d, "  batch",
+              "%lld sequences = micro-batch %lld x %lld accumulation x DP %lld "
               "(%lld sequences per replica)",
               (long long)ph->cfg.train.global_batch, (long long)ph->cfg.train.micro_batch,
               (long long)r->grad_accum, (long long)r->dp,
@@ -529,17 +541,20 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
               m->optimizer_bytes / TP_GIB);
         d_row(d, "    activations/logits", "%.2f / %.2f GiB (%.0f micro-batches in flight)",
               m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB, m->inflight_microbatches);
-        d_row(d, "    buffers/context/reserve", "%.2f / %.2f / %.2f GiB", m->comm_buffers_bytes / TP_GIB,
-              m->framework_bytes / TP_GIB, m->fragmentation_bytes / TP_GIB);
+        d_row(d, "    buffers/context/reserve", "%.2f / %.2f / %.2f GiB",
+              m->comm_buffers_bytes / TP_GIB, m->framework_bytes / TP_GIB,
+              m->fragmentation_bytes / TP_GIB);
         if (ph->frozen_weight_bytes > 0.0)
             d_row(d, "    frozen weights", "%.2f GiB", ph->frozen_weight_bytes / TP_GIB);
         if (t->computed) {
-            d_row(d, "  step time (predicted)", "%s: compute %.3f, recompute %.3f, TP %.3f, "
+            d_row(d, "  step time (predicted)",
+                  "%s: compute %.3f, recompute %.3f, TP %.3f, "
                   "CP %.3f, EP %.3f, PP %.3f, bubble %.3f, DP %.3f, optimizer %.3f s",
                   secs(t->step_s, b, sizeof b), t->compute_s, t->recompute_s, t->tp_comm_s,
                   t->cp_comm_s, t->ep_comm_s, t->pp_comm_s, t->bubble_s, t->dp_comm_s,
                   t->optimizer_s);
-            d_row(d, "  predicted MFU", "%.1f%% (HFU %.1f%%), %s tokens/s, largest non-compute "
+            d_row(d, "  predicted MFU",
+                  "%.1f%% (HFU %.1f%%), %s tokens/s, largest non-compute "
                   "part: %s",
                   t->mfu * 100.0, t->hfu * 100.0, commas(t->tokens_per_s, b, sizeof b),
                   t->bottleneck && t->bottleneck[0] ? t->bottleneck : "none");
@@ -565,10 +580,11 @@ static void report_budget(doc *d, const tp_plan_in *in, const tp_plan *p)
     d_row(d, "hours it rents the cluster", "%s on %lld GPUs",
           hours(p->budget_hours_on_cluster * 3600.0, a, sizeof a), (long long)p->num_gpus);
     if (p->budget_gpus_for_deadline > 0.0)
-        d_row(d, "GPUs it rents for the deadline", "%.1f for %s",
-              p->budget_gpus_for_deadline, hours(in->deadline_h * 3600.0, a, sizeof a));
+        d_row(d, "GPUs it rents for the deadline", "%.1f for %s", p->budget_gpus_for_deadline,
+              hours(in->deadline_h * 3600.0, a, sizeof a));
     if (p->budget_affords.params > 0.0)
-        d_row(d, "model it affords (optimal)", "N %s, D %s, loss %.3f (%.3g FLOP at the plan's "
+        d_row(d, "model it affords (optimal)",
+              "N %s, D %s, loss %.3f (%.3g FLOP at the plan's "
               "MFU, %s fit)",
               si(p->budget_affords.params, a, sizeof a), si(p->budget_affords.tokens, b, sizeof b),
               p->budget_affords.loss, p->budget_affords.compute_flops, p->fit->name);
@@ -581,7 +597,8 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
     const tp_ckpt *k = &p->ckpt;
     d_section(d, "Checkpointing and failures");
     double n = p->params_n;
-    d_row(d, "checkpoint size", "%.0f GB = weights %.0f GB + optimizer %.0f GB (%.0f + %.0f + "
+    d_row(d, "checkpoint size",
+          "%.0f GB = weights %.0f GB + optimizer %.0f GB (%.0f + %.0f + "
           "%.0f B/param: 16-bit weights, fp32 master, moments)",
           k->total_bytes / TP_GB, k->weights_bytes / TP_GB, k->optimizer_bytes / TP_GB,
           k->weights_bytes / n, in->base.train.optimizer.master_weights ? 4.0 : 0.0,
@@ -590,7 +607,8 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
           secs(p->ckpt_sync.write_s, a, sizeof a), p->storage_bw_bytes_per_s / TP_GB,
           in->ckpt.storage_bw_bytes_per_s > 0.0 ? " (--storage-gbps)"
                                                 : " (1 GB/s per node, Llama 3's Tectonic)");
-    d_row(d, "write (asynchronous)", "stall %s (host copy of 1/%lld of it at %.0f GB/s per "
+    d_row(d, "write (asynchronous)",
+          "stall %s (host copy of 1/%lld of it at %.0f GB/s per "
           "GPU), durable %s later",
           secs(p->ckpt_async.stall_s, a, sizeof a), (long long)p->num_gpus,
           (in->ckpt.host_bw_bytes_per_s > 0.0 ? in->ckpt.host_bw_bytes_per_s : 10e9) / TP_GB,
@@ -600,17 +618,19 @@ static void report_ckpt(doc *d, const tp_plan_in *in, const tp_plan *p)
                   1e-6 * TP_LLAMA3_FAILURES_PER_GPU_HOUR
               ? " (Llama 3 405B: 419 unexpected interruptions in 16,384 GPUs x 54 days)"
               : " (--gpu-failure-rate)");
-    d_row(d, "job MTBF", "%s on %lld GPUs", k->job_mtbf_s > 0.0 ? hours(k->job_mtbf_s, a, sizeof a)
-                                                                : "no failures",
+    d_row(d, "job MTBF", "%s on %lld GPUs",
+          k->job_mtbf_s > 0.0 ? hours(k->job_mtbf_s, a, sizeof a) : "no failures",
           (long long)p->num_gpus);
-    d_row(d, "mode", "%s", in->ckpt.async ? "asynchronous (--ckpt-mode sync to compare)"
-                                          : "synchronous");
+    d_row(d, "mode", "%s",
+          in->ckpt.async ? "asynchronous (--ckpt-mode sync to compare)" : "synchronous");
     d_row(d, "interval: Young / Daly", "%s / %s of compute (delta = %s stall)",
-          secs(k->young_s, a, sizeof a), secs(k->daly_s, b, sizeof b), secs(k->stall_s, c, sizeof c));
+          secs(k->young_s, a, sizeof a), secs(k->daly_s, b, sizeof b),
+          secs(k->stall_s, c, sizeof c));
     d_row(d, "checkpoint every", "%s = %.0f steps%s%s", secs(k->interval_s, a, sizeof a),
           p->ckpt_every_steps, in->ckpt_every_steps > 0 ? " (--ckpt-every-steps)" : " (Daly)",
-          k->raised_to_step ? ", raised to one step (checkpoints are taken between steps)"
-          : k->interval_raised ? ", raised to one asynchronous write" : "");
+          k->raised_to_step    ? ", raised to one step (checkpoints are taken between steps)"
+          : k->interval_raised ? ", raised to one asynchronous write"
+                               : "");
     if (!k->progress) {
         d_note(d, "Failures arrive faster than checkpoints save work: no progress.");
         return;
@@ -966,9 +986,10 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
 
     json_t *s = jb_obj(&b);
     put_str(&b, s, "fit", p->fit->name);
-    put_str(&b, s, "tokens_from", in->tokens_from == TP_TOKENS_GIVEN     ? "given"
-                                  : in->tokens_from == TP_TOKENS_COMPUTE ? "compute"
-                                                                         : "per_param");
+    put_str(&b, s, "tokens_from",
+            in->tokens_from == TP_TOKENS_GIVEN     ? "given"
+            : in->tokens_from == TP_TOKENS_COMPUTE ? "compute"
+                                                   : "per_param");
     put_real(&b, s, "tokens", p->tokens);
     put_real(&b, s, "tokens_per_param", p->tokens_per_param);
     put_real(&b, s, "compute_budget_flops", p->compute_budget_flops);

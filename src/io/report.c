@@ -15,7 +15,6 @@
 #include "io.h"
 #include "io_internal.h"
 
-
 static const char *plural(int64_t n, const char *one, const char *many)
 {
     return n == 1 ? one : many;
@@ -96,8 +95,8 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
     fprintf(f, "Model: %s\n",
             m->name[0] ? tp_io_safe_text(m->name, name, sizeof name) : "(unnamed)");
     fprintf(f, "  parameters      %s total (%.2f B), %s active per token (%.2f B)\n",
-            tp_io_commas(p->total, a, sizeof a), (double)p->total / 1e9, tp_io_commas(p->active, b, sizeof b),
-            (double)p->active / 1e9);
+            tp_io_commas(p->total, a, sizeof a), (double)p->total / 1e9,
+            tp_io_commas(p->active, b, sizeof b), (double)p->active / 1e9);
     fprintf(f,
             "  shape           %lld layers, hidden %lld, %lld heads (%lld kv heads, head dim "
             "%lld), ffn %lld, vocab %s\n",
@@ -169,7 +168,8 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     fprintf(f,
             "                  = global batch %s %s = %s tokens per step (sequence length "
             "%lld tokens)\n",
-            tp_io_commas(t->global_batch, a, sizeof a), plural(t->global_batch, "sequence", "sequences"),
+            tp_io_commas(t->global_batch, a, sizeof a),
+            plural(t->global_batch, "sequence", "sequences"),
             tp_io_commas(t->global_batch * t->seq_len, b, sizeof b), (long long)t->seq_len);
 }
 

@@ -24,17 +24,29 @@
 #include "request.h"
 
 /* Flags that change the architecture after --model is loaded (opts.c, G_MODEL). */
-static const char *const model_overrides[] = {
-    "layers", "hidden",  "heads",          "kv-heads",       "head-dim",
-    "ffn-hidden", "vocab", "mlp",          "norm",           "tie-embeddings",
-    "no-tie-embeddings", "experts", "topk", "moe-ffn-hidden", "shared-experts", NULL};
+static const char *const model_overrides[] = {"layers",
+                                              "hidden",
+                                              "heads",
+                                              "kv-heads",
+                                              "head-dim",
+                                              "ffn-hidden",
+                                              "vocab",
+                                              "mlp",
+                                              "norm",
+                                              "tie-embeddings",
+                                              "no-tie-embeddings",
+                                              "experts",
+                                              "topk",
+                                              "moe-ffn-hidden",
+                                              "shared-experts",
+                                              NULL};
 
 #define MODEL_CONFIG_KEY "model-config"
 #define GPU_CONFIG_KEY "gpu-config"
 
 /* Flags that change a GPU after --gpu is loaded (opts.c, and plan's --tflops). */
 static const char *const gpu_overrides[] = {"gpu-memory-gb", "gpu-memory-gib", "peak-tflops",
-                                            "price", "tflops", NULL};
+                                            "price",         "tflops",         NULL};
 
 static bool is_gpu_override(const char *key)
 {
@@ -109,13 +121,9 @@ static tp_status flag_text(const char *key, json_t *v, char **out, bool *skip, t
     if (!v)
         return TP_OK;
     switch (json_typeof(v)) {
-    case JSON_TRUE:
-        *out = flag_arg(key, NULL);
-        break;
+    case JSON_TRUE: *out = flag_arg(key, NULL); break;
     case JSON_FALSE:
-    case JSON_NULL:
-        *skip = true;
-        return TP_OK;
+    case JSON_NULL: *skip = true; return TP_OK;
     case JSON_INTEGER:
         snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
         *out = flag_arg(key, num);
@@ -231,8 +239,8 @@ static int push(tp_io_request *out, size_t *cap, char *s)
     return 0;
 }
 
-tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
-                              tp_io_request *out, tp_error *err)
+tp_status tp_io_request_parse(const char *body, size_t len, const char *command, tp_io_request *out,
+                              tp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (len > TP_IO_REQUEST_MAX_BYTES)
@@ -465,14 +473,14 @@ static int gpus_json(json_t *arr, tp_error *err)
                          name);
             return -1;
         }
-        if (append(arr, json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o}", "name", name,
-                                  "peak_bf16_flops_per_s", peak, "memory_bytes",
-                                  (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
-                                  g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s",
-                                  g.intra_bw_bytes_per_s, "gpus_per_node",
-                                  (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
-                                  g.price_per_gpu_hour, "source",
-                                  str_or_null(tp_io_preset_source(TP_IO_GPU, name)))) != 0) {
+        if (append(arr,
+                   json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o}", "name", name,
+                             "peak_bf16_flops_per_s", peak, "memory_bytes",
+                             (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
+                             g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s", g.intra_bw_bytes_per_s,
+                             "gpus_per_node", (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
+                             g.price_per_gpu_hour, "source",
+                             str_or_null(tp_io_preset_source(TP_IO_GPU, name)))) != 0) {
             nomem(err);
             return -1;
         }
@@ -513,14 +521,13 @@ json_t *tp_io_error_json(const tp_error *err, const char *code_name)
 {
     const char *msg = err->message[0] ? err->message : tp_strerror(err->code);
     json_t *e = json_pack("{s:s, s:s, s:i, s:i, s:s}", "code",
-                          code_name ? code_name : tp_strerror(err->code), "path", err->path,
-                          "line", err->line, "column", err->column, "message", msg);
+                          code_name ? code_name : tp_strerror(err->code), "path", err->path, "line",
+                          err->line, "column", err->column, "message", msg);
     if (!e) {
         /* a message cut inside a UTF-8 sequence is not a valid string: say less */
         e = json_pack("{s:s, s:s, s:i, s:i, s:s}", "code",
-                      code_name ? code_name : tp_strerror(err->code), "path", "", "line",
-                      err->line, "column", err->column, "message",
-                      "(message is not valid UTF-8)");
+                      code_name ? code_name : tp_strerror(err->code), "path", "", "line", err->line,
+                      "column", err->column, "message", "(message is not valid UTF-8)");
         if (!e)
             return NULL;
     }

@@ -62,13 +62,13 @@
 #define TP_IO_REQUEST_MAX_OFFSET 1000000
 
 typedef struct tp_io_request {
-    int argc;               /* argv[0] is the command name */
-    char **argv;            /* argc strings + NULL; each string owned */
-    char *model_text;       /* "model-config" text, owned; NULL when absent */
-    char *gpu_text;         /* "gpu-config" text, owned; NULL when absent */
-    bool paged;             /* search: "offset" or "limit" was given */
-    int64_t offset;         /* search: first result of the page, from 0 */
-    int64_t limit;          /* search: results in the page (when paged) */
+    int argc;         /* argv[0] is the command name */
+    char **argv;      /* argc strings + NULL; each string owned */
+    char *model_text; /* "model-config" text, owned; NULL when absent */
+    char *gpu_text;   /* "gpu-config" text, owned; NULL when absent */
+    bool paged;       /* search: "offset" or "limit" was given */
+    int64_t offset;   /* search: first result of the page, from 0 */
+    int64_t limit;    /* search: results in the page (when paged) */
 } tp_io_request;
 
 /**
@@ -80,8 +80,8 @@ typedef struct tp_io_request {
  * "gpu" names a file), TP_ERR_NOMEM. Unknown flag names and bad values
  * are left to the CLI parser, which reports them as the CLI does.
  */
-tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
-                              tp_io_request *out, tp_error *err);
+tp_status tp_io_request_parse(const char *body, size_t len, const char *command, tp_io_request *out,
+                              tp_error *err);
 
 /**
  * Set the page field `key` ("offset" or "limit") of r to v, range-checked

@@ -36,7 +36,8 @@ static json_t *find_result(json_t *j, int depth)
             return j;
         const char *k;
         json_t *v;
-        json_object_foreach(j, k, v) {
+        json_object_foreach(j, k, v)
+        {
             json_t *r = find_result(v, depth + 1);
             if (r)
                 return r;
@@ -46,7 +47,8 @@ static json_t *find_result(json_t *j, int depth)
     if (json_is_array(j)) {
         size_t i;
         json_t *v;
-        json_array_foreach(j, i, v) {
+        json_array_foreach(j, i, v)
+        {
             json_t *r = find_result(v, depth + 1);
             if (r)
                 return r;
@@ -233,8 +235,8 @@ static tp_status tj_gpu(tpj *t)
     TP_TRY(tj_num(t, "gpu", "memory_capacity_bytes", &cap));
     TP_TRY(tj_num(t, "gpu", "price_per_gpu_hour", &price));
     tp_gpu g;
-    bool is_preset = tp_io_preset_text(TP_IO_GPU, name) != NULL &&
-                     tp_io_gpu_load(name, &g, NULL) == TP_OK;
+    bool is_preset =
+        tp_io_preset_text(TP_IO_GPU, name) != NULL && tp_io_gpu_load(name, &g, NULL) == TP_OK;
     if (is_preset) {
         t->preset_gpus_per_node = g.gpus_per_node;
         if (!push_str(im, "--gpu", name))
@@ -361,8 +363,8 @@ static tp_status tj_plan(json_t *doc, tp_import *im, tp_error *err)
     const char *name;
     TP_TRY(tj_str(&t, "model", "name", &name));
     tp_model pre;
-    bool is_preset = tp_io_preset_text(TP_IO_MODEL, name) != NULL &&
-                     tp_io_model_load(name, &pre, NULL) == TP_OK;
+    bool is_preset =
+        tp_io_preset_text(TP_IO_MODEL, name) != NULL && tp_io_model_load(name, &pre, NULL) == TP_OK;
     int64_t L = 0, h = 0, a = 0;
     TP_TRY(tj_int(&t, "model", "num_layers", 1, &L));
     TP_TRY(tj_int(&t, "model", "hidden", 1, &h));
@@ -423,8 +425,9 @@ static tp_status tj_plan(json_t *doc, tp_import *im, tp_error *err)
     im->has_vocab = true;
     if (json_array_size(phases) > 1) {
         char msg[160];
-        snprintf(msg, sizeof msg, "the plan has %zu phases: the first is exported (its layout, "
-                                  "sequence, batch and tokens)",
+        snprintf(msg, sizeof msg,
+                 "the plan has %zu phases: the first is exported (its layout, "
+                 "sequence, batch and tokens)",
                  json_array_size(phases));
         assume(im, msg);
     }

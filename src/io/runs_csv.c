@@ -18,15 +18,47 @@
 #include "io_internal.h"
 #include "runs_csv.h"
 
-
-const char *const tp_io_runs_columns[] = {
-    "id", "source", "model_name", "params_reported", "layers", "hidden", "heads", "kv_heads",
-    "ffn_hidden", "vocab", "seq_len", "moe_experts", "moe_topk", "gpu_type", "num_gpus",
-    "gpus_per_node", "interconnect", "precision", "tp", "pp", "dp", "cp", "ep", "sp",
-    "zero_or_fsdp", "recompute", "micro_batch", "global_batch", "interleave_v",
-    "measured_tflops_per_gpu", "tflops_basis", "peak_tflops_for_mfu", "measured_mfu",
-    "measured_hfu", "measured_tokens_per_sec", "tokens_per_sec_unit", "measured_step_time_s",
-    "measured_memory_gb_per_gpu", "memory_metric", "notes", NULL};
+const char *const tp_io_runs_columns[] = {"id",
+                                          "source",
+                                          "model_name",
+                                          "params_reported",
+                                          "layers",
+                                          "hidden",
+                                          "heads",
+                                          "kv_heads",
+                                          "ffn_hidden",
+                                          "vocab",
+                                          "seq_len",
+                                          "moe_experts",
+                                          "moe_topk",
+                                          "gpu_type",
+                                          "num_gpus",
+                                          "gpus_per_node",
+                                          "interconnect",
+                                          "precision",
+                                          "tp",
+                                          "pp",
+                                          "dp",
+                                          "cp",
+                                          "ep",
+                                          "sp",
+                                          "zero_or_fsdp",
+                                          "recompute",
+                                          "micro_batch",
+                                          "global_batch",
+                                          "interleave_v",
+                                          "measured_tflops_per_gpu",
+                                          "tflops_basis",
+                                          "peak_tflops_for_mfu",
+                                          "measured_mfu",
+                                          "measured_hfu",
+                                          "measured_tokens_per_sec",
+                                          "tokens_per_sec_unit",
+                                          "measured_step_time_s",
+                                          "measured_memory_gb_per_gpu",
+                                          "memory_metric",
+                                          "notes",
+                                          NULL};
 
 typedef struct buf {
     char *p;
@@ -105,8 +137,7 @@ void tp_io_csv_free(tp_io_csv *csv)
     free(csv);
 }
 
-static tp_status parse_error(tp_error *err, const char *origin, int line, int col,
-                             const char *what)
+static tp_status parse_error(tp_error *err, const char *origin, int line, int col, const char *what)
 {
     tp_error_set(err, TP_ERR_PARSE, "csv", "%s:%d:%d: %s", origin ? origin : "<csv>", line, col,
                  what);
@@ -156,47 +187,49 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
     enum { REC_START, FIELD_START, UNQUOTED, QUOTED, AFTER_QUOTE } state = REC_START;
     int quote_line = 0, quote_col = 0, rec_line = 1;
 
-#define FAIL_PARSE(l, c, msg)                                                                    \
-    do {                                                                                         \
-        st = parse_error(err, origin, l, c, msg);                                                \
-        goto done;                                                                               \
+#define FAIL_PARSE(l, c, msg)                                                                      \
+    do {                                                                                           \
+        st = parse_error(err, origin, l, c, msg);                                                  \
+        goto done;                                                                                 \
     } while (0)
-#define OOM()                                                                                    \
-    do {                                                                                         \
-        st = tp_error_set(err, TP_ERR_NOMEM, "csv", "out of memory reading %s",                  \
-                          origin ? origin : "<csv>");                                            \
-        goto done;                                                                               \
+#define OOM()                                                                                      \
+    do {                                                                                           \
+        st = tp_error_set(err, TP_ERR_NOMEM, "csv", "out of memory reading %s",                    \
+                          origin ? origin : "<csv>");                                              \
+        goto done;                                                                                 \
     } while (0)
 
     /* A field is complete: keep it, or fail on memory or the cell limit. */
-#define FINISH_FIELD()                                                                           \
-    do {                                                                                         \
-        int rc_ = finish_field(&ps);                                                             \
-        if (rc_ == -2)                                                                           \
-            FAIL_PARSE(line, col, "more than " TP_IO_CSV_MAX_CELLS_TEXT " cells (a limit of "     \
-                                  "trainplan's CSV reader)");                                    \
-        if (rc_ != 0)                                                                            \
-            OOM();                                                                               \
+#define FINISH_FIELD()                                                                             \
+    do {                                                                                           \
+        int rc_ = finish_field(&ps);                                                               \
+        if (rc_ == -2)                                                                             \
+            FAIL_PARSE(line, col,                                                                  \
+                       "more than " TP_IO_CSV_MAX_CELLS_TEXT " cells (a limit of "                 \
+                       "trainplan's CSV reader)");                                                 \
+        if (rc_ != 0)                                                                              \
+            OOM();                                                                                 \
     } while (0)
 
     /* End of a record: check its field count against the header. */
-#define END_RECORD()                                                                             \
-    do {                                                                                         \
-        FINISH_FIELD();                                                                          \
-        if (ps.header_cols == 0) {                                                               \
-            ps.header_cols = ps.cur_fields;                                                      \
-        } else if (ps.cur_fields != ps.header_cols) {                                            \
-            char msg_[160];                                                                      \
-            snprintf(msg_, sizeof msg_, "record has %zu fields, the header has %zu",             \
-                     ps.cur_fields, ps.header_cols);                                             \
-            FAIL_PARSE(rec_line, 1, msg_);                                                       \
-        }                                                                                        \
-        if (ps.rec_line.len > TP_IO_CSV_MAX_ROWS)                                                \
-            FAIL_PARSE(rec_line, 1, "more than " TP_IO_CSV_MAX_ROWS_TEXT " records (a limit of "  \
-                                    "trainplan's CSV reader)");                                  \
-        if (ivec_push(&ps.rec_line, rec_line) != 0)                                              \
-            OOM();                                                                               \
-        ps.cur_fields = 0;                                                                       \
+#define END_RECORD()                                                                               \
+    do {                                                                                           \
+        FINISH_FIELD();                                                                            \
+        if (ps.header_cols == 0) {                                                                 \
+            ps.header_cols = ps.cur_fields;                                                        \
+        } else if (ps.cur_fields != ps.header_cols) {                                              \
+            char msg_[160];                                                                        \
+            snprintf(msg_, sizeof msg_, "record has %zu fields, the header has %zu",               \
+                     ps.cur_fields, ps.header_cols);                                               \
+            FAIL_PARSE(rec_line, 1, msg_);                                                         \
+        }                                                                                          \
+        if (ps.rec_line.len > TP_IO_CSV_MAX_ROWS)                                                  \
+            FAIL_PARSE(rec_line, 1,                                                                \
+                       "more than " TP_IO_CSV_MAX_ROWS_TEXT " records (a limit of "                \
+                       "trainplan's CSV reader)");                                                 \
+        if (ivec_push(&ps.rec_line, rec_line) != 0)                                                \
+            OOM();                                                                                 \
+        ps.cur_fields = 0;                                                                         \
     } while (0)
 
     for (; i < len; i++) {
@@ -239,8 +272,9 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
                 col = 0;
                 state = REC_START;
             } else if (ch == '"') {
-                FAIL_PARSE(line, col, "quote inside an unquoted field (quote the whole field "
-                                      "and double the quote)");
+                FAIL_PARSE(line, col,
+                           "quote inside an unquoted field (quote the whole field "
+                           "and double the quote)");
             } else if (is_cr) {
                 FAIL_PARSE(line, col, "carriage return not followed by a line feed");
             } else if (buf_put(&ps.field, ch) != 0) {
@@ -278,8 +312,9 @@ tp_status tp_io_csv_parse(const char *text, size_t len, const char *origin, tp_i
                 col = 0;
                 state = REC_START;
             } else {
-                FAIL_PARSE(line, col, "character after a closing quote (expected a comma or "
-                                      "the end of the line)");
+                FAIL_PARSE(line, col,
+                           "character after a closing quote (expected a comma or "
+                           "the end of the line)");
             }
             break;
         }

@@ -42,10 +42,10 @@
 
 typedef struct tp_io_csv {
     size_t num_cols;
-    char **header;     /* num_cols column names */
-    size_t num_rows;   /* data records (the header not counted) */
-    char **cells;      /* num_rows * num_cols strings, row-major; "" when empty */
-    int *line;         /* 1-based line on which each data record starts */
+    char **header;   /* num_cols column names */
+    size_t num_rows; /* data records (the header not counted) */
+    char **cells;    /* num_rows * num_cols strings, row-major; "" when empty */
+    int *line;       /* 1-based line on which each data record starts */
 } tp_io_csv;
 
 /** Read and parse a CSV file (at most 64 MiB). */

@@ -58,7 +58,8 @@ static inline void sb_puts(sbuf *b, const char *s)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static inline void sb_printf(sbuf *b, const char *fmt, ...)
+static inline void
+sb_printf(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

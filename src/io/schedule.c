@@ -116,8 +116,7 @@ static double dep_end(const tp_io_sched *s, int64_t st, const tp_io_sched_op *o)
     return up < 0.0 ? -1.0 : (up > own ? up : own);
 }
 
-bool tp_io_sched_run(tp_io_sched *s, tp_schedule sched, int64_t p, int64_t m, int64_t v,
-                     double tb)
+bool tp_io_sched_run(tp_io_sched *s, tp_schedule sched, int64_t p, int64_t m, int64_t v, double tb)
 {
     memset(s, 0, sizeof *s);
     if (p < 1 || m < 1 || v < 1 || p * m * v > TP_IO_SCHED_MAX_OPS / 2 || !(tb > 0.0))
@@ -264,19 +263,18 @@ json_t *tp_io_schedule_json(const tp_config *c, const tp_result *r)
     int64_t m_draw = json_microbatches(p, m);
     tp_io_sched s;
     memset(&s, 0, sizeof s);
-    bool drawn = p <= TP_IO_SCHED_JSON_STAGES && tp_io_sched_run(&s, c->train.schedule, p, m_draw,
-                                                                  v, tb);
+    bool drawn =
+        p <= TP_IO_SCHED_JSON_STAGES && tp_io_sched_run(&s, c->train.schedule, p, m_draw, v, tb);
     json_t *stages = drawn ? stages_json(&s) : json_array();
-    json_t *j = stages ? json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:b, s:b, s:f, s:f, s:o}",
-                                   "schedule", tp_io_schedule_name(c->train.schedule), "stages",
-                                   (json_int_t)p, "microbatches", (json_int_t)m,
-                                   "microbatches_drawn", (json_int_t)(drawn ? m_draw : 0),
-                                   "virtual_stages", (json_int_t)(drawn ? s.v : v),
-                                   "backward_units", tb, "drawn", drawn,
-                                   "complete", drawn && !s.stalled, "makespan", s.makespan,
-                                   "bubble_fraction", drawn ? tp_io_sched_idle(&s) : 0.0,
-                                   "ops", stages)
-                       : NULL;
+    json_t *j =
+        stages ? json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:b, s:b, s:f, s:f, s:o}", "schedule",
+                           tp_io_schedule_name(c->train.schedule), "stages", (json_int_t)p,
+                           "microbatches", (json_int_t)m, "microbatches_drawn",
+                           (json_int_t)(drawn ? m_draw : 0), "virtual_stages",
+                           (json_int_t)(drawn ? s.v : v), "backward_units", tb, "drawn", drawn,
+                           "complete", drawn && !s.stalled, "makespan", s.makespan,
+                           "bubble_fraction", drawn ? tp_io_sched_idle(&s) : 0.0, "ops", stages)
+               : NULL;
     if (drawn)
         tp_io_sched_free(&s);
     return j;

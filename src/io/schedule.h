@@ -44,8 +44,7 @@ typedef struct tp_io_sched {
  * tb <= 0, p x m x v > TP_IO_SCHED_MAX_OPS / 2 or out of memory (*s is
  * then empty); else free with tp_io_sched_free.
  */
-bool tp_io_sched_run(tp_io_sched *s, tp_schedule sched, int64_t p, int64_t m, int64_t v,
-                     double tb);
+bool tp_io_sched_run(tp_io_sched *s, tp_schedule sched, int64_t p, int64_t m, int64_t v, double tb);
 void tp_io_sched_free(tp_io_sched *s);
 
 /** The idle share of p x makespan: the bubble, as drawn. */
@@ -76,7 +75,6 @@ json_t *tp_io_schedule_json(const tp_config *c, const tp_result *r);
  * range (p, m, v >= 1; p * m * v <= TP_IO_SCHED_MAX_OPS / 2) or the order
  * stalls.
  */
-double tp_io_schedule_bubble(tp_schedule s, int64_t p, int64_t m, int64_t v,
-                             double backward_units);
+double tp_io_schedule_bubble(tp_schedule s, int64_t p, int64_t m, int64_t v, double backward_units);
 
 #endif /* TP_IO_SCHEDULE_H */

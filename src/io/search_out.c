@@ -15,7 +15,6 @@
 #include "io_internal.h" /* tp_io_safe_text */
 #include "search_out.h"
 
-
 static const char *const rank_names[] = {"time", "cost", "headroom"}; /* tp_rank_by */
 
 const char *tp_io_rank_name(tp_rank_by by)
@@ -250,8 +249,8 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
         if (tm->computed)
             fprintf(f, ", step %+.3f s", d.step_s);
     } else if (by == TP_RANK_COST && tm->computed) {
-        fprintf(f, "%+.3f USD per 1M tokens, step %+.3f s (%+.1f%%)",
-                1e6 * d.cost_per_token_usd, d.step_s, 100.0 * d.step_rel);
+        fprintf(f, "%+.3f USD per 1M tokens, step %+.3f s (%+.1f%%)", 1e6 * d.cost_per_token_usd,
+                d.step_s, 100.0 * d.step_rel);
         fputs(mostly, f);
     } else if (tm->computed) {
         fprintf(f, "%.3f s slower (%+.1f%%)", d.step_s, 100.0 * d.step_rel);
@@ -310,8 +309,8 @@ static void md_cost(const tp_search_item *it, char *buf, size_t n)
 }
 
 #define MD_COST_COLUMN "USD per 1M tokens"
-#define MD_FOOTER                                                                                \
-    "\nGiB = 2^30 bytes; memory is the heaviest pipeline stage; MFU in percent of the GPU's "    \
+#define MD_FOOTER                                                                                  \
+    "\nGiB = 2^30 bytes; memory is the heaviest pipeline stage; MFU in percent of the GPU's "      \
     "dense peak.\n"
 
 /* The delta of a runner-up, in one line, for CSV and Markdown. */
@@ -330,8 +329,9 @@ static void header(FILE *f, const tp_config *c, const char *verb)
     const tp_train *t = &c->train;
     int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
-    fprintf(f, "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
-               "sequences (%.0f tokens)\n",
+    fprintf(f,
+            "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
+            "sequences (%.0f tokens)\n",
             verb, tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
             tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
             (long long)t->seq_len, (long long)t->global_batch,
@@ -343,14 +343,16 @@ static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double
     fprintf(f, "  searched %llu layouts in %.3f s", (unsigned long long)st->candidates, wall_s);
     if (st->evaluated > 0 && wall_s > 0.0)
         fprintf(f, " (%.2f million evaluations/s)", 1e-6 * (double)st->evaluated / wall_s);
-    fprintf(f, ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
-               "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
+    fprintf(f,
+            ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
+            "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
             (unsigned long long)st->feasible, (unsigned long long)st->infeasible,
             (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / TP_GIB,
             (unsigned long long)st->pruned_states, (unsigned long long)st->pruned_micro_batch);
     if (st->batch_mismatch)
-        fprintf(f, "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "
-                   "global batch\n",
+        fprintf(f,
+                "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "
+                "global batch\n",
                 (unsigned long long)st->batch_mismatch);
 }
 

@@ -20,9 +20,9 @@
 #include "sbuf.h"
 #include "svg.h"
 
-#define W 900.0          /* chart width, px */
-#define PLOT_X 150.0     /* left edge of the bars */
-#define PLOT_W 700.0     /* bar area width */
+#define W 900.0      /* chart width, px */
+#define PLOT_X 150.0 /* left edge of the bars */
+#define PLOT_W 700.0 /* bar area width */
 
 /* ------------------------------------------------------------------ */
 /* Text                                                                 */
@@ -54,8 +54,9 @@ static void doc_open(sbuf *b, double height, const char *title)
               "font-size=\"12\">\n<title>",
               W, height, W, height);
     xml_text(b, title);
-    sb_printf(b, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
-                 "fill=\"#ffffff\"/>\n",
+    sb_printf(b,
+              "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+              "fill=\"#ffffff\"/>\n",
               W, height);
 }
 
@@ -69,8 +70,7 @@ static void chart_title(sbuf *b, double y, const char *text)
 static void label(sbuf *b, double x, double y, const char *anchor, const char *fill,
                   const char *text)
 {
-    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\">", x, y, anchor,
-              fill);
+    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\">", x, y, anchor, fill);
     xml_text(b, text);
     sb_puts(b, "</text>\n");
 }
@@ -126,8 +126,9 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
              r->memory.fits ? "fits" : "does not fit");
     chart_title(b, y0 + 20.0, title);
     double y = y0 + 40.0, bar_h = 26.0;
-    sb_printf(b, "<g class=\"memory\" data-capacity-bytes=\"%.0f\" data-peak-bytes=\"%.0f\" "
-                 "data-fits=\"%s\">\n",
+    sb_printf(b,
+              "<g class=\"memory\" data-capacity-bytes=\"%.0f\" data-peak-bytes=\"%.0f\" "
+              "data-fits=\"%s\">\n",
               cap, finite_or0(r->memory.total_bytes), r->memory.fits ? "true" : "false");
     for (int i = 0; i < n; i++) {
         sb_printf(b, "<g class=\"stage\" data-stage=\"%" PRId64 "\" data-total-bytes=\"%.0f\">\n",
@@ -204,9 +205,8 @@ static double time_body(sbuf *b, const tp_result *r, double y0)
     double step = finite_or0(t->step_s);
     double axis = step > 0.0 ? step : 1.0;
     char title[200];
-    snprintf(title, sizeof title,
-             "Step time: %.3f s (%.0f tokens/s, MFU %.1f%%)", step, finite_or0(t->tokens_per_s),
-             100.0 * finite_or0(t->mfu));
+    snprintf(title, sizeof title, "Step time: %.3f s (%.0f tokens/s, MFU %.1f%%)", step,
+             finite_or0(t->tokens_per_s), 100.0 * finite_or0(t->mfu));
     chart_title(b, y0 + 20.0, title);
     double y = y0 + 40.0, bar_h = 30.0;
     sb_printf(b, "<g class=\"time\" data-computed=\"true\" data-step-seconds=\"%.9g\">\n", step);

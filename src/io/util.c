@@ -416,8 +416,8 @@ static tp_status read_fd(int fd, size_t size_hint, const tp_io_read_opts *o, con
             char *p = realloc(buf, bigger + 1);
             if (!p) {
                 free(buf);
-                return tp_error_set(err, TP_ERR_NOMEM, o->field, "out of memory reading %s%s%s",
-                                    q, path, q);
+                return tp_error_set(err, TP_ERR_NOMEM, o->field, "out of memory reading %s%s%s", q,
+                                    path, q);
             }
             buf = p;
             cap = bigger;
@@ -473,9 +473,9 @@ tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out
         if (S_ISDIR(st.st_mode)) /* the message read() would have given */
             return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: %s", q, path, q,
                                 strerror(EISDIR));
-        return tp_error_set(err, TP_ERR_IO, o->field, "%s%s%s is %s; trainplan reads regular files only%s",
-                            q, path, q, tp_io_file_type(st.st_mode),
-                            o->allow_stdin ? " (or - for standard input)" : "");
+        return tp_error_set(
+            err, TP_ERR_IO, o->field, "%s%s%s is %s; trainplan reads regular files only%s", q, path,
+            q, tp_io_file_type(st.st_mode), o->allow_stdin ? " (or - for standard input)" : "");
     }
     if ((uintmax_t)st.st_size > o->max_bytes) {
         close(fd);

@@ -65,7 +65,10 @@ typedef struct eff_key {
     bool zero_ok; /* 0, or [lo, hi] */
 } eff_key;
 
-#define EFF_KEY(f, lo, hi, z) {#f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)}
+#define EFF_KEY(f, lo, hi, z)                                                                      \
+    {                                                                                              \
+#f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)                                               \
+    }
 static const eff_key eff_keys[] = {
     EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),     EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
     EFF_KEY(gemm_half_dim, 1.0, 1e6, true),    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
@@ -94,8 +97,8 @@ static void gpu_names(char *buf, size_t n)
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU) && used < n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
-                         tp_io_preset_name(TP_IO_GPU, i));
+        int w =
+            snprintf(buf + used, n - used, "%s%s", i ? ", " : "", tp_io_preset_name(TP_IO_GPU, i));
         if (w < 0)
             break;
         used += (size_t)w;
@@ -161,9 +164,8 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
         snprintf(o->key, sizeof o->key, "%s", k->name);
         char field[40];
         snprintf(field, sizeof field, "--eff %s", k->name);
-        tp_status st = k->zero_ok
-                           ? tp_io_parse_f64_or0(field, eq + 1, k->lo, k->hi, &o->value, err)
-                           : tp_io_parse_f64(field, eq + 1, k->lo, k->hi, &o->value, err);
+        tp_status st = k->zero_ok ? tp_io_parse_f64_or0(field, eq + 1, k->lo, k->hi, &o->value, err)
+                                  : tp_io_parse_f64(field, eq + 1, k->lo, k->hi, &o->value, err);
         if (st != TP_OK)
             return st;
         ov->n++;
@@ -241,8 +243,8 @@ static bool cell_lead_i64(const rowref *r, const char *col, int64_t *out)
 #define MEASURED_MIN 1e-9
 #define MEASURED_MAX 1e15
 static const char *const measured_cols[] = {
-    "measured_tokens_per_sec", "measured_step_time_s", "measured_tflops_per_gpu",
-    "peak_tflops_for_mfu",     "measured_mfu",         "measured_hfu",
+    "measured_tokens_per_sec",   "measured_step_time_s", "measured_tflops_per_gpu",
+    "peak_tflops_for_mfu",       "measured_mfu",         "measured_hfu",
     "measured_memory_gb_per_gpu"};
 
 static bool cell_f64(const rowref *r, const char *col, double *out)
@@ -269,12 +271,12 @@ static bool contains(const char *hay, const char *needle)
 
 typedef enum framework {
     FW_GENERIC = 0,
-    FW_MEGATRON21,  /* Megatron-LM 2021 (Narayanan et al.) */
-    FW_MCORE,       /* Megatron-Core, NeMo, Megatron-Bridge */
-    FW_DEEPSPEED,   /* Megatron-DeepSpeed (BLOOM) */
+    FW_MEGATRON21, /* Megatron-LM 2021 (Narayanan et al.) */
+    FW_MCORE,      /* Megatron-Core, NeMo, Megatron-Bridge */
+    FW_DEEPSPEED,  /* Megatron-DeepSpeed (BLOOM) */
     FW_TORCHTITAN,
     FW_TORCHTUNE,
-    FW_MOSAIC       /* llm-foundry / composer FSDP */
+    FW_MOSAIC /* llm-foundry / composer FSDP */
 } framework;
 
 static void note(tp_io_vrow *v, const char *fmt, ...)
@@ -342,7 +344,7 @@ typedef struct derived_gpu {
  *    lower achieved fraction (docs/ACCURACY.md reports the error it leaves).
  */
 static const derived_gpu h100_96gb_500w = {
-    "h100-96gb-500w", 96.0 * TP_GIB * (81559.0 / 81920.0), 2.4e12,
+    "h100-96gb-500w", 96.0 * TP_GIB *(81559.0 / 81920.0), 2.4e12,
     "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, SXM peaks)"};
 
 /*
@@ -353,8 +355,8 @@ static const derived_gpu h100_96gb_500w = {
  * from.
  */
 typedef struct validate_gpu {
-    const char *all_of[3];  /* NULL-terminated */
-    const char *preset;     /* GPU preset name, NULL = not modelled */
+    const char *all_of[3];      /* NULL-terminated */
+    const char *preset;         /* GPU preset name, NULL = not modelled */
     const derived_gpu *derived; /* applied to the preset, or NULL */
 } validate_gpu;
 
@@ -541,8 +543,8 @@ static const char *recompute_name(tp_recompute rc)
 static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
 {
     int64_t tp, pp, dp, cp = 1, ep = 1, gpus = 0, seq;
-    if (!cell_i64(r, "tp", &tp) || !cell_i64(r, "pp", &pp) || !cell_i64(r, "dp", &dp) ||
-        tp < 1 || pp < 1 || dp < 1) {
+    if (!cell_i64(r, "tp", &tp) || !cell_i64(r, "pp", &pp) || !cell_i64(r, "dp", &dp) || tp < 1 ||
+        pp < 1 || dp < 1) {
         snprintf(v->reason, sizeof v->reason, "parallel layout (TP, PP, DP) not stated");
         return false;
     }
@@ -619,8 +621,9 @@ static void train_batch(const rowref *r, framework fw, tp_io_vrow *v, tp_train *
         int64_t local = mb;
         if (local % pp == 0) {
             mb = local / pp;
-            note(v, "local batch %lld split into %lld micro-batches of %lld (torchtitan default: "
-                    "one per pipeline stage)",
+            note(v,
+                 "local batch %lld split into %lld micro-batches of %lld (torchtitan default: "
+                 "one per pipeline stage)",
                  (long long)local, (long long)pp, (long long)mb);
         }
         if (!gb_given) {
@@ -657,8 +660,9 @@ static void train_pipeline(const rowref *r, tp_io_vrow *v, tp_config *c)
         /* the embedding and the loss each take a layer's slot in the split */
         if ((L + 2) % pp == 0 && (L + 2) / pp >= 2) {
             t->first_stage_layers = t->last_stage_layers = (L + 2) / pp - 1;
-            note(v, "pipeline split counts the embedding and the loss as a layer each: %lld "
-                    "layers on the end stages",
+            note(v,
+                 "pipeline split counts the embedding and the loss as a layer each: %lld "
+                 "layers on the end stages",
                  (long long)t->first_stage_layers);
         }
     }
@@ -706,8 +710,8 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
     switch (fw) {
     case FW_MEGATRON21:
         t->grad_dtype = TP_DTYPE_FP32; /* fp32 main grads, all-reduced in fp32 */
-        t->flash_attn = false;          /* 2021: fused softmax, no FlashAttention */
-        t->dropout = true;              /* GPT dropout 0.1 */
+        t->flash_attn = false;         /* 2021: fused softmax, no FlashAttention */
+        t->dropout = true;             /* GPT dropout 0.1 */
         t->pad_vocab_to = 128 * tp;
         o->dp_comm_overlap = contains(notes, "DDP impl torch");
         o->ce_bytes_per_logit = 4.0; /* vocab-parallel CE: fp32 logits only */
@@ -715,8 +719,8 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
     case FW_DEEPSPEED:
         t->grad_dtype = TP_DTYPE_FP32; /* BF16_Optimizer fp32 gradient accumulation */
         t->flash_attn = false;
-        t->pad_vocab_to = 0;            /* 250880 is already padded */
-        o->dp_comm_overlap = false;     /* pipeline engine reduces after the flush */
+        t->pad_vocab_to = 0;        /* 250880 is already padded */
+        o->dp_comm_overlap = false; /* pipeline engine reduces after the flush */
         /* BF16_Optimizer keeps the bf16 .grad beside its flat fp32 gradient
          * buffer (2 B/param, bf16_optimizer.py); the nvidia-smi readings of
          * the ten BLOOM rows sit a further 3.0 B/param above the model
@@ -724,8 +728,8 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
          * the optimizer flattens and re-partitions the parameters (cause
          * not verified). Fitted on one source: stated in docs/ACCURACY.md. */
         o->extra_param_bytes = 5.0;
-        o->pp_scatter_gather = false;   /* the pipeline engine sends whole activations */
-        o->ce_bytes_per_logit = 4.0;    /* Megatron vocab-parallel CE */
+        o->pp_scatter_gather = false; /* the pipeline engine sends whole activations */
+        o->ce_bytes_per_logit = 4.0;  /* Megatron vocab-parallel CE */
         note(v, "DeepSpeed pipeline engine: gradient reduction after the pipeline flush, "
                 "not overlapped; no FlashAttention (2022); BF16_Optimizer buffers 5 B/param "
                 "unsharded (2 from its code, 3 fitted on these rows)");
@@ -764,8 +768,7 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
                     "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
         break;
     case FW_GENERIC:
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -891,12 +894,11 @@ static bool measured_throughput(const rowref *r, framework fw, const tp_config *
         return false;
     v->meas_tps = tflops * 1e12 / fpt;
     v->tput_kind = hfu ? "HFU TFLOP/s" : "MFU TFLOP/s";
-    snprintf(v->tput_basis, sizeof v->tput_basis,
-             "from %.1f %s TFLOP/s/GPU / %.4g FLOP/token (%s)", tflops,
-             hfu ? "hardware" : "model", fpt,
-             hfu ? "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal discount"
-                 : unpadded ? "NeMo model FLOPs, no causal discount, unpadded V"
-                            : "Megatron model FLOPs, no causal discount");
+    snprintf(v->tput_basis, sizeof v->tput_basis, "from %.1f %s TFLOP/s/GPU / %.4g FLOP/token (%s)",
+             tflops, hfu ? "hardware" : "model", fpt,
+             hfu        ? "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal discount"
+             : unpadded ? "NeMo model FLOPs, no causal discount, unpadded V"
+                        : "Megatron model FLOPs, no causal discount");
     return true;
 }
 
@@ -954,8 +956,8 @@ static bool measured_cells_ok(const rowref *r, tp_io_vrow *v)
         const char *s = cell(r, measured_cols[i]);
         double x;
         tp_error e;
-        if (*s && tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) !=
-                      TP_OK) {
+        if (*s &&
+            tp_io_parse_f64_or0(measured_cols[i], s, MEASURED_MIN, MEASURED_MAX, &x, &e) != TP_OK) {
             snprintf(v->reason, sizeof v->reason, "%s", e.message);
             return false;
         }
@@ -985,8 +987,8 @@ static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *r
                  recompute_name(c->train.recompute));
     }
     if (st != TP_OK) {
-        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s",
-                 err.path, err.message);
+        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s", err.path,
+                 err.message);
         return false;
     }
     return true;

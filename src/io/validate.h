@@ -64,9 +64,9 @@ const char *tp_io_mem_metric_name(tp_io_mem_metric m);
 typedef struct tp_io_vrow {
     const char *id;
     int line;
-    bool evaluated;    /* false: reason says why (never dropped) */
+    bool evaluated; /* false: reason says why (never dropped) */
     char reason[256];
-    char assume[700];  /* the assumptions that filled what the row leaves out, "; "-separated */
+    char assume[700]; /* the assumptions that filled what the row leaves out, "; "-separated */
     char gpu[TP_NAME_MAX];
     /* throughput */
     bool has_tput;
@@ -83,8 +83,8 @@ typedef struct tp_io_vrow {
     double fit_total_bytes, fit_capacity_bytes;
     int64_t fit_stage;
     /* prediction */
-    tp_time time;           /* step-time breakdown */
-    tp_memory mem;          /* the compared stage's memory breakdown */
+    tp_time time;  /* step-time breakdown */
+    tp_memory mem; /* the compared stage's memory breakdown */
     double step_s, mfu;
     const char *bottleneck;
     const char *recompute;
@@ -114,7 +114,6 @@ typedef struct tp_io_vstats {
 tp_io_vstats tp_io_validate_stats(const tp_io_vrow *rows, size_t n, bool memory);
 
 /** Rows evaluated, and of those the ones whose fit verdict is right. */
-void tp_io_validate_counts(const tp_io_vrow *rows, size_t n, size_t *evaluated,
-                           size_t *fit_ok);
+void tp_io_validate_counts(const tp_io_vrow *rows, size_t n, size_t *evaluated, size_t *fit_ok);
 
 #endif /* TP_IO_VALIDATE_H */

@@ -91,8 +91,8 @@ double tp_budget_required_mfu(double flops, double num_gpus, double peak, double
     return flops / (num_gpus * peak * wall_s);
 }
 
-double tp_budget_mfu_from_throughput(double tokens_per_s, double flops_per_token,
-                                     double num_gpus, double peak)
+double tp_budget_mfu_from_throughput(double tokens_per_s, double flops_per_token, double num_gpus,
+                                     double peak)
 {
     if (!pos(num_gpus) || !pos(peak))
         return 0.0;

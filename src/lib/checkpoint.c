@@ -53,10 +53,10 @@ double tp_ckpt_daly(double delta_s, double mtbf_s)
     return tau > 0.0 ? tau : 0.0;
 }
 
-#define CHECK(cond, path, msg)                                                                   \
-    do {                                                                                         \
-        if (!(cond))                                                                             \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path, msg);                             \
+#define CHECK(cond, path, msg)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path, msg);                               \
     } while (0)
 
 static bool fin_ge0(double x)
@@ -77,12 +77,12 @@ tp_status tp_ckpt_plan(const tp_ckpt_in *in, tp_ckpt *out, tp_error *err)
               fin_ge0(in->grad_bytes_per_param) && in->grad_bytes_per_param <= 16.0,
           "ckpt", "bytes per parameter must be finite, >= 0 and plausible");
     CHECK(in->num_gpus >= 1 && in->num_gpus <= TP_MAX_GPUS, "gpus", "GPUs must be in [1, 2^20]");
-    CHECK(isfinite(in->storage_bw_bytes_per_s) && in->storage_bw_bytes_per_s > 0.0,
-          "storage-gbps", "storage write bandwidth must be > 0");
+    CHECK(isfinite(in->storage_bw_bytes_per_s) && in->storage_bw_bytes_per_s > 0.0, "storage-gbps",
+          "storage write bandwidth must be > 0");
     CHECK(!in->async || (isfinite(in->host_bw_bytes_per_s) && in->host_bw_bytes_per_s > 0.0),
           "host-gbps", "GPU-to-host copy bandwidth must be > 0");
-    CHECK(fin_ge0(in->failures_per_gpu_hour) && in->failures_per_gpu_hour < 1.0,
-          "gpu-failure-rate", "failure rate must be in [0, 1) per GPU-hour");
+    CHECK(fin_ge0(in->failures_per_gpu_hour) && in->failures_per_gpu_hour < 1.0, "gpu-failure-rate",
+          "failure rate must be in [0, 1) per GPU-hour");
     CHECK(fin_ge0(in->restart_s) && in->restart_s <= 1e7, "restart-min",
           "restart time must be finite and >= 0");
     CHECK(fin_ge0(in->compute_s) && in->compute_s <= 1e12, "ckpt", "compute time must be >= 0");

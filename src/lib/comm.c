@@ -63,8 +63,8 @@ double tp_allreduce_hier_time(double bytes, int64_t gpus_per_node, int64_t nodes
         return 0.0;
     int64_t g = gpus_per_node > 1 ? gpus_per_node : 1;
     /* reduce-scatter + all-gather inside the node = one intra ring all-reduce */
-    double t = tp_coll_time(TP_COLL_ALL_REDUCE, TP_COLL_RING, bytes, g, intra_bw_bytes_per_s,
-                            intra_lat_s);
+    double t =
+        tp_coll_time(TP_COLL_ALL_REDUCE, TP_COLL_RING, bytes, g, intra_bw_bytes_per_s, intra_lat_s);
     t += tp_coll_time(TP_COLL_ALL_REDUCE, TP_COLL_RING, bytes / (double)g, nodes,
                       inter_bw_bytes_per_s, inter_lat_s);
     return t;
@@ -77,9 +77,9 @@ void tp_group_place_of(int64_t size, int64_t stride, int64_t gpus_per_node, tp_g
     int64_t g = gpus_per_node > 1 ? gpus_per_node : 1;
     int64_t r;
     if (st >= g)
-        r = 1;                   /* every member on its own node */
+        r = 1; /* every member on its own node */
     else
-        r = g / st;              /* members that fit in one node */
+        r = g / st; /* members that fit in one node */
     if (r > n)
         r = n;
     if (r < 1)

@@ -121,12 +121,12 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
     return stage * (L / p) + (mids < rem ? mids : rem);
 }
 
-#define REQUIRE_RANGE(v, path, lo, hi)                                                           \
-    do {                                                                                         \
-        if ((v) < (lo) || (v) > (hi))                                                            \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                   \
-                                "%lld is out of range [%lld, %lld]", (long long)(v),             \
-                                (long long)(lo), (long long)(hi));                               \
+#define REQUIRE_RANGE(v, path, lo, hi)                                                             \
+    do {                                                                                           \
+        if ((v) < (lo) || (v) > (hi))                                                              \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                     \
+                                "%lld is out of range [%lld, %lld]", (long long)(v),               \
+                                (long long)(lo), (long long)(hi));                                 \
     } while (0)
 
 static tp_status validate_options(const tp_options *o, tp_error *err)
@@ -144,8 +144,7 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
                             "must be a fraction in [0, 1]");
     if (!(isfinite(o->zero3_prefetch_layers) && o->zero3_prefetch_layers >= 0.0 &&
           o->zero3_prefetch_layers <= 64.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "zero3-prefetch-layers",
-                            "must be in [0, 64]");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "zero3-prefetch-layers", "must be in [0, 64]");
     if (!(isfinite(o->extra_param_bytes) && o->extra_param_bytes >= 0.0 &&
           o->extra_param_bytes <= 16.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "extra-param-bytes",
@@ -156,8 +155,7 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
                             "must be a finite number in [0, 64] bytes per logit");
     if ((int)o->attn_flops < 0 || o->attn_flops > TP_ATTN_FLOPS_FULL || (int)o->act_model < 0 ||
         o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
-        o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 ||
-        o->coll_model > TP_COLL_SIMPLE)
+        o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 || o->coll_model > TP_COLL_SIMPLE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "options", "invalid convention value");
     return TP_OK;
 }
@@ -254,8 +252,8 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                                 "an uneven split needs pp >= 2");
         int64_t rest = L - t->first_stage_layers - t->last_stage_layers;
         int64_t middle = p - (t->first_stage_layers > 0) - (t->last_stage_layers > 0);
-        if (rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && (rest < middle ||
-                                                                       rest % middle != 0)))
+        if (rest < 0 || (middle == 0 && rest != 0) ||
+            (middle > 0 && (rest < middle || rest % middle != 0)))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
                                 "the %lld layers left after the first/last stages do not "
                                 "split evenly over the %lld other stages",
@@ -270,14 +268,13 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                                 "virtual pipeline stages need the interleaved schedule");
         if (t->first_stage_layers == 0 && t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
-                                "layers %lld are not divisible by pp*vpp = %lld*%lld",
-                                (long long)L, (long long)p, (long long)t->vpp);
+                                "layers %lld are not divisible by pp*vpp = %lld*%lld", (long long)L,
+                                (long long)p, (long long)t->vpp);
     }
     if (dp * t->micro_batch > TP_MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",
                             "%lld is not divisible by micro-batch * dp = %lld * %lld",
-                            (long long)t->global_batch, (long long)t->micro_batch,
-                            (long long)dp);
+                            (long long)t->global_batch, (long long)t->micro_batch, (long long)dp);
     int64_t mb = t->global_batch / (t->micro_batch * dp);
     if (t->schedule == TP_SCHED_INTERLEAVED && p > 1 && mb < p)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",

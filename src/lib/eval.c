@@ -28,9 +28,12 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes)
         const char *name;
         double v;
     } parts[] = {
-        {"weights", m->weights_bytes},         {"ZeRO-3 gathered weights", m->weights_gathered_bytes},
-        {"gradients", m->grads_bytes},         {"optimizer state", m->optimizer_bytes},
-        {"activations", m->activations_bytes}, {"logits", m->logits_bytes},
+        {"weights", m->weights_bytes},
+        {"ZeRO-3 gathered weights", m->weights_gathered_bytes},
+        {"gradients", m->grads_bytes},
+        {"optimizer state", m->optimizer_bytes},
+        {"activations", m->activations_bytes},
+        {"logits", m->logits_bytes},
     };
     size_t best = 0;
     for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)

@@ -46,9 +46,12 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
         const char *name;
         double v;
         bool zero_ok; /* 0 = "as the base factor" */
-    } fr[] = {{"gemm", e->gemm, false},         {"attn", e->attn, false},
-              {"mem_bw", e->mem_bw, false},     {"intra_bw", e->intra_bw, false},
-              {"inter_bw", e->inter_bw, false}, {"gemm_fp8", e->gemm_fp8, true},
+    } fr[] = {{"gemm", e->gemm, false},
+              {"attn", e->attn, false},
+              {"mem_bw", e->mem_bw, false},
+              {"intra_bw", e->intra_bw, false},
+              {"inter_bw", e->inter_bw, false},
+              {"gemm_fp8", e->gemm_fp8, true},
               {"attn_ampere_kernel", e->attn_ampere_kernel, true}};
     for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
         double v = fr[i].v;

@@ -79,10 +79,10 @@
 
 /* Parameters of this GPU's shard of one stage, split by kind. */
 typedef struct stage_params {
-    double dense;   /* sharded by t (and ZeRO over d*c) */
-    double expert;  /* routed experts, sharded by t*e (and ZeRO over d*c/e) */
+    double dense;         /* sharded by t (and ZeRO over d*c) */
+    double expert;        /* routed experts, sharded by t*e (and ZeRO over d*c/e) */
     double largest_layer; /* the largest layer's shard, for the ZeRO-3 working set */
-    double ends;    /* embedding + head shard on this stage, part of dense */
+    double ends;          /* embedding + head shard on this stage, part of dense */
 } stage_params;
 
 static stage_params stage_param_shard(const tp_config *c, const tp_params *P, int64_t stage,
@@ -192,7 +192,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     double sharded = 2.0 * q + 4.0 * kv + 2.0 * q;
     if (t->flash_attn)
         sharded += 4.0 * a; /* fp32 log-sum-exp per head */
-    if (keep_scores) /* per query token: scores against the s/c keys of one ring block */
+    if (keep_scores)        /* per query token: scores against the s/c keys of one ring block */
         sharded += a * (s / (double)t->cp) * (t->dropout ? 5.0 : 2.0);
     if (!moe) {
         sharded += mlp_mult * (double)m->ffn_hidden;
@@ -230,8 +230,9 @@ static double optimizer_bytes_per_param(const tp_train *t)
     double moment = tp__dtype_bytes(t->optimizer.moment_dtype);
     if (t->optimizer.moment_dtype == TP_DTYPE_INT8)
         moment += 4.0 / 2048.0; /* block-wise absmax, one fp32 per 2048 (Dettmers 2022) */
-    double n = t->optimizer.kind == TP_OPT_ADAMW ? 2.0
-             : t->optimizer.kind == TP_OPT_SGD_MOMENTUM ? 1.0 : 0.0;
+    double n = t->optimizer.kind == TP_OPT_ADAMW          ? 2.0
+               : t->optimizer.kind == TP_OPT_SGD_MOMENTUM ? 1.0
+                                                          : 0.0;
     return master + n * moment;
 }
 
@@ -241,8 +242,7 @@ static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
     if (t->pp <= 1)
         return 1.0;
     switch (t->schedule) {
-    case TP_SCHED_GPIPE:
-        return mm;
+    case TP_SCHED_GPIPE: return mm;
     case TP_SCHED_INTERLEAVED: {
         double v = (double)t->vpp;
         double n = (p - (double)stage) * (1.0 + (p - 1.0) / (p * v));
@@ -280,8 +280,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     tp_state_bytes bpp;
     tp_state_bytes_per_param(t, &bpp);
     double wb = bpp.weights, gb = bpp.grads, ob = bpp.optimizer;
-    double D = (double)dp * (double)t->cp;       /* ranks sharing a dense shard  */
-    double De = D / (double)t->ep;                /* ranks sharing an expert shard */
+    double D = (double)dp * (double)t->cp; /* ranks sharing a dense shard  */
+    double De = D / (double)t->ep;         /* ranks sharing an expert shard */
     double w = sp.dense * wb, we = sp.expert * wb;
     double g = sp.dense * gb, ge = sp.expert * gb;
     double opt = sp.dense * ob, opte = sp.expert * ob;
@@ -304,9 +304,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
              * stage is gathered. */
             out->weights_gathered_bytes = (sp.dense + sp.expert) * (wb + gb);
         } else {
-            out->weights_gathered_bytes =
-                o->zero3_prefetch_layers * sp.largest_layer * wb + sp.largest_layer * gb +
-                sp.ends * wb;
+            out->weights_gathered_bytes = o->zero3_prefetch_layers * sp.largest_layer * wb +
+                                          sp.largest_layer * gb + sp.ends * wb;
         }
     }
     /* Unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer's
@@ -364,8 +363,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                                                    out->weights_gathered_bytes);
     out->total_bytes = out->weights_bytes + out->weights_gathered_bytes + out->grads_bytes +
                        out->optimizer_bytes + out->activations_bytes + out->logits_bytes +
-                       out->comm_buffers_bytes + out->framework_bytes +
-                       out->fragmentation_bytes;
+                       out->comm_buffers_bytes + out->framework_bytes + out->fragmentation_bytes;
     out->capacity_bytes = c->gpu.mem_capacity_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->fits = out->total_bytes <= out->capacity_bytes;

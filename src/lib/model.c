@@ -111,12 +111,12 @@ int64_t tp_model_num_moe_layers(const tp_model *m)
     return moe_layers_below(m, m->num_layers);
 }
 
-#define CHECK_RANGE(field, path, lo, hi)                                                         \
-    do {                                                                                         \
-        if ((field) < (lo) || (field) > (hi))                                                    \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                   \
-                                "%lld is out of range [%lld, %lld]", (long long)(field),         \
-                                (long long)(lo), (long long)(hi));                               \
+#define CHECK_RANGE(field, path, lo, hi)                                                           \
+    do {                                                                                           \
+        if ((field) < (lo) || (field) > (hi))                                                      \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                     \
+                                "%lld is out of range [%lld, %lld]", (long long)(field),           \
+                                (long long)(lo), (long long)(hi));                                 \
     } while (0)
 
 tp_status tp_model_validate(const tp_model *m, tp_error *err)
@@ -179,9 +179,8 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     if (st != TP_OK)
         return st;
     if (pad_vocab_to < 0 || pad_vocab_to > TP_MAX_VOCAB)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "pad-vocab",
-                            "%lld is out of range [0, %d]", (long long)pad_vocab_to,
-                            TP_MAX_VOCAB);
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "pad-vocab", "%lld is out of range [0, %d]",
+                            (long long)pad_vocab_to, TP_MAX_VOCAB);
 
     int64_t h = m->hidden, V = tp__padded_vocab(m->vocab, pad_vocab_to);
     int64_t L = m->num_layers, L_moe = tp_model_num_moe_layers(m), L_dense = L - L_moe;

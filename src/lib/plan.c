@@ -65,7 +65,7 @@ void tp_plan_in_default(tp_plan_in *in)
      * 16,384 GPUs, about 1 GB/s per 8-GPU node. An assumption; user-settable. */
     in->ckpt.storage_bw_bytes_per_s = 0.0; /* 0: per node x nodes */
     in->storage_bw_per_node = 1e9;
-    in->ckpt.host_bw_bytes_per_s = 10e9;    /* pinned GPU->host copy, PCIe */
+    in->ckpt.host_bw_bytes_per_s = 10e9; /* pinned GPU->host copy, PCIe */
     in->ckpt.async = true;
     in->ckpt.failures_per_gpu_hour = TP_LLAMA3_FAILURES_PER_GPU_HOUR;
     in->ckpt.restart_s = 600.0;
@@ -95,10 +95,10 @@ double tp_lr_at(const tp_lr_schedule *s, int64_t step)
 
 /* ---- input checks ---- */
 
-#define CHECK(cond, path, ...)                                                                   \
-    do {                                                                                         \
-        if (!(cond))                                                                             \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path, __VA_ARGS__);                     \
+#define CHECK(cond, path, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path, __VA_ARGS__);                       \
     } while (0)
 
 static bool fin(double x)
@@ -108,8 +108,7 @@ static bool fin(double x)
 
 static tp_status check_input(const tp_plan_in *in, tp_error *err)
 {
-    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "mfu", "must be a fraction in (0, 1] (got %g)",
-          in->mfu);
+    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "mfu", "must be a fraction in (0, 1] (got %g)", in->mfu);
     CHECK(fin(in->tokens_per_param) && in->tokens_per_param > 0.0 && in->tokens_per_param <= 1e6,
           "tokens-per-param", "must be in (0, 1e6]");
     CHECK(in->tokens_from != TP_TOKENS_GIVEN ||
@@ -130,8 +129,8 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
     CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "price",
           "must be finite (< 0 means the GPU's price)");
     CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
-    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase",
-          "at most %d phases", TP_PLAN_MAX_PHASES);
+    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase", "at most %d phases",
+          TP_PLAN_MAX_PHASES);
     CHECK(fin(in->storage_bw_per_node) && in->storage_bw_per_node > 0.0 &&
               in->storage_bw_per_node <= 1e15,
           "storage-gbps", "storage bandwidth per node must be > 0");
@@ -159,10 +158,10 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
               "phase %d: batch is out of range", i + 1);
         CHECK(p->batch_tokens >= 0 && p->batch_tokens <= TP_MAX_TOKENS_PER_STEP, "phase",
               "phase %d: batch tokens out of range", i + 1);
-        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14,
-              "phase", "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
-        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18,
-              "phase", "phase %d: frozen tokens must be in [0, 1e18]", i + 1);
+        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14, "phase",
+              "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
+        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18, "phase",
+              "phase %d: frozen tokens must be in [0, 1e18]", i + 1);
         if (p->tokens <= 0.0)
             unsized++;
     }
@@ -183,8 +182,8 @@ static double frozen_bytes(const tp_phase *ph, const tp_train *t)
 }
 
 /* Does an evaluated layout also hold the phase's frozen weights? */
-static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_result *res,
-                        char *why, size_t why_n)
+static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_result *res, char *why,
+                        size_t why_n)
 {
     double fb = frozen_bytes(ph, &cfg->train);
     if (res->memory.total_bytes + fb <= res->memory.capacity_bytes)
@@ -204,8 +203,8 @@ static bool try_layout(const tp_config *cfg, const tp_phase *ph, tp_result *res,
     tp_error e = {0};
     if (tp_eval(cfg, res, &e) != TP_OK) {
         if (why)
-            snprintf(why, why_n, "%.40s%s%.140s", e.path[0] ? e.path : "",
-                     e.path[0] ? ": " : "", e.message);
+            snprintf(why, why_n, "%.40s%s%.140s", e.path[0] ? e.path : "", e.path[0] ? ": " : "",
+                     e.message);
         memset(res, 0, sizeof *res);
         return false;
     }
@@ -261,9 +260,10 @@ static tp_status choose_search(const tp_config *base, const tp_search_stop *stop
             break;
     }
     if (why && n == 0)
-        snprintf(why, why_n, "the search found no layout that fits (%llu evaluated, %llu "
-                             "pruned on model states alone, %llu without a micro-batch that "
-                             "divides the batch)",
+        snprintf(why, why_n,
+                 "the search found no layout that fits (%llu evaluated, %llu "
+                 "pruned on model states alone, %llu without a micro-batch that "
+                 "divides the batch)",
                  (unsigned long long)stats.evaluated, (unsigned long long)stats.pruned_states,
                  (unsigned long long)stats.batch_mismatch);
     return TP_OK;
@@ -307,11 +307,11 @@ static tp_status choose_layout(const tp_plan_in *in, const tp_model *model, tp_p
         pp->layouts_feasible = pp->fits ? 1 : 0;
         return TP_OK;
     }
-    default:
-        break;
+    default: break;
     }
     bool fits;
-    tp_status st = choose_search(&base, &in->stop, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
+    tp_status st =
+        choose_search(&base, &in->stop, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
     pp->fits = fits;
     if (!fits)
         pp->cfg = base;
@@ -362,9 +362,8 @@ static void phase_times(const tp_plan_in *in, double peak, int64_t n, tp_plan_ph
                         : (in->basis == TP_BASIS_6ND ? p->gpu_hours_mfu_6nd : p->gpu_hours_mfu);
 }
 
-static tp_status eval_cluster(const tp_plan_in *in, const tp_model *model, double peak,
-                              int64_t n, tp_plan_phase *phases, int np, cluster_eval *ce,
-                              tp_error *err)
+static tp_status eval_cluster(const tp_plan_in *in, const tp_model *model, double peak, int64_t n,
+                              tp_plan_phase *phases, int np, cluster_eval *ce, tp_error *err)
 {
     memset(ce, 0, sizeof *ce);
     ce->fits = true;
@@ -508,8 +507,9 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
     }
     char a[128] = "", b[128] = "";
     if (more > 0)
-        snprintf(a, sizeof a, "use more GPUs: a layout fits on %lld GPUs (%lld x %lld) of "
-                              "the doubled clusters; ",
+        snprintf(a, sizeof a,
+                 "use more GPUs: a layout fits on %lld GPUs (%lld x %lld) of "
+                 "the doubled clusters; ",
                  (long long)more, (long long)(more / per_node), (long long)per_node);
     if (least > 0.0)
         snprintf(b, sizeof b, "use a GPU with at least %.0f GiB (for the closest layout); ",
@@ -535,9 +535,9 @@ typedef struct fastest_seen {
     double wall_s;
 } fastest_seen;
 
-static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double peak,
-                         int64_t start, int64_t limit, double deadline_s, tp_plan_phase *phases,
-                         int np, cluster_eval *ce, int64_t *n, bool *found, fastest_seen *fast,
+static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double peak, int64_t start,
+                         int64_t limit, double deadline_s, tp_plan_phase *phases, int np,
+                         cluster_eval *ce, int64_t *n, bool *found, fastest_seen *fast,
                          tp_error *err)
 {
     int64_t per_node = tp_gpus_per_node(&in->base.train, &in->base.gpu);
@@ -554,8 +554,8 @@ static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double pea
         }
         if (ce->fits && ce->wall_s <= deadline_s * (1.0 + 1e-9)) {
             if (prev > 0 && cur - prev > per_node) /* a geometric jump: refine */
-                return scan_up(in, model, peak, prev + per_node, cur, deadline_s, phases, np,
-                               ce, n, found, NULL, err);
+                return scan_up(in, model, peak, prev + per_node, cur, deadline_s, phases, np, ce, n,
+                               found, NULL, err);
             *found = true;
             return TP_OK;
         }
@@ -749,8 +749,7 @@ static tp_status plan_phase_flops(const tp_plan_in *in, tp_plan *out, tp_error *
         c.model = out->model;
         c.train.seq_len = p->spec.seq_len;
         c.train.global_batch = p->spec.global_batch;
-        if ((double)p->spec.seq_len * (double)p->spec.global_batch >
-            (double)TP_MAX_TOKENS_PER_STEP)
+        if ((double)p->spec.seq_len * (double)p->spec.global_batch > (double)TP_MAX_TOKENS_PER_STEP)
             return tp_error_set(err, TP_ERR_RANGE, "global-batch",
                                 "phase \"%s\": more than 1e15 tokens per step", p->spec.name);
         tp_params padded = out->params;
@@ -768,8 +767,8 @@ static tp_status plan_phase_flops(const tp_plan_in *in, tp_plan *out, tp_error *
         p->frozen_flops = (p->spec.frozen_no_backward ? 2.0 : 4.0) * p->spec.frozen_params * ft;
         p->flops_6nd = fl.six_n_per_token * p->spec.tokens + p->frozen_flops;
         p->flops_exact = fl.model_per_token * p->spec.tokens + p->frozen_flops;
-        double tb = p->tokens_per_step / (out->crit_batch_tokens > 0.0 ? out->crit_batch_tokens
-                                                                        : 1.0);
+        double tb =
+            p->tokens_per_step / (out->crit_batch_tokens > 0.0 ? out->crit_batch_tokens : 1.0);
         if (tb > out->batch_over_crit)
             out->batch_over_crit = tb;
         if (out->model.pos == TP_POS_LEARNED && out->model.max_positions < p->spec.seq_len)
@@ -828,8 +827,8 @@ static tp_status refine_below(const tp_plan_in *in, tp_plan *out, double deadlin
     if (lo >= 1 && lo < best) {
         int64_t n2 = best;
         bool f2 = false;
-        tp_status st = scan_up(in, &out->model, peak, lo, best - per_node, deadline_s,
-                               out->phases, np, ce, &n2, &f2, NULL, err);
+        tp_status st = scan_up(in, &out->model, peak, lo, best - per_node, deadline_s, out->phases,
+                               np, ce, &n2, &f2, NULL, err);
         if (st != TP_OK)
             return st;
         if (f2)
@@ -847,8 +846,8 @@ static tp_status refine_below(const tp_plan_in *in, tp_plan *out, double deadlin
  * within max_gpus meets it, the fastest one seen (deadline_met is false
  * and a caveat says so). *n is the cluster, *ce its evaluation.
  */
-static tp_status size_for_deadline(const tp_plan_in *in, tp_plan *out, cluster_eval *ce,
-                                   int64_t *n, tp_error *err)
+static tp_status size_for_deadline(const tp_plan_in *in, tp_plan *out, cluster_eval *ce, int64_t *n,
+                                   tp_error *err)
 {
     double peak = out->peak_flops_per_s;
     int64_t per_node = out->gpus_per_node;
@@ -867,8 +866,8 @@ static tp_status size_for_deadline(const tp_plan_in *in, tp_plan *out, cluster_e
     double deadline_s = in->deadline_h * 3600.0;
     fastest_seen fast = {0, 0.0};
     bool found = false;
-    tp_status st = scan_up(in, &out->model, peak, start, limit, deadline_s, out->phases, np, ce,
-                           n, &found, &fast, err);
+    tp_status st = scan_up(in, &out->model, peak, start, limit, deadline_s, out->phases, np, ce, n,
+                           &found, &fast, err);
     if (st != TP_OK)
         return st;
     if (found && use_predicted(in, ce->predicted)) {
@@ -931,9 +930,8 @@ static void plan_totals(const tp_plan_in *in, tp_plan *out, bool predicted)
     if (in->deadline_h > 0.0 && out->gpu_hours_predicted > 0.0)
         out->gpus_exact_predicted = out->gpu_hours_predicted / in->deadline_h;
     out->cost_usd = out->gpu_hours * out->price_per_hour;
-    out->deadline_met = in->deadline_h > 0.0 ? out->compute_wall_s <= in->deadline_h * 3600.0 *
-                                                                          (1.0 + 1e-9)
-                                             : true;
+    out->deadline_met =
+        in->deadline_h > 0.0 ? out->compute_wall_s <= in->deadline_h * 3600.0 * (1.0 + 1e-9) : true;
     if (in->deadline_h > 0.0)
         out->required_mfu = tp_budget_required_mfu(basis_flops_of(in, out), n,
                                                    out->peak_flops_per_s, in->deadline_h * 3600.0);
@@ -954,8 +952,8 @@ static tp_status plan_money(const tp_plan_in *in, tp_plan *out, tp_error *err)
     if (in->deadline_h > 0.0)
         out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
     out->within_budget = out->cost_usd <= in->budget_usd * (1.0 + 1e-12);
-    double eff_mfu = out->gpu_hours > 0.0 ? out->flops_exact / (out->gpu_hours * 3600.0 * peak)
-                                          : in->mfu;
+    double eff_mfu =
+        out->gpu_hours > 0.0 ? out->flops_exact / (out->gpu_hours * 3600.0 * peak) : in->mfu;
     if (price > 0.0 && eff_mfu > 0.0 && eff_mfu <= 1.0)
         return tp_budget_affords(in->budget_usd, price, peak, eff_mfu, out->fit, 0.0,
                                  &out->budget_affords, err);
@@ -975,8 +973,9 @@ static tp_status plan_checkpoint(const tp_plan_in *in, tp_plan *out, tp_error *e
     ck.params = N;
     ck.trainable_params = N;
     /* state_bytes.optimizer = fp32 master (if kept) + moments */
-    double master = (in->base.train.optimizer.master_weights &&
-                     in->base.train.precision != TP_PREC_TF32) ? 4.0 : 0.0;
+    double master =
+        (in->base.train.optimizer.master_weights && in->base.train.precision != TP_PREC_TF32) ? 4.0
+                                                                                              : 0.0;
     if (master > out->state_bytes.optimizer)
         master = out->state_bytes.optimizer;
     ck.weight_bytes_per_param = out->state_bytes.weights;
@@ -1057,8 +1056,8 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
     out->num_nodes = (n + out->gpus_per_node - 1) / out->gpus_per_node;
     out->feasible = ce.fits;
     if (!ce.fits)
-        return diagnose(in, &out->model, out->phases, out->num_phases, n, ce.failed_phase,
-                        ce.why, out, err);
+        return diagnose(in, &out->model, out->phases, out->num_phases, n, ce.failed_phase, ce.why,
+                        out, err);
     assert(n >= 1 && out->num_nodes * out->gpus_per_node >= n);
     plan_totals(in, out, ce.predicted);
     st = plan_money(in, out, err);

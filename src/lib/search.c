@@ -80,20 +80,20 @@ struct tp_search {
     int64_t B;         /* global batch, sequences */
     int64_t head_gcd;  /* gcd(heads, kv heads) */
     /* states bound, parameters per GPU before the /TP split */
-    double lb_dense_layer; /* TP-split part of a dense layer */
-    double lb_moe_layer;   /* TP-split non-expert part of a MoE layer */
-    double lb_expert_layer;/* routed experts of a MoE layer (split TP x EP) */
-    double lb_table;       /* V x h */
+    double lb_dense_layer;  /* TP-split part of a dense layer */
+    double lb_moe_layer;    /* TP-split non-expert part of a MoE layer */
+    double lb_expert_layer; /* routed experts of a MoE layer (split TP x EP) */
+    double lb_table;        /* V x h */
     tp_state_bytes bpp;
     /* enumeration */
     int64_t vals[L_COUNT][MAXV];
     int n[L_COUNT], i[L_COUNT];
     int64_t mb_all[MAXV]; /* micro-batches dividing B / DP, ascending */
     int n_mb_all;
-    int64_t bpd;          /* B / DP */
+    int64_t bpd; /* B / DP */
     bool started, done;
-    unsigned polls;       /* steps since space.stop was last consulted */
-    int64_t mb_overflow;  /* B / DP with more than MAXV allowed micro-batches: stop (0: none) */
+    unsigned polls;      /* steps since space.stop was last consulted */
+    int64_t mb_overflow; /* B / DP with more than MAXV allowed micro-batches: stop (0: none) */
     tp_search_stats st;
     closest_entry closest[TP_SEARCH_CLOSEST];
     int n_closest;
@@ -258,8 +258,9 @@ static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t l
     const tp_train *t = &s->cfg.train;
     int64_t n_moe = tp__moe_layers_in(&s->cfg.model, first_layer, layers);
     double tpz = (double)t->tp;
-    double dense = ((double)(layers - n_moe) * s->lb_dense_layer +
-                    (double)n_moe * s->lb_moe_layer + tables * s->lb_table) / tpz;
+    double dense = ((double)(layers - n_moe) * s->lb_dense_layer + (double)n_moe * s->lb_moe_layer +
+                    tables * s->lb_table) /
+                   tpz;
     double expert = (double)n_moe * s->lb_expert_layer / (tpz * (double)t->ep);
     double D = (double)dp_of(t) * (double)t->cp, De = D / (double)t->ep;
     int z = t->zero;
@@ -461,8 +462,7 @@ static int build(tp_search *s, int d)
         memcpy(v, s->mb_all, (size_t)k * sizeof v[0]);
         break;
     }
-    default:
-        break;
+    default: break;
     }
     s->n[d] = k;
     return k;
@@ -551,8 +551,7 @@ static bool step(tp_search *s)
             s->i[d]++;
         }
         apply(s, d);
-        if (d == L_ZERO && !s->space.no_prune &&
-            states_bound(s) > s->cfg.gpu.mem_capacity_bytes) {
+        if (d == L_ZERO && !s->space.no_prune && states_bound(s) > s->cfg.gpu.mem_capacity_bytes) {
             uint64_t skip = count_below_zero(s);
             s->st.pruned_states += skip;
             s->st.candidates += skip;
@@ -860,8 +859,8 @@ static int key_order(const rank_key *a, const rank_key *b, tp_rank_by by)
 
 static rank_key item_key(const tp_search_item *it)
 {
-    rank_key k = {it->result.time.step_s, it->cost_per_token_usd,
-                  it->result.memory.headroom_bytes, it->index};
+    rank_key k = {it->result.time.step_s, it->cost_per_token_usd, it->result.memory.headroom_bytes,
+                  it->index};
     return k;
 }
 
@@ -979,18 +978,18 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
     size_t used = 0;
     char *buf = out->layout;
     size_t cap = sizeof out->layout;
-#define DIFF(cond, ...)                                                                          \
-    do {                                                                                         \
-        if ((cond) && used < cap) {                                                              \
-            int w_ = snprintf(buf + used, cap - used, "%s", used ? ", " : "");                   \
-            if (w_ > 0)                                                                          \
-                used += (size_t)w_;                                                              \
-            if (used < cap) {                                                                    \
-                w_ = snprintf(buf + used, cap - used, __VA_ARGS__);                              \
-                if (w_ > 0)                                                                      \
-                    used += (size_t)w_;                                                          \
-            }                                                                                    \
-        }                                                                                        \
+#define DIFF(cond, ...)                                                                            \
+    do {                                                                                           \
+        if ((cond) && used < cap) {                                                                \
+            int w_ = snprintf(buf + used, cap - used, "%s", used ? ", " : "");                     \
+            if (w_ > 0)                                                                            \
+                used += (size_t)w_;                                                                \
+            if (used < cap) {                                                                      \
+                w_ = snprintf(buf + used, cap - used, __VA_ARGS__);                                \
+                if (w_ > 0)                                                                        \
+                    used += (size_t)w_;                                                            \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
     DIFF(x->num_gpus != y->num_gpus, "GPUs %lld vs %lld", (long long)x->num_gpus,
          (long long)y->num_gpus);
@@ -1004,10 +1003,12 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
     DIFF(x->zero != y->zero, "ZeRO-%d vs %d", x->zero, y->zero);
     DIFF(x->sp != y->sp, "SP %s vs %s", x->sp ? "on" : "off", y->sp ? "on" : "off");
     DIFF(x->recompute != y->recompute, "recompute %s vs %s",
-         x->recompute == TP_RECOMPUTE_FULL ? "full"
-         : x->recompute == TP_RECOMPUTE_SELECTIVE ? "selective" : "none",
-         y->recompute == TP_RECOMPUTE_FULL ? "full"
-         : y->recompute == TP_RECOMPUTE_SELECTIVE ? "selective" : "none");
+         x->recompute == TP_RECOMPUTE_FULL        ? "full"
+         : x->recompute == TP_RECOMPUTE_SELECTIVE ? "selective"
+                                                  : "none",
+         y->recompute == TP_RECOMPUTE_FULL        ? "full"
+         : y->recompute == TP_RECOMPUTE_SELECTIVE ? "selective"
+                                                  : "none");
     DIFF(x->micro_batch != y->micro_batch, "micro-batch %lld vs %lld", (long long)x->micro_batch,
          (long long)y->micro_batch);
 #undef DIFF
@@ -1143,8 +1144,8 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
                out->part_bytes / gib, out->capacity_bytes / gib, (long long)out->stage);
     else
         append(b, cap, &used, "stage %lld needs %.1f GiB > %.1f GiB (largest part: %s %.1f GiB)",
-               (long long)out->stage, out->total_bytes / gib, out->capacity_bytes / gib,
-               out->part, out->part_bytes / gib);
+               (long long)out->stage, out->total_bytes / gib, out->capacity_bytes / gib, out->part,
+               out->part_bytes / gib);
     if (out->full_recompute && strcmp(out->part, "activations") == 0)
         append(b, cap, &used, " even with full recompute");
     append(b, cap, &used, ", %.1f GiB over", out->over_bytes / gib);

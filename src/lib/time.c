@@ -98,15 +98,15 @@
 
 typedef struct ctx {
     const tp_config *c;
-    double T;          /* tokens per GPU per micro-batch, b*s/c */
-    double tt;         /* tensor-parallel size t */
-    double cc;         /* context-parallel size c */
+    double T;  /* tokens per GPU per micro-batch, b*s/c */
+    double tt; /* tensor-parallel size t */
+    double cc; /* context-parallel size c */
     double h, q, kv, f, gate, V;
-    bool sp;           /* sequence parallel in effect */
+    bool sp;                          /* sequence parallel in effect */
     double peak_gemm, gemm_eff, half; /* GEMM rate and shape constant */
     double peak_attn, attn_eff;
-    double mem_bw;     /* achieved HBM bandwidth, bytes/s */
-    double ov;         /* overlap fraction */
+    double mem_bw; /* achieved HBM bandwidth, bytes/s */
+    double ov;     /* overlap fraction */
     tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl;
 } ctx;
 
@@ -212,8 +212,8 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
          * gradient and the mask and writes the gradient backward (5 B each) */
         double drop = t->dropout ? ATTN_DROPOUT_BYTES : 0.0;
         attn_f = core_flops / (x->peak_gemm * x->gemm_eff) + (8.0 + drop) * scores / x->mem_bw;
-        attn_b = 2.0 * core_flops / (x->peak_gemm * x->gemm_eff) +
-                 (16.0 + drop) * scores / x->mem_bw;
+        attn_b =
+            2.0 * core_flops / (x->peak_gemm * x->gemm_eff) + (16.0 + drop) * scores / x->mem_bw;
     }
     o->attn_fwd += attn_f;
     o->fwd += g_qkv + g_o + attn_f;
@@ -231,8 +231,8 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
     /* CP ring exchange of K and V, hidden under the step's attention (4.8) */
     if (t->cp > 1) {
         double kv_bytes = 2.0 * T * kv / tt * 2.0;
-        double step_f = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, kv_bytes,
-                                           &x->cp_pl);
+        double step_f =
+            tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, kv_bytes, &x->cp_pl);
         double steps = x->cc - 1.0;
         o->cp_f += steps * exposed(step_f, attn_f / x->cc, x->ov);
         o->cp_b += steps * exposed(2.0 * step_f, attn_b / x->cc, x->ov);
@@ -262,18 +262,14 @@ static void tp_part(const ctx *x, cost *o)
 static void recompute_part(const ctx *x, cost *o)
 {
     switch (x->c->train.recompute) {
-    case TP_RECOMPUTE_FULL:
-        o->recomp = o->fwd + o->tp_f + o->cp_f + o->ep_f;
-        break;
+    case TP_RECOMPUTE_FULL: o->recomp = o->fwd + o->tp_f + o->cp_f + o->ep_f; break;
     case TP_RECOMPUTE_SELECTIVE:
         /* Megatron: the attention core; per-op SAC: the element-wise ops
          * and every other matmul (the attention output is kept) */
         o->recomp = x->c->opts.sac_ops ? o->elem_fwd + o->sac_gemm : o->attn_fwd;
         break;
     case TP_RECOMPUTE_NONE:
-    default:
-        o->recomp = 0.0;
-        break;
+    default: o->recomp = 0.0; break;
     }
 }
 
@@ -304,8 +300,8 @@ static void dense_layer(const ctx *x, cost *o)
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
         if (c->model.mlp == TP_MLP_SWIGLU)
-            o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
-                          gemm_s(x, T, f / tt, h);
+            o->sac_gemm =
+                gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) + gemm_s(x, T, f / tt, h);
         else
             o->sac_gemm = gemm_s(x, T, h, x->q / tt) + g2;
     }
@@ -326,11 +322,11 @@ static void moe_layer(const ctx *x, cost *o)
     memset(o, 0, sizeof *o);
     attention_part(x, o, &rep, &shard);
 
-    double local = E / ep;                 /* experts on this GPU */
-    double Me = T * k * ep / E;            /* tokens per local expert */
+    double local = E / ep;      /* experts on this GPU */
+    double Me = T * k * ep / E; /* tokens per local expert */
     if (Me < 1.0)
         Me = 1.0;
-    double g = gemm_s(x, T, E, h);         /* router */
+    double g = gemm_s(x, T, E, h); /* router */
     g += local * (gemm_s(x, Me, x->gate * fe / tt, h) + gemm_s(x, Me, h, fe / tt));
     if (fsh > 0.0)
         g += gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
@@ -362,8 +358,8 @@ static void moe_layer(const ctx *x, cost *o)
     tp_part(x, o);
     if (c->train.ep > 1) { /* dispatch + combine forward and backward (4.9) */
         double bytes = T / tt * k * h * 2.0;
-        double a2a = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes,
-                                        &x->ep_pl);
+        double a2a =
+            tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
         o->ep_f += 2.0 * a2a;
         o->ep_b += 2.0 * a2a;
     }
@@ -503,8 +499,8 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     bool ovl = c->opts.dp_comm_overlap;
     double window_f = st0->fwd, window_b = st0->bwd + st0->recomp;
 
-#define COLL2(kind, bytes_dense, bytes_exp)                                                      \
-    (tp_group_coll_time(g, cm, kind, bytes_dense, &x->dp_pl) +                                   \
+#define COLL2(kind, bytes_dense, bytes_exp)                                                        \
+    (tp_group_coll_time(g, cm, kind, bytes_dense, &x->dp_pl) +                                     \
      tp_group_coll_time(g, cm, kind, bytes_exp, &x->edp_pl))
 
     if (t->zero >= 3) {
@@ -627,8 +623,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
             /* all middle stages together, and the largest of them (stage 1) */
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
-            cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
-                                      &head);
+            cost all_mid =
+                stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb, &head);
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
@@ -667,10 +663,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
     if (!(tm->step_s > 0.0))
         return;
 
-    tm->bubble_of_total = tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp,
-                                             TP_BUBBLE_OF_TOTAL);
-    tm->bubble_of_ideal = tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp,
-                                             TP_BUBBLE_OF_IDEAL);
+    tm->bubble_of_total =
+        tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp, TP_BUBBLE_OF_TOTAL);
+    tm->bubble_of_ideal =
+        tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp, TP_BUBBLE_OF_IDEAL);
     double gpus = (double)t->num_gpus;
     tm->tokens_per_s = r->flops.tokens_per_step / tm->step_s;
     tm->tokens_per_s_per_gpu = tm->tokens_per_s / gpus;

@@ -10,10 +10,10 @@
 #include <stddef.h>
 
 typedef struct tp_web_asset {
-    const char *path;         /* URL path, "/index.html" */
-    const char *content_type; /* from the file's extension */
-    const unsigned char *data;/* NUL-terminated after size bytes */
-    size_t size;              /* bytes */
+    const char *path;          /* URL path, "/index.html" */
+    const char *content_type;  /* from the file's extension */
+    const unsigned char *data; /* NUL-terminated after size bytes */
+    size_t size;               /* bytes */
 } tp_web_asset;
 
 extern const tp_web_asset tp_web_assets[];

@@ -65,8 +65,8 @@ typedef struct route {
     const char *path;
     const char *method; /* "GET" (HEAD too) or "POST" */
     get_handler get;
-    body_handler post;  /* answered at once (cheap) */
-    int job;            /* a job_kind: parsed here, run on the compute pool */
+    body_handler post; /* answered at once (cheap) */
+    int job;           /* a job_kind: parsed here, run on the compute pool */
 } route;
 
 /* The commands run as jobs (route.job; 0: none). */
@@ -248,11 +248,11 @@ static void api_estimate(const tp_web_request *rq, tp_web_reply *out)
  */
 struct tp_web_job {
     enum job_kind kind;
-    cli_search_job search; /* search: the parsed command (its borrowed strings are not used) */
+    cli_search_job search;   /* search: the parsed command (its borrowed strings are not used) */
     cli_explain_job explain; /* explain: the parsed command */
-    bool paged;            /* search: answer one page {"total", "offset", "limit", "results"} */
+    bool paged;              /* search: answer one page {"total", "offset", "limit", "results"} */
     int64_t offset, limit;
-    cli_plan_job *plan;    /* plan: the parsed command (large, so allocated) */
+    cli_plan_job *plan; /* plan: the parsed command (large, so allocated) */
 };
 
 void tp_web_job_free(tp_web_job *job)
@@ -385,15 +385,16 @@ static bool limit_reached(void *ctx)
 
 void tp_web_reply_stopped(tp_web_reply *out, const tp_web_limit *lim, const char *detail)
 {
-    char msg[sizeof ((tp_error *)0)->message];
+    char msg[sizeof((tp_error *)0)->message];
     if (lim->cancel && atomic_load(lim->cancel)) {
         tp_web_reply_error(out, 503, "shutting-down", "",
                            "the server is shutting down; the request was not completed");
         return;
     }
     snprintf(msg, sizeof msg, "the server's time limit of %g s passed%s%.200s", lim->limit_s,
-             detail ? "; the search " : " before the request could start (the compute pool was "
-                                        "busy); retry later or narrow the search",
+             detail ? "; the search "
+                    : " before the request could start (the compute pool was "
+                      "busy); retry later or narrow the search",
              detail ? detail : "");
     tp_web_reply_error(out, 503, "deadline", "", msg);
 }
@@ -423,8 +424,8 @@ void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
         st = tp_io_explain_run_json(&job->explain.c, &job->explain.sp, &j, &found, &err);
     } else {
         job->search.sp.stop = stop;
-        st = tp_io_search_run_json(&job->search.c, &job->search.sp, job->search.by,
-                                   job->search.top, &j, &found, NULL, &err);
+        st = tp_io_search_run_json(&job->search.c, &job->search.sp, job->search.by, job->search.top,
+                                   &j, &found, NULL, &err);
         if (st == TP_OK && job->paged && !(j = page_json(j, job->offset, job->limit)))
             st = tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
     }
@@ -642,8 +643,8 @@ void tp_web_handle(const tp_web_site *site, const tp_web_request *rq, tp_web_rep
     tp_web_job *job;
     if (tp_web_finish(rq, out, &job) != TP_WEB_NEEDS_COMPUTE)
         return;
-    double limit_s = site && site->time_limit_s > 0.0 ? site->time_limit_s
-                                                      : TP_WEB_DEFAULT_TIME_LIMIT_S;
+    double limit_s =
+        site && site->time_limit_s > 0.0 ? site->time_limit_s : TP_WEB_DEFAULT_TIME_LIMIT_S;
     tp_web_limit lim = {now_s() + limit_s, limit_s, NULL};
     tp_web_job_run(job, &lim, out);
     tp_web_job_free(job);

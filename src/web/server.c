@@ -85,36 +85,36 @@ typedef struct pending {
 typedef struct compute_pool {
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    pending *head, *tail;  /* waiting jobs, oldest first */
+    pending *head, *tail; /* waiting jobs, oldest first */
     unsigned waiting, max_waiting;
-    bool stopping;         /* no new jobs; the threads drain the queue and exit */
-    atomic_bool cancel;    /* running jobs stop at their next poll */
+    bool stopping;      /* no new jobs; the threads drain the queue and exit */
+    atomic_bool cancel; /* running jobs stop at their next poll */
     pthread_t threads[64];
     unsigned num_threads;
     double limit_s;
 } compute_pool;
 
 typedef struct server {
-    bool check_host;      /* bound to loopback: only our own names in Host */
+    bool check_host;                 /* bound to loopback: only our own names in Host */
     char addr[INET6_ADDRSTRLEN + 2]; /* the bound address as a URL host ("[::1]") */
-    atomic_uint port;     /* the bound port; 0 until known (written once, after start) */
+    atomic_uint port;                /* the bound port; 0 until known (written once, after start) */
     bool log;
-    unsigned timeout_s;   /* idle timeout of a connection, seconds */
+    unsigned timeout_s; /* idle timeout of a connection, seconds */
     compute_pool pool;
 } server;
 
 /* Per-request state, freed by on_completed. */
 typedef struct request_state {
-    bool replied;  /* a response has been queued */
-    bool too_large;/* the body passed the cap: discarding the rest */
+    bool replied;   /* a response has been queued */
+    bool too_large; /* the body passed the cap: discarding the rest */
     size_t discarded;
-    char *buf;     /* the body so far */
+    char *buf; /* the body so far */
     size_t len, cap;
     double t0_ms;
     unsigned status;
-    bool holding;      /* `held` is the reply, to be sent once the request is in */
+    bool holding; /* `held` is the reply, to be sent once the request is in */
     tp_web_reply held;
-    char method[12];  /* for the log line */
+    char method[12]; /* for the log line */
     char url[100];
 } request_state;
 
@@ -165,8 +165,7 @@ static bool header(struct MHD_Response *r, const char *name, const char *value)
 }
 
 /* Turn a reply into an MHD response and queue it. Takes ownership of rep->body. */
-static enum MHD_Result send_reply(struct MHD_Connection *conn, request_state *rs,
-                                  tp_web_reply *rep)
+static enum MHD_Result send_reply(struct MHD_Connection *conn, request_state *rs, tp_web_reply *rep)
 {
     struct MHD_Response *r;
     if (rep->owned) {
@@ -453,9 +452,8 @@ static void pool_stop(compute_pool *pool)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     server *sv = cls;
     request_state *rs = *con_cls;
@@ -677,14 +675,12 @@ int tp_web_serve(const tp_web_opts *o)
         flags |= MHD_USE_IPv6;
     /* MHD reads each option's value with va_arg: pass exactly the documented types. */
     struct MHD_Daemon *d = MHD_start_daemon(
-        flags, o->port, NULL, NULL, on_request, &sv,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &startup, /* first, so that it logs the rest */
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ba.ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)o->threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv,
-        MHD_OPTION_END);
+        flags, o->port, NULL, NULL, on_request, &sv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+        &startup, /* first, so that it logs the rest */
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ba.ss, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned int)o->threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)o->max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)o->timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, &sv, MHD_OPTION_END);
     atomic_store(&startup.capturing, false);
     if (!d) {
         bool in_use = strstr(startup.text, "in use") != NULL;

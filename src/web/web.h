@@ -35,16 +35,16 @@
 
 /** What `trainplan serve` was asked for (cmd_serve.c fills it). */
 typedef struct tp_web_opts {
-    const char *bind;    /* numeric IPv4/IPv6 address or "localhost" */
-    uint16_t port;       /* 0: any free port */
-    bool allow_remote;   /* permit a non-loopback bind address */
-    unsigned threads;    /* worker threads (1..64) */
+    const char *bind;  /* numeric IPv4/IPv6 address or "localhost" */
+    uint16_t port;     /* 0: any free port */
+    bool allow_remote; /* permit a non-loopback bind address */
+    unsigned threads;  /* worker threads (1..64) */
     unsigned max_connections;
-    unsigned timeout_s;  /* idle time after which a connection is closed */
-    bool log;            /* one line per request on stderr */
-    double time_limit_s; /* deadline of a search or plan, from its arrival */
+    unsigned timeout_s;       /* idle time after which a connection is closed */
+    bool log;                 /* one line per request on stderr */
+    double time_limit_s;      /* deadline of a search or plan, from its arrival */
     unsigned compute_threads; /* threads running searches and plans (1..64) */
-    unsigned queue;      /* searches and plans waiting for one (0..1024); more: 503 */
+    unsigned queue;           /* searches and plans waiting for one (0..1024); more: 503 */
 } tp_web_opts;
 
 /** Defaults of `trainplan serve` (docs/serve.md). */
@@ -82,9 +82,9 @@ typedef struct tp_web_kv {
 
 /** What the router knows of the server it answers for. */
 typedef struct tp_web_site {
-    bool check_host;  /* bound to loopback: a Host header must name this server */
-    const char *addr; /* the bound address as a URL host: "127.0.0.1", "[::1]" */
-    unsigned port;    /* the bound port; 0 while unknown (no Host matches then) */
+    bool check_host;     /* bound to loopback: a Host header must name this server */
+    const char *addr;    /* the bound address as a URL host: "127.0.0.1", "[::1]" */
+    unsigned port;       /* the bound port; 0 while unknown (no Host matches then) */
     double time_limit_s; /* tp_web_handle's deadline for a job; 0: the default */
 } tp_web_site;
 
@@ -94,17 +94,17 @@ typedef struct tp_web_site {
  * NUL-terminated and borrowed for the duration of the call.
  */
 typedef struct tp_web_request {
-    const char *method;        /* "GET", "POST", ... */
-    const char *version;       /* "HTTP/1.1", ...; NULL when unknown (no Host check then) */
-    const char *path;          /* the URL path, decoded, without the query */
-    const tp_web_kv *query;    /* query arguments, decoded, in order */
+    const char *method;     /* "GET", "POST", ... */
+    const char *version;    /* "HTTP/1.1", ...; NULL when unknown (no Host check then) */
+    const char *path;       /* the URL path, decoded, without the query */
+    const tp_web_kv *query; /* query arguments, decoded, in order */
     size_t num_query;
-    const tp_web_kv *headers;  /* request headers, every occurrence (a duplicate Host or
+    const tp_web_kv *headers; /* request headers, every occurrence (a duplicate Host or
                                   Content-Length is a 400); names are case-insensitive */
     size_t num_headers;
-    const char *body;          /* step 2: the body (body_len bytes, not NUL-terminated) */
+    const char *body; /* step 2: the body (body_len bytes, not NUL-terminated) */
     size_t body_len;
-    bool body_too_large;       /* step 2: more than TP_WEB_MAX_BODY came and was dropped */
+    bool body_too_large; /* step 2: more than TP_WEB_MAX_BODY came and was dropped */
 } tp_web_request;
 
 typedef enum tp_web_step {

@@ -60,9 +60,10 @@ static int close_rel(double a, double b)
 
 static void check_memory(const tp_memory *m)
 {
-    const double parts[] = {m->weights_bytes,      m->weights_gathered_bytes, m->grads_bytes,
-                            m->optimizer_bytes,    m->activations_bytes,      m->logits_bytes,
-                            m->comm_buffers_bytes, m->framework_bytes,        m->fragmentation_bytes};
+    const double parts[] = {
+        m->weights_bytes,      m->weights_gathered_bytes, m->grads_bytes,
+        m->optimizer_bytes,    m->activations_bytes,      m->logits_bytes,
+        m->comm_buffers_bytes, m->framework_bytes,        m->fragmentation_bytes};
     double sum = 0.0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         check_finite("memory part", parts[i]);
@@ -88,19 +89,30 @@ static void check_result(const tp_result *r)
     check_memory(&r->stage_first);
     check_memory(&r->stage_last);
     const tp_flops *f = &r->flops;
-    const double fl[] = {f->model_per_token, f->hardware_per_token, f->six_n_per_token,
-                         f->attn_per_token,  f->logits_per_token,   f->model_per_step,
+    const double fl[] = {f->model_per_token,   f->hardware_per_token, f->six_n_per_token,
+                         f->attn_per_token,    f->logits_per_token,   f->model_per_step,
                          f->hardware_per_step, f->tokens_per_step};
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         check_finite("flops", fl[i]);
     if (r->time.computed) {
         const tp_time *t = &r->time;
-        const double tm[] = {t->compute_s,   t->recompute_s,    t->tp_comm_s,
-                             t->cp_comm_s,   t->ep_comm_s,      t->pp_comm_s,
-                             t->bubble_s,    t->dp_comm_s,      t->optimizer_s,
-                             t->step_s,      t->bubble_of_total, t->bubble_of_ideal,
-                             t->tokens_per_s, t->tokens_per_s_per_gpu,
-                             t->model_flops_per_s_per_gpu, t->mfu, t->hfu};
+        const double tm[] = {t->compute_s,
+                             t->recompute_s,
+                             t->tp_comm_s,
+                             t->cp_comm_s,
+                             t->ep_comm_s,
+                             t->pp_comm_s,
+                             t->bubble_s,
+                             t->dp_comm_s,
+                             t->optimizer_s,
+                             t->step_s,
+                             t->bubble_of_total,
+                             t->bubble_of_ideal,
+                             t->tokens_per_s,
+                             t->tokens_per_s_per_gpu,
+                             t->model_flops_per_s_per_gpu,
+                             t->mfu,
+                             t->hfu};
         for (size_t i = 0; i < sizeof tm / sizeof tm[0]; i++)
             check_finite("time", tm[i]);
     }
@@ -131,8 +143,8 @@ static void build(bytes *b, tp_config *c)
     m->tie_embeddings = next(b) & 1;
     m->qkv_bias = next(b) & 1;
     m->num_layers = range(b, 1, 96);
-    m->num_heads = pow2(b, 6);                        /* 1..64 */
-    m->num_kv_heads = m->num_heads >> (next(b) % 4);  /* a divisor of the heads */
+    m->num_heads = pow2(b, 6);                       /* 1..64 */
+    m->num_kv_heads = m->num_heads >> (next(b) % 4); /* a divisor of the heads */
     if (m->num_kv_heads < 1)
         m->num_kv_heads = 1;
     int64_t head_dim = 16 * range(b, 1, 16);
@@ -141,8 +153,8 @@ static void build(bytes *b, tp_config *c)
     m->ffn_hidden = 64 * range(b, 1, 512);
     m->vocab = range(b, 1, 262144);
     m->max_positions = m->pos == TP_POS_LEARNED ? range(b, 1, 1 << 16) : 0;
-    if (next(b) % 4 == 0) {                           /* MoE */
-        m->num_experts = pow2(b, 7);                  /* 1..128 */
+    if (next(b) % 4 == 0) {          /* MoE */
+        m->num_experts = pow2(b, 7); /* 1..128 */
         m->topk = range(b, 1, m->num_experts < 8 ? m->num_experts : 8);
         m->moe_ffn_hidden = next(b) & 1 ? 64 * range(b, 1, 128) : 0;
         m->num_shared_experts = range(b, 0, 2);
@@ -168,10 +180,15 @@ static void build(bytes *b, tp_config *c)
     t->schedule = sch == 0 ? TP_SCHED_1F1B : sch == 1 ? TP_SCHED_INTERLEAVED : TP_SCHED_GPIPE;
     t->vpp = t->schedule == TP_SCHED_INTERLEAVED ? range(b, 1, 4) : 1;
     unsigned rc = next(b) % 3;
-    t->recompute = rc == 0 ? TP_RECOMPUTE_NONE : rc == 1 ? TP_RECOMPUTE_SELECTIVE : TP_RECOMPUTE_FULL;
+    t->recompute = rc == 0   ? TP_RECOMPUTE_NONE
+                   : rc == 1 ? TP_RECOMPUTE_SELECTIVE
+                             : TP_RECOMPUTE_FULL;
     t->recompute_every = range(b, 1, 4);
     unsigned pr = next(b) % 4;
-    t->precision = pr == 0 ? TP_PREC_BF16 : pr == 1 ? TP_PREC_FP16 : pr == 2 ? TP_PREC_FP8 : TP_PREC_TF32;
+    t->precision = pr == 0   ? TP_PREC_BF16
+                   : pr == 1 ? TP_PREC_FP16
+                   : pr == 2 ? TP_PREC_FP8
+                             : TP_PREC_TF32;
     t->grad_dtype = next(b) & 1 ? TP_DTYPE_FP32 : TP_DTYPE_BF16;
     unsigned ok = next(b) % 3;
     t->optimizer.kind = ok == 0 ? TP_OPT_ADAMW : ok == 1 ? TP_OPT_SGD_MOMENTUM : TP_OPT_SGD;

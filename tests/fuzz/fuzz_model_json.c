@@ -22,7 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)tp_gpu_validate(&g, &err);
     } else {
         tp_model m;
-        const char *origin = data[0] % 4 == 0 ? "fuzz.json" : data[0] % 4 == 1 ? "config.json" : NULL;
+        const char *origin = data[0] % 4 == 0   ? "fuzz.json"
+                             : data[0] % 4 == 1 ? "config.json"
+                                                : NULL;
         if (tp_io_model_parse(text, origin, &m, &err) == TP_OK) {
             tp_params p;
             (void)tp_model_params(&m, (int64_t)(data[0] >> 2), &p, &err);

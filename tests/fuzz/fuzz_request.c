@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cli_common *co = malloc(sizeof *co);
         int argi = 1;
         if (!paths && c && co &&
-            cli_parse_config_from(req.argc, req.argv, &argi, NULL, CLI_PRESETS_ONLY, c, co, &err) == TP_OK) {
+            cli_parse_config_from(req.argc, req.argv, &argi, NULL, CLI_PRESETS_ONLY, c, co, &err) ==
+                TP_OK) {
             if (model_ok)
                 c->model = m;
             if (tp_config_validate(c, &err) == TP_OK) {

@@ -54,12 +54,12 @@ char *__wrap_strndup(const char *s, size_t n);
 #define TOMBSTONE ((void *)1)
 
 static struct {
-    int armed;           /* counting and tracking on */
-    uint64_t calls;      /* allocations since arming */
-    uint64_t fail_at;    /* 1-based allocation to fail; 0 = none */
-    int failed;          /* the failure was injected */
-    size_t live;         /* pointers in the table */
-    int overflow;        /* the table filled up (a test bug) */
+    int armed;        /* counting and tracking on */
+    uint64_t calls;   /* allocations since arming */
+    uint64_t fail_at; /* 1-based allocation to fail; 0 = none */
+    int failed;       /* the failure was injected */
+    size_t live;      /* pointers in the table */
+    int overflow;     /* the table filled up (a test bug) */
     void *slot[LIVE_SLOTS];
 } A;
 
@@ -220,8 +220,8 @@ static uint64_t countdown(const char *name, path_fn fn, tp_status want)
             if (st != TP_OK)
                 fail_msg("%s: no allocation failed, yet status %s: %s: %s", name, tp_strerror(st),
                          err.path, err.message);
-            print_message("%s: %llu allocations, each failed once: error returned, no leak\n",
-                          name, (unsigned long long)(n - 1));
+            print_message("%s: %llu allocations, each failed once: error returned, no leak\n", name,
+                          (unsigned long long)(n - 1));
             return n - 1;
         }
         if (st == TP_OK)

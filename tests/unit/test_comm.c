@@ -184,7 +184,7 @@ static void test_invariants(void **state)
 {
     (void)state;
     const tp_coll kinds[] = {TP_COLL_ALL_REDUCE, TP_COLL_ALL_GATHER, TP_COLL_REDUCE_SCATTER,
-                             TP_COLL_ALL_TO_ALL, TP_COLL_P2P, TP_COLL_BROADCAST};
+                             TP_COLL_ALL_TO_ALL, TP_COLL_P2P,        TP_COLL_BROADCAST};
     tp_gpu g = fixture_h100();
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         for (int64_t n = 0; n <= 4096; n = n ? n * 4 : 1) {
@@ -220,10 +220,10 @@ static void test_invariants(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_busbw_factors),   cmocka_unit_test(test_ring_formulas),
-        cmocka_unit_test(test_seed_s1_3),       cmocka_unit_test(test_seed_s1_4),
+        cmocka_unit_test(test_busbw_factors),     cmocka_unit_test(test_ring_formulas),
+        cmocka_unit_test(test_seed_s1_3),         cmocka_unit_test(test_seed_s1_4),
         cmocka_unit_test(test_multinode_example), cmocka_unit_test(test_placement),
-        cmocka_unit_test(test_all_to_all),      cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_all_to_all),        cmocka_unit_test(test_invariants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

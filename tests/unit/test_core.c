@@ -40,8 +40,7 @@ static void test_params_exact(void **state)
     assert_int_equal(total_params(llama(80, 8192, 64, 8, 28672, 32000, false)), 68976648192LL);
     assert_int_equal(total_params(llama(32, 4096, 32, 8, 14336, 128256, false)), 8030261248LL);
     assert_int_equal(total_params(llama(80, 8192, 64, 8, 28672, 128256, false)), 70553706496LL);
-    assert_int_equal(total_params(llama(126, 16384, 128, 8, 53248, 128256, false)),
-                     405853388800LL);
+    assert_int_equal(total_params(llama(126, 16384, 128, 8, 53248, 128256, false)), 405853388800LL);
     assert_int_equal(total_params(llama(16, 2048, 32, 8, 8192, 128256, true)), 1235814400LL);
     assert_int_equal(total_params(gpt(96, 12288, 96, 50257, 2048)), 174604259328LL);
     assert_int_equal(total_params(gpt(12, 768, 12, 50257, 1024)), 124439808LL);
@@ -163,8 +162,8 @@ static void test_seed_s1_6(void **state)
     assert_rel(r.memory.weights_bytes, 0.81 * GB, 0.01);
     assert_rel(r.memory.grads_bytes, 0.81 * GB, 0.01);
     assert_rel(r.memory.optimizer_bytes, 4.88 * GB, 0.01);
-    assert_rel(r.memory.weights_bytes + r.memory.grads_bytes + r.memory.optimizer_bytes,
-               6.5 * GB, 0.01);
+    assert_rel(r.memory.weights_bytes + r.memory.grads_bytes + r.memory.optimizer_bytes, 6.5 * GB,
+               0.01);
     /* 8*4096*5120*(34 + 5*40*4096/5120) = 32.5 GB per layer, / 4 = 8.14 GB. */
     assert_rel(r.memory.act_per_layer_bytes, 32.55e9 / 4, 0.001);
     assert_rel(r.memory.activations_bytes, 113.9 * GB, 0.01);
@@ -181,8 +180,8 @@ static void test_seed_s1_6(void **state)
      * buffers; the exact accounting also keeps the 10 checkpointed layer
      * inputs (3.4 GB), hence 47 GB. The engine's own total adds its
      * calibrated overheads instead of the 5 GB, and fits. */
-    double doc_total = r.memory.weights_bytes + r.memory.grads_bytes +
-                       r.memory.optimizer_bytes + r.memory.activations_bytes + 5 * GB;
+    double doc_total = r.memory.weights_bytes + r.memory.grads_bytes + r.memory.optimizer_bytes +
+                       r.memory.activations_bytes + 5 * GB;
     assert_rel(doc_total, 44 * GB + 10 * 2.0 * 8 * 4096 * 5120, 0.02);
     assert_true(r.memory.total_bytes < 80 * GB);
 }
@@ -244,8 +243,8 @@ static void test_seed_s4_5(void **state)
     assert_int_equal(tp_eval(&c, &plain, NULL), TP_OK);
     c.train.flash_attn = true;
     assert_int_equal(tp_eval(&c, &flash, NULL), TP_OK);
-    double scores_cp = plain.memory.act_per_layer_bytes - flash.memory.act_per_layer_bytes +
-                       4.0 * s / 8;
+    double scores_cp =
+        plain.memory.act_per_layer_bytes - flash.memory.act_per_layer_bytes + 4.0 * s / 8;
     assert_rel(scores / scores_cp, 64.0, 1e-9);
 }
 
@@ -289,8 +288,8 @@ static void test_bubble(void **state)
     assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 2, 4, 1, TP_BUBBLE_OF_TOTAL), 0.20, 1e-12);
     assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 2, 4, 1, TP_BUBBLE_OF_IDEAL), 0.25, 1e-12);
     assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 4, 4, 1, TP_BUBBLE_OF_TOTAL), 0.429, 0.001);
-    assert_rel(tp_bubble_fraction(TP_SCHED_INTERLEAVED, 8, 64, 4, TP_BUBBLE_OF_IDEAL),
-               7.0 / 256, 1e-12);
+    assert_rel(tp_bubble_fraction(TP_SCHED_INTERLEAVED, 8, 64, 4, TP_BUBBLE_OF_IDEAL), 7.0 / 256,
+               1e-12);
     assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 1, 4, 1, TP_BUBBLE_OF_TOTAL), 0.0, 0);
 }
 
@@ -336,9 +335,9 @@ static void test_error_message_elides_values(void **state)
     static char big[100001];
     memset(big, 'v', sizeof big - 1);
     tp_error e;
-    assert_int_equal(tp_error_set(&e, TP_ERR_INVALID_ARG, "x", "--x: \"%s\" is out of range [1, 8]",
-                                  big),
-                     TP_ERR_INVALID_ARG);
+    assert_int_equal(
+        tp_error_set(&e, TP_ERR_INVALID_ARG, "x", "--x: \"%s\" is out of range [1, 8]", big),
+        TP_ERR_INVALID_ARG);
     char want[256];
     snprintf(want, sizeof want, "--x: \"%.60s...\" is out of range [1, 8]", big);
     assert_string_equal(e.message, want);
@@ -394,18 +393,21 @@ static void test_validation_messages(void **state)
     /* the GPU's efficiency factors (a hand-made tp_gpu, or --eff in validate) */
     tp_config g = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     g.gpu.eff.attn = 1.5;
-    expect_error(&g, "gpu.eff", "eff.attn of h100-sxm is 1.5: efficiency factors must be in [0.001, 1]");
+    expect_error(&g, "gpu.eff",
+                 "eff.attn of h100-sxm is 1.5: efficiency factors must be in [0.001, 1]");
     g.gpu.eff.attn = 4.9e-324; /* a subnormal would divide a step time to inf (issue 14) */
     expect_error(&g, "gpu.eff",
                  "eff.attn of h100-sxm is 4.94066e-324: efficiency factors must be in [0.001, 1]");
     g.gpu.eff.attn = 0.5;
     g.gpu.eff.attn_ampere_kernel = NAN;
-    expect_error(&g, "gpu.eff", "eff.attn_ampere_kernel of h100-sxm is nan: efficiency factors "
-                                "must be in [0.001, 1] (or 0: unset)");
+    expect_error(&g, "gpu.eff",
+                 "eff.attn_ampere_kernel of h100-sxm is nan: efficiency factors "
+                 "must be in [0.001, 1] (or 0: unset)");
     g.gpu.eff.attn_ampere_kernel = 0.0; /* unset: the native rate */
     g.gpu.eff.gemm_fp8 = 1.2;
-    expect_error(&g, "gpu.eff", "eff.gemm_fp8 of h100-sxm is 1.2: efficiency factors must be in "
-                                "[0.001, 1] (or 0: unset)");
+    expect_error(&g, "gpu.eff",
+                 "eff.gemm_fp8 of h100-sxm is 1.2: efficiency factors must be in "
+                 "[0.001, 1] (or 0: unset)");
     g.gpu.eff.gemm_fp8 = 0.0;
     g.gpu.eff.overlap = -0.1;
     expect_error(&g, "gpu.eff", "overlap must be in [0, 1] and latencies finite and >= 0");
@@ -473,9 +475,9 @@ static void test_invariants(void **state)
         assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
         checked++;
         const tp_memory *m = &r.memory;
-        double parts[] = {m->weights_bytes,       m->weights_gathered_bytes, m->grads_bytes,
-                          m->optimizer_bytes,     m->activations_bytes,      m->logits_bytes,
-                          m->comm_buffers_bytes,  m->framework_bytes,        m->fragmentation_bytes};
+        double parts[] = {m->weights_bytes,      m->weights_gathered_bytes, m->grads_bytes,
+                          m->optimizer_bytes,    m->activations_bytes,      m->logits_bytes,
+                          m->comm_buffers_bytes, m->framework_bytes,        m->fragmentation_bytes};
         double sum = 0;
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
             assert_true(isfinite(parts[i]) && parts[i] >= 0.0);
@@ -523,10 +525,11 @@ static void test_invariants(void **state)
         if (tp_config_validate(&p2, NULL) == TP_OK) {
             tp_result rp;
             assert_int_equal(tp_eval(&p2, &rp, NULL), TP_OK);
-            double before = states(&r.stage_first) > states(&r.stage_last)
-                                ? states(&r.stage_first) : states(&r.stage_last);
+            double before = states(&r.stage_first) > states(&r.stage_last) ? states(&r.stage_first)
+                                                                           : states(&r.stage_last);
             double after = states(&rp.stage_first) > states(&rp.stage_last)
-                               ? states(&rp.stage_first) : states(&rp.stage_last);
+                               ? states(&rp.stage_first)
+                               : states(&rp.stage_last);
             assert_le_rel(after, before);
         }
     }

@@ -115,7 +115,8 @@ static void test_megatron_tables_are_facts(void **state)
         }
         if (e->sources == 0) {
             print_error("%s is classified in data/engines/megatron-classes.tsv but is in no "
-                        "generated argument list\n", e->name);
+                        "generated argument list\n",
+                        e->name);
             ok = false;
         }
     }
@@ -140,7 +141,8 @@ static void test_megatron_tables_are_facts(void **state)
                 found = tp_io_margs[i].cls == TP_IO_MARG_MAPPED;
         if (!found) {
             print_error("megatron.c maps %s, which megatron-classes.tsv does not class as "
-                        "mapped\n", name);
+                        "mapped\n",
+                        name);
             fail();
         }
     }
@@ -157,14 +159,14 @@ static void test_megatron_table_values(void **state)
         int min, max;
     } cases[] = {
         {"--bf16", 0, 0},
-        {"--use-mup", 0, 0},                   /* new since 000c4ac2 */
-        {"--fsdp-manual-registration", 0, 0},  /* new since 000c4ac2 */
-        {"--hybrid-attention-ratio", 1, 1},    /* gone since 000c4ac2 */
+        {"--use-mup", 0, 0},                  /* new since 000c4ac2 */
+        {"--fsdp-manual-registration", 0, 0}, /* new since 000c4ac2 */
+        {"--hybrid-attention-ratio", 1, 1},   /* gone since 000c4ac2 */
         {"--num-layers", 1, 1},
         {"--recompute-modules", 0, TP_IO_MARG_UNBOUNDED}, /* '*' then '+' */
         {"--data-path", 0, TP_IO_MARG_UNBOUNDED},
         {"--rampup-batch-size", 0, TP_IO_MARG_UNBOUNDED}, /* '*' then 3 */
-        {"--no-inference-wandb-logging", 0, 0}, /* BooleanOptionalAction's --no-X */
+        {"--no-inference-wandb-logging", 0, 0},           /* BooleanOptionalAction's --no-X */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const tp_io_marg *e = NULL;
@@ -173,8 +175,7 @@ static void test_megatron_table_values(void **state)
                 e = &tp_io_margs[i];
         if (!e || e->min_values != cases[k].min || e->max_values != cases[k].max) {
             print_error("%s takes %d..%d values, expected %d..%d\n", cases[k].name,
-                        e ? e->min_values : -1, e ? e->max_values : -1, cases[k].min,
-                        cases[k].max);
+                        e ? e->min_values : -1, e ? e->max_values : -1, cases[k].min, cases[k].max);
             fail();
         }
     }
@@ -314,7 +315,7 @@ static void test_megatron_defaults_and_launcher(void **state)
     assert_string_equal(flag_value(&im, "--mlp"), "gelu");
     assert_string_equal(flag_value(&im, "--norm"), "layernorm");
     assert_true(has_flag(&im, "--tie-embeddings"));
-    assert_true(has_flag(&im, "--dropout")); /* Megatron's 0.1 defaults */
+    assert_true(has_flag(&im, "--dropout"));                    /* Megatron's 0.1 defaults */
     assert_string_equal(flag_value(&im, "--pad-vocab"), "256"); /* 128 x TP 2 */
     assert_string_equal(flag_value(&im, "--grad-dtype"), "fp32");
     assert_true(has_flag(&im, "--sp") == false);
@@ -345,7 +346,10 @@ static void test_megatron_moe_patterns(void **state)
     static const struct {
         const char *freq;
         int64_t first, every;
-    } cases[] = {{"1", 0, 1}, {"2", 0, 2}, {"([0]*3+[1]*5)", 3, 1}, {"[0,1,0,1,0,1,0,1]", 1, 2},
+    } cases[] = {{"1", 0, 1},
+                 {"2", 0, 2},
+                 {"([0]*3+[1]*5)", 3, 1},
+                 {"[0,1,0,1,0,1,0,1]", 1, 2},
                  {"([0]+[1]*1)*4", 1, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[512];
@@ -624,8 +628,7 @@ static void test_schedule_bubble_matches_closed_form(void **state)
     for (int64_t p = 1; p <= 8; p *= 2) {
         for (int64_t m = p; m <= 32; m *= 2) {
             double want = (double)(p - 1) / (double)(m + p - 1);
-            assert_rel(tp_io_schedule_bubble(TP_SCHED_1F1B, p, m, 1, 2.0) + 1.0, want + 1.0,
-                       1e-12);
+            assert_rel(tp_io_schedule_bubble(TP_SCHED_1F1B, p, m, 1, 2.0) + 1.0, want + 1.0, 1e-12);
             assert_rel(tp_io_schedule_bubble(TP_SCHED_GPIPE, p, m, 1, 3.0) + 1.0, want + 1.0,
                        1e-12);
             /* interleaved: (p - 1) / (v m + p - 1) (Narayanan et al. 2021, 2.2.2) */

@@ -39,7 +39,7 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {"1M", 2, 64, 4, 4, 256},             /* ~0.1M + vocabulary */
+    {"1M", 2, 64, 4, 4, 256}, /* ~0.1M + vocabulary */
     {"125M", 12, 768, 12, 12, 3072},
     {"8B", 32, 4096, 32, 8, 14336},
     {"405B", 126, 16384, 128, 8, 53248},
@@ -135,8 +135,7 @@ static void test_eval_grid(void **state)
                         check_eval(&c, what);
                     }
                 }
-    print_message("%d evaluations, %d rejected with a message, the rest finite\n", checked,
-                  errors);
+    print_message("%d evaluations, %d rejected with a message, the rest finite\n", checked, errors);
     assert_true(checked - errors > checked / 2); /* most of the grid is valid */
 }
 
@@ -145,17 +144,17 @@ static void test_param_counts(void **state)
 {
     (void)state;
     tp_params p;
-    tp_model tiny = llama(shapes[0].L, shapes[0].h, shapes[0].a, shapes[0].kv, shapes[0].f, 1,
-                          false);
+    tp_model tiny =
+        llama(shapes[0].L, shapes[0].h, shapes[0].a, shapes[0].kv, shapes[0].f, 1, false);
     assert_int_equal(tp_model_params(&tiny, 0, &p, NULL), TP_OK);
     assert_true(p.total > 0 && p.total < 1000000);
-    tp_model big = llama(shapes[5].L, shapes[5].h, shapes[5].a, shapes[5].kv, shapes[5].f,
-                         1048576, false);
+    tp_model big =
+        llama(shapes[5].L, shapes[5].h, shapes[5].a, shapes[5].kv, shapes[5].f, 1048576, false);
     assert_int_equal(tp_model_params(&big, 0, &p, NULL), TP_OK);
     /* 1600 layers x (attention h(2h + 2 kv dh) + MLP 3hf + 2h) + 2Vh + h: 122T. */
     double h = 73728.0, f = 294912.0, dh = 128.0, V = 1048576.0;
-    double want = 1600.0 * (h * (2.0 * h + 2.0 * 8.0 * dh) + 3.0 * h * f + 2.0 * h) +
-                  2.0 * V * h + h;
+    double want =
+        1600.0 * (h * (2.0 * h + 2.0 * 8.0 * dh) + 3.0 * h * f + 2.0 * h) + 2.0 * V * h + h;
     assert_rel((double)p.total, want, 1e-9);
     assert_true(p.total > 100000000000000LL);
 }
@@ -169,10 +168,13 @@ static void test_search_extremes(void **state)
         int64_t G, S, V;
         bool expect_fit;
     } cases[] = {
-        {0, 1, 1, 1, true},           {0, 1048576, 1, 1, true},
-        {2, 1, 4096, 128256, false},  {2, 1048576, 4096, 128256, true},
+        {0, 1, 1, 1, true},
+        {0, 1048576, 1, 1, true},
+        {2, 1, 4096, 128256, false},
+        {2, 1048576, 4096, 128256, true},
         {2, 1048576, 10000000, 1048576, false},
-        {3, 1048576, 8192, 128256, true}, {5, 1048576, 4096, 1048576, false},
+        {3, 1048576, 8192, 128256, true},
+        {5, 1048576, 4096, 1048576, false},
         {5, 1, 10000000, 1048576, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -231,8 +233,8 @@ static void test_plan_extremes(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tp_plan_in_default(&in);
-        in.base = make(&shapes[cases[k].shape], cases[k].V, cases[k].S,
-                       cases[k].G ? cases[k].G : 8);
+        in.base =
+            make(&shapes[cases[k].shape], cases[k].V, cases[k].S, cases[k].G ? cases[k].G : 8);
         in.base.train.global_batch = cases[k].S >= 1000000 ? 1 : 1024;
         in.size_by = cases[k].by;
         in.deadline_h = 24.0 * 90.0;
@@ -304,8 +306,8 @@ static void test_library_limits(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         tp_config c;
         memset(&c, 0, sizeof c);
-        c.model = llama(cases[k].L, cases[k].h, cases[k].a, cases[k].a, cases[k].f, cases[k].V,
-                        false);
+        c.model =
+            llama(cases[k].L, cases[k].h, cases[k].a, cases[k].a, cases[k].f, cases[k].V, false);
         c.gpu = h100();
         tp_options_default(&c.opts);
         tp_train_default(&c.train);

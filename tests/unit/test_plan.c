@@ -108,9 +108,9 @@ static void test_s0_3_to_6_budget(void **state)
 {
     (void)state;
     double C = 6.0 * 30e9 * 600e9;
-    assert_rel(C, 1.08e23, 1e-12);                                       /* S0-3 */
-    assert_rel(tp_budget_gpu_hours(C, 125e12), 240000.0, 1e-9);          /* S0-4 */
-    double gh = tp_budget_gpu_hours(C, 130e12);                          /* S0-5 */
+    assert_rel(C, 1.08e23, 1e-12);                              /* S0-3 */
+    assert_rel(tp_budget_gpu_hours(C, 125e12), 240000.0, 1e-9); /* S0-4 */
+    double gh = tp_budget_gpu_hours(C, 130e12);                 /* S0-5 */
     assert_rel(gh, 230769.0, 1e-5);
     assert_rel(gh * 4.0, 923077.0, 1e-5);
     assert_rel(tp_budget_flops_per_s(312e12, 130.0 / 312.0), 130e12, 1e-12);
@@ -366,7 +366,8 @@ static void test_chinchilla_table(void **state)
     const tp_scaling_fit *b = tp_scaling_fit_find("besiroglu");
     assert_non_null(b);
     assert_rel(b->beta / (b->alpha + b->beta), 0.513, 0.002);
-    assert_ptr_equal(tp_scaling_fit_find("hoffmann-unrounded"), tp_scaling_fit_get(TP_FIT_HOFFMANN));
+    assert_ptr_equal(tp_scaling_fit_find("hoffmann-unrounded"),
+                     tp_scaling_fit_get(TP_FIT_HOFFMANN));
     assert_null(tp_scaling_fit_find("kaplan"));
     assert_null(tp_scaling_fit_get(TP_FIT_COUNT));
     /* The 20 tokens/param rule at 1e24: 91.3B, 1.83T. */
@@ -403,8 +404,8 @@ static void test_critical_batch(void **state)
     tp_plan pl;
     assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);
     assert_false(pl.crit_batch_caveat);
-    assert_rel(pl.loss, tp_scaling_loss(tp_scaling_fit_get(TP_FIT_BESIROGLU), 29975214080.0,
-                                        pl.tokens),
+    assert_rel(pl.loss,
+               tp_scaling_loss(tp_scaling_fit_get(TP_FIT_BESIROGLU), 29975214080.0, pl.tokens),
                1e-12);
     in.base.train.global_batch = 16384;
     assert_int_equal(tp_plan_run(&in, &pl, NULL), TP_OK);

@@ -680,8 +680,7 @@ static void test_parse_numbers_exact(void **state)
     /* beyond 2^53 a double would round; the exact reading does not */
     assert_int_equal(tp_io_parse_i64("--n", "9007199254740993", 1, INT64_MAX, &v, &err), TP_OK);
     assert_true(v == 9007199254740993LL);
-    assert_int_equal(tp_io_parse_i64("--n", "9.007199254740993e15", 1, INT64_MAX, &v, &err),
-                     TP_OK);
+    assert_int_equal(tp_io_parse_i64("--n", "9.007199254740993e15", 1, INT64_MAX, &v, &err), TP_OK);
     assert_true(v == 9007199254740993LL);
     assert_int_equal(tp_io_parse_i64("--n", "9223372036854775807", 1, INT64_MAX, &v, &err), TP_OK);
     assert_true(v == INT64_MAX);
@@ -689,7 +688,8 @@ static void test_parse_numbers_exact(void **state)
     assert_true(v == INT64_MIN);
     assert_int_equal(tp_io_parse_i64("--n", "9223372036854775808", 1, INT64_MAX, &v, &err),
                      TP_ERR_INVALID_ARG);
-    assert_string_equal(err.message, "--n: 9223372036854775808 is out of range [1, 9223372036854775807]");
+    assert_string_equal(err.message,
+                        "--n: 9223372036854775808 is out of range [1, 9223372036854775807]");
     assert_int_equal(tp_io_parse_i64("--n", "1e100000000000", 1, 10, &v, &err), TP_ERR_INVALID_ARG);
     assert_string_equal(err.message, "--n: 1e100000000000 is out of range [1, 10]");
     assert_int_equal(tp_io_parse_i64("--n", "-0", 0, 10, &v, &err), TP_OK);
@@ -708,8 +708,7 @@ static void test_parse_numbers_exact(void **state)
     assert_int_equal(tp_io_parse_f64_or0("--r", "0", 1e-9, 0.5, &d, &err), TP_OK);
     assert_int_equal(tp_io_parse_f64_or0("--r", "1e-3", 1e-9, 0.5, &d, &err), TP_OK);
     assert_rel(d, 1e-3, 1e-15);
-    assert_int_equal(tp_io_parse_f64_or0("--r", "1e-320", 1e-9, 0.5, &d, &err),
-                     TP_ERR_INVALID_ARG);
+    assert_int_equal(tp_io_parse_f64_or0("--r", "1e-320", 1e-9, 0.5, &d, &err), TP_ERR_INVALID_ARG);
     assert_string_equal(err.path, "r");
     assert_string_equal(err.message, "--r: 1e-320 is out of range (0, or [1e-09, 0.5])");
     assert_int_equal(tp_io_parse_f64_or0("--r", "1e-10", 1e-9, 0.5, &d, &err), TP_ERR_INVALID_ARG);
@@ -724,8 +723,9 @@ static void test_parse_numbers_exact(void **state)
                                      "777777... is out of range [1, 1048576]");
     big[100] = 'x';
     assert_int_equal(tp_io_parse_f64("--mfu", big, 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
-    assert_string_equal(err.message, "--mfu: expected a number, got \"777777777777777777777777777777"
-                                     "777777777777777777777777777777...\"");
+    assert_string_equal(err.message,
+                        "--mfu: expected a number, got \"777777777777777777777777777777"
+                        "777777777777777777777777777777...\"");
     char q[TP_IO_QUOTE_MAX + 4];
     /* "é" (2 bytes) straddling byte 60 is cut before it, never in half */
     char u[80];

@@ -48,8 +48,9 @@ static void test_values(void **state)
 {
     (void)state; /* unused */
     expect_argv("{}", (const char *const[]){"estimate", NULL});
-    expect_argv("{\"model\": \"llama-3-8b\", \"gpus\": 8, \"tp\": 2}",
-                (const char *const[]){"estimate", "--model=llama-3-8b", "--gpus=8", "--tp=2", NULL});
+    expect_argv(
+        "{\"model\": \"llama-3-8b\", \"gpus\": 8, \"tp\": 2}",
+        (const char *const[]){"estimate", "--model=llama-3-8b", "--gpus=8", "--tp=2", NULL});
     /* reals with 17 digits; 8.0 reads back as 8 */
     expect_argv("{\"fragmentation\": 0.05, \"gpus\": 8.0}",
                 (const char *const[]){"estimate", "--fragmentation=0.050000000000000003",
@@ -159,9 +160,9 @@ static void test_search_page(void **state)
 
     /* bad values name the field */
     static const char *const bad[][2] = {
-        {"{\"offset\": -1}", "offset"},   {"{\"limit\": 0}", "limit"},
-        {"{\"limit\": 1001}", "limit"},   {"{\"limit\": \"5\"}", "limit"},
-        {"{\"offset\": 1.5}", "offset"},  {"{\"offset\": true}", "offset"},
+        {"{\"offset\": -1}", "offset"},      {"{\"limit\": 0}", "limit"},
+        {"{\"limit\": 1001}", "limit"},      {"{\"limit\": \"5\"}", "limit"},
+        {"{\"offset\": 1.5}", "offset"},     {"{\"offset\": true}", "offset"},
         {"{\"offset\": 1000001}", "offset"}, {"{\"limit\": [5]}", "limit"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -433,24 +433,22 @@ static void test_axes(void **state)
 typedef struct known_row {
     const char *id, *model, *gpu;
     tp_precision prec;
-    int zero;          /* -1: not stated, any */
-    int recompute;     /* -1: not stated, any */
+    int zero;      /* -1: not stated, any */
+    int recompute; /* -1: not stated, any */
 } known_row;
 
 /* Rows with a full layout (torchtitan, NeMo, Megatron). The layout numbers
  * (GPUs, TP, PP, DP, CP, micro-batch, global batch, sequence, interleave)
  * are read from the CSV; the table names the preset for the model and GPU. */
 static const known_row known[] = {
-    {"titan-8b-128gpu-fsdp", "llama-3.1-8b", "h100-sxm", TP_PREC_BF16, 3,
-     TP_RECOMPUTE_SELECTIVE},
+    {"titan-8b-128gpu-fsdp", "llama-3.1-8b", "h100-sxm", TP_PREC_BF16, 3, TP_RECOMPUTE_SELECTIVE},
     {"titan-70b-256gpu-2d", "llama-3.1-70b", "h100-sxm", TP_PREC_FP8, 3, TP_RECOMPUTE_FULL},
     {"nemo2407-LLAMA2-7B-8gpu", "llama-2-7b", "h100-sxm", TP_PREC_FP8, -1, -1},
     {"nemo2407-LLAMA2-13B-16gpu", "llama-2-13b", "h100-sxm", TP_PREC_FP8, -1, -1},
     {"nemo2407-LLAMA2-70B-64gpu", "llama-2-70b", "h100-sxm", TP_PREC_FP8, -1, -1},
     {"nemo2407-LLAMA3-8B-8gpu", "llama-3-8b", "h100-sxm", TP_PREC_FP8, -1, -1},
     {"megatron21-t1-76B", "megatron-gpt-76b", "a100-80gb", TP_PREC_FP16, 0, TP_RECOMPUTE_FULL},
-    {"megatron21-t1-530B", "megatron-gpt-530b", "a100-80gb", TP_PREC_FP16, 0,
-     TP_RECOMPUTE_FULL},
+    {"megatron21-t1-530B", "megatron-gpt-530b", "a100-80gb", TP_PREC_FP16, 0, TP_RECOMPUTE_FULL},
 };
 
 static int64_t cell_i64(const tp_io_csv *csv, size_t row, const char *col, int64_t def)

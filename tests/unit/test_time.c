@@ -33,9 +33,8 @@ static tp_result eval_ok(const tp_config *c)
 static void check_contract(const tp_config *c, const tp_result *r)
 {
     const tp_time *t = &r->time;
-    const double parts[] = {t->compute_s,   t->recompute_s, t->tp_comm_s,
-                            t->cp_comm_s,   t->ep_comm_s,   t->pp_comm_s,
-                            t->bubble_s,    t->dp_comm_s,   t->optimizer_s};
+    const double parts[] = {t->compute_s, t->recompute_s, t->tp_comm_s, t->cp_comm_s,  t->ep_comm_s,
+                            t->pp_comm_s, t->bubble_s,    t->dp_comm_s, t->optimizer_s};
     double sum = 0.0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         assert_true(isfinite(parts[i]) && parts[i] >= 0.0);
@@ -126,8 +125,8 @@ static tp_config uniform_pipeline(int64_t p, int64_t m, int64_t v)
 static double bubble_share(const tp_result *r)
 {
     const tp_time *t = &r->time;
-    double pipe = t->compute_s + t->recompute_s + t->tp_comm_s + t->cp_comm_s + t->ep_comm_s +
-                  t->bubble_s;
+    double pipe =
+        t->compute_s + t->recompute_s + t->tp_comm_s + t->cp_comm_s + t->ep_comm_s + t->bubble_s;
     return t->bubble_s / pipe;
 }
 
@@ -136,8 +135,7 @@ static void test_seed_s1_5(void **state)
 {
     (void)state;
     /* the document's convention: (p-1)/(m+p-1) */
-    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 8, 32, 1, TP_BUBBLE_OF_TOTAL), 7.0 / 39.0,
-               1e-15);
+    assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 8, 32, 1, TP_BUBBLE_OF_TOTAL), 7.0 / 39.0, 1e-15);
     assert_rel(tp_bubble_fraction(TP_SCHED_1F1B, 8, 32, 1, TP_BUBBLE_OF_TOTAL), 0.179, 0.003);
     /* trainplan's default: the time model's bubble (p-1)(t_f+t_b) with its
      * own stage times; with even stages it is the same share. */
@@ -399,7 +397,8 @@ static void test_attention_kernels(void **state)
     (void)state;
     /* one GPU, no recompute, no parallelism: every part is exact */
     const double L = 4, h = 1024, a = 16, s = 2048, b = 2, m = 3;
-    tp_config c = fixture_config(llama((int64_t)L, (int64_t)h, (int64_t)a, (int64_t)a, 4096, 128, false));
+    tp_config c =
+        fixture_config(llama((int64_t)L, (int64_t)h, (int64_t)a, (int64_t)a, 4096, 128, false));
     c.train.seq_len = (int64_t)s;
     c.train.micro_batch = (int64_t)b;
     c.train.global_batch = (int64_t)(b * m);
@@ -411,7 +410,7 @@ static void test_attention_kernels(void **state)
     c.train.dropout = true;
     tp_result r1 = eval_ok(&c);
     check_contract(&c, &r1);
-    double scores = b * a * s * s * 0.5;  /* causal half, all heads */
+    double scores = b * a * s * s * 0.5; /* causal half, all heads */
     double per_layer = (5.0 + 5.0) * scores + 3.0 * 10.0 * h * b * s;
     assert_rel(r1.time.compute_s - r0.time.compute_s, L * m * per_layer / bw, 1e-9);
 
@@ -461,11 +460,16 @@ static void test_extremes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seed_s1_2),      cmocka_unit_test(test_seed_s1_5),
-        cmocka_unit_test(test_seed_s3_2),      cmocka_unit_test(test_seed_s4_3),
-        cmocka_unit_test(test_random_contract), cmocka_unit_test(test_single_gpu),
-        cmocka_unit_test(test_monotone),       cmocka_unit_test(test_context_parallel),
-        cmocka_unit_test(test_moe),            cmocka_unit_test(test_attention_kernels),
+        cmocka_unit_test(test_seed_s1_2),
+        cmocka_unit_test(test_seed_s1_5),
+        cmocka_unit_test(test_seed_s3_2),
+        cmocka_unit_test(test_seed_s4_3),
+        cmocka_unit_test(test_random_contract),
+        cmocka_unit_test(test_single_gpu),
+        cmocka_unit_test(test_monotone),
+        cmocka_unit_test(test_context_parallel),
+        cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
