@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config   # compiler and build
+  clang-format                       # make format-check (.clang-format), run by CI
   libjansson-dev                     # JSON I/O (CLI, presets, files)
   libcmocka-dev                      # unit tests
   libmicrohttpd-dev                  # trainplan serve
