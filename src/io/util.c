@@ -154,18 +154,26 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+/* The directory holding path ("." or "/" at the ends); false when it does not fit. */
+static bool dir_of(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else if (slash == path)
+        snprintf(dir, n, "/");
+    else if ((size_t)(slash - path) < n)
+        snprintf(dir, n, "%.*s", (int)(slash - path), path);
+    else
+        return false;
+    return true;
+}
+
 /* fsync the directory holding path (best effort: some file systems refuse). */
 static void sync_dir(const char *path)
 {
-    const char *slash = strrchr(path, '/');
     char dir[4096];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
+    if (!dir_of(path, dir, sizeof dir))
         return;
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (fd >= 0) {
@@ -264,15 +272,8 @@ static tp_status check_target(const tp_io_file *f, bool force, tp_error *err)
  * some file systems have no flock). Closing the descriptor releases it. */
 static int lock_dir(const char *path)
 {
-    const char *slash = strrchr(path, '/');
     char dir[4096];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
+    if (!dir_of(path, dir, sizeof dir))
         return -1;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
