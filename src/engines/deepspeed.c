@@ -520,19 +520,11 @@ tp_status tp_io_import_deepspeed(const char *text, const char *origin, tp_import
     out->kind = TP_IMPORT_DEEPSPEED;
     if (!text)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no DeepSpeed config");
-    json_error_t je;
-    bool oom = false;
-    json_t *root = tp_io__json_loads(text, strlen(text), JSON_REJECT_DUPLICATES, &je, &oom);
-    if (oom)
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the DeepSpeed config");
-    if (!root) {
-        tp_error_set(err, TP_ERR_PARSE, "", "%s", je.text);
-        if (err) {
-            err->line = je.line;
-            err->column = je.column;
-        }
-        return TP_ERR_PARSE;
-    }
+    json_t *root;
+    tp_status pst = tp_io__json_parse(text, JSON_REJECT_DUPLICATES,
+                                      "out of memory reading the DeepSpeed config", "", &root, err);
+    if (pst != TP_OK)
+        return pst;
     tp_status st = ds_walk(root, out, err);
     json_decref(root);
     return st;

@@ -56,6 +56,14 @@ size_t tp_io_edit_distance(const char *a, const char *b, bool fold_case);
  */
 json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error_t *je, bool *oom);
 
+/*
+ * A whole NUL-terminated JSON text into *root (parse.c), the errors worded
+ * the loaders' way: TP_ERR_NOMEM with oom_message; TP_ERR_PARSE with
+ * prefix + jansson's text and its line and column in err.
+ */
+tp_status tp_io__json_parse(const char *text, size_t flags, const char *oom_message,
+                            const char *prefix, json_t **root, tp_error *err);
+
 /* ---- the parts of memory and step time (util.c) ---- */
 
 /* v with its digits grouped in threes, "8,030,261,248", into buf (n bytes);

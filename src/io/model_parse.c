@@ -78,19 +78,11 @@ static tp_status load_object(const char *text, json_t **out, tp_error *err)
     *out = NULL;
     if (!text)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no JSON text given");
-    json_error_t jerr;
-    bool oom;
-    json_t *root = tp_io__json_loads(text, strlen(text), JSON_REJECT_DUPLICATES, &jerr, &oom);
-    if (oom)
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory parsing JSON");
-    if (!root) {
-        tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: %s", jerr.text);
-        if (err) {
-            err->line = jerr.line;
-            err->column = jerr.column;
-        }
-        return TP_ERR_PARSE;
-    }
+    json_t *root;
+    tp_status pst = tp_io__json_parse(text, JSON_REJECT_DUPLICATES, "out of memory parsing JSON",
+                                      "invalid JSON: ", &root, err);
+    if (pst != TP_OK)
+        return pst;
     if (!json_is_object(root)) {
         char what[64];
         tp_io__describe(root, what, sizeof what);

@@ -143,6 +143,25 @@ json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error
     return root;
 }
 
+tp_status tp_io__json_parse(const char *text, size_t flags, const char *oom_message,
+                            const char *prefix, json_t **root, tp_error *err)
+{
+    json_error_t je;
+    bool oom = false;
+    *root = tp_io__json_loads(text, strlen(text), flags, &je, &oom);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "%s", oom_message);
+    if (!*root) {
+        tp_error_set(err, TP_ERR_PARSE, "", "%s%s", prefix, je.text);
+        if (err) {
+            err->line = je.line;
+            err->column = je.column;
+        }
+        return TP_ERR_PARSE;
+    }
+    return TP_OK;
+}
+
 /* The field name without its leading dashes, for err->path. */
 static const char *bare_name(const char *field)
 {

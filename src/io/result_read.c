@@ -444,19 +444,11 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
     out->kind = TP_IMPORT_TRAINPLAN;
     if (!text)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no trainplan result");
-    json_error_t je;
-    bool oom = false;
-    json_t *root = tp_io__json_loads(text, strlen(text), 0, &je, &oom);
-    if (oom)
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the trainplan result");
-    if (!root) {
-        tp_error_set(err, TP_ERR_PARSE, "", "%s", je.text);
-        if (err) {
-            err->line = je.line;
-            err->column = je.column;
-        }
-        return TP_ERR_PARSE;
-    }
+    json_t *root;
+    tp_status pst =
+        tp_io__json_parse(text, 0, "out of memory reading the trainplan result", "", &root, err);
+    if (pst != TP_OK)
+        return pst;
     tpj t = {find_result(root, 0), out, err, 0};
     tp_status st;
     if (!t.root && json_is_object(root) && json_is_array(json_object_get(root, "phases")) &&
