@@ -100,7 +100,7 @@ void eng_put_items(sbuf *out, const char *prefix, const notes *n)
 
 int64_t eng_gpus_per_node(const tp_config *c)
 {
-    return c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+    return tp_gpus_per_node(&c->train, &c->gpu);
 }
 
 int64_t eng_kv_heads(const tp_model *m)
@@ -115,7 +115,7 @@ int64_t eng_head_dim(const tp_model *m)
 
 int64_t eng_expert_ffn(const tp_model *m)
 {
-    return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
+    return tp_expert_ffn_hidden(m);
 }
 
 int64_t eng_shared_width(const tp_model *m)
@@ -386,4 +386,17 @@ char *tp_io_config_flags(const tp_config *c)
     if (fabs(op->fragmentation - d.fragmentation) > 1e-12)
         sb_printf(&b, " --fragmentation %.9g", op->fragmentation);
     return sb_take(&b);
+}
+
+tp_status eng_finish(tp_export *out, sbuf *doc, notes *nx, tp_error *err)
+{
+    out->num_unexpressed = nx->count;
+    bool failed = nx->text.failed;
+    sb_free(&nx->text);
+    out->text = sb_take(doc);
+    if (!out->text || failed) {
+        tp_io_export_free(out);
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing the export");
+    }
+    return TP_OK;
 }

@@ -82,6 +82,9 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
 void eng_model_gpu_flags(sbuf *b, const tp_config *c);
 
 /* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */
+/* The export's last step: its text taken from doc, nx's count kept, nx freed;
+ * TP_ERR_NOMEM (out freed) when any of it ran out of memory. */
+tp_status eng_finish(tp_export *out, sbuf *doc, notes *nx, tp_error *err);
 int64_t eng_gpus_per_node(const tp_config *c);
 int64_t eng_kv_heads(const tp_model *m);
 int64_t eng_head_dim(const tp_model *m);

@@ -1516,13 +1516,5 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
     if (w.body.failed)
         doc.failed = true;
     sb_free(&w.body);
-    out->num_unexpressed = nx.count;
-    bool failed = nx.text.failed;
-    sb_free(&nx.text);
-    out->text = sb_take(&doc);
-    if (!out->text || failed) {
-        tp_io_export_free(out);
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing the export");
-    }
-    return TP_OK;
+    return eng_finish(out, &doc, &nx, err);
 }

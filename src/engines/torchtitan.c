@@ -331,13 +331,5 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     if (b.failed)
         doc.failed = true;
     sb_free(&b);
-    out->num_unexpressed = nx.count;
-    bool failed = nx.text.failed;
-    sb_free(&nx.text);
-    out->text = sb_take(&doc);
-    if (!out->text || failed) {
-        tp_io_export_free(out);
-        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory writing the export");
-    }
-    return TP_OK;
+    return eng_finish(out, &doc, &nx, err);
 }
