@@ -125,17 +125,18 @@ typedef struct tp_search_item {
 } tp_search_item;
 
 typedef struct tp_search_stats {
-    uint64_t candidates;         /* layouts enumerated: evaluated + pruned */
-    uint64_t evaluated;          /* full memory evaluations (time too when it fits) */
-    uint64_t feasible;           /* evaluated and fit */
-    uint64_t infeasible;         /* evaluated and did not fit */
-    uint64_t pruned_states;      /* skipped: model states + fixed overheads exceed capacity */
-    uint64_t pruned_micro_batch; /* skipped: a smaller micro-batch of the layout did not fit */
-    uint64_t batch_mismatch;     /* (GPUs, TP, PP, CP) layouts with no micro-batch b such that
+    uint64_t candidates;           /* layouts enumerated: evaluated + pruned */
+    uint64_t evaluated;            /* full memory evaluations (time too when it fits) */
+    uint64_t feasible;             /* evaluated and fit */
+    uint64_t infeasible;           /* evaluated and did not fit */
+    uint64_t pruned_states;        /* skipped: model states + fixed overheads exceed capacity */
+    uint64_t pruned_micro_batch;   /* skipped: a smaller micro-batch of the layout did not fit */
+    uint64_t batch_mismatch;       /* (GPUs, TP, PP, CP) layouts with no micro-batch b such that
                                     b x DP divides the global batch */
-    uint64_t verify_failures;    /* verify mode: candidates tp_eval rejects or disagrees on */
-    bool done;                   /* the enumeration is exhausted */
-    bool stopped;                /* ended early by space.stop (see tp_search_status) */
+    int64_t batch_mismatch_min_dp; /* the smallest DP among those layouts; 0 when none */
+    uint64_t verify_failures;      /* verify mode: candidates tp_eval rejects or disagrees on */
+    bool done;                     /* the enumeration is exhausted */
+    bool stopped;                  /* ended early by space.stop (see tp_search_status) */
 } tp_search_stats;
 
 typedef struct tp_search tp_search; /* opaque */

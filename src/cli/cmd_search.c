@@ -236,7 +236,7 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         if (json)
             fputs("[]\n", stdout);
         /* the message is the report in text; beside data, it goes to stderr */
-        tp_io_search_none_text(json || out != TP_IO_SEARCH_TEXT ? stderr : stdout, c, sp0, st);
+        tp_io_search_none_text(json || out != TP_IO_SEARCH_TEXT ? stderr : stdout, c, st);
         return CLI_EXIT_NONE;
     }
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);

@@ -356,38 +356,10 @@ static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double
                 (unsigned long long)st->batch_mismatch);
 }
 
-/* Smallest DP any layout could have (for the batch-divisibility hint). */
-static int64_t smallest_dp(const tp_config *c, const tp_search_space *sp)
-{
-    const tp_model *m = &c->model;
-    int64_t N = c->train.num_gpus, best = N;
-    int64_t node = c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
-    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
-    for (int64_t t = 1; t <= N && t <= m->num_heads; t++) {
-        if (N % t || m->num_heads % t || kv % t)
-            continue;
-        if (!(t <= node && node % t == 0) && !(sp->tp_across_nodes && t % node == 0))
-            continue;
-        for (int64_t p = 1; p <= m->num_layers && p <= N / t; p++) {
-            if ((N / t) % p)
-                continue;
-            for (int64_t x = 1; x <= N / (t * p); x++) {
-                if ((N / (t * p)) % x || (x > 1 && c->train.seq_len % (2 * x)))
-                    continue;
-                int64_t dp = N / (t * p * x);
-                if (dp < best)
-                    best = dp;
-            }
-        }
-    }
-    return best;
-}
-
-void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_space *sp,
-                            const tp_search_stats *st)
+void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_stats *st)
 {
     if (st->batch_mismatch) {
-        int64_t dmin = smallest_dp(c, sp);
+        int64_t dmin = st->batch_mismatch_min_dp; /* the enumeration's own, within the bounds */
         fprintf(f,
                 "No layout: for every (TP, PP, CP) layout of %lld GPUs, DP = GPUs / (TP x PP "
                 "x CP) does not divide the global batch of %lld sequences (or no allowed "

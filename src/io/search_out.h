@@ -80,10 +80,10 @@ tp_status tp_io_search_closest_write(FILE *f, tp_io_search_format fmt, const tp_
 
 /**
  * No layout to evaluate at all (st->candidates == 0): one sentence saying
- * why, for the space sp: DP divides no global batch (with the smallest DP
- * any layout has), or no layout is valid within the bounds.
+ * why: DP divides no global batch (with the smallest DP the enumeration met
+ * within the bounds, st->batch_mismatch_min_dp), or no layout is valid
+ * within the bounds.
  */
-void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_space *sp,
-                            const tp_search_stats *st);
+void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_stats *st);
 
 #endif /* TP_IO_SEARCH_OUT_H */

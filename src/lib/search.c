@@ -339,6 +339,14 @@ static unsigned rc_options(const tp_search *s)
     return s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
 }
 
+/* A (GPUs, TP, PP, CP) layout whose DP leaves no micro-batch for the batch. */
+static void note_batch_mismatch(tp_search_stats *st, int64_t dp)
+{
+    st->batch_mismatch++;
+    if (st->batch_mismatch_min_dp == 0 || dp < st->batch_mismatch_min_dp)
+        st->batch_mismatch_min_dp = dp;
+}
+
 /* Values of level d given the levels above; returns the count. */
 static int build(tp_search *s, int d)
 {
@@ -395,7 +403,7 @@ static int build(tp_search *s, int d)
                 continue;
             int64_t dp = t->num_gpus / (t->tp * t->pp * x);
             if (s->B % dp != 0) {
-                s->st.batch_mismatch++;
+                note_batch_mismatch(&s->st, dp);
                 continue;
             }
             v[k++] = x;
@@ -413,7 +421,7 @@ static int build(tp_search *s, int d)
         /* micro-batches depend on DP only: list them once here */
         build_mb_all(s);
         if (s->n_mb_all == 0 && k > 0) {
-            s->st.batch_mismatch++;
+            note_batch_mismatch(&s->st, dp);
             k = 0;
         }
         break;

@@ -179,6 +179,13 @@ expect_rc 0 "ties on step time"
 has "ties on step time" "vs #1: 0.000 s slower (+0.0%); ZeRO-1 vs 2"
 if grep -q "+0\.000 s" "$tmp/out"; then bad "ties on step time: a part grew by +0.000 s"; else ok; fi
 
+# ------------------------------------------- no DP divides the batch (bounds kept)
+# With PP and CP fixed at 1, DP = 16 / TP is 2 at least (TP <= 8 per node); the
+# hint names that, not DP 1 of TP 8 x PP 2, which the bounds exclude.
+run search --gpus 16 --global-batch 3 --pp 1 --cp 1
+expect_rc 1 "batch 3 on 16 GPUs, PP 1"
+has "batch 3 on 16 GPUs, PP 1" "the smallest DP any layout has is 2, so try a global batch that is a multiple of 2."
+
 # ---------------------------------------------------------------- nothing fits
 run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --top 3
 expect_rc 1 "405B on 8 GPUs"
