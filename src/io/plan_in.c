@@ -97,8 +97,11 @@ tp_status tp_io_plan_file_load(const char *path, tp_plan_in *in, tp_error *err)
     if (rs != TP_OK)
         return rs;
     json_error_t je;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    bool oom = false;
+    json_t *root = tp_io__json_loads(text, len, JSON_REJECT_DUPLICATES, &je, &oom);
     free(text);
+    if (oom)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the plan file");
     if (!root) {
         tp_status st = tp_error_set(err, TP_ERR_PARSE, "", "%.200s", je.text);
         if (err) {
