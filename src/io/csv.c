@@ -14,11 +14,10 @@
 #include "io_internal.h"
 #include "tabular.h"
 
-/* The node size in effect (the layout's, else the GPU's); the same rule as
- * src/engines/common.c, eng_gpus_per_node (issue 15 item 5 gathers it). */
+/* The node size in effect (the layout's, else the GPU's): tp.h's rule. */
 static int64_t gpus_per_node(const tp_config *c)
 {
-    return c->train.gpus_per_node > 0 ? c->train.gpus_per_node : c->gpu.gpus_per_node;
+    return tp_gpus_per_node(&c->train, &c->gpu);
 }
 
 /*
@@ -30,14 +29,12 @@ static int64_t gpus_per_node(const tp_config *c)
  */
 void tp_io_csv_text(FILE *f, const char *s)
 {
-    size_t len = strlen(s);
     char small[TP_IO_SAFE_BYTES(64)];
-    char *safe = len <= 64 ? small : malloc(TP_IO_SAFE_BYTES(len));
+    char *safe = tp_io_safe_dup(s, small, sizeof small);
     if (!safe) {
         fputs("?", f); /* out of memory: never the raw text */
         return;
     }
-    tp_io_safe_text(s, safe, len <= 64 ? sizeof small : TP_IO_SAFE_BYTES(len));
     bool formula = safe[0] && strchr("=+-@", safe[0]) != NULL;
     if (!formula && strpbrk(safe, ",\"") == NULL) {
         fputs(safe, f);

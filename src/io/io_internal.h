@@ -184,6 +184,13 @@ const char *tp_io_file_type(unsigned int mode);
  */
 const char *tp_io_safe_text(const char *s, char *buf, size_t n);
 
+/**
+ * tp_io_safe_text of all of s: in small (small_n bytes) when it fits, else
+ * in a new allocation the caller frees (result != small); NULL when memory
+ * runs out.
+ */
+char *tp_io_safe_dup(const char *s, char *small, size_t small_n);
+
 /** tp_io_safe_text of all of s, written to f (any length). */
 void tp_io_put_safe(FILE *f, const char *s);
 

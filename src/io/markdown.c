@@ -20,14 +20,12 @@
  * cell or start emphasis are escaped. */
 static void md_text(FILE *f, const char *s)
 {
-    size_t len = strlen(s);
     char small[TP_IO_SAFE_BYTES(64)];
-    char *safe = len <= 64 ? small : malloc(TP_IO_SAFE_BYTES(len));
+    char *safe = tp_io_safe_dup(s, small, sizeof small);
     if (!safe) {
         fputs("?", f); /* out of memory: never the raw text */
         return;
     }
-    tp_io_safe_text(s, safe, len <= 64 ? sizeof small : TP_IO_SAFE_BYTES(len));
     for (const char *p = safe; *p; p++) {
         if (*p == '|' || *p == '\\' || *p == '*' || *p == '_' || *p == '`')
             fputc('\\', f);

@@ -556,6 +556,15 @@ const char *tp_io_safe_text(const char *s, char *buf, size_t n)
     return buf;
 }
 
+char *tp_io_safe_dup(const char *s, char *small, size_t small_n)
+{
+    size_t need = TP_IO_SAFE_BYTES(strlen(s));
+    char *buf = need <= small_n ? small : malloc(need);
+    if (buf)
+        tp_io_safe_text(s, buf, need <= small_n ? small_n : need);
+    return buf;
+}
+
 void tp_io_put_safe(FILE *f, const char *s)
 {
     char buf[256];
