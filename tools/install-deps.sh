@@ -27,3 +27,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# The browser test's one npm package (playwright-core, pinned by
+# tests/browser/package-lock.json; it downloads no browser: the test drives
+# Debian's chromium), so that `make test` runs every test after this script.
+(cd "$(dirname "$0")/../tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
