@@ -377,6 +377,12 @@ static inline int64_t tp_gpus_per_node(const tp_train *t, const tp_gpu *g)
     return t->gpus_per_node > 0 ? t->gpus_per_node : g->gpus_per_node;
 }
 
+/** Key/value heads: num_kv_heads when set (> 0), else num_heads (multi-head attention). */
+static inline int64_t tp_kv_heads(const tp_model *m)
+{
+    return m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+}
+
 /** Width of one routed expert's MLP: moe_ffn_hidden when set (> 0), else ffn_hidden. */
 static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
 {

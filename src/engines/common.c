@@ -105,7 +105,7 @@ int64_t eng_gpus_per_node(const tp_config *c)
 
 int64_t eng_kv_heads(const tp_model *m)
 {
-    return m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    return tp_kv_heads(m);
 }
 
 int64_t eng_head_dim(const tp_model *m)

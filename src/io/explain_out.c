@@ -137,7 +137,7 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
     const tp_model *m = &c->model;
     const tp_train *bt = &c->train;
     double cap = r->capacity_bytes;
-    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    int64_t kv = tp_kv_heads(m);
     tp_state_bytes sb;
     tp_state_bytes_per_param(bt, &sb);
 
@@ -416,16 +416,8 @@ json_t *tp_io_explain_json(const tp_recipe *r, const tp_search_item *best)
 
 void tp_io_explain_text(FILE *f, const tp_config *c, const tp_recipe *r, const tp_search_item *best)
 {
-    const tp_train *t = &c->train;
-    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
-    char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
-    fprintf(f,
-            "Explain: %s on %lld x %s (%lld per node), sequence %lld tokens, global batch "
-            "%lld sequences (%.0f tokens)\n\n",
-            tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
-            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
-            (long long)t->seq_len, (long long)t->global_batch,
-            (double)t->global_batch * (double)t->seq_len);
+    tp_io_run_header(f, c, "Explain:");
+    fputc('\n', f);
     narrate(f, c, r);
     if (best)
         compare(f, r, best);

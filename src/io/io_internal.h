@@ -194,6 +194,13 @@ char *tp_io_safe_dup(const char *s, char *small, size_t small_n);
 /** tp_io_safe_text of all of s, written to f (any length). */
 void tp_io_put_safe(FILE *f, const char *s);
 
+/**
+ * "VERB MODEL on N x GPU (K per node), sequence S tokens, global batch B
+ * sequences (T tokens)" and a line break: the first line of search's and
+ * explain's text reports (search_out.c), names defused.
+ */
+void tp_io_run_header(FILE *f, const tp_config *c, const char *verb);
+
 /* ---- JSON builder ---- */
 
 typedef struct jb {

@@ -71,7 +71,7 @@ static const char *pos_name(tp_pos p)
 static json_t *model_json(jb *b, const tp_model *m)
 {
     json_t *o = jb_obj(b);
-    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    int64_t kv = tp_kv_heads(m);
     int64_t hd = m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
     put_str(b, o, "name", m->name);
     put_int(b, o, "layers", m->num_layers);

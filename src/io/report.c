@@ -89,7 +89,7 @@ static bool result_finite(const tp_config *c, const tp_result *r)
 static void section_model(FILE *f, const tp_model *m, const tp_params *p)
 {
     char a[32], b[32];
-    int64_t kv = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    int64_t kv = tp_kv_heads(m);
     int64_t hd = m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
     char name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "Model: %s\n",

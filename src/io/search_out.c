@@ -282,7 +282,7 @@ static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const 
 static void md_title(FILE *f, const tp_config *c, const char *what)
 {
     const tp_train *t = &c->train;
-    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(t, &c->gpu);
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "## trainplan search: %s on %lld x %s (%lld per node)\n\n",
             tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
@@ -324,10 +324,10 @@ static void delta_text(const tp_search_item *best, const tp_search_item *it, cha
              d.layout[0] ? d.layout : "same layout axes");
 }
 
-static void header(FILE *f, const tp_config *c, const char *verb)
+void tp_io_run_header(FILE *f, const tp_config *c, const char *verb)
 {
     const tp_train *t = &c->train;
-    int64_t node = t->gpus_per_node > 0 ? t->gpus_per_node : c->gpu.gpus_per_node;
+    int64_t node = tp_gpus_per_node(t, &c->gpu);
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f,
             "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
@@ -375,8 +375,8 @@ void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_stats *
             "the sequence, and TP x PP x CP must divide %lld GPUs.\n",
             (long long)c->model.num_heads,
             (long long)(c->model.num_kv_heads ? c->model.num_kv_heads : c->model.num_heads),
-            (long long)(c->train.gpus_per_node ? c->train.gpus_per_node : c->gpu.gpus_per_node),
-            (long long)c->model.num_layers, (long long)c->train.num_gpus);
+            (long long)tp_gpus_per_node(&c->train, &c->gpu), (long long)c->model.num_layers,
+            (long long)c->train.num_gpus);
 }
 
 tp_status tp_io_search_closest_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
@@ -394,7 +394,7 @@ tp_status tp_io_search_closest_write(FILE *f, tp_io_search_format fmt, const tp_
                 n);
         tp_io_markdown_rows_header(f, "Binding constraint");
     } else {
-        header(f, c, "Search:");
+        tp_io_run_header(f, c, "Search:");
         stats_text(f, st, wall_s, c->gpu.mem_capacity_bytes);
         fprintf(f,
                 "\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
@@ -476,7 +476,7 @@ void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
     } else if (fmt == TP_IO_SEARCH_MARKDOWN) {
         search_markdown(f, c, items, n, by_text, st);
     } else {
-        header(f, c, "Search:");
+        tp_io_run_header(f, c, "Search:");
         stats_text(f, st, wall_s, c->gpu.mem_capacity_bytes);
         fprintf(f, "  ranked by %s%s\n\n", by_text,
                 items[0].result.time.computed ? "" : " (step-time model unavailable: ties)");

@@ -28,7 +28,7 @@
 
 int64_t tp__kv_heads(const tp_model *m)
 {
-    return m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    return tp_kv_heads(m);
 }
 
 static int64_t head_dim(const tp_model *m)
