@@ -383,6 +383,12 @@ static inline int64_t tp_kv_heads(const tp_model *m)
     return m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
 }
 
+/** Width of one attention head: head_dim when set (> 0), else hidden / num_heads (0 without heads). */
+static inline int64_t tp_head_dim(const tp_model *m)
+{
+    return m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
+}
+
 /** Width of one routed expert's MLP: moe_ffn_hidden when set (> 0), else ffn_hidden. */
 static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
 {

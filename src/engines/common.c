@@ -110,7 +110,7 @@ int64_t eng_kv_heads(const tp_model *m)
 
 int64_t eng_head_dim(const tp_model *m)
 {
-    return m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
+    return tp_head_dim(m);
 }
 
 int64_t eng_expert_ffn(const tp_model *m)

@@ -58,7 +58,16 @@ static const hf_arch hf_archs[] = {
      false, false, false, false},
 };
 #define HF_ARCH_COUNT (sizeof hf_archs / sizeof hf_archs[0])
-#define HF_SUPPORTED "llama, mistral, mixtral, qwen2, gpt2, gpt_neox"
+
+/* "llama, mistral, ...": the model_types of hf_archs, for the refusals. */
+static const char *hf_supported(char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
+    return buf;
+}
 
 /* The value of the first of two spellings present (HF configs use both). */
 static const char *hf_key(const json_t *obj, const char *primary, const char *alt)
@@ -81,6 +90,7 @@ static tp_status hf_int(const json_t *obj, const hf_arch *a, const char *std_key
 
 tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
+    char known[256]; /* the supported model_types, for a refusal */
     const hf_arch *a = NULL;
     const json_t *mt = json_object_get(root, "model_type");
     if (mt) {
@@ -94,8 +104,8 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
                 a = &hf_archs[i];
         if (!a)
             FAIL(err, TP_ERR_CONFIG, "model_type",
-                 "unsupported model_type \"%s\" (HF config.json); supported: " HF_SUPPORTED,
-                 json_string_value(mt));
+                 "unsupported model_type \"%s\" (HF config.json); supported: %s",
+                 json_string_value(mt), hf_supported(known, sizeof known));
     } else {
         const json_t *archs = json_object_get(root, "architectures");
         size_t i;
@@ -112,7 +122,8 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
         if (!a)
             FAIL(err, TP_ERR_CONFIG, "model_type",
                  "missing key \"model_type\" and no supported \"architectures\" entry "
-                 "(HF config.json); supported model_types: " HF_SUPPORTED);
+                 "(HF config.json); supported model_types: %s",
+                 hf_supported(known, sizeof known));
     }
 
     tp_model m;

@@ -72,7 +72,7 @@ static json_t *model_json(jb *b, const tp_model *m)
 {
     json_t *o = jb_obj(b);
     int64_t kv = tp_kv_heads(m);
-    int64_t hd = m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
+    int64_t hd = tp_head_dim(m);
     put_str(b, o, "name", m->name);
     put_int(b, o, "layers", m->num_layers);
     put_int(b, o, "hidden", m->hidden);

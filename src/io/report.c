@@ -90,7 +90,7 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
 {
     char a[32], b[32];
     int64_t kv = tp_kv_heads(m);
-    int64_t hd = m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
+    int64_t hd = tp_head_dim(m);
     char name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "Model: %s\n",
             m->name[0] ? tp_io_safe_text(m->name, name, sizeof name) : "(unnamed)");

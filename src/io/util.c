@@ -483,9 +483,7 @@ tp_status tp_io_read_file(const char *path, const tp_io_read_opts *o, char **out
         return tp_error_set(err, TP_ERR_IO, o->field, "cannot read %s%s%s: larger than %zu MiB", q,
                             path, q, o->max_bytes >> 20);
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl != -1)
-        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    /* O_NONBLOCK stays: it has no effect on a regular file's reads. */
     tp_status rs = read_fd(fd, (size_t)st.st_size, o, path, out, len, err);
     close(fd);
     return rs;

@@ -33,7 +33,7 @@ int64_t tp__kv_heads(const tp_model *m)
 
 static int64_t head_dim(const tp_model *m)
 {
-    return m->head_dim > 0 ? m->head_dim : m->hidden / m->num_heads;
+    return tp_head_dim(m);
 }
 
 int64_t tp__q_width(const tp_model *m)
