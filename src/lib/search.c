@@ -412,12 +412,13 @@ static int build(tp_search *s, int d)
     }
     case L_EP: {
         int64_t dp = dp_of(t);
-        if (s->cfg.model.num_experts > 0)
+        if (s->cfg.model.num_experts > 0) {
             k = divisors(tp__gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
-        if (k < 0)
-            k = 0; /* unreachable: experts <= 65,536 have at most 240 divisors */
-        else if (in_axis(&sp->ep, 1))
+            if (k < 0)
+                k = 0; /* unreachable: experts <= 65,536 have at most 240 divisors */
+        } else if (in_axis(&sp->ep, 1)) {
             v[k++] = 1;
+        }
         /* micro-batches depend on DP only: list them once here */
         build_mb_all(s);
         if (s->n_mb_all == 0 && k > 0) {

@@ -418,12 +418,25 @@ static void test_axes(void **state)
     c.train.global_batch = 256;
     assert_int_equal(tp_search_new(&c, NULL, &s, NULL), TP_OK);
     bool ep8 = false;
+    /* ... and no layout twice (EP 1 was once listed again after the divisors) */
+    enum { MAX_SEEN = 1 << 16, KEY = 10 };
+    int64_t(*seen)[KEY] = calloc(MAX_SEEN, sizeof *seen);
+    assert_non_null(seen);
+    size_t nseen = 0;
     while (tp_search_next(s, it)) {
-        assert_int_equal(c.model.num_experts % it->config.train.ep, 0);
-        assert_int_equal(it->result.dp % it->config.train.ep, 0);
-        ep8 = ep8 || it->config.train.ep == 8;
+        const tp_train *t = &it->config.train;
+        assert_int_equal(c.model.num_experts % t->ep, 0);
+        assert_int_equal(it->result.dp % t->ep, 0);
+        ep8 = ep8 || t->ep == 8;
+        const int64_t key[KEY] = {t->num_gpus, t->tp,  t->pp, t->cp,        t->ep,
+                                  t->zero,     t->vpp, t->sp, t->recompute, t->micro_batch};
+        for (size_t i = 0; i < nseen; i++)
+            assert_false(memcmp(seen[i], key, sizeof key) == 0);
+        assert_true(nseen < MAX_SEEN);
+        memcpy(seen[nseen++], key, sizeof key);
     }
-    assert_true(ep8);
+    assert_true(ep8 && nseen > 0);
+    free(seen);
     tp_search_free(s);
     free(it);
 }
