@@ -954,15 +954,9 @@ static bool names_field(const char *msg, const char *path)
 
 int cli_error_print(const tp_error *err, const char *file)
 {
-    /* messages quote what the user or a file gave: print it defused */
-    char msg_s[TP_IO_SAFE_BYTES(sizeof err->message)], path_s[TP_IO_SAFE_BYTES(sizeof err->path)];
-    char file_s[TP_IO_SAFE_BYTES(256)];
+    /* messages quote what the user or a file gave: cli_say prints the line defused */
     const char *msg = err->message[0] ? err->message : tp_strerror(err->code);
     const char *path = names_field(msg, err->path) ? "" : err->path;
-    msg = tp_io_safe_text(msg, msg_s, sizeof msg_s);
-    path = tp_io_safe_text(path, path_s, sizeof path_s);
-    if (file)
-        file = tp_io_safe_text(file, file_s, sizeof file_s);
     const char *dashes = is_flag_path(path) && !file ? "--" : "";
     const char *sep = path[0] ? ": " : "";
     if (file && err->line > 0)

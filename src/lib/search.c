@@ -803,13 +803,13 @@ tp_status tp_search_status(const tp_search *s, tp_error *err)
     if (p->max_evaluated > 0 && s->st.evaluated >= p->max_evaluated)
         snprintf(why, sizeof why, " at its bound of %llu evaluations",
                  (unsigned long long)p->max_evaluated);
-    return tp_error_set(err, TP_ERR_STOPPED, "search",
-                        "stopped%s after %llu layouts (%llu evaluated) of %lld GPUs, %lld "
-                        "layers, batch %lld: fix or bound an axis (tp, pp, vpp, micro-batch, "
-                        "zero, recompute) to narrow the space",
-                        why, (unsigned long long)s->st.candidates,
-                        (unsigned long long)s->st.evaluated, (long long)s->cfg.train.num_gpus,
-                        (long long)s->cfg.model.num_layers, (long long)s->B);
+    return tp_error_set(
+        err, TP_ERR_STOPPED, "search",
+        "stopped%s after %llu layouts (%llu evaluated) of %lld GPUs, %lld "
+        "layers, batch %lld sequences: fix or bound an axis (tp, pp, vpp, micro-batch, "
+        "zero, recompute) to narrow the space",
+        why, (unsigned long long)s->st.candidates, (unsigned long long)s->st.evaluated,
+        (long long)s->cfg.train.num_gpus, (long long)s->cfg.model.num_layers, (long long)s->B);
 }
 
 size_t tp_search_closest(const tp_search *s, tp_search_item *out, size_t k)
