@@ -30,4 +30,6 @@ fi
 # The browser test's one npm package (playwright-core, pinned by
 # tests/browser/package-lock.json; it downloads no browser: the test drives
 # Debian's chromium), so that `make test` runs every test after this script.
-(cd "$(dirname "$0")/../tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
+# Outside CI a failed npm ci (no registry at hand) only leaves that test skipped.
+(cd "$(dirname "$0")/../tests/browser" && npm ci --no-audit --no-fund --loglevel=error) ||
+  [ "${CI:-}" != true ]

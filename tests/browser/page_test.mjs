@@ -234,9 +234,11 @@ try {
   check(bubble > 0 && bubble < 0.5, 'pipeline diagram drawn with a bubble (' + bubble + ')');
   // ... and it is the schedule the server simulated, not one of the page's own
   // (full recompute: backward takes 3 forward passes there, as in the SVG chart)
+  // (wait for the estimate this change asks for: the page was network-idle already)
+  const fullAnswer = page.waitForResponse((r) => r.url() === origin + '/api/estimate' &&
+    r.status() === 200 && (r.request().postDataJSON() || {}).recompute === 'full', { timeout: 10000 });
   await page.selectOption('#recompute', 'full');
-  await page.waitForLoadState('networkidle');
-  const ps = (await lastEstimate.json()).pipeline_schedule;
+  const ps = (await (await fullAnswer).json()).pipeline_schedule;
   const fwd = ps.ops.flat().filter((o) => !o.backward).length;
   const bwd = ps.ops.flat().length - fwd;
   await page.waitForFunction(([f, b]) => document.querySelectorAll('#pipe rect.op-f').length === f &&
