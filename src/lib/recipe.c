@@ -488,13 +488,14 @@ static void recipe_cp(const tp_config *base, tp_recipe *out, layout *cur)
     out->scores_per_head_cp = out->scores_per_head;
     tp_config cc;
     tp_result r;
-    if (eval_layout(base, cur, &cc, &r))
+    bool before = eval_layout(base, cur, &cc, &r); /* the layout without CP, once */
+    if (before)
         out->act_before_cp_bytes = r.memory.activations_bytes;
     out->act_after_cp_bytes = out->act_before_cp_bytes;
     if (!out->long_context)
         return;
     out->cp_considered = true;
-    if (eval_layout(base, cur, &cc, &r))
+    if (before)
         out->step_before_cp_s = r.time.step_s;
     for (int64_t c = 2; c <= dp; c++) {
         if (dp % c != 0 || bt->seq_len % (2 * c) != 0)
