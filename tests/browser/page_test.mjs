@@ -83,7 +83,7 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
     '--disable-extensions'],
 });
-const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
 const page = await context.newPage();
 const external = [];
 const consoleErrors = [];
@@ -122,12 +122,35 @@ async function waitVerdict(pred, what) {
 }
 
 try {
-  // 1. load: llama-3-8b on 8 H100s with TP 1 does not fit
-  await page.goto(base + '?model=llama-3-8b&gpu=h100-sxm&gpus=8&tp=1', { waitUntil: 'load' });
+  // 0. the first screen, with nothing in the URL, is a configuration that fits
+  await page.goto(base, { waitUntil: 'load' });
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, 'first screen');
+  const v0 = await verdict();
+  check(v0.fits === 'true', 'the first screen fits (' + v0.text + ')');
+  check(!(await page.evaluate(() => document.body.classList.contains('nofit'))), 'first screen: figures not greyed');
+
+  // 1. load: llama-3-8b on 8 H100s with TP 1 and ZeRO 0 does not fit
+  await page.goto(base + '?model=llama-3-8b&gpu=h100-sxm&gpus=8&tp=1&zero=0', { waitUntil: 'load' });
   await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, 'first verdict');
   const v1 = await verdict();
   check(v1.fits === 'false', 'TP 1: verdict is out of memory (' + v1.text + ')');
   check(v1.total > 100, 'TP 1: memory figure above 100 GiB (' + v1.total + ')');
+  // the figures that need a fitting configuration are greyed and say so
+  const grey = await page.evaluate(() => ({
+    body: document.body.classList.contains('nofit'),
+    notes: [...document.querySelectorAll('.nofit-note')].filter((n) => !n.hidden).length,
+    opacity: Number(getComputedStyle(document.getElementById('kpis')).opacity),
+  }));
+  check(grey.body && grey.notes === 3 && grey.opacity < 0.5,
+    'out of memory: step time, throughput and pipeline greyed and marked not valid (' + JSON.stringify(grey) + ')');
+  // the banner gives the fix the CLI's search gives: a layout that fits, to load
+  await page.waitForSelector('#fix[data-fix]', { timeout: 20000 });
+  const fixText = await page.textContent('#fix');
+  check(/^To fit: TP \d+ x PP \d+ .*ZeRO-\d.*fits \(/.test(fixText), 'OOM banner names a layout that fits (' + fixText + ')');
+  check(await page.getAttribute('#fix', 'data-fix') === 'layout', 'the fix is a layout to load');
+  // the sliders stop at the divisors: TP of 8 GPUs (PP 1, CP 1) is 1, 2, 4 or 8
+  const tpStops = await page.getAttribute('#tp-slider', 'max');
+  check(tpStops === '3', 'TP slider snaps to the 4 divisors of 8 GPUs (max index ' + tpStops + ')');
   const options = await page.$$eval('#model option', (os) => os.length);
   check(options > 5, 'model presets listed (' + options + ')');
 
@@ -277,6 +300,16 @@ try {
   check(r2.length === 10 && r2.every((r, i) => r === i + 1),
     'search: the second page follows the first, ranks 1..10 (' + r2.join(',') + ')');
   check(/Best 10 of \d+/.test(await page.textContent('#search-status')), 'search status counts the rows');
+  const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((t) => t.textContent));
+  check(['DP', 'SP', 'accum.'].every((h) => heads.includes(h)), 'search table shows DP, SP and accumulation (' + heads.join(' ') + ')');
+  const sc = await page.evaluate(() => {
+    const svg = document.getElementById('scatter');
+    return { points: Number(svg.dataset.points), fit: Number(svg.dataset.fit),
+      dots: svg.querySelectorAll('circle.pt-fit').length, cap: svg.querySelectorAll('line.cap').length,
+      cur: svg.querySelectorAll('circle.pt-cur').length };
+  });
+  check(sc.points === 10 && sc.dots === sc.fit && sc.fit === 10 && sc.cap === 1 && sc.cur === 1,
+    'scatter: 10 layouts (10 fit), the capacity line and the current configuration (' + JSON.stringify(sc) + ')');
   const loads = await page.$$('#search-table button.load');
   if (loads.length > 0) {
     const before = page.url();
@@ -289,21 +322,63 @@ try {
     check(false, 'search gave no result to load: ' + status);
   }
 
-  // 8. plan panel
+  // 8. plan panel: 20 tokens per parameter, 14 days, $2.50 per GPU-hour,
+  // MFU 0.4; the request carries exactly these flags
+  await page.fill('#plan-tokens', '20');
+  await page.selectOption('#plan-tokens-unit', 'tokens-per-param');
+  await page.fill('#plan-deadline', '14');
+  await page.fill('#plan-mfu', '0.4');
+  await page.fill('#plan-price', '2.5');
+  await page.fill('#plan-budget', '');
+  const planReq = page.waitForRequest((r) => r.url() === origin + '/api/plan', { timeout: 10000 });
   await page.click('#plan-run');
-  await page.waitForFunction(() => {
-    const s = document.getElementById('plan-status').textContent;
-    return s !== 'Planning...';
-  }, null, { timeout: 30000 });
-  const planText = (await page.textContent('#plan-out')) || (await page.textContent('#plan-status'));
-  check(planText.length > 0, 'plan panel answers (' + planText.slice(0, 80) + ')');
+  const pb = (await planReq).postDataJSON();
+  check(pb['tokens-per-param'] === 20 && pb['deadline-days'] === 14 && pb.mfu === 0.4 && pb.price === 2.5 &&
+    pb.gpu === 'h100-sxm' && pb.budget === undefined && pb.tp === undefined,
+    'plan request carries the panel\'s inputs (' + JSON.stringify(pb) + ')');
+  await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined &&
+    document.getElementById('plan-status').textContent !== 'Planning...', null, { timeout: 30000 });
+  const summary = await page.$$eval('#plan-summary [data-key]', (ds) => ds.map((d) => d.dataset.key));
+  check(['tokens', 'steps', 'flops', 'gpu-hours', 'cost', 'cluster', 'layout', 'checkpoint'].every((k) => summary.includes(k)),
+    'plan summary lists tokens, steps, FLOPs, GPU-hours, cost, cluster, layout, checkpointing (' + summary.join(',') + ')');
+  const planTokens = await page.textContent('#plan-summary [data-key=tokens] dd');
+  check(/^160\.6 B/.test(planTokens), 'plan tokens: 20 x 8.03 B = 160.6 B (' + planTokens + ')');
+  const planCost = await page.textContent('#plan-summary [data-key=cost] dd');
+  check(/\$2\.50 per GPU-hour/.test(planCost), 'plan cost at the price given (' + planCost + ')');
+  check(await page.getAttribute('#plan-verdict', 'data-feasible') === 'true', 'the plan is feasible');
+  check(!(await page.isVisible('#plan-out pre')), 'the raw JSON is folded away');
+  const tl = await page.evaluate(() => {
+    const svg = document.getElementById('plan-timeline');
+    return { phases: Number(svg.dataset.phases), rects: svg.querySelectorAll('rect.ph0').length,
+      ck: Number(svg.dataset.checkpoints), deadline: svg.querySelectorAll('line.deadline').length };
+  });
+  check(tl.phases === 1 && tl.rects === 1 && tl.ck > 0 && tl.deadline === 1,
+    'plan timeline: the phase, checkpoints and the deadline (' + JSON.stringify(tl) + ')');
+  await page.waitForFunction(() => document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
+  const curve = await page.evaluate(() => {
+    const svg = document.getElementById('plan-curve');
+    const ys = [...svg.querySelectorAll('circle')].map((c) => Number(c.getAttribute('cy')));
+    return { points: Number(svg.dataset.points), ys };
+  });
+  // a later deadline never needs more GPUs: the dots go down (SVG y grows downwards)
+  check(curve.points === 12 && curve.ys.every((y, i) => i === 0 || y >= curve.ys[i - 1] - 1e-6),
+    'deadline curve: 12 plans, GPUs fall as the deadline grows (' + JSON.stringify(curve) + ')');
 
-  // 9. screenshot
+  // 9. screenshots at 1280 px and 400 px wide
   mkdirSync(shotDir, { recursive: true });
   const shot = join(shotDir, 'serve-page.png');
   await page.screenshot({ path: shot, fullPage: true });
   check(existsSync(shot), 'screenshot saved to ' + shot);
   console.log('screenshot: ' + shot);
+  await page.setViewportSize({ width: 400, height: 900 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(overflow <= 400, 'at 400 px wide nothing runs off the side (page ' + overflow + ' px)');
+  const shot400 = join(shotDir, 'serve-page-400.png');
+  await page.screenshot({ path: shot400, fullPage: true });
+  check(existsSync(shot400), 'screenshot saved to ' + shot400);
+  console.log('screenshot: ' + shot400);
+  await page.setViewportSize({ width: 1280, height: 1000 });
 
   // 10. paste a Hugging Face config.json instead of a preset
   const hf = JSON.stringify({
@@ -319,6 +394,24 @@ try {
   const info = await page.textContent('#model-info');
   check(/model-config: 1\.\d B parameters, 22 layers/.test(info), 'pasted config evaluated (' + info + ')');
   check(new URL(page.url()).searchParams.has('model-config'), 'pasted config kept in the URL');
+
+  // 11. an infeasible plan is shown as such, with its reason: Llama 3 70B
+  // on the 8 GPUs set above (its model states alone need 14)
+  await page.goto(base + '?model=llama-3-70b&gpu=h100-sxm&gpus=8&tp=8', { waitUntil: 'load' });
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, '70B verdict');
+  await page.selectOption('#plan-cluster', 'gpus');
+  await page.click('#plan-run');
+  await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined,
+    null, { timeout: 30000 });
+  const inf = await page.textContent('#plan-verdict');
+  check(await page.getAttribute('#plan-verdict', 'data-feasible') === 'false' && /^NOT FEASIBLE: no layout of llama-3-70b fits 8 x h100-sxm/.test(inf),
+    'infeasible plan shown as such with its reason (' + inf.slice(0, 120) + ')');
+  const infKeys = await page.$$eval('#plan-summary [data-key]', (ds) => ds.map((d) => d.dataset.key));
+  check(!infKeys.includes('cost') && !infKeys.includes('gpu-hours'), 'an infeasible plan shows no cost or GPU-hours (' + infKeys + ')');
+  const infShot = join(shotDir, 'serve-plan-infeasible.png');
+  await (await page.$('#plan-h')).evaluate((h) => h.parentElement.scrollIntoView());
+  await (await page.$('section[aria-labelledby=plan-h]')).screenshot({ path: infShot });
+  console.log('screenshot: ' + infShot);
 
   check(external.length === 0, 'no request leaves the machine (' + external.join(', ') + ')');
   check(consoleErrors.length === 0, 'no console errors or CSP violations: ' + consoleErrors.join(' | '));
