@@ -780,6 +780,9 @@
       t.textContent = 'the configuration in the controls' + (cur.memory.fits ? '' : ' (does not fit)');
       c.appendChild(t);
       svg.appendChild(c);
+      const lab = svgEl('text', { x: X(cur.memory.peak_bytes / GIB) + 11, y: Y(cur.time.step_s) + 4 });
+      lab.textContent = 'current' + (cur.memory.fits ? '' : ' (does not fit)');
+      svg.appendChild(lab);
     }
     $('scatter-note').textContent = pts.length + ' layouts from the table: ' + nFit + ' fit (filled), ' +
       (pts.length - nFit) + ' do not (hollow, right of the capacity line)' +

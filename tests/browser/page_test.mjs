@@ -8,9 +8,13 @@
 // downloaded. Starts `trainplan serve --port 0`, loads the page, changes TP
 // with the keyboard and with the number box, checks that the memory figure
 // and the fit verdict change, that the state is in the URL and survives a
-// reload, runs a search and loads a result (or sees the "not available
-// yet" answer while search is not built), shows the plan, and saves a
-// screenshot to <screenshot-dir>/serve-page.png (default: build/). Every
+// reload, that an out-of-memory configuration greys its figures and the
+// banner offers the search's fitting layout, that the sliders stop at
+// divisors, runs a search (table with DP, SP, accumulation; the scatter)
+// and loads a result, plans a run from the plan panel (summary, timeline,
+// deadline curve) and an infeasible one, and saves screenshots to
+// <screenshot-dir> (default: build/): serve-page.png (1280 px wide),
+// serve-page-400.png (400 px), serve-oom.png, serve-plan-infeasible.png. Every
 // request the page makes must go to the local server. Exit 77 (skipped)
 // when playwright-core or chromium is missing; bounded in time.
 import { spawn } from 'node:child_process';
@@ -148,6 +152,9 @@ try {
   const fixText = await page.textContent('#fix');
   check(/^To fit: TP \d+ x PP \d+ .*ZeRO-\d.*fits \(/.test(fixText), 'OOM banner names a layout that fits (' + fixText + ')');
   check(await page.getAttribute('#fix', 'data-fix') === 'layout', 'the fix is a layout to load');
+  mkdirSync(shotDir, { recursive: true });
+  await page.screenshot({ path: join(shotDir, 'serve-oom.png') });
+  console.log('screenshot: ' + join(shotDir, 'serve-oom.png'));
   // the sliders stop at the divisors: TP of 8 GPUs (PP 1, CP 1) is 1, 2, 4 or 8
   const tpStops = await page.getAttribute('#tp-slider', 'max');
   check(tpStops === '3', 'TP slider snaps to the 4 divisors of 8 GPUs (max index ' + tpStops + ')');
