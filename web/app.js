@@ -915,7 +915,15 @@
     pv.dataset.feasible = String(d.feasible !== false);
     if (d.feasible === false) {
       pv.className = 'verdict infeasible';
-      pv.textContent = 'NOT FEASIBLE: ' + (d.reason || 'no layout fits') + (d.fix ? '. To fix it: ' + d.fix + '.' : '');
+      clear(pv);
+      pv.appendChild(el('strong', {}, 'NOT FEASIBLE: '));
+      pv.appendChild(document.createTextNode((d.reason || 'no layout fits') + '.'));
+      if (d.fix) {
+        const p = el('p', { class: 'verdict-fix' });
+        p.appendChild(el('strong', {}, 'To fix it: '));
+        p.appendChild(document.createTextNode(d.fix + '.'));
+        pv.appendChild(p);
+      }
       return;
     }
     const warn = [];
@@ -948,7 +956,8 @@
       (sc.tokens / 1e9).toPrecision(4) + ' B'), (sc.tokens_per_param || 0).toFixed(1) + ' per parameter; loss ' +
       (sc.loss ? sc.loss.toFixed(3) : '-') + ' (' + sc.fit + ')');
     const steps = ph.reduce((a, p) => a + (p.steps_whole || 0), 0);
-    item('steps', 'steps', int(steps), ph.map((p) => int(p.tokens_per_step) + ' tokens per step (' + p.seq_len + ' x ' + int(p.global_batch) + ')').join('; '));
+    item('steps', 'steps', int(steps), ph.map((p) => int(p.tokens_per_step) + ' tokens per step (' + int(p.global_batch) +
+      ' sequences of ' + int(p.seq_len) + ')').join('; '));
     item('flops', 'FLOPs', (cp.flops_exact || 0).toExponential(2), '6ND: ' + (cp.flops_6nd || 0).toExponential(2));
     if (ok) {
       item('gpu-hours', 'GPU-hours', int(Math.round(cp.gpu_hours)),
@@ -1073,6 +1082,7 @@
     const box = $('plan-curve-box'), svg = $('plan-curve');
     box.hidden = false;
     clear(svg);
+    delete svg.dataset.points;
     $('plan-curve-note').textContent = 'Planning ' + CURVE_DAYS.length + ' deadlines...';
     const pts = new Array(CURVE_DAYS.length);
     let next = 0;

@@ -404,8 +404,13 @@ try {
 
   // 11. an infeasible plan is shown as such, with its reason: Llama 3 70B
   // on the 8 GPUs set above (its model states alone need 14)
-  await page.goto(base + '?model=llama-3-70b&gpu=h100-sxm&gpus=8&tp=8', { waitUntil: 'load' });
+  await page.goto(base + '?model=llama-3-70b&gpu=h100-sxm&gpus=8&tp=8&global-batch=64', { waitUntil: 'load' });
   await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, '70B verdict');
+  // a step of 64 x 2048 tokens of a 70B model on 8 GPUs is seconds long: said in seconds
+  const stepText = await page.textContent('#kpi-step');
+  const computeText = await page.textContent('#time-table tr[data-part=compute] td');
+  check(/^\d+\.\d\d s$/.test(stepText) && /^\d+\.\d\d s$/.test(computeText),
+    'step times above a second are in seconds (' + stepText + ', compute ' + computeText + ')');
   await page.selectOption('#plan-cluster', 'gpus');
   await page.click('#plan-run');
   await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined,
@@ -415,6 +420,7 @@ try {
     'infeasible plan shown as such with its reason (' + inf.slice(0, 120) + ')');
   const infKeys = await page.$$eval('#plan-summary [data-key]', (ds) => ds.map((d) => d.dataset.key));
   check(!infKeys.includes('cost') && !infKeys.includes('gpu-hours'), 'an infeasible plan shows no cost or GPU-hours (' + infKeys + ')');
+  await page.waitForFunction(() => document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
   const infShot = join(shotDir, 'serve-plan-infeasible.png');
   await (await page.$('#plan-h')).evaluate((h) => h.parentElement.scrollIntoView());
   await (await page.$('section[aria-labelledby=plan-h]')).screenshot({ path: infShot });
