@@ -425,6 +425,25 @@ try {
   await (await page.$('#plan-h')).evaluate((h) => h.parentElement.scrollIntoView());
   await (await page.$('section[aria-labelledby=plan-h]')).screenshot({ path: infShot });
   console.log('screenshot: ' + infShot);
+  // nothing fits these 8 GPUs: the banner gives the binding constraint, and
+  // the search's closest layouts are hollow dots right of the capacity line
+  await page.waitForSelector('#fix[data-fix]', { timeout: 20000 });
+  const noFix = await page.textContent('#fix');
+  check(await page.getAttribute('#fix', 'data-fix') === 'none' && /no layout fits these 8 GPUs.*needs PP >= 2 \(16 GPUs\)/.test(noFix),
+    'OOM with no fitting layout: the banner gives the binding constraint (' + noFix + ')');
+  await page.fill('#search-top', '5');
+  await page.click('#search-run');
+  await page.waitForFunction(() => /No layout fits/.test(document.getElementById('search-status').textContent),
+    null, { timeout: 60000 });
+  const sc2 = await page.evaluate(() => {
+    const svg = document.getElementById('scatter');
+    const cap = Number(svg.querySelector('line.cap').getAttribute('x1'));
+    const hollow = [...svg.querySelectorAll('circle.pt-nofit')];
+    return { points: Number(svg.dataset.points), fit: Number(svg.dataset.fit), hollow: hollow.length,
+      right: hollow.every((c) => Number(c.getAttribute('cx')) > cap) };
+  });
+  check(sc2.points === 5 && sc2.fit === 0 && sc2.hollow === 5 && sc2.right,
+    'scatter when nothing fits: 5 hollow dots right of the capacity line (' + JSON.stringify(sc2) + ')');
 
   check(external.length === 0, 'no request leaves the machine (' + external.join(', ') + ')');
   check(consoleErrors.length === 0, 'no console errors or CSP violations: ' + consoleErrors.join(' | '));
