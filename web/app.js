@@ -744,7 +744,7 @@
     if (!pts.length) return;
     clear(svg);
     const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 640), H = 220;
-    const L = 52, R = 10, T = 10, B = 34;
+    const L = 52, R = 10, T = 22, B = 34;
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.setAttribute('height', String(H));
     const cap = pts[0].est.memory.capacity_bytes / GIB;
@@ -817,7 +817,7 @@
       t.textContent = yFmt(v);
       svg.appendChild(t);
     }
-    const yl = svgEl('text', { x: 4, y: T + 8 });
+    const yl = svgEl('text', { x: 4, y: T - 10 });
     yl.textContent = yLabel;
     svg.appendChild(yl);
   }
@@ -864,6 +864,8 @@
     } else if (days !== undefined) {
       body['deadline-days'] = days;
     }
+    const phases = $('plan-phases').value.split(/[;\n]/).map((x) => x.trim()).filter((x) => x);
+    if (phases.length) body.phase = phases;
     for (const [id, flag] of [['plan-budget', 'budget'], ['plan-mfu', 'mfu'], ['plan-price', 'price']]) {
       const v = num(id);
       if (v !== undefined) body[flag] = v;
@@ -969,17 +971,21 @@
         cl.gpus_per_node + (cl.sized_by === 'deadline' ? '; sized for ' + days(cl.deadline_s) : '; given'));
       item('wall', 'wall clock', days(planWall(d)), cl.sized_by === 'deadline' ?
         (cl.deadline_met ? 'meets the deadline' : 'misses the deadline') : 'on the GPUs given');
-      if (lay.tp) {
-        item('layout', 'layout', 'TP ' + lay.tp + ' x PP ' + lay.pp + (lay.cp > 1 ? ' x CP ' + lay.cp : '') + ' x DP ' + lay.dp,
-          'ZeRO-' + lay.zero + ', recompute ' + lay.recompute + ', micro-batch ' + lay.micro_batch + ' x accumulation ' +
-          lay.grad_accum + (lay.vpp > 1 ? ', VPP ' + lay.vpp : '') + (lay.sp ? ', SP' : '') + '; step ' + secs(p0.step_s || 0));
+      // one layout per phase (a long-context phase may add CP)
+      for (const p of ph) {
+        const l = p.layout || {};
+        if (!l.tp) continue;
+        item(ph.length > 1 ? 'layout-' + p.name : 'layout', ph.length > 1 ? 'layout, phase ' + p.name : 'layout',
+          'TP ' + l.tp + ' x PP ' + l.pp + (l.cp > 1 ? ' x CP ' + l.cp : '') + (l.ep > 1 ? ' x EP ' + l.ep : '') + ' x DP ' + l.dp,
+          'ZeRO-' + l.zero + ', recompute ' + l.recompute + ', micro-batch ' + l.micro_batch + ' x accumulation ' +
+          l.grad_accum + (l.vpp > 1 ? ', VPP ' + l.vpp : '') + (l.sp ? ', SP' : '') + '; step ' + secs(p.step_s || 0));
       }
-      if (p0.memory) item('memory', 'memory per GPU', gib(p0.memory.total_bytes) + ' of ' + gib(p0.memory.capacity_bytes) + ' GiB',
+      if (p0.memory) item('memory', 'memory per GPU' + (ph.length > 1 ? ', phase ' + p0.name : ''), gib(p0.memory.total_bytes) + ' of ' + gib(p0.memory.capacity_bytes) + ' GiB',
         gib(p0.memory.capacity_bytes - p0.memory.total_bytes) + ' GiB headroom');
       const ck = d.checkpoint || {}, ch = ck.chosen || {};
       if (ck.every_steps) {
         item('checkpoint', 'checkpointing', 'every ' + int(Math.max(1, Math.round(ck.every_steps))) + ' steps (' + days(ch.interval_s) + ')',
-          ck.mode + ', ' + gib(ch.size_bytes) + ' GiB each, ' + ch.write_s.toFixed(1) + ' s to write; goodput ' + pct(ch.goodput) +
+          ck.mode + ', ' + gib(ch.size_bytes) + ' GiB each, ' + ch.write_s.toFixed(1) + ' s to write; goodput ' + (100 * ch.goodput).toFixed(1) + '%' +
           ', ' + (ch.failures || 0).toFixed(1) + ' failures expected');
       }
     }
@@ -1020,9 +1026,13 @@
       tt.textContent = 'phase ' + p.name + ': ' + big(p.tokens) + ' tokens, ' + int(p.steps_whole) + ' steps, ' + days(w);
       r.appendChild(tt);
       svg.appendChild(r);
-      if (X(t + w) - X(t) > 60) {
+      // the label in the bar where it fits (about 6 px a character), else the name alone
+      const room = X(t + w) - X(t) - 8;
+      const long = p.name + ' (' + big(p.tokens) + ' tokens)';
+      const text = long.length * 6.2 <= room ? long : p.name.length * 6.2 <= room ? p.name : '';
+      if (text) {
         const lab = svgEl('text', { x: X(t) + 4, y: T + 19, class: 'in' });
-        lab.textContent = p.name + ' (' + big(p.tokens) + ' tokens)';
+        lab.textContent = text;
         svg.appendChild(lab);
       }
       t += w;

@@ -371,6 +371,26 @@ try {
   check(curve.points === 12 && curve.ys.every((y, i) => i === 0 || y >= curve.ys[i - 1] - 1e-6),
     'deadline curve: 12 plans, GPUs fall as the deadline grows (' + JSON.stringify(curve) + ')');
 
+  // 8b. two phases (--phase, as the CLI takes them): the timeline draws both, in order
+  await page.fill('#plan-phases', 'name=4k,seq=4096; name=32k,seq=32768,tokens=10e9');
+  const phReq = page.waitForRequest((r) => r.url() === origin + '/api/plan', { timeout: 10000 });
+  await page.click('#plan-run');
+  const phBody = (await phReq).postDataJSON();
+  check(JSON.stringify(phBody.phase) === '["name=4k,seq=4096","name=32k,seq=32768,tokens=10e9"]',
+    'phases sent as plan\'s repeated --phase (' + JSON.stringify(phBody.phase) + ')');
+  await page.waitForFunction(() => document.getElementById('plan-timeline').dataset.phases === '2' &&
+    document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
+  const tl2 = await page.evaluate(() => {
+    const svg = document.getElementById('plan-timeline');
+    const r0 = svg.querySelector('rect.ph0'), r1 = svg.querySelector('rect.ph1');
+    return { x0: Number(r0.getAttribute('x')), w0: Number(r0.getAttribute('width')), x1: Number(r1.getAttribute('x')),
+      note: document.getElementById('plan-timeline-note').textContent };
+  });
+  check(Math.abs(tl2.x0 + tl2.w0 - tl2.x1) < 0.01 && /^4k .* days, then 32k /.test(tl2.note),
+    'timeline: phase 4k then phase 32k, end to end (' + JSON.stringify(tl2) + ')');
+  const lay32 = await page.textContent('#plan-summary [data-key=layout-32k] dd');
+  check(/ x CP \d+ x /.test(lay32), 'each phase has its layout; the 32k phase uses CP (' + lay32 + ')');
+
   // 9. screenshots at 1280 px and 400 px wide
   mkdirSync(shotDir, { recursive: true });
   const shot = join(shotDir, 'serve-page.png');
