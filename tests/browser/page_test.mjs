@@ -371,6 +371,15 @@ try {
   check(curve.points === 12 && curve.ys.every((y, i) => i === 0 || y >= curve.ys[i - 1] - 1e-6),
     'deadline curve: 12 plans, GPUs fall as the deadline grows (' + JSON.stringify(curve) + ')');
 
+  // 8a. a bad input is the server's message, naming the flag, and no stale plan
+  await page.fill('#plan-mfu', '40');
+  await page.click('#plan-run');
+  await page.waitForFunction(() => document.getElementById('plan-status').dataset.error === '1', null, { timeout: 10000 });
+  const bad = await page.textContent('#plan-status');
+  check(/^Plan: --mfu: 40\b/.test(bad) && await page.isHidden('#plan-verdict'),
+    'MFU 40: the plan panel shows the server\'s message and no plan (' + bad + ')');
+  await page.fill('#plan-mfu', '0.4');
+
   // 8b. two phases (--phase, as the CLI takes them): the timeline draws both, in order
   await page.fill('#plan-phases', 'name=4k,seq=4096; name=32k,seq=32768,tokens=10e9');
   const phReq = page.waitForRequest((r) => r.url() === origin + '/api/plan', { timeout: 10000 });
