@@ -982,6 +982,14 @@
       }
       if (p0.memory) item('memory', 'memory per GPU' + (ph.length > 1 ? ', phase ' + p0.name : ''), gib(p0.memory.total_bytes) + ' of ' + gib(p0.memory.capacity_bytes) + ' GiB',
         gib(p0.memory.capacity_bytes - p0.memory.total_bytes) + ' GiB headroom');
+      // the budget's inverse problems, as the CLI's section 9 gives them
+      const bu = d.budget || {};
+      if (bu.budget_usd > 0) {
+        const af = bu.affords || {};
+        item('budget', 'budget', usd(bu.budget_usd) + (bu.within_budget ? ' (within it)' : ' (over it by ' + usd(cp.cost_usd - bu.budget_usd) + ')'),
+          'buys ' + int(Math.round(bu.gpu_hours)) + ' GPU-hours: ' + days(bu.hours_on_cluster * 3600) + ' on this cluster' +
+          (af.params > 0 ? '; affords a compute-optimal ' + big(af.params) + ' parameters on ' + big(af.tokens) + ' tokens' : ''));
+      }
       const ck = d.checkpoint || {}, ch = ck.chosen || {};
       if (ck.every_steps) {
         item('checkpoint', 'checkpointing', 'every ' + int(Math.max(1, Math.round(ck.every_steps))) + ' steps (' + days(ch.interval_s) + ')',

@@ -380,6 +380,17 @@ try {
     'MFU 40: the plan panel shows the server\'s message and no plan (' + bad + ')');
   await page.fill('#plan-mfu', '0.4');
 
+  // 8a'. a budget: the summary says whether the plan is within it and what it buys
+  await page.fill('#plan-budget', '5000');
+  await page.click('#plan-run');
+  await page.waitForFunction(() => document.querySelector('#plan-summary [data-key=budget]') !== null &&
+    document.getElementById('plan-status').textContent === '', null, { timeout: 30000 });
+  const budText = await page.textContent('#plan-summary [data-key=budget]');
+  const budVerdict = await page.textContent('#plan-verdict');
+  check(/\$5,000 \(over it by \$[\d,]+\)buys 2,000 GPU-hours/.test(budText) && /over the budget of \$5,000/.test(budVerdict),
+    'budget $5,000 at $2.50: over it, buys 2,000 GPU-hours (' + budText + ' | ' + budVerdict + ')');
+  await page.fill('#plan-budget', '');
+
   // 8b. two phases (--phase, as the CLI takes them): the timeline draws both, in order
   await page.fill('#plan-phases', 'name=4k,seq=4096; name=32k,seq=32768,tokens=10e9');
   const phReq = page.waitForRequest((r) => r.url() === origin + '/api/plan', { timeout: 10000 });
