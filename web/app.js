@@ -3,6 +3,12 @@
 // step, no external code. The page keeps its state in the address bar
 // (?model=llama-3-8b&gpus=8&tp=2), sends it to the local server as the
 // same flags the CLI takes (POST /api/estimate), and draws the answer.
+// Out of memory, it asks /api/search for the layout that fits (the fix);
+// the search panel draws its layouts as a table and a scatter; the plan
+// panel sends its own inputs to /api/plan and writes the plan out, with a
+// timeline and a deadline -> GPUs and cost curve (one plan per deadline).
+// Every figure is the server's; the page only does arithmetic on them
+// (cost per million tokens from the price, GPUs and tokens/s).
 //
 // Requests: at most one in flight; a change made meanwhile is sent as soon
 // as the answer comes back, so moving a slider never queues stale work.
@@ -701,7 +707,11 @@
     try { res = await post('/api/search', body); } catch (e) { res = { status: 0, data: null }; }
     more.disabled = false;
     if (res.status !== 200 || !res.data || !Array.isArray(res.data.results)) {
-      if (first) table.hidden = true;
+      if (first) {
+        table.hidden = true;
+        searchAll = [];
+        renderScatter();
+      }
       more.hidden = true;
       status.textContent = res.data && res.data.error ? 'Search: ' + res.data.error.message :
         'Search failed (status ' + res.status + ').';
@@ -1103,12 +1113,14 @@
     delete svg.dataset.points;
     $('plan-curve-note').textContent = 'Planning ' + CURVE_DAYS.length + ' deadlines...';
     const pts = new Array(CURVE_DAYS.length);
+    const bodies = CURVE_DAYS.map((dd) => planBody(dd)); // the inputs as they were when Plan was pressed
     let next = 0;
+    // two at a time: the server runs plans on two compute threads by default
     async function worker() {
       while (next < CURVE_DAYS.length) {
         const i = next++;
         let res;
-        try { res = await post('/api/plan', planBody(CURVE_DAYS[i])); } catch (e) { res = { status: 0 }; }
+        try { res = await post('/api/plan', bodies[i]); } catch (e) { res = { status: 0 }; }
         const p = res.status === 200 && res.data ? res.data : null;
         pts[i] = p && p.feasible !== false && p.cluster ? {
           days: CURVE_DAYS[i], gpus: p.cluster.num_gpus, cost: p.compute.cost_usd,
@@ -1190,7 +1202,8 @@
     const miss = ok.filter((p) => !p.met).map((p) => p.days);
     $('plan-curve-note').textContent = 'Blue line, left axis (log scale): GPUs (whole nodes) to finish by each deadline; orange ' +
       'dashes, right axis: the cost. Each point is its own plan from the server (trainplan plan --deadline-days D), ' +
-      'its layout searched and its MFU predicted at that size, so no scaling rule is assumed; dashed line: your deadline' +
+      'its layout searched and its MFU predicted at that size, so no scaling rule is assumed' +
+      (chosenDays !== undefined ? '; dashed line: your deadline' : '') +
       (miss.length ? '; hollow red: deadlines no cluster up to the plan\'s limit meets (' + miss.join(', ') + ' days)' : '') +
       (ok.length < pts.length ? '; ' + (pts.length - ok.length) + ' deadlines could not be planned' : '') + '.';
   }
