@@ -874,7 +874,7 @@
     } else if (days !== undefined) {
       body['deadline-days'] = days;
     }
-    const phases = $('plan-phases').value.split(/[;\n]/).map((x) => x.trim()).filter((x) => x);
+    const phases = $('plan-phases').value.split(';').map((x) => x.trim()).filter((x) => x);
     if (phases.length) body.phase = phases;
     for (const [id, flag] of [['plan-budget', 'budget'], ['plan-mfu', 'mfu'], ['plan-price', 'price']]) {
       const v = num(id);
