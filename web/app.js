@@ -86,9 +86,29 @@
     if (s['model-config']) delete s.model;
     return s;
   }
+  // The plan panel's inputs are in the address bar too, as plan-NAME, where
+  // they differ from the page's defaults (never sent to /api/estimate).
+  const PLAN_INPUTS = [['plan-tokens', 'tokens'], ['plan-tokens-unit', 'tokens-unit'],
+    ['plan-batch', 'batch-tokens'], ['plan-deadline', 'deadline-days'], ['plan-budget', 'budget'],
+    ['plan-mfu', 'mfu'], ['plan-price', 'price'], ['plan-cluster', 'cluster'], ['plan-phases', 'phases']];
+  const planDefaults = {};
+  function readPlanUrl() {
+    const q = new URLSearchParams(location.search);
+    let any = false;
+    for (const [id, name] of PLAN_INPUTS) {
+      planDefaults[id] = $(id).value;
+      if (q.has('plan-' + name)) { $(id).value = q.get('plan-' + name); any = true; }
+    }
+    return any;
+  }
+
   function writeUrl() {
     const q = new URLSearchParams();
     for (const k of KEYS) if (state[k] !== undefined && state[k] !== '') q.set(k, state[k]);
+    for (const [id, name] of PLAN_INPUTS) {
+      const v = $(id).value;
+      if (id in planDefaults && v !== planDefaults[id]) q.set('plan-' + name, v);
+    }
     const url = location.pathname + '?' + q.toString();
     if (url !== location.pathname + location.search) history.replaceState(null, '', url);
   }
@@ -894,6 +914,7 @@
 
   async function runPlan(ev) {
     if (ev) ev.preventDefault();
+    writeUrl();
     const seq = ++planSeq;
     const status = $('plan-status'), out = $('plan-out'), pv = $('plan-verdict');
     status.textContent = 'Planning...';
@@ -1234,6 +1255,8 @@
     $('search-form').addEventListener('submit', runSearch);
     $('search-more').addEventListener('click', () => searchPage(false));
     $('plan-form').addEventListener('submit', runPlan);
+    const planInUrl = readPlanUrl();
+    for (const [id] of PLAN_INPUTS) $(id).addEventListener('change', writeUrl);
     $('copy-link').addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(location.href);
@@ -1245,6 +1268,7 @@
     $('reset').addEventListener('click', () => {
       state = Object.assign({}, DEFAULTS);
       $('model-config').value = '';
+      for (const [id] of PLAN_INPUTS) $(id).value = planDefaults[id];
       changedAt = performance.now();
       writeUrl();
       refresh();
@@ -1258,7 +1282,8 @@
     await loadPresets();
     syncControls(null);
     document.body.dataset.ready = '1';
-    refresh();
+    await refresh();
+    if (planInUrl) runPlan(); // a shared link with a plan shows the plan
   }
 
   document.addEventListener('DOMContentLoaded', start);

@@ -371,6 +371,17 @@ try {
   check(curve.points === 12 && curve.ys.every((y, i) => i === 0 || y >= curve.ys[i - 1] - 1e-6),
     'deadline curve: 12 plans, GPUs fall as the deadline grows (' + JSON.stringify(curve) + ')');
 
+  // the plan's inputs are in the address bar, and a reload plans them again
+  const pu = new URL(page.url()).searchParams;
+  check(pu.get('plan-deadline-days') === '14' && pu.get('plan-price') === '2.5' && !pu.has('plan-mfu'),
+    'plan inputs in the URL where they differ from the defaults (' + page.url() + ')');
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined,
+    null, { timeout: 30000 });
+  check(await page.inputValue('#plan-deadline') === '14' &&
+    (await page.textContent('#plan-summary [data-key=cost] dd')) === planCost,
+    'after a reload the plan panel holds the same inputs and plans the same cost (' + planCost + ')');
+
   // 8a. a bad input is the server's message, naming the flag, and no stale plan
   await page.fill('#plan-mfu', '40');
   await page.click('#plan-run');
