@@ -1138,7 +1138,7 @@
     let next = 0;
     // two at a time: the server runs plans on two compute threads by default
     async function worker() {
-      while (next < CURVE_DAYS.length) {
+      while (next < CURVE_DAYS.length && seq === planSeq) { // a new plan stops this curve
         const i = next++;
         let res;
         try { res = await post('/api/plan', bodies[i]); } catch (e) { res = { status: 0 }; }

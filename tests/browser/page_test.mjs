@@ -401,6 +401,7 @@ try {
   check(/\$5,000 \(over it by \$[\d,]+\)buys 2,000 GPU-hours/.test(budText) && /over the budget of \$5,000/.test(budVerdict),
     'budget $5,000 at $2.50: over it, buys 2,000 GPU-hours (' + budText + ' | ' + budVerdict + ')');
   await page.fill('#plan-budget', '');
+  await page.waitForFunction(() => document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
 
   // 8b. two phases (--phase, as the CLI takes them): the timeline draws both, in order
   await page.fill('#plan-phases', 'name=4k,seq=4096; name=32k,seq=32768,tokens=10e9');
