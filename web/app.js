@@ -999,7 +999,9 @@
           : 'at your MFU ' + pct(cp.mfu_user || 0));
       item('cost', 'cost', usd(cp.cost_usd), '$' + (cp.price_per_gpu_hour || 0).toFixed(2) + ' per GPU-hour');
       item('cluster', 'cluster', int(cl.num_gpus) + ' x ' + cl.gpu, plural(cl.num_nodes, 'node') + ' of ' +
-        cl.gpus_per_node + (cl.sized_by === 'deadline' ? '; sized for ' + days(cl.deadline_s) : '; given'));
+        cl.gpus_per_node + (cl.sized_by === 'deadline' ? '; sized for ' + days(cl.deadline_s) : '; given') +
+        (cl.moved_for_clean_layout && cl.first_fit_gpus ? '; moved up from ' + int(cl.first_fit_gpus) +
+          ' GPUs, whose best layout nobody runs (' + cl.first_fit_not_clean + ')' : ''));
       item('wall', 'wall clock', days(planWall(d)), cl.sized_by === 'deadline' ?
         (cl.deadline_met ? 'meets the deadline' : 'misses the deadline') : 'on the GPUs given');
       // one layout per phase (a long-context phase may add CP)
@@ -1009,10 +1011,13 @@
         item(ph.length > 1 ? 'layout-' + p.name : 'layout', ph.length > 1 ? 'layout, phase ' + p.name : 'layout',
           'TP ' + l.tp + ' x PP ' + l.pp + (l.cp > 1 ? ' x CP ' + l.cp : '') + (l.ep > 1 ? ' x EP ' + l.ep : '') + ' x DP ' + l.dp,
           'ZeRO-' + l.zero + ', recompute ' + l.recompute + ', micro-batch ' + l.micro_batch + ' x accumulation ' +
-          l.grad_accum + (l.vpp > 1 ? ', VPP ' + l.vpp : '') + (l.sp ? ', SP' : '') + '; step ' + secs(p.step_s || 0));
+          l.grad_accum + (l.vpp > 1 ? ', VPP ' + l.vpp : '') + (l.sp ? ', SP' : '') + '; step ' + secs(p.step_s || 0) +
+          // the search's choice among near-equals, where the plan says so
+          (l.tie_break && l.tie_break_note ? '. Chosen by ' + l.tie_break_note : ''));
       }
       if (p0.memory) item('memory', 'memory per GPU' + (ph.length > 1 ? ', phase ' + p0.name : ''), gib(p0.memory.total_bytes) + ' of ' + gib(p0.memory.capacity_bytes) + ' GiB',
-        gib(p0.memory.capacity_bytes - p0.memory.total_bytes) + ' GiB headroom');
+        gib(p0.memory.capacity_bytes - p0.memory.total_bytes) + ' GiB headroom' +
+        (p0.memory.margin_bytes > 0 ? ', a margin of ' + gib(p0.memory.margin_bytes) + ' GiB kept free' : ''));
       // the budget's inverse problems, as the CLI's section 9 gives them
       const bu = d.budget || {};
       if (bu.budget_usd > 0) {

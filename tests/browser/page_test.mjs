@@ -424,6 +424,11 @@ try {
   check(/ x CP \d+ x /.test(lay32), 'each phase has its layout; the 32k phase uses CP (' + lay32 + ')');
 
   // 9. screenshots at 1280 px and 400 px wide
+  // (the search again, so that the shots show its table and scatter after the reload)
+  await page.fill('#search-top', '10');
+  await page.click('#search-run');
+  await page.waitForFunction(() => /^Best 10 of/.test(document.getElementById('search-status').textContent) &&
+    document.getElementById('scatter').dataset.points === '10', null, { timeout: 60000 });
   mkdirSync(shotDir, { recursive: true });
   const shot = join(shotDir, 'serve-page.png');
   await page.screenshot({ path: shot, fullPage: true });
