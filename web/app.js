@@ -339,6 +339,15 @@
     if (dirty) refresh();
   }
 
+  // An error's words with the request key it is about, unless the message
+  // already starts with it (as "--mfu: ..." or "mfu: ...").
+  function errText(err) {
+    const m = String(err.message || '');
+    const p = err.path ? String(err.path) : '';
+    if (!p || m.startsWith(p + ':') || m.startsWith('--' + p + ':')) return m;
+    return p + (err.line ? ':' + err.line + ':' + err.column : '') + ': ' + m;
+  }
+
   function showError(err) {
     for (const n of document.querySelectorAll('[aria-invalid="true"]')) n.removeAttribute('aria-invalid');
     const box = $('error');
@@ -349,8 +358,7 @@
     }
     $('fix').hidden = true; // the fix was for the configuration before this one
     fixPending = '';
-    const where = err.path ? err.path + (err.line ? ':' + err.line + ':' + err.column : '') + ': ' : '';
-    box.textContent = 'Not evaluated: ' + where + err.message;
+    box.textContent = 'Not evaluated: ' + errText(err);
     box.hidden = false;
     document.body.classList.add('stale');
     const field = err.path && $(err.path.split('.')[0]);
@@ -452,7 +460,7 @@
     box.hidden = false;
     const rows = res.status === 200 && res.data && Array.isArray(res.data) ? res.data : null;
     if (!rows || !rows.length) {
-      box.textContent = res.data && res.data.error ? 'No fix found: ' + res.data.error.message :
+      box.textContent = res.data && res.data.error ? 'No fix found: ' + errText(res.data.error) :
         'No layout of this model fits these GPUs at this batch: add GPUs or use a GPU with more memory.';
       box.dataset.fix = 'none';
       return;
@@ -733,7 +741,7 @@
         renderScatter();
       }
       more.hidden = true;
-      status.textContent = res.data && res.data.error ? 'Search: ' + res.data.error.message :
+      status.textContent = res.data && res.data.error ? 'Search: ' + errText(res.data.error) :
         'Search failed (status ' + res.status + ').';
       return;
     }
@@ -927,7 +935,7 @@
       pv.hidden = true;
       $('plan-timeline-box').hidden = true;
       $('plan-curve-box').hidden = true;
-      status.textContent = res.data && res.data.error ? 'Plan: ' + res.data.error.message :
+      status.textContent = res.data && res.data.error ? 'Plan: ' + errText(res.data.error) :
         'Plan failed (status ' + res.status + ').';
       status.dataset.error = '1';
       return;
