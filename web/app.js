@@ -469,8 +469,8 @@
     if (res.exit === 1) {
       box.appendChild(el('strong', {}, 'To fit: '));
       box.appendChild(document.createTextNode('no layout fits these ' + e.layout.num_gpus +
-        ' GPUs at this batch. ' + (e.search && e.search.binding ? e.search.binding : '') +
-        ' Add GPUs (or use a GPU with more memory), or train a shorter sequence.'));
+        ' GPUs at this batch. ' + (e.search && e.search.binding ? 'The closest: ' + e.search.binding + '. ' : '') +
+        'Add GPUs (or use a GPU with more memory), or train a shorter sequence.'));
       box.dataset.fix = 'none';
       return;
     }
@@ -700,7 +700,9 @@
   function searchRow(tbody, row, i, none) {
     const l = row.layout, e = row.est;
     const rank = e.search && e.search.rank ? e.search.rank : i + 1;
-    const tr = el('tr');
+    // a layout that does not fit (the closest ones, when none does) is greyed
+    const fits = !e.memory || e.memory.fits;
+    const tr = el('tr', fits ? {} : { class: 'nofit', title: 'does not fit' });
     const cells = [rank, l.tp, l.pp, l.cp, l.dp, l.ep, l.vpp, l.sp === undefined ? '-' : (l.sp ? 'on' : 'off'),
       l.zero, l.recompute, l.micro_batch, l.grad_accum,
       e.memory ? gib(e.memory.peak_bytes) : '-', e.time ? secs(e.time.step_s) : '-',
@@ -714,7 +716,7 @@
     td.appendChild(btn);
     tr.appendChild(td);
     const why = e.search && (e.search.binding || (e.search.vs_best && e.search.vs_best.layout));
-    if (why) tr.title = why;
+    if (why) tr.title = (fits ? '' : 'does not fit: ') + why;
     tbody.appendChild(tr);
     if (none && e.search && e.search.binding) {
       const note = el('tr', { class: 'binding' });
@@ -818,7 +820,10 @@
       t.textContent = 'the configuration in the controls' + (cur.memory.fits ? '' : ' (does not fit)');
       c.appendChild(t);
       svg.appendChild(c);
-      const lab = svgEl('text', { x: X(cur.memory.peak_bytes / GIB) + 11, y: Y(cur.time.step_s) + 4 });
+      // the label on the side with room for it
+      const cx = X(cur.memory.peak_bytes / GIB), left = cx > W - 130;
+      const lab = svgEl('text', { x: left ? cx - 11 : cx + 11, y: Y(cur.time.step_s) + 4,
+        'text-anchor': left ? 'end' : 'start' });
       lab.textContent = 'current' + (cur.memory.fits ? '' : ' (does not fit)');
       svg.appendChild(lab);
     }

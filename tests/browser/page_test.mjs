@@ -499,6 +499,8 @@ try {
     return { points: Number(svg.dataset.points), fit: Number(svg.dataset.fit), hollow: hollow.length,
       right: hollow.every((c) => Number(c.getAttribute('cx')) > cap) };
   });
+  const greyRows = await page.$$eval('#search-table tbody tr.nofit', (trs) => trs.length);
+  check(greyRows === 5, 'the 5 closest layouts are greyed rows in the table (' + greyRows + ')');
   check(sc2.points === 5 && sc2.fit === 0 && sc2.hollow === 5 && sc2.right,
     'scatter when nothing fits: 5 hollow dots right of the capacity line (' + JSON.stringify(sc2) + ')');
 
