@@ -5,7 +5,9 @@
 //
 // Debian's chromium (TP_CHROMIUM, default /usr/bin/chromium) driven by
 // playwright-core from npm, launched with executablePath: no browser is
-// downloaded. Starts `trainplan serve --port 0`, loads the page, changes TP
+// downloaded. Starts `trainplan serve --port 0`, loads the page (the first
+// screen fits; a screenshot of its memory and step-time bars is decoded and
+// each part checked to be in src/io/svg.c's colour), changes TP
 // with the keyboard and with the number box, checks that the memory figure
 // and the fit verdict change, that the state is in the URL and survives a
 // reload, that an out-of-memory configuration greys its figures and the
@@ -18,7 +20,8 @@
 // request the page makes must go to the local server. Exit 77 (skipped)
 // when playwright-core or chromium is missing; bounded in time.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,6 +48,55 @@ try {
   ({ chromium } = await import('playwright-core'));
 } catch (e) {
   skip('playwright-core is not installed (cd tests/browser && npm ci)');
+}
+
+// The pixels of a PNG screenshot (8-bit RGB or RGBA, not interlaced: what
+// chromium writes), so that the test can look at what was drawn.
+function decodePng(buf) {
+  let pos = 8, width = 0, height = 0, type = 0;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos), kind = buf.toString('latin1', pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (kind === 'IHDR') {
+      width = data.readUInt32BE(0); height = data.readUInt32BE(4); type = data[9];
+      if (data[8] !== 8 || (type !== 2 && type !== 6) || data[12] !== 0) throw new Error('unexpected PNG format');
+    } else if (kind === 'IDAT') idat.push(data);
+    pos += 12 + len;
+  }
+  const bpp = type === 6 ? 4 : 3, stride = width * bpp;
+  const raw = inflateSync(Buffer.concat(idat));
+  const out = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const v = raw[y * (stride + 1) + 1 + x];
+      const a = x >= bpp ? out[y * stride + x - bpp] : 0;
+      const b = y > 0 ? out[(y - 1) * stride + x] : 0;
+      const c = x >= bpp && y > 0 ? out[(y - 1) * stride + x - bpp] : 0;
+      let pred = 0;
+      if (f === 1) pred = a;
+      else if (f === 2) pred = b;
+      else if (f === 3) pred = (a + b) >> 1;
+      else if (f === 4) {
+        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      out[y * stride + x] = (v + pred) & 255;
+    }
+  }
+  const colours = new Map(); // '#rrggbb' -> pixels
+  for (let i = 0; i < out.length; i += bpp) {
+    const hex = '#' + [out[i], out[i + 1], out[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+    colours.set(hex, (colours.get(hex) || 0) + 1);
+  }
+  return { width, height, colours };
+}
+// A colour array of the CLI's SVG writer (src/io/svg.c), by name.
+function svgPalette(name) {
+  const src = readFileSync(join(here, '..', '..', 'src', 'io', 'svg.c'), 'utf8');
+  const m = new RegExp(name + '\\[[^\\]]*\\] = \\{([^}]*)\\}').exec(src);
+  return m ? [...m[1].matchAll(/"(#[0-9a-f]{6})"/gi)].map((x) => x[1].toLowerCase()) : [];
 }
 
 let passed = 0;
@@ -132,6 +184,22 @@ try {
   const v0 = await verdict();
   check(v0.fits === 'true', 'the first screen fits (' + v0.text + ')');
   check(!(await page.evaluate(() => document.body.classList.contains('nofit'))), 'first screen: figures not greyed');
+  // look at the screenshot of the memory bar and the step-time bar: each part
+  // wider than a few pixels is drawn in the colour the CLI's SVG gives it
+  for (const [bar, table, name] of [['#mem-bar', '#mem-table', 'mem_colors'], ['#time-bar', '#time-table', 'time_colors']]) {
+    const palette = svgPalette(name);
+    const shown = await page.$$eval(table + ' tbody tr[data-part]', (trs) => trs.map((tr) =>
+      [tr.dataset.part, Number(tr.querySelector('td.n:last-child').textContent.replace('%', ''))]));
+    const order = await page.evaluate((t) => t === '#mem-table' ?
+      ['weights', 'weights_gathered', 'grads', 'optimizer', 'activations', 'logits', 'comm_buffers', 'framework', 'fragmentation'] :
+      ['compute', 'recompute', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'bubble', 'dp_comm', 'optimizer'], table);
+    const png = decodePng(await (await page.$(bar)).screenshot());
+    const big = shown.filter(([, share]) => share >= 3);
+    const missing = big.filter(([part]) => !(png.colours.get(palette[order.indexOf(part)]) > 20));
+    check(palette.length === 9 && big.length >= 1 && missing.length === 0,
+      bar + ' drawn in the CLI\'s SVG colours (' + big.map(([p]) => p + ' ' + palette[order.indexOf(p)]).join(', ') +
+      (missing.length ? '; missing: ' + missing.map(([p]) => p).join(', ') : '') + ')');
+  }
 
   // 1. load: llama-3-8b on 8 H100s with TP 1 and ZeRO 0 does not fit
   await page.goto(base + '?model=llama-3-8b&gpu=h100-sxm&gpus=8&tp=1&zero=0', { waitUntil: 'load' });
