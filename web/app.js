@@ -811,7 +811,14 @@
       t.textContent = '#' + (r.est.search && r.est.search.rank || i + 1) + ' ' + layoutWords(r.layout) + ': ' +
         gib(r.est.memory.peak_bytes) + ' GiB, step ' + secs(r.est.time.step_s) + (fits ? '' : ' (does not fit)');
       c.appendChild(t);
+      // a dot is a button: click, or Tab to it and press Enter or Space
+      c.setAttribute('tabindex', '0');
+      c.setAttribute('role', 'button');
+      c.setAttribute('aria-label', 'Load ' + t.textContent);
       c.addEventListener('click', () => loadLayout(r.layout));
+      c.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); loadLayout(r.layout); }
+      });
       svg.appendChild(c);
     });
     if (cur) {

@@ -385,6 +385,14 @@ try {
   });
   check(sc.points === 10 && sc.dots === sc.fit && sc.fit === 10 && sc.cap === 1 && sc.cur === 1,
     'scatter: 10 layouts (10 fit), the capacity line and the current configuration (' + JSON.stringify(sc) + ')');
+  // a dot is a button: Enter on the 10th loads the 10th layout (its micro-batch)
+  const mb10 = await page.textContent('#search-table tbody tr:not(.binding):nth-child(10) td:nth-child(11)');
+  await page.focus('#scatter circle.pt-fit:nth-of-type(10)');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((m) => new URL(location.href).searchParams.get('micro-batch') === m, mb10, { timeout: 10000 })
+    .catch(() => {});
+  check(new URL(page.url()).searchParams.get('micro-batch') === mb10,
+    'Enter on a scatter dot loads its layout (micro-batch ' + mb10 + ': ' + page.url() + ')');
   const loads = await page.$$('#search-table button.load');
   if (loads.length > 0) {
     const before = page.url();
