@@ -908,11 +908,11 @@
     if (batch !== undefined) body['global-batch-tokens'] = batch;
     const tokens = num('plan-tokens');
     if (tokens !== undefined) body[$('plan-tokens-unit').value] = tokens;
-    const days = deadlineDays !== undefined ? deadlineDays : num('plan-deadline');
+    const deadline = deadlineDays !== undefined ? deadlineDays : num('plan-deadline');
     if ($('plan-cluster').value === 'gpus' && deadlineDays === undefined) {
       body.gpus = Number(state.gpus || DEFAULTS.gpus);
-    } else if (days !== undefined) {
-      body['deadline-days'] = days;
+    } else if (deadline !== undefined) {
+      body['deadline-days'] = deadline;
     }
     const phases = $('plan-phases').value.split(';').map((x) => x.trim()).filter((x) => x);
     if (phases.length) body.phase = phases;
