@@ -5,16 +5,23 @@
 //
 // Debian's chromium (TP_CHROMIUM, default /usr/bin/chromium) driven by
 // playwright-core from npm, launched with executablePath: no browser is
-// downloaded. Starts `trainplan serve --port 0`, loads the page, changes TP
+// downloaded. Starts `trainplan serve --port 0`, loads the page (the first
+// screen fits; a screenshot of its memory and step-time bars is decoded and
+// each part checked to be in src/io/svg.c's colour), changes TP
 // with the keyboard and with the number box, checks that the memory figure
 // and the fit verdict change, that the state is in the URL and survives a
-// reload, runs a search and loads a result (or sees the "not available
-// yet" answer while search is not built), shows the plan, and saves a
-// screenshot to <screenshot-dir>/serve-page.png (default: build/). Every
+// reload, that an out-of-memory configuration greys its figures and the
+// banner offers the search's fitting layout, that the sliders stop at
+// divisors, runs a search (table with DP, SP, accumulation; the scatter)
+// and loads a result, plans a run from the plan panel (summary, timeline,
+// deadline curve) and an infeasible one, and saves screenshots to
+// <screenshot-dir> (default: build/): serve-page.png (1280 px wide),
+// serve-page-400.png (400 px), serve-oom.png, serve-plan-infeasible.png. Every
 // request the page makes must go to the local server. Exit 77 (skipped)
 // when playwright-core or chromium is missing; bounded in time.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,6 +48,55 @@ try {
   ({ chromium } = await import('playwright-core'));
 } catch (e) {
   skip('playwright-core is not installed (cd tests/browser && npm ci)');
+}
+
+// The pixels of a PNG screenshot (8-bit RGB or RGBA, not interlaced: what
+// chromium writes), so that the test can look at what was drawn.
+function decodePng(buf) {
+  let pos = 8, width = 0, height = 0, type = 0;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos), kind = buf.toString('latin1', pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (kind === 'IHDR') {
+      width = data.readUInt32BE(0); height = data.readUInt32BE(4); type = data[9];
+      if (data[8] !== 8 || (type !== 2 && type !== 6) || data[12] !== 0) throw new Error('unexpected PNG format');
+    } else if (kind === 'IDAT') idat.push(data);
+    pos += 12 + len;
+  }
+  const bpp = type === 6 ? 4 : 3, stride = width * bpp;
+  const raw = inflateSync(Buffer.concat(idat));
+  const out = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const v = raw[y * (stride + 1) + 1 + x];
+      const a = x >= bpp ? out[y * stride + x - bpp] : 0;
+      const b = y > 0 ? out[(y - 1) * stride + x] : 0;
+      const c = x >= bpp && y > 0 ? out[(y - 1) * stride + x - bpp] : 0;
+      let pred = 0;
+      if (f === 1) pred = a;
+      else if (f === 2) pred = b;
+      else if (f === 3) pred = (a + b) >> 1;
+      else if (f === 4) {
+        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      out[y * stride + x] = (v + pred) & 255;
+    }
+  }
+  const colours = new Map(); // '#rrggbb' -> pixels
+  for (let i = 0; i < out.length; i += bpp) {
+    const hex = '#' + [out[i], out[i + 1], out[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+    colours.set(hex, (colours.get(hex) || 0) + 1);
+  }
+  return { width, height, colours };
+}
+// A colour array of the CLI's SVG writer (src/io/svg.c), by name.
+function svgPalette(name) {
+  const src = readFileSync(join(here, '..', '..', 'src', 'io', 'svg.c'), 'utf8');
+  const m = new RegExp(name + '\\[[^\\]]*\\] = \\{([^}]*)\\}').exec(src);
+  return m ? [...m[1].matchAll(/"(#[0-9a-f]{6})"/gi)].map((x) => x[1].toLowerCase()) : [];
 }
 
 let passed = 0;
@@ -83,7 +139,7 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
     '--disable-extensions'],
 });
-const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
 const page = await context.newPage();
 const external = [];
 const consoleErrors = [];
@@ -122,12 +178,54 @@ async function waitVerdict(pred, what) {
 }
 
 try {
-  // 1. load: llama-3-8b on 8 H100s with TP 1 does not fit
-  await page.goto(base + '?model=llama-3-8b&gpu=h100-sxm&gpus=8&tp=1', { waitUntil: 'load' });
+  // 0. the first screen, with nothing in the URL, is a configuration that fits
+  await page.goto(base, { waitUntil: 'load' });
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, 'first screen');
+  const v0 = await verdict();
+  check(v0.fits === 'true', 'the first screen fits (' + v0.text + ')');
+  check(!(await page.evaluate(() => document.body.classList.contains('nofit'))), 'first screen: figures not greyed');
+  // look at the screenshot of the memory bar and the step-time bar: each part
+  // wider than a few pixels is drawn in the colour the CLI's SVG gives it
+  for (const [bar, table, name] of [['#mem-bar', '#mem-table', 'mem_colors'], ['#time-bar', '#time-table', 'time_colors']]) {
+    const palette = svgPalette(name);
+    const shown = await page.$$eval(table + ' tbody tr[data-part]', (trs) => trs.map((tr) =>
+      [tr.dataset.part, Number(tr.querySelector('td.n:last-child').textContent.replace('%', ''))]));
+    const order = await page.evaluate((t) => t === '#mem-table' ?
+      ['weights', 'weights_gathered', 'grads', 'optimizer', 'activations', 'logits', 'comm_buffers', 'framework', 'fragmentation'] :
+      ['compute', 'recompute', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'bubble', 'dp_comm', 'optimizer'], table);
+    const png = decodePng(await (await page.$(bar)).screenshot());
+    const big = shown.filter(([, share]) => share >= 3);
+    const missing = big.filter(([part]) => !(png.colours.get(palette[order.indexOf(part)]) > 20));
+    check(palette.length === 9 && big.length >= 1 && missing.length === 0,
+      bar + ' drawn in the CLI\'s SVG colours (' + big.map(([p]) => p + ' ' + palette[order.indexOf(p)]).join(', ') +
+      (missing.length ? '; missing: ' + missing.map(([p]) => p).join(', ') : '') + ')');
+  }
+
+  // 1. load: llama-3-8b on 8 H100s with TP 1 and ZeRO 0 does not fit
+  await page.goto(base + '?model=llama-3-8b&gpu=h100-sxm&gpus=8&tp=1&zero=0', { waitUntil: 'load' });
   await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, 'first verdict');
   const v1 = await verdict();
   check(v1.fits === 'false', 'TP 1: verdict is out of memory (' + v1.text + ')');
   check(v1.total > 100, 'TP 1: memory figure above 100 GiB (' + v1.total + ')');
+  // the figures that need a fitting configuration are greyed and say so
+  const grey = await page.evaluate(() => ({
+    body: document.body.classList.contains('nofit'),
+    notes: [...document.querySelectorAll('.nofit-note')].filter((n) => !n.hidden).length,
+    opacity: Number(getComputedStyle(document.getElementById('kpis')).opacity),
+  }));
+  check(grey.body && grey.notes === 3 && grey.opacity < 0.5,
+    'out of memory: step time, throughput and pipeline greyed and marked not valid (' + JSON.stringify(grey) + ')');
+  // the banner gives the fix the CLI's search gives: a layout that fits, to load
+  await page.waitForSelector('#fix[data-fix]', { timeout: 20000 });
+  const fixText = await page.textContent('#fix');
+  check(/^To fit: TP \d+ x PP \d+ .*ZeRO-\d.*fits \(/.test(fixText), 'OOM banner names a layout that fits (' + fixText + ')');
+  check(await page.getAttribute('#fix', 'data-fix') === 'layout', 'the fix is a layout to load');
+  mkdirSync(shotDir, { recursive: true });
+  await page.screenshot({ path: join(shotDir, 'serve-oom.png') });
+  console.log('screenshot: ' + join(shotDir, 'serve-oom.png'));
+  // the sliders stop at the divisors: TP of 8 GPUs (PP 1, CP 1) is 1, 2, 4 or 8
+  const tpStops = await page.getAttribute('#tp-slider', 'max');
+  check(tpStops === '3', 'TP slider snaps to the 4 divisors of 8 GPUs (max index ' + tpStops + ')');
   const options = await page.$$eval('#model option', (os) => os.length);
   check(options > 5, 'model presets listed (' + options + ')');
 
@@ -277,6 +375,24 @@ try {
   check(r2.length === 10 && r2.every((r, i) => r === i + 1),
     'search: the second page follows the first, ranks 1..10 (' + r2.join(',') + ')');
   check(/Best 10 of \d+/.test(await page.textContent('#search-status')), 'search status counts the rows');
+  const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((t) => t.textContent));
+  check(['DP', 'SP', 'accum.'].every((h) => heads.includes(h)), 'search table shows DP, SP and accumulation (' + heads.join(' ') + ')');
+  const sc = await page.evaluate(() => {
+    const svg = document.getElementById('scatter');
+    return { points: Number(svg.dataset.points), fit: Number(svg.dataset.fit),
+      dots: svg.querySelectorAll('circle.pt-fit').length, cap: svg.querySelectorAll('line.cap').length,
+      cur: svg.querySelectorAll('circle.pt-cur').length };
+  });
+  check(sc.points === 10 && sc.dots === sc.fit && sc.fit === 10 && sc.cap === 1 && sc.cur === 1,
+    'scatter: 10 layouts (10 fit), the capacity line and the current configuration (' + JSON.stringify(sc) + ')');
+  // a dot is a button: Enter on the 10th loads the 10th layout (its micro-batch)
+  const mb10 = await page.textContent('#search-table tbody tr:not(.binding):nth-child(10) td:nth-child(11)');
+  await page.focus('#scatter circle.pt-fit:nth-of-type(10)');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((m) => new URL(location.href).searchParams.get('micro-batch') === m, mb10, { timeout: 10000 })
+    .catch(() => {});
+  check(new URL(page.url()).searchParams.get('micro-batch') === mb10,
+    'Enter on a scatter dot loads its layout (micro-batch ' + mb10 + ': ' + page.url() + ')');
   const loads = await page.$$('#search-table button.load');
   if (loads.length > 0) {
     const before = page.url();
@@ -289,21 +405,120 @@ try {
     check(false, 'search gave no result to load: ' + status);
   }
 
-  // 8. plan panel
+  // 8. plan panel: 20 tokens per parameter, 14 days, $2.50 per GPU-hour,
+  // MFU 0.4; the request carries exactly these flags
+  await page.fill('#plan-tokens', '20');
+  await page.selectOption('#plan-tokens-unit', 'tokens-per-param');
+  await page.fill('#plan-deadline', '14');
+  await page.fill('#plan-mfu', '0.4');
+  await page.fill('#plan-price', '2.5');
+  await page.fill('#plan-budget', '');
+  const planReq = page.waitForRequest((r) => r.url() === origin + '/api/plan', { timeout: 10000 });
   await page.click('#plan-run');
-  await page.waitForFunction(() => {
-    const s = document.getElementById('plan-status').textContent;
-    return s !== 'Planning...';
-  }, null, { timeout: 30000 });
-  const planText = (await page.textContent('#plan-out')) || (await page.textContent('#plan-status'));
-  check(planText.length > 0, 'plan panel answers (' + planText.slice(0, 80) + ')');
+  const pb = (await planReq).postDataJSON();
+  check(pb['tokens-per-param'] === 20 && pb['deadline-days'] === 14 && pb.mfu === 0.4 && pb.price === 2.5 &&
+    pb.gpu === 'h100-sxm' && pb.budget === undefined && pb.tp === undefined,
+    'plan request carries the panel\'s inputs (' + JSON.stringify(pb) + ')');
+  await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined &&
+    document.getElementById('plan-status').textContent !== 'Planning...', null, { timeout: 30000 });
+  const summary = await page.$$eval('#plan-summary [data-key]', (ds) => ds.map((d) => d.dataset.key));
+  check(['tokens', 'steps', 'flops', 'gpu-hours', 'cost', 'cluster', 'layout', 'checkpoint'].every((k) => summary.includes(k)),
+    'plan summary lists tokens, steps, FLOPs, GPU-hours, cost, cluster, layout, checkpointing (' + summary.join(',') + ')');
+  const planTokens = await page.textContent('#plan-summary [data-key=tokens] dd');
+  check(/^160\.6 B/.test(planTokens), 'plan tokens: 20 x 8.03 B = 160.6 B (' + planTokens + ')');
+  const planCost = await page.textContent('#plan-summary [data-key=cost] dd');
+  check(/\$2\.50 per GPU-hour/.test(planCost), 'plan cost at the price given (' + planCost + ')');
+  check(await page.getAttribute('#plan-verdict', 'data-feasible') === 'true', 'the plan is feasible');
+  check(!(await page.isVisible('#plan-out pre')), 'the raw JSON is folded away');
+  const tl = await page.evaluate(() => {
+    const svg = document.getElementById('plan-timeline');
+    return { phases: Number(svg.dataset.phases), rects: svg.querySelectorAll('rect.ph0').length,
+      ck: Number(svg.dataset.checkpoints), deadline: svg.querySelectorAll('line.deadline').length };
+  });
+  check(tl.phases === 1 && tl.rects === 1 && tl.ck > 0 && tl.deadline === 1,
+    'plan timeline: the phase, checkpoints and the deadline (' + JSON.stringify(tl) + ')');
+  await page.waitForFunction(() => document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
+  const curve = await page.evaluate(() => {
+    const svg = document.getElementById('plan-curve');
+    const ys = [...svg.querySelectorAll('circle')].map((c) => Number(c.getAttribute('cy')));
+    return { points: Number(svg.dataset.points), ys };
+  });
+  // a later deadline never needs more GPUs: the dots go down (SVG y grows downwards)
+  check(curve.points === 12 && curve.ys.every((y, i) => i === 0 || y >= curve.ys[i - 1] - 1e-6),
+    'deadline curve: 12 plans, GPUs fall as the deadline grows (' + JSON.stringify(curve) + ')');
 
-  // 9. screenshot
+  // the plan's inputs are in the address bar, and a reload plans them again
+  const pu = new URL(page.url()).searchParams;
+  check(pu.get('plan-deadline-days') === '14' && pu.get('plan-price') === '2.5' && !pu.has('plan-mfu'),
+    'plan inputs in the URL where they differ from the defaults (' + page.url() + ')');
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined,
+    null, { timeout: 30000 });
+  check(await page.inputValue('#plan-deadline') === '14' &&
+    (await page.textContent('#plan-summary [data-key=cost] dd')) === planCost,
+    'after a reload the plan panel holds the same inputs and plans the same cost (' + planCost + ')');
+
+  // 8a. a bad input is the server's message, naming the flag, and no stale plan
+  await page.fill('#plan-mfu', '40');
+  await page.click('#plan-run');
+  await page.waitForFunction(() => document.getElementById('plan-status').dataset.error === '1', null, { timeout: 10000 });
+  const bad = await page.textContent('#plan-status');
+  check(/^Plan: (--)?mfu: 40\b/.test(bad) && await page.isHidden('#plan-verdict'),
+    'MFU 40: the plan panel shows the server\'s message and no plan (' + bad + ')');
+  await page.fill('#plan-mfu', '0.4');
+
+  // 8a'. a budget: the summary says whether the plan is within it and what it buys
+  await page.fill('#plan-budget', '5000');
+  await page.click('#plan-run');
+  await page.waitForFunction(() => document.querySelector('#plan-summary [data-key=budget]') !== null &&
+    document.getElementById('plan-status').textContent === '', null, { timeout: 30000 });
+  const budText = await page.textContent('#plan-summary [data-key=budget]');
+  const budVerdict = await page.textContent('#plan-verdict');
+  check(/\$5,000 \(over it by \$[\d,]+\)buys 2,000 GPU-hours/.test(budText) && /over the budget of \$5,000/.test(budVerdict),
+    'budget $5,000 at $2.50: over it, buys 2,000 GPU-hours (' + budText + ' | ' + budVerdict + ')');
+  await page.fill('#plan-budget', '');
+  await page.waitForFunction(() => document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
+
+  // 8b. two phases (--phase, as the CLI takes them): the timeline draws both, in order
+  await page.fill('#plan-phases', 'name=4k,seq=4096; name=32k,seq=32768,tokens=10e9');
+  const phReq = page.waitForRequest((r) => r.url() === origin + '/api/plan', { timeout: 10000 });
+  await page.click('#plan-run');
+  const phBody = (await phReq).postDataJSON();
+  check(JSON.stringify(phBody.phase) === '["name=4k,seq=4096","name=32k,seq=32768,tokens=10e9"]',
+    'phases sent as plan\'s repeated --phase (' + JSON.stringify(phBody.phase) + ')');
+  await page.waitForFunction(() => document.getElementById('plan-timeline').dataset.phases === '2' &&
+    document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
+  const tl2 = await page.evaluate(() => {
+    const svg = document.getElementById('plan-timeline');
+    const r0 = svg.querySelector('rect.ph0'), r1 = svg.querySelector('rect.ph1');
+    return { x0: Number(r0.getAttribute('x')), w0: Number(r0.getAttribute('width')), x1: Number(r1.getAttribute('x')),
+      note: document.getElementById('plan-timeline-note').textContent };
+  });
+  check(Math.abs(tl2.x0 + tl2.w0 - tl2.x1) < 0.01 && /^4k .* days, then 32k /.test(tl2.note),
+    'timeline: phase 4k then phase 32k, end to end (' + JSON.stringify(tl2) + ')');
+  const lay32 = await page.textContent('#plan-summary [data-key=layout-32k] dd');
+  check(/ x CP \d+ x /.test(lay32), 'each phase has its layout; the 32k phase uses CP (' + lay32 + ')');
+
+  // 9. screenshots at 1280 px and 400 px wide
+  // (the search again, so that the shots show its table and scatter after the reload)
+  await page.fill('#search-top', '10');
+  await page.click('#search-run');
+  await page.waitForFunction(() => /^Best 10 of/.test(document.getElementById('search-status').textContent) &&
+    document.getElementById('scatter').dataset.points === '10', null, { timeout: 60000 });
   mkdirSync(shotDir, { recursive: true });
   const shot = join(shotDir, 'serve-page.png');
   await page.screenshot({ path: shot, fullPage: true });
   check(existsSync(shot), 'screenshot saved to ' + shot);
   console.log('screenshot: ' + shot);
+  await page.setViewportSize({ width: 400, height: 900 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(overflow <= 400, 'at 400 px wide nothing runs off the side (page ' + overflow + ' px)');
+  const shot400 = join(shotDir, 'serve-page-400.png');
+  await page.screenshot({ path: shot400, fullPage: true });
+  check(existsSync(shot400), 'screenshot saved to ' + shot400);
+  console.log('screenshot: ' + shot400);
+  await page.setViewportSize({ width: 1280, height: 1000 });
 
   // 10. paste a Hugging Face config.json instead of a preset
   const hf = JSON.stringify({
@@ -319,6 +534,51 @@ try {
   const info = await page.textContent('#model-info');
   check(/model-config: 1\.\d B parameters, 22 layers/.test(info), 'pasted config evaluated (' + info + ')');
   check(new URL(page.url()).searchParams.has('model-config'), 'pasted config kept in the URL');
+
+  // 11. an infeasible plan is shown as such, with its reason: Llama 3 70B
+  // on the 8 GPUs set above (its model states alone need 14)
+  await page.goto(base + '?model=llama-3-70b&gpu=h100-sxm&gpus=8&tp=8&global-batch=64', { waitUntil: 'load' });
+  await waitVerdict(() => document.getElementById('verdict').dataset.fits !== undefined, '70B verdict');
+  // a step of 64 x 2048 tokens of a 70B model on 8 GPUs is seconds long: said in seconds
+  const stepText = await page.textContent('#kpi-step');
+  const computeText = await page.textContent('#time-table tr[data-part=compute] td');
+  check(/^\d+\.\d\d s$/.test(stepText) && /^\d+\.\d\d s$/.test(computeText),
+    'step times above a second are in seconds (' + stepText + ', compute ' + computeText + ')');
+  await page.selectOption('#plan-cluster', 'gpus');
+  await page.click('#plan-run');
+  await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined,
+    null, { timeout: 30000 });
+  const inf = await page.textContent('#plan-verdict');
+  check(await page.getAttribute('#plan-verdict', 'data-feasible') === 'false' && /^NOT FEASIBLE: no layout of llama-3-70b fits 8 x h100-sxm/.test(inf),
+    'infeasible plan shown as such with its reason (' + inf.slice(0, 120) + ')');
+  const infKeys = await page.$$eval('#plan-summary [data-key]', (ds) => ds.map((d) => d.dataset.key));
+  check(!infKeys.includes('cost') && !infKeys.includes('gpu-hours'), 'an infeasible plan shows no cost or GPU-hours (' + infKeys + ')');
+  await page.waitForFunction(() => document.getElementById('plan-curve').dataset.points !== undefined, null, { timeout: 60000 });
+  const infShot = join(shotDir, 'serve-plan-infeasible.png');
+  await (await page.$('#plan-h')).evaluate((h) => h.parentElement.scrollIntoView());
+  await (await page.$('section[aria-labelledby=plan-h]')).screenshot({ path: infShot });
+  console.log('screenshot: ' + infShot);
+  // nothing fits these 8 GPUs: the banner gives the binding constraint, and
+  // the search's closest layouts are hollow dots right of the capacity line
+  await page.waitForSelector('#fix[data-fix]', { timeout: 20000 });
+  const noFix = await page.textContent('#fix');
+  check(await page.getAttribute('#fix', 'data-fix') === 'none' && /no layout fits these 8 GPUs.*needs PP >= 2 \(16 GPUs\)/.test(noFix),
+    'OOM with no fitting layout: the banner gives the binding constraint (' + noFix + ')');
+  await page.fill('#search-top', '5');
+  await page.click('#search-run');
+  await page.waitForFunction(() => /No layout fits/.test(document.getElementById('search-status').textContent),
+    null, { timeout: 60000 });
+  const sc2 = await page.evaluate(() => {
+    const svg = document.getElementById('scatter');
+    const cap = Number(svg.querySelector('line.cap').getAttribute('x1'));
+    const hollow = [...svg.querySelectorAll('circle.pt-nofit')];
+    return { points: Number(svg.dataset.points), fit: Number(svg.dataset.fit), hollow: hollow.length,
+      right: hollow.every((c) => Number(c.getAttribute('cx')) > cap) };
+  });
+  const greyRows = await page.$$eval('#search-table tbody tr.nofit', (trs) => trs.length);
+  check(greyRows === 5, 'the 5 closest layouts are greyed rows in the table (' + greyRows + ')');
+  check(sc2.points === 5 && sc2.fit === 0 && sc2.hollow === 5 && sc2.right,
+    'scatter when nothing fits: 5 hollow dots right of the capacity line (' + JSON.stringify(sc2) + ')');
 
   check(external.length === 0, 'no request leaves the machine (' + external.join(', ') + ')');
   check(consoleErrors.length === 0, 'no console errors or CSP violations: ' + consoleErrors.join(' | '));
