@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "io.h"
 #include "io_internal.h"
 #include "request.h"
@@ -516,6 +517,23 @@ json_t *tp_io_presets_json(tp_error *err)
 }
 
 /* ---- errors ---- */
+
+void tp_io_request_word_error(tp_error *err)
+{
+    if (!err)
+        return;
+    /* a field of the run description: the request key that sets it */
+    const char *key = tp_io_field_word(err->path, false);
+    if (key != err->path)
+        memmove(err->path, key, strlen(key) + 1);
+    /* the number parsers begin with the CLI's spelling ("--tp: "): the
+     * body's "path" names the key, so the message starts after it */
+    size_t n = strlen(err->path);
+    char *msg = err->message;
+    if (n > 0 && strncmp(msg, "--", 2) == 0 && strncmp(msg + 2, err->path, n) == 0 &&
+        msg[n + 2] == ':' && msg[n + 3] == ' ')
+        memmove(msg, msg + n + 4, strlen(msg + n + 4) + 1);
+}
 
 json_t *tp_io_error_json(const tp_error *err, const char *code_name)
 {

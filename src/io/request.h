@@ -115,6 +115,15 @@ tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err);
 json_t *tp_io_presets_json(tp_error *err);
 
 /**
+ * Word a configuration error in the web API's terms: err->path, when a
+ * canonical field name ("layout.tp", tp.h), becomes the request key that
+ * sets that field ("tp", src/io/fields.h); a message that begins with
+ * the CLI flag of that key ("--tp: ") loses that prefix, the "path" of
+ * the error body naming the key. Other errors are left as they are.
+ */
+void tp_io_request_word_error(tp_error *err);
+
+/**
  * An error as the web API's body: {"error": {"code", "path", "line",
  * "column", "message"}}, code being tp_strerror(err->code) unless
  * code_name is non-NULL. New reference, or NULL when out of memory.

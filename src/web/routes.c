@@ -163,7 +163,9 @@ static unsigned http_status(tp_status st)
 
 static void reply_tp_error(tp_web_reply *out, const tp_error *err)
 {
-    reply_json(out, http_status(err->code), tp_io_error_json(err, NULL));
+    tp_error worded = *err; /* the request key, not the CLI flag or the canonical name */
+    tp_io_request_word_error(&worded);
+    reply_json(out, http_status(err->code), tp_io_error_json(&worded, NULL));
 }
 
 void tp_web_reply_error(tp_web_reply *out, unsigned status, const char *code, const char *path,
