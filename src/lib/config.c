@@ -284,10 +284,11 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     if (t->precision == TP_PREC_FP8 && !(c->gpu.peak_flops_per_s[TP_PREC_FP8] > 0.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.precision",
                             "fp8 is not supported by %s (no fp8 peak)", c->gpu.name);
-    if ((double)t->seq_len * (double)t->global_batch > 1e18)
+    if ((double)t->seq_len * (double)t->global_batch > (double)TP_MAX_TOKENS_PER_STEP)
         return tp_error_set(err, TP_ERR_RANGE, "train.global_batch",
-                            "%lld sequences of %lld tokens is more than 1e18 tokens per step",
-                            (long long)t->global_batch, (long long)t->seq_len);
+                            "%lld sequences of %lld tokens is more than %.0e tokens per step",
+                            (long long)t->global_batch, (long long)t->seq_len,
+                            (double)TP_MAX_TOKENS_PER_STEP);
     /* what every later computation relies on: the layout covers the GPUs
      * exactly, and the batch is whole micro-batches on every DP rank */
     assert(t->tp * t->pp * t->cp * dp == t->num_gpus);
