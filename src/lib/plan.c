@@ -118,7 +118,9 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "compute", "must be a FLOP count in (0, 1e35]");
     CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 ||
               (in->size_model && in->budget_usd > 0.0),
-          "compute", "tokens for a FLOP budget need --compute (or --size-model with --budget)");
+          "compute",
+          "tokens for a FLOP budget need the compute in FLOPs (or size-model with a money "
+          "budget)");
     CHECK(tp_scaling_fit_get(in->fit) != NULL, "fit", "unknown scaling fit");
     CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "deadline",
           "must be in [0, 1e6] hours");
@@ -569,7 +571,7 @@ static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double pea
 /* ---- the plan ---- */
 
 /* The model (given, or sized from the compute budget); *C_out the compute
- * budget in FLOPs (--compute, or what --budget buys at --mfu), 0 if none. */
+ * budget in FLOPs (given, or what the money budget buys at the MFU), 0 if none. */
 static tp_status resolve_model(const tp_plan_in *in, double peak, double price, tp_plan *out,
                                double *C_out, tp_error *err)
 {
@@ -584,7 +586,7 @@ static tp_status resolve_model(const tp_plan_in *in, double peak, double price, 
     if (!(in->compute_flops > 0.0)) {
         if (!(in->budget_usd > 0.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "size-model",
-                                "sizing the model needs --compute FLOPs or a --budget");
+                                "sizing the model needs a compute budget in FLOPs or a money budget");
         if (!(price > 0.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
                                 "sizing the model from a money budget needs a price > 0");
