@@ -3,7 +3,7 @@
  * engines.h: the engine layer's inside. One module per training engine,
  * each holding everything trainplan knows of that engine's language:
  *
- *   megatron.c    Megatron-LM: import (--from-megatron) and export
+ *   megatron.c    Megatron-LM: export; megatron_import.c: --from-megatron
  *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
  *   torchtitan.c  torchtitan: export (there is no torchtitan import)
  *   common.c      what the exports share: the header every export opens
