@@ -395,6 +395,32 @@ static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
     return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
 }
 
+/** Total width of a MoE layer's shared experts: shared_ffn_hidden when set
+ * (> 0), else num_shared_experts routed-expert widths; 0 for a dense model. */
+static inline int64_t tp_shared_ffn_hidden(const tp_model *m)
+{
+    if (m->num_experts <= 0)
+        return 0;
+    return m->shared_ffn_hidden > 0 ? m->shared_ffn_hidden
+                                    : m->num_shared_experts * tp_expert_ffn_hidden(m);
+}
+
+/** Is layer i (from 0) a MoE layer: after moe_first_dense dense layers,
+ * every moe_layer_freq-th one (0 or 1: every one); never in a dense model. */
+static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
+{
+    if (m->num_experts <= 0 || i < m->moe_first_dense)
+        return false;
+    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+    return (i - m->moe_first_dense) % freq == 0;
+}
+
+/** The vocabulary rounded up to a multiple of pad (pad <= 1: as it is). */
+static inline int64_t tp_padded_vocab(int64_t vocab, int64_t pad)
+{
+    return pad > 1 ? (vocab + pad - 1) / pad * pad : vocab;
+}
+
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);
 

@@ -118,18 +118,6 @@ int64_t eng_expert_ffn(const tp_model *m)
     return tp_expert_ffn_hidden(m);
 }
 
-int64_t eng_shared_width(const tp_model *m)
-{
-    if (m->num_experts <= 0 || m->num_shared_experts <= 0)
-        return 0;
-    return m->shared_ffn_hidden > 0 ? m->shared_ffn_hidden
-                                    : m->num_shared_experts * eng_expert_ffn(m);
-}
-
-int64_t eng_padded_vocab(int64_t v, int64_t pad)
-{
-    return pad > 1 ? (v + pad - 1) / pad * pad : v;
-}
 
 /* Steps of a run of train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
@@ -140,14 +128,6 @@ int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
     return per_step > 0 ? (o->train_tokens + per_step - 1) / per_step : 0;
 }
 
-/* Is layer i a MoE layer under the model's pattern (model.c's convention)? */
-bool eng_layer_is_moe(const tp_model *m, int64_t i)
-{
-    if (m->num_experts <= 0 || i < m->moe_first_dense)
-        return false;
-    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
-    return (i - m->moe_first_dense) % freq == 0;
-}
 
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
 void eng_safe_name(const char *in, char *out, size_t n)

@@ -89,12 +89,8 @@ int64_t eng_gpus_per_node(const tp_config *c);
 int64_t eng_kv_heads(const tp_model *m);
 int64_t eng_head_dim(const tp_model *m);
 int64_t eng_expert_ffn(const tp_model *m);
-int64_t eng_shared_width(const tp_model *m);
-int64_t eng_padded_vocab(int64_t v, int64_t pad);
 /* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
-/* Is layer i a MoE layer under the model's pattern (model.c's convention)? */
-bool eng_layer_is_moe(const tp_model *m, int64_t i);
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
 void eng_safe_name(const char *in, char *out, size_t n);
 

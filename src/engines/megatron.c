@@ -60,7 +60,7 @@ static void moe_pattern(sbuf *b, const tp_model *m)
     }
     sb_puts(b, "[");
     for (int64_t i = 0; i < L; i++)
-        sb_printf(b, "%s%d", i ? "," : "", eng_layer_is_moe(m, i) ? 1 : 0);
+        sb_printf(b, "%s%d", i ? "," : "", tp_layer_is_moe(m, i) ? 1 : 0);
     sb_puts(b, "]");
 }
 
@@ -139,11 +139,11 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
     /* Megatron pads V to a multiple of make_vocab_size_divisible_by x TP. */
     arg(w, "--vocab-size", "%" PRId64, m->vocab);
     int64_t pad = t->pad_vocab_to > 1 ? t->pad_vocab_to : 1;
-    int64_t want = eng_padded_vocab(m->vocab, pad);
+    int64_t want = tp_padded_vocab(m->vocab, pad);
     int64_t div = 1;
     if (pad % t->tp == 0)
         div = pad / t->tp;
-    int64_t got = eng_padded_vocab(m->vocab, div * t->tp);
+    int64_t got = tp_padded_vocab(m->vocab, div * t->tp);
     if (got != want)
         eng_note(nx,
                  "vocabulary padding: the plan uses %" PRId64 " rows (--pad-vocab %" PRId64
@@ -155,8 +155,8 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
         arg(w, "--num-experts", "%" PRId64, m->num_experts);
         arg(w, "--moe-router-topk", "%" PRId64, m->topk);
         arg(w, "--moe-ffn-hidden-size", "%" PRId64, eng_expert_ffn(m));
-        if (eng_shared_width(m) > 0)
-            arg(w, "--moe-shared-expert-intermediate-size", "%" PRId64, eng_shared_width(m));
+        if (tp_shared_ffn_hidden(m) > 0)
+            arg(w, "--moe-shared-expert-intermediate-size", "%" PRId64, tp_shared_ffn_hidden(m));
         if (m->moe_first_dense > 0 || m->moe_layer_freq > 1) {
             sbuf p = {0};
             moe_pattern(&p, m);

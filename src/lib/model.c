@@ -48,9 +48,7 @@ int64_t tp__kv_width(const tp_model *m)
 
 int64_t tp__padded_vocab(int64_t vocab, int64_t pad)
 {
-    if (pad <= 1)
-        return vocab;
-    return (vocab + pad - 1) / pad * pad;
+    return tp_padded_vocab(vocab, pad);
 }
 
 int64_t tp__mlp_params(const tp_model *m, int64_t f)
@@ -79,17 +77,12 @@ static int64_t norm_params(const tp_model *m)
 
 static int64_t shared_width(const tp_model *m)
 {
-    if (m->shared_ffn_hidden > 0)
-        return m->shared_ffn_hidden;
-    return m->num_shared_experts * tp_expert_ffn_hidden(m);
+    return tp_shared_ffn_hidden(m);
 }
 
 bool tp__layer_is_moe(const tp_model *m, int64_t i)
 {
-    if (m->num_experts <= 0 || i < m->moe_first_dense)
-        return false;
-    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
-    return (i - m->moe_first_dense) % freq == 0;
+    return tp_layer_is_moe(m, i);
 }
 
 /* Closed form of the count of MoE layers with index < n. */
