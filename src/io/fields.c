@@ -34,17 +34,18 @@ static const tp_io_field fields[] = {
     {"model.mlp", "--mlp", "mlp", ENUM},
     {"model.norm", "--norm", "norm", ENUM},
     {"model.tie_embeddings", "--tie-embeddings", "tie-embeddings", SWITCH},
+    {"model.tie_embeddings", "--no-tie-embeddings", "no-tie-embeddings", SWITCH},
     {"model.num_experts", "--experts", "experts", INT(0, TP_MAX_EXPERTS)},
     {"model.topk", "--topk", "topk", INT(1, TP_MAX_EXPERTS)},
     {"model.moe_ffn_hidden", "--moe-ffn-hidden", "moe-ffn-hidden", INT(1, TP_MAX_FFN)},
     {"model.num_shared_experts", "--shared-experts", "shared-experts", INT(0, TP_MAX_EXPERTS)},
-    /* gpu: tp_gpu, after the preset or file is loaded */
+    /* gpu: tp_gpu, after the preset or file is loaded (--gpus-per-node is the
+     * layout's: it overrides the GPU's without changing the GPU) */
     {"gpu", "--gpu", "gpu", STR},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gb", "gpu-memory-gb", NUM(0.001, 1e6)},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gib", "gpu-memory-gib", NUM(0.001, 1e6)},
     {"gpu.peak_flops_per_s", "--peak-tflops", "peak-tflops", NUM(0.001, 1e7)},
     {"gpu.price_per_gpu_hour", "--price", "price", NUM0(1e-3, 1e6)},
-    {"gpu.gpus_per_node", "--gpus-per-node", "gpus-per-node", INT(1, TP_MAX_GPUS_PER_NODE)},
     /* layout: the parallel layout (tp_train) */
     {"layout.num_gpus", "--gpus", "gpus", INT(1, TP_MAX_GPUS)},
     {"layout.gpus_per_node", "--gpus-per-node", "gpus-per-node", INT(1, TP_MAX_GPUS_PER_NODE)},
@@ -128,4 +129,14 @@ const char *tp_io_field_word(const char *path, bool for_cli)
     if (!f)
         return path;
     return for_cli ? f->flag + 2 : f->key;
+}
+
+bool tp_io_field_key_overrides(const char *key, const char *part)
+{
+    size_t n = strlen(part);
+    for (size_t i = 0; key && i < NUM_FIELDS; i++)
+        if (strcmp(fields[i].key, key) == 0 && strncmp(fields[i].name, part, n) == 0 &&
+            fields[i].name[n] == '.')
+            return true;
+    return false;
 }

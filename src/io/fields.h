@@ -69,4 +69,10 @@ const tp_io_field *tp_io_field_by_flag(const char *flag);
  */
 const char *tp_io_field_word(const char *path, bool for_cli);
 
+/**
+ * Does the request key set a field inside `part` ("model", "gpu"): a
+ * change to the loaded preset, as opposed to the preset itself?
+ */
+bool tp_io_field_key_overrides(const char *key, const char *part);
+
 #endif /* TP_IO_FIELDS_H */
