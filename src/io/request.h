@@ -108,6 +108,13 @@ tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *e
 tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err);
 
 /**
+ * The one place a request's inline configs replace what the flags loaded:
+ * "model-config" becomes c->model and "gpu-config" c->gpu (each when
+ * given), after the command's parser filled c from the flags.
+ */
+tp_status tp_io_request_inline(const tp_io_request *r, tp_config *c, tp_error *err);
+
+/**
  * The list of presets, {"models": [...], "gpus": [...]}, the same object
  * `trainplan presets --json` prints. New reference, or NULL when a preset
  * does not load or memory runs out (then *err says which).
