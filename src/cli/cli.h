@@ -103,6 +103,8 @@ typedef struct cli_common {
                                   else it is micro-batch x DP */
     const char *err_file;      /* on a loader error: the file it refers to, else NULL */
     bool given[CLI_MAX_FLAGS]; /* by shared-table index; read it with cli_given() */
+    const char *last_report;   /* the last of --json, --markdown and --csv given (the
+                                  command's flag name), NULL if none: the one that wins */
 } cli_common;
 
 /**

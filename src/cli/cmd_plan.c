@@ -513,7 +513,7 @@ int cmd_plan(int argc, char **argv)
         }
     }
     /* the last of --json, --markdown and --csv wins, as for estimate */
-    cli_xio_format fmt = cli_xio_last_format(job.ac, job.av);
+    cli_xio_format fmt = cli_xio_format_of(&job.co);
     if (job.lr_schedule && plan.feasible &&
         tp_io_plan_lr_rows(&plan, job.lr_points) > TP_IO_LR_MAX_POINTS) {
         cli_say("trainplan: error: --lr-points 0: every step is %lld rows, more than the %d "

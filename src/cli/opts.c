@@ -489,7 +489,15 @@ void cli_print_config_flags(FILE *f)
 typedef struct seen {
     const char *val[F_COUNT]; /* value of the last occurrence, "" for switches */
     int pos[F_COUNT];         /* argv index of the last occurrence, 0 = absent */
+    const char *last_report;  /* the last of --json, --markdown, --csv (cli_common) */
 } seen;
+
+/* A flag that picks the report's format: the last one given wins. */
+static bool is_report_flag(const char *name)
+{
+    return strcmp(name, "--json") == 0 || strcmp(name, "--markdown") == 0 ||
+           strcmp(name, "--csv") == 0;
+}
 
 static const cli_flag *find(const cli_flag *tab, size_t count, const char *name, size_t len,
                             size_t *idx)
@@ -610,6 +618,8 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
         }
         if (fl->kind != CLI_SWITCH && val[0] == '\0')
             return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", fl->name);
+        if (sn && is_report_flag(fl->name))
+            sn->last_report = fl->name;
         if (is_extra) {
             extra->values[idx] = val;
         } else if (sn) {
@@ -906,6 +916,7 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     for (size_t k = 0; k < F_COUNT; k++)
         co->given[k] = sn.val[k] != NULL;
     co->json = sn.val[F_JSON] != NULL;
+    co->last_report = sn.last_report;
     co->model = sn.val[F_MODEL] ? sn.val[F_MODEL] : flags[F_MODEL].def;
     co->gpu = sn.val[F_GPU] ? sn.val[F_GPU] : flags[F_GPU].def;
     co->global_batch_given = sn.val[F_GLOBAL_BATCH] || sn.val[F_GLOBAL_BATCH_TOKENS];

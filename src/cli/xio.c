@@ -116,24 +116,12 @@ static void print_notes(const char *file, const tp_import *im)
         note(file, "assumed", im->assumed);
 }
 
-/* Position of the last occurrence of flag in argv[1..end), 0 if absent. */
-static int last_pos(int end, char **argv, const char *flag)
+cli_xio_format cli_xio_format_of(const cli_common *co)
 {
-    int pos = 0;
-    size_t n = strlen(flag);
-    for (int i = 1; i < end; i++)
-        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
-            pos = i;
-    return pos;
-}
-
-cli_xio_format cli_xio_last_format(int end, char **argv)
-{
-    int pj = last_pos(end, argv, "--json"), pm = last_pos(end, argv, "--markdown"),
-        pc = last_pos(end, argv, "--csv");
-    if (pm > pj && pm > pc)
+    const char *f = co->last_report; /* the parser saw them in order */
+    if (f && strcmp(f, "--markdown") == 0)
         return CLI_XIO_MARKDOWN;
-    if (pc > pj && pc > pm)
+    if (f && strcmp(f, "--csv") == 0)
         return CLI_XIO_CSV;
     return CLI_XIO_DEFAULT;
 }
@@ -204,7 +192,7 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     if (outputs) {
         if (x->force && !x->svg)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
-        x->format = cli_xio_last_format(*argi, argv);
+        x->format = cli_xio_format_of(co);
     }
     if (!meg && !ds && !js)
         return TP_OK;
