@@ -314,39 +314,55 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
         sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
 }
 
+void eng_layout_flags(sbuf *b, const tp_train *t)
+{
+    sb_printf(b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
+              t->cp, t->ep);
+    if (t->vpp > 1)
+        sb_printf(b, " --vpp %" PRId64, t->vpp);
+    sb_puts(b, t->sp ? " --sp" : " --no-sp");
+    sb_printf(b, " --schedule %s", tp_io_schedule_name(t->schedule));
+    if (t->first_stage_layers > 0)
+        sb_printf(b, " --first-stage-layers %" PRId64, t->first_stage_layers);
+    if (t->last_stage_layers > 0)
+        sb_printf(b, " --last-stage-layers %" PRId64, t->last_stage_layers);
+}
+
+void eng_recompute_flags(sbuf *b, const tp_train *t)
+{
+    sb_printf(b, " --recompute %s", tp_io_recompute_name(t->recompute));
+    if (t->recompute == TP_RECOMPUTE_FULL)
+        sb_printf(b, " --recompute-every %" PRId64, t->recompute_every);
+}
+
+void eng_switch_flags(sbuf *b, const tp_train *t)
+{
+    if (!t->optimizer.master_weights)
+        sb_puts(b, " --no-master-weights");
+    if (!t->flash_attn)
+        sb_puts(b, " --no-flash-attn");
+    if (t->dropout)
+        sb_puts(b, " --dropout");
+    if (t->fused_ce)
+        sb_puts(b, " --fused-ce");
+    if (t->pad_vocab_to > 1)
+        sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+}
+
 char *tp_io_config_flags(const tp_config *c)
 {
     const tp_train *t = &c->train;
     sbuf b = {0};
     eng_model_gpu_flags(&b, c);
-    sb_printf(&b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
-              t->cp, t->ep);
-    if (t->vpp > 1)
-        sb_printf(&b, " --vpp %" PRId64, t->vpp);
-    sb_puts(&b, t->sp ? " --sp" : " --no-sp");
-    sb_printf(&b, " --schedule %s", tp_io_schedule_name(t->schedule));
-    if (t->first_stage_layers > 0)
-        sb_printf(&b, " --first-stage-layers %" PRId64, t->first_stage_layers);
-    if (t->last_stage_layers > 0)
-        sb_printf(&b, " --last-stage-layers %" PRId64, t->last_stage_layers);
-    sb_printf(&b, " --zero %d --recompute %s", t->zero, tp_io_recompute_name(t->recompute));
-    if (t->recompute == TP_RECOMPUTE_FULL)
-        sb_printf(&b, " --recompute-every %" PRId64, t->recompute_every);
+    eng_layout_flags(&b, t);
+    sb_printf(&b, " --zero %d", t->zero);
+    eng_recompute_flags(&b, t);
     sb_printf(&b, " --seq-len %" PRId64 " --micro-batch %" PRId64 " --global-batch %" PRId64,
               t->seq_len, t->micro_batch, t->global_batch);
     sb_printf(&b, " --precision %s --grad-dtype %s --optimizer %s",
               tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
               tp_io_optimizer_name(&t->optimizer));
-    if (!t->optimizer.master_weights)
-        sb_puts(&b, " --no-master-weights");
-    if (!t->flash_attn)
-        sb_puts(&b, " --no-flash-attn");
-    if (t->dropout)
-        sb_puts(&b, " --dropout");
-    if (t->fused_ce)
-        sb_puts(&b, " --fused-ce");
-    if (t->pad_vocab_to > 1)
-        sb_printf(&b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+    eng_switch_flags(&b, t);
     tp_options d;
     tp_options_default(&d);
     const tp_options *op = &c->opts;

@@ -754,37 +754,18 @@ static void jset(bool *ok, json_t *o, const char *key, json_t *v)
         *ok = false;
 }
 
-/* The trainplan flags of what ds_config.json cannot hold. */
+/* The trainplan flags of what ds_config.json cannot hold: tp_io_config_flags
+ * less the batch, ZeRO, dtypes and optimizer the config itself says. */
 static void ds_outside_flags(sbuf *b, const tp_config *c)
 {
     const tp_train *t = &c->train;
     eng_model_gpu_flags(b, c);
-    sb_printf(b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
-              t->cp, t->ep);
-    if (t->vpp > 1)
-        sb_printf(b, " --vpp %" PRId64, t->vpp);
-    sb_puts(b, t->sp ? " --sp" : " --no-sp");
-    sb_printf(b, " --schedule %s", tp_io_schedule_name(t->schedule));
-    if (t->first_stage_layers > 0)
-        sb_printf(b, " --first-stage-layers %" PRId64, t->first_stage_layers);
-    if (t->last_stage_layers > 0)
-        sb_printf(b, " --last-stage-layers %" PRId64, t->last_stage_layers);
-    sb_printf(b, " --seq-len %" PRId64 " --recompute %s", t->seq_len,
-              tp_io_recompute_name(t->recompute));
-    if (t->recompute == TP_RECOMPUTE_FULL)
-        sb_printf(b, " --recompute-every %" PRId64, t->recompute_every);
+    eng_layout_flags(b, t);
+    sb_printf(b, " --seq-len %" PRId64, t->seq_len);
+    eng_recompute_flags(b, t);
     if (t->precision == TP_PREC_FP8)
         sb_puts(b, " --precision fp8");
-    if (!t->optimizer.master_weights)
-        sb_puts(b, " --no-master-weights");
-    if (!t->flash_attn)
-        sb_puts(b, " --no-flash-attn");
-    if (t->dropout)
-        sb_puts(b, " --dropout");
-    if (t->fused_ce)
-        sb_puts(b, " --fused-ce");
-    if (t->pad_vocab_to > 1)
-        sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+    eng_switch_flags(b, t);
 }
 
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,

@@ -80,6 +80,12 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
 
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c);
+/* The parts of tp_io_config_flags that an export's notes reuse: the
+ * parallel layout (--tp ... --last-stage-layers), recomputation, and the
+ * memory switches (--no-master-weights ... --pad-vocab). */
+void eng_layout_flags(sbuf *b, const tp_train *t);
+void eng_recompute_flags(sbuf *b, const tp_train *t);
+void eng_switch_flags(sbuf *b, const tp_train *t);
 
 /* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */
 /* The export's last step: its text taken from doc, nx's count kept, nx freed;
