@@ -86,6 +86,13 @@ const cli_flag *cmd_plan_flags(size_t *count);
  * a switch), or stays NULL when the flag is absent; the caller provides the
  * array of `count` pointers (zeroed by cli_parse_config).
  */
+/**
+ * Does flag fl say what src/io/fields.c says of the field it sets (kind
+ * and range)? True for a flag that sets no field. Each flag table is
+ * checked with it before parsing (a mismatch is an internal error).
+ */
+bool cli_flag_agrees_with_field(const cli_flag *fl);
+
 typedef struct cli_extra {
     const cli_flag *flags;
     size_t count;

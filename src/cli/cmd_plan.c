@@ -415,6 +415,11 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
 
     tp_config c;
     const char *xv[X_COUNT];
+    for (size_t k = 0; k < X_COUNT; k++) /* one range per field (src/io/fields.c) */
+        if (!cli_flag_agrees_with_field(&xflags[k]))
+            return tp_error_set(err, TP_ERR_INTERNAL, "",
+                                "internal: %s disagrees with its row in src/io/fields.c",
+                                xflags[k].name);
     cli_extra extra = {xflags, X_COUNT, xv};
     int argi = 1;
     TRY(cli_parse_config_from(job->ac, job->av, &argi, &extra, src, &c, &job->co, err));

@@ -544,8 +544,7 @@ static tp_status unknown_flag(const char *arg, size_t len, bool common, const cl
     return tp_error_set(err, TP_ERR_INVALID_ARG, "", "unknown flag \"%s\"", name);
 }
 
-/* Does flag fl say what the field table (src/io/fields.h) says of its field? */
-static bool agrees_with_field(const cli_flag *fl)
+bool cli_flag_agrees_with_field(const cli_flag *fl)
 {
     const tp_io_field *f = tp_io_field_by_flag(fl->name);
     if (!f)
@@ -575,7 +574,7 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
             return tp_error_set(err, TP_ERR_INTERNAL, "", "internal: flag table entry %zu is empty",
                                 k);
     for (size_t k = 0; k < F_COUNT; k++) /* one range per field, whatever the front end */
-        if (!agrees_with_field(&flags[k]))
+        if (!cli_flag_agrees_with_field(&flags[k]))
             return tp_error_set(err, TP_ERR_INTERNAL, "",
                                 "internal: %s disagrees with its row in src/io/fields.c",
                                 flags[k].name);

@@ -93,6 +93,23 @@ static const tp_io_field fields[] = {
      NUM0(1e-9, 1000.0)},
     {"conventions.comm_buffer_bytes", "--comm-buffer-gb", "comm-buffer-gb", NUM0(1e-9, 1000.0)},
     {"conventions.fragmentation", "--fragmentation", "fragmentation", NUM0(1e-6, 1.0)},
+    /* plan: tp_plan_in (include/tp/plan.h), the flags of `trainplan plan` */
+    {"plan.tokens", "--tokens", "tokens", NUM(1.0, 1e18)},
+    {"plan.tokens_per_param", "--tokens-per-param", "tokens-per-param", NUM(1e-3, 1e6)},
+    {"plan.compute_flops", "--compute", "compute", NUM(1e10, 1e35)},
+    {"plan.fit", "--fit", "fit", ENUM},
+    {"plan.size_model", "--size-model", "size-model", SWITCH},
+    {"plan.deadline_h", "--deadline", "deadline", NUM(0.001, 1e6)},
+    {"plan.budget_usd", "--budget", "budget", NUM(0.01, 1e15)},
+    {"plan.price_per_hour", "--price", "price", NUM0(1e-3, 1e6)},
+    {"plan.mfu", "--mfu", "mfu", NUM(1e-4, 1.0)},
+    {"plan.max_gpus", "--max-gpus", "max-gpus", INT(1, TP_MAX_GPUS)},
+    {"plan.phases", "--phase", "phase", STR},
+    {"plan.storage_bw_per_node", "--storage-gbps", "storage-gbps", NUM(1e-3, 1e6)},
+    {"plan.ckpt_every_steps", "--ckpt-every-steps", "ckpt-every-steps", INT(1, 1000000000)},
+    {"plan.peak_lr", "--lr", "lr", NUM0(1e-12, 10.0)},
+    {"plan.min_lr", "--min-lr", "min-lr", NUM0(1e-12, 10.0)},
+    {"plan.warmup_steps", "--warmup-steps", "warmup-steps", INT(0, 1000000000)},
 };
 /* clang-format on */
 #define NUM_FIELDS (sizeof fields / sizeof fields[0])

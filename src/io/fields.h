@@ -13,11 +13,13 @@
  *   layout.<tp_train member>    the parallel layout: layout.tp, layout.num_gpus
  *   train.<tp_train member>     the rest of the setup: train.global_batch
  *   conventions.<tp_options member>  conventions.act_model
+ *   plan.<tp_plan_in member>    plan.mfu, plan.phases (tp_plan_run)
  *
  * This table says what each front end calls the same field: the CLI's
  * flag ("--tp"), the key of a web API request body ("tp") and the flag's
- * type and range (which src/cli/opts.c checks against its flag table
- * when it starts, so the two cannot drift). Each front end words a
+ * type and range (which the CLI checks against its flag tables when a
+ * command starts: opts.c's shared flags, cmd_plan.c's; so the two cannot
+ * drift). Each front end words a
  * library error in its own terms through it: the CLI names the flag, the
  * web API the JSON key, an import the file's line and the engine's
  * argument (src/cli/xio.c).
