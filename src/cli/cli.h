@@ -260,9 +260,11 @@ int cli_edit_distance(const char *a, const char *b);
 void cli_help_is_not_a_flag(void);
 
 /**
- * Print `trainplan: error: ...` for err on stderr (flag paths as --path,
- * positions in `file` as file:line:col; file may be NULL) and return the
- * exit code for its status.
+ * Print `trainplan: error: ...` for err on stderr and return the exit code
+ * for its status. Without a file, a canonical field name in err->path
+ * ("layout.tp", tp.h) is worded as its flag through src/io/fields.c
+ * ("--tp: ..."), a flag path as --path; with a file, the path is the
+ * file's (file:line:col when known) and is printed as it is.
  */
 int cli_error_print(const tp_error *err, const char *file);
 

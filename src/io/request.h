@@ -78,7 +78,8 @@ typedef struct tp_io_request {
  * (not an object, a key that is not a flag name, a value of the wrong
  * JSON type; err->path names the key), TP_ERR_INVALID_ARG ("model" or
  * "gpu" names a file), TP_ERR_NOMEM. Unknown flag names and bad values
- * are left to the CLI parser, which reports them as the CLI does.
+ * are left to the CLI parser, which reports them as the CLI does; the
+ * server words its errors for the API with tp_io_request_word_error.
  */
 tp_status tp_io_request_parse(const char *body, size_t len, const char *command, tp_io_request *out,
                               tp_error *err);
