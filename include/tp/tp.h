@@ -235,7 +235,7 @@ typedef struct tp_params {
 /** Number of MoE layers under the model's layer pattern. */
 TP_API int64_t tp_model_num_moe_layers(const tp_model *m);
 
-/** Validate the model's fields; on failure err->path names the field. */
+/** Validate the model's fields; on failure err->path names the field ("model.num_heads"). */
 TP_API tp_status tp_model_validate(const tp_model *m, tp_error *err);
 
 /**
@@ -395,6 +395,32 @@ static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
     return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
 }
 
+/** Total width of a MoE layer's shared experts: shared_ffn_hidden when set
+ * (> 0), else num_shared_experts routed-expert widths; 0 for a dense model. */
+static inline int64_t tp_shared_ffn_hidden(const tp_model *m)
+{
+    if (m->num_experts <= 0)
+        return 0;
+    return m->shared_ffn_hidden > 0 ? m->shared_ffn_hidden
+                                    : m->num_shared_experts * tp_expert_ffn_hidden(m);
+}
+
+/** Is layer i (from 0) a MoE layer: after moe_first_dense dense layers,
+ * every moe_layer_freq-th one (0 or 1: every one); never in a dense model. */
+static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
+{
+    if (m->num_experts <= 0 || i < m->moe_first_dense)
+        return false;
+    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+    return (i - m->moe_first_dense) % freq == 0;
+}
+
+/** The vocabulary rounded up to a multiple of pad (pad <= 1: as it is). */
+static inline int64_t tp_padded_vocab(int64_t vocab, int64_t pad)
+{
+    return pad > 1 ? (vocab + pad - 1) / pad * pad : vocab;
+}
+
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);
 
@@ -426,8 +452,20 @@ TP_API void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out);
  * Validate a whole configuration: model, GPU, and every layout constraint
  * (tp divides heads and kv heads, pp <= layers, gpus divisible by tp*pp*cp,
  * ep divides experts and dp, global batch divisible by micro-batch * dp,
- * values that would overflow). err->path names the offending field using
- * the CLI flag's name without dashes ("tp", "global-batch", ...).
+ * values that would overflow). err->path names the offending field by its
+ * canonical dotted name, the same in every front end:
+ *   model.<tp_model member>        "model.num_heads", "model.head_dim"
+ *   gpu.<tp_gpu member>            "gpu.mem_capacity_bytes", "gpu.eff"
+ *   layout.<tp_train member>       the parallel layout: "layout.tp",
+ *                                  "layout.num_gpus", "layout.zero", ...
+ *   train.<tp_train member>        the rest: "train.global_batch",
+ *                                  "train.seq_len", "train.precision"
+ *   conventions.<tp_options member> "conventions.act_model"
+ * ("model", "gpu", "conventions", "config" alone: the whole part). The
+ * message says what is wrong with the value and never names a front
+ * end's spelling (a CLI flag, a JSON key): each front end words the path
+ * in its own terms (the CLI and the web API through src/io/fields.h).
+ * tp_model_validate and tp_gpu_validate use the same names.
  */
 TP_API tp_status tp_config_validate(const tp_config *c, tp_error *err);
 

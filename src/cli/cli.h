@@ -86,6 +86,13 @@ const cli_flag *cmd_plan_flags(size_t *count);
  * a switch), or stays NULL when the flag is absent; the caller provides the
  * array of `count` pointers (zeroed by cli_parse_config).
  */
+/**
+ * Does flag fl say what src/io/fields.c says of the field it sets (kind
+ * and range)? True for a flag that sets no field. Each flag table is
+ * checked with it before parsing (a mismatch is an internal error).
+ */
+bool cli_flag_agrees_with_field(const cli_flag *fl);
+
 typedef struct cli_extra {
     const cli_flag *flags;
     size_t count;
@@ -103,6 +110,8 @@ typedef struct cli_common {
                                   else it is micro-batch x DP */
     const char *err_file;      /* on a loader error: the file it refers to, else NULL */
     bool given[CLI_MAX_FLAGS]; /* by shared-table index; read it with cli_given() */
+    const char *last_report;   /* the last of --json, --markdown and --csv given (the
+                                  command's flag name), NULL if none: the one that wins */
 } cli_common;
 
 /**
@@ -251,9 +260,11 @@ int cli_edit_distance(const char *a, const char *b);
 void cli_help_is_not_a_flag(void);
 
 /**
- * Print `trainplan: error: ...` for err on stderr (flag paths as --path,
- * positions in `file` as file:line:col; file may be NULL) and return the
- * exit code for its status.
+ * Print `trainplan: error: ...` for err on stderr and return the exit code
+ * for its status. Without a file, a canonical field name in err->path
+ * ("layout.tp", tp.h) is worded as its flag through src/io/fields.c
+ * ("--tp: ..."), a flag path as --path; with a file, the path is the
+ * file's (file:line:col when known) and is printed as it is.
  */
 int cli_error_print(const tp_error *err, const char *file);
 

@@ -415,6 +415,11 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
 
     tp_config c;
     const char *xv[X_COUNT];
+    for (size_t k = 0; k < X_COUNT; k++) /* one range per field (src/io/fields.c) */
+        if (!cli_flag_agrees_with_field(&xflags[k]))
+            return tp_error_set(err, TP_ERR_INTERNAL, "",
+                                "internal: %s disagrees with its row in src/io/fields.c",
+                                xflags[k].name);
     cli_extra extra = {xflags, X_COUNT, xv};
     int argi = 1;
     TRY(cli_parse_config_from(job->ac, job->av, &argi, &extra, src, &c, &job->co, err));
@@ -513,7 +518,7 @@ int cmd_plan(int argc, char **argv)
         }
     }
     /* the last of --json, --markdown and --csv wins, as for estimate */
-    cli_xio_format fmt = cli_xio_last_format(job.ac, job.av);
+    cli_xio_format fmt = cli_xio_format_of(&job.co);
     if (job.lr_schedule && plan.feasible &&
         tp_io_plan_lr_rows(&plan, job.lr_points) > TP_IO_LR_MAX_POINTS) {
         cli_say("trainplan: error: --lr-points 0: every step is %lld rows, more than the %d "

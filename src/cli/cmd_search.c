@@ -334,7 +334,7 @@ int cmd_search(int argc, char **argv)
     tp_search_space *sp = &job.sp;
     tp_rank_by by = job.by;
     /* the last of --json, --markdown and --csv wins, as for estimate */
-    cli_xio_format fmt = cli_xio_last_format(job.argi, argv);
+    cli_xio_format fmt = cli_xio_format_of(&job.co);
     bool json = job.co.json && fmt == CLI_XIO_DEFAULT;
     bool force = vals[X_FORCE] != NULL;
     cli_deadline dl;

@@ -13,13 +13,16 @@
  *      sp when tp > 1, interleaved schedule when vpp > 1).
  * Every number goes through tp_io_parse_i64 / tp_io_parse_f64 with the
  * range in the table; cross-field constraints are left to
- * tp_config_validate, which names the flag in err->path.
+ * tp_config_validate, which names the field in err->path by its canonical
+ * name ("layout.tp"); cli_error_print words it as the flag through the
+ * table of src/io/fields.h.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "fields.h"
 #include "io_internal.h"
 
 /* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
@@ -486,7 +489,15 @@ void cli_print_config_flags(FILE *f)
 typedef struct seen {
     const char *val[F_COUNT]; /* value of the last occurrence, "" for switches */
     int pos[F_COUNT];         /* argv index of the last occurrence, 0 = absent */
+    const char *last_report;  /* the last of --json, --markdown, --csv (cli_common) */
 } seen;
+
+/* A flag that picks the report's format: the last one given wins. */
+static bool is_report_flag(const char *name)
+{
+    return strcmp(name, "--json") == 0 || strcmp(name, "--markdown") == 0 ||
+           strcmp(name, "--csv") == 0;
+}
 
 static const cli_flag *find(const cli_flag *tab, size_t count, const char *name, size_t len,
                             size_t *idx)
@@ -533,6 +544,26 @@ static tp_status unknown_flag(const char *arg, size_t len, bool common, const cl
     return tp_error_set(err, TP_ERR_INVALID_ARG, "", "unknown flag \"%s\"", name);
 }
 
+bool cli_flag_agrees_with_field(const cli_flag *fl)
+{
+    const tp_io_field *f = tp_io_field_by_flag(fl->name);
+    if (!f)
+        return true; /* a flag that sets no field of the run (--json) */
+    static const tp_io_field_type as[] = {
+        [CLI_INT] = TP_IO_FIELD_INT,   [CLI_NUM] = TP_IO_FIELD_NUM,
+        [CLI_NUM0] = TP_IO_FIELD_NUM0, [CLI_ENUM] = TP_IO_FIELD_ENUM,
+        [CLI_SWITCH] = TP_IO_FIELD_SWITCH, [CLI_STR] = TP_IO_FIELD_STR,
+    };
+    if (as[fl->kind] != f->type)
+        return false;
+    if (fl->kind == CLI_INT)
+        return fl->imin == f->imin && fl->imax == f->imax;
+    if (fl->kind == CLI_NUM || fl->kind == CLI_NUM0)
+        return !(fl->fmin < f->fmin || fl->fmin > f->fmin || fl->fmax < f->fmax ||
+                 fl->fmax > f->fmax);
+    return true;
+}
+
 /* Scan flags of the shared table (when sn is given) and of `extra`. */
 static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, seen *sn,
                       tp_error *err)
@@ -542,6 +573,11 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
         if (!flags[k].name || !flags[k].help)
             return tp_error_set(err, TP_ERR_INTERNAL, "", "internal: flag table entry %zu is empty",
                                 k);
+    for (size_t k = 0; k < F_COUNT; k++) /* one range per field, whatever the front end */
+        if (!cli_flag_agrees_with_field(&flags[k]))
+            return tp_error_set(err, TP_ERR_INTERNAL, "",
+                                "internal: %s disagrees with its row in src/io/fields.c",
+                                flags[k].name);
     int i = *argi;
     while (i < argc) {
         const char *arg = argv[i];
@@ -581,6 +617,8 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
         }
         if (fl->kind != CLI_SWITCH && val[0] == '\0')
             return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", fl->name);
+        if (sn && is_report_flag(fl->name))
+            sn->last_report = fl->name;
         if (is_extra) {
             extra->values[idx] = val;
         } else if (sn) {
@@ -877,6 +915,7 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     for (size_t k = 0; k < F_COUNT; k++)
         co->given[k] = sn.val[k] != NULL;
     co->json = sn.val[F_JSON] != NULL;
+    co->last_report = sn.last_report;
     co->model = sn.val[F_MODEL] ? sn.val[F_MODEL] : flags[F_MODEL].def;
     co->gpu = sn.val[F_GPU] ? sn.val[F_GPU] : flags[F_GPU].def;
     co->global_batch_given = sn.val[F_GLOBAL_BATCH] || sn.val[F_GLOBAL_BATCH_TOKENS];
@@ -956,7 +995,9 @@ int cli_error_print(const tp_error *err, const char *file)
 {
     /* messages quote what the user or a file gave: cli_say prints the line defused */
     const char *msg = err->message[0] ? err->message : tp_strerror(err->code);
-    const char *path = names_field(msg, err->path) ? "" : err->path;
+    /* a field of the configuration is the flag's; a file's error names the file's key */
+    const char *word = file ? err->path : tp_io_field_word(err->path, true);
+    const char *path = names_field(msg, word) ? "" : word;
     const char *dashes = is_flag_path(path) && !file ? "--" : "";
     const char *sep = path[0] ? ": " : "";
     if (file && err->line > 0)

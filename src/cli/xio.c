@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fields.h"
 #include "svg.h"
 #include "tabular.h"
 #include "xio.h"
@@ -115,54 +116,41 @@ static void print_notes(const char *file, const tp_import *im)
         note(file, "assumed", im->assumed);
 }
 
-/* Position of the last occurrence of flag in argv[1..end), 0 if absent. */
-static int last_pos(int end, char **argv, const char *flag)
+cli_xio_format cli_xio_format_of(const cli_common *co)
 {
-    int pos = 0;
-    size_t n = strlen(flag);
-    for (int i = 1; i < end; i++)
-        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
-            pos = i;
-    return pos;
-}
-
-cli_xio_format cli_xio_last_format(int end, char **argv)
-{
-    int pj = last_pos(end, argv, "--json"), pm = last_pos(end, argv, "--markdown"),
-        pc = last_pos(end, argv, "--csv");
-    if (pm > pj && pm > pc)
+    const char *f = co->last_report; /* the parser saw them in order */
+    if (f && strcmp(f, "--markdown") == 0)
         return CLI_XIO_MARKDOWN;
-    if (pc > pj && pc > pm)
+    if (f && strcmp(f, "--csv") == 0)
         return CLI_XIO_CSV;
     return CLI_XIO_DEFAULT;
 }
 
 const char *cli_xio_blame(const cli_xio *x, tp_error *err)
 {
-    if (!x->import_path || !x->user_valid || !err)
+    if (!x->import_path || !x->user_valid || !err || !err->path[0])
         return NULL;
-    char *msg = err->message;
+    /* the field's flag: a canonical name ("layout.tp") through the table,
+     * else the flag's own name (the number parsers set "tp") */
+    const tp_io_field *f = tp_io_field_find(err->path);
     char flag[sizeof err->path + 2];
-    size_t prefix = 0; /* "--tp: " at the start of msg */
-    if (err->path[0]) {
-        snprintf(flag, sizeof flag, "--%s", err->path);
-    } else if (strncmp(msg, "--", 2) == 0 && strchr(msg, ':')) {
-        snprintf(flag, sizeof flag, "%.*s", (int)(strchr(msg, ':') - msg), msg);
-        prefix = strlen(flag) + (msg[strlen(flag) + 1] == ' ' ? 2 : 1);
-    } else {
-        return NULL;
-    }
+    snprintf(flag, sizeof flag, "--%s", f ? f->flag + 2 : err->path);
     if (cli_given(&x->user, flag))
         return NULL;
     /* the file's own name for the setting, and where it is, when known */
     const char *key;
     int line, col;
     if (tp_io_import_source(&x->im, flag, &key, &line, &col)) {
+        /* the number parsers' "--tp: " gives way to the file's name */
+        char *msg = err->message;
+        size_t n = strlen(flag);
+        if (strncmp(msg, flag, n) == 0 && msg[n] == ':') {
+            size_t skip = n + 1 + (msg[n + 1] == ' ');
+            memmove(msg, msg + skip, strlen(msg + skip) + 1);
+        }
         snprintf(err->path, sizeof err->path, "%s", key);
         err->line = line;
         err->column = col;
-        if (prefix)
-            memmove(msg, msg + prefix, strlen(msg + prefix) + 1);
     }
     return x->import_path;
 }
@@ -204,7 +192,7 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     if (outputs) {
         if (x->force && !x->svg)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
-        x->format = cli_xio_last_format(*argi, argv);
+        x->format = cli_xio_format_of(co);
     }
     if (!meg && !ds && !js)
         return TP_OK;

@@ -80,10 +80,10 @@ bool cli_xio_output(const cli_xio *x, const tp_config *c, const tp_result *r, in
 
 /**
  * The report format the command line asks for: the last of --json,
- * --markdown and --csv in argv[1..end) (CLI_XIO_DEFAULT for --json or the
- * text report; the caller knows which from cli_common.json).
+ * --markdown and --csv the parser saw (co->last_report; CLI_XIO_DEFAULT
+ * for --json or the text report: the caller knows which from co->json).
  */
-cli_xio_format cli_xio_last_format(int end, char **argv);
+cli_xio_format cli_xio_format_of(const cli_common *co);
 
 /**
  * Write files with tp_io_write_files (all or nothing, atomic, an existing

@@ -118,18 +118,6 @@ int64_t eng_expert_ffn(const tp_model *m)
     return tp_expert_ffn_hidden(m);
 }
 
-int64_t eng_shared_width(const tp_model *m)
-{
-    if (m->num_experts <= 0 || m->num_shared_experts <= 0)
-        return 0;
-    return m->shared_ffn_hidden > 0 ? m->shared_ffn_hidden
-                                    : m->num_shared_experts * eng_expert_ffn(m);
-}
-
-int64_t eng_padded_vocab(int64_t v, int64_t pad)
-{
-    return pad > 1 ? (v + pad - 1) / pad * pad : v;
-}
 
 /* Steps of a run of train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
@@ -140,14 +128,6 @@ int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
     return per_step > 0 ? (o->train_tokens + per_step - 1) / per_step : 0;
 }
 
-/* Is layer i a MoE layer under the model's pattern (model.c's convention)? */
-bool eng_layer_is_moe(const tp_model *m, int64_t i)
-{
-    if (m->num_experts <= 0 || i < m->moe_first_dense)
-        return false;
-    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
-    return (i - m->moe_first_dense) % freq == 0;
-}
 
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
 void eng_safe_name(const char *in, char *out, size_t n)
@@ -334,39 +314,55 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
         sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
 }
 
+void eng_layout_flags(sbuf *b, const tp_train *t)
+{
+    sb_printf(b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
+              t->cp, t->ep);
+    if (t->vpp > 1)
+        sb_printf(b, " --vpp %" PRId64, t->vpp);
+    sb_puts(b, t->sp ? " --sp" : " --no-sp");
+    sb_printf(b, " --schedule %s", tp_io_schedule_name(t->schedule));
+    if (t->first_stage_layers > 0)
+        sb_printf(b, " --first-stage-layers %" PRId64, t->first_stage_layers);
+    if (t->last_stage_layers > 0)
+        sb_printf(b, " --last-stage-layers %" PRId64, t->last_stage_layers);
+}
+
+void eng_recompute_flags(sbuf *b, const tp_train *t)
+{
+    sb_printf(b, " --recompute %s", tp_io_recompute_name(t->recompute));
+    if (t->recompute == TP_RECOMPUTE_FULL)
+        sb_printf(b, " --recompute-every %" PRId64, t->recompute_every);
+}
+
+void eng_switch_flags(sbuf *b, const tp_train *t)
+{
+    if (!t->optimizer.master_weights)
+        sb_puts(b, " --no-master-weights");
+    if (!t->flash_attn)
+        sb_puts(b, " --no-flash-attn");
+    if (t->dropout)
+        sb_puts(b, " --dropout");
+    if (t->fused_ce)
+        sb_puts(b, " --fused-ce");
+    if (t->pad_vocab_to > 1)
+        sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+}
+
 char *tp_io_config_flags(const tp_config *c)
 {
     const tp_train *t = &c->train;
     sbuf b = {0};
     eng_model_gpu_flags(&b, c);
-    sb_printf(&b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
-              t->cp, t->ep);
-    if (t->vpp > 1)
-        sb_printf(&b, " --vpp %" PRId64, t->vpp);
-    sb_puts(&b, t->sp ? " --sp" : " --no-sp");
-    sb_printf(&b, " --schedule %s", tp_io_schedule_name(t->schedule));
-    if (t->first_stage_layers > 0)
-        sb_printf(&b, " --first-stage-layers %" PRId64, t->first_stage_layers);
-    if (t->last_stage_layers > 0)
-        sb_printf(&b, " --last-stage-layers %" PRId64, t->last_stage_layers);
-    sb_printf(&b, " --zero %d --recompute %s", t->zero, tp_io_recompute_name(t->recompute));
-    if (t->recompute == TP_RECOMPUTE_FULL)
-        sb_printf(&b, " --recompute-every %" PRId64, t->recompute_every);
+    eng_layout_flags(&b, t);
+    sb_printf(&b, " --zero %d", t->zero);
+    eng_recompute_flags(&b, t);
     sb_printf(&b, " --seq-len %" PRId64 " --micro-batch %" PRId64 " --global-batch %" PRId64,
               t->seq_len, t->micro_batch, t->global_batch);
     sb_printf(&b, " --precision %s --grad-dtype %s --optimizer %s",
               tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
               tp_io_optimizer_name(&t->optimizer));
-    if (!t->optimizer.master_weights)
-        sb_puts(&b, " --no-master-weights");
-    if (!t->flash_attn)
-        sb_puts(&b, " --no-flash-attn");
-    if (t->dropout)
-        sb_puts(&b, " --dropout");
-    if (t->fused_ce)
-        sb_puts(&b, " --fused-ce");
-    if (t->pad_vocab_to > 1)
-        sb_printf(&b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+    eng_switch_flags(&b, t);
     tp_options d;
     tp_options_default(&d);
     const tp_options *op = &c->opts;

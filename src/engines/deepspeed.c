@@ -13,7 +13,7 @@
  * are the long-standing ones of the config schema.
  *
  * Import. The JSON is walked key by key against the ds_config subset
- * below; "auto" (the Hugging Face integration's placeholder) counts as not
+ * below, one table per object (ds_section) and one walker (ds_object); "auto" (the Hugging Face integration's placeholder) counts as not
  * given. Mapped: train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16.enabled,
  * data_types.grad_accum_dtype, optimizer.type, activation_checkpointing
@@ -42,6 +42,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,169 +161,248 @@ static tp_status ds_expect_object(json_t *v, const char *path, tp_error *err)
     return TP_OK;
 }
 
-/* offload_optimizer / offload_param: allowed only with device "none". */
-static tp_status ds_offload(json_t *v, const char *path, tp_import *im, tp_error *err)
+/*
+ * The walker. Every object of the ds_config subset is one ds_section: the
+ * keys it maps (each to a handler), the keys approximated and ignored, and
+ * what the rest are (unknown, an error; or ignored, for the offload
+ * sections). ds_object walks any of them the same way; the handlers
+ * record what they read in a ds_read.
+ */
+typedef struct ds_read {
+    tp_import *im;
+    int stage, bf16, fp16; /* -1: "auto" or absent */
+    const char *opt, *grad;
+    bool ckpt;
+    const char *opt_type; /* optimizer.type */
+    double momentum;      /* optimizer.params.momentum */
+} ds_read;
+
+typedef tp_status (*ds_fn)(json_t *x, const char *path, ds_read *r, tp_error *err);
+
+typedef struct ds_key {
+    const char *name;
+    ds_fn fn;
+} ds_key;
+
+typedef struct ds_section {
+    const ds_key *keys; /* ends with {NULL, NULL} */
+    const char *const *approx, *const *ignore;
+    bool ignore_rest; /* other keys are ignored, not unknown */
+} ds_section;
+
+static tp_status ds_object(json_t *v, const char *path, const ds_section *sec, ds_read *r,
+                           tp_error *err)
 {
-    if (json_is_null(v))
-        return TP_OK;
-    TP_TRY(ds_expect_object(v, path, err));
+    if (!json_is_object(v))
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be an object", path);
     const char *key;
     json_t *x;
     char p[128];
     json_object_foreach(v, key, x)
     {
         ds_path(p, sizeof p, path, key);
-        if (strcmp(key, "device") == 0) {
-            if (!json_is_string(x))
-                return ds_err(err, p, "must be \"none\", \"cpu\" or \"nvme\"");
-            const char *d = json_string_value(x);
-            if (strcmp(d, "none") != 0) {
-                char what[96];
-                snprintf(what, sizeof what, "\"%s\" offloads to the %s", d,
-                         strcmp(d, "nvme") == 0 ? "NVMe drive" : "CPU");
-                return ds_not_modelled(err, path, what);
-            }
-        } else {
-            list_add(im->ignored, sizeof im->ignored, p);
-        }
+        const ds_key *k = sec->keys;
+        while (k->name && strcmp(k->name, key) != 0)
+            k++;
+        if (k->name)
+            TP_TRY(k->fn(x, p, r, err));
+        else if (sec->ignore_rest)
+            list_add(r->im->ignored, sizeof r->im->ignored, p);
+        else
+            TP_TRY(ds_rest(p, key, sec->approx, sec->ignore, r->im, err));
     }
     return TP_OK;
 }
 
-static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
+/* ---- offload_optimizer / offload_param: allowed only with device "none" ---- */
+
+static tp_status ds_offload_device(json_t *x, const char *p, ds_read *r, tp_error *err)
 {
-    static const char *const approx[] = {"overlap_comm",
-                                         "contiguous_gradients",
-                                         "reduce_bucket_size",
-                                         "allgather_bucket_size",
-                                         "allgather_partitions",
-                                         "reduce_scatter",
-                                         "round_robin_gradients",
-                                         "stage3_prefetch_bucket_size",
-                                         "stage3_param_persistence_threshold",
-                                         "stage3_max_live_parameters",
-                                         "stage3_max_reuse_distance",
-                                         "sub_group_size",
-                                         "memory_efficient_linear",
-                                         "use_multi_rank_bucket_allreduce",
-                                         "mics_hierarchical_params_gather",
-                                         "prefetch_bucket_size",
-                                         "param_persistence_threshold",
-                                         "max_live_parameters",
-                                         "max_reuse_distance",
-                                         NULL};
-    static const char *const ignore[] = {"stage3_gather_16bit_weights_on_model_save",
-                                         "gather_16bit_weights_on_model_save",
-                                         "stage3_gather_fp16_weights_on_model_save",
-                                         "elastic_checkpoint",
-                                         "load_from_fp32_weights",
-                                         "ignore_unused_parameters",
-                                         "legacy_stage1",
-                                         "log_trace_cache_warnings",
-                                         "cpu_offload_use_pin_memory",
-                                         NULL};
-    TP_TRY(ds_expect_object(v, "zero_optimization", err));
-    const char *key;
-    json_t *x;
-    char p[128];
-    json_object_foreach(v, key, x)
-    {
-        ds_path(p, sizeof p, "zero_optimization", key);
-        if (strcmp(key, "stage") == 0) {
-            if (json_is_string(x) && strcmp(json_string_value(x), "auto") == 0) {
-                assume(im, "zero_optimization.stage is \"auto\": taken from the trainplan flags");
-                *stage = -1;
-                continue;
-            }
-            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > 3)
-                return ds_err(err, p, "must be 0, 1, 2 or 3");
-            *stage = (int)json_integer_value(x);
-        } else if (strcmp(key, "offload_optimizer") == 0 || strcmp(key, "offload_param") == 0) {
-            TP_TRY(ds_offload(x, p, im, err));
-        } else if (strcmp(key, "cpu_offload") == 0 || strcmp(key, "cpu_offload_params") == 0) {
-            TP_TRY(ds_reject_if_true(x, p, "offloads to the CPU", err));
-        } else if (strcmp(key, "zero_quantized_weights") == 0 ||
-                   strcmp(key, "zero_quantized_gradients") == 0 ||
-                   strcmp(key, "zero_quantized_nontrainable_weights") == 0) {
-            TP_TRY(ds_reject_if_true(x, p, "quantises ZeRO communication (ZeRO++)", err));
-        } else if (strcmp(key, "zero_hpz_partition_size") == 0) {
-            if (!json_is_integer(x))
-                return ds_err(err, p, "must be an integer");
-            if (json_integer_value(x) > 1)
-                return ds_not_modelled(err, p, "keeps a secondary weight partition (ZeRO++ hpZ)");
-        } else if (strcmp(key, "mics_shard_size") == 0) {
-            if (!json_is_integer(x))
-                return ds_err(err, p, "must be an integer");
-            if (json_integer_value(x) > 0)
-                return ds_not_modelled(err, p, "shards over sub-groups (MiCS)");
-        } else {
-            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
-        }
+    (void)r;
+    if (!json_is_string(x))
+        return ds_err(err, p, "must be \"none\", \"cpu\" or \"nvme\"");
+    const char *d = json_string_value(x);
+    if (strcmp(d, "none") == 0)
+        return TP_OK;
+    char what[96];
+    snprintf(what, sizeof what, "\"%s\" offloads to the %s", d,
+             strcmp(d, "nvme") == 0 ? "NVMe drive" : "CPU");
+    /* named by the section, as in "zero_optimization.offload_param" */
+    char section[128];
+    const char *dot = strrchr(p, '.');
+    snprintf(section, sizeof section, "%.*s", (int)(dot ? dot - p : (ptrdiff_t)strlen(p)), p);
+    return ds_not_modelled(err, section, what);
+}
+
+static const ds_key offload_keys[] = {{"device", ds_offload_device}, {NULL, NULL}};
+static const ds_section offload_section = {offload_keys, NULL, NULL, true};
+
+static tp_status ds_offload(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return json_is_null(x) ? TP_OK : ds_object(x, p, &offload_section, r, err);
+}
+
+/* ---- zero_optimization ---- */
+
+static tp_status ds_zero_stage(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    if (json_is_string(x) && strcmp(json_string_value(x), "auto") == 0) {
+        assume(r->im, "zero_optimization.stage is \"auto\": taken from the trainplan flags");
+        r->stage = -1;
+        return TP_OK;
+    }
+    if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > 3)
+        return ds_err(err, p, "must be 0, 1, 2 or 3");
+    r->stage = (int)json_integer_value(x);
+    return TP_OK;
+}
+
+static tp_status ds_cpu_offload(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    return ds_reject_if_true(x, p, "offloads to the CPU", err);
+}
+
+static tp_status ds_zeropp(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    return ds_reject_if_true(x, p, "quantises ZeRO communication (ZeRO++)", err);
+}
+
+static tp_status ds_hpz(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    if (!json_is_integer(x))
+        return ds_err(err, p, "must be an integer");
+    if (json_integer_value(x) > 1)
+        return ds_not_modelled(err, p, "keeps a secondary weight partition (ZeRO++ hpZ)");
+    return TP_OK;
+}
+
+static tp_status ds_mics(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    if (!json_is_integer(x))
+        return ds_err(err, p, "must be an integer");
+    if (json_integer_value(x) > 0)
+        return ds_not_modelled(err, p, "shards over sub-groups (MiCS)");
+    return TP_OK;
+}
+
+static const ds_key zero_keys[] = {{"stage", ds_zero_stage},
+                                   {"offload_optimizer", ds_offload},
+                                   {"offload_param", ds_offload},
+                                   {"cpu_offload", ds_cpu_offload},
+                                   {"cpu_offload_params", ds_cpu_offload},
+                                   {"zero_quantized_weights", ds_zeropp},
+                                   {"zero_quantized_gradients", ds_zeropp},
+                                   {"zero_quantized_nontrainable_weights", ds_zeropp},
+                                   {"zero_hpz_partition_size", ds_hpz},
+                                   {"mics_shard_size", ds_mics},
+                                   {NULL, NULL}};
+static const char *const zero_approx[] = {"overlap_comm",
+                                          "contiguous_gradients",
+                                          "reduce_bucket_size",
+                                          "allgather_bucket_size",
+                                          "allgather_partitions",
+                                          "reduce_scatter",
+                                          "round_robin_gradients",
+                                          "stage3_prefetch_bucket_size",
+                                          "stage3_param_persistence_threshold",
+                                          "stage3_max_live_parameters",
+                                          "stage3_max_reuse_distance",
+                                          "sub_group_size",
+                                          "memory_efficient_linear",
+                                          "use_multi_rank_bucket_allreduce",
+                                          "mics_hierarchical_params_gather",
+                                          "prefetch_bucket_size",
+                                          "param_persistence_threshold",
+                                          "max_live_parameters",
+                                          "max_reuse_distance",
+                                          NULL};
+static const char *const zero_ignore[] = {"stage3_gather_16bit_weights_on_model_save",
+                                          "gather_16bit_weights_on_model_save",
+                                          "stage3_gather_fp16_weights_on_model_save",
+                                          "elastic_checkpoint",
+                                          "load_from_fp32_weights",
+                                          "ignore_unused_parameters",
+                                          "legacy_stage1",
+                                          "log_trace_cache_warnings",
+                                          "cpu_offload_use_pin_memory",
+                                          NULL};
+static const ds_section zero_section = {zero_keys, zero_approx, zero_ignore, false};
+
+/* ---- bf16 / fp16: enabled is 1, 0, or -1 ("auto" or absent) ---- */
+
+static tp_status ds_enabled(json_t *x, const char *p, ds_read *r, int *enabled, tp_error *err)
+{
+    TP_TRY(ds_bool(x, p, enabled, err));
+    if (*enabled < 0) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s is \"auto\": precision taken from the trainplan flags", p);
+        assume(r->im, msg);
     }
     return TP_OK;
 }
 
-/* bf16 / fp16 sections: *enabled is 1, 0, or -1 ("auto" or absent). */
-static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enabled, tp_error *err)
+static tp_status ds_bf16_enabled(json_t *x, const char *p, ds_read *r, tp_error *err)
 {
-    static const char *const fp16_ignore[] = {
-        "loss_scale", "initial_scale_power",    "loss_scale_window",
-        "hysteresis", "consecutive_hysteresis", "min_loss_scale",
-        NULL};
-    static const char *const approx[] = {"auto_cast", "immediate_grad_update", NULL};
-    TP_TRY(ds_expect_object(v, name, err));
-    const char *key;
-    json_t *x;
-    char p[128];
-    json_object_foreach(v, key, x)
-    {
-        ds_path(p, sizeof p, name, key);
-        if (strcmp(key, "enabled") == 0) {
-            TP_TRY(ds_bool(x, p, enabled, err));
-            if (*enabled < 0) {
-                char msg[256];
-                snprintf(msg, sizeof msg,
-                         "%s is \"auto\": precision taken from the trainplan "
-                         "flags",
-                         p);
-                assume(im, msg);
-            }
-        } else if (strcmp(key, "fp16_master_weights_and_grads") == 0) {
-            TP_TRY(ds_reject_if_true(x, p, "keeps 16-bit master weights and gradients", err));
-        } else {
-            TP_TRY(
-                ds_rest(p, key, approx, strcmp(name, "fp16") == 0 ? fp16_ignore : NULL, im, err));
-        }
-    }
+    return ds_enabled(x, p, r, &r->bf16, err);
+}
+
+static tp_status ds_fp16_enabled(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_enabled(x, p, r, &r->fp16, err);
+}
+
+static tp_status ds_half_master(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    return ds_reject_if_true(x, p, "keeps 16-bit master weights and gradients", err);
+}
+
+static const char *const half_approx[] = {"auto_cast", "immediate_grad_update", NULL};
+static const char *const fp16_ignore[] = {
+    "loss_scale", "initial_scale_power",    "loss_scale_window",
+    "hysteresis", "consecutive_hysteresis", "min_loss_scale",
+    NULL};
+static const ds_key bf16_keys[] = {{"enabled", ds_bf16_enabled},
+                                   {"fp16_master_weights_and_grads", ds_half_master},
+                                   {NULL, NULL}};
+static const ds_key fp16_keys[] = {{"enabled", ds_fp16_enabled},
+                                   {"fp16_master_weights_and_grads", ds_half_master},
+                                   {NULL, NULL}};
+static const ds_section bf16_section = {bf16_keys, half_approx, NULL, false};
+static const ds_section fp16_section = {fp16_keys, half_approx, fp16_ignore, false};
+
+/* ---- optimizer: type (and params.momentum for SGD); other keys unknown ---- */
+
+static tp_status ds_opt_type(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    if (!json_is_string(x))
+        return ds_err(err, p, "must be a string");
+    r->opt_type = json_string_value(x);
     return TP_OK;
 }
 
-static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_error *err)
+static tp_status ds_opt_params(json_t *x, const char *p, ds_read *r, tp_error *err)
 {
-    TP_TRY(ds_expect_object(v, "optimizer", err));
-    const char *key;
-    json_t *x;
-    char p[128];
-    const char *type = NULL;
-    double momentum = 0.0;
-    json_object_foreach(v, key, x)
-    {
-        ds_path(p, sizeof p, "optimizer", key);
-        if (strcmp(key, "type") == 0) {
-            if (!json_is_string(x))
-                return ds_err(err, p, "must be a string");
-            type = json_string_value(x);
-        } else if (strcmp(key, "params") == 0) {
-            if (!json_is_object(x))
-                return ds_err(err, p, "must be an object");
-            json_t *mom = json_object_get(x, "momentum");
-            if (json_is_number(mom))
-                momentum = json_number_value(mom);
-            list_add(im->ignored, sizeof im->ignored, p);
-        } else {
-            return ds_unknown(err, p);
-        }
-    }
+    if (!json_is_object(x))
+        return ds_err(err, p, "must be an object");
+    json_t *mom = json_object_get(x, "momentum");
+    if (json_is_number(mom))
+        r->momentum = json_number_value(mom);
+    list_add(r->im->ignored, sizeof r->im->ignored, p);
+    return TP_OK;
+}
+
+static const ds_key opt_keys[] = {{"type", ds_opt_type}, {"params", ds_opt_params}, {NULL, NULL}};
+static const ds_section opt_section = {opt_keys, NULL, NULL, false};
+
+/* The optimizer's type as trainplan's --optimizer. */
+static tp_status ds_optimizer_kind(ds_read *r, tp_error *err)
+{
+    const char *type = r->opt_type;
     if (!type)
         return tp_error_set(err, TP_ERR_CONFIG, "optimizer.type", "\"optimizer\" has no \"type\"");
     static const char *const adam[] = {
@@ -330,9 +410,9 @@ static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_err
     if (strcmp(type, "CPUAdam") == 0 || strcmp(type, "DeepSpeedCPUAdam") == 0)
         return ds_not_modelled(err, "optimizer.type", "runs the optimizer on the CPU");
     if (key_in(type, adam)) {
-        *opt = "adamw";
+        r->opt = "adamw";
     } else if (strcmp(type, "SGD") == 0 || strcmp(type, "sgd") == 0) {
-        *opt = momentum > 0.0 ? "sgd-momentum" : "sgd";
+        r->opt = r->momentum > 0.0 ? "sgd-momentum" : "sgd";
     } else {
         char what[128];
         snprintf(what, sizeof what, "\"%s\" keeps optimizer state other than AdamW's or SGD's",
@@ -342,27 +422,43 @@ static tp_status ds_optimizer(json_t *v, tp_import *im, const char **opt, tp_err
     return TP_OK;
 }
 
-static tp_status ds_checkpointing(json_t *v, tp_import *im, tp_error *err)
+/* ---- activation_checkpointing ---- */
+
+static tp_status ds_partition_acts(json_t *x, const char *p, ds_read *r, tp_error *err)
 {
-    static const char *const approx[] = {"contiguous_memory_optimization",
-                                         "synchronize_checkpoint_boundary", NULL};
-    static const char *const ignore[] = {"number_checkpoints", "profile", NULL};
-    TP_TRY(ds_expect_object(v, "activation_checkpointing", err));
-    const char *key;
-    json_t *x;
-    char p[128];
-    json_object_foreach(v, key, x)
-    {
-        ds_path(p, sizeof p, "activation_checkpointing", key);
-        if (strcmp(key, "partition_activations") == 0)
-            TP_TRY(ds_reject_if_true(x, p, "splits the checkpointed activations across GPUs", err));
-        else if (strcmp(key, "cpu_checkpointing") == 0)
-            TP_TRY(ds_reject_if_true(x, p, "moves the checkpointed activations to the CPU", err));
-        else
-            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
-    }
+    (void)r;
+    return ds_reject_if_true(x, p, "splits the checkpointed activations across GPUs", err);
+}
+
+static tp_status ds_cpu_ckpt(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    return ds_reject_if_true(x, p, "moves the checkpointed activations to the CPU", err);
+}
+
+static const ds_key ckpt_keys[] = {{"partition_activations", ds_partition_acts},
+                                   {"cpu_checkpointing", ds_cpu_ckpt},
+                                   {NULL, NULL}};
+static const char *const ckpt_approx[] = {"contiguous_memory_optimization",
+                                          "synchronize_checkpoint_boundary", NULL};
+static const char *const ckpt_ignore[] = {"number_checkpoints", "profile", NULL};
+static const ds_section ckpt_section = {ckpt_keys, ckpt_approx, ckpt_ignore, false};
+
+/* ---- data_types: grad_accum_dtype only ---- */
+
+static tp_status ds_grad_dtype(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    static const char *const dts[] = {"fp32", "bf16", "fp16", NULL};
+    if (!json_is_string(x) || !key_in(json_string_value(x), dts))
+        return ds_err(err, p, "must be \"fp32\", \"bf16\" or \"fp16\"");
+    r->grad = strcmp(json_string_value(x), "fp32") == 0 ? "fp32" : "bf16";
     return TP_OK;
 }
+
+static const ds_key dtype_keys[] = {{"grad_accum_dtype", ds_grad_dtype}, {NULL, NULL}};
+static const ds_section dtype_section = {dtype_keys, NULL, NULL, false};
+
+/* ---- sections with an "enabled" switch that trainplan cannot model ---- */
 
 static tp_status ds_enabled_reject(json_t *v, const char *name, const char *what, tp_import *im,
                                    tp_error *err)
@@ -377,93 +473,144 @@ static tp_status ds_enabled_reject(json_t *v, const char *name, const char *what
     return TP_OK;
 }
 
+/* ---- the top level ---- */
+
+static tp_status ds_train_batch(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_count(x, p, TP_MAX_BATCH, &r->im->ds_train_batch, r->im, err);
+}
+
+static tp_status ds_micro_batch(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_count(x, p, TP_MAX_BATCH, &r->im->ds_micro_batch, r->im, err);
+}
+
+static tp_status ds_grad_accum(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_count(x, p, TP_MAX_BATCH, &r->im->ds_grad_accum, r->im, err);
+}
+
+static tp_status ds_zero(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    TP_TRY(ds_object(x, p, &zero_section, r, err));
+    if (r->stage < 0 && !json_object_get(x, "stage"))
+        r->stage = 0;
+    return TP_OK;
+}
+
+static tp_status ds_bf16(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_object(x, p, &bf16_section, r, err);
+}
+
+static tp_status ds_fp16(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_object(x, p, &fp16_section, r, err);
+}
+
+static tp_status ds_optimizer(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    r->opt_type = NULL;
+    r->momentum = 0.0;
+    TP_TRY(ds_object(x, p, &opt_section, r, err));
+    return ds_optimizer_kind(r, err);
+}
+
+static tp_status ds_checkpointing(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    TP_TRY(ds_object(x, p, &ckpt_section, r, err));
+    r->ckpt = true;
+    return TP_OK;
+}
+
+static tp_status ds_data_types(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_object(x, p, &dtype_section, r, err);
+}
+
+static tp_status ds_amp(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_enabled_reject(x, p, "trains with NVIDIA Apex AMP", r->im, err);
+}
+
+static tp_status ds_elasticity(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_enabled_reject(x, p, "changes the batch with the number of GPUs", r->im, err);
+}
+
+static tp_status ds_curriculum(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_enabled_reject(x, p, "changes the sequence length while training", r->im, err);
+}
+
+static tp_status ds_sparse_attention(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)x;
+    (void)r;
+    return ds_not_modelled(err, p, "uses sparse attention");
+}
+
+static tp_status ds_compression(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)x;
+    (void)r;
+    return ds_not_modelled(err, p, "compresses the model while training");
+}
+
+static const ds_key root_keys[] = {{"train_batch_size", ds_train_batch},
+                                   {"train_micro_batch_size_per_gpu", ds_micro_batch},
+                                   {"gradient_accumulation_steps", ds_grad_accum},
+                                   {"zero_optimization", ds_zero},
+                                   {"bf16", ds_bf16},
+                                   {"fp16", ds_fp16},
+                                   {"amp", ds_amp},
+                                   {"optimizer", ds_optimizer},
+                                   {"activation_checkpointing", ds_checkpointing},
+                                   {"data_types", ds_data_types},
+                                   {"sparse_attention", ds_sparse_attention},
+                                   {"compression_training", ds_compression},
+                                   {"elasticity", ds_elasticity},
+                                   {"curriculum_learning", ds_curriculum},
+                                   {"data_efficiency", ds_curriculum},
+                                   {NULL, NULL}};
+static const char *const root_ignore[] = {"gradient_clipping",
+                                          "steps_per_print",
+                                          "wall_clock_breakdown",
+                                          "dump_state",
+                                          "memory_breakdown",
+                                          "tensorboard",
+                                          "wandb",
+                                          "csv_monitor",
+                                          "comet",
+                                          "flops_profiler",
+                                          "comms_logger",
+                                          "zero_allow_untested_optimizer",
+                                          "zero_force_ds_cpu_optimizer",
+                                          "checkpoint",
+                                          "aio",
+                                          "scheduler",
+                                          "load_universal_checkpoint",
+                                          "monitor_config",
+                                          NULL};
+static const char *const root_approx[] = {"prescale_gradients",
+                                          "gradient_predivide_factor",
+                                          "communication_data_type",
+                                          "sparse_gradients",
+                                          "disable_allgather",
+                                          "pipeline",
+                                          "timers",
+                                          NULL};
+static const ds_section root_section = {root_keys, root_approx, root_ignore, false};
+
 static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
 {
-    static const char *const ignore[] = {"gradient_clipping",
-                                         "steps_per_print",
-                                         "wall_clock_breakdown",
-                                         "dump_state",
-                                         "memory_breakdown",
-                                         "tensorboard",
-                                         "wandb",
-                                         "csv_monitor",
-                                         "comet",
-                                         "flops_profiler",
-                                         "comms_logger",
-                                         "zero_allow_untested_optimizer",
-                                         "zero_force_ds_cpu_optimizer",
-                                         "checkpoint",
-                                         "aio",
-                                         "scheduler",
-                                         "load_universal_checkpoint",
-                                         "monitor_config",
-                                         NULL};
-    static const char *const approx[] = {"prescale_gradients",
-                                         "gradient_predivide_factor",
-                                         "communication_data_type",
-                                         "sparse_gradients",
-                                         "disable_allgather",
-                                         "pipeline",
-                                         "timers",
-                                         NULL};
     if (!json_is_object(root))
         return tp_error_set(err, TP_ERR_CONFIG, "", "a DeepSpeed config must be a JSON object");
-    int stage = -1, bf16 = -1, fp16 = -1;
-    const char *opt = NULL, *grad = NULL;
-    bool ckpt = false;
-    const char *key;
-    json_t *v;
-    json_object_foreach(root, key, v)
-    {
-        if (strcmp(key, "train_batch_size") == 0) {
-            TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_train_batch, im, err));
-        } else if (strcmp(key, "train_micro_batch_size_per_gpu") == 0) {
-            TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_micro_batch, im, err));
-        } else if (strcmp(key, "gradient_accumulation_steps") == 0) {
-            TP_TRY(ds_count(v, key, TP_MAX_BATCH, &im->ds_grad_accum, im, err));
-        } else if (strcmp(key, "zero_optimization") == 0) {
-            TP_TRY(ds_zero(v, im, &stage, err));
-            if (stage < 0 && !json_object_get(v, "stage"))
-                stage = 0;
-        } else if (strcmp(key, "bf16") == 0) {
-            TP_TRY(ds_half(v, "bf16", im, &bf16, err));
-        } else if (strcmp(key, "fp16") == 0) {
-            TP_TRY(ds_half(v, "fp16", im, &fp16, err));
-        } else if (strcmp(key, "amp") == 0) {
-            TP_TRY(ds_enabled_reject(v, "amp", "trains with NVIDIA Apex AMP", im, err));
-        } else if (strcmp(key, "optimizer") == 0) {
-            TP_TRY(ds_optimizer(v, im, &opt, err));
-        } else if (strcmp(key, "activation_checkpointing") == 0) {
-            TP_TRY(ds_checkpointing(v, im, err));
-            ckpt = true;
-        } else if (strcmp(key, "data_types") == 0) {
-            TP_TRY(ds_expect_object(v, key, err));
-            const char *k2;
-            json_t *x;
-            char p[128];
-            json_object_foreach(v, k2, x)
-            {
-                ds_path(p, sizeof p, key, k2);
-                if (strcmp(k2, "grad_accum_dtype") != 0)
-                    return ds_unknown(err, p);
-                static const char *const dts[] = {"fp32", "bf16", "fp16", NULL};
-                if (!json_is_string(x) || !key_in(json_string_value(x), dts))
-                    return ds_err(err, p, "must be \"fp32\", \"bf16\" or \"fp16\"");
-                grad = strcmp(json_string_value(x), "fp32") == 0 ? "fp32" : "bf16";
-            }
-        } else if (strcmp(key, "sparse_attention") == 0) {
-            return ds_not_modelled(err, key, "uses sparse attention");
-        } else if (strcmp(key, "compression_training") == 0) {
-            return ds_not_modelled(err, key, "compresses the model while training");
-        } else if (strcmp(key, "elasticity") == 0) {
-            TP_TRY(ds_enabled_reject(v, key, "changes the batch with the number of GPUs", im, err));
-        } else if (strcmp(key, "curriculum_learning") == 0 || strcmp(key, "data_efficiency") == 0) {
-            TP_TRY(
-                ds_enabled_reject(v, key, "changes the sequence length while training", im, err));
-        } else {
-            TP_TRY(ds_rest(key, key, approx, ignore, im, err));
-        }
-    }
+    ds_read r = {.im = im, .stage = -1, .bf16 = -1, .fp16 = -1};
+    TP_TRY(ds_object(root, "", &root_section, &r, err));
+    int stage = r.stage, bf16 = r.bf16, fp16 = r.fp16;
+    const char *opt = r.opt, *grad = r.grad;
+    bool ckpt = r.ckpt;
     if (bf16 == 1 && fp16 == 1)
         return tp_error_set(err, TP_ERR_CONFIG, "fp16.enabled",
                             "\"bf16.enabled\" and \"fp16.enabled\" cannot both be true");
@@ -607,37 +754,18 @@ static void jset(bool *ok, json_t *o, const char *key, json_t *v)
         *ok = false;
 }
 
-/* The trainplan flags of what ds_config.json cannot hold. */
+/* The trainplan flags of what ds_config.json cannot hold: tp_io_config_flags
+ * less the batch, ZeRO, dtypes and optimizer the config itself says. */
 static void ds_outside_flags(sbuf *b, const tp_config *c)
 {
     const tp_train *t = &c->train;
     eng_model_gpu_flags(b, c);
-    sb_printf(b, " --tp %" PRId64 " --pp %" PRId64 " --cp %" PRId64 " --ep %" PRId64, t->tp, t->pp,
-              t->cp, t->ep);
-    if (t->vpp > 1)
-        sb_printf(b, " --vpp %" PRId64, t->vpp);
-    sb_puts(b, t->sp ? " --sp" : " --no-sp");
-    sb_printf(b, " --schedule %s", tp_io_schedule_name(t->schedule));
-    if (t->first_stage_layers > 0)
-        sb_printf(b, " --first-stage-layers %" PRId64, t->first_stage_layers);
-    if (t->last_stage_layers > 0)
-        sb_printf(b, " --last-stage-layers %" PRId64, t->last_stage_layers);
-    sb_printf(b, " --seq-len %" PRId64 " --recompute %s", t->seq_len,
-              tp_io_recompute_name(t->recompute));
-    if (t->recompute == TP_RECOMPUTE_FULL)
-        sb_printf(b, " --recompute-every %" PRId64, t->recompute_every);
+    eng_layout_flags(b, t);
+    sb_printf(b, " --seq-len %" PRId64, t->seq_len);
+    eng_recompute_flags(b, t);
     if (t->precision == TP_PREC_FP8)
         sb_puts(b, " --precision fp8");
-    if (!t->optimizer.master_weights)
-        sb_puts(b, " --no-master-weights");
-    if (!t->flash_attn)
-        sb_puts(b, " --no-flash-attn");
-    if (t->dropout)
-        sb_puts(b, " --dropout");
-    if (t->fused_ce)
-        sb_puts(b, " --fused-ce");
-    if (t->pad_vocab_to > 1)
-        sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
+    eng_switch_flags(b, t);
 }
 
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,

@@ -3,7 +3,7 @@
  * engines.h: the engine layer's inside. One module per training engine,
  * each holding everything trainplan knows of that engine's language:
  *
- *   megatron.c    Megatron-LM: import (--from-megatron) and export
+ *   megatron.c    Megatron-LM: export; megatron_import.c: --from-megatron
  *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
  *   torchtitan.c  torchtitan: export (there is no torchtitan import)
  *   common.c      what the exports share: the header every export opens
@@ -80,6 +80,12 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
 
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c);
+/* The parts of tp_io_config_flags that an export's notes reuse: the
+ * parallel layout (--tp ... --last-stage-layers), recomputation, and the
+ * memory switches (--no-master-weights ... --pad-vocab). */
+void eng_layout_flags(sbuf *b, const tp_train *t);
+void eng_recompute_flags(sbuf *b, const tp_train *t);
+void eng_switch_flags(sbuf *b, const tp_train *t);
 
 /* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */
 /* The export's last step: its text taken from doc, nx's count kept, nx freed;
@@ -89,12 +95,8 @@ int64_t eng_gpus_per_node(const tp_config *c);
 int64_t eng_kv_heads(const tp_model *m);
 int64_t eng_head_dim(const tp_model *m);
 int64_t eng_expert_ffn(const tp_model *m);
-int64_t eng_shared_width(const tp_model *m);
-int64_t eng_padded_vocab(int64_t v, int64_t pad);
 /* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
-/* Is layer i a MoE layer under the model's pattern (model.c's convention)? */
-bool eng_layer_is_moe(const tp_model *m, int64_t i);
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
 void eng_safe_name(const char *in, char *out, size_t n);
 

@@ -300,11 +300,11 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      "attention");
     if (t->dropout)
         eng_note(nx, "dropout: torchtitan's llama3 has no dropout layers");
-    if (t->pad_vocab_to > 1 && eng_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
+    if (t->pad_vocab_to > 1 && tp_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
         eng_note(nx,
                  "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
                  "tokenizer",
-                 eng_padded_vocab(m->vocab, t->pad_vocab_to));
+                 tp_padded_vocab(m->vocab, t->pad_vocab_to));
 }
 
 tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,

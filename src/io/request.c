@@ -19,49 +19,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "io.h"
 #include "io_internal.h"
 #include "request.h"
 
-/* Flags that change the architecture after --model is loaded (opts.c, G_MODEL). */
-static const char *const model_overrides[] = {"layers",
-                                              "hidden",
-                                              "heads",
-                                              "kv-heads",
-                                              "head-dim",
-                                              "ffn-hidden",
-                                              "vocab",
-                                              "mlp",
-                                              "norm",
-                                              "tie-embeddings",
-                                              "no-tie-embeddings",
-                                              "experts",
-                                              "topk",
-                                              "moe-ffn-hidden",
-                                              "shared-experts",
-                                              NULL};
-
 #define MODEL_CONFIG_KEY "model-config"
 #define GPU_CONFIG_KEY "gpu-config"
 
-/* Flags that change a GPU after --gpu is loaded (opts.c, and plan's --tflops). */
-static const char *const gpu_overrides[] = {"gpu-memory-gb", "gpu-memory-gib", "peak-tflops",
-                                            "price",         "tflops",         NULL};
-
+/* Keys that change the preset GPU: its fields (src/io/fields.c), and
+ * plan's --tflops, which is not a field of the run description. */
 static bool is_gpu_override(const char *key)
 {
-    for (size_t i = 0; gpu_overrides[i]; i++)
-        if (strcmp(key, gpu_overrides[i]) == 0)
-            return true;
-    return false;
+    return tp_io_field_key_overrides(key, "gpu") || strcmp(key, "tflops") == 0;
 }
 
+/* Keys that change the preset model's architecture (src/io/fields.c). */
 static bool is_model_override(const char *key)
 {
-    for (size_t i = 0; model_overrides[i]; i++)
-        if (strcmp(key, model_overrides[i]) == 0)
-            return true;
-    return false;
+    return tp_io_field_key_overrides(key, "model");
 }
 
 static bool flag_name_ok(const char *key)
@@ -426,6 +402,16 @@ tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err)
     return st;
 }
 
+tp_status tp_io_request_inline(const tp_io_request *r, tp_config *c, tp_error *err)
+{
+    tp_status st = TP_OK;
+    if (r->model_text)
+        st = tp_io_request_model(r, &c->model, err);
+    if (st == TP_OK && r->gpu_text)
+        st = tp_io_request_gpu(r, &c->gpu, err);
+    return st;
+}
+
 /* ---- presets: the object of `trainplan presets --json` (cmd_presets.c) ---- */
 
 static json_t *str_or_null(const char *s)
@@ -516,6 +502,23 @@ json_t *tp_io_presets_json(tp_error *err)
 }
 
 /* ---- errors ---- */
+
+void tp_io_request_word_error(tp_error *err)
+{
+    if (!err)
+        return;
+    /* a field of the run description: the request key that sets it */
+    const char *key = tp_io_field_word(err->path, false);
+    if (key != err->path)
+        memmove(err->path, key, strlen(key) + 1);
+    /* the number parsers begin with the CLI's spelling ("--tp: "): the
+     * body's "path" names the key, so the message starts after it */
+    size_t n = strlen(err->path);
+    char *msg = err->message;
+    if (n > 0 && strncmp(msg, "--", 2) == 0 && strncmp(msg + 2, err->path, n) == 0 &&
+        msg[n + 2] == ':' && msg[n + 3] == ' ')
+        memmove(msg, msg + n + 4, strlen(msg + n + 4) + 1);
+}
 
 json_t *tp_io_error_json(const tp_error *err, const char *code_name)
 {

@@ -78,7 +78,8 @@ typedef struct tp_io_request {
  * (not an object, a key that is not a flag name, a value of the wrong
  * JSON type; err->path names the key), TP_ERR_INVALID_ARG ("model" or
  * "gpu" names a file), TP_ERR_NOMEM. Unknown flag names and bad values
- * are left to the CLI parser, which reports them as the CLI does.
+ * are left to the CLI parser, which reports them as the CLI does; the
+ * server words its errors for the API with tp_io_request_word_error.
  */
 tp_status tp_io_request_parse(const char *body, size_t len, const char *command, tp_io_request *out,
                               tp_error *err);
@@ -108,11 +109,27 @@ tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *e
 tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err);
 
 /**
+ * The one place a request's inline configs replace what the flags loaded:
+ * "model-config" becomes c->model and "gpu-config" c->gpu (each when
+ * given), after the command's parser filled c from the flags.
+ */
+tp_status tp_io_request_inline(const tp_io_request *r, tp_config *c, tp_error *err);
+
+/**
  * The list of presets, {"models": [...], "gpus": [...]}, the same object
  * `trainplan presets --json` prints. New reference, or NULL when a preset
  * does not load or memory runs out (then *err says which).
  */
 json_t *tp_io_presets_json(tp_error *err);
+
+/**
+ * Word a configuration error in the web API's terms: err->path, when a
+ * canonical field name ("layout.tp", tp.h), becomes the request key that
+ * sets that field ("tp", src/io/fields.h); a message that begins with
+ * the CLI flag of that key ("--tp: ") loses that prefix, the "path" of
+ * the error body naming the key. Other errors are left as they are.
+ */
+void tp_io_request_word_error(tp_error *err);
 
 /**
  * An error as the web API's body: {"error": {"code", "path", "line",

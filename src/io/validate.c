@@ -44,6 +44,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "fields.h"
 #include "validate.h"
 
 /* ------------------------------------------------------------------ */
@@ -987,7 +988,8 @@ static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *r
                  recompute_name(c->train.recompute));
     }
     if (st != TP_OK) {
-        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s", err.path,
+        snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s",
+                 tp_io_field_word(err.path, true),
                  err.message);
         return false;
     }

@@ -116,12 +116,12 @@ tp_status tp_budget_affords(double usd, double price, double peak, double mfu,
                             tp_scaling_point *out, tp_error *err)
 {
     if (!pos(usd))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "budget", "budget must be > 0 USD");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.budget_usd", "budget must be > 0 USD");
     if (!pos(price))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.price_per_hour",
                             "a money budget needs a price per GPU-hour > 0");
     if (!pos(peak) || !pos(mfu) || mfu > 1.0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "mfu", "MFU must be in (0, 1]");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.mfu", "MFU must be in (0, 1]");
     double C = usd / price * 3600.0 * peak * mfu;
     if (tokens_per_param > 0.0)
         return tp_scaling_rule(fit, C, tokens_per_param, out, err);

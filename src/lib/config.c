@@ -133,30 +133,30 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
 {
     if (!(isfinite(o->cuda_context_bytes) && o->cuda_context_bytes >= 0.0 &&
           o->cuda_context_bytes <= 1e12))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "cuda-context-gb",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.cuda_context_bytes",
                             "must be a finite number in [0, 1000] GB");
     if (!(isfinite(o->comm_buffer_bytes) && o->comm_buffer_bytes >= 0.0 &&
           o->comm_buffer_bytes <= 1e12))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "comm-buffer-gb",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.comm_buffer_bytes",
                             "must be a finite number in [0, 1000] GB");
     if (!(isfinite(o->fragmentation) && o->fragmentation >= 0.0 && o->fragmentation <= 1.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "fragmentation",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.fragmentation",
                             "must be a fraction in [0, 1]");
     if (!(isfinite(o->zero3_prefetch_layers) && o->zero3_prefetch_layers >= 0.0 &&
           o->zero3_prefetch_layers <= 64.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "zero3-prefetch-layers", "must be in [0, 64]");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.zero3_prefetch_layers", "must be in [0, 64]");
     if (!(isfinite(o->extra_param_bytes) && o->extra_param_bytes >= 0.0 &&
           o->extra_param_bytes <= 16.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "extra-param-bytes",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.extra_param_bytes",
                             "must be a finite number in [0, 16] bytes per parameter");
     if (!(isfinite(o->ce_bytes_per_logit) && o->ce_bytes_per_logit >= 0.0 &&
           o->ce_bytes_per_logit <= 64.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "ce-bytes-per-logit",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.ce_bytes_per_logit",
                             "must be a finite number in [0, 64] bytes per logit");
     if ((int)o->attn_flops < 0 || o->attn_flops > TP_ATTN_FLOPS_FULL || (int)o->act_model < 0 ||
         o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
         o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 || o->coll_model > TP_COLL_SIMPLE)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "options", "invalid convention value");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions", "invalid convention value");
     return TP_OK;
 }
 
@@ -174,69 +174,69 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
 
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    REQUIRE_RANGE(t->num_gpus, "gpus", 1, TP_MAX_GPUS);
-    REQUIRE_RANGE(t->gpus_per_node, "gpus-per-node", 0, TP_MAX_GPUS_PER_NODE);
-    REQUIRE_RANGE(t->tp, "tp", 1, TP_MAX_GPUS);
-    REQUIRE_RANGE(t->pp, "pp", 1, TP_MAX_GPUS);
-    REQUIRE_RANGE(t->cp, "cp", 1, TP_MAX_GPUS);
-    REQUIRE_RANGE(t->ep, "ep", 1, TP_MAX_GPUS);
-    REQUIRE_RANGE(t->vpp, "vpp", 1, TP_MAX_LAYERS);
-    REQUIRE_RANGE(t->zero, "zero", 0, 3);
-    REQUIRE_RANGE(t->seq_len, "seq-len", 1, TP_MAX_SEQ);
-    REQUIRE_RANGE(t->micro_batch, "micro-batch", 1, TP_MAX_BATCH);
-    REQUIRE_RANGE(t->global_batch, "global-batch", 1, TP_MAX_BATCH);
-    REQUIRE_RANGE(t->recompute_every, "recompute-every", 1, m->num_layers);
-    REQUIRE_RANGE(t->pad_vocab_to, "pad-vocab", 0, TP_MAX_VOCAB);
+    REQUIRE_RANGE(t->num_gpus, "layout.num_gpus", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->gpus_per_node, "layout.gpus_per_node", 0, TP_MAX_GPUS_PER_NODE);
+    REQUIRE_RANGE(t->tp, "layout.tp", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->pp, "layout.pp", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->cp, "layout.cp", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->ep, "layout.ep", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->vpp, "layout.vpp", 1, TP_MAX_LAYERS);
+    REQUIRE_RANGE(t->zero, "layout.zero", 0, 3);
+    REQUIRE_RANGE(t->seq_len, "train.seq_len", 1, TP_MAX_SEQ);
+    REQUIRE_RANGE(t->micro_batch, "train.micro_batch", 1, TP_MAX_BATCH);
+    REQUIRE_RANGE(t->global_batch, "train.global_batch", 1, TP_MAX_BATCH);
+    REQUIRE_RANGE(t->recompute_every, "train.recompute_every", 1, m->num_layers);
+    REQUIRE_RANGE(t->pad_vocab_to, "train.pad_vocab_to", 0, TP_MAX_VOCAB);
     if ((int)t->schedule < 0 || t->schedule > TP_SCHED_GPIPE)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "schedule", "invalid schedule");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.schedule", "invalid schedule");
     if ((int)t->recompute < 0 || t->recompute > TP_RECOMPUTE_FULL)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "recompute", "invalid recompute mode");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute", "invalid recompute mode");
     if ((int)t->precision < 0 || t->precision >= TP_PREC_COUNT)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision", "invalid precision");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.precision", "invalid precision");
     if ((int)t->grad_dtype < 0 || t->grad_dtype > TP_DTYPE_FP16)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "grad-dtype",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.grad_dtype",
                             "gradients must be fp32, bf16 or fp16");
     if ((int)t->optimizer.kind < 0 || t->optimizer.kind > TP_OPT_SGD ||
         (int)t->optimizer.moment_dtype < 0 || t->optimizer.moment_dtype > TP_DTYPE_INT8)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "optimizer", "invalid optimizer");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.optimizer", "invalid optimizer");
 
     int64_t a = m->num_heads, kvh = tp__kv_heads(m);
     if (a % t->tp != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "tp",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
                             "%lld does not divide the number of attention heads (%lld)",
                             (long long)t->tp, (long long)a);
     if (kvh % t->tp != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "tp",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
                             "%lld does not divide the number of key/value heads (%lld)",
                             (long long)t->tp, (long long)kvh);
     if (t->pp > m->num_layers)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "pp",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp",
                             "%lld is larger than the number of layers (%lld)", (long long)t->pp,
                             (long long)m->num_layers);
     int64_t mp = t->tp * t->pp * t->cp; /* each <= 2^20 and checked below */
     if ((double)t->tp * (double)t->pp * (double)t->cp > (double)TP_MAX_GPUS ||
         t->num_gpus % mp != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.num_gpus",
                             "%lld GPUs are not divisible by tp*pp*cp = %lld*%lld*%lld",
                             (long long)t->num_gpus, (long long)t->tp, (long long)t->pp,
                             (long long)t->cp);
     int64_t dp = t->num_gpus / mp;
     if (t->cp > 1 && t->seq_len % (2 * t->cp) != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "cp",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.cp",
                             "seq-len %lld is not divisible by 2*cp = %lld (causal load "
                             "balancing splits the sequence into 2*cp chunks)",
                             (long long)t->seq_len, (long long)(2 * t->cp));
     if (t->ep > 1) {
         if (m->num_experts == 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
                                 "%lld needs a mixture-of-experts model (experts is 0)",
                                 (long long)t->ep);
         if (m->num_experts % t->ep != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
                                 "%lld does not divide the number of experts (%lld)",
                                 (long long)t->ep, (long long)m->num_experts);
         if (dp % t->ep != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
                                 "%lld does not divide the data-parallel size %lld (EP is "
                                 "carved out of DP)",
                                 (long long)t->ep, (long long)dp);
@@ -244,50 +244,51 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     /* Pipeline split. */
     int64_t L = m->num_layers, p = t->pp;
     if (t->first_stage_layers < 0 || t->last_stage_layers < 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
                             "layer counts must be >= 0");
     if ((t->first_stage_layers > 0 || t->last_stage_layers > 0)) {
         if (p < 2)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
                                 "an uneven split needs pp >= 2");
         int64_t rest = L - t->first_stage_layers - t->last_stage_layers;
         int64_t middle = p - (t->first_stage_layers > 0) - (t->last_stage_layers > 0);
         if (rest < 0 || (middle == 0 && rest != 0) ||
             (middle > 0 && (rest < middle || rest % middle != 0)))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "first-stage-layers",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
                                 "the %lld layers left after the first/last stages do not "
                                 "split evenly over the %lld other stages",
                                 (long long)rest, (long long)middle);
     }
     if (t->vpp > 1) {
         if (p < 2)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
                                 "virtual pipeline stages need pp >= 2");
         if (t->schedule != TP_SCHED_INTERLEAVED)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
                                 "virtual pipeline stages need the interleaved schedule");
         if (t->first_stage_layers == 0 && t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "vpp",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
                                 "layers %lld are not divisible by pp*vpp = %lld*%lld", (long long)L,
                                 (long long)p, (long long)t->vpp);
     }
     if (dp * t->micro_batch > TP_MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
                             "%lld is not divisible by micro-batch * dp = %lld * %lld",
                             (long long)t->global_batch, (long long)t->micro_batch, (long long)dp);
     int64_t mb = t->global_batch / (t->micro_batch * dp);
     if (t->schedule == TP_SCHED_INTERLEAVED && p > 1 && mb < p)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per step, got %lld",
                             (long long)p, (long long)mb);
     if (t->precision == TP_PREC_FP8 && !(c->gpu.peak_flops_per_s[TP_PREC_FP8] > 0.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.precision",
                             "fp8 is not supported by %s (no fp8 peak)", c->gpu.name);
-    if ((double)t->seq_len * (double)t->global_batch > 1e18)
-        return tp_error_set(err, TP_ERR_RANGE, "global-batch",
-                            "%lld sequences of %lld tokens is more than 1e18 tokens per step",
-                            (long long)t->global_batch, (long long)t->seq_len);
+    if ((double)t->seq_len * (double)t->global_batch > (double)TP_MAX_TOKENS_PER_STEP)
+        return tp_error_set(err, TP_ERR_RANGE, "train.global_batch",
+                            "%lld sequences of %lld tokens is more than %.0e tokens per step",
+                            (long long)t->global_batch, (long long)t->seq_len,
+                            (double)TP_MAX_TOKENS_PER_STEP);
     /* what every later computation relies on: the layout covers the GPUs
      * exactly, and the batch is whole micro-batches on every DP rank */
     assert(t->tp * t->pp * t->cp * dp == t->num_gpus);

@@ -14,30 +14,30 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     if (!g)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu", "no GPU given");
     if (!positive_finite(g->peak_flops_per_s[TP_PREC_BF16]))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "peak-tflops",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.peak_flops_per_s",
                             "the bf16 dense peak of %s must be a positive number", g->name);
     for (int i = 0; i < TP_PREC_COUNT; i++)
         if (!isfinite(g->peak_flops_per_s[i]) || g->peak_flops_per_s[i] < 0.0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "peak-tflops",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.peak_flops_per_s",
                                 "peak FLOP/s of %s must be finite and >= 0", g->name);
     if (!positive_finite(g->mem_capacity_bytes) || g->mem_capacity_bytes > 1e15)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu-memory-gb",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.mem_capacity_bytes",
                             "memory capacity of %s must be in (0, 1e6] GB", g->name);
     if (!positive_finite(g->mem_bw_bytes_per_s))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "memory-bw",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.mem_bw_bytes_per_s",
                             "memory bandwidth of %s must be positive", g->name);
     if (!positive_finite(g->intra_bw_bytes_per_s))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "intra-bw",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.intra_bw_bytes_per_s",
                             "intra-node bandwidth of %s must be positive", g->name);
     if (!positive_finite(g->inter_bw_bytes_per_s))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "nic-bw",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.inter_bw_bytes_per_s",
                             "NIC bandwidth of %s must be positive", g->name);
     if (g->gpus_per_node < 1 || g->gpus_per_node > TP_MAX_GPUS_PER_NODE)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus-per-node",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.gpus_per_node",
                             "%lld is out of range [1, %d]", (long long)g->gpus_per_node,
                             TP_MAX_GPUS_PER_NODE);
     if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.price_per_gpu_hour",
                             "price per GPU-hour must be finite and >= 0");
     /* Achieved fractions of a peak: below TP_MIN_EFF no real GPU runs, and
      * a tiny or subnormal factor divides a step time to inf (issue 14). */

@@ -48,9 +48,7 @@ int64_t tp__kv_width(const tp_model *m)
 
 int64_t tp__padded_vocab(int64_t vocab, int64_t pad)
 {
-    if (pad <= 1)
-        return vocab;
-    return (vocab + pad - 1) / pad * pad;
+    return tp_padded_vocab(vocab, pad);
 }
 
 int64_t tp__mlp_params(const tp_model *m, int64_t f)
@@ -79,17 +77,12 @@ static int64_t norm_params(const tp_model *m)
 
 static int64_t shared_width(const tp_model *m)
 {
-    if (m->shared_ffn_hidden > 0)
-        return m->shared_ffn_hidden;
-    return m->num_shared_experts * tp_expert_ffn_hidden(m);
+    return tp_shared_ffn_hidden(m);
 }
 
 bool tp__layer_is_moe(const tp_model *m, int64_t i)
 {
-    if (m->num_experts <= 0 || i < m->moe_first_dense)
-        return false;
-    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
-    return (i - m->moe_first_dense) % freq == 0;
+    return tp_layer_is_moe(m, i);
 }
 
 /* Closed form of the count of MoE layers with index < n. */
@@ -123,32 +116,32 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
 {
     if (!m)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "no model given");
-    CHECK_RANGE(m->num_layers, "layers", 1, TP_MAX_LAYERS);
-    CHECK_RANGE(m->hidden, "hidden", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->num_heads, "heads", 1, m->hidden);
-    CHECK_RANGE(m->num_kv_heads, "kv-heads", 0, m->num_heads);
-    CHECK_RANGE(m->head_dim, "head-dim", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->ffn_hidden, "ffn-hidden", 1, TP_MAX_FFN);
-    CHECK_RANGE(m->vocab, "vocab", 1, TP_MAX_VOCAB);
-    CHECK_RANGE(m->max_positions, "max-positions", 0, TP_MAX_SEQ);
-    CHECK_RANGE(m->num_experts, "experts", 0, TP_MAX_EXPERTS);
+    CHECK_RANGE(m->num_layers, "model.num_layers", 1, TP_MAX_LAYERS);
+    CHECK_RANGE(m->hidden, "model.hidden", 1, TP_MAX_DIM);
+    CHECK_RANGE(m->num_heads, "model.num_heads", 1, m->hidden);
+    CHECK_RANGE(m->num_kv_heads, "model.num_kv_heads", 0, m->num_heads);
+    CHECK_RANGE(m->head_dim, "model.head_dim", 0, TP_MAX_DIM);
+    CHECK_RANGE(m->ffn_hidden, "model.ffn_hidden", 1, TP_MAX_FFN);
+    CHECK_RANGE(m->vocab, "model.vocab", 1, TP_MAX_VOCAB);
+    CHECK_RANGE(m->max_positions, "model.max_positions", 0, TP_MAX_SEQ);
+    CHECK_RANGE(m->num_experts, "model.num_experts", 0, TP_MAX_EXPERTS);
     if (m->head_dim == 0 && m->hidden % m->num_heads != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "heads",
-                            "%lld heads do not divide hidden size %lld (give --head-dim)",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.num_heads",
+                            "%lld heads do not divide hidden size %lld (set the head dimension)",
                             (long long)m->num_heads, (long long)m->hidden);
     if (m->num_kv_heads > 0 && m->num_heads % m->num_kv_heads != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "kv-heads",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.num_kv_heads",
                             "%lld kv heads do not divide %lld attention heads",
                             (long long)m->num_kv_heads, (long long)m->num_heads);
     if (m->num_experts > 0) {
-        CHECK_RANGE(m->topk, "topk", 1, m->num_experts);
-        CHECK_RANGE(m->moe_ffn_hidden, "moe-ffn-hidden", 0, TP_MAX_FFN);
-        CHECK_RANGE(m->num_shared_experts, "shared-experts", 0, TP_MAX_EXPERTS);
-        CHECK_RANGE(m->shared_ffn_hidden, "shared-ffn-hidden", 0, TP_MAX_FFN);
-        CHECK_RANGE(m->moe_first_dense, "moe-first-dense", 0, m->num_layers);
-        CHECK_RANGE(m->moe_layer_freq, "moe-layer-freq", 0, m->num_layers);
+        CHECK_RANGE(m->topk, "model.topk", 1, m->num_experts);
+        CHECK_RANGE(m->moe_ffn_hidden, "model.moe_ffn_hidden", 0, TP_MAX_FFN);
+        CHECK_RANGE(m->num_shared_experts, "model.num_shared_experts", 0, TP_MAX_EXPERTS);
+        CHECK_RANGE(m->shared_ffn_hidden, "model.shared_ffn_hidden", 0, TP_MAX_FFN);
+        CHECK_RANGE(m->moe_first_dense, "model.moe_first_dense", 0, m->num_layers);
+        CHECK_RANGE(m->moe_layer_freq, "model.moe_layer_freq", 0, m->num_layers);
     } else if (m->topk != 0 || m->num_shared_experts != 0) {
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "experts",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.num_experts",
                             "topk and shared experts need a mixture-of-experts model "
                             "(experts is 0)");
     }
@@ -179,7 +172,7 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     if (st != TP_OK)
         return st;
     if (pad_vocab_to < 0 || pad_vocab_to > TP_MAX_VOCAB)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "pad-vocab", "%lld is out of range [0, %d]",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.pad_vocab_to", "%lld is out of range [0, %d]",
                             (long long)pad_vocab_to, TP_MAX_VOCAB);
 
     int64_t h = m->hidden, V = tp__padded_vocab(m->vocab, pad_vocab_to);

@@ -108,39 +108,41 @@ static bool fin(double x)
 
 static tp_status check_input(const tp_plan_in *in, tp_error *err)
 {
-    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "mfu", "must be a fraction in (0, 1] (got %g)", in->mfu);
+    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "plan.mfu", "must be a fraction in (0, 1] (got %g)", in->mfu);
     CHECK(fin(in->tokens_per_param) && in->tokens_per_param > 0.0 && in->tokens_per_param <= 1e6,
-          "tokens-per-param", "must be in (0, 1e6]");
+          "plan.tokens_per_param", "must be in (0, 1e6]");
     CHECK(in->tokens_from != TP_TOKENS_GIVEN ||
               (fin(in->tokens) && in->tokens >= 1.0 && in->tokens <= 1e18),
-          "tokens", "must be in [1, 1e18]");
+          "plan.tokens", "must be in [1, 1e18]");
     CHECK(fin(in->compute_flops) && in->compute_flops >= 0.0 && in->compute_flops <= 1e35,
-          "compute", "must be a FLOP count in (0, 1e35]");
+          "plan.compute_flops", "must be a FLOP count in (0, 1e35]");
     CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 ||
               (in->size_model && in->budget_usd > 0.0),
-          "compute", "tokens for a FLOP budget need --compute (or --size-model with --budget)");
-    CHECK(tp_scaling_fit_get(in->fit) != NULL, "fit", "unknown scaling fit");
-    CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "deadline",
+          "plan.compute_flops",
+          "tokens for a FLOP budget need the compute in FLOPs (or size-model with a money "
+          "budget)");
+    CHECK(tp_scaling_fit_get(in->fit) != NULL, "plan.fit", "unknown scaling fit");
+    CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "plan.deadline_h",
           "must be in [0, 1e6] hours");
-    CHECK(in->size_by != TP_SIZE_DEADLINE || in->deadline_h > 0.0, "deadline",
+    CHECK(in->size_by != TP_SIZE_DEADLINE || in->deadline_h > 0.0, "plan.deadline_h",
           "sizing the cluster for a deadline needs a deadline > 0 hours");
-    CHECK(fin(in->budget_usd) && in->budget_usd >= 0.0 && in->budget_usd <= 1e15, "budget",
+    CHECK(fin(in->budget_usd) && in->budget_usd >= 0.0 && in->budget_usd <= 1e15, "plan.budget_usd",
           "must be in [0, 1e15] USD");
-    CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "price",
+    CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "plan.price_per_hour",
           "must be finite (< 0 means the GPU's price)");
-    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "max-gpus", "must be in [1, 2^20]");
-    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "phase", "at most %d phases",
+    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "plan.max_gpus", "must be in [1, 2^20]");
+    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "plan.phases", "at most %d phases",
           TP_PLAN_MAX_PHASES);
     CHECK(fin(in->storage_bw_per_node) && in->storage_bw_per_node > 0.0 &&
               in->storage_bw_per_node <= 1e15,
-          "storage-gbps", "storage bandwidth per node must be > 0");
-    CHECK(in->ckpt_every_steps >= 0 && in->ckpt_every_steps <= 1000000000, "ckpt-every-steps",
+          "plan.storage_bw_per_node", "storage bandwidth per node must be > 0");
+    CHECK(in->ckpt_every_steps >= 0 && in->ckpt_every_steps <= 1000000000, "plan.ckpt_every_steps",
           "must be in [0, 1e9]");
-    CHECK(fin(in->peak_lr) && in->peak_lr >= 0.0 && in->peak_lr <= 10.0, "lr",
+    CHECK(fin(in->peak_lr) && in->peak_lr >= 0.0 && in->peak_lr <= 10.0, "plan.peak_lr",
           "must be in [0, 10]");
-    CHECK(fin(in->min_lr) && in->min_lr <= in->peak_lr, "min-lr",
+    CHECK(fin(in->min_lr) && in->min_lr <= in->peak_lr, "plan.min_lr",
           "must be <= the peak learning rate (< 0: 10%% of it)");
-    CHECK(in->warmup_steps <= 1000000000, "warmup-steps", "must be <= 1e9");
+    CHECK(in->warmup_steps <= 1000000000, "plan.warmup_steps", "must be <= 1e9");
     CHECK((int)in->size_at >= 0 && in->size_at <= TP_SIZE_AT_MFU && (int)in->basis >= 0 &&
               in->basis <= TP_BASIS_6ND && (int)in->layout_from >= 0 &&
               in->layout_from <= TP_LAYOUT_GIVEN && (int)in->size_by >= 0 &&
@@ -150,22 +152,22 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
     int unsized = 0;
     for (int i = 0; i < in->num_phases; i++) {
         const tp_phase *p = &in->phases[i];
-        CHECK(fin(p->tokens) && p->tokens >= 0.0 && p->tokens <= 1e18, "phase",
+        CHECK(fin(p->tokens) && p->tokens >= 0.0 && p->tokens <= 1e18, "plan.phases",
               "phase %d: tokens must be in [0, 1e18]", i + 1);
-        CHECK(p->seq_len >= 0 && p->seq_len <= TP_MAX_SEQ, "phase",
+        CHECK(p->seq_len >= 0 && p->seq_len <= TP_MAX_SEQ, "plan.phases",
               "phase %d: seq must be in [1, %d]", i + 1, TP_MAX_SEQ);
-        CHECK(p->global_batch >= 0 && p->global_batch <= TP_MAX_BATCH, "phase",
+        CHECK(p->global_batch >= 0 && p->global_batch <= TP_MAX_BATCH, "plan.phases",
               "phase %d: batch is out of range", i + 1);
-        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= TP_MAX_TOKENS_PER_STEP, "phase",
+        CHECK(p->batch_tokens >= 0 && p->batch_tokens <= TP_MAX_TOKENS_PER_STEP, "plan.phases",
               "phase %d: batch tokens out of range", i + 1);
-        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14, "phase",
+        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14, "plan.phases",
               "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
-        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18, "phase",
+        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18, "plan.phases",
               "phase %d: frozen tokens must be in [0, 1e18]", i + 1);
         if (p->tokens <= 0.0)
             unsized++;
     }
-    CHECK(unsized <= 1, "phase", "only one phase may leave its tokens to the plan's total");
+    CHECK(unsized <= 1, "plan.phases", "only one phase may leave its tokens to the plan's total");
     return TP_OK;
 }
 
@@ -569,7 +571,7 @@ static tp_status scan_up(const tp_plan_in *in, const tp_model *model, double pea
 /* ---- the plan ---- */
 
 /* The model (given, or sized from the compute budget); *C_out the compute
- * budget in FLOPs (--compute, or what --budget buys at --mfu), 0 if none. */
+ * budget in FLOPs (given, or what the money budget buys at the MFU), 0 if none. */
 static tp_status resolve_model(const tp_plan_in *in, double peak, double price, tp_plan *out,
                                double *C_out, tp_error *err)
 {
@@ -583,10 +585,10 @@ static tp_status resolve_model(const tp_plan_in *in, double peak, double price, 
     const tp_scaling_fit *f = tp_scaling_fit_get(in->fit);
     if (!(in->compute_flops > 0.0)) {
         if (!(in->budget_usd > 0.0))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "size-model",
-                                "sizing the model needs --compute FLOPs or a --budget");
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.size_model",
+                                "sizing the model needs a compute budget in FLOPs or a money budget");
         if (!(price > 0.0))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "price",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.price_per_hour",
                                 "sizing the model from a money budget needs a price > 0");
     }
     tp_scaling_point pt;
@@ -630,7 +632,7 @@ static tp_status resolve_phases(const tp_plan_in *in, double D, tp_plan *out, tp
             p->seq_len = bt->seq_len;
         if (p->global_batch == 0 && p->batch_tokens > 0) {
             if (p->batch_tokens % p->seq_len != 0)
-                return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.phases",
                                     "phase \"%s\": batch of %lld tokens is not a multiple of "
                                     "its sequence length %lld",
                                     p->name, (long long)p->batch_tokens, (long long)p->seq_len);
@@ -648,7 +650,7 @@ static tp_status resolve_phases(const tp_plan_in *in, double D, tp_plan *out, tp
     if (open >= 0) {
         double rest = D - given;
         if (!(rest >= 1.0))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "phase",
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.phases",
                                 "the other phases take %.4g of the plan's %.4g tokens, leaving "
                                 "none for phase \"%s\"",
                                 given, D, out->phases[open].spec.name);
@@ -675,7 +677,7 @@ static tp_status plan_hardware(const tp_plan_in *in, tp_plan *out, tp_error *err
         return st;
     tp_precision prec = in->base.train.precision;
     if ((int)prec < 0 || prec >= TP_PREC_COUNT || !(g->peak_flops_per_s[prec] > 0.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.precision",
                             "%s has no dense peak for this precision", g->name);
     out->peak_flops_per_s = g->peak_flops_per_s[prec];
     out->price_per_hour = in->price_per_hour >= 0.0 ? in->price_per_hour : g->price_per_gpu_hour;
@@ -710,7 +712,7 @@ static tp_status plan_model_tokens(const tp_plan_in *in, tp_plan *out, tp_error 
     default: D = in->tokens_per_param * N; break;
     }
     if (!(D >= 1.0) || D > 1e18)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.tokens",
                             "%.4g training tokens is out of range", D);
     st = resolve_phases(in, D, out, err);
     if (st != TP_OK)
@@ -750,7 +752,7 @@ static tp_status plan_phase_flops(const tp_plan_in *in, tp_plan *out, tp_error *
         c.train.seq_len = p->spec.seq_len;
         c.train.global_batch = p->spec.global_batch;
         if ((double)p->spec.seq_len * (double)p->spec.global_batch > (double)TP_MAX_TOKENS_PER_STEP)
-            return tp_error_set(err, TP_ERR_RANGE, "global-batch",
+            return tp_error_set(err, TP_ERR_RANGE, "train.global_batch",
                                 "phase \"%s\": more than 1e15 tokens per step", p->spec.name);
         tp_params padded = out->params;
         if (c.train.pad_vocab_to > 1) {
@@ -857,7 +859,7 @@ static tp_status size_for_deadline(const tp_plan_in *in, tp_plan *out, cluster_e
     out->gpus_whole_nodes = tp_budget_round_nodes(out->gpus_exact, per_node);
     int64_t limit = in->max_gpus / per_node * per_node;
     if (limit < per_node)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "max-gpus",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.max_gpus",
                             "%lld is less than one node of %lld GPUs", (long long)in->max_gpus,
                             (long long)per_node);
     int64_t start = out->gpus_whole_nodes < limit ? out->gpus_whole_nodes : limit;
@@ -893,7 +895,7 @@ static tp_status plan_cluster(const tp_plan_in *in, tp_plan *out, cluster_eval *
         return size_for_deadline(in, out, ce, n, err);
     *n = in->base.train.num_gpus;
     if (*n < 1 || *n > TP_MAX_GPUS)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "must be in [1, 2^20]");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.num_gpus", "must be in [1, 2^20]");
     tp_status st = eval_cluster(in, &out->model, out->peak_flops_per_s, *n, out->phases,
                                 out->num_phases, ce, err);
     if (st != TP_OK)

@@ -163,7 +163,9 @@ static unsigned http_status(tp_status st)
 
 static void reply_tp_error(tp_web_reply *out, const tp_error *err)
 {
-    reply_json(out, http_status(err->code), tp_io_error_json(err, NULL));
+    tp_error worded = *err; /* the request key, not the CLI flag or the canonical name */
+    tp_io_request_word_error(&worded);
+    reply_json(out, http_status(err->code), tp_io_error_json(&worded, NULL));
 }
 
 void tp_web_reply_error(tp_web_reply *out, unsigned status, const char *code, const char *path,
@@ -194,10 +196,8 @@ static tp_status config_from_body(const char *body, size_t len, const char *comm
     st = cli_parse_config_from(rq.argc, rq.argv, &argi, extra, CLI_PRESETS_ONLY, c, &co, err);
     if (st == TP_OK && argi < rq.argc)
         st = tp_error_set(err, TP_ERR_CONFIG, "", "unexpected argument \"%s\"", rq.argv[argi]);
-    if (st == TP_OK && rq.model_text)
-        st = tp_io_request_model(&rq, &c->model, err);
-    if (st == TP_OK && rq.gpu_text)
-        st = tp_io_request_gpu(&rq, &c->gpu, err);
+    if (st == TP_OK)
+        st = tp_io_request_inline(&rq, c, err);
     tp_io_request_free(&rq);
     return st;
 }
@@ -317,24 +317,18 @@ static tp_status job_parse(const tp_web_request *hr, enum job_kind kind, tp_web_
     if (st == TP_OK && is_plan) {
         job->kind = JOB_PLAN;
         st = cli_plan_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, job->plan, err);
-        if (st == TP_OK && rq.model_text)
-            st = tp_io_request_model(&rq, &job->plan->in.base.model, err);
-        if (st == TP_OK && rq.gpu_text)
-            st = tp_io_request_gpu(&rq, &job->plan->in.base.gpu, err);
+        if (st == TP_OK)
+            st = tp_io_request_inline(&rq, &job->plan->in.base, err);
     } else if (st == TP_OK && kind == JOB_EXPLAIN) {
         job->kind = JOB_EXPLAIN;
         st = cli_explain_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->explain, err);
-        if (st == TP_OK && rq.model_text)
-            st = tp_io_request_model(&rq, &job->explain.c.model, err);
-        if (st == TP_OK && rq.gpu_text)
-            st = tp_io_request_gpu(&rq, &job->explain.c.gpu, err);
+        if (st == TP_OK)
+            st = tp_io_request_inline(&rq, &job->explain.c, err);
     } else if (st == TP_OK) {
         job->kind = JOB_SEARCH;
         st = cli_search_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->search, err);
-        if (st == TP_OK && rq.model_text)
-            st = tp_io_request_model(&rq, &job->search.c.model, err);
-        if (st == TP_OK && rq.gpu_text)
-            st = tp_io_request_gpu(&rq, &job->search.c.gpu, err);
+        if (st == TP_OK)
+            st = tp_io_request_inline(&rq, &job->search.c, err);
         job->paged = rq.paged;
         job->offset = rq.offset;
         job->limit = rq.limit;

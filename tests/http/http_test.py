@@ -316,6 +316,27 @@ def test_estimate_errors(s, exe):
     check(st == 400 and error_shape(body), "duplicate key -> 400")
 
 
+# Errors name the request key in "path", and the message says what is wrong
+# with its value without the CLI's "--flag: " (src/io/fields.h).
+KEYED_ERRORS = [
+    ({"tp": 3}, "tp", "3 does not divide the number of attention heads (32)"),
+    ({"tp": "x"}, "tp", 'expected an integer, got "x"'),
+    ({"gpus": 2, "global-batch": 3}, "global-batch",
+     "3 is not divisible by micro-batch * dp = 1 * 2"),
+    ({"fragmentation": 2}, "fragmentation", "2 is out of range (0, or [1e-06, 1])"),
+    ({"heads": 7, "kv-heads": 7}, "heads",
+     "7 heads do not divide hidden size 4096 (set the head dimension)"),
+]
+
+
+def test_error_keys(s):
+    for obj, path, message in KEYED_ERRORS:
+        st, h, body = s.post_json("/api/estimate", obj)
+        e = error_shape(body)
+        check(st == 400 and e and e["path"] == path and e["message"] == message,
+              "%s -> 400 at %r: %r (%d %s)" % (obj, path, message, st, e))
+
+
 def test_limits(s):
     pad = 65536 - len(b'{"gpus": 8}')
     exact = b'{"gpus": 8' + b" " * pad + b"}"
@@ -532,6 +553,7 @@ def main():
         test_presets(s, exe)
         test_estimate(s, exe)
         test_estimate_errors(s, exe)
+        test_error_keys(s)
         test_limits(s)
         test_routes(s)
         test_later_routes(s, exe)

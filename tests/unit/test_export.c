@@ -129,7 +129,7 @@ static void test_megatron_tables_are_facts(void **state)
     for (size_t i = 1; i < tp_io_margs_count; i++)
         assert_true(strcmp(tp_io_margs[tp_io_margs_by_name[i - 1]].name,
                            tp_io_margs[tp_io_margs_by_name[i]].name) < 0);
-    /* the mapped class is exactly the names megatron.c reads into settings */
+    /* the mapped class is exactly the names megatron_import.c reads into settings */
     size_t mapped = 0;
     for (size_t i = 0; i < tp_io_margs_count; i++)
         mapped += tp_io_margs[i].cls == TP_IO_MARG_MAPPED;
@@ -140,7 +140,7 @@ static void test_megatron_tables_are_facts(void **state)
             if (strcmp(tp_io_margs[i].name, name) == 0)
                 found = tp_io_margs[i].cls == TP_IO_MARG_MAPPED;
         if (!found) {
-            print_error("megatron.c maps %s, which megatron-classes.tsv does not class as "
+            print_error("megatron_import.c maps %s, which megatron-classes.tsv does not class as "
                         "mapped\n",
                         name);
             fail();

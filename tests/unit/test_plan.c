@@ -553,7 +553,7 @@ static void test_deadline_unreachable(void **state)
     in.max_gpus = 4;
     tp_error e = {0};
     assert_int_equal(tp_plan_run(&in, &pl, &e), TP_ERR_INVALID_ARG);
-    assert_string_equal(e.path, "max-gpus");
+    assert_string_equal(e.path, "plan.max_gpus");
 }
 
 /* The seeds' ordered recipe as the layout source. */
@@ -782,15 +782,15 @@ static void test_bad_input(void **state)
     tp_error e = {0};
     in.mfu = 0.0;
     assert_int_equal(tp_plan_run(&in, &pl, &e), TP_ERR_INVALID_ARG);
-    assert_string_equal(e.path, "mfu");
+    assert_string_equal(e.path, "plan.mfu");
     seed_plan(&in);
     in.deadline_h = 0.0;
     assert_int_equal(tp_plan_run(&in, &pl, &e), TP_ERR_INVALID_ARG);
-    assert_string_equal(e.path, "deadline");
+    assert_string_equal(e.path, "plan.deadline_h");
     seed_plan(&in);
     in.size_model = true;
     assert_int_equal(tp_plan_run(&in, &pl, &e), TP_ERR_INVALID_ARG);
-    assert_string_equal(e.path, "size-model");
+    assert_string_equal(e.path, "plan.size_model");
 }
 
 int main(void)

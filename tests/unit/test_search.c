@@ -334,7 +334,7 @@ static void test_bad_space(void **state)
     tp_search_space_default(&sp);
     c.train.seq_len = 0;
     assert_int_equal(tp_search_new(&c, &sp, &s, &e), TP_ERR_INVALID_ARG);
-    assert_string_equal(e.path, "seq-len");
+    assert_string_equal(e.path, "train.seq_len");
     /* issue 14: more cluster sizes than are searched is an error, not the first 1,024 */
     c = vizz();
     c.train.num_gpus = 16384;

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fields.c: the one table of a run description's fields (fields.h):
+ * canonical name, CLI flag, web API key, type and range.
+ *
+ * Why the CLI flag's range is written here too: the CLI's flag table
+ * (src/cli/opts.c) keeps its rows as they are so that new flags merge
+ * without touching this file; opts.c compares every row it shares with
+ * this table when it starts (a mismatch is an internal error that every
+ * CLI test would show), so the two cannot drift apart.
+ */
+#include <string.h>
+
+#include "fields.h"
+
+/* clang-format off */
+#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0
+#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi)
+#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi)
+#define ENUM TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0
+#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0
+#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0
+
+static const tp_io_field fields[] = {
+    /* model: tp_model, after the preset or file is loaded */
+    {"model", "--model", "model", STR},
+    {"model.num_layers", "--layers", "layers", INT(1, TP_MAX_LAYERS)},
+    {"model.hidden", "--hidden", "hidden", INT(1, TP_MAX_DIM)},
+    {"model.num_heads", "--heads", "heads", INT(1, TP_MAX_DIM)},
+    {"model.num_kv_heads", "--kv-heads", "kv-heads", INT(1, TP_MAX_DIM)},
+    {"model.head_dim", "--head-dim", "head-dim", INT(1, TP_MAX_DIM)},
+    {"model.ffn_hidden", "--ffn-hidden", "ffn-hidden", INT(1, TP_MAX_FFN)},
+    {"model.vocab", "--vocab", "vocab", INT(1, TP_MAX_VOCAB)},
+    {"model.mlp", "--mlp", "mlp", ENUM},
+    {"model.norm", "--norm", "norm", ENUM},
+    {"model.tie_embeddings", "--tie-embeddings", "tie-embeddings", SWITCH},
+    {"model.tie_embeddings", "--no-tie-embeddings", "no-tie-embeddings", SWITCH},
+    {"model.num_experts", "--experts", "experts", INT(0, TP_MAX_EXPERTS)},
+    {"model.topk", "--topk", "topk", INT(1, TP_MAX_EXPERTS)},
+    {"model.moe_ffn_hidden", "--moe-ffn-hidden", "moe-ffn-hidden", INT(1, TP_MAX_FFN)},
+    {"model.num_shared_experts", "--shared-experts", "shared-experts", INT(0, TP_MAX_EXPERTS)},
+    /* gpu: tp_gpu, after the preset or file is loaded (--gpus-per-node is the
+     * layout's: it overrides the GPU's without changing the GPU) */
+    {"gpu", "--gpu", "gpu", STR},
+    {"gpu.mem_capacity_bytes", "--gpu-memory-gb", "gpu-memory-gb", NUM(0.001, 1e6)},
+    {"gpu.mem_capacity_bytes", "--gpu-memory-gib", "gpu-memory-gib", NUM(0.001, 1e6)},
+    {"gpu.peak_flops_per_s", "--peak-tflops", "peak-tflops", NUM(0.001, 1e7)},
+    {"gpu.price_per_gpu_hour", "--price", "price", NUM0(1e-3, 1e6)},
+    /* layout: the parallel layout (tp_train) */
+    {"layout.num_gpus", "--gpus", "gpus", INT(1, TP_MAX_GPUS)},
+    {"layout.gpus_per_node", "--gpus-per-node", "gpus-per-node", INT(1, TP_MAX_GPUS_PER_NODE)},
+    {"layout.tp", "--tp", "tp", INT(1, TP_MAX_GPUS)},
+    {"layout.pp", "--pp", "pp", INT(1, TP_MAX_GPUS)},
+    {"layout.cp", "--cp", "cp", INT(1, TP_MAX_GPUS)},
+    {"layout.ep", "--ep", "ep", INT(1, TP_MAX_GPUS)},
+    {"layout.vpp", "--vpp", "vpp", INT(1, TP_MAX_LAYERS)},
+    {"layout.sp", "--sp", "sp", SWITCH},
+    {"layout.schedule", "--schedule", "schedule", ENUM},
+    {"layout.first_stage_layers", "--first-stage-layers", "first-stage-layers",
+     INT(1, TP_MAX_LAYERS)},
+    {"layout.last_stage_layers", "--last-stage-layers", "last-stage-layers",
+     INT(1, TP_MAX_LAYERS)},
+    {"layout.zero", "--zero", "zero", INT(0, 3)},
+    /* train: the rest of tp_train */
+    {"train.seq_len", "--seq-len", "seq-len", INT(1, TP_MAX_SEQ)},
+    {"train.micro_batch", "--micro-batch", "micro-batch", INT(1, TP_MAX_BATCH)},
+    {"train.global_batch", "--global-batch", "global-batch", INT(1, TP_MAX_BATCH)},
+    {"train.recompute", "--recompute", "recompute", ENUM},
+    {"train.recompute_every", "--recompute-every", "recompute-every", INT(1, TP_MAX_LAYERS)},
+    {"train.precision", "--precision", "precision", ENUM},
+    {"train.grad_dtype", "--grad-dtype", "grad-dtype", ENUM},
+    {"train.optimizer", "--optimizer", "optimizer", ENUM},
+    {"train.optimizer.master_weights", "--no-master-weights", "no-master-weights", SWITCH},
+    {"train.flash_attn", "--no-flash-attn", "no-flash-attn", SWITCH},
+    {"train.dropout", "--dropout", "dropout", SWITCH},
+    {"train.fused_ce", "--fused-ce", "fused-ce", SWITCH},
+    {"train.pad_vocab_to", "--pad-vocab", "pad-vocab", INT(1, TP_MAX_VOCAB)},
+    /* conventions: tp_options */
+    {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM},
+    {"conventions.act_model", "--act-model", "act-model", ENUM},
+    {"conventions.ckpt_model", "--ckpt-model", "ckpt-model", ENUM},
+    {"conventions.coll_model", "--coll-model", "coll-model", ENUM},
+    {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap", SWITCH},
+    {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap", SWITCH},
+    {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel", SWITCH},
+    {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH},
+    {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather", SWITCH},
+    {"conventions.extra_param_bytes", "--extra-param-bytes", "extra-param-bytes",
+     NUM0(1e-6, 16.0)},
+    {"conventions.ce_bytes_per_logit", "--ce-bytes-per-logit", "ce-bytes-per-logit",
+     NUM0(1e-6, 64.0)},
+    {"conventions.cuda_context_bytes", "--cuda-context-gb", "cuda-context-gb",
+     NUM0(1e-9, 1000.0)},
+    {"conventions.comm_buffer_bytes", "--comm-buffer-gb", "comm-buffer-gb", NUM0(1e-9, 1000.0)},
+    {"conventions.fragmentation", "--fragmentation", "fragmentation", NUM0(1e-6, 1.0)},
+    /* plan: tp_plan_in (include/tp/plan.h), the flags of `trainplan plan` */
+    {"plan.tokens", "--tokens", "tokens", NUM(1.0, 1e18)},
+    {"plan.tokens_per_param", "--tokens-per-param", "tokens-per-param", NUM(1e-3, 1e6)},
+    {"plan.compute_flops", "--compute", "compute", NUM(1e10, 1e35)},
+    {"plan.fit", "--fit", "fit", ENUM},
+    {"plan.size_model", "--size-model", "size-model", SWITCH},
+    {"plan.deadline_h", "--deadline", "deadline", NUM(0.001, 1e6)},
+    {"plan.budget_usd", "--budget", "budget", NUM(0.01, 1e15)},
+    {"plan.price_per_hour", "--price", "price", NUM0(1e-3, 1e6)},
+    {"plan.mfu", "--mfu", "mfu", NUM(1e-4, 1.0)},
+    {"plan.max_gpus", "--max-gpus", "max-gpus", INT(1, TP_MAX_GPUS)},
+    {"plan.phases", "--phase", "phase", STR},
+    {"plan.storage_bw_per_node", "--storage-gbps", "storage-gbps", NUM(1e-3, 1e6)},
+    {"plan.ckpt_every_steps", "--ckpt-every-steps", "ckpt-every-steps", INT(1, 1000000000)},
+    {"plan.peak_lr", "--lr", "lr", NUM0(1e-12, 10.0)},
+    {"plan.min_lr", "--min-lr", "min-lr", NUM0(1e-12, 10.0)},
+    {"plan.warmup_steps", "--warmup-steps", "warmup-steps", INT(0, 1000000000)},
+};
+/* clang-format on */
+#define NUM_FIELDS (sizeof fields / sizeof fields[0])
+
+size_t tp_io_field_count(void)
+{
+    return NUM_FIELDS;
+}
+
+const tp_io_field *tp_io_field_at(size_t i)
+{
+    return i < NUM_FIELDS ? &fields[i] : NULL;
+}
+
+const tp_io_field *tp_io_field_find(const char *name)
+{
+    for (size_t i = 0; name && i < NUM_FIELDS; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+const tp_io_field *tp_io_field_by_flag(const char *flag)
+{
+    for (size_t i = 0; flag && i < NUM_FIELDS; i++)
+        if (strcmp(fields[i].flag, flag) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+const char *tp_io_field_word(const char *path, bool for_cli)
+{
+    const tp_io_field *f = tp_io_field_find(path);
+    if (!f)
+        return path;
+    return for_cli ? f->flag + 2 : f->key;
+}
+
+bool tp_io_field_key_overrides(const char *key, const char *part)
+{
+    size_t n = strlen(part);
+    for (size_t i = 0; key && i < NUM_FIELDS; i++)
+        if (strcmp(fields[i].key, key) == 0 && strncmp(fields[i].name, part, n) == 0 &&
+            fields[i].name[n] == '.')
+            return true;
+    return false;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * fields.h: the fields of a run description (tp_config) and what each
+ * front end calls them.
+ *
+ * libtp's validators (tp_config_validate, tp_model_validate,
+ * tp_gpu_validate) name the offending field in err->path with its
+ * canonical dotted name (the scheme is documented atop tp.h's
+ * tp_config_validate and in DESIGN.md, "Configuration API"):
+ *
+ *   model.<tp_model member>     model.num_heads, model.head_dim
+ *   gpu.<tp_gpu member>         gpu.mem_capacity_bytes, gpu.eff
+ *   layout.<tp_train member>    the parallel layout: layout.tp, layout.num_gpus
+ *   train.<tp_train member>     the rest of the setup: train.global_batch
+ *   conventions.<tp_options member>  conventions.act_model
+ *   plan.<tp_plan_in member>    plan.mfu, plan.phases (tp_plan_run)
+ *
+ * This table says what each front end calls the same field: the CLI's
+ * flag ("--tp"), the key of a web API request body ("tp") and the flag's
+ * type and range (which the CLI checks against its flag tables when a
+ * command starts: opts.c's shared flags, cmd_plan.c's; so the two cannot
+ * drift). Each front end words a
+ * library error in its own terms through it: the CLI names the flag, the
+ * web API the JSON key, an import the file's line and the engine's
+ * argument (src/cli/xio.c).
+ *
+ * A field the front ends do not set (model.max_positions, gpu.mem_bw_...)
+ * has no row: its canonical name is shown as it is.
+ */
+#ifndef TP_IO_FIELDS_H
+#define TP_IO_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp/tp.h"
+
+typedef enum tp_io_field_type {
+    TP_IO_FIELD_INT,    /* whole number in [imin, imax] */
+    TP_IO_FIELD_NUM,    /* real in [fmin, fmax] */
+    TP_IO_FIELD_NUM0,   /* 0 (none), or a real in [fmin, fmax] */
+    TP_IO_FIELD_ENUM,   /* one of a list of names */
+    TP_IO_FIELD_SWITCH, /* a boolean: given or not */
+    TP_IO_FIELD_STR     /* a name (preset) */
+} tp_io_field_type;
+
+typedef struct tp_io_field {
+    const char *name; /* canonical: "layout.tp" */
+    const char *flag; /* the CLI's flag: "--tp" */
+    const char *key;  /* the web API's request key: "tp" */
+    tp_io_field_type type;
+    int64_t imin, imax; /* TP_IO_FIELD_INT */
+    double fmin, fmax;  /* TP_IO_FIELD_NUM, _NUM0 */
+} tp_io_field;
+
+/** Number of rows, and row i (0 <= i < count). */
+size_t tp_io_field_count(void);
+const tp_io_field *tp_io_field_at(size_t i);
+
+/** The row of a canonical name ("layout.tp"), or NULL. */
+const tp_io_field *tp_io_field_find(const char *name);
+
+/** The first row whose CLI flag is `flag` ("--tp"), or NULL. */
+const tp_io_field *tp_io_field_by_flag(const char *flag);
+
+/**
+ * err->path in a front end's terms: the CLI flag's name without its
+ * dashes ("tp") when for_cli, else the request key ("tp"); a path that is
+ * no canonical name of the table is returned as it is.
+ */
+const char *tp_io_field_word(const char *path, bool for_cli);
+
+/**
+ * Does the request key set a field inside `part` ("model", "gpu"): a
+ * change to the loaded preset, as opposed to the preset itself?
+ */
+bool tp_io_field_key_overrides(const char *key, const char *part);
+
+#endif /* TP_IO_FIELDS_H */
