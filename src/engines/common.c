@@ -262,7 +262,15 @@ void eng_header(sbuf *out, const char *prefix, const char *title, const tp_confi
 /* trainplan flags of a configuration                                   */
 /* ------------------------------------------------------------------ */
 
-/* Same shape as far as the trainplan flags can tell. */
+static bool same_rope(const tp_model *a, const tp_model *b);
+
+/* Exactly equal (the values are read, never computed). */
+static bool same_real(double a, double b)
+{
+    return !(a < b) && !(a > b);
+}
+
+/* Same model as far as the trainplan flags can tell. */
 static bool same_shape(const tp_model *a, const tp_model *b)
 {
     return a->num_layers == b->num_layers && a->hidden == b->hidden &&
@@ -272,7 +280,50 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->tie_embeddings == b->tie_embeddings && a->num_experts == b->num_experts &&
            (a->num_experts == 0 || (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
                                     a->num_shared_experts == b->num_shared_experts)) &&
-           a->linear_bias == b->linear_bias && a->pos == b->pos;
+           a->linear_bias == b->linear_bias && a->pos == b->pos &&
+           (a->linear_bias || a->qkv_bias == b->qkv_bias) &&
+           (a->pos != TP_POS_LEARNED || a->max_positions == b->max_positions) &&
+           same_real(a->rope_theta, b->rope_theta) && same_real(a->norm_eps, b->norm_eps) &&
+           same_rope(a, b);
+}
+
+/* The rotary scaling, as far as the flags set it. */
+static bool same_rope(const tp_model *a, const tp_model *b)
+{
+    return a->rope_scaling == b->rope_scaling &&
+           (a->rope_scaling != TP_ROPE_SCALING_LLAMA3 || same_real(a->rope_factor, b->rope_factor));
+}
+
+static const char *bias_name(const tp_model *m)
+{
+    return m->linear_bias ? "all" : m->qkv_bias ? "qkv" : "none";
+}
+
+const char *eng_real(char *buf, size_t n, double x)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, x);
+        if (same_real(strtod(buf, NULL), x))
+            break;
+    }
+    return buf;
+}
+
+/* The model fields beyond the shape: biases, positions, rotary, norm epsilon. */
+static void model_more_flags(sbuf *b, const tp_model *m)
+{
+    static const char *const pos[] = {"rotary", "learned", "alibi"};
+    sb_printf(b, " --bias %s --position %s", bias_name(m), pos[m->pos]);
+    if (m->pos == TP_POS_LEARNED && m->max_positions > 0)
+        sb_printf(b, " --max-positions %" PRId64, m->max_positions);
+    char x[32];
+    if (m->rope_theta > 0)
+        sb_printf(b, " --rope-theta %s", eng_real(x, sizeof x, m->rope_theta));
+    if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3)
+        sb_printf(b, " --rope-scaling llama3 --rope-factor %s",
+                  eng_real(x, sizeof x, m->rope_factor));
+    if (m->norm_eps > 0)
+        sb_printf(b, " --norm-eps %s", eng_real(x, sizeof x, m->norm_eps));
 }
 
 /* A value as one shell word: bare when it is made of safe characters. */
@@ -326,6 +377,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
             sb_printf(b,
                       " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, eng_expert_ffn(m), m->num_shared_experts);
+        model_more_flags(b, m);
     }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");

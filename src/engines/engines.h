@@ -91,6 +91,8 @@ int64_t eng_head_dim(const tp_model *m);
 int64_t eng_expert_ffn(const tp_model *m);
 int64_t eng_shared_width(const tp_model *m);
 int64_t eng_padded_vocab(int64_t v, int64_t pad);
+/* x in the fewest digits (6 or more) that read back as exactly x; buf is returned. */
+const char *eng_real(char *buf, size_t n, double x);
 /* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
 /* Is layer i a MoE layer under the model's pattern (model.c's convention)? */

@@ -140,6 +140,10 @@ enum mid {
     M_CPU_OFFLOAD,
     M_MTP,
     M_HYBRID,
+    M_ROPE_BASE,
+    M_ROPE_SCALING,
+    M_ROPE_FACTOR,
+    M_NORM_EPS,
     M_COUNT
 };
 
@@ -191,6 +195,7 @@ static const marg_map map_args[] = {
     {"--moe-router-topk", M_TOPK},
     {"--moe-shared-expert-intermediate-size", M_SHARED},
     {"--mtp-num-layers", M_MTP},
+    {"--norm-epsilon", M_NORM_EPS},
     {"--normalization", M_NORM},
     {"--num-attention-heads", M_HEADS},
     {"--num-distributed-optimizer-instances", M_DISTOPT_INST},
@@ -208,6 +213,8 @@ static const marg_map map_args[] = {
     {"--recompute-method", M_RECOMP_METHOD},
     {"--recompute-modules", M_RECOMP_MODULES},
     {"--recompute-num-layers", M_RECOMP_NUM},
+    {"--rope-scaling-factor", M_ROPE_FACTOR},
+    {"--rotary-base", M_ROPE_BASE},
     {"--seq-length", M_SEQ},
     {"--sequence-parallel", M_SP},
     {"--sgd-momentum", M_SGD_MOM},
@@ -219,6 +226,7 @@ static const marg_map map_args[] = {
     {"--use-flash-attn", M_USE_FLASH},
     {"--use-megatron-fsdp", M_MFSDP},
     {"--use-precision-aware-optimizer", M_PREC_AWARE},
+    {"--use-rope-scaling", M_ROPE_SCALING},
     {"--use-rotary-position-embeddings", M_ROTARY},
     {"--use-torch-fsdp2", M_FSDP2},
     {"--vocab-size", M_VOCAB},
@@ -709,6 +717,32 @@ static tp_status read_shape(const slot *sl, tp_import *im, mread *x, tp_error *e
     m->tie_embeddings = !sl[M_UNTIE].set;
     m->linear_bias = !sl[M_NO_BIAS].set;
     m->qkv_bias = sl[M_QKV_BIAS].set && !m->linear_bias;
+    m->norm_eps = 1e-5; /* Megatron's --norm-epsilon default */
+    if (sl[M_NORM_EPS].set)
+        TP_TRY(val_f64(&sl[M_NORM_EPS], 1e-30, 0.1, &m->norm_eps, err));
+    return TP_OK;
+}
+
+/* The rotary base and Llama 3's frequency scaling, as Megatron builds them:
+ * --rotary-base (an integer, default 10000), --use-rope-scaling with
+ * --rope-scaling-factor (default 8) and the fixed low/high frequency
+ * factors 1 and 4 and original context 8192 of RotaryEmbedding._apply_scaling. */
+static tp_status read_rope(const slot *sl, tp_model *m, tp_error *err)
+{
+    if (m->pos != TP_POS_ROTARY)
+        return TP_OK;
+    int64_t base = 10000;
+    TP_TRY(opt_i64(&sl[M_ROPE_BASE], 10000, 1, INT64_C(1000000000000), &base, err));
+    m->rope_theta = (double)base;
+    if (sl[M_ROPE_SCALING].set) {
+        m->rope_scaling = TP_ROPE_SCALING_LLAMA3;
+        m->rope_factor = 8.0;
+        if (sl[M_ROPE_FACTOR].set)
+            TP_TRY(val_f64(&sl[M_ROPE_FACTOR], 1e-6, 1e6, &m->rope_factor, err));
+        m->rope_low_freq_factor = 1.0;
+        m->rope_high_freq_factor = 4.0;
+        m->rope_original_max = 8192;
+    }
     return TP_OK;
 }
 
@@ -745,7 +779,7 @@ static tp_status read_positions(const slot *sl, tp_import *im, mread *x, tp_erro
                    "parameters)");
     m->pos = pos == 0 ? TP_POS_LEARNED : TP_POS_ROTARY;
     m->max_positions = m->pos == TP_POS_LEARNED ? max_pos : 0;
-    return TP_OK;
+    return pos == 2 ? TP_OK : read_rope(sl, m, err);
 }
 
 /* TP, PP, CP and EP (read before the vocabulary, whose padding needs TP);
@@ -1212,6 +1246,13 @@ tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *us
     m->max_positions = im->model.max_positions;
     m->linear_bias = im->model.linear_bias;
     m->qkv_bias = im->model.qkv_bias;
+    m->rope_theta = im->model.rope_theta;
+    m->norm_eps = im->model.norm_eps;
+    m->rope_scaling = im->model.rope_scaling;
+    m->rope_factor = im->model.rope_factor;
+    m->rope_low_freq_factor = im->model.rope_low_freq_factor;
+    m->rope_high_freq_factor = im->model.rope_high_freq_factor;
+    m->rope_original_max = im->model.rope_original_max;
     if (m->num_experts > 0) {
         m->shared_ffn_hidden = m->num_shared_experts > 0 ? im->model.shared_ffn_hidden : 0;
         m->moe_first_dense = im->model.moe_first_dense;
@@ -1281,7 +1322,40 @@ static void sw(argw *w, const char *flag)
     sb_printf(&w->body, "%s\n", flag);
 }
 
-static void megatron_model(argw *w, const tp_config *c, notes *nx)
+/* The rotary base and scaling. Megatron's --rotary-base is an integer, and
+ * --use-rope-scaling is Llama 3's scaling with the low/high frequency
+ * factors 1 and 4 and the original context 8192 fixed
+ * (RotaryEmbedding._apply_scaling); only the factor is an argument. */
+static void megatron_rope(argw *w, const tp_model *m, notes *nx, notes *unrecorded)
+{
+    char x[32];
+    if (m->rope_theta <= 0)
+        eng_note(unrecorded, "rotary base (Megatron-LM's default 10000 applies)");
+    else if (m->rope_theta > floor(m->rope_theta))
+        eng_note(nx,
+                 "rotary base %s: Megatron-LM's --rotary-base takes an integer; written as "
+                 "%.0f",
+                 eng_real(x, sizeof x, m->rope_theta), floor(m->rope_theta));
+    if (m->rope_theta > 0)
+        arg(w, "--rotary-base", "%.0f", floor(m->rope_theta));
+    if (m->rope_scaling == TP_ROPE_SCALING_OTHER) {
+        eng_note(nx, "rotary scaling other than Llama 3's (yarn, linear, ...): not written; "
+                     "Megatron-LM's --use-rope-scaling is Llama 3's only");
+    } else if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3) {
+        sw(w, "--use-rope-scaling");
+        arg(w, "--rope-scaling-factor", "%s", eng_real(x, sizeof x, m->rope_factor));
+        double lo = m->rope_low_freq_factor > 0 ? m->rope_low_freq_factor : 1.0;
+        double hi = m->rope_high_freq_factor > 0 ? m->rope_high_freq_factor : 4.0;
+        int64_t orig = m->rope_original_max > 0 ? m->rope_original_max : 8192;
+        if (lo < 1.0 || lo > 1.0 || hi < 4.0 || hi > 4.0 || orig != 8192)
+            eng_note(nx,
+                     "Llama 3 rotary scaling with low/high frequency factors %g/%g and original "
+                     "context %" PRId64 ": Megatron-LM fixes them at 1/4 and 8192",
+                     lo, hi, orig);
+    }
+}
+
+static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unrecorded)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -1312,9 +1386,15 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
         arg(w, "--position-embedding-type", "none");
     } else {
         arg(w, "--position-embedding-type", "rope");
+        megatron_rope(w, m, nx, unrecorded);
     }
     arg(w, "--max-position-embeddings", "%" PRId64, max_pos);
     arg(w, "--normalization", "%s", m->norm == TP_NORM_RMSNORM ? "RMSNorm" : "LayerNorm");
+    char x[32];
+    if (m->norm_eps > 0)
+        arg(w, "--norm-epsilon", "%s", eng_real(x, sizeof x, m->norm_eps));
+    else
+        eng_note(unrecorded, "norm epsilon (Megatron-LM's default 1e-5 applies)");
     if (m->mlp == TP_MLP_SWIGLU)
         sw(w, "--swiglu");
     if (!m->tie_embeddings)
@@ -1491,8 +1571,8 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
                                     tp_export *out, tp_error *err)
 {
     argw w = {0};
-    notes nx = {0};
-    megatron_model(&w, c, &nx);
+    notes nx = {0}, unrec = {0};
+    megatron_model(&w, c, &nx, &unrec);
     megatron_layout(&w, c, &nx);
     megatron_training(&w, c, o, &nx);
 
@@ -1511,6 +1591,15 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
     eng_wrap(&doc, "# ", "", 0,
              "(--vocab-size is the model's vocabulary; with a real tokenizer Megatron-LM takes it "
              "from --tokenizer-model.)");
+    if (unrec.count > 0) {
+        eng_wrap(&doc, "# ", "", 0,
+                 "Not recorded in the model, so not written (the engine's default applies; give "
+                 "them to trainplan with --rope-theta, --norm-eps):");
+        eng_put_items(&doc, "# ", &unrec);
+    }
+    if (unrec.text.failed)
+        doc.failed = true;
+    sb_free(&unrec.text);
     sb_puts(&doc, "\n");
     sb_puts(&doc, w.body.s ? w.body.s : "");
     if (w.body.failed)

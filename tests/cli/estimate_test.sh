@@ -48,6 +48,7 @@ done
 # ---------------------------------------------------------------- --help lists every flag
 flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vocab --mlp --norm
 --tie-embeddings --no-tie-embeddings --experts --topk --moe-ffn-hidden --shared-experts
+--bias --position --max-positions --rope-theta --rope-scaling --rope-factor --norm-eps
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer
