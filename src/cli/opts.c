@@ -29,6 +29,7 @@ enum flag_id {
     F_MODEL, F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_HEAD_DIM, F_FFN_HIDDEN, F_VOCAB,
     F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
     F_BIAS, F_POSITION, F_MAX_POSITIONS, F_ROPE_THETA, F_ROPE_SCALING, F_ROPE_FACTOR, F_NORM_EPS,
+    F_SHARED_FFN, F_MOE_FIRST_DENSE, F_MOE_LAYER_FREQ,
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
@@ -158,6 +159,15 @@ static const cli_flag flags[F_COUNT] = {
     [F_NORM_EPS] = {"--norm-eps", "X", "added to the variance", "from --model",
                     "norm epsilon (exports only, the estimate does not use it)",
                     NUM(1e-30, 0.1), .group = G_MODEL},
+    [F_SHARED_FFN] = {"--shared-ffn-hidden", "N", "elements", "from --model",
+                      "total width of the shared experts (0: shared experts x expert width)",
+                      INT(0, TP_MAX_FFN), .group = G_MODEL},
+    [F_MOE_FIRST_DENSE] = {"--moe-first-dense", "N", "layers", "from --model",
+                           "leading dense layers before the MoE layers (DeepSeek-style)",
+                           INT(0, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_MOE_LAYER_FREQ] = {"--moe-layer-freq", "N", "layers", "from --model",
+                          "every N-th layer after the leading dense ones is MoE",
+                          INT(1, TP_MAX_LAYERS), .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
                    INT(1, TP_MAX_SEQ), .group = G_BATCH},
@@ -659,6 +669,9 @@ static tp_status apply_model_more(const seen *sn, tp_model *m, tp_error *err)
             m->max_positions = 0;
     }
     OVERRIDE_I64(F_MAX_POSITIONS, m->max_positions);
+    OVERRIDE_I64(F_SHARED_FFN, m->shared_ffn_hidden);
+    OVERRIDE_I64(F_MOE_FIRST_DENSE, m->moe_first_dense);
+    OVERRIDE_I64(F_MOE_LAYER_FREQ, m->moe_layer_freq);
     if (sn->val[F_ROPE_THETA])
         TP_TRY(get_f64(sn, F_ROPE_THETA, &m->rope_theta, err));
     if (sn->val[F_NORM_EPS])

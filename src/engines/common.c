@@ -264,6 +264,12 @@ void eng_header(sbuf *out, const char *prefix, const char *title, const tp_confi
 
 static bool same_rope(const tp_model *a, const tp_model *b);
 
+/* The MoE layer frequency, 0 and 1 both meaning every layer. */
+static int64_t moe_freq(const tp_model *m)
+{
+    return m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+}
+
 /* Exactly equal (the values are read, never computed). */
 static bool same_real(double a, double b)
 {
@@ -279,7 +285,10 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->vocab == b->vocab && a->mlp == b->mlp && a->norm == b->norm &&
            a->tie_embeddings == b->tie_embeddings && a->num_experts == b->num_experts &&
            (a->num_experts == 0 || (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
-                                    a->num_shared_experts == b->num_shared_experts)) &&
+                                    a->num_shared_experts == b->num_shared_experts &&
+                                    eng_shared_width(a) == eng_shared_width(b) &&
+                                    a->moe_first_dense == b->moe_first_dense &&
+                                    moe_freq(a) == moe_freq(b))) &&
            a->linear_bias == b->linear_bias && a->pos == b->pos &&
            (a->linear_bias || a->qkv_bias == b->qkv_bias) &&
            (a->pos != TP_POS_LEARNED || a->max_positions == b->max_positions) &&
@@ -377,6 +386,12 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
             sb_printf(b,
                       " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, eng_expert_ffn(m), m->num_shared_experts);
+        if (m->num_experts > 0 && m->shared_ffn_hidden > 0)
+            sb_printf(b, " --shared-ffn-hidden %" PRId64, m->shared_ffn_hidden);
+        if (m->num_experts > 0 && m->moe_first_dense > 0)
+            sb_printf(b, " --moe-first-dense %" PRId64, m->moe_first_dense);
+        if (m->num_experts > 0 && moe_freq(m) > 1)
+            sb_printf(b, " --moe-layer-freq %" PRId64, moe_freq(m));
         model_more_flags(b, m);
     }
     sb_puts(b, " --gpu ");

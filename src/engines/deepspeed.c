@@ -495,6 +495,11 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
         PUSH(push_str(im, "--precision", "fp16"));
     else if (bf16 < 0 && fp16 < 0)
         assume(im, "no bf16/fp16 section: precision taken from the trainplan flags");
+    if (stage == 0 && bf16 == 1)
+        assume(im, "zero_optimization.stage 0 with bf16: with pipeline parallelism DeepSpeed wraps "
+                   "the optimizer in its BF16_Optimizer, which shards the fp32 master weights and "
+                   "optimizer state over the data-parallel ranks like ZeRO-1 (read as --zero 1 "
+                   "when --pp > 1)");
     if (grad)
         PUSH(push_str(im, "--grad-dtype", grad));
     else
@@ -547,9 +552,32 @@ static bool ds_batch_product(int64_t a, int64_t b, int64_t c, int64_t *out)
 
 /* train_batch_size = micro x accumulation x DP, the missing one derived as
  * DeepSpeed does; flags given by the user win. */
+/* Which optimizer wrapper DeepSpeed picks without ZeRO under bf16
+ * (deepspeed/runtime/engine.py, _do_optimizer_sanity_check @ edaa7221):
+ * bf16 weights with fp32 gradient accumulation and no ZeRO is refused
+ * ("unsupported mix of model_dtype and grad_accum_dtype"); bf16 with bf16
+ * accumulation under pipeline parallelism is BF16_Optimizer
+ * (runtime/bf16_optimizer.py), which partitions the fp32 master weights
+ * and the optimizer state over the data-parallel group: ZeRO-1's memory. */
+static tp_status ds_bf16_without_zero(tp_config *c, tp_error *err)
+{
+    tp_train *t = &c->train;
+    if (t->zero != 0 || (t->precision != TP_PREC_BF16 && t->precision != TP_PREC_FP8))
+        return TP_OK;
+    if (t->grad_dtype == TP_DTYPE_FP32)
+        return tp_error_set(err, TP_ERR_CONFIG, "zero_optimization.stage",
+                            "ZeRO stage 0 with bf16 weights and fp32 gradient accumulation: "
+                            "DeepSpeed refuses this mix (unsupported mix of model_dtype and "
+                            "grad_accum_dtype); use ZeRO stage 1 or bf16 accumulation");
+    if (t->pp > 1)
+        t->zero = 1; /* BF16_Optimizer */
+    return TP_OK;
+}
+
 tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                     tp_error *err)
 {
+    TP_TRY(ds_bf16_without_zero(c, err));
     int64_t ga = im->ds_grad_accum;
     if (ga <= 0)
         return TP_OK;
@@ -640,6 +668,51 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
         sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
 }
 
+/* The ZeRO stage written: the plan's, except where DeepSpeed would not run
+ * it or would run it differently without ZeRO under bf16 (see
+ * ds_bf16_without_zero). */
+static int ds_export_stage(const tp_train *t, notes *nx)
+{
+    bool bf16 = t->precision != TP_PREC_FP16;
+    if (t->zero != 0 || !bf16)
+        return t->zero;
+    if (t->grad_dtype == TP_DTYPE_FP32) {
+        eng_note(nx, "ZeRO 0 with bf16 and fp32 gradients: DeepSpeed refuses this mix (engine.py, "
+                     "unsupported mix of model_dtype and grad_accum_dtype); written as ZeRO stage "
+                     "1, which also shards the fp32 optimizer state over the data-parallel ranks");
+        return 1;
+    }
+    if (t->pp > 1)
+        eng_note(nx, "ZeRO 0 with bf16 and a pipeline: DeepSpeed wraps the optimizer in its "
+                     "BF16_Optimizer, which shards the fp32 master weights and optimizer state "
+                     "over the data-parallel ranks like ZeRO-1 (plan with --zero 1 to match)");
+    return 0;
+}
+
+/* Context parallelism and pipeline schedules as DeepSpeed runs them. */
+static void ds_schedule_notes(const tp_train *t, notes *nx)
+{
+    if (t->cp > 1)
+        eng_note(nx,
+                 "context parallelism %" PRId64 ": DeepSpeed and Megatron-DeepSpeed have no "
+                 "context (ring-attention) parallelism; the nearest is Ulysses sequence "
+                 "parallelism (Megatron-DeepSpeed --ds-sequence-parallel-size %" PRId64
+                 "), which splits the sequence the same way but exchanges attention heads "
+                 "all-to-all, and needs the heads divisible by it",
+                 t->cp, t->cp);
+    if (t->pp > 1 && t->vpp > 1)
+        eng_note(nx,
+                 "interleaved schedule with %" PRId64 " virtual stages: DeepSpeed's pipeline "
+                 "engine runs 1F1B only (deepspeed/runtime/pipe/schedule.py TrainSchedule), with "
+                 "one stage per rank; the bubble is %" PRId64 " times the plan's",
+                 t->vpp, t->vpp);
+    else if (t->pp > 1 && t->schedule == TP_SCHED_INTERLEAVED)
+        eng_note(nx, "interleaved schedule: DeepSpeed's pipeline engine runs 1F1B only");
+    if (t->pp > 1 && t->schedule == TP_SCHED_GPIPE)
+        eng_note(nx, "GPipe schedule: DeepSpeed's pipeline engine runs 1F1B only; the bubble is "
+                     "the same, the in-flight activations differ");
+}
+
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
                                      const tp_export_opts *o, tp_export *out, tp_error *err)
 {
@@ -672,13 +745,14 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     jset(&ok, j, "data_types", dt);
 
     json_t *zo = json_object();
-    jset(&ok, zo, "stage", json_integer(t->zero));
+    jset(&ok, zo, "stage", json_integer(ds_export_stage(t, &nx)));
     jset(&ok, j, "zero_optimization", zo);
     if (t->zero >= 2 && t->pp > 1)
         eng_note(&nx,
                  "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
                  "ZeRO-1 only",
                  t->zero);
+    ds_schedule_notes(t, &nx);
 
     const tp_optimizer *op = &t->optimizer;
     if (op->kind == TP_OPT_ADAMW) {

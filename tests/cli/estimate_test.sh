@@ -49,6 +49,7 @@ done
 flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vocab --mlp --norm
 --tie-embeddings --no-tie-embeddings --experts --topk --moe-ffn-hidden --shared-experts
 --bias --position --max-positions --rope-theta --rope-scaling --rope-factor --norm-eps
+--shared-ffn-hidden --moe-first-dense --moe-layer-freq
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# engines_test.sh: issue 18, the engines as they are. For each engine,
+# export -> import gives the identical model, layout and training settings
+# over a dozen models (dense and MoE, tied and untied, QKV biases, learned
+# positions, Llama 3 rotary scaling, leading dense MoE layers and shared
+# experts): the estimate of the import equals the original's (exact
+# parameter count included), and the Megatron arguments written from the
+# import equal the original export's (they name every model-defining
+# setting). Then what DeepSpeed cannot run (context parallelism,
+# interleaving, ZeRO 0 under bf16) and how its imports read it.
+#
+#   bash tests/cli/engines_test.sh /path/to/trainplan
+#
+# TP_SOURCE_DIR (set by ctest) locates the source tree. Needs python3.
+# Prints one line per failure and a final "N passed, M failed".
+set -u
+
+T=${1:?usage: engines_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+DATA="$SRC/tests/data/engines"
+. "$(dirname "$0")/lib.sh"
+
+# same A B [shared]: two estimate JSON files equal except the model name;
+# with "shared", the number of shared experts may differ when their total
+# width and so the count are the same (Megatron has one shared-expert MLP
+# of --moe-shared-expert-intermediate-size: two of width f are one of 2f).
+same() {
+    python3 - "$1" "$2" "${3:-}" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for x in (a, b):
+    x["model"].pop("name")
+    if sys.argv[3] == "shared":
+        x["model"].pop("shared_experts")
+if a != b:
+    for k in a:
+        if a[k] != b.get(k):
+            print("differs:", k, a[k], "!=", b.get(k), file=sys.stderr)
+    sys.exit(1)
+PY
+}
+# args FILE: the Megatron arguments of an export, comments dropped.
+args() { grep -v '^#' "$1"; }
+# dsflags NOTES: the trainplan flags the DeepSpeed notes give.
+dsflags() { sed -n '/as trainplan flags/,$p' "$1" | sed -n 's/^#   //p' | tr '\n' ' '; }
+
+# name | flags (the models: presets, a published HF config, a model file)
+MODELS=(
+    "llama-3.1-70b|--model llama-3.1-70b --gpus 64 --tp 8 --pp 2 --distributed-optimizer --global-batch 64 --recompute selective"
+    "llama-3.2-1b|--model llama-3.2-1b --gpus 8 --distributed-optimizer --micro-batch 2 --global-batch 64"
+    "llama-3-8b|--model llama-3-8b --gpus 16 --fsdp --seq-len 8192 --global-batch 32 --recompute full --grad-dtype fp32"
+    "llama-2-7b|--model llama-2-7b --gpus 32 --tp 4 --cp 2 --distributed-optimizer --seq-len 8192 --global-batch 32"
+    "mistral-7b|--model mistral-7b --gpus 16 --tp 2 --pp 4 --vpp 2 --schedule interleaved --distributed-optimizer --global-batch 64"
+    "qwen2.5-7b|--model qwen2.5-7b --gpus 16 --tp 4 --distributed-optimizer --global-batch 64"
+    "qwen2.5-32b|--model $DATA/qwen2.5-32b/config.json --gpus 64 --tp 8 --distributed-optimizer --global-batch 64"
+    "mixtral-8x7b|--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --distributed-optimizer --global-batch 64"
+    "moe-shared|--model $DATA/moe-shared.json --gpus 16 --ep 8 --distributed-optimizer --global-batch 64"
+    "gpt3-1.3b|--model gpt3-1.3b --norm-eps 1e-5 --gpus 8 --distributed-optimizer --global-batch 64 --dropout"
+    "mcore-gpt-7.1b|--model mcore-gpt-7.1b --norm-eps 1e-5 --gpus 16 --tp 2 --pp 2 --distributed-optimizer --global-batch 64"
+    "gpt3-175b-pad|--model gpt3-175b --norm-eps 1e-5 --gpus 1024 --tp 8 --pp 16 --distributed-optimizer --global-batch 1024 --pad-vocab 1024"
+)
+
+# ---------------------------------------------------------------- round trips
+for entry in "${MODELS[@]}"; do
+    name=${entry%%|*}
+    read -r -a fl <<<"${entry#*|}"
+    d=$tmp/$name
+    mkdir -p "$d"
+    gpus=""
+    for ((i = 0; i < ${#fl[@]}; i++)); do [ "${fl[$i]}" = --gpus ] && gpus=${fl[$((i + 1))]}; done
+    if ! "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>"$tmp/err"; then
+        bad "$name: the plan does not estimate: $(cat "$tmp/err")"
+        continue
+    fi
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
+    # Megatron: the launch read back
+    "$T" estimate --from-megatron "$d/meg.txt" --gpus "$gpus" --json >"$d/meg.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/meg.json" shared 2>"$tmp/why"; then ok; else
+        bad "$name: Megatron round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format megatron --from-megatron "$d/meg.txt" --gpus "$gpus" >"$d/meg2.txt" 2>/dev/null
+    if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
+        bad "$name: Megatron export of the import differs: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -5)"; fi
+    # DeepSpeed: the config and the flags of its notes
+    "$T" export --format deepspeed "${fl[@]}" --out "$d/ds.json" 2>/dev/null
+    read -r -a dsf <<<"$(dsflags "$d/ds.json.notes.txt")"
+    "$T" estimate --from-deepspeed "$d/ds.json" "${dsf[@]}" --json >"$d/ds_back.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/ds_back.json" 2>"$tmp/why"; then ok; else
+        bad "$name: DeepSpeed round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format megatron --from-deepspeed "$d/ds.json" "${dsf[@]}" >"$d/ds_meg.txt" 2>/dev/null
+    if cmp -s <(args "$d/meg.txt") <(args "$d/ds_meg.txt"); then ok; else
+        bad "$name: the DeepSpeed import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/ds_meg.txt") | head -5)"; fi
+done
+
+# exact totals of the models whose count the issue names
+total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
+for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
+    if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
+done
+
+# ---------------------------------------------------------------- Megatron model settings
+m=$tmp/llama-3.1-70b/meg.txt
+for want in "--rotary-base 500000" "--use-rope-scaling" "--rope-scaling-factor 8" "--norm-epsilon 1e-05" \
+    "--untie-embeddings-and-output-weights" "--disable-bias-linear"; do
+    if grep -qx -- "$want" "$m"; then ok; else bad "Llama-3.1-70B export lacks \"$want\""; fi
+done
+if grep -qx -- "--rope-scaling-factor 32" "$tmp/llama-3.2-1b/meg.txt" &&
+    ! grep -q -- "--untie-embeddings" "$tmp/llama-3.2-1b/meg.txt"; then ok; else
+    bad "Llama-3.2-1B: rope factor 32 and tied embeddings"; fi
+if grep -qx -- "--add-qkv-bias" "$tmp/qwen2.5-32b/meg.txt" && grep -qx -- "--rotary-base 1000000" "$tmp/qwen2.5-32b/meg.txt"; then ok; else
+    bad "Qwen2.5-32B: --add-qkv-bias and --rotary-base 1000000"; fi
+if grep -qx -- "--moe-layer-freq (\[0\]\*1+\[1\]\*26)" "$tmp/moe-shared/meg.txt" &&
+    grep -qx -- "--moe-shared-expert-intermediate-size 2816" "$tmp/moe-shared/meg.txt"; then ok; else
+    bad "moe-shared: layer pattern and shared width"; fi
+# a model that does not record its epsilon: not written, and said so
+run export --format megatron --model gpt3-1.3b --gpus 8
+if ! grep -q -- "--norm-epsilon" "$tmp/out" &&
+    grep -q "^#   - norm epsilon (Megatron-LM's default 1e-5 applies)" "$tmp/out"; then ok; else
+    bad "gpt3-1.3b: the unrecorded epsilon is named, not written"; fi
+# what Megatron cannot express is listed, not claimed
+run export --format megatron --model llama-3-8b --rope-theta 500000.5 --gpus 8
+if grep -q "rotary base 500000.5: Megatron-LM's --rotary-base takes an integer; written as 500000" "$tmp/out"; then ok; else
+    bad "a fractional rotary base is noted"; fi
+# every name written is in the generated list of the version targeted
+python3 - "$SRC/data/engines/megatron-args-d98e8a64.tsv" "$tmp"/*/meg.txt <<'PY' && ok || bad "a Megatron export writes a name outside megatron-args-d98e8a64.tsv"
+import sys
+known = {l.split("\t")[0] for l in open(sys.argv[1]) if l.startswith("--")}
+for f in sys.argv[2:]:
+    for l in open(f):
+        if l.startswith("--"):
+            assert l.split()[0] in known, (f, l)
+PY
+
+# ---------------------------------------------------------------- DeepSpeed: no overclaiming
+dsnotes() { # dsnotes FLAGS...: the notes of a DeepSpeed export in $tmp/notes
+    "$T" export --format deepspeed "$@" --out "$tmp/x.json" --force 2>/dev/null
+    cp "$tmp/x.json.notes.txt" "$tmp/notes"
+}
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --cp 2 --zero 1
+if grep -q "context parallelism 2: DeepSpeed and Megatron-DeepSpeed have no" "$tmp/notes" &&
+    ! grep -q "Everything in the plan is expressed" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export with CP 2 must say CP is not expressible"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --pp 4 --vpp 2 --zero 1 --global-batch 16
+if grep -q "interleaved schedule with 2 virtual stages: DeepSpeed's pipeline" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of an interleaved plan must say DeepSpeed runs 1F1B"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --pp 4 --schedule gpipe --zero 1
+if grep -q "GPipe schedule: DeepSpeed's pipeline engine runs 1F1B only" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of a GPipe plan must say DeepSpeed runs 1F1B"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --pp 4 --zero 0
+if grep -q "ZeRO 0 with bf16 and a pipeline: DeepSpeed wraps the optimizer in its" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of ZeRO 0 + bf16 + PP must name BF16_Optimizer"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --zero 0 --grad-dtype fp32
+if grep -q '"stage": 1' "$tmp/x.json" && grep -q "written as ZeRO stage" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of ZeRO 0 + bf16 + fp32 gradients writes stage 1 and says why"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --zero 1
+if grep -q "Everything in the plan is expressed in DeepSpeed" "$tmp/notes"; then ok; else
+    bad "a plain ZeRO-1 plan is fully expressed in DeepSpeed"; fi
+
+# ---------------------------------------------------------------- DeepSpeed imports
+printf '{"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8, "bf16": {"enabled": true}, "zero_optimization": {"stage": 0}}\n' >"$tmp/z0.json"
+zero_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layout"]["zero"])' "$1"; }
+"$T" estimate --from-deepspeed "$tmp/z0.json" --model llama-3-8b --gpus 16 --tp 2 --pp 4 --json >"$tmp/z.json" 2>"$tmp/err"
+if [ "$(zero_of "$tmp/z.json")" = 1 ] && grep -q "BF16_Optimizer" "$tmp/err"; then ok; else
+    bad "bf16 + ZeRO 0 + pipeline is read as ZeRO-1 (BF16_Optimizer): $(cat "$tmp/err")"; fi
+"$T" estimate --from-deepspeed "$tmp/z0.json" --model llama-3-8b --gpus 16 --tp 2 --json >"$tmp/z.json" 2>/dev/null
+if [ "$(zero_of "$tmp/z.json")" = 0 ]; then ok; else bad "bf16 + ZeRO 0 without a pipeline stays ZeRO 0"; fi
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "data_types": {"grad_accum_dtype": "fp32"}, "zero_optimization": {"stage": 0}}\n' >"$tmp/z0f.json"
+expect_error "trainplan: error: $tmp/z0f.json: zero_optimization.stage: ZeRO stage 0 with bf16 weights and fp32 gradient accumulation: DeepSpeed refuses this mix (unsupported mix of model_dtype and grad_accum_dtype); use ZeRO stage 1 or bf16 accumulation" \
+    estimate --from-deepspeed "$tmp/z0f.json" --model llama-3-8b --gpus 8
+
+finish
