@@ -17,7 +17,9 @@
  * given. Mapped: train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16.enabled,
  * data_types.grad_accum_dtype, optimizer.type, activation_checkpointing
- * (full recompute, assumed). Refused: offloading to CPU or NVMe,
+ * (full recompute, assumed), tensor_parallel.autotp_size (AutoTP: TP
+ * without SP) and expert_parallel (AutoEP: EP); stage 0 under bf16 as
+ * DeepSpeed runs it (ds_bf16_without_zero). Refused: offloading to CPU or NVMe,
  * partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
  * MiCS, sparse attention, compression, elasticity, curriculum learning,
  * Apex AMP, other optimizers, fp32 training and unknown keys. The model,
@@ -262,6 +264,85 @@ static tp_status ds_zero(json_t *v, tp_import *im, int *stage, tp_error *err)
     return TP_OK;
 }
 
+/* A positive integer key of a section (sizes of AutoTP and AutoEP). */
+static tp_status ds_size(json_t *x, const char *p, int64_t *out, tp_error *err)
+{
+    if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > TP_MAX_GPUS)
+        return ds_err(err, p, "must be an integer in [0, 1048576]");
+    *out = (int64_t)json_integer_value(x);
+    return TP_OK;
+}
+
+/* "tensor_parallel": AutoTP training (deepspeed/runtime/tensor_parallel/
+ * config.py, TPTrainingConfig @ edaa7221): autotp_size is the TP degree
+ * (0: off); the sharded linears all-reduce, without sequence parallelism.
+ * A custom partition_config changes which weights are sharded. */
+static tp_status ds_autotp(json_t *v, tp_import *im, int64_t *tp, tp_error *err)
+{
+    static const char *const approx[] = {"tp_overlap_comm", NULL};
+    static const char *const ignore[] = {"dtype", "injection_policy_tuple", "tensor_parallel",
+                                         "tp", NULL};
+    TP_TRY(ds_expect_object(v, "tensor_parallel", err));
+    const char *key;
+    json_t *x;
+    char p[128];
+    json_object_foreach(v, key, x)
+    {
+        ds_path(p, sizeof p, "tensor_parallel", key);
+        if (strcmp(key, "autotp_size") == 0)
+            TP_TRY(ds_size(x, p, tp, err));
+        else if (strcmp(key, "partition_config") == 0 && !json_is_null(x))
+            return ds_not_modelled(err, p, "shards the weights by custom layer rules");
+        else if (strcmp(key, "partition_config") != 0)
+            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
+    }
+    return TP_OK;
+}
+
+/* "expert_parallel": AutoEP (deepspeed/module_inject/auto_ep_config.py
+ * @ edaa7221): enabled and autoep_size, the EP degree; the patterns and
+ * routing options say where the experts are and how scores combine, which
+ * leaves memory and time alone. Experts sharded by their own TP are not
+ * modelled. */
+static tp_status ds_autoep(json_t *v, tp_import *im, int64_t *ep, tp_error *err)
+{
+    static const char *const approx[] = {"use_grouped_mm", "disable_triton_grouped_mm",
+                                         "combine_impl", NULL};
+    static const char *const ignore[] = {
+        "validate_folding_routing", "preset_model", "moe_layer_pattern", "expert_pattern",
+        "router_pattern", "route_norm", "route_scale", "score_apply", "num_expert_groups",
+        "num_limited_groups", "score_func", "top_k", "load_balance_coeff",
+        "routed_scaling_factor", "expert_w1", "expert_w2", "expert_w3", "num_experts_attr",
+        "top_k_attr", "has_shared_experts", "shared_experts_pattern",
+        "shared_experts_gate_pattern", NULL};
+    TP_TRY(ds_expect_object(v, "expert_parallel", err));
+    int enabled = 0;
+    int64_t size = 1, etp = 1;
+    const char *key;
+    json_t *x;
+    char p[128];
+    json_object_foreach(v, key, x)
+    {
+        ds_path(p, sizeof p, "expert_parallel", key);
+        if (strcmp(key, "enabled") == 0) {
+            if (!json_is_boolean(x))
+                return ds_err(err, p, "must be true or false");
+            enabled = json_is_true(x);
+        } else if (strcmp(key, "autoep_size") == 0) {
+            TP_TRY(ds_size(x, p, &size, err));
+        } else if (strcmp(key, "expert_tensor_parallel_size") == 0) {
+            TP_TRY(ds_size(x, p, &etp, err));
+        } else {
+            TP_TRY(ds_rest(p, key, approx, ignore, im, err));
+        }
+    }
+    if (enabled && etp > 1)
+        return ds_not_modelled(err, "expert_parallel.expert_tensor_parallel_size",
+                               "shards each expert over its own tensor-parallel group");
+    *ep = enabled ? (size > 0 ? size : 1) : 0;
+    return TP_OK;
+}
+
 /* bf16 / fp16 sections: *enabled is 1, 0, or -1 ("auto" or absent). */
 static tp_status ds_half(json_t *v, const char *name, tp_import *im, int *enabled, tp_error *err)
 {
@@ -409,6 +490,7 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     if (!json_is_object(root))
         return tp_error_set(err, TP_ERR_CONFIG, "", "a DeepSpeed config must be a JSON object");
     int stage = -1, bf16 = -1, fp16 = -1;
+    int64_t autotp = 0, autoep = 0;
     const char *opt = NULL, *grad = NULL;
     bool ckpt = false;
     const char *key;
@@ -451,6 +533,10 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
                     return ds_err(err, p, "must be \"fp32\", \"bf16\" or \"fp16\"");
                 grad = strcmp(json_string_value(x), "fp32") == 0 ? "fp32" : "bf16";
             }
+        } else if (strcmp(key, "tensor_parallel") == 0) {
+            TP_TRY(ds_autotp(v, im, &autotp, err));
+        } else if (strcmp(key, "expert_parallel") == 0) {
+            TP_TRY(ds_autoep(v, im, &autoep, err));
         } else if (strcmp(key, "sparse_attention") == 0) {
             return ds_not_modelled(err, key, "uses sparse attention");
         } else if (strcmp(key, "compression_training") == 0) {
@@ -464,6 +550,10 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
             TP_TRY(ds_rest(key, key, approx, ignore, im, err));
         }
     }
+    if (autotp > 1 && autoep > 1)
+        return ds_not_modelled(err, "expert_parallel.autoep_size",
+                               "with tensor_parallel.autotp_size > 1 folds the expert-parallel "
+                               "group over the AutoTP ranks (module_inject/auto_ep_folding.py)");
     if (bf16 == 1 && fp16 == 1)
         return tp_error_set(err, TP_ERR_CONFIG, "fp16.enabled",
                             "\"bf16.enabled\" and \"fp16.enabled\" cannot both be true");
@@ -495,6 +585,17 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
         PUSH(push_str(im, "--precision", "fp16"));
     else if (bf16 < 0 && fp16 < 0)
         assume(im, "no bf16/fp16 section: precision taken from the trainplan flags");
+    if (autotp > 0) {
+        from(im, "tensor_parallel.autotp_size", 0, 0);
+        PUSH(push_i64(im, "--tp", autotp));
+        PUSH(push_flag(im, "--no-sp"));
+        assume(im, "tensor_parallel.autotp_size: AutoTP shards the linears without sequence "
+                   "parallelism (--no-sp)");
+    }
+    if (autoep > 0) {
+        from(im, "expert_parallel.autoep_size", 0, 0);
+        PUSH(push_i64(im, "--ep", autoep));
+    }
     if (stage == 0 && bf16 == 1)
         assume(im, "zero_optimization.stage 0 with bf16: with pipeline parallelism DeepSpeed wraps "
                    "the optimizer in its BF16_Optimizer, which shards the fp32 master weights and "

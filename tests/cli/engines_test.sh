@@ -169,4 +169,19 @@ printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "data_t
 expect_error "trainplan: error: $tmp/z0f.json: zero_optimization.stage: ZeRO stage 0 with bf16 weights and fp32 gradient accumulation: DeepSpeed refuses this mix (unsupported mix of model_dtype and grad_accum_dtype); use ZeRO stage 1 or bf16 accumulation" \
     estimate --from-deepspeed "$tmp/z0f.json" --model llama-3-8b --gpus 8
 
+# AutoTP and AutoEP sections (DeepSpeed @ edaa7221): sizes read, folding refused
+layout_of() { python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["layout"]; print(l["tp"], l["ep"], l["sp"])' "$1"; }
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}, "tensor_parallel": {"autotp_size": 4, "tp_overlap_comm": true}}\n' >"$tmp/atp.json"
+"$T" estimate --from-deepspeed "$tmp/atp.json" --model llama-3-8b --gpus 16 --json >"$tmp/a.json" 2>/dev/null
+if [ "$(layout_of "$tmp/a.json")" = "4 1 False" ]; then ok; else bad "AutoTP 4 is TP 4 without SP: $(layout_of "$tmp/a.json")"; fi
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}, "expert_parallel": {"enabled": true, "autoep_size": 8, "preset_model": "mixtral"}}\n' >"$tmp/aep.json"
+"$T" estimate --from-deepspeed "$tmp/aep.json" --model mixtral-8x7b --gpus 64 --json >"$tmp/a.json" 2>/dev/null
+if [ "$(layout_of "$tmp/a.json")" = "1 8 False" ]; then ok; else bad "AutoEP 8 is EP 8: $(layout_of "$tmp/a.json")"; fi
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "tensor_parallel": {"autotp_size": 2}, "expert_parallel": {"enabled": true, "autoep_size": 8}}\n' >"$tmp/afold.json"
+expect_error "trainplan: error: $tmp/afold.json: \"expert_parallel.autoep_size\" with tensor_parallel.autotp_size > 1 folds the expert-parallel group over the AutoTP ranks (module_inject/auto_ep_folding.py), which changes memory or time in a way trainplan does not model" \
+    estimate --from-deepspeed "$tmp/afold.json" --model mixtral-8x7b --gpus 64
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "expert_parallel": {"enabled": true, "autoep_size": 8, "expert_tensor_parallel_size": 2}}\n' >"$tmp/aetp.json"
+expect_error "trainplan: error: $tmp/aetp.json: \"expert_parallel.expert_tensor_parallel_size\" shards each expert over its own tensor-parallel group, which changes memory or time in a way trainplan does not model" \
+    estimate --from-deepspeed "$tmp/aetp.json" --model mixtral-8x7b --gpus 64
+
 finish
