@@ -814,16 +814,22 @@ static tp_status read_vocab(const slot *sl, tp_import *im, mread *x, tp_error *e
         TP_TRY(val_i64(&sl[M_PADDED_VOCAB], 1, TP_MAX_VOCAB, &m->vocab, err));
         im->has_vocab = true;
         assume(im, "--padded-vocab-size: used as the vocabulary, without further padding");
-    } else if (sl[M_VOCAB].set) {
+        return TP_OK;
+    }
+    int64_t div;
+    TP_TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, TP_MAX_VOCAB, &div, err));
+    /* Megatron pads to a multiple of make_vocab_size_divisible_by x TP
+     * (_vocab_size_with_padding), whether the vocabulary is an argument or
+     * comes from the tokenizer (then from --vocab); when a known vocabulary
+     * is already a multiple, no padding flag is needed. */
+    int64_t multiple = div * x->tp;
+    if (sl[M_VOCAB].set) {
         TP_TRY(val_i64(&sl[M_VOCAB], 1, TP_MAX_VOCAB, &m->vocab, err));
         im->has_vocab = true;
-        int64_t div;
-        TP_TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, TP_MAX_VOCAB, &div, err));
-        /* Megatron pads to a multiple of make_vocab_size_divisible_by x TP;
-         * when that changes nothing, no padding flag is needed. */
-        int64_t multiple = div * x->tp;
         if (multiple > 1 && m->vocab % multiple != 0)
             x->pad = multiple;
+    } else if (multiple > 1) {
+        x->pad = multiple;
     }
     return TP_OK;
 }

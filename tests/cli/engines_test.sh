@@ -132,6 +132,16 @@ for f in sys.argv[2:]:
             assert l.split()[0] in known, (f, l)
 PY
 
+# Megatron's padding: make_vocab_size_divisible_by (128) x TP (8) = 1024, so
+# 50257 -> 51200, whether the vocabulary is an argument or a flag (tokenizer)
+printf -- '--num-layers 24\n--hidden-size 2048\n--num-attention-heads 16\n--seq-length 2048\n--max-position-embeddings 2048\n--micro-batch-size 1\n--global-batch-size 64\n--tensor-model-parallel-size 8\n--bf16\n--tokenizer-type GPT2BPETokenizer\n' >"$tmp/pad.txt"
+padded() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["training"]["pad_vocab_to"]; v=d["model"]["vocab"]; print(-(-v // p) * p)' "$1"; }
+"$T" estimate --from-megatron "$tmp/pad.txt" --vocab 50257 --gpus 8 --json >"$tmp/p.json" 2>/dev/null
+if [ "$(padded "$tmp/p.json")" = 51200 ]; then ok; else bad "vocabulary from --vocab: padded to $(padded "$tmp/p.json"), want 51200"; fi
+printf -- '--vocab-size 50257\n' >>"$tmp/pad.txt"
+"$T" estimate --from-megatron "$tmp/pad.txt" --gpus 8 --json >"$tmp/p.json" 2>/dev/null
+if [ "$(padded "$tmp/p.json")" = 51200 ]; then ok; else bad "--vocab-size 50257 at TP 8: padded to $(padded "$tmp/p.json"), want 51200"; fi
+
 # ---------------------------------------------------------------- DeepSpeed: no overclaiming
 dsnotes() { # dsnotes FLAGS...: the notes of a DeepSpeed export in $tmp/notes
     "$T" export --format deepspeed "$@" --out "$tmp/x.json" --force 2>/dev/null
