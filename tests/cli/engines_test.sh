@@ -93,6 +93,75 @@ for entry in "${MODELS[@]}"; do
         bad "$name: the DeepSpeed import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/ds_meg.txt") | head -5)"; fi
 done
 
+# torchtitan: the llama3 flavors (Llama 3.1's architecture; 1B and 3B are
+# Llama 3.2's shapes with factor-8 rotary scaling), both forms, with fp32
+# gradients (torchtitan reduces in fp32) and ZeRO 0, 2 or 3
+TITAN=(
+    "t-8b|--model llama-3.1-8b --gpus 16 --tp 2 --zero 0 --grad-dtype fp32 --micro-batch 2 --global-batch 64"
+    "t-70b|--model llama-3.1-70b --gpus 256 --tp 8 --pp 2 --fsdp --grad-dtype fp32 --seq-len 8192 --global-batch 256 --recompute full"
+    "t-405b|--model llama-3.1-405b --gpus 1792 --tp 8 --pp 7 --vpp 2 --schedule interleaved --cp 2 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full"
+    "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
+    "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
+    "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
+)
+for entry in "${TITAN[@]}"; do
+    name=${entry%%|*}
+    read -r -a fl <<<"${entry#*|}"
+    d=$tmp/$name
+    mkdir -p "$d"
+    "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
+    forms="torchtitan"
+    case $name in t-1b | t-3b) ;; *) forms="torchtitan torchtitan-toml" ;; esac
+    for fmt in $forms; do
+        "$T" export --format "$fmt" "${fl[@]}" >"$d/$fmt" 2>"$tmp/err"
+        if grep -q "Everything in the plan is expressed in torchtitan" "$d/$fmt" ||
+            [ "$name/$fmt" = "t-3b/torchtitan" ]; then ok; else
+            bad "$name: $fmt export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/$fmt" | head -4)"; fi
+        "$T" estimate --from-torchtitan "$d/$fmt" --json >"$d/back.json" 2>"$tmp/err"
+        if same "$d/plan.json" "$d/back.json" 2>"$tmp/why"; then ok; else
+            bad "$name: $fmt round trip differs: $(cat "$tmp/why" "$tmp/err" | head -3)"; fi
+        "$T" export --format megatron --from-torchtitan "$d/$fmt" >"$d/meg2.txt" 2>/dev/null
+        if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
+            bad "$name: the $fmt import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -4)"; fi
+    done
+done
+# t-3b: TP without SP is expressible in the Python form only
+if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
+# every key written is in the generated list of the version targeted
+python3 - "$SRC/data/engines/torchtitan-python-b5bcd76c.tsv" "$SRC/data/engines/torchtitan-toml-238fa995.tsv" "$tmp"/t-*/torchtitan "$tmp"/t-*/torchtitan-toml <<'PY' && ok || bad "a torchtitan export writes a key outside its version's list"
+import re, sys, tomllib
+def names(f):
+    return {l.split("\t")[0] for l in open(f) if not l.startswith("#")}
+py, toml = names(sys.argv[1]), names(sys.argv[2])
+for f in sys.argv[3:]:
+    text = open(f).read()
+    if f.endswith("-toml"):
+        for sec, kv in tomllib.loads(text).items():
+            for k in kv:
+                assert f"{sec}.{k}" in toml, (f, sec, k)
+        continue
+    body = text.split("def trainplan_config", 1)[1]
+    for k in re.findall(r"^    config\.(\w+\.\w+) = ", body, re.M):
+        assert k in py, (f, k)
+    for k in re.findall(r"^    config\.(\w+) = ", body, re.M):
+        assert k in py, (f, k)
+    par = body.split("ParallelismConfig(", 1)[1].split("\n    )", 1)[0]
+    for k in re.findall(r"^        (\w+)=", par, re.M):
+        assert "parallelism." + k in py, (f, k)
+    for pol in re.findall(r"activation_checkpoint = (\w+)\.Config", body):
+        assert f"activation_checkpoint={pol}.Config" in py, (f, pol)
+PY
+# a model no flavor has, and one whose rotary scaling differs, are said so
+"$T" export --format torchtitan --model qwen2.5-7b --gpus 8 >"$tmp/x.py" 2>/dev/null
+if grep -q "model: torchtitan has no llama3 flavor with this shape" "$tmp/x.py"; then ok; else bad "torchtitan: a model no flavor has"; fi
+"$T" export --format torchtitan --model llama-3.2-1b --gpus 8 >"$tmp/x.py" 2>/dev/null
+if grep -q "rotary scaling factor 32: torchtitan's llama3 flavor 1B applies Llama 3.1's" "$tmp/x.py"; then ok; else bad "torchtitan: Llama 3.2's factor 32 is not the 1B flavor's"; fi
+# an unknown key is refused, naming it and its line
+printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nseq_len = 4096\nfancy = 3\n' >"$tmp/bad.toml"
+expect_error "trainplan: error: $tmp/bad.toml:6:0: \"training.fancy\" is not a torchtitan setting trainplan reads: it cannot tell whether it changes memory or time" \
+    estimate --from-torchtitan "$tmp/bad.toml" --gpus 8
+
 # exact totals of the models whose count the issue names
 total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do

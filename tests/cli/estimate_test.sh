@@ -57,7 +57,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
---from-megatron --from-deepspeed --markdown --csv --svg --force"
+--from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"
