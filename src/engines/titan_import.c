@@ -48,6 +48,7 @@ typedef struct tkeys {
     tkey k[TK_MAX];
     int n;
     bool python;
+    tp_import *im; /* for the lists of ignored and approximated settings */
 } tkeys;
 
 static const tkey *tk_get(const tkeys *t, const char *key)
@@ -81,6 +82,32 @@ static const char *const titan_keys[] = {
     "activation_checkpoint.mode", "activation_checkpoint.selective_ac_option",
     "job.description", "loss.chunked", "optimizer.name", NULL};
 
+/* Sections and keys that cannot change memory or time (run length, data,
+ * logging, checkpoints, learning rate, numerics) or only through what the
+ * calibrated efficiencies stand for (compilation, async TP). */
+static const char *const ignored_sections[] = {
+    "job.",        "profiling.",        "metrics.",    "lr_scheduler.",     "checkpoint.",
+    "validation.", "comm.",             "debug.",      "fault_tolerance.",  "experimental.",
+    "memory_estimation.", "quantize.", "dataloader.", "profiler.", NULL};
+static const char *const ignored_keys[] = {
+    "model.hf_assets_path", "model.tokenizer_path", "model.print_after_conversion",
+    "optimizer.lr", "optimizer.eps", "optimizer.weight_decay", "optimizer.beta1",
+    "optimizer.beta2", "optimizer.implementation", "training.dataset", "training.dataset_path",
+    "training.max_norm", "training.gc_freq", "training.gc_debug", "training.steps",
+    "training.dtype", "training.seed", "training.deterministic",
+    "parallelism.context_parallel_load_balancer", "parallelism.pipeline_parallel_schedule_csv",
+    "parallelism.disable_loss_parallel", "parallelism.spmd_backend", NULL};
+static const char *const approx_prefixes[] = {"compile.", "parallelism.enable_async_tensor_parallel",
+                                              "parallelism.enable_fsdp_symm_mem", NULL};
+
+static bool has_prefix(const char *k, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strncmp(k, list[i], strlen(list[i])) == 0)
+            return true;
+    return false;
+}
+
 static bool known_key(const char *k)
 {
     for (size_t i = 0; titan_keys[i]; i++)
@@ -99,6 +126,22 @@ static tp_status tk_error(tp_error *err, int line, const char *key, const char *
 
 static tp_status tk_add(tkeys *t, const char *key, const char *val, int line, tp_error *err)
 {
+    if (strcmp(key, "training.dtype") == 0 && strstr(val, "float32") == NULL)
+        return tk_error(err, line, key,
+                        "keeps the parameters in bfloat16 without float32 master weights, which "
+                        "changes memory in a way trainplan does not model");
+    if ((strcmp(key, "training.enable_cpu_offload") == 0 ||
+         strcmp(key, "optimizer.early_step_in_backward") == 0) &&
+        strncmp(val, "true", 4) != 0 && strncmp(val, "True", 4) != 0)
+        return TP_OK; /* off: changes nothing */
+    if (has_prefix(key, ignored_sections) || has_prefix(key, ignored_keys)) {
+        list_add(t->im->ignored, sizeof t->im->ignored, key);
+        return TP_OK;
+    }
+    if (has_prefix(key, approx_prefixes)) {
+        list_add(t->im->approximated, sizeof t->im->approximated, key);
+        return TP_OK;
+    }
     if (!known_key(key))
         return tk_error(err, line, key,
                         "is not a torchtitan setting trainplan reads: it cannot tell whether it "
@@ -519,6 +562,7 @@ tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_impor
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the configuration");
     t->python = strstr(text, "Trainer.Config") != NULL || strstr(text, "\ndef ") != NULL;
+    t->im = out;
     int64_t dp = 0, pp = 1;
     tp_status st = tk_read(text, t, err);
     if (st == TP_OK)

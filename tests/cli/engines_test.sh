@@ -162,6 +162,16 @@ printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nseq_len = 4096\nfan
 expect_error "trainplan: error: $tmp/bad.toml:6:0: \"training.fancy\" is not a torchtitan setting trainplan reads: it cannot tell whether it changes memory or time" \
     estimate --from-torchtitan "$tmp/bad.toml" --gpus 8
 
+# torchtitan's own job TOMLs (@ 238fa995, tests/data/engines/torchtitan), on
+# the 64 GPUs their header names: the layout and model the files set
+lay() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; print(d["model"]["name"], *(l[k] for k in ("tp","pp","dp","zero","micro_batch","global_batch","seq_len","recompute")))' "$1"; }
+for want in "llama3_8b|llama-3.1-8b 1 1 64 3 1 64 8192 selective" "llama3_70b|llama-3.1-70b 8 1 8 3 8 64 8192 full"; do
+    f=$DATA/torchtitan/${want%%|*}.toml
+    "$T" estimate --from-torchtitan "$f" --gpus 64 --json >"$tmp/tt.json" 2>"$tmp/err"
+    if [ "$(lay "$tmp/tt.json")" = "${want#*|}" ]; then ok; else
+        bad "torchtitan's ${want%%|*}.toml reads as $(lay "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
+done
+
 # exact totals of the models whose count the issue names
 total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
