@@ -119,8 +119,10 @@ static bool known_key(const char *k)
 static tp_status tk_error(tp_error *err, int line, const char *key, const char *what)
 {
     tp_status st = tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" %s", key, what);
-    if (err)
+    if (err && line > 0) {
         err->line = line;
+        err->column = 1; /* the setting's line; its start */
+    }
     return st;
 }
 
@@ -561,7 +563,10 @@ tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_impor
     tkeys *t = calloc(1, sizeof *t);
     if (!t)
         return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the configuration");
-    t->python = strstr(text, "Trainer.Config") != NULL || strstr(text, "\ndef ") != NULL;
+    /* Python: a function returning Trainer.Config (or any def or import) */
+    t->python = strstr(text, "Trainer.Config") != NULL || strncmp(text, "def ", 4) == 0 ||
+                strstr(text, "\ndef ") != NULL || strncmp(text, "from ", 5) == 0 ||
+                strstr(text, "\nfrom ") != NULL || strncmp(text, "import ", 7) == 0;
     t->im = out;
     int64_t dp = 0, pp = 1;
     tp_status st = tk_read(text, t, err);

@@ -159,7 +159,7 @@ if grep -q "model: torchtitan has no llama3 flavor with this shape" "$tmp/x.py";
 if grep -q "rotary scaling factor 32: torchtitan's llama3 flavor 1B applies Llama 3.1's" "$tmp/x.py"; then ok; else bad "torchtitan: Llama 3.2's factor 32 is not the 1B flavor's"; fi
 # an unknown key is refused, naming it and its line
 printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nseq_len = 4096\nfancy = 3\n' >"$tmp/bad.toml"
-expect_error "trainplan: error: $tmp/bad.toml:6:0: \"training.fancy\" is not a torchtitan setting trainplan reads: it cannot tell whether it changes memory or time" \
+expect_error "trainplan: error: $tmp/bad.toml:6:1: \"training.fancy\" is not a torchtitan setting trainplan reads: it cannot tell whether it changes memory or time" \
     estimate --from-torchtitan "$tmp/bad.toml" --gpus 8
 
 # torchtitan's own job TOMLs (@ 238fa995, tests/data/engines/torchtitan), on
