@@ -9,8 +9,10 @@
  * in docs/_pages/config-json.md (the page deepspeed.ai/docs/config-json)
  * and data_types.grad_accum_dtype as deepspeed/runtime/constants.py
  * defines it; docs/export.md, "Sources of the engine facts", names each
- * fact with its source. No DeepSpeed commit is pinned there: the keys used
- * are the long-standing ones of the config schema.
+ * fact with its source. The keys written and mapped are checked against
+ * data/engines/deepspeed-keys-edaa7221.tsv (tools/deepspeed_keys.py, from
+ * deepspeedai/DeepSpeed @ edaa7221, 2026-08-22), where the engine
+ * behaviour relied on below was read too.
  *
  * Import. The JSON is walked key by key against the ds_config subset
  * below; "auto" (the Hugging Face integration's placeholder) counts as not

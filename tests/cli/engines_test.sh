@@ -221,6 +221,31 @@ printf -- '--vocab-size 50257\n' >>"$tmp/pad.txt"
 "$T" estimate --from-megatron "$tmp/pad.txt" --gpus 8 --json >"$tmp/p.json" 2>/dev/null
 if [ "$(padded "$tmp/p.json")" = 51200 ]; then ok; else bad "--vocab-size 50257 at TP 8: padded to $(padded "$tmp/p.json"), want 51200"; fi
 
+# every DeepSpeed key written is in the generated list of DeepSpeed @ edaa7221
+python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" "$tmp"/*/ds.json <<'PY' && ok || bad "a DeepSpeed export writes a key outside deepspeed-keys-edaa7221.tsv"
+import json, sys
+keys = {tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[1]) if not l.startswith("#")}
+scoped = {"zero_optimization", "activation_checkpointing", "tensor_parallel", "expert_parallel"}
+for f in sys.argv[2:]:
+    for k, v in json.load(open(f)).items():
+        assert ("config", k) in keys, (f, k)
+        if isinstance(v, dict):
+            for k2 in v:
+                assert ((k if k in scoped else "config"), k2) in keys, (f, k, k2)
+PY
+# and so is every key the import maps
+python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" <<'PY' && ok || bad "the DeepSpeed import maps a key outside deepspeed-keys-edaa7221.tsv"
+import sys
+keys = {tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[1]) if not l.startswith("#")}
+for k in [("config", "train_batch_size"), ("config", "train_micro_batch_size_per_gpu"),
+          ("config", "gradient_accumulation_steps"), ("zero_optimization", "stage"),
+          ("zero_optimization", "offload_optimizer"), ("zero_optimization", "offload_param"),
+          ("config", "grad_accum_dtype"), ("tensor_parallel", "autotp_size"),
+          ("tensor_parallel", "partition_config"), ("expert_parallel", "enabled"),
+          ("expert_parallel", "autoep_size"), ("expert_parallel", "expert_tensor_parallel_size")]:
+    assert k in keys, k
+PY
+
 # ---------------------------------------------------------------- DeepSpeed: no overclaiming
 dsnotes() { # dsnotes FLAGS...: the notes of a DeepSpeed export in $tmp/notes
     "$T" export --format deepspeed "$@" --out "$tmp/x.json" --force 2>/dev/null
