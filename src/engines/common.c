@@ -328,9 +328,13 @@ static void model_more_flags(sbuf *b, const tp_model *m)
     char x[32];
     if (m->rope_theta > 0)
         sb_printf(b, " --rope-theta %s", eng_real(x, sizeof x, m->rope_theta));
+    /* always, so that a preset's scaling is not inherited (another kind
+     * has no flag and is written as none) */
     if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3)
         sb_printf(b, " --rope-scaling llama3 --rope-factor %s",
                   eng_real(x, sizeof x, m->rope_factor));
+    else
+        sb_puts(b, " --rope-scaling none");
     if (m->norm_eps > 0)
         sb_printf(b, " --norm-eps %s", eng_real(x, sizeof x, m->norm_eps));
 }
@@ -386,12 +390,11 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
             sb_printf(b,
                       " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, eng_expert_ffn(m), m->num_shared_experts);
-        if (m->num_experts > 0 && m->shared_ffn_hidden > 0)
-            sb_printf(b, " --shared-ffn-hidden %" PRId64, m->shared_ffn_hidden);
-        if (m->num_experts > 0 && m->moe_first_dense > 0)
-            sb_printf(b, " --moe-first-dense %" PRId64, m->moe_first_dense);
-        if (m->num_experts > 0 && moe_freq(m) > 1)
-            sb_printf(b, " --moe-layer-freq %" PRId64, moe_freq(m));
+        if (m->num_experts > 0) /* all three, so that none is inherited from a preset */
+            sb_printf(b,
+                      " --shared-ffn-hidden %" PRId64 " --moe-first-dense %" PRId64
+                      " --moe-layer-freq %" PRId64,
+                      m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
         model_more_flags(b, m);
     }
     sb_puts(b, " --gpu ");
