@@ -172,6 +172,27 @@ for want in "llama3_8b|llama-3.1-8b 1 1 64 3 1 64 8192 selective" "llama3_70b|ll
         bad "torchtitan's ${want%%|*}.toml reads as $(lay "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
 done
 
+# Megatron-LM's own example launches (@ d98e8a64, tests/data/engines/megatron):
+# the script run by bash with its torchrun line printed instead of run
+expand() { # expand SCRIPT ARGS...: the command the script would run
+    local f=$1
+    shift
+    sed 's/^torchrun /printf "%q " torchrun /' "$f" | env -i PATH="$PATH" SLURM_NNODES=4 bash -s "$@"
+}
+ml() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; m=d["model"]; print(d["params"]["total"], m["experts"], m["topk"], *(l[k] for k in ("tp","pp","ep","dp","zero","sp","micro_batch","global_batch","seq_len")))' "$1"; }
+expand "$DATA/megatron/train_gpt3_175b_distributed.sh" /ckpt /tb /vocab.json /merges.txt /data >"$tmp/g175.txt"
+# NUM_NODES=1 in the file ("change for multinode"): TP 8 x PP 16 needs 128 GPUs
+"$T" estimate --from-megatron "$tmp/g175.txt" --gpus 128 --vocab 50257 --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(ml "$tmp/m.json")" = "174604259328 0 0 8 16 1 1 0 False 1 1536 2048" ]; then ok; else
+    bad "Megatron's GPT-3 175B example reads as $(ml "$tmp/m.json") ($(cat "$tmp/err"))"; fi
+expand "$DATA/megatron/train_mixtral_8x7b_distributed.sh" /ckpt /tokenizer.model /data >"$tmp/mix.txt"
+# SLURM_NNODES=4: 32 GPUs from the launcher; Mixtral's count, EP 8 over DP 8
+"$T" estimate --from-megatron "$tmp/mix.txt" --vocab 32000 --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(ml "$tmp/m.json")" = "46702792704 8 2 1 4 8 8 1 False 1 256 4096" ]; then ok; else
+    bad "Megatron's Mixtral 8x7B example reads as $(ml "$tmp/m.json") ($(cat "$tmp/err"))"; fi
+if grep -qx -- "--rotary-base 1000000" <("$T" export --format megatron --from-megatron "$tmp/mix.txt" --vocab 32000 2>/dev/null); then ok; else
+    bad "the Mixtral example's --rotary-base 1000000 is kept"; fi
+
 # exact totals of the models whose count the issue names
 total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
