@@ -193,6 +193,14 @@ if [ "$(ml "$tmp/m.json")" = "46702792704 8 2 1 4 8 8 1 False 1 256 4096" ]; the
 if grep -qx -- "--rotary-base 1000000" <("$T" export --format megatron --from-megatron "$tmp/mix.txt" --vocab 32000 2>/dev/null); then ok; else
     bad "the Mixtral example's --rotary-base 1000000 is kept"; fi
 
+# DeepSpeed's own configs (@ edaa7221, tests/data/engines/deepspeed) on 8 GPUs
+dl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l[k] for k in ("dp","zero","micro_batch","global_batch","grad_accum")), t["precision"])' "$1"; }
+for want in "ds_config_func_bs8_zero1|8 1 1 8 1 fp16" "ds_config_zero3|8 3 1 8 1 bf16"; do
+    "$T" estimate --from-deepspeed "$DATA/deepspeed/${want%%|*}.json" --model llama-3-8b --gpus 8 --json >"$tmp/d.json" 2>"$tmp/err"
+    if [ "$(dl "$tmp/d.json")" = "${want#*|}" ]; then ok; else
+        bad "DeepSpeed's ${want%%|*}.json reads as $(dl "$tmp/d.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
+done
+
 # exact totals of the models whose count the issue names
 total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
