@@ -115,6 +115,13 @@ TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path, c
 typedef enum tp_norm { TP_NORM_LAYERNORM = 0, TP_NORM_RMSNORM } tp_norm;
 typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU } tp_mlp;
 typedef enum tp_pos { TP_POS_ROTARY = 0, TP_POS_LEARNED, TP_POS_ALIBI } tp_pos;
+/** Rotary frequency scaling: none, Llama 3's (HF rope_type "llama3"), or
+ *  another kind (yarn, linear, ...) that trainplan records but no export writes. */
+typedef enum tp_rope_scaling {
+    TP_ROPE_SCALING_NONE = 0,
+    TP_ROPE_SCALING_LLAMA3,
+    TP_ROPE_SCALING_OTHER
+} tp_rope_scaling;
 
 /** Compute precision of the GEMMs (weights are held in 16 bits for all). */
 typedef enum tp_precision {
@@ -213,6 +220,15 @@ typedef struct tp_model {
     int64_t shared_ffn_hidden;  /* total width of the shared experts (0 -> num_shared * f_e) */
     int64_t moe_first_dense;    /* leading dense layers (DeepSeek-style) */
     int64_t moe_layer_freq;     /* every n-th layer after those is MoE (0/1 -> all) */
+    /* What an engine needs to build the same model; none changes the count
+     * or the estimate. 0 = not recorded (the engine's default applies). */
+    double rope_theta;              /* rotary base (HF rope_theta) */
+    double norm_eps;                /* norm epsilon (HF rms_norm_eps, layer_norm_eps) */
+    tp_rope_scaling rope_scaling;   /* rotary frequency scaling */
+    double rope_factor;             /* llama3: factor */
+    double rope_low_freq_factor;    /* llama3: low_freq_factor (0 -> 1) */
+    double rope_high_freq_factor;   /* llama3: high_freq_factor (0 -> 4) */
+    int64_t rope_original_max;      /* llama3: original_max_position_embeddings (0 -> 8192) */
 } tp_model;
 
 /** Parameter counts by component, exact. */

@@ -24,7 +24,8 @@
 /* trainplan export                                                     */
 /* ------------------------------------------------------------------ */
 
-static const char *const format_choices[] = {"megatron", "torchtitan", "deepspeed", NULL};
+static const char *const format_choices[] = {"megatron", "torchtitan", "deepspeed",
+                                             "torchtitan-toml", NULL};
 
 enum { X_FORMAT, X_OUT, X_FORCE, X_TOKENS, X_FROM, X_COUNT };
 
@@ -53,13 +54,14 @@ static const cli_flag export_flags[X_COUNT] = {
 void cmd_export_help(FILE *f)
 {
     fprintf(f,
-            "usage: trainplan export --format megatron|torchtitan|deepspeed [estimate flags]\n"
-            "                        [--out FILE] [--force] [--train-tokens N]\n\n"
+            "usage: trainplan export --format megatron|torchtitan|deepspeed|torchtitan-toml\n"
+            "                        [estimate flags] [--out FILE] [--force] [--train-tokens N]\n\n"
             "Writes the configuration the estimate flags describe as a launch configuration:\n"
             "  megatron    pretrain_gpt.py arguments, one per line, # comments\n"
-            "  torchtitan  a job TOML ([model], [parallelism], [activation_checkpoint], "
-            "[training])\n"
+            "  torchtitan  a Python configuration module (torchtitan since 2026-02-23:\n"
+            "              --module/--config), a function returning Trainer.Config\n"
             "  deepspeed   a ds_config JSON, plus FILE.notes.txt with what the JSON cannot hold\n"
+            "  torchtitan-toml  the job TOML of torchtitan releases before 2026-02-23\n"
             "Every export starts with a header: the trainplan version, the plan (as the flags\n"
             "that rebuild it) and its predicted memory and throughput, then what the engine\n"
             "cannot express (\"Not expressible\"), instead of dropping it. It accepts exactly\n"

@@ -31,6 +31,8 @@
 enum flag_id {
     F_MODEL, F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_HEAD_DIM, F_FFN_HIDDEN, F_VOCAB,
     F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
+    F_BIAS, F_POSITION, F_MAX_POSITIONS, F_ROPE_THETA, F_ROPE_SCALING, F_ROPE_FACTOR, F_NORM_EPS,
+    F_SHARED_FFN, F_MOE_FIRST_DENSE, F_MOE_LAYER_FREQ,
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
@@ -59,6 +61,10 @@ static const char *const attn_names[] = {"causal", "full", NULL};         /* tp_
 static const char *const act_names[] = {"detailed", "korthikanti", NULL}; /* tp_act_model */
 static const char *const ckpt_names[] = {"exact", "seed001", NULL};       /* tp_ckpt_model */
 static const char *const coll_names[] = {"ring", "simple", NULL};         /* tp_coll_model */
+
+static const char *const bias_names[] = {"none", "qkv", "all", NULL};
+static const char *const pos_names[] = {"rotary", "learned", "alibi", NULL}; /* tp_pos */
+static const char *const rope_names[] = {"none", "llama3", NULL};         /* tp_rope_scaling */
 
 static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE};
 static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
@@ -134,6 +140,37 @@ static const cli_flag flags[F_COUNT] = {
     [F_SHARED_EXPERTS] = {"--shared-experts", "N", "experts", "from --model",
                           "shared (always active) experts",
                           INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
+    [F_BIAS] = {"--bias", NULL, NULL, "from --model",
+                "linear biases: none, on q/k/v only (Qwen2), or on every linear (GPT-2)",
+                ENUM(bias_names), .group = G_MODEL},
+    [F_POSITION] = {"--position", NULL, NULL, "from --model",
+                    "position embeddings",
+                    ENUM(pos_names), .group = G_MODEL},
+    [F_MAX_POSITIONS] = {"--max-positions", "N", "positions", "from --model",
+                         "learned position table size (learned positions only)",
+                         INT(1, TP_MAX_SEQ), .group = G_MODEL},
+    [F_ROPE_THETA] = {"--rope-theta", "X", "ratio", "from --model",
+                      "rotary base (HF rope_theta; exports only, the estimate does not use it)",
+                      NUM(1.0, 1e12), .group = G_MODEL},
+    [F_ROPE_SCALING] = {"--rope-scaling", NULL, NULL, "from --model",
+                        "rotary frequency scaling (llama3: low/high frequency factors 1 and 4, "
+                        "original context 8192)",
+                        ENUM(rope_names), .group = G_MODEL},
+    [F_ROPE_FACTOR] = {"--rope-factor", "X", "ratio", "8 with --rope-scaling llama3",
+                       "rotary scaling factor",
+                       NUM(1e-6, 1e6), .group = G_MODEL},
+    [F_NORM_EPS] = {"--norm-eps", "X", "added to the variance", "from --model",
+                    "norm epsilon (exports only, the estimate does not use it)",
+                    NUM(1e-30, 0.1), .group = G_MODEL},
+    [F_SHARED_FFN] = {"--shared-ffn-hidden", "N", "elements", "from --model",
+                      "total width of the shared experts (0: shared experts x expert width)",
+                      INT(0, TP_MAX_FFN), .group = G_MODEL},
+    [F_MOE_FIRST_DENSE] = {"--moe-first-dense", "N", "layers", "from --model",
+                           "leading dense layers before the MoE layers (DeepSeek-style)",
+                           INT(0, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_MOE_LAYER_FREQ] = {"--moe-layer-freq", "N", "layers", "from --model",
+                          "every N-th layer after the leading dense ones is MoE",
+                          INT(1, TP_MAX_LAYERS), .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
                    INT(1, TP_MAX_SEQ), .group = G_BATCH},
@@ -654,6 +691,52 @@ static tp_status get_enum(const seen *sn, int id, int *out, tp_error *err)
             TP_TRY(get_i64(sn, id, &(dst), err));                                                  \
     } while (0)
 
+/* Biases, positions, the rotary base and scaling, the norm epsilon. */
+static tp_status apply_model_more(const seen *sn, tp_model *m, tp_error *err)
+{
+    int k;
+    if (sn->val[F_BIAS]) {
+        TP_TRY(get_enum(sn, F_BIAS, &k, err));
+        m->linear_bias = k == 2;
+        m->qkv_bias = k == 1;
+    }
+    if (sn->val[F_POSITION]) {
+        TP_TRY(get_enum(sn, F_POSITION, &k, err));
+        m->pos = (tp_pos)k;
+        if (m->pos != TP_POS_LEARNED)
+            m->max_positions = 0;
+    }
+    OVERRIDE_I64(F_MAX_POSITIONS, m->max_positions);
+    OVERRIDE_I64(F_SHARED_FFN, m->shared_ffn_hidden);
+    OVERRIDE_I64(F_MOE_FIRST_DENSE, m->moe_first_dense);
+    OVERRIDE_I64(F_MOE_LAYER_FREQ, m->moe_layer_freq);
+    if (sn->val[F_ROPE_THETA])
+        TP_TRY(get_f64(sn, F_ROPE_THETA, &m->rope_theta, err));
+    if (sn->val[F_NORM_EPS])
+        TP_TRY(get_f64(sn, F_NORM_EPS, &m->norm_eps, err));
+    if (sn->val[F_ROPE_SCALING]) {
+        TP_TRY(get_enum(sn, F_ROPE_SCALING, &k, err));
+        bool was = m->rope_scaling == TP_ROPE_SCALING_LLAMA3;
+        m->rope_scaling = (tp_rope_scaling)k;
+        if (k == 0) {
+            m->rope_factor = m->rope_low_freq_factor = m->rope_high_freq_factor = 0.0;
+            m->rope_original_max = 0;
+        } else if (!was) { /* Llama 3.1's values */
+            m->rope_factor = 8.0;
+            m->rope_low_freq_factor = 1.0;
+            m->rope_high_freq_factor = 4.0;
+            m->rope_original_max = 8192;
+        }
+    }
+    if (sn->val[F_ROPE_FACTOR]) {
+        if (m->rope_scaling != TP_ROPE_SCALING_LLAMA3)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "rope-factor",
+                                "needs a rotary scaling (--rope-scaling llama3)");
+        TP_TRY(get_f64(sn, F_ROPE_FACTOR, &m->rope_factor, err));
+    }
+    return TP_OK;
+}
+
 static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
 {
     OVERRIDE_I64(F_LAYERS, m->num_layers);
@@ -680,7 +763,7 @@ static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
         m->tie_embeddings = true;
     else if (sn->pos[F_NO_TIE] > sn->pos[F_TIE])
         m->tie_embeddings = false;
-    return TP_OK;
+    return apply_model_more(sn, m, err);
 }
 
 static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)

@@ -29,6 +29,10 @@ static const cli_flag import_flags[] = {
      "DeepSpeed ds_config.json to estimate; the model, GPUs and parallel sizes come from the "
      "flags",
      CLI_STR, .group = G_IMPORT},
+    {"--from-torchtitan", "FILE", NULL, "none",
+     "torchtitan configuration to estimate: a job TOML (releases before 2026-02-23) or a "
+     "Python configuration module (its plain-data assignments)",
+     CLI_STR, .group = G_IMPORT},
 };
 #define NUM_IMPORT_FLAGS (sizeof import_flags / sizeof import_flags[0])
 
@@ -184,9 +188,12 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     const char *meg = value_of(x, n, "--from-megatron");
     const char *ds = value_of(x, n, "--from-deepspeed");
     const char *js = value_of(x, n, "--from");
-    if ((meg != NULL) + (ds != NULL) + (js != NULL) > 1)
+    const char *tt = value_of(x, n, "--from-torchtitan");
+    if ((meg != NULL) + (ds != NULL) + (js != NULL) + (tt != NULL) > 1)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
-                            "give one of --from-megatron, --from-deepspeed and --from");
+                            tt ? "give one of --from-megatron, --from-deepspeed, "
+                                 "--from-torchtitan and --from"
+                               : "give one of --from-megatron, --from-deepspeed and --from");
     x->svg = outputs ? value_of(x, n, "--svg") : NULL;
     x->force = outputs && value_of(x, n, "--force") != NULL;
     if (outputs) {
@@ -194,7 +201,7 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
             return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
         x->format = cli_xio_format_of(co);
     }
-    if (!meg && !ds && !js)
+    if (!meg && !ds && !js && !tt)
         return TP_OK;
 
     tp_import_user user = {
@@ -204,9 +211,15 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
         .micro_batch = cli_given(co, "--micro-batch"),
         .global_batch = cli_given(co, "--global-batch") || cli_given(co, "--global-batch-tokens"),
     };
-    x->import_path = meg ? meg : ds ? ds : js;
-    x->import_flag = meg ? "--from-megatron" : ds ? "--from-deepspeed" : "--from";
-    tp_import_kind kind = meg ? TP_IMPORT_MEGATRON : ds ? TP_IMPORT_DEEPSPEED : TP_IMPORT_TRAINPLAN;
+    x->import_path = meg ? meg : ds ? ds : tt ? tt : js;
+    x->import_flag = meg  ? "--from-megatron"
+                     : ds ? "--from-deepspeed"
+                     : tt ? "--from-torchtitan"
+                          : "--from";
+    tp_import_kind kind = meg  ? TP_IMPORT_MEGATRON
+                          : ds ? TP_IMPORT_DEEPSPEED
+                          : tt ? TP_IMPORT_TORCHTITAN
+                               : TP_IMPORT_TRAINPLAN;
     st = tp_io_import_load(kind, x->import_path, &x->im, err);
     if (st != TP_OK) {
         if (st == TP_ERR_IO && err)
@@ -241,7 +254,8 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     *argi = argi2 - x->im.argc;
     st = tp_io_import_apply(&x->im, &user, c, err);
     if (st != TP_OK) {
-        if (kind == TP_IMPORT_DEEPSPEED && err && err->code == TP_ERR_CONFIG)
+        if ((kind == TP_IMPORT_DEEPSPEED || kind == TP_IMPORT_TORCHTITAN) && err &&
+            err->code == TP_ERR_CONFIG)
             co->err_file = x->import_path;
         return st;
     }

@@ -242,7 +242,21 @@ void eng_header(sbuf *out, const char *prefix, const char *title, const tp_confi
 /* trainplan flags of a configuration                                   */
 /* ------------------------------------------------------------------ */
 
-/* Same shape as far as the trainplan flags can tell. */
+static bool same_rope(const tp_model *a, const tp_model *b);
+
+/* The MoE layer frequency, 0 and 1 both meaning every layer. */
+static int64_t moe_freq(const tp_model *m)
+{
+    return m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+}
+
+/* Exactly equal (the values are read, never computed). */
+static bool same_real(double a, double b)
+{
+    return !(a < b) && !(a > b);
+}
+
+/* Same model as far as the trainplan flags can tell. */
 static bool same_shape(const tp_model *a, const tp_model *b)
 {
     return a->num_layers == b->num_layers && a->hidden == b->hidden &&
@@ -251,8 +265,58 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->vocab == b->vocab && a->mlp == b->mlp && a->norm == b->norm &&
            a->tie_embeddings == b->tie_embeddings && a->num_experts == b->num_experts &&
            (a->num_experts == 0 || (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
-                                    a->num_shared_experts == b->num_shared_experts)) &&
-           a->linear_bias == b->linear_bias && a->pos == b->pos;
+                                    a->num_shared_experts == b->num_shared_experts &&
+                                    tp_shared_ffn_hidden(a) == tp_shared_ffn_hidden(b) &&
+                                    a->moe_first_dense == b->moe_first_dense &&
+                                    moe_freq(a) == moe_freq(b))) &&
+           a->linear_bias == b->linear_bias && a->pos == b->pos &&
+           (a->linear_bias || a->qkv_bias == b->qkv_bias) &&
+           (a->pos != TP_POS_LEARNED || a->max_positions == b->max_positions) &&
+           same_real(a->rope_theta, b->rope_theta) && same_real(a->norm_eps, b->norm_eps) &&
+           same_rope(a, b);
+}
+
+/* The rotary scaling, as far as the flags set it. */
+static bool same_rope(const tp_model *a, const tp_model *b)
+{
+    return a->rope_scaling == b->rope_scaling &&
+           (a->rope_scaling != TP_ROPE_SCALING_LLAMA3 || same_real(a->rope_factor, b->rope_factor));
+}
+
+static const char *bias_name(const tp_model *m)
+{
+    return m->linear_bias ? "all" : m->qkv_bias ? "qkv" : "none";
+}
+
+const char *eng_real(char *buf, size_t n, double x)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, x);
+        if (same_real(strtod(buf, NULL), x))
+            break;
+    }
+    return buf;
+}
+
+/* The model fields beyond the shape: biases, positions, rotary, norm epsilon. */
+static void model_more_flags(sbuf *b, const tp_model *m)
+{
+    static const char *const pos[] = {"rotary", "learned", "alibi"};
+    sb_printf(b, " --bias %s --position %s", bias_name(m), pos[m->pos]);
+    if (m->pos == TP_POS_LEARNED && m->max_positions > 0)
+        sb_printf(b, " --max-positions %" PRId64, m->max_positions);
+    char x[32];
+    if (m->rope_theta > 0)
+        sb_printf(b, " --rope-theta %s", eng_real(x, sizeof x, m->rope_theta));
+    /* always, so that a preset's scaling is not inherited (another kind
+     * has no flag and is written as none) */
+    if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3)
+        sb_printf(b, " --rope-scaling llama3 --rope-factor %s",
+                  eng_real(x, sizeof x, m->rope_factor));
+    else
+        sb_puts(b, " --rope-scaling none");
+    if (m->norm_eps > 0)
+        sb_printf(b, " --norm-eps %s", eng_real(x, sizeof x, m->norm_eps));
 }
 
 /* A value as one shell word: bare when it is made of safe characters. */
@@ -306,6 +370,12 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
             sb_printf(b,
                       " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, eng_expert_ffn(m), m->num_shared_experts);
+        if (m->num_experts > 0) /* all three, so that none is inherited from a preset */
+            sb_printf(b,
+                      " --shared-ffn-hidden %" PRId64 " --moe-first-dense %" PRId64
+                      " --moe-layer-freq %" PRId64,
+                      m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
+        model_more_flags(b, m);
     }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");

@@ -9,15 +9,19 @@
  * in docs/_pages/config-json.md (the page deepspeed.ai/docs/config-json)
  * and data_types.grad_accum_dtype as deepspeed/runtime/constants.py
  * defines it; docs/export.md, "Sources of the engine facts", names each
- * fact with its source. No DeepSpeed commit is pinned there: the keys used
- * are the long-standing ones of the config schema.
+ * fact with its source. The keys written and mapped are checked against
+ * data/engines/deepspeed-keys-edaa7221.tsv (tools/deepspeed_keys.py, from
+ * deepspeedai/DeepSpeed @ edaa7221, 2026-08-22), where the engine
+ * behaviour relied on below was read too.
  *
  * Import. The JSON is walked key by key against the ds_config subset
  * below, one table per object (ds_section) and one walker (ds_object); "auto" (the Hugging Face integration's placeholder) counts as not
  * given. Mapped: train_batch_size, train_micro_batch_size_per_gpu,
  * gradient_accumulation_steps, zero_optimization.stage, bf16/fp16.enabled,
  * data_types.grad_accum_dtype, optimizer.type, activation_checkpointing
- * (full recompute, assumed). Refused: offloading to CPU or NVMe,
+ * (full recompute, assumed), tensor_parallel.autotp_size (AutoTP: TP
+ * without SP) and expert_parallel (AutoEP: EP); stage 0 under bf16 as
+ * DeepSpeed runs it (ds_bf16_without_zero). Refused: offloading to CPU or NVMe,
  * partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
  * MiCS, sparse attention, compression, elasticity, curriculum learning,
  * Apex AMP, other optimizers, fp32 training and unknown keys. The model,
@@ -175,6 +179,9 @@ typedef struct ds_read {
     bool ckpt;
     const char *opt_type; /* optimizer.type */
     double momentum;      /* optimizer.params.momentum */
+    int64_t autotp;       /* tensor_parallel.autotp_size (0: off) */
+    int autoep_enabled;   /* expert_parallel.enabled */
+    int64_t autoep_size, autoep_etp; /* expert_parallel sizes */
 } ds_read;
 
 typedef tp_status (*ds_fn)(json_t *x, const char *path, ds_read *r, tp_error *err);
@@ -557,6 +564,92 @@ static tp_status ds_compression(json_t *x, const char *p, ds_read *r, tp_error *
     return ds_not_modelled(err, p, "compresses the model while training");
 }
 
+/* ---- tensor_parallel (AutoTP) and expert_parallel (AutoEP) ---- */
+
+/* A positive integer key of a section (sizes of AutoTP and AutoEP). */
+static tp_status ds_size(json_t *x, const char *p, int64_t *out, tp_error *err)
+{
+    if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > TP_MAX_GPUS)
+        return ds_err(err, p, "must be an integer in [0, 1048576]");
+    *out = (int64_t)json_integer_value(x);
+    return TP_OK;
+}
+
+/* "tensor_parallel": AutoTP training (deepspeed/runtime/tensor_parallel/
+ * config.py, TPTrainingConfig @ edaa7221): autotp_size is the TP degree
+ * (0: off); the sharded linears all-reduce, without sequence parallelism.
+ * A custom partition_config changes which weights are sharded. */
+static tp_status ds_autotp_size(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_size(x, p, &r->autotp, err);
+}
+
+static tp_status ds_partition_config(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    (void)r;
+    if (json_is_null(x))
+        return TP_OK;
+    return ds_not_modelled(err, p, "shards the weights by custom layer rules");
+}
+
+static const ds_key autotp_keys[] = {{"autotp_size", ds_autotp_size},
+                                     {"partition_config", ds_partition_config},
+                                     {NULL, NULL}};
+static const char *const autotp_approx[] = {"tp_overlap_comm", NULL};
+static const char *const autotp_ignore[] = {"dtype", "injection_policy_tuple", "tensor_parallel",
+                                            "tp", NULL};
+static const ds_section autotp_section = {autotp_keys, autotp_approx, autotp_ignore, false};
+
+/* "expert_parallel": AutoEP (deepspeed/module_inject/auto_ep_config.py
+ * @ edaa7221): enabled and autoep_size, the EP degree; the patterns and
+ * routing options say where the experts are and how scores combine, which
+ * leaves memory and time alone. Experts sharded by their own TP are not
+ * modelled. */
+static tp_status ds_autoep_enabled(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    if (!json_is_boolean(x))
+        return ds_err(err, p, "must be true or false");
+    r->autoep_enabled = json_is_true(x);
+    return TP_OK;
+}
+
+static tp_status ds_autoep_size(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_size(x, p, &r->autoep_size, err);
+}
+
+static tp_status ds_autoep_etp(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_size(x, p, &r->autoep_etp, err);
+}
+
+static const ds_key autoep_keys[] = {{"enabled", ds_autoep_enabled},
+                                     {"autoep_size", ds_autoep_size},
+                                     {"expert_tensor_parallel_size", ds_autoep_etp},
+                                     {NULL, NULL}};
+static const char *const autoep_approx[] = {"use_grouped_mm", "disable_triton_grouped_mm",
+                                            "combine_impl", NULL};
+static const char *const autoep_ignore[] = {
+    "validate_folding_routing", "preset_model", "moe_layer_pattern", "expert_pattern",
+    "router_pattern", "route_norm", "route_scale", "score_apply", "num_expert_groups",
+    "num_limited_groups", "score_func", "top_k", "load_balance_coeff",
+    "routed_scaling_factor", "expert_w1", "expert_w2", "expert_w3", "num_experts_attr",
+    "top_k_attr", "has_shared_experts", "shared_experts_pattern",
+    "shared_experts_gate_pattern", NULL};
+static const ds_section autoep_section = {autoep_keys, autoep_approx, autoep_ignore, false};
+
+static tp_status ds_tensor_parallel(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return ds_object(x, p, &autotp_section, r, err);
+}
+
+static tp_status ds_expert_parallel(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    r->autoep_size = 1;
+    r->autoep_etp = 1;
+    return ds_object(x, p, &autoep_section, r, err);
+}
+
 static const ds_key root_keys[] = {{"train_batch_size", ds_train_batch},
                                    {"train_micro_batch_size_per_gpu", ds_micro_batch},
                                    {"gradient_accumulation_steps", ds_grad_accum},
@@ -567,6 +660,8 @@ static const ds_key root_keys[] = {{"train_batch_size", ds_train_batch},
                                    {"optimizer", ds_optimizer},
                                    {"activation_checkpointing", ds_checkpointing},
                                    {"data_types", ds_data_types},
+                                   {"tensor_parallel", ds_tensor_parallel},
+                                   {"expert_parallel", ds_expert_parallel},
                                    {"sparse_attention", ds_sparse_attention},
                                    {"compression_training", ds_compression},
                                    {"elasticity", ds_elasticity},
@@ -611,6 +706,14 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     int stage = r.stage, bf16 = r.bf16, fp16 = r.fp16;
     const char *opt = r.opt, *grad = r.grad;
     bool ckpt = r.ckpt;
+    int64_t autotp = r.autotp, autoep = r.autoep_enabled ? (r.autoep_size > 0 ? r.autoep_size : 1) : 0;
+    if (r.autoep_enabled && r.autoep_etp > 1)
+        return ds_not_modelled(err, "expert_parallel.expert_tensor_parallel_size",
+                               "shards each expert over its own tensor-parallel group");
+    if (autotp > 1 && autoep > 1)
+        return ds_not_modelled(err, "expert_parallel.autoep_size",
+                               "with tensor_parallel.autotp_size > 1 folds the expert-parallel "
+                               "group over the AutoTP ranks (module_inject/auto_ep_folding.py)");
     if (bf16 == 1 && fp16 == 1)
         return tp_error_set(err, TP_ERR_CONFIG, "fp16.enabled",
                             "\"bf16.enabled\" and \"fp16.enabled\" cannot both be true");
@@ -642,6 +745,22 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
         PUSH(push_str(im, "--precision", "fp16"));
     else if (bf16 < 0 && fp16 < 0)
         assume(im, "no bf16/fp16 section: precision taken from the trainplan flags");
+    if (autotp > 0) {
+        from(im, "tensor_parallel.autotp_size", 0, 0);
+        PUSH(push_i64(im, "--tp", autotp));
+        PUSH(push_flag(im, "--no-sp"));
+        assume(im, "tensor_parallel.autotp_size: AutoTP shards the linears without sequence "
+                   "parallelism (--no-sp)");
+    }
+    if (autoep > 0) {
+        from(im, "expert_parallel.autoep_size", 0, 0);
+        PUSH(push_i64(im, "--ep", autoep));
+    }
+    if (stage == 0 && bf16 == 1)
+        assume(im, "zero_optimization.stage 0 with bf16: with pipeline parallelism DeepSpeed wraps "
+                   "the optimizer in its BF16_Optimizer, which shards the fp32 master weights and "
+                   "optimizer state over the data-parallel ranks like ZeRO-1 (read as --zero 1 "
+                   "when --pp > 1)");
     if (grad)
         PUSH(push_str(im, "--grad-dtype", grad));
     else
@@ -694,9 +813,32 @@ static bool ds_batch_product(int64_t a, int64_t b, int64_t c, int64_t *out)
 
 /* train_batch_size = micro x accumulation x DP, the missing one derived as
  * DeepSpeed does; flags given by the user win. */
+/* Which optimizer wrapper DeepSpeed picks without ZeRO under bf16
+ * (deepspeed/runtime/engine.py, _do_optimizer_sanity_check @ edaa7221):
+ * bf16 weights with fp32 gradient accumulation and no ZeRO is refused
+ * ("unsupported mix of model_dtype and grad_accum_dtype"); bf16 with bf16
+ * accumulation under pipeline parallelism is BF16_Optimizer
+ * (runtime/bf16_optimizer.py), which partitions the fp32 master weights
+ * and the optimizer state over the data-parallel group: ZeRO-1's memory. */
+static tp_status ds_bf16_without_zero(tp_config *c, tp_error *err)
+{
+    tp_train *t = &c->train;
+    if (t->zero != 0 || (t->precision != TP_PREC_BF16 && t->precision != TP_PREC_FP8))
+        return TP_OK;
+    if (t->grad_dtype == TP_DTYPE_FP32)
+        return tp_error_set(err, TP_ERR_CONFIG, "zero_optimization.stage",
+                            "ZeRO stage 0 with bf16 weights and fp32 gradient accumulation: "
+                            "DeepSpeed refuses this mix (unsupported mix of model_dtype and "
+                            "grad_accum_dtype); use ZeRO stage 1 or bf16 accumulation");
+    if (t->pp > 1)
+        t->zero = 1; /* BF16_Optimizer */
+    return TP_OK;
+}
+
 tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                     tp_error *err)
 {
+    TP_TRY(ds_bf16_without_zero(c, err));
     int64_t ga = im->ds_grad_accum;
     if (ga <= 0)
         return TP_OK;
@@ -768,6 +910,51 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
     eng_switch_flags(b, t);
 }
 
+/* The ZeRO stage written: the plan's, except where DeepSpeed would not run
+ * it or would run it differently without ZeRO under bf16 (see
+ * ds_bf16_without_zero). */
+static int ds_export_stage(const tp_train *t, notes *nx)
+{
+    bool bf16 = t->precision != TP_PREC_FP16;
+    if (t->zero != 0 || !bf16)
+        return t->zero;
+    if (t->grad_dtype == TP_DTYPE_FP32) {
+        eng_note(nx, "ZeRO 0 with bf16 and fp32 gradients: DeepSpeed refuses this mix (engine.py, "
+                     "unsupported mix of model_dtype and grad_accum_dtype); written as ZeRO stage "
+                     "1, which also shards the fp32 optimizer state over the data-parallel ranks");
+        return 1;
+    }
+    if (t->pp > 1)
+        eng_note(nx, "ZeRO 0 with bf16 and a pipeline: DeepSpeed wraps the optimizer in its "
+                     "BF16_Optimizer, which shards the fp32 master weights and optimizer state "
+                     "over the data-parallel ranks like ZeRO-1 (plan with --zero 1 to match)");
+    return 0;
+}
+
+/* Context parallelism and pipeline schedules as DeepSpeed runs them. */
+static void ds_schedule_notes(const tp_train *t, notes *nx)
+{
+    if (t->cp > 1)
+        eng_note(nx,
+                 "context parallelism %" PRId64 ": DeepSpeed and Megatron-DeepSpeed have no "
+                 "context (ring-attention) parallelism; the nearest is Ulysses sequence "
+                 "parallelism (Megatron-DeepSpeed --ds-sequence-parallel-size %" PRId64
+                 "), which splits the sequence the same way but exchanges attention heads "
+                 "all-to-all, and needs the heads divisible by it",
+                 t->cp, t->cp);
+    if (t->pp > 1 && t->vpp > 1)
+        eng_note(nx,
+                 "interleaved schedule with %" PRId64 " virtual stages: DeepSpeed's pipeline "
+                 "engine runs 1F1B only (deepspeed/runtime/pipe/schedule.py TrainSchedule), with "
+                 "one stage per rank; the bubble is %" PRId64 " times the plan's",
+                 t->vpp, t->vpp);
+    else if (t->pp > 1 && t->schedule == TP_SCHED_INTERLEAVED)
+        eng_note(nx, "interleaved schedule: DeepSpeed's pipeline engine runs 1F1B only");
+    if (t->pp > 1 && t->schedule == TP_SCHED_GPIPE)
+        eng_note(nx, "GPipe schedule: DeepSpeed's pipeline engine runs 1F1B only; the bubble is "
+                     "the same, the in-flight activations differ");
+}
+
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
                                      const tp_export_opts *o, tp_export *out, tp_error *err)
 {
@@ -800,13 +987,14 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     jset(&ok, j, "data_types", dt);
 
     json_t *zo = json_object();
-    jset(&ok, zo, "stage", json_integer(t->zero));
+    jset(&ok, zo, "stage", json_integer(ds_export_stage(t, &nx)));
     jset(&ok, j, "zero_optimization", zo);
     if (t->zero >= 2 && t->pp > 1)
         eng_note(&nx,
                  "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
                  "ZeRO-1 only",
                  t->zero);
+    ds_schedule_notes(t, &nx);
 
     const tp_optimizer *op = &t->optimizer;
     if (op->kind == TP_OPT_ADAMW) {

@@ -5,7 +5,7 @@
  *
  *   megatron.c    Megatron-LM: export; megatron_import.c: --from-megatron
  *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
- *   torchtitan.c  torchtitan: export (there is no torchtitan import)
+ *   torchtitan.c  torchtitan: export, Python (current) and job TOML (older)
  *   common.c      what the exports share: the header every export opens
  *                 with, the "Not expressible" notes, comment wrapping,
  *                 the model facts they all read, and the trainplan flags
@@ -33,6 +33,9 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
                                     tp_export *out, tp_error *err);
 tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
                                       const tp_export_opts *o, tp_export *out, tp_error *err);
+tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
+                                           const tp_export_opts *o, tp_export *out,
+                                           tp_error *err);
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
                                      const tp_export_opts *o, tp_export *out, tp_error *err);
 
@@ -42,6 +45,9 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
  * the vocabulary and GPU count when neither the file nor a flag gave them. */
 tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                    tp_error *err);
+/* torchtitan: virtual stages from pipeline_parallel_layers_per_stage. */
+tp_status tp_engine_torchtitan_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                                     tp_error *err);
 /* DeepSpeed: train_batch_size = micro x accumulation x DP, derived or checked. */
 tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                     tp_error *err);
@@ -95,6 +101,8 @@ int64_t eng_gpus_per_node(const tp_config *c);
 int64_t eng_kv_heads(const tp_model *m);
 int64_t eng_head_dim(const tp_model *m);
 int64_t eng_expert_ffn(const tp_model *m);
+/* x in the fewest digits (6 or more) that read back as exactly x; buf is returned. */
+const char *eng_real(char *buf, size_t n, double x);
 /* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */

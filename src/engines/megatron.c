@@ -93,7 +93,40 @@ static void sw(argw *w, const char *flag)
     sb_printf(&w->body, "%s\n", flag);
 }
 
-static void megatron_model(argw *w, const tp_config *c, notes *nx)
+/* The rotary base and scaling. Megatron's --rotary-base is an integer, and
+ * --use-rope-scaling is Llama 3's scaling with the low/high frequency
+ * factors 1 and 4 and the original context 8192 fixed
+ * (RotaryEmbedding._apply_scaling); only the factor is an argument. */
+static void megatron_rope(argw *w, const tp_model *m, notes *nx, notes *unrecorded)
+{
+    char x[32];
+    if (m->rope_theta <= 0)
+        eng_note(unrecorded, "rotary base (Megatron-LM's default 10000 applies)");
+    else if (m->rope_theta > floor(m->rope_theta))
+        eng_note(nx,
+                 "rotary base %s: Megatron-LM's --rotary-base takes an integer; written as "
+                 "%.0f",
+                 eng_real(x, sizeof x, m->rope_theta), floor(m->rope_theta));
+    if (m->rope_theta > 0)
+        arg(w, "--rotary-base", "%.0f", floor(m->rope_theta));
+    if (m->rope_scaling == TP_ROPE_SCALING_OTHER) {
+        eng_note(nx, "rotary scaling other than Llama 3's (yarn, linear, ...): not written; "
+                     "Megatron-LM's --use-rope-scaling is Llama 3's only");
+    } else if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3) {
+        sw(w, "--use-rope-scaling");
+        arg(w, "--rope-scaling-factor", "%s", eng_real(x, sizeof x, m->rope_factor));
+        double lo = m->rope_low_freq_factor > 0 ? m->rope_low_freq_factor : 1.0;
+        double hi = m->rope_high_freq_factor > 0 ? m->rope_high_freq_factor : 4.0;
+        int64_t orig = m->rope_original_max > 0 ? m->rope_original_max : 8192;
+        if (lo < 1.0 || lo > 1.0 || hi < 4.0 || hi > 4.0 || orig != 8192)
+            eng_note(nx,
+                     "Llama 3 rotary scaling with low/high frequency factors %g/%g and original "
+                     "context %" PRId64 ": Megatron-LM fixes them at 1/4 and 8192",
+                     lo, hi, orig);
+    }
+}
+
+static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unrecorded)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -124,9 +157,15 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
         arg(w, "--position-embedding-type", "none");
     } else {
         arg(w, "--position-embedding-type", "rope");
+        megatron_rope(w, m, nx, unrecorded);
     }
     arg(w, "--max-position-embeddings", "%" PRId64, max_pos);
     arg(w, "--normalization", "%s", m->norm == TP_NORM_RMSNORM ? "RMSNorm" : "LayerNorm");
+    char x[32];
+    if (m->norm_eps > 0)
+        arg(w, "--norm-epsilon", "%s", eng_real(x, sizeof x, m->norm_eps));
+    else
+        eng_note(unrecorded, "norm epsilon (Megatron-LM's default 1e-5 applies)");
     if (m->mlp == TP_MLP_SWIGLU)
         sw(w, "--swiglu");
     if (!m->tie_embeddings)
@@ -303,8 +342,8 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
                                     tp_export *out, tp_error *err)
 {
     argw w = {0};
-    notes nx = {0};
-    megatron_model(&w, c, &nx);
+    notes nx = {0}, unrec = {0};
+    megatron_model(&w, c, &nx, &unrec);
     megatron_layout(&w, c, &nx);
     megatron_training(&w, c, o, &nx);
 
@@ -323,6 +362,15 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
     eng_wrap(&doc, "# ", "", 0,
              "(--vocab-size is the model's vocabulary; with a real tokenizer Megatron-LM takes it "
              "from --tokenizer-model.)");
+    if (unrec.count > 0) {
+        eng_wrap(&doc, "# ", "", 0,
+                 "Not recorded in the model, so not written (the engine's default applies; give "
+                 "them to trainplan with --rope-theta, --norm-eps):");
+        eng_put_items(&doc, "# ", &unrec);
+    }
+    if (unrec.text.failed)
+        doc.failed = true;
+    sb_free(&unrec.text);
     sb_puts(&doc, "\n");
     sb_puts(&doc, w.body.s ? w.body.s : "");
     if (w.body.failed)

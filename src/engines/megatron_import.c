@@ -129,6 +129,10 @@ enum mid {
     M_CPU_OFFLOAD,
     M_MTP,
     M_HYBRID,
+    M_ROPE_BASE,
+    M_ROPE_SCALING,
+    M_ROPE_FACTOR,
+    M_NORM_EPS,
     M_COUNT
 };
 
@@ -180,6 +184,7 @@ static const marg_map map_args[] = {
     {"--moe-router-topk", M_TOPK},
     {"--moe-shared-expert-intermediate-size", M_SHARED},
     {"--mtp-num-layers", M_MTP},
+    {"--norm-epsilon", M_NORM_EPS},
     {"--normalization", M_NORM},
     {"--num-attention-heads", M_HEADS},
     {"--num-distributed-optimizer-instances", M_DISTOPT_INST},
@@ -197,6 +202,8 @@ static const marg_map map_args[] = {
     {"--recompute-method", M_RECOMP_METHOD},
     {"--recompute-modules", M_RECOMP_MODULES},
     {"--recompute-num-layers", M_RECOMP_NUM},
+    {"--rope-scaling-factor", M_ROPE_FACTOR},
+    {"--rotary-base", M_ROPE_BASE},
     {"--seq-length", M_SEQ},
     {"--sequence-parallel", M_SP},
     {"--sgd-momentum", M_SGD_MOM},
@@ -208,6 +215,7 @@ static const marg_map map_args[] = {
     {"--use-flash-attn", M_USE_FLASH},
     {"--use-megatron-fsdp", M_MFSDP},
     {"--use-precision-aware-optimizer", M_PREC_AWARE},
+    {"--use-rope-scaling", M_ROPE_SCALING},
     {"--use-rotary-position-embeddings", M_ROTARY},
     {"--use-torch-fsdp2", M_FSDP2},
     {"--vocab-size", M_VOCAB},
@@ -698,6 +706,32 @@ static tp_status read_shape(const slot *sl, tp_import *im, mread *x, tp_error *e
     m->tie_embeddings = !sl[M_UNTIE].set;
     m->linear_bias = !sl[M_NO_BIAS].set;
     m->qkv_bias = sl[M_QKV_BIAS].set && !m->linear_bias;
+    m->norm_eps = 1e-5; /* Megatron's --norm-epsilon default */
+    if (sl[M_NORM_EPS].set)
+        TP_TRY(val_f64(&sl[M_NORM_EPS], 1e-30, 0.1, &m->norm_eps, err));
+    return TP_OK;
+}
+
+/* The rotary base and Llama 3's frequency scaling, as Megatron builds them:
+ * --rotary-base (an integer, default 10000), --use-rope-scaling with
+ * --rope-scaling-factor (default 8) and the fixed low/high frequency
+ * factors 1 and 4 and original context 8192 of RotaryEmbedding._apply_scaling. */
+static tp_status read_rope(const slot *sl, tp_model *m, tp_error *err)
+{
+    if (m->pos != TP_POS_ROTARY)
+        return TP_OK;
+    int64_t base = 10000;
+    TP_TRY(opt_i64(&sl[M_ROPE_BASE], 10000, 1, INT64_C(1000000000000), &base, err));
+    m->rope_theta = (double)base;
+    if (sl[M_ROPE_SCALING].set) {
+        m->rope_scaling = TP_ROPE_SCALING_LLAMA3;
+        m->rope_factor = 8.0;
+        if (sl[M_ROPE_FACTOR].set)
+            TP_TRY(val_f64(&sl[M_ROPE_FACTOR], 1e-6, 1e6, &m->rope_factor, err));
+        m->rope_low_freq_factor = 1.0;
+        m->rope_high_freq_factor = 4.0;
+        m->rope_original_max = 8192;
+    }
     return TP_OK;
 }
 
@@ -734,7 +768,7 @@ static tp_status read_positions(const slot *sl, tp_import *im, mread *x, tp_erro
                    "parameters)");
     m->pos = pos == 0 ? TP_POS_LEARNED : TP_POS_ROTARY;
     m->max_positions = m->pos == TP_POS_LEARNED ? max_pos : 0;
-    return TP_OK;
+    return pos == 2 ? TP_OK : read_rope(sl, m, err);
 }
 
 /* TP, PP, CP and EP (read before the vocabulary, whose padding needs TP);
@@ -769,16 +803,22 @@ static tp_status read_vocab(const slot *sl, tp_import *im, mread *x, tp_error *e
         TP_TRY(val_i64(&sl[M_PADDED_VOCAB], 1, TP_MAX_VOCAB, &m->vocab, err));
         im->has_vocab = true;
         assume(im, "--padded-vocab-size: used as the vocabulary, without further padding");
-    } else if (sl[M_VOCAB].set) {
+        return TP_OK;
+    }
+    int64_t div;
+    TP_TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, TP_MAX_VOCAB, &div, err));
+    /* Megatron pads to a multiple of make_vocab_size_divisible_by x TP
+     * (_vocab_size_with_padding), whether the vocabulary is an argument or
+     * comes from the tokenizer (then from --vocab); when a known vocabulary
+     * is already a multiple, no padding flag is needed. */
+    int64_t multiple = div * x->tp;
+    if (sl[M_VOCAB].set) {
         TP_TRY(val_i64(&sl[M_VOCAB], 1, TP_MAX_VOCAB, &m->vocab, err));
         im->has_vocab = true;
-        int64_t div;
-        TP_TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, TP_MAX_VOCAB, &div, err));
-        /* Megatron pads to a multiple of make_vocab_size_divisible_by x TP;
-         * when that changes nothing, no padding flag is needed. */
-        int64_t multiple = div * x->tp;
         if (multiple > 1 && m->vocab % multiple != 0)
             x->pad = multiple;
+    } else if (multiple > 1) {
+        x->pad = multiple;
     }
     return TP_OK;
 }
@@ -1201,6 +1241,13 @@ tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *us
     m->max_positions = im->model.max_positions;
     m->linear_bias = im->model.linear_bias;
     m->qkv_bias = im->model.qkv_bias;
+    m->rope_theta = im->model.rope_theta;
+    m->norm_eps = im->model.norm_eps;
+    m->rope_scaling = im->model.rope_scaling;
+    m->rope_factor = im->model.rope_factor;
+    m->rope_low_freq_factor = im->model.rope_low_freq_factor;
+    m->rope_high_freq_factor = im->model.rope_high_freq_factor;
+    m->rope_original_max = im->model.rope_original_max;
     if (m->num_experts > 0) {
         m->shared_ffn_hidden = m->num_shared_experts > 0 ? im->model.shared_ffn_hidden : 0;
         m->moe_first_dense = im->model.moe_first_dense;

@@ -1,29 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * torchtitan.c: a plan as a torchtitan job TOML (tp_io_export with
- * TP_EXPORT_TORCHTITAN, export.h). There is no torchtitan import yet.
+ * torchtitan.c: a plan as a torchtitan configuration (tp_io_export with
+ * TP_EXPORT_TORCHTITAN or TP_EXPORT_TORCHTITAN_TOML, export.h), and a
+ * torchtitan configuration read back (titan_import.c).
  *
- * Version spoken. Sections and keys as in pytorch/torchtitan
- * torchtitan/config/job_config.py @ 6404b932, module names as in
- * torchtitan/models/llama3/model/model.py @ 6404b932, the llama3 flavors
- * 8B/70B/405B as in torchtitan/models/llama3/__init__.py (stored version
- * 00f555e1), pipeline schedule names as in pytorch's
- * torch/distributed/pipelining/schedules.py; docs/export.md, "Sources of
- * the engine facts", names each fact with its source.
+ * Versions spoken. torchtitan replaced its job TOML with Python
+ * configurations on 2026-02-23 (9810191b, "Config System Refactor: TOML to
+ * Python Dataclass Registry"): a function returning Trainer.Config,
+ * selected with --module/--config. Two targets, each checked against the
+ * fields of one commit as tools/torchtitan_fields.py lists them:
  *
- * Mapped: [job], [model] (name "llama3" and a built-in flavor when the
- * shape is exactly one, recognised by shape, not by name; fp8 as the
- * float8 converter), [optimizer], [training] (local and global batch,
- * sequence, steps, mixed precision), [parallelism] (ZeRO 0 as DP
- * replicate, ZeRO 2/3 as FSDP with or without resharding, TP, PP with its
- * schedule and layer split, CP, EP), [activation_checkpoint] and
- * [liger_kernel] for a fused cross-entropy. Listed under "Not
- * expressible" instead: ZeRO-1 (written as FSDP), bf16 gradients,
- * trainplan's selective recompute vs torchtitan's op-level policy, full
- * recompute in groups of k > 1, TP without sequence parallelism, EP
- * outside CP <= EP <= shard x CP, fp16, moments other than fp32, no master
- * weights, dropout, attention without FlashAttention, vocabulary padding,
- * a model that is not a built-in flavor (docs/export.md).
+ *   torchtitan       the Python form, pytorch/torchtitan @ b5bcd76c
+ *                    (2026-08-21): TrainingConfig and ParallelismConfig of
+ *                    torchtitan/config/configs.py, the FullAC/SelectiveAC
+ *                    policies, the llama3 flavors 1B/3B/8B/70B/405B and the
+ *                    recipes llama3_8b/70b/405b of torchtitan/models/llama3,
+ *                    the pipeline module names tok_embeddings, layers.N,
+ *                    norm, lm_head (data/engines/torchtitan-python-b5bcd76c.tsv);
+ *   torchtitan-toml  the job TOML of the releases before, @ 238fa995
+ *                    (2026-02-23, the last TOML commit): JobConfig of
+ *                    torchtitan/config/job_config.py, flavors 8B/70B/405B,
+ *                    module names tok_embeddings, layers.N, norm, output
+ *                    (data/engines/torchtitan-toml-238fa995.tsv).
+ *
+ * Every llama3 flavor of both is Llama 3.1's architecture: rotary base
+ * 500000 with Llama 3 scaling (factor 8, low/high frequency factors 1 and
+ * 4, original context 8192), RMSNorm epsilon 1e-5; 1B and 3B tie their
+ * embeddings. A model is matched to a flavor by shape, and what differs
+ * from the flavor (rotary base or scaling, epsilon) is listed under "Not
+ * expressible", as is a model no flavor has.
+ *
+ * Mapped: the flavor (fp8 as the float8 converter), batch, sequence,
+ * steps, mixed precision, DP replicate or FSDP by ZeRO stage, TP (and SP in
+ * the Python form), PP with its schedule and layer split, CP, EP, the
+ * activation checkpointing policy. Not expressible: ZeRO-1 (FSDP shards
+ * more), bf16 gradients, trainplan's selective recompute vs torchtitan's
+ * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
+ * form), fp16, moments other than fp32, no master weights, dropout,
+ * attention without FlashAttention, vocabulary padding, a fused
+ * cross-entropy without logits (docs/export.md).
  *
  * Invariant: the export is a pure function of its inputs.
  */
@@ -41,31 +56,77 @@
 /* ------------------------------------------------------------------ */
 
 /* torchtitan's built-in llama3 flavors (torchtitan/models/llama3/__init__.py),
- * recognised by shape, not by name; vocabulary from the llama3 tokenizer. */
+ * recognised by shape, not by name; vocabulary 128256 (the llama3
+ * tokenizer); `recipe` is the config_registry function whose data,
+ * optimizer and schedule the Python form starts from. */
 typedef struct titan_flavor {
     const char *name;
     int64_t layers, hidden, heads, kv_heads, ffn;
+    bool tied;
+    bool python_only; /* not in the TOML era's flavors */
+    const char *recipe;
 } titan_flavor;
 
 static const titan_flavor titan_flavors[] = {
-    {"8B", 32, 4096, 32, 8, 14336},
-    {"70B", 80, 8192, 64, 8, 28672},
-    {"405B", 126, 16384, 128, 8, 53248},
+    {"1B", 16, 2048, 32, 8, 8192, true, true, "llama3_8b"},
+    {"3B", 28, 3072, 24, 8, 8192, true, true, "llama3_8b"},
+    {"8B", 32, 4096, 32, 8, 14336, false, false, "llama3_8b"},
+    {"70B", 80, 8192, 64, 8, 28672, false, false, "llama3_70b"},
+    {"405B", 126, 16384, 128, 8, 53248, false, false, "llama3_405b"},
 };
+#define TITAN_FLAVORS (sizeof titan_flavors / sizeof titan_flavors[0])
 
-static const titan_flavor *titan_match(const tp_model *m)
+const titan_flavor *titan_flavor_named(const char *name, bool toml);
+const titan_flavor *titan_flavor_named(const char *name, bool toml)
+{
+    for (size_t i = 0; i < TITAN_FLAVORS; i++)
+        if (strcmp(titan_flavors[i].name, name) == 0 && !(toml && titan_flavors[i].python_only))
+            return &titan_flavors[i];
+    return NULL;
+}
+
+static const titan_flavor *titan_match(const tp_model *m, bool toml)
 {
     if (m->mlp != TP_MLP_SWIGLU || m->norm != TP_NORM_RMSNORM || m->pos != TP_POS_ROTARY ||
-        m->tie_embeddings || m->linear_bias || m->qkv_bias || m->num_experts > 0 ||
-        m->vocab != 128256 || eng_head_dim(m) * m->num_heads != m->hidden)
+        m->linear_bias || m->qkv_bias || m->num_experts > 0 || m->vocab != 128256 ||
+        eng_head_dim(m) * m->num_heads != m->hidden)
         return NULL;
-    for (size_t i = 0; i < sizeof titan_flavors / sizeof titan_flavors[0]; i++) {
+    for (size_t i = 0; i < TITAN_FLAVORS; i++) {
         const titan_flavor *f = &titan_flavors[i];
         if (m->num_layers == f->layers && m->hidden == f->hidden && m->num_heads == f->heads &&
-            eng_kv_heads(m) == f->kv_heads && m->ffn_hidden == f->ffn)
+            eng_kv_heads(m) == f->kv_heads && m->ffn_hidden == f->ffn &&
+            m->tie_embeddings == f->tied && !(toml && f->python_only))
             return f;
     }
     return NULL;
+}
+
+/* What the flavor builds differently from the model: every flavor has
+ * Llama 3.1's rotary base, scaling and epsilon (0 in the model: not
+ * recorded, the flavor's value is taken). */
+static void titan_model_notes(const tp_model *m, const char *flavor, notes *nx)
+{
+    char x[32];
+    if (m->rope_theta > 0 && (m->rope_theta < 500000.0 || m->rope_theta > 500000.0))
+        eng_note(nx, "rotary base %s: torchtitan's llama3 flavor %s uses 500000",
+                 eng_real(x, sizeof x, m->rope_theta), flavor);
+    bool llama31 = m->rope_scaling == TP_ROPE_SCALING_LLAMA3 && !(m->rope_factor < 8.0) &&
+                   !(m->rope_factor > 8.0) && !(m->rope_low_freq_factor < 1.0) &&
+                   !(m->rope_low_freq_factor > 1.0) && !(m->rope_high_freq_factor < 4.0) &&
+                   !(m->rope_high_freq_factor > 4.0) && m->rope_original_max == 8192;
+    if (!llama31 && m->rope_scaling == TP_ROPE_SCALING_LLAMA3)
+        eng_note(nx,
+                 "rotary scaling factor %s: torchtitan's llama3 flavor %s applies Llama 3.1's "
+                 "scaling (factor 8, frequency factors 1 and 4, original context 8192)",
+                 eng_real(x, sizeof x, m->rope_factor), flavor);
+    else if (!llama31)
+        eng_note(nx,
+                 "rotary scaling: torchtitan's llama3 flavor %s applies Llama 3.1's scaling "
+                 "(factor 8), which this model %s",
+                 flavor, m->rope_scaling == TP_ROPE_SCALING_NONE ? "does not have" : "replaces");
+    if (m->norm_eps > 0 && (m->norm_eps < 1e-5 || m->norm_eps > 1e-5))
+        eng_note(nx, "norm epsilon %s: torchtitan's RMSNorm uses 1e-5",
+                 eng_real(x, sizeof x, m->norm_eps));
 }
 
 static void toml_string(sbuf *b, const char *s)
@@ -125,7 +186,7 @@ static void titan_job_model(sbuf *b, const tp_config *c, const tp_result *r, not
     sb_puts(b, "\n\n");
 
     /* [model] */
-    const titan_flavor *fl = titan_match(m);
+    const titan_flavor *fl = titan_match(m, true);
     sb_puts(b, "[model]\nname = \"llama3\"\nflavor = ");
     toml_string(b, fl ? fl->name : mname);
     sb_puts(b, "\n");
@@ -141,6 +202,8 @@ static void titan_job_model(sbuf *b, const tp_config *c, const tp_result *r, not
                      ? "; its llama3 code has SwiGLU, RMSNorm, rotary positions, untied "
                        "embeddings and no biases or experts, unlike this model"
                      : "");
+    else
+        titan_model_notes(m, fl->name, nx);
     if (t->precision == TP_PREC_FP8)
         sb_puts(b, "converters = [\"float8\"]\n");
     sb_puts(b, "\n");
@@ -293,7 +356,8 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
         break;
     }
     if (t->fused_ce)
-        sb_puts(b, "\n[liger_kernel]\nenable_fused_linear_cross_entropy = true\n");
+        eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
+                     "no setting for it (the Python form's ChunkedLossWrapper has)");
 
     if (!t->flash_attn)
         eng_note(nx, "attention without FlashAttention: torchtitan always uses fused SDPA "
@@ -307,8 +371,8 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                  tp_padded_vocab(m->vocab, t->pad_vocab_to));
 }
 
-tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
-                                      const tp_export_opts *o, tp_export *out, tp_error *err)
+tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
+                                           const tp_export_opts *o, tp_export *out, tp_error *err)
 {
     notes nx = {0};
     sbuf b = {0};
@@ -319,13 +383,293 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     titan_checkpoint(&b, c, &nx);
 
     sbuf doc = {0};
-    eng_header(&doc, "# ", "torchtitan job config", c, r, o, &nx, "torchtitan", "the config below");
+    eng_header(&doc, "# ", "torchtitan job TOML (releases before 2026-02-23; checked against @ 238fa995)",
+               c, r, o, &nx, "torchtitan", "the config below");
     if (steps == 0)
         eng_wrap(&doc, "# ", "", 0,
                  "[training] steps is not set: the plan has no token budget (torchtitan's default "
                  "applies; pass --train-tokens to trainplan export).");
     eng_wrap(&doc, "# ", "", 0,
              "Add the dataset, tokenizer, learning rate and checkpoint settings of the run.");
+    sb_puts(&doc, "\n");
+    sb_puts(&doc, b.s ? b.s : "");
+    if (b.failed)
+        doc.failed = true;
+    sb_free(&b);
+    return eng_finish(out, &doc, &nx, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* torchtitan: the Python configuration (@ b5bcd76c)                    */
+/* ------------------------------------------------------------------ */
+
+/* The data-parallel degrees by ZeRO stage: replicate (ZeRO 0) or FSDP
+ * shard; *reshard "never" keeps the weights gathered (ZeRO 2). */
+static void titan_dp(const tp_train *t, int64_t dp, int64_t *replicate, int64_t *shard,
+                     const char **reshard, notes *nx)
+{
+    *replicate = dp;
+    *shard = 1;
+    *reshard = NULL;
+    if (t->zero == 0)
+        return;
+    *replicate = 1;
+    *shard = dp;
+    if (t->zero == 1 && dp > 1)
+        eng_note(nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which also "
+                     "shards gradients and weights (written as data_parallel_shard_degree)");
+    if (t->zero == 2)
+        *reshard = "never";
+}
+
+/* config.model_spec and the loss: the flavor, fp8, the chunked loss. */
+static void py_model(sbuf *b, const tp_config *c, const titan_flavor *fl, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    char mname[TP_NAME_MAX];
+    eng_safe_name(m->name, mname, sizeof mname);
+    if (!fl) {
+        eng_note(nx,
+                 "model: torchtitan has no llama3 flavor with this shape (layers %" PRId64
+                 ", dim %" PRId64 ", heads %" PRId64 ", kv heads %" PRId64 ", ffn %" PRId64
+                 ", vocab %" PRId64 ", %s embeddings); write its Llama3Model.Config in "
+                 "torchtitan/models/llama3 and set config.model_spec to it (8B written below)%s",
+                 m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m), m->ffn_hidden, m->vocab,
+                 m->tie_embeddings ? "tied" : "untied",
+                 (m->mlp != TP_MLP_SWIGLU || m->norm != TP_NORM_RMSNORM || m->linear_bias ||
+                  m->qkv_bias || m->num_experts > 0 || m->pos != TP_POS_ROTARY)
+                     ? "; its llama3 code has SwiGLU, RMSNorm, rotary positions and no biases or "
+                       "experts, unlike this model"
+                     : "");
+        fl = &titan_flavors[2]; /* 8B */
+    } else {
+        titan_model_notes(m, fl->name, nx);
+    }
+    sb_printf(b, "    config = %s()  # the recipe's data, tokenizer, optimizer and schedule\n",
+              fl->recipe);
+    if (t->precision == TP_PREC_FP8)
+        sb_printf(b,
+                  "    config.model_spec = model_registry(\"%s\", "
+                  "converters=[Float8LinearConverter.Config()])\n",
+                  fl->name);
+    else
+        sb_printf(b, "    config.model_spec = model_registry(\"%s\")\n", fl->name);
+    /* the recipes use ChunkedLossWrapper, which never holds the whole logits */
+    if (!t->fused_ce)
+        sb_puts(b, "    config.loss = CrossEntropyLoss.Config(\n"
+                   "        global_vocab_size=decoder_vocab_size(config.model_spec)\n    )\n");
+    else
+        sb_puts(b, "    config.loss = ChunkedLossWrapper.Config(\n"
+                   "        loss_fn=CrossEntropyLoss.Config(\n"
+                   "            global_vocab_size=decoder_vocab_size(config.model_spec)\n"
+                   "        )\n    )\n");
+}
+
+/* config.training: tokens per micro-batch and per step, context, steps. */
+static int64_t py_training(sbuf *b, const tp_config *c, const tp_export_opts *o, notes *nx)
+{
+    const tp_train *t = &c->train;
+    sb_printf(b, "    config.training.max_context_length = %" PRId64 "\n", t->seq_len);
+    sb_printf(b, "    config.training.num_tokens_per_microbatch_per_dp_rank = %" PRId64 "\n",
+              t->micro_batch * t->seq_len);
+    sb_printf(b, "    config.training.num_tokens_per_train_step = %" PRId64 "\n",
+              t->global_batch * t->seq_len);
+    int64_t steps = eng_train_steps(c, o);
+    if (steps > 0)
+        sb_printf(b, "    config.training.steps = %" PRId64 "\n", steps);
+    sb_puts(b, "    config.training.mixed_precision_param = \"bfloat16\"\n"
+               "    config.training.mixed_precision_reduce = \"float32\"\n");
+    if (t->precision == TP_PREC_FP16)
+        eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
+                     "(written as bfloat16)");
+    if (t->precision == TP_PREC_TF32)
+        eng_note(nx, "tf32 training: written as bfloat16 mixed precision");
+    if (t->grad_dtype != TP_DTYPE_FP32)
+        eng_note(nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
+                     "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+    return steps;
+}
+
+/* module_fqns_per_model_part as a Python list, the output head "lm_head". */
+static void py_stage_fqns(sbuf *b, const tp_config *c)
+{
+    const tp_train *t = &c->train;
+    int64_t L = c->model.num_layers, next = 0;
+    sb_puts(b, "        module_fqns_per_model_part=[\n");
+    for (int64_t s = 0; s < t->pp; s++) {
+        int64_t n = tp_stage_layers(t, L, s);
+        sb_puts(b, "            [");
+        bool first = true;
+        if (s == 0) {
+            sb_puts(b, "\"tok_embeddings\"");
+            first = false;
+        }
+        for (int64_t i = 0; i < n; i++, next++) {
+            sb_printf(b, "%s\"layers.%" PRId64 "\"", first ? "" : ", ", next);
+            first = false;
+        }
+        if (s == t->pp - 1)
+            sb_printf(b, "%s\"norm\", \"lm_head\"", first ? "" : ", ");
+        sb_puts(b, "],\n");
+    }
+    sb_puts(b, "        ],\n");
+}
+
+/* config.parallelism as one ParallelismConfig. */
+static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    int64_t replicate, shard;
+    const char *reshard;
+    titan_dp(t, r->dp, &replicate, &shard, &reshard, nx);
+    sb_puts(b, "    config.parallelism = ParallelismConfig(\n");
+    sb_printf(b, "        data_parallel_replicate_degree=%" PRId64 ",\n", replicate);
+    sb_printf(b, "        data_parallel_shard_degree=%" PRId64 ",\n", shard);
+    if (reshard)
+        sb_printf(b, "        fsdp_reshard_after_forward=\"%s\",\n", reshard);
+    sb_printf(b, "        tensor_parallel_degree=%" PRId64 ",\n", t->tp);
+    sb_printf(b, "        enable_sequence_parallel=%s,\n", t->sp || t->tp == 1 ? "True" : "False");
+    sb_printf(b, "        pipeline_parallel_degree=%" PRId64 ",\n", t->pp);
+    if (t->pp > 1) {
+        const char *sched = "1F1B";
+        if (t->schedule == TP_SCHED_GPIPE)
+            sched = "GPipe";
+        else if (t->vpp > 1)
+            sched = "Interleaved1F1B";
+        if (t->schedule == TP_SCHED_1F1B && t->vpp > 1)
+            eng_note(nx, "1F1B with virtual stages: written as Interleaved1F1B");
+        if (t->schedule == TP_SCHED_GPIPE && t->vpp > 1)
+            eng_note(nx, "GPipe with virtual stages: torchtitan's GPipe runs one stage per rank");
+        sb_printf(b, "        pipeline_parallel_schedule=\"%s\",\n", sched);
+        int64_t dp = r->dp > 0 ? r->dp : 1;
+        sb_printf(b, "        num_pp_microbatches=%" PRId64 ",\n",
+                  t->global_batch / (t->micro_batch * dp));
+        if (t->vpp > 1) {
+            int64_t per = m->num_layers / (t->pp * t->vpp);
+            bool even = t->first_stage_layers == 0 && t->last_stage_layers == 0 &&
+                        per * t->pp * t->vpp == m->num_layers;
+            if (!even)
+                eng_note(nx,
+                         "virtual stages with an uneven split: torchtitan's "
+                         "pipeline_parallel_layers_per_stage splits evenly (written as "
+                         "%" PRId64 " layers per stage)",
+                         per > 0 ? per : 1);
+            sb_printf(b, "        pipeline_parallel_layers_per_stage=%" PRId64 ",\n",
+                      per > 0 ? per : 1);
+        } else {
+            py_stage_fqns(b, c);
+        }
+    }
+    sb_printf(b, "        context_parallel_degree=%" PRId64 ",\n", t->cp);
+    sb_printf(b, "        expert_parallel_degree=%" PRId64 ",\n", t->ep);
+    sb_puts(b, "    )\n");
+    int64_t dense = shard * t->cp * t->tp;
+    if (t->ep > 1 && dense % t->ep != 0)
+        eng_note(nx,
+                 "EP %" PRId64 ": torchtitan borrows expert parallelism from the FSDP, CP and TP "
+                 "ranks and needs it to divide data_parallel_shard_degree x CP x TP (%" PRId64 ")",
+                 t->ep, dense);
+}
+
+/* config.activation_checkpoint and what torchtitan's model code lacks. */
+static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    switch (t->recompute) {
+    case TP_RECOMPUTE_NONE: sb_puts(b, "    config.activation_checkpoint = None\n"); break;
+    case TP_RECOMPUTE_SELECTIVE:
+        sb_puts(b, "    config.activation_checkpoint = SelectiveAC.Config()\n");
+        eng_note(nx, "selective recompute: torchtitan's per-op selective checkpointing saves "
+                     "matmul outputs and recomputes the rest, not only the attention core");
+        break;
+    case TP_RECOMPUTE_FULL:
+        sb_puts(b, "    config.activation_checkpoint = FullAC.Config()\n");
+        if (t->recompute_every > 1)
+            eng_note(nx,
+                     "full recompute in groups of %" PRId64 " layers: torchtitan checkpoints every "
+                     "layer separately",
+                     t->recompute_every);
+        break;
+    }
+    if (!t->flash_attn)
+        eng_note(nx, "attention without FlashAttention: torchtitan always uses fused attention");
+    if (t->dropout)
+        eng_note(nx, "dropout: torchtitan's llama3 has no dropout layers");
+    if (t->pad_vocab_to > 1 && tp_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
+        eng_note(nx,
+                 "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
+                 "flavor's vocabulary",
+                 tp_padded_vocab(m->vocab, t->pad_vocab_to));
+    if (t->optimizer.kind != TP_OPT_ADAMW)
+        eng_note(nx, "optimizer %s: the recipe's optimizer is AdamW (default_adamw)",
+                 tp_io_optimizer_name(&t->optimizer));
+    else if (t->optimizer.moment_dtype != TP_DTYPE_FP32)
+        eng_note(nx, "optimizer moments in %s: torchtitan keeps AdamW moments in float32",
+                 tp_io_dtype_name(t->optimizer.moment_dtype));
+    if (!t->optimizer.master_weights)
+        eng_note(nx, "no fp32 master weights: torchtitan keeps float32 parameters "
+                     "(mixed_precision_param casts them for compute)");
+}
+
+tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
+                                      const tp_export_opts *o, tp_export *out, tp_error *err)
+{
+    const tp_train *t = &c->train;
+    notes nx = {0};
+    sbuf b = {0};
+    const titan_flavor *fl = titan_match(&c->model, false);
+    sbuf body = {0};
+    py_model(&body, c, fl, &nx);
+    int64_t steps = py_training(&body, c, o, &nx);
+    py_parallelism(&body, c, r, &nx);
+    py_checkpoint(&body, c, &nx);
+    sb_puts(&body, "    return config\n");
+
+    const char *recipe = fl ? fl->recipe : "llama3_8b";
+    sb_puts(&b, "from torchtitan.components.loss import ");
+    sb_puts(&b, t->fused_ce ? "ChunkedLossWrapper, CrossEntropyLoss\n" : "CrossEntropyLoss\n");
+    if (t->precision == TP_PREC_FP8)
+        sb_puts(&b, "from torchtitan.components.quantization import Float8LinearConverter\n");
+    sb_puts(&b, "from torchtitan.config import ParallelismConfig\n");
+    if (t->recompute != TP_RECOMPUTE_NONE)
+        sb_printf(&b, "from torchtitan.distributed.activation_checkpoint import %s\n",
+                  t->recompute == TP_RECOMPUTE_FULL ? "FullAC" : "SelectiveAC");
+    sb_puts(&b, "from torchtitan.models.common.config_utils import decoder_vocab_size\n"
+                "from torchtitan.models.llama3 import model_registry\n");
+    sb_printf(&b, "from torchtitan.models.llama3.config_registry import %s\n", recipe);
+    sb_puts(&b, "from torchtitan.trainer import Trainer\n\n\n");
+    sb_puts(&b, "def trainplan_config() -> Trainer.Config:\n");
+    sbuf d = {0};
+    eng_plan_summary(&d, c, r);
+    eng_wrap(&b, "    # ", "", 0, d.s ? d.s : "");
+    sb_free(&d);
+    sb_puts(&b, body.s ? body.s : "");
+    if (body.failed)
+        b.failed = true;
+    sb_free(&body);
+
+    sbuf doc = {0};
+    eng_header(&doc, "# ",
+               "torchtitan configuration (Python, since 2026-02-23; checked against @ b5bcd76c)",
+               c, r, o, &nx, "torchtitan", "the configuration below");
+    int64_t gpn = eng_gpus_per_node(c);
+    sb_puts(&doc, "#\n# Run: save as trainplan_run.py on PYTHONPATH, then\n");
+    sb_printf(&doc,
+              "#   NGPU=%" PRId64 " MODULE=trainplan_run CONFIG=trainplan_config ./run_train.sh\n",
+              c->train.num_gpus < gpn ? c->train.num_gpus : gpn);
+    if (c->train.num_gpus > gpn)
+        sb_printf(&doc, "#   on each of %" PRId64 " nodes (torchrun --nnodes %" PRId64 ")\n",
+                  (c->train.num_gpus + gpn - 1) / gpn, (c->train.num_gpus + gpn - 1) / gpn);
+    if (steps == 0)
+        eng_wrap(&doc, "# ", "", 0,
+                 "training.steps is the recipe's: the plan has no token budget (pass "
+                 "--train-tokens to trainplan export).");
+    eng_wrap(&doc, "# ", "", 0,
+             "The dataset, tokenizer, learning rate and checkpoints are the recipe's; change "
+             "them in the function.");
     sb_puts(&doc, "\n");
     sb_puts(&doc, b.s ? b.s : "");
     if (b.failed)

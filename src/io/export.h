@@ -5,8 +5,11 @@
  * Engines (docs/export.md has the full mapping, field by field; each has
  * its module in src/engines, engines.h):
  *  - Megatron-LM: pretrain_gpt.py arguments, one per line, `#` comments.
- *  - torchtitan:  a job TOML ([job], [model], [optimizer], [training],
- *                 [parallelism], [activation_checkpoint], [liger_kernel]).
+ *  - torchtitan:  a Python configuration module (the form since
+ *                 2026-02-23: a function returning Trainer.Config);
+ *    torchtitan-toml: the job TOML of the releases before ([job], [model],
+ *                 [optimizer], [training], [parallelism],
+ *                 [activation_checkpoint]).
  *  - DeepSpeed:   a ds_config JSON plus a comment file (JSON has no
  *                 comments) with the header and the parallel sizes the
  *                 JSON does not cover.
@@ -29,10 +32,11 @@ typedef enum tp_export_format {
     TP_EXPORT_MEGATRON = 0,
     TP_EXPORT_TORCHTITAN,
     TP_EXPORT_DEEPSPEED,
+    TP_EXPORT_TORCHTITAN_TOML,
     TP_EXPORT_COUNT
 } tp_export_format;
 
-/** "megatron", "torchtitan", "deepspeed"; static string, never NULL. */
+/** "megatron", "torchtitan", "deepspeed", "torchtitan-toml"; static string, never NULL. */
 const char *tp_io_export_format_name(tp_export_format f);
 
 /** Index of name among the format names; TP_ERR_UNKNOWN (path "format") if none. */

@@ -2,9 +2,10 @@
 /*
  * hf.c: a Hugging Face config.json as a tp_model (model_json.h;
  * tp_io_model_parse in model_parse.c hands it here when the object has
- * "model_type" or "architectures"). Only the keys that change the
- * parameter count are read; the many others (rope_theta, torch_dtype, ...)
- * are ignored. The supported model_types and the architecture facts a
+ * "model_type" or "architectures"). The keys that change the parameter
+ * count are read, and those an engine export needs to build the same
+ * model (rope_theta, rope_scaling, the norm epsilon); the many others
+ * (torch_dtype, ...) are ignored. The supported model_types and the architecture facts a
  * config does not state are in hf_archs[] below, each from the
  * transformers modeling code of its family. Errors name the config's own
  * key ("num_key_value_heads"), as model_parse.c's do.
@@ -154,6 +155,14 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
                a->pos == TP_POS_LEARNED ? REQUIRED : OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions,
                err));
     TRY(tp_io__get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err));
+    /* What an engine needs to build the same model (the count does not use
+     * them): the rotary base and scaling, and the norm epsilon under each
+     * family's key. */
+    TRY(tp_io__get_real(root, NULL, "rope_theta", 1.0, 1e12, &m.rope_theta, err));
+    TRY(tp_io__get_rope_scaling(root, "rope_scaling", &m, err));
+    TRY(tp_io__get_real(root, NULL, hf_key(root, "rms_norm_eps", "layer_norm_eps"), 1e-30, 0.1,
+                        &m.norm_eps, err));
+    TRY(tp_io__get_real(root, NULL, "layer_norm_epsilon", 1e-30, 0.1, &m.norm_eps, err));
     if (a->moe) {
         TRY(hf_int(root, a, "num_local_experts", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.num_experts,
                    err));

@@ -61,6 +61,7 @@ tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *ou
     switch (kind) {
     case TP_IMPORT_MEGATRON: st = tp_io_import_megatron(buf, path, out, err); break;
     case TP_IMPORT_DEEPSPEED: st = tp_io_import_deepspeed(buf, path, out, err); break;
+    case TP_IMPORT_TORCHTITAN: st = tp_io_import_torchtitan(buf, path, out, err); break;
     default: st = tp_io_import_trainplan(buf, path, out, err); break;
     }
     free(buf);
@@ -84,5 +85,7 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
     }
     if (im->kind == TP_IMPORT_MEGATRON)
         return tp_engine_megatron_apply(im, user, c, err);
+    if (im->kind == TP_IMPORT_TORCHTITAN)
+        return tp_engine_torchtitan_apply(im, user, c, err);
     return tp_engine_deepspeed_apply(im, user, c, err);
 }

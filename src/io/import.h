@@ -38,7 +38,8 @@
 typedef enum tp_import_kind {
     TP_IMPORT_MEGATRON = 0,
     TP_IMPORT_DEEPSPEED,
-    TP_IMPORT_TRAINPLAN /* a trainplan estimate/search result (--json) */
+    TP_IMPORT_TRAINPLAN, /* a trainplan estimate/search result (--json) */
+    TP_IMPORT_TORCHTITAN /* a torchtitan job TOML or Python configuration */
 } tp_import_kind;
 
 typedef struct tp_import {
@@ -71,6 +72,8 @@ typedef struct tp_import {
     char ignored[2048];      /* cannot change memory or time */
     char approximated[2048]; /* folded into trainplan's calibrated model */
     char assumed[1024];      /* settings taken from defaults; "; "-separated */
+    /* torchtitan: pipeline_parallel_layers_per_stage, 0 = not given */
+    int64_t titan_layers_per_stage;
 } tp_import;
 
 /**
@@ -105,6 +108,15 @@ tp_status tp_io_import_deepspeed(const char *text, const char *origin, tp_import
  */
 tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import *out,
                                  tp_error *err);
+
+/**
+ * Parse a torchtitan configuration: the job TOML of releases before
+ * 2026-02-23 or the Python configuration since (as far as it is plain
+ * data; src/engines/titan_import.c says what is read). Errors:
+ * TP_ERR_CONFIG (err->path the setting, err->line its line).
+ */
+tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_import *out,
+                                  tp_error *err);
 
 /** The i-th equivalent trainplan flag or value (0 <= i < im->argc). */
 const char *tp_io_import_arg(const tp_import *im, int i);

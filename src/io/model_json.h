@@ -55,6 +55,16 @@ tp_status tp_io__get_int(const json_t *obj, const char *parent, const char *key,
 /* Boolean key; absent or null leaves *out unchanged. */
 tp_status tp_io__get_bool(const json_t *obj, const char *key, bool *out, tp_error *err);
 
+/* Real key in [min, max] (parent names it in messages, may be NULL);
+ * absent or null leaves *out unchanged. */
+tp_status tp_io__get_real(const json_t *obj, const char *parent, const char *key, double min,
+                          double max, double *out, tp_error *err);
+
+/* The rotary scaling object (HF "rope_scaling", the trainplan schema's
+ * "rope_scaling"), absent or null for none, into m. Llama 3's is kept with
+ * its factors; another kind is recorded as TP_ROPE_SCALING_OTHER. */
+tp_status tp_io__get_rope_scaling(const json_t *obj, const char *key, tp_model *m, tp_error *err);
+
 /* A model name from the origin (a path or a preset name); empty if none. */
 void tp_io__name_from_origin(const char *origin, char *dst, size_t n);
 

@@ -224,6 +224,63 @@ tp_status tp_io__get_bool(const json_t *obj, const char *key, bool *out, tp_erro
     return TP_OK;
 }
 
+tp_status tp_io__get_real(const json_t *obj, const char *parent, const char *key, double min,
+                          double max, double *out, tp_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s%s%s", parent ? parent : "", parent ? "." : "", key);
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return TP_OK;
+    double x = json_is_number(v) ? json_number_value(v) : (double)NAN;
+    if (!json_is_number(v) || !(x >= min && x <= max)) {
+        char what[64];
+        tp_io__describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be a number in [%g, %g], got %s",
+                            path, min, max, what);
+    }
+    *out = x;
+    return TP_OK;
+}
+
+tp_status tp_io__get_rope_scaling(const json_t *obj, const char *key, tp_model *m, tp_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return TP_OK;
+    if (!json_is_object(v)) {
+        char what[64];
+        tp_io__describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key,
+                            what);
+    }
+    /* HF writes the kind as "rope_type" (newer) or "type" (older). */
+    const json_t *kind = json_object_get(v, "rope_type");
+    if (!kind)
+        kind = json_object_get(v, "type");
+    if (json_is_string(kind) && strcmp(json_string_value(kind), "default") == 0)
+        return TP_OK;
+    if (!json_is_string(kind) || strcmp(json_string_value(kind), "llama3") != 0) {
+        m->rope_scaling = TP_ROPE_SCALING_OTHER;
+        return TP_OK;
+    }
+    m->rope_scaling = TP_ROPE_SCALING_LLAMA3;
+    m->rope_factor = 8.0;
+    m->rope_low_freq_factor = 1.0;
+    m->rope_high_freq_factor = 4.0;
+    m->rope_original_max = 8192;
+    tp_status st;
+    if ((st = tp_io__get_real(v, key, "factor", 1e-6, 1e6, &m->rope_factor, err)) != TP_OK ||
+        (st = tp_io__get_real(v, key, "low_freq_factor", 1e-6, 1e6, &m->rope_low_freq_factor,
+                              err)) != TP_OK ||
+        (st = tp_io__get_real(v, key, "high_freq_factor", 1e-6, 1e6, &m->rope_high_freq_factor,
+                              err)) != TP_OK ||
+        (st = tp_io__get_int(v, key, "original_max_position_embeddings", OPTIONAL, 1, TP_MAX_SEQ,
+                             NULL, &m->rope_original_max, err)) != TP_OK)
+        return st;
+    return TP_OK;
+}
+
 /* String key (absent: *out unchanged). */
 static tp_status get_str(const json_t *obj, const char *key, const char **out, tp_error *err)
 {
@@ -346,7 +403,7 @@ static const char *const model_keys[] = {
     "name",     "source",         "norm",       "mlp",           "position",  "linear_bias",
     "qkv_bias", "tie_embeddings", "num_layers", "hidden",        "num_heads", "num_kv_heads",
     "head_dim", "ffn_hidden",     "vocab",      "max_positions", "moe",       "params_expected",
-    NULL};
+    "rope_theta", "norm_eps", "rope_scaling", NULL};
 static const char *const moe_keys[] = {
     "num_experts",       "topk",        "ffn_hidden", "num_shared_experts",
     "shared_ffn_hidden", "first_dense", "layer_freq", NULL};
@@ -418,6 +475,9 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     TRY(tp_io__get_int(root, NULL, "vocab", REQUIRED, 1, TP_MAX_VOCAB, NULL, &m.vocab, err));
     TRY(tp_io__get_int(root, NULL, "max_positions", OPTIONAL, 0, TP_MAX_SEQ, NULL, &m.max_positions,
                        err));
+    TRY(tp_io__get_real(root, NULL, "rope_theta", 1.0, 1e12, &m.rope_theta, err));
+    TRY(tp_io__get_real(root, NULL, "norm_eps", 1e-30, 0.1, &m.norm_eps, err));
+    TRY(tp_io__get_rope_scaling(root, "rope_scaling", &m, err));
     TRY(tp_io__get_int(root, NULL, "params_expected", OPTIONAL, 1, MAX_PARAMS_EXPECTED, NULL,
                        &params_expected, err));
     json_t *moe = json_object_get(root, "moe");

@@ -112,6 +112,28 @@ int64_t tp_model_num_moe_layers(const tp_model *m)
                                 (long long)(lo), (long long)(hi));                                 \
     } while (0)
 
+/* A real field of the model: finite and in [lo, hi] (NaN fails both tests). */
+#define CHECK_REAL(field, path, lo, hi)                                                            \
+    do {                                                                                           \
+        if (!((field) >= (lo) && (field) <= (hi)))                                                 \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path, "%g is out of range [%g, %g]",    \
+                                (double)(field), (double)(lo), (double)(hi));                      \
+    } while (0)
+
+/* The fields the engines need to build the same model (0 = not recorded). */
+static tp_status validate_rope_norm(const tp_model *m, tp_error *err)
+{
+    CHECK_REAL(m->rope_theta, "rope-theta", 0.0, 1e12);
+    CHECK_REAL(m->norm_eps, "norm-eps", 0.0, 0.1);
+    if ((int)m->rope_scaling < 0 || m->rope_scaling > TP_ROPE_SCALING_OTHER)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "rope-scaling", "invalid rope scaling kind");
+    CHECK_REAL(m->rope_factor, "rope-factor", 0.0, 1e6);
+    CHECK_REAL(m->rope_low_freq_factor, "rope-low-freq-factor", 0.0, 1e6);
+    CHECK_REAL(m->rope_high_freq_factor, "rope-high-freq-factor", 0.0, 1e6);
+    CHECK_RANGE(m->rope_original_max, "rope-original-max", 0, TP_MAX_SEQ);
+    return TP_OK;
+}
+
 tp_status tp_model_validate(const tp_model *m, tp_error *err)
 {
     if (!m)
@@ -148,6 +170,9 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     if ((int)m->norm < 0 || m->norm > TP_NORM_RMSNORM || (int)m->mlp < 0 ||
         m->mlp > TP_MLP_SWIGLU || (int)m->pos < 0 || m->pos > TP_POS_ALIBI)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "invalid norm, mlp or position kind");
+    tp_status st = validate_rope_norm(m, err);
+    if (st != TP_OK)
+        return st;
 
     /* Bound the total in floating point before any int64 product can overflow. */
     double h = (double)m->hidden, L = (double)m->num_layers;

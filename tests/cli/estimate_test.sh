@@ -48,6 +48,8 @@ done
 # ---------------------------------------------------------------- --help lists every flag
 flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vocab --mlp --norm
 --tie-embeddings --no-tie-embeddings --experts --topk --moe-ffn-hidden --shared-experts
+--bias --position --max-positions --rope-theta --rope-scaling --rope-factor --norm-eps
+--shared-ffn-hidden --moe-first-dense --moe-layer-freq
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer
@@ -55,7 +57,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
---from-megatron --from-deepspeed --markdown --csv --svg --force"
+--from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"

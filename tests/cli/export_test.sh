@@ -38,7 +38,8 @@ PLAN[llama3-70b-256xh100-tp8-pp2]="--model llama-3-70b --gpus 256 --tp 8 --pp 2 
 PLAN[llama3-8b-8xh100-fsdp]="--model llama-3-8b --gpus 8 --fsdp --seq-len 8192 --micro-batch 2 --global-batch 64 --recompute full --grad-dtype fp32"
 declare -A EXT
 EXT[megatron]=txt
-EXT[torchtitan]=toml
+EXT[torchtitan]=py
+EXT[torchtitan-toml]=toml
 EXT[deepspeed]=json
 
 # ---------------------------------------------------------------- basics
@@ -50,7 +51,7 @@ run estimate --help
 check "estimate --help lists the import and report flags" \
     grep -q -- '--from-megatron' "$tmp/out"
 expect_error "trainplan: error: --format is required (megatron, torchtitan or deepspeed)" export
-expect_error 'trainplan: error: --format: unknown value "megatrn" (did you mean "megatron"? expected one of megatron|torchtitan|deepspeed)' \
+expect_error 'trainplan: error: --format: unknown value "megatrn" (did you mean "megatron"? expected one of megatron|torchtitan|deepspeed|torchtitan-toml)' \
     export --format megatrn
 expect_error "trainplan: error: --force needs --out FILE" export --format megatron --force
 expect_error 'trainplan: error: unexpected argument "extra" (export takes only flags)' \
@@ -66,7 +67,7 @@ for plan in "${!PLAN[@]}"; do
     # shellcheck disable=SC2086
     flags=${PLAN[$plan]}
     mkdir -p "$tmp/$plan"
-    for fmt in megatron torchtitan deepspeed; do
+    for fmt in megatron torchtitan deepspeed torchtitan-toml; do
         out="$tmp/$plan/$fmt.${EXT[$fmt]}"
         # shellcheck disable=SC2086
         "$T" export --format "$fmt" $flags --out "$out" 2>"$tmp/err"
@@ -104,7 +105,7 @@ d = sys.argv[1]
 e = json.load(open(f"{d}/estimate.json"))
 m, t = e["memory"], e["time"]
 want_mem = f"{m['peak_bytes'] / 2**30:.2f} GiB of {m['capacity_bytes'] / 2**30:.2f} GiB"
-for f in ("megatron.txt", "torchtitan.toml", "deepspeed.json.notes.txt"):
+for f in ("megatron.txt", "torchtitan.py", "torchtitan-toml.toml", "deepspeed.json.notes.txt"):
     text = open(f"{d}/{f}").read()
     head = " ".join(l[1:].strip() for l in text.splitlines() if l.startswith("#"))
     assert f"Predicted memory: {want_mem}" in head, (f, want_mem)
@@ -118,7 +119,7 @@ done
 P70=$tmp/llama3-70b-256xh100-tp8-pp2
 P8=$tmp/llama3-8b-8xh100-fsdp
 check "torchtitan TOML parses with the expected keys and values" \
-    python3 - "$P70/torchtitan.toml" "$P8/torchtitan.toml" <<'PY'
+    python3 - "$P70/torchtitan-toml.toml" "$P8/torchtitan-toml.toml" <<'PY'
 import sys, tomllib
 a = tomllib.load(open(sys.argv[1], "rb"))
 assert a["model"] == {"name": "llama3", "flavor": "70B"}, a["model"]
@@ -220,7 +221,7 @@ run export --format deepspeed --from "$tmp/search.json"
 check "export --from a search result" cmp -s "$tmp/out" "$P8/deepspeed.json"
 # a plan result: its first phase, and its tokens give the step count
 if "$T" plan --json >"$tmp/plan.json" 2>/dev/null; then
-    run export --format torchtitan --from "$tmp/plan.json"
+    run export --format torchtitan-toml --from "$tmp/plan.json"
     check "export --from a plan result, with the plan's steps" python3 - "$tmp/out" "$tmp/plan.json" <<'PY'
 import json, math, sys, tomllib
 t = tomllib.loads(open(sys.argv[1]).read())
@@ -237,7 +238,7 @@ else
     bad "trainplan plan --json failed"
 fi
 # convert a Megatron launch to torchtitan
-run export --format torchtitan --from-megatron "$P70/megatron.txt" --gpus 256
+run export --format torchtitan-toml --from-megatron "$P70/megatron.txt" --gpus 256
 check "Megatron launch converts to torchtitan" python3 -c '
 import sys, tomllib
 p = tomllib.loads(open(sys.argv[1]).read())["parallelism"]

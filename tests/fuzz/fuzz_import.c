@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_import.c: the importers of src/io/import.h over arbitrary text. The
- * first byte picks Megatron-LM arguments, DeepSpeed ds_config.json or a
- * trainplan --json result. An import that succeeds is carried on as the CLI
+ * first byte picks Megatron-LM arguments, DeepSpeed ds_config.json, a
+ * trainplan --json result or (0x40 set) a torchtitan configuration. An import that succeeds is carried on as the CLI
  * does: its flags go through cli_parse_config, then tp_io_import_apply.
  */
 #include "cli.h"
@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tp_error err;
     memset(&err, 0, sizeof err);
     tp_status st;
-    switch (data[0] % 3) {
+    switch ((data[0] & 0x40) ? 3 : data[0] % 3) {
+    case 3: st = tp_io_import_torchtitan(text, "job.toml", im, &err); break;
     case 0: st = tp_io_import_megatron(text, "fuzz.sh", im, &err); break;
     case 1: st = tp_io_import_deepspeed(text, "ds_config.json", im, &err); break;
     default: st = tp_io_import_trainplan(text, "result.json", im, &err); break;

@@ -16,7 +16,7 @@ markers <!-- hostile:begin --> and <!-- hostile:end -->:
 cases.tsv columns (tab-separated; '#' starts a comment line):
   id       unique name
   area     flag | model-json | hf-config | gpu-json | runs-csv | megatron | deepspeed |
-           plan-file | http | extreme
+           torchtitan | plan-file | http | extreme
   what     what is hostile about it (one phrase, for the doc)
   input    '-' (none); 'text:...' literal text (Python escapes: \\n, \\xff);
            'model:K=V;K=V' the base trainplan model JSON with keys set
@@ -133,6 +133,9 @@ GENERATORS = {
     "csv-header-only": lambda: runs_header() + "\n",
     "csv-bad-row": lambda: runs_header() + "\n" + "x,y\n",
     "megatron-10k-args": lambda: " ".join("--num-layers 2" for _ in range(10000)),
+    "titan-long-line": lambda: "[model]\nflavor = \"" + "8" * 2000 + "\"\n",
+    "titan-10k-keys": lambda: "[model]\nflavor = \"8B\"\n[job]\n" +
+                              "".join("k%d = 1\n" % i for i in range(10000)),
     "body-1m-string": lambda: json.dumps({"model": "m" * 1000000}),
     "body-deep-30k": lambda: nested("[", "]", "", 30000),
     "invalid-utf8": lambda: "\udcff\udcfe",  # bytes 0xff 0xfe in argv
@@ -203,7 +206,8 @@ def make_input(spec):
 
 SUFFIX = {"hf-config": "config.json", "runs-csv": ".csv", "megatron": ".txt",
           "model-json": ".json", "gpu-json": ".json", "deepspeed": ".json",
-          "plan-file": ".json", "flag": ".json", "extreme": ".json"}
+          "plan-file": ".json", "flag": ".json", "extreme": ".json",
+          "torchtitan": ".toml"}
 
 
 def load_cases():
@@ -427,6 +431,7 @@ AREA_TITLES = [
     ("runs-csv", "Measured-runs CSV (validate FILE)"),
     ("megatron", "Megatron-LM arguments (--from-megatron FILE)"),
     ("deepspeed", "DeepSpeed JSON (--from-deepspeed FILE)"),
+    ("torchtitan", "torchtitan job TOML or Python configuration (--from-torchtitan FILE)"),
     ("plan-file", "Plan file (plan --plan-file FILE)"),
     ("http", "HTTP bodies (trainplan serve)"),
     ("file", "Files that are not regular files, and names (issue 14)"),

@@ -594,11 +594,20 @@ static void test_exports_mark_the_inexpressible(void **state)
 
     plan_70b(&c);
     assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
-    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, NULL, &e, NULL), TP_OK);
-    /* ZeRO-1, bf16 gradients and selective recompute have no torchtitan equivalent */
-    assert_int_equal(e.num_unexpressed, 3);
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN_TOML, &c, &r, NULL, &e, NULL), TP_OK);
+    /* ZeRO-1, bf16 gradients and selective recompute have no torchtitan equivalent, and
+     * its 70B flavor is Llama 3.1's, with the rotary scaling Llama 3 70B lacks */
+    assert_int_equal(e.num_unexpressed, 4);
     assert_non_null(strstr(e.text, "\n[parallelism]\n"));
     assert_non_null(strstr(e.text, "flavor = \"70B\""));
+    assert_non_null(strstr(e.text, "rotary scaling: torchtitan's llama3 flavor 70B applies"));
+    tp_io_export_free(&e);
+    /* the Python form: the same four */
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, NULL, &e, NULL), TP_OK);
+    assert_int_equal(e.num_unexpressed, 4);
+    assert_non_null(strstr(e.text, "    config = llama3_70b()"));
+    assert_non_null(strstr(e.text, "    config.model_spec = model_registry(\"70B\")\n"));
+    assert_non_null(strstr(e.text, "        tensor_parallel_degree=8,\n"));
     tp_io_export_free(&e);
     assert_int_equal(tp_io_export(TP_EXPORT_COUNT, &c, &r, NULL, &e, NULL), TP_ERR_INVALID_ARG);
 }
@@ -615,8 +624,11 @@ static void test_train_tokens_set_steps(void **state)
     assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &c, &r, &o, &e, NULL), TP_OK);
     assert_non_null(strstr(e.text, "\n--train-iters 1908\n"));
     tp_io_export_free(&e);
-    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, &o, &e, NULL), TP_OK);
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN_TOML, &c, &r, &o, &e, NULL), TP_OK);
     assert_non_null(strstr(e.text, "\nsteps = 1908\n"));
+    tp_io_export_free(&e);
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, &o, &e, NULL), TP_OK);
+    assert_non_null(strstr(e.text, "\n    config.training.steps = 1908\n"));
     tp_io_export_free(&e);
 }
 

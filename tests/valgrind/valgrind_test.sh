@@ -94,6 +94,8 @@ while read -r dir flags; do
     gpus=$(printf '%s\n' "$flags" | sed -n 's/.*--gpus \([0-9]*\).*/\1/p')
     job "$(printf '%q estimate --gpus %s --from-megatron %q --json >/dev/null' "$vg" "$gpus" "$d/megatron.txt")"
     job "$(printf '%q estimate %s --from-deepspeed %q --json >/dev/null' "$vg" "$flags" "$d/deepspeed.json")"
+    job "$(printf '%q estimate --from-torchtitan %q --json >/dev/null' "$vg" "$d/torchtitan.py")"
+    job "$(printf '%q estimate --gpus %s --from-torchtitan %q --json >/dev/null' "$vg" "$gpus" "$d/torchtitan-toml.toml")"
 done <<<"$golden"
 
 start=$(date +%s)

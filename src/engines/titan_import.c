@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * titan_import.c: a torchtitan configuration read as trainplan settings
+ * (--from-torchtitan, tp_io_import_torchtitan in import.h), in either form
+ * torchtitan.c writes (its header names the versions):
+ *
+ *   - the job TOML of the releases before 2026-02-23 (`[section]` and
+ *     `key = value` lines; arrays may span lines);
+ *   - the Python configuration since then, as far as it is plain data:
+ *     `config.SECTION.FIELD = VALUE` lines, the keywords of a
+ *     `config.parallelism = ParallelismConfig(...)` call, the flavor of
+ *     `model_registry("8B", ...)`, a Float8LinearConverter, the
+ *     activation checkpointing policy (FullAC, SelectiveAC or None) and the
+ *     loss (ChunkedLossWrapper: no whole logits tensor). Every other line
+ *     (imports, the def, comments, a return) is left alone; a `config.`
+ *     assignment of a field this reader does not know is an error, since
+ *     trainplan cannot tell whether it matters.
+ *
+ * Both become the same keys (section.field, the TOML names) and then the
+ * trainplan flags: the flavor as the preset of the same architecture
+ * (every llama3 flavor is Llama 3.1's: 1B and 3B are Llama 3.2's shapes
+ * with factor-8 rotary scaling), the batch, the degrees (the GPU count is
+ * their product when data_parallel_shard_degree is given), the ZeRO stage
+ * from replicate/shard/reshard, the schedule and layer split, recompute,
+ * fp8 and the gradient dtype.
+ *
+ * Invariant: an import never allocates memory that outlives the call.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines.h"
+#include "import_build.h"
+#include "io.h"
+#include "io_internal.h"
+
+#define TK_MAX 48
+
+typedef struct tkey {
+    char key[96];    /* "parallelism.tensor_parallel_degree" */
+    char val[1024];  /* the value as written (arrays: the layer count per part, see below) */
+    int line;
+} tkey;
+
+typedef struct tkeys {
+    tkey k[TK_MAX];
+    int n;
+    bool python;
+    tp_import *im; /* for the lists of ignored and approximated settings */
+} tkeys;
+
+static const tkey *tk_get(const tkeys *t, const char *key)
+{
+    for (int i = t->n - 1; i >= 0; i--) /* the last assignment wins */
+        if (strcmp(t->k[i].key, key) == 0)
+            return &t->k[i];
+    return NULL;
+}
+
+/* The line of a key, 0 when absent. */
+static int tk_line(const tkeys *t, const char *key)
+{
+    const tkey *k = tk_get(t, key);
+    return k ? k->line : 0;
+}
+
+/* The keys read, with what the Python names are in the TOML's terms. */
+static const char *const titan_keys[] = {
+    "model.name", "model.flavor", "model.converters", "training.local_batch_size",
+    "training.global_batch_size", "training.seq_len", "training.steps",
+    "training.mixed_precision_param", "training.mixed_precision_reduce",
+    "training.max_context_length", "training.num_tokens_per_microbatch_per_dp_rank",
+    "training.num_tokens_per_train_step", "parallelism.data_parallel_replicate_degree",
+    "parallelism.data_parallel_shard_degree", "parallelism.fsdp_reshard_after_forward",
+    "parallelism.tensor_parallel_degree", "parallelism.enable_sequence_parallel",
+    "parallelism.pipeline_parallel_degree", "parallelism.pipeline_parallel_schedule",
+    "parallelism.pipeline_parallel_microbatch_size", "parallelism.num_pp_microbatches",
+    "parallelism.pipeline_parallel_layers_per_stage", "parallelism.module_fqns_per_model_part",
+    "parallelism.context_parallel_degree", "parallelism.expert_parallel_degree",
+    "activation_checkpoint.mode", "activation_checkpoint.selective_ac_option",
+    "job.description", "loss.chunked", "optimizer.name", NULL};
+
+/* Sections and keys that cannot change memory or time (run length, data,
+ * logging, checkpoints, learning rate, numerics) or only through what the
+ * calibrated efficiencies stand for (compilation, async TP). */
+static const char *const ignored_sections[] = {
+    "job.",        "profiling.",        "metrics.",    "lr_scheduler.",     "checkpoint.",
+    "validation.", "comm.",             "debug.",      "fault_tolerance.",  "experimental.",
+    "memory_estimation.", "quantize.", "dataloader.", "profiler.", NULL};
+static const char *const ignored_keys[] = {
+    "model.hf_assets_path", "model.tokenizer_path", "model.print_after_conversion",
+    "optimizer.lr", "optimizer.eps", "optimizer.weight_decay", "optimizer.beta1",
+    "optimizer.beta2", "optimizer.implementation", "training.dataset", "training.dataset_path",
+    "training.max_norm", "training.gc_freq", "training.gc_debug", "training.steps",
+    "training.dtype", "training.seed", "training.deterministic",
+    "parallelism.context_parallel_load_balancer", "parallelism.pipeline_parallel_schedule_csv",
+    "parallelism.disable_loss_parallel", "parallelism.spmd_backend", NULL};
+static const char *const approx_prefixes[] = {"compile.", "parallelism.enable_async_tensor_parallel",
+                                              "parallelism.enable_fsdp_symm_mem", NULL};
+
+static bool has_prefix(const char *k, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strncmp(k, list[i], strlen(list[i])) == 0)
+            return true;
+    return false;
+}
+
+static bool known_key(const char *k)
+{
+    for (size_t i = 0; titan_keys[i]; i++)
+        if (strcmp(titan_keys[i], k) == 0)
+            return true;
+    return false;
+}
+
+static tp_status tk_error(tp_error *err, int line, const char *key, const char *what)
+{
+    tp_status st = tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" %s", key, what);
+    if (err && line > 0) {
+        err->line = line;
+        err->column = 1; /* the setting's line; its start */
+    }
+    return st;
+}
+
+static tp_status tk_add(tkeys *t, const char *key, const char *val, int line, tp_error *err)
+{
+    if (strcmp(key, "training.dtype") == 0 && strstr(val, "float32") == NULL)
+        return tk_error(err, line, key,
+                        "keeps the parameters in bfloat16 without float32 master weights, which "
+                        "changes memory in a way trainplan does not model");
+    if ((strcmp(key, "training.enable_cpu_offload") == 0 ||
+         strcmp(key, "optimizer.early_step_in_backward") == 0) &&
+        strncmp(val, "true", 4) != 0 && strncmp(val, "True", 4) != 0)
+        return TP_OK; /* off: changes nothing */
+    if (has_prefix(key, ignored_sections) || has_prefix(key, ignored_keys)) {
+        list_add(t->im->ignored, sizeof t->im->ignored, key);
+        return TP_OK;
+    }
+    if (has_prefix(key, approx_prefixes)) {
+        list_add(t->im->approximated, sizeof t->im->approximated, key);
+        return TP_OK;
+    }
+    if (!known_key(key))
+        return tk_error(err, line, key,
+                        "is not a torchtitan setting trainplan reads: it cannot tell whether it "
+                        "changes memory or time");
+    if (t->n >= TK_MAX)
+        return tk_error(err, line, key, "is one setting too many (at most 48)");
+    tkey *k = &t->k[t->n++];
+    snprintf(k->key, sizeof k->key, "%s", key);
+    snprintf(k->val, sizeof k->val, "%s", val);
+    k->line = line;
+    return TP_OK;
+}
+
+/* Trim spaces and a trailing comma; strip a `#` comment outside quotes. */
+static void trim(char *s)
+{
+    bool q = false;
+    for (char *p = s; *p; p++) {
+        if (*p == '"')
+            q = !q;
+        else if (*p == '#' && !q) {
+            *p = '\0';
+            break;
+        }
+    }
+    size_t n = strlen(s);
+    while (n > 0 && (isspace((unsigned char)s[n - 1]) || s[n - 1] == ','))
+        s[--n] = '\0';
+    size_t i = 0;
+    while (isspace((unsigned char)s[i]))
+        i++;
+    memmove(s, s + i, strlen(s + i) + 1);
+}
+
+/* module_fqns_per_model_part: only the number of layers of each part
+ * matters; the value kept is "n0,n1,...". */
+static void fqn_counts(const char *v, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int depth = 0, count = 0;
+    size_t len = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p == '[' && ++depth == 2)
+            count = 0;
+        else if (*p == ']' && depth-- == 2)
+            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%d", len ? "," : "",
+                                    count);
+        else if (depth == 2 && strncmp(p, "\"layers.", 8) == 0)
+            count++;
+        if (len >= cap)
+            break;
+    }
+}
+
+/* Append line to the pending multi-line value; true when its brackets close. */
+static bool balanced(const char *s)
+{
+    int d = 0;
+    for (; *s; s++)
+        d += *s == '[' || *s == '(' ? 1 : *s == ']' || *s == ')' ? -1 : 0;
+    return d <= 0;
+}
+
+/* Read the text line by line into keys (TOML or Python). */
+static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
+{
+    char section[40] = "", pending_key[96] = "";
+    char line[1024], acc[4096];
+    acc[0] = '\0';
+    bool in_par = false;
+    int no = 0, acc_line = 0;
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        no++;
+        if (n >= sizeof line)
+            return tk_error(err, no, "line", "is longer than 1023 characters");
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p += n + (p[n] == '\n');
+        trim(line);
+        if (pending_key[0]) { /* a value spanning lines */
+            strncat(acc, line, sizeof acc - strlen(acc) - 1);
+            if (!balanced(acc))
+                continue;
+            char v[1024];
+            fqn_counts(acc, v, sizeof v);
+            TP_TRY(tk_add(t, pending_key, v, acc_line, err));
+            pending_key[0] = '\0';
+            continue;
+        }
+        if (!line[0])
+            continue;
+        if (t->python) {
+            if (strncmp(line, "config.parallelism = ParallelismConfig(", 39) == 0) {
+                in_par = true;
+                continue;
+            }
+            if (in_par && strcmp(line, ")") == 0) {
+                in_par = false;
+                continue;
+            }
+            if (strstr(line, "model_registry(")) {
+                const char *q = strchr(strstr(line, "model_registry("), '"');
+                char fl[32] = "";
+                if (q)
+                    sscanf(q + 1, "%31[^\"]", fl);
+                char v[40];
+                snprintf(v, sizeof v, "\"%s\"", fl);
+                TP_TRY(tk_add(t, "model.flavor", v, no, err));
+            }
+            if (strstr(line, "Float8LinearConverter"))
+                TP_TRY(tk_add(t, "model.converters", "[\"float8\"]", no, err));
+            if (strncmp(line, "config.loss = ", 14) == 0)
+                TP_TRY(tk_add(t, "loss.chunked",
+                              strstr(line, "ChunkedLossWrapper") ? "true" : "false", no, err));
+            if (strncmp(line, "config.activation_checkpoint = ", 31) == 0) {
+                const char *v = line + 31;
+                const char *mode = strncmp(v, "FullAC", 6) == 0        ? "\"full\""
+                                   : strncmp(v, "SelectiveAC", 11) == 0 ? "\"selective\""
+                                   : strcmp(v, "None") == 0             ? "\"none\""
+                                                                        : NULL;
+                if (!mode)
+                    return tk_error(err, no, "activation_checkpoint",
+                                    "is a policy trainplan does not read (FullAC, SelectiveAC "
+                                    "or None)");
+                TP_TRY(tk_add(t, "activation_checkpoint.mode", mode, no, err));
+                continue;
+            }
+            char key[96], *eq = strchr(line, '=');
+            if (!eq)
+                continue;
+            *eq = '\0';
+            char *lhs = line, *rhs = eq + 1;
+            trim(lhs);
+            trim(rhs);
+            if (in_par)
+                snprintf(key, sizeof key, "parallelism.%.83s", lhs);
+            else if (strncmp(lhs, "config.", 7) == 0 && strchr(lhs + 7, '.'))
+                snprintf(key, sizeof key, "%.95s", lhs + 7);
+            else
+                continue; /* config = ..., config.model_spec = ..., config.loss = ... */
+            if (strcmp(key, "model_spec") == 0)
+                continue;
+            if (!balanced(rhs)) {
+                snprintf(pending_key, sizeof pending_key, "%s", key);
+                snprintf(acc, sizeof acc, "%s", rhs);
+                acc_line = no;
+                continue;
+            }
+            TP_TRY(tk_add(t, key, rhs, no, err));
+            continue;
+        }
+        /* TOML */
+        if (line[0] == '[' && line[1] != '[') {
+            if (sscanf(line, "[%39[^]]]", section) != 1)
+                return tk_error(err, no, "section", "is not a [section] line");
+            continue;
+        }
+        char *eq = strchr(line, '=');
+        if (!eq)
+            return tk_error(err, no, line, "is not a key = value line");
+        *eq = '\0';
+        char *lhs = line, *rhs = eq + 1, key[96];
+        trim(lhs);
+        trim(rhs);
+        snprintf(key, sizeof key, "%.39s.%.55s", section, lhs);
+        if (!balanced(rhs)) {
+            snprintf(pending_key, sizeof pending_key, "%s", key);
+            snprintf(acc, sizeof acc, "%s", rhs);
+            acc_line = no;
+            continue;
+        }
+        if (strcmp(key, "parallelism.module_fqns_per_model_part") == 0) {
+            char v[1024];
+            fqn_counts(rhs, v, sizeof v);
+            TP_TRY(tk_add(t, key, v, no, err));
+        } else {
+            TP_TRY(tk_add(t, key, rhs, no, err));
+        }
+    }
+    if (pending_key[0])
+        return tk_error(err, acc_line, pending_key, "has an array that is never closed");
+    return TP_OK;
+}
+
+/* An integer value; def when absent. */
+static tp_status tk_int(const tkeys *t, const char *key, int64_t def, int64_t lo, int64_t hi,
+                        int64_t *out, tp_error *err)
+{
+    const tkey *k = tk_get(t, key);
+    if (!k) {
+        *out = def;
+        return TP_OK;
+    }
+    char *end;
+    long long v = strtoll(k->val, &end, 10);
+    if (end == k->val || *end || v < lo || v > hi) {
+        char what[96];
+        snprintf(what, sizeof what, "must be an integer in [%" PRId64 ", %" PRId64 "], got %.20s",
+                 lo, hi, k->val);
+        return tk_error(err, k->line, key, what);
+    }
+    *out = v;
+    return TP_OK;
+}
+
+/* A string value without its quotes (Python also 'x'); def when absent. */
+static const char *tk_str(const tkeys *t, const char *key, const char *def, char *buf, size_t n)
+{
+    const tkey *k = tk_get(t, key);
+    if (!k)
+        return def;
+    snprintf(buf, n, "%.63s", k->val[0] == '"' || k->val[0] == '\'' ? k->val + 1 : k->val);
+    size_t len = strlen(buf);
+    if (len && (buf[len - 1] == '"' || buf[len - 1] == '\''))
+        buf[len - 1] = '\0';
+    return buf;
+}
+
+/* The flavor as a preset and the flags that make it exactly the flavor. */
+static tp_status tk_model(const tkeys *t, tp_import *im, tp_error *err)
+{
+    char b[64];
+    const char *name = tk_str(t, "model.name", "llama3", b, sizeof b);
+    if (strcmp(name, "llama3") != 0)
+        return tk_error(err, tk_line(t, "model.name"), "model.name",
+                        "is not \"llama3\", the only torchtitan model trainplan reads");
+    char f[64];
+    const char *fl = tk_str(t, "model.flavor", "", f, sizeof f);
+    static const char *const map[][3] = {
+        {"1B", "llama-3.2-1b", "8"}, {"3B", "llama-3.2-3b", "8"}, {"8B", "llama-3.1-8b", NULL},
+        {"70B", "llama-3.1-70b", NULL}, {"405B", "llama-3.1-405b", NULL}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (strcmp(fl, map[i][0]) != 0)
+            continue;
+        if (!t->python && i < 2)
+            break; /* no 1B/3B in the TOML era */
+        PUSH(push_str(im, "--model", map[i][1]));
+        if (map[i][2]) /* torchtitan scales Llama 3.2's shapes with factor 8 */
+            PUSH(push_str(im, "--rope-factor", map[i][2]));
+        return TP_OK;
+    }
+    return tk_error(err, tk_line(t, "model.flavor"), "model.flavor",
+                    t->python ? "is not a llama3 flavor trainplan knows (1B, 3B, 8B, 70B, 405B)"
+                              : "is not a llama3 flavor of the job TOML (8B, 70B, 405B)");
+}
+
+/* module_fqns_per_model_part's layer counts ("n0,n1,...") as the first and
+ * last stage of an uneven split (an even one needs no flag). */
+static tp_status tk_split(const char *counts, tp_import *im, tp_error *err)
+{
+    long n[4096];
+    int k = 0;
+    if (!counts[0])
+        return TP_OK;
+    for (const char *p = counts; *p && k < 4096; k++) {
+        n[k] = strtol(p, NULL, 10);
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        p++;
+    }
+    k++;
+    bool even = true;
+    for (int i = 1; i < k; i++)
+        even = even && n[i] == n[0];
+    if (!even) {
+        PUSH(push_i64(im, "--first-stage-layers", n[0]));
+        PUSH(push_i64(im, "--last-stage-layers", n[k - 1]));
+    }
+    return TP_OK;
+}
+
+/* Degrees, ZeRO stage, schedule and split. */
+static tp_status tk_layout(const tkeys *t, tp_import *im, int64_t *dp, int64_t *pp,
+                           tp_error *err)
+{
+    int64_t rep, shard, tp, cp, ep;
+    TP_TRY(tk_int(t, "parallelism.data_parallel_replicate_degree", 1, 1, TP_MAX_GPUS, &rep, err));
+    TP_TRY(tk_int(t, "parallelism.data_parallel_shard_degree", -1, -1, TP_MAX_GPUS, &shard, err));
+    TP_TRY(tk_int(t, "parallelism.tensor_parallel_degree", 1, 1, TP_MAX_GPUS, &tp, err));
+    TP_TRY(tk_int(t, "parallelism.pipeline_parallel_degree", 1, 1, TP_MAX_GPUS, pp, err));
+    TP_TRY(tk_int(t, "parallelism.context_parallel_degree", 1, 1, TP_MAX_GPUS, &cp, err));
+    TP_TRY(tk_int(t, "parallelism.expert_parallel_degree", 1, 1, TP_MAX_GPUS, &ep, err));
+    PUSH(push_i64(im, "--tp", tp));
+    PUSH(push_i64(im, "--pp", *pp));
+    PUSH(push_i64(im, "--cp", cp));
+    PUSH(push_i64(im, "--ep", ep));
+    char b[32];
+    const char *sp = tk_str(t, "parallelism.enable_sequence_parallel", "True", b, sizeof b);
+    PUSH(push_flag(im, strcmp(sp, "False") == 0 || tp == 1 ? "--no-sp" : "--sp"));
+    *dp = 0;
+    if (shard == 0)
+        return tk_error(err, tk_line(t, "parallelism.data_parallel_shard_degree"),
+                        "parallelism.data_parallel_shard_degree", "must be -1 or positive");
+    if (shard > 0) {
+        *dp = rep * shard;
+        PUSH(push_i64(im, "--gpus", rep * shard * tp * *pp * cp));
+        im->has_gpus = true;
+    } else {
+        assume(im, "data_parallel_shard_degree -1 (the rest of the GPUs): --gpus gives them");
+    }
+    char r[32];
+    const char *reshard = tk_str(t, "parallelism.fsdp_reshard_after_forward", "default", r,
+                                 sizeof r);
+    int zero = shard == 1 || (shard < 0 && rep > 1) ? 0 : strcmp(reshard, "never") == 0 ? 2 : 3;
+    PUSH(push_i64(im, "--zero", zero));
+    if (*pp > 1) {
+        char s[32];
+        const char *sched = tk_str(t, "parallelism.pipeline_parallel_schedule", "1F1B", s,
+                                   sizeof s);
+        const char *mine = strcmp(sched, "GPipe") == 0             ? "gpipe"
+                           : strcmp(sched, "Interleaved1F1B") == 0 ? "interleaved"
+                           : strcmp(sched, "1F1B") == 0            ? "1f1b"
+                                                                   : NULL;
+        if (!mine)
+            return tk_error(err, tk_line(t, "parallelism.pipeline_parallel_schedule"),
+                            "parallelism.pipeline_parallel_schedule",
+                            "is a schedule trainplan does not model (1F1B, Interleaved1F1B, "
+                            "GPipe)");
+        PUSH(push_str(im, "--schedule", mine));
+        int64_t per;
+        TP_TRY(tk_int(t, "parallelism.pipeline_parallel_layers_per_stage", 0, 0, TP_MAX_LAYERS,
+                      &per, err));
+        if (per > 0)
+            im->titan_layers_per_stage = per; /* virtual stages: in apply, with the layers */
+        const tkey *fq = tk_get(t, "parallelism.module_fqns_per_model_part");
+        if (fq && per == 0)
+            TP_TRY(tk_split(fq->val, im, err));
+    }
+    return TP_OK;
+}
+
+/* Batch: micro-batch, global batch and sequence in each form's terms. */
+static tp_status tk_batch(const tkeys *t, tp_import *im, int64_t dp, int64_t pp, tp_error *err)
+{
+    int64_t seq, mb = 0, gb = 0;
+    if (t->python) {
+        int64_t tok_mb, tok_step;
+        TP_TRY(tk_int(t, "training.max_context_length", 2048, 1, TP_MAX_SEQ, &seq, err));
+        TP_TRY(tk_int(t, "training.num_tokens_per_microbatch_per_dp_rank", 16384, 1,
+                      INT64_C(1) << 50, &tok_mb, err));
+        TP_TRY(tk_int(t, "training.num_tokens_per_train_step", -1, -1, INT64_C(1) << 50,
+                      &tok_step, err));
+        if (tok_mb % seq != 0)
+            return tk_error(err, tk_line(t, "training.num_tokens_per_microbatch_per_dp_rank"),
+                            "training.num_tokens_per_microbatch_per_dp_rank",
+                            "is not a multiple of training.max_context_length: trainplan "
+                            "plans whole sequences");
+        mb = tok_mb / seq;
+        if (tok_step > 0) {
+            if (tok_step % seq != 0)
+                return tk_error(err, tk_line(t, "training.num_tokens_per_train_step"),
+                                "training.num_tokens_per_train_step",
+                                "is not a multiple of training.max_context_length");
+            gb = tok_step / seq;
+        } else if (dp > 0) {
+            int64_t m;
+            TP_TRY(tk_int(t, "parallelism.num_pp_microbatches", 1, 1, TP_MAX_BATCH, &m, err));
+            gb = mb * dp * (pp > 1 ? m : 1);
+        }
+    } else {
+        int64_t local;
+        TP_TRY(tk_int(t, "training.seq_len", 2048, 1, TP_MAX_SEQ, &seq, err));
+        TP_TRY(tk_int(t, "training.local_batch_size", 8, 1, TP_MAX_BATCH, &local, err));
+        TP_TRY(tk_int(t, "training.global_batch_size", -1, -1, TP_MAX_BATCH, &gb, err));
+        if (pp > 1)
+            TP_TRY(tk_int(t, "parallelism.pipeline_parallel_microbatch_size", 1, 1, TP_MAX_BATCH,
+                          &mb, err));
+        else
+            mb = local;
+        if (gb <= 0 && dp > 0)
+            gb = local * dp;
+    }
+    PUSH(push_i64(im, "--seq-len", seq));
+    PUSH(push_i64(im, "--micro-batch", mb));
+    if (gb > 0)
+        PUSH(push_i64(im, "--global-batch", gb));
+    return TP_OK;
+}
+
+/* Precision, gradients, recompute, the loss. */
+static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
+{
+    char b[64];
+    const char *conv = tk_str(t, "model.converters", "", b, sizeof b);
+    PUSH(push_str(im, "--precision", strstr(conv, "float8") ? "fp8" : "bf16"));
+    char r[32];
+    const char *reduce = tk_str(t, "training.mixed_precision_reduce", "float32", r, sizeof r);
+    PUSH(push_str(im, "--grad-dtype", strcmp(reduce, "float32") == 0 ? "fp32" : "bf16"));
+    char m[32];
+    const char *mode = tk_str(t, "activation_checkpoint.mode", "selective", m, sizeof m);
+    if (strcmp(mode, "none") != 0 && strcmp(mode, "selective") != 0 && strcmp(mode, "full") != 0)
+        return tk_error(err, tk_line(t, "activation_checkpoint.mode"),
+                        "activation_checkpoint.mode",
+                        "is a policy trainplan does not model (none, selective, full)");
+    PUSH(push_str(im, "--recompute", mode));
+    if (strcmp(mode, "selective") == 0)
+        assume(im, "selective activation checkpointing read as trainplan's selective recompute");
+    char l[16];
+    /* the recipes' default loss is ChunkedLossWrapper */
+    const char *chunked = tk_str(t, "loss.chunked", t->python ? "true" : "false", l, sizeof l);
+    if (strcmp(chunked, "true") == 0)
+        PUSH(push_flag(im, "--fused-ce"));
+    return TP_OK;
+}
+
+tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_import *out,
+                                  tp_error *err)
+{
+    (void)origin;
+    memset(out, 0, sizeof *out);
+    out->kind = TP_IMPORT_TORCHTITAN;
+    if (!text)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "no torchtitan configuration");
+    tkeys *t = calloc(1, sizeof *t);
+    if (!t)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the configuration");
+    /* Python: a function returning Trainer.Config (or any def or import) */
+    t->python = strstr(text, "Trainer.Config") != NULL || strncmp(text, "def ", 4) == 0 ||
+                strstr(text, "\ndef ") != NULL || strncmp(text, "from ", 5) == 0 ||
+                strstr(text, "\nfrom ") != NULL || strncmp(text, "import ", 7) == 0;
+    t->im = out;
+    int64_t dp = 0, pp = 1;
+    tp_status st = tk_read(text, t, err);
+    if (st == TP_OK)
+        st = tk_model(t, out, err);
+    if (st == TP_OK)
+        st = tk_layout(t, out, &dp, &pp, err);
+    if (st == TP_OK)
+        st = tk_batch(t, out, dp, pp, err);
+    if (st == TP_OK)
+        st = tk_training(t, out, err);
+    free(t);
+    return st;
+}
+
+tp_status tp_engine_torchtitan_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                                     tp_error *err)
+{
+    (void)user;
+    /* pipeline_parallel_layers_per_stage: virtual stages from the layers */
+    if (im->titan_layers_per_stage > 0) {
+        int64_t per = im->titan_layers_per_stage, pp = c->train.pp;
+        int64_t L = c->model.num_layers;
+        if (per * pp == 0 || L % (per * pp) != 0)
+            return tp_error_set(err, TP_ERR_CONFIG, "parallelism.pipeline_parallel_layers_per_stage",
+                                "%" PRId64 " layers per stage x %" PRId64
+                                " stages does not divide the model's %" PRId64 " layers",
+                                per, pp, L);
+        c->train.vpp = L / (per * pp);
+    }
+    return TP_OK;
+}

@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# engines_test.sh: issue 18, the engines as they are. For each engine,
+# export -> import gives the identical model, layout and training settings
+# over a dozen models (dense and MoE, tied and untied, QKV biases, learned
+# positions, Llama 3 rotary scaling, leading dense MoE layers and shared
+# experts): the estimate of the import equals the original's (exact
+# parameter count included), and the Megatron arguments written from the
+# import equal the original export's (they name every model-defining
+# setting). Then what DeepSpeed cannot run (context parallelism,
+# interleaving, ZeRO 0 under bf16) and how its imports read it.
+#
+#   bash tests/cli/engines_test.sh /path/to/trainplan
+#
+# TP_SOURCE_DIR (set by ctest) locates the source tree. Needs python3.
+# Prints one line per failure and a final "N passed, M failed".
+set -u
+
+T=${1:?usage: engines_test.sh /path/to/trainplan}
+SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+DATA="$SRC/tests/data/engines"
+. "$(dirname "$0")/lib.sh"
+
+# same A B [shared]: two estimate JSON files equal except the model name;
+# with "shared", the number of shared experts may differ when their total
+# width and so the count are the same (Megatron has one shared-expert MLP
+# of --moe-shared-expert-intermediate-size: two of width f are one of 2f).
+same() {
+    python3 - "$1" "$2" "${3:-}" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for x in (a, b):
+    x["model"].pop("name")
+    if sys.argv[3] == "shared":
+        x["model"].pop("shared_experts")
+if a != b:
+    for k in a:
+        if a[k] != b.get(k):
+            print("differs:", k, a[k], "!=", b.get(k), file=sys.stderr)
+    sys.exit(1)
+PY
+}
+# args FILE: the Megatron arguments of an export, comments dropped.
+args() { grep -v '^#' "$1"; }
+# dsflags NOTES: the trainplan flags the DeepSpeed notes give.
+dsflags() { sed -n '/as trainplan flags/,$p' "$1" | sed -n 's/^#   //p' | tr '\n' ' '; }
+
+# name | flags (the models: presets, a published HF config, a model file)
+MODELS=(
+    "llama-3.1-70b|--model llama-3.1-70b --gpus 64 --tp 8 --pp 2 --distributed-optimizer --global-batch 64 --recompute selective"
+    "llama-3.2-1b|--model llama-3.2-1b --gpus 8 --distributed-optimizer --micro-batch 2 --global-batch 64"
+    "llama-3-8b|--model llama-3-8b --gpus 16 --fsdp --seq-len 8192 --global-batch 32 --recompute full --grad-dtype fp32"
+    "llama-2-7b|--model llama-2-7b --gpus 32 --tp 4 --cp 2 --distributed-optimizer --seq-len 8192 --global-batch 32"
+    "mistral-7b|--model mistral-7b --gpus 16 --tp 2 --pp 4 --vpp 2 --schedule interleaved --distributed-optimizer --global-batch 64"
+    "qwen2.5-7b|--model qwen2.5-7b --gpus 16 --tp 4 --distributed-optimizer --global-batch 64"
+    "qwen2.5-32b|--model $DATA/qwen2.5-32b/config.json --gpus 64 --tp 8 --distributed-optimizer --global-batch 64"
+    "mixtral-8x7b|--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --distributed-optimizer --global-batch 64"
+    "moe-shared|--model $DATA/moe-shared.json --gpus 16 --ep 8 --distributed-optimizer --global-batch 64"
+    "gpt3-1.3b|--model gpt3-1.3b --norm-eps 1e-5 --gpus 8 --distributed-optimizer --global-batch 64 --dropout"
+    "mcore-gpt-7.1b|--model mcore-gpt-7.1b --norm-eps 1e-5 --gpus 16 --tp 2 --pp 2 --distributed-optimizer --global-batch 64"
+    "gpt3-175b-pad|--model gpt3-175b --norm-eps 1e-5 --gpus 1024 --tp 8 --pp 16 --distributed-optimizer --global-batch 1024 --pad-vocab 1024"
+)
+
+# ---------------------------------------------------------------- round trips
+for entry in "${MODELS[@]}"; do
+    name=${entry%%|*}
+    read -r -a fl <<<"${entry#*|}"
+    d=$tmp/$name
+    mkdir -p "$d"
+    gpus=""
+    for ((i = 0; i < ${#fl[@]}; i++)); do [ "${fl[$i]}" = --gpus ] && gpus=${fl[$((i + 1))]}; done
+    if ! "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>"$tmp/err"; then
+        bad "$name: the plan does not estimate: $(cat "$tmp/err")"
+        continue
+    fi
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
+    # Megatron: the launch read back
+    "$T" estimate --from-megatron "$d/meg.txt" --gpus "$gpus" --json >"$d/meg.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/meg.json" shared 2>"$tmp/why"; then ok; else
+        bad "$name: Megatron round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format megatron --from-megatron "$d/meg.txt" --gpus "$gpus" >"$d/meg2.txt" 2>/dev/null
+    if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
+        bad "$name: Megatron export of the import differs: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -5)"; fi
+    # DeepSpeed: the config and the flags of its notes
+    "$T" export --format deepspeed "${fl[@]}" --out "$d/ds.json" 2>/dev/null
+    read -r -a dsf <<<"$(dsflags "$d/ds.json.notes.txt")"
+    "$T" estimate --from-deepspeed "$d/ds.json" "${dsf[@]}" --json >"$d/ds_back.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/ds_back.json" 2>"$tmp/why"; then ok; else
+        bad "$name: DeepSpeed round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format megatron --from-deepspeed "$d/ds.json" "${dsf[@]}" >"$d/ds_meg.txt" 2>/dev/null
+    if cmp -s <(args "$d/meg.txt") <(args "$d/ds_meg.txt"); then ok; else
+        bad "$name: the DeepSpeed import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/ds_meg.txt") | head -5)"; fi
+done
+
+# torchtitan: the llama3 flavors (Llama 3.1's architecture; 1B and 3B are
+# Llama 3.2's shapes with factor-8 rotary scaling), both forms, with fp32
+# gradients (torchtitan reduces in fp32) and ZeRO 0, 2 or 3
+TITAN=(
+    "t-8b|--model llama-3.1-8b --gpus 16 --tp 2 --zero 0 --grad-dtype fp32 --micro-batch 2 --global-batch 64"
+    "t-70b|--model llama-3.1-70b --gpus 256 --tp 8 --pp 2 --fsdp --grad-dtype fp32 --seq-len 8192 --global-batch 256 --recompute full"
+    "t-405b|--model llama-3.1-405b --gpus 1792 --tp 8 --pp 7 --vpp 2 --schedule interleaved --cp 2 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full"
+    "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
+    "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
+    "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
+)
+for entry in "${TITAN[@]}"; do
+    name=${entry%%|*}
+    read -r -a fl <<<"${entry#*|}"
+    d=$tmp/$name
+    mkdir -p "$d"
+    "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
+    forms="torchtitan"
+    case $name in t-1b | t-3b) ;; *) forms="torchtitan torchtitan-toml" ;; esac
+    for fmt in $forms; do
+        "$T" export --format "$fmt" "${fl[@]}" >"$d/$fmt" 2>"$tmp/err"
+        if grep -q "Everything in the plan is expressed in torchtitan" "$d/$fmt" ||
+            [ "$name/$fmt" = "t-3b/torchtitan" ]; then ok; else
+            bad "$name: $fmt export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/$fmt" | head -4)"; fi
+        "$T" estimate --from-torchtitan "$d/$fmt" --json >"$d/back.json" 2>"$tmp/err"
+        if same "$d/plan.json" "$d/back.json" 2>"$tmp/why"; then ok; else
+            bad "$name: $fmt round trip differs: $(cat "$tmp/why" "$tmp/err" | head -3)"; fi
+        "$T" export --format megatron --from-torchtitan "$d/$fmt" >"$d/meg2.txt" 2>/dev/null
+        if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
+            bad "$name: the $fmt import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -4)"; fi
+    done
+done
+# t-3b: TP without SP is expressible in the Python form only
+if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
+# every key written is in the generated list of the version targeted
+python3 - "$SRC/data/engines/torchtitan-python-b5bcd76c.tsv" "$SRC/data/engines/torchtitan-toml-238fa995.tsv" "$tmp"/t-*/torchtitan "$tmp"/t-*/torchtitan-toml <<'PY' && ok || bad "a torchtitan export writes a key outside its version's list"
+import re, sys, tomllib
+def names(f):
+    return {l.split("\t")[0] for l in open(f) if not l.startswith("#")}
+py, toml = names(sys.argv[1]), names(sys.argv[2])
+for f in sys.argv[3:]:
+    text = open(f).read()
+    if f.endswith("-toml"):
+        for sec, kv in tomllib.loads(text).items():
+            for k in kv:
+                assert f"{sec}.{k}" in toml, (f, sec, k)
+        continue
+    body = text.split("def trainplan_config", 1)[1]
+    for k in re.findall(r"^    config\.(\w+\.\w+) = ", body, re.M):
+        assert k in py, (f, k)
+    for k in re.findall(r"^    config\.(\w+) = ", body, re.M):
+        assert k in py, (f, k)
+    par = body.split("ParallelismConfig(", 1)[1].split("\n    )", 1)[0]
+    for k in re.findall(r"^        (\w+)=", par, re.M):
+        assert "parallelism." + k in py, (f, k)
+    for pol in re.findall(r"activation_checkpoint = (\w+)\.Config", body):
+        assert f"activation_checkpoint={pol}.Config" in py, (f, pol)
+PY
+# a model no flavor has, and one whose rotary scaling differs, are said so
+"$T" export --format torchtitan --model qwen2.5-7b --gpus 8 >"$tmp/x.py" 2>/dev/null
+if grep -q "model: torchtitan has no llama3 flavor with this shape" "$tmp/x.py"; then ok; else bad "torchtitan: a model no flavor has"; fi
+"$T" export --format torchtitan --model llama-3.2-1b --gpus 8 >"$tmp/x.py" 2>/dev/null
+if grep -q "rotary scaling factor 32: torchtitan's llama3 flavor 1B applies Llama 3.1's" "$tmp/x.py"; then ok; else bad "torchtitan: Llama 3.2's factor 32 is not the 1B flavor's"; fi
+# an unknown key is refused, naming it and its line
+printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nseq_len = 4096\nfancy = 3\n' >"$tmp/bad.toml"
+expect_error "trainplan: error: $tmp/bad.toml:6:1: \"training.fancy\" is not a torchtitan setting trainplan reads: it cannot tell whether it changes memory or time" \
+    estimate --from-torchtitan "$tmp/bad.toml" --gpus 8
+
+# torchtitan's own job TOMLs (@ 238fa995, tests/data/engines/torchtitan), on
+# the 64 GPUs their header names: the layout and model the files set
+lay() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; print(d["model"]["name"], *(l[k] for k in ("tp","pp","dp","zero","micro_batch","global_batch","seq_len","recompute")))' "$1"; }
+for want in "llama3_8b|llama-3.1-8b 1 1 64 3 1 64 8192 selective" "llama3_70b|llama-3.1-70b 8 1 8 3 8 64 8192 full"; do
+    f=$DATA/torchtitan/${want%%|*}.toml
+    "$T" estimate --from-torchtitan "$f" --gpus 64 --json >"$tmp/tt.json" 2>"$tmp/err"
+    if [ "$(lay "$tmp/tt.json")" = "${want#*|}" ]; then ok; else
+        bad "torchtitan's ${want%%|*}.toml reads as $(lay "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
+done
+
+# Megatron-LM's own example launches (@ d98e8a64, tests/data/engines/megatron):
+# the script run by bash with its torchrun line printed instead of run
+expand() { # expand SCRIPT ARGS...: the command the script would run
+    local f=$1
+    shift
+    sed 's/^torchrun /printf "%q " torchrun /' "$f" | env -i PATH="$PATH" SLURM_NNODES=4 bash -s "$@"
+}
+ml() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; m=d["model"]; print(d["params"]["total"], m["experts"], m["topk"], *(l[k] for k in ("tp","pp","ep","dp","zero","sp","micro_batch","global_batch","seq_len")))' "$1"; }
+expand "$DATA/megatron/train_gpt3_175b_distributed.sh" /ckpt /tb /vocab.json /merges.txt /data >"$tmp/g175.txt"
+# NUM_NODES=1 in the file ("change for multinode"): TP 8 x PP 16 needs 128 GPUs
+"$T" estimate --from-megatron "$tmp/g175.txt" --gpus 128 --vocab 50257 --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(ml "$tmp/m.json")" = "174604259328 0 0 8 16 1 1 0 False 1 1536 2048" ]; then ok; else
+    bad "Megatron's GPT-3 175B example reads as $(ml "$tmp/m.json") ($(cat "$tmp/err"))"; fi
+expand "$DATA/megatron/train_mixtral_8x7b_distributed.sh" /ckpt /tokenizer.model /data >"$tmp/mix.txt"
+# SLURM_NNODES=4: 32 GPUs from the launcher; Mixtral's count, EP 8 over DP 8
+"$T" estimate --from-megatron "$tmp/mix.txt" --vocab 32000 --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(ml "$tmp/m.json")" = "46702792704 8 2 1 4 8 8 1 False 1 256 4096" ]; then ok; else
+    bad "Megatron's Mixtral 8x7B example reads as $(ml "$tmp/m.json") ($(cat "$tmp/err"))"; fi
+if grep -qx -- "--rotary-base 1000000" <("$T" export --format megatron --from-megatron "$tmp/mix.txt" --vocab 32000 2>/dev/null); then ok; else
+    bad "the Mixtral example's --rotary-base 1000000 is kept"; fi
+
+# DeepSpeed's own configs (@ edaa7221, tests/data/engines/deepspeed) on 8 GPUs
+dl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l[k] for k in ("dp","zero","micro_batch","global_batch","grad_accum")), t["precision"])' "$1"; }
+for want in "ds_config_func_bs8_zero1|8 1 1 8 1 fp16" "ds_config_zero3|8 3 1 8 1 bf16"; do
+    "$T" estimate --from-deepspeed "$DATA/deepspeed/${want%%|*}.json" --model llama-3-8b --gpus 8 --json >"$tmp/d.json" 2>"$tmp/err"
+    if [ "$(dl "$tmp/d.json")" = "${want#*|}" ]; then ok; else
+        bad "DeepSpeed's ${want%%|*}.json reads as $(dl "$tmp/d.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
+done
+
+# exact totals of the models whose count the issue names
+total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
+for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
+    if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
+done
+
+# ---------------------------------------------------------------- Megatron model settings
+m=$tmp/llama-3.1-70b/meg.txt
+for want in "--rotary-base 500000" "--use-rope-scaling" "--rope-scaling-factor 8" "--norm-epsilon 1e-05" \
+    "--untie-embeddings-and-output-weights" "--disable-bias-linear"; do
+    if grep -qx -- "$want" "$m"; then ok; else bad "Llama-3.1-70B export lacks \"$want\""; fi
+done
+if grep -qx -- "--rope-scaling-factor 32" "$tmp/llama-3.2-1b/meg.txt" &&
+    ! grep -q -- "--untie-embeddings" "$tmp/llama-3.2-1b/meg.txt"; then ok; else
+    bad "Llama-3.2-1B: rope factor 32 and tied embeddings"; fi
+if grep -qx -- "--add-qkv-bias" "$tmp/qwen2.5-32b/meg.txt" && grep -qx -- "--rotary-base 1000000" "$tmp/qwen2.5-32b/meg.txt"; then ok; else
+    bad "Qwen2.5-32B: --add-qkv-bias and --rotary-base 1000000"; fi
+if grep -qx -- "--moe-layer-freq (\[0\]\*1+\[1\]\*26)" "$tmp/moe-shared/meg.txt" &&
+    grep -qx -- "--moe-shared-expert-intermediate-size 2816" "$tmp/moe-shared/meg.txt"; then ok; else
+    bad "moe-shared: layer pattern and shared width"; fi
+# a model that does not record its epsilon: not written, and said so
+run export --format megatron --model gpt3-1.3b --gpus 8
+if ! grep -q -- "--norm-epsilon" "$tmp/out" &&
+    grep -q "^#   - norm epsilon (Megatron-LM's default 1e-5 applies)" "$tmp/out"; then ok; else
+    bad "gpt3-1.3b: the unrecorded epsilon is named, not written"; fi
+# what Megatron cannot express is listed, not claimed
+run export --format megatron --model llama-3-8b --rope-theta 500000.5 --gpus 8
+if grep -q "rotary base 500000.5: Megatron-LM's --rotary-base takes an integer; written as 500000" "$tmp/out"; then ok; else
+    bad "a fractional rotary base is noted"; fi
+# every name written is in the generated list of the version targeted
+python3 - "$SRC/data/engines/megatron-args-d98e8a64.tsv" "$tmp"/*/meg.txt <<'PY' && ok || bad "a Megatron export writes a name outside megatron-args-d98e8a64.tsv"
+import sys
+known = {l.split("\t")[0] for l in open(sys.argv[1]) if l.startswith("--")}
+for f in sys.argv[2:]:
+    for l in open(f):
+        if l.startswith("--"):
+            assert l.split()[0] in known, (f, l)
+PY
+
+# Megatron's padding: make_vocab_size_divisible_by (128) x TP (8) = 1024, so
+# 50257 -> 51200, whether the vocabulary is an argument or a flag (tokenizer)
+printf -- '--num-layers 24\n--hidden-size 2048\n--num-attention-heads 16\n--seq-length 2048\n--max-position-embeddings 2048\n--micro-batch-size 1\n--global-batch-size 64\n--tensor-model-parallel-size 8\n--bf16\n--tokenizer-type GPT2BPETokenizer\n' >"$tmp/pad.txt"
+padded() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["training"]["pad_vocab_to"]; v=d["model"]["vocab"]; print(-(-v // p) * p)' "$1"; }
+"$T" estimate --from-megatron "$tmp/pad.txt" --vocab 50257 --gpus 8 --json >"$tmp/p.json" 2>/dev/null
+if [ "$(padded "$tmp/p.json")" = 51200 ]; then ok; else bad "vocabulary from --vocab: padded to $(padded "$tmp/p.json"), want 51200"; fi
+printf -- '--vocab-size 50257\n' >>"$tmp/pad.txt"
+"$T" estimate --from-megatron "$tmp/pad.txt" --gpus 8 --json >"$tmp/p.json" 2>/dev/null
+if [ "$(padded "$tmp/p.json")" = 51200 ]; then ok; else bad "--vocab-size 50257 at TP 8: padded to $(padded "$tmp/p.json"), want 51200"; fi
+
+# every DeepSpeed key written is in the generated list of DeepSpeed @ edaa7221
+python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" "$tmp"/*/ds.json <<'PY' && ok || bad "a DeepSpeed export writes a key outside deepspeed-keys-edaa7221.tsv"
+import json, sys
+keys = {tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[1]) if not l.startswith("#")}
+scoped = {"zero_optimization", "activation_checkpointing", "tensor_parallel", "expert_parallel"}
+for f in sys.argv[2:]:
+    for k, v in json.load(open(f)).items():
+        assert ("config", k) in keys, (f, k)
+        if isinstance(v, dict):
+            for k2 in v:
+                assert ((k if k in scoped else "config"), k2) in keys, (f, k, k2)
+PY
+# and so is every key the import maps
+python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" <<'PY' && ok || bad "the DeepSpeed import maps a key outside deepspeed-keys-edaa7221.tsv"
+import sys
+keys = {tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[1]) if not l.startswith("#")}
+for k in [("config", "train_batch_size"), ("config", "train_micro_batch_size_per_gpu"),
+          ("config", "gradient_accumulation_steps"), ("zero_optimization", "stage"),
+          ("zero_optimization", "offload_optimizer"), ("zero_optimization", "offload_param"),
+          ("config", "grad_accum_dtype"), ("tensor_parallel", "autotp_size"),
+          ("tensor_parallel", "partition_config"), ("expert_parallel", "enabled"),
+          ("expert_parallel", "autoep_size"), ("expert_parallel", "expert_tensor_parallel_size")]:
+    assert k in keys, k
+PY
+
+# ---------------------------------------------------------------- DeepSpeed: no overclaiming
+dsnotes() { # dsnotes FLAGS...: the notes of a DeepSpeed export in $tmp/notes
+    "$T" export --format deepspeed "$@" --out "$tmp/x.json" --force 2>/dev/null
+    cp "$tmp/x.json.notes.txt" "$tmp/notes"
+}
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --cp 2 --zero 1
+if grep -q "context parallelism 2: DeepSpeed and Megatron-DeepSpeed have no" "$tmp/notes" &&
+    ! grep -q "Everything in the plan is expressed" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export with CP 2 must say CP is not expressible"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --pp 4 --vpp 2 --zero 1 --global-batch 16
+if grep -q "interleaved schedule with 2 virtual stages: DeepSpeed's pipeline" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of an interleaved plan must say DeepSpeed runs 1F1B"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --pp 4 --schedule gpipe --zero 1
+if grep -q "GPipe schedule: DeepSpeed's pipeline engine runs 1F1B only" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of a GPipe plan must say DeepSpeed runs 1F1B"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --pp 4 --zero 0
+if grep -q "ZeRO 0 with bf16 and a pipeline: DeepSpeed wraps the optimizer in its" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of ZeRO 0 + bf16 + PP must name BF16_Optimizer"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --zero 0 --grad-dtype fp32
+if grep -q '"stage": 1' "$tmp/x.json" && grep -q "written as ZeRO stage" "$tmp/notes"; then ok; else
+    bad "DeepSpeed export of ZeRO 0 + bf16 + fp32 gradients writes stage 1 and says why"; fi
+dsnotes --model llama-3-8b --gpus 16 --tp 2 --zero 1
+if grep -q "Everything in the plan is expressed in DeepSpeed" "$tmp/notes"; then ok; else
+    bad "a plain ZeRO-1 plan is fully expressed in DeepSpeed"; fi
+
+# ---------------------------------------------------------------- DeepSpeed imports
+printf '{"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8, "bf16": {"enabled": true}, "zero_optimization": {"stage": 0}}\n' >"$tmp/z0.json"
+zero_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layout"]["zero"])' "$1"; }
+"$T" estimate --from-deepspeed "$tmp/z0.json" --model llama-3-8b --gpus 16 --tp 2 --pp 4 --json >"$tmp/z.json" 2>"$tmp/err"
+if [ "$(zero_of "$tmp/z.json")" = 1 ] && grep -q "BF16_Optimizer" "$tmp/err"; then ok; else
+    bad "bf16 + ZeRO 0 + pipeline is read as ZeRO-1 (BF16_Optimizer): $(cat "$tmp/err")"; fi
+"$T" estimate --from-deepspeed "$tmp/z0.json" --model llama-3-8b --gpus 16 --tp 2 --json >"$tmp/z.json" 2>/dev/null
+if [ "$(zero_of "$tmp/z.json")" = 0 ]; then ok; else bad "bf16 + ZeRO 0 without a pipeline stays ZeRO 0"; fi
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "data_types": {"grad_accum_dtype": "fp32"}, "zero_optimization": {"stage": 0}}\n' >"$tmp/z0f.json"
+expect_error "trainplan: error: $tmp/z0f.json: zero_optimization.stage: ZeRO stage 0 with bf16 weights and fp32 gradient accumulation: DeepSpeed refuses this mix (unsupported mix of model_dtype and grad_accum_dtype); use ZeRO stage 1 or bf16 accumulation" \
+    estimate --from-deepspeed "$tmp/z0f.json" --model llama-3-8b --gpus 8
+
+# AutoTP and AutoEP sections (DeepSpeed @ edaa7221): sizes read, folding refused
+layout_of() { python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["layout"]; print(l["tp"], l["ep"], l["sp"])' "$1"; }
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}, "tensor_parallel": {"autotp_size": 4, "tp_overlap_comm": true}}\n' >"$tmp/atp.json"
+"$T" estimate --from-deepspeed "$tmp/atp.json" --model llama-3-8b --gpus 16 --json >"$tmp/a.json" 2>/dev/null
+if [ "$(layout_of "$tmp/a.json")" = "4 1 False" ]; then ok; else bad "AutoTP 4 is TP 4 without SP: $(layout_of "$tmp/a.json")"; fi
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}, "expert_parallel": {"enabled": true, "autoep_size": 8, "preset_model": "mixtral"}}\n' >"$tmp/aep.json"
+"$T" estimate --from-deepspeed "$tmp/aep.json" --model mixtral-8x7b --gpus 64 --json >"$tmp/a.json" 2>/dev/null
+if [ "$(layout_of "$tmp/a.json")" = "1 8 False" ]; then ok; else bad "AutoEP 8 is EP 8: $(layout_of "$tmp/a.json")"; fi
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "tensor_parallel": {"autotp_size": 2}, "expert_parallel": {"enabled": true, "autoep_size": 8}}\n' >"$tmp/afold.json"
+expect_error "trainplan: error: $tmp/afold.json: \"expert_parallel.autoep_size\" with tensor_parallel.autotp_size > 1 folds the expert-parallel group over the AutoTP ranks (module_inject/auto_ep_folding.py), which changes memory or time in a way trainplan does not model" \
+    estimate --from-deepspeed "$tmp/afold.json" --model mixtral-8x7b --gpus 64
+printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "expert_parallel": {"enabled": true, "autoep_size": 8, "expert_tensor_parallel_size": 2}}\n' >"$tmp/aetp.json"
+expect_error "trainplan: error: $tmp/aetp.json: \"expert_parallel.expert_tensor_parallel_size\" shards each expert over its own tensor-parallel group, which changes memory or time in a way trainplan does not model" \
+    estimate --from-deepspeed "$tmp/aetp.json" --model mixtral-8x7b --gpus 64
+
+finish
