@@ -170,6 +170,22 @@ typedef struct cli_deadline {
 } cli_deadline;
 void cli_deadline_start(cli_deadline *d, double limit_s, tp_search_stop *stop);
 
+/**
+ * Print the error of a search stopped at --time-limit ("--time-limit: S s
+ * passed; the <what> <how far it got>") and return its exit code; search
+ * and plan word it alike.
+ */
+int cli_time_limit_print(double limit_s, const char *what, const tp_error *err);
+
+/**
+ * The server's refusals, shared by search and plan: the first flag of
+ * refused[0..n) given in vals (indexes into flags) is an error naming it;
+ * `server_files` says what the server does not do with files ("writes no
+ * files"). TP_OK when none was given.
+ */
+tp_status cli_refuse_over_http(const cli_flag *flags, const char *const *vals, const int *refused,
+                               size_t n, const char *server_files, tp_error *err);
+
 #define CLI_SEARCH_MAX_FLAGS 24 /* capacity of cli_search_job.vals; cmd_search.c checks */
 
 /**

@@ -421,12 +421,10 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
     if (argi < job->ac)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.64s\" (plan takes only flags)", job->av[argi]);
-    for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
-         i++)
-        if (xv[http_refused[i]])
-            return tp_error_set(err, TP_ERR_INVALID_ARG, xflags[http_refused[i]].name + 2,
-                                "not available over HTTP: the server reads and writes no files, "
-                                "answers JSON only and applies its own time limit");
+    if (src == CLI_PRESETS_ONLY)
+        TRY(cli_refuse_over_http(xflags, xv, http_refused,
+                                 sizeof http_refused / sizeof *http_refused,
+                                 "reads and writes no files", err));
 
     tp_plan_in *in = &job->in;
     tp_plan_in_default(in);
@@ -468,9 +466,7 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
 static int plan_error_print(const tp_error *err, const cli_plan_job *job)
 {
     if (err->code == TP_ERR_STOPPED && job->time_limit_s > 0.0) {
-        cli_say("trainplan: error: --time-limit: %g s passed; the plan's layout search %s\n",
-                job->time_limit_s, err->message);
-        return cli_exit_code(err->code);
+        return cli_time_limit_print(job->time_limit_s, "plan's layout search", err);
     }
     return cli_error_print(err, job->co.err_file);
 }

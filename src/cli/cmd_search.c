@@ -275,9 +275,7 @@ static int search_error_print(const tp_error *err, const tp_search_space *sp)
     if (err->code != TP_ERR_STOPPED || !sp->stop.should_stop)
         return cli_error_print(err, NULL);
     const cli_deadline *d = sp->stop.ctx;
-    cli_say("trainplan: error: --time-limit: %g s passed; the search %s\n", d->limit_s,
-            err->message);
-    return cli_exit_code(err->code);
+    return cli_time_limit_print(d->limit_s, "search", err);
 }
 
 /* The flags a request may not pass (the server writes no file, answers JSON only). */
@@ -296,12 +294,10 @@ tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_jo
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.64s\" (search takes only flags)",
                             argv[job->argi]);
-    for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
-         i++)
-        if (job->vals[http_refused[i]])
-            return tp_error_set(err, TP_ERR_INVALID_ARG, search_flags[http_refused[i]].name + 2,
-                                "not available over HTTP: the server writes no files, answers "
-                                "JSON only and applies its own time limit");
+    if (src == CLI_PRESETS_ONLY && cli_refuse_over_http(search_flags, job->vals, http_refused,
+                                                        sizeof http_refused / sizeof *http_refused,
+                                                        "writes no files", err) != TP_OK)
+        return err->code;
     if (!job->co.global_batch_given)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "search needs the target batch: --global-batch N (sequences) or "
