@@ -76,9 +76,14 @@ tp_status tp_io_parse_f64(const char *field, const char *s, double min, double m
 tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max, double *out,
                               tp_error *err);
 
-/* User values quoted in messages are cut to this many bytes, then "...". */
-#define TP_IO_QUOTE_MAX 60
-/** s, or its first TP_IO_QUOTE_MAX bytes (at a UTF-8 boundary) and "...", in buf; returns buf. */
+/* User values quoted in messages are cut as TP_ERR_VALUE_MAX says (tp.h). */
+#define TP_IO_QUOTE_MAX TP_ERR_VALUE_MAX
+/**
+ * s, or its first TP_IO_QUOTE_MAX bytes (at a UTF-8 boundary) and "...", in
+ * buf (at least TP_IO_QUOTE_MAX + 4 bytes); returns buf. The rule of
+ * TP_ERR_VALUE_MAX, applied when the value is quoted, whatever the length
+ * of the message.
+ */
 const char *tp_io_quote(const char *s, char *buf, size_t n);
 
 /* ---- names of enums, shared by parsing and output ---- */
