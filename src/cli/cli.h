@@ -290,4 +290,22 @@ int cli_exit_code(tp_status code);
 /** Write a JSON value to stdout, indented, with a final newline. */
 int cli_json_print(json_t *j);
 
+/* ---- the terminal (term.c) ---- */
+
+/** The width human output is folded to: COLUMNS when set to a number, else 100. */
+int cli_columns(void);
+
+/**
+ * Human output of a command, folded to cli_columns() (tp_io_wrap): write
+ * it to cli_text_open's stream, then cli_text_close writes it, folded, to
+ * `out`. Where no buffer can be had, the stream is `out` itself (unfolded).
+ */
+typedef struct cli_text {
+    FILE *f, *out;
+    char *buf;
+    size_t len;
+} cli_text;
+FILE *cli_text_open(cli_text *t, FILE *out);
+void cli_text_close(cli_text *t);
+
 #endif /* TP_CLI_H */

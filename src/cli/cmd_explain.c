@@ -86,7 +86,9 @@ int cmd_explain(int argc, char **argv)
         rc = cli_json_print(j);
         json_decref(j);
     } else {
-        tp_io_explain_text(stdout, c, r, n ? best : NULL);
+        cli_text t;
+        tp_io_explain_text(cli_text_open(&t, stdout), c, r, n ? best : NULL);
+        cli_text_close(&t);
     }
     if (rc == CLI_EXIT_OK && !r->fits)
         rc = CLI_EXIT_NONE;

@@ -525,8 +525,11 @@ int cmd_plan(int argc, char **argv)
         tp_io_plan_markdown(stdout, &job.in, &plan);
     else if (job.co.json)
         rc = cli_json_print(j);
-    else
-        tp_io_plan_text(stdout, &job.in, &plan);
+    else {
+        cli_text t;
+        tp_io_plan_text(cli_text_open(&t, stdout), &job.in, &plan);
+        cli_text_close(&t);
+    }
     json_decref(j);
     if (rc > 0)
         goto out;

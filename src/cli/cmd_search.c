@@ -236,7 +236,10 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         if (json)
             fputs("[]\n", stdout);
         /* the message is the report in text; beside data, it goes to stderr */
-        tp_io_search_none_text(json || out != TP_IO_SEARCH_TEXT ? stderr : stdout, c, st);
+        cli_text t;
+        tp_io_search_none_text(
+            cli_text_open(&t, json || out != TP_IO_SEARCH_TEXT ? stderr : stdout), c, st);
+        cli_text_close(&t);
         return CLI_EXIT_NONE;
     }
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
@@ -257,8 +260,12 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         return rc == CLI_EXIT_OK ? CLI_EXIT_NONE : rc;
     }
     int rc = CLI_EXIT_NONE;
-    if (tp_io_search_closest_write(stdout, out, c, close, n, st, wall_s, &err) != TP_OK)
+    cli_text t; /* folded when text; Markdown and CSV are not */
+    FILE *f = out == TP_IO_SEARCH_TEXT ? cli_text_open(&t, stdout) : stdout;
+    if (tp_io_search_closest_write(f, out, c, close, n, st, wall_s, &err) != TP_OK)
         rc = cli_error_print(&err, NULL);
+    if (out == TP_IO_SEARCH_TEXT)
+        cli_text_close(&t);
     free(close);
     return rc;
 }
@@ -378,7 +385,12 @@ int cmd_search(int argc, char **argv)
             json_decref(arr);
         }
     } else {
-        tp_io_search_write(stdout, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
+        bool text = search_format(fmt) == TP_IO_SEARCH_TEXT;
+        cli_text t; /* folded when text; Markdown and CSV are not */
+        FILE *f = text ? cli_text_open(&t, stdout) : stdout;
+        tp_io_search_write(f, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
+        if (text)
+            cli_text_close(&t);
     }
     free(items);
     return rc;

@@ -107,4 +107,19 @@ json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r);
 /** Human-readable estimate report. */
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r);
 
+/* ---- the terminal (wrap.c) ---- */
+
+/** Human output is folded to this many columns unless COLUMNS says otherwise. */
+#define TP_IO_DEFAULT_WIDTH 100
+/** The narrowest width text is folded to (a smaller COLUMNS reads as this). */
+#define TP_IO_MIN_WIDTH 40
+
+/**
+ * Write text[0..len) to out with every line folded to width columns
+ * (at least TP_IO_MIN_WIDTH): lines that fit are written as they are;
+ * longer ones break at a space and continue under their value column
+ * (wrap.c says the rule).
+ */
+void tp_io_wrap(FILE *out, const char *text, size_t len, int width);
+
 #endif /* TP_IO_H */
