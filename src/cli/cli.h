@@ -254,6 +254,19 @@ void cli_print_config_flags(FILE *f);
 /** Print a table of flags for --help under their group headings. */
 void cli_print_flags(FILE *f, const cli_flag *flags, size_t count);
 
+/** A command's own default for one of the shared flags (its --help shows it). */
+typedef struct cli_default {
+    const char *flag;  /* "--model", or several: "--tp --pp --cp" */
+    const char *value; /* "mpt-30b", "searched", ... */
+} cli_default;
+/**
+ * For the commands that take estimate's flags (plan, search, explain,
+ * export): the shared flags by group, named, not described again (estimate
+ * --help and trainplan(1) describe them), then the command's defaults
+ * where they differ from estimate's (defs[0..n)).
+ */
+void cli_print_shared_flags(FILE *f, const char *cmd, const cli_default *defs, size_t n);
+
 /** Interpret an extra flag's value (from cli_extra.values), range-checked. */
 tp_status cli_flag_i64(const cli_flag *fl, const char *val, int64_t *out, tp_error *err);
 tp_status cli_flag_f64(const cli_flag *fl, const char *val, double *out, tp_error *err);

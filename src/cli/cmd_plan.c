@@ -204,10 +204,15 @@ void cmd_plan_help(FILE *f)
                "With no flags it plans the built-in example (seed 000): MPT-30B (29.98B\n"
                "parameters, llm-foundry shape), 20 tokens/param = 600B tokens, sequence 4096,\n"
                "4,194,304-token batches (1024 sequences), A100-80GB, 3-week (504 h) deadline.\n"
-               "Those stay the defaults when other flags are given: for plan, --model is\n"
-               "mpt-30b, --gpu a100-80gb, --seq-len 4096 and --global-batch-tokens 4194304\n"
-               "unless given (the shared table below shows the estimate defaults).\n");
-    cli_print_config_flags(f);
+               "Those stay the defaults when other flags are given (listed below).\n");
+    static const cli_default defs[] = {
+        {"--model", "mpt-30b"},
+        {"--gpu", "a100-80gb"},
+        {"--gpus", "sized for --deadline (whole nodes)"},
+        {"--seq-len", "4096"},
+        {"--global-batch-tokens", "4194304 (1024 sequences of 4096)"},
+    };
+    cli_print_shared_flags(f, "plan", defs, sizeof defs / sizeof defs[0]);
     cli_print_flags(f, xflags, X_COUNT);
     fprintf(f,
             "\nExit codes: 0 planned, 1 no layout fits (the report says what would fix it),\n"

@@ -115,7 +115,14 @@ void cmd_search_help(FILE *f)
                "When nothing fits, the closest layouts are printed with the constraint that\n"
                "binds and by how much, and what single change would make them fit.\n");
     cli_print_flags(f, search_flags, X_COUNT);
-    cli_print_config_flags(f);
+    static const cli_default defs[] = {
+        {"--tp --pp --cp --ep --vpp", "searched (a value given fixes the axis)"},
+        {"--micro-batch", "searched (a value given fixes it)"},
+        {"--sp --no-sp", "both searched"},
+        {"--zero --fsdp", "ZeRO 0-3 searched (--max-zero bounds it)"},
+        {"--recompute", "none, selective and full searched"},
+    };
+    cli_print_shared_flags(f, "search", defs, sizeof defs / sizeof defs[0]);
     fprintf(f,
             "\nExit codes: 0 some layout fits, 1 none fits, 2 bad arguments or input,\n"
             "4 internal error.\n\n"
