@@ -61,8 +61,9 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
             tp_io_recompute_name(t->recompute), tp_io_schedule_name(t->schedule));
     fprintf(f,
             "| Batch | sequence %" PRId64 " tokens, micro-batch %" PRId64 ", global batch %" PRId64
-            " (%" PRId64 " micro-batches per step) |\n",
-            t->seq_len, t->micro_batch, t->global_batch, r->grad_accum);
+            " (%" PRId64 " %s per step) |\n",
+            t->seq_len, t->micro_batch, t->global_batch, r->grad_accum,
+            tp_io_plural((double)r->grad_accum, "micro-batch", "micro-batches"));
     fprintf(f, "| Precision | %s GEMMs, %s gradients, optimizer %s |\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer));
