@@ -16,11 +16,21 @@
 # RSS figures; exits 1 if a request failed or timed out, a reply was not
 # 200, or RSS grew by more than 10% (or 4 MiB) from after the warm-up to
 # the end. Not part of ctest (it takes a minute); see docs/RELIABILITY.md.
+#
+# Needs wrk, and curl with LONG_SEARCHES (Debian packages `wrk`, `curl`),
+# which neither tools/install-deps.sh nor CI installs: it is a measuring
+# tool run by hand. It checks for them first and exits 2 naming the
+# package. What the suite itself runs under load, with python3 alone, is
+# tests/http/limits_test.py (ctest http_limits).
 set -euo pipefail
 exe=${1:-build/trainplan}
 secs=${2:-60}
 conns=${3:-64}
 command -v wrk >/dev/null || { echo "loadtest: wrk not found (apt-get install wrk)" >&2; exit 2; }
+if [ "${LONG_SEARCHES:-0}" -gt 0 ] && ! command -v curl >/dev/null; then
+  echo "loadtest: LONG_SEARCHES needs curl, not found (apt-get install curl)" >&2
+  exit 2
+fi
 [ -x "$exe" ] || { echo "loadtest: $exe is not a trainplan binary (make first)" >&2; exit 2; }
 
 work=$(mktemp -d)
