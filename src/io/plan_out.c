@@ -474,9 +474,11 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
     if (in->deadline_h > 0.0)
         d_row(d, "deadline", "%s", hours(in->deadline_h * 3600.0, a, sizeof a));
     if (p->gpus_exact > 0.0)
-        d_row(d, "GPUs for it at the user MFU", "%.1f -> %lld in whole nodes (%lld nodes of %lld)",
+        d_row(d, "GPUs for it at the user MFU", "%.1f -> %lld in whole nodes (%lld %s of %lld)",
               p->gpus_exact, (long long)p->gpus_whole_nodes,
-              (long long)(p->gpus_whole_nodes / p->gpus_per_node), (long long)p->gpus_per_node);
+              (long long)(p->gpus_whole_nodes / p->gpus_per_node),
+              tp_io_plural((double)(p->gpus_whole_nodes / p->gpus_per_node), "node", "nodes"),
+              (long long)p->gpus_per_node);
     if (p->gpus_exact_predicted > 0.0)
         d_row(d, "GPUs for it, predicted MFU", "%.1f at the chosen layout's MFU",
               p->gpus_exact_predicted);
@@ -702,8 +704,9 @@ static void report(FILE *f, bool md, const tp_plan_in *in, const tp_plan *p)
     if (p->feasible) {
         if (md)
             fprintf(f, "\n");
-        fprintf(f, "%s%lld GPUs (%lld nodes), %s, %s GPU-hours\n", md ? "**Plan:** " : "  => ",
-                (long long)p->num_gpus, (long long)p->num_nodes,
+        fprintf(f, "%s%lld %s (%lld %s), %s, %s GPU-hours\n", md ? "**Plan:** " : "  => ",
+                (long long)p->num_gpus, tp_io_plural((double)p->num_gpus, "GPU", "GPUs"),
+                (long long)p->num_nodes, tp_io_plural((double)p->num_nodes, "node", "nodes"),
                 hours(p->compute_wall_s, b, sizeof b), commas(p->gpu_hours, a, sizeof a));
         char c[48];
         fprintf(f, "%s%s at $%.2f/GPU-hour; %s expected with failures\n", md ? "\n" : "     ",
