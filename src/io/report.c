@@ -142,10 +142,12 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
     fprintf(f,
-            "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; EP %lld "
+            "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld %s; EP %lld "
             "(within DP); sequence parallel %s\n",
             (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
-            (long long)(t->tp * t->pp * t->cp * r->dp), (long long)t->ep, t->sp ? "on" : "off");
+            (long long)(t->tp * t->pp * t->cp * r->dp),
+            tp_io_plural((double)(t->tp * t->pp * t->cp * r->dp), "GPU", "GPUs"), (long long)t->ep,
+            t->sp ? "on" : "off");
     fprintf(f, "  pipeline        schedule %s", tp_io_schedule_name(t->schedule));
     if (t->vpp > 1)
         fprintf(f, " with %lld virtual stages per GPU", (long long)t->vpp);

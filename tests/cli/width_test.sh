@@ -88,6 +88,7 @@ while IFS= read -r line; do
     COLUMNS=60 "$T" $line >"$tmp/w60" 2>&1
     # shellcheck disable=SC2086
     COLUMNS=100000 "$T" $line >"$tmp/wide" 2>&1
+    cat "$tmp/wide" >>"$tmp/all"
     if [ ! -s "$tmp/w100" ]; then
         bad "$line: no output"
         continue
@@ -98,6 +99,22 @@ while IFS= read -r line; do
     if same_text "$tmp/w100" "$tmp/wide"; then ok; else bad "$line: folding to 100 changed the text"; fi
     if same_text "$tmp/w60" "$tmp/wide"; then ok; else bad "$line: folding to 60 changed the text"; fi
 done <<<"$cases"
+
+# Plurals agree and counts are grouped (issue 19: "1 node", "142,933 steps")
+# in everything printed above, plus a plan on one node.
+COLUMNS=100000 "$T" plan --model llama-3-8b --tokens 1e9 --deadline-days 30 >>"$tmp/all" 2>&1
+if why=$(python3 - "$tmp/all" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+nouns = "nodes|GPUs|layouts|sequences|micro-batches|experts|layers|rows|steps"
+bad = re.findall(r"(?<![\d.,x*/^e+-])1 (?:%s)\b" % nouns, text)
+# a sequence length is a flag value ("sequence 131072 tokens"), written as typed
+bad += re.findall(r"(?<![\d.,e+-])(?<!sequence )(?<!seq )\d{5,} (?:tokens|layouts|steps|sequences|tokens/s)\b", text)
+if bad:
+    print(sorted(set(bad))[:8])
+    sys.exit(1)
+PY
+); then ok; else bad "a plural or an ungrouped count: $why"; fi
 
 # COLUMNS that is not a width reads as unset; a wide one lets long lines through
 "$T" search --gpus 64 --global-batch 512 >"$tmp/a" 2>&1
