@@ -9,7 +9,8 @@
 #   - folding loses nothing: the text without its whitespace is the same
 #     as with COLUMNS=100000 (no folding at all);
 # and COLUMNS that is not a number reads as unset, a wide COLUMNS lets a
-# long line through, and JSON is never folded.
+# long line through, JSON/CSV/Markdown are never folded, and in all of it a
+# noun agrees with its count ("1 node") and counts are grouped ("30,048").
 #
 #   bash tests/cli/width_test.sh /path/to/trainplan
 set -u
