@@ -8,7 +8,7 @@ ifeq ($(CI),true)
 CMAKE_FLAGS += -DTP_WERROR=ON
 endif
 
-.PHONY: all test bench asan fuzz clean format format-check
+.PHONY: all test bench asan fuzz clean format format-check goldens
 
 all:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
@@ -19,6 +19,13 @@ test: all
 
 bench: all
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b" || exit 1; done
+
+# The files the tests compare with the program's own output (export goldens,
+# the man page's flag sections, the hostile table), rewritten from this
+# build and the diff shown; after a deliberate output change only
+# (docs/TESTING.md).
+goldens: all
+	tools/regen-goldens.sh $(BUILD)/trainplan
 
 asan:
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTP_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null

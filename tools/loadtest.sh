@@ -16,11 +16,47 @@
 # RSS figures; exits 1 if a request failed or timed out, a reply was not
 # 200, or RSS grew by more than 10% (or 4 MiB) from after the warm-up to
 # the end. Not part of ctest (it takes a minute); see docs/RELIABILITY.md.
+#
+# Uses wrk, and curl with LONG_SEARCHES (Debian packages `wrk`, `curl`),
+# which neither tools/install-deps.sh nor CI installs; without them it uses
+# tools/loadgen.py (python3 only) instead and says so: the same checks,
+# but request rates far below wrk's, not comparable with the figures in
+# docs/RELIABILITY.md. LOADGEN=python uses loadgen.py even where wrk and
+# curl are installed. What the suite itself runs under load is
+# tests/http/limits_test.py (ctest http_limits).
 set -euo pipefail
 exe=${1:-build/trainplan}
 secs=${2:-60}
 conns=${3:-64}
-command -v wrk >/dev/null || { echo "loadtest: wrk not found (apt-get install wrk)" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+estimate_body='{"model": "llama-3-70b", "gpus": 64, "tp": 8, "pp": 4, "seq-len": 8192, "global-batch": 512}'
+if [ "${LOADGEN:-}" != python ] && command -v wrk >/dev/null; then
+  have_wrk=1
+else
+  have_wrk=0
+  echo "loadtest: wrk not found: using tools/loadgen.py (python3; its rates are not wrk's)" >&2
+fi
+# load SECONDS URL [BODY]: wrk's summary of GET URL, or POST BODY to it
+load() {
+  if [ "$have_wrk" = 1 ]; then
+    if [ $# -ge 3 ]; then
+      wrk -t2 -c"$conns" -d"$1s" --timeout 10s --latency -s "$work/post.lua" "$2"
+    else
+      wrk -t2 -c"$conns" -d"$1s" --timeout 10s --latency "$2"
+    fi
+  else
+    python3 "$here/loadgen.py" "$2" ${3:+--body "$3"} --seconds "$1" --connections "$conns"
+  fi
+}
+# post_once URL BODY: the status code of one POST (000 when it failed)
+post_once() {
+  if [ "$have_wrk" = 1 ] && command -v curl >/dev/null; then
+    curl -s -o /dev/null -w '%{http_code}\n' -m 60 -H 'Content-Type: application/json' \
+      -d "$2" "$1" || echo 000
+  else
+    python3 "$here/loadgen.py" "$1" --once --body "$2" --timeout 60 || echo 000
+  fi
+}
 [ -x "$exe" ] || { echo "loadtest: $exe is not a trainplan binary (make first)" >&2; exit 2; }
 
 work=$(mktemp -d)
@@ -37,8 +73,8 @@ trap cleanup EXIT
 cat >"$work/post.lua" <<'EOF'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model": "llama-3-70b", "gpus": 64, "tp": 8, "pp": 4, "seq-len": 8192, "global-batch": 512}'
 EOF
+printf "wrk.body = '%s'\n" "$estimate_body" >>"$work/post.lua"
 
 # One worker thread per core (at most 4) and room for wrk's 64 connections.
 threads=$(nproc 2>/dev/null || echo 2)
@@ -51,7 +87,7 @@ url=$(sed -n 's/^trainplan: serving on //p' "$work/url")
 
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status"; }   # KiB
 rss0=$(rss)
-wrk -t2 -c"$conns" -d5s -s "$work/post.lua" "${url}api/estimate" >"$work/warmup"   # warm-up
+load 5 "${url}api/estimate" "$estimate_body" >"$work/warmup"   # warm-up
 rss1=$(rss)
 long=${LONG_SEARCHES:-0}
 searchers=()
@@ -61,18 +97,16 @@ if [ "$long" -gt 0 ]; then
   touch "$work/stop"
   for i in $(seq "$long"); do
     ( while [ -e "$work/stop" ]; do
-        curl -s -o "$work/search.$i" -w '%{http_code}\n' -m 60 -H 'Content-Type: application/json' \
-          -d "$body" "${url}api/search" >>"$work/codes" || echo 000 >>"$work/codes"
+        post_once "${url}api/search" "$body" >>"$work/codes"
       done ) &
     searchers+=($!)
   done
   sleep 1
 fi
-wrk -t2 -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$work/post.lua" \
-  "${url}api/estimate" | tee "$work/wrk"
+load "$secs" "${url}api/estimate" "$estimate_body" | tee "$work/wrk"
 if [ "$long" -gt 0 ]; then
   page_secs=$((secs < 10 ? secs : 10))
-  wrk -t2 -c"$conns" -d"${page_secs}s" --timeout 10s --latency "$url" | tee "$work/wrk-page"
+  load "$page_secs" "$url" | tee "$work/wrk-page"
   rm -f "$work/stop"
   wait "${searchers[@]}"
 fi

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# regen-goldens.sh: rewrite the golden files of tests/golden/ from the
-# program as it is now, then show what changed, for review before a commit.
-# The only way the goldens are meant to change: after a deliberate change
-# of an output, run it, read the diff, and say in the commit why each line
-# moved.
+# regen-goldens.sh: rewrite every file the tests compare with the
+# program's own output, from the program as it is now, then show what
+# changed, for review before a commit. The only way these files are meant
+# to change: after a deliberate change of an output, run it (or
+# `make goldens`), read the diff, and say in the commit why each line moved.
 #
 #   tools/regen-goldens.sh [build/trainplan]
 #
-# Runs tests/cli/export_test.sh with TP_UPDATE_GOLDEN=1 (it writes each
-# golden instead of comparing, and still runs its other checks), then
-# prints `git diff --stat` and `git diff` of tests/golden/ and any new file
-# there. Exits non-zero when the test script's other checks failed.
+# What it rewrites (docs/TESTING.md lists them):
+#   tests/golden/       the export goldens: tests/cli/export_test.sh with
+#                       TP_UPDATE_GOLDEN=1 (it writes each golden instead of
+#                       comparing, and still runs its other checks);
+#   docs/trainplan.1    the per-command flag sections (tools/gen_man.py);
+#   docs/RELIABILITY.md the hostile-input table (tests/hostile/hostile.py doc).
+# Then prints `git diff --stat` and `git diff` of those and any new file.
+# Exits non-zero when the export test's other checks or a generator failed.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 T=${1:-$root/build/trainplan}
@@ -24,11 +28,18 @@ fi
 TP_UPDATE_GOLDEN=1 TP_SOURCE_DIR=$root bash "$root/tests/cli/export_test.sh" "$T"
 rc=$?
 cd "$root" || exit 2
-echo "---- changes to tests/golden/ (review, then commit with the reason):"
-git --no-pager diff --stat -- tests/golden
-git --no-pager status --short --untracked-files=all -- tests/golden | grep '^??' || true
-git --no-pager diff -- tests/golden
-if git diff --quiet -- tests/golden && [ -z "$(git status --porcelain -- tests/golden)" ]; then
+python3 tools/gen_man.py "$T" || rc=1
+python3 tests/hostile/hostile.py doc docs/RELIABILITY.md || rc=1
+paths="tests/golden docs/trainplan.1 docs/RELIABILITY.md"
+echo "---- changes to $paths (review, then commit with the reason):"
+# shellcheck disable=SC2086
+git --no-pager diff --stat -- $paths
+# shellcheck disable=SC2086
+git --no-pager status --short --untracked-files=all -- $paths | grep '^??' || true
+# shellcheck disable=SC2086
+git --no-pager diff -- $paths
+# shellcheck disable=SC2086
+if git diff --quiet -- $paths && [ -z "$(git status --porcelain -- $paths)" ]; then
     echo "(no change)"
 fi
 exit "$rc"

@@ -101,7 +101,18 @@ typedef struct tp_error {
 /** Short static name of a status ("invalid-arg", ...); never NULL. */
 TP_API const char *tp_strerror(tp_status code);
 
-/** Fill err (if non-NULL) and return code. printf-style message. */
+/**
+ * The one elision rule for user values in messages: a value longer than
+ * TP_ERR_VALUE_MAX bytes keeps its first TP_ERR_VALUE_MAX bytes (never half
+ * a UTF-8 character) followed by "...", so the constraint after it stays
+ * readable. Front ends apply it when they quote a value (src/io's
+ * tp_io_quote); tp_error_set applies it, as a safety net, to every quoted
+ * span and every longer word when the whole message would not fit
+ * err->message (messages that fit are kept as formatted).
+ */
+#define TP_ERR_VALUE_MAX 60
+
+/** Fill err (if non-NULL) and return code. printf-style message (see TP_ERR_VALUE_MAX). */
 TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

@@ -179,6 +179,22 @@ typedef struct cli_deadline {
 } cli_deadline;
 void cli_deadline_start(cli_deadline *d, double limit_s, tp_search_stop *stop);
 
+/**
+ * Print the error of a search stopped at --time-limit ("--time-limit: S s
+ * passed; the <what> <how far it got>") and return its exit code; search
+ * and plan word it alike.
+ */
+int cli_time_limit_print(double limit_s, const char *what, const tp_error *err);
+
+/**
+ * The server's refusals, shared by search and plan: the first flag of
+ * refused[0..n) given in vals (indexes into flags) is an error naming it;
+ * `server_files` says what the server does not do with files ("writes no
+ * files"). TP_OK when none was given.
+ */
+tp_status cli_refuse_over_http(const cli_flag *flags, const char *const *vals, const int *refused,
+                               size_t n, const char *server_files, tp_error *err);
+
 #define CLI_SEARCH_MAX_FLAGS 24 /* capacity of cli_search_job.vals; cmd_search.c checks */
 
 /**
@@ -247,6 +263,19 @@ void cli_print_config_flags(FILE *f);
 /** Print a table of flags for --help under their group headings. */
 void cli_print_flags(FILE *f, const cli_flag *flags, size_t count);
 
+/** A command's own default for one of the shared flags (its --help shows it). */
+typedef struct cli_default {
+    const char *flag;  /* "--model", or several: "--tp --pp --cp" */
+    const char *value; /* "mpt-30b", "searched", ... */
+} cli_default;
+/**
+ * For the commands that take estimate's flags (plan, search, explain,
+ * export): the shared flags by group, named, not described again (estimate
+ * --help and trainplan(1) describe them), then the command's defaults
+ * where they differ from estimate's (defs[0..n)).
+ */
+void cli_print_shared_flags(FILE *f, const char *cmd, const cli_default *defs, size_t n);
+
 /** Interpret an extra flag's value (from cli_extra.values), range-checked. */
 tp_status cli_flag_i64(const cli_flag *fl, const char *val, int64_t *out, tp_error *err);
 tp_status cli_flag_f64(const cli_flag *fl, const char *val, double *out, tp_error *err);
@@ -284,5 +313,23 @@ int cli_exit_code(tp_status code);
 
 /** Write a JSON value to stdout, indented, with a final newline. */
 int cli_json_print(json_t *j);
+
+/* ---- the terminal (term.c) ---- */
+
+/** The width human output is folded to: COLUMNS when set to a number, else 100. */
+int cli_columns(void);
+
+/**
+ * Human output of a command, folded to cli_columns() (tp_io_wrap): write
+ * it to cli_text_open's stream, then cli_text_close writes it, folded, to
+ * `out`. Where no buffer can be had, the stream is `out` itself (unfolded).
+ */
+typedef struct cli_text {
+    FILE *f, *out;
+    char *buf;
+    size_t len;
+} cli_text;
+FILE *cli_text_open(cli_text *t, FILE *out);
+void cli_text_close(cli_text *t);
 
 #endif /* TP_CLI_H */

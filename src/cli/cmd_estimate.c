@@ -62,8 +62,11 @@ int cmd_estimate(int argc, char **argv)
     if (cli_xio_output(&xio, &c, &r, &rc)) { /* issue 7: --svg FILE, --markdown, --csv */
     } else if (co.json)
         rc = cli_json_print(j);
-    else
-        tp_io_result_text(stdout, &c, &r);
+    else {
+        cli_text t;
+        tp_io_result_text(cli_text_open(&t, stdout), &c, &r);
+        cli_text_close(&t);
+    }
     json_decref(j);
     return rc;
 }

@@ -29,7 +29,12 @@ void cmd_explain_help(FILE *f)
                "runs the search and says whether it finds a faster layout, and which cost the\n"
                "recipe ignored. Layout flags given (--tp 8, --zero 1, ...) fix those axes of\n"
                "the search; the recipe chooses its own.\n");
-    cli_print_config_flags(f);
+    static const cli_default defs[] = {
+        {"--tp --pp --cp --ep --vpp", "chosen by the recipe; searched (a value given fixes the "
+                                      "search's axis)"},
+        {"--micro-batch --zero --recompute --sp", "the same"},
+    };
+    cli_print_shared_flags(f, "explain", defs, sizeof defs / sizeof defs[0]);
     fprintf(f, "\nExit codes: 0 the recipe's layout fits, 1 it does not, 2 bad arguments or\n"
                "input, 4 internal error.\n\n"
                "Example (the Vizz walk-through of seed 004):\n"
@@ -86,7 +91,9 @@ int cmd_explain(int argc, char **argv)
         rc = cli_json_print(j);
         json_decref(j);
     } else {
-        tp_io_explain_text(stdout, c, r, n ? best : NULL);
+        cli_text t;
+        tp_io_explain_text(cli_text_open(&t, stdout), c, r, n ? best : NULL);
+        cli_text_close(&t);
     }
     if (rc == CLI_EXIT_OK && !r->fits)
         rc = CLI_EXIT_NONE;

@@ -69,7 +69,7 @@ void cmd_export_help(FILE *f)
             "so a Megatron launch converts to torchtitan or DeepSpeed.\n");
     cli_print_flags(f, export_flags, X_COUNT);
     cli_xio_print_import_flags(f);
-    cli_print_config_flags(f);
+    cli_print_shared_flags(f, "export", NULL, 0);
     fprintf(f, "\nExit codes: 0 written (a plan that does not fit is written with a warning),\n"
                "2 bad arguments or input, or --out exists without --force, 4 internal error.\n\n"
                "Examples:\n"

@@ -204,10 +204,15 @@ void cmd_plan_help(FILE *f)
                "With no flags it plans the built-in example (seed 000): MPT-30B (29.98B\n"
                "parameters, llm-foundry shape), 20 tokens/param = 600B tokens, sequence 4096,\n"
                "4,194,304-token batches (1024 sequences), A100-80GB, 3-week (504 h) deadline.\n"
-               "Those stay the defaults when other flags are given: for plan, --model is\n"
-               "mpt-30b, --gpu a100-80gb, --seq-len 4096 and --global-batch-tokens 4194304\n"
-               "unless given (the shared table below shows the estimate defaults).\n");
-    cli_print_config_flags(f);
+               "Those stay the defaults when other flags are given (listed below).\n");
+    static const cli_default defs[] = {
+        {"--model", "mpt-30b"},
+        {"--gpu", "a100-80gb"},
+        {"--gpus", "sized for --deadline (whole nodes)"},
+        {"--seq-len", "4096"},
+        {"--global-batch-tokens", "4194304 (1024 sequences of 4096)"},
+    };
+    cli_print_shared_flags(f, "plan", defs, sizeof defs / sizeof defs[0]);
     cli_print_flags(f, xflags, X_COUNT);
     fprintf(f,
             "\nExit codes: 0 planned, 1 no layout fits (the report says what would fix it),\n"
@@ -426,12 +431,10 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
     if (argi < job->ac)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.64s\" (plan takes only flags)", job->av[argi]);
-    for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
-         i++)
-        if (xv[http_refused[i]])
-            return tp_error_set(err, TP_ERR_INVALID_ARG, xflags[http_refused[i]].name + 2,
-                                "not available over HTTP: the server reads and writes no files, "
-                                "answers JSON only and applies its own time limit");
+    if (src == CLI_PRESETS_ONLY)
+        TRY(cli_refuse_over_http(xflags, xv, http_refused,
+                                 sizeof http_refused / sizeof *http_refused,
+                                 "reads and writes no files", err));
 
     tp_plan_in *in = &job->in;
     tp_plan_in_default(in);
@@ -473,9 +476,7 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
 static int plan_error_print(const tp_error *err, const cli_plan_job *job)
 {
     if (err->code == TP_ERR_STOPPED && job->time_limit_s > 0.0) {
-        cli_say("trainplan: error: --time-limit: %g s passed; the plan's layout search %s\n",
-                job->time_limit_s, err->message);
-        return cli_exit_code(err->code);
+        return cli_time_limit_print(job->time_limit_s, "plan's layout search", err);
     }
     return cli_error_print(err, job->co.err_file);
 }
@@ -534,8 +535,11 @@ int cmd_plan(int argc, char **argv)
         tp_io_plan_markdown(stdout, &job.in, &plan);
     else if (job.co.json)
         rc = cli_json_print(j);
-    else
-        tp_io_plan_text(stdout, &job.in, &plan);
+    else {
+        cli_text t;
+        tp_io_plan_text(cli_text_open(&t, stdout), &job.in, &plan);
+        cli_text_close(&t);
+    }
     json_decref(j);
     if (rc > 0)
         goto out;

@@ -35,19 +35,33 @@ static int fail(const char *kind, const char *name, const tp_error *err)
     return CLI_EXIT_INTERNAL;
 }
 
-/* The citation's head for the tables: up to its first ':' or 60 characters. */
-static void short_source(const char *src, char *buf, size_t n)
+/*
+ * The citation's head for the tables: up to its first ':', cut with "..."
+ * to the `room` characters left of the terminal's width (cli_columns) by
+ * the columns before it, and never to fewer than 12 (the full sources are
+ * in --json).
+ */
+static void short_source(const char *src, size_t room, char *buf, size_t n)
 {
     if (!src) {
         snprintf(buf, n, "-");
         return;
     }
-    size_t len = strcspn(src, ":");
-    if (len > 60)
-        snprintf(buf, n, "%.57s...", src);
+    if (room < 12)
+        room = 12;
+    size_t len = strcspn(src, ":"), chars = 0, cut = 0;
+    for (size_t i = 0; i < len; i++)
+        if (((unsigned char)src[i] & 0xC0u) != 0x80u && ++chars == room - 2)
+            cut = i; /* the first byte of character room-2: "..." replaces it on */
+    if (chars > room)
+        snprintf(buf, n, "%.*s...", (int)cut, src);
     else
         snprintf(buf, n, "%.*s", (int)len, src);
 }
+
+/* Characters the tables' columns take before the source. */
+#define MODEL_COLS 80
+#define GPU_COLS 67
 
 static int add(json_t *arr, json_t *obj)
 {
@@ -59,16 +73,17 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static int list_models(bool as_json, json_t *out)
+static int list_models(FILE *f, bool as_json, json_t *out)
 {
     size_t n = tp_io_preset_count(TP_IO_MODEL);
     json_t *arr = json_array();
     if (!arr)
         return CLI_EXIT_INTERNAL;
     if (!as_json)
-        printf("Models (%zu), parameters with the true vocabulary (full sources: --json):\n"
-               "  %-18s %21s %10s %21s %10s  %s\n",
-               n, "name", "total", "", "active", "", "source");
+        fprintf(f,
+                "Models (%zu), parameters with the true vocabulary (full sources: --json):\n"
+                "  %-18s  %17s %9s  %17s %9s  %s\n",
+                n, "name", "total", "", "active", "", "source");
     for (size_t i = 0; i < n; i++) {
         const char *name = tp_io_preset_name(TP_IO_MODEL, i);
         tp_model m;
@@ -91,10 +106,10 @@ static int list_models(bool as_json, json_t *out)
             char tot[32], act[32];
             tp_io_commas(p.total, tot, sizeof tot);
             tp_io_commas(p.active, act, sizeof act);
-            char cite[72];
-            short_source(src, cite, sizeof cite);
-            printf("  %-18s %21s %8.2f B %21s %8.2f B  %s\n", name, tot, (double)p.total / 1e9, act,
-                   (double)p.active / 1e9, cite);
+            char cite[1024];
+            short_source(src, (size_t)cli_columns() - MODEL_COLS, cite, sizeof cite);
+            fprintf(f, "  %-18s  %17s %7.2f B  %17s %7.2f B  %s\n", name, tot,
+                    (double)p.total / 1e9, act, (double)p.active / 1e9, cite);
         }
     }
     if (as_json)
@@ -103,16 +118,17 @@ static int list_models(bool as_json, json_t *out)
     return CLI_EXIT_OK;
 }
 
-static int list_gpus(bool as_json, json_t *out)
+static int list_gpus(FILE *f, bool as_json, json_t *out)
 {
     size_t n = tp_io_preset_count(TP_IO_GPU);
     json_t *arr = json_array();
     if (!arr)
         return CLI_EXIT_INTERNAL;
     if (!as_json)
-        printf("\nGPUs (%zu), dense peaks (no sparsity):\n"
-               "  %-12s %13s %18s %18s %9s  %s\n",
-               n, "name", "bf16 TFLOP/s", "memory GiB", "memory GB", "USD/GPU-h", "source");
+        fprintf(f,
+                "\nGPUs (%zu), dense peaks (no sparsity):\n"
+                "  %-12s %12s %14s %12s %9s  %s\n",
+                n, "name", "bf16 TFLOP/s", "memory GiB", "memory GB", "USD/GPU-h", "source");
     for (size_t i = 0; i < n; i++) {
         const char *name = tp_io_preset_name(TP_IO_GPU, i);
         tp_gpu g;
@@ -140,11 +156,11 @@ static int list_gpus(bool as_json, json_t *out)
                 return CLI_EXIT_INTERNAL;
             }
         } else {
-            char cite[72];
-            short_source(src, cite, sizeof cite);
-            printf("  %-12s %13.1f %14.2f GiB %15.2f GB %9.2f  %s\n", name, peak / 1e12,
-                   g.mem_capacity_bytes / TP_GIB, g.mem_capacity_bytes / TP_GB,
-                   g.price_per_gpu_hour, cite);
+            char cite[1024];
+            short_source(src, (size_t)cli_columns() - GPU_COLS, cite, sizeof cite);
+            fprintf(f, "  %-12s %12.1f %10.2f GiB %9.2f GB %9.2f  %s\n", name, peak / 1e12,
+                    g.mem_capacity_bytes / TP_GIB, g.mem_capacity_bytes / TP_GB,
+                    g.price_per_gpu_hour, cite);
         }
     }
     if (as_json)
@@ -170,9 +186,13 @@ int cmd_presets(int argc, char **argv)
     json_t *out = json_object();
     if (!out)
         return CLI_EXIT_INTERNAL;
-    int rc = list_models(as_json, out);
+    cli_text t; /* the tables, folded to the terminal if a source still overflows */
+    FILE *f = as_json ? stdout : cli_text_open(&t, stdout);
+    int rc = list_models(f, as_json, out);
     if (rc == CLI_EXIT_OK)
-        rc = list_gpus(as_json, out);
+        rc = list_gpus(f, as_json, out);
+    if (!as_json)
+        cli_text_close(&t);
     if (rc == CLI_EXIT_OK && as_json)
         rc = cli_json_print(out);
     json_decref(out);

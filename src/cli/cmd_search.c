@@ -115,7 +115,14 @@ void cmd_search_help(FILE *f)
                "When nothing fits, the closest layouts are printed with the constraint that\n"
                "binds and by how much, and what single change would make them fit.\n");
     cli_print_flags(f, search_flags, X_COUNT);
-    cli_print_config_flags(f);
+    static const cli_default defs[] = {
+        {"--tp --pp --cp --ep --vpp", "searched (a value given fixes the axis)"},
+        {"--micro-batch", "searched (a value given fixes it)"},
+        {"--sp --no-sp", "both searched"},
+        {"--zero --fsdp", "ZeRO 0-3 searched (--max-zero bounds it)"},
+        {"--recompute", "none, selective and full searched"},
+    };
+    cli_print_shared_flags(f, "search", defs, sizeof defs / sizeof defs[0]);
     fprintf(f,
             "\nExit codes: 0 some layout fits, 1 none fits, 2 bad arguments or input,\n"
             "4 internal error.\n\n"
@@ -236,7 +243,10 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         if (json)
             fputs("[]\n", stdout);
         /* the message is the report in text; beside data, it goes to stderr */
-        tp_io_search_none_text(json || out != TP_IO_SEARCH_TEXT ? stderr : stdout, c, st);
+        cli_text t;
+        tp_io_search_none_text(
+            cli_text_open(&t, json || out != TP_IO_SEARCH_TEXT ? stderr : stdout), c, st);
+        cli_text_close(&t);
         return CLI_EXIT_NONE;
     }
     tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
@@ -257,8 +267,12 @@ static int explain_none(const tp_config *c, const tp_search_space *sp0, const tp
         return rc == CLI_EXIT_OK ? CLI_EXIT_NONE : rc;
     }
     int rc = CLI_EXIT_NONE;
-    if (tp_io_search_closest_write(stdout, out, c, close, n, st, wall_s, &err) != TP_OK)
+    cli_text t; /* folded when text; Markdown and CSV are not */
+    FILE *f = out == TP_IO_SEARCH_TEXT ? cli_text_open(&t, stdout) : stdout;
+    if (tp_io_search_closest_write(f, out, c, close, n, st, wall_s, &err) != TP_OK)
         rc = cli_error_print(&err, NULL);
+    if (out == TP_IO_SEARCH_TEXT)
+        cli_text_close(&t);
     free(close);
     return rc;
 }
@@ -275,9 +289,7 @@ static int search_error_print(const tp_error *err, const tp_search_space *sp)
     if (err->code != TP_ERR_STOPPED || !sp->stop.should_stop)
         return cli_error_print(err, NULL);
     const cli_deadline *d = sp->stop.ctx;
-    cli_say("trainplan: error: --time-limit: %g s passed; the search %s\n", d->limit_s,
-            err->message);
-    return cli_exit_code(err->code);
+    return cli_time_limit_print(d->limit_s, "search", err);
 }
 
 /* The flags a request may not pass (the server writes no file, answers JSON only). */
@@ -296,12 +308,10 @@ tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_jo
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.64s\" (search takes only flags)",
                             argv[job->argi]);
-    for (size_t i = 0; src == CLI_PRESETS_ONLY && i < sizeof http_refused / sizeof *http_refused;
-         i++)
-        if (job->vals[http_refused[i]])
-            return tp_error_set(err, TP_ERR_INVALID_ARG, search_flags[http_refused[i]].name + 2,
-                                "not available over HTTP: the server writes no files, answers "
-                                "JSON only and applies its own time limit");
+    if (src == CLI_PRESETS_ONLY && cli_refuse_over_http(search_flags, job->vals, http_refused,
+                                                        sizeof http_refused / sizeof *http_refused,
+                                                        "writes no files", err) != TP_OK)
+        return err->code;
     if (!job->co.global_batch_given)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "search needs the target batch: --global-batch N (sequences) or "
@@ -382,7 +392,12 @@ int cmd_search(int argc, char **argv)
             json_decref(arr);
         }
     } else {
-        tp_io_search_write(stdout, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
+        bool text = search_format(fmt) == TP_IO_SEARCH_TEXT;
+        cli_text t; /* folded when text; Markdown and CSV are not */
+        FILE *f = text ? cli_text_open(&t, stdout) : stdout;
+        tp_io_search_write(f, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
+        if (text)
+            cli_text_close(&t);
     }
     free(items);
     return rc;

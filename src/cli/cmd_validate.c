@@ -58,83 +58,104 @@ void cmd_validate_help(FILE *f)
 /* output                                                              */
 /* ------------------------------------------------------------------ */
 
-static void print_text(const char *file, const tp_io_vrow *rows, size_t n)
+/*
+ * The per-row tables, within 100 columns (issue 19): throughput and the fit
+ * verdict for every evaluated row, then memory for the rows that measured
+ * it. A row is named by its line and its id cut to 22 characters; the
+ * list after the tables gives every id whole.
+ */
+static void print_tables(FILE *f, const tp_io_vrow *rows, size_t n)
 {
-    size_t evaluated, fit_ok;
-    tp_io_validate_counts(rows, n, &evaluated, &fit_ok);
-    printf("trainplan validate: %s: %zu rows, %zu evaluated, %zu not evaluated\n\n", file, n,
-           evaluated, n - evaluated);
-    printf("%-52s %-15s %-12s %9s %9s %7s  %-22s %6s %6s %7s  %-9s\n", "run", "gpu", "compared as",
-           "tok/s/GPU", "predicted", "error", "memory metric", "meas", "pred", "error",
-           "fit exp/pred");
+    fprintf(f, "%5s %-22s %-14s %-12s %9s %9s %7s  %s\n", "line", "run", "gpu", "compared as",
+            "tok/s/GPU", "predicted", "error", "fit exp/pred");
+    size_t with_mem = 0;
     for (size_t i = 0; i < n; i++) {
         const tp_io_vrow *v = &rows[i];
         if (!v->evaluated)
             continue;
-        char t1[16] = "-", t2[16] = "-", t3[16] = "-", m0[32] = "-", m1[16] = "-", m2[16] = "-",
-             m3[16] = "-";
+        with_mem += v->has_mem;
+        char t1[16] = "-", t2[16] = "-", t3[16] = "-";
         if (v->has_tput) {
             snprintf(t1, sizeof t1, "%.0f", v->meas_tps);
             snprintf(t2, sizeof t2, "%.0f", v->pred_tps);
             snprintf(t3, sizeof t3, "%+.1f%%", 100.0 * v->tput_err);
         }
-        if (v->has_mem) {
-            snprintf(m0, sizeof m0, "%s %s", tp_io_mem_metric_name(v->metric), v->mem_unit);
-            snprintf(m1, sizeof m1, "%.1f", v->meas_mem);
-            snprintf(m2, sizeof m2, "%.1f", v->pred_mem);
-            snprintf(m3, sizeof m3, "%+.1f%%", 100.0 * v->mem_err);
-        }
         char kind[16];
         snprintf(kind, sizeof kind, "%s%s", v->has_tput ? v->tput_kind : "-",
                  v->assume[0] ? "*" : "");
         char id_s[256], gpu_s[TP_IO_SAFE_BYTES(sizeof v->gpu)];
-        printf("%-52.52s %-15.15s %-12s %9s %9s %7s  %-22.22s %6s %6s %7s  %s/%s%s\n",
-               tp_io_safe_text(v->id, id_s, sizeof id_s),
-               tp_io_safe_text(v->gpu, gpu_s, sizeof gpu_s), kind, t1, t2, t3, m0, m1, m2, m3,
-               v->expect_fit ? "fit" : "OOM", v->pred_fit ? "fit" : "OOM",
-               v->expect_fit == v->pred_fit ? "" : "  WRONG");
+        fprintf(f, "%5d %-22.22s %-14.14s %-12s %9s %9s %7s  %s/%s%s\n", v->line,
+                tp_io_safe_text(v->id, id_s, sizeof id_s),
+                tp_io_safe_text(v->gpu, gpu_s, sizeof gpu_s), kind, t1, t2, t3,
+                v->expect_fit ? "fit" : "OOM", v->pred_fit ? "fit" : "OOM",
+                v->expect_fit == v->pred_fit ? "" : "  WRONG");
     }
-    printf("(* = fields the source leaves out were filled with the assumptions listed below;\n"
-           " HFU/MFU TFLOP/s = converted to tokens/s with the source's FLOP convention)\n");
-    printf("\nHow each row was compared, and the assumptions filled in:\n");
+    if (with_mem == 0)
+        return;
+    fprintf(f, "\nMemory per GPU, the rows that measured it:\n");
+    fprintf(f, "%5s %-22s %-26s %7s %7s %7s\n", "line", "run", "memory metric", "meas", "pred",
+            "error");
+    for (size_t i = 0; i < n; i++) {
+        const tp_io_vrow *v = &rows[i];
+        if (!v->evaluated || !v->has_mem)
+            continue;
+        char m0[32], id_s[256];
+        snprintf(m0, sizeof m0, "%s %s", tp_io_mem_metric_name(v->metric), v->mem_unit);
+        fprintf(f, "%5d %-22.22s %-26.26s %7.1f %7.1f %+6.1f%%\n", v->line,
+                tp_io_safe_text(v->id, id_s, sizeof id_s), m0, v->meas_mem, v->pred_mem,
+                100.0 * v->mem_err);
+    }
+}
+
+static void print_text(FILE *f, const char *file, const tp_io_vrow *rows, size_t n)
+{
+    size_t evaluated, fit_ok;
+    tp_io_validate_counts(rows, n, &evaluated, &fit_ok);
+    fprintf(f, "trainplan validate: %s: %zu %s, %zu evaluated, %zu not evaluated\n\n", file, n,
+            n == 1 ? "row" : "rows", evaluated, n - evaluated);
+    print_tables(f, rows, n);
+    fprintf(f, "(* = fields the source leaves out were filled with the assumptions listed below;\n"
+               " HFU/MFU TFLOP/s = converted to tokens/s with the source's FLOP convention)\n");
+    fprintf(f, "\nHow each row was compared, and the assumptions filled in:\n");
     for (size_t i = 0; i < n; i++) {
         const tp_io_vrow *v = &rows[i];
         if (!v->evaluated)
             continue;
-        fputs("  ", stdout);
-        tp_io_put_safe(stdout, v->id);
-        printf(" (line %d): %s; recompute %s; predicted step %.3g s, MFU %.1f%%, "
-               "bottleneck: %s; heaviest stage %lld: %.1f GB (%.1f GiB) of %.1f GB (%.1f GiB)",
-               v->line, v->has_tput ? v->tput_basis : "no throughput measured", v->recompute,
-               v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
-               v->fit_total_bytes / TP_GB, v->fit_total_bytes / TP_GIB,
-               v->fit_capacity_bytes / TP_GB, v->fit_capacity_bytes / TP_GIB);
+        fputs("  ", f);
+        tp_io_put_safe(f, v->id);
+        fprintf(f,
+                " (line %d): %s; recompute %s; predicted step %.3g s, MFU %.1f%%, "
+                "bottleneck: %s; heaviest stage %lld: %.1f GB (%.1f GiB) of %.1f GB (%.1f GiB)",
+                v->line, v->has_tput ? v->tput_basis : "no throughput measured", v->recompute,
+                v->step_s, 100.0 * v->mfu, v->bottleneck, (long long)v->fit_stage,
+                v->fit_total_bytes / TP_GB, v->fit_total_bytes / TP_GIB,
+                v->fit_capacity_bytes / TP_GB, v->fit_capacity_bytes / TP_GIB);
         if (v->assume[0]) {
-            fputs("; assumed: ", stdout);
-            tp_io_put_safe(stdout, v->assume);
+            fputs("; assumed: ", f);
+            tp_io_put_safe(f, v->assume);
         }
-        printf("\n");
+        fprintf(f, "\n");
     }
     if (evaluated < n) {
-        printf("\nNot evaluated:\n");
+        fprintf(f, "\nNot evaluated:\n");
         for (size_t i = 0; i < n; i++)
             if (!rows[i].evaluated) {
-                fputs("  ", stdout);
-                tp_io_put_safe(stdout, rows[i].id);
-                printf(" (line %d): ", rows[i].line);
-                tp_io_put_safe(stdout, rows[i].reason);
-                fputc('\n', stdout);
+                fputs("  ", f);
+                tp_io_put_safe(f, rows[i].id);
+                fprintf(f, " (line %d): ", rows[i].line);
+                tp_io_put_safe(f, rows[i].reason);
+                fputc('\n', f);
             }
     }
     tp_io_vstats ts = tp_io_validate_stats(rows, n, false);
     tp_io_vstats ms = tp_io_validate_stats(rows, n, true);
-    printf("\nSummary (absolute relative error)\n");
-    printf("  throughput (tokens/s per GPU), %zu rows: median %.1f%%, p90 %.1f%%, max %.1f%%\n",
-           ts.n, 100.0 * ts.median, 100.0 * ts.p90, 100.0 * ts.max);
-    printf("  memory per GPU, %zu rows: median %.1f%%, p90 %.1f%%, max %.1f%%\n", ms.n,
-           100.0 * ms.median, 100.0 * ms.p90, 100.0 * ms.max);
-    printf("  fit verdict: %zu of %zu right (%.1f%%)\n", fit_ok, evaluated,
-           evaluated ? 100.0 * (double)fit_ok / (double)evaluated : 0.0);
+    fprintf(f, "\nSummary (absolute relative error)\n");
+    fprintf(f, "  throughput (tokens/s per GPU), %zu rows: median %.1f%%, p90 %.1f%%, max %.1f%%\n",
+            ts.n, 100.0 * ts.median, 100.0 * ts.p90, 100.0 * ts.max);
+    fprintf(f, "  memory per GPU, %zu rows: median %.1f%%, p90 %.1f%%, max %.1f%%\n", ms.n,
+            100.0 * ms.median, 100.0 * ms.p90, 100.0 * ms.max);
+    fprintf(f, "  fit verdict: %zu of %zu right (%.1f%%)\n", fit_ok, evaluated,
+            evaluated ? 100.0 * (double)fit_ok / (double)evaluated : 0.0);
 }
 
 /* json helpers: every number finite (NaN/inf never reach the output) */
@@ -311,8 +332,11 @@ int cmd_validate(int argc, char **argv)
     int rc = CLI_EXIT_OK;
     if (json)
         rc = print_json(file, rows, csv->num_rows);
-    else
-        print_text(file, rows, csv->num_rows);
+    else {
+        cli_text t;
+        print_text(cli_text_open(&t, stdout), file, rows, csv->num_rows);
+        cli_text_close(&t);
+    }
     free(rows);
     tp_io_csv_free(csv);
     return rc;

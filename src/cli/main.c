@@ -106,10 +106,18 @@ static void cmd_help_help(FILE *f)
                "Prints the list of commands, or the help of COMMAND.\n");
 }
 
+/* Help and the command list, folded to the terminal like every human output. */
+static void print_folded(void (*print)(FILE *), FILE *out)
+{
+    cli_text t;
+    print(cli_text_open(&t, out));
+    cli_text_close(&t);
+}
+
 static int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stdout);
+        print_folded(usage, stdout);
         return CLI_EXIT_OK;
     }
     if (argc > 2) {
@@ -119,19 +127,19 @@ static int cmd_help(int argc, char **argv)
     const command *c = find_command(argv[1]);
     if (!c)
         return unknown_command(argv[1]);
-    c->help(stdout);
+    print_folded(c->help, stdout);
     return CLI_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        print_folded(usage, stderr);
         return CLI_EXIT_USAGE;
     }
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
-        usage(stdout);
+        print_folded(usage, stdout);
         return CLI_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0)
@@ -143,7 +151,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--") == 0)
             break;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            c->help(stdout);
+            print_folded(c->help, stdout);
             return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
         }
     }

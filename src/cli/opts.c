@@ -521,6 +521,35 @@ void cli_print_config_flags(FILE *f)
     print_table(f, flags, F_COUNT, true);
 }
 
+/* A group heading's short name: its words before " (". */
+static void group_label(const char *group, char *buf, size_t n)
+{
+    const char *paren = strstr(group, " (");
+    snprintf(buf, n, "%.*s", (int)(paren ? (size_t)(paren - group) : strlen(group)), group);
+}
+
+void cli_print_shared_flags(FILE *f, const char *cmd, const cli_default *defs, size_t n)
+{
+    fprintf(f, "\nShared flags: those of `trainplan estimate`, by group (`trainplan estimate\n"
+               "--help` and trainplan(1) give each one's meaning, unit, range and default):\n");
+    for (size_t i = 0; i < F_COUNT;) {
+        const char *group = flags[i].group ? flags[i].group : "Other";
+        char names[1024] = "", label[64];
+        size_t k = 0;
+        for (; i < F_COUNT && strcmp(flags[i].group ? flags[i].group : "Other", group) == 0; i++)
+            if (flags[i].name && flags[i].help)
+                k += (size_t)snprintf(names + k, k < sizeof names ? sizeof names - k : 0, "%s%s",
+                                      k ? " " : "", flags[i].name);
+        group_label(group, label, sizeof label);
+        print_wrapped(f, label, names);
+    }
+    if (n == 0)
+        return;
+    fprintf(f, "\nDefaults of %s that differ from estimate's:\n", cmd);
+    for (size_t i = 0; i < n; i++)
+        print_wrapped(f, defs[i].flag, defs[i].value);
+}
+
 /* ---- pass 1: scan argv ---- */
 
 typedef struct seen {

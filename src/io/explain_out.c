@@ -6,6 +6,7 @@
  * as JSON. Moved out of src/cli/cmd_explain.c so that any front end
  * writes the same bytes from the same library results.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,10 +267,12 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
 
     fprintf(f, "6. Global batch = micro-batch x accumulation x DP\n");
     int64_t ga_before = r->cp > 1 ? r->global_batch / (r->micro_batch * dp_before) : r->grad_accum;
-    fprintf(f, "   %lld x %lld x %lld = %lld sequences = %.0f tokens per step",
-            (long long)r->micro_batch, (long long)ga_before, (long long)dp_before,
-            (long long)(r->micro_batch * ga_before * dp_before),
-            (double)(r->micro_batch * ga_before * dp_before) * (double)bt->seq_len);
+    char seqs[32], toks[32];
+    int64_t seq_step = r->micro_batch * ga_before * dp_before;
+    fprintf(f, "   %lld x %lld x %lld = %s %s = %s tokens per step", (long long)r->micro_batch,
+            (long long)ga_before, (long long)dp_before, tp_io_commas(seq_step, seqs, sizeof seqs),
+            tp_io_plural((double)seq_step, "sequence", "sequences"),
+            tp_io_commas(seq_step * bt->seq_len, toks, sizeof toks));
     if (r->global_batch != r->global_batch_requested)
         fprintf(f, " (requested %lld: DP does not divide it, accumulation rounded up)",
                 (long long)r->global_batch_requested);
@@ -317,10 +320,11 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
     fprintf(f, "8. EP for mixture-of-experts\n");
     if (r->moe)
         fprintf(f,
-                "   %lld experts sharded over EP = %lld of the %lld DP ranks (%lld experts per "
+                "   %lld experts sharded over EP = %lld of the %lld DP ranks (%lld %s per "
                 "GPU).\n\n",
                 (long long)m->num_experts, (long long)r->ep, (long long)r->dp,
-                (long long)(m->num_experts / r->ep));
+                (long long)(m->num_experts / r->ep),
+                tp_io_plural((double)(m->num_experts / r->ep), "expert", "experts"));
     else
         fprintf(f, "   Dense model: EP = 1.\n\n");
 
@@ -328,11 +332,13 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
     layout_text(lay, sizeof lay, &r->config, &r->result);
     const tp_time *tm = &r->result.time;
     fprintf(f, "9. Score by MFU\n");
+    char tps[32];
     if (tm->computed)
         fprintf(f,
-                "   Predicted step %.3f s, MFU %.1f%%, %.0f tokens/s (bottleneck: %s); memory "
+                "   Predicted step %.3f s, MFU %.1f%%, %s tokens/s (bottleneck: %s); memory "
                 "%.2f of %.2f GiB on stage %lld.\n",
-                tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s,
+                tm->step_s, 100.0 * tm->mfu,
+                tp_io_commas((int64_t)llround(tm->tokens_per_s), tps, sizeof tps),
                 tm->bottleneck && tm->bottleneck[0] ? tm->bottleneck : "compute",
                 r->result.memory.total_bytes / TP_GIB, cap / TP_GIB,
                 (long long)r->result.memory.stage);

@@ -76,9 +76,14 @@ tp_status tp_io_parse_f64(const char *field, const char *s, double min, double m
 tp_status tp_io_parse_f64_or0(const char *field, const char *s, double min, double max, double *out,
                               tp_error *err);
 
-/* User values quoted in messages are cut to this many bytes, then "...". */
-#define TP_IO_QUOTE_MAX 60
-/** s, or its first TP_IO_QUOTE_MAX bytes (at a UTF-8 boundary) and "...", in buf; returns buf. */
+/* User values quoted in messages are cut as TP_ERR_VALUE_MAX says (tp.h). */
+#define TP_IO_QUOTE_MAX TP_ERR_VALUE_MAX
+/**
+ * s, or its first TP_IO_QUOTE_MAX bytes (at a UTF-8 boundary) and "...", in
+ * buf (at least TP_IO_QUOTE_MAX + 4 bytes); returns buf. The rule of
+ * TP_ERR_VALUE_MAX, applied when the value is quoted, whatever the length
+ * of the message.
+ */
 const char *tp_io_quote(const char *s, char *buf, size_t n);
 
 /* ---- names of enums, shared by parsing and output ---- */
@@ -101,5 +106,20 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r);
 json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r);
 /** Human-readable estimate report. */
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r);
+
+/* ---- the terminal (wrap.c) ---- */
+
+/** Human output is folded to this many columns unless COLUMNS says otherwise. */
+#define TP_IO_DEFAULT_WIDTH 100
+/** The narrowest width text is folded to (a smaller COLUMNS reads as this). */
+#define TP_IO_MIN_WIDTH 40
+
+/**
+ * Write text[0..len) to out with every line folded to width columns
+ * (at least TP_IO_MIN_WIDTH): lines that fit are written as they are;
+ * longer ones break at a space and continue under their value column
+ * (wrap.c says the rule).
+ */
+void tp_io_wrap(FILE *out, const char *text, size_t len, int width);
 
 #endif /* TP_IO_H */

@@ -71,6 +71,15 @@ tp_status tp_io__json_parse(const char *text, size_t flags, const char *oom_mess
 const char *tp_io_commas(int64_t v, char *buf, size_t n);
 
 /*
+ * The text's rules for numbers (issue 19): counts of things (parameters,
+ * tokens, steps, layouts, sequences, tokens/s) are grouped in threes with
+ * tp_io_commas ("142,933 steps"); sizes a user types as a flag value
+ * (hidden 4096, TP 8, seq 4096) are written as typed. A noun after a count
+ * agrees with it: tp_io_plural(n, "layer", "layers") ("1 layer").
+ */
+const char *tp_io_plural(double n, const char *one, const char *many);
+
+/*
  * One component of the per-GPU memory (a double of tp_memory, bytes) or of
  * the step time (a double of tp_time, seconds): its JSON breakdown key, its
  * label (lower case; reports capitalise it), and where it lives. The one

@@ -51,8 +51,8 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
     fprintf(f, " on %" PRId64 " x ", t->num_gpus);
     md_text(f, c->gpu.name[0] ? c->gpu.name : "(custom)");
     fputs("\n\n| Setting | Value |\n|---|---|\n", f);
-    fprintf(f, "| Parameters | %.3f B total, %.3f B active |\n", (double)r->params.total / 1e9,
-            (double)r->params.active / 1e9);
+    fprintf(f, "| Parameters | %.3f billion total, %.3f billion active |\n",
+            (double)r->params.total / 1e9, (double)r->params.active / 1e9);
     fprintf(f,
             "| Layout | TP %" PRId64 " x PP %" PRId64 " x CP %" PRId64 " x DP %" PRId64
             ", EP %" PRId64 ", VPP %" PRId64 ", sequence parallel %s |\n",
@@ -61,8 +61,9 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
             tp_io_recompute_name(t->recompute), tp_io_schedule_name(t->schedule));
     fprintf(f,
             "| Batch | sequence %" PRId64 " tokens, micro-batch %" PRId64 ", global batch %" PRId64
-            " (%" PRId64 " micro-batches per step) |\n",
-            t->seq_len, t->micro_batch, t->global_batch, r->grad_accum);
+            " (%" PRId64 " %s per step) |\n",
+            t->seq_len, t->micro_batch, t->global_batch, r->grad_accum,
+            tp_io_plural((double)r->grad_accum, "micro-batch", "micro-batches"));
     fprintf(f, "| Precision | %s GEMMs, %s gradients, optimizer %s |\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer));
@@ -75,8 +76,11 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
         free(flags);
     }
 
-    fprintf(f, "\n### Memory per GPU (heaviest stage: %" PRId64 ", %" PRId64 " layers)\n\n",
-            m->stage, m->layers);
+    /* Stages are numbered as in the text report and the JSON: 0-based, said so. */
+    fprintf(f,
+            "\n### Memory per GPU (heaviest: pipeline stage %" PRId64 ", 0-based, of %" PRId64
+            "; %" PRId64 " layers)\n\n",
+            m->stage, t->pp, m->layers);
     fputs("| Component | GiB | Share |\n|---|---:|---:|\n", f);
     double tot = m->total_bytes;
     for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++)

@@ -474,9 +474,11 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
     if (in->deadline_h > 0.0)
         d_row(d, "deadline", "%s", hours(in->deadline_h * 3600.0, a, sizeof a));
     if (p->gpus_exact > 0.0)
-        d_row(d, "GPUs for it at the user MFU", "%.1f -> %lld in whole nodes (%lld nodes of %lld)",
+        d_row(d, "GPUs for it at the user MFU", "%.1f -> %lld in whole nodes (%lld %s of %lld)",
               p->gpus_exact, (long long)p->gpus_whole_nodes,
-              (long long)(p->gpus_whole_nodes / p->gpus_per_node), (long long)p->gpus_per_node);
+              (long long)(p->gpus_whole_nodes / p->gpus_per_node),
+              tp_io_plural((double)(p->gpus_whole_nodes / p->gpus_per_node), "node", "nodes"),
+              (long long)p->gpus_per_node);
     if (p->gpus_exact_predicted > 0.0)
         d_row(d, "GPUs for it, predicted MFU", "%.1f at the chosen layout's MFU",
               p->gpus_exact_predicted);
@@ -524,23 +526,26 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
               : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
                                                     : "the layout search, shortest predicted step");
         if (in->layout_from == TP_LAYOUT_AUTO)
-            d_row(d, "  searched", "%llu layouts evaluated, %llu fit",
-                  (unsigned long long)ph->layouts_evaluated,
-                  (unsigned long long)ph->layouts_feasible);
+            d_row(d, "  searched", "%s layouts evaluated, %s fit",
+                  commas((double)ph->layouts_evaluated, a, sizeof a),
+                  commas((double)ph->layouts_feasible, b, sizeof b));
         d_row(d, "  batch",
               "%lld sequences = micro-batch %lld x %lld accumulation x DP %lld "
-              "(%lld sequences per replica)",
+              "(%lld %s per replica)",
               (long long)ph->cfg.train.global_batch, (long long)ph->cfg.train.micro_batch,
               (long long)r->grad_accum, (long long)r->dp,
-              (long long)(r->dp > 0 ? ph->cfg.train.global_batch / r->dp : 0));
+              (long long)(r->dp > 0 ? ph->cfg.train.global_batch / r->dp : 0),
+              tp_io_plural((double)(r->dp > 0 ? ph->cfg.train.global_batch / r->dp : 0), "sequence",
+                           "sequences"));
         d_row(d, "  memory per GPU (stage)", "%.1f GiB of %.1f GiB on stage %lld (%.1f GiB free)",
               m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage,
               m->headroom_bytes / TP_GIB);
         d_row(d, "    weights/grads/optimizer", "%.2f / %.2f / %.2f GiB",
               (m->weights_bytes + m->weights_gathered_bytes) / TP_GIB, m->grads_bytes / TP_GIB,
               m->optimizer_bytes / TP_GIB);
-        d_row(d, "    activations/logits", "%.2f / %.2f GiB (%.0f micro-batches in flight)",
-              m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB, m->inflight_microbatches);
+        d_row(d, "    activations/logits", "%.2f / %.2f GiB (%.0f %s in flight)",
+              m->activations_bytes / TP_GIB, m->logits_bytes / TP_GIB, m->inflight_microbatches,
+              tp_io_plural(m->inflight_microbatches, "micro-batch", "micro-batches"));
         d_row(d, "    buffers/context/reserve", "%.2f / %.2f / %.2f GiB",
               m->comm_buffers_bytes / TP_GIB, m->framework_bytes / TP_GIB,
               m->fragmentation_bytes / TP_GIB);
@@ -666,8 +671,9 @@ static void report_lr(doc *d, const tp_plan *p)
         int64_t st = (int64_t)llround((double)s->total_steps * fr[i]);
         if (i == 0)
             st = s->warmup_steps;
-        int w = snprintf(line + o, sizeof line - o, "%s%lld: %.3g", i ? ", " : "", (long long)st,
-                         tp_lr_at(s, st));
+        char sa[32];
+        int w = snprintf(line + o, sizeof line - o, "%s%s: %.3g", i ? ", " : "",
+                         commas((double)st, sa, sizeof sa), tp_lr_at(s, st));
         if (w < 0 || (size_t)w >= sizeof line - o)
             break;
         o += (size_t)w;
@@ -698,8 +704,9 @@ static void report(FILE *f, bool md, const tp_plan_in *in, const tp_plan *p)
     if (p->feasible) {
         if (md)
             fprintf(f, "\n");
-        fprintf(f, "%s%lld GPUs (%lld nodes), %s, %s GPU-hours\n", md ? "**Plan:** " : "  => ",
-                (long long)p->num_gpus, (long long)p->num_nodes,
+        fprintf(f, "%s%lld %s (%lld %s), %s, %s GPU-hours\n", md ? "**Plan:** " : "  => ",
+                (long long)p->num_gpus, tp_io_plural((double)p->num_gpus, "GPU", "GPUs"),
+                (long long)p->num_nodes, tp_io_plural((double)p->num_nodes, "node", "nodes"),
                 hours(p->compute_wall_s, b, sizeof b), commas(p->gpu_hours, a, sizeof a));
         char c[48];
         fprintf(f, "%s%s at $%.2f/GPU-hour; %s expected with failures\n", md ? "\n" : "     ",

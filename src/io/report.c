@@ -142,10 +142,12 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
     fprintf(f,
-            "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; EP %lld "
+            "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld %s; EP %lld "
             "(within DP); sequence parallel %s\n",
             (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
-            (long long)(t->tp * t->pp * t->cp * r->dp), (long long)t->ep, t->sp ? "on" : "off");
+            (long long)(t->tp * t->pp * t->cp * r->dp),
+            tp_io_plural((double)(t->tp * t->pp * t->cp * r->dp), "GPU", "GPUs"), (long long)t->ep,
+            t->sp ? "on" : "off");
     fprintf(f, "  pipeline        schedule %s", tp_io_schedule_name(t->schedule));
     if (t->vpp > 1)
         fprintf(f, " with %lld virtual stages per GPU", (long long)t->vpp);
@@ -156,7 +158,8 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     fprintf(f, "  memory savers   ZeRO stage %d; recompute %s", t->zero,
             tp_io_recompute_name(t->recompute));
     if (t->recompute == TP_RECOMPUTE_FULL)
-        fprintf(f, " (every %lld layers)", (long long)t->recompute_every);
+        fprintf(f, " (every %lld %s)", (long long)t->recompute_every,
+                tp_io_plural((double)t->recompute_every, "layer", "layers"));
     fprintf(f, "; FlashAttention %s\n", t->flash_attn ? "on" : "off");
     fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
@@ -184,7 +187,9 @@ static void section_flops(FILE *f, const tp_config *c, const tp_flops *fl)
     fprintf(f, "  hardware        %.4g FLOP/token, %.4g FLOP/step (model + recomputed forward)\n",
             fl->hardware_per_token, fl->hardware_per_step);
     fprintf(f, "  6N              %.4g FLOP/token (6 x active parameters)\n", fl->six_n_per_token);
-    fprintf(f, "  tokens          %.6g tokens/step\n", fl->tokens_per_step);
+    char tps[32];
+    fprintf(f, "  tokens          %s tokens/step\n",
+            tp_io_commas((int64_t)llround(fl->tokens_per_step), tps, sizeof tps));
 }
 
 static void mem_line(FILE *f, const char *label, double bytes)
@@ -196,10 +201,12 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_memory *m = &r->memory;
     fprintf(f,
-            "\nMemory on the heaviest GPU (pipeline stage %lld, 0-based, of %lld: %lld layers, "
-            "%.4g parameters held, %.3g micro-batches of activations in flight)\n",
-            (long long)m->stage, (long long)c->train.pp, (long long)m->layers, m->params_on_gpu,
-            m->inflight_microbatches);
+            "\nMemory on the heaviest GPU (pipeline stage %lld, 0-based, of %lld: %lld %s, "
+            "%.4g parameters held, %.3g %s of activations in flight)\n",
+            (long long)m->stage, (long long)c->train.pp, (long long)m->layers,
+            tp_io_plural((double)m->layers, "layer", "layers"), m->params_on_gpu,
+            m->inflight_microbatches,
+            tp_io_plural(m->inflight_microbatches, "micro-batch", "micro-batches"));
     fprintf(f, "  %-26s %14s %13s\n", "component", "GiB (2^30 B)", "GB (1e9 B)");
     mem_line(f, "weights", m->weights_bytes);
     mem_line(f, "weights gathered (ZeRO-3)", m->weights_gathered_bytes);

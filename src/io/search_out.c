@@ -213,13 +213,15 @@ static void print_item(FILE *f, size_t rank, const tp_search_item *it, const tp_
         fprintf(f, "%lld GPUs: ", (long long)it->config.train.num_gpus);
     layout_line(f, it);
     fputc('\n', f);
+    char tps[32];
     if (tm->computed)
         fprintf(f,
-                "    step %.3f s, MFU %.1f%%, %.0f tokens/s, %.2f USD per 1M tokens; "
+                "    step %.3f s, MFU %.1f%%, %s tokens/s, %.2f USD per 1M tokens; "
                 "memory %.2f of %.2f GiB (stage %lld, %.2f GiB headroom)\n",
-                tm->step_s, 100.0 * tm->mfu, tm->tokens_per_s, 1e6 * it->cost_per_token_usd,
-                m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage,
-                m->headroom_bytes / TP_GIB);
+                tm->step_s, 100.0 * tm->mfu,
+                tp_io_commas((int64_t)llround(tm->tokens_per_s), tps, sizeof tps),
+                1e6 * it->cost_per_token_usd, m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB,
+                (long long)m->stage, m->headroom_bytes / TP_GIB);
     else
         fprintf(f, "    step time not available; memory %.2f of %.2f GiB (stage %lld)\n",
                 m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, (long long)m->stage);
@@ -329,31 +331,38 @@ void tp_io_run_header(FILE *f, const tp_config *c, const char *verb)
     const tp_train *t = &c->train;
     int64_t node = tp_gpus_per_node(t, &c->gpu);
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
+    char gb[32], tok[32];
     fprintf(f,
-            "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %lld "
-            "sequences (%.0f tokens)\n",
+            "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %s "
+            "%s (%s tokens)\n",
             verb, tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
             tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
-            (long long)t->seq_len, (long long)t->global_batch,
-            (double)t->global_batch * (double)t->seq_len);
+            (long long)t->seq_len, tp_io_commas(t->global_batch, gb, sizeof gb),
+            tp_io_plural((double)t->global_batch, "sequence", "sequences"),
+            tp_io_commas(t->global_batch * t->seq_len, tok, sizeof tok));
 }
 
 static void stats_text(FILE *f, const tp_search_stats *st, double wall_s, double capacity)
 {
-    fprintf(f, "  searched %llu layouts in %.3f s", (unsigned long long)st->candidates, wall_s);
+    char a[32], b[32], c[32], d[32], e[32];
+    fprintf(f, "  searched %s %s in %.3f s", tp_io_commas((int64_t)st->candidates, a, sizeof a),
+            tp_io_plural((double)st->candidates, "layout", "layouts"), wall_s);
     if (st->evaluated > 0 && wall_s > 0.0)
         fprintf(f, " (%.2f million evaluations/s)", 1e-6 * (double)st->evaluated / wall_s);
     fprintf(f,
-            ": %llu fit, %llu do not fit, %llu pruned (model states alone exceed %.2f GiB: "
-            "%llu; larger micro-batches of a layout that did not fit: %llu)\n",
-            (unsigned long long)st->feasible, (unsigned long long)st->infeasible,
-            (unsigned long long)(st->pruned_states + st->pruned_micro_batch), capacity / TP_GIB,
-            (unsigned long long)st->pruned_states, (unsigned long long)st->pruned_micro_batch);
+            ": %s fit, %s do not fit, %s pruned (model states alone exceed %.2f GiB: "
+            "%s; larger micro-batches of a layout that did not fit: %s)\n",
+            tp_io_commas((int64_t)st->feasible, a, sizeof a),
+            tp_io_commas((int64_t)st->infeasible, b, sizeof b),
+            tp_io_commas((int64_t)(st->pruned_states + st->pruned_micro_batch), c, sizeof c),
+            capacity / TP_GIB, tp_io_commas((int64_t)st->pruned_states, d, sizeof d),
+            tp_io_commas((int64_t)st->pruned_micro_batch, e, sizeof e));
     if (st->batch_mismatch)
         fprintf(f,
-                "  %llu (GPUs, TP, PP, CP) layouts skipped: no micro-batch x DP divides the "
+                "  %s (GPUs, TP, PP, CP) %s skipped: no micro-batch x DP divides the "
                 "global batch\n",
-                (unsigned long long)st->batch_mismatch);
+                tp_io_commas((int64_t)st->batch_mismatch, a, sizeof a),
+                tp_io_plural((double)st->batch_mismatch, "layout", "layouts"));
 }
 
 void tp_io_search_none_text(FILE *f, const tp_config *c, const tp_search_stats *st)
@@ -396,10 +405,14 @@ tp_status tp_io_search_closest_write(FILE *f, tp_io_search_format fmt, const tp_
     } else {
         tp_io_run_header(f, c, "Search:");
         stats_text(f, st, wall_s, c->gpu.mem_capacity_bytes);
-        fprintf(f,
-                "\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
-                "constraint that binds:\n",
-                n);
+        if (n == 1)
+            fprintf(f, "\nNo layout fits. The closest (smallest memory over capacity), with the "
+                       "constraint that binds:\n");
+        else
+            fprintf(f,
+                    "\nNo layout fits. The %zu closest (smallest memory over capacity), with the "
+                    "constraint that binds:\n",
+                    n);
     }
     tp_status rc = TP_OK;
     for (size_t i = 0; i < n; i++) {

@@ -65,6 +65,11 @@ const char *tp_io_commas(int64_t v, char *buf, size_t n)
     return buf;
 }
 
+const char *tp_io_plural(double n, const char *one, const char *many)
+{
+    return n >= 1.0 && n <= 1.0 ? one : many; /* exactly one, as printed */
+}
+
 const tp_io_part tp_io_mem_parts[TP_IO_NUM_MEM_PARTS] = {
     {"weights", "weights", offsetof(tp_memory, weights_bytes)},
     {"weights_gathered", "gathered weights (ZeRO-3)", offsetof(tp_memory, weights_gathered_bytes)},

@@ -207,31 +207,55 @@ static bool has(const rowref *r, const char *col)
 }
 
 /* Whole cell is an integer. */
+/*
+ * A whole, non-negative integer cell, read by the project's exact parser
+ * (tp_io_parse_i64: no silent clamp of a value beyond int64, "1e3" is 1000,
+ * "8.5" is not an integer). false when empty or not such a number: the
+ * caller words what the row lacks.
+ */
 static bool cell_i64(const rowref *r, const char *col, int64_t *out)
 {
     const char *s = cell(r, col);
     if (!*s)
         return false;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*end != '\0' || v < 0)
-        return false;
-    *out = (int64_t)v;
-    return true;
+    tp_error e;
+    return tp_io_parse_i64(col, s, 0, INT64_MAX, out, &e) == TP_OK;
 }
 
-/* Leading integer of a cell ("768 per expert" -> 768). */
+/*
+ * The reason for a row whose integer cell is there but is not a whole
+ * number (cell_i64 said false): the parser's message, naming the column.
+ * false when every one of cols is empty or whole (then it is "not stated").
+ */
+static bool cell_malformed(const rowref *r, tp_io_vrow *v, const char *const *cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = cell(r, cols[i]);
+        int64_t x;
+        tp_error e;
+        if (*s && tp_io_parse_i64(cols[i], s, 0, INT64_MAX, &x, &e) != TP_OK) {
+            snprintf(v->reason, sizeof v->reason, "%s", e.message);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Leading integer of a cell ("768 per expert" -> 768), positive, by the same parser. */
 static bool cell_lead_i64(const rowref *r, const char *col, int64_t *out)
 {
     const char *s = cell(r, col);
-    if (!isdigit((unsigned char)*s))
-        return false;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (v <= 0)
-        return false;
-    *out = (int64_t)v;
-    return true;
+    char digits[24];
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]) && n < sizeof digits - 1) {
+        digits[n] = s[n];
+        n++;
+    }
+    if (n == 0 || isdigit((unsigned char)s[n]))
+        return false; /* none, or more digits than any int64 */
+    digits[n] = '\0';
+    tp_error e;
+    return tp_io_parse_i64(col, digits, 1, INT64_MAX, out, &e) == TP_OK;
 }
 
 /*
@@ -426,6 +450,9 @@ static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *
     }
     int64_t L, h, a;
     if (!cell_i64(r, "layers", &L) || !cell_i64(r, "hidden", &h) || !cell_i64(r, "heads", &a)) {
+        static const char *const arch[] = {"layers", "hidden", "heads"};
+        if (cell_malformed(r, v, arch, 3))
+            return false;
         snprintf(v->reason, sizeof v->reason,
                  "architecture not stated (layers, hidden size or heads missing)");
         return false;
@@ -546,6 +573,9 @@ static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
     int64_t tp, pp, dp, cp = 1, ep = 1, gpus = 0, seq;
     if (!cell_i64(r, "tp", &tp) || !cell_i64(r, "pp", &pp) || !cell_i64(r, "dp", &dp) || tp < 1 ||
         pp < 1 || dp < 1) {
+        static const char *const layout[] = {"tp", "pp", "dp"};
+        if (cell_malformed(r, v, layout, 3))
+            return false;
         snprintf(v->reason, sizeof v->reason, "parallel layout (TP, PP, DP) not stated");
         return false;
     }

@@ -30,8 +30,8 @@ const char *tp_strerror(tp_status code)
     return "unknown-status";
 }
 
-/* A user value longer than this is elided when a message would not fit. */
-#define ELIDE_MAX 60
+/* The rule is TP_ERR_VALUE_MAX's (tp.h): here, when a message would not fit. */
+#define ELIDE_MAX TP_ERR_VALUE_MAX
 
 /* Bytes of s[0..n) to keep so that no UTF-8 character is cut in half. */
 static size_t utf8_cut(const char *s, size_t n)
@@ -59,6 +59,7 @@ static void put(char *out, size_t cap, size_t *k, const char *s, size_t n)
  * message does not fit err->message, every quoted span and every word
  * longer than ELIDE_MAX keeps its first ELIDE_MAX bytes and "...", so a
  * megabyte value still leaves "is out of range [1, 8]" in the message.
+ * tp_io_quote cuts a quoted value the same way before it is formatted.
  */
 static void elide(const char *msg, char *out, size_t cap)
 {

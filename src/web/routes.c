@@ -82,12 +82,17 @@ static const route routes[] = {
 
 #define NUM_ROUTES (sizeof routes / sizeof routes[0])
 
-static double now_ms(void)
+double tp_web_now_ms(void)
 {
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
         return 0.0;
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+double tp_web_now_s(void)
+{
+    return tp_web_now_ms() / 1e3;
 }
 
 /* ---- replies ---- */
@@ -102,7 +107,7 @@ void tp_web_reply_free(tp_web_reply *r)
     }
 }
 
-static void reply_init(tp_web_reply *out)
+void tp_web_reply_init(tp_web_reply *out)
 {
     memset(out, 0, sizeof *out);
     out->handler_ms = -1.0;
@@ -365,16 +370,11 @@ static json_t *page_json(json_t *all, int64_t offset, int64_t limit)
                      (json_int_t)offset, "limit", (json_int_t)limit, "results", results);
 }
 
-static double now_s(void)
-{
-    return now_ms() / 1e3;
-}
-
 /* tp_search_stop's callback: the deadline passed, or the server is stopping. */
 static bool limit_reached(void *ctx)
 {
     const tp_web_limit *lim = ctx;
-    return (lim->cancel && atomic_load(lim->cancel)) || now_s() >= lim->end_s;
+    return (lim->cancel && atomic_load(lim->cancel)) || tp_web_now_s() >= lim->end_s;
 }
 
 void tp_web_reply_stopped(tp_web_reply *out, const tp_web_limit *lim, const char *detail)
@@ -395,8 +395,8 @@ void tp_web_reply_stopped(tp_web_reply *out, const tp_web_limit *lim, const char
 
 void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
 {
-    reply_init(out);
-    double t0 = now_ms();
+    tp_web_reply_init(out);
+    double t0 = tp_web_now_ms();
     tp_search_stop stop = {limit_reached, (void *)(uintptr_t)lim, 0};
     tp_error err = {0};
     json_t *j = NULL;
@@ -433,7 +433,7 @@ void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
         j = NULL;
     }
     json_decref(j);
-    out->handler_ms = now_ms() - t0;
+    out->handler_ms = tp_web_now_ms() - t0;
 }
 
 /* ---- the router ---- */
@@ -554,7 +554,7 @@ static bool framing_ok(const tp_web_request *rq, tp_web_reply *out)
 
 tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_web_reply *out)
 {
-    reply_init(out);
+    tp_web_reply_init(out);
     const char *method = rq->method ? rq->method : "";
     const char *url = rq->path ? rq->path : "";
     if (!framing_ok(rq, out))
@@ -571,9 +571,9 @@ tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_w
         if (strcmp(url, rt->path) != 0)
             continue;
         if (rt->get && get) {
-            double t0 = now_ms();
+            double t0 = tp_web_now_ms();
             rt->get(out);
-            out->handler_ms = now_ms() - t0;
+            out->handler_ms = tp_web_now_ms() - t0;
             return TP_WEB_DONE;
         }
         if ((rt->post || rt->job) && strcmp(method, "POST") == 0)
@@ -602,7 +602,7 @@ tp_web_step tp_web_begin(const tp_web_site *site, const tp_web_request *rq, tp_w
 
 tp_web_step tp_web_finish(const tp_web_request *rq, tp_web_reply *out, tp_web_job **job)
 {
-    reply_init(out);
+    tp_web_reply_init(out);
     *job = NULL;
     const char *url = rq->path ? rq->path : "";
     if (rq->body_too_large || rq->body_len > TP_WEB_MAX_BODY) {
@@ -612,7 +612,7 @@ tp_web_step tp_web_finish(const tp_web_request *rq, tp_web_reply *out, tp_web_jo
     for (size_t i = 0; i < NUM_ROUTES; i++) {
         if (strcmp(url, routes[i].path) != 0)
             continue;
-        double t0 = now_ms();
+        double t0 = tp_web_now_ms();
         if (routes[i].post) {
             routes[i].post(rq, out);
         } else if (routes[i].job) {
@@ -623,7 +623,7 @@ tp_web_step tp_web_finish(const tp_web_request *rq, tp_web_reply *out, tp_web_jo
         } else {
             break;
         }
-        out->handler_ms = now_ms() - t0;
+        out->handler_ms = tp_web_now_ms() - t0;
         return TP_WEB_DONE;
     }
     tp_web_reply_error(out, 404, "not-found", url, "no such API route");
@@ -639,7 +639,7 @@ void tp_web_handle(const tp_web_site *site, const tp_web_request *rq, tp_web_rep
         return;
     double limit_s =
         site && site->time_limit_s > 0.0 ? site->time_limit_s : TP_WEB_DEFAULT_TIME_LIMIT_S;
-    tp_web_limit lim = {now_s() + limit_s, limit_s, NULL};
+    tp_web_limit lim = {tp_web_now_s() + limit_s, limit_s, NULL};
     tp_web_job_run(job, &lim, out);
     tp_web_job_free(job);
 }

@@ -61,7 +61,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -117,14 +116,6 @@ typedef struct request_state {
     char method[12]; /* for the log line */
     char url[100];
 } request_state;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-        return 0.0;
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /*
  * While MHD_start_daemon runs, its messages (why a bind failed) are kept
@@ -217,9 +208,7 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, request_state *rs
                                   const char *code, const char *path, const char *msg)
 {
     tp_web_reply rep;
-    memset(&rep, 0, sizeof rep);
-    rep.handler_ms = -1.0;
-    rep.cli_exit = -1;
+    tp_web_reply_init(&rep);
     tp_web_reply_error(&rep, status, code, path, msg);
     return send_reply(conn, rs, &rep);
 }
@@ -324,11 +313,6 @@ static enum MHD_Result begin(const server *sv, struct MHD_Connection *conn, requ
 
 /* ---- the compute pool ---- */
 
-static double now_s(void)
-{
-    return now_ms() / 1e3;
-}
-
 static void *compute_main(void *arg)
 {
     compute_pool *pool = arg;
@@ -347,10 +331,8 @@ static void *compute_main(void *arg)
         if (!p)
             return NULL; /* stopping, and nothing left to answer */
         tp_web_reply rep;
-        memset(&rep, 0, sizeof rep);
-        rep.cli_exit = -1;
-        rep.handler_ms = -1.0;
-        if (atomic_load(&pool->cancel) || now_s() >= p->lim.end_s)
+        tp_web_reply_init(&rep);
+        if (atomic_load(&pool->cancel) || tp_web_now_s() >= p->lim.end_s)
             tp_web_reply_stopped(&rep, &p->lim, NULL); /* never started */
         else
             tp_web_job_run(p->job, &p->lim, &rep);
@@ -374,9 +356,7 @@ static enum MHD_Result submit(server *sv, struct MHD_Connection *conn, request_s
     compute_pool *pool = &sv->pool;
     pending *p = calloc(1, sizeof *p);
     tp_web_reply rep;
-    memset(&rep, 0, sizeof rep);
-    rep.cli_exit = -1;
-    rep.handler_ms = -1.0;
+    tp_web_reply_init(&rep);
     pthread_mutex_lock(&pool->lock);
     if (!p || pool->stopping || pool->waiting >= pool->max_waiting) {
         bool stopping = pool->stopping;
@@ -401,7 +381,7 @@ static enum MHD_Result submit(server *sv, struct MHD_Connection *conn, request_s
     p->rs = rs;
     p->job = job;
     p->lim.limit_s = pool->limit_s;
-    p->lim.end_s = now_s() + pool->limit_s;
+    p->lim.end_s = tp_web_now_s() + pool->limit_s;
     p->lim.cancel = &pool->cancel;
     if (pool->tail)
         pool->tail->next = p;
@@ -461,7 +441,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rs = calloc(1, sizeof *rs);
         if (!rs)
             return MHD_NO;
-        rs->t0_ms = now_ms();
+        rs->t0_ms = tp_web_now_ms();
         snprintf(rs->method, sizeof rs->method, "%s", method);
         snprintf(rs->url, sizeof rs->url, "%s", url);
         *con_cls = rs;
@@ -552,7 +532,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         log_text(method, sizeof method, rs->method);
         log_text(url, sizeof url, rs->url);
         fprintf(stderr, "trainplan: serve: %s %s %u %.3f ms%s\n", method, url, rs->status,
-                now_ms() - rs->t0_ms,
+                tp_web_now_ms() - rs->t0_ms,
                 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
     }
     if (rs->holding)

@@ -178,6 +178,16 @@ void tp_web_reply_error(tp_web_reply *out, unsigned status, const char *code, co
 /** Free an owned body that was not handed to MHD. */
 void tp_web_reply_free(tp_web_reply *r);
 
+/** An empty reply: no body, no X-Trainplan-Exit (-1), no Server-Timing (-1). */
+void tp_web_reply_init(tp_web_reply *out);
+
+/**
+ * The server's one clock: CLOCK_MONOTONIC in milliseconds or seconds (0 if
+ * it cannot be read), for Server-Timing, the log and tp_web_limit.end_s.
+ */
+double tp_web_now_ms(void);
+double tp_web_now_s(void);
+
 /**
  * A page of /api/search ("offset"/"limit") ranks this many layouts (the
  * CLI's largest --top) unless the request gives "top".

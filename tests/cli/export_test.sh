@@ -436,22 +436,32 @@ expect_error "trainplan: error: --out: the file name \"...nnnnnnnnnnnnnn.notes.t
 no_temp_files "issue 14 --out checks" "$tmp/f14"
 # DeepSpeed --force: both files move under an exclusive flock on their
 # directory. While another process holds it, the export waits and
-# neither file changes; then both are replaced.
+# neither file changes; then both are replaced. No sleeps decide it: the
+# holder keeps the lock until told (the file "release"), and the check
+# runs once /proc/locks shows the export blocked on the lock ("->" marks
+# a waiter), with a bound only on how long that may take to appear.
 mkdir -p "$tmp/lk"
 echo old >"$tmp/lk/ds.json"
 echo old >"$tmp/lk/ds.json.notes.txt"
-flock "$tmp/lk" -c "touch '$tmp/held'; sleep 2" &
+flock "$tmp/lk" -c "touch '$tmp/held'; while [ ! -e '$tmp/release' ]; do sleep 0.01; done" &
 lock_pid=$!
-for _ in $(seq 100); do [ -e "$tmp/held" ] && break; sleep 0.05; done
+for _ in $(seq 1000); do [ -e "$tmp/held" ] && break; sleep 0.01; done
 # shellcheck disable=SC2086
 "$T" export --format deepspeed $F8 --out "$tmp/lk/ds.json" --force 2>/dev/null &
 ds_pid=$!
-sleep 1
+blocked=no
+for _ in $(seq 2000); do
+    if grep -q -- "-> FLOCK.* $ds_pid " /proc/locks; then blocked=yes; break; fi
+    kill -0 "$ds_pid" 2>/dev/null || break
+    sleep 0.01
+done
+check "the export waits on the directory's lock (/proc/locks)" test "$blocked" = yes
 check "while the directory is locked, neither file is replaced" \
     test "$(cat "$tmp/lk/ds.json")" = old -a "$(cat "$tmp/lk/ds.json.notes.txt")" = old
+touch "$tmp/release"
+wait "$lock_pid"
 wait "$ds_pid"
 ds_rc=$?
-wait "$lock_pid"
 check "after the lock is released, both are (exit $ds_rc)" \
     test "$ds_rc" -eq 0 -a "$(cat "$tmp/lk/ds.json")" != old -a "$(cat "$tmp/lk/ds.json.notes.txt")" != old
 # Concurrent --force runs with different batches: the JSON and the notes

@@ -12,6 +12,11 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# Human output is folded to COLUMNS (100 when unset). The checks here read
+# whole lines of content, so they run unfolded; width_test.sh checks the
+# folding itself (every command within 100 columns, COLUMNS honoured).
+export COLUMNS=100000
+
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }

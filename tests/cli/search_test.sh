@@ -77,7 +77,7 @@ expect_error "trainplan: error: --min-gpus: 32 is more than --gpus 16" search $S
 # shellcheck disable=SC2086
 run search $VIZZ --top 3
 expect_rc 0 "search vizz"
-has "search vizz" "Search: llama-2-7b on 64 x h100-sxm (8 per node), sequence 131072 tokens, global batch 32 sequences (4194304 tokens)"
+has "search vizz" "Search: llama-2-7b on 64 x h100-sxm (8 per node), sequence 131072 tokens, global batch 32 sequences (4,194,304 tokens)"
 has "search vizz" "#1  TP "
 has "search vizz" "#3  TP "
 has "search vizz" "vs #1: "

@@ -169,6 +169,27 @@ check_json "quoted fields, CRLF" \
     'by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["line"] == 2' \
     'by_id(j["rows"])["palm540b-tpuv4"]["line"] == 4'
 
+# ---- integer cells are read exactly (tp_io_parse_i64), never clamped ----
+# layers beyond int64 (strtoll used to clamp it to 2^63-1), "2.5" (not whole)
+# and "1e2" (exactly 100, read as such) in copies of the first run.
+python3 - "$CSV" "$tmp/ints.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, first = rows[0], rows[1]
+L = head.index("layers")
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(head)
+    for name, layers in (("huge", "99999999999999999999"), ("half", "2.5"), ("sci", "1e2")):
+        w.writerow([name] + first[1:L] + [layers] + first[L + 1:])
+EOF
+run validate "$tmp/ints.csv" --json
+check_json "integer cells exact" \
+    'by_id(j["rows"])["huge"]["evaluated"] is False' \
+    'by_id(j["rows"])["huge"]["reason"] == "layers: 99999999999999999999 is out of range [0, 9223372036854775807]"' \
+    'by_id(j["rows"])["half"]["reason"] == "layers: expected an integer, got \"2.5\""' \
+    'by_id(j["rows"])["sci"]["evaluated"] is True'
+
 # ---- bad input ----
 expect_error "trainplan: error: validate needs a FILE.csv (run \`trainplan validate --help\`)" validate
 expect_error "trainplan: error: cannot read $tmp/none.csv: No such file or directory" validate "$tmp/none.csv"
