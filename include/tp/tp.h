@@ -322,6 +322,10 @@ typedef struct tp_train {
     bool dropout;         /* dropout masks stored (default false, Llama-style) */
     bool fused_ce;        /* fused/chunked cross-entropy: no full logits tensor */
     int64_t pad_vocab_to; /* 0/1 none; else round V up to a multiple of this */
+    /* MoE parallel folding (Megatron-Core): the expert layers have their own
+     * layout, ETP x EP x EDP x PP = num_gpus, chosen apart from the dense
+     * TP x CP x DP x PP. 0 -> tp (Megatron's default). */
+    int64_t etp; /* expert tensor-parallel size (0 -> tp) */
 } tp_train;
 
 /** Convention switches and calibrated memory overheads (one place). */
@@ -395,6 +399,12 @@ static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
     return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
 }
 
+/** Expert tensor-parallel size: etp when set (> 0), else tp (Megatron-Core's default). */
+static inline int64_t tp_expert_tp(const tp_train *t)
+{
+    return t->etp > 0 ? t->etp : t->tp;
+}
+
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);
 
@@ -407,6 +417,13 @@ TP_API void tp_train_default(tp_train *t);
 
 /** Data-parallel size: num_gpus / (tp * pp * cp), 0 if it does not divide. */
 TP_API int64_t tp_train_dp(const tp_train *t);
+
+/**
+ * Expert-data-parallel size: num_gpus / (etp * ep * pp), the ranks that hold
+ * the same expert shard (Megatron-Core parallel_state.py); 0 if it does not
+ * divide.
+ */
+TP_API int64_t tp_train_edp(const tp_train *t);
 
 /** Bytes per parameter of the model states for a training setup (unsharded). */
 typedef struct tp_state_bytes {
@@ -425,7 +442,8 @@ TP_API void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out);
 /**
  * Validate a whole configuration: model, GPU, and every layout constraint
  * (tp divides heads and kv heads, pp <= layers, gpus divisible by tp*pp*cp,
- * ep divides experts and dp, global batch divisible by micro-batch * dp,
+ * ep divides experts, gpus divisible by etp*ep*pp (MoE parallel folding),
+ * global batch divisible by micro-batch * dp,
  * values that would overflow). err->path names the offending field using
  * the CLI flag's name without dashes ("tp", "global-batch", ...).
  */

@@ -31,6 +31,7 @@ enum flag_id {
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
+    F_ETP,
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
     F_PAD_VOCAB,
@@ -174,7 +175,7 @@ static const cli_flag flags[F_COUNT] = {
               "context-parallel size",
               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_EP] = {"--ep", "N", "GPUs", NULL,
-              "expert-parallel size (carved out of DP: must divide DP and --experts)",
+              "expert-parallel size (divides --experts; GPUs divisible by ETP x EP x PP)",
               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_VPP] = {"--vpp", "N", "chunks per GPU", NULL,
                "virtual pipeline stages (> 1 implies --schedule interleaved)",
@@ -194,6 +195,9 @@ static const cli_flag flags[F_COUNT] = {
     [F_LAST_STAGE] = {"--last-stage-layers", "N", "layers", "even split",
                       "layers on the last pipeline stage",
                       INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
+    [F_ETP] = {"--etp", "N", "GPUs", "--tp",
+               "expert tensor-parallel size (MoE parallel folding: GPUs divisible by ETP x EP x PP)",
+               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_ZERO] = {"--zero", "0|1|2|3", NULL, NULL,
                 "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP",
                 INT(0, 3), .group = G_MEM},
@@ -658,6 +662,7 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
     OVERRIDE_I64(F_VPP, t->vpp);
     OVERRIDE_I64(F_FIRST_STAGE, t->first_stage_layers);
     OVERRIDE_I64(F_LAST_STAGE, t->last_stage_layers);
+    OVERRIDE_I64(F_ETP, t->etp);
     OVERRIDE_I64(F_RECOMPUTE_EVERY, t->recompute_every);
     OVERRIDE_I64(F_PAD_VOCAB, t->pad_vocab_to);
 

@@ -115,6 +115,10 @@ static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_r
     put_int(b, o, "pp", t->pp);
     put_int(b, o, "cp", t->cp);
     put_int(b, o, "ep", t->ep);
+    if (t->etp > 0 && t->etp != t->tp) { /* MoE parallel folding only: older readers unchanged */
+        put_int(b, o, "etp", t->etp);
+        put_int(b, o, "edp", tp_train_edp(t));
+    }
     put_int(b, o, "dp", r->dp);
     put_int(b, o, "vpp", t->vpp);
     put_bool(b, o, "sp", t->sp);

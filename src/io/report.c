@@ -141,11 +141,21 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->name[0] ? tp_io_safe_text(g->name, name, sizeof name) : "(custom)", (long long)gpn,
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
-    fprintf(f,
-            "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; EP %lld "
-            "(within DP); sequence parallel %s\n",
-            (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
-            (long long)(t->tp * t->pp * t->cp * r->dp), (long long)t->ep, t->sp ? "on" : "off");
+    if (t->etp > 0 && t->etp != t->tp)
+        /* MoE parallel folding: the expert layers' own layout */
+        fprintf(f,
+                "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; experts "
+                "ETP %lld x EP %lld x EDP %lld x PP %lld; sequence parallel %s\n",
+                (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
+                (long long)(t->tp * t->pp * t->cp * r->dp), (long long)t->etp, (long long)t->ep,
+                (long long)tp_train_edp(t), (long long)t->pp, t->sp ? "on" : "off");
+    else
+        fprintf(f,
+                "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; EP %lld "
+                "(%s); sequence parallel %s\n",
+                (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
+                (long long)(t->tp * t->pp * t->cp * r->dp), (long long)t->ep,
+                r->dp % t->ep == 0 ? "within DP" : "over CP x DP", t->sp ? "on" : "off");
     fprintf(f, "  pipeline        schedule %s", tp_io_schedule_name(t->schedule));
     if (t->vpp > 1)
         fprintf(f, " with %lld virtual stages per GPU", (long long)t->vpp);

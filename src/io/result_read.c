@@ -277,6 +277,9 @@ static tp_status tj_layout(tpj *t)
     TP_TRY(tj_flag_int(t, "layout", "pp", 1, "--pp"));
     TP_TRY(tj_flag_int(t, "layout", "cp", 1, "--cp"));
     TP_TRY(tj_flag_int(t, "layout", "ep", 1, "--ep"));
+    char etp_path[96]; /* optional: written only for a folded MoE layout */
+    if (tj_get(t, "layout", "etp", etp_path, sizeof etp_path))
+        TP_TRY(tj_flag_int(t, "layout", "etp", 1, "--etp"));
     TP_TRY(tj_flag_int(t, "layout", "vpp", 1, "--vpp"));
     bool sp;
     TP_TRY(tj_bool(t, "layout", "sp", &sp));

@@ -186,6 +186,8 @@ static void layout_line(FILE *f, const tp_search_item *it)
     fprintf(f, ", CP %lld, DP %lld", (long long)t->cp, (long long)it->result.dp);
     if (it->config.model.num_experts > 0)
         fprintf(f, ", EP %lld", (long long)t->ep);
+    if (t->etp > 0 && t->etp != t->tp)
+        fprintf(f, ", ETP %lld", (long long)t->etp);
     fprintf(f, ", SP %s, ZeRO-%d, recompute %s, micro-batch %lld x accumulation %lld",
             t->sp ? "on" : "off", t->zero, rc_name(t->recompute), (long long)t->micro_batch,
             (long long)it->result.grad_accum);

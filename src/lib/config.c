@@ -3,10 +3,18 @@
  * config.c: training-setup defaults, derived sizes and the validation of a
  * whole configuration.
  *
- * Layout: num_gpus = tp * pp * cp * dp. EP is carved out of DP (Megatron
- * convention): the ep ranks that hold different experts are data-parallel
- * replicas for the dense part, so ep must divide dp, and expert weights are
- * replicated over dp / ep ranks.
+ * Layout: num_gpus = tp * pp * cp * dp for the dense layers. The expert
+ * layers are folded apart (Megatron-Core "MoE parallel folding",
+ * megatron/core/parallel_state.py initialize_model_parallel at d98e8a64):
+ * num_gpus = etp * ep * edp * pp, with the expert tensor-parallel size etp
+ * (default tp) and ep chosen independently of tp, cp and dp. Megatron's
+ * rules: world size divisible by etp * ep * pp (it raises "world_size is not
+ * divisible by expert_tensor_model_pipeline_parallel size"), expert-data-
+ * parallel size edp = world / (etp * ep * pp), and the experts divisible by
+ * ep (megatron/training/arguments.py). Expert weights are replicated over
+ * the edp ranks, and ZeRO shards their state over them. With etp = tp and
+ * ep dividing dp this is the older "EP carved out of DP" layout, edp =
+ * dp * cp / ep.
  *
  * Pipeline split: stage i holds tp_stage_layers(i) consecutive layers. With
  * first/last_stage_layers given, the rest is split evenly over the middle
@@ -52,6 +60,19 @@ int64_t tp_train_dp(const tp_train *t)
     if (mp > t->num_gpus || t->num_gpus % mp != 0)
         return 0;
     return t->num_gpus / mp;
+}
+
+int64_t tp_train_edp(const tp_train *t)
+{
+    int64_t etp = tp_expert_tp(t);
+    if (etp < 1 || t->ep < 1 || t->pp < 1 || t->num_gpus < 1)
+        return 0;
+    if ((double)etp * (double)t->ep * (double)t->pp > (double)t->num_gpus)
+        return 0;
+    int64_t emp = etp * t->ep * t->pp;
+    if (t->num_gpus % emp != 0)
+        return 0;
+    return t->num_gpus / emp;
 }
 
 int64_t tp__grad_accum(const tp_train *t)
@@ -180,6 +201,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     REQUIRE_RANGE(t->pp, "pp", 1, TP_MAX_GPUS);
     REQUIRE_RANGE(t->cp, "cp", 1, TP_MAX_GPUS);
     REQUIRE_RANGE(t->ep, "ep", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->etp, "layout.etp", 0, TP_MAX_GPUS);
     REQUIRE_RANGE(t->vpp, "vpp", 1, TP_MAX_LAYERS);
     REQUIRE_RANGE(t->zero, "zero", 0, 3);
     REQUIRE_RANGE(t->seq_len, "seq-len", 1, TP_MAX_SEQ);
@@ -226,21 +248,24 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "seq-len %lld is not divisible by 2*cp = %lld (causal load "
                             "balancing splits the sequence into 2*cp chunks)",
                             (long long)t->seq_len, (long long)(2 * t->cp));
-    if (t->ep > 1) {
-        if (m->num_experts == 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
-                                "%lld needs a mixture-of-experts model (experts is 0)",
-                                (long long)t->ep);
-        if (m->num_experts % t->ep != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
-                                "%lld does not divide the number of experts (%lld)",
-                                (long long)t->ep, (long long)m->num_experts);
-        if (dp % t->ep != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
-                                "%lld does not divide the data-parallel size %lld (EP is "
-                                "carved out of DP)",
-                                (long long)t->ep, (long long)dp);
-    }
+    int64_t etp = tp_expert_tp(t);
+    if ((t->ep > 1 || etp != t->tp) && m->num_experts == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, t->ep > 1 ? "ep" : "layout.etp",
+                            "%lld needs a mixture-of-experts model (experts is 0)",
+                            (long long)(t->ep > 1 ? t->ep : etp));
+    if (t->ep > 1 && m->num_experts % t->ep != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+                            "%lld does not divide the number of experts (%lld)", (long long)t->ep,
+                            (long long)m->num_experts);
+    /* Megatron-Core: world size divisible by etp * ep * pp (the expert
+     * tensor-model-pipeline group); the rest is expert data parallel. */
+    if ((double)etp * (double)t->ep * (double)t->pp > (double)t->num_gpus ||
+        t->num_gpus % (etp * t->ep * t->pp) != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+                            "%lld GPUs are not divisible by etp*ep*pp = %lld*%lld*%lld (the "
+                            "expert layers' layout)",
+                            (long long)t->num_gpus, (long long)etp, (long long)t->ep,
+                            (long long)t->pp);
     /* Pipeline split. */
     int64_t L = m->num_layers, p = t->pp;
     if (t->first_stage_layers < 0 || t->last_stage_layers < 0)

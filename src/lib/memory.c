@@ -9,7 +9,8 @@
  * the stage. Bytes unless stated.
  *
  * 1. Parameters held (formulas.md 3.2, 3.4). Transformer linears are split
- *    t ways (experts: e ways across GPUs and t ways inside, expert TP = t);
+ *    t ways (routed experts: e ways across GPUs and t_e ways inside, the
+ *    expert TP t_e = etp, default t; MoE parallel folding, config.c);
  *    norms and routers are replicated. Stage 0 holds the input embedding
  *    V*h/t (+ learned positions), the last stage the output head V*h/t and
  *    final norm; with tied weights and p > 1 both end stages hold the table
@@ -18,7 +19,8 @@
  *    optimizer = master 4 (if kept) + moments (AdamW 2, SGD-momentum 1, SGD 0
  *    moments of 4/2/1(+4/2048 block absmax) bytes). ZeRO shards over the
  *    d*c ranks that hold the same dense shard (Megatron's distributed
- *    optimizer and FSDP both shard over DP x CP), experts over d*c/e:
+ *    optimizer and FSDP both shard over DP x CP), experts over the expert-
+ *    data-parallel ranks d_e = gpus / (t_e*e*p) (= d*c/e when t_e = t):
  *      ZeRO-1: optimizer/D  ZeRO-2: + grads/D  ZeRO-3: + weights/D
  *    ZeRO-3 adds the gathered working set: prefetch_layers x the largest
  *    layer's weights + one layer of unsharded grads (DeepSpeed's
@@ -90,7 +92,7 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    double tpz = (double)t->tp, ep = (double)t->ep;
+    double tpz = (double)t->tp, ep = (double)t->ep, etp = (double)tp_expert_tp(t);
     int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
     int64_t n_dense = layers - n_moe;
     int64_t h = m->hidden;
@@ -108,7 +110,7 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
         double router = (double)m->hidden * E;
         double non_expert = (double)P->per_layer_moe - routed - shared - router - 2.0 * norm_w;
         double layer_dense = (non_expert + shared) / tpz + router + 2.0 * norm_w;
-        double layer_expert = routed / (tpz * ep);
+        double layer_expert = routed / (etp * ep);
         sp.dense += (double)n_moe * layer_dense;
         sp.expert += (double)n_moe * layer_expert;
         if (layer_dense + layer_expert > largest)
@@ -202,8 +204,11 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
                      (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
         double k = (double)m->topk;
         /* Each routed copy stores its permuted input (2h, not TP-split) and the
-         * expert MLP tensors (split by expert TP = t). */
-        replicated += k * 2.0 * h;
+         * expert MLP tensors (split by expert TP = t). With an expert TP t_e
+         * apart from t the ETP group gathers t_e / t times the tokens this
+         * GPU routes and splits their MLP t_e ways: the MLP tensors per GPU
+         * are unchanged, the permuted inputs scale by t_e / t (1 when equal). */
+        replicated += k * 2.0 * h * ((double)tp_expert_tp(t) / tpz);
         sharded += k * mlp_mult * fe + mlp_mult * fsh;
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
     }
@@ -258,7 +263,9 @@ static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
 
 static int64_t num_communicators(const tp_train *t, int64_t dp)
 {
-    return (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1);
+    int64_t etp = tp_expert_tp(t);
+    return (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1) +
+           (etp > 1 && etp != t->tp);
 }
 
 void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
@@ -281,7 +288,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     tp_state_bytes_per_param(t, &bpp);
     double wb = bpp.weights, gb = bpp.grads, ob = bpp.optimizer;
     double D = (double)dp * (double)t->cp; /* ranks sharing a dense shard  */
-    double De = D / (double)t->ep;         /* ranks sharing an expert shard */
+    double De = (double)tp_train_edp(t);   /* ranks sharing an expert shard (d*c/e when t_e = t) */
     double w = sp.dense * wb, we = sp.expert * wb;
     double g = sp.dense * gb, ge = sp.expert * gb;
     double opt = sp.dense * ob, opte = sp.expert * ob;

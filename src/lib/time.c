@@ -14,7 +14,8 @@
  *      QKV  M=T N=(q+2kv)/t K=h      O    M=T N=h K=q/t
  *      FC1  M=T N=g*f/t    K=h       FC2  M=T N=h K=f/t
  *      MoE: router M=T N=E K=h; E/e local experts each with M = T*k*e/E
- *           tokens and the FC1/FC2 shapes of f_e; shared experts as FC1/FC2
+ *           * (t_e/t) tokens and the FC1/FC2 shapes of f_e split t_e ways
+ *           (expert TP t_e = etp, default t); shared experts as FC1/FC2
  *      logits (last stage) M=T N=V/t K=h
  *    time = 2MNK / (peak * eff), eff = gemm * I / (I + I_half), where
  *    I = 1/(1/M + 1/N + 1/K) is the GEMM's arithmetic intensity in
@@ -48,7 +49,8 @@
  *    PP): TP 2 all-reduces of T*h*2 bytes per layer forward, 2 backward
  *    (reduce-scatter + all-gather with SP: same time); exposed in full
  *    unless opts.tp_comm_overlap, then hidden up to eff.overlap of it under
- *    the layer's GEMMs. CP: c-1 ring steps of K,V (2*T*kv/t*2 bytes)
+ *    the layer's GEMMs; a MoE layer with t_e != t pays one all-reduce on the
+ *    TP group and one of t_e/t times the bytes on the ETP group. CP: c-1 ring steps of K,V (2*T*kv/t*2 bytes)
  *    forward and K,V + dK,dV backward, each hidden under its step's
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
@@ -61,7 +63,10 @@
  *    the embedding and the last stage the logits and loss; the step is
  *    m * t_max + (sum_i t_i - t_max) / v: the bubble is (p-1)(t_f+t_b)/v
  *    for uniform stages (1F1B, GPipe v = 1; interleaved v).
- * 7. Data parallel over D = d*c ranks (experts over D/e), on stage 0, which
+ *    Expert groups follow Megatron-Core's expert rank order ETP, EP, EDP, PP
+ *    (parallel_state.py): the EP group's members are t_e ranks apart, so it
+ *    stays inside a node when t_e * e <= the node, whatever c is.
+ * 7. Data parallel over D = d*c ranks (experts over d_e = GPUs/(t_e*e*p)), on stage 0, which
  *    finishes its backward last (formulas.md 4.6-4.7): ZeRO-0 all-reduce of
  *    the gradients; ZeRO-1/2 reduce-scatter of gradients + all-gather of
  *    16-bit parameters; ZeRO-3 per micro-batch an all-gather forward, an
@@ -100,6 +105,7 @@ typedef struct ctx {
     const tp_config *c;
     double T;  /* tokens per GPU per micro-batch, b*s/c */
     double tt; /* tensor-parallel size t */
+    double et; /* expert tensor-parallel size t_e (etp, default t) */
     double cc; /* context-parallel size c */
     double h, q, kv, f, gate, V;
     bool sp;                          /* sequence parallel in effect */
@@ -107,7 +113,7 @@ typedef struct ctx {
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
-    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl;
+    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
 } ctx;
 
 /* Per-micro-batch costs of one layer (or of the embedding/loss ends). */
@@ -258,6 +264,33 @@ static void tp_part(const ctx *x, cost *o)
     }
 }
 
+/*
+ * TP collectives of a MoE layer whose experts have their own TP size t_e
+ * (MoE parallel folding): the attention's all-reduce on the TP group, and
+ * the expert part's on the ETP group, over t_e / t times the tokens (the
+ * ETP group gathers the tokens its members route). With t_e = t this is
+ * tp_part's pair of all-reduces; moe_layer then calls tp_part itself.
+ */
+static void tp_part_folded(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    double X = x->T * x->h * 2.0;
+    double raw = 0.0;
+    if (c->train.tp > 1)
+        raw += tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE, X, &x->tp_pl);
+    if (x->et > 1.0)
+        raw += tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                  X * (x->et / x->tt), &x->etp_pl);
+    double gemm_f = o->gemm_fwd, gemm_b = 2.0 * o->gemm_fwd;
+    if (c->opts.tp_comm_overlap) {
+        o->tp_f += exposed(raw, gemm_f, x->ov);
+        o->tp_b += exposed(raw, gemm_b, x->ov);
+    } else {
+        o->tp_f += raw;
+        o->tp_b += raw;
+    }
+}
+
 /* Recompute of one layer (header 4). */
 static void recompute_part(const ctx *x, cost *o)
 {
@@ -322,12 +355,15 @@ static void moe_layer(const ctx *x, cost *o)
     memset(o, 0, sizeof *o);
     attention_part(x, o, &rep, &shard);
 
-    double local = E / ep;      /* experts on this GPU */
-    double Me = T * k * ep / E; /* tokens per local expert */
+    double et = x->et;     /* expert TP (= tt unless folded apart) */
+    double local = E / ep; /* experts on this GPU */
+    /* tokens per local expert: the ETP group gathers et / tt times what this
+     * GPU routes (x 1.0 exactly when et = tt) */
+    double Me = T * k * ep / E * (et / tt);
     if (Me < 1.0)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
-    g += local * (gemm_s(x, Me, x->gate * fe / tt, h) + gemm_s(x, Me, h, fe / tt));
+    g += local * (gemm_s(x, Me, x->gate * fe / et, h) + gemm_s(x, Me, h, fe / et));
     if (fsh > 0.0)
         g += gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
     o->gemm_fwd += g;
@@ -354,8 +390,11 @@ static void moe_layer(const ctx *x, cost *o)
     o->elem_fwd = elem;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
         o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
-                      local * gemm_s(x, Me, fe / tt, h);
-    tp_part(x, o);
+                      local * gemm_s(x, Me, fe / et, h);
+    if (tp_expert_tp(&c->train) == c->train.tp)
+        tp_part(x, o);
+    else
+        tp_part_folded(x, o);
     if (c->train.ep > 1) { /* dispatch + combine forward and backward (4.9) */
         double bytes = T / tt * k * h * 2.0;
         double a2a =
@@ -418,6 +457,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     memset(x, 0, sizeof *x);
     x->c = c;
     x->tt = (double)t->tp;
+    x->et = (double)tp_expert_tp(t);
     x->cc = (double)t->cp;
     x->T = (double)t->micro_batch * (double)t->seq_len / x->cc;
     x->h = (double)m->hidden;
@@ -458,13 +498,16 @@ static void ctx_init(const tp_config *c, ctx *x)
 
     int64_t gpn = nodes_gpus(c);
     int64_t dp = tp_train_dp(t);
-    int64_t ep = t->ep > 0 ? t->ep : 1;
+    int64_t ep = t->ep > 0 ? t->ep : 1, etp = tp_expert_tp(t);
     tp_group_place_of(t->tp, 1, gpn, &x->tp_pl);
     tp_group_place_of(t->cp, t->tp, gpn, &x->cp_pl);
-    tp_group_place_of(ep, t->tp * t->cp, gpn, &x->ep_pl);
     tp_group_place_of(t->pp, t->tp * t->cp * dp, gpn, &x->pp_pl);
     tp_group_place_of(dp * t->cp, t->tp, gpn, &x->dp_pl);
-    tp_group_place_of(dp * t->cp / ep, t->tp * ep, gpn, &x->edp_pl);
+    /* expert layers, Megatron-Core's expert rank order ETP, EP, EDP, PP
+     * (parallel_state.py: the expert RankGenerator has cp = 1) */
+    tp_group_place_of(etp, 1, gpn, &x->etp_pl);
+    tp_group_place_of(ep, etp, gpn, &x->ep_pl);
+    tp_group_place_of(tp_train_edp(t), etp * ep, gpn, &x->edp_pl);
 }
 
 /* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7). */
@@ -487,7 +530,7 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
         int64_t L0 = tp_stage_layers(t, mo->num_layers, 0);
         double nm0 = (double)tp__moe_layers_in(mo, 0, L0);
         double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
-        expert = nm0 * routed_layer / (x->tt * (double)t->ep);
+        expert = nm0 * routed_layer / (x->et * (double)t->ep);
     }
     double dense = total - expert;
     if (dense < 0.0)

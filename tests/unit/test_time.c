@@ -388,6 +388,137 @@ static void test_moe(void **state)
     assert_true(ri.time.ep_comm_s < r.time.ep_comm_s);
 }
 
+/*
+ * MoE parallel folding (config.c, Megatron-Core parallel_state.py at
+ * d98e8a64). Metamorphic: ETP = TP stated explicitly, with EP dividing DP,
+ * is byte for byte the result of leaving ETP unset (today's layout), over
+ * TP, PP, CP, EP, ZeRO and node sizes.
+ */
+static void test_moe_folding_identity(void **state)
+{
+    (void)state;
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    const int64_t tps[] = {1, 2, 4}, pps[] = {1, 2}, cps[] = {1, 2}, eps[] = {1, 2, 4, 8};
+    int checked = 0;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 2; j++)
+            for (size_t k = 0; k < 2; k++)
+                for (size_t e = 0; e < 4; e++)
+                    for (int z = 0; z <= 3; z++) {
+                        tp_config c = fixture_config(m);
+                        c.train.num_gpus = 128;
+                        c.train.tp = tps[i];
+                        c.train.pp = pps[j];
+                        c.train.cp = cps[k];
+                        c.train.ep = eps[e];
+                        c.train.zero = z;
+                        c.train.seq_len = 4096;
+                        c.train.gpus_per_node = z % 2 ? 8 : 4;
+                        int64_t dp = 128 / (tps[i] * pps[j] * cps[k]);
+                        c.train.global_batch = 2 * dp;
+                        c.train.sp = tps[i] > 1;
+                        if (dp % eps[e] != 0)
+                            continue;
+                        tp_result a, b;
+                        tp_error err = {0};
+                        memset(&a, 0, sizeof a);
+                        memset(&b, 0, sizeof b);
+                        assert_int_equal(tp_eval(&c, &a, &err), TP_OK);
+                        c.train.etp = c.train.tp;
+                        assert_int_equal(tp_eval(&c, &b, &err), TP_OK);
+                        assert_memory_equal(&a.memory, &b.memory, sizeof a.memory);
+                        assert_memory_equal(&a.stage_last, &b.stage_last, sizeof a.stage_last);
+                        assert_memory_equal(&a.time, &b.time, sizeof a.time);
+                        checked++;
+                    }
+    assert_int_equal(checked, 3 * 2 * 2 * 4 * 4); /* DP >= 8 everywhere: every EP divides it */
+}
+
+/*
+ * MoE parallel folding, hand-derived. Mixtral-like 8 experts, top-2, on 64
+ * GPUs with TP 2 (DP 32), EP 8, expert TP 1, ZeRO-1: the expert layers run
+ * ETP 1 x EP 8 x EDP 8 = 64. Routed experts 32 layers x 8 x 3 x 4096 x
+ * 14336 = 45,097,156,608 parameters, split ETP x EP = 8 ways: 5,637,144,576
+ * on each GPU; their optimizer state (12 B each) sharded over EDP 8, the
+ * dense part's over DP 32. The EP group of 8 consecutive ranks (stride ETP
+ * = 1) is inside a node, so its all-to-all is cheaper than with ETP = TP
+ * = 8, where the members are 8 ranks apart, one per node.
+ */
+static void test_moe_folding_values(void **state)
+{
+    (void)state;
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 64;
+    c.train.tp = 2;
+    c.train.sp = true;
+    c.train.ep = 8;
+    c.train.etp = 1;
+    c.train.zero = 1;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 256;
+    assert_int_equal(tp_train_edp(&c.train), 8);
+    tp_result r = eval_ok(&c);
+    check_contract(&c, &r);
+    assert_int_equal(r.params.moe_routed, 45097156608);
+    double expert = 45097156608.0 / 8.0; /* 5,637,144,576 */
+    double dense = r.memory.params_on_gpu - expert;
+    /* dense: attention / 2 + (embedding + head) / 2 + router + norms */
+    assert_rel(dense, 1342177280.0 / 2 + 262144000.0 / 2 + 32 * 4096 * 8 + 266240, 1e-15);
+    assert_rel(r.memory.optimizer_bytes, 12.0 * (dense / 32.0 + expert / 8.0), 1e-12);
+    assert_rel(r.memory.weights_bytes, 2.0 * (dense + expert), 1e-12);
+
+    /* the all-to-all on the links the ranks use */
+    tp_config w = c;
+    w.train.num_gpus = 512;
+    w.train.tp = 8;
+    w.train.etp = 1;
+    w.train.global_batch = 512;
+    tp_result in_node = eval_ok(&w);
+    w.train.etp = 8; /* = TP: the EP group spans 8 nodes */
+    tp_result spread = eval_ok(&w);
+    assert_true(in_node.time.ep_comm_s < 0.5 * spread.time.ep_comm_s);
+}
+
+/* Megatron-Core's rule: GPUs divisible by ETP x EP x PP; EP may exceed DP. */
+static void test_moe_folding_rules(void **state)
+{
+    (void)state;
+    tp_model m = llama(94, 4096, 64, 4, 12288, 151936, false); /* Qwen3-235B-like */
+    m.num_experts = 128;
+    m.topk = 8;
+    m.moe_ffn_hidden = 1536;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 256;
+    c.train.tp = 2;
+    c.train.pp = 8;
+    c.train.ep = 32; /* DP is 16 */
+    c.train.seq_len = 4096;
+    c.train.global_batch = 2048;
+    tp_error err = {0};
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "ep");
+    assert_string_equal(err.message, "256 GPUs are not divisible by etp*ep*pp = 2*32*8 (the expert "
+                                     "layers' layout)");
+    c.train.etp = 1; /* Megatron-Bridge's Qwen3 recipes */
+    assert_int_equal(tp_config_validate(&c, &err), TP_OK);
+    assert_int_equal(tp_train_edp(&c.train), 1);
+    c.train.etp = -1;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "layout.etp");
+    tp_config d = fixture_config(llama(4, 1024, 16, 16, 4096, 1000, false));
+    d.train.num_gpus = 2;
+    d.train.global_batch = 2;
+    d.train.etp = 2;
+    assert_int_equal(tp_config_validate(&d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "layout.etp");
+    assert_string_equal(err.message, "2 needs a mixture-of-experts model (experts is 0)");
+}
+
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
@@ -469,6 +600,9 @@ int main(void)
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_moe_folding_identity),
+        cmocka_unit_test(test_moe_folding_values),
+        cmocka_unit_test(test_moe_folding_rules),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
