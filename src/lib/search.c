@@ -4,7 +4,7 @@
  *
  * The space is a tree of axes, outermost first:
  *
- *   GPUs > TP > PP > CP > EP > ZeRO > [prune] > VPP > SP > recompute > micro-batch
+ *   GPUs > TP > PP > CP > ETP > EP > ZeRO > [prune] > VPP > SP > recompute > micro-batch
  *
  * Each level's values are computed from the levels above, so every leaf is
  * a configuration tp_config_validate accepts (proof by construction, rule
@@ -17,7 +17,12 @@
  *     the first and last stages (embedding, loss) get fewer;
  *   - CP divides GPUs / (TP x PP) and 2 x CP divides the sequence;
  *     DP = GPUs / (TP x PP x CP) and DP must divide the global batch B;
- *   - EP divides gcd(experts, DP) (1 for dense models);
+ *   - without MoE folding: ETP = TP (left 0) and EP divides gcd(experts,
+ *     DP) (1 for dense models); with folding (space.moe_folding or an etp
+ *     bound, MoE models only): ETP divides gcd(node, GPUs / PP) and EP
+ *     divides gcd(experts, GPUs / (PP x ETP)), so that ETP x EP x PP
+ *     divides the GPUs (Megatron-Core's rule, config.c); ETP equal to TP
+ *     is stored as 0, as the default;
  *   - VPP > 1 only with PP > 1, layers divisible by PP x VPP, the
  *     interleaved schedule, and m = B / (b x DP) >= PP;
  *   - micro-batch b divides B / DP (so m is whole);
@@ -60,7 +65,7 @@
 
 #include "internal.h"
 
-enum { L_GPUS, L_TP, L_PP, L_CP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
+enum { L_GPUS, L_TP, L_PP, L_CP, L_ETP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
 
 #define MAXV 1024 /* values per level; more micro-batches than that: TP_ERR_RANGE */
 
@@ -156,6 +161,13 @@ static int64_t dp_of(const tp_train *t)
     return t->num_gpus / (t->tp * t->pp * t->cp);
 }
 
+/* The expert layers get their own layout (MoE parallel folding). */
+static bool folding(const tp_search *s)
+{
+    const tp_search_space *sp = &s->space;
+    return s->cfg.model.num_experts > 0 && (sp->moe_folding || sp->etp.min > 0 || sp->etp.max > 0);
+}
+
 /* ---- space ---------------------------------------------------------- */
 
 void tp_search_space_default(tp_search_space *s)
@@ -183,6 +195,7 @@ static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_er
         (st = check_axis(&sp->vpp, "vpp", err)) != TP_OK ||
         (st = check_axis(&sp->cp, "cp", err)) != TP_OK ||
         (st = check_axis(&sp->ep, "ep", err)) != TP_OK ||
+        (st = check_axis(&sp->etp, "etp", err)) != TP_OK ||
         (st = check_axis(&sp->micro_batch, "micro-batch", err)) != TP_OK)
         return st;
     if (sp->zero_mask != 0 && (sp->zero_mask & 0xFu) == 0)
@@ -195,6 +208,10 @@ static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_er
         return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
                             "%lld needs a mixture-of-experts model (experts is 0)",
                             (long long)sp->ep.min);
+    if (m->num_experts == 0 && (sp->etp.min > 0 || sp->etp.max > 0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "etp",
+                            "an expert tensor-parallel size needs a mixture-of-experts model "
+                            "(experts is 0)");
     return TP_OK;
 }
 
@@ -261,8 +278,8 @@ static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t l
     double dense = ((double)(layers - n_moe) * s->lb_dense_layer + (double)n_moe * s->lb_moe_layer +
                     tables * s->lb_table) /
                    tpz;
-    double expert = (double)n_moe * s->lb_expert_layer / (tpz * (double)t->ep);
-    double D = (double)dp_of(t) * (double)t->cp, De = D / (double)t->ep;
+    double expert = (double)n_moe * s->lb_expert_layer / ((double)tp_expert_tp(t) * (double)t->ep);
+    double D = (double)dp_of(t) * (double)t->cp, De = (double)tp_train_edp(t);
     int z = t->zero;
     const tp_state_bytes *b = &s->bpp;
     double per_dense = b->weights / (z >= 3 ? D : 1.0) + b->grads / (z >= 2 ? D : 1.0) +
@@ -276,7 +293,9 @@ static double fixed_bytes(const tp_search *s)
 {
     const tp_train *t = &s->cfg.train;
     int64_t dp = dp_of(t);
-    int comms = (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1);
+    int64_t etp = tp_expert_tp(t);
+    int comms = (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1) +
+                (etp > 1 && etp != t->tp); /* as memory.c counts them */
     return s->cfg.opts.cuda_context_bytes + (double)comms * s->cfg.opts.comm_buffer_bytes;
 }
 
@@ -410,9 +429,26 @@ static int build(tp_search *s, int d)
         }
         break;
     }
+    case L_ETP: {
+        if (folding(s)) {
+            int64_t c[MAXV];
+            int nc =
+                divisors(tp__gcd64(s->node, t->num_gpus / t->pp), 1, s->node, &sp->etp, c, MAXV);
+            for (int j = 0; j < nc; j++)
+                v[k++] = c[j];
+        } else {
+            v[k++] = 0; /* ETP = TP */
+        }
+        break;
+    }
     case L_EP: {
         int64_t dp = dp_of(t);
-        if (s->cfg.model.num_experts > 0) {
+        if (s->cfg.model.num_experts > 0 && folding(s)) {
+            int64_t room = t->num_gpus / (t->pp * tp_expert_tp(t));
+            k = divisors(tp__gcd64(s->cfg.model.num_experts, room), 1, room, &sp->ep, v, MAXV);
+            if (k < 0)
+                k = 0; /* unreachable, as below */
+        } else if (s->cfg.model.num_experts > 0) {
             k = divisors(tp__gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
             if (k < 0)
                 k = 0; /* unreachable: experts <= 65,536 have at most 240 divisors */
@@ -487,6 +523,7 @@ static void apply(tp_search *s, int d)
     case L_TP: t->tp = x; break;
     case L_PP: t->pp = x; break;
     case L_CP: t->cp = x; break;
+    case L_ETP: t->etp = x == t->tp ? 0 : x; break;
     case L_EP: t->ep = x; break;
     case L_ZERO: t->zero = (int)x; break;
     case L_VPP:
@@ -624,7 +661,7 @@ static void verify(tp_search *s)
 static bool same_layout(const tp_train *a, const tp_train *b)
 {
     return a->num_gpus == b->num_gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
-           a->ep == b->ep && a->zero == b->zero;
+           a->ep == b->ep && a->etp == b->etp && a->zero == b->zero;
 }
 
 /* Keep the evaluated layouts that came closest to fitting. */
@@ -737,6 +774,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     tp_train *t = &one.train;
     t->num_gpus = 1;
     t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
+    t->etp = 0;
     t->sp = false;
     t->zero = 0;
     t->schedule = TP_SCHED_1F1B;
@@ -1007,6 +1045,8 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
     DIFF(x->vpp != y->vpp, "VPP %lld vs %lld", (long long)x->vpp, (long long)y->vpp);
     DIFF(x->cp != y->cp, "CP %lld vs %lld", (long long)x->cp, (long long)y->cp);
     DIFF(x->ep != y->ep, "EP %lld vs %lld", (long long)x->ep, (long long)y->ep);
+    DIFF(tp_expert_tp(x) != tp_expert_tp(y), "ETP %lld vs %lld", (long long)tp_expert_tp(x),
+         (long long)tp_expert_tp(y));
     DIFF(other->result.dp != best->result.dp, "DP %lld vs %lld", (long long)other->result.dp,
          (long long)best->result.dp);
     DIFF(x->zero != y->zero, "ZeRO-%d vs %d", x->zero, y->zero);

@@ -441,6 +441,70 @@ static void test_axes(void **state)
     free(it);
 }
 
+/*
+ * MoE parallel folding in the search: every candidate validates (verify
+ * mode), ETP x EP x PP divides the GPUs, EP wider than DP and ETP apart
+ * from TP both appear, no layout twice; the folded space contains the
+ * unfolded one, so its best is never slower; without folding nothing
+ * changes (ETP left 0).
+ */
+static void test_moe_folding_search(void **state)
+{
+    (void)state;
+    tp_config c = preset("mixtral-8x7b", "h100-sxm");
+    c.train.num_gpus = 32;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 64;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.moe_folding = true;
+    verify_space_with(c, sp, false);
+    verify_space_with(c, sp, true);
+
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    bool wide_ep = false, apart = false;
+    enum { MAX_SEEN = 1 << 17, KEY = 11 };
+    int64_t(*seen)[KEY] = calloc(MAX_SEEN, sizeof *seen);
+    assert_non_null(seen);
+    size_t nseen = 0;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        int64_t etp = tp_expert_tp(t);
+        assert_int_equal(t->num_gpus % (etp * t->ep * t->pp), 0);
+        assert_int_equal(c.model.num_experts % t->ep, 0);
+        assert_true(t->etp != t->tp); /* equal is stored as 0 */
+        wide_ep = wide_ep || it->result.dp % t->ep != 0;
+        apart = apart || etp != t->tp;
+        const int64_t key[KEY] = {t->num_gpus, t->tp,  t->pp, t->cp,        t->ep,         t->etp,
+                                  t->zero,     t->vpp, t->sp, t->recompute, t->micro_batch};
+        for (size_t i = 0; i < nseen; i++)
+            assert_false(memcmp(seen[i], key, sizeof key) == 0);
+        assert_true(nseen < MAX_SEEN);
+        memcpy(seen[nseen++], key, sizeof key);
+    }
+    assert_true(wide_ep && apart);
+    free(seen);
+    tp_search_free(s);
+
+    tp_search_space plain;
+    tp_search_space_default(&plain);
+    double folded = best_step(&c, &sp, it), unfolded = best_step(&c, &plain, NULL);
+    assert_true(folded <= unfolded);
+    /* an etp bound turns folding on; on a dense model it is refused */
+    plain.etp.min = plain.etp.max = 1;
+    assert_int_equal(tp_search_new(&c, &plain, &s, NULL), TP_OK);
+    while (tp_search_next(s, it))
+        assert_int_equal(tp_expert_tp(&it->config.train), 1);
+    tp_search_free(s);
+    tp_config d = preset("llama-3-8b", "h100-sxm");
+    tp_error e;
+    assert_int_equal(tp_search_new(&d, &plain, &s, &e), TP_ERR_INVALID_ARG);
+    assert_string_equal(e.path, "etp");
+    free(it);
+}
+
 /* ---- runs-dev.csv ------------------------------------------------------------ */
 
 typedef struct known_row {
@@ -926,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_recipe_vizz),
         cmocka_unit_test(test_recipe_shapes),
         cmocka_unit_test(test_delta),
+        cmocka_unit_test(test_moe_folding_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
