@@ -326,6 +326,11 @@ typedef struct tp_train {
      * layout, ETP x EP x EDP x PP = num_gpus, chosen apart from the dense
      * TP x CP x DP x PP. 0 -> tp (Megatron's default). */
     int64_t etp; /* expert tensor-parallel size (0 -> tp) */
+    /* FP8 parameter gather (Megatron --fp8-param-gather, TransformerEngine
+     * fp8 weights): the model's weights are held in fp8, 1 B per parameter,
+     * and the distributed optimizer / FSDP all-gathers them in fp8; the fp32
+     * master copy stays in the optimizer. Needs precision fp8 and ZeRO >= 1. */
+    bool fp8_param_gather;
 } tp_train;
 
 /** Convention switches and calibrated memory overheads (one place). */

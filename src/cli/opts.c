@@ -34,7 +34,7 @@ enum flag_id {
     F_ETP,
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
-    F_PAD_VOCAB,
+    F_PAD_VOCAB, F_FP8_PARAM_GATHER,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
@@ -237,6 +237,10 @@ static const cli_flag flags[F_COUNT] = {
     [F_PAD_VOCAB] = {"--pad-vocab", "N", "tokens", "1 (no padding)",
                      "round the vocabulary up to a multiple of N for memory and FLOPs",
                      INT(1, TP_MAX_VOCAB), .group = G_MEM},
+    [F_FP8_PARAM_GATHER] = {"--fp8-param-gather", NULL, NULL, "off",
+                            "weights held and all-gathered in fp8 (Megatron --fp8-param-gather; "
+                            "needs --precision fp8 and ZeRO >= 1)",
+                            CLI_SWITCH, .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(attn_names), .group = G_CONV},
@@ -718,6 +722,8 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
         t->dropout = true;
     if (sn->val[F_FUSED_CE])
         t->fused_ce = true;
+    if (sn->val[F_FP8_PARAM_GATHER])
+        t->fp8_param_gather = true;
 
     /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins */
     int zpos = 0;

@@ -149,6 +149,8 @@ static json_t *training_json(jb *b, const tp_train *t)
     put_bool(b, o, "dropout", t->dropout);
     put_bool(b, o, "fused_ce", t->fused_ce);
     put_int(b, o, "pad_vocab_to", t->pad_vocab_to > 1 ? t->pad_vocab_to : 1);
+    if (t->fp8_param_gather) /* written only when on: older outputs unchanged */
+        put_bool(b, o, "fp8_param_gather", true);
     return o;
 }
 

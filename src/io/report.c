@@ -168,10 +168,11 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     if (t->recompute == TP_RECOMPUTE_FULL)
         fprintf(f, " (every %lld layers)", (long long)t->recompute_every);
     fprintf(f, "; FlashAttention %s\n", t->flash_attn ? "on" : "off");
-    fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s\n",
+    fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s%s\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer), t->optimizer.master_weights ? "fp32" : "no",
-            t->dropout ? ", dropout" : "", t->fused_ce ? ", fused cross-entropy" : "");
+            t->dropout ? ", dropout" : "", t->fused_ce ? ", fused cross-entropy" : "",
+            t->fp8_param_gather ? ", fp8 weights and parameter gather" : "");
     fprintf(f, "  batch           micro-batch %lld %s x gradient accumulation %lld x DP %lld\n",
             (long long)t->micro_batch, plural(t->micro_batch, "sequence", "sequences"),
             (long long)r->grad_accum, (long long)r->dp);

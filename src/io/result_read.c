@@ -318,6 +318,12 @@ static tp_status tj_training(tpj *t)
         (!flash && !push_flag(im, "--no-flash-attn")) || (dropout && !push_flag(im, "--dropout")) ||
         (fused && !push_flag(im, "--fused-ce")))
         return full(t->err);
+    char fp8_path[96]; /* optional: written only when on */
+    bool fp8 = false;
+    if (tj_get(t, "training", "fp8_param_gather", fp8_path, sizeof fp8_path))
+        TP_TRY(tj_bool(t, "training", "fp8_param_gather", &fp8));
+    if (fp8 && !push_flag(im, "--fp8-param-gather"))
+        return full(t->err);
     int64_t pad;
     TP_TRY(tj_int(t, "training", "pad_vocab_to", 1, &pad));
     if (pad > 1 && !push_i64(im, "--pad-vocab", pad))

@@ -306,6 +306,17 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per step, got %lld",
                             (long long)p, (long long)mb);
+    if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.fp8_param_gather",
+                            "fp8 parameter gather needs precision fp8 (the weights are fp8 "
+                            "tensors), got %s",
+                            t->precision == TP_PREC_FP16   ? "fp16"
+                            : t->precision == TP_PREC_TF32 ? "tf32"
+                                                           : "bf16");
+    if (t->fp8_param_gather && t->zero < 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.fp8_param_gather",
+                            "fp8 parameter gather needs the distributed optimizer or FSDP "
+                            "(ZeRO >= 1; Megatron-LM arguments.py), got ZeRO 0");
     if (t->precision == TP_PREC_FP8 && !(c->gpu.peak_flops_per_s[TP_PREC_FP8] > 0.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "precision",
                             "fp8 is not supported by %s (no fp8 peak)", c->gpu.name);

@@ -15,7 +15,10 @@
  *    V*h/t (+ learned positions), the last stage the output head V*h/t and
  *    final norm; with tied weights and p > 1 both end stages hold the table
  *    (Megatron keeps a copy on each).
- * 2. States: weights 2 B/param (4 for tf32), gradients 2 or 4 (grad_dtype),
+ * 2. States: weights 2 B/param (4 for tf32, 1 with fp8 parameter gather:
+ *    TransformerEngine holds the weights in fp8, Megatron --fp8-param-gather;
+ *    its cached fp8 transpose, transient per layer, is not counted),
+ *    gradients 2 or 4 (grad_dtype),
  *    optimizer = master 4 (if kept) + moments (AdamW 2, SGD-momentum 1, SGD 0
  *    moments of 4/2/1(+4/2048 block absmax) bytes). ZeRO shards over the
  *    d*c ranks that hold the same dense shard (Megatron's distributed
@@ -223,6 +226,8 @@ static double optimizer_bytes_per_param(const tp_train *t);
 void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out)
 {
     out->weights = t->precision == TP_PREC_TF32 ? 4.0 : 2.0;
+    if (t->fp8_param_gather && t->precision == TP_PREC_FP8)
+        out->weights = 1.0; /* fp8 weights (Megatron --fp8-param-gather) */
     out->grads = t->precision == TP_PREC_TF32 ? 4.0 : tp__dtype_bytes(t->grad_dtype);
     out->optimizer = optimizer_bytes_per_param(t);
     out->total = out->weights + out->grads + out->optimizer;

@@ -466,7 +466,7 @@ static int build(tp_search *s, int d)
     case L_ZERO: {
         unsigned mask = sp->zero_mask ? (sp->zero_mask & 0xFu) : 0xFu;
         bool sharded = dp_of(t) * t->cp > 1;
-        for (int z = 0; z <= 3; z++) {
+        for (int z = s->cfg.train.fp8_param_gather ? 1 : 0; z <= 3; z++) {
             if (!(mask & TP_SEARCH_BIT(z)))
                 continue;
             v[k++] = z;
@@ -776,7 +776,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
     t->etp = 0;
     t->sp = false;
-    t->zero = 0;
+    t->zero = t->fp8_param_gather ? 1 : 0; /* fp8 parameter gather needs ZeRO >= 1 */
     t->schedule = TP_SCHED_1F1B;
     t->first_stage_layers = t->last_stage_layers = 0;
     t->recompute = TP_RECOMPUTE_NONE;

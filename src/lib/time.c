@@ -78,6 +78,9 @@
  * 8. Optimizer: every parameter this GPU updates (its ZeRO shard) reads and
  *    writes its master weight and moments, reads its gradient twice (norm,
  *    update) and writes the 16-bit weight, at memory bandwidth.
+ *    With fp8 parameter gather the weights are 1 B (tp_state_bytes_per_param):
+ *    the ZeRO parameter all-gather moves half the bytes and the update
+ *    writes fp8 weights.
  *
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).

@@ -519,6 +519,52 @@ static void test_moe_folding_rules(void **state)
     assert_string_equal(err.message, "2 needs a mixture-of-experts model (experts is 0)");
 }
 
+/*
+ * FP8 parameter gather (Megatron --fp8-param-gather): weights 1 B instead of
+ * 2, so the weights on every stage halve exactly, gradients and optimizer
+ * state (fp32 master + moments, 12 B) do not move; under ZeRO-1 the
+ * parameter all-gather carries half the bytes, so the step is no slower.
+ * Needs fp8 GEMMs and ZeRO >= 1.
+ */
+static void test_fp8_param_gather(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(16, 4096, 32, 8, 14336, 128256, false));
+    c.train.num_gpus = 16;
+    c.train.tp = 2;
+    c.train.pp = 2;
+    c.train.sp = true;
+    c.train.zero = 1;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 32;
+    c.train.precision = TP_PREC_FP8;
+    c.train.gpus_per_node = 4; /* DP 4 across nodes: the gather is visible */
+    c.opts.dp_comm_overlap = false;
+    tp_result a = eval_ok(&c);
+    c.train.fp8_param_gather = true;
+    tp_result b = eval_ok(&c);
+    check_contract(&c, &b);
+    assert_rel(b.memory.weights_bytes, 0.5 * a.memory.weights_bytes, 1e-15);
+    assert_rel(b.stage_last.weights_bytes, 0.5 * a.stage_last.weights_bytes, 1e-15);
+    assert_rel(b.memory.grads_bytes, a.memory.grads_bytes, 1e-15);
+    assert_rel(b.memory.optimizer_bytes, a.memory.optimizer_bytes, 1e-15);
+    assert_true(b.time.dp_comm_s < a.time.dp_comm_s);
+    assert_true(b.time.step_s < a.time.step_s);
+    tp_state_bytes sb;
+    tp_state_bytes_per_param(&c.train, &sb);
+    assert_rel(sb.total, 1.0 + 2.0 + 12.0, 1e-15);
+
+    tp_error err = {0};
+    c.train.zero = 0;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "training.fp8_param_gather");
+    c.train.zero = 1;
+    c.train.precision = TP_PREC_BF16;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "fp8 parameter gather needs precision fp8 (the weights are "
+                                     "fp8 tensors), got bf16");
+}
+
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
@@ -603,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_moe_folding_identity),
         cmocka_unit_test(test_moe_folding_values),
         cmocka_unit_test(test_moe_folding_rules),
+        cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
