@@ -89,6 +89,7 @@ static int run(const tp_config *c, bool fold, bool prune, int reps, double *best
     tp_search_space_default(&sp);
     sp.no_prune = !prune;
     sp.moe_folding = fold;
+    sp.recompute_variants = fold; /* every axis open */
     *best_wall = 1e30;
     for (int r = 0; r < reps; r++) {
         size_t n = 0;

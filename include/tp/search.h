@@ -106,6 +106,12 @@ typedef struct tp_search_space {
      * DP, the layouts searched before folding. */
     bool moe_folding;
     tp_axis etp;
+    /* Recompute variants: for MoE models, selective recompute with Megatron-
+     * Core's MoE-layer recompute (modules core_attn + moe) is tried beside
+     * none, selective and full (when selective is allowed). Off (zeroed): the
+     * three modes only; the base's recompute_modules then apply to every
+     * selective candidate. */
+    bool recompute_variants;
 } tp_search_space;
 
 /** Every axis open, all ZeRO stages, recompute modes and SP settings, TP inside a node. */

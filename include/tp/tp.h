@@ -331,7 +331,20 @@ typedef struct tp_train {
      * and the distributed optimizer / FSDP all-gathers them in fp8; the fp32
      * master copy stays in the optimizer. Needs precision fp8 and ZeRO >= 1. */
     bool fp8_param_gather;
+    /* Megatron-Core's --recompute-modules under selective recompute: a set
+     * of TP_RC_* bits; 0 means Megatron's default, the core attention only. */
+    unsigned recompute_modules;
 } tp_train;
+
+/* tp_train.recompute_modules bits (Megatron-Core transformer_config.py
+ * recompute_modules); each names what is recomputed, not stored. */
+#define TP_RC_CORE_ATTN 1u       /* "core_attn": the attention scores (no-op with flash) */
+#define TP_RC_LAYERNORM 2u       /* "layernorm": the two norms' outputs */
+#define TP_RC_MLP 4u             /* "mlp": the dense MLP (its input kept) */
+#define TP_RC_MOE 8u             /* "moe": the whole MoE MLP, dispatch included */
+#define TP_RC_MOE_ACT 16u        /* "moe_act": the experts' activation function */
+#define TP_RC_SHARED_EXPERTS 32u /* "shared_experts": the shared experts */
+#define TP_RC_ALL 63u
 
 /** Convention switches and calibrated memory overheads (one place). */
 typedef struct tp_options {
@@ -402,6 +415,12 @@ static inline int64_t tp_head_dim(const tp_model *m)
 static inline int64_t tp_expert_ffn_hidden(const tp_model *m)
 {
     return m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : m->ffn_hidden;
+}
+
+/** Selective-recompute modules in effect: recompute_modules, or the core attention when 0. */
+static inline unsigned tp_recompute_modules(const tp_train *t)
+{
+    return t->recompute_modules ? t->recompute_modules : TP_RC_CORE_ATTN;
 }
 
 /** Expert tensor-parallel size: etp when set (> 0), else tp (Megatron-Core's default). */

@@ -41,6 +41,7 @@ enum {
     X_NO_PRUNE,
     X_TIME_LIMIT,
     X_MOE_FOLDING,
+    X_RECOMPUTE_VARIANTS,
     X_COUNT
 };
 
@@ -101,6 +102,10 @@ static const cli_flag search_flags[X_COUNT] = {
                        "MoE parallel folding: also try expert TP and EP apart from TP, CP and DP "
                        "(GPUs divisible by ETP x EP x PP, Megatron-Core); --etp N fixes ETP",
                        CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_RECOMPUTE_VARIANTS] = {"--recompute-variants", NULL, NULL, "off (none, selective, full)",
+                              "also try selective recompute with Megatron-Core's MoE-layer "
+                              "recompute (--recompute-modules core_attn,moe) on MoE models",
+                              CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
 };
 
 void cmd_search_help(FILE *f)
@@ -187,6 +192,8 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
     TP_TRY(bound(ex, X_MAX_EP, &sp->ep, err));
     if (ex->values[X_MOE_FOLDING])
         sp->moe_folding = true;
+    if (ex->values[X_RECOMPUTE_VARIANTS])
+        sp->recompute_variants = true;
     TP_TRY(bound(ex, X_MAX_MB, &sp->micro_batch, err));
     if (ex->values[X_MAX_ZERO]) {
         int64_t z;

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 /* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
 
@@ -34,7 +35,7 @@ enum flag_id {
     F_ETP,
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
-    F_PAD_VOCAB, F_FP8_PARAM_GATHER,
+    F_PAD_VOCAB, F_FP8_PARAM_GATHER, F_RECOMPUTE_MODULES,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
@@ -241,6 +242,10 @@ static const cli_flag flags[F_COUNT] = {
                             "weights held and all-gathered in fp8 (Megatron --fp8-param-gather; "
                             "needs --precision fp8 and ZeRO >= 1)",
                             CLI_SWITCH, .group = G_MEM},
+    [F_RECOMPUTE_MODULES] = {"--recompute-modules", "LIST", NULL, "core_attn",
+                             "what selective recompute re-runs, Megatron-Core's names, comma-"
+                             "separated: core_attn, layernorm, mlp, moe, moe_act, shared_experts",
+                             CLI_STR, .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(attn_names), .group = G_CONV},
@@ -724,6 +729,12 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
         t->fused_ce = true;
     if (sn->val[F_FP8_PARAM_GATHER])
         t->fp8_param_gather = true;
+    if (sn->val[F_RECOMPUTE_MODULES]) {
+        TP_TRY(tp_io_recompute_modules_parse("--recompute-modules", sn->val[F_RECOMPUTE_MODULES],
+                                             &t->recompute_modules, err));
+        if (!sn->val[F_RECOMPUTE])
+            t->recompute = TP_RECOMPUTE_SELECTIVE; /* the modules imply it, as in Megatron */
+    }
 
     /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins */
     int zpos = 0;

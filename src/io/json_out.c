@@ -19,6 +19,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 #include "schedule.h"
 
 /* Beyond this a whole number does not fit a JSON integer (int64, 2^63 = 9.22e18). */
@@ -151,6 +152,11 @@ static json_t *training_json(jb *b, const tp_train *t)
     put_int(b, o, "pad_vocab_to", t->pad_vocab_to > 1 ? t->pad_vocab_to : 1);
     if (t->fp8_param_gather) /* written only when on: older outputs unchanged */
         put_bool(b, o, "fp8_param_gather", true);
+    if (t->recompute_modules) { /* written only when set */
+        char mods[96];
+        put_str(b, o, "recompute_modules",
+                tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
+    }
     return o;
 }
 

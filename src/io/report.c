@@ -14,6 +14,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 static const char *plural(int64_t n, const char *one, const char *many)
 {
@@ -167,6 +168,11 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             tp_io_recompute_name(t->recompute));
     if (t->recompute == TP_RECOMPUTE_FULL)
         fprintf(f, " (every %lld layers)", (long long)t->recompute_every);
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+        char mods[96];
+        fprintf(f, " (modules %s)",
+                tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
+    }
     fprintf(f, "; FlashAttention %s\n", t->flash_attn ? "on" : "off");
     fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s%s\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),

@@ -324,6 +324,9 @@ static tp_status tj_training(tpj *t)
         TP_TRY(tj_bool(t, "training", "fp8_param_gather", &fp8));
     if (fp8 && !push_flag(im, "--fp8-param-gather"))
         return full(t->err);
+    char rc_path[96]; /* optional: written only when set */
+    if (tj_get(t, "training", "recompute_modules", rc_path, sizeof rc_path))
+        TP_TRY(tj_flag_str(t, "training", "recompute_modules", "--recompute-modules"));
     int64_t pad;
     TP_TRY(tj_int(t, "training", "pad_vocab_to", 1, &pad));
     if (pad > 1 && !push_i64(im, "--pad-vocab", pad))

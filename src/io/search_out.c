@@ -13,6 +13,7 @@
 #include "export.h" /* the estimate's CSV columns and Markdown rows */
 #include "io.h"
 #include "io_internal.h" /* tp_io_safe_text */
+#include "recompute_modules.h"
 #include "search_out.h"
 
 static const char *const rank_names[] = {"time", "cost", "headroom"}; /* tp_rank_by */
@@ -188,8 +189,14 @@ static void layout_line(FILE *f, const tp_search_item *it)
         fprintf(f, ", EP %lld", (long long)t->ep);
     if (t->etp > 0 && t->etp != t->tp)
         fprintf(f, ", ETP %lld", (long long)t->etp);
-    fprintf(f, ", SP %s, ZeRO-%d, recompute %s, micro-batch %lld x accumulation %lld",
-            t->sp ? "on" : "off", t->zero, rc_name(t->recompute), (long long)t->micro_batch,
+    char mods[96] = "";
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+        char list[80];
+        snprintf(mods, sizeof mods, " (%s)",
+                 tp_io_recompute_modules_text(t->recompute_modules, list, sizeof list));
+    }
+    fprintf(f, ", SP %s, ZeRO-%d, recompute %s%s, micro-batch %lld x accumulation %lld",
+            t->sp ? "on" : "off", t->zero, rc_name(t->recompute), mods, (long long)t->micro_batch,
             (long long)it->result.grad_accum);
 }
 

@@ -306,6 +306,23 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per step, got %lld",
                             (long long)p, (long long)mb);
+    if (t->recompute_modules & ~TP_RC_ALL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_modules",
+                            "unknown recompute module bits 0x%x",
+                            t->recompute_modules & ~TP_RC_ALL);
+    if (t->recompute_modules && t->recompute != TP_RECOMPUTE_SELECTIVE)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_modules",
+                            "recompute modules need selective recompute (Megatron-Core: "
+                            "recompute_modules apply to recompute_granularity selective)");
+    if (t->recompute_modules && c->opts.sac_ops)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_modules",
+                            "recompute modules are Megatron-Core's selective recompute; per-op "
+                            "SAC (sac-ops) is another policy");
+    if (t->recompute_modules & (TP_RC_MOE | TP_RC_MOE_ACT | TP_RC_SHARED_EXPERTS) &&
+        m->num_experts == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_modules",
+                            "moe, moe_act and shared_experts recompute need a mixture-of-experts "
+                            "model (experts is 0)");
     if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "training.fp8_param_gather",
                             "fp8 parameter gather needs precision fp8 (the weights are fp8 "

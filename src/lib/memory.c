@@ -44,6 +44,12 @@
  *    dropout gives Korthikanti's 34*s*b*h exactly (test).
  *    Korthikanti convention (seed 001): s*b*h*(34 + 5*a*s/h)/t per layer.
  *    Selective recompute drops the s^2 terms (no-op with flash attention).
+ *    Megatron-Core's recompute modules (tp_train.recompute_modules, under
+ *    selective): core_attn the s^2 terms; layernorm the norms' outputs (the
+ *    QKV and FC1 inputs, 4h); mlp the dense MLP's tensors (its input kept);
+ *    moe the whole MoE MLP (routed copies, shared experts, router logits);
+ *    moe_act the experts' activation outputs (2 f_e per routed copy);
+ *    shared_experts the shared experts' tensors.
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch
@@ -182,7 +188,9 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     double h = (double)m->hidden, a = (double)m->num_heads;
     double tpz = (double)t->tp;
     bool sp = t->sp && t->tp > 1;
-    bool keep_scores = !t->flash_attn && t->recompute != TP_RECOMPUTE_SELECTIVE;
+    bool selective = t->recompute == TP_RECOMPUTE_SELECTIVE;
+    unsigned rc = selective ? tp_recompute_modules(t) : 0u;
+    bool keep_scores = !t->flash_attn && !(rc & TP_RC_CORE_ATTN);
 
     if (c->opts.act_model == TP_ACT_KORTHIKANTI) {
         double per_tok = 34.0 * h + (keep_scores ? 5.0 * a * s / (double)t->cp : 0.0);
@@ -199,8 +207,13 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         sharded += 4.0 * a; /* fp32 log-sum-exp per head */
     if (keep_scores)        /* per query token: scores against the s/c keys of one ring block */
         sharded += a * (s / (double)t->cp) * (t->dropout ? 5.0 : 2.0);
+    if (rc & TP_RC_LAYERNORM)
+        replicated -= 4.0 * h; /* the norms' outputs: QKV and FC1 inputs */
     if (!moe) {
-        sharded += mlp_mult * (double)m->ffn_hidden;
+        if (!(rc & TP_RC_MLP)) /* recomputed from its input, which stays */
+            sharded += mlp_mult * (double)m->ffn_hidden;
+    } else if (rc & TP_RC_MOE) {
+        /* the whole MoE MLP recomputed from its input: nothing of it stored */
     } else {
         double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
@@ -212,7 +225,9 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
          * GPU routes and splits their MLP t_e ways: the MLP tensors per GPU
          * are unchanged, the permuted inputs scale by t_e / t (1 when equal). */
         replicated += k * 2.0 * h * ((double)tp_expert_tp(t) / tpz);
-        sharded += k * mlp_mult * fe + mlp_mult * fsh;
+        sharded += k * mlp_mult * fe + (rc & TP_RC_SHARED_EXPERTS ? 0.0 : mlp_mult * fsh);
+        if (rc & TP_RC_MOE_ACT)
+            sharded -= k * 2.0 * fe;                /* the activation's output, 2 B per f_e */
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
     }
     double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);

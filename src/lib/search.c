@@ -80,7 +80,9 @@ struct tp_search {
     tp_result cur;     /* its evaluation */
     tp_params params;  /* true vocabulary (reported) */
     tp_params padded;  /* padded vocabulary (memory, FLOPs) */
-    tp_flops flops[3]; /* by recompute mode */
+    tp_flops flops[4]; /* by recompute value: none, selective, full, selective + MoE layer */
+    unsigned base_rc;  /* the base's recompute modules, for selective candidates */
+    int rc_value;      /* the current candidate's recompute value (index of flops) */
     int64_t node;      /* GPUs per node */
     int64_t B;         /* global batch, sequences */
     int64_t head_gcd;  /* gcd(heads, kv heads) */
@@ -353,9 +355,17 @@ static unsigned sp_options(const tp_search *s)
     return s->space.sp_mask ? (s->space.sp_mask & 3u) : 3u;
 }
 
+/* Recompute values: bits 0-2 the tp_recompute modes; bit 3 (with
+ * space.recompute_variants, MoE models, selective allowed) selective with
+ * Megatron-Core's MoE-layer recompute (modules core_attn + moe). */
+#define RC_MOE_LAYER 3
 static unsigned rc_options(const tp_search *s)
 {
-    return s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
+    unsigned o = s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
+    if (s->space.recompute_variants && s->cfg.model.num_experts > 0 &&
+        (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) && !s->cfg.opts.sac_ops)
+        o |= TP_SEARCH_BIT(RC_MOE_LAYER);
+    return o;
 }
 
 /* A (GPUs, TP, PP, CP) layout whose DP leaves no micro-batch for the batch. */
@@ -497,7 +507,7 @@ static int build(tp_search *s, int d)
     }
     case L_RC: {
         unsigned o = rc_options(s);
-        for (int r = 0; r <= 2; r++)
+        for (int r = 0; r <= RC_MOE_LAYER; r++)
             if (o & TP_SEARCH_BIT(r))
                 v[k++] = r;
         break;
@@ -531,7 +541,13 @@ static void apply(tp_search *s, int d)
         t->schedule = x > 1 ? TP_SCHED_INTERLEAVED : TP_SCHED_1F1B;
         break;
     case L_SP: t->sp = x != 0; break;
-    case L_RC: t->recompute = (tp_recompute)x; break;
+    case L_RC:
+        s->rc_value = (int)x;
+        t->recompute = x == RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE : (tp_recompute)x;
+        t->recompute_modules = x == RC_MOE_LAYER             ? TP_RC_CORE_ATTN | TP_RC_MOE
+                               : x == TP_RECOMPUTE_SELECTIVE ? s->base_rc
+                                                             : 0u;
+        break;
     case L_MB: t->micro_batch = x; break;
     default: break;
     }
@@ -623,7 +639,7 @@ static void evaluate(tp_search *s)
 {
     const tp_config *c = &s->cfg;
     tp_result *r = &s->cur;
-    r->flops = s->flops[c->train.recompute];
+    r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
     r->reason[0] = '\0';
@@ -776,19 +792,23 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
     t->etp = 0;
     t->sp = false;
-    t->zero = t->fp8_param_gather ? 1 : 0; /* fp8 parameter gather needs ZeRO >= 1 */
+    t->zero = t->fp8_param_gather ? 1 : 0;   /* fp8 parameter gather needs ZeRO >= 1 */
+    unsigned base_rc = t->recompute_modules; /* checked with selective, used by its candidates */
     t->schedule = TP_SCHED_1F1B;
     t->first_stage_layers = t->last_stage_layers = 0;
-    t->recompute = TP_RECOMPUTE_NONE;
+    t->recompute = base_rc ? TP_RECOMPUTE_SELECTIVE : TP_RECOMPUTE_NONE;
     t->micro_batch = 1;
     if ((st = tp_config_validate(&one, err)) != TP_OK)
         return st;
+    t->recompute = TP_RECOMPUTE_NONE;
+    t->recompute_modules = 0u;
 
     tp_search *s = calloc(1, sizeof *s);
     if (!s)
         return tp_error_set(err, TP_ERR_NOMEM, "search", "out of memory");
     s->space = *space;
     s->cfg = one;
+    s->base_rc = base_rc;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
     s->node = tp_gpus_per_node(&base->train, &base->gpu);
@@ -801,8 +821,13 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     }
     for (int r = 0; r <= 2; r++) {
         s->cfg.train.recompute = (tp_recompute)r;
+        s->cfg.train.recompute_modules = r == TP_RECOMPUTE_SELECTIVE ? s->base_rc : 0u;
         tp_flops_eval(&s->cfg, &s->padded, &s->flops[r]);
     }
+    s->cfg.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    s->cfg.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE;
+    tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_MOE_LAYER]);
+    s->cfg.train.recompute_modules = 0u;
     s->cfg.train.recompute = TP_RECOMPUTE_NONE;
     s->cur.params = s->params; /* eval.c hands the time model the true-vocabulary counts */
     precompute_bound(s);

@@ -44,7 +44,11 @@
  *    router 8E; unfused attention dropout 5 B per score each way;
  *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
  * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
- *    collectives) inside backward; selective re-runs the attention core.
+ *    collectives) inside backward; selective re-runs the attention core, or
+ *    with Megatron-Core's recompute modules the forward of each module: the
+ *    norms (8h bytes per token), the dense MLP (FC1, FC2, activation), the
+ *    MoE MLP (router, experts, shared experts, dispatch and its two
+ *    all-to-alls), the experts' activation, the shared experts.
  * 5. Collectives (comm.c, ring alpha-beta, link by rank order TP, CP, DP,
  *    PP): TP 2 all-reduces of T*h*2 bytes per layer forward, 2 backward
  *    (reduce-scatter + all-gather with SP: same time); exposed in full
@@ -131,6 +135,13 @@ typedef struct cost {
     double recomp;     /* recompute: extra work inside backward */
     double elem_fwd;   /* element-wise part of fwd */
     double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
+    /* forward parts Megatron's recompute modules re-run (selective; per
+     * layer only, not summed over stages) */
+    double norm_fwd;   /* the two norms */
+    double mlp_fwd;    /* the dense MLP: GEMMs and activation */
+    double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
+    double act_fwd;    /* the experts' activation function */
+    double shared_fwd; /* the shared experts' GEMMs and activation */
 } cost;
 
 static void cost_axpy(cost *y, double a, const cost *x)
@@ -230,6 +241,7 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
 
     /* element-wise bytes per token (header 3) */
     *rep_bytes += 20.0 * h + (t->dropout ? 10.0 * h : 0.0);
+    o->norm_fwd = T * 8.0 * h / (x->sp ? tt : 1.0) / x->mem_bw; /* of the 20h: two norms */
     if (c->model.pos == TP_POS_ROTARY)
         *shard_bytes += 4.0 * (q + kv);
     if (t->precision == TP_PREC_FP8) {
@@ -299,11 +311,33 @@ static void recompute_part(const ctx *x, cost *o)
 {
     switch (x->c->train.recompute) {
     case TP_RECOMPUTE_FULL: o->recomp = o->fwd + o->tp_f + o->cp_f + o->ep_f; break;
-    case TP_RECOMPUTE_SELECTIVE:
+    case TP_RECOMPUTE_SELECTIVE: {
         /* Megatron: the attention core; per-op SAC: the element-wise ops
          * and every other matmul (the attention output is kept) */
-        o->recomp = x->c->opts.sac_ops ? o->elem_fwd + o->sac_gemm : o->attn_fwd;
+        unsigned rc = tp_recompute_modules(&x->c->train);
+        if (x->c->opts.sac_ops || rc == TP_RC_CORE_ATTN) {
+            o->recomp = x->c->opts.sac_ops ? o->elem_fwd + o->sac_gemm : o->attn_fwd;
+            break;
+        }
+        /* Megatron-Core's recompute modules: each re-runs its forward */
+        double r = 0.0;
+        if (rc & TP_RC_CORE_ATTN)
+            r += o->attn_fwd;
+        if (rc & TP_RC_LAYERNORM)
+            r += o->norm_fwd;
+        if (rc & TP_RC_MLP)
+            r += o->mlp_fwd;
+        if (rc & TP_RC_MOE) {
+            r += o->moe_fwd;
+        } else {
+            if (rc & TP_RC_MOE_ACT)
+                r += o->act_fwd;
+            if (rc & TP_RC_SHARED_EXPERTS)
+                r += o->shared_fwd;
+        }
+        o->recomp = r;
         break;
+    }
     case TP_RECOMPUTE_NONE:
     default: o->recomp = 0.0; break;
     }
@@ -333,6 +367,7 @@ static void dense_layer(const ctx *x, cost *o)
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
+    o->mlp_fwd = g1 + g2 + T * act_bytes_per_f(&c->model) * f / tt / x->mem_bw;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
         if (c->model.mlp == TP_MLP_SWIGLU)
@@ -367,8 +402,11 @@ static void moe_layer(const ctx *x, cost *o)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
     g += local * (gemm_s(x, Me, x->gate * fe / et, h) + gemm_s(x, Me, h, fe / et));
-    if (fsh > 0.0)
-        g += gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
+    double g_shared = 0.0;
+    if (fsh > 0.0) {
+        g_shared = gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
+        g += g_shared;
+    }
     o->gemm_fwd += g;
     o->fwd += g;
     o->bwd += 2.0 * g;
@@ -386,11 +424,19 @@ static void moe_layer(const ctx *x, cost *o)
     double perm = (6.0 * k + 2.0) * h;
     if (c->train.ep > 1 && local > 1.0)
         perm += 8.0 * k * h;
+    double rep_attn = rep,
+           shard_attn = shard - k * a * fe - a * fsh -
+                        (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) : 0.0);
     rep += perm + 8.0 * E;
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
+    /* recompute modules: the MoE MLP's own element-wise share, its pieces */
+    double elem_attn = T * (rep_attn / (x->sp ? tt : 1.0) + shard_attn / tt) / x->mem_bw;
+    o->act_fwd = T * k * a * fe / tt / x->mem_bw;
+    o->shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
+    o->moe_fwd = g + (elem - elem_attn);
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
         o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
                       local * gemm_s(x, Me, fe / et, h);
@@ -404,6 +450,7 @@ static void moe_layer(const ctx *x, cost *o)
             tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
         o->ep_f += 2.0 * a2a;
         o->ep_b += 2.0 * a2a;
+        o->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
     }
     recompute_part(x, o);
 }

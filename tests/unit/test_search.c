@@ -505,6 +505,51 @@ static void test_moe_folding_search(void **state)
     free(it);
 }
 
+/*
+ * Recompute variants: on a MoE model the search also tries selective
+ * recompute with MoE-layer recompute (modules core_attn + moe); every
+ * candidate validates, the variant appears, and the space with it contains
+ * the one without (the best is never slower). A dense model gets no variant.
+ */
+static void test_recompute_variants(void **state)
+{
+    (void)state;
+    tp_config c = preset("mixtral-8x7b", "h100-sxm");
+    c.train.num_gpus = 16;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 32;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.recompute_variants = true;
+    verify_space_with(c, sp, false);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    bool variant = false;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        if (t->recompute_modules) {
+            assert_int_equal(t->recompute, TP_RECOMPUTE_SELECTIVE);
+            assert_int_equal(t->recompute_modules, TP_RC_CORE_ATTN | TP_RC_MOE);
+            variant = true;
+        }
+    }
+    tp_search_free(s);
+    assert_true(variant);
+    tp_search_space plain;
+    tp_search_space_default(&plain);
+    assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
+    tp_search_stats a, b;
+    size_t n;
+    tp_config d = preset("llama-3-8b", "h100-sxm");
+    d.train.num_gpus = 8;
+    d.train.global_batch = 16;
+    assert_int_equal(tp_search_top(&d, &sp, TP_RANK_TIME, NULL, 0, &n, &a, NULL), TP_OK);
+    assert_int_equal(tp_search_top(&d, &plain, TP_RANK_TIME, NULL, 0, &n, &b, NULL), TP_OK);
+    assert_int_equal(a.candidates, b.candidates);
+    free(it);
+}
+
 /* ---- runs-dev.csv ------------------------------------------------------------ */
 
 typedef struct known_row {
@@ -991,6 +1036,7 @@ int main(void)
         cmocka_unit_test(test_recipe_shapes),
         cmocka_unit_test(test_delta),
         cmocka_unit_test(test_moe_folding_search),
+        cmocka_unit_test(test_recompute_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -565,6 +565,79 @@ static void test_fp8_param_gather(void **state)
                                      "fp8 tensors), got bf16");
 }
 
+/*
+ * Megatron-Core's recompute modules (selective), hand-derived on one GPU
+ * (TP 1, no SP), a Mixtral-like layer: h 4096, f_e 14336, E 8, top-2,
+ * SwiGLU (6 B per f element), s 4096, b 1, so T = 4096 tokens.
+ *  - moe_act drops the activation outputs, 2 B x f_e per routed copy:
+ *    2 x 2 x 14336 x T per layer;
+ *  - layernorm drops the norms' outputs (QKV and FC1 inputs): 4h x T;
+ *  - moe drops the whole MoE MLP: k x (2h + 6 f_e) + 4E bytes per token;
+ *    its forward FLOPs are re-run: 2h f_e x 2 (gate|up) x k + 2h f_e x k
+ *    (FC2)... = 2h x f_e x 3 x k + 2hE per token and MoE layer.
+ * Default (no modules) equals core_attn exactly.
+ */
+static void test_recompute_modules(void **state)
+{
+    (void)state;
+    const double h = 4096, fe = 14336, E = 8, k = 2, T = 4096, L = 4;
+    tp_model m = llama((int64_t)L, (int64_t)h, 32, 8, (int64_t)fe, 32000, false);
+    m.num_experts = (int64_t)E;
+    m.topk = (int64_t)k;
+    tp_config c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15; /* time is computed whatever the memory */
+    c.train.seq_len = (int64_t)T;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    tp_result base = eval_ok(&c);
+    c.train.recompute_modules = TP_RC_CORE_ATTN;
+    tp_result same = eval_ok(&c);
+    assert_memory_equal(&base.memory, &same.memory, sizeof base.memory);
+    assert_memory_equal(&base.time, &same.time, sizeof base.time);
+    assert_memory_equal(&base.flops, &same.flops, sizeof base.flops);
+
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE_ACT;
+    tp_result act = eval_ok(&c);
+    assert_rel(base.memory.activations_bytes - act.memory.activations_bytes, L * k * 2.0 * fe * T,
+               1e-12);
+    assert_true(act.time.recompute_s > base.time.recompute_s);
+
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_LAYERNORM;
+    tp_result ln = eval_ok(&c);
+    assert_rel(base.memory.activations_bytes - ln.memory.activations_bytes, L * 4.0 * h * T, 1e-12);
+
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE;
+    tp_result moe = eval_ok(&c);
+    check_contract(&c, &moe);
+    assert_rel(base.memory.activations_bytes - moe.memory.activations_bytes,
+               L * (k * (2.0 * h + 6.0 * fe) + 4.0 * E) * T, 1e-12);
+    assert_rel(moe.flops.hardware_per_token - base.flops.hardware_per_token,
+               L * (2.0 * h * fe * 3.0 * k + 2.0 * h * E), 1e-12);
+    assert_true(moe.time.recompute_s > act.time.recompute_s);
+    /* the MoE-layer recompute re-runs the forward of the MoE MLP: less than
+     * full recompute, which re-runs attention too */
+    c.train.recompute_modules = 0;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result full = eval_ok(&c);
+    assert_true(moe.time.recompute_s < full.time.recompute_s);
+
+    tp_error err = {0};
+    c.train.recompute_modules = TP_RC_MOE;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "training.recompute_modules");
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.model.num_experts = 0;
+    c.model.topk = 0;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "moe, moe_act and shared_experts recompute need a "
+                                     "mixture-of-experts model (experts is 0)");
+    c.train.recompute_modules = TP_RC_MLP; /* dense: the MLP's 6 B x f per token */
+    tp_result mlp = eval_ok(&c);
+    c.train.recompute_modules = 0;
+    tp_result dense = eval_ok(&c);
+    assert_rel(dense.memory.activations_bytes - mlp.memory.activations_bytes, L * 6.0 * fe * T,
+               1e-12);
+}
+
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
@@ -650,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_moe_folding_values),
         cmocka_unit_test(test_moe_folding_rules),
         cmocka_unit_test(test_fp8_param_gather),
+        cmocka_unit_test(test_recompute_modules),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
