@@ -112,6 +112,11 @@ typedef struct tp_search_space {
      * three modes only; the base's recompute_modules then apply to every
      * selective candidate. */
     bool recompute_variants;
+    /* Offload variants: every ZeRO stage >= 1 is also tried with the whole
+     * optimizer state offloaded to the host (tp_train.offload_optimizer = 1;
+     * ZeRO-Offload). Off (zeroed): the base's offload fraction applies to
+     * every ZeRO >= 1 candidate. */
+    bool offload_variants;
 } tp_search_space;
 
 /** Every axis open, all ZeRO stages, recompute modes and SP settings, TP inside a node. */

@@ -334,6 +334,12 @@ typedef struct tp_train {
     /* Megatron-Core's --recompute-modules under selective recompute: a set
      * of TP_RC_* bits; 0 means Megatron's default, the core attention only. */
     unsigned recompute_modules;
+    /* Optimizer CPU offload (ZeRO-Offload, Ren et al. 2021; Megatron-Core
+     * --optimizer-cpu-offload --optimizer-offload-fraction): this fraction
+     * [0, 1] of the optimizer state (fp32 master + moments) lives in host
+     * memory and is updated by the CPU; each step the gradients go down and
+     * the updated 16-bit weights come back over PCIe. Needs ZeRO >= 1. */
+    double offload_optimizer;
 } tp_train;
 
 /* tp_train.recompute_modules bits (Megatron-Core transformer_config.py
@@ -378,6 +384,11 @@ typedef struct tp_options {
     bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
                                     2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
+    /* The host side of optimizer offload (tp_train.offload_optimizer) */
+    double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
+                                        (0: not checked); default 2 TB (DGX H100) */
+    double pcie_bw_bytes_per_s;     /* achieved GPU<->host bandwidth per GPU per direction */
+    double host_mem_bw_bytes_per_s; /* achieved CPU memory bandwidth per node (CPU Adam) */
 } tp_options;
 
 /** Everything one evaluation needs. */
@@ -497,6 +508,8 @@ typedef struct tp_memory {
     double params_on_gpu;         /* parameters held by this GPU's model-parallel shard */
     double inflight_microbatches; /* micro-batches of activations held at peak */
     double act_per_layer_bytes;   /* one layer, one micro-batch */
+    double host_bytes;            /* host memory this GPU's offloaded optimizer state uses */
+    bool host_fits;               /* host_bytes x GPUs per node within host_mem_bytes_per_node */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */
@@ -532,6 +545,7 @@ typedef struct tp_time {
     double mfu;             /* model FLOPs / (step * gpus * peak) */
     double hfu;             /* hardware FLOPs / (step * gpus * peak) */
     const char *bottleneck; /* static string naming the largest non-compute part */
+    double offload_s;       /* of optimizer_s: exposed host offload (PCIe transfers, CPU update) */
 } tp_time;
 
 typedef struct tp_result {

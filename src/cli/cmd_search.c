@@ -42,6 +42,7 @@ enum {
     X_TIME_LIMIT,
     X_MOE_FOLDING,
     X_RECOMPUTE_VARIANTS,
+    X_OFFLOAD_VARIANTS,
     X_COUNT
 };
 
@@ -106,6 +107,10 @@ static const cli_flag search_flags[X_COUNT] = {
                               "also try selective recompute with Megatron-Core's MoE-layer "
                               "recompute (--recompute-modules core_attn,moe) on MoE models",
                               CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_OFFLOAD_VARIANTS] = {"--offload-variants", NULL, NULL, "off",
+                            "also try every ZeRO stage >= 1 with the optimizer state offloaded "
+                            "to the host CPU (--offload-optimizer 1, ZeRO-Offload)",
+                            CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
 };
 
 void cmd_search_help(FILE *f)
@@ -194,6 +199,8 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
         sp->moe_folding = true;
     if (ex->values[X_RECOMPUTE_VARIANTS])
         sp->recompute_variants = true;
+    if (ex->values[X_OFFLOAD_VARIANTS])
+        sp->offload_variants = true;
     TP_TRY(bound(ex, X_MAX_MB, &sp->micro_batch, err));
     if (ex->values[X_MAX_ZERO]) {
         int64_t z;

@@ -152,6 +152,8 @@ static json_t *training_json(jb *b, const tp_train *t)
     put_int(b, o, "pad_vocab_to", t->pad_vocab_to > 1 ? t->pad_vocab_to : 1);
     if (t->fp8_param_gather) /* written only when on: older outputs unchanged */
         put_bool(b, o, "fp8_param_gather", true);
+    if (t->offload_optimizer > 0.0) /* written only when set */
+        put_real(b, o, "offload_optimizer", t->offload_optimizer);
     if (t->recompute_modules) { /* written only when set */
         char mods[96];
         put_str(b, o, "recompute_modules",
@@ -224,6 +226,8 @@ static void memory_fields(jb *b, json_t *o, const tp_memory *m)
     put_bytes(b, o, "capacity_bytes", m->capacity_bytes);
     put_bytes(b, o, "headroom_bytes", m->headroom_bytes);
     put_bool(b, o, "fits", m->fits);
+    if (m->host_bytes > 0.0) /* optimizer offload only: older outputs unchanged */
+        put_bytes(b, o, "host_bytes", m->host_bytes);
     put_int(b, o, "stage", m->stage);
     put_int(b, o, "layers", m->layers);
     put_bytes(b, o, "params_on_gpu", m->params_on_gpu);

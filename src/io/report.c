@@ -235,6 +235,9 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
                 "  stages                     first %.2f GiB (%.2f GB), last %.2f GiB (%.2f GB)\n",
                 r->stage_first.total_bytes / TP_GIB, r->stage_first.total_bytes / TP_GB,
                 r->stage_last.total_bytes / TP_GIB, r->stage_last.total_bytes / TP_GB);
+    if (m->host_bytes > 0.0)
+        fprintf(f, "  host (offload)             %.2f GiB (%.2f GB) per GPU of optimizer state\n",
+                m->host_bytes / TP_GIB, m->host_bytes / TP_GB);
     if (m->fits)
         fprintf(f, "  verdict                    FITS (%.1f%% of capacity)\n",
                 100.0 * m->total_bytes / m->capacity_bytes);

@@ -324,6 +324,16 @@ static tp_status tj_training(tpj *t)
         TP_TRY(tj_bool(t, "training", "fp8_param_gather", &fp8));
     if (fp8 && !push_flag(im, "--fp8-param-gather"))
         return full(t->err);
+    char off_path[96]; /* optional: written only when set */
+    json_t *off = tj_get(t, "training", "offload_optimizer", off_path, sizeof off_path);
+    if (off) {
+        if (!json_is_number(off) ||
+            !(json_number_value(off) >= 0.0 && json_number_value(off) <= 1.0))
+            return tp_error_set(t->err, TP_ERR_CONFIG, off_path,
+                                "\"%s\" must be a number in [0, 1]", off_path);
+        if (!push_real(im, "--offload-optimizer", json_number_value(off)))
+            return full(t->err);
+    }
     char rc_path[96]; /* optional: written only when set */
     if (tj_get(t, "training", "recompute_modules", rc_path, sizeof rc_path))
         TP_TRY(tj_flag_str(t, "training", "recompute_modules", "--recompute-modules"));

@@ -195,9 +195,12 @@ static void layout_line(FILE *f, const tp_search_item *it)
         snprintf(mods, sizeof mods, " (%s)",
                  tp_io_recompute_modules_text(t->recompute_modules, list, sizeof list));
     }
-    fprintf(f, ", SP %s, ZeRO-%d, recompute %s%s, micro-batch %lld x accumulation %lld",
-            t->sp ? "on" : "off", t->zero, rc_name(t->recompute), mods, (long long)t->micro_batch,
-            (long long)it->result.grad_accum);
+    char off[48] = "";
+    if (t->offload_optimizer > 0.0)
+        snprintf(off, sizeof off, " (optimizer %.0f%% on the host)", 100.0 * t->offload_optimizer);
+    fprintf(f, ", SP %s, ZeRO-%d%s, recompute %s%s, micro-batch %lld x accumulation %lld",
+            t->sp ? "on" : "off", t->zero, off, rc_name(t->recompute), mods,
+            (long long)t->micro_batch, (long long)it->result.grad_accum);
 }
 
 /*

@@ -174,6 +174,18 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
           o->ce_bytes_per_logit <= 64.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "ce-bytes-per-logit",
                             "must be a finite number in [0, 64] bytes per logit");
+    if (!(isfinite(o->host_mem_bytes_per_node) && o->host_mem_bytes_per_node >= 0.0 &&
+          o->host_mem_bytes_per_node <= 1e15))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "options.host_mem_bytes_per_node",
+                            "must be a finite number in [0, 1e15] bytes");
+    if (!(isfinite(o->pcie_bw_bytes_per_s) && o->pcie_bw_bytes_per_s >= 1e6 &&
+          o->pcie_bw_bytes_per_s <= 1e13))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "options.pcie_bw_bytes_per_s",
+                            "must be a finite number in [1e6, 1e13] bytes/s");
+    if (!(isfinite(o->host_mem_bw_bytes_per_s) && o->host_mem_bw_bytes_per_s >= 1e6 &&
+          o->host_mem_bw_bytes_per_s <= 1e14))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "options.host_mem_bw_bytes_per_s",
+                            "must be a finite number in [1e6, 1e14] bytes/s");
     if ((int)o->attn_flops < 0 || o->attn_flops > TP_ATTN_FLOPS_FULL || (int)o->act_model < 0 ||
         o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
         o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 || o->coll_model > TP_COLL_SIMPLE)
@@ -323,6 +335,14 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_modules",
                             "moe, moe_act and shared_experts recompute need a mixture-of-experts "
                             "model (experts is 0)");
+    if (!(isfinite(t->offload_optimizer) && t->offload_optimizer >= 0.0 &&
+          t->offload_optimizer <= 1.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.offload_optimizer",
+                            "must be a fraction in [0, 1] of the optimizer state");
+    if (t->offload_optimizer > 0.0 && t->zero < 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.offload_optimizer",
+                            "optimizer offload needs a sharded optimizer (ZeRO >= 1: "
+                            "ZeRO-Offload, Megatron's distributed optimizer), got ZeRO 0");
     if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "training.fp8_param_gather",
                             "fp8 parameter gather needs precision fp8 (the weights are fp8 "

@@ -70,6 +70,10 @@
  *    micro-batches; calibrated on its 405B rows); framework
  *    buffers per parameter (opts.extra_param_bytes, e.g. DeepSpeed
  *    BF16_Optimizer's 16-bit gradients) are unsharded.
+ *    Optimizer offload (tp_train.offload_optimizer = f): f of the optimizer
+ *    state leaves the GPU; the host holds it plus an fp32 gradient copy,
+ *    f x shard x (optimizer + 4) bytes per GPU (ZeRO-Offload, Ren et al.
+ *    2021), checked against opts.host_mem_bytes_per_node for the node.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).
@@ -343,6 +347,15 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     out->weights_bytes = w + we;
     out->grads_bytes = g + ge;
     out->optimizer_bytes = opt + opte;
+    if (t->offload_optimizer > 0.0) {
+        /* ZeRO-Offload / Megatron optimizer CPU offload: the offloaded share
+         * of the state lives on the host, beside an fp32 copy of its
+         * gradients for the CPU update (DeepSpeed keeps one) */
+        double f = t->offload_optimizer;
+        double shard = sp.dense / D + sp.expert / De; /* parameters this GPU updates (ZeRO >= 1) */
+        out->host_bytes = f * shard * (ob + 4.0);
+        out->optimizer_bytes = (1.0 - f) * (opt + opte);
+    }
     out->params_on_gpu = sp.dense + sp.expert;
 
     /* 3-4. Activations. */
@@ -393,7 +406,10 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                        out->comm_buffers_bytes + out->framework_bytes + out->fragmentation_bytes;
     out->capacity_bytes = c->gpu.mem_capacity_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
-    out->fits = out->total_bytes <= out->capacity_bytes;
+    out->host_fits =
+        !(o->host_mem_bytes_per_node > 0.0) ||
+        out->host_bytes * (double)tp_gpus_per_node(t, &c->gpu) <= o->host_mem_bytes_per_node;
+    out->fits = out->total_bytes <= out->capacity_bytes && out->host_fits;
     out->stage = stage;
     out->layers = layers;
 }

@@ -76,16 +76,17 @@ typedef struct closest_entry {
 
 struct tp_search {
     tp_search_space space;
-    tp_config cfg;     /* the current candidate */
-    tp_result cur;     /* its evaluation */
-    tp_params params;  /* true vocabulary (reported) */
-    tp_params padded;  /* padded vocabulary (memory, FLOPs) */
-    tp_flops flops[4]; /* by recompute value: none, selective, full, selective + MoE layer */
-    unsigned base_rc;  /* the base's recompute modules, for selective candidates */
-    int rc_value;      /* the current candidate's recompute value (index of flops) */
-    int64_t node;      /* GPUs per node */
-    int64_t B;         /* global batch, sequences */
-    int64_t head_gcd;  /* gcd(heads, kv heads) */
+    tp_config cfg;       /* the current candidate */
+    tp_result cur;       /* its evaluation */
+    tp_params params;    /* true vocabulary (reported) */
+    tp_params padded;    /* padded vocabulary (memory, FLOPs) */
+    tp_flops flops[4];   /* by recompute value: none, selective, full, selective + MoE layer */
+    unsigned base_rc;    /* the base's recompute modules, for selective candidates */
+    double base_offload; /* the base's optimizer offload, for ZeRO >= 1 candidates */
+    int rc_value;        /* the current candidate's recompute value (index of flops) */
+    int64_t node;        /* GPUs per node */
+    int64_t B;           /* global batch, sequences */
+    int64_t head_gcd;    /* gcd(heads, kv heads) */
     /* states bound, parameters per GPU before the /TP split */
     double lb_dense_layer;  /* TP-split part of a dense layer */
     double lb_moe_layer;    /* TP-split non-expert part of a MoE layer */
@@ -285,9 +286,9 @@ static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t l
     int z = t->zero;
     const tp_state_bytes *b = &s->bpp;
     double per_dense = b->weights / (z >= 3 ? D : 1.0) + b->grads / (z >= 2 ? D : 1.0) +
-                       b->optimizer / (z >= 1 ? D : 1.0);
+                       (1.0 - t->offload_optimizer) * b->optimizer / (z >= 1 ? D : 1.0);
     double per_expert = b->weights / (z >= 3 ? De : 1.0) + b->grads / (z >= 2 ? De : 1.0) +
-                        b->optimizer / (z >= 1 ? De : 1.0);
+                        (1.0 - t->offload_optimizer) * b->optimizer / (z >= 1 ? De : 1.0);
     return dense * per_dense + expert * per_expert;
 }
 
@@ -359,6 +360,8 @@ static unsigned sp_options(const tp_search *s)
  * space.recompute_variants, MoE models, selective allowed) selective with
  * Megatron-Core's MoE-layer recompute (modules core_attn + moe). */
 #define RC_MOE_LAYER 3
+/* ZeRO values at or above this are the stage x - OFFLOADED with optimizer offload. */
+#define OFFLOADED 4
 static unsigned rc_options(const tp_search *s)
 {
     unsigned o = s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
@@ -476,12 +479,25 @@ static int build(tp_search *s, int d)
     case L_ZERO: {
         unsigned mask = sp->zero_mask ? (sp->zero_mask & 0xFu) : 0xFu;
         bool sharded = dp_of(t) * t->cp > 1;
+        int first_sharded = -1;
         for (int z = s->cfg.train.fp8_param_gather ? 1 : 0; z <= 3; z++) {
             if (!(mask & TP_SEARCH_BIT(z)))
                 continue;
+            if (z >= 1 && first_sharded < 0)
+                first_sharded = z;
+            if (k > 0 && !sharded)
+                continue; /* ZeRO over one rank: the lowest allowed stage stands for all */
             v[k++] = z;
-            if (!sharded)
-                break; /* ZeRO over one rank: the lowest allowed stage stands for all */
+        }
+        /* offload variants: ZeRO stage z with the whole optimizer on the
+         * host, as z + OFFLOADED (one stage when nothing is sharded) */
+        if (sp->offload_variants && s->base_offload < 1.0 && first_sharded >= 1) {
+            int n0 = k;
+            for (int j = 0; j < n0; j++)
+                if (v[j] >= 1)
+                    v[k++] = v[j] + OFFLOADED;
+            if (k == n0)
+                v[k++] = first_sharded + OFFLOADED;
         }
         break;
     }
@@ -535,7 +551,10 @@ static void apply(tp_search *s, int d)
     case L_CP: t->cp = x; break;
     case L_ETP: t->etp = x == t->tp ? 0 : x; break;
     case L_EP: t->ep = x; break;
-    case L_ZERO: t->zero = (int)x; break;
+    case L_ZERO:
+        t->zero = (int)(x % OFFLOADED);
+        t->offload_optimizer = x >= OFFLOADED ? 1.0 : t->zero >= 1 ? s->base_offload : 0.0;
+        break;
     case L_VPP:
         t->vpp = x;
         t->schedule = x > 1 ? TP_SCHED_INTERLEAVED : TP_SCHED_1F1B;
@@ -792,8 +811,11 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
     t->etp = 0;
     t->sp = false;
-    t->zero = t->fp8_param_gather ? 1 : 0;   /* fp8 parameter gather needs ZeRO >= 1 */
-    unsigned base_rc = t->recompute_modules; /* checked with selective, used by its candidates */
+    t->zero = t->fp8_param_gather ? 1 : 0;      /* fp8 parameter gather needs ZeRO >= 1 */
+    unsigned base_rc = t->recompute_modules;    /* checked with selective, used by its candidates */
+    double base_offload = t->offload_optimizer; /* checked with ZeRO 1, used by ZeRO >= 1 */
+    if (!(base_offload >= 0.0 && base_offload <= 0.0)) /* set, or NaN: checked with ZeRO 1 */
+        t->zero = 1;
     t->schedule = TP_SCHED_1F1B;
     t->first_stage_layers = t->last_stage_layers = 0;
     t->recompute = base_rc ? TP_RECOMPUTE_SELECTIVE : TP_RECOMPUTE_NONE;
@@ -802,6 +824,8 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
         return st;
     t->recompute = TP_RECOMPUTE_NONE;
     t->recompute_modules = 0u;
+    t->zero = 0;
+    t->offload_optimizer = 0.0;
 
     tp_search *s = calloc(1, sizeof *s);
     if (!s)
@@ -809,6 +833,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->space = *space;
     s->cfg = one;
     s->base_rc = base_rc;
+    s->base_offload = base_offload;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
     s->node = tp_gpus_per_node(&base->train, &base->gpu);

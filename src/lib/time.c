@@ -86,6 +86,14 @@
  *    the ZeRO parameter all-gather moves half the bytes and the update
  *    writes fp8 weights.
  *
+ * 9. Optimizer offload (tp_train.offload_optimizer = f; offload_time):
+ *    f of the update runs on the CPU: gradients down (grad bytes) and
+ *    weights up (weight bytes) over PCIe at opts.pcie_bw_bytes_per_s, the
+ *    CPU Adam at opts.host_mem_bw_bytes_per_s / GPUs per node reading and
+ *    writing master and moments and reading an fp32 gradient twice; counted
+ *    in optimizer_s (and reported as offload_s). When it is the largest
+ *    part the bottleneck reads "optimizer offload (PCIe and CPU)": the step
+ *    is transfer-bound.
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).
  * Cost: no loops over layers or stages (closed forms per stage type),
@@ -644,7 +652,42 @@ static double optimizer_time(const ctx *x, const tp_result *r)
         params /= D > 1.0 ? D : 1.0;
     }
     double bytes = 2.0 * bpp.optimizer + 2.0 * bpp.grads + bpp.weights;
-    return params * bytes / x->mem_bw;
+    double f = t->offload_optimizer;
+    if (!(f > 0.0))
+        return params * bytes / x->mem_bw;
+    return (1.0 - f) * params * bytes / x->mem_bw;
+}
+
+/*
+ * Optimizer offload (header 9): for the offloaded share f of the parameters
+ * this GPU updates, gradients down and 16-bit weights up over PCIe, and the
+ * CPU update (the same bytes as on the GPU, at the node's CPU memory
+ * bandwidth shared by its GPUs). The gradient copy hides under the last
+ * micro-batch's backward (ZeRO-Offload swaps gradients during backward) up
+ * to eff.overlap with opts.dp_comm_overlap; the CPU update and the weight
+ * upload are exposed (no one-step delayed update).
+ */
+static double offload_time(const ctx *x, const tp_result *r, double window_b)
+{
+    const tp_config *c = x->c;
+    const tp_train *t = &c->train;
+    double f = t->offload_optimizer;
+    if (!(f > 0.0))
+        return 0.0;
+    tp_state_bytes bpp;
+    tp_state_bytes_per_param(t, &bpp);
+    double params = r->stage_first.params_on_gpu;
+    if (r->stage_last.params_on_gpu > params)
+        params = r->stage_last.params_on_gpu;
+    double D = (double)x->dp_pl.size;
+    params = f * params / (D > 1.0 ? D : 1.0);
+    const tp_options *o = &c->opts;
+    double d2h = params * bpp.grads / o->pcie_bw_bytes_per_s;
+    double h2d = params * bpp.weights / o->pcie_bw_bytes_per_s;
+    double cpu_bw = o->host_mem_bw_bytes_per_s / (double)nodes_gpus(c);
+    double cpu = params * (2.0 * bpp.optimizer + 2.0 * 4.0 + bpp.weights) / cpu_bw;
+    double down = o->dp_comm_overlap ? exposed(d2h, window_b, x->ov) : d2h;
+    return down + cpu + h2d;
 }
 
 static const char *bottleneck_of(const tp_time *tm)
@@ -668,6 +711,8 @@ static const char *bottleneck_of(const tp_time *tm)
             best = i;
     if (!(parts[best].v > BOTTLENECK_MIN_SHARE * tm->step_s))
         return "compute (no other part above 5% of the step)";
+    if (best == sizeof parts / sizeof parts[0] - 1 && tm->offload_s > 0.5 * tm->optimizer_s)
+        return "optimizer offload (PCIe and CPU)";
     return parts[best].name;
 }
 
@@ -751,6 +796,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
     }
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
     tm->optimizer_s = optimizer_time(&x, r);
+    if (t->offload_optimizer > 0.0) {
+        tm->offload_s = offload_time(&x, r, st0.bwd + st0.recomp);
+        tm->optimizer_s += tm->offload_s;
+    }
     tm->step_s = tm->compute_s + tm->recompute_s + tm->tp_comm_s + tm->cp_comm_s + tm->ep_comm_s +
                  tm->pp_comm_s + tm->bubble_s + tm->dp_comm_s + tm->optimizer_s;
     if (!(tm->step_s > 0.0))

@@ -550,6 +550,43 @@ static void test_recompute_variants(void **state)
     free(it);
 }
 
+/*
+ * Offload variants: Llama 3 70B on one 8-GPU node needs the optimizer
+ * state somewhere; with offload variants the search finds layouts that fit
+ * only because the state is on the host (ZeRO-Offload), every candidate
+ * validates, and the space contains the plain one (best never slower).
+ */
+static void test_offload_variants(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-70b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 16;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.offload_variants = true;
+    sp.zero_mask = TP_SEARCH_BIT(0) | TP_SEARCH_BIT(1);
+    verify_space_with(c, sp, false);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    int offloaded = 0;
+    while (tp_search_next(s, it)) {
+        if (it->config.train.offload_optimizer > 0.0) {
+            assert_int_equal(it->config.train.zero, 1);
+            assert_true(it->result.memory.host_bytes > 0.0);
+            offloaded++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(offloaded > 0);
+    tp_search_space plain = sp;
+    plain.offload_variants = false;
+    assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
+    free(it);
+}
+
 /* ---- runs-dev.csv ------------------------------------------------------------ */
 
 typedef struct known_row {
@@ -1037,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_delta),
         cmocka_unit_test(test_moe_folding_search),
         cmocka_unit_test(test_recompute_variants),
+        cmocka_unit_test(test_offload_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

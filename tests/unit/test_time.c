@@ -638,6 +638,64 @@ static void test_recompute_modules(void **state)
                1e-12);
 }
 
+/*
+ * Optimizer CPU offload (ZeRO-Offload, Ren et al. 2021; Megatron
+ * --optimizer-offload-fraction), hand-derived: a 1-GPU setup (ZeRO-1 over
+ * DP 1) whose P parameters all sit on the GPU. With fraction f = 1 the
+ * optimizer state (12 B/param) leaves the GPU; the host holds
+ * P x (12 + 4) bytes (state and an fp32 gradient copy). The step pays, with
+ * no overlap: gradients down P x 2 / B_pcie, weights up P x 2 / B_pcie, the
+ * CPU update P x (2 x 12 + 2 x 4 + 2) / (B_host / GPUs per node); the GPU
+ * update disappears. A node whose host memory is too small does not fit.
+ */
+static void test_offload_optimizer(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(4, 2048, 16, 16, 8192, 32000, false));
+    c.train.zero = 1;
+    c.train.seq_len = 2048;
+    c.opts.dp_comm_overlap = false;
+    c.train.gpus_per_node = 8;
+    tp_result a = eval_ok(&c);
+    c.train.offload_optimizer = 1.0;
+    tp_result b = eval_ok(&c);
+    check_contract(&c, &b);
+    double P = a.memory.params_on_gpu;
+    assert_rel(a.memory.optimizer_bytes, 12.0 * P, 1e-12);
+    assert_true(b.memory.optimizer_bytes <= 0.0 && b.memory.optimizer_bytes >= 0.0);
+    assert_rel(b.memory.host_bytes, 16.0 * P, 1e-12);
+    assert_rel(a.memory.total_bytes - b.memory.total_bytes, 12.0 * P, 1e-12);
+    double pcie = c.opts.pcie_bw_bytes_per_s, host = c.opts.host_mem_bw_bytes_per_s / 8.0;
+    double want = 2.0 * P / pcie + 2.0 * P / pcie + P * (24.0 + 8.0 + 2.0) / host;
+    assert_rel(b.time.offload_s, want, 1e-12);
+    assert_rel(b.time.optimizer_s, want, 1e-12); /* nothing left on the GPU */
+    /* a half: half the state, half the transfers, half of the GPU update */
+    c.train.offload_optimizer = 0.5;
+    tp_result h = eval_ok(&c);
+    assert_rel(h.memory.optimizer_bytes, 6.0 * P, 1e-12);
+    assert_rel(h.time.offload_s, 0.5 * want, 1e-12);
+    assert_rel(h.time.optimizer_s, 0.5 * want + 0.5 * a.time.optimizer_s, 1e-12);
+    /* transfer-bound: a slow host makes it the bottleneck */
+    c.train.offload_optimizer = 1.0;
+    c.opts.host_mem_bw_bytes_per_s = 1e9;
+    tp_result slow = eval_ok(&c);
+    assert_string_equal(slow.time.bottleneck, "optimizer offload (PCIe and CPU)");
+    /* host memory is a resource */
+    c.opts.host_mem_bytes_per_node = 8.0 * 16.0 * P * 0.99;
+    tp_result full = eval_ok(&c);
+    assert_false(full.memory.fits);
+    assert_false(full.memory.host_fits);
+    assert_true(strncmp(full.reason, "host memory: 8 GPUs x ", 22) == 0);
+    tp_error err = {0};
+    c.train.zero = 0;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "training.offload_optimizer");
+    c.train.zero = 1;
+    c.train.offload_optimizer = 1.5;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "must be a fraction in [0, 1] of the optimizer state");
+}
+
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
@@ -724,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_moe_folding_rules),
         cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_recompute_modules),
+        cmocka_unit_test(test_offload_optimizer),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
