@@ -340,6 +340,11 @@ typedef struct tp_train {
      * memory and is updated by the CPU; each step the gradients go down and
      * the updated 16-bit weights come back over PCIe. Needs ZeRO >= 1. */
     double offload_optimizer;
+    /* Megatron --recompute-method block --recompute-num-layers N: under full
+     * recompute only the first N layers of each pipeline stage are
+     * recomputed (in groups of recompute_every), the others store all their
+     * activations. 0: every layer (Megatron's uniform method). */
+    int64_t recompute_layers;
 } tp_train;
 
 /* tp_train.recompute_modules bits (Megatron-Core transformer_config.py

@@ -36,7 +36,7 @@ enum flag_id {
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
     F_PAD_VOCAB, F_FP8_PARAM_GATHER, F_RECOMPUTE_MODULES, F_OFFLOAD_OPT, F_HOST_MEM, F_PCIE,
-    F_HOST_BW,
+    F_HOST_BW, F_RECOMPUTE_BLOCK,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
@@ -260,6 +260,10 @@ static const cli_flag flags[F_COUNT] = {
     [F_HOST_BW] = {"--host-mem-bw-gbps", "X", "GB/s per node", NULL,
                    "achieved CPU memory bandwidth of a node, for the CPU optimizer update",
                    NUM(0.001, 100000.0), .group = G_MEM},
+    [F_RECOMPUTE_BLOCK] = {"--recompute-block-layers", "N", "layers per stage", "all layers",
+                           "under --recompute full recompute only the first N layers of each "
+                           "stage (Megatron --recompute-method block --recompute-num-layers N)",
+                           INT(1, TP_MAX_LAYERS), .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(attn_names), .group = G_CONV},
@@ -746,6 +750,7 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
         t->fused_ce = true;
     if (sn->val[F_FP8_PARAM_GATHER])
         t->fp8_param_gather = true;
+    OVERRIDE_I64(F_RECOMPUTE_BLOCK, t->recompute_layers);
     if (sn->val[F_OFFLOAD_OPT])
         TP_TRY(get_f64(sn, F_OFFLOAD_OPT, &t->offload_optimizer, err));
     if (sn->val[F_RECOMPUTE_MODULES]) {

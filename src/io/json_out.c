@@ -152,6 +152,8 @@ static json_t *training_json(jb *b, const tp_train *t)
     put_int(b, o, "pad_vocab_to", t->pad_vocab_to > 1 ? t->pad_vocab_to : 1);
     if (t->fp8_param_gather) /* written only when on: older outputs unchanged */
         put_bool(b, o, "fp8_param_gather", true);
+    if (t->recompute_layers > 0) /* written only when set */
+        put_int(b, o, "recompute_layers", t->recompute_layers);
     if (t->offload_optimizer > 0.0) /* written only when set */
         put_real(b, o, "offload_optimizer", t->offload_optimizer);
     if (t->recompute_modules) { /* written only when set */

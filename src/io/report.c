@@ -168,6 +168,8 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             tp_io_recompute_name(t->recompute));
     if (t->recompute == TP_RECOMPUTE_FULL)
         fprintf(f, " (every %lld layers)", (long long)t->recompute_every);
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
+        fprintf(f, " of the first %lld layers per stage", (long long)t->recompute_layers);
     if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
         char mods[96];
         fprintf(f, " (modules %s)",

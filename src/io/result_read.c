@@ -324,6 +324,9 @@ static tp_status tj_training(tpj *t)
         TP_TRY(tj_bool(t, "training", "fp8_param_gather", &fp8));
     if (fp8 && !push_flag(im, "--fp8-param-gather"))
         return full(t->err);
+    char blk_path[96]; /* optional: written only when set */
+    if (tj_get(t, "training", "recompute_layers", blk_path, sizeof blk_path))
+        TP_TRY(tj_flag_int(t, "training", "recompute_layers", 1, "--recompute-block-layers"));
     char off_path[96]; /* optional: written only when set */
     json_t *off = tj_get(t, "training", "offload_optimizer", off_path, sizeof off_path);
     if (off) {

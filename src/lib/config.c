@@ -335,6 +335,15 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_modules",
                             "moe, moe_act and shared_experts recompute need a mixture-of-experts "
                             "model (experts is 0)");
+    REQUIRE_RANGE(t->recompute_layers, "training.recompute_layers", 0, m->num_layers);
+    if (t->recompute_layers > 0 && t->recompute != TP_RECOMPUTE_FULL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_layers",
+                            "a partial layer count needs full recompute (Megatron: "
+                            "--recompute-granularity full --recompute-method block)");
+    if (t->recompute_layers > 0 && c->opts.ckpt_model == TP_CKPT_SEED001)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "training.recompute_layers",
+                            "a partial layer count needs the exact checkpoint accounting "
+                            "(ckpt-model exact), not seed 001's");
     if (!(isfinite(t->offload_optimizer) && t->offload_optimizer >= 0.0 &&
           t->offload_optimizer <= 1.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "training.offload_optimizer",

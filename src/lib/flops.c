@@ -80,7 +80,11 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     out->attn_per_token = 3.0 * L * core;
     out->logits_per_token = 3.0 * logits;
     double extra = 0.0;
-    if (t->recompute == TP_RECOMPUTE_FULL)
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0 &&
+        t->recompute_layers * t->pp < m->num_layers)
+        /* block method: n layers per stage, p stages (exact for even splits) */
+        extra = layers_fwd * (double)(t->recompute_layers * t->pp) / L;
+    else if (t->recompute == TP_RECOMPUTE_FULL)
         extra = layers_fwd;
     else if (t->recompute == TP_RECOMPUTE_SELECTIVE)
         extra = recompute_modules_flops(t, L * core, L_dense * mlp, L_moe * moe, L_moe * shared);

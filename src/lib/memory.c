@@ -54,6 +54,9 @@
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch
  *      seed001 : (L_s/k + k) x per-layer activations (seed 001)
+ *      block (recompute_layers = n < L_s, Megatron --recompute-method block):
+ *                ceil(n/k) inputs + (L_s - n) layers of full activations (the
+ *                stage's mean) per micro-batch in flight + k layers of working set
  * 4. Micro-batches in flight at peak (formulas.md 3.4): no PP 1; 1F1B
  *    min(m, p - i) on stage i; interleaved (p - i)*(1 + (p-1)/(p*v)) capped
  *    at m; GPipe m.
@@ -378,7 +381,17 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
             double input = 2.0 * T * (double)m->hidden;
             if (t->sp && t->tp > 1)
                 input /= (double)t->tp;
-            act = inflight * groups * input + k * a_max;
+            if (t->recompute_layers > 0 && t->recompute_layers < layers) {
+                /* block method: n layers recomputed, the rest store everything
+                 * (at the stage's mean per layer) */
+                double n = (double)t->recompute_layers;
+                double kb = k < n ? k : n;
+                act = inflight *
+                          (ceil(n / kb) * input + ((double)layers - n) * per_mb / (double)layers) +
+                      kb * a_max;
+            } else {
+                act = inflight * groups * input + k * a_max;
+            }
         }
     } else {
         act = inflight * per_mb;

@@ -44,7 +44,8 @@
  *    router 8E; unfused attention dropout 5 B per score each way;
  *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
  * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
- *    collectives) inside backward; selective re-runs the attention core, or
+ *    collectives) inside backward (with the block method, recompute_layers
+ *    = n, only n of a stage's layers: n / L_s of the stage's recompute); selective re-runs the attention core, or
  *    with Megatron-Core's recompute modules the forward of each module: the
  *    norms (8h bytes per token), the dense MLP (FC1, FC2, activation), the
  *    MoE MLP (router, experts, shared experts, dispatch and its two
@@ -145,11 +146,12 @@ typedef struct cost {
     double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
     /* forward parts Megatron's recompute modules re-run (selective; per
      * layer only, not summed over stages) */
-    double norm_fwd;   /* the two norms */
-    double mlp_fwd;    /* the dense MLP: GEMMs and activation */
-    double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
-    double act_fwd;    /* the experts' activation function */
-    double shared_fwd; /* the shared experts' GEMMs and activation */
+    double norm_fwd;     /* the two norms */
+    double mlp_fwd;      /* the dense MLP: GEMMs and activation */
+    double moe_fwd;      /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
+    double act_fwd;      /* the experts' activation function */
+    double shared_fwd;   /* the shared experts' GEMMs and activation */
+    double block_layers; /* dense layer only: recompute_layers (block method), 0 all */
 } cost;
 
 static void cost_axpy(cost *y, double a, const cost *x)
@@ -488,12 +490,16 @@ static void embedding_part(const ctx *x, cost *o)
 
 /* Cost of a stage with nd dense and nm MoE layers, and its ends. */
 static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm, bool first,
-                       bool last, const cost *emb, const cost *head)
+                       bool last, const cost *emb, const cost *head, double stages)
 {
     cost s;
     memset(&s, 0, sizeof s);
     cost_axpy(&s, nd, dense);
     cost_axpy(&s, nm, moe);
+    /* block method: n layers of each of the `stages` stages recomputed */
+    double n = dense->block_layers * stages, layers = nd + nm;
+    if (n > 0.0 && n < layers)
+        s.recomp *= n / layers;
     if (first)
         cost_axpy(&s, 1.0, emb);
     if (last)
@@ -731,6 +737,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
 
     cost dense, moe, emb, head;
     dense_layer(&x, &dense);
+    dense.block_layers = t->recompute == TP_RECOMPUTE_FULL ? (double)t->recompute_layers : 0.0;
     if (m->num_experts > 0)
         moe_layer(&x, &moe);
     else
@@ -744,13 +751,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     int64_t L0 = tp_stage_layers(t, L, 0);
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
-    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head);
+    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, 1.0);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = tp_stage_layers(t, L, p - 1);
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
-        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head);
+        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, 1.0);
         double tl = stage_time(&stl);
         tsum += tl;
         if (tl > tmax) {
@@ -761,12 +768,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
             /* all middle stages together, and the largest of them (stage 1) */
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
-            cost all_mid =
-                stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb, &head);
+            cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
+                                      &head, (double)(p - 2));
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
-            cost st1 = stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head);
+            cost st1 =
+                stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head, 1.0);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {
                 tmax = t1;

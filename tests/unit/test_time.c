@@ -696,6 +696,42 @@ static void test_offload_optimizer(void **state)
     assert_string_equal(err.message, "must be a fraction in [0, 1] of the optimizer state");
 }
 
+/*
+ * Partial full recompute (Megatron --recompute-method block
+ * --recompute-num-layers n), hand-derived on one GPU with L = 4 dense
+ * layers and k = 1: n = 1 layer stores only its input (2 T h bytes), the
+ * other 3 store everything (3/4 of the no-recompute activations), plus one
+ * layer of working set; the recompute costs 1/4 of full recompute's, and
+ * the hardware FLOPs add 1/4 of the layers' forward. n >= L is full.
+ */
+static void test_recompute_block(void **state)
+{
+    (void)state;
+    const double L = 4, h = 2048, T = 2048;
+    tp_config c = fixture_config(llama((int64_t)L, (int64_t)h, 16, 16, 8192, 32000, false));
+    c.train.seq_len = (int64_t)T;
+    tp_result none = eval_ok(&c);
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result full = eval_ok(&c);
+    c.train.recompute_layers = 1;
+    tp_result block = eval_ok(&c);
+    check_contract(&c, &block);
+    assert_rel(block.memory.activations_bytes,
+               2.0 * T * h + 3.0 / 4.0 * none.memory.activations_bytes +
+                   none.memory.act_per_layer_bytes,
+               1e-12);
+    assert_rel(block.time.recompute_s, 0.25 * full.time.recompute_s, 1e-12);
+    assert_rel(block.flops.hardware_per_token - none.flops.hardware_per_token,
+               0.25 * (full.flops.hardware_per_token - none.flops.hardware_per_token), 1e-12);
+    c.train.recompute_layers = 4;
+    tp_result all = eval_ok(&c);
+    assert_memory_equal(&all.memory, &full.memory, sizeof all.memory);
+    tp_error err = {0};
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "training.recompute_layers");
+}
+
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
@@ -783,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_recompute_modules),
         cmocka_unit_test(test_offload_optimizer),
+        cmocka_unit_test(test_recompute_block),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
