@@ -315,7 +315,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     tp_state_bytes_per_param(t, &bpp);
     double wb = bpp.weights, gb = bpp.grads, ob = bpp.optimizer;
     double D = (double)dp * (double)t->cp; /* ranks sharing a dense shard  */
-    double De = (double)tp_train_edp(t);   /* ranks sharing an expert shard (d*c/e when t_e = t) */
+    double De = sp.expert > 0.0 ? (double)tp_train_edp(t)
+                                : 1.0; /* ranks sharing an expert shard (d*c/e when t_e = t) */
     double w = sp.dense * wb, we = sp.expert * wb;
     double g = sp.dense * gb, ge = sp.expert * gb;
     double opt = sp.dense * ob, opte = sp.expert * ob;
@@ -420,7 +421,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     out->capacity_bytes = c->gpu.mem_capacity_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->host_fits =
-        !(o->host_mem_bytes_per_node > 0.0) ||
+        !(out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) ||
         out->host_bytes * (double)tp_gpus_per_node(t, &c->gpu) <= o->host_mem_bytes_per_node;
     out->fits = out->total_bytes <= out->capacity_bytes && out->host_fits;
     out->stage = stage;

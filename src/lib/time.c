@@ -129,6 +129,7 @@ typedef struct ctx {
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
+    bool modules;  /* selective recompute with Megatron's modules: track their parts */
     tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
 } ctx;
 
@@ -144,15 +145,17 @@ typedef struct cost {
     double recomp;     /* recompute: extra work inside backward */
     double elem_fwd;   /* element-wise part of fwd */
     double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
-    /* forward parts Megatron's recompute modules re-run (selective; per
-     * layer only, not summed over stages) */
-    double norm_fwd;     /* the two norms */
-    double mlp_fwd;      /* the dense MLP: GEMMs and activation */
-    double moe_fwd;      /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
-    double act_fwd;      /* the experts' activation function */
-    double shared_fwd;   /* the shared experts' GEMMs and activation */
-    double block_layers; /* dense layer only: recompute_layers (block method), 0 all */
 } cost;
+
+/* Forward parts Megatron's recompute modules re-run (selective), one layer;
+ * kept apart from cost so that the stage sums stay small. */
+typedef struct module_parts {
+    double norm_fwd;   /* the two norms */
+    double mlp_fwd;    /* the dense MLP: GEMMs and activation */
+    double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
+    double act_fwd;    /* the experts' activation function */
+    double shared_fwd; /* the shared experts' GEMMs and activation */
+} module_parts;
 
 static void cost_axpy(cost *y, double a, const cost *x)
 {
@@ -215,7 +218,8 @@ static double exposed(double comm, double window, double ov)
 }
 
 /* Attention, element-wise work and the collectives every layer has. */
-static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *shard_bytes)
+static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
+                           double *shard_bytes)
 {
     const tp_config *c = x->c;
     const tp_train *t = &c->train;
@@ -251,7 +255,8 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
 
     /* element-wise bytes per token (header 3) */
     *rep_bytes += 20.0 * h + (t->dropout ? 10.0 * h : 0.0);
-    o->norm_fwd = T * 8.0 * h / (x->sp ? tt : 1.0) / x->mem_bw; /* of the 20h: two norms */
+    if (x->modules)
+        mp->norm_fwd = T * 8.0 * h / (x->sp ? tt : 1.0) / x->mem_bw; /* of the 20h: two norms */
     if (c->model.pos == TP_POS_ROTARY)
         *shard_bytes += 4.0 * (q + kv);
     if (t->precision == TP_PREC_FP8) {
@@ -317,7 +322,7 @@ static void tp_part_folded(const ctx *x, cost *o)
 }
 
 /* Recompute of one layer (header 4). */
-static void recompute_part(const ctx *x, cost *o)
+static void recompute_part(const ctx *x, cost *o, const module_parts *mp)
 {
     switch (x->c->train.recompute) {
     case TP_RECOMPUTE_FULL: o->recomp = o->fwd + o->tp_f + o->cp_f + o->ep_f; break;
@@ -334,16 +339,16 @@ static void recompute_part(const ctx *x, cost *o)
         if (rc & TP_RC_CORE_ATTN)
             r += o->attn_fwd;
         if (rc & TP_RC_LAYERNORM)
-            r += o->norm_fwd;
+            r += mp->norm_fwd;
         if (rc & TP_RC_MLP)
-            r += o->mlp_fwd;
+            r += mp->mlp_fwd;
         if (rc & TP_RC_MOE) {
-            r += o->moe_fwd;
+            r += mp->moe_fwd;
         } else {
             if (rc & TP_RC_MOE_ACT)
-                r += o->act_fwd;
+                r += mp->act_fwd;
             if (rc & TP_RC_SHARED_EXPERTS)
-                r += o->shared_fwd;
+                r += mp->shared_fwd;
         }
         o->recomp = r;
         break;
@@ -364,7 +369,8 @@ static void dense_layer(const ctx *x, cost *o)
     double T = x->T, tt = x->tt, h = x->h, f = x->f;
     double rep = 0.0, shard = 0.0;
     memset(o, 0, sizeof *o);
-    attention_part(x, o, &rep, &shard);
+    module_parts mp = {0};
+    attention_part(x, o, &mp, &rep, &shard);
     double g1 = gemm_s(x, T, x->gate * f / tt, h);
     double g2 = gemm_s(x, T, h, f / tt);
     o->gemm_fwd += g1 + g2;
@@ -377,7 +383,8 @@ static void dense_layer(const ctx *x, cost *o)
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
-    o->mlp_fwd = g1 + g2 + T * act_bytes_per_f(&c->model) * f / tt / x->mem_bw;
+    if (x->modules)
+        mp.mlp_fwd = g1 + g2 + T * act_bytes_per_f(&c->model) * f / tt / x->mem_bw;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
         if (c->model.mlp == TP_MLP_SWIGLU)
@@ -387,7 +394,7 @@ static void dense_layer(const ctx *x, cost *o)
             o->sac_gemm = gemm_s(x, T, h, x->q / tt) + g2;
     }
     tp_part(x, o);
-    recompute_part(x, o);
+    recompute_part(x, o, &mp);
 }
 
 static void moe_layer(const ctx *x, cost *o)
@@ -401,7 +408,8 @@ static void moe_layer(const ctx *x, cost *o)
                  (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
     double rep = 0.0, shard = 0.0;
     memset(o, 0, sizeof *o);
-    attention_part(x, o, &rep, &shard);
+    module_parts mp = {0};
+    attention_part(x, o, &mp, &rep, &shard);
 
     double et = x->et;     /* expert TP (= tt unless folded apart) */
     double local = E / ep; /* experts on this GPU */
@@ -434,19 +442,20 @@ static void moe_layer(const ctx *x, cost *o)
     double perm = (6.0 * k + 2.0) * h;
     if (c->train.ep > 1 && local > 1.0)
         perm += 8.0 * k * h;
-    double rep_attn = rep,
-           shard_attn = shard - k * a * fe - a * fsh -
-                        (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) : 0.0);
+    double rep_attn = rep, shard_attn = shard;
     rep += perm + 8.0 * E;
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
-    /* recompute modules: the MoE MLP's own element-wise share, its pieces */
-    double elem_attn = T * (rep_attn / (x->sp ? tt : 1.0) + shard_attn / tt) / x->mem_bw;
-    o->act_fwd = T * k * a * fe / tt / x->mem_bw;
-    o->shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
-    o->moe_fwd = g + (elem - elem_attn);
+    if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
+        shard_attn -=
+            k * a * fe + a * fsh + (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) : 0.0);
+        double elem_attn = T * (rep_attn / (x->sp ? tt : 1.0) + shard_attn / tt) / x->mem_bw;
+        mp.act_fwd = T * k * a * fe / tt / x->mem_bw;
+        mp.shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
+        mp.moe_fwd = g + (elem - elem_attn);
+    }
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
         o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
                       local * gemm_s(x, Me, fe / et, h);
@@ -460,9 +469,9 @@ static void moe_layer(const ctx *x, cost *o)
             tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
         o->ep_f += 2.0 * a2a;
         o->ep_b += 2.0 * a2a;
-        o->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
+        mp.moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
     }
-    recompute_part(x, o);
+    recompute_part(x, o, &mp);
 }
 
 /* The output layer and loss, on the last stage. */
@@ -490,14 +499,14 @@ static void embedding_part(const ctx *x, cost *o)
 
 /* Cost of a stage with nd dense and nm MoE layers, and its ends. */
 static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm, bool first,
-                       bool last, const cost *emb, const cost *head, double stages)
+                       bool last, const cost *emb, const cost *head, double block)
 {
     cost s;
     memset(&s, 0, sizeof s);
     cost_axpy(&s, nd, dense);
     cost_axpy(&s, nm, moe);
-    /* block method: n layers of each of the `stages` stages recomputed */
-    double n = dense->block_layers * stages, layers = nd + nm;
+    /* block method: `block` layers of the stage(s) recomputed (0: all) */
+    double n = block, layers = nd + nm;
     if (n > 0.0 && n < layers)
         s.recomp *= n / layers;
     if (first)
@@ -531,6 +540,8 @@ static void ctx_init(const tp_config *c, ctx *x)
     x->gate = m->mlp == TP_MLP_SWIGLU ? 2.0 : 1.0;
     x->V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     x->sp = t->sp && t->tp > 1;
+    x->modules = t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules != 0 &&
+                 t->recompute_modules != TP_RC_CORE_ATTN && !c->opts.sac_ops;
 
     const double *pk = c->gpu.peak_flops_per_s;
     double bf16 = pk[TP_PREC_BF16];
@@ -571,7 +582,8 @@ static void ctx_init(const tp_config *c, ctx *x)
      * (parallel_state.py: the expert RankGenerator has cp = 1) */
     tp_group_place_of(etp, 1, gpn, &x->etp_pl);
     tp_group_place_of(ep, etp, gpn, &x->ep_pl);
-    tp_group_place_of(tp_train_edp(t), etp * ep, gpn, &x->edp_pl);
+    int64_t edp = etp == t->tp ? dp * t->cp / ep : tp_train_edp(t); /* equal when etp = tp */
+    tp_group_place_of(edp, etp * ep, gpn, &x->edp_pl);
 }
 
 /* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7). */
@@ -737,7 +749,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
 
     cost dense, moe, emb, head;
     dense_layer(&x, &dense);
-    dense.block_layers = t->recompute == TP_RECOMPUTE_FULL ? (double)t->recompute_layers : 0.0;
+    /* block method: layers recomputed per stage (0: all) */
+    double blk = t->recompute == TP_RECOMPUTE_FULL ? (double)t->recompute_layers : 0.0;
     if (m->num_experts > 0)
         moe_layer(&x, &moe);
     else
@@ -751,13 +764,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     int64_t L0 = tp_stage_layers(t, L, 0);
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
-    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, 1.0);
+    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = tp_stage_layers(t, L, p - 1);
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
-        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, 1.0);
+        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         double tl = stage_time(&stl);
         tsum += tl;
         if (tl > tmax) {
@@ -769,12 +782,12 @@ void tp__step_time(const tp_config *c, tp_result *r)
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
             cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
-                                      &head, (double)(p - 2));
+                                      &head, blk * (double)(p - 2));
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
             cost st1 =
-                stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head, 1.0);
+                stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head, blk);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {
                 tmax = t1;
