@@ -580,6 +580,9 @@ static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
     t->cp = cp;
     t->ep = ep;
     t->etp = etp;
+    if (etp > 0 && etp != tp)
+        note(v, "expert TP %lld apart from TP %lld (etp column: MoE parallel folding, EDP %lld)",
+             (long long)etp, (long long)tp, (long long)tp_train_edp(t));
     t->seq_len = seq;
 
     int64_t gpn = 0;

@@ -51,6 +51,7 @@ has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel lay
 has "new MLA row listed" "automodel-h100-kimi-k2-256gpu (line 109): multi-head latent attention (MLA) is not modelled"
 # MoE parallel folding: EP 32 with TP 2 on 256 GPUs runs with the row's expert TP 1 (etp column)
 has "EP wider than DP evaluated" "mbridge2602-h100-qwen3-235b-a22b (line 97): tokens/s per GPU as published; recompute none;"
+has "expert TP stated" "expert TP 1 apart from TP 2 (etp column: MoE parallel folding, EDP 1)"
 has "HFU conversion named" "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal discount"
 has "NeMo conversion named" "NeMo model FLOPs, no causal discount, unpadded V"
 has "step-time basis named" "from the step time: global batch x seq / step / GPUs"
