@@ -6,7 +6,14 @@
  * on 16,384 H100 under 1 s; a 530B GPT (105 layers, h 20480, 128 heads,
  * V 51200) on 5,128 A100 under 0.1 s. Each case also runs without pruning
  * (every layout gets the full memory model) for the raw evaluation rate,
- * and one case is at the top of the GPU range (1,048,576).
+ * and one case is at the top of the GPU range (1,048,576). The MoE cases
+ * also run with MoE parallel folding (expert TP and EP searched apart from
+ * TP, CP and DP; issue 16: DeepSeek-V3 on 2,048 H100 under 1 s with every
+ * axis open). Until multi-head latent attention is modelled the DeepSeek
+ * case is DeepSeek-V3's MoE shape (config_671B.json: 61 layers, 3 dense,
+ * dim 7168, 256 routed experts of 2048 + 1 shared, top-8, vocab 129280)
+ * with multi-head attention of 128 heads of 128. The folded cases also open
+ * the recompute and offload variants (every axis open).
  * Run by `make bench`. Never a timed test.
  */
 #include <stdio.h>
@@ -23,36 +30,68 @@ static double now_s(void)
 }
 
 typedef struct bench_case {
-    const char *name, *model, *gpu;
-    int64_t gpus, seq, batch; /* batch in sequences */
+    const char *name, *model, *gpu; /* model NULL: deepseek_v3_moe() */
+    int64_t gpus, seq, batch;       /* batch in sequences */
     double target_s;
+    bool fold; /* MoE parallel folding */
 } bench_case;
+
+/* DeepSeek-V3's MoE shape with multi-head attention (see the header). */
+static tp_model deepseek_v3_moe(void)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "deepseek-v3-moe-mha");
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    m.num_layers = 61;
+    m.hidden = 7168;
+    m.num_heads = 128;
+    m.head_dim = 128;
+    m.ffn_hidden = 18432;
+    m.vocab = 129280;
+    m.num_experts = 256;
+    m.topk = 8;
+    m.moe_ffn_hidden = 2048;
+    m.num_shared_experts = 1;
+    m.moe_first_dense = 3;
+    m.moe_layer_freq = 1;
+    return m;
+}
 
 static const bench_case cases[] = {
     /* Llama 3 pre-training batch: 16M tokens = 2048 x 8192 */
     {"Llama-3.1-405B, 16384 x H100, seq 8192, 2048 seq/step", "llama-3.1-405b", "h100-sxm", 16384,
-     8192, 2048, 1.0},
+     8192, 2048, 1.0, false},
     /* 5128 = 8 x 641: DP always holds the factor 641, so the batch must too
      * (2564 = 4 x 641, next to Megatron's 2520) */
     {"GPT 530B, 5128 x A100-80GB, seq 2048, 2564 seq/step", "megatron-gpt-530b", "a100-80gb", 5128,
-     2048, 2564, 0.1},
+     2048, 2564, 0.1, false},
     {"GPT 530B, 2520 x A100-80GB, seq 2048, 2520 seq/step (Megatron 2021)", "megatron-gpt-530b",
-     "a100-80gb", 2520, 2048, 2520, 0.1},
+     "a100-80gb", 2520, 2048, 2520, 0.1, false},
     {"Llama-2-7B, 64 x H100, seq 131072, 32 seq/step (seed 004)", "llama-2-7b", "h100-sxm", 64,
-     131072, 32, 0.1},
+     131072, 32, 0.1, false},
     {"Mixtral-8x7B, 1024 x H100, seq 4096, 1024 seq/step", "mixtral-8x7b", "h100-sxm", 1024, 4096,
-     1024, 1.0},
+     1024, 1.0, false},
+    {"Mixtral-8x7B, 1024 x H100, seq 4096, 1024 seq/step, every axis open", "mixtral-8x7b",
+     "h100-sxm", 1024, 4096, 1024, 1.0, true},
+    {"DeepSeek-V3 MoE shape (MHA), 2048 x H100, seq 4096, 4096 seq/step, every axis open", NULL,
+     "h100-sxm", 2048, 4096, 4096, 1.0, true},
     /* the upper end of the GPU range (issue 8; test_extremes bounds its layout count) */
     {"Llama-3.1-8B, 1048576 x H100, seq 4096, 1048576 seq/step", "llama-3.1-8b", "h100-sxm",
-     1048576, 4096, 1048576, 1.0},
+     1048576, 4096, 1048576, 1.0, false},
 };
 
-static int run(const tp_config *c, bool prune, int reps, double *best_wall, tp_search_stats *st,
-               tp_search_item *top)
+static int run(const tp_config *c, bool fold, bool prune, int reps, double *best_wall,
+               tp_search_stats *st, tp_search_item *top)
 {
     tp_search_space sp;
     tp_search_space_default(&sp);
     sp.no_prune = !prune;
+    sp.moe_folding = fold;
+    sp.recompute_variants = fold; /* every axis open */
+    sp.offload_variants = fold;
     *best_wall = 1e30;
     for (int r = 0; r < reps; r++) {
         size_t n = 0;
@@ -81,7 +120,9 @@ int main(void)
         memset(&c, 0, sizeof c);
         tp_train_default(&c.train);
         tp_options_default(&c.opts);
-        if (tp_io_model_load(bc->model, &c.model, &err) != TP_OK ||
+        if (!bc->model)
+            c.model = deepseek_v3_moe();
+        if ((bc->model && tp_io_model_load(bc->model, &c.model, &err) != TP_OK) ||
             tp_io_gpu_load(bc->gpu, &c.gpu, &err) != TP_OK) {
             fprintf(stderr, "bench_search: %s: %s\n", err.path, err.message);
             return 1;
@@ -92,7 +133,8 @@ int main(void)
         static tp_search_item top;
         tp_search_stats st, st_all;
         double wall, wall_all;
-        if (run(&c, true, 5, &wall, &st, &top) || run(&c, false, 3, &wall_all, &st_all, &top))
+        if (run(&c, bc->fold, true, 5, &wall, &st, &top) ||
+            run(&c, bc->fold, false, 3, &wall_all, &st_all, &top))
             return 1;
         printf("\n%s\n", bc->name);
         printf("  search        %.4f s (target < %.1f s: %s), %llu layouts enumerated, %llu "
@@ -116,6 +158,10 @@ int main(void)
                    (long long)t->ep, (long long)top.result.dp, t->zero, t->sp ? "SP" : "no-SP",
                    tp_io_recompute_name(t->recompute), (long long)t->micro_batch,
                    top.result.time.step_s, 100.0 * top.result.time.mfu);
+            if (bc->fold)
+                printf("                experts ETP %lld x EP %lld x EDP %lld x PP %lld\n",
+                       (long long)tp_expert_tp(t), (long long)t->ep, (long long)tp_train_edp(t),
+                       (long long)t->pp);
         } else {
             printf("  best          no layout fits\n");
         }

@@ -10,7 +10,7 @@
  * values per axis), tp_search_new() prepares an enumeration of every valid
  * layout: TP (dividing heads, kv heads and the node), PP (uneven splits when
  * the layers do not divide: the end stages get fewer), virtual stages,
- * CP, EP, ZeRO 0-3, SP, recompute none/selective/full and micro-batch, with
+ * CP, expert TP and EP (MoE parallel folding, on request), ZeRO 0-3, SP, recompute none/selective/full and micro-batch, with
  * DP = GPUs / (TP x PP x CP) and gradient accumulation = global batch /
  * (micro-batch x DP) derived. tp_search_next() streams the layouts that
  * fit, one at a time, in a fixed enumeration order; nothing is held, so a
@@ -99,6 +99,24 @@ typedef struct tp_search_space {
     bool verify;             /* tests: check each candidate with tp_config_validate and tp_eval
                                 (slow); mismatches are counted in tp_search_stats */
     tp_search_stop stop;     /* deadline, cancel, work bound; zeroed: run to the end */
+    /* MoE parallel folding (Megatron-Core): with moe_folding, or with the etp
+     * axis bounded, the expert layers get their own layout: ETP (dividing the
+     * node and GPUs / PP) and EP (dividing the experts and GPUs / (PP x ETP)),
+     * chosen apart from TP, CP and DP. Off (zeroed): ETP = TP and EP divides
+     * DP, the layouts searched before folding. */
+    bool moe_folding;
+    tp_axis etp;
+    /* Recompute variants: for MoE models, selective recompute with Megatron-
+     * Core's MoE-layer recompute (modules core_attn + moe) is tried beside
+     * none, selective and full (when selective is allowed). Off (zeroed): the
+     * three modes only; the base's recompute_modules then apply to every
+     * selective candidate. */
+    bool recompute_variants;
+    /* Offload variants: every ZeRO stage >= 1 is also tried with the whole
+     * optimizer state offloaded to the host (tp_train.offload_optimizer = 1;
+     * ZeRO-Offload). Off (zeroed): the base's offload fraction applies to
+     * every ZeRO >= 1 candidate. */
+    bool offload_variants;
 } tp_search_space;
 
 /** Every axis open, all ZeRO stages, recompute modes and SP settings, TP inside a node. */

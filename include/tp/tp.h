@@ -349,7 +349,40 @@ typedef struct tp_train {
     bool dropout;         /* dropout masks stored (default false, Llama-style) */
     bool fused_ce;        /* fused/chunked cross-entropy: no full logits tensor */
     int64_t pad_vocab_to; /* 0/1 none; else round V up to a multiple of this */
+    /* MoE parallel folding (Megatron-Core): the expert layers have their own
+     * layout, ETP x EP x EDP x PP = num_gpus, chosen apart from the dense
+     * TP x CP x DP x PP. 0 -> tp (Megatron's default). */
+    int64_t etp; /* expert tensor-parallel size (0 -> tp) */
+    /* FP8 parameter gather (Megatron --fp8-param-gather, TransformerEngine
+     * fp8 weights): the model's weights are held in fp8, 1 B per parameter,
+     * and the distributed optimizer / FSDP all-gathers them in fp8; the fp32
+     * master copy stays in the optimizer. Needs precision fp8 and ZeRO >= 1. */
+    bool fp8_param_gather;
+    /* Megatron-Core's --recompute-modules under selective recompute: a set
+     * of TP_RC_* bits; 0 means Megatron's default, the core attention only. */
+    unsigned recompute_modules;
+    /* Optimizer CPU offload (ZeRO-Offload, Ren et al. 2021; Megatron-Core
+     * --optimizer-cpu-offload --optimizer-offload-fraction): this fraction
+     * [0, 1] of the optimizer state (fp32 master + moments) lives in host
+     * memory and is updated by the CPU; each step the gradients go down and
+     * the updated 16-bit weights come back over PCIe. Needs ZeRO >= 1. */
+    double offload_optimizer;
+    /* Megatron --recompute-method block --recompute-num-layers N: under full
+     * recompute only the first N layers of each pipeline stage are
+     * recomputed (in groups of recompute_every), the others store all their
+     * activations. 0: every layer (Megatron's uniform method). */
+    int64_t recompute_layers;
 } tp_train;
+
+/* tp_train.recompute_modules bits (Megatron-Core transformer_config.py
+ * recompute_modules); each names what is recomputed, not stored. */
+#define TP_RC_CORE_ATTN 1u       /* "core_attn": the attention scores (no-op with flash) */
+#define TP_RC_LAYERNORM 2u       /* "layernorm": the two norms' outputs */
+#define TP_RC_MLP 4u             /* "mlp": the dense MLP (its input kept) */
+#define TP_RC_MOE 8u             /* "moe": the whole MoE MLP, dispatch included */
+#define TP_RC_MOE_ACT 16u        /* "moe_act": the experts' activation function */
+#define TP_RC_SHARED_EXPERTS 32u /* "shared_experts": the shared experts */
+#define TP_RC_ALL 63u
 
 /** Convention switches and calibrated memory overheads (one place). */
 typedef struct tp_options {
@@ -383,6 +416,11 @@ typedef struct tp_options {
     bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
                                     2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
+    /* The host side of optimizer offload (tp_train.offload_optimizer) */
+    double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
+                                        (0: not checked); default 2 TB (DGX H100) */
+    double pcie_bw_bytes_per_s;     /* achieved GPU<->host bandwidth per GPU per direction */
+    double host_mem_bw_bytes_per_s; /* achieved CPU memory bandwidth per node (CPU Adam) */
 } tp_options;
 
 /** Everything one evaluation needs. */
@@ -448,6 +486,18 @@ static inline int64_t tp_padded_vocab(int64_t vocab, int64_t pad)
     return pad > 1 ? (vocab + pad - 1) / pad * pad : vocab;
 }
 
+/** Selective-recompute modules in effect: recompute_modules, or the core attention when 0. */
+static inline unsigned tp_recompute_modules(const tp_train *t)
+{
+    return t->recompute_modules ? t->recompute_modules : TP_RC_CORE_ATTN;
+}
+
+/** Expert tensor-parallel size: etp when set (> 0), else tp (Megatron-Core's default). */
+static inline int64_t tp_expert_tp(const tp_train *t)
+{
+    return t->etp > 0 ? t->etp : t->tp;
+}
+
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);
 
@@ -460,6 +510,13 @@ TP_API void tp_train_default(tp_train *t);
 
 /** Data-parallel size: num_gpus / (tp * pp * cp), 0 if it does not divide. */
 TP_API int64_t tp_train_dp(const tp_train *t);
+
+/**
+ * Expert-data-parallel size: num_gpus / (etp * ep * pp), the ranks that hold
+ * the same expert shard (Megatron-Core parallel_state.py); 0 if it does not
+ * divide.
+ */
+TP_API int64_t tp_train_edp(const tp_train *t);
 
 /** Bytes per parameter of the model states for a training setup (unsharded). */
 typedef struct tp_state_bytes {
@@ -478,7 +535,8 @@ TP_API void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out);
 /**
  * Validate a whole configuration: model, GPU, and every layout constraint
  * (tp divides heads and kv heads, pp <= layers, gpus divisible by tp*pp*cp,
- * ep divides experts and dp, global batch divisible by micro-batch * dp,
+ * ep divides experts, gpus divisible by etp*ep*pp (MoE parallel folding),
+ * global batch divisible by micro-batch * dp,
  * values that would overflow). err->path names the offending field by its
  * canonical dotted name, the same in every front end:
  *   model.<tp_model member>        "model.num_heads", "model.head_dim"
@@ -520,6 +578,8 @@ typedef struct tp_memory {
     double params_on_gpu;         /* parameters held by this GPU's model-parallel shard */
     double inflight_microbatches; /* micro-batches of activations held at peak */
     double act_per_layer_bytes;   /* one layer, one micro-batch */
+    double host_bytes;            /* host memory this GPU's offloaded optimizer state uses */
+    bool host_fits;               /* host_bytes x GPUs per node within host_mem_bytes_per_node */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */
@@ -555,6 +615,7 @@ typedef struct tp_time {
     double mfu;             /* model FLOPs / (step * gpus * peak) */
     double hfu;             /* hardware FLOPs / (step * gpus * peak) */
     const char *bottleneck; /* static string naming the largest non-compute part */
+    double offload_s;       /* of optimizer_s: exposed host offload (PCIe transfers, CPU update) */
 } tp_time;
 
 typedef struct tp_result {

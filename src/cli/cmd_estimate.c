@@ -17,7 +17,8 @@ void cmd_estimate_help(FILE *f)
                "stage with a FITS / DOES NOT FIT verdict, and the step time. Prints a\n"
                "report, or one JSON object with --json (keys in docs/cli.md).\n\n"
                "Sizes are counts; memory flags take GB (1e9 bytes) or GiB (2^30 bytes) as\n"
-               "named. DP is derived: GPUs / (TP x PP x CP); EP is carved out of DP. When\n"
+               "named. DP is derived: GPUs / (TP x PP x CP); the expert layers are laid out\n"
+               "apart (Megatron-Core MoE parallel folding): GPUs / (ETP x EP x PP). When\n"
                "neither --global-batch nor --global-batch-tokens is given the global batch\n"
                "is micro-batch x DP (no gradient accumulation). When flags conflict\n"
                "(--sp/--no-sp, --zero/--fsdp, ...) the last one wins.\n");

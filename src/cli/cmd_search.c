@@ -40,6 +40,9 @@ enum {
     X_MIN_GPUS,
     X_NO_PRUNE,
     X_TIME_LIMIT,
+    X_MOE_FOLDING,
+    X_RECOMPUTE_VARIANTS,
+    X_OFFLOAD_VARIANTS,
     X_COUNT
 };
 
@@ -96,6 +99,18 @@ static const cli_flag search_flags[X_COUNT] = {
                       "stop the search after this long with an error (exit 3) naming what "
                       "makes the space large",
                       CLI_NUM, 0, 0, 0.001, 1e6, NULL, G_SEARCH},
+    [X_MOE_FOLDING] = {"--moe-folding", NULL, NULL, "off (ETP = TP, EP within DP)",
+                       "MoE parallel folding: also try expert TP and EP apart from TP, CP and DP "
+                       "(GPUs divisible by ETP x EP x PP, Megatron-Core); --etp N fixes ETP",
+                       CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_RECOMPUTE_VARIANTS] = {"--recompute-variants", NULL, NULL, "off (none, selective, full)",
+                              "also try selective recompute with Megatron-Core's MoE-layer "
+                              "recompute (--recompute-modules core_attn,moe) on MoE models",
+                              CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_OFFLOAD_VARIANTS] = {"--offload-variants", NULL, NULL, "off",
+                            "also try every ZeRO stage >= 1 with the optimizer state offloaded "
+                            "to the host CPU (--offload-optimizer 1, ZeRO-Offload)",
+                            CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
 };
 
 void cmd_search_help(FILE *f)
@@ -170,6 +185,7 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
     TP_TRY(fix_axis(co, "--pp", t->pp, &sp->pp));
     TP_TRY(fix_axis(co, "--cp", t->cp, &sp->cp));
     TP_TRY(fix_axis(co, "--ep", t->ep, &sp->ep));
+    TP_TRY(fix_axis(co, "--etp", t->etp, &sp->etp));
     TP_TRY(fix_axis(co, "--vpp", t->vpp, &sp->vpp));
     TP_TRY(fix_axis(co, "--micro-batch", t->micro_batch, &sp->micro_batch));
     if (cli_given(co, "--zero") || cli_given(co, "--fsdp") ||
@@ -186,6 +202,12 @@ tp_status cli_search_space(const cli_common *co, const cli_extra *ex, const tp_c
     TP_TRY(bound(ex, X_MAX_VPP, &sp->vpp, err));
     TP_TRY(bound(ex, X_MAX_CP, &sp->cp, err));
     TP_TRY(bound(ex, X_MAX_EP, &sp->ep, err));
+    if (ex->values[X_MOE_FOLDING])
+        sp->moe_folding = true;
+    if (ex->values[X_RECOMPUTE_VARIANTS])
+        sp->recompute_variants = true;
+    if (ex->values[X_OFFLOAD_VARIANTS])
+        sp->offload_variants = true;
     TP_TRY(bound(ex, X_MAX_MB, &sp->micro_batch, err));
     if (ex->values[X_MAX_ZERO]) {
         int64_t z;

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "fields.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 /* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
 
@@ -36,9 +37,11 @@ enum flag_id {
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
+    F_ETP,
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
-    F_PAD_VOCAB,
+    F_PAD_VOCAB, F_FP8_PARAM_GATHER, F_RECOMPUTE_MODULES, F_OFFLOAD_OPT, F_HOST_MEM, F_PCIE,
+    F_HOST_BW, F_RECOMPUTE_BLOCK,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
@@ -214,7 +217,7 @@ static const cli_flag flags[F_COUNT] = {
               "context-parallel size",
               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_EP] = {"--ep", "N", "GPUs", NULL,
-              "expert-parallel size (carved out of DP: must divide DP and --experts)",
+              "expert-parallel size (divides --experts; GPUs divisible by ETP x EP x PP)",
               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_VPP] = {"--vpp", "N", "chunks per GPU", NULL,
                "virtual pipeline stages (> 1 implies --schedule interleaved)",
@@ -234,6 +237,9 @@ static const cli_flag flags[F_COUNT] = {
     [F_LAST_STAGE] = {"--last-stage-layers", "N", "layers", "even split",
                       "layers on the last pipeline stage",
                       INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
+    [F_ETP] = {"--etp", "N", "GPUs", "--tp",
+               "expert tensor-parallel size (MoE parallel folding: GPUs divisible by ETP x EP x PP)",
+               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
     [F_ZERO] = {"--zero", "0|1|2|3", NULL, NULL,
                 "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP",
                 INT(0, 3), .group = G_MEM},
@@ -273,6 +279,31 @@ static const cli_flag flags[F_COUNT] = {
     [F_PAD_VOCAB] = {"--pad-vocab", "N", "tokens", "1 (no padding)",
                      "round the vocabulary up to a multiple of N for memory and FLOPs",
                      INT(1, TP_MAX_VOCAB), .group = G_MEM},
+    [F_FP8_PARAM_GATHER] = {"--fp8-param-gather", NULL, NULL, "off",
+                            "weights held and all-gathered in fp8 (Megatron --fp8-param-gather; "
+                            "needs --precision fp8 and ZeRO >= 1)",
+                            CLI_SWITCH, .group = G_MEM},
+    [F_RECOMPUTE_MODULES] = {"--recompute-modules", "LIST", NULL, "core_attn",
+                             "what selective recompute re-runs, Megatron-Core's names, comma-"
+                             "separated: core_attn, layernorm, mlp, moe, moe_act, shared_experts",
+                             CLI_STR, .group = G_MEM},
+    [F_OFFLOAD_OPT] = {"--offload-optimizer", "X", "fraction", "0 (none)",
+                       "share of the optimizer state kept and updated on the host CPU "
+                       "(ZeRO-Offload; Megatron --optimizer-offload-fraction); needs ZeRO >= 1",
+                       NUM0(1e-6, 1.0), .group = G_MEM},
+    [F_HOST_MEM] = {"--host-memory-gb", "X", "GB (1e9 bytes) per node", NULL,
+                    "host memory for offloaded state per node (0: not checked)",
+                    NUM0(1e-3, 1e6), .group = G_MEM},
+    [F_PCIE] = {"--pcie-gbps", "X", "GB/s per GPU per direction", NULL,
+                "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63)",
+                NUM(0.001, 10000.0), .group = G_MEM},
+    [F_HOST_BW] = {"--host-mem-bw-gbps", "X", "GB/s per node", NULL,
+                   "achieved CPU memory bandwidth of a node, for the CPU optimizer update",
+                   NUM(0.001, 100000.0), .group = G_MEM},
+    [F_RECOMPUTE_BLOCK] = {"--recompute-block-layers", "N", "layers per stage", "all layers",
+                           "under --recompute full recompute only the first N layers of each "
+                           "stage (Megatron --recompute-method block --recompute-num-layers N)",
+                           INT(1, TP_MAX_LAYERS), .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(attn_names), .group = G_CONV},
@@ -429,6 +460,9 @@ static void derived_default(int id, char *buf, size_t n)
     case F_CKPT_MODEL: snprintf(buf, n, "%s", ckpt_names[o.ckpt_model]); return;
     case F_COLL_MODEL: snprintf(buf, n, "%s", coll_names[o.coll_model]); return;
     case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / TP_GB); return;
+    case F_HOST_MEM: snprintf(buf, n, "%g", o.host_mem_bytes_per_node / TP_GB); return;
+    case F_PCIE: snprintf(buf, n, "%g", o.pcie_bw_bytes_per_s / TP_GB); return;
+    case F_HOST_BW: snprintf(buf, n, "%g", o.host_mem_bw_bytes_per_s / TP_GB); return;
     case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / TP_GB); return;
     case F_FRAG: snprintf(buf, n, "%g", o.fragmentation); return;
     case F_EXTRA_PARAM: snprintf(buf, n, "%g", o.extra_param_bytes); return;
@@ -808,6 +842,7 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
     OVERRIDE_I64(F_VPP, t->vpp);
     OVERRIDE_I64(F_FIRST_STAGE, t->first_stage_layers);
     OVERRIDE_I64(F_LAST_STAGE, t->last_stage_layers);
+    OVERRIDE_I64(F_ETP, t->etp);
     OVERRIDE_I64(F_RECOMPUTE_EVERY, t->recompute_every);
     OVERRIDE_I64(F_PAD_VOCAB, t->pad_vocab_to);
 
@@ -863,6 +898,17 @@ static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
         t->dropout = true;
     if (sn->val[F_FUSED_CE])
         t->fused_ce = true;
+    if (sn->val[F_FP8_PARAM_GATHER])
+        t->fp8_param_gather = true;
+    OVERRIDE_I64(F_RECOMPUTE_BLOCK, t->recompute_layers);
+    if (sn->val[F_OFFLOAD_OPT])
+        TP_TRY(get_f64(sn, F_OFFLOAD_OPT, &t->offload_optimizer, err));
+    if (sn->val[F_RECOMPUTE_MODULES]) {
+        TP_TRY(tp_io_recompute_modules_parse("--recompute-modules", sn->val[F_RECOMPUTE_MODULES],
+                                             &t->recompute_modules, err));
+        if (!sn->val[F_RECOMPUTE])
+            t->recompute = TP_RECOMPUTE_SELECTIVE; /* the modules imply it, as in Megatron */
+    }
 
     /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins */
     int zpos = 0;
@@ -934,6 +980,18 @@ static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
     }
     if (sn->val[F_FRAG])
         TP_TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
+    if (sn->val[F_HOST_MEM]) {
+        TP_TRY(get_f64(sn, F_HOST_MEM, &x, err));
+        o->host_mem_bytes_per_node = x * TP_GB;
+    }
+    if (sn->val[F_PCIE]) {
+        TP_TRY(get_f64(sn, F_PCIE, &x, err));
+        o->pcie_bw_bytes_per_s = x * TP_GB;
+    }
+    if (sn->val[F_HOST_BW]) {
+        TP_TRY(get_f64(sn, F_HOST_BW, &x, err));
+        o->host_mem_bw_bytes_per_s = x * TP_GB;
+    }
     if (sn->val[F_EXTRA_PARAM])
         TP_TRY(get_f64(sn, F_EXTRA_PARAM, &o->extra_param_bytes, err));
     if (sn->val[F_CE_BYTES])

@@ -21,6 +21,7 @@
 #include "engines.h"
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 #define WRAP_COLS 96 /* comment lines are wrapped at this width */
 
@@ -433,6 +434,20 @@ char *tp_io_config_flags(const tp_config *c)
               tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
               tp_io_optimizer_name(&t->optimizer));
     eng_switch_flags(&b, t);
+    /* issue 16 features, only when set (older lines unchanged) */
+    if (t->etp > 0 && t->etp != t->tp)
+        sb_printf(&b, " --etp %" PRId64, t->etp);
+    if (t->fp8_param_gather)
+        sb_puts(&b, " --fp8-param-gather");
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+        char mods[96];
+        sb_printf(&b, " --recompute-modules %s",
+                  tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
+    }
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
+        sb_printf(&b, " --recompute-block-layers %" PRId64, t->recompute_layers);
+    if (t->offload_optimizer > 0.0)
+        sb_printf(&b, " --offload-optimizer %.9g", t->offload_optimizer);
     tp_options d;
     tp_options_default(&d);
     const tp_options *op = &c->opts;
@@ -451,6 +466,12 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --comm-buffer-gb %.9g", op->comm_buffer_bytes / 1e9);
     if (fabs(op->fragmentation - d.fragmentation) > 1e-12)
         sb_printf(&b, " --fragmentation %.9g", op->fragmentation);
+    if (fabs(op->host_mem_bytes_per_node - d.host_mem_bytes_per_node) > 0.5)
+        sb_printf(&b, " --host-memory-gb %.9g", op->host_mem_bytes_per_node / 1e9);
+    if (fabs(op->pcie_bw_bytes_per_s - d.pcie_bw_bytes_per_s) > 0.5)
+        sb_printf(&b, " --pcie-gbps %.9g", op->pcie_bw_bytes_per_s / 1e9);
+    if (fabs(op->host_mem_bw_bytes_per_s - d.host_mem_bw_bytes_per_s) > 0.5)
+        sb_printf(&b, " --host-mem-bw-gbps %.9g", op->host_mem_bw_bytes_per_s / 1e9);
     return sb_take(&b);
 }
 

@@ -23,8 +23,10 @@ static const char *rc_name(tp_recompute r)
 static void layout_text(char *buf, size_t n, const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
-    char ep[32] = "";
-    if (c->model.num_experts > 0)
+    char ep[48] = "";
+    if (c->model.num_experts > 0 && t->etp > 0 && t->etp != t->tp)
+        snprintf(ep, sizeof ep, ", EP %lld, ETP %lld", (long long)t->ep, (long long)t->etp);
+    else if (c->model.num_experts > 0)
         snprintf(ep, sizeof ep, ", EP %lld", (long long)t->ep);
     char vpp[32] = "";
     if (t->vpp > 1)

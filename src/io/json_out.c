@@ -19,6 +19,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 #include "schedule.h"
 
 /* Beyond this a whole number does not fit a JSON integer (int64, 2^63 = 9.22e18). */
@@ -115,6 +116,10 @@ static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_r
     put_int(b, o, "pp", t->pp);
     put_int(b, o, "cp", t->cp);
     put_int(b, o, "ep", t->ep);
+    if (t->etp > 0 && t->etp != t->tp) { /* MoE parallel folding only: older readers unchanged */
+        put_int(b, o, "etp", t->etp);
+        put_int(b, o, "edp", tp_train_edp(t));
+    }
     put_int(b, o, "dp", r->dp);
     put_int(b, o, "vpp", t->vpp);
     put_bool(b, o, "sp", t->sp);
@@ -145,6 +150,17 @@ static json_t *training_json(jb *b, const tp_train *t)
     put_bool(b, o, "dropout", t->dropout);
     put_bool(b, o, "fused_ce", t->fused_ce);
     put_int(b, o, "pad_vocab_to", t->pad_vocab_to > 1 ? t->pad_vocab_to : 1);
+    if (t->fp8_param_gather) /* written only when on: older outputs unchanged */
+        put_bool(b, o, "fp8_param_gather", true);
+    if (t->recompute_layers > 0) /* written only when set */
+        put_int(b, o, "recompute_layers", t->recompute_layers);
+    if (t->offload_optimizer > 0.0) /* written only when set */
+        put_real(b, o, "offload_optimizer", t->offload_optimizer);
+    if (t->recompute_modules) { /* written only when set */
+        char mods[96];
+        put_str(b, o, "recompute_modules",
+                tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
+    }
     return o;
 }
 
@@ -212,6 +228,8 @@ static void memory_fields(jb *b, json_t *o, const tp_memory *m)
     put_bytes(b, o, "capacity_bytes", m->capacity_bytes);
     put_bytes(b, o, "headroom_bytes", m->headroom_bytes);
     put_bool(b, o, "fits", m->fits);
+    if (m->host_bytes > 0.0) /* optimizer offload only: older outputs unchanged */
+        put_bytes(b, o, "host_bytes", m->host_bytes);
     put_int(b, o, "stage", m->stage);
     put_int(b, o, "layers", m->layers);
     put_bytes(b, o, "params_on_gpu", m->params_on_gpu);

@@ -14,6 +14,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 static const char *plural(int64_t n, const char *one, const char *many)
 {
@@ -141,13 +142,22 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->name[0] ? tp_io_safe_text(g->name, name, sizeof name) : "(custom)", (long long)gpn,
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
-    fprintf(f,
-            "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld %s; EP %lld "
-            "(within DP); sequence parallel %s\n",
-            (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
-            (long long)(t->tp * t->pp * t->cp * r->dp),
-            tp_io_plural((double)(t->tp * t->pp * t->cp * r->dp), "GPU", "GPUs"), (long long)t->ep,
-            t->sp ? "on" : "off");
+    if (t->etp > 0 && t->etp != t->tp)
+        /* MoE parallel folding: the expert layers' own layout */
+        fprintf(f,
+                "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld GPUs; experts "
+                "ETP %lld x EP %lld x EDP %lld x PP %lld; sequence parallel %s\n",
+                (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
+                (long long)(t->tp * t->pp * t->cp * r->dp), (long long)t->etp, (long long)t->ep,
+                (long long)tp_train_edp(t), (long long)t->pp, t->sp ? "on" : "off");
+    else
+        fprintf(f,
+                "  parallelism     TP %lld x PP %lld x CP %lld x DP %lld = %lld %s; EP %lld "
+                "(%s); sequence parallel %s\n",
+                (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
+                (long long)(t->tp * t->pp * t->cp * r->dp),
+                tp_io_plural((double)(t->tp * t->pp * t->cp * r->dp), "GPU", "GPUs"), (long long)t->ep,
+                r->dp % t->ep == 0 ? "within DP" : "over CP x DP", t->sp ? "on" : "off");
     fprintf(f, "  pipeline        schedule %s", tp_io_schedule_name(t->schedule));
     if (t->vpp > 1)
         fprintf(f, " with %lld virtual stages per GPU", (long long)t->vpp);
@@ -160,11 +170,19 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     if (t->recompute == TP_RECOMPUTE_FULL)
         fprintf(f, " (every %lld %s)", (long long)t->recompute_every,
                 tp_io_plural((double)t->recompute_every, "layer", "layers"));
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
+        fprintf(f, " of the first %lld layers per stage", (long long)t->recompute_layers);
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+        char mods[96];
+        fprintf(f, " (modules %s)",
+                tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
+    }
     fprintf(f, "; FlashAttention %s\n", t->flash_attn ? "on" : "off");
-    fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s\n",
+    fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s%s\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer), t->optimizer.master_weights ? "fp32" : "no",
-            t->dropout ? ", dropout" : "", t->fused_ce ? ", fused cross-entropy" : "");
+            t->dropout ? ", dropout" : "", t->fused_ce ? ", fused cross-entropy" : "",
+            t->fp8_param_gather ? ", fp8 weights and parameter gather" : "");
     fprintf(f, "  batch           micro-batch %lld %s x gradient accumulation %lld x DP %lld\n",
             (long long)t->micro_batch, plural(t->micro_batch, "sequence", "sequences"),
             (long long)r->grad_accum, (long long)r->dp);
@@ -225,6 +243,9 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
                 "  stages                     first %.2f GiB (%.2f GB), last %.2f GiB (%.2f GB)\n",
                 r->stage_first.total_bytes / TP_GIB, r->stage_first.total_bytes / TP_GB,
                 r->stage_last.total_bytes / TP_GIB, r->stage_last.total_bytes / TP_GB);
+    if (m->host_bytes > 0.0)
+        fprintf(f, "  host (offload)             %.2f GiB (%.2f GB) per GPU of optimizer state\n",
+                m->host_bytes / TP_GIB, m->host_bytes / TP_GB);
     if (m->fits)
         fprintf(f, "  verdict                    FITS (%.1f%% of capacity)\n",
                 100.0 * m->total_bytes / m->capacity_bytes);

@@ -277,6 +277,9 @@ static tp_status tj_layout(tpj *t)
     TP_TRY(tj_flag_int(t, "layout", "pp", 1, "--pp"));
     TP_TRY(tj_flag_int(t, "layout", "cp", 1, "--cp"));
     TP_TRY(tj_flag_int(t, "layout", "ep", 1, "--ep"));
+    char etp_path[96]; /* optional: written only for a folded MoE layout */
+    if (tj_get(t, "layout", "etp", etp_path, sizeof etp_path))
+        TP_TRY(tj_flag_int(t, "layout", "etp", 1, "--etp"));
     TP_TRY(tj_flag_int(t, "layout", "vpp", 1, "--vpp"));
     bool sp;
     TP_TRY(tj_bool(t, "layout", "sp", &sp));
@@ -315,6 +318,28 @@ static tp_status tj_training(tpj *t)
         (!flash && !push_flag(im, "--no-flash-attn")) || (dropout && !push_flag(im, "--dropout")) ||
         (fused && !push_flag(im, "--fused-ce")))
         return full(t->err);
+    char fp8_path[96]; /* optional: written only when on */
+    bool fp8 = false;
+    if (tj_get(t, "training", "fp8_param_gather", fp8_path, sizeof fp8_path))
+        TP_TRY(tj_bool(t, "training", "fp8_param_gather", &fp8));
+    if (fp8 && !push_flag(im, "--fp8-param-gather"))
+        return full(t->err);
+    char blk_path[96]; /* optional: written only when set */
+    if (tj_get(t, "training", "recompute_layers", blk_path, sizeof blk_path))
+        TP_TRY(tj_flag_int(t, "training", "recompute_layers", 1, "--recompute-block-layers"));
+    char off_path[96]; /* optional: written only when set */
+    json_t *off = tj_get(t, "training", "offload_optimizer", off_path, sizeof off_path);
+    if (off) {
+        if (!json_is_number(off) ||
+            !(json_number_value(off) >= 0.0 && json_number_value(off) <= 1.0))
+            return tp_error_set(t->err, TP_ERR_CONFIG, off_path,
+                                "\"%s\" must be a number in [0, 1]", off_path);
+        if (!push_real(im, "--offload-optimizer", json_number_value(off)))
+            return full(t->err);
+    }
+    char rc_path[96]; /* optional: written only when set */
+    if (tj_get(t, "training", "recompute_modules", rc_path, sizeof rc_path))
+        TP_TRY(tj_flag_str(t, "training", "recompute_modules", "--recompute-modules"));
     int64_t pad;
     TP_TRY(tj_int(t, "training", "pad_vocab_to", 1, &pad));
     if (pad > 1 && !push_i64(im, "--pad-vocab", pad))

@@ -13,6 +13,7 @@
 #include "export.h" /* the estimate's CSV columns and Markdown rows */
 #include "io.h"
 #include "io_internal.h" /* tp_io_safe_text */
+#include "recompute_modules.h"
 #include "search_out.h"
 
 static const char *const rank_names[] = {"time", "cost", "headroom"}; /* tp_rank_by */
@@ -186,9 +187,20 @@ static void layout_line(FILE *f, const tp_search_item *it)
     fprintf(f, ", CP %lld, DP %lld", (long long)t->cp, (long long)it->result.dp);
     if (it->config.model.num_experts > 0)
         fprintf(f, ", EP %lld", (long long)t->ep);
-    fprintf(f, ", SP %s, ZeRO-%d, recompute %s, micro-batch %lld x accumulation %lld",
-            t->sp ? "on" : "off", t->zero, rc_name(t->recompute), (long long)t->micro_batch,
-            (long long)it->result.grad_accum);
+    if (t->etp > 0 && t->etp != t->tp)
+        fprintf(f, ", ETP %lld", (long long)t->etp);
+    char mods[96] = "";
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+        char list[80];
+        snprintf(mods, sizeof mods, " (%s)",
+                 tp_io_recompute_modules_text(t->recompute_modules, list, sizeof list));
+    }
+    char off[48] = "";
+    if (t->offload_optimizer > 0.0)
+        snprintf(off, sizeof off, " (optimizer %.0f%% on the host)", 100.0 * t->offload_optimizer);
+    fprintf(f, ", SP %s, ZeRO-%d%s, recompute %s%s, micro-batch %lld x accumulation %lld",
+            t->sp ? "on" : "off", t->zero, off, rc_name(t->recompute), mods,
+            (long long)t->micro_batch, (long long)it->result.grad_accum);
 }
 
 /*

@@ -570,7 +570,7 @@ static const char *recompute_name(tp_recompute rc)
  * layout or sequence length. */
 static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
 {
-    int64_t tp, pp, dp, cp = 1, ep = 1, gpus = 0, seq;
+    int64_t tp, pp, dp, cp = 1, ep = 1, etp = 0, gpus = 0, seq;
     if (!cell_i64(r, "tp", &tp) || !cell_i64(r, "pp", &pp) || !cell_i64(r, "dp", &dp) || tp < 1 ||
         pp < 1 || dp < 1) {
         static const char *const layout[] = {"tp", "pp", "dp"};
@@ -587,9 +587,13 @@ static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
         cp = 1;
     if (has(r, "ep") && (!cell_i64(r, "ep", &ep) || ep < 1))
         ep = 1;
+    /* optional column: the expert TP of MoE parallel folding; empty means
+     * Megatron's default, etp = tp */
+    if (has(r, "etp") && (!cell_i64(r, "etp", &etp) || etp < 1))
+        etp = 0;
     const int64_t max_size = TP_MAX_GPUS; /* the library's bound on GPUs */
     if (tp > max_size || pp > max_size || dp > max_size || cp > max_size || ep > max_size ||
-        (double)tp * (double)pp * (double)dp * (double)cp > (double)max_size) {
+        etp > max_size || (double)tp * (double)pp * (double)dp * (double)cp > (double)max_size) {
         snprintf(v->reason, sizeof v->reason, "parallel sizes out of range (more than %lld GPUs)",
                  (long long)max_size);
         return false;
@@ -606,6 +610,10 @@ static bool train_layout(const rowref *r, tp_io_vrow *v, tp_train *t)
     t->pp = pp;
     t->cp = cp;
     t->ep = ep;
+    t->etp = etp;
+    if (etp > 0 && etp != tp)
+        note(v, "expert TP %lld apart from TP %lld (etp column: MoE parallel folding, EDP %lld)",
+             (long long)etp, (long long)tp, (long long)tp_train_edp(t));
     t->seq_len = seq;
 
     int64_t gpn = 0;

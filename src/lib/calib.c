@@ -56,6 +56,16 @@ void tp_options_default(tp_options *o)
      * (DeepSpeed stage3 estimator charges the largest layer; prefetch
      * doubles it). */
     o->zero3_prefetch_layers = 2.0;
+    /* Host side of optimizer offload. System memory of a DGX H100 (and a
+     * DGX A100 640GB): 2 TB (NVIDIA datasheets). PCIe Gen5 x16 carries
+     * 32 GT/s x 16 lanes x 128/130 / 8 = 63 GB/s per direction; 50 GB/s
+     * achieved is an assumption (80%; a Gen4 host gives half: set it).
+     * CPU memory: two Xeon 8480C sockets of 8 DDR5-4800 channels, 2 x 307
+     * GB/s; CPU Adam is bandwidth-bound, 450 GB/s achieved is an assumption
+     * (about 73%). */
+    o->host_mem_bytes_per_node = 2e12;
+    o->pcie_bw_bytes_per_s = 50e9;
+    o->host_mem_bw_bytes_per_s = 450e9;
 }
 
 /* GPU generations whose fitted efficiencies differ. */

@@ -3,10 +3,18 @@
  * config.c: training-setup defaults, derived sizes and the validation of a
  * whole configuration.
  *
- * Layout: num_gpus = tp * pp * cp * dp. EP is carved out of DP (Megatron
- * convention): the ep ranks that hold different experts are data-parallel
- * replicas for the dense part, so ep must divide dp, and expert weights are
- * replicated over dp / ep ranks.
+ * Layout: num_gpus = tp * pp * cp * dp for the dense layers. The expert
+ * layers are folded apart (Megatron-Core "MoE parallel folding",
+ * megatron/core/parallel_state.py initialize_model_parallel at d98e8a64):
+ * num_gpus = etp * ep * edp * pp, with the expert tensor-parallel size etp
+ * (default tp) and ep chosen independently of tp, cp and dp. Megatron's
+ * rules: world size divisible by etp * ep * pp (it raises "world_size is not
+ * divisible by expert_tensor_model_pipeline_parallel size"), expert-data-
+ * parallel size edp = world / (etp * ep * pp), and the experts divisible by
+ * ep (megatron/training/arguments.py). Expert weights are replicated over
+ * the edp ranks, and ZeRO shards their state over them. With etp = tp and
+ * ep dividing dp this is the older "EP carved out of DP" layout, edp =
+ * dp * cp / ep.
  *
  * Pipeline split: stage i holds tp_stage_layers(i) consecutive layers. With
  * first/last_stage_layers given, the rest is split evenly over the middle
@@ -52,6 +60,19 @@ int64_t tp_train_dp(const tp_train *t)
     if (mp > t->num_gpus || t->num_gpus % mp != 0)
         return 0;
     return t->num_gpus / mp;
+}
+
+int64_t tp_train_edp(const tp_train *t)
+{
+    int64_t etp = tp_expert_tp(t);
+    if (etp < 1 || t->ep < 1 || t->pp < 1 || t->num_gpus < 1)
+        return 0;
+    if ((double)etp * (double)t->ep * (double)t->pp > (double)t->num_gpus)
+        return 0;
+    int64_t emp = etp * t->ep * t->pp;
+    if (t->num_gpus % emp != 0)
+        return 0;
+    return t->num_gpus / emp;
 }
 
 int64_t tp__grad_accum(const tp_train *t)
@@ -153,6 +174,18 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
           o->ce_bytes_per_logit <= 64.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.ce_bytes_per_logit",
                             "must be a finite number in [0, 64] bytes per logit");
+    if (!(isfinite(o->host_mem_bytes_per_node) && o->host_mem_bytes_per_node >= 0.0 &&
+          o->host_mem_bytes_per_node <= 1e15))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.host_mem_bytes_per_node",
+                            "must be a finite number in [0, 1e15] bytes");
+    if (!(isfinite(o->pcie_bw_bytes_per_s) && o->pcie_bw_bytes_per_s >= 1e6 &&
+          o->pcie_bw_bytes_per_s <= 1e13))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.pcie_bw_bytes_per_s",
+                            "must be a finite number in [1e6, 1e13] bytes/s");
+    if (!(isfinite(o->host_mem_bw_bytes_per_s) && o->host_mem_bw_bytes_per_s >= 1e6 &&
+          o->host_mem_bw_bytes_per_s <= 1e14))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.host_mem_bw_bytes_per_s",
+                            "must be a finite number in [1e6, 1e14] bytes/s");
     if ((int)o->attn_flops < 0 || o->attn_flops > TP_ATTN_FLOPS_FULL || (int)o->act_model < 0 ||
         o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
         o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 || o->coll_model > TP_COLL_SIMPLE)
@@ -180,6 +213,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     REQUIRE_RANGE(t->pp, "layout.pp", 1, TP_MAX_GPUS);
     REQUIRE_RANGE(t->cp, "layout.cp", 1, TP_MAX_GPUS);
     REQUIRE_RANGE(t->ep, "layout.ep", 1, TP_MAX_GPUS);
+    REQUIRE_RANGE(t->etp, "layout.etp", 0, TP_MAX_GPUS);
     REQUIRE_RANGE(t->vpp, "layout.vpp", 1, TP_MAX_LAYERS);
     REQUIRE_RANGE(t->zero, "layout.zero", 0, 3);
     REQUIRE_RANGE(t->seq_len, "train.seq_len", 1, TP_MAX_SEQ);
@@ -226,21 +260,24 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "seq-len %lld is not divisible by 2*cp = %lld (causal load "
                             "balancing splits the sequence into 2*cp chunks)",
                             (long long)t->seq_len, (long long)(2 * t->cp));
-    if (t->ep > 1) {
-        if (m->num_experts == 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
-                                "%lld needs a mixture-of-experts model (experts is 0)",
-                                (long long)t->ep);
-        if (m->num_experts % t->ep != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
-                                "%lld does not divide the number of experts (%lld)",
-                                (long long)t->ep, (long long)m->num_experts);
-        if (dp % t->ep != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
-                                "%lld does not divide the data-parallel size %lld (EP is "
-                                "carved out of DP)",
-                                (long long)t->ep, (long long)dp);
-    }
+    int64_t etp = tp_expert_tp(t);
+    if ((t->ep > 1 || etp != t->tp) && m->num_experts == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, t->ep > 1 ? "layout.ep" : "layout.etp",
+                            "%lld needs a mixture-of-experts model (experts is 0)",
+                            (long long)(t->ep > 1 ? t->ep : etp));
+    if (t->ep > 1 && m->num_experts % t->ep != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
+                            "%lld does not divide the number of experts (%lld)", (long long)t->ep,
+                            (long long)m->num_experts);
+    /* Megatron-Core: world size divisible by etp * ep * pp (the expert
+     * tensor-model-pipeline group); the rest is expert data parallel. */
+    if ((double)etp * (double)t->ep * (double)t->pp > (double)t->num_gpus ||
+        t->num_gpus % (etp * t->ep * t->pp) != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
+                            "%lld GPUs are not divisible by etp*ep*pp = %lld*%lld*%lld (the "
+                            "expert layers' layout)",
+                            (long long)t->num_gpus, (long long)etp, (long long)t->ep,
+                            (long long)t->pp);
     /* Pipeline split. */
     int64_t L = m->num_layers, p = t->pp;
     if (t->first_stage_layers < 0 || t->last_stage_layers < 0)
@@ -281,6 +318,51 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per step, got %lld",
                             (long long)p, (long long)mb);
+    if (t->recompute_modules & ~TP_RC_ALL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
+                            "unknown recompute module bits 0x%x",
+                            t->recompute_modules & ~TP_RC_ALL);
+    if (t->recompute_modules && t->recompute != TP_RECOMPUTE_SELECTIVE)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
+                            "recompute modules need selective recompute (Megatron-Core: "
+                            "recompute_modules apply to recompute_granularity selective)");
+    if (t->recompute_modules && c->opts.sac_ops)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
+                            "recompute modules are Megatron-Core's selective recompute; per-op "
+                            "SAC (sac-ops) is another policy");
+    if (t->recompute_modules & (TP_RC_MOE | TP_RC_MOE_ACT | TP_RC_SHARED_EXPERTS) &&
+        m->num_experts == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
+                            "moe, moe_act and shared_experts recompute need a mixture-of-experts "
+                            "model (experts is 0)");
+    REQUIRE_RANGE(t->recompute_layers, "train.recompute_layers", 0, m->num_layers);
+    if (t->recompute_layers > 0 && t->recompute != TP_RECOMPUTE_FULL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_layers",
+                            "a partial layer count needs full recompute (Megatron: "
+                            "--recompute-granularity full --recompute-method block)");
+    if (t->recompute_layers > 0 && c->opts.ckpt_model == TP_CKPT_SEED001)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_layers",
+                            "a partial layer count needs the exact checkpoint accounting "
+                            "(ckpt-model exact), not seed 001's");
+    if (!(isfinite(t->offload_optimizer) && t->offload_optimizer >= 0.0 &&
+          t->offload_optimizer <= 1.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_optimizer",
+                            "must be a fraction in [0, 1] of the optimizer state");
+    if (t->offload_optimizer > 0.0 && t->zero < 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_optimizer",
+                            "optimizer offload needs a sharded optimizer (ZeRO >= 1: "
+                            "ZeRO-Offload, Megatron's distributed optimizer), got ZeRO 0");
+    if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_param_gather",
+                            "fp8 parameter gather needs precision fp8 (the weights are fp8 "
+                            "tensors), got %s",
+                            t->precision == TP_PREC_FP16   ? "fp16"
+                            : t->precision == TP_PREC_TF32 ? "tf32"
+                                                           : "bf16");
+    if (t->fp8_param_gather && t->zero < 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_param_gather",
+                            "fp8 parameter gather needs the distributed optimizer or FSDP "
+                            "(ZeRO >= 1; Megatron-LM arguments.py), got ZeRO 0");
     if (t->precision == TP_PREC_FP8 && !(c->gpu.peak_flops_per_s[TP_PREC_FP8] > 0.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.precision",
                             "fp8 is not supported by %s (no fp8 peak)", c->gpu.name);

@@ -94,7 +94,15 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     tp_flops_eval(c, &padded, &out->flops);
 
     tp__memory_heaviest(c, &padded, out);
-    if (!out->memory.fits) {
+    if (!out->memory.fits && out->memory.total_bytes <= out->memory.capacity_bytes) {
+        int64_t gpn = tp_gpus_per_node(&c->train, &c->gpu);
+        snprintf(out->reason, sizeof out->reason,
+                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
+                 "%.1f GiB per node",
+                 (long long)gpn, out->memory.host_bytes / TP_GIB,
+                 (double)gpn * out->memory.host_bytes / TP_GIB,
+                 c->opts.host_mem_bytes_per_node / TP_GIB);
+    } else if (!out->memory.fits) {
         double part_bytes;
         const char *part = tp__largest_mem_part(&out->memory, &part_bytes);
         snprintf(out->reason, sizeof out->reason,

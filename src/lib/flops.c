@@ -25,6 +25,28 @@
 
 #include "internal.h"
 
+/*
+ * Forward FLOPs per token re-run by selective recompute: the core attention
+ * (Megatron's default), or the modules of tp_train.recompute_modules: the
+ * dense MLPs, the MoE MLPs (or their shared experts alone); norms and
+ * activations are element-wise (no FLOPs counted).
+ */
+static double recompute_modules_flops(const tp_train *t, double core, double mlp, double moe,
+                                      double shared)
+{
+    unsigned rc = tp_recompute_modules(t);
+    double extra = 0.0;
+    if (rc & TP_RC_CORE_ATTN)
+        extra += core;
+    if (rc & TP_RC_MLP)
+        extra += mlp;
+    if (rc & TP_RC_MOE)
+        extra += moe;
+    else if (rc & TP_RC_SHARED_EXPERTS)
+        extra += shared;
+    return extra;
+}
+
 void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
 {
     const tp_model *m = &c->model;
@@ -41,11 +63,12 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     if (c->opts.attn_flops == TP_ATTN_FLOPS_CAUSAL)
         core *= 0.5;
     double mlp = 2.0 * h * (double)m->ffn_hidden * gate;
-    double moe = 0.0;
+    double moe = 0.0, shared = 0.0;
     if (m->num_experts > 0) {
         double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+        shared = 2.0 * h * fsh * gate;
         moe = 2.0 * h * fe * gate * (double)m->topk + 2.0 * h * fsh * gate +
               2.0 * h * (double)m->num_experts;
     }
@@ -57,10 +80,14 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     out->attn_per_token = 3.0 * L * core;
     out->logits_per_token = 3.0 * logits;
     double extra = 0.0;
-    if (t->recompute == TP_RECOMPUTE_FULL)
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0 &&
+        t->recompute_layers * t->pp < m->num_layers)
+        /* block method: n layers per stage, p stages (exact for even splits) */
+        extra = layers_fwd * (double)(t->recompute_layers * t->pp) / L;
+    else if (t->recompute == TP_RECOMPUTE_FULL)
         extra = layers_fwd;
     else if (t->recompute == TP_RECOMPUTE_SELECTIVE)
-        extra = L * core;
+        extra = recompute_modules_flops(t, L * core, L_dense * mlp, L_moe * moe, L_moe * shared);
     out->hardware_per_token = out->model_per_token + extra;
     out->six_n_per_token = 6.0 * (double)P->active;
     out->tokens_per_step = (double)t->global_batch * s;

@@ -9,16 +9,21 @@
  * the stage. Bytes unless stated.
  *
  * 1. Parameters held (formulas.md 3.2, 3.4). Transformer linears are split
- *    t ways (experts: e ways across GPUs and t ways inside, expert TP = t);
+ *    t ways (routed experts: e ways across GPUs and t_e ways inside, the
+ *    expert TP t_e = etp, default t; MoE parallel folding, config.c);
  *    norms and routers are replicated. Stage 0 holds the input embedding
  *    V*h/t (+ learned positions), the last stage the output head V*h/t and
  *    final norm; with tied weights and p > 1 both end stages hold the table
  *    (Megatron keeps a copy on each).
- * 2. States: weights 2 B/param (4 for tf32), gradients 2 or 4 (grad_dtype),
+ * 2. States: weights 2 B/param (4 for tf32, 1 with fp8 parameter gather:
+ *    TransformerEngine holds the weights in fp8, Megatron --fp8-param-gather;
+ *    its cached fp8 transpose, transient per layer, is not counted),
+ *    gradients 2 or 4 (grad_dtype),
  *    optimizer = master 4 (if kept) + moments (AdamW 2, SGD-momentum 1, SGD 0
  *    moments of 4/2/1(+4/2048 block absmax) bytes). ZeRO shards over the
  *    d*c ranks that hold the same dense shard (Megatron's distributed
- *    optimizer and FSDP both shard over DP x CP), experts over d*c/e:
+ *    optimizer and FSDP both shard over DP x CP), experts over the expert-
+ *    data-parallel ranks d_e = gpus / (t_e*e*p) (= d*c/e when t_e = t):
  *      ZeRO-1: optimizer/D  ZeRO-2: + grads/D  ZeRO-3: + weights/D
  *    ZeRO-3 adds the gathered working set: prefetch_layers x the largest
  *    layer's weights + one layer of unsharded grads (DeepSpeed's
@@ -39,10 +44,19 @@
  *    dropout gives Korthikanti's 34*s*b*h exactly (test).
  *    Korthikanti convention (seed 001): s*b*h*(34 + 5*a*s/h)/t per layer.
  *    Selective recompute drops the s^2 terms (no-op with flash attention).
+ *    Megatron-Core's recompute modules (tp_train.recompute_modules, under
+ *    selective): core_attn the s^2 terms; layernorm the norms' outputs (the
+ *    QKV and FC1 inputs, 4h); mlp the dense MLP's tensors (its input kept);
+ *    moe the whole MoE MLP (routed copies, shared experts, router logits);
+ *    moe_act the experts' activation outputs (2 f_e per routed copy);
+ *    shared_experts the shared experts' tensors.
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch
  *      seed001 : (L_s/k + k) x per-layer activations (seed 001)
+ *      block (recompute_layers = n < L_s, Megatron --recompute-method block):
+ *                ceil(n/k) inputs + (L_s - n) layers of full activations (the
+ *                stage's mean) per micro-batch in flight + k layers of working set
  * 4. Micro-batches in flight at peak (formulas.md 3.4): no PP 1; 1F1B
  *    min(m, p - i) on stage i; interleaved (p - i)*(1 + (p-1)/(p*v)) capped
  *    at m; GPipe m.
@@ -59,6 +73,10 @@
  *    micro-batches; calibrated on its 405B rows); framework
  *    buffers per parameter (opts.extra_param_bytes, e.g. DeepSpeed
  *    BF16_Optimizer's 16-bit gradients) are unsharded.
+ *    Optimizer offload (tp_train.offload_optimizer = f): f of the optimizer
+ *    state leaves the GPU; the host holds it plus an fp32 gradient copy,
+ *    f x shard x (optimizer + 4) bytes per GPU (ZeRO-Offload, Ren et al.
+ *    2021), checked against opts.host_mem_bytes_per_node for the node.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).
@@ -90,7 +108,7 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    double tpz = (double)t->tp, ep = (double)t->ep;
+    double tpz = (double)t->tp, ep = (double)t->ep, etp = (double)tp_expert_tp(t);
     int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
     int64_t n_dense = layers - n_moe;
     int64_t h = m->hidden;
@@ -108,7 +126,7 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
         double router = (double)m->hidden * E;
         double non_expert = (double)P->per_layer_moe - routed - shared - router - 2.0 * norm_w;
         double layer_dense = (non_expert + shared) / tpz + router + 2.0 * norm_w;
-        double layer_expert = routed / (tpz * ep);
+        double layer_expert = routed / (etp * ep);
         sp.dense += (double)n_moe * layer_dense;
         sp.expert += (double)n_moe * layer_expert;
         if (layer_dense + layer_expert > largest)
@@ -177,7 +195,9 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     double h = (double)m->hidden, a = (double)m->num_heads;
     double tpz = (double)t->tp;
     bool sp = t->sp && t->tp > 1;
-    bool keep_scores = !t->flash_attn && t->recompute != TP_RECOMPUTE_SELECTIVE;
+    bool selective = t->recompute == TP_RECOMPUTE_SELECTIVE;
+    unsigned rc = selective ? tp_recompute_modules(t) : 0u;
+    bool keep_scores = !t->flash_attn && !(rc & TP_RC_CORE_ATTN);
 
     if (c->opts.act_model == TP_ACT_KORTHIKANTI) {
         double per_tok = 34.0 * h + (keep_scores ? 5.0 * a * s / (double)t->cp : 0.0);
@@ -194,17 +214,27 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         sharded += 4.0 * a; /* fp32 log-sum-exp per head */
     if (keep_scores)        /* per query token: scores against the s/c keys of one ring block */
         sharded += a * (s / (double)t->cp) * (t->dropout ? 5.0 : 2.0);
+    if (rc & TP_RC_LAYERNORM)
+        replicated -= 4.0 * h; /* the norms' outputs: QKV and FC1 inputs */
     if (!moe) {
-        sharded += mlp_mult * (double)m->ffn_hidden;
+        if (!(rc & TP_RC_MLP)) /* recomputed from its input, which stays */
+            sharded += mlp_mult * (double)m->ffn_hidden;
+    } else if (rc & TP_RC_MOE) {
+        /* the whole MoE MLP recomputed from its input: nothing of it stored */
     } else {
         double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
         double k = (double)m->topk;
         /* Each routed copy stores its permuted input (2h, not TP-split) and the
-         * expert MLP tensors (split by expert TP = t). */
-        replicated += k * 2.0 * h;
-        sharded += k * mlp_mult * fe + mlp_mult * fsh;
+         * expert MLP tensors (split by expert TP = t). With an expert TP t_e
+         * apart from t the ETP group gathers t_e / t times the tokens this
+         * GPU routes and splits their MLP t_e ways: the MLP tensors per GPU
+         * are unchanged, the permuted inputs scale by t_e / t (1 when equal). */
+        replicated += k * 2.0 * h * ((double)tp_expert_tp(t) / tpz);
+        sharded += k * mlp_mult * fe + (rc & TP_RC_SHARED_EXPERTS ? 0.0 : mlp_mult * fsh);
+        if (rc & TP_RC_MOE_ACT)
+            sharded -= k * 2.0 * fe;                /* the activation's output, 2 B per f_e */
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
     }
     double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);
@@ -218,6 +248,8 @@ static double optimizer_bytes_per_param(const tp_train *t);
 void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out)
 {
     out->weights = t->precision == TP_PREC_TF32 ? 4.0 : 2.0;
+    if (t->fp8_param_gather && t->precision == TP_PREC_FP8)
+        out->weights = 1.0; /* fp8 weights (Megatron --fp8-param-gather) */
     out->grads = t->precision == TP_PREC_TF32 ? 4.0 : tp__dtype_bytes(t->grad_dtype);
     out->optimizer = optimizer_bytes_per_param(t);
     out->total = out->weights + out->grads + out->optimizer;
@@ -258,7 +290,9 @@ static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
 
 static int64_t num_communicators(const tp_train *t, int64_t dp)
 {
-    return (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1);
+    int64_t etp = tp_expert_tp(t);
+    return (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1) +
+           (etp > 1 && etp != t->tp);
 }
 
 void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
@@ -281,7 +315,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     tp_state_bytes_per_param(t, &bpp);
     double wb = bpp.weights, gb = bpp.grads, ob = bpp.optimizer;
     double D = (double)dp * (double)t->cp; /* ranks sharing a dense shard  */
-    double De = D / (double)t->ep;         /* ranks sharing an expert shard */
+    double De = sp.expert > 0.0 ? (double)tp_train_edp(t)
+                                : 1.0; /* ranks sharing an expert shard (d*c/e when t_e = t) */
     double w = sp.dense * wb, we = sp.expert * wb;
     double g = sp.dense * gb, ge = sp.expert * gb;
     double opt = sp.dense * ob, opte = sp.expert * ob;
@@ -316,6 +351,15 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     out->weights_bytes = w + we;
     out->grads_bytes = g + ge;
     out->optimizer_bytes = opt + opte;
+    if (t->offload_optimizer > 0.0) {
+        /* ZeRO-Offload / Megatron optimizer CPU offload: the offloaded share
+         * of the state lives on the host, beside an fp32 copy of its
+         * gradients for the CPU update (DeepSpeed keeps one) */
+        double f = t->offload_optimizer;
+        double shard = sp.dense / D + sp.expert / De; /* parameters this GPU updates (ZeRO >= 1) */
+        out->host_bytes = f * shard * (ob + 4.0);
+        out->optimizer_bytes = (1.0 - f) * (opt + opte);
+    }
     out->params_on_gpu = sp.dense + sp.expert;
 
     /* 3-4. Activations. */
@@ -338,7 +382,17 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
             double input = 2.0 * T * (double)m->hidden;
             if (t->sp && t->tp > 1)
                 input /= (double)t->tp;
-            act = inflight * groups * input + k * a_max;
+            if (t->recompute_layers > 0 && t->recompute_layers < layers) {
+                /* block method: n layers recomputed, the rest store everything
+                 * (at the stage's mean per layer) */
+                double n = (double)t->recompute_layers;
+                double kb = k < n ? k : n;
+                act = inflight *
+                          (ceil(n / kb) * input + ((double)layers - n) * per_mb / (double)layers) +
+                      kb * a_max;
+            } else {
+                act = inflight * groups * input + k * a_max;
+            }
         }
     } else {
         act = inflight * per_mb;
@@ -366,7 +420,10 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                        out->comm_buffers_bytes + out->framework_bytes + out->fragmentation_bytes;
     out->capacity_bytes = c->gpu.mem_capacity_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
-    out->fits = out->total_bytes <= out->capacity_bytes;
+    out->host_fits =
+        !(out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) ||
+        out->host_bytes * (double)tp_gpus_per_node(t, &c->gpu) <= o->host_mem_bytes_per_node;
+    out->fits = out->total_bytes <= out->capacity_bytes && out->host_fits;
     out->stage = stage;
     out->layers = layers;
 }

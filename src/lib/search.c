@@ -4,7 +4,7 @@
  *
  * The space is a tree of axes, outermost first:
  *
- *   GPUs > TP > PP > CP > EP > ZeRO > [prune] > VPP > SP > recompute > micro-batch
+ *   GPUs > TP > PP > CP > ETP > EP > ZeRO > [prune] > VPP > SP > recompute > micro-batch
  *
  * Each level's values are computed from the levels above, so every leaf is
  * a configuration tp_config_validate accepts (proof by construction, rule
@@ -17,7 +17,12 @@
  *     the first and last stages (embedding, loss) get fewer;
  *   - CP divides GPUs / (TP x PP) and 2 x CP divides the sequence;
  *     DP = GPUs / (TP x PP x CP) and DP must divide the global batch B;
- *   - EP divides gcd(experts, DP) (1 for dense models);
+ *   - without MoE folding: ETP = TP (left 0) and EP divides gcd(experts,
+ *     DP) (1 for dense models); with folding (space.moe_folding or an etp
+ *     bound, MoE models only): ETP divides gcd(node, GPUs / PP) and EP
+ *     divides gcd(experts, GPUs / (PP x ETP)), so that ETP x EP x PP
+ *     divides the GPUs (Megatron-Core's rule, config.c); ETP equal to TP
+ *     is stored as 0, as the default;
  *   - VPP > 1 only with PP > 1, layers divisible by PP x VPP, the
  *     interleaved schedule, and m = B / (b x DP) >= PP;
  *   - micro-batch b divides B / DP (so m is whole);
@@ -60,7 +65,7 @@
 
 #include "internal.h"
 
-enum { L_GPUS, L_TP, L_PP, L_CP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
+enum { L_GPUS, L_TP, L_PP, L_CP, L_ETP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
 
 #define MAXV 1024 /* values per level; more micro-batches than that: TP_ERR_RANGE */
 
@@ -71,14 +76,17 @@ typedef struct closest_entry {
 
 struct tp_search {
     tp_search_space space;
-    tp_config cfg;     /* the current candidate */
-    tp_result cur;     /* its evaluation */
-    tp_params params;  /* true vocabulary (reported) */
-    tp_params padded;  /* padded vocabulary (memory, FLOPs) */
-    tp_flops flops[3]; /* by recompute mode */
-    int64_t node;      /* GPUs per node */
-    int64_t B;         /* global batch, sequences */
-    int64_t head_gcd;  /* gcd(heads, kv heads) */
+    tp_config cfg;       /* the current candidate */
+    tp_result cur;       /* its evaluation */
+    tp_params params;    /* true vocabulary (reported) */
+    tp_params padded;    /* padded vocabulary (memory, FLOPs) */
+    tp_flops flops[4];   /* by recompute value: none, selective, full, selective + MoE layer */
+    unsigned base_rc;    /* the base's recompute modules, for selective candidates */
+    double base_offload; /* the base's optimizer offload, for ZeRO >= 1 candidates */
+    int rc_value;        /* the current candidate's recompute value (index of flops) */
+    int64_t node;        /* GPUs per node */
+    int64_t B;           /* global batch, sequences */
+    int64_t head_gcd;    /* gcd(heads, kv heads) */
     /* states bound, parameters per GPU before the /TP split */
     double lb_dense_layer;  /* TP-split part of a dense layer */
     double lb_moe_layer;    /* TP-split non-expert part of a MoE layer */
@@ -156,6 +164,13 @@ static int64_t dp_of(const tp_train *t)
     return t->num_gpus / (t->tp * t->pp * t->cp);
 }
 
+/* The expert layers get their own layout (MoE parallel folding). */
+static bool folding(const tp_search *s)
+{
+    const tp_search_space *sp = &s->space;
+    return s->cfg.model.num_experts > 0 && (sp->moe_folding || sp->etp.min > 0 || sp->etp.max > 0);
+}
+
 /* ---- space ---------------------------------------------------------- */
 
 void tp_search_space_default(tp_search_space *s)
@@ -183,6 +198,7 @@ static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_er
         (st = check_axis(&sp->vpp, "vpp", err)) != TP_OK ||
         (st = check_axis(&sp->cp, "cp", err)) != TP_OK ||
         (st = check_axis(&sp->ep, "ep", err)) != TP_OK ||
+        (st = check_axis(&sp->etp, "etp", err)) != TP_OK ||
         (st = check_axis(&sp->micro_batch, "micro-batch", err)) != TP_OK)
         return st;
     if (sp->zero_mask != 0 && (sp->zero_mask & 0xFu) == 0)
@@ -192,9 +208,13 @@ static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_er
     if (sp->sp_mask != 0 && (sp->sp_mask & 0x3u) == 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "sp", "neither SP on nor off allowed");
     if (m->num_experts == 0 && sp->ep.min > 1)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "ep",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.ep",
                             "%lld needs a mixture-of-experts model (experts is 0)",
                             (long long)sp->ep.min);
+    if (m->num_experts == 0 && (sp->etp.min > 0 || sp->etp.max > 0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.etp",
+                            "an expert tensor-parallel size needs a mixture-of-experts model "
+                            "(experts is 0)");
     return TP_OK;
 }
 
@@ -261,14 +281,14 @@ static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t l
     double dense = ((double)(layers - n_moe) * s->lb_dense_layer + (double)n_moe * s->lb_moe_layer +
                     tables * s->lb_table) /
                    tpz;
-    double expert = (double)n_moe * s->lb_expert_layer / (tpz * (double)t->ep);
-    double D = (double)dp_of(t) * (double)t->cp, De = D / (double)t->ep;
+    double expert = (double)n_moe * s->lb_expert_layer / ((double)tp_expert_tp(t) * (double)t->ep);
+    double D = (double)dp_of(t) * (double)t->cp, De = (double)tp_train_edp(t);
     int z = t->zero;
     const tp_state_bytes *b = &s->bpp;
     double per_dense = b->weights / (z >= 3 ? D : 1.0) + b->grads / (z >= 2 ? D : 1.0) +
-                       b->optimizer / (z >= 1 ? D : 1.0);
+                       (1.0 - t->offload_optimizer) * b->optimizer / (z >= 1 ? D : 1.0);
     double per_expert = b->weights / (z >= 3 ? De : 1.0) + b->grads / (z >= 2 ? De : 1.0) +
-                        b->optimizer / (z >= 1 ? De : 1.0);
+                        (1.0 - t->offload_optimizer) * b->optimizer / (z >= 1 ? De : 1.0);
     return dense * per_dense + expert * per_expert;
 }
 
@@ -276,7 +296,9 @@ static double fixed_bytes(const tp_search *s)
 {
     const tp_train *t = &s->cfg.train;
     int64_t dp = dp_of(t);
-    int comms = (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1);
+    int64_t etp = tp_expert_tp(t);
+    int comms = (t->tp > 1) + (t->pp > 1) + (t->cp > 1) + (t->ep > 1) + (dp > 1) +
+                (etp > 1 && etp != t->tp); /* as memory.c counts them */
     return s->cfg.opts.cuda_context_bytes + (double)comms * s->cfg.opts.comm_buffer_bytes;
 }
 
@@ -334,9 +356,19 @@ static unsigned sp_options(const tp_search *s)
     return s->space.sp_mask ? (s->space.sp_mask & 3u) : 3u;
 }
 
+/* Recompute values: bits 0-2 the tp_recompute modes; bit 3 (with
+ * space.recompute_variants, MoE models, selective allowed) selective with
+ * Megatron-Core's MoE-layer recompute (modules core_attn + moe). */
+#define RC_MOE_LAYER 3
+/* ZeRO values at or above this are the stage x - OFFLOADED with optimizer offload. */
+#define OFFLOADED 4
 static unsigned rc_options(const tp_search *s)
 {
-    return s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
+    unsigned o = s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
+    if (s->space.recompute_variants && s->cfg.model.num_experts > 0 &&
+        (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) && !s->cfg.opts.sac_ops)
+        o |= TP_SEARCH_BIT(RC_MOE_LAYER);
+    return o;
 }
 
 /* A (GPUs, TP, PP, CP) layout whose DP leaves no micro-batch for the batch. */
@@ -410,9 +442,26 @@ static int build(tp_search *s, int d)
         }
         break;
     }
+    case L_ETP: {
+        if (folding(s)) {
+            int64_t c[MAXV];
+            int nc =
+                divisors(tp__gcd64(s->node, t->num_gpus / t->pp), 1, s->node, &sp->etp, c, MAXV);
+            for (int j = 0; j < nc; j++)
+                v[k++] = c[j];
+        } else {
+            v[k++] = 0; /* ETP = TP */
+        }
+        break;
+    }
     case L_EP: {
         int64_t dp = dp_of(t);
-        if (s->cfg.model.num_experts > 0) {
+        if (s->cfg.model.num_experts > 0 && folding(s)) {
+            int64_t room = t->num_gpus / (t->pp * tp_expert_tp(t));
+            k = divisors(tp__gcd64(s->cfg.model.num_experts, room), 1, room, &sp->ep, v, MAXV);
+            if (k < 0)
+                k = 0; /* unreachable, as below */
+        } else if (s->cfg.model.num_experts > 0) {
             k = divisors(tp__gcd64(s->cfg.model.num_experts, dp), 1, dp, &sp->ep, v, MAXV);
             if (k < 0)
                 k = 0; /* unreachable: experts <= 65,536 have at most 240 divisors */
@@ -430,12 +479,25 @@ static int build(tp_search *s, int d)
     case L_ZERO: {
         unsigned mask = sp->zero_mask ? (sp->zero_mask & 0xFu) : 0xFu;
         bool sharded = dp_of(t) * t->cp > 1;
-        for (int z = 0; z <= 3; z++) {
+        int first_sharded = -1;
+        for (int z = s->cfg.train.fp8_param_gather ? 1 : 0; z <= 3; z++) {
             if (!(mask & TP_SEARCH_BIT(z)))
                 continue;
+            if (z >= 1 && first_sharded < 0)
+                first_sharded = z;
+            if (k > 0 && !sharded)
+                continue; /* ZeRO over one rank: the lowest allowed stage stands for all */
             v[k++] = z;
-            if (!sharded)
-                break; /* ZeRO over one rank: the lowest allowed stage stands for all */
+        }
+        /* offload variants: ZeRO stage z with the whole optimizer on the
+         * host, as z + OFFLOADED (one stage when nothing is sharded) */
+        if (sp->offload_variants && s->base_offload < 1.0 && first_sharded >= 1) {
+            int n0 = k;
+            for (int j = 0; j < n0; j++)
+                if (v[j] >= 1)
+                    v[k++] = v[j] + OFFLOADED;
+            if (k == n0)
+                v[k++] = first_sharded + OFFLOADED;
         }
         break;
     }
@@ -461,7 +523,7 @@ static int build(tp_search *s, int d)
     }
     case L_RC: {
         unsigned o = rc_options(s);
-        for (int r = 0; r <= 2; r++)
+        for (int r = 0; r <= RC_MOE_LAYER; r++)
             if (o & TP_SEARCH_BIT(r))
                 v[k++] = r;
         break;
@@ -487,14 +549,24 @@ static void apply(tp_search *s, int d)
     case L_TP: t->tp = x; break;
     case L_PP: t->pp = x; break;
     case L_CP: t->cp = x; break;
+    case L_ETP: t->etp = x == t->tp ? 0 : x; break;
     case L_EP: t->ep = x; break;
-    case L_ZERO: t->zero = (int)x; break;
+    case L_ZERO:
+        t->zero = (int)(x % OFFLOADED);
+        t->offload_optimizer = x >= OFFLOADED ? 1.0 : t->zero >= 1 ? s->base_offload : 0.0;
+        break;
     case L_VPP:
         t->vpp = x;
         t->schedule = x > 1 ? TP_SCHED_INTERLEAVED : TP_SCHED_1F1B;
         break;
     case L_SP: t->sp = x != 0; break;
-    case L_RC: t->recompute = (tp_recompute)x; break;
+    case L_RC:
+        s->rc_value = (int)x;
+        t->recompute = x == RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE : (tp_recompute)x;
+        t->recompute_modules = x == RC_MOE_LAYER             ? TP_RC_CORE_ATTN | TP_RC_MOE
+                               : x == TP_RECOMPUTE_SELECTIVE ? s->base_rc
+                                                             : 0u;
+        break;
     case L_MB: t->micro_batch = x; break;
     default: break;
     }
@@ -586,7 +658,7 @@ static void evaluate(tp_search *s)
 {
     const tp_config *c = &s->cfg;
     tp_result *r = &s->cur;
-    r->flops = s->flops[c->train.recompute];
+    r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
     r->reason[0] = '\0';
@@ -624,7 +696,7 @@ static void verify(tp_search *s)
 static bool same_layout(const tp_train *a, const tp_train *b)
 {
     return a->num_gpus == b->num_gpus && a->tp == b->tp && a->pp == b->pp && a->cp == b->cp &&
-           a->ep == b->ep && a->zero == b->zero;
+           a->ep == b->ep && a->etp == b->etp && a->zero == b->zero;
 }
 
 /* Keep the evaluated layouts that came closest to fitting. */
@@ -737,20 +809,31 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     tp_train *t = &one.train;
     t->num_gpus = 1;
     t->tp = t->pp = t->cp = t->ep = t->vpp = 1;
+    t->etp = 0;
     t->sp = false;
-    t->zero = 0;
+    t->zero = t->fp8_param_gather ? 1 : 0;      /* fp8 parameter gather needs ZeRO >= 1 */
+    unsigned base_rc = t->recompute_modules;    /* checked with selective, used by its candidates */
+    double base_offload = t->offload_optimizer; /* checked with ZeRO 1, used by ZeRO >= 1 */
+    if (!(base_offload >= 0.0 && base_offload <= 0.0)) /* set, or NaN: checked with ZeRO 1 */
+        t->zero = 1;
     t->schedule = TP_SCHED_1F1B;
     t->first_stage_layers = t->last_stage_layers = 0;
-    t->recompute = TP_RECOMPUTE_NONE;
+    t->recompute = base_rc ? TP_RECOMPUTE_SELECTIVE : TP_RECOMPUTE_NONE;
     t->micro_batch = 1;
     if ((st = tp_config_validate(&one, err)) != TP_OK)
         return st;
+    t->recompute = TP_RECOMPUTE_NONE;
+    t->recompute_modules = 0u;
+    t->zero = 0;
+    t->offload_optimizer = 0.0;
 
     tp_search *s = calloc(1, sizeof *s);
     if (!s)
         return tp_error_set(err, TP_ERR_NOMEM, "search", "out of memory");
     s->space = *space;
     s->cfg = one;
+    s->base_rc = base_rc;
+    s->base_offload = base_offload;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
     s->node = tp_gpus_per_node(&base->train, &base->gpu);
@@ -763,8 +846,13 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     }
     for (int r = 0; r <= 2; r++) {
         s->cfg.train.recompute = (tp_recompute)r;
+        s->cfg.train.recompute_modules = r == TP_RECOMPUTE_SELECTIVE ? s->base_rc : 0u;
         tp_flops_eval(&s->cfg, &s->padded, &s->flops[r]);
     }
+    s->cfg.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    s->cfg.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE;
+    tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_MOE_LAYER]);
+    s->cfg.train.recompute_modules = 0u;
     s->cfg.train.recompute = TP_RECOMPUTE_NONE;
     s->cur.params = s->params; /* eval.c hands the time model the true-vocabulary counts */
     precompute_bound(s);
@@ -1007,6 +1095,8 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
     DIFF(x->vpp != y->vpp, "VPP %lld vs %lld", (long long)x->vpp, (long long)y->vpp);
     DIFF(x->cp != y->cp, "CP %lld vs %lld", (long long)x->cp, (long long)y->cp);
     DIFF(x->ep != y->ep, "EP %lld vs %lld", (long long)x->ep, (long long)y->ep);
+    DIFF(tp_expert_tp(x) != tp_expert_tp(y), "ETP %lld vs %lld", (long long)tp_expert_tp(x),
+         (long long)tp_expert_tp(y));
     DIFF(other->result.dp != best->result.dp, "DP %lld vs %lld", (long long)other->result.dp,
          (long long)best->result.dp);
     DIFF(x->zero != y->zero, "ZeRO-%d vs %d", x->zero, y->zero);

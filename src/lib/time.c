@@ -14,7 +14,8 @@
  *      QKV  M=T N=(q+2kv)/t K=h      O    M=T N=h K=q/t
  *      FC1  M=T N=g*f/t    K=h       FC2  M=T N=h K=f/t
  *      MoE: router M=T N=E K=h; E/e local experts each with M = T*k*e/E
- *           tokens and the FC1/FC2 shapes of f_e; shared experts as FC1/FC2
+ *           * (t_e/t) tokens and the FC1/FC2 shapes of f_e split t_e ways
+ *           (expert TP t_e = etp, default t); shared experts as FC1/FC2
  *      logits (last stage) M=T N=V/t K=h
  *    time = 2MNK / (peak * eff), eff = gemm * I / (I + I_half), where
  *    I = 1/(1/M + 1/N + 1/K) is the GEMM's arithmetic intensity in
@@ -43,12 +44,18 @@
  *    router 8E; unfused attention dropout 5 B per score each way;
  *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
  * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
- *    collectives) inside backward; selective re-runs the attention core.
+ *    collectives) inside backward (with the block method, recompute_layers
+ *    = n, only n of a stage's layers: n / L_s of the stage's recompute); selective re-runs the attention core, or
+ *    with Megatron-Core's recompute modules the forward of each module: the
+ *    norms (8h bytes per token), the dense MLP (FC1, FC2, activation), the
+ *    MoE MLP (router, experts, shared experts, dispatch and its two
+ *    all-to-alls), the experts' activation, the shared experts.
  * 5. Collectives (comm.c, ring alpha-beta, link by rank order TP, CP, DP,
  *    PP): TP 2 all-reduces of T*h*2 bytes per layer forward, 2 backward
  *    (reduce-scatter + all-gather with SP: same time); exposed in full
  *    unless opts.tp_comm_overlap, then hidden up to eff.overlap of it under
- *    the layer's GEMMs. CP: c-1 ring steps of K,V (2*T*kv/t*2 bytes)
+ *    the layer's GEMMs; a MoE layer with t_e != t pays one all-reduce on the
+ *    TP group and one of t_e/t times the bytes on the ETP group. CP: c-1 ring steps of K,V (2*T*kv/t*2 bytes)
  *    forward and K,V + dK,dV backward, each hidden under its step's
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
@@ -61,7 +68,10 @@
  *    the embedding and the last stage the logits and loss; the step is
  *    m * t_max + (sum_i t_i - t_max) / v: the bubble is (p-1)(t_f+t_b)/v
  *    for uniform stages (1F1B, GPipe v = 1; interleaved v).
- * 7. Data parallel over D = d*c ranks (experts over D/e), on stage 0, which
+ *    Expert groups follow Megatron-Core's expert rank order ETP, EP, EDP, PP
+ *    (parallel_state.py): the EP group's members are t_e ranks apart, so it
+ *    stays inside a node when t_e * e <= the node, whatever c is.
+ * 7. Data parallel over D = d*c ranks (experts over d_e = GPUs/(t_e*e*p)), on stage 0, which
  *    finishes its backward last (formulas.md 4.6-4.7): ZeRO-0 all-reduce of
  *    the gradients; ZeRO-1/2 reduce-scatter of gradients + all-gather of
  *    16-bit parameters; ZeRO-3 per micro-batch an all-gather forward, an
@@ -73,7 +83,18 @@
  * 8. Optimizer: every parameter this GPU updates (its ZeRO shard) reads and
  *    writes its master weight and moments, reads its gradient twice (norm,
  *    update) and writes the 16-bit weight, at memory bandwidth.
+ *    With fp8 parameter gather the weights are 1 B (tp_state_bytes_per_param):
+ *    the ZeRO parameter all-gather moves half the bytes and the update
+ *    writes fp8 weights.
  *
+ * 9. Optimizer offload (tp_train.offload_optimizer = f; offload_time):
+ *    f of the update runs on the CPU: gradients down (grad bytes) and
+ *    weights up (weight bytes) over PCIe at opts.pcie_bw_bytes_per_s, the
+ *    CPU Adam at opts.host_mem_bw_bytes_per_s / GPUs per node reading and
+ *    writing master and moments and reading an fp32 gradient twice; counted
+ *    in optimizer_s (and reported as offload_s). When it is the largest
+ *    part the bottleneck reads "optimizer offload (PCIe and CPU)": the step
+ *    is transfer-bound.
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).
  * Cost: no loops over layers or stages (closed forms per stage type),
@@ -100,6 +121,7 @@ typedef struct ctx {
     const tp_config *c;
     double T;  /* tokens per GPU per micro-batch, b*s/c */
     double tt; /* tensor-parallel size t */
+    double et; /* expert tensor-parallel size t_e (etp, default t) */
     double cc; /* context-parallel size c */
     double h, q, kv, f, gate, V;
     bool sp;                          /* sequence parallel in effect */
@@ -107,7 +129,8 @@ typedef struct ctx {
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
-    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl;
+    bool modules;  /* selective recompute with Megatron's modules: track their parts */
+    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
 } ctx;
 
 /* Per-micro-batch costs of one layer (or of the embedding/loss ends). */
@@ -123,6 +146,16 @@ typedef struct cost {
     double elem_fwd;   /* element-wise part of fwd */
     double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
 } cost;
+
+/* Forward parts Megatron's recompute modules re-run (selective), one layer;
+ * kept apart from cost so that the stage sums stay small. */
+typedef struct module_parts {
+    double norm_fwd;   /* the two norms */
+    double mlp_fwd;    /* the dense MLP: GEMMs and activation */
+    double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
+    double act_fwd;    /* the experts' activation function */
+    double shared_fwd; /* the shared experts' GEMMs and activation */
+} module_parts;
 
 static void cost_axpy(cost *y, double a, const cost *x)
 {
@@ -185,7 +218,8 @@ static double exposed(double comm, double window, double ov)
 }
 
 /* Attention, element-wise work and the collectives every layer has. */
-static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *shard_bytes)
+static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
+                           double *shard_bytes)
 {
     const tp_config *c = x->c;
     const tp_train *t = &c->train;
@@ -221,6 +255,8 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
 
     /* element-wise bytes per token (header 3) */
     *rep_bytes += 20.0 * h + (t->dropout ? 10.0 * h : 0.0);
+    if (x->modules)
+        mp->norm_fwd = T * 8.0 * h / (x->sp ? tt : 1.0) / x->mem_bw; /* of the 20h: two norms */
     if (c->model.pos == TP_POS_ROTARY)
         *shard_bytes += 4.0 * (q + kv);
     if (t->precision == TP_PREC_FP8) {
@@ -258,16 +294,65 @@ static void tp_part(const ctx *x, cost *o)
     }
 }
 
+/*
+ * TP collectives of a MoE layer whose experts have their own TP size t_e
+ * (MoE parallel folding): the attention's all-reduce on the TP group, and
+ * the expert part's on the ETP group, over t_e / t times the tokens (the
+ * ETP group gathers the tokens its members route). With t_e = t this is
+ * tp_part's pair of all-reduces; moe_layer then calls tp_part itself.
+ */
+static void tp_part_folded(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    double X = x->T * x->h * 2.0;
+    double raw = 0.0;
+    if (c->train.tp > 1)
+        raw += tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE, X, &x->tp_pl);
+    if (x->et > 1.0)
+        raw += tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                  X * (x->et / x->tt), &x->etp_pl);
+    double gemm_f = o->gemm_fwd, gemm_b = 2.0 * o->gemm_fwd;
+    if (c->opts.tp_comm_overlap) {
+        o->tp_f += exposed(raw, gemm_f, x->ov);
+        o->tp_b += exposed(raw, gemm_b, x->ov);
+    } else {
+        o->tp_f += raw;
+        o->tp_b += raw;
+    }
+}
+
 /* Recompute of one layer (header 4). */
-static void recompute_part(const ctx *x, cost *o)
+static void recompute_part(const ctx *x, cost *o, const module_parts *mp)
 {
     switch (x->c->train.recompute) {
     case TP_RECOMPUTE_FULL: o->recomp = o->fwd + o->tp_f + o->cp_f + o->ep_f; break;
-    case TP_RECOMPUTE_SELECTIVE:
+    case TP_RECOMPUTE_SELECTIVE: {
         /* Megatron: the attention core; per-op SAC: the element-wise ops
          * and every other matmul (the attention output is kept) */
-        o->recomp = x->c->opts.sac_ops ? o->elem_fwd + o->sac_gemm : o->attn_fwd;
+        unsigned rc = tp_recompute_modules(&x->c->train);
+        if (x->c->opts.sac_ops || rc == TP_RC_CORE_ATTN) {
+            o->recomp = x->c->opts.sac_ops ? o->elem_fwd + o->sac_gemm : o->attn_fwd;
+            break;
+        }
+        /* Megatron-Core's recompute modules: each re-runs its forward */
+        double r = 0.0;
+        if (rc & TP_RC_CORE_ATTN)
+            r += o->attn_fwd;
+        if (rc & TP_RC_LAYERNORM)
+            r += mp->norm_fwd;
+        if (rc & TP_RC_MLP)
+            r += mp->mlp_fwd;
+        if (rc & TP_RC_MOE) {
+            r += mp->moe_fwd;
+        } else {
+            if (rc & TP_RC_MOE_ACT)
+                r += mp->act_fwd;
+            if (rc & TP_RC_SHARED_EXPERTS)
+                r += mp->shared_fwd;
+        }
+        o->recomp = r;
         break;
+    }
     case TP_RECOMPUTE_NONE:
     default: o->recomp = 0.0; break;
     }
@@ -284,7 +369,8 @@ static void dense_layer(const ctx *x, cost *o)
     double T = x->T, tt = x->tt, h = x->h, f = x->f;
     double rep = 0.0, shard = 0.0;
     memset(o, 0, sizeof *o);
-    attention_part(x, o, &rep, &shard);
+    module_parts mp = {0};
+    attention_part(x, o, &mp, &rep, &shard);
     double g1 = gemm_s(x, T, x->gate * f / tt, h);
     double g2 = gemm_s(x, T, h, f / tt);
     o->gemm_fwd += g1 + g2;
@@ -297,6 +383,8 @@ static void dense_layer(const ctx *x, cost *o)
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
+    if (x->modules)
+        mp.mlp_fwd = g1 + g2 + T * act_bytes_per_f(&c->model) * f / tt / x->mem_bw;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
         if (c->model.mlp == TP_MLP_SWIGLU)
@@ -306,7 +394,7 @@ static void dense_layer(const ctx *x, cost *o)
             o->sac_gemm = gemm_s(x, T, h, x->q / tt) + g2;
     }
     tp_part(x, o);
-    recompute_part(x, o);
+    recompute_part(x, o, &mp);
 }
 
 static void moe_layer(const ctx *x, cost *o)
@@ -320,16 +408,23 @@ static void moe_layer(const ctx *x, cost *o)
                  (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
     double rep = 0.0, shard = 0.0;
     memset(o, 0, sizeof *o);
-    attention_part(x, o, &rep, &shard);
+    module_parts mp = {0};
+    attention_part(x, o, &mp, &rep, &shard);
 
-    double local = E / ep;      /* experts on this GPU */
-    double Me = T * k * ep / E; /* tokens per local expert */
+    double et = x->et;     /* expert TP (= tt unless folded apart) */
+    double local = E / ep; /* experts on this GPU */
+    /* tokens per local expert: the ETP group gathers et / tt times what this
+     * GPU routes (x 1.0 exactly when et = tt) */
+    double Me = T * k * ep / E * (et / tt);
     if (Me < 1.0)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
-    g += local * (gemm_s(x, Me, x->gate * fe / tt, h) + gemm_s(x, Me, h, fe / tt));
-    if (fsh > 0.0)
-        g += gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
+    g += local * (gemm_s(x, Me, x->gate * fe / et, h) + gemm_s(x, Me, h, fe / et));
+    double g_shared = 0.0;
+    if (fsh > 0.0) {
+        g_shared = gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
+        g += g_shared;
+    }
     o->gemm_fwd += g;
     o->fwd += g;
     o->bwd += 2.0 * g;
@@ -347,23 +442,36 @@ static void moe_layer(const ctx *x, cost *o)
     double perm = (6.0 * k + 2.0) * h;
     if (c->train.ep > 1 && local > 1.0)
         perm += 8.0 * k * h;
+    double rep_attn = rep, shard_attn = shard;
     rep += perm + 8.0 * E;
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
+    if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
+        shard_attn -=
+            k * a * fe + a * fsh + (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) : 0.0);
+        double elem_attn = T * (rep_attn / (x->sp ? tt : 1.0) + shard_attn / tt) / x->mem_bw;
+        mp.act_fwd = T * k * a * fe / tt / x->mem_bw;
+        mp.shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
+        mp.moe_fwd = g + (elem - elem_attn);
+    }
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
         o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
-                      local * gemm_s(x, Me, fe / tt, h);
-    tp_part(x, o);
+                      local * gemm_s(x, Me, fe / et, h);
+    if (tp_expert_tp(&c->train) == c->train.tp)
+        tp_part(x, o);
+    else
+        tp_part_folded(x, o);
     if (c->train.ep > 1) { /* dispatch + combine forward and backward (4.9) */
         double bytes = T / tt * k * h * 2.0;
         double a2a =
             tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
         o->ep_f += 2.0 * a2a;
         o->ep_b += 2.0 * a2a;
+        mp.moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
     }
-    recompute_part(x, o);
+    recompute_part(x, o, &mp);
 }
 
 /* The output layer and loss, on the last stage. */
@@ -391,12 +499,16 @@ static void embedding_part(const ctx *x, cost *o)
 
 /* Cost of a stage with nd dense and nm MoE layers, and its ends. */
 static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm, bool first,
-                       bool last, const cost *emb, const cost *head)
+                       bool last, const cost *emb, const cost *head, double block)
 {
     cost s;
     memset(&s, 0, sizeof s);
     cost_axpy(&s, nd, dense);
     cost_axpy(&s, nm, moe);
+    /* block method: `block` layers of the stage(s) recomputed (0: all) */
+    double n = block, layers = nd + nm;
+    if (n > 0.0 && n < layers)
+        s.recomp *= n / layers;
     if (first)
         cost_axpy(&s, 1.0, emb);
     if (last)
@@ -418,6 +530,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     memset(x, 0, sizeof *x);
     x->c = c;
     x->tt = (double)t->tp;
+    x->et = (double)tp_expert_tp(t);
     x->cc = (double)t->cp;
     x->T = (double)t->micro_batch * (double)t->seq_len / x->cc;
     x->h = (double)m->hidden;
@@ -427,6 +540,8 @@ static void ctx_init(const tp_config *c, ctx *x)
     x->gate = m->mlp == TP_MLP_SWIGLU ? 2.0 : 1.0;
     x->V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     x->sp = t->sp && t->tp > 1;
+    x->modules = t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules != 0 &&
+                 t->recompute_modules != TP_RC_CORE_ATTN && !c->opts.sac_ops;
 
     const double *pk = c->gpu.peak_flops_per_s;
     double bf16 = pk[TP_PREC_BF16];
@@ -458,13 +573,17 @@ static void ctx_init(const tp_config *c, ctx *x)
 
     int64_t gpn = nodes_gpus(c);
     int64_t dp = tp_train_dp(t);
-    int64_t ep = t->ep > 0 ? t->ep : 1;
+    int64_t ep = t->ep > 0 ? t->ep : 1, etp = tp_expert_tp(t);
     tp_group_place_of(t->tp, 1, gpn, &x->tp_pl);
     tp_group_place_of(t->cp, t->tp, gpn, &x->cp_pl);
-    tp_group_place_of(ep, t->tp * t->cp, gpn, &x->ep_pl);
     tp_group_place_of(t->pp, t->tp * t->cp * dp, gpn, &x->pp_pl);
     tp_group_place_of(dp * t->cp, t->tp, gpn, &x->dp_pl);
-    tp_group_place_of(dp * t->cp / ep, t->tp * ep, gpn, &x->edp_pl);
+    /* expert layers, Megatron-Core's expert rank order ETP, EP, EDP, PP
+     * (parallel_state.py: the expert RankGenerator has cp = 1) */
+    tp_group_place_of(etp, 1, gpn, &x->etp_pl);
+    tp_group_place_of(ep, etp, gpn, &x->ep_pl);
+    int64_t edp = etp == t->tp ? dp * t->cp / ep : tp_train_edp(t); /* equal when etp = tp */
+    tp_group_place_of(edp, etp * ep, gpn, &x->edp_pl);
 }
 
 /* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7). */
@@ -487,7 +606,7 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
         int64_t L0 = tp_stage_layers(t, mo->num_layers, 0);
         double nm0 = (double)tp__moe_layers_in(mo, 0, L0);
         double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
-        expert = nm0 * routed_layer / (x->tt * (double)t->ep);
+        expert = nm0 * routed_layer / (x->et * (double)t->ep);
     }
     double dense = total - expert;
     if (dense < 0.0)
@@ -551,7 +670,42 @@ static double optimizer_time(const ctx *x, const tp_result *r)
         params /= D > 1.0 ? D : 1.0;
     }
     double bytes = 2.0 * bpp.optimizer + 2.0 * bpp.grads + bpp.weights;
-    return params * bytes / x->mem_bw;
+    double f = t->offload_optimizer;
+    if (!(f > 0.0))
+        return params * bytes / x->mem_bw;
+    return (1.0 - f) * params * bytes / x->mem_bw;
+}
+
+/*
+ * Optimizer offload (header 9): for the offloaded share f of the parameters
+ * this GPU updates, gradients down and 16-bit weights up over PCIe, and the
+ * CPU update (the same bytes as on the GPU, at the node's CPU memory
+ * bandwidth shared by its GPUs). The gradient copy hides under the last
+ * micro-batch's backward (ZeRO-Offload swaps gradients during backward) up
+ * to eff.overlap with opts.dp_comm_overlap; the CPU update and the weight
+ * upload are exposed (no one-step delayed update).
+ */
+static double offload_time(const ctx *x, const tp_result *r, double window_b)
+{
+    const tp_config *c = x->c;
+    const tp_train *t = &c->train;
+    double f = t->offload_optimizer;
+    if (!(f > 0.0))
+        return 0.0;
+    tp_state_bytes bpp;
+    tp_state_bytes_per_param(t, &bpp);
+    double params = r->stage_first.params_on_gpu;
+    if (r->stage_last.params_on_gpu > params)
+        params = r->stage_last.params_on_gpu;
+    double D = (double)x->dp_pl.size;
+    params = f * params / (D > 1.0 ? D : 1.0);
+    const tp_options *o = &c->opts;
+    double d2h = params * bpp.grads / o->pcie_bw_bytes_per_s;
+    double h2d = params * bpp.weights / o->pcie_bw_bytes_per_s;
+    double cpu_bw = o->host_mem_bw_bytes_per_s / (double)nodes_gpus(c);
+    double cpu = params * (2.0 * bpp.optimizer + 2.0 * 4.0 + bpp.weights) / cpu_bw;
+    double down = o->dp_comm_overlap ? exposed(d2h, window_b, x->ov) : d2h;
+    return down + cpu + h2d;
 }
 
 static const char *bottleneck_of(const tp_time *tm)
@@ -575,6 +729,8 @@ static const char *bottleneck_of(const tp_time *tm)
             best = i;
     if (!(parts[best].v > BOTTLENECK_MIN_SHARE * tm->step_s))
         return "compute (no other part above 5% of the step)";
+    if (best == sizeof parts / sizeof parts[0] - 1 && tm->offload_s > 0.5 * tm->optimizer_s)
+        return "optimizer offload (PCIe and CPU)";
     return parts[best].name;
 }
 
@@ -593,6 +749,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
 
     cost dense, moe, emb, head;
     dense_layer(&x, &dense);
+    /* block method: layers recomputed per stage (0: all) */
+    double blk = t->recompute == TP_RECOMPUTE_FULL ? (double)t->recompute_layers : 0.0;
     if (m->num_experts > 0)
         moe_layer(&x, &moe);
     else
@@ -606,13 +764,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     int64_t L0 = tp_stage_layers(t, L, 0);
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
-    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head);
+    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = tp_stage_layers(t, L, p - 1);
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
-        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head);
+        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         double tl = stage_time(&stl);
         tsum += tl;
         if (tl > tmax) {
@@ -623,12 +781,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
             /* all middle stages together, and the largest of them (stage 1) */
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
-            cost all_mid =
-                stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb, &head);
+            cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
+                                      &head, blk * (double)(p - 2));
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
-            cost st1 = stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head);
+            cost st1 =
+                stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head, blk);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {
                 tmax = t1;
@@ -658,6 +817,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
     }
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
     tm->optimizer_s = optimizer_time(&x, r);
+    if (t->offload_optimizer > 0.0) {
+        tm->offload_s = offload_time(&x, r, st0.bwd + st0.recomp);
+        tm->optimizer_s += tm->offload_s;
+    }
     tm->step_s = tm->compute_s + tm->recompute_s + tm->tp_comm_s + tm->cp_comm_s + tm->ep_comm_s +
                  tm->pp_comm_s + tm->bubble_s + tm->dp_comm_s + tm->optimizer_s;
     if (!(tm->step_s > 0.0))

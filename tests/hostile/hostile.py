@@ -126,7 +126,7 @@ GENERATORS = {
                                                                 '"hidden": ' + "9" * 10000),
     "csv-10k-cols": lambda: ",".join("c%d" % i for i in range(10000)) + "\n" +
                             ",".join("1" for _ in range(10000)) + "\n",
-    "csv-1m-empty-rows": lambda: runs_header() + "\n" + ("," * 39 + "\n") * 1000000,
+    "csv-1m-empty-rows": lambda: runs_header() + "\n" + ("," * runs_header().count(",") + "\n") * 1000000,
     "csv-2m-empty-cols": lambda: "," * 2000000 + "\n",
     "json-5m-empty-objects": lambda: "[" + ",".join(["{}"] * 5500000) + "]",
     "json-2m-zeros": lambda: "[" + ",".join(["0"] * 2000000) + "]",

@@ -330,7 +330,7 @@ static void test_bad_space(void **state)
     tp_search_space_default(&sp);
     sp.ep.min = 2;
     assert_int_equal(tp_search_new(&c, &sp, &s, &e), TP_ERR_INVALID_ARG);
-    assert_string_equal(e.path, "ep");
+    assert_string_equal(e.path, "layout.ep");
     tp_search_space_default(&sp);
     c.train.seq_len = 0;
     assert_int_equal(tp_search_new(&c, &sp, &s, &e), TP_ERR_INVALID_ARG);
@@ -438,6 +438,152 @@ static void test_axes(void **state)
     assert_true(ep8 && nseen > 0);
     free(seen);
     tp_search_free(s);
+    free(it);
+}
+
+/*
+ * MoE parallel folding in the search: every candidate validates (verify
+ * mode), ETP x EP x PP divides the GPUs, EP wider than DP and ETP apart
+ * from TP both appear, no layout twice; the folded space contains the
+ * unfolded one, so its best is never slower; without folding nothing
+ * changes (ETP left 0).
+ */
+static void test_moe_folding_search(void **state)
+{
+    (void)state;
+    tp_config c = preset("mixtral-8x7b", "h100-sxm");
+    c.train.num_gpus = 32;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 64;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.moe_folding = true;
+    verify_space_with(c, sp, false);
+    verify_space_with(c, sp, true);
+
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    bool wide_ep = false, apart = false;
+    enum { MAX_SEEN = 1 << 17, KEY = 11 };
+    int64_t(*seen)[KEY] = calloc(MAX_SEEN, sizeof *seen);
+    assert_non_null(seen);
+    size_t nseen = 0;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        int64_t etp = tp_expert_tp(t);
+        assert_int_equal(t->num_gpus % (etp * t->ep * t->pp), 0);
+        assert_int_equal(c.model.num_experts % t->ep, 0);
+        assert_true(t->etp != t->tp); /* equal is stored as 0 */
+        wide_ep = wide_ep || it->result.dp % t->ep != 0;
+        apart = apart || etp != t->tp;
+        const int64_t key[KEY] = {t->num_gpus, t->tp,  t->pp, t->cp,        t->ep,         t->etp,
+                                  t->zero,     t->vpp, t->sp, t->recompute, t->micro_batch};
+        for (size_t i = 0; i < nseen; i++)
+            assert_false(memcmp(seen[i], key, sizeof key) == 0);
+        assert_true(nseen < MAX_SEEN);
+        memcpy(seen[nseen++], key, sizeof key);
+    }
+    assert_true(wide_ep && apart);
+    free(seen);
+    tp_search_free(s);
+
+    tp_search_space plain;
+    tp_search_space_default(&plain);
+    double folded = best_step(&c, &sp, it), unfolded = best_step(&c, &plain, NULL);
+    assert_true(folded <= unfolded);
+    /* an etp bound turns folding on; on a dense model it is refused */
+    plain.etp.min = plain.etp.max = 1;
+    assert_int_equal(tp_search_new(&c, &plain, &s, NULL), TP_OK);
+    while (tp_search_next(s, it))
+        assert_int_equal(tp_expert_tp(&it->config.train), 1);
+    tp_search_free(s);
+    tp_config d = preset("llama-3-8b", "h100-sxm");
+    tp_error e;
+    assert_int_equal(tp_search_new(&d, &plain, &s, &e), TP_ERR_INVALID_ARG);
+    assert_string_equal(e.path, "layout.etp");
+    free(it);
+}
+
+/*
+ * Recompute variants: on a MoE model the search also tries selective
+ * recompute with MoE-layer recompute (modules core_attn + moe); every
+ * candidate validates, the variant appears, and the space with it contains
+ * the one without (the best is never slower). A dense model gets no variant.
+ */
+static void test_recompute_variants(void **state)
+{
+    (void)state;
+    tp_config c = preset("mixtral-8x7b", "h100-sxm");
+    c.train.num_gpus = 16;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 32;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.recompute_variants = true;
+    verify_space_with(c, sp, false);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    bool variant = false;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        if (t->recompute_modules) {
+            assert_int_equal(t->recompute, TP_RECOMPUTE_SELECTIVE);
+            assert_int_equal(t->recompute_modules, TP_RC_CORE_ATTN | TP_RC_MOE);
+            variant = true;
+        }
+    }
+    tp_search_free(s);
+    assert_true(variant);
+    tp_search_space plain;
+    tp_search_space_default(&plain);
+    assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
+    tp_search_stats a, b;
+    size_t n;
+    tp_config d = preset("llama-3-8b", "h100-sxm");
+    d.train.num_gpus = 8;
+    d.train.global_batch = 16;
+    assert_int_equal(tp_search_top(&d, &sp, TP_RANK_TIME, NULL, 0, &n, &a, NULL), TP_OK);
+    assert_int_equal(tp_search_top(&d, &plain, TP_RANK_TIME, NULL, 0, &n, &b, NULL), TP_OK);
+    assert_int_equal(a.candidates, b.candidates);
+    free(it);
+}
+
+/*
+ * Offload variants: Llama 3 70B on one 8-GPU node needs the optimizer
+ * state somewhere; with offload variants the search finds layouts that fit
+ * only because the state is on the host (ZeRO-Offload), every candidate
+ * validates, and the space contains the plain one (best never slower).
+ */
+static void test_offload_variants(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-70b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 16;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.offload_variants = true;
+    sp.zero_mask = TP_SEARCH_BIT(0) | TP_SEARCH_BIT(1);
+    verify_space_with(c, sp, false);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    int offloaded = 0;
+    while (tp_search_next(s, it)) {
+        if (it->config.train.offload_optimizer > 0.0) {
+            assert_int_equal(it->config.train.zero, 1);
+            assert_true(it->result.memory.host_bytes > 0.0);
+            offloaded++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(offloaded > 0);
+    tp_search_space plain = sp;
+    plain.offload_variants = false;
+    assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
     free(it);
 }
 
@@ -926,6 +1072,9 @@ int main(void)
         cmocka_unit_test(test_recipe_vizz),
         cmocka_unit_test(test_recipe_shapes),
         cmocka_unit_test(test_delta),
+        cmocka_unit_test(test_moe_folding_search),
+        cmocka_unit_test(test_recompute_variants),
+        cmocka_unit_test(test_offload_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

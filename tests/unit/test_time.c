@@ -388,6 +388,350 @@ static void test_moe(void **state)
     assert_true(ri.time.ep_comm_s < r.time.ep_comm_s);
 }
 
+/*
+ * MoE parallel folding (config.c, Megatron-Core parallel_state.py at
+ * d98e8a64). Metamorphic: ETP = TP stated explicitly, with EP dividing DP,
+ * is byte for byte the result of leaving ETP unset (today's layout), over
+ * TP, PP, CP, EP, ZeRO and node sizes.
+ */
+static void test_moe_folding_identity(void **state)
+{
+    (void)state;
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    const int64_t tps[] = {1, 2, 4}, pps[] = {1, 2}, cps[] = {1, 2}, eps[] = {1, 2, 4, 8};
+    int checked = 0;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 2; j++)
+            for (size_t k = 0; k < 2; k++)
+                for (size_t e = 0; e < 4; e++)
+                    for (int z = 0; z <= 3; z++) {
+                        tp_config c = fixture_config(m);
+                        c.train.num_gpus = 128;
+                        c.train.tp = tps[i];
+                        c.train.pp = pps[j];
+                        c.train.cp = cps[k];
+                        c.train.ep = eps[e];
+                        c.train.zero = z;
+                        c.train.seq_len = 4096;
+                        c.train.gpus_per_node = z % 2 ? 8 : 4;
+                        int64_t dp = 128 / (tps[i] * pps[j] * cps[k]);
+                        c.train.global_batch = 2 * dp;
+                        c.train.sp = tps[i] > 1;
+                        if (dp % eps[e] != 0)
+                            continue;
+                        tp_result a, b;
+                        tp_error err = {0};
+                        memset(&a, 0, sizeof a);
+                        memset(&b, 0, sizeof b);
+                        assert_int_equal(tp_eval(&c, &a, &err), TP_OK);
+                        c.train.etp = c.train.tp;
+                        assert_int_equal(tp_eval(&c, &b, &err), TP_OK);
+                        assert_memory_equal(&a.memory, &b.memory, sizeof a.memory);
+                        assert_memory_equal(&a.stage_last, &b.stage_last, sizeof a.stage_last);
+                        assert_memory_equal(&a.time, &b.time, sizeof a.time);
+                        checked++;
+                    }
+    assert_int_equal(checked, 3 * 2 * 2 * 4 * 4); /* DP >= 8 everywhere: every EP divides it */
+}
+
+/*
+ * MoE parallel folding, hand-derived. Mixtral-like 8 experts, top-2, on 64
+ * GPUs with TP 2 (DP 32), EP 8, expert TP 1, ZeRO-1: the expert layers run
+ * ETP 1 x EP 8 x EDP 8 = 64. Routed experts 32 layers x 8 x 3 x 4096 x
+ * 14336 = 45,097,156,608 parameters, split ETP x EP = 8 ways: 5,637,144,576
+ * on each GPU; their optimizer state (12 B each) sharded over EDP 8, the
+ * dense part's over DP 32. The EP group of 8 consecutive ranks (stride ETP
+ * = 1) is inside a node, so its all-to-all is cheaper than with ETP = TP
+ * = 8, where the members are 8 ranks apart, one per node.
+ */
+static void test_moe_folding_values(void **state)
+{
+    (void)state;
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 64;
+    c.train.tp = 2;
+    c.train.sp = true;
+    c.train.ep = 8;
+    c.train.etp = 1;
+    c.train.zero = 1;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 256;
+    assert_int_equal(tp_train_edp(&c.train), 8);
+    tp_result r = eval_ok(&c);
+    check_contract(&c, &r);
+    assert_int_equal(r.params.moe_routed, 45097156608);
+    double expert = 45097156608.0 / 8.0; /* 5,637,144,576 */
+    double dense = r.memory.params_on_gpu - expert;
+    /* dense: attention / 2 + (embedding + head) / 2 + router + norms */
+    assert_rel(dense, 1342177280.0 / 2 + 262144000.0 / 2 + 32 * 4096 * 8 + 266240, 1e-15);
+    assert_rel(r.memory.optimizer_bytes, 12.0 * (dense / 32.0 + expert / 8.0), 1e-12);
+    assert_rel(r.memory.weights_bytes, 2.0 * (dense + expert), 1e-12);
+
+    /* the all-to-all on the links the ranks use */
+    tp_config w = c;
+    w.train.num_gpus = 512;
+    w.train.tp = 8;
+    w.train.etp = 1;
+    w.train.global_batch = 512;
+    tp_result in_node = eval_ok(&w);
+    w.train.etp = 8; /* = TP: the EP group spans 8 nodes */
+    tp_result spread = eval_ok(&w);
+    assert_true(in_node.time.ep_comm_s < 0.5 * spread.time.ep_comm_s);
+}
+
+/* Megatron-Core's rule: GPUs divisible by ETP x EP x PP; EP may exceed DP. */
+static void test_moe_folding_rules(void **state)
+{
+    (void)state;
+    tp_model m = llama(94, 4096, 64, 4, 12288, 151936, false); /* Qwen3-235B-like */
+    m.num_experts = 128;
+    m.topk = 8;
+    m.moe_ffn_hidden = 1536;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 256;
+    c.train.tp = 2;
+    c.train.pp = 8;
+    c.train.ep = 32; /* DP is 16 */
+    c.train.seq_len = 4096;
+    c.train.global_batch = 2048;
+    tp_error err = {0};
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "layout.ep");
+    assert_string_equal(err.message, "256 GPUs are not divisible by etp*ep*pp = 2*32*8 (the expert "
+                                     "layers' layout)");
+    c.train.etp = 1; /* Megatron-Bridge's Qwen3 recipes */
+    assert_int_equal(tp_config_validate(&c, &err), TP_OK);
+    assert_int_equal(tp_train_edp(&c.train), 1);
+    c.train.etp = -1;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "layout.etp");
+    tp_config d = fixture_config(llama(4, 1024, 16, 16, 4096, 1000, false));
+    d.train.num_gpus = 2;
+    d.train.global_batch = 2;
+    d.train.etp = 2;
+    assert_int_equal(tp_config_validate(&d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "layout.etp");
+    assert_string_equal(err.message, "2 needs a mixture-of-experts model (experts is 0)");
+}
+
+/*
+ * FP8 parameter gather (Megatron --fp8-param-gather): weights 1 B instead of
+ * 2, so the weights on every stage halve exactly, gradients and optimizer
+ * state (fp32 master + moments, 12 B) do not move; under ZeRO-1 the
+ * parameter all-gather carries half the bytes, so the step is no slower.
+ * Needs fp8 GEMMs and ZeRO >= 1.
+ */
+static void test_fp8_param_gather(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(16, 4096, 32, 8, 14336, 128256, false));
+    c.train.num_gpus = 16;
+    c.train.tp = 2;
+    c.train.pp = 2;
+    c.train.sp = true;
+    c.train.zero = 1;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 32;
+    c.train.precision = TP_PREC_FP8;
+    c.train.gpus_per_node = 4; /* DP 4 across nodes: the gather is visible */
+    c.opts.dp_comm_overlap = false;
+    tp_result a = eval_ok(&c);
+    c.train.fp8_param_gather = true;
+    tp_result b = eval_ok(&c);
+    check_contract(&c, &b);
+    assert_rel(b.memory.weights_bytes, 0.5 * a.memory.weights_bytes, 1e-15);
+    assert_rel(b.stage_last.weights_bytes, 0.5 * a.stage_last.weights_bytes, 1e-15);
+    assert_rel(b.memory.grads_bytes, a.memory.grads_bytes, 1e-15);
+    assert_rel(b.memory.optimizer_bytes, a.memory.optimizer_bytes, 1e-15);
+    assert_true(b.time.dp_comm_s < a.time.dp_comm_s);
+    assert_true(b.time.step_s < a.time.step_s);
+    tp_state_bytes sb;
+    tp_state_bytes_per_param(&c.train, &sb);
+    assert_rel(sb.total, 1.0 + 2.0 + 12.0, 1e-15);
+
+    tp_error err = {0};
+    c.train.zero = 0;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.fp8_param_gather");
+    c.train.zero = 1;
+    c.train.precision = TP_PREC_BF16;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "fp8 parameter gather needs precision fp8 (the weights are "
+                                     "fp8 tensors), got bf16");
+}
+
+/*
+ * Megatron-Core's recompute modules (selective), hand-derived on one GPU
+ * (TP 1, no SP), a Mixtral-like layer: h 4096, f_e 14336, E 8, top-2,
+ * SwiGLU (6 B per f element), s 4096, b 1, so T = 4096 tokens.
+ *  - moe_act drops the activation outputs, 2 B x f_e per routed copy:
+ *    2 x 2 x 14336 x T per layer;
+ *  - layernorm drops the norms' outputs (QKV and FC1 inputs): 4h x T;
+ *  - moe drops the whole MoE MLP: k x (2h + 6 f_e) + 4E bytes per token;
+ *    its forward FLOPs are re-run: 2h f_e x 2 (gate|up) x k + 2h f_e x k
+ *    (FC2)... = 2h x f_e x 3 x k + 2hE per token and MoE layer.
+ * Default (no modules) equals core_attn exactly.
+ */
+static void test_recompute_modules(void **state)
+{
+    (void)state;
+    const double h = 4096, fe = 14336, E = 8, k = 2, T = 4096, L = 4;
+    tp_model m = llama((int64_t)L, (int64_t)h, 32, 8, (int64_t)fe, 32000, false);
+    m.num_experts = (int64_t)E;
+    m.topk = (int64_t)k;
+    tp_config c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15; /* time is computed whatever the memory */
+    c.train.seq_len = (int64_t)T;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    tp_result base = eval_ok(&c);
+    c.train.recompute_modules = TP_RC_CORE_ATTN;
+    tp_result same = eval_ok(&c);
+    assert_memory_equal(&base.memory, &same.memory, sizeof base.memory);
+    assert_memory_equal(&base.time, &same.time, sizeof base.time);
+    assert_memory_equal(&base.flops, &same.flops, sizeof base.flops);
+
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE_ACT;
+    tp_result act = eval_ok(&c);
+    assert_rel(base.memory.activations_bytes - act.memory.activations_bytes, L * k * 2.0 * fe * T,
+               1e-12);
+    assert_true(act.time.recompute_s > base.time.recompute_s);
+
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_LAYERNORM;
+    tp_result ln = eval_ok(&c);
+    assert_rel(base.memory.activations_bytes - ln.memory.activations_bytes, L * 4.0 * h * T, 1e-12);
+
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE;
+    tp_result moe = eval_ok(&c);
+    check_contract(&c, &moe);
+    assert_rel(base.memory.activations_bytes - moe.memory.activations_bytes,
+               L * (k * (2.0 * h + 6.0 * fe) + 4.0 * E) * T, 1e-12);
+    assert_rel(moe.flops.hardware_per_token - base.flops.hardware_per_token,
+               L * (2.0 * h * fe * 3.0 * k + 2.0 * h * E), 1e-12);
+    assert_true(moe.time.recompute_s > act.time.recompute_s);
+    /* the MoE-layer recompute re-runs the forward of the MoE MLP: less than
+     * full recompute, which re-runs attention too */
+    c.train.recompute_modules = 0;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result full = eval_ok(&c);
+    assert_true(moe.time.recompute_s < full.time.recompute_s);
+
+    tp_error err = {0};
+    c.train.recompute_modules = TP_RC_MOE;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.recompute_modules");
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.model.num_experts = 0;
+    c.model.topk = 0;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "moe, moe_act and shared_experts recompute need a "
+                                     "mixture-of-experts model (experts is 0)");
+    c.train.recompute_modules = TP_RC_MLP; /* dense: the MLP's 6 B x f per token */
+    tp_result mlp = eval_ok(&c);
+    c.train.recompute_modules = 0;
+    tp_result dense = eval_ok(&c);
+    assert_rel(dense.memory.activations_bytes - mlp.memory.activations_bytes, L * 6.0 * fe * T,
+               1e-12);
+}
+
+/*
+ * Optimizer CPU offload (ZeRO-Offload, Ren et al. 2021; Megatron
+ * --optimizer-offload-fraction), hand-derived: a 1-GPU setup (ZeRO-1 over
+ * DP 1) whose P parameters all sit on the GPU. With fraction f = 1 the
+ * optimizer state (12 B/param) leaves the GPU; the host holds
+ * P x (12 + 4) bytes (state and an fp32 gradient copy). The step pays, with
+ * no overlap: gradients down P x 2 / B_pcie, weights up P x 2 / B_pcie, the
+ * CPU update P x (2 x 12 + 2 x 4 + 2) / (B_host / GPUs per node); the GPU
+ * update disappears. A node whose host memory is too small does not fit.
+ */
+static void test_offload_optimizer(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(4, 2048, 16, 16, 8192, 32000, false));
+    c.train.zero = 1;
+    c.train.seq_len = 2048;
+    c.opts.dp_comm_overlap = false;
+    c.train.gpus_per_node = 8;
+    tp_result a = eval_ok(&c);
+    c.train.offload_optimizer = 1.0;
+    tp_result b = eval_ok(&c);
+    check_contract(&c, &b);
+    double P = a.memory.params_on_gpu;
+    assert_rel(a.memory.optimizer_bytes, 12.0 * P, 1e-12);
+    assert_true(b.memory.optimizer_bytes <= 0.0 && b.memory.optimizer_bytes >= 0.0);
+    assert_rel(b.memory.host_bytes, 16.0 * P, 1e-12);
+    assert_rel(a.memory.total_bytes - b.memory.total_bytes, 12.0 * P, 1e-12);
+    double pcie = c.opts.pcie_bw_bytes_per_s, host = c.opts.host_mem_bw_bytes_per_s / 8.0;
+    double want = 2.0 * P / pcie + 2.0 * P / pcie + P * (24.0 + 8.0 + 2.0) / host;
+    assert_rel(b.time.offload_s, want, 1e-12);
+    assert_rel(b.time.optimizer_s, want, 1e-12); /* nothing left on the GPU */
+    /* a half: half the state, half the transfers, half of the GPU update */
+    c.train.offload_optimizer = 0.5;
+    tp_result h = eval_ok(&c);
+    assert_rel(h.memory.optimizer_bytes, 6.0 * P, 1e-12);
+    assert_rel(h.time.offload_s, 0.5 * want, 1e-12);
+    assert_rel(h.time.optimizer_s, 0.5 * want + 0.5 * a.time.optimizer_s, 1e-12);
+    /* transfer-bound: a slow host makes it the bottleneck */
+    c.train.offload_optimizer = 1.0;
+    c.opts.host_mem_bw_bytes_per_s = 1e9;
+    tp_result slow = eval_ok(&c);
+    assert_string_equal(slow.time.bottleneck, "optimizer offload (PCIe and CPU)");
+    /* host memory is a resource */
+    c.opts.host_mem_bytes_per_node = 8.0 * 16.0 * P * 0.99;
+    tp_result full = eval_ok(&c);
+    assert_false(full.memory.fits);
+    assert_false(full.memory.host_fits);
+    assert_true(strncmp(full.reason, "host memory: 8 GPUs x ", 22) == 0);
+    tp_error err = {0};
+    c.train.zero = 0;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.offload_optimizer");
+    c.train.zero = 1;
+    c.train.offload_optimizer = 1.5;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "must be a fraction in [0, 1] of the optimizer state");
+}
+
+/*
+ * Partial full recompute (Megatron --recompute-method block
+ * --recompute-num-layers n), hand-derived on one GPU with L = 4 dense
+ * layers and k = 1: n = 1 layer stores only its input (2 T h bytes), the
+ * other 3 store everything (3/4 of the no-recompute activations), plus one
+ * layer of working set; the recompute costs 1/4 of full recompute's, and
+ * the hardware FLOPs add 1/4 of the layers' forward. n >= L is full.
+ */
+static void test_recompute_block(void **state)
+{
+    (void)state;
+    const double L = 4, h = 2048, T = 2048;
+    tp_config c = fixture_config(llama((int64_t)L, (int64_t)h, 16, 16, 8192, 32000, false));
+    c.train.seq_len = (int64_t)T;
+    tp_result none = eval_ok(&c);
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result full = eval_ok(&c);
+    c.train.recompute_layers = 1;
+    tp_result block = eval_ok(&c);
+    check_contract(&c, &block);
+    assert_rel(block.memory.activations_bytes,
+               2.0 * T * h + 3.0 / 4.0 * none.memory.activations_bytes +
+                   none.memory.act_per_layer_bytes,
+               1e-12);
+    assert_rel(block.time.recompute_s, 0.25 * full.time.recompute_s, 1e-12);
+    assert_rel(block.flops.hardware_per_token - none.flops.hardware_per_token,
+               0.25 * (full.flops.hardware_per_token - none.flops.hardware_per_token), 1e-12);
+    c.train.recompute_layers = 4;
+    tp_result all = eval_ok(&c);
+    assert_memory_equal(&all.memory, &full.memory, sizeof all.memory);
+    tp_error err = {0};
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.recompute_layers");
+}
+
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
@@ -469,6 +813,13 @@ int main(void)
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_context_parallel),
         cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_moe_folding_identity),
+        cmocka_unit_test(test_moe_folding_values),
+        cmocka_unit_test(test_moe_folding_rules),
+        cmocka_unit_test(test_fp8_param_gather),
+        cmocka_unit_test(test_recompute_modules),
+        cmocka_unit_test(test_offload_optimizer),
+        cmocka_unit_test(test_recompute_block),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_extremes),
     };
