@@ -48,6 +48,8 @@ enum {
     X_BASIS,
     X_LAYOUT,
     X_MAX_GPUS,
+    X_MEMORY_MARGIN,
+    X_TIE_TOLERANCE,
     X_PHASE,
     X_PLAN_FILE,
     X_CKPT_MODE,
@@ -123,6 +125,14 @@ static const cli_flag xflags[X_COUNT] = {
                   "how each phase's layout is chosen", ENUM(layout_names), .group = G_CLU},
     [X_MAX_GPUS] = {"--max-gpus", "N", "GPUs", "131072", "largest cluster the sizing considers",
                     INT(1, TP_MAX_GPUS), .group = G_CLU},
+    [X_MEMORY_MARGIN] = {"--memory-margin", "X", "fraction of capacity", "0.10",
+                         "memory kept free on every GPU by the layouts the plan chooses (the "
+                         "memory model's measured error, docs/ACCURACY.md); 0 = none",
+                         NUM0(1e-6, 0.5), .group = G_CLU},
+    [X_TIE_TOLERANCE] = {"--tie-tolerance", "X", "fraction", "0.03",
+                         "layouts this close to the fastest count as a tie, won by the simpler "
+                         "(fewer PP stages, no CP at short context, TP within a node)",
+                         NUM0(1e-6, 0.5), .group = G_CLU},
 
     [X_PHASE] = {"--phase", "KEY=VALUE,...", NULL, "one phase of all tokens",
                  "a training phase (repeatable, in order); keys: name, tokens, seq, batch "
@@ -235,6 +245,10 @@ static bool has_flag(int argc, char **argv, const char *name)
     return false;
 }
 
+/* Flags that only a whole given layout can honour (the search picks them itself). */
+static const char *const whole_layout_flags[] = {"--schedule", "--first-stage-layers",
+                                                 "--last-stage-layers"};
+
 static const char *const layout_flags[] = {"--tp",
                                            "--pp",
                                            "--cp",
@@ -342,6 +356,11 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
 
     /* Cluster, time, money. */
     double days = 0.0;
+    if (xv[X_DEADLINE] && xv[X_DEADLINE_DAYS])
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "--deadline %s and --deadline-days %s both set the deadline: give "
+                            "one (hours or days)",
+                            xv[X_DEADLINE], xv[X_DEADLINE_DAYS]);
     GETF(X_DEADLINE, in->deadline_h);
     if (xv[X_DEADLINE_DAYS]) {
         GETF(X_DEADLINE_DAYS, days);
@@ -374,6 +393,8 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
         in->layout_from = k == 0 ? TP_LAYOUT_AUTO : k == 1 ? TP_LAYOUT_RECIPE : TP_LAYOUT_GIVEN;
     }
     GETI(X_MAX_GPUS, in->max_gpus);
+    GETF(X_MEMORY_MARGIN, in->memory_margin);
+    GETF(X_TIE_TOLERANCE, in->tie_tolerance);
     return TP_OK;
 }
 
@@ -432,11 +453,17 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
     tp_plan_in_default(in);
     in->base = c;
     bool gpus_given = has_flag(argc, argv, "--gpus");
-    bool layout_given = false;
+    bool layout_given = false, whole_given = false;
     for (size_t i = 0; i < sizeof layout_flags / sizeof layout_flags[0]; i++)
         layout_given = layout_given || has_flag(argc, argv, layout_flags[i]);
+    for (size_t i = 0; i < sizeof whole_layout_flags / sizeof whole_layout_flags[0]; i++)
+        whole_given = whole_given || has_flag(argc, argv, whole_layout_flags[i]);
     in->size_by = gpus_given ? TP_SIZE_GPUS : TP_SIZE_DEADLINE;
-    in->layout_from = layout_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
+    /* issue 19: a layout flag fixes its axis of the search, as for `search --tp 4`;
+     * only --schedule and the stage splits (or --layout given) freeze the layout */
+    in->layout_from = whole_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
+    if (layout_given && !whole_given)
+        TRY(cli_search_space(&job->co, NULL, &c, &in->space, err));
     in->price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
     TRY(plan_sizing(xv, &c, in, err));
 

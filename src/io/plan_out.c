@@ -494,6 +494,17 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
                "and the %s throughput meets the deadline (DP must divide the global batch, "
                "so not every node count has a layout).",
                p->used_predicted ? "predicted" : "--mfu");
+    if (p->feasible && p->clean_moved)
+        d_note(d,
+               "Moved up from %lld GPUs, the first cluster that fits, whose best layout is "
+               "one nobody runs (%s), to the first with a clean layout (TP within a node, PP "
+               "dividing the layers, no CP at short context).",
+               (long long)p->first_fit_gpus, p->clean_note);
+    else if (p->feasible && p->first_fit_gpus > 0)
+        d_note(d,
+               "Its layout is not a clean one (%s) and no cluster up to a third larger has "
+               "one that meets the deadline.",
+               p->clean_note);
     if (!p->feasible)
         return;
     d_row(d, "wall clock (compute)", "%s%s", hours(p->compute_wall_s, a, sizeof a),
@@ -522,11 +533,17 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
         d_row(d, "  chosen by", "%s",
               in->layout_from == TP_LAYOUT_GIVEN    ? "the flags (--tp, --pp, ...)"
               : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
-                                                    : "the layout search, shortest predicted step");
+              : p->clean_moved ? "the layout search, shortest predicted step among clean layouts"
+                               : "the layout search, shortest predicted step");
         if (in->layout_from == TP_LAYOUT_AUTO)
             d_row(d, "  searched", "%llu layouts evaluated, %llu fit",
                   (unsigned long long)ph->layouts_evaluated,
                   (unsigned long long)ph->layouts_feasible);
+        if (ph->tie_break)
+            d_row(d, "  tie-break", "%s", ph->tie_note + strlen("tie-break: "));
+        if (ph->margin_bytes > 0.0)
+            d_row(d, "  memory margin", "%.1f GiB (%.0f%% of capacity) kept free (--memory-margin)",
+                  ph->margin_bytes / TP_GIB, in->memory_margin * 100.0);
         d_row(d, "  batch",
               "%lld sequences = micro-batch %lld x %lld accumulation x DP %lld "
               "(%lld sequences per replica)",
@@ -921,6 +938,9 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_int(b, l, "grad_accum", r->grad_accum);
         put_int(b, l, "layouts_evaluated", (int64_t)ph->layouts_evaluated);
         put_int(b, l, "layouts_feasible", (int64_t)ph->layouts_feasible);
+        put_bool(b, l, "tie_break", ph->tie_break);
+        if (ph->tie_break)
+            put_str(b, l, "tie_break_note", ph->tie_note);
         jb_set(b, o, "layout", l);
         const tp_memory *m = &r->memory;
         json_t *mj = jb_obj(b);
@@ -936,6 +956,8 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_real(b, mj, "frozen_weights_bytes", ph->frozen_weight_bytes);
         put_real(b, mj, "total_bytes", m->total_bytes);
         put_real(b, mj, "capacity_bytes", m->capacity_bytes);
+        put_real(b, mj, "headroom_bytes", m->headroom_bytes);
+        put_real(b, mj, "margin_bytes", ph->margin_bytes);
         jb_set(b, o, "memory", mj);
         const tp_time *tm = &r->time;
         json_t *tj = jb_obj(b);
@@ -1030,6 +1052,12 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_real(&b, c, "wall_s", p->wall_s);
     put_bool(&b, c, "deadline_met", p->deadline_met);
     put_real(&b, c, "required_mfu", p->required_mfu);
+    put_real(&b, c, "memory_margin", in->memory_margin);
+    if (p->first_fit_gpus > 0) {
+        put_int(&b, c, "first_fit_gpus", p->first_fit_gpus);
+        put_bool(&b, c, "moved_for_clean_layout", p->clean_moved);
+        put_str(&b, c, "first_fit_not_clean", p->clean_note);
+    }
     jb_set(&b, root, "cluster", c);
 
     json_t *ph = json_array();

@@ -236,8 +236,58 @@ fi
 run plan --gpus 8 --gpu-memory-gb 16 --json
 check_json "infeasible json" 1 'j["feasible"] is False' 'j["reason"].startswith("no layout")' \
     '"GPUs" in j["fix"]'
-run plan --gpus 8 --tp 2 --zero 0
+run plan --gpus 8 --tp 2 --zero 0 --layout given
 if [ "$rc" -eq 1 ] && grep -qF "fixed layout" "$tmp/out"; then ok; else bad "infeasible given layout: exit $rc"; fi
+
+# ---- issue 19: correctness and consistency ----
+# plan --tp 2 --zero 0 fixes those two axes, as search --tp 2 --zero 0 does;
+# the rest is searched (on 8 GPUs the 30B then fits with PP, not frozen at PP 1)
+run plan --gpus 8 --tp 2 --zero 0 --json
+check_json "plan --tp fixes only TP" 0 \
+    'j["phases"][0]["layout"]["tp"] == 2 and j["phases"][0]["layout"]["zero"] == 0' \
+    'j["phases"][0]["layout"]["layouts_evaluated"] > 1'
+# a frozen module is in the per-GPU total: 60e9 x 2 B / TP (/ DP under ZeRO-3)
+run plan --phase name=vlm,frozen=60e9 --gpus 512 --json
+check_json "frozen weights in the total" 0 \
+    'close(j["phases"][0]["memory"]["frozen_weights_bytes"], 60e9 * 2 / j["phases"][0]["layout"]["tp"] / (j["phases"][0]["layout"]["dp"] if j["phases"][0]["layout"]["zero"] == 3 else 1), 1e-12)' \
+    'close(j["phases"][0]["memory"]["total_bytes"], sum(v for k, v in j["phases"][0]["memory"].items() if k.endswith("_bytes") and k not in ("total_bytes", "capacity_bytes", "headroom_bytes", "margin_bytes")), 1e-12)' \
+    'close(j["phases"][0]["memory"]["headroom_bytes"], j["phases"][0]["memory"]["capacity_bytes"] - j["phases"][0]["memory"]["total_bytes"], 1e-12)'
+# too big a frozen module: the binding line says the frozen weights do not fit
+run plan --phase name=vlm,frozen=100e9 --gpus 8 --tp 1 --pp 1 --zero 3 --recompute full --layout given
+if [ "$rc" -eq 1 ] && ! grep -qF "headroom" "$tmp/out" && grep -qF "frozen weights" "$tmp/out"; then ok; else bad "frozen 100B: exit $rc: $(grep -i binding -A3 "$tmp/out")"; fi
+# the memory margin: 10% of capacity stays free by default, --memory-margin 0 lifts it
+run plan --gpus 512 --json
+check_json "memory margin" 0 \
+    'j["phases"][0]["memory"]["headroom_bytes"] >= 0.10 * j["phases"][0]["memory"]["capacity_bytes"]' \
+    'close(j["phases"][0]["memory"]["margin_bytes"], 8 * 2**30, 1e-12)' 'j["cluster"]["memory_margin"] == 0.1'
+run plan --gpus 512 --memory-margin 0 --json
+check_json "no memory margin" 0 'j["phases"][0]["memory"]["margin_bytes"] == 0'
+expect_usage "memory margin range" "--memory-margin" plan --memory-margin 0.9
+# S0-7 with the search: 464 GPUs (58 nodes = 2^4 x 29 with DP dividing 1024
+# sequences) only has layouts with 29 in TP, PP or CP (PP 29 of 48 layers);
+# the first clean cluster is 512 = 64 nodes, the seed's own answer
+run plan $SEED --deadline 500 --json
+check_json "S0-7 clean cluster" 0 \
+    'j["cluster"]["first_fit_gpus"] == 464 and j["cluster"]["moved_for_clean_layout"] is True' \
+    'j["cluster"]["num_gpus"] == 512' \
+    '48 % j["phases"][0]["layout"]["pp"] == 0 and j["phases"][0]["layout"]["cp"] == 1' \
+    'j["phases"][0]["layout"]["tp"] <= 8'
+# 24 h: 9,728 GPUs (2^9 x 19) would need PP 19; the clean sizes are 3-smooth
+# multiples of DP: 12,288 = 1024 x 12 (TP x PP = 12), 26% more GPUs
+run plan $SEED --deadline 24 --json
+check_json "24 h clean cluster" 0 'j["cluster"]["first_fit_gpus"] == 9728' \
+    'j["cluster"]["num_gpus"] == 12288' \
+    '48 % j["phases"][0]["layout"]["pp"] == 0 and j["phases"][0]["layout"]["cp"] == 1'
+# the tie-break: at seq 8192 on 1024 GPUs CP 2 is 0.9% faster than TP 2; TP 2 is simpler
+run plan --gpus 1024 --seq-len 8192 --json
+check_json "tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is True' \
+    'j["phases"][0]["layout"]["cp"] == 1' \
+    '"slower than the fastest, TP 1 x PP 1 x CP 2" in j["phases"][0]["layout"]["tie_break_note"]'
+run plan --gpus 1024 --seq-len 8192 --tie-tolerance 0 --json
+check_json "no tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is False' \
+    'j["phases"][0]["layout"]["cp"] == 2'
+expect_error "trainplan: error: --deadline 5 and --deadline-days 3 both set the deadline: give one (hours or days)" \
+    plan --deadline 5 --deadline-days 3
 
 # ---- bad input (exit 2) ----
 expect_usage "mfu range" "--mfu" plan --mfu 1.5
