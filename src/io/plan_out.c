@@ -1031,11 +1031,16 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_str(&b, f, "mfu_basis", in->basis == TP_BASIS_6ND ? "6nd" : "exact");
     put_real(&b, f, "gpu_hours_mfu", p->gpu_hours_mfu);
     put_real(&b, f, "gpu_hours_mfu_6nd", p->gpu_hours_mfu_6nd);
-    put_real(&b, f, "gpu_hours_predicted", p->gpu_hours_predicted);
-    put_real(&b, f, "gpu_hours", p->gpu_hours);
+    /* issue 19: without a layout there is no schedule, so no hours, cost or wall
+     * clock: absent (the root "reason" says why), never a fake 0 */
+    if (p->feasible) {
+        put_real(&b, f, "gpu_hours_predicted", p->gpu_hours_predicted);
+        put_real(&b, f, "gpu_hours", p->gpu_hours);
+    }
     put_bool(&b, f, "used_predicted", p->used_predicted);
     put_real(&b, f, "price_per_gpu_hour", p->price_per_hour);
-    put_real(&b, f, "cost_usd", p->cost_usd);
+    if (p->feasible)
+        put_real(&b, f, "cost_usd", p->cost_usd);
     jb_set(&b, root, "compute", f);
 
     json_t *c = jb_obj(&b);
@@ -1048,10 +1053,13 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_int(&b, c, "num_gpus", p->num_gpus);
     put_int(&b, c, "gpus_per_node", p->gpus_per_node);
     put_int(&b, c, "num_nodes", p->num_nodes);
-    put_real(&b, c, "compute_wall_s", p->compute_wall_s);
-    put_real(&b, c, "wall_s", p->wall_s);
+    if (p->feasible) {
+        put_real(&b, c, "compute_wall_s", p->compute_wall_s);
+        put_real(&b, c, "wall_s", p->wall_s);
+    }
     put_bool(&b, c, "deadline_met", p->deadline_met);
-    put_real(&b, c, "required_mfu", p->required_mfu);
+    if (p->feasible)
+        put_real(&b, c, "required_mfu", p->required_mfu);
     put_real(&b, c, "memory_margin", in->memory_margin);
     if (p->first_fit_gpus > 0) {
         put_int(&b, c, "first_fit_gpus", p->first_fit_gpus);
@@ -1070,11 +1078,13 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
 
     json_t *bu = jb_obj(&b);
     put_real(&b, bu, "budget_usd", in->budget_usd);
-    put_real(&b, bu, "gpu_hours", p->budget_gpu_hours);
-    put_real(&b, bu, "hours_on_cluster", p->budget_hours_on_cluster);
-    put_real(&b, bu, "gpus_for_deadline", p->budget_gpus_for_deadline);
-    put_bool(&b, bu, "within_budget", p->within_budget);
-    jb_set(&b, bu, "affords", point_json(&b, &p->budget_affords));
+    if (p->feasible) { /* not worked out without a layout */
+        put_real(&b, bu, "gpu_hours", p->budget_gpu_hours);
+        put_real(&b, bu, "hours_on_cluster", p->budget_hours_on_cluster);
+        put_real(&b, bu, "gpus_for_deadline", p->budget_gpus_for_deadline);
+        put_bool(&b, bu, "within_budget", p->within_budget);
+        jb_set(&b, bu, "affords", point_json(&b, &p->budget_affords));
+    }
     jb_set(&b, root, "budget", bu);
 
     json_t *k = jb_obj(&b);
@@ -1086,14 +1096,20 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     jb_set(&b, k, "chosen", ckpt_json(&b, &p->ckpt));
     jb_set(&b, k, "sync", ckpt_json(&b, &p->ckpt_sync));
     jb_set(&b, k, "async", ckpt_json(&b, &p->ckpt_async));
-    jb_set(&b, root, "checkpoint", k);
+    if (p->feasible)
+        jb_set(&b, root, "checkpoint", k);
+    else
+        json_decref(k);
 
     json_t *lr = jb_obj(&b);
     put_real(&b, lr, "peak_lr", p->lr.peak_lr);
     put_real(&b, lr, "min_lr", p->lr.min_lr);
     put_int(&b, lr, "warmup_steps", p->lr.warmup_steps);
     put_int(&b, lr, "total_steps", p->lr.total_steps);
-    jb_set(&b, root, "lr_schedule", lr);
+    if (p->feasible)
+        jb_set(&b, root, "lr_schedule", lr);
+    else
+        json_decref(lr);
 
     put_bool(&b, root, "feasible", p->feasible);
     put_str(&b, root, "reason", p->reason);

@@ -235,7 +235,10 @@ else
 fi
 run plan --gpus 8 --gpu-memory-gb 16 --json
 check_json "infeasible json" 1 'j["feasible"] is False' 'j["reason"].startswith("no layout")' \
-    '"GPUs" in j["fix"]'
+    '"GPUs" in j["fix"]' \
+    '"cost_usd" not in j["compute"] and "gpu_hours" not in j["compute"]' \
+    '"compute_wall_s" not in j["cluster"] and "checkpoint" not in j and "lr_schedule" not in j' \
+    'close(j["compute"]["gpu_hours_mfu"], j["compute"]["flops_exact"] / (0.4 * 312e12) / 3600, 1e-9)'
 run plan --gpus 8 --tp 2 --zero 0 --layout given
 if [ "$rc" -eq 1 ] && grep -qF "fixed layout" "$tmp/out"; then ok; else bad "infeasible given layout: exit $rc"; fi
 
