@@ -145,6 +145,26 @@ TP_API double tp_budget_required_mfu(double flops, double num_gpus, double peak_
 TP_API double tp_budget_mfu_from_throughput(double tokens_per_s, double flops_per_token,
                                             double num_gpus, double peak_flops_per_s);
 
+/** A measured throughput against the prediction (seed 001 exercise 2). */
+typedef struct tp_measured {
+    double tokens_per_s;  /* as measured, the whole job */
+    double step_s;        /* tokens per step / tokens_per_s */
+    double mfu;           /* model FLOPs (r->flops.model_per_token) per second / (GPUs x peak) */
+    double hfu;           /* hardware FLOPs (recompute included) likewise */
+    double mfu_6n;        /* with 6N FLOPs per token, the seeds' convention */
+    double predicted_mfu; /* r->time.mfu (0 when not computed) */
+    double ratio;         /* mfu / predicted_mfu: 1 = as predicted, < 1 slower (0 without one) */
+} tp_measured;
+
+/**
+ * MFU and HFU of a measured throughput of configuration c (evaluated into r)
+ * and its ratio to the predicted MFU. Errors: TP_ERR_INVALID_ARG
+ * ("measured-tokens-per-s") unless tokens_per_s > 0 and finite, or when it
+ * implies more than the GPUs' peak (MFU > 1).
+ */
+TP_API tp_status tp_budget_measured(const tp_config *c, const tp_result *r, double tokens_per_s,
+                                    tp_measured *out, tp_error *err);
+
 /** Tokens per second at `mfu`: mfu * num_gpus * peak / flops_per_token. */
 TP_API double tp_budget_tokens_per_s(double mfu, double flops_per_token, double num_gpus,
                                      double peak_flops_per_s);

@@ -101,5 +101,9 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r);
 json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r);
 /** Human-readable estimate report. */
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r);
+/** `estimate --measured-tokens-per-s`: the achieved MFU/HFU against the prediction. */
+void tp_io_measured_text(FILE *f, const tp_measured *m);
+/** The same as the "measured" object of estimate --json; new reference, NULL on failure. */
+json_t *tp_io_measured_json(const tp_measured *m);
 
 #endif /* TP_IO_H */

@@ -287,3 +287,41 @@ void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r)
     section_memory(f, c, r);
     section_time(f, c, &r->time);
 }
+
+/* seed 001 exercise 2: "we measure N tokens/s, what MFU is that?" The
+ * 15% band is the step-time model's p90 error on measured runs
+ * (docs/ACCURACY.md): outside it the difference is worth a look. */
+void tp_io_measured_text(FILE *f, const tp_measured *m)
+{
+    char tps[32];
+    fprintf(f, "\nMeasured throughput\n");
+    fprintf(f, "  measured                   %s tokens/s, %.4g s per step\n",
+            count_text(m->tokens_per_s, tps, sizeof tps), m->step_s);
+    fprintf(f, "  achieved                   MFU %.2f%%, HFU %.2f%% (6N per token: MFU %.2f%%)\n",
+            100.0 * m->mfu, 100.0 * m->hfu, 100.0 * m->mfu_6n);
+    if (m->predicted_mfu > 0.0)
+        fprintf(f, "  against the prediction     %.2f x the predicted MFU %.1f%% (%s)\n", m->ratio,
+                100.0 * m->predicted_mfu,
+                m->ratio < 0.85   ? "slower than predicted: look for what the model leaves out"
+                : m->ratio > 1.15 ? "faster than predicted: the model is pessimistic here"
+                                  : "within 15% of the prediction");
+}
+
+json_t *tp_io_measured_json(const tp_measured *m)
+{
+    jb b = {true};
+    json_t *o = jb_obj(&b);
+    put_real(&b, o, "tokens_per_s", m->tokens_per_s);
+    put_real(&b, o, "step_s", m->step_s);
+    put_real(&b, o, "mfu", m->mfu);
+    put_real(&b, o, "hfu", m->hfu);
+    put_real(&b, o, "mfu_6n", m->mfu_6n);
+    put_real(&b, o, "predicted_mfu", m->predicted_mfu);
+    if (m->predicted_mfu > 0.0)
+        put_real(&b, o, "ratio_to_predicted", m->ratio);
+    if (!b.ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

@@ -55,7 +55,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --no-flash-attn --dropout --fused-ce --pad-vocab --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
---from-megatron --from-deepspeed --markdown --csv --svg --force"
+--from-megatron --from-deepspeed --markdown --csv --svg --force --measured-tokens-per-s"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"
@@ -479,5 +479,23 @@ if python3 -c "import sys; sys.exit(0 if float('$h_amp') > float('$h_nat') else 
 else bad "--attn-ampere-kernel on h100: step $h_amp not above $h_nat"; fi
 if [ -n "$a_nat" ] && [ "$a_nat" = "$a_amp" ]; then ok
 else bad "--attn-ampere-kernel on a100 changed the step ($a_nat -> $a_amp)"; fi
+
+# issue 19, seed 001 exercise 2 (S1-7): 7B at 150k tokens/s on 64 H100 is
+# MFU 150e3 x 6 x 7e9 / (64 x 989.4e12) = 9.95% with the seed's 6N and 7e9;
+# llama-2-7b has 6.738e9 parameters (6N = 40,430,493,696 FLOP/token): 9.58%,
+# and its model FLOPs (attention too, 41,253,076,992 per token): 9.77%
+run estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 150000 --json
+check_json "S1-7 measured MFU" \
+    'close(j["measured"]["mfu_6n"], 150e3 * 40430493696 / (64 * 989.4e12), 1e-12)' \
+    'close(j["measured"]["mfu_6n"] * 6 * 7e9 / 40430493696, 0.0995, 0.002)' \
+    'close(j["measured"]["mfu"], 150e3 * 41253076992 / (64 * 989.4e12), 1e-12)' \
+    'close(j["measured"]["hfu"], j["measured"]["mfu"], 1e-12)' \
+    'close(j["measured"]["predicted_mfu"], j["time"]["throughput"]["mfu"], 1e-12)' \
+    'close(j["measured"]["ratio_to_predicted"], j["measured"]["mfu"] / j["time"]["throughput"]["mfu"], 1e-12)' \
+    'close(j["measured"]["step_s"], 131072 / 150e3, 1e-12)'
+run estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 150000
+has "measured text" "achieved                   MFU 9.77%, HFU 9.77% (6N per token: MFU 9.58%)"
+expect_error "trainplan: error: --measured-tokens-per-s: 1.5e+07 tokens/s is 977% MFU on 64 x h100-sxm: more than the peak (is it per GPU? this flag takes the whole job's)" \
+    estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 15e6
 
 finish
