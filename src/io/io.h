@@ -60,8 +60,10 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
 /**
  * Parse a whole decimal integer in [min, max]: digits, or a decimal whose
  * exact value is whole ("1e6", "2.5e3"; never through a double, so
- * "8.0000000000000001" is refused). No hex, no K/M/G suffixes. field
- * names the flag or key for the message.
+ * "8.0000000000000001" is refused). No hex. A decimal suffix k/K, M,
+ * B/G/b, T/t (1e3, 1e6, 1e9, 1e12) after a plain number is taken ("4k",
+ * "1.5T"; issue 19), for reals too. field names the flag or key for the
+ * message.
  */
 tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max, int64_t *out,
                           tp_error *err);

@@ -291,6 +291,13 @@ check_json "no tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is False' \
     'j["phases"][0]["layout"]["cp"] == 2'
 expect_error "trainplan: error: --deadline 5 and --deadline-days 3 both set the deadline: give one (hours or days)" \
     plan --deadline 5 --deadline-days 3
+# counts in people's words: 600B tokens, 4M-token batches (4,000,000 = 1000 x 4000), 4k sequences
+run plan --tokens 600B --global-batch-tokens 4M --seq-len 4k --gpus 512 --json
+check_json "suffixes" 0 'j["scaling"]["tokens"] == 600e9' \
+    'j["phases"][0]["seq_len"] == 4000 and j["phases"][0]["global_batch"] == 1000'
+run plan --phase name=a,tokens=1.5T --gpus 512 --json
+check_json "suffix in a phase" 0 'j["phases"][0]["tokens"] == 1.5e12'
+expect_error "trainplan: error: --mfu: 40 is out of range [0.0001, 1]: a fraction, not a percentage (40% is 0.4)" plan --mfu 40
 
 # ---- bad input (exit 2) ----
 expect_usage "mfu range" "--mfu" plan --mfu 1.5
