@@ -282,7 +282,9 @@ TP_API double tp_lr_at(const tp_lr_schedule *s, int64_t step);
 typedef enum tp_tokens_from {
     TP_TOKENS_PER_PARAM = 0, /* D = tokens_per_param * N (default 20, Chinchilla) */
     TP_TOKENS_GIVEN,         /* D = tokens */
-    TP_TOKENS_COMPUTE        /* D = C / (6 N) for the FLOP budget C */
+    TP_TOKENS_COMPUTE        /* D = C / (6 N) for the FLOP budget C (--compute, size_model);
+                                without either, C is what budget_usd buys at mfu and D = C /
+                                (the --mfu basis FLOPs per token): the plan costs the budget */
 } tp_tokens_from;
 
 /** What fixes the cluster size. */
@@ -494,6 +496,10 @@ typedef struct tp_plan {
     double budget_hours_on_cluster;  /* wall-clock hours budget_usd rents num_gpus */
     double budget_gpus_for_deadline; /* GPUs budget_usd rents for deadline_h */
     bool within_budget;
+    /* issue 19, "any two of budget, deadline and MFU give the third"; known without a layout */
+    int64_t budget_gpus_whole_nodes; /* budget_gpus_for_deadline rounded down to whole nodes */
+    double budget_required_mfu;      /* MFU those GPUs need to finish in deadline_h (basis FLOPs) */
+    double budget_tokens_at_mfu;     /* tokens of this model the budget buys at the user MFU */
     tp_scaling_point budget_affords; /* model and tokens the budget affords at the plan's MFU */
     /* checkpointing */
     tp_ckpt ckpt;                  /* the chosen mode */

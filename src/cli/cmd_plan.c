@@ -84,8 +84,9 @@ enum {
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 static const cli_flag xflags[X_COUNT] = {
-    [X_TOKENS] = {"--tokens", "N", "tokens", "20 x parameters", "training tokens", NUM(1.0, 1e18),
-                  .group = G_TOK},
+    [X_TOKENS] = {"--tokens", "N|budget", "tokens", "20 x parameters",
+                  "training tokens; budget: what --budget buys for this model at --mfu",
+                  NUM(1.0, 1e18), .group = G_TOK},
     [X_TOKENS_PER_PARAM] = {"--tokens-per-param", "X", "tokens per parameter", "20",
                             "training tokens as a multiple of the parameters (Chinchilla)",
                             NUM(1e-3, 1e6), .group = G_TOK},
@@ -230,6 +231,7 @@ void cmd_plan_help(FILE *f)
             "  trainplan plan --csv --svg plan.svg\n"
             "  trainplan plan --phase name=4k,seq=4096 --phase name=32k,seq=32768,tokens=40e9\n"
             "  trainplan plan --size-model --compute 1e24 --fit besiroglu\n"
+            "  trainplan plan --model llama-3-8b --budget 500k --tokens budget --gpus 64\n"
             "  trainplan plan --lr-schedule --lr-points 200 > lr.csv\n");
 }
 
@@ -340,9 +342,20 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
      * from --budget, else --tokens-per-param (20). */
     GETF(X_TOKENS_PER_PARAM, in->tokens_per_param);
     GETF(X_COMPUTE, in->compute_flops);
-    GETF(X_TOKENS, in->tokens);
+    bool from_budget = xv[X_TOKENS] && strcmp(xv[X_TOKENS], "budget") == 0;
+    if (!from_budget)
+        GETF(X_TOKENS, in->tokens);
     in->size_model = xv[X_SIZE_MODEL] != NULL;
-    if (xv[X_TOKENS])
+    if (from_budget && !xv[X_BUDGET])
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
+                            "--tokens budget: the tokens a money budget buys need --budget USD");
+    if (from_budget && (xv[X_COMPUTE] || in->size_model))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
+                            "--tokens budget is for a given model; --compute and --size-model "
+                            "choose the tokens themselves");
+    if (from_budget)
+        in->tokens_from = TP_TOKENS_COMPUTE;
+    else if (xv[X_TOKENS])
         in->tokens_from = TP_TOKENS_GIVEN;
     else if (xv[X_COMPUTE] || (in->size_model && !xv[X_TOKENS_PER_PARAM]))
         in->tokens_from = TP_TOKENS_COMPUTE;

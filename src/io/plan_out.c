@@ -346,12 +346,18 @@ static void report_tokens(doc *d, const tp_plan_in *in, const tp_plan *p)
         if (in->compute_flops > 0.0)
             d_row(d, "training tokens D", "%s = C / 6N for C = %.3g FLOP (--compute)",
                   si(p->tokens, a, sizeof a), p->compute_budget_flops);
-        else
+        else if (in->size_model)
             d_row(d, "training tokens D",
                   "%s = C / 6N for C = %.3g FLOP (what %s buys at the "
                   "user MFU %.0f%%)",
                   si(p->tokens, a, sizeof a), p->compute_budget_flops,
                   usd(in->budget_usd, b, sizeof b), in->mfu * 100.0);
+        else
+            d_row(d, "training tokens D",
+                  "%s = C / (%s FLOP per token) for C = %.3g FLOP (what %s buys at the "
+                  "user MFU %.0f%%, --tokens budget)",
+                  si(p->tokens, a, sizeof a), in->basis == TP_BASIS_6ND ? "6N" : "exact",
+                  p->compute_budget_flops, usd(in->budget_usd, b, sizeof b), in->mfu * 100.0);
         break;
     default:
         d_row(d, "training tokens D", "%s = %g tokens/param x N (Chinchilla rule)",
@@ -590,6 +596,15 @@ static void report_budget(doc *d, const tp_plan_in *in, const tp_plan *p)
     d_section(d, "Budget");
     d_row(d, "budget", "%s at $%.2f per GPU-hour = %s GPU-hours", usd(in->budget_usd, a, sizeof a),
           p->price_per_hour, commas(p->budget_gpu_hours, b, sizeof b));
+    if (p->budget_gpus_whole_nodes > 0)
+        d_row(d, "with the deadline", "rents %lld GPUs (%lld nodes) for %s; they need MFU %.1f%% "
+              "to finish in time",
+              (long long)p->budget_gpus_whole_nodes,
+              (long long)(p->budget_gpus_whole_nodes / p->gpus_per_node),
+              hours(in->deadline_h * 3600.0, a, sizeof a), p->budget_required_mfu * 100.0);
+    if (p->budget_tokens_at_mfu > 0.0 && in->tokens_from != TP_TOKENS_COMPUTE)
+        d_row(d, "tokens it buys", "%s of %s at the user MFU %.0f%% (--tokens budget trains on them)",
+              si(p->budget_tokens_at_mfu, a, sizeof a), p->model.name, in->mfu * 100.0);
     if (!p->feasible)
         return;
     d_row(d, "plan cost", "%s (%s)", usd(p->cost_usd, a, sizeof a),
@@ -1078,10 +1093,13 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
 
     json_t *bu = jb_obj(&b);
     put_real(&b, bu, "budget_usd", in->budget_usd);
+    put_real(&b, bu, "gpu_hours", p->budget_gpu_hours);
+    put_real(&b, bu, "gpus_for_deadline", p->budget_gpus_for_deadline);
+    put_int(&b, bu, "gpus_for_deadline_whole_nodes", p->budget_gpus_whole_nodes);
+    put_real(&b, bu, "required_mfu_for_deadline", p->budget_required_mfu);
+    put_real(&b, bu, "tokens_at_mfu", p->budget_tokens_at_mfu);
     if (p->feasible) { /* not worked out without a layout */
-        put_real(&b, bu, "gpu_hours", p->budget_gpu_hours);
         put_real(&b, bu, "hours_on_cluster", p->budget_hours_on_cluster);
-        put_real(&b, bu, "gpus_for_deadline", p->budget_gpus_for_deadline);
         put_bool(&b, bu, "within_budget", p->within_budget);
         jb_set(&b, bu, "affords", point_json(&b, &p->budget_affords));
     }

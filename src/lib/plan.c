@@ -119,8 +119,7 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "tokens", "must be in [1, 1e18]");
     CHECK(fin(in->compute_flops) && in->compute_flops >= 0.0 && in->compute_flops <= 1e35,
           "compute", "must be a FLOP count in (0, 1e35]");
-    CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 ||
-              (in->size_model && in->budget_usd > 0.0),
+    CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 || in->budget_usd > 0.0,
           "compute", "tokens for a FLOP budget need --compute (or --size-model with --budget)");
     CHECK(tp_scaling_fit_get(in->fit) != NULL, "fit", "unknown scaling fit");
     CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "deadline",
@@ -873,6 +872,19 @@ static tp_status plan_hardware(const tp_plan_in *in, tp_plan *out, tp_error *err
     return TP_OK;
 }
 
+/* FLOPs per token that --mfu applies to (6N, or the exact count at the
+ * base sequence length): what a money budget's tokens are divided by, so
+ * that the plan at --mfu costs the budget (issue 19, "budget -> tokens"). */
+static double basis_per_token(const tp_plan_in *in, const tp_plan *out)
+{
+    tp_config c = in->base;
+    c.model = out->model;
+    tp_flops fl;
+    tp_flops_eval(&c, &out->params, &fl);
+    double f = in->basis == TP_BASIS_6ND ? fl.six_n_per_token : fl.model_per_token;
+    return f > 0.0 ? f : 6.0 * out->params_n;
+}
+
 /* Steps 1-2: the model (given or sized from the budget), its parameters,
  * the training tokens (given, per parameter, or what the compute budget
  * buys), their split into phases, and the scaling-law figures of that
@@ -896,7 +908,10 @@ static tp_status plan_model_tokens(const tp_plan_in *in, tp_plan *out, tp_error 
     double D;
     switch (in->tokens_from) {
     case TP_TOKENS_GIVEN: D = in->tokens; break;
-    case TP_TOKENS_COMPUTE: D = C_budget / (6.0 * N); break;
+    case TP_TOKENS_COMPUTE:
+        D = C_budget / (in->compute_flops > 0.0 || in->size_model ? 6.0 * N
+                                                                  : basis_per_token(in, out));
+        break;
     default: D = in->tokens_per_param * N; break;
     }
     if (!(D >= 1.0) || D > 1e18)
@@ -1228,6 +1243,32 @@ static void plan_totals(const tp_plan_in *in, tp_plan *out, bool predicted)
                                                    out->peak_flops_per_s, in->deadline_h * 3600.0);
 }
 
+/* The budget's answers that need no layout (issue 19: any two of budget,
+ * deadline and MFU give the third): the GPU-hours it buys; with a deadline,
+ * the GPUs it rents for that long (whole nodes, rounded down) and the MFU
+ * those GPUs need to finish the plan's FLOPs in time; at --mfu, the tokens
+ * it buys for this model. */
+static void plan_budget_inverse(const tp_plan_in *in, tp_plan *out)
+{
+    if (!(in->budget_usd > 0.0) || !(out->price_per_hour > 0.0))
+        return;
+    double peak = out->peak_flops_per_s;
+    out->budget_gpu_hours = tp_budget_gpu_hours_for_usd(in->budget_usd, out->price_per_hour);
+    double per_token = out->tokens > 0.0 ? basis_flops_of(in, out) / out->tokens : 0.0;
+    if (per_token > 0.0)
+        out->budget_tokens_at_mfu = out->budget_gpu_hours * 3600.0 * peak * in->mfu / per_token;
+    if (!(in->deadline_h > 0.0))
+        return;
+    out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
+    int64_t per_node = out->gpus_per_node;
+    int64_t whole = (int64_t)floor(out->budget_gpus_for_deadline / (double)per_node + 1e-9) *
+                    per_node;
+    out->budget_gpus_whole_nodes = whole;
+    if (whole >= 1)
+        out->budget_required_mfu = tp_budget_required_mfu(basis_flops_of(in, out), (double)whole,
+                                                          peak, in->deadline_h * 3600.0);
+}
+
 /* Step 7: what the money budget buys (GPU-hours, hours on this cluster,
  * GPUs for the deadline), whether the plan is within it, and the budget's
  * inverse problem at the plan's effective MFU. */
@@ -1345,6 +1386,7 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
         return st;
     out->num_gpus = n;
     out->num_nodes = (n + out->gpus_per_node - 1) / out->gpus_per_node;
+    plan_budget_inverse(in, out);
     out->feasible = ce.fits;
     if (!ce.fits)
         return diagnose(in, &out->model, out->phases, out->num_phases, n, ce.failed_phase, ce.why,

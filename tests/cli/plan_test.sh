@@ -135,6 +135,29 @@ check_json "S1-8 2T/640" 0 'close(j["cluster"]["required_mfu"], 0.219)'
 run plan --gpu h100-sxm --tokens 2e12 --flops-basis 6nd --gpus 512 --deadline-days 30 \
     --budget 2e6 --price 4 --json
 check_json "S1-8 2T/512" 0 'close(j["cluster"]["required_mfu"], 0.274)'
+# issue 19, any two of budget, deadline and MFU give the third (seed 001):
+# budget + deadline -> GPUs and the MFU they need: $2M / $4 / 720 h = 694.4
+# GPUs -> 688 in whole nodes; 6ND of 600B tokens on them in 30 days needs
+# 6 x 29,975,214,080 x 600e9 / (688 x 989.4e12 x 2,592,000) = 6.12%
+run plan --gpu h100-sxm --tokens 600e9 --flops-basis 6nd --gpus 640 --global-batch 1280 \
+    --deadline-days 30 --budget 2e6 --price 4 --json
+check_json "S1-8 budget + deadline -> MFU" 0 \
+    'j["budget"]["gpus_for_deadline_whole_nodes"] == 688' \
+    'close(j["budget"]["required_mfu_for_deadline"], 6 * 29975214080 * 600e9 / (688 * 989.4e12 * 30 * 86400), 1e-9)' \
+    'close(j["budget"]["required_mfu_for_deadline"], 0.0612, 0.001)'
+# budget -> tokens for a fixed model: $500k at $4 = 125,000 GPU-hours; at
+# --mfu 0.4 of 989.4 TFLOP/s with 6N per token (N = 8,030,261,248):
+# 125000 x 3600 x 0.4 x 989.4e12 / (6 x 8030261248) = 3.697e12 tokens
+run plan --model llama-3-8b --gpu h100-sxm --budget 500k --price 4 --tokens budget \
+    --flops-basis 6nd --gpus 64 --json
+check_json "budget -> tokens" 0 \
+    'close(j["scaling"]["tokens"], 125000 * 3600 * 0.4 * 989.4e12 / (6 * 8030261248), 1e-9)' \
+    'close(j["compute"]["gpu_hours_mfu_6nd"], 125000, 1e-9)'
+# with exact FLOPs the tokens shrink so that the cost at --mfu is still the budget
+run plan --model llama-3-8b --gpu h100-sxm --budget 500k --price 4 --tokens budget --gpus 64 --json
+check_json "budget -> tokens (exact FLOPs)" 0 'close(j["compute"]["gpu_hours_mfu"], 125000, 1e-9)'
+expect_usage "--tokens budget without a budget" "--tokens budget: the tokens a money budget buys need --budget USD" \
+    plan --tokens budget
 # S1-7 (MFU of a measured throughput) is a library function; the CLI side:
 # 45% MFU of 64 H100 on a 7B model (6N per token) is 678k tokens/s.
 run plan --model llama-2-7b --gpu h100-sxm --gpus 64 --mfu 0.45 --size-at mfu \
