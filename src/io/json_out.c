@@ -307,5 +307,10 @@ json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r)
         json_decref(j);
         return NULL;
     }
+    json_t *co = tp_io_collectives_json(c, r); /* issue 19: seed 001's communication rows */
+    if (!co || json_object_set_new(j, "collectives", co) != 0) {
+        json_decref(j);
+        return NULL;
+    }
     return j;
 }

@@ -286,6 +286,7 @@ void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r)
     section_flops(f, c, &r->flops);
     section_memory(f, c, r);
     section_time(f, c, &r->time);
+    tp_io_collectives_text(f, c, r);
 }
 
 /* seed 001 exercise 2: "we measure N tokens/s, what MFU is that?" The
@@ -324,4 +325,139 @@ json_t *tp_io_measured_json(const tp_measured *m)
         return NULL;
     }
     return o;
+}
+
+/* ---- raw collectives (seed 001's communication estimates; issue 19) ---- */
+
+/*
+ * Each collective one GPU of the heaviest stage runs in a step, as seed 001
+ * counts them: volume, group, busbw and time, before any overlap with
+ * compute (the step-time breakdown shows what stays exposed). Counts:
+ *  - TP: 2 all-reduces forward and 2 backward per layer and micro-batch
+ *    (Megatron's f and g, Shoeybi et al. 2019 sec. 3) of b s/cp h 16-bit
+ *    values; SP's all-gather + reduce-scatter pairs cost the same;
+ *  - CP: the K and V chunk passed around the ring, cp - 1 times forward and
+ *    twice that backward (their gradients return), per layer;
+ *  - PP: one activation forward and one gradient backward per micro-batch
+ *    and virtual stage, sharded over TP (SP or Megatron's scatter/gather);
+ *  - DP over DP x CP ranks: the gradients once per step, an all-reduce
+ *    under ZeRO-0, else a reduce-scatter plus the updated 16-bit weights'
+ *    all-gather; ZeRO-3 gathers the weights again for every micro-batch's
+ *    forward and backward.
+ * The model's own timing (time.c) adds latency terms, buckets and overlap;
+ * these rows are the volumes behind it, to check against a profile.
+ */
+#define MAX_COLL_ROWS 6
+
+static void coll_row_set(tp_io_coll_row *row, const tp_config *c, const char *name, tp_coll kind,
+                         int64_t size, int64_t stride, double bytes, double count)
+{
+    tp_group_place pl;
+    tp_group_place_of(size, stride, tp_gpus_per_node(&c->train, &c->gpu), &pl);
+    row->name = name;
+    row->group = size;
+    row->nodes = pl.nodes;
+    row->bytes = bytes;
+    row->count = count;
+    row->busbw_bytes_per_s = tp_group_busbw(&c->gpu, &pl);
+    row->each_s = tp_group_coll_time(&c->gpu, c->opts.coll_model, kind, bytes, &pl);
+    row->total_s = row->each_s * count;
+}
+
+int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max)
+{
+    const tp_train *t = &c->train;
+    const tp_model *m = &c->model;
+    if (max < MAX_COLL_ROWS || t->cp < 1 || t->tp < 1)
+        return 0;
+    double T = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
+    double mb = (double)r->grad_accum, L = (double)r->memory.layers;
+    double act = T * (double)m->hidden * 2.0;
+    double grad_b = t->grad_dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
+    double params = r->memory.params_on_gpu;
+    int64_t dp = r->dp, dpc = r->dp * t->cp;
+    int n = 0;
+    if (t->tp > 1)
+        coll_row_set(&rows[n++], c, "TP all-reduce", TP_COLL_ALL_REDUCE, t->tp, 1, act,
+                     4.0 * L * mb);
+    if (t->cp > 1) {
+        double kv = 2.0 * T * (double)tp_kv_heads(m) * (double)tp_head_dim(m) * 2.0 /
+                    (double)t->tp;
+        coll_row_set(&rows[n++], c, "CP ring send", TP_COLL_P2P, t->cp, t->tp, kv,
+                     3.0 * (double)(t->cp - 1) * L * mb);
+    }
+    if (t->pp > 1) { /* sharded over TP (SP, or Megatron's scatter/gather); per virtual stage */
+        double x = act / (t->sp || c->opts.pp_scatter_gather ? (double)t->tp : 1.0);
+        double v = t->vpp > 1 ? (double)t->vpp : 1.0;
+        coll_row_set(&rows[n++], c, "PP send/recv", TP_COLL_P2P, t->pp, t->tp * t->cp * dp, x,
+                     2.0 * mb * v);
+    }
+    if (dpc > 1 && t->zero == 0) {
+        coll_row_set(&rows[n++], c, "DP grad all-reduce", TP_COLL_ALL_REDUCE, dpc, t->tp,
+                     params * grad_b, 1.0);
+    } else if (dpc > 1) {
+        coll_row_set(&rows[n++], c, "DP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, dpc, t->tp,
+                     params * grad_b, 1.0);
+        coll_row_set(&rows[n++], c, "DP weight all-gather", TP_COLL_ALL_GATHER, dpc, t->tp,
+                     params * 2.0, t->zero >= 3 ? 2.0 * mb : 1.0);
+    }
+    return n;
+}
+
+static const char *bytes_text(double b, char *buf, size_t n)
+{
+    if (b >= 1e9)
+        snprintf(buf, n, "%.2f GB", b / 1e9);
+    else if (b >= 1e6)
+        snprintf(buf, n, "%.1f MB", b / 1e6);
+    else
+        snprintf(buf, n, "%.1f kB", b / 1e3);
+    return buf;
+}
+
+void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r)
+{
+    tp_io_coll_row rows[MAX_COLL_ROWS];
+    int n = tp_io_collectives(c, r, rows, MAX_COLL_ROWS);
+    if (n == 0 || !r->time.computed)
+        return;
+    fprintf(f, "\nCollectives per step (one GPU of the heaviest stage, before overlap)\n");
+    for (int i = 0; i < n; i++) {
+        const tp_io_coll_row *w = &rows[i];
+        char vol[32];
+        fprintf(f, "  %-26s %.0f x %s on %lld GPUs (%lld node%s) at %.0f GB/s busbw: %.3g ms each, "
+                   "%.4f s\n",
+                w->name, w->count, bytes_text(w->bytes, vol, sizeof vol), (long long)w->group,
+                (long long)w->nodes, w->nodes == 1 ? "" : "s", w->busbw_bytes_per_s / 1e9,
+                w->each_s * 1e3, w->total_s);
+    }
+    fprintf(f, "  (the step-time breakdown above shows what overlap leaves exposed)\n");
+}
+
+json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r)
+{
+    tp_io_coll_row rows[MAX_COLL_ROWS];
+    int n = r->time.computed ? tp_io_collectives(c, r, rows, MAX_COLL_ROWS) : 0;
+    jb b = {true};
+    json_t *a = json_array();
+    if (!a)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *o = jb_obj(&b);
+        jb_put_str(&b, o, "name", rows[i].name, "?");
+        put_int(&b, o, "group", rows[i].group);
+        put_int(&b, o, "nodes", rows[i].nodes);
+        put_real(&b, o, "bytes", rows[i].bytes);
+        put_real(&b, o, "count", rows[i].count);
+        put_real(&b, o, "busbw_bytes_per_s", rows[i].busbw_bytes_per_s);
+        put_real(&b, o, "each_s", rows[i].each_s);
+        put_real(&b, o, "total_s", rows[i].total_s);
+        if (o && json_array_append_new(a, o) != 0)
+            b.ok = false;
+    }
+    if (!b.ok) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
 }

@@ -495,6 +495,25 @@ check_json "S1-7 measured MFU" \
     'close(j["measured"]["step_s"], 131072 / 150e3, 1e-12)'
 run estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 150000
 has "measured text" "achieved                   MFU 9.77%, HFU 9.77% (6N per token: MFU 9.58%)"
+# issue 19, seed 001's communication estimates: each collective's volume,
+# group, busbw and time. 70B (h 8192, 80 layers), TP 8 PP 4 on 64 GPUs, seq
+# 8192, 512 sequences: DP 2, m = 256 micro-batches of 1; stage: 20 layers.
+# TP: 4 all-reduces per layer and micro-batch = 4 x 20 x 256 = 20,480 of
+# 8192 x 8192 x 2 B = 134,217,728 B, no overlap by default, so their sum is
+# the breakdown's TP time; PP: 2 x 256 sends of 134,217,728 / 8 (scatter/
+# gather over TP) = 16,777,216 B, exposed in full under 1F1B.
+run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 \
+    --distributed-optimizer --json
+check_json "collectives" \
+    '[c["name"] for c in j["collectives"]] == ["TP all-reduce", "PP send/recv", "DP grad reduce-scatter", "DP weight all-gather"]' \
+    'j["collectives"][0]["count"] == 20480 and j["collectives"][0]["bytes"] == 134217728 and j["collectives"][0]["group"] == 8' \
+    'close(j["collectives"][0]["total_s"], j["time"]["breakdown"]["tp_comm"], 1e-12)' \
+    'j["collectives"][1]["count"] == 512 and j["collectives"][1]["bytes"] == 16777216 and j["collectives"][1]["nodes"] == 4' \
+    'close(j["collectives"][1]["total_s"], j["time"]["breakdown"]["pp_comm"], 1e-12)' \
+    'close(j["collectives"][0]["each_s"] * j["collectives"][0]["count"], j["collectives"][0]["total_s"], 1e-12)' \
+    'j["collectives"][2]["group"] == 2 and j["collectives"][2]["count"] == 1'
+run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 --distributed-optimizer
+has "collectives text" "  TP all-reduce              20480 x 134.2 MB on 8 GPUs (1 node) at 369 GB/s busbw: 0.649 ms each, 13.2820 s"
 expect_error "trainplan: error: --measured-tokens-per-s: 1.5e+07 tokens/s is 977% MFU on 64 x h100-sxm: more than the peak (is it per GPU? this flag takes the whole job's)" \
     estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 15e6
 
