@@ -119,6 +119,22 @@ int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *ro
 void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r);
 /** The rows as a JSON array (empty without a step time); new reference, NULL on failure. */
 json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r);
+/** The low-MFU failure mode of seed 003: each part of the step that makes it slow. */
+#define TP_IO_LOW_MFU_MAX 6
+typedef struct tp_io_low_mfu {
+    bool low;   /* fits, has a step time, and MFU < 35% */
+    double mfu; /* the predicted MFU */
+    int n;
+    struct {
+        char cause[256];
+        char fix[256];
+    } item[TP_IO_LOW_MFU_MAX];
+} tp_io_low_mfu;
+void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *out);
+/** "verdict LOW MFU" with one cause and fix per line; nothing unless out->low. */
+void tp_io_low_mfu_text(FILE *f, const tp_io_low_mfu *o);
+/** {"low", "threshold", "causes": [{"cause", "fix"}]}; new reference, NULL on failure. */
+json_t *tp_io_low_mfu_json(const tp_io_low_mfu *o);
 /** `estimate --measured-tokens-per-s`: the achieved MFU/HFU against the prediction. */
 void tp_io_measured_text(FILE *f, const tp_measured *m);
 /** The same as the "measured" object of estimate --json; new reference, NULL on failure. */

@@ -312,5 +312,12 @@ json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r)
         json_decref(j);
         return NULL;
     }
+    tp_io_low_mfu lm;
+    tp_io_low_mfu_eval(c, r, &lm);
+    json_t *lj = tp_io_low_mfu_json(&lm); /* issue 19: seed 003's slow-layout failure mode */
+    if (!lj || json_object_set_new(j, "low_mfu", lj) != 0) {
+        json_decref(j);
+        return NULL;
+    }
     return j;
 }

@@ -273,6 +273,14 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     fprintf(f, "  bottleneck                 %s\n", t->bottleneck ? t->bottleneck : "none");
 }
 
+/* The step-time section's low-MFU verdict (the memory section has the OOM one). */
+static void section_low_mfu(FILE *f, const tp_config *c, const tp_result *r)
+{
+    tp_io_low_mfu o;
+    tp_io_low_mfu_eval(c, r, &o);
+    tp_io_low_mfu_text(f, &o);
+}
+
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r)
 {
     bool finite = result_finite(c, r);
@@ -286,6 +294,7 @@ void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r)
     section_flops(f, c, &r->flops);
     section_memory(f, c, r);
     section_time(f, c, &r->time);
+    section_low_mfu(f, c, r);
     tp_io_collectives_text(f, c, r);
 }
 
@@ -460,4 +469,137 @@ json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r)
         return NULL;
     }
     return a;
+}
+
+/* ---- the low-MFU failure mode (seed 003; issue 19) ---- */
+
+/*
+ * Seed 003 names two ways a layout fails: it does not fit (the memory
+ * verdict), or it fits and runs slowly. Below TP_IO_LOW_MFU (the low end
+ * of the 35-55% large published runs report, docs/ACCURACY.md) each part
+ * of the step that costs at least TP_IO_LOW_MFU_PART of it is named with
+ * its cause and the change that shrinks it: TP across nodes, a fat
+ * pipeline bubble, exposed TP/CP/EP/DP communication, a micro-batch too
+ * small for efficient GEMMs.
+ */
+#define TP_IO_LOW_MFU 0.35
+#define TP_IO_LOW_MFU_PART 0.10
+#define SMALL_GEMM_TOKENS 2048.0 /* b s / cp below this: GEMMs of few rows */
+
+static void low_add(tp_io_low_mfu *o, const char *cause, const char *fix)
+{
+    if (o->n >= TP_IO_LOW_MFU_MAX)
+        return;
+    snprintf(o->item[o->n].cause, sizeof o->item[o->n].cause, "%s", cause);
+    snprintf(o->item[o->n].fix, sizeof o->item[o->n].fix, "%s", fix);
+    o->n++;
+}
+
+void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o)
+{
+    memset(o, 0, sizeof *o);
+    const tp_time *tm = &r->time;
+    const tp_train *t = &c->train;
+    if (!tm->computed || !r->memory.fits || !(tm->step_s > 0.0) || tm->mfu >= TP_IO_LOW_MFU)
+        return;
+    o->low = true;
+    o->mfu = tm->mfu;
+    double step = tm->step_s, part = TP_IO_LOW_MFU_PART * step;
+    int64_t gpn = tp_gpus_per_node(t, &c->gpu);
+    char cause[256], fix[256];
+    if (t->tp > gpn && tm->tp_comm_s >= part) {
+        snprintf(cause, sizeof cause,
+                 "TP %lld spans %lld nodes of %lld GPUs: its all-reduces (%.3g s, %.0f%% of the "
+                 "step) cross the %.0f GB/s network instead of the %.0f GB/s node links",
+                 (long long)t->tp, (long long)((t->tp + gpn - 1) / gpn), (long long)gpn,
+                 tm->tp_comm_s, 100.0 * tm->tp_comm_s / step, c->gpu.inter_bw_bytes_per_s / 1e9,
+                 c->gpu.intra_bw_bytes_per_s / 1e9);
+        snprintf(fix, sizeof fix,
+                 "keep TP within a node (--tp %lld or less) and span nodes with PP or DP "
+                 "(seed 003's recipe)",
+                 (long long)gpn);
+        low_add(o, cause, fix);
+    } else if (tm->tp_comm_s >= part) {
+        snprintf(cause, sizeof cause, "exposed TP communication: %.3g s, %.0f%% of the step",
+                 tm->tp_comm_s, 100.0 * tm->tp_comm_s / step);
+        snprintf(fix, sizeof fix, "%s a smaller TP with PP or ZeRO for the memory",
+                 c->opts.tp_comm_overlap ? "use" : "overlap it with the GEMMs (--tp-comm-overlap), or use");
+        low_add(o, cause, fix);
+    }
+    if (t->pp > 1 && tm->bubble_s >= part) {
+        double m = (double)r->grad_accum, p = (double)t->pp;
+        snprintf(cause, sizeof cause,
+                 "pipeline bubble: %.3g s, %.0f%% of the step ((p-1)/(m+p-1) with p = %lld "
+                 "stages, m = %lld micro-batches)",
+                 tm->bubble_s, 100.0 * tm->bubble_s / step, (long long)t->pp,
+                 (long long)r->grad_accum);
+        snprintf(fix, sizeof fix,
+                 "more micro-batches per step (m >= %.0f keeps it near 10%%: a larger global "
+                 "batch or a smaller micro-batch), interleaving (--vpp), or fewer stages",
+                 ceil(9.0 * (p - 1.0)) > m ? ceil(9.0 * (p - 1.0)) : m);
+        low_add(o, cause, fix);
+    }
+    if (tm->cp_comm_s >= part) {
+        snprintf(cause, sizeof cause, "exposed CP communication: %.3g s, %.0f%% of the step",
+                 tm->cp_comm_s, 100.0 * tm->cp_comm_s / step);
+        low_add(o, cause, "a smaller CP (CP pays off for long sequences only), with recompute "
+                          "or PP for the activation memory");
+    }
+    if (tm->ep_comm_s >= part) {
+        snprintf(cause, sizeof cause, "exposed EP all-to-all: %.3g s, %.0f%% of the step",
+                 tm->ep_comm_s, 100.0 * tm->ep_comm_s / step);
+        low_add(o, cause, "keep the EP group within a node, or a smaller EP");
+    }
+    if (tm->dp_comm_s >= part) {
+        snprintf(cause, sizeof cause,
+                 "exposed DP/ZeRO communication: %.3g s, %.0f%% of the step (ZeRO-%d over %lld "
+                 "replicas)",
+                 tm->dp_comm_s, 100.0 * tm->dp_comm_s / step, t->zero, (long long)r->dp);
+        low_add(o, cause, "more work per step to hide it behind (more accumulation or a larger "
+                          "micro-batch), a lower ZeRO stage, or fewer replicas with more TP/PP");
+    }
+    double rows = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
+    if (rows < SMALL_GEMM_TOKENS) {
+        snprintf(cause, sizeof cause,
+                 "tiny micro-batch: %.0f tokens per GPU per micro-batch (micro-batch %lld x "
+                 "sequence %lld / CP %lld) make small, inefficient GEMMs",
+                 rows, (long long)t->micro_batch, (long long)t->seq_len, (long long)t->cp);
+        low_add(o, cause, "a larger micro-batch (fewer accumulation steps) or less CP");
+    }
+    if (o->n == 0)
+        low_add(o, "no single part stands out: the compute itself runs below peak (GEMM and "
+                   "attention efficiency of this shape)",
+                "larger matrices per GPU (less TP, a larger micro-batch) or another GPU");
+}
+
+void tp_io_low_mfu_text(FILE *f, const tp_io_low_mfu *o)
+{
+    if (!o->low)
+        return;
+    fprintf(f, "  verdict                    LOW MFU (%.1f%%, below %.0f%%):\n", 100.0 * o->mfu,
+            100.0 * TP_IO_LOW_MFU);
+    for (int i = 0; i < o->n; i++)
+        fprintf(f, "    - %s;\n      fix: %s\n", o->item[i].cause, o->item[i].fix);
+}
+
+json_t *tp_io_low_mfu_json(const tp_io_low_mfu *o)
+{
+    jb b = {true};
+    json_t *j = jb_obj(&b);
+    put_bool(&b, j, "low", o->low);
+    put_real(&b, j, "threshold", TP_IO_LOW_MFU);
+    json_t *a = json_array();
+    for (int i = 0; a && i < o->n; i++) {
+        json_t *it = jb_obj(&b);
+        jb_put_str(&b, it, "cause", o->item[i].cause, "?");
+        jb_put_str(&b, it, "fix", o->item[i].fix, "?");
+        if (it && json_array_append_new(a, it) != 0)
+            b.ok = false;
+    }
+    jb_set(&b, j, "causes", a);
+    if (!b.ok) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }

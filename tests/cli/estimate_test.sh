@@ -512,6 +512,23 @@ check_json "collectives" \
     'close(j["collectives"][1]["total_s"], j["time"]["breakdown"]["pp_comm"], 1e-12)' \
     'close(j["collectives"][0]["each_s"] * j["collectives"][0]["count"], j["collectives"][0]["total_s"], 1e-12)' \
     'j["collectives"][2]["group"] == 2 and j["collectives"][2]["count"] == 1'
+# issue 19, seed 003's low-MFU failure mode, flagged with cause and fix like
+# the OOM one: TP 16 over nodes of 8 and 16 micro-batches through 4 stages
+# (bubble (p-1)/(m+p-1) = 3/19 = 15.8%; m >= 9(p-1) = 27 brings it near 10%)
+run estimate --model llama-2-70b --gpus 64 --tp 16 --pp 4 --seq-len 4096 --global-batch 16 \
+    --kv-heads 64 --json
+check_json "low MFU flagged" \
+    'j["low_mfu"]["low"] is True and j["low_mfu"]["threshold"] == 0.35' \
+    'j["time"]["throughput"]["mfu"] < 0.35' \
+    'j["low_mfu"]["causes"][0]["cause"].startswith("TP 16 spans 2 nodes of 8 GPUs")' \
+    '"--tp 8 or less" in j["low_mfu"]["causes"][0]["fix"]' \
+    '"p = 4 stages, m = 16 micro-batches" in j["low_mfu"]["causes"][1]["cause"]' \
+    '"m >= 27" in j["low_mfu"]["causes"][1]["fix"]'
+run estimate --model llama-2-70b --gpus 64 --tp 16 --pp 4 --seq-len 4096 --global-batch 16 --kv-heads 64
+has "low MFU text" "  verdict                    LOW MFU (27.5%, below 35%):"
+run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 \
+    --distributed-optimizer --json
+check_json "no low-MFU flag at 40%" 'j["low_mfu"]["low"] is False and j["low_mfu"]["causes"] == []'
 run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 --distributed-optimizer
 has "collectives text" "  TP all-reduce              20480 x 134.2 MB on 8 GPUs (1 node) at 369 GB/s busbw: 0.649 ms each, 13.2820 s"
 expect_error "trainplan: error: --measured-tokens-per-s: 1.5e+07 tokens/s is 977% MFU on 64 x h100-sxm: more than the peak (is it per GPU? this flag takes the whole job's)" \
