@@ -380,6 +380,9 @@ typedef struct tp_plan_in {
     /* search only clean layouts (tp_plan_layout_clean); set by the sizing when the
        fastest layouts are not clean, rarely by a caller */
     bool clean_only;
+    /* > 0: the model is tp_scaling_shape of this many parameters at base.model.vocab
+       (plan --params 30e9: a dense decoder from a count, no preset); excludes size_model */
+    double model_params;
 } tp_plan_in;
 
 /**

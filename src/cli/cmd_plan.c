@@ -39,6 +39,7 @@ enum {
     X_COMPUTE,
     X_FIT,
     X_SIZE_MODEL,
+    X_PARAMS,
     X_DEADLINE,
     X_DEADLINE_DAYS,
     X_BUDGET,
@@ -100,6 +101,11 @@ static const cli_flag xflags[X_COUNT] = {
                       "replace --model by a Llama-style model sized from --compute or --budget "
                       "(compute-optimal, or --tokens-per-param)",
                       CLI_SWITCH, .group = G_TOK},
+    [X_PARAMS] = {"--params", "N", "parameters", "none (--model)",
+                  "plan a dense Llama-style decoder of about N parameters instead of --model: head "
+                  "dimension 128, a multiple of 8 heads, hidden ~ 128 x layers, SwiGLU FFN 8/3 "
+                  "hidden, vocabulary --vocab or 32000 (the report states the shape)",
+                  NUM(1e6, 1e14), .group = G_TOK},
 
     [X_DEADLINE] = {"--deadline", "H", "hours", "504 (3 weeks)",
                     "wall-clock deadline: size the cluster to meet it (a check with --gpus)",
@@ -232,6 +238,7 @@ void cmd_plan_help(FILE *f)
             "  trainplan plan --phase name=4k,seq=4096 --phase name=32k,seq=32768,tokens=40e9\n"
             "  trainplan plan --size-model --compute 1e24 --fit besiroglu\n"
             "  trainplan plan --model llama-3-8b --budget 500k --tokens budget --gpus 64\n"
+            "  trainplan plan --params 30B --deadline-days 30\n"
             "  trainplan plan --lr-schedule --lr-points 200 > lr.csv\n");
 }
 
@@ -411,6 +418,30 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
     return TP_OK;
 }
 
+/* --params N: a model from a count. The shape flags would fight the rule,
+ * and --model names another model: both are errors. The vocabulary is
+ * --vocab's, else Llama 2's 32,000 (not the default preset's). */
+#define PARAMS_DEFAULT_VOCAB 32000
+static tp_status plan_params(const char *const *xv, int argc, char **argv, tp_plan_in *in,
+                             tp_error *err)
+{
+    if (!xv[X_PARAMS])
+        return TP_OK;
+    static const char *const clash[] = {"--model",       "--layers", "--hidden",
+                                        "--heads",       "--kv-heads", "--head-dim",
+                                        "--ffn-hidden",  "--experts"};
+    for (size_t i = 0; i < sizeof clash / sizeof clash[0]; i++)
+        if (has_flag(argc, argv, clash[i])) /* the user's flags, not the example's --model */
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
+                                "--params chooses the model's shape; %s would override it (give "
+                                "a model file for a shape of your own)",
+                                clash[i]);
+    GETF(X_PARAMS, in->model_params);
+    if (!has_flag(argc, argv, "--vocab"))
+        in->base.model.vocab = PARAMS_DEFAULT_VOCAB;
+    return TP_OK;
+}
+
 /* Checkpointing, failures and the learning rate. */
 static tp_status plan_ckpt_lr(const char *const *xv, tp_plan_in *in, tp_error *err)
 {
@@ -479,6 +510,7 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
         TRY(cli_search_space(&job->co, NULL, &c, &in->space, err));
     in->price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
     TRY(plan_sizing(xv, &c, in, err));
+    TRY(plan_params(xv, argc, argv, in, err));
 
     /* Phases: the file's, then the flags'. */
     if (xv[X_PLAN_FILE] && tp_io_plan_file_load(xv[X_PLAN_FILE], in, err) != TP_OK) {

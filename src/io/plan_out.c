@@ -23,6 +23,16 @@
 #include "io_internal.h"
 #include "plan_out.h"
 
+/* The rule of tp_scaling_shape, in the words the report and the JSON give
+ * (plan --params; issue 19). */
+#define TP_IO_SHAPE_RULE                                                                           \
+    "Shape rule (tp_scaling_shape): a Llama-style dense decoder (RMSNorm, SwiGLU, RoPE, "         \
+    "multi-head attention, untied embeddings) with head dimension 128 and a multiple of 8 "        \
+    "heads, hidden about 128 x layers (N ~ 12 L h^2; Kaplan et al. 2020 find the loss flat "       \
+    "over a wide range of this aspect ratio, and Llama 2 7B/13B use 128), FFN 8/3 x hidden "        \
+    "rounded up to 256 (Llama), layers refitted so that N with embeddings is the count asked; "    \
+    "vocabulary --vocab, else Llama 2's 32,000."
+
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
@@ -317,6 +327,11 @@ static void report_model(doc *d, const tp_plan_in *in, const tp_plan *p)
           (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads,
           (long long)(m->num_kv_heads ? m->num_kv_heads : m->num_heads), (long long)m->ffn_hidden,
           (long long)m->vocab);
+    if (in->model_params > 0.0) {
+        d_row(d, "from --params", "%s parameters asked, %s in the shape",
+              si(in->model_params, a, sizeof a), si((double)p->params.total, b, sizeof b));
+        d_note(d, "%s", TP_IO_SHAPE_RULE);
+    }
     d_row(d, "parameters N", "%s (%s)", commas((double)p->params.total, a, sizeof a),
           si((double)p->params.total, b, sizeof b));
     if (p->params.active != p->params.total)
@@ -1011,6 +1026,10 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     json_t *m = jb_obj(&b);
     put_str(&b, m, "name", p->model.name);
     put_bool(&b, m, "sized_from_budget", in->size_model);
+    if (in->model_params > 0.0) {
+        put_real(&b, m, "from_params", in->model_params);
+        put_str(&b, m, "shape_rule", TP_IO_SHAPE_RULE);
+    }
     put_int(&b, m, "num_layers", p->model.num_layers);
     put_int(&b, m, "hidden", p->model.hidden);
     put_int(&b, m, "num_heads", p->model.num_heads);

@@ -122,6 +122,12 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
     CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 || in->budget_usd > 0.0,
           "compute", "tokens for a FLOP budget need --compute (or --size-model with --budget)");
     CHECK(tp_scaling_fit_get(in->fit) != NULL, "fit", "unknown scaling fit");
+    CHECK(fin(in->model_params) && in->model_params >= 0.0 &&
+              (!(in->model_params > 0.0) ||
+               (in->model_params >= 1e6 && in->model_params <= 1e14)),
+          "params", "must be a parameter count in [1e6, 1e14] (got %g)", in->model_params);
+    CHECK(!(in->model_params > 0.0 && in->size_model), "params",
+          "--params gives the model; --size-model sizes one from a budget: give one");
     CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "deadline",
           "must be in [0, 1e6] hours");
     CHECK(in->size_by != TP_SIZE_DEADLINE || in->deadline_h > 0.0, "deadline",
@@ -767,6 +773,8 @@ static tp_status resolve_model(const tp_plan_in *in, double peak, double price, 
     if (!(C > 0.0) && in->budget_usd > 0.0 && price > 0.0)
         C = in->budget_usd / price * 3600.0 * peak * in->mfu;
     *C_out = C;
+    if (in->model_params > 0.0) /* plan --params: the shape rule of tp_scaling_shape */
+        return tp_scaling_shape(in->model_params, in->base.model.vocab, &out->model, err);
     if (!in->size_model)
         return TP_OK;
     const tp_scaling_fit *f = tp_scaling_fit_get(in->fit);

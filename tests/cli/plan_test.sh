@@ -314,6 +314,20 @@ check_json "no tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is False' \
     'j["phases"][0]["layout"]["cp"] == 2'
 expect_error "trainplan: error: --deadline 5 and --deadline-days 3 both set the deadline: give one (hours or days)" \
     plan --deadline 5 --deadline-days 3
+# --params 30B: tp_scaling_shape, not a preset. L0 = cbrt(30e9 / (12 x 128^2))
+# = 53.4 -> 53 heads of 128 -> 56 (a multiple of 8), h = 7168, FFN 8/3 h =
+# 19115 -> 19200; a layer 4h^2 + 3hf + 2h = 618,412,032; (30e9 - 2 x 32000 x
+# 7168) / that = 47.8 -> 48 layers: 48 x 618,412,032 + 458,752,000 + 7168 =
+# 30,142,536,704 parameters
+run plan --params 30B --gpus 512 --json
+check_json "--params" 0 'j["model"]["num_layers"] == 48 and j["model"]["hidden"] == 7168' \
+    'j["model"]["num_heads"] == 56 and j["model"]["params"] == 30142536704' \
+    'j["model"]["from_params"] == 30e9 and j["model"]["shape_rule"].startswith("Shape rule (tp_scaling_shape)")'
+run plan --params 30B --gpus 512
+has "--params text" "  from --params                  30 B parameters asked, 30.14 B in the shape"
+expect_usage "--params with --model" "--params chooses the model's shape; --model would override it" \
+    plan --params 30B --model llama-3-8b
+expect_usage "--params with --size-model" "--params gives the model" plan --params 30B --size-model --budget 1e6
 # counts in people's words: 600B tokens, 4M-token batches (4,000,000 = 1000 x 4000), 4k sequences
 run plan --tokens 600B --global-batch-tokens 4M --seq-len 4k --gpus 512 --json
 check_json "suffixes" 0 'j["scaling"]["tokens"] == 600e9' \
