@@ -10,10 +10,11 @@
  * flags: the example's flags come first on the command line, so every flag
  * the user gives overrides them.
  *
- * Layout: the layout search by default; any explicit layout flag (--tp,
- * --pp, --cp, --ep, --vpp, --zero, --fsdp, --distributed-optimizer,
- * --recompute, --micro-batch) fixes the layout instead, unless --layout says
- * otherwise. --phase may be repeated; it is taken out of argv before the
+ * Layout: the layout search by default; a layout flag (--tp, --pp, --cp,
+ * --ep, --vpp, --zero, --fsdp, --distributed-optimizer, --recompute,
+ * --micro-batch, --sp/--no-sp) fixes that axis of the search, as for
+ * `search` (issue 19); --schedule, --first/last-stage-layers or --layout
+ * given fix the whole layout. --phase may be repeated; it is taken out of argv before the
  * shared parser runs (whose extra flags keep only the last value).
  *
  * Exit codes: 0 planned; 1 no layout fits (the report says why and what
@@ -128,7 +129,8 @@ static const cli_flag xflags[X_COUNT] = {
     [X_BASIS] = {"--flops-basis", NULL, NULL, "exact",
                  "FLOPs that --mfu applies to (6nd: the seeds' convention)", ENUM(basis_names),
                  .group = G_CLU},
-    [X_LAYOUT] = {"--layout", NULL, NULL, "search (given when a layout flag is set)",
+    [X_LAYOUT] = {"--layout", NULL, NULL,
+                  "search (given with --schedule or a stage split)",
                   "how each phase's layout is chosen", ENUM(layout_names), .group = G_CLU},
     [X_MAX_GPUS] = {"--max-gpus", "N", "GPUs", "131072", "largest cluster the sizing considers",
                     INT(1, TP_MAX_GPUS), .group = G_CLU},
