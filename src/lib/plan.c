@@ -13,8 +13,13 @@
  *      that meets the deadline with a layout that fits every phase (the
  *      count at the user MFU is reported too, rounded to whole nodes);
  *   5. layout per phase: the best the layout search finds on that cluster
- *      (search.h, shortest predicted step), the seeds' ordered recipe
- *      (tp_recipe_run), or the one given;
+ *      (search.h, shortest predicted step, within the axes the caller
+ *      fixed), the seeds' ordered recipe (tp_recipe_run), or the one given.
+ *      Chosen layouts keep a memory margin free; among the search's layouts
+ *      within the tie tolerance of the fastest the simplest wins
+ *      (tp_plan_layout_simpler); when the deadline's cluster only has
+ *      layouts nobody runs (PP 29 of 48 layers), sizing moves up to the
+ *      first cluster with a clean one (move_to_clean; issue 19);
  *   6. time, GPU-hours and cost at the predicted MFU and at the user MFU;
  *   7. money: within budget, hours and GPUs the budget buys, the model and
  *      tokens it affords;
@@ -22,7 +27,8 @@
  *   9. learning-rate schedule over all phases' steps.
  *
  * A frozen module (phase.frozen_params) costs 16-bit weights (split over
- * TP, and over DP under ZeRO-3) and 2 N_f forward + 2 N_f backward-through
+ * TP, and over DP under ZeRO-3; counted in the phase's memory total and
+ * headroom) and 2 N_f forward + 2 N_f backward-through
  * FLOPs per token (no weight gradients; 2 N_f when nothing trainable lies
  * before it), no gradients or optimizer state; its activations are not
  * modelled.
