@@ -549,6 +549,18 @@ static int plan_error_print(const tp_error *err, const cli_plan_job *job)
     return cli_error_print(err, job->co.err_file);
 }
 
+/* The first phase's charts. Its memory total holds the frozen weights; the
+ * chart draws components, so they are drawn as weights (frozen ones are
+ * 16-bit weights too) and the stack adds up to the total. */
+static int write_plan_svg(const cli_plan_job *job, const tp_plan_phase *ph)
+{
+    tp_result r = ph->res;
+    tp_memory *m[3] = {&r.memory, &r.stage_first, &r.stage_last};
+    for (int i = 0; i < 3; i++)
+        m[i]->weights_bytes += ph->frozen_weight_bytes;
+    return cli_write_svg(job->svg, job->force, &ph->cfg, &r);
+}
+
 int cmd_plan(int argc, char **argv)
 {
     static cli_plan_job job; /* large: keep it off the stack (one per process) */
@@ -578,7 +590,7 @@ int cmd_plan(int argc, char **argv)
     rc = CLI_EXIT_OK;
     if (job.svg) { /* the chosen layout's charts, before any report */
         if (plan.feasible && plan.num_phases > 0)
-            rc = cli_write_svg(job.svg, job.force, &plan.phases[0].cfg, &plan.phases[0].res);
+            rc = write_plan_svg(&job, &plan.phases[0]);
         else
             cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
         if (rc != CLI_EXIT_OK) {

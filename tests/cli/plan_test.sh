@@ -278,6 +278,17 @@ check_json "frozen weights in the total" 0 \
     'close(j["phases"][0]["memory"]["frozen_weights_bytes"], 60e9 * 2 / j["phases"][0]["layout"]["tp"] / (j["phases"][0]["layout"]["dp"] if j["phases"][0]["layout"]["zero"] == 3 else 1), 1e-12)' \
     'close(j["phases"][0]["memory"]["total_bytes"], sum(v for k, v in j["phases"][0]["memory"].items() if k.endswith("_bytes") and k not in ("total_bytes", "capacity_bytes", "headroom_bytes", "margin_bytes")), 1e-12)' \
     'close(j["phases"][0]["memory"]["headroom_bytes"], j["phases"][0]["memory"]["capacity_bytes"] - j["phases"][0]["memory"]["total_bytes"], 1e-12)'
+# the chart of a plan with a frozen module: its stack adds up to the total
+run plan --phase name=vlm,frozen=60e9 --gpus 512 --svg "$tmp/frozen.svg"
+pycheck "plan --svg with frozen weights adds up" "$tmp/frozen.svg" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+mem = ET.parse(sys.argv[1]).getroot().find(f".//{ns}g[@class='memory']")
+for g in mem.findall(f"{ns}g[@class='stage']"):
+    got = sum(int(r.get("data-bytes")) for r in g.findall(f"{ns}rect") if r.get("data-bytes"))
+    assert abs(got - int(mem.get("data-peak-bytes"))) <= 8, (got, mem.get("data-peak-bytes"))
+PY
 # too big a frozen module: the binding line says the frozen weights do not fit
 run plan --phase name=vlm,frozen=100e9 --gpus 8 --tp 1 --pp 1 --zero 3 --recompute full --layout given
 if [ "$rc" -eq 1 ] && ! grep -qF "headroom" "$tmp/out" && grep -qF "frozen weights" "$tmp/out"; then ok; else bad "frozen 100B: exit $rc: $(grep -i binding -A3 "$tmp/out")"; fi
