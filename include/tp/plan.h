@@ -519,7 +519,7 @@ typedef struct tp_plan {
     /* infeasible: what would fix it */
     bool feasible;
     char reason[256];
-    char fix[768];
+    char fix[1152]; /* the closest layout's binding constraint fits whole (issue 19) */
 } tp_plan;
 
 /**
