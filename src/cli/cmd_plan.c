@@ -357,11 +357,11 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
     in->size_model = xv[X_SIZE_MODEL] != NULL;
     if (from_budget && !xv[X_BUDGET])
         return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
-                            "--tokens budget: the tokens a money budget buys need --budget USD");
+                            "\"budget\" means the tokens a money budget buys: give --budget USD");
     if (from_budget && (xv[X_COMPUTE] || in->size_model))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
-                            "--tokens budget is for a given model; --compute and --size-model "
-                            "choose the tokens themselves");
+                            "\"budget\" is for a given model; --compute and --size-model choose "
+                            "the tokens themselves");
     if (from_budget)
         in->tokens_from = TP_TOKENS_COMPUTE;
     else if (xv[X_TOKENS])
@@ -435,8 +435,8 @@ static tp_status plan_params(const char *const *xv, int argc, char **argv, tp_pl
     for (size_t i = 0; i < sizeof clash / sizeof clash[0]; i++)
         if (has_flag(argc, argv, clash[i])) /* the user's flags, not the example's --model */
             return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
-                                "--params chooses the model's shape; %s would override it (give "
-                                "a model file for a shape of your own)",
+                                "it chooses the model's shape and %s would override it (give a "
+                                "model file for a shape of your own)",
                                 clash[i]);
     GETF(X_PARAMS, in->model_params);
     if (!has_flag(argc, argv, "--vocab"))

@@ -156,7 +156,7 @@ check_json "budget -> tokens" 0 \
 # with exact FLOPs the tokens shrink so that the cost at --mfu is still the budget
 run plan --model llama-3-8b --gpu h100-sxm --budget 500k --price 4 --tokens budget --gpus 64 --json
 check_json "budget -> tokens (exact FLOPs)" 0 'close(j["compute"]["gpu_hours_mfu"], 125000, 1e-9)'
-expect_usage "--tokens budget without a budget" "--tokens budget: the tokens a money budget buys need --budget USD" \
+expect_error 'trainplan: error: --tokens: "budget" means the tokens a money budget buys: give --budget USD' \
     plan --tokens budget
 # S1-7 (MFU of a measured throughput) is a library function; the CLI side:
 # 45% MFU of 64 H100 on a 7B model (6N per token) is 678k tokens/s.
@@ -336,7 +336,7 @@ check_json "--params" 0 'j["model"]["num_layers"] == 48 and j["model"]["hidden"]
     'j["model"]["from_params"] == 30e9 and j["model"]["shape_rule"].startswith("Shape rule (tp_scaling_shape)")'
 run plan --params 30B --gpus 512
 has "--params text" "  from --params                  30 B parameters asked, 30.14 B in the shape"
-expect_usage "--params with --model" "--params chooses the model's shape; --model would override it" \
+expect_error "trainplan: error: --params: it chooses the model's shape and --model would override it (give a model file for a shape of your own)" \
     plan --params 30B --model llama-3-8b
 expect_usage "--params with --size-model" "--params gives the model" plan --params 30B --size-model --budget 1e6
 # counts in people's words: 600B tokens, 4M-token batches (4,000,000 = 1000 x 4000), 4k sequences
