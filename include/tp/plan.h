@@ -513,6 +513,7 @@ typedef struct tp_plan {
     /* learning rate */
     tp_lr_schedule lr;
     /* clean-layout sizing: the first cluster that fit only had layouts nobody runs */
+    bool clean_layouts;     /* the layouts come from a search of clean layouts only */
     bool clean_moved;       /* the cluster was moved up to one with a clean layout */
     int64_t first_fit_gpus; /* the first cluster that fit (when clean_moved, or unclean) */
     char clean_note[192];   /* why the first one was not clean */

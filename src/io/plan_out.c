@@ -554,7 +554,7 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
         d_row(d, "  chosen by", "%s",
               in->layout_from == TP_LAYOUT_GIVEN    ? "the flags (--tp, --pp, ...)"
               : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
-              : p->clean_moved ? "the layout search, shortest predicted step among clean layouts"
+              : p->clean_layouts ? "the layout search, shortest predicted step among clean layouts"
                                : "the layout search, shortest predicted step");
         if (in->layout_from == TP_LAYOUT_AUTO)
             d_row(d, "  searched", "%llu layouts evaluated, %llu fit",

@@ -1147,7 +1147,12 @@ static tp_status move_to_clean(const tp_plan_in *in, tp_plan *out, double deadli
         if (ce->fits && ce->wall_s <= bound_s * (1.0 + 1e-9) &&
             phases_clean(out, w2, sizeof w2)) {
             *n = m;
-            out->clean_moved = true;
+            out->clean_layouts = true;
+            out->clean_moved = m != first;
+            if (m == first) { /* a clean layout on the same cluster: nothing moved */
+                out->first_fit_gpus = 0;
+                out->clean_note[0] = '\0';
+            }
             return TP_OK;
         }
     }
