@@ -145,6 +145,26 @@ TP_API double tp_budget_required_mfu(double flops, double num_gpus, double peak_
 TP_API double tp_budget_mfu_from_throughput(double tokens_per_s, double flops_per_token,
                                             double num_gpus, double peak_flops_per_s);
 
+/** A measured throughput against the prediction (seed 001 exercise 2). */
+typedef struct tp_measured {
+    double tokens_per_s;  /* as measured, the whole job */
+    double step_s;        /* tokens per step / tokens_per_s */
+    double mfu;           /* model FLOPs (r->flops.model_per_token) per second / (GPUs x peak) */
+    double hfu;           /* hardware FLOPs (recompute included) likewise */
+    double mfu_6n;        /* with 6N FLOPs per token, the seeds' convention */
+    double predicted_mfu; /* r->time.mfu (0 when not computed) */
+    double ratio;         /* mfu / predicted_mfu: 1 = as predicted, < 1 slower (0 without one) */
+} tp_measured;
+
+/**
+ * MFU and HFU of a measured throughput of configuration c (evaluated into r)
+ * and its ratio to the predicted MFU. Errors: TP_ERR_INVALID_ARG
+ * ("measured-tokens-per-s") unless tokens_per_s > 0 and finite, or when it
+ * implies more than the GPUs' peak (MFU > 1).
+ */
+TP_API tp_status tp_budget_measured(const tp_config *c, const tp_result *r, double tokens_per_s,
+                                    tp_measured *out, tp_error *err);
+
 /** Tokens per second at `mfu`: mfu * num_gpus * peak / flops_per_token. */
 TP_API double tp_budget_tokens_per_s(double mfu, double flops_per_token, double num_gpus,
                                      double peak_flops_per_s);
@@ -262,7 +282,9 @@ TP_API double tp_lr_at(const tp_lr_schedule *s, int64_t step);
 typedef enum tp_tokens_from {
     TP_TOKENS_PER_PARAM = 0, /* D = tokens_per_param * N (default 20, Chinchilla) */
     TP_TOKENS_GIVEN,         /* D = tokens */
-    TP_TOKENS_COMPUTE        /* D = C / (6 N) for the FLOP budget C */
+    TP_TOKENS_COMPUTE        /* D = C / (6 N) for the FLOP budget C (--compute, size_model);
+                                without either, C is what budget_usd buys at mfu and D = C /
+                                (the --mfu basis FLOPs per token): the plan costs the budget */
 } tp_tokens_from;
 
 /** What fixes the cluster size. */
@@ -344,7 +366,59 @@ typedef struct tp_plan_in {
     /* stopping: every layout search of the plan (cluster sizing included) gets it; a stop
        ends tp_plan_run with TP_ERR_STOPPED (tp_search_stop, search.h) */
     tp_search_stop stop;
+    /* layout axes the search keeps (TP_LAYOUT_AUTO): zeroed = every axis open; a fixed
+       axis (tp.min == tp.max) is what `plan --tp 4` means, as for `search --tp 4`.
+       space.stop is ignored (stop above applies). */
+    tp_search_space space;
+    /* memory kept free on every GPU by the layouts the plan chooses (search and
+       recipe), a fraction of capacity; TP_PLAN_MEMORY_MARGIN by default. A given
+       layout is checked against the full capacity. */
+    double memory_margin;
+    /* layouts within this fraction of the fastest step count as a tie, broken for
+       the simpler layout (tp_plan_layout_simpler); TP_PLAN_TIE_TOLERANCE by default */
+    double tie_tolerance;
+    /* search only clean layouts (tp_plan_layout_clean); set by the sizing when the
+       fastest layouts are not clean, rarely by a caller */
+    bool clean_only;
+    /* > 0: the model is tp_scaling_shape of this many parameters at base.model.vocab
+       (plan --params 30e9: a dense decoder from a count, no preset); excludes size_model */
+    double model_params;
 } tp_plan_in;
+
+/**
+ * Default memory margin: 10% of capacity. The memory model's median error on
+ * the measured rows is 5.2% and its largest on BLOOM and torchtune 9.5%
+ * (docs/ACCURACY.md); 10% covers both, and is above the 5% floor people keep
+ * for allocator spikes. Its p90 (19.4%) comes from over-predictions, which
+ * err on the safe side.
+ */
+#define TP_PLAN_MEMORY_MARGIN 0.10
+/** Default tie tolerance for layouts: within 3% of the fastest step. */
+#define TP_PLAN_TIE_TOLERANCE 0.03
+/** Sequences this long or shorter are "short context": CP there is not a clean layout. */
+#define TP_PLAN_CP_SHORT_SEQ 8192
+/**
+ * Clean-layout sizing looks this far (fraction of GPUs) above the first
+ * cluster that fits: with power-of-two batches and node sizes, clean
+ * clusters are DP x TP x PP with PP dividing the layers (48 = 2^4 x 3), so
+ * 3-smooth multiples, whose consecutive gaps reach 4/3 (9 -> 12, 12 -> 16).
+ */
+#define TP_PLAN_CLEAN_SLACK (1.0 / 3.0)
+
+/**
+ * Is layout a simpler than b? Lexicographic, first difference wins: TP within
+ * a node, no CP at short context (seq <= TP_PLAN_CP_SHORT_SEQ), PP dividing
+ * the layers, fewer pipeline stages, no virtual stages, less CP, less TP.
+ * Returns < 0 when a is simpler, > 0 when b is, 0 when neither.
+ */
+TP_API int tp_plan_layout_simpler(const tp_config *a, const tp_config *b);
+
+/**
+ * A layout people run: TP within a node, no CP at short context, PP dividing
+ * the layers. *why (may be NULL) names the first rule broken ("PP 29 does not
+ * divide 48 layers"), "" when clean.
+ */
+TP_API bool tp_plan_layout_clean(const tp_config *c, char *why, size_t why_n);
 
 /** The defaults of docs/plan.md: 20 tokens/param, Besiroglu, MFU 0.40, ... */
 TP_API void tp_plan_in_default(tp_plan_in *in);
@@ -374,6 +448,10 @@ typedef struct tp_plan_phase {
     double gpu_hours;           /* the one used */
     double wall_s;              /* the one used */
     double lr_start_step;       /* first optimizer step of the phase in the schedule */
+    /* the memory margin kept (bytes of capacity); frozen weights are part of res.memory */
+    double margin_bytes;
+    bool tie_break;     /* a simpler layout within the tie tolerance replaced the fastest */
+    char tie_note[192]; /* what the fastest was and why this one ("" unless tie_break) */
 } tp_plan_phase;
 
 /** A finished plan. Every number is also available per phase. */
@@ -421,6 +499,10 @@ typedef struct tp_plan {
     double budget_hours_on_cluster;  /* wall-clock hours budget_usd rents num_gpus */
     double budget_gpus_for_deadline; /* GPUs budget_usd rents for deadline_h */
     bool within_budget;
+    /* issue 19, "any two of budget, deadline and MFU give the third"; known without a layout */
+    int64_t budget_gpus_whole_nodes; /* budget_gpus_for_deadline rounded down to whole nodes */
+    double budget_required_mfu;      /* MFU those GPUs need to finish in deadline_h (basis FLOPs) */
+    double budget_tokens_at_mfu;     /* tokens of this model the budget buys at the user MFU */
     tp_scaling_point budget_affords; /* model and tokens the budget affords at the plan's MFU */
     /* checkpointing */
     tp_ckpt ckpt;                  /* the chosen mode */
@@ -430,10 +512,15 @@ typedef struct tp_plan {
     double wall_s;                 /* expected wall clock with failures */
     /* learning rate */
     tp_lr_schedule lr;
+    /* clean-layout sizing: the first cluster that fit only had layouts nobody runs */
+    bool clean_layouts;     /* the layouts come from a search of clean layouts only */
+    bool clean_moved;       /* the cluster was moved up to one with a clean layout */
+    int64_t first_fit_gpus; /* the first cluster that fit (when clean_moved, or unclean) */
+    char clean_note[192];   /* why the first one was not clean */
     /* infeasible: what would fix it */
     bool feasible;
     char reason[256];
-    char fix[768];
+    char fix[1152]; /* the closest layout's binding constraint fits whole (issue 19) */
 } tp_plan;
 
 /**

@@ -5,9 +5,19 @@
  * Exit 0 whenever it evaluated, whether or not the configuration fits.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "xio.h" /* issue 7: --from-megatron/--from-deepspeed, --markdown/--csv/--svg */
+
+enum { X_MEASURED, X_COUNT };
+
+static const cli_flag xflags[X_COUNT] = {
+    [X_MEASURED] = {"--measured-tokens-per-s", "N", "tokens/s, the whole job", "none",
+                    "a throughput you measured: prints the achieved MFU and HFU and how they "
+                    "compare with the prediction (seed 001 exercise 2)",
+                    CLI_NUM, 0, 0, 1e-6, 1e15, NULL, .group = "Measured run"},
+};
 
 void cmd_estimate_help(FILE *f)
 {
@@ -24,12 +34,48 @@ void cmd_estimate_help(FILE *f)
                "(--sp/--no-sp, --zero/--fsdp, ...) the last one wins.\n");
     cli_print_config_flags(f);
     cli_xio_print_flags(f); /* issue 7 */
+    cli_print_flags(f, xflags, X_COUNT);
     fprintf(f, "\nExit codes: 0 evaluated (whether or not it fits), 2 bad arguments or input,\n"
                "4 internal error.\n\n"
                "Examples:\n"
                "  trainplan estimate --model llama-3-8b --gpus 8 --zero 1\n"
                "  trainplan estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 \\\n"
-               "      --seq-len 8192 --global-batch 512 --distributed-optimizer --json\n");
+               "      --seq-len 8192 --global-batch 512 --distributed-optimizer --json\n"
+               "  trainplan estimate --model llama-2-7b --gpu h100-sxm --gpus 64 \\\n"
+               "      --measured-tokens-per-s 150000\n");
+}
+
+/* Take estimate's own flags out of argv (the last value wins), leaving the
+ * shared and output flags to cli_xio_parse, which takes only its own table
+ * for estimate. "--" ends the flags. */
+static tp_status take_own_flags(int *argc, char **argv, const char **xv, tp_error *err)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        size_t k = strlen(xflags[X_MEASURED].name);
+        if (strcmp(a, "--") == 0) {
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        if (strncmp(a, xflags[X_MEASURED].name, k) == 0 && (a[k] == '\0' || a[k] == '=')) {
+            if (a[k] == '=') {
+                xv[X_MEASURED] = a + k + 1;
+            } else if (i + 1 < *argc) {
+                xv[X_MEASURED] = argv[++i];
+            } else {
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "measured-tokens-per-s",
+                                    "needs a value (tokens per second of the whole job, "
+                                    "e.g. 150000)");
+            }
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return TP_OK;
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -39,6 +85,9 @@ int cmd_estimate(int argc, char **argv)
     tp_error err = {0};
     int argi = 1;
     cli_xio xio; /* issue 7: cli_parse_config plus the import and output flags */
+    const char *xv[X_COUNT] = {NULL};
+    if (take_own_flags(&argc, argv, xv, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
     if (cli_xio_parse(argc, argv, &argi, NULL, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
@@ -54,6 +103,21 @@ int cmd_estimate(int argc, char **argv)
     /* The JSON serializer checks every number is finite; build it even for
      * the text report so that neither output can show NaN or inf. */
     json_t *j = tp_io_estimate_json(&c, &r);
+    tp_measured meas;
+    bool measured = xv[X_MEASURED] != NULL;
+    if (measured) {
+        double tps = 0.0;
+        if (cli_flag_f64(&xflags[X_MEASURED], xv[X_MEASURED], &tps, &err) != TP_OK ||
+            tp_budget_measured(&c, &r, tps, &meas, &err) != TP_OK) {
+            json_decref(j);
+            return cli_error_print(&err, NULL);
+        }
+        json_t *mj = tp_io_measured_json(&meas);
+        if (j && (!mj || json_object_set_new(j, "measured", mj) != 0)) {
+            json_decref(j);
+            j = NULL;
+        }
+    }
     if (!j) {
         cli_say("trainplan: error: internal: the result holds a non-finite number "
                 "(a bug in trainplan; please report the command line)\n");
@@ -65,7 +129,10 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_json_print(j);
     else {
         cli_text t;
-        tp_io_result_text(cli_text_open(&t, stdout), &c, &r);
+        FILE *tf = cli_text_open(&t, stdout);
+        tp_io_result_text(tf, &c, &r);
+        if (measured && rc == CLI_EXIT_OK)
+            tp_io_measured_text(tf, &meas);
         cli_text_close(&t);
     }
     json_decref(j);

@@ -10,10 +10,11 @@
  * flags: the example's flags come first on the command line, so every flag
  * the user gives overrides them.
  *
- * Layout: the layout search by default; any explicit layout flag (--tp,
- * --pp, --cp, --ep, --vpp, --zero, --fsdp, --distributed-optimizer,
- * --recompute, --micro-batch) fixes the layout instead, unless --layout says
- * otherwise. --phase may be repeated; it is taken out of argv before the
+ * Layout: the layout search by default; a layout flag (--tp, --pp, --cp,
+ * --ep, --vpp, --zero, --fsdp, --distributed-optimizer, --recompute,
+ * --micro-batch, --sp/--no-sp) fixes that axis of the search, as for
+ * `search` (issue 19); --schedule, --first/last-stage-layers or --layout
+ * given fix the whole layout. --phase may be repeated; it is taken out of argv before the
  * shared parser runs (whose extra flags keep only the last value).
  *
  * Exit codes: 0 planned; 1 no layout fits (the report says why and what
@@ -39,6 +40,7 @@ enum {
     X_COMPUTE,
     X_FIT,
     X_SIZE_MODEL,
+    X_PARAMS,
     X_DEADLINE,
     X_DEADLINE_DAYS,
     X_BUDGET,
@@ -48,6 +50,8 @@ enum {
     X_BASIS,
     X_LAYOUT,
     X_MAX_GPUS,
+    X_MEMORY_MARGIN,
+    X_TIE_TOLERANCE,
     X_PHASE,
     X_PLAN_FILE,
     X_CKPT_MODE,
@@ -82,8 +86,9 @@ enum {
 #define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
 
 static const cli_flag xflags[X_COUNT] = {
-    [X_TOKENS] = {"--tokens", "N", "tokens", "20 x parameters", "training tokens", NUM(1.0, 1e18),
-                  .group = G_TOK},
+    [X_TOKENS] = {"--tokens", "N|budget", "tokens", "20 x parameters",
+                  "training tokens; budget: what --budget buys for this model at --mfu",
+                  NUM(1.0, 1e18), .group = G_TOK},
     [X_TOKENS_PER_PARAM] = {"--tokens-per-param", "X", "tokens per parameter", "20",
                             "training tokens as a multiple of the parameters (Chinchilla)",
                             NUM(1e-3, 1e6), .group = G_TOK},
@@ -97,6 +102,11 @@ static const cli_flag xflags[X_COUNT] = {
                       "replace --model by a Llama-style model sized from --compute or --budget "
                       "(compute-optimal, or --tokens-per-param)",
                       CLI_SWITCH, .group = G_TOK},
+    [X_PARAMS] = {"--params", "N", "parameters", "none (--model)",
+                  "plan a dense Llama-style decoder of about N parameters instead of --model: head "
+                  "dimension 128, a multiple of 8 heads, hidden ~ 128 x layers, SwiGLU FFN 8/3 "
+                  "hidden, vocabulary --vocab or 32000 (the report states the shape)",
+                  NUM(1e6, 1e14), .group = G_TOK},
 
     [X_DEADLINE] = {"--deadline", "H", "hours", "504 (3 weeks)",
                     "wall-clock deadline: size the cluster to meet it (a check with --gpus)",
@@ -119,10 +129,19 @@ static const cli_flag xflags[X_COUNT] = {
     [X_BASIS] = {"--flops-basis", NULL, NULL, "exact",
                  "FLOPs that --mfu applies to (6nd: the seeds' convention)", ENUM(basis_names),
                  .group = G_CLU},
-    [X_LAYOUT] = {"--layout", NULL, NULL, "search (given when a layout flag is set)",
+    [X_LAYOUT] = {"--layout", NULL, NULL,
+                  "search (given with --schedule or a stage split)",
                   "how each phase's layout is chosen", ENUM(layout_names), .group = G_CLU},
     [X_MAX_GPUS] = {"--max-gpus", "N", "GPUs", "131072", "largest cluster the sizing considers",
                     INT(1, TP_MAX_GPUS), .group = G_CLU},
+    [X_MEMORY_MARGIN] = {"--memory-margin", "X", "fraction of capacity", "0.10",
+                         "memory kept free on every GPU by the layouts the plan chooses (the "
+                         "memory model's measured error, docs/ACCURACY.md); 0 = none",
+                         NUM0(1e-6, 0.5), .group = G_CLU},
+    [X_TIE_TOLERANCE] = {"--tie-tolerance", "X", "fraction", "0.03",
+                         "layouts this close to the fastest count as a tie, won by the simpler "
+                         "(fewer PP stages, no CP at short context, TP within a node)",
+                         NUM0(1e-6, 0.5), .group = G_CLU},
 
     [X_PHASE] = {"--phase", "KEY=VALUE,...", NULL, "one phase of all tokens",
                  "a training phase (repeatable, in order); keys: name, tokens, seq, batch "
@@ -225,6 +244,8 @@ void cmd_plan_help(FILE *f)
             "  trainplan plan --csv --svg plan.svg\n"
             "  trainplan plan --phase name=4k,seq=4096 --phase name=32k,seq=32768,tokens=40e9\n"
             "  trainplan plan --size-model --compute 1e24 --fit besiroglu\n"
+            "  trainplan plan --model llama-3-8b --budget 500k --tokens budget --gpus 64\n"
+            "  trainplan plan --params 30B --deadline-days 30\n"
             "  trainplan plan --lr-schedule --lr-points 200 > lr.csv\n");
 }
 
@@ -239,6 +260,10 @@ static bool has_flag(int argc, char **argv, const char *name)
     }
     return false;
 }
+
+/* Flags that only a whole given layout can honour (the search picks them itself). */
+static const char *const whole_layout_flags[] = {"--schedule", "--first-stage-layers",
+                                                 "--last-stage-layers"};
 
 static const char *const layout_flags[] = {"--tp",
                                            "--pp",
@@ -332,9 +357,20 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
      * from --budget, else --tokens-per-param (20). */
     GETF(X_TOKENS_PER_PARAM, in->tokens_per_param);
     GETF(X_COMPUTE, in->compute_flops);
-    GETF(X_TOKENS, in->tokens);
+    bool from_budget = xv[X_TOKENS] && strcmp(xv[X_TOKENS], "budget") == 0;
+    if (!from_budget)
+        GETF(X_TOKENS, in->tokens);
     in->size_model = xv[X_SIZE_MODEL] != NULL;
-    if (xv[X_TOKENS])
+    if (from_budget && !xv[X_BUDGET])
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
+                            "\"budget\" means the tokens a money budget buys: give --budget USD");
+    if (from_budget && (xv[X_COMPUTE] || in->size_model))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "tokens",
+                            "\"budget\" is for a given model; --compute and --size-model choose "
+                            "the tokens themselves");
+    if (from_budget)
+        in->tokens_from = TP_TOKENS_COMPUTE;
+    else if (xv[X_TOKENS])
         in->tokens_from = TP_TOKENS_GIVEN;
     else if (xv[X_COMPUTE] || (in->size_model && !xv[X_TOKENS_PER_PARAM]))
         in->tokens_from = TP_TOKENS_COMPUTE;
@@ -348,6 +384,11 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
 
     /* Cluster, time, money. */
     double days = 0.0;
+    if (xv[X_DEADLINE] && xv[X_DEADLINE_DAYS])
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "--deadline %s and --deadline-days %s both set the deadline: give "
+                            "one (hours or days)",
+                            xv[X_DEADLINE], xv[X_DEADLINE_DAYS]);
     GETF(X_DEADLINE, in->deadline_h);
     if (xv[X_DEADLINE_DAYS]) {
         GETF(X_DEADLINE_DAYS, days);
@@ -380,6 +421,32 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
         in->layout_from = k == 0 ? TP_LAYOUT_AUTO : k == 1 ? TP_LAYOUT_RECIPE : TP_LAYOUT_GIVEN;
     }
     GETI(X_MAX_GPUS, in->max_gpus);
+    GETF(X_MEMORY_MARGIN, in->memory_margin);
+    GETF(X_TIE_TOLERANCE, in->tie_tolerance);
+    return TP_OK;
+}
+
+/* --params N: a model from a count. The shape flags would fight the rule,
+ * and --model names another model: both are errors. The vocabulary is
+ * --vocab's, else Llama 2's 32,000 (not the default preset's). */
+#define PARAMS_DEFAULT_VOCAB 32000
+static tp_status plan_params(const char *const *xv, int argc, char **argv, tp_plan_in *in,
+                             tp_error *err)
+{
+    if (!xv[X_PARAMS])
+        return TP_OK;
+    static const char *const clash[] = {"--model",       "--layers", "--hidden",
+                                        "--heads",       "--kv-heads", "--head-dim",
+                                        "--ffn-hidden",  "--experts"};
+    for (size_t i = 0; i < sizeof clash / sizeof clash[0]; i++)
+        if (has_flag(argc, argv, clash[i])) /* the user's flags, not the example's --model */
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
+                                "it chooses the model's shape and %s would override it (give a "
+                                "model file for a shape of your own)",
+                                clash[i]);
+    GETF(X_PARAMS, in->model_params);
+    if (!has_flag(argc, argv, "--vocab"))
+        in->base.model.vocab = PARAMS_DEFAULT_VOCAB;
     return TP_OK;
 }
 
@@ -441,13 +508,20 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
     tp_plan_in_default(in);
     in->base = c;
     bool gpus_given = has_flag(argc, argv, "--gpus");
-    bool layout_given = false;
+    bool layout_given = false, whole_given = false;
     for (size_t i = 0; i < sizeof layout_flags / sizeof layout_flags[0]; i++)
         layout_given = layout_given || has_flag(argc, argv, layout_flags[i]);
+    for (size_t i = 0; i < sizeof whole_layout_flags / sizeof whole_layout_flags[0]; i++)
+        whole_given = whole_given || has_flag(argc, argv, whole_layout_flags[i]);
     in->size_by = gpus_given ? TP_SIZE_GPUS : TP_SIZE_DEADLINE;
-    in->layout_from = layout_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
+    /* issue 19: a layout flag fixes its axis of the search, as for `search --tp 4`;
+     * only --schedule and the stage splits (or --layout given) freeze the layout */
+    in->layout_from = whole_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
+    if (layout_given && !whole_given)
+        TRY(cli_search_space(&job->co, NULL, &c, &in->space, err));
     in->price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
     TRY(plan_sizing(xv, &c, in, err));
+    TRY(plan_params(xv, argc, argv, in, err));
 
     /* Phases: the file's, then the flags'. */
     if (xv[X_PLAN_FILE] && tp_io_plan_file_load(xv[X_PLAN_FILE], in, err) != TP_OK) {
@@ -482,6 +556,18 @@ static int plan_error_print(const tp_error *err, const cli_plan_job *job)
     return cli_error_print(err, job->co.err_file);
 }
 
+/* The first phase's charts. Its memory total holds the frozen weights; the
+ * chart draws components, so they are drawn as weights (frozen ones are
+ * 16-bit weights too) and the stack adds up to the total. */
+static int write_plan_svg(const cli_plan_job *job, const tp_plan_phase *ph)
+{
+    tp_result r = ph->res;
+    tp_memory *m[3] = {&r.memory, &r.stage_first, &r.stage_last};
+    for (int i = 0; i < 3; i++)
+        m[i]->weights_bytes += ph->frozen_weight_bytes;
+    return cli_write_svg(job->svg, job->force, &ph->cfg, &r);
+}
+
 int cmd_plan(int argc, char **argv)
 {
     static cli_plan_job job; /* large: keep it off the stack (one per process) */
@@ -511,7 +597,7 @@ int cmd_plan(int argc, char **argv)
     rc = CLI_EXIT_OK;
     if (job.svg) { /* the chosen layout's charts, before any report */
         if (plan.feasible && plan.num_phases > 0)
-            rc = cli_write_svg(job.svg, job.force, &plan.phases[0].cfg, &plan.phases[0].res);
+            rc = write_plan_svg(&job, &plan.phases[0]);
         else
             cli_say("trainplan: note: --svg: no layout fits, so no chart is written\n");
         if (rc != CLI_EXIT_OK) {

@@ -60,8 +60,10 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
 /**
  * Parse a whole decimal integer in [min, max]: digits, or a decimal whose
  * exact value is whole ("1e6", "2.5e3"; never through a double, so
- * "8.0000000000000001" is refused). No hex, no K/M/G suffixes. field
- * names the flag or key for the message.
+ * "8.0000000000000001" is refused). No hex. A decimal suffix k/K, M,
+ * B/G/b, T/t (1e3, 1e6, 1e9, 1e12) after a plain number is taken ("4k",
+ * "1.5T"; issue 19), for reals too. field names the flag or key for the
+ * message.
  */
 tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max, int64_t *out,
                           tp_error *err);
@@ -106,6 +108,42 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r);
 json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r);
 /** Human-readable estimate report. */
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r);
+/** One collective of a step, seed 001's way: volume, group, busbw, time (report.c). */
+typedef struct tp_io_coll_row {
+    const char *name; /* "TP all-reduce", ... (static) */
+    int64_t group;    /* ranks */
+    int64_t nodes;    /* nodes the group spans */
+    double bytes;     /* per collective (the full buffer, as comm.h defines it) */
+    double count;     /* per step, on one GPU of the heaviest stage */
+    double busbw_bytes_per_s;
+    double each_s, total_s; /* one, and count of them, before overlap */
+} tp_io_coll_row;
+/** Fill up to max (>= 6) rows; returns how many. */
+int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max);
+/** The rows as a report section (nothing without a step time or a collective). */
+void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r);
+/** The rows as a JSON array (empty without a step time); new reference, NULL on failure. */
+json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r);
+/** The low-MFU failure mode of seed 003: each part of the step that makes it slow. */
+#define TP_IO_LOW_MFU_MAX 6
+typedef struct tp_io_low_mfu {
+    bool low;   /* fits, has a step time, and MFU < 35% */
+    double mfu; /* the predicted MFU */
+    int n;
+    struct {
+        char cause[256];
+        char fix[256];
+    } item[TP_IO_LOW_MFU_MAX];
+} tp_io_low_mfu;
+void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *out);
+/** "verdict LOW MFU" with one cause and fix per line; nothing unless out->low. */
+void tp_io_low_mfu_text(FILE *f, const tp_io_low_mfu *o);
+/** {"low", "threshold", "causes": [{"cause", "fix"}]}; new reference, NULL on failure. */
+json_t *tp_io_low_mfu_json(const tp_io_low_mfu *o);
+/** `estimate --measured-tokens-per-s`: the achieved MFU/HFU against the prediction. */
+void tp_io_measured_text(FILE *f, const tp_measured *m);
+/** The same as the "measured" object of estimate --json; new reference, NULL on failure. */
+json_t *tp_io_measured_json(const tp_measured *m);
 
 /* ---- the terminal (wrap.c) ---- */
 

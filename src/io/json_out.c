@@ -325,5 +325,17 @@ json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r)
         json_decref(j);
         return NULL;
     }
+    json_t *co = tp_io_collectives_json(c, r); /* issue 19: seed 001's communication rows */
+    if (!co || json_object_set_new(j, "collectives", co) != 0) {
+        json_decref(j);
+        return NULL;
+    }
+    tp_io_low_mfu lm;
+    tp_io_low_mfu_eval(c, r, &lm);
+    json_t *lj = tp_io_low_mfu_json(&lm); /* issue 19: seed 003's slow-layout failure mode */
+    if (!lj || json_object_set_new(j, "low_mfu", lj) != 0) {
+        json_decref(j);
+        return NULL;
+    }
     return j;
 }

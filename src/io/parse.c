@@ -273,6 +273,63 @@ static int exact_integer(const char *s, int64_t *out)
     return 1;
 }
 
+/*
+ * Counts with a decimal suffix (issue 19): "600B", "4M", "4k", "1.5T" are
+ * 600e9, 4e6, 4e3 and 1.5e12. k or K = 1e3, M = 1e6, B, G or b = 1e9
+ * (billion; giga), T or t = 1e12; never binary (4M is 4,000,000, not
+ * 4 x 2^20), and only after a plain number ("1e3k" is refused). Lower-case
+ * m is refused: it could mean milli. Writes the equivalent exponent form
+ * into buf and returns buf, or returns s unchanged. Used by both parsers,
+ * so every count and quantity the CLI or a file takes accepts it; the
+ * range check that follows is the same.
+ */
+static const char *expand_suffix(const char *s, char *buf, size_t n)
+{
+    static const char sfx[] = "kKMBGbTt";
+    static const int exp10[] = {3, 3, 6, 9, 9, 9, 12, 12};
+    size_t len = s ? strlen(s) : 0;
+    if (len < 2 || len + 4 > n)
+        return s;
+    const char *hit = strchr(sfx, s[len - 1]);
+    if (!hit || !*hit)
+        return s;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '.' || (i == 0 && s[i] == '-')))
+            return s;
+    snprintf(buf, n, "%.*se%d", (int)(len - 1), s, exp10[hit - sfx]);
+    return buf;
+}
+
+/* a equals the lower-case word w, ignoring the case of a (ASCII). */
+static bool same_letters(const char *a, const char *w)
+{
+    for (; *a && *w; a++, w++)
+        if ((*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a) != *w)
+            return false;
+    return *a == '\0' && *w == '\0';
+}
+
+/* A number with a suffix we do not take: say what we do take. */
+static const char *suffix_hint(const char *s)
+{
+    size_t i = 0;
+    if (!s)
+        return "";
+    while ((s[i] >= '0' && s[i] <= '9') || s[i] == '.')
+        i++;
+    if (i == 0 || !s[i])
+        return "";
+    const char *rest = s + i;
+    static const char *const words[] = {"m",   "mi", "mib",     "ki",      "kib",      "gi",
+                                        "gib", "kb", "mb",      "gb",      "tb",       "bn",
+                                        "mn",  "mil", "million", "billion", "trillion", "thousand"};
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if (same_letters(rest, words[w]))
+            return " (counts take a decimal suffix: k = 1e3, M = 1e6, B or G = 1e9, T = 1e12, "
+                   "as in 600B or 4M; or write 600e9)";
+    return "";
+}
+
 tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t max, int64_t *out,
                           tp_error *err)
 {
@@ -281,10 +338,12 @@ tp_status tp_io_parse_i64(const char *field, const char *s, int64_t min, int64_t
     char q[TP_IO_QUOTE_MAX + 4];
     tp_io_quote(s, q, sizeof q);
     int64_t v = 0;
-    int kind = s && *s && decimal_chars_only(s) ? exact_integer(s, &v) : 0;
+    char xs[64];
+    const char *x = expand_suffix(s, xs, sizeof xs);
+    int kind = x && *x && decimal_chars_only(x) ? exact_integer(x, &v) : 0;
     if (kind == 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected an integer, got \"%s\"", field, q);
+                            "%s: expected an integer, got \"%s\"%s", field, q, suffix_hint(s));
     if (kind == 2 || v < min || v > max)
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
                             "%s: %s is out of range [%lld, %lld]", field, q, (long long)min,
@@ -315,15 +374,18 @@ static tp_status parse_real(const char *field, const char *s, double min, double
         field = "value";
     char q[TP_IO_QUOTE_MAX + 4];
     tp_io_quote(s, q, sizeof q);
+    const char *hint = suffix_hint(s);
+    char xs[64];
+    s = expand_suffix(s, xs, sizeof xs);
     if (!s || !*s || !decimal_chars_only(s))
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected a number, got \"%s\"", field, q);
+                            "%s: expected a number, got \"%s\"%s", field, q, hint);
     char *end = NULL;
     errno = 0;
     double d = strtod(s, &end);
     if (*end != '\0' || end == s)
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
-                            "%s: expected a number, got \"%s\"", field, q);
+                            "%s: expected a number, got \"%s\"%s", field, q, hint);
     bool zero = fpclassify(d) == FP_ZERO;
     bool tiny = nonzero_mantissa(s) && (zero || fabs(d) < DBL_MIN);
     if (zero && !tiny)
@@ -332,6 +394,12 @@ static tp_status parse_real(const char *field, const char *s, double min, double
         if (tiny || !isfinite(d) || (!zero && (d < min || d > max)))
             return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
                                 "%s: %s is out of range (0, or [%g, %g])", field, q, min, max);
+    } else if (isfinite(d) && max <= 1.0 && d >= 2.0 && d <= 100.0 && d / 100.0 >= min) {
+        /* a fraction given as a percentage: --mfu 40 */
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
+                            "%s: %s is out of range [%g, %g]: a fraction, not a percentage "
+                            "(%g%% is %g)",
+                            field, q, min, max, d, d / 100.0);
     } else if (!isfinite(d) || d < min || d > max) {
         return tp_error_set(err, TP_ERR_INVALID_ARG, bare_name(field),
                             "%s: %s is out of range [%g, %g]", field, q, min, max);

@@ -23,6 +23,16 @@
 #include "io_internal.h"
 #include "plan_out.h"
 
+/* The rule of tp_scaling_shape, in the words the report and the JSON give
+ * (plan --params; issue 19). */
+#define TP_IO_SHAPE_RULE                                                                           \
+    "Shape rule (tp_scaling_shape): a Llama-style dense decoder (RMSNorm, SwiGLU, RoPE, "         \
+    "multi-head attention, untied embeddings) with head dimension 128 and a multiple of 8 "        \
+    "heads, hidden about 128 x layers (N ~ 12 L h^2; Kaplan et al. 2020 find the loss flat "       \
+    "over a wide range of this aspect ratio, and Llama 2 7B/13B use 128), FFN 8/3 x hidden "        \
+    "rounded up to 256 (Llama), layers refitted so that N with embeddings is the count asked; "    \
+    "vocabulary --vocab, else Llama 2's 32,000."
+
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
@@ -317,6 +327,11 @@ static void report_model(doc *d, const tp_plan_in *in, const tp_plan *p)
           (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads,
           (long long)(m->num_kv_heads ? m->num_kv_heads : m->num_heads), (long long)m->ffn_hidden,
           (long long)m->vocab);
+    if (in->model_params > 0.0) {
+        d_row(d, "from --params", "%s parameters asked, %s in the shape",
+              si(in->model_params, a, sizeof a), si((double)p->params.total, b, sizeof b));
+        d_note(d, "%s", TP_IO_SHAPE_RULE);
+    }
     d_row(d, "parameters N", "%s (%s)", commas((double)p->params.total, a, sizeof a),
           si((double)p->params.total, b, sizeof b));
     if (p->params.active != p->params.total)
@@ -346,12 +361,18 @@ static void report_tokens(doc *d, const tp_plan_in *in, const tp_plan *p)
         if (in->compute_flops > 0.0)
             d_row(d, "training tokens D", "%s = C / 6N for C = %.3g FLOP (--compute)",
                   si(p->tokens, a, sizeof a), p->compute_budget_flops);
-        else
+        else if (in->size_model)
             d_row(d, "training tokens D",
                   "%s = C / 6N for C = %.3g FLOP (what %s buys at the "
                   "user MFU %.0f%%)",
                   si(p->tokens, a, sizeof a), p->compute_budget_flops,
                   usd(in->budget_usd, b, sizeof b), in->mfu * 100.0);
+        else
+            d_row(d, "training tokens D",
+                  "%s = C / (%s FLOP per token) for C = %.3g FLOP (what %s buys at the "
+                  "user MFU %.0f%%, --tokens budget)",
+                  si(p->tokens, a, sizeof a), in->basis == TP_BASIS_6ND ? "6N" : "exact",
+                  p->compute_budget_flops, usd(in->budget_usd, b, sizeof b), in->mfu * 100.0);
         break;
     default:
         d_row(d, "training tokens D", "%s = %g tokens/param x N (Chinchilla rule)",
@@ -496,6 +517,17 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
                "and the %s throughput meets the deadline (DP must divide the global batch, "
                "so not every node count has a layout).",
                p->used_predicted ? "predicted" : "--mfu");
+    if (p->feasible && p->clean_moved)
+        d_note(d,
+               "Moved up from %lld GPUs, the first cluster that fits, whose best layout is "
+               "one nobody runs (%s), to the first with a clean layout (TP within a node, PP "
+               "dividing the layers, no CP at short context).",
+               (long long)p->first_fit_gpus, p->clean_note);
+    else if (p->feasible && p->first_fit_gpus > 0)
+        d_note(d,
+               "Its layout is not a clean one (%s) and no cluster up to a third larger has "
+               "one that meets the deadline.",
+               p->clean_note);
     if (!p->feasible)
         return;
     d_row(d, "wall clock (compute)", "%s%s", hours(p->compute_wall_s, a, sizeof a),
@@ -524,11 +556,17 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
         d_row(d, "  chosen by", "%s",
               in->layout_from == TP_LAYOUT_GIVEN    ? "the flags (--tp, --pp, ...)"
               : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
-                                                    : "the layout search, shortest predicted step");
+              : p->clean_layouts ? "the layout search, shortest predicted step among clean layouts"
+                               : "the layout search, shortest predicted step");
         if (in->layout_from == TP_LAYOUT_AUTO)
             d_row(d, "  searched", "%s layouts evaluated, %s fit",
                   commas((double)ph->layouts_evaluated, a, sizeof a),
                   commas((double)ph->layouts_feasible, b, sizeof b));
+        if (ph->tie_break)
+            d_row(d, "  tie-break", "%s", ph->tie_note + strlen("tie-break: "));
+        if (ph->margin_bytes > 0.0)
+            d_row(d, "  memory margin", "%.1f GiB (%.0f%% of capacity) kept free (--memory-margin)",
+                  ph->margin_bytes / TP_GIB, in->memory_margin * 100.0);
         d_row(d, "  batch",
               "%lld sequences = micro-batch %lld x %lld accumulation x DP %lld "
               "(%lld %s per replica)",
@@ -578,6 +616,15 @@ static void report_budget(doc *d, const tp_plan_in *in, const tp_plan *p)
     d_section(d, "Budget");
     d_row(d, "budget", "%s at $%.2f per GPU-hour = %s GPU-hours", usd(in->budget_usd, a, sizeof a),
           p->price_per_hour, commas(p->budget_gpu_hours, b, sizeof b));
+    if (p->budget_gpus_whole_nodes > 0)
+        d_row(d, "with the deadline", "rents %lld GPUs (%lld nodes) for %s; they need MFU %.1f%% "
+              "to finish in time",
+              (long long)p->budget_gpus_whole_nodes,
+              (long long)(p->budget_gpus_whole_nodes / p->gpus_per_node),
+              hours(in->deadline_h * 3600.0, a, sizeof a), p->budget_required_mfu * 100.0);
+    if (p->budget_tokens_at_mfu > 0.0 && in->tokens_from != TP_TOKENS_COMPUTE)
+        d_row(d, "tokens it buys", "%s of %s at the user MFU %.0f%% (--tokens budget trains on them)",
+              si(p->budget_tokens_at_mfu, a, sizeof a), p->model.name, in->mfu * 100.0);
     if (!p->feasible)
         return;
     d_row(d, "plan cost", "%s (%s)", usd(p->cost_usd, a, sizeof a),
@@ -928,6 +975,9 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_int(b, l, "grad_accum", r->grad_accum);
         put_int(b, l, "layouts_evaluated", (int64_t)ph->layouts_evaluated);
         put_int(b, l, "layouts_feasible", (int64_t)ph->layouts_feasible);
+        put_bool(b, l, "tie_break", ph->tie_break);
+        if (ph->tie_break)
+            put_str(b, l, "tie_break_note", ph->tie_note);
         jb_set(b, o, "layout", l);
         const tp_memory *m = &r->memory;
         json_t *mj = jb_obj(b);
@@ -943,6 +993,8 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_real(b, mj, "frozen_weights_bytes", ph->frozen_weight_bytes);
         put_real(b, mj, "total_bytes", m->total_bytes);
         put_real(b, mj, "capacity_bytes", m->capacity_bytes);
+        put_real(b, mj, "headroom_bytes", m->headroom_bytes);
+        put_real(b, mj, "margin_bytes", ph->margin_bytes);
         jb_set(b, o, "memory", mj);
         const tp_time *tm = &r->time;
         json_t *tj = jb_obj(b);
@@ -981,6 +1033,10 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     json_t *m = jb_obj(&b);
     put_str(&b, m, "name", p->model.name);
     put_bool(&b, m, "sized_from_budget", in->size_model);
+    if (in->model_params > 0.0) {
+        put_real(&b, m, "from_params", in->model_params);
+        put_str(&b, m, "shape_rule", TP_IO_SHAPE_RULE);
+    }
     put_int(&b, m, "num_layers", p->model.num_layers);
     put_int(&b, m, "hidden", p->model.hidden);
     put_int(&b, m, "num_heads", p->model.num_heads);
@@ -1016,11 +1072,16 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_str(&b, f, "mfu_basis", in->basis == TP_BASIS_6ND ? "6nd" : "exact");
     put_real(&b, f, "gpu_hours_mfu", p->gpu_hours_mfu);
     put_real(&b, f, "gpu_hours_mfu_6nd", p->gpu_hours_mfu_6nd);
-    put_real(&b, f, "gpu_hours_predicted", p->gpu_hours_predicted);
-    put_real(&b, f, "gpu_hours", p->gpu_hours);
+    /* issue 19: without a layout there is no schedule, so no hours, cost or wall
+     * clock: absent (the root "reason" says why), never a fake 0 */
+    if (p->feasible) {
+        put_real(&b, f, "gpu_hours_predicted", p->gpu_hours_predicted);
+        put_real(&b, f, "gpu_hours", p->gpu_hours);
+    }
     put_bool(&b, f, "used_predicted", p->used_predicted);
     put_real(&b, f, "price_per_gpu_hour", p->price_per_hour);
-    put_real(&b, f, "cost_usd", p->cost_usd);
+    if (p->feasible)
+        put_real(&b, f, "cost_usd", p->cost_usd);
     jb_set(&b, root, "compute", f);
 
     json_t *c = jb_obj(&b);
@@ -1033,10 +1094,19 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     put_int(&b, c, "num_gpus", p->num_gpus);
     put_int(&b, c, "gpus_per_node", p->gpus_per_node);
     put_int(&b, c, "num_nodes", p->num_nodes);
-    put_real(&b, c, "compute_wall_s", p->compute_wall_s);
-    put_real(&b, c, "wall_s", p->wall_s);
+    if (p->feasible) {
+        put_real(&b, c, "compute_wall_s", p->compute_wall_s);
+        put_real(&b, c, "wall_s", p->wall_s);
+    }
     put_bool(&b, c, "deadline_met", p->deadline_met);
-    put_real(&b, c, "required_mfu", p->required_mfu);
+    if (p->feasible)
+        put_real(&b, c, "required_mfu", p->required_mfu);
+    put_real(&b, c, "memory_margin", in->memory_margin);
+    if (p->first_fit_gpus > 0) {
+        put_int(&b, c, "first_fit_gpus", p->first_fit_gpus);
+        put_bool(&b, c, "moved_for_clean_layout", p->clean_moved);
+        put_str(&b, c, "first_fit_not_clean", p->clean_note);
+    }
     jb_set(&b, root, "cluster", c);
 
     json_t *ph = json_array();
@@ -1050,10 +1120,15 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     json_t *bu = jb_obj(&b);
     put_real(&b, bu, "budget_usd", in->budget_usd);
     put_real(&b, bu, "gpu_hours", p->budget_gpu_hours);
-    put_real(&b, bu, "hours_on_cluster", p->budget_hours_on_cluster);
     put_real(&b, bu, "gpus_for_deadline", p->budget_gpus_for_deadline);
-    put_bool(&b, bu, "within_budget", p->within_budget);
-    jb_set(&b, bu, "affords", point_json(&b, &p->budget_affords));
+    put_int(&b, bu, "gpus_for_deadline_whole_nodes", p->budget_gpus_whole_nodes);
+    put_real(&b, bu, "required_mfu_for_deadline", p->budget_required_mfu);
+    put_real(&b, bu, "tokens_at_mfu", p->budget_tokens_at_mfu);
+    if (p->feasible) { /* not worked out without a layout */
+        put_real(&b, bu, "hours_on_cluster", p->budget_hours_on_cluster);
+        put_bool(&b, bu, "within_budget", p->within_budget);
+        jb_set(&b, bu, "affords", point_json(&b, &p->budget_affords));
+    }
     jb_set(&b, root, "budget", bu);
 
     json_t *k = jb_obj(&b);
@@ -1065,14 +1140,20 @@ json_t *tp_io_plan_json(const tp_plan_in *in, const tp_plan *p)
     jb_set(&b, k, "chosen", ckpt_json(&b, &p->ckpt));
     jb_set(&b, k, "sync", ckpt_json(&b, &p->ckpt_sync));
     jb_set(&b, k, "async", ckpt_json(&b, &p->ckpt_async));
-    jb_set(&b, root, "checkpoint", k);
+    if (p->feasible)
+        jb_set(&b, root, "checkpoint", k);
+    else
+        json_decref(k);
 
     json_t *lr = jb_obj(&b);
     put_real(&b, lr, "peak_lr", p->lr.peak_lr);
     put_real(&b, lr, "min_lr", p->lr.min_lr);
     put_int(&b, lr, "warmup_steps", p->lr.warmup_steps);
     put_int(&b, lr, "total_steps", p->lr.total_steps);
-    jb_set(&b, root, "lr_schedule", lr);
+    if (p->feasible)
+        jb_set(&b, root, "lr_schedule", lr);
+    else
+        json_decref(lr);
 
     put_bool(&b, root, "feasible", p->feasible);
     put_str(&b, root, "reason", p->reason);

@@ -301,6 +301,14 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     fprintf(f, "  bottleneck                 %s\n", t->bottleneck ? t->bottleneck : "none");
 }
 
+/* The step-time section's low-MFU verdict (the memory section has the OOM one). */
+static void section_low_mfu(FILE *f, const tp_config *c, const tp_result *r)
+{
+    tp_io_low_mfu o;
+    tp_io_low_mfu_eval(c, r, &o);
+    tp_io_low_mfu_text(f, &o);
+}
+
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r)
 {
     bool finite = result_finite(c, r);
@@ -314,4 +322,313 @@ void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r)
     section_flops(f, c, &r->flops);
     section_memory(f, c, r);
     section_time(f, c, &r->time);
+    section_low_mfu(f, c, r);
+    tp_io_collectives_text(f, c, r);
+}
+
+/* seed 001 exercise 2: "we measure N tokens/s, what MFU is that?" The
+ * 15% band is the step-time model's p90 error on measured runs
+ * (docs/ACCURACY.md): outside it the difference is worth a look. */
+void tp_io_measured_text(FILE *f, const tp_measured *m)
+{
+    char tps[32];
+    fprintf(f, "\nMeasured throughput\n");
+    fprintf(f, "  measured                   %s tokens/s, %.4g s per step\n",
+            count_text(m->tokens_per_s, tps, sizeof tps), m->step_s);
+    fprintf(f, "  achieved                   MFU %.2f%%, HFU %.2f%% (6N per token: MFU %.2f%%)\n",
+            100.0 * m->mfu, 100.0 * m->hfu, 100.0 * m->mfu_6n);
+    if (m->predicted_mfu > 0.0)
+        fprintf(f, "  against the prediction     %.2f x the predicted MFU %.1f%% (%s)\n", m->ratio,
+                100.0 * m->predicted_mfu,
+                m->ratio < 0.85   ? "slower than predicted: look for what the model leaves out"
+                : m->ratio > 1.15 ? "faster than predicted: the model is pessimistic here"
+                                  : "within 15% of the prediction");
+}
+
+json_t *tp_io_measured_json(const tp_measured *m)
+{
+    jb b = {true};
+    json_t *o = jb_obj(&b);
+    put_real(&b, o, "tokens_per_s", m->tokens_per_s);
+    put_real(&b, o, "step_s", m->step_s);
+    put_real(&b, o, "mfu", m->mfu);
+    put_real(&b, o, "hfu", m->hfu);
+    put_real(&b, o, "mfu_6n", m->mfu_6n);
+    put_real(&b, o, "predicted_mfu", m->predicted_mfu);
+    if (m->predicted_mfu > 0.0)
+        put_real(&b, o, "ratio_to_predicted", m->ratio);
+    if (!b.ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- raw collectives (seed 001's communication estimates; issue 19) ---- */
+
+/*
+ * Each collective one GPU of the heaviest stage runs in a step, as seed 001
+ * counts them: volume, group, busbw and time, before any overlap with
+ * compute (the step-time breakdown shows what stays exposed). Counts:
+ *  - TP: 2 all-reduces forward and 2 backward per layer and micro-batch
+ *    (Megatron's f and g, Shoeybi et al. 2019 sec. 3) of b s/cp h 16-bit
+ *    values; SP's all-gather + reduce-scatter pairs cost the same;
+ *  - CP: the K and V chunk passed around the ring, cp - 1 times forward and
+ *    twice that backward (their gradients return), per layer;
+ *  - PP: one activation forward and one gradient backward per micro-batch
+ *    and virtual stage, sharded over TP (SP or Megatron's scatter/gather);
+ *  - DP over DP x CP ranks: the gradients once per step, an all-reduce
+ *    under ZeRO-0, else a reduce-scatter plus the updated 16-bit weights'
+ *    all-gather; ZeRO-3 gathers the weights again for every micro-batch's
+ *    forward and backward.
+ * The model's own timing (time.c) adds latency terms, buckets and overlap;
+ * these rows are the volumes behind it, to check against a profile.
+ */
+#define MAX_COLL_ROWS 6
+
+static void coll_row_set(tp_io_coll_row *row, const tp_config *c, const char *name, tp_coll kind,
+                         int64_t size, int64_t stride, double bytes, double count)
+{
+    tp_group_place pl;
+    tp_group_place_of(size, stride, tp_gpus_per_node(&c->train, &c->gpu), &pl);
+    row->name = name;
+    row->group = size;
+    row->nodes = pl.nodes;
+    row->bytes = bytes;
+    row->count = count;
+    row->busbw_bytes_per_s = tp_group_busbw(&c->gpu, &pl);
+    row->each_s = tp_group_coll_time(&c->gpu, c->opts.coll_model, kind, bytes, &pl);
+    row->total_s = row->each_s * count;
+}
+
+int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max)
+{
+    const tp_train *t = &c->train;
+    const tp_model *m = &c->model;
+    if (max < MAX_COLL_ROWS || t->cp < 1 || t->tp < 1)
+        return 0;
+    double T = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
+    double mb = (double)r->grad_accum, L = (double)r->memory.layers;
+    double act = T * (double)m->hidden * 2.0;
+    double grad_b = t->grad_dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
+    double params = r->memory.params_on_gpu;
+    int64_t dp = r->dp, dpc = r->dp * t->cp;
+    int n = 0;
+    if (t->tp > 1)
+        coll_row_set(&rows[n++], c, "TP all-reduce", TP_COLL_ALL_REDUCE, t->tp, 1, act,
+                     4.0 * L * mb);
+    if (t->cp > 1) {
+        double kv = 2.0 * T * (double)tp_kv_heads(m) * (double)tp_head_dim(m) * 2.0 /
+                    (double)t->tp;
+        coll_row_set(&rows[n++], c, "CP ring send", TP_COLL_P2P, t->cp, t->tp, kv,
+                     3.0 * (double)(t->cp - 1) * L * mb);
+    }
+    if (t->pp > 1) { /* sharded over TP (SP, or Megatron's scatter/gather); per virtual stage */
+        double x = act / (t->sp || c->opts.pp_scatter_gather ? (double)t->tp : 1.0);
+        double v = t->vpp > 1 ? (double)t->vpp : 1.0;
+        coll_row_set(&rows[n++], c, "PP send/recv", TP_COLL_P2P, t->pp, t->tp * t->cp * dp, x,
+                     2.0 * mb * v);
+    }
+    if (dpc > 1 && t->zero == 0) {
+        coll_row_set(&rows[n++], c, "DP grad all-reduce", TP_COLL_ALL_REDUCE, dpc, t->tp,
+                     params * grad_b, 1.0);
+    } else if (dpc > 1) {
+        coll_row_set(&rows[n++], c, "DP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, dpc, t->tp,
+                     params * grad_b, 1.0);
+        coll_row_set(&rows[n++], c, "DP weight all-gather", TP_COLL_ALL_GATHER, dpc, t->tp,
+                     params * 2.0, t->zero >= 3 ? 2.0 * mb : 1.0);
+    }
+    return n;
+}
+
+static const char *bytes_text(double b, char *buf, size_t n)
+{
+    if (b >= 1e9)
+        snprintf(buf, n, "%.2f GB", b / 1e9);
+    else if (b >= 1e6)
+        snprintf(buf, n, "%.1f MB", b / 1e6);
+    else
+        snprintf(buf, n, "%.1f kB", b / 1e3);
+    return buf;
+}
+
+void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r)
+{
+    tp_io_coll_row rows[MAX_COLL_ROWS];
+    int n = tp_io_collectives(c, r, rows, MAX_COLL_ROWS);
+    if (n == 0 || !r->time.computed)
+        return;
+    fprintf(f, "\nCollectives per step (one GPU of the heaviest stage, before overlap)\n");
+    for (int i = 0; i < n; i++) {
+        const tp_io_coll_row *w = &rows[i];
+        char vol[32];
+        fprintf(f, "  %-26s %.0f x %s on %lld GPUs (%lld node%s) at %.0f GB/s busbw: %.3g ms each, "
+                   "%.4f s\n",
+                w->name, w->count, bytes_text(w->bytes, vol, sizeof vol), (long long)w->group,
+                (long long)w->nodes, w->nodes == 1 ? "" : "s", w->busbw_bytes_per_s / 1e9,
+                w->each_s * 1e3, w->total_s);
+    }
+    fprintf(f, "  (the step-time breakdown above shows what overlap leaves exposed)\n");
+}
+
+json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r)
+{
+    tp_io_coll_row rows[MAX_COLL_ROWS];
+    int n = r->time.computed ? tp_io_collectives(c, r, rows, MAX_COLL_ROWS) : 0;
+    jb b = {true};
+    json_t *a = json_array();
+    if (!a)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *o = jb_obj(&b);
+        jb_put_str(&b, o, "name", rows[i].name, "?");
+        put_int(&b, o, "group", rows[i].group);
+        put_int(&b, o, "nodes", rows[i].nodes);
+        put_real(&b, o, "bytes", rows[i].bytes);
+        put_real(&b, o, "count", rows[i].count);
+        put_real(&b, o, "busbw_bytes_per_s", rows[i].busbw_bytes_per_s);
+        put_real(&b, o, "each_s", rows[i].each_s);
+        put_real(&b, o, "total_s", rows[i].total_s);
+        if (o && json_array_append_new(a, o) != 0)
+            b.ok = false;
+    }
+    if (!b.ok) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* ---- the low-MFU failure mode (seed 003; issue 19) ---- */
+
+/*
+ * Seed 003 names two ways a layout fails: it does not fit (the memory
+ * verdict), or it fits and runs slowly. Below TP_IO_LOW_MFU (the low end
+ * of the 35-55% large published runs report, docs/ACCURACY.md) each part
+ * of the step that costs at least TP_IO_LOW_MFU_PART of it is named with
+ * its cause and the change that shrinks it: TP across nodes, a fat
+ * pipeline bubble, exposed TP/CP/EP/DP communication, a micro-batch too
+ * small for efficient GEMMs.
+ */
+#define TP_IO_LOW_MFU 0.35
+#define TP_IO_LOW_MFU_PART 0.10
+#define SMALL_GEMM_TOKENS 2048.0 /* b s / cp below this: GEMMs of few rows */
+
+static void low_add(tp_io_low_mfu *o, const char *cause, const char *fix)
+{
+    if (o->n >= TP_IO_LOW_MFU_MAX)
+        return;
+    snprintf(o->item[o->n].cause, sizeof o->item[o->n].cause, "%s", cause);
+    snprintf(o->item[o->n].fix, sizeof o->item[o->n].fix, "%s", fix);
+    o->n++;
+}
+
+void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o)
+{
+    memset(o, 0, sizeof *o);
+    const tp_time *tm = &r->time;
+    const tp_train *t = &c->train;
+    if (!tm->computed || !r->memory.fits || !(tm->step_s > 0.0) || tm->mfu >= TP_IO_LOW_MFU)
+        return;
+    o->low = true;
+    o->mfu = tm->mfu;
+    double step = tm->step_s, part = TP_IO_LOW_MFU_PART * step;
+    int64_t gpn = tp_gpus_per_node(t, &c->gpu);
+    char cause[256], fix[256];
+    if (t->tp > gpn && tm->tp_comm_s >= part) {
+        snprintf(cause, sizeof cause,
+                 "TP %lld spans %lld nodes of %lld GPUs: its all-reduces (%.3g s, %.0f%% of the "
+                 "step) cross the %.0f GB/s network instead of the %.0f GB/s node links",
+                 (long long)t->tp, (long long)((t->tp + gpn - 1) / gpn), (long long)gpn,
+                 tm->tp_comm_s, 100.0 * tm->tp_comm_s / step, c->gpu.inter_bw_bytes_per_s / 1e9,
+                 c->gpu.intra_bw_bytes_per_s / 1e9);
+        snprintf(fix, sizeof fix,
+                 "keep TP within a node (--tp %lld or less) and span nodes with PP or DP "
+                 "(seed 003's recipe)",
+                 (long long)gpn);
+        low_add(o, cause, fix);
+    } else if (tm->tp_comm_s >= part) {
+        snprintf(cause, sizeof cause, "exposed TP communication: %.3g s, %.0f%% of the step",
+                 tm->tp_comm_s, 100.0 * tm->tp_comm_s / step);
+        snprintf(fix, sizeof fix, "%s a smaller TP with PP or ZeRO for the memory",
+                 c->opts.tp_comm_overlap ? "use" : "overlap it with the GEMMs (--tp-comm-overlap), or use");
+        low_add(o, cause, fix);
+    }
+    if (t->pp > 1 && tm->bubble_s >= part) {
+        double m = (double)r->grad_accum, p = (double)t->pp;
+        snprintf(cause, sizeof cause,
+                 "pipeline bubble: %.3g s, %.0f%% of the step ((p-1)/(m+p-1) with p = %lld "
+                 "stages, m = %lld %s)",
+                 tm->bubble_s, 100.0 * tm->bubble_s / step, (long long)t->pp,
+                 (long long)r->grad_accum,
+                 tp_io_plural((double)r->grad_accum, "micro-batch", "micro-batches"));
+        snprintf(fix, sizeof fix,
+                 "more micro-batches per step (m >= %.0f keeps it near 10%%: a larger global "
+                 "batch or a smaller micro-batch), interleaving (--vpp), or fewer stages",
+                 ceil(9.0 * (p - 1.0)) > m ? ceil(9.0 * (p - 1.0)) : m);
+        low_add(o, cause, fix);
+    }
+    if (tm->cp_comm_s >= part) {
+        snprintf(cause, sizeof cause, "exposed CP communication: %.3g s, %.0f%% of the step",
+                 tm->cp_comm_s, 100.0 * tm->cp_comm_s / step);
+        low_add(o, cause, "a smaller CP (CP pays off for long sequences only), with recompute "
+                          "or PP for the activation memory");
+    }
+    if (tm->ep_comm_s >= part) {
+        snprintf(cause, sizeof cause, "exposed EP all-to-all: %.3g s, %.0f%% of the step",
+                 tm->ep_comm_s, 100.0 * tm->ep_comm_s / step);
+        low_add(o, cause, "keep the EP group within a node, or a smaller EP");
+    }
+    if (tm->dp_comm_s >= part) {
+        snprintf(cause, sizeof cause,
+                 "exposed DP/ZeRO communication: %.3g s, %.0f%% of the step (ZeRO-%d over %lld "
+                 "replicas)",
+                 tm->dp_comm_s, 100.0 * tm->dp_comm_s / step, t->zero, (long long)r->dp);
+        low_add(o, cause, "more work per step to hide it behind (more accumulation or a larger "
+                          "micro-batch), a lower ZeRO stage, or fewer replicas with more TP/PP");
+    }
+    double rows = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
+    if (rows < SMALL_GEMM_TOKENS) {
+        snprintf(cause, sizeof cause,
+                 "tiny micro-batch: %.0f tokens per GPU per micro-batch (micro-batch %lld x "
+                 "sequence %lld / CP %lld) make small, inefficient GEMMs",
+                 rows, (long long)t->micro_batch, (long long)t->seq_len, (long long)t->cp);
+        low_add(o, cause, "a larger micro-batch (fewer accumulation steps) or less CP");
+    }
+    if (o->n == 0)
+        low_add(o, "no single part stands out: the compute itself runs below peak (GEMM and "
+                   "attention efficiency of this shape)",
+                "larger matrices per GPU (less TP, a larger micro-batch) or another GPU");
+}
+
+void tp_io_low_mfu_text(FILE *f, const tp_io_low_mfu *o)
+{
+    if (!o->low)
+        return;
+    fprintf(f, "  verdict                    LOW MFU (%.1f%%, below %.0f%%):\n", 100.0 * o->mfu,
+            100.0 * TP_IO_LOW_MFU);
+    for (int i = 0; i < o->n; i++)
+        fprintf(f, "    - %s;\n      fix: %s\n", o->item[i].cause, o->item[i].fix);
+}
+
+json_t *tp_io_low_mfu_json(const tp_io_low_mfu *o)
+{
+    jb b = {true};
+    json_t *j = jb_obj(&b);
+    put_bool(&b, j, "low", o->low);
+    put_real(&b, j, "threshold", TP_IO_LOW_MFU);
+    json_t *a = json_array();
+    for (int i = 0; a && i < o->n; i++) {
+        json_t *it = jb_obj(&b);
+        jb_put_str(&b, it, "cause", o->item[i].cause, "?");
+        jb_put_str(&b, it, "fix", o->item[i].fix, "?");
+        if (it && json_array_append_new(a, it) != 0)
+            b.ok = false;
+    }
+    jb_set(&b, j, "causes", a);
+    if (!b.ok) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }

@@ -18,6 +18,7 @@
  * cluster is >= the exact one and a whole number of nodes.
  */
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -126,4 +127,35 @@ tp_status tp_budget_affords(double usd, double price, double peak, double mfu,
     if (tokens_per_param > 0.0)
         return tp_scaling_rule(fit, C, tokens_per_param, out, err);
     return tp_scaling_optimal(fit, C, out, err);
+}
+
+tp_status tp_budget_measured(const tp_config *c, const tp_result *r, double tokens_per_s,
+                             tp_measured *out, tp_error *err)
+{
+    if (!c || !r || !out)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "measured-tokens-per-s", "no input given");
+    memset(out, 0, sizeof *out);
+    if (!pos(tokens_per_s) || !isfinite(tokens_per_s))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "measured-tokens-per-s",
+                            "must be a throughput > 0 tokens/s");
+    tp_precision prec = c->train.precision;
+    double peak = (int)prec >= 0 && prec < TP_PREC_COUNT ? c->gpu.peak_flops_per_s[prec] : 0.0;
+    double n = (double)c->train.num_gpus;
+    if (!pos(peak) || !pos(n))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "precision",
+                            "%s has no dense peak for this precision", c->gpu.name);
+    out->tokens_per_s = tokens_per_s;
+    out->mfu = tp_budget_mfu_from_throughput(tokens_per_s, r->flops.model_per_token, n, peak);
+    out->hfu = tp_budget_mfu_from_throughput(tokens_per_s, r->flops.hardware_per_token, n, peak);
+    out->mfu_6n = tp_budget_mfu_from_throughput(tokens_per_s, r->flops.six_n_per_token, n, peak);
+    if (out->mfu > 1.0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "measured-tokens-per-s",
+                            "%g tokens/s is %.0f%% MFU on %lld x %s: more than the peak "
+                            "(is it per GPU? this flag takes the whole job's)",
+                            tokens_per_s, out->mfu * 100.0, (long long)c->train.num_gpus,
+                            c->gpu.name);
+    out->step_s = r->flops.tokens_per_step / tokens_per_s;
+    out->predicted_mfu = r->time.computed ? r->time.mfu : 0.0;
+    out->ratio = out->predicted_mfu > 0.0 ? out->mfu / out->predicted_mfu : 0.0;
+    return TP_OK;
 }

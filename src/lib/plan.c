@@ -13,8 +13,13 @@
  *      that meets the deadline with a layout that fits every phase (the
  *      count at the user MFU is reported too, rounded to whole nodes);
  *   5. layout per phase: the best the layout search finds on that cluster
- *      (search.h, shortest predicted step), the seeds' ordered recipe
- *      (tp_recipe_run), or the one given;
+ *      (search.h, shortest predicted step, within the axes the caller
+ *      fixed), the seeds' ordered recipe (tp_recipe_run), or the one given.
+ *      Chosen layouts keep a memory margin free; among the search's layouts
+ *      within the tie tolerance of the fastest the simplest wins
+ *      (tp_plan_layout_simpler); when the deadline's cluster only has
+ *      layouts nobody runs (PP 29 of 48 layers), sizing moves up to the
+ *      first cluster with a clean one (move_to_clean; issue 19);
  *   6. time, GPU-hours and cost at the predicted MFU and at the user MFU;
  *   7. money: within budget, hours and GPUs the budget buys, the model and
  *      tokens it affords;
@@ -22,7 +27,8 @@
  *   9. learning-rate schedule over all phases' steps.
  *
  * A frozen module (phase.frozen_params) costs 16-bit weights (split over
- * TP, and over DP under ZeRO-3) and 2 N_f forward + 2 N_f backward-through
+ * TP, and over DP under ZeRO-3; counted in the phase's memory total and
+ * headroom) and 2 N_f forward + 2 N_f backward-through
  * FLOPs per token (no weight gradients; 2 N_f when nothing trainable lies
  * before it), no gradients or optimizer state; its activations are not
  * modelled.
@@ -59,6 +65,9 @@ void tp_plan_in_default(tp_plan_in *in)
     in->basis = TP_BASIS_EXACT;
     in->layout_from = TP_LAYOUT_AUTO;
     in->max_gpus = DEFAULT_MAX_GPUS;
+    tp_search_space_default(&in->space);
+    in->memory_margin = TP_PLAN_MEMORY_MARGIN;
+    in->tie_tolerance = TP_PLAN_TIE_TOLERANCE;
     /* Checkpoint storage: assumptions, user-settable (docs/plan.md). */
     /* Aggregate storage write bandwidth grows with the deployment: Llama 3
      * (Meta 2024, sec. 3.3.1) reports 2 TB/s sustained from Tectonic for
@@ -116,12 +125,18 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "plan.tokens", "must be in [1, 1e18]");
     CHECK(fin(in->compute_flops) && in->compute_flops >= 0.0 && in->compute_flops <= 1e35,
           "plan.compute_flops", "must be a FLOP count in (0, 1e35]");
-    CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 ||
-              (in->size_model && in->budget_usd > 0.0),
+    CHECK(in->tokens_from != TP_TOKENS_COMPUTE || in->compute_flops > 0.0 || in->budget_usd > 0.0,
           "plan.compute_flops",
           "tokens for a FLOP budget need the compute in FLOPs (or size-model with a money "
           "budget)");
     CHECK(tp_scaling_fit_get(in->fit) != NULL, "plan.fit", "unknown scaling fit");
+    CHECK(fin(in->model_params) && in->model_params >= 0.0 &&
+              (!(in->model_params > 0.0) ||
+               (in->model_params >= 1e6 && in->model_params <= 1e14)),
+          "plan.model_params", "must be a parameter count in [1e6, 1e14] (got %g)",
+          in->model_params);
+    CHECK(!(in->model_params > 0.0 && in->size_model), "plan.model_params",
+          "a parameter count gives the model and size-model sizes one from a budget: give one");
     CHECK(fin(in->deadline_h) && in->deadline_h >= 0.0 && in->deadline_h <= 1e6, "plan.deadline_h",
           "must be in [0, 1e6] hours");
     CHECK(in->size_by != TP_SIZE_DEADLINE || in->deadline_h > 0.0, "plan.deadline_h",
@@ -130,6 +145,11 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "must be in [0, 1e15] USD");
     CHECK(fin(in->price_per_hour) && in->price_per_hour <= 1e6, "plan.price_per_hour",
           "must be finite (< 0 means the GPU's price)");
+    CHECK(fin(in->memory_margin) && in->memory_margin >= 0.0 && in->memory_margin < 0.9,
+          "plan.memory_margin", "must be a fraction of capacity in [0, 0.9) (got %g)",
+          in->memory_margin);
+    CHECK(fin(in->tie_tolerance) && in->tie_tolerance >= 0.0 && in->tie_tolerance <= 0.5,
+          "plan.tie_tolerance", "must be a fraction in [0, 0.5] (got %g)", in->tie_tolerance);
     CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "plan.max_gpus", "must be in [1, 2^20]");
     CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "plan.phases", "at most %d phases",
           TP_PLAN_MAX_PHASES);
@@ -183,19 +203,102 @@ static double frozen_bytes(const tp_phase *ph, const tp_train *t)
     return b;
 }
 
-/* Does an evaluated layout also hold the phase's frozen weights? */
-static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_result *res, char *why,
-                        size_t why_n)
+/* Does an evaluated layout also hold the phase's frozen weights, with
+ * `margin` of capacity kept free? (res->memory does not hold them yet.) */
+static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_result *res,
+                        double capacity, double margin, char *why, size_t why_n)
 {
     double fb = frozen_bytes(ph, &cfg->train);
-    if (res->memory.total_bytes + fb <= res->memory.capacity_bytes)
+    double usable = capacity * (1.0 - margin);
+    if (res->memory.total_bytes + fb <= usable)
         return true;
-    if (why)
+    if (why && margin > 0.0)
+        snprintf(why, why_n,
+                 "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB "
+                 "(%.1f GiB capacity less a %.0f%% margin)",
+                 res->memory.total_bytes / TP_GIB, fb / TP_GIB, usable / TP_GIB,
+                 capacity / TP_GIB, margin * 100.0);
+    else if (why)
         snprintf(why, why_n,
                  "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB capacity",
-                 res->memory.total_bytes / TP_GIB, fb / TP_GIB,
-                 res->memory.capacity_bytes / TP_GIB);
+                 res->memory.total_bytes / TP_GIB, fb / TP_GIB, capacity / TP_GIB);
     return false;
+}
+
+/* The frozen weights are memory like any other: count them in every
+ * stage's total and headroom (issue 19: they were reported beside the
+ * total, not in it). They stay out of weights_bytes, which is the trained
+ * model's; tp_plan_phase.frozen_weight_bytes is the part that adds up. */
+static void add_frozen(tp_result *res, double fb)
+{
+    tp_memory *m[3] = {&res->memory, &res->stage_first, &res->stage_last};
+    for (int i = 0; i < 3 && fb > 0.0; i++) {
+        m[i]->total_bytes += fb;
+        m[i]->headroom_bytes = m[i]->capacity_bytes - m[i]->total_bytes;
+        m[i]->fits = m[i]->headroom_bytes >= 0.0;
+    }
+}
+
+/* ---- simpler and clean layouts (issue 19) ---- */
+
+static bool short_context(const tp_train *t)
+{
+    return t->seq_len <= TP_PLAN_CP_SHORT_SEQ;
+}
+
+bool tp_plan_layout_clean(const tp_config *c, char *why, size_t why_n)
+{
+    const tp_train *t = &c->train;
+    int64_t gpn = tp_gpus_per_node(t, &c->gpu);
+    char buf[96] = "";
+    if (t->tp > gpn)
+        snprintf(buf, sizeof buf, "TP %lld spans nodes of %lld GPUs", (long long)t->tp,
+                 (long long)gpn);
+    else if (t->cp > 1 && short_context(t))
+        snprintf(buf, sizeof buf, "CP %lld at a %lld-token sequence", (long long)t->cp,
+                 (long long)t->seq_len);
+    else if (t->pp > 1 && c->model.num_layers % t->pp != 0)
+        snprintf(buf, sizeof buf, "PP %lld does not divide %lld layers", (long long)t->pp,
+                 (long long)c->model.num_layers);
+    if (why)
+        snprintf(why, why_n, "%s", buf);
+    return buf[0] == '\0';
+}
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+int tp_plan_layout_simpler(const tp_config *a, const tp_config *b)
+{
+    const tp_train *x = &a->train, *y = &b->train;
+    int64_t gx = tp_gpus_per_node(x, &a->gpu), gy = tp_gpus_per_node(y, &b->gpu);
+    int r;
+    if ((r = cmp_i64(x->tp > gx, y->tp > gy)) != 0)
+        return r;
+    if ((r = cmp_i64(x->cp > 1 && short_context(x), y->cp > 1 && short_context(y))) != 0)
+        return r;
+    if ((r = cmp_i64(x->pp > 1 && a->model.num_layers % x->pp != 0,
+                     y->pp > 1 && b->model.num_layers % y->pp != 0)) != 0)
+        return r;
+    if ((r = cmp_i64(x->pp, y->pp)) != 0)
+        return r;
+    if ((r = cmp_i64(x->vpp > 1 ? x->vpp : 1, y->vpp > 1 ? y->vpp : 1)) != 0)
+        return r;
+    if ((r = cmp_i64(x->cp, y->cp)) != 0)
+        return r;
+    return cmp_i64(x->tp, y->tp);
+}
+
+static void layout_words(const tp_train *t, char *buf, size_t n)
+{
+    if (t->vpp <= 1)
+        snprintf(buf, n, "TP %lld x PP %lld x CP %lld", (long long)t->tp, (long long)t->pp,
+                 (long long)t->cp);
+    else /* the virtual stages may be all that tells two layouts apart */
+        snprintf(buf, n, "TP %lld x PP %lld x CP %lld, %lld virtual stages", (long long)t->tp,
+                 (long long)t->pp, (long long)t->cp, (long long)t->vpp);
 }
 
 /* Evaluate cfg; a validation failure counts as "does not fit" with its message. */
@@ -215,30 +318,75 @@ static bool try_layout(const tp_config *cfg, const tp_phase *ph, tp_result *res,
             snprintf(why, why_n, "%.180s", res->reason);
         return false;
     }
-    return frozen_fits(cfg, ph, res, why, why_n);
+    return frozen_fits(cfg, ph, res, res->memory.capacity_bytes, 0.0, why, why_n);
 }
 
-#define SEARCH_TOP 8
+#define SEARCH_TOP 64
 
 /*
- * The layout search, best predicted step time first. The search knows
- * nothing of a frozen module: of its best few, take the first that also
- * holds the frozen weights; if none does, search again with the capacity
- * lowered by the frozen weights unsplit (a safe bound).
+ * Of the search's fitting layouts (fastest first), the one to run: the
+ * simplest (tp_plan_layout_simpler) among those within the tie tolerance
+ * of the fastest. Returns its index; fills pp's tie note when it is not 0.
  */
-static tp_status choose_search(const tp_config *base, const tp_search_stop *stop,
-                               const tp_phase *ph, tp_config *cfg, tp_result *res,
-                               tp_plan_phase *pp, char *why, size_t why_n, bool *fits,
-                               tp_error *err)
+static size_t break_tie(const tp_plan_in *in, const tp_search_item *top, const bool *ok,
+                        size_t n, tp_plan_phase *pp)
 {
-    tp_search_item top[SEARCH_TOP];
+    size_t first = n, pick = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!ok[i])
+            continue;
+        if (first == n) {
+            first = pick = i;
+            continue;
+        }
+        double t0 = top[first].result.time.step_s, ti = top[i].result.time.step_s;
+        if (!(ti <= t0 * (1.0 + in->tie_tolerance)))
+            break;
+        if (tp_plan_layout_simpler(&top[i].config, &top[pick].config) < 0)
+            pick = i;
+    }
+    if (pp && pick != first && pick < n) {
+        char a[64], b[64];
+        layout_words(&top[first].config.train, a, sizeof a);
+        layout_words(&top[pick].config.train, b, sizeof b);
+        double t0 = top[first].result.time.step_s, t1 = top[pick].result.time.step_s;
+        pp->tie_break = true;
+        snprintf(pp->tie_note, sizeof pp->tie_note,
+                 "tie-break: %.40s is %.1f%% slower than the fastest, %.40s (%.3g s), and "
+                 "simpler (within %.0f%%)",
+                 b, t0 > 0.0 ? (t1 / t0 - 1.0) * 100.0 : 0.0, a, t0, in->tie_tolerance * 100.0);
+    }
+    return pick;
+}
+
+/*
+ * The layout search, best predicted step time first, on the capacity less
+ * the memory margin. The search knows nothing of a frozen module: of its
+ * best few, keep those that also hold the frozen weights; if none does,
+ * search again with the capacity lowered by the frozen weights unsplit (a
+ * safe bound). The chosen layout is evaluated again on the full capacity,
+ * so that its headroom is the real one.
+ */
+static tp_status choose_search(const tp_plan_in *in, const tp_config *base, const tp_phase *ph,
+                               tp_config *cfg, tp_result *res, tp_plan_phase *pp, char *why,
+                               size_t why_n, bool *fits, tp_error *err)
+{
+    static _Thread_local tp_search_item top[SEARCH_TOP];
+    bool ok[SEARCH_TOP];
     size_t n = 0;
     tp_search_stats stats;
-    tp_search_space space;
-    tp_search_space_default(&space);
-    space.stop = *stop;
+    tp_search_space space = in->space;
+    space.stop = in->stop;
+    if (in->clean_only && ph->seq_len <= TP_PLAN_CP_SHORT_SEQ && space.cp.max == 0)
+        space.cp.min = space.cp.max = 1; /* no CP at short context */
     tp_config b = *base;
+    double margin = in->memory_margin;
+    b.gpu.mem_capacity_bytes = base->gpu.mem_capacity_bytes * (1.0 - margin);
     *fits = false;
+    if (pp) {
+        pp->tie_break = false;
+        pp->tie_note[0] = '\0';
+    }
     for (int attempt = 0; attempt < 2; attempt++) {
         tp_status st = tp_search_top(&b, &space, TP_RANK_TIME, top, SEARCH_TOP, &n, &stats, err);
         if (st != TP_OK)
@@ -247,13 +395,22 @@ static tp_status choose_search(const tp_config *base, const tp_search_stop *stop
             pp->layouts_evaluated += stats.evaluated;
             pp->layouts_feasible += stats.feasible;
         }
+        bool any = false;
         for (size_t i = 0; i < n; i++) {
-            if (frozen_fits(&top[i].config, ph, &top[i].result, why, why_n)) {
-                *cfg = top[i].config;
-                *res = top[i].result;
-                *fits = true;
-                return TP_OK;
-            }
+            ok[i] = frozen_fits(&top[i].config, ph, &top[i].result, base->gpu.mem_capacity_bytes,
+                                margin, why, why_n);
+            any = any || ok[i];
+        }
+        if (any) {
+            size_t k = break_tie(in, top, ok, n, pp);
+            *cfg = top[k].config;
+            cfg->gpu = base->gpu;
+            tp_error e = {0};
+            if (tp_eval(cfg, res, &e) != TP_OK)
+                return tp_error_set(err, TP_ERR_INTERNAL, "plan",
+                                    "the chosen layout failed re-evaluation: %s", e.message);
+            *fits = true;
+            return TP_OK;
         }
         if (n == 0 || !(ph->frozen_params > 0.0))
             break;
@@ -263,10 +420,11 @@ static tp_status choose_search(const tp_config *base, const tp_search_stop *stop
     }
     if (why && n == 0)
         snprintf(why, why_n,
-                 "the search found no layout that fits (%llu evaluated, %llu "
-                 "pruned on model states alone, %llu without a micro-batch that "
-                 "divides the batch)",
-                 (unsigned long long)stats.evaluated, (unsigned long long)stats.pruned_states,
+                 "the search found no layout that fits%s (%llu evaluated, %llu pruned on model "
+                 "states alone, %llu without a micro-batch that divides the batch)",
+                 stats.evaluated > 0 && margin > 0.0 ? " with the memory margin" : "",
+                 (unsigned long long)stats.evaluated,
+                 (unsigned long long)stats.pruned_states,
                  (unsigned long long)stats.batch_mismatch);
     return TP_OK;
 }
@@ -293,27 +451,33 @@ static tp_status choose_layout(const tp_plan_in *in, const tp_model *model, tp_p
         tp_recipe rec;
         tp_error e = {0};
         pp->cfg = base;
-        if (tp_recipe_run(&base, &rec, &e) != TP_OK) {
+        tp_config margined = base; /* the recipe stops at the first layout that fits this */
+        margined.gpu.mem_capacity_bytes *= 1.0 - in->memory_margin;
+        if (tp_recipe_run(&margined, &rec, &e) != TP_OK) {
             snprintf(why, why_n, "%.40s%s%.140s", e.path, e.path[0] ? ": " : "", e.message);
             memset(&pp->res, 0, sizeof pp->res);
             return TP_OK;
         }
         pp->cfg = rec.config;
+        pp->cfg.gpu = base.gpu;
         pp->res = rec.result;
         pp->layouts_evaluated = 1;
         if (!rec.fits) {
             snprintf(why, why_n, "%.180s", rec.result.reason);
             return TP_OK;
         }
-        pp->fits = frozen_fits(&pp->cfg, ph, &pp->res, why, why_n);
+        pp->fits = frozen_fits(&pp->cfg, ph, &pp->res, base.gpu.mem_capacity_bytes,
+                               in->memory_margin, why, why_n);
+        if (pp->fits && tp_eval(&pp->cfg, &pp->res, &e) != TP_OK)
+            return tp_error_set(err, TP_ERR_INTERNAL, "plan",
+                                "the recipe's layout failed re-evaluation: %s", e.message);
         pp->layouts_feasible = pp->fits ? 1 : 0;
         return TP_OK;
     }
     default: break;
     }
     bool fits;
-    tp_status st =
-        choose_search(&base, &in->stop, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
+    tp_status st = choose_search(in, &base, ph, &pp->cfg, &pp->res, pp, why, why_n, &fits, err);
     pp->fits = fits;
     if (!fits)
         pp->cfg = base;
@@ -382,6 +546,10 @@ static tp_status eval_cluster(const tp_plan_in *in, const tp_model *model, doubl
             return TP_OK;
         }
         p->frozen_weight_bytes = frozen_bytes(&p->spec, &p->cfg.train);
+        add_frozen(&p->res, p->frozen_weight_bytes);
+        p->margin_bytes = in->layout_from == TP_LAYOUT_GIVEN
+                              ? 0.0
+                              : p->res.memory.capacity_bytes * in->memory_margin;
         phase_times(in, peak, n, p);
         if (!(p->predicted_step_s > 0.0))
             ce->predicted = false;
@@ -391,6 +559,37 @@ static tp_status eval_cluster(const tp_plan_in *in, const tp_model *model, doubl
 }
 
 /* ---- infeasible: why, and what would fix it ---- */
+
+/* Do the flags narrow the layout search (plan --tp 4)? */
+static bool space_narrowed(const tp_search_space *sp)
+{
+    const tp_axis *ax[] = {&sp->tp, &sp->pp, &sp->vpp, &sp->cp, &sp->ep, &sp->micro_batch};
+    for (size_t i = 0; i < sizeof ax / sizeof ax[0]; i++)
+        if (ax[i]->min > 0 || ax[i]->max > 0)
+            return true;
+    return sp->zero_mask != 0 || sp->recompute_mask != 0 || sp->sp_mask != 0;
+}
+
+/* The binding constraint in words. The binding model knows nothing of a
+ * frozen module: when the model alone fits, say that the frozen weights are
+ * what does not (issue 19: it said "fits, 39 GiB headroom" under "no layout
+ * fits"); otherwise add them to the sentence. */
+static void binding_text(const tp_search_binding *sb, double frozen, double total, char *buf,
+                         size_t n)
+{
+    if (!(frozen > 0.0)) {
+        snprintf(buf, n, "%s", sb->text);
+    } else if (sb->fits) {
+        snprintf(buf, n,
+                 "the trained model fits (%.1f GiB), but %.1f GiB of frozen weights bring the "
+                 "total to %.1f GiB > %.1f GiB: shard the frozen module (ZeRO-3 or more TP) or "
+                 "spread it over more GPUs",
+                 sb->total_bytes / TP_GIB, frozen / TP_GIB, total / TP_GIB,
+                 sb->capacity_bytes / TP_GIB);
+    } else {
+        snprintf(buf, n, "%s (plus %.1f GiB of frozen weights)", sb->text, frozen / TP_GIB);
+    }
+}
 
 /*
  * Explain a cluster on which some phase has no layout: the closest layout
@@ -422,8 +621,7 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
             have_close = true;
         }
     } else {
-        tp_search_space space;
-        tp_search_space_default(&space);
+        tp_search_space space = in->space; /* the axes the flags fix stay fixed */
         space.no_prune = true;
         space.stop = in->stop;
         tp_search *s = NULL;
@@ -443,14 +641,15 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
         }
         tp_search_free(s);
     }
-    char bind[384] = "";
+    char bind[480] = "";
     double least = 0.0;
     if (have_close) {
         tp_search_binding sb;
         tp_error e = {0};
+        double fb = frozen_bytes(ph, &close.config.train);
+        least = close.result.memory.total_bytes + fb;
         if (tp_search_binding_eval(&close.config, &sb, &e) == TP_OK)
-            snprintf(bind, sizeof bind, "%s", sb.text);
-        least = close.result.memory.total_bytes + frozen_bytes(ph, &close.config.train);
+            binding_text(&sb, fb, least, bind, sizeof bind);
         const tp_train *t = &close.config.train;
         snprintf(out->reason, sizeof out->reason,
                  "no layout of %.40s fits %lld x %.24s (%.1f GiB each) for phase \"%.24s\" "
@@ -472,11 +671,14 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
     bool search_fits = false;
     tp_plan_phase tmp[TP_PLAN_MAX_PHASES];
     memcpy(tmp, phases, sizeof(tp_plan_phase) * (size_t)np);
-    tp_plan_in relaxed = *in;
+    static _Thread_local tp_plan_in relaxed;
+    relaxed = *in;
     relaxed.layout_from = TP_LAYOUT_AUTO;
+    tp_search_space_default(&relaxed.space);
     relaxed.num_phases = np;
     char c[200] = "";
-    if (in->layout_from == TP_LAYOUT_GIVEN) {
+    bool axes_fixed = space_narrowed(&in->space);
+    if (in->layout_from == TP_LAYOUT_GIVEN || (in->layout_from == TP_LAYOUT_AUTO && axes_fixed)) {
         cluster_eval ce;
         tp_status st = eval_cluster(&relaxed, model, out->peak_flops_per_s, n, tmp, np, &ce, err);
         if (st != TP_OK)
@@ -518,7 +720,7 @@ static tp_status diagnose(const tp_plan_in *in, const tp_model *model, tp_plan_p
                  ceil(least / TP_GIB));
     snprintf(out->fix, sizeof out->fix,
              "%s%s%sor train a smaller model or a shorter sequence (model states alone are "
-             "%.0f GB = %lld GPUs' memory)%s%.160s",
+             "%.0f GB = %lld GPUs' memory)%s%.400s",
              c, a, b, out->static_bytes / TP_GB, (long long)out->min_gpus_static,
              bind[0] ? ". Binding constraint: " : "", bind);
     return TP_OK;
@@ -580,6 +782,8 @@ static tp_status resolve_model(const tp_plan_in *in, double peak, double price, 
     if (!(C > 0.0) && in->budget_usd > 0.0 && price > 0.0)
         C = in->budget_usd / price * 3600.0 * peak * in->mfu;
     *C_out = C;
+    if (in->model_params > 0.0) /* plan --params: the shape rule of tp_scaling_shape */
+        return tp_scaling_shape(in->model_params, in->base.model.vocab, &out->model, err);
     if (!in->size_model)
         return TP_OK;
     const tp_scaling_fit *f = tp_scaling_fit_get(in->fit);
@@ -685,6 +889,19 @@ static tp_status plan_hardware(const tp_plan_in *in, tp_plan *out, tp_error *err
     return TP_OK;
 }
 
+/* FLOPs per token that --mfu applies to (6N, or the exact count at the
+ * base sequence length): what a money budget's tokens are divided by, so
+ * that the plan at --mfu costs the budget (issue 19, "budget -> tokens"). */
+static double basis_per_token(const tp_plan_in *in, const tp_plan *out)
+{
+    tp_config c = in->base;
+    c.model = out->model;
+    tp_flops fl;
+    tp_flops_eval(&c, &out->params, &fl);
+    double f = in->basis == TP_BASIS_6ND ? fl.six_n_per_token : fl.model_per_token;
+    return f > 0.0 ? f : 6.0 * out->params_n;
+}
+
 /* Steps 1-2: the model (given or sized from the budget), its parameters,
  * the training tokens (given, per parameter, or what the compute budget
  * buys), their split into phases, and the scaling-law figures of that
@@ -708,7 +925,10 @@ static tp_status plan_model_tokens(const tp_plan_in *in, tp_plan *out, tp_error 
     double D;
     switch (in->tokens_from) {
     case TP_TOKENS_GIVEN: D = in->tokens; break;
-    case TP_TOKENS_COMPUTE: D = C_budget / (6.0 * N); break;
+    case TP_TOKENS_COMPUTE:
+        D = C_budget / (in->compute_flops > 0.0 || in->size_model ? 6.0 * N
+                                                                  : basis_per_token(in, out));
+        break;
     default: D = in->tokens_per_param * N; break;
     }
     if (!(D >= 1.0) || D > 1e18)
@@ -840,6 +1060,108 @@ static tp_status refine_below(const tp_plan_in *in, tp_plan *out, double deadlin
     return TP_OK;
 }
 
+/* Every phase's chosen layout is clean (tp_plan_layout_clean); else the
+ * first rule broken, with the phase, in why. */
+static bool phases_clean(const tp_plan *out, char *why, size_t why_n)
+{
+    for (int i = 0; i < out->num_phases; i++) {
+        char w[96];
+        if (!tp_plan_layout_clean(&out->phases[i].cfg, w, sizeof w)) {
+            snprintf(why, why_n, "phase \"%.24s\": %.96s", out->phases[i].spec.name, w);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Could a clean layout exist on n GPUs at all? TP dividing the node and
+ * the heads, PP dividing the layers, CP 1 at short context (else a power of
+ * two), and DP = n / (TP PP CP) dividing the batch. Arithmetic only: it
+ * spares the search on node counts such as 58 x 8 = 2^4 x 29, where DP must
+ * divide 1024 sequences and so 29 lands in TP, PP or CP. */
+static bool clean_possible(const tp_plan_in *in, const tp_model *m, const tp_plan_phase *ph,
+                           int64_t n)
+{
+    int64_t gpn = tp_gpus_per_node(&in->base.train, &in->base.gpu);
+    int64_t heads = m->num_heads, kv = tp_kv_heads(m), L = m->num_layers;
+    int64_t cp_max = short_context(&ph->cfg.train) || ph->spec.seq_len <= TP_PLAN_CP_SHORT_SEQ
+                         ? 1
+                         : 64;
+    for (int64_t tp = 1; tp <= gpn; tp++) {
+        if (gpn % tp || heads % tp || kv % tp || n % tp)
+            continue;
+        for (int64_t pp = 1; pp <= L; pp++) {
+            if (L % pp || (n / tp) % pp)
+                continue;
+            for (int64_t cp = 1; cp <= cp_max; cp *= 2) {
+                if ((n / tp / pp) % cp)
+                    continue;
+                int64_t dp = n / tp / pp / cp;
+                if (ph->spec.global_batch % dp == 0)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/*
+ * Layouts people run (issue 19): when the cluster sized for the deadline
+ * was won by a layout with a broken rule (PP 29 of 48 layers, CP at 4K
+ * tokens, TP across nodes), search clean layouts only (even PP, TP inside
+ * a node, CP 1 at short context), from that cluster up to
+ * TP_PLAN_CLEAN_SLACK more GPUs, node by node, and take the first cluster
+ * where one fits and meets the deadline; keep the first cluster (and say
+ * why) when there is none.
+ */
+static tp_status move_to_clean(const tp_plan_in *in, tp_plan *out, double deadline_s,
+                               int64_t limit, cluster_eval *ce, int64_t *n, tp_error *err)
+{
+    char why[160];
+    if (in->layout_from != TP_LAYOUT_AUTO || phases_clean(out, why, sizeof why))
+        return TP_OK;
+    int64_t per_node = out->gpus_per_node, first = *n;
+    out->first_fit_gpus = first;
+    /* a deadline the first cluster misses: a clean one may take as long, within the tie */
+    double bound_s = ce->wall_s * (1.0 + in->tie_tolerance);
+    if (bound_s < deadline_s)
+        bound_s = deadline_s;
+    snprintf(out->clean_note, sizeof out->clean_note, "%s", why);
+    int64_t hi = (int64_t)floor((double)first * (1.0 + TP_PLAN_CLEAN_SLACK));
+    if (hi > limit)
+        hi = limit;
+    static _Thread_local tp_plan_in clean;
+    clean = *in;
+    clean.space.even_pp_only = true;
+    clean.space.tp_across_nodes = false;
+    clean.clean_only = true;
+    double peak = out->peak_flops_per_s;
+    for (int64_t m = first; m <= hi; m += per_node) {
+        bool possible = true;
+        for (int i = 0; i < out->num_phases && possible; i++)
+            possible = clean_possible(in, &out->model, &out->phases[i], m);
+        if (!possible)
+            continue;
+        tp_status st =
+            eval_cluster(&clean, &out->model, peak, m, out->phases, out->num_phases, ce, err);
+        if (st != TP_OK)
+            return st;
+        char w2[160];
+        if (ce->fits && ce->wall_s <= bound_s * (1.0 + 1e-9) &&
+            phases_clean(out, w2, sizeof w2)) {
+            *n = m;
+            out->clean_layouts = true;
+            out->clean_moved = m != first;
+            if (m == first) { /* a clean layout on the same cluster: nothing moved */
+                out->first_fit_gpus = 0;
+                out->clean_note[0] = '\0';
+            }
+            return TP_OK;
+        }
+    }
+    return eval_cluster(in, &out->model, peak, first, out->phases, out->num_phases, ce, err);
+}
+
 /*
  * Steps 4-5 when the cluster is sized for the deadline: the GPUs the
  * deadline needs at the user's MFU (whole nodes), then the first cluster
@@ -881,9 +1203,13 @@ static tp_status size_for_deadline(const tp_plan_in *in, tp_plan *out, cluster_e
         *n = fast.n;
         found = true;
     }
-    if (found) /* the phases must hold this cluster's layouts */
-        return eval_cluster(in, &out->model, peak, *n, out->phases, np, ce, err);
-    return TP_OK;
+    if (!found)
+        return TP_OK;
+    /* the phases must hold this cluster's layouts */
+    st = eval_cluster(in, &out->model, peak, *n, out->phases, np, ce, err);
+    if (st == TP_OK && ce->fits)
+        st = move_to_clean(in, out, deadline_s, limit, ce, n, err);
+    return st;
 }
 
 /* Steps 4-5: the cluster (the GPUs given, or sized for the deadline) and
@@ -937,6 +1263,32 @@ static void plan_totals(const tp_plan_in *in, tp_plan *out, bool predicted)
     if (in->deadline_h > 0.0)
         out->required_mfu = tp_budget_required_mfu(basis_flops_of(in, out), n,
                                                    out->peak_flops_per_s, in->deadline_h * 3600.0);
+}
+
+/* The budget's answers that need no layout (issue 19: any two of budget,
+ * deadline and MFU give the third): the GPU-hours it buys; with a deadline,
+ * the GPUs it rents for that long (whole nodes, rounded down) and the MFU
+ * those GPUs need to finish the plan's FLOPs in time; at --mfu, the tokens
+ * it buys for this model. */
+static void plan_budget_inverse(const tp_plan_in *in, tp_plan *out)
+{
+    if (!(in->budget_usd > 0.0) || !(out->price_per_hour > 0.0))
+        return;
+    double peak = out->peak_flops_per_s;
+    out->budget_gpu_hours = tp_budget_gpu_hours_for_usd(in->budget_usd, out->price_per_hour);
+    double per_token = out->tokens > 0.0 ? basis_flops_of(in, out) / out->tokens : 0.0;
+    if (per_token > 0.0)
+        out->budget_tokens_at_mfu = out->budget_gpu_hours * 3600.0 * peak * in->mfu / per_token;
+    if (!(in->deadline_h > 0.0))
+        return;
+    out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
+    int64_t per_node = out->gpus_per_node;
+    int64_t whole = (int64_t)floor(out->budget_gpus_for_deadline / (double)per_node + 1e-9) *
+                    per_node;
+    out->budget_gpus_whole_nodes = whole;
+    if (whole >= 1)
+        out->budget_required_mfu = tp_budget_required_mfu(basis_flops_of(in, out), (double)whole,
+                                                          peak, in->deadline_h * 3600.0);
 }
 
 /* Step 7: what the money budget buys (GPU-hours, hours on this cluster,
@@ -1056,6 +1408,7 @@ tp_status tp_plan_run(const tp_plan_in *in, tp_plan *out, tp_error *err)
         return st;
     out->num_gpus = n;
     out->num_nodes = (n + out->gpus_per_node - 1) / out->gpus_per_node;
+    plan_budget_inverse(in, out);
     out->feasible = ce.fits;
     if (!ce.fits)
         return diagnose(in, &out->model, out->phases, out->num_phases, n, ce.failed_phase, ce.why,

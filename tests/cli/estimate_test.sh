@@ -57,7 +57,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
---from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force"
+--from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force --measured-tokens-per-s"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"
@@ -481,5 +481,59 @@ if python3 -c "import sys; sys.exit(0 if float('$h_amp') > float('$h_nat') else 
 else bad "--attn-ampere-kernel on h100: step $h_amp not above $h_nat"; fi
 if [ -n "$a_nat" ] && [ "$a_nat" = "$a_amp" ]; then ok
 else bad "--attn-ampere-kernel on a100 changed the step ($a_nat -> $a_amp)"; fi
+
+# issue 19, seed 001 exercise 2 (S1-7): 7B at 150k tokens/s on 64 H100 is
+# MFU 150e3 x 6 x 7e9 / (64 x 989.4e12) = 9.95% with the seed's 6N and 7e9;
+# llama-2-7b has 6.738e9 parameters (6N = 40,430,493,696 FLOP/token): 9.58%,
+# and its model FLOPs (attention too, 41,253,076,992 per token): 9.77%
+run estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 150000 --json
+check_json "S1-7 measured MFU" \
+    'close(j["measured"]["mfu_6n"], 150e3 * 40430493696 / (64 * 989.4e12), 1e-12)' \
+    'close(j["measured"]["mfu_6n"] * 6 * 7e9 / 40430493696, 0.0995, 0.002)' \
+    'close(j["measured"]["mfu"], 150e3 * 41253076992 / (64 * 989.4e12), 1e-12)' \
+    'close(j["measured"]["hfu"], j["measured"]["mfu"], 1e-12)' \
+    'close(j["measured"]["predicted_mfu"], j["time"]["throughput"]["mfu"], 1e-12)' \
+    'close(j["measured"]["ratio_to_predicted"], j["measured"]["mfu"] / j["time"]["throughput"]["mfu"], 1e-12)' \
+    'close(j["measured"]["step_s"], 131072 / 150e3, 1e-12)'
+run estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 150000
+has "measured text" "achieved                   MFU 9.77%, HFU 9.77% (6N per token: MFU 9.58%)"
+# issue 19, seed 001's communication estimates: each collective's volume,
+# group, busbw and time. 70B (h 8192, 80 layers), TP 8 PP 4 on 64 GPUs, seq
+# 8192, 512 sequences: DP 2, m = 256 micro-batches of 1; stage: 20 layers.
+# TP: 4 all-reduces per layer and micro-batch = 4 x 20 x 256 = 20,480 of
+# 8192 x 8192 x 2 B = 134,217,728 B, no overlap by default, so their sum is
+# the breakdown's TP time; PP: 2 x 256 sends of 134,217,728 / 8 (scatter/
+# gather over TP) = 16,777,216 B, exposed in full under 1F1B.
+run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 \
+    --distributed-optimizer --json
+check_json "collectives" \
+    '[c["name"] for c in j["collectives"]] == ["TP all-reduce", "PP send/recv", "DP grad reduce-scatter", "DP weight all-gather"]' \
+    'j["collectives"][0]["count"] == 20480 and j["collectives"][0]["bytes"] == 134217728 and j["collectives"][0]["group"] == 8' \
+    'close(j["collectives"][0]["total_s"], j["time"]["breakdown"]["tp_comm"], 1e-12)' \
+    'j["collectives"][1]["count"] == 512 and j["collectives"][1]["bytes"] == 16777216 and j["collectives"][1]["nodes"] == 4' \
+    'close(j["collectives"][1]["total_s"], j["time"]["breakdown"]["pp_comm"], 1e-12)' \
+    'close(j["collectives"][0]["each_s"] * j["collectives"][0]["count"], j["collectives"][0]["total_s"], 1e-12)' \
+    'j["collectives"][2]["group"] == 2 and j["collectives"][2]["count"] == 1'
+# issue 19, seed 003's low-MFU failure mode, flagged with cause and fix like
+# the OOM one: TP 16 over nodes of 8 and 16 micro-batches through 4 stages
+# (bubble (p-1)/(m+p-1) = 3/19 = 15.8%; m >= 9(p-1) = 27 brings it near 10%)
+run estimate --model llama-2-70b --gpus 64 --tp 16 --pp 4 --seq-len 4096 --global-batch 16 \
+    --kv-heads 64 --json
+check_json "low MFU flagged" \
+    'j["low_mfu"]["low"] is True and j["low_mfu"]["threshold"] == 0.35' \
+    'j["time"]["throughput"]["mfu"] < 0.35' \
+    'j["low_mfu"]["causes"][0]["cause"].startswith("TP 16 spans 2 nodes of 8 GPUs")' \
+    '"--tp 8 or less" in j["low_mfu"]["causes"][0]["fix"]' \
+    '"p = 4 stages, m = 16 micro-batches" in j["low_mfu"]["causes"][1]["cause"]' \
+    '"m >= 27" in j["low_mfu"]["causes"][1]["fix"]'
+run estimate --model llama-2-70b --gpus 64 --tp 16 --pp 4 --seq-len 4096 --global-batch 16 --kv-heads 64
+has "low MFU text" "  verdict                    LOW MFU (27.5%, below 35%):"
+run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 \
+    --distributed-optimizer --json
+check_json "no low-MFU flag at 40%" 'j["low_mfu"]["low"] is False and j["low_mfu"]["causes"] == []'
+run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global-batch 512 --distributed-optimizer
+has "collectives text" "  TP all-reduce              20480 x 134.2 MB on 8 GPUs (1 node) at 369 GB/s busbw: 0.649 ms each, 13.2820 s"
+expect_error "trainplan: error: --measured-tokens-per-s: 1.5e+07 tokens/s is 977% MFU on 64 x h100-sxm: more than the peak (is it per GPU? this flag takes the whole job's)" \
+    estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 15e6
 
 finish

@@ -135,6 +135,29 @@ check_json "S1-8 2T/640" 0 'close(j["cluster"]["required_mfu"], 0.219)'
 run plan --gpu h100-sxm --tokens 2e12 --flops-basis 6nd --gpus 512 --deadline-days 30 \
     --budget 2e6 --price 4 --json
 check_json "S1-8 2T/512" 0 'close(j["cluster"]["required_mfu"], 0.274)'
+# issue 19, any two of budget, deadline and MFU give the third (seed 001):
+# budget + deadline -> GPUs and the MFU they need: $2M / $4 / 720 h = 694.4
+# GPUs -> 688 in whole nodes; 6ND of 600B tokens on them in 30 days needs
+# 6 x 29,975,214,080 x 600e9 / (688 x 989.4e12 x 2,592,000) = 6.12%
+run plan --gpu h100-sxm --tokens 600e9 --flops-basis 6nd --gpus 640 --global-batch 1280 \
+    --deadline-days 30 --budget 2e6 --price 4 --json
+check_json "S1-8 budget + deadline -> MFU" 0 \
+    'j["budget"]["gpus_for_deadline_whole_nodes"] == 688' \
+    'close(j["budget"]["required_mfu_for_deadline"], 6 * 29975214080 * 600e9 / (688 * 989.4e12 * 30 * 86400), 1e-9)' \
+    'close(j["budget"]["required_mfu_for_deadline"], 0.0612, 0.001)'
+# budget -> tokens for a fixed model: $500k at $4 = 125,000 GPU-hours; at
+# --mfu 0.4 of 989.4 TFLOP/s with 6N per token (N = 8,030,261,248):
+# 125000 x 3600 x 0.4 x 989.4e12 / (6 x 8030261248) = 3.697e12 tokens
+run plan --model llama-3-8b --gpu h100-sxm --budget 500k --price 4 --tokens budget \
+    --flops-basis 6nd --gpus 64 --json
+check_json "budget -> tokens" 0 \
+    'close(j["scaling"]["tokens"], 125000 * 3600 * 0.4 * 989.4e12 / (6 * 8030261248), 1e-9)' \
+    'close(j["compute"]["gpu_hours_mfu_6nd"], 125000, 1e-9)'
+# with exact FLOPs the tokens shrink so that the cost at --mfu is still the budget
+run plan --model llama-3-8b --gpu h100-sxm --budget 500k --price 4 --tokens budget --gpus 64 --json
+check_json "budget -> tokens (exact FLOPs)" 0 'close(j["compute"]["gpu_hours_mfu"], 125000, 1e-9)'
+expect_error 'trainplan: error: --tokens: "budget" means the tokens a money budget buys: give --budget USD' \
+    plan --tokens budget
 # S1-7 (MFU of a measured throughput) is a library function; the CLI side:
 # 45% MFU of 64 H100 on a 7B model (6N per token) is 678k tokens/s.
 run plan --model llama-2-7b --gpu h100-sxm --gpus 64 --mfu 0.45 --size-at mfu \
@@ -235,9 +258,94 @@ else
 fi
 run plan --gpus 8 --gpu-memory-gb 16 --json
 check_json "infeasible json" 1 'j["feasible"] is False' 'j["reason"].startswith("no layout")' \
-    '"GPUs" in j["fix"]'
-run plan --gpus 8 --tp 2 --zero 0
+    '"GPUs" in j["fix"]' \
+    '"cost_usd" not in j["compute"] and "gpu_hours" not in j["compute"]' \
+    '"compute_wall_s" not in j["cluster"] and "checkpoint" not in j and "lr_schedule" not in j' \
+    'close(j["compute"]["gpu_hours_mfu"], j["compute"]["flops_exact"] / (0.4 * 312e12) / 3600, 1e-9)'
+run plan --gpus 8 --tp 2 --zero 0 --layout given
 if [ "$rc" -eq 1 ] && grep -qF "fixed layout" "$tmp/out"; then ok; else bad "infeasible given layout: exit $rc"; fi
+
+# ---- issue 19: correctness and consistency ----
+# plan --tp 2 --zero 0 fixes those two axes, as search --tp 2 --zero 0 does;
+# the rest is searched (on 8 GPUs the 30B then fits with PP, not frozen at PP 1)
+run plan --gpus 8 --tp 2 --zero 0 --json
+check_json "plan --tp fixes only TP" 0 \
+    'j["phases"][0]["layout"]["tp"] == 2 and j["phases"][0]["layout"]["zero"] == 0' \
+    'j["phases"][0]["layout"]["layouts_evaluated"] > 1'
+# a frozen module is in the per-GPU total: 60e9 x 2 B / TP (/ DP under ZeRO-3)
+run plan --phase name=vlm,frozen=60e9 --gpus 512 --json
+check_json "frozen weights in the total" 0 \
+    'close(j["phases"][0]["memory"]["frozen_weights_bytes"], 60e9 * 2 / j["phases"][0]["layout"]["tp"] / (j["phases"][0]["layout"]["dp"] if j["phases"][0]["layout"]["zero"] == 3 else 1), 1e-12)' \
+    'close(j["phases"][0]["memory"]["total_bytes"], sum(v for k, v in j["phases"][0]["memory"].items() if k.endswith("_bytes") and k not in ("total_bytes", "capacity_bytes", "headroom_bytes", "margin_bytes")), 1e-12)' \
+    'close(j["phases"][0]["memory"]["headroom_bytes"], j["phases"][0]["memory"]["capacity_bytes"] - j["phases"][0]["memory"]["total_bytes"], 1e-12)'
+# the chart of a plan with a frozen module: its stack adds up to the total
+run plan --phase name=vlm,frozen=60e9 --gpus 512 --svg "$tmp/frozen.svg"
+pycheck "plan --svg with frozen weights adds up" "$tmp/frozen.svg" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+mem = ET.parse(sys.argv[1]).getroot().find(f".//{ns}g[@class='memory']")
+for g in mem.findall(f"{ns}g[@class='stage']"):
+    got = sum(int(r.get("data-bytes")) for r in g.findall(f"{ns}rect") if r.get("data-bytes"))
+    assert abs(got - int(mem.get("data-peak-bytes"))) <= 8, (got, mem.get("data-peak-bytes"))
+PY
+# too big a frozen module: the binding line says the frozen weights do not fit
+run plan --phase name=vlm,frozen=100e9 --gpus 8 --tp 1 --pp 1 --zero 3 --recompute full --layout given
+if [ "$rc" -eq 1 ] && ! grep -qF "headroom" "$tmp/out" && grep -qF "frozen weights" "$tmp/out"; then ok; else bad "frozen 100B: exit $rc: $(grep -i binding -A3 "$tmp/out")"; fi
+# the memory margin: 10% of capacity stays free by default, --memory-margin 0 lifts it
+run plan --gpus 512 --json
+check_json "memory margin" 0 \
+    'j["phases"][0]["memory"]["headroom_bytes"] >= 0.10 * j["phases"][0]["memory"]["capacity_bytes"]' \
+    'close(j["phases"][0]["memory"]["margin_bytes"], 8 * 2**30, 1e-12)' 'j["cluster"]["memory_margin"] == 0.1'
+run plan --gpus 512 --memory-margin 0 --json
+check_json "no memory margin" 0 'j["phases"][0]["memory"]["margin_bytes"] == 0'
+expect_usage "memory margin range" "--memory-margin" plan --memory-margin 0.9
+# S0-7 with the search: 464 GPUs (58 nodes = 2^4 x 29 with DP dividing 1024
+# sequences) only has layouts with 29 in TP, PP or CP (PP 29 of 48 layers);
+# the first clean cluster is 512 = 64 nodes, the seed's own answer
+run plan $SEED --deadline 500 --json
+check_json "S0-7 clean cluster" 0 \
+    'j["cluster"]["first_fit_gpus"] == 464 and j["cluster"]["moved_for_clean_layout"] is True' \
+    'j["cluster"]["num_gpus"] == 512' \
+    '48 % j["phases"][0]["layout"]["pp"] == 0 and j["phases"][0]["layout"]["cp"] == 1' \
+    'j["phases"][0]["layout"]["tp"] <= 8'
+# 24 h: 9,728 GPUs (2^9 x 19) would need PP 19; the clean sizes are 3-smooth
+# multiples of DP: 12,288 = 1024 x 12 (TP x PP = 12), 26% more GPUs
+run plan $SEED --deadline 24 --json
+check_json "24 h clean cluster" 0 'j["cluster"]["first_fit_gpus"] == 9728' \
+    'j["cluster"]["num_gpus"] == 12288' \
+    '48 % j["phases"][0]["layout"]["pp"] == 0 and j["phases"][0]["layout"]["cp"] == 1'
+# the tie-break: at seq 8192 on 1024 GPUs CP 2 is 0.9% faster than TP 2; TP 2 is simpler
+run plan --gpus 1024 --seq-len 8192 --json
+check_json "tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is True' \
+    'j["phases"][0]["layout"]["cp"] == 1' \
+    '"slower than the fastest, TP 1 x PP 1 x CP 2" in j["phases"][0]["layout"]["tie_break_note"]'
+run plan --gpus 1024 --seq-len 8192 --tie-tolerance 0 --json
+check_json "no tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is False' \
+    'j["phases"][0]["layout"]["cp"] == 2'
+expect_error "trainplan: error: --deadline 5 and --deadline-days 3 both set the deadline: give one (hours or days)" \
+    plan --deadline 5 --deadline-days 3
+# --params 30B: tp_scaling_shape, not a preset. L0 = cbrt(30e9 / (12 x 128^2))
+# = 53.4 -> 53 heads of 128 -> 56 (a multiple of 8), h = 7168, FFN 8/3 h =
+# 19115 -> 19200; a layer 4h^2 + 3hf + 2h = 618,412,032; (30e9 - 2 x 32000 x
+# 7168) / that = 47.8 -> 48 layers: 48 x 618,412,032 + 458,752,000 + 7168 =
+# 30,142,536,704 parameters
+run plan --params 30B --gpus 512 --json
+check_json "--params" 0 'j["model"]["num_layers"] == 48 and j["model"]["hidden"] == 7168' \
+    'j["model"]["num_heads"] == 56 and j["model"]["params"] == 30142536704' \
+    'j["model"]["from_params"] == 30e9 and j["model"]["shape_rule"].startswith("Shape rule (tp_scaling_shape)")'
+run plan --params 30B --gpus 512
+has "--params text" "  from --params                  30 B parameters asked, 30.14 B in the shape"
+expect_error "trainplan: error: --params: it chooses the model's shape and --model would override it (give a model file for a shape of your own)" \
+    plan --params 30B --model llama-3-8b
+expect_usage "--params with --size-model" "--params: a parameter count gives the model" plan --params 30B --size-model --budget 1e6
+# counts in people's words: 600B tokens, 4M-token batches (4,000,000 = 1000 x 4000), 4k sequences
+run plan --tokens 600B --global-batch-tokens 4M --seq-len 4k --gpus 512 --json
+check_json "suffixes" 0 'j["scaling"]["tokens"] == 600e9' \
+    'j["phases"][0]["seq_len"] == 4000 and j["phases"][0]["global_batch"] == 1000'
+run plan --phase name=a,tokens=1.5T --gpus 512 --json
+check_json "suffix in a phase" 0 'j["phases"][0]["tokens"] == 1.5e12'
+expect_error "trainplan: error: --mfu: 40 is out of range [0.0001, 1]: a fraction, not a percentage (40% is 0.4)" plan --mfu 40
 
 # ---- bad input (exit 2) ----
 expect_usage "mfu range" "--mfu" plan --mfu 1.5

@@ -461,6 +461,54 @@ static void test_shape_and_sized_model(void **state)
 
 /* ---- inverse problems: round trips ---- */
 
+/* Issue 19: the tie-break order and the clean-layout rules, by hand. */
+static void test_layout_simpler_and_clean(void **state)
+{
+    (void)state;
+    tp_config a, b;
+    memset(&a, 0, sizeof a);
+    a.model = mpt30b(); /* 48 layers */
+    a.gpu = a100();     /* 8 GPUs per node */
+    tp_train_default(&a.train);
+    a.train.seq_len = 4096;
+    a.train.tp = 2;
+    a.train.pp = 29;
+    a.train.cp = 2;
+    b = a;
+    char why[96];
+    assert_false(tp_plan_layout_clean(&a, why, sizeof why));
+    assert_string_equal(why, "CP 2 at a 4096-token sequence"); /* the first rule broken */
+    a.train.cp = 1;
+    assert_false(tp_plan_layout_clean(&a, why, sizeof why));
+    assert_string_equal(why, "PP 29 does not divide 48 layers");
+    a.train.pp = 4;
+    assert_true(tp_plan_layout_clean(&a, why, sizeof why));
+    assert_string_equal(why, "");
+    a.train.tp = 16;
+    assert_false(tp_plan_layout_clean(&a, why, sizeof why));
+    assert_string_equal(why, "TP 16 spans nodes of 8 GPUs");
+    a.train.seq_len = 32768; /* CP at long context is clean */
+    a.train.tp = 2;
+    a.train.cp = 4;
+    assert_true(tp_plan_layout_clean(&a, NULL, 0));
+
+    /* first difference wins: TP in a node, no short CP, even PP, fewer stages */
+    a = b;              /* TP 2 PP 29 CP 2 at 4K */
+    b.train.cp = 1;     /* TP 2 PP 29 CP 1 */
+    assert_true(tp_plan_layout_simpler(&b, &a) < 0);
+    assert_true(tp_plan_layout_simpler(&a, &b) > 0);
+    a.train.cp = 1;
+    a.train.pp = 48;    /* even, but 48 stages */
+    assert_true(tp_plan_layout_simpler(&a, &b) < 0); /* even PP beats fewer uneven stages */
+    b.train.pp = 4;
+    assert_true(tp_plan_layout_simpler(&b, &a) < 0); /* 4 stages beat 48 */
+    a.train.pp = 4;
+    a.train.tp = 4;
+    assert_true(tp_plan_layout_simpler(&b, &a) < 0); /* then less TP */
+    a.train.tp = 2;
+    assert_int_equal(tp_plan_layout_simpler(&a, &b), 0);
+}
+
 static void test_round_trips(void **state)
 {
     (void)state;
@@ -811,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_critical_batch),
         cmocka_unit_test(test_shape_and_sized_model),
         cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_layout_simpler_and_clean),
         cmocka_unit_test(test_round_trip_user_mfu),
         cmocka_unit_test(test_deadline_unreachable),
         cmocka_unit_test(test_recipe_layout),

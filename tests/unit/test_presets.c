@@ -658,6 +658,43 @@ static void test_parse_numbers(void **state)
     assert_int_equal(tp_io_parse_f64("--mfu", "1e400", 0.0, 1.0, &d, &err), TP_ERR_INVALID_ARG);
 }
 
+/* Issue 19: counts with decimal suffixes; a rejected form says the accepted one. */
+static void test_parse_suffixes(void **state)
+{
+    (void)state;
+    int64_t v = 0;
+    double d = 0.0;
+    tp_error err;
+    assert_int_equal(tp_io_parse_f64("--tokens", "600B", 1.0, 1e18, &d, &err), TP_OK);
+    assert_rel(d, 600e9, 0.0);
+    assert_int_equal(tp_io_parse_f64("--tokens", "1.5T", 1.0, 1e18, &d, &err), TP_OK);
+    assert_rel(d, 1.5e12, 0.0);
+    assert_int_equal(tp_io_parse_f64("--tokens", "600G", 1.0, 1e18, &d, &err), TP_OK);
+    assert_rel(d, 600e9, 0.0);
+    assert_int_equal(tp_io_parse_i64("--global-batch-tokens", "4M", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_int_equal(v, 4000000); /* decimal: not 4 x 2^20 */
+    assert_int_equal(tp_io_parse_i64("--seq-len", "4k", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_int_equal(v, 4000);
+    assert_int_equal(tp_io_parse_i64("--seq-len", "32K", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_int_equal(v, 32000);
+    assert_int_equal(tp_io_parse_i64("--n", "1.5k", 1, INT64_MAX, &v, &err), TP_OK);
+    assert_int_equal(v, 1500);
+    expect_i64_error("1.0001k", "--tp: expected an integer, got \"1.0001k\"");
+    expect_i64_error("2M", "--tp: 2M is out of range [1, 1048576]");
+    expect_i64_error("1e3k", "--tp: expected an integer, got \"1e3k\"");
+    expect_i64_error("4m", "--tp: expected an integer, got \"4m\" (counts take a decimal suffix: "
+                           "k = 1e3, M = 1e6, B or G = 1e9, T = 1e12, as in 600B or 4M; or write "
+                           "600e9)");
+    assert_int_equal(tp_io_parse_f64("--tokens", "600GB", 1.0, 1e18, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message,
+                        "--tokens: expected a number, got \"600GB\" (counts take a decimal suffix: "
+                        "k = 1e3, M = 1e6, B or G = 1e9, T = 1e12, as in 600B or 4M; or write "
+                        "600e9)");
+    assert_int_equal(tp_io_parse_f64("--mfu", "40", 1e-4, 1.0, &d, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "--mfu: 40 is out of range [0.0001, 1]: a fraction, not a "
+                                     "percentage (40% is 0.4)");
+}
+
 /* Issue 14: integers are exact decimals; reals are never subnormal, -0 is 0. */
 static void test_parse_numbers_exact(void **state)
 {
@@ -777,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_model_file_defaults),
         cmocka_unit_test(test_gpu_file),
         cmocka_unit_test(test_parse_numbers),
+        cmocka_unit_test(test_parse_suffixes),
         cmocka_unit_test(test_parse_numbers_exact),
         cmocka_unit_test(test_enum_names),
     };
