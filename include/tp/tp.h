@@ -115,6 +115,9 @@ TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path, c
 typedef enum tp_norm { TP_NORM_LAYERNORM = 0, TP_NORM_RMSNORM } tp_norm;
 typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU } tp_mlp;
 typedef enum tp_pos { TP_POS_ROTARY = 0, TP_POS_LEARNED, TP_POS_ALIBI } tp_pos;
+/** Norms on queries and keys: none, one weight of d_h each for q and k (Qwen3, Gemma 3), or
+ * one over the full q and kv widths (OLMo2). */
+typedef enum tp_qk_norm { TP_QK_NORM_NONE = 0, TP_QK_NORM_HEAD, TP_QK_NORM_FULL } tp_qk_norm;
 
 /** Compute precision of the GEMMs (weights are held in 16 bits for all). */
 typedef enum tp_precision {
@@ -213,6 +216,24 @@ typedef struct tp_model {
     int64_t shared_ffn_hidden;  /* total width of the shared experts (0 -> num_shared * f_e) */
     int64_t moe_first_dense;    /* leading dense layers (DeepSeek-style) */
     int64_t moe_layer_freq;     /* every n-th layer after those is MoE (0/1 -> all) */
+    /* Architecture features of 2024-26 models (model.c design note); zero = off,
+     * so a zeroed struct keeps the plain layer above. */
+    int64_t kv_lora_rank;     /* MLA: compressed KV width c (> 0 turns MLA on)           */
+    int64_t q_lora_rank;      /* MLA: compressed query width (0: q projected from h)     */
+    int64_t qk_rope_head_dim; /* MLA: decoupled RoPE dims per head (one shared k_rope)   */
+    int64_t qk_nope_head_dim; /* MLA: position-free q/k dims per head                    */
+    int64_t v_head_dim;       /* MLA: value dims per head                                */
+    int64_t mtp_layers;       /* multi-token prediction modules (DeepSeek-V3: 1)         */
+    int64_t sliding_window;   /* local attention window in tokens (0: none)              */
+    int64_t global_every;     /* with a window: layer i is global when (i+1) % n == 0
+                                 (0: every layer is local; Gemma 2: 2, Gemma 3: 6)     */
+    tp_qk_norm qk_norm;       /* norms on q and k (Qwen3, Gemma 3: per head; OLMo2: full) */
+    bool router_bias;         /* a bias of E per router (gpt-oss; DeepSeek-V3's score
+                                 correction bias)                                        */
+    bool attn_sinks;          /* a learned sink logit per head per layer (gpt-oss)       */
+    bool attn_out_bias;       /* bias on q, k, v and o, none on the MLP (gpt-oss attention;
+                                 linear_bias already implies it)                          */
+    bool norm_no_bias;        /* LayerNorm without its bias (DBRX, OLMo): h per norm      */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -230,6 +251,9 @@ typedef struct tp_params {
     int64_t per_layer_dense; /* one dense layer (attention + MLP + norms) */
     int64_t per_layer_moe;   /* one MoE layer, all experts */
     int64_t num_moe_layers;
+    int64_t mtp;        /* multi-token prediction modules (in total; DeepSeek's published
+                           671B excludes them), embedding and head shared with the model */
+    int64_t mtp_routed; /* the routed experts among mtp */
 } tp_params;
 
 /** Number of MoE layers under the model's layer pattern. */

@@ -94,20 +94,21 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
     int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
     int64_t n_dense = layers - n_moe;
     int64_t h = m->hidden;
-    double norm_w = (m->norm == TP_NORM_LAYERNORM ? 2.0 : 1.0) * (double)h;
+    double norm_w = (double)tp__norm_params(m);
+    /* replicated on every TP rank: two norms, MLA down-projections, QK-norms */
+    double whole = 2.0 * norm_w + (double)tp__attn_replicated_params(m);
     stage_params sp = {0};
 
-    /* Dense layers: everything but the two norms is split t ways. */
-    double dense_layer = ((double)P->per_layer_dense - 2.0 * norm_w) / tpz + 2.0 * norm_w;
+    /* Dense layers: everything but the replicated weights is split t ways. */
+    double dense_layer = ((double)P->per_layer_dense - whole) / tpz + whole;
     sp.dense += (double)n_dense * dense_layer;
     double largest = n_dense > 0 ? dense_layer : 0.0;
     if (n_moe > 0) {
-        double E = (double)m->num_experts;
         double routed = (double)P->moe_routed / (double)P->num_moe_layers;
         double shared = (double)P->moe_shared / (double)P->num_moe_layers;
-        double router = (double)m->hidden * E;
-        double non_expert = (double)P->per_layer_moe - routed - shared - router - 2.0 * norm_w;
-        double layer_dense = (non_expert + shared) / tpz + router + 2.0 * norm_w;
+        double router = (double)tp__router_params(m);
+        double non_expert = (double)P->per_layer_moe - routed - shared - router - whole;
+        double layer_dense = (non_expert + shared) / tpz + router + whole;
         double layer_expert = routed / (tpz * ep);
         sp.dense += (double)n_moe * layer_dense;
         sp.expert += (double)n_moe * layer_expert;
@@ -122,6 +123,12 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
     bool first = stage == 0, last = stage == t->pp - 1;
     if (first)
         sp.ends += table + positions;
+    if (last && P->mtp > 0) {
+        /* MTP modules sit after the last layer (Megatron: on the last stage) */
+        double mtp_routed = (double)P->mtp_routed;
+        sp.dense += ((double)P->mtp - mtp_routed) / tpz;
+        sp.expert += mtp_routed / (tpz * ep);
+    }
     if (last) {
         sp.ends += norm_w; /* final norm */
         if (!m->tie_embeddings || t->pp > 1)
@@ -189,11 +196,19 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     /* Unsharded by TP unless SP: LN inputs (2h x2), QKV input 2h, FC1 input 2h. */
     double replicated = 8.0 * h + (t->dropout ? 2.0 * h : 0.0);
     /* Sharded by TP: Q, K, V, O and the attention statistics. */
-    double sharded = 2.0 * q + 4.0 * kv + 2.0 * q;
+    double sharded = 2.0 * q + 4.0 * kv + 2.0 * (double)tp__v_width(m);
+    if (tp__is_mla(m)) /* the latents the up-projections keep (model.c design note) */
+        replicated += 2.0 * (double)(m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
     if (t->flash_attn)
         sharded += 4.0 * a; /* fp32 log-sum-exp per head */
-    if (keep_scores)        /* per query token: scores against the s/c keys of one ring block */
-        sharded += a * (s / (double)t->cp) * (t->dropout ? 5.0 : 2.0);
+    if (keep_scores) {      /* per query token: scores against the s/c keys of one ring block */
+        double keys = s / (double)t->cp;
+        /* every layer local: the window caps the keys; with global layers the
+         * peak layer is a global one */
+        if (m->sliding_window > 0 && m->global_every == 0 && (double)m->sliding_window < keys)
+            keys = (double)m->sliding_window;
+        sharded += a * keys * (t->dropout ? 5.0 : 2.0);
+    }
     if (!moe) {
         sharded += mlp_mult * (double)m->ffn_hidden;
     } else {

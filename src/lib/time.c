@@ -192,19 +192,35 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
     double T = x->T, tt = x->tt, h = x->h, q = x->q, kv = x->kv;
     double b = (double)t->micro_batch, s = (double)t->seq_len;
 
-    double g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
-    double g_o = gemm_s(x, T, h, q / tt);
+    double g_qkv, g_o;
+    if (tp__is_mla(&c->model)) {
+        /* MLA (model.c design note): the down-projections run whole on every
+         * TP rank, the up-projections and o_proj split t ways */
+        const tp_model *m = &c->model;
+        double a = (double)m->num_heads, rq = (double)m->q_lora_rank;
+        double lat = (double)(m->kv_lora_rank + m->qk_rope_head_dim);
+        double kv_up = a * (double)(m->qk_nope_head_dim + m->v_head_dim);
+        g_qkv = gemm_s(x, T, lat, h) + gemm_s(x, T, kv_up / tt, (double)m->kv_lora_rank);
+        g_qkv += rq > 0.0 ? gemm_s(x, T, rq, h) + gemm_s(x, T, q / tt, rq) : gemm_s(x, T, q / tt, h);
+        g_o = gemm_s(x, T, h, (double)tp__v_width(m) / tt);
+    } else {
+        g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
+        g_o = gemm_s(x, T, h, q / tt);
+    }
     o->gemm_fwd += g_qkv + g_o;
 
-    /* attention core: per CP rank 1/c of the causal work (header 2) */
-    double core_flops = 4.0 * b * s * s * q / (x->cc * tt) * 0.5;
+    /* attention core: per CP rank 1/c of the causal work (header 2), QK^T
+     * over the q width and AV over the v width, capped by a window */
+    double qv = 0.5 * (q + (double)tp__v_width(&c->model));
+    double core_flops = 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 *
+                        tp__window_scale(&c->model, s, true);
     double attn_f, attn_b;
     if (t->flash_attn) {
         attn_f = core_flops / (x->peak_attn * x->attn_eff);
         attn_b = 2.5 * attn_f;
     } else {
         double heads = (double)c->model.num_heads / tt;
-        double scores = b * heads * s * s / x->cc * 0.5;
+        double scores = b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true);
         /* 16-bit scores: QK^T writes them, the fused softmax reads and
          * writes them, AV reads them (8 B forward, 16 B backward); attention
          * dropout (Megatron --attention-dropout, on with t->dropout) reads
