@@ -325,7 +325,7 @@ tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *e
         return tp_error_set(err, TP_ERR_CONFIG, k->heads,
                             "\"%s\" (%lld) must not exceed \"%s\" (%lld)", k->heads,
                             (long long)m->num_heads, k->hidden, (long long)m->hidden);
-    if (m->head_dim == 0 && m->hidden % m->num_heads != 0)
+    if (m->head_dim == 0 && m->kv_lora_rank == 0 && m->hidden % m->num_heads != 0)
         return tp_error_set(err, TP_ERR_CONFIG, k->heads,
                             "\"%s\" (%lld) must divide \"%s\" (%lld) unless \"%s\" is given",
                             k->heads, (long long)m->num_heads, k->hidden, (long long)m->hidden,

@@ -320,7 +320,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     CHECK_RANGE(m->vocab, "vocab", 1, TP_MAX_VOCAB);
     CHECK_RANGE(m->max_positions, "max-positions", 0, TP_MAX_SEQ);
     CHECK_RANGE(m->num_experts, "experts", 0, TP_MAX_EXPERTS);
-    if (m->head_dim == 0 && m->hidden % m->num_heads != 0)
+    if (m->head_dim == 0 && !tp__is_mla(m) && m->hidden % m->num_heads != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "heads",
                             "%lld heads do not divide hidden size %lld (give --head-dim)",
                             (long long)m->num_heads, (long long)m->hidden);
