@@ -414,3 +414,72 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
     *out = m;
     return TP_OK;
 }
+
+/* ------------------------------------------------------------------ */
+/* DeepSeek's native inference config (config_671B.json)              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The ModelArgs JSON of deepseek-ai/DeepSeek-V3's inference/model.py
+ * (inference/configs/config_671B.json): dim, n_layers, n_heads, the MLA
+ * ranks and dims, n_routed/n_shared/n_activated experts of moe_inter_dim,
+ * n_dense_layers leading dense layers of inter_dim, vocab_size, untied
+ * head. Its Gate has a bias only when dim == 7168 (the 671B model), as
+ * there. The file has no MTP count (the inference model does not build the
+ * module): 0 here, which gives DeepSeek's published 671B.
+ */
+tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_model *out,
+                                       tp_error *err)
+{
+    static const hf_arch native = {"deepseek native config", "", 0, TP_NORM_RMSNORM,
+                                   TP_MLP_SWIGLU, TP_POS_ROTARY, false, false, false, true,
+                                   false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false};
+    const hf_arch *a = &native;
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    TRY(hf_int(root, a, "dim", NULL, REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
+    TRY(hf_int(root, a, "n_layers", NULL, REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers, err));
+    TRY(hf_int(root, a, "n_heads", NULL, REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
+    TRY(hf_int(root, a, "inter_dim", NULL, REQUIRED, 1, TP_MAX_FFN, &m.ffn_hidden, err));
+    TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
+    TRY(hf_int(root, a, "n_routed_experts", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.num_experts,
+               err));
+    TRY(hf_int(root, a, "n_activated_experts", NULL, REQUIRED, 1, TP_MAX_EXPERTS, &m.topk, err));
+    TRY(hf_int(root, a, "n_shared_experts", NULL, REQUIRED, 0, TP_MAX_EXPERTS,
+               &m.num_shared_experts, err));
+    TRY(hf_int(root, a, "moe_inter_dim", NULL, REQUIRED, 1, TP_MAX_FFN, &m.moe_ffn_hidden, err));
+    TRY(hf_int(root, a, "n_dense_layers", NULL, REQUIRED, 0, TP_MAX_LAYERS, &m.moe_first_dense,
+               err));
+    TRY(hf_int(root, a, "q_lora_rank", NULL, OPTIONAL, 0, TP_MAX_DIM, &m.q_lora_rank, err));
+    TRY(hf_int(root, a, "kv_lora_rank", NULL, REQUIRED, 1, TP_MAX_DIM, &m.kv_lora_rank, err));
+    TRY(hf_int(root, a, "qk_nope_head_dim", NULL, REQUIRED, 0, TP_MAX_DIM, &m.qk_nope_head_dim,
+               err));
+    TRY(hf_int(root, a, "qk_rope_head_dim", NULL, REQUIRED, 0, TP_MAX_DIM, &m.qk_rope_head_dim,
+               err));
+    TRY(hf_int(root, a, "v_head_dim", NULL, REQUIRED, 1, TP_MAX_DIM, &m.v_head_dim, err));
+    if (m.topk > m.num_experts)
+        FAIL(err, TP_ERR_CONFIG, "n_activated_experts",
+             "\"n_activated_experts\" (%lld) must not exceed \"n_routed_experts\" (%lld)",
+             (long long)m.topk, (long long)m.num_experts);
+    if (m.moe_first_dense > m.num_layers)
+        FAIL(err, TP_ERR_CONFIG, "n_dense_layers",
+             "\"n_dense_layers\" (%lld) must not exceed \"n_layers\" (%lld)",
+             (long long)m.moe_first_dense, (long long)m.num_layers);
+    if (m.num_heads > m.hidden)
+        FAIL(err, TP_ERR_CONFIG, "n_heads", "\"n_heads\" (%lld) must not exceed \"dim\" (%lld)",
+             (long long)m.num_heads, (long long)m.hidden);
+    m.moe_layer_freq = 1;
+    m.router_bias = m.hidden == 7168; /* inference/model.py Gate */
+    tp_io__name_from_origin(origin, m.name, sizeof m.name);
+    if (!m.name[0])
+        snprintf(m.name, sizeof m.name, "deepseek-native");
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}

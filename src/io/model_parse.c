@@ -8,7 +8,8 @@
  *     silently, since a missing optional key changes the count).
  *  2. Hugging Face config.json, detected by "model_type" or "architectures"
  *     and read by hf.c (tp_io__hf_model_parse) with the helpers of
- *     model_json.h.
+ *     model_json.h; DeepSeek's native inference config (config_671B.json,
+ *     "dim" + "n_layers" + "kv_lora_rank") by hf.c too.
  *  3. trainplan GPU files (presets/gpus/ *.json): datasheet units (TFLOP/s,
  *     MiB, GB/s) converted here to the library's SI units.
  *
@@ -346,10 +347,15 @@ static const char *const model_keys[] = {
     "name",     "source",         "norm",       "mlp",           "position",  "linear_bias",
     "qkv_bias", "tie_embeddings", "num_layers", "hidden",        "num_heads", "num_kv_heads",
     "head_dim", "ffn_hidden",     "vocab",      "max_positions", "moe",       "params_expected",
-    NULL};
+    "mla",      "attention",      "mtp_layers", "norm_bias",     NULL};
 static const char *const moe_keys[] = {
     "num_experts",       "topk",        "ffn_hidden", "num_shared_experts",
-    "shared_ffn_hidden", "first_dense", "layer_freq", NULL};
+    "shared_ffn_hidden", "first_dense", "layer_freq", "router_bias", NULL};
+static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_rope_head_dim",
+                                       "qk_nope_head_dim", "v_head_dim",   NULL};
+static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
+                                             "sinks",          "out_bias",     NULL};
+static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
@@ -379,12 +385,89 @@ static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
         (st = tp_io__get_int(moe, "moe", "first_dense", OPTIONAL, 0, TP_MAX_LAYERS, NULL,
                              &m->moe_first_dense, err)) != TP_OK ||
         (st = tp_io__get_int(moe, "moe", "layer_freq", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
-                             &m->moe_layer_freq, err)) != TP_OK)
+                             &m->moe_layer_freq, err)) != TP_OK ||
+        (st = tp_io__get_bool(moe, "router_bias", &m->router_bias, err)) != TP_OK)
         return st;
     if (m->topk > m->num_experts)
         return tp_error_set(err, TP_ERR_CONFIG, "moe.topk",
                             "\"moe.topk\" (%lld) must not exceed \"moe.num_experts\" (%lld)",
                             (long long)m->topk, (long long)m->num_experts);
+    return TP_OK;
+}
+
+/* An object-valued key: absent is fine, anything but an object is an error. */
+static tp_status get_object(json_t *root, const char *key, const char *const *keys, json_t **out,
+                            tp_error *err)
+{
+    json_t *v = json_object_get(root, key);
+    *out = NULL;
+    if (!v)
+        return TP_OK;
+    if (!json_is_object(v)) {
+        char what[64];
+        tp_io__describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key,
+                            what);
+    }
+    *out = v;
+    return check_keys(v, key, keys, err);
+}
+
+/* "mla": multi-head latent attention (model.c design note). */
+static tp_status parse_mla(json_t *root, tp_model *m, tp_error *err)
+{
+    json_t *o;
+    tp_status st = get_object(root, "mla", mla_keys, &o, err);
+    if (st != TP_OK || !o)
+        return st;
+    if ((st = tp_io__get_int(o, "mla", "kv_lora_rank", REQUIRED, 1, TP_MAX_DIM, NULL,
+                             &m->kv_lora_rank, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "q_lora_rank", OPTIONAL, 0, TP_MAX_DIM, NULL,
+                             &m->q_lora_rank, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "qk_rope_head_dim", REQUIRED, 0, TP_MAX_DIM, NULL,
+                             &m->qk_rope_head_dim, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "qk_nope_head_dim", REQUIRED, 0, TP_MAX_DIM, NULL,
+                             &m->qk_nope_head_dim, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "v_head_dim", REQUIRED, 1, TP_MAX_DIM, NULL,
+                             &m->v_head_dim, err)) != TP_OK)
+        return st;
+    if (m->qk_rope_head_dim + m->qk_nope_head_dim < 1)
+        return tp_error_set(err, TP_ERR_CONFIG, "mla.qk_nope_head_dim",
+                            "\"mla.qk_nope_head_dim\" + \"mla.qk_rope_head_dim\" must be at "
+                            "least 1");
+    return TP_OK;
+}
+
+/* "attention": windows, QK-norm, sinks, biases on q/k/v/o alone. */
+static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
+{
+    json_t *o;
+    tp_status st = get_object(root, "attention", attention_keys, &o, err);
+    if (st != TP_OK || !o)
+        return st;
+    int qk = 0;
+    if ((st = tp_io__get_int(o, "attention", "sliding_window", OPTIONAL, 1, TP_MAX_SEQ, NULL,
+                             &m->sliding_window, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "attention", "global_every", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
+                             &m->global_every, err)) != TP_OK ||
+        (st = tp_io__get_bool(o, "sinks", &m->attn_sinks, err)) != TP_OK ||
+        (st = tp_io__get_bool(o, "out_bias", &m->attn_out_bias, err)) != TP_OK)
+        return st;
+    if (json_object_get(o, "qk_norm")) {
+        if ((st = get_enum(o, "qk_norm", qk_norm_names, &qk, err)) != TP_OK) {
+            snprintf(err->path, sizeof err->path, "attention.qk_norm");
+            return st;
+        }
+        m->qk_norm = (tp_qk_norm)qk;
+    }
+    if (m->global_every > 0 && m->sliding_window == 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
+                            "\"attention.global_every\" needs \"attention.sliding_window\"");
+    if (m->global_every > m->num_layers)
+        return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
+                            "\"attention.global_every\" (%lld) must not exceed \"num_layers\" "
+                            "(%lld)",
+                            (long long)m->global_every, (long long)m->num_layers);
     return TP_OK;
 }
 
@@ -423,6 +506,13 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     json_t *moe = json_object_get(root, "moe");
     if (moe)
         TRY(parse_moe(moe, &m, err));
+    TRY(parse_mla(root, &m, err));
+    TRY(parse_attention(root, &m, err));
+    TRY(tp_io__get_int(root, NULL, "mtp_layers", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m.mtp_layers,
+                       err));
+    bool norm_bias = true;
+    TRY(tp_io__get_bool(root, "norm_bias", &norm_bias, err));
+    m.norm_no_bias = !norm_bias;
     m.norm = (tp_norm)norm;
     m.mlp = (tp_mlp)mlp;
     m.pos = (tp_pos)pos;
@@ -459,6 +549,9 @@ tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out,
     }
     if (json_object_get(root, "model_type") || json_object_get(root, "architectures"))
         return tp_io__hf_model_parse(root, origin, out, err);
+    if (json_object_get(root, "dim") && json_object_get(root, "n_layers") &&
+        json_object_get(root, "kv_lora_rank"))
+        return tp_io__deepseek_native_parse(root, origin, out, err);
     return parse_trainplan_model(root, origin, out, err);
 }
 
