@@ -28,6 +28,8 @@
 enum flag_id {
     F_MODEL, F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_HEAD_DIM, F_FFN_HIDDEN, F_VOCAB,
     F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
+    F_Q_LORA, F_KV_LORA, F_QK_ROPE, F_QK_NOPE, F_V_HEAD, F_MTP, F_WINDOW, F_GLOBAL_EVERY,
+    F_QK_NORM, F_SINKS, F_ROUTER_BIAS,
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
@@ -46,6 +48,7 @@ _Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
 /* Choice lists; the index is the enum value where the enum is ours. */
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};        /* tp_mlp */
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL}; /* tp_norm */
+static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 static const char *const sched_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const recomp_names[] = {"none", "selective", "full", NULL};
 static const char *const prec_names[] = {"bf16", "fp16", "fp8", NULL};
@@ -131,6 +134,39 @@ static const cli_flag flags[F_COUNT] = {
     [F_SHARED_EXPERTS] = {"--shared-experts", "N", "experts", "from --model",
                           "shared (always active) experts",
                           INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
+    [F_Q_LORA] = {"--q-lora-rank", "N", "elements", "from --model",
+                  "multi-latent attention: query compression rank (0 = none)",
+                  INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_KV_LORA] = {"--kv-lora-rank", "N", "elements", "from --model",
+                   "multi-latent attention: compressed KV rank (0 = no MLA)",
+                   INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_QK_ROPE] = {"--qk-rope-head-dim", "N", "elements", "from --model",
+                   "multi-latent attention: RoPE dims per head",
+                   INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_QK_NOPE] = {"--qk-nope-head-dim", "N", "elements", "from --model",
+                   "multi-latent attention: position-free q/k dims per head",
+                   INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_V_HEAD] = {"--v-head-dim", "N", "elements", "from --model",
+                  "multi-latent attention: value dims per head",
+                  INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_MTP] = {"--mtp-layers", "N", "modules", "from --model",
+               "multi-token prediction modules (DeepSeek-V3: 1)",
+               INT(0, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_WINDOW] = {"--sliding-window", "N", "tokens", "from --model",
+                  "local attention window (0 = full attention)",
+                  INT(0, TP_MAX_SEQ), .group = G_MODEL},
+    [F_GLOBAL_EVERY] = {"--global-every", "N", "layers", "from --model",
+                        "with a window, every N-th layer is global (0 = all local)",
+                        INT(0, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_QK_NORM] = {"--qk-norm", NULL, NULL, "from --model",
+                   "norms on q and k: per head (Qwen3) or full width (OLMo2)",
+                   ENUM(qk_norm_names), .group = G_MODEL},
+    [F_SINKS] = {"--attn-sinks", NULL, NULL, "from --model",
+                 "a learned sink logit per head (gpt-oss)",
+                 CLI_SWITCH, .group = G_MODEL},
+    [F_ROUTER_BIAS] = {"--router-bias", NULL, NULL, "from --model",
+                       "a bias per expert on each router (gpt-oss, DeepSeek-V3)",
+                       CLI_SWITCH, .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
                    INT(1, TP_MAX_SEQ), .group = G_BATCH},
@@ -629,7 +665,23 @@ static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
     OVERRIDE_I64(F_TOPK, m->topk);
     OVERRIDE_I64(F_MOE_FFN, m->moe_ffn_hidden);
     OVERRIDE_I64(F_SHARED_EXPERTS, m->num_shared_experts);
+    OVERRIDE_I64(F_Q_LORA, m->q_lora_rank);
+    OVERRIDE_I64(F_KV_LORA, m->kv_lora_rank);
+    OVERRIDE_I64(F_QK_ROPE, m->qk_rope_head_dim);
+    OVERRIDE_I64(F_QK_NOPE, m->qk_nope_head_dim);
+    OVERRIDE_I64(F_V_HEAD, m->v_head_dim);
+    OVERRIDE_I64(F_MTP, m->mtp_layers);
+    OVERRIDE_I64(F_WINDOW, m->sliding_window);
+    OVERRIDE_I64(F_GLOBAL_EVERY, m->global_every);
+    if (sn->pos[F_SINKS])
+        m->attn_sinks = true;
+    if (sn->pos[F_ROUTER_BIAS])
+        m->router_bias = true;
     int k;
+    if (sn->val[F_QK_NORM]) {
+        TP_TRY(get_enum(sn, F_QK_NORM, &k, err));
+        m->qk_norm = (tp_qk_norm)k;
+    }
     if (sn->val[F_MLP]) {
         TP_TRY(get_enum(sn, F_MLP, &k, err));
         m->mlp = k == 0 ? TP_MLP_GELU : TP_MLP_SWIGLU;
