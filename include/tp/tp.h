@@ -113,7 +113,9 @@ TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path, c
 /* ------------------------------------------------------------------ */
 
 typedef enum tp_norm { TP_NORM_LAYERNORM = 0, TP_NORM_RMSNORM } tp_norm;
-typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU } tp_mlp;
+/** MLP kinds: GELU and squared ReLU (Primer; Nemotron) have two matrices, SwiGLU and GeGLU
+ * (Gemma) a gate and three. */
+typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU, TP_MLP_SQRELU, TP_MLP_GEGLU } tp_mlp;
 typedef enum tp_pos { TP_POS_ROTARY = 0, TP_POS_LEARNED, TP_POS_ALIBI } tp_pos;
 /** Norms on queries and keys: none, one weight of d_h each for q and k (Qwen3, Gemma 3), or
  * one over the full q and kv widths (OLMo2). */
@@ -411,6 +413,21 @@ static inline int64_t tp_kv_heads(const tp_model *m)
 static inline int64_t tp_head_dim(const tp_model *m)
 {
     return m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
+}
+
+/** Whether the MLP is gated (three matrices: SwiGLU, GeGLU). */
+static inline bool tp_mlp_gated(tp_mlp k)
+{
+    return k == TP_MLP_SWIGLU || k == TP_MLP_GEGLU;
+}
+
+/** The MLP kind's name in flags and files: gelu, swiglu, squared-relu, geglu. */
+static inline const char *tp_mlp_name(tp_mlp k)
+{
+    return k == TP_MLP_SWIGLU ? "swiglu"
+           : k == TP_MLP_SQRELU ? "squared-relu"
+           : k == TP_MLP_GEGLU  ? "geglu"
+                                : "gelu";
 }
 
 /** Width of one routed expert's MLP: moe_ffn_hidden when set (> 0), else ffn_hidden. */

@@ -46,7 +46,7 @@ enum flag_id {
 _Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
 
 /* Choice lists; the index is the enum value where the enum is ours. */
-static const char *const mlp_names[] = {"gelu", "swiglu", NULL};        /* tp_mlp */
+static const char *const mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL}; /* tp_mlp */
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL}; /* tp_norm */
 static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 static const char *const sched_names[] = {"1f1b", "interleaved", "gpipe", NULL};
@@ -684,7 +684,7 @@ static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
     }
     if (sn->val[F_MLP]) {
         TP_TRY(get_enum(sn, F_MLP, &k, err));
-        m->mlp = k == 0 ? TP_MLP_GELU : TP_MLP_SWIGLU;
+        m->mlp = (tp_mlp)k;
     }
     if (sn->val[F_NORM]) {
         TP_TRY(get_enum(sn, F_NORM, &k, err));

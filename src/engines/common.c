@@ -319,7 +319,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
                   " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
                   preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
                   eng_head_dim(m), m->ffn_hidden, m->vocab,
-                  m->mlp == TP_MLP_SWIGLU ? "swiglu" : "gelu",
+                  tp_mlp_name(m->mlp),
                   m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                   m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
         if (m->num_experts > 0)

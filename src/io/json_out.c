@@ -50,7 +50,7 @@ static void put_str(jb *b, json_t *o, const char *key, const char *v)
 
 static const char *mlp_name(tp_mlp m)
 {
-    return m == TP_MLP_SWIGLU ? "swiglu" : "gelu";
+    return tp_mlp_name(m);
 }
 
 static const char *norm_name(tp_norm n)

@@ -359,7 +359,7 @@ static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
-static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+static const char *const mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL};
 static const char *const pos_names[] = {"rotary", "learned", "alibi", NULL};
 
 static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)

@@ -136,7 +136,10 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
             (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads, (long long)kv,
             (long long)hd, (long long)m->ffn_hidden, tp_io_commas(m->vocab, a, sizeof a));
     fprintf(f, "  layers          %s MLP, %s, %s embeddings%s\n",
-            m->mlp == TP_MLP_SWIGLU ? "SwiGLU" : "GELU",
+            m->mlp == TP_MLP_SWIGLU   ? "SwiGLU"
+            : m->mlp == TP_MLP_SQRELU ? "squared-ReLU"
+            : m->mlp == TP_MLP_GEGLU  ? "GeGLU"
+                                      : "GELU",
             m->norm == TP_NORM_RMSNORM ? "RMSNorm" : "LayerNorm",
             m->tie_embeddings ? "tied" : "untied", m->linear_bias ? ", linear biases" : "");
     if (m->num_experts > 0) {

@@ -38,7 +38,7 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
     double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     double L = (double)m->num_layers, L_moe = (double)P->num_moe_layers, L_dense = L - L_moe;
-    double gate = m->mlp == TP_MLP_SWIGLU ? 3.0 : 2.0;
+    double gate = tp_mlp_gated(m->mlp) ? 3.0 : 2.0;
 
     (void)kv;
     double proj = 2.0 * (double)tp__attn_proj_macs(m);

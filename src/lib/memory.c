@@ -157,7 +157,7 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     double f = (double)m->ffn_hidden;
     double input = 2.0 * h;
     double saved = 2.0 * q + 4.0 * a; /* attention output and its log-sum-exp */
-    if (m->mlp == TP_MLP_SWIGLU)
+    if (tp_mlp_gated(m->mlp))
         saved += 2.0 * q + 2.0 * kv; /* wq, wv */
     else
         saved += 2.0 * (q + 2.0 * kv); /* fused qkv */
@@ -165,7 +165,7 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
         double fe = (double)tp_expert_ffn_hidden(m);
         double k = (double)m->topk;
         saved += k * (2.0 * fe + 2.0 * h) + 2.0 * h;
-    } else if (m->mlp == TP_MLP_SWIGLU) {
+    } else if (tp_mlp_gated(m->mlp)) {
         saved += 2.0 * f + 2.0 * h; /* w1, w2 */
     } else {
         saved += 2.0 * f; /* fc1 */
@@ -192,7 +192,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     }
 
     double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
-    double mlp_mult = m->mlp == TP_MLP_SWIGLU ? 6.0 : 4.0; /* bytes per f element */
+    double mlp_mult = tp_mlp_gated(m->mlp) ? 6.0 : 4.0; /* bytes per f element */
     /* Unsharded by TP unless SP: LN inputs (2h x2), QKV input 2h, FC1 input 2h. */
     double replicated = 8.0 * h + (t->dropout ? 2.0 * h : 0.0);
     /* Sharded by TP: Q, K, V, O and the attention statistics. */

@@ -9,7 +9,8 @@
  * Equations (formulas.md section 1; [NUM]-checked against published counts):
  *   attention  = h*q + 2*h*kv + q*h            (+ q + 2kv + h biases, GPT;
  *                                               + q + 2kv, Qwen2 qkv_bias)
- *   MLP(f)     = 2*h*f (GeLU) | 3*h*f (SwiGLU) (+ f + h | 2f + h biases)
+ *   MLP(f)     = 2*h*f (GeLU, squared ReLU) | 3*h*f (SwiGLU, GeGLU)
+ *                (+ f + h | 2f + h biases)
  *   norms      = 2 per layer, h (RMSNorm) or 2h (LayerNorm, weight + bias)
  *   MoE layer  = attention + E*MLP(f_e) + MLP(f_sh) + h*E router + norms
  *   N = V*h [+ S_max*h] + L_dense*(dense layer) + L_moe*(MoE layer)
@@ -186,7 +187,7 @@ int64_t tp__padded_vocab(int64_t vocab, int64_t pad)
 int64_t tp__mlp_params(const tp_model *m, int64_t f)
 {
     int64_t h = m->hidden;
-    if (m->mlp == TP_MLP_SWIGLU)
+    if (tp_mlp_gated(m->mlp))
         return 3 * h * f + (m->linear_bias ? 2 * f + h : 0);
     return 2 * h * f + (m->linear_bias ? f + h : 0);
 }
@@ -344,7 +345,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     if (st != TP_OK)
         return st;
     if ((int)m->norm < 0 || m->norm > TP_NORM_RMSNORM || (int)m->mlp < 0 ||
-        m->mlp > TP_MLP_SWIGLU || (int)m->pos < 0 || m->pos > TP_POS_ALIBI)
+        m->mlp > TP_MLP_GEGLU || (int)m->pos < 0 || m->pos > TP_POS_ALIBI)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "invalid norm, mlp or position kind");
 
     /* Bound the total in floating point before any int64 product can overflow. */
@@ -360,7 +361,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
         q = mla / 2.0; /* 2*h*q below stands for the MLA weights */
         kv = 0.0;
     }
-    double fw = m->mlp == TP_MLP_SWIGLU ? 3.0 : 2.0;
+    double fw = tp_mlp_gated(m->mlp) ? 3.0 : 2.0;
     double fe = (double)tp_expert_ffn_hidden(m);
     double fsh = (double)m->shared_ffn_hidden + (double)m->num_shared_experts * fe;
     double per_layer = 2.0 * h * q + 2.0 * h * kv + fw * h * (double)m->ffn_hidden +

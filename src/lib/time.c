@@ -291,7 +291,7 @@ static void recompute_part(const ctx *x, cost *o)
 
 static double act_bytes_per_f(const tp_model *m)
 {
-    return m->mlp == TP_MLP_SWIGLU ? 6.0 : 4.0;
+    return tp_mlp_gated(m->mlp) ? 6.0 : 4.0;
 }
 
 static void dense_layer(const ctx *x, cost *o)
@@ -315,7 +315,7 @@ static void dense_layer(const ctx *x, cost *o)
     o->elem_fwd = elem;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
-        if (c->model.mlp == TP_MLP_SWIGLU)
+        if (tp_mlp_gated(c->model.mlp))
             o->sac_gemm =
                 gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) + gemm_s(x, T, f / tt, h);
         else
@@ -440,7 +440,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     x->q = (double)tp__q_width(m);
     x->kv = (double)tp__kv_width(m);
     x->f = (double)m->ffn_hidden;
-    x->gate = m->mlp == TP_MLP_SWIGLU ? 2.0 : 1.0;
+    x->gate = tp_mlp_gated(m->mlp) ? 2.0 : 1.0;
     x->V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     x->sp = t->sp && t->tp > 1;
 

@@ -14,6 +14,7 @@
 #include "fixtures.h"
 #include "helpers.h"
 #include "internal.h"
+#include "import.h"
 #include "io.h"
 #include "tp/tp.h"
 
@@ -367,6 +368,61 @@ static void test_refusals(void **state)
     assert_true(tp__layer_is_moe(&q, 3));
 }
 
+/* A DeepSeek-V3 Megatron-LM launch (the MLA, MTP and router-bias arguments
+ * of Megatron-Core's DeepSeek-V3 recipe) imports as the same model. */
+static void test_megatron_import(void **state)
+{
+    (void)state;
+    static const char launch[] =
+        "--num-layers 61 --hidden-size 7168 --ffn-hidden-size 18432 "
+        "--num-attention-heads 128 --kv-channels 128 --multi-latent-attention "
+        "--q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 "
+        "--v-head-dim 128 --qk-layernorm --normalization RMSNorm --swiglu "
+        "--untie-embeddings-and-output-weights --disable-bias-linear "
+        "--position-embedding-type rope --num-experts 256 "
+        "--moe-layer-freq ([0]*3+[1]*58) --moe-ffn-hidden-size 2048 "
+        "--moe-shared-expert-intermediate-size 2048 --moe-router-topk 8 "
+        "--moe-router-enable-expert-bias --mtp-num-layers 1 --vocab-size 129280 "
+        "--seq-length 4096 --micro-batch-size 1 --global-batch-size 8192 --bf16";
+    tp_import im;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    if (tp_io_import_megatron(launch, "dsv3.sh", &im, &err) != TP_OK) {
+        print_error("%s: %s\n", err.path, err.message);
+        fail();
+    }
+    tp_params p = params_of(&im.model);
+    assert_int_equal(p.total, 682636487424LL);
+    assert_int_equal(p.mtp, 11610068224LL);
+    /* the equivalent trainplan flags rebuild it */
+    bool mla = false, mtp = false, bias = false;
+    for (int i = 0; i + 1 < im.argc; i++) {
+        const char *a = im.argbuf + im.argoff[i], *v = im.argbuf + im.argoff[i + 1];
+        mla |= strcmp(a, "--kv-lora-rank") == 0 && strcmp(v, "512") == 0;
+        mtp |= strcmp(a, "--mtp-layers") == 0 && strcmp(v, "1") == 0;
+    }
+    for (int i = 0; i < im.argc; i++)
+        bias |= strcmp(im.argbuf + im.argoff[i], "--router-bias") == 0;
+    assert_true(mla && mtp && bias);
+
+    /* a window of 4096 left tokens, every 4th layer global; squared ReLU */
+    static const char nemo[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+                               "--seq-length 8192 --micro-batch-size 1 --squared-relu "
+                               "--window-size \"(4095, 0)\" --window-attn-skip-freq 4 --bf16";
+    assert_int_equal(tp_io_import_megatron(nemo, NULL, &im, &err), TP_OK);
+    assert_int_equal(im.model.sliding_window, 4096);
+    assert_int_equal(im.model.global_every, 4);
+    assert_int_equal(im.model.mlp, TP_MLP_SQRELU);
+    /* a window that looks ahead is not causal attention */
+    static const char ahead[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+                                "--seq-length 8192 --micro-batch-size 1 --window-size 128,16 --bf16";
+    assert_int_equal(tp_io_import_megatron(ahead, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.path, "--window-size");
+    assert_string_equal(err.message,
+                        "\"--window-size\" 128,16 looks ahead 16 tokens; a causal window has "
+                        "RIGHT 0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_window_of_the_sequence_is_full_attention),
         cmocka_unit_test(test_hf_families),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_megatron_import),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
