@@ -445,7 +445,7 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
     tp_status st = get_object(root, "attention", attention_keys, &o, err);
     if (st != TP_OK || !o)
         return st;
-    int qk = 0;
+    int qk;
     if ((st = tp_io__get_int(o, "attention", "sliding_window", OPTIONAL, 1, TP_MAX_SEQ, NULL,
                              &m->sliding_window, err)) != TP_OK ||
         (st = tp_io__get_int(o, "attention", "global_every", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
@@ -453,10 +453,19 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
         (st = tp_io__get_bool(o, "sinks", &m->attn_sinks, err)) != TP_OK ||
         (st = tp_io__get_bool(o, "out_bias", &m->attn_out_bias, err)) != TP_OK)
         return st;
-    if (json_object_get(o, "qk_norm")) {
-        if ((st = get_enum(o, "qk_norm", qk_norm_names, &qk, err)) != TP_OK) {
-            snprintf(err->path, sizeof err->path, "attention.qk_norm");
-            return st;
+    const json_t *v = json_object_get(o, "qk_norm");
+    if (v) {
+        qk = -1;
+        for (int i = 0; qk_norm_names[i] && json_is_string(v); i++)
+            if (strcmp(json_string_value(v), qk_norm_names[i]) == 0)
+                qk = i;
+        if (qk < 0) {
+            char what[64];
+            tp_io__describe(v, what, sizeof what);
+            return tp_error_set(err, TP_ERR_CONFIG, "attention.qk_norm",
+                                "\"attention.qk_norm\" must be one of \"none\", \"head\", "
+                                "\"full\", got %s",
+                                what);
         }
         m->qk_norm = (tp_qk_norm)qk;
     }

@@ -300,11 +300,16 @@ static tp_status validate_features(const tp_model *m, tp_error *err)
     if (m->v_head_dim < 1)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.v_head_dim",
                             "multi-latent attention needs v_head_dim >= 1 (it is 0)");
+    if (m->num_kv_heads > 0 && m->num_kv_heads != m->num_heads)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.num_kv_heads",
+                            "%lld kv heads with multi-latent attention: MLA has per-head keys and "
+                            "values (leave kv heads unset or equal to the %lld heads)",
+                            (long long)m->num_kv_heads, (long long)m->num_heads);
     if (m->linear_bias || m->qkv_bias || m->attn_out_bias || m->qk_norm != TP_QK_NORM_NONE ||
-        m->attn_sinks || (m->num_kv_heads > 0 && m->num_kv_heads != m->num_heads))
+        m->attn_sinks)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.kv_lora_rank",
-                            "multi-latent attention with attention biases, QK-norm, sinks or "
-                            "grouped kv heads cannot be counted (DeepSeek's MLA has none)");
+                            "multi-latent attention with attention biases, QK-norm or sinks "
+                            "cannot be counted (DeepSeek's MLA has none)");
     return TP_OK;
 }
 
@@ -358,7 +363,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
         double dqk = (double)m->qk_nope_head_dim + dr, dv = (double)m->v_head_dim;
         double mla = h * rq + rq * a * dqk + h * a * dqk + h * (c + dr) +
                      c * a * ((double)m->qk_nope_head_dim + dv) + a * dv * h;
-        q = mla / 2.0; /* 2*h*q below stands for the MLA weights */
+        q = mla / (2.0 * h); /* 2*h*q below stands for the MLA weights */
         kv = 0.0;
     }
     double fw = tp_mlp_gated(m->mlp) ? 3.0 : 2.0;
@@ -366,7 +371,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     double fsh = (double)m->shared_ffn_hidden + (double)m->num_shared_experts * fe;
     double per_layer = 2.0 * h * q + 2.0 * h * kv + fw * h * (double)m->ffn_hidden +
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
-    double approx = (L + (double)m->mtp_layers) * (per_layer + 2.0 * h * h) +
+    double approx = L * per_layer + (double)m->mtp_layers * (per_layer + 2.0 * h * h) +
                     2.0 * (double)m->vocab * h + (double)m->max_positions * h;
     if (approx > TP_MAX_PARAMS)
         return tp_error_set(err, TP_ERR_RANGE, "model",

@@ -305,9 +305,14 @@ static void test_refusals(void **state)
     (void)state;
     tp_model m = deepseek_v3();
     m.num_kv_heads = 8;
+    expect_lib_error(&m, "model.num_kv_heads",
+                     "8 kv heads with multi-latent attention: MLA has per-head keys and values "
+                     "(leave kv heads unset or equal to the 128 heads)");
+    m = deepseek_v3();
+    m.attn_sinks = true;
     expect_lib_error(&m, "model.kv_lora_rank",
-                     "multi-latent attention with attention biases, QK-norm, sinks or grouped kv "
-                     "heads cannot be counted (DeepSeek's MLA has none)");
+                     "multi-latent attention with attention biases, QK-norm or sinks cannot be "
+                     "counted (DeepSeek's MLA has none)");
     m = deepseek_v3();
     m.v_head_dim = 0;
     expect_lib_error(&m, "model.v_head_dim",
