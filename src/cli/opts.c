@@ -876,6 +876,28 @@ static tp_status apply_gpu(const seen *sn, tp_precision prec, tp_gpu *g, tp_erro
  * A loader error: an unknown preset name or an unreadable file is the
  * flag's error; a bad field or bad JSON in a file is reported in the file.
  */
+/* A Hugging Face config.json given as --model: name the keys it holds that
+ * trainplan does not read (issue 16: nothing is ignored silently). */
+static void note_hf_ignored(const char *path)
+{
+    if (tp_io_preset_text(TP_IO_MODEL, path) != NULL)
+        return;
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, false, true, "model"};
+    char *text = NULL, list[1024];
+    size_t len;
+    if (tp_io_read_file(path, &o, &text, &len, NULL) != TP_OK)
+        return;
+    size_t n = tp_io_hf_ignored(text, list, sizeof list);
+    free(text);
+    if (n == 0)
+        return;
+    fputs("trainplan: note: ", stderr);
+    tp_io_put_safe(stderr, path);
+    fprintf(stderr, ": ignored (no effect on the parameters or the FLOPs): ");
+    tp_io_put_safe(stderr, list);
+    fputc('\n', stderr);
+}
+
 static tp_status load_error(tp_error *err, const char *flag, const char *arg, cli_common *co)
 {
     if (!err)
@@ -939,6 +961,7 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     }
     if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
         return load_error(err, "model", co->model, co);
+    note_hf_ignored(co->model);
     TP_TRY(apply_model(&sn, &c->model, err));
     if (tp_io_gpu_load(co->gpu, &c->gpu, err) != TP_OK)
         return load_error(err, "gpu", co->gpu, co);

@@ -385,6 +385,13 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
     }
     if (a->window)
         TRY(hf_window(root, a, &m, err));
+    bool use_window = false; /* Qwen2/Qwen3: windows on the layers past max_window_layers */
+    TRY(tp_io__get_bool(root, "use_sliding_window", &use_window, err));
+    if (use_window)
+        FAIL(err, TP_ERR_CONFIG, "use_sliding_window",
+             "\"use_sliding_window\": true is not supported for model_type %s (windows on the "
+             "layers from max_window_layers on are not a pattern trainplan can express)",
+             a->model_type);
     shape_keys hf_keys = {"hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim"};
     if (a->gpt_names) {
         hf_keys.hidden = hf_key(root, "n_embd", "hidden_size");
@@ -482,4 +489,81 @@ tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_mode
         return st;
     *out = m;
     return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* What a config.json says that trainplan does not read                */
+/* ------------------------------------------------------------------ */
+
+/* Keys hf_model_parse reads for arch a (see it and the helpers above). */
+static bool hf_reads(const hf_arch *a, const char *key)
+{
+    static const char *const base[] = {"model_type", "architectures", "hidden_size",
+                                       "num_hidden_layers", "num_attention_heads",
+                                       "num_key_value_heads", "head_dim", "intermediate_size",
+                                       "vocab_size", "max_position_embeddings",
+                                       "tie_word_embeddings", "n_embd", "n_layer", "n_head",
+                                       "n_inner", "n_positions", NULL};
+    static const char *const bias[] = {"attention_bias", "mlp_bias", NULL};
+    static const char *const mixtral[] = {"num_local_experts", "num_experts_per_tok", NULL};
+    static const char *const qwen[] = {"num_experts", "num_experts_per_tok",
+                                       "moe_intermediate_size", "decoder_sparse_step",
+                                       "mlp_only_layers", NULL};
+    static const char *const deepseek[] = {"n_routed_experts", "num_experts_per_tok",
+                                           "moe_intermediate_size", "n_shared_experts",
+                                           "first_k_dense_replace", "moe_layer_freq",
+                                           "num_nextn_predict_layers", "topk_method", NULL};
+    static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
+                                      "qk_nope_head_dim", "v_head_dim", "attention_bias", NULL};
+    static const char *const window[] = {"sliding_window", "layer_types", NULL};
+    if (strcmp(key, "use_sliding_window") == 0)
+        return true; /* read: true is refused */
+    const char *const *lists[] = {base,
+                                  a->llama_bias_keys || a->gpt_oss ? bias : NULL,
+                                  a->moe_keys == HF_MOE_MIXTRAL ? mixtral : NULL,
+                                  a->moe_keys == HF_MOE_QWEN ? qwen : NULL,
+                                  a->moe_keys == HF_MOE_DEEPSEEK ? deepseek : NULL,
+                                  a->mla ? mla : NULL,
+                                  a->window ? window : NULL};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (strcmp(key, lists[l][i]) == 0)
+                return true;
+    return false;
+}
+
+size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
+{
+    if (n == 0)
+        return 0;
+    buf[0] = '\0';
+    json_error_t jerr;
+    json_t *root = json_loads(text ? text : "", 0, &jerr);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return 0;
+    }
+    const json_t *mt = json_object_get(root, "model_type");
+    const hf_arch *a = NULL;
+    for (size_t i = 0; json_is_string(mt) && i < HF_ARCH_COUNT && !a; i++)
+        if (strcmp(json_string_value(mt), hf_archs[i].model_type) == 0)
+            a = &hf_archs[i];
+    size_t count = 0, at = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v)
+    {
+        (void)v; /* only the names */
+        if (!a || hf_reads(a, key))
+            continue;
+        int w = snprintf(buf + at, n - at, "%s%s", count ? ", " : "", key);
+        if (w < 0 || (size_t)w >= n - at) {
+            buf[at] = '\0'; /* what fits, whole names only */
+            break;
+        }
+        at += (size_t)w;
+        count++;
+    }
+    json_decref(root);
+    return count;
 }

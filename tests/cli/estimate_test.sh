@@ -482,4 +482,17 @@ else bad "--attn-ampere-kernel on h100: step $h_amp not above $h_nat"; fi
 if [ -n "$a_nat" ] && [ "$a_nat" = "$a_amp" ]; then ok
 else bad "--attn-ampere-kernel on a100 changed the step ($a_nat -> $a_amp)"; fi
 
+# ---------------------------------------------------------------- issue 16: real HF configs
+# the ignored keys of a config.json are listed, and the model reads its MLA, MTP and MoE
+cfg="$SRC/tests/data/hf/deepseek-v3/config.json"
+run estimate --model "$cfg" --json
+if [ "$rc" -eq 0 ] && grep -Fq "$cfg: ignored (no effect on the parameters or the FLOPs): attention_dropout, auto_map," "$tmp/err"
+then ok; else bad "deepseek-v3 config.json: exit $rc, no ignored-keys note: $(cat "$tmp/err")"; fi
+check_json "deepseek-v3 config.json" "j['params']['total'] == 682636487424" \
+    "j['params']['breakdown']['mtp'] == 11610068224" "j['model']['kv_lora_rank'] == 512" \
+    "j['model']['mtp_layers'] == 1" "j['model']['router_bias'] is True"
+run estimate --model llama-3-8b --json
+check_json "no new keys for a plain model" "'kv_lora_rank' not in j['model']" \
+    "'mtp' not in j['params']['breakdown']" "'sliding_window' not in j['model']"
+
 finish
