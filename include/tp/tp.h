@@ -236,6 +236,7 @@ typedef struct tp_model {
     bool attn_out_bias;       /* bias on q, k, v and o, none on the MLP (gpt-oss attention;
                                  linear_bias already implies it)                          */
     bool norm_no_bias;        /* LayerNorm without its bias (DBRX, OLMo): h per norm      */
+    int64_t norms_per_layer;  /* norms in one layer (0 -> 2; Gemma 2/3: 4, pre and post)  */
 } tp_model;
 
 /** Parameter counts by component, exact. */

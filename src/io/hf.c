@@ -71,35 +71,42 @@ typedef struct hf_arch {
     hf_moe moe_keys;   /* how the experts are described (moe: mixtral keys) */
     tp_qk_norm qk_norm;
     bool mla, gpt_oss, window; /* MLA keys; gpt-oss extras; reads sliding_window */
+    int norms;                 /* norms per layer, 0: 2 */
+    int window_every;          /* without layer_types: 0 every layer local, n every n-th
+                                  global, -1 sliding_window_pattern says */
 } hf_arch;
 
 static const hf_arch hf_archs[] = {
     {"llama", "LlamaForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
-     false, false, true, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false},
+     false, false, true, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false, 0, 0},
     {"mistral", "MistralForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, false, true, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, true},
+     false, false, false, true, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, true, 0, 0},
     {"mixtral", "MixtralForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, true, false, HF_MOE_MIXTRAL, TP_QK_NORM_NONE, false, false, false},
+     false, false, true, false, HF_MOE_MIXTRAL, TP_QK_NORM_NONE, false, false, false, 0, 0},
     {"qwen2", "Qwen2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, true,
-     false, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false},
+     false, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false, 0, 0},
     {"gpt2", "GPT2LMHeadModel", 1, TP_NORM_LAYERNORM, TP_MLP_GELU, TP_POS_LEARNED, true, false,
-     true, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false},
+     true, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false, 0, 0},
     {"gpt_neox", "GPTNeoXForCausalLM", 0, TP_NORM_LAYERNORM, TP_MLP_GELU, TP_POS_ROTARY, true,
-     false, false, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false},
+     false, false, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, false, 0, 0},
     {"qwen3", "Qwen3ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
-     false, false, true, HF_MOE_NONE, TP_QK_NORM_HEAD, false, false, false},
+     false, false, true, HF_MOE_NONE, TP_QK_NORM_HEAD, false, false, false, 0, 0},
     {"qwen3_moe", "Qwen3MoeForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, true, true, HF_MOE_QWEN, TP_QK_NORM_HEAD, false, false, false},
+     false, false, true, true, HF_MOE_QWEN, TP_QK_NORM_HEAD, false, false, false, 0, 0},
     {"deepseek_v3", "DeepseekV3ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY,
-     false, false, false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false},
+     false, false, false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false, 0, 0},
     {"kimi_k2", "KimiK2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false},
+     false, false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false, 0, 0},
     {"gpt_oss", "GptOssForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, true,
-     false, false, true, false, HF_MOE_MIXTRAL, TP_QK_NORM_NONE, false, true, true},
+     false, false, true, false, HF_MOE_MIXTRAL, TP_QK_NORM_NONE, false, true, true, 0, 0},
     {"olmo2", "Olmo2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
-     false, false, true, HF_MOE_NONE, TP_QK_NORM_FULL, false, false, false},
+     false, false, true, HF_MOE_NONE, TP_QK_NORM_FULL, false, false, false, 0, 0},
     {"phi3", "Phi3ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
-     false, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, true},
+     false, false, false, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, true, 0, 0},
+    {"gemma2", "Gemma2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_GEGLU, TP_POS_ROTARY, false, false,
+     true, false, true, HF_MOE_NONE, TP_QK_NORM_NONE, false, false, true, 4, 2},
+    {"gemma3_text", "Gemma3ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_GEGLU, TP_POS_ROTARY, false,
+     false, true, false, true, HF_MOE_NONE, TP_QK_NORM_HEAD, false, false, true, 4, -1},
 };
 #define HF_ARCH_COUNT (sizeof hf_archs / sizeof hf_archs[0])
 
@@ -110,6 +117,8 @@ static const char *hf_supported(char *buf, size_t n)
     buf[0] = '\0';
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
+    if (at < n)
+        snprintf(buf + at, n - at, ", dbrx"); /* read by hf_dbrx_parse */
     return buf;
 }
 
@@ -252,7 +261,16 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
     if (w == 0)
         return TP_OK;
     if (!types || json_is_null(types)) {
-        m->sliding_window = w; /* every layer local */
+        m->sliding_window = w; /* every layer local, or the family's pattern */
+        m->global_every = a->window_every > 0 ? a->window_every : 0;
+        if (a->window_every < 0) {
+            int64_t every = 0;
+            tp_status st2 = hf_int(root, a, "sliding_window_pattern", NULL, OPTIONAL, 1,
+                                   m->num_layers, &every, err);
+            if (st2 != TP_OK)
+                return st2;
+            m->global_every = every;
+        }
         return TP_OK;
     }
     if (!json_is_array(types) || (int64_t)json_array_size(types) != m->num_layers)
@@ -289,6 +307,79 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
     return TP_OK;
 }
 
+/* Known model_types trainplan refuses, and what it lacks for each. */
+static const struct {
+    const char *model_type, *why;
+} hf_refused[] = {
+    {"gemma3", "a vision-language model (a SigLIP vision tower beside the text model) that "
+               "trainplan does not model; give the text model's config (model_type gemma3_text)"},
+    {"mllama", "Llama 3.2 Vision: cross-attention layers and a vision encoder that trainplan does "
+               "not model"},
+    {"qwen2_vl", "a vision-language model whose vision encoder trainplan does not model"},
+    {"qwen2_5_vl", "a vision-language model whose vision encoder trainplan does not model"},
+    {"nemotron_h", "a hybrid of Mamba-2 and attention layers; trainplan does not model Mamba "
+                   "layers"},
+    {"jamba", "a hybrid of Mamba and attention layers; trainplan does not model Mamba layers"},
+    {"qwen3_next", "gated DeltaNet linear-attention layers that trainplan does not model"},
+    {"falcon", "parallel attention with shared norms (new_decoder_architecture, multi_query, "
+               "parallel_attn) that trainplan does not read yet"},
+};
+
+/* DBRX (HF DbrxConfig): d_model, n_heads, n_layers, vocab_size, max_seq_len,
+ * attn_config.kv_n_heads, ffn_config.ffn_hidden_size / moe_num_experts /
+ * moe_top_k; LayerNorm without bias (DbrxBlock's nn.LayerNorm(bias=False)),
+ * GLU experts (silu), no biases, untied; clip_qkv changes nothing counted. */
+static tp_status hf_dbrx_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
+{
+    static const hf_arch dbrx = {"dbrx", "DbrxForCausalLM", 0, TP_NORM_LAYERNORM, TP_MLP_SWIGLU,
+                                 TP_POS_ROTARY, false, false, false, true, false, HF_MOE_NONE,
+                                 TP_QK_NORM_NONE, false, false, false, 0, 0};
+    const hf_arch *a = &dbrx;
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    m.norm = TP_NORM_LAYERNORM;
+    m.norm_no_bias = true;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    TRY(hf_int(root, a, "d_model", NULL, REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
+    TRY(hf_int(root, a, "n_heads", NULL, REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
+    TRY(hf_int(root, a, "n_layers", NULL, REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers, err));
+    TRY(hf_int(root, a, "vocab_size", NULL, REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
+    TRY(hf_int(root, a, "max_seq_len", NULL, OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions, err));
+    TRY(tp_io__get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err));
+    const json_t *attn = json_object_get(root, "attn_config");
+    const json_t *ffn = json_object_get(root, "ffn_config");
+    if (!json_is_object(attn) || !json_is_object(ffn))
+        FAIL(err, TP_ERR_CONFIG, json_is_object(attn) ? "ffn_config" : "attn_config",
+             "missing object \"%s\" (HF config.json, model_type dbrx)",
+             json_is_object(attn) ? "ffn_config" : "attn_config");
+    TRY(tp_io__get_int(attn, "attn_config", "kv_n_heads", REQUIRED, 1, TP_MAX_DIM, NULL,
+                       &m.num_kv_heads, err));
+    TRY(tp_io__get_int(ffn, "ffn_config", "ffn_hidden_size", REQUIRED, 1, TP_MAX_FFN, NULL,
+                       &m.ffn_hidden, err));
+    TRY(tp_io__get_int(ffn, "ffn_config", "moe_num_experts", REQUIRED, 1, TP_MAX_EXPERTS, NULL,
+                       &m.num_experts, err));
+    TRY(tp_io__get_int(ffn, "ffn_config", "moe_top_k", REQUIRED, 1, TP_MAX_EXPERTS, NULL, &m.topk,
+                       err));
+    if (m.topk > m.num_experts)
+        FAIL(err, TP_ERR_CONFIG, "ffn_config.moe_top_k",
+             "\"ffn_config.moe_top_k\" (%lld) must not exceed \"ffn_config.moe_num_experts\" "
+             "(%lld)",
+             (long long)m.topk, (long long)m.num_experts);
+    m.moe_layer_freq = 1;
+    static const shape_keys keys = {"d_model", "n_heads", "attn_config.kv_n_heads", "head_dim"};
+    TRY(tp_io__check_shape(&m, &keys, err));
+    tp_io__name_from_origin(origin, m.name, sizeof m.name);
+    if (!m.name[0])
+        snprintf(m.name, sizeof m.name, "hf-dbrx");
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}
+
 tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
     char known[256]; /* the supported model_types, for a refusal */
@@ -303,6 +394,13 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
         for (size_t i = 0; i < HF_ARCH_COUNT && !a; i++)
             if (strcmp(json_string_value(mt), hf_archs[i].model_type) == 0)
                 a = &hf_archs[i];
+        if (!a && strcmp(json_string_value(mt), "dbrx") == 0)
+            return hf_dbrx_parse(root, origin, out, err);
+        for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
+            if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
+                FAIL(err, TP_ERR_CONFIG, "model_type",
+                     "model_type \"%s\" is not supported: %s (HF config.json)",
+                     hf_refused[i].model_type, hf_refused[i].why);
         if (!a)
             FAIL(err, TP_ERR_CONFIG, "model_type",
                  "unsupported model_type \"%s\" (HF config.json); supported: %s",
@@ -370,6 +468,7 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
         m.moe_layer_freq = 1;
     }
     m.qk_norm = a->qk_norm;
+    m.norms_per_layer = a->norms;
     if (a->mla)
         TRY(hf_mla(root, a, &m, err));
     if (a->gpt_oss) {
@@ -440,7 +539,8 @@ tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_mode
 {
     static const hf_arch native = {"deepseek native config", "", 0, TP_NORM_RMSNORM,
                                    TP_MLP_SWIGLU, TP_POS_ROTARY, false, false, false, true,
-                                   false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false};
+                                   false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false,
+                                   0, 0};
     const hf_arch *a = &native;
     tp_model m;
     memset(&m, 0, sizeof m);
@@ -515,7 +615,8 @@ static bool hf_reads(const hf_arch *a, const char *key)
                                            "num_nextn_predict_layers", "topk_method", NULL};
     static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
                                       "qk_nope_head_dim", "v_head_dim", "attention_bias", NULL};
-    static const char *const window[] = {"sliding_window", "layer_types", NULL};
+    static const char *const window[] = {"sliding_window", "layer_types", "sliding_window_pattern",
+                                         NULL};
     if (strcmp(key, "use_sliding_window") == 0)
         return true; /* read: true is refused */
     const char *const *lists[] = {base,

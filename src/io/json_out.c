@@ -114,6 +114,8 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_bool(b, o, "attn_out_bias", true);
     if (m->norm_no_bias)
         put_bool(b, o, "norm_no_bias", true);
+    if (m->norms_per_layer > 0)
+        put_int(b, o, "norms_per_layer", m->norms_per_layer);
     return o;
 }
 

@@ -347,7 +347,7 @@ static const char *const model_keys[] = {
     "name",     "source",         "norm",       "mlp",           "position",  "linear_bias",
     "qkv_bias", "tie_embeddings", "num_layers", "hidden",        "num_heads", "num_kv_heads",
     "head_dim", "ffn_hidden",     "vocab",      "max_positions", "moe",       "params_expected",
-    "mla",      "attention",      "mtp_layers", "norm_bias",     NULL};
+    "mla",      "attention",      "mtp_layers", "norm_bias",     "norms_per_layer", NULL};
 static const char *const moe_keys[] = {
     "num_experts",       "topk",        "ffn_hidden", "num_shared_experts",
     "shared_ffn_hidden", "first_dense", "layer_freq", "router_bias", NULL};
@@ -518,6 +518,8 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     TRY(parse_mla(root, &m, err));
     TRY(parse_attention(root, &m, err));
     TRY(tp_io__get_int(root, NULL, "mtp_layers", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m.mtp_layers,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "norms_per_layer", OPTIONAL, 1, 8, NULL, &m.norms_per_layer,
                        err));
     bool norm_bias = true;
     TRY(tp_io__get_bool(root, "norm_bias", &norm_bias, err));

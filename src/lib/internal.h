@@ -20,6 +20,8 @@ int64_t tp__attn_proj_macs(const tp_model *m);
 int64_t tp__attn_replicated_macs(const tp_model *m);
 int64_t tp__attn_replicated_params(const tp_model *m);
 int64_t tp__norm_params(const tp_model *m);
+/* Norms in one layer: norms_per_layer, or 2. */
+int64_t tp__layer_norms(const tp_model *m);
 int64_t tp__router_params(const tp_model *m);
 /* Mean over layers of the score work with the window over that without (1 = no window). */
 double tp__window_scale(const tp_model *m, double s, bool causal);

@@ -96,7 +96,7 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
     int64_t h = m->hidden;
     double norm_w = (double)tp__norm_params(m);
     /* replicated on every TP rank: two norms, MLA down-projections, QK-norms */
-    double whole = 2.0 * norm_w + (double)tp__attn_replicated_params(m);
+    double whole = (double)tp__layer_norms(m) * norm_w + (double)tp__attn_replicated_params(m);
     stage_params sp = {0};
 
     /* Dense layers: everything but the replicated weights is split t ways. */

@@ -64,6 +64,7 @@
  * Attention extras per layer: sinks a (gpt-oss), QK-norm 2*d_h per-head
  *   (Qwen3) or q + kv full-width (OLMo2), biases q + 2kv + h with
  *   attn_out_bias (gpt-oss). LayerNorm without bias: h per norm (DBRX).
+ *   norms_per_layer: Gemma 2/3 norm before and after each sublayer (4).
  * Sliding window: no parameters; the score work of a local layer is capped
  *   (tp__window_scale): causal keys per query min(i+1, w), summed over i <
  *   s in the continuum convention of the causal s/2: w - w^2/(2s) for w < s
@@ -221,6 +222,11 @@ int64_t tp__norm_params(const tp_model *m)
     return norm_params(m);
 }
 
+int64_t tp__layer_norms(const tp_model *m)
+{
+    return m->norms_per_layer > 0 ? m->norms_per_layer : 2;
+}
+
 int64_t tp__router_params(const tp_model *m)
 {
     return m->hidden * m->num_experts + (m->router_bias ? m->num_experts : 0);
@@ -277,6 +283,7 @@ static tp_status validate_features(const tp_model *m, tp_error *err)
     CHECK_RANGE(m->qk_nope_head_dim, "model.qk_nope_head_dim", 0, TP_MAX_DIM);
     CHECK_RANGE(m->v_head_dim, "model.v_head_dim", 0, TP_MAX_DIM);
     CHECK_RANGE(m->mtp_layers, "model.mtp_layers", 0, TP_MAX_LAYERS);
+    CHECK_RANGE(m->norms_per_layer, "model.norms_per_layer", 0, 8);
     CHECK_RANGE(m->sliding_window, "model.sliding_window", 0, TP_MAX_SEQ);
     CHECK_RANGE(m->global_every, "model.global_every", 0, m->num_layers);
     if ((int)m->qk_norm < 0 || m->qk_norm > TP_QK_NORM_FULL)
@@ -392,7 +399,7 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
 
     int64_t h = m->hidden, V = tp__padded_vocab(m->vocab, pad_vocab_to);
     int64_t L = m->num_layers, L_moe = tp_model_num_moe_layers(m), L_dense = L - L_moe;
-    int64_t attn = attention_params(m), norms = 2 * norm_params(m);
+    int64_t attn = attention_params(m), norms = tp__layer_norms(m) * norm_params(m);
     int64_t dense_mlp = tp__mlp_params(m, m->ffn_hidden);
     int64_t E = m->num_experts, k = m->topk;
     int64_t expert = E > 0 ? tp__mlp_params(m, tp_expert_ffn_hidden(m)) : 0;

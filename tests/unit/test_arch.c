@@ -253,6 +253,22 @@ static void test_hf_families(void **state)
     assert_int_equal(p8.total, 8190735360LL);
     assert_int_equal(p8.total - p8.embedding - p8.output_head, 6946075648LL);
 
+    /* Gemma 2 9B: 9.24B; 4 norms per layer, GeGLU, tied, every other layer local */
+    tp_model g2 = load(HF_DIR "gemma-2-9b/config.json");
+    assert_int_equal(params_of(&g2).total, 9241705984LL);
+    assert_int_equal(g2.global_every, 2);
+    assert_int_equal(g2.mlp, TP_MLP_GEGLU);
+    /* Gemma 3 1B: 999,885,952; per-head QK-norm, 1 global layer in 6 */
+    tp_model g3 = load(HF_DIR "gemma-3-1b/config.json");
+    assert_int_equal(params_of(&g3).total, 999885952LL);
+    assert_int_equal(g3.sliding_window, 512);
+    assert_int_equal(g3.global_every, 6);
+    /* DBRX: 131.6B total, 36.5B active (Databricks: 132B / 36B); LayerNorm without bias */
+    tp_model dbrx = load(HF_DIR "dbrx/config.json");
+    tp_params pd = params_of(&dbrx);
+    assert_int_equal(pd.total, 131596523520LL);
+    assert_int_equal(pd.active, 36469708800LL);
+
     /* the presets equal their config files */
     static const char *const pairs[][2] = {{"deepseek-v3", "deepseek-v3/config.json"},
                                            {"gpt-oss-120b", "gpt-oss-120b/config.json"},
@@ -360,6 +376,13 @@ static void test_refusals(void **state)
                        "\"num_layers\":2,\"hidden\":64,\"num_heads\":4,\"ffn_hidden\":128,"
                        "\"vocab\":100,\"attention\":{\"window\":8}}",
                        "attention.window", "unknown key \"attention.window\"");
+
+    expect_parse_error("{\"model_type\":\"nemotron_h\"}", "model_type",
+                       "model_type \"nemotron_h\" is not supported: a hybrid of Mamba-2 and "
+                       "attention layers; trainplan does not model Mamba layers (HF config.json)");
+    expect_parse_error("{\"model_type\":\"dbrx\",\"d_model\":64,\"n_heads\":4,\"n_layers\":2,"
+                       "\"vocab_size\":100,\"attn_config\":{\"kv_n_heads\":2}}",
+                       "ffn_config", "missing object \"ffn_config\" (HF config.json, model_type dbrx)");
 
     /* a qwen3_moe with decoder_sparse_step 2: MoE on layers 1 and 3 */
     tp_model q;
