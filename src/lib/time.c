@@ -16,6 +16,8 @@
  *      MoE: router M=T N=E K=h; E/e local experts each with M = T*k*e/E
  *           tokens and the FC1/FC2 shapes of f_e; shared experts as FC1/FC2
  *      logits (last stage) M=T N=V/t K=h
+ *      MTP modules (last stage) eh_proj M=T N=h/t K=2h, one layer and
+ *                             one more logits pass each
  *    time = 2MNK / (peak * eff), eff = gemm * I / (I + I_half), where
  *    I = 1/(1/M + 1/N + 1/K) is the GEMM's arithmetic intensity in
  *    FLOP per 2-byte element. This is the additive roofline
@@ -615,6 +617,17 @@ void tp__step_time(const tp_config *c, tp_result *r)
         memset(&moe, 0, sizeof moe);
     embedding_part(&x, &emb);
     logits_part(&x, &head);
+    if (m->mtp_layers > 0) {
+        /* MTP modules on the last stage: eh_proj (2h -> h), one layer and a
+         * pass through the shared head each (model.c design note) */
+        cost mtp = head;
+        double g = gemm_s(&x, x.T, x.h / x.tt, 2.0 * x.h);
+        mtp.gemm_fwd += g;
+        mtp.fwd += g;
+        mtp.bwd += 2.0 * g;
+        cost_axpy(&mtp, 1.0, m->num_experts > 0 ? &moe : &dense);
+        cost_axpy(&head, (double)m->mtp_layers, &mtp);
+    }
 
     /* Stage types: first, last, and the middle ones (header 6). */
     int64_t L = m->num_layers, p = t->pp;

@@ -124,6 +124,9 @@ static void test_mla_flops(void **state)
     assert_int_equal(tp_eval(&c, &r2, &err), TP_OK);
     double mtp = 2.0 * 2.0 * h * h + proj + core + moe + 2.0 * h * V;
     assert_rel(r2.flops.model_per_token - r.flops.model_per_token, 3.0 * mtp, 1e-12);
+    /* and its work is on the (last) stage's critical path, its weights held there */
+    assert_true(r2.time.step_s > r.time.step_s);
+    assert_rel(r2.memory.params_on_gpu - r.memory.params_on_gpu, 11610068224.0, 1e-12);
 }
 
 /* MLA's down-projections and latent norms stay whole on every TP rank. */
