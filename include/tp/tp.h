@@ -237,6 +237,10 @@ typedef struct tp_model {
                                  linear_bias already implies it)                          */
     bool norm_no_bias;        /* LayerNorm without its bias (DBRX, OLMo): h per norm      */
     int64_t norms_per_layer;  /* norms in one layer (0 -> 2; Gemma 2/3: 4, pre and post)  */
+    double moe_imbalance;     /* routed tokens of the busiest EP rank over the mean
+                                 (0 -> 1: balanced, the default assumption)             */
+    double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
+                                   are dropped, so the busiest rank does min(imbalance, cf) */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -414,6 +418,15 @@ static inline int64_t tp_kv_heads(const tp_model *m)
 static inline int64_t tp_head_dim(const tp_model *m)
 {
     return m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
+}
+
+/** Routed tokens the busiest expert-parallel rank handles, in means: the imbalance
+ * (1 when balanced) capped by the capacity factor (when tokens are dropped). */
+static inline double tp_moe_load(const tp_model *m)
+{
+    double imb = m->moe_imbalance > 0.0 ? m->moe_imbalance : 1.0;
+    return (m->moe_capacity_factor > 0.0 && m->moe_capacity_factor < imb) ? m->moe_capacity_factor
+                                                                          : imb;
 }
 
 /** Whether the MLP is gated (three matrices: SwiGLU, GeGLU). */

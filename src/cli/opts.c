@@ -29,7 +29,7 @@ enum flag_id {
     F_MODEL, F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_HEAD_DIM, F_FFN_HIDDEN, F_VOCAB,
     F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
     F_Q_LORA, F_KV_LORA, F_QK_ROPE, F_QK_NOPE, F_V_HEAD, F_MTP, F_WINDOW, F_GLOBAL_EVERY,
-    F_QK_NORM, F_SINKS, F_ROUTER_BIAS,
+    F_QK_NORM, F_SINKS, F_ROUTER_BIAS, F_MOE_IMBALANCE, F_CAPACITY,
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
@@ -167,6 +167,12 @@ static const cli_flag flags[F_COUNT] = {
     [F_ROUTER_BIAS] = {"--router-bias", NULL, NULL, "from --model",
                        "a bias per expert on each router (gpt-oss, DeepSeek-V3)",
                        CLI_SWITCH, .group = G_MODEL},
+    [F_MOE_IMBALANCE] = {"--moe-imbalance", "X", "ratio", "from --model (0: balanced)",
+                         "routed tokens of the busiest expert-parallel rank over the mean",
+                         NUM0(1.0, 1e3), .group = G_MODEL},
+    [F_CAPACITY] = {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
+                    "expert capacity in means; tokens beyond it are dropped",
+                    NUM0(0.01, 1e3), .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
                    INT(1, TP_MAX_SEQ), .group = G_BATCH},
@@ -673,6 +679,10 @@ static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
     OVERRIDE_I64(F_MTP, m->mtp_layers);
     OVERRIDE_I64(F_WINDOW, m->sliding_window);
     OVERRIDE_I64(F_GLOBAL_EVERY, m->global_every);
+    if (sn->val[F_MOE_IMBALANCE])
+        TP_TRY(get_f64(sn, F_MOE_IMBALANCE, &m->moe_imbalance, err));
+    if (sn->val[F_CAPACITY])
+        TP_TRY(get_f64(sn, F_CAPACITY, &m->moe_capacity_factor, err));
     if (sn->pos[F_SINKS])
         m->attn_sinks = true;
     if (sn->pos[F_ROUTER_BIAS])

@@ -152,6 +152,7 @@ enum mid {
     M_WINDOW_SKIP,
     M_SQRELU,
     M_EXPERT_BIAS,
+    M_CAPACITY,
     M_COUNT
 };
 
@@ -200,6 +201,7 @@ static const marg_map map_args[] = {
     {"--max-position-embeddings", M_MAX_POS},
     {"--micro-batch-size", M_MB},
     {"--moe-ffn-hidden-size", M_MOE_FFN},
+    {"--moe-expert-capacity-factor", M_CAPACITY},
     {"--moe-layer-freq", M_MOE_FREQ},
     {"--moe-router-enable-expert-bias", M_EXPERT_BIAS},
     {"--moe-router-topk", M_TOPK},
@@ -914,6 +916,8 @@ static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
     }
     if (sl[M_EXPERT_BIAS].set && m->num_experts > 0)
         m->router_bias = true;
+    if (sl[M_CAPACITY].set && m->num_experts > 0) /* tokens past it are dropped */
+        TP_TRY(val_f64(&sl[M_CAPACITY], 0.01, 1e3, &m->moe_capacity_factor, err));
     return TP_OK;
 }
 
@@ -942,6 +946,11 @@ static tp_status emit_arch(const slot *sl, tp_import *im, tp_error *err)
     }
     if (m->router_bias)
         PUSH((from_slot(im, &sl[M_EXPERT_BIAS]), push_flag(im, "--router-bias")));
+    if (m->moe_capacity_factor > 0.0) {
+        char cf[32];
+        snprintf(cf, sizeof cf, "%.17g", m->moe_capacity_factor);
+        PUSH((from_slot(im, &sl[M_CAPACITY]), push_str(im, "--moe-capacity-factor", cf)));
+    }
     return TP_OK;
 }
 

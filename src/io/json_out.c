@@ -116,6 +116,10 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_bool(b, o, "norm_no_bias", true);
     if (m->norms_per_layer > 0)
         put_int(b, o, "norms_per_layer", m->norms_per_layer);
+    if (m->num_experts > 0 && m->moe_imbalance > 0.0)
+        put_real(b, o, "moe_imbalance", m->moe_imbalance);
+    if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
+        put_real(b, o, "moe_capacity_factor", m->moe_capacity_factor);
     return o;
 }
 

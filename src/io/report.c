@@ -112,6 +112,14 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
                                                 : "",
                 m->attn_sinks ? " attention sinks;" : "", m->router_bias ? " router bias;" : "",
                 m->attn_out_bias ? " q/k/v/o biases;" : "");
+    if (m->num_experts > 0 && (m->moe_imbalance > 0.0 || m->moe_capacity_factor > 0.0)) {
+        if (m->moe_capacity_factor > 0.0)
+            fprintf(f, "  expert load     busiest rank %.3g x the mean, capacity factor %.3g\n",
+                    tp_moe_load(m), m->moe_capacity_factor);
+        else
+            fprintf(f, "  expert load     busiest rank %.3g x the mean, dropless\n",
+                    tp_moe_load(m));
+    }
     if (m->mtp_layers > 0)
         fprintf(f, "  MTP             %lld multi-token prediction module(s), %s parameters\n",
                 (long long)m->mtp_layers, tp_io_commas(p->mtp, a, sizeof a));

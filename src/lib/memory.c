@@ -69,7 +69,8 @@
  * Known approximations: biases of row-parallel linears are counted as split;
  * embedding-stage token ids and dropout masks are ignored (< 0.1%);
  * the interleaved in-flight count for stages i > 0 is the 1F1B count scaled
- * by the same interleaving penalty; load imbalance of MoE routing ignored.
+ * by the same interleaving penalty; MoE routing is balanced unless
+ * model.moe_imbalance says otherwise (tp_moe_load: the busiest rank).
  */
 #include <assert.h>
 #include <math.h>
@@ -215,7 +216,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
-        double k = (double)m->topk;
+        double k = (double)m->topk * tp_moe_load(m); /* the busiest rank's copies */
         /* Each routed copy stores its permuted input (2h, not TP-split) and the
          * expert MLP tensors (split by expert TP = t). */
         replicated += k * 2.0 * h;

@@ -65,6 +65,11 @@
  *   (Qwen3) or q + kv full-width (OLMo2), biases q + 2kv + h with
  *   attn_out_bias (gpt-oss). LayerNorm without bias: h per norm (DBRX).
  *   norms_per_layer: Gemma 2/3 norm before and after each sublayer (4).
+ * Expert load: balanced by default (every expert gets k/E of the tokens);
+ *   moe_imbalance scales the routed work and activations of the busiest EP
+ *   rank (the one the step waits for), capped by moe_capacity_factor when
+ *   tokens are dropped (tp_moe_load). Model FLOPs are unchanged (dropped
+ *   tokens are few; the hardware does the busiest rank's work).
  * Sliding window: no parameters; the score work of a local layer is capped
  *   (tp__window_scale): causal keys per query min(i+1, w), summed over i <
  *   s in the continuum convention of the causal s/2: w - w^2/(2s) for w < s
@@ -286,6 +291,17 @@ static tp_status validate_features(const tp_model *m, tp_error *err)
     CHECK_RANGE(m->norms_per_layer, "model.norms_per_layer", 0, 8);
     CHECK_RANGE(m->sliding_window, "model.sliding_window", 0, TP_MAX_SEQ);
     CHECK_RANGE(m->global_every, "model.global_every", 0, m->num_layers);
+    if (!(fpclassify(m->moe_imbalance) == FP_ZERO ||
+          (m->moe_imbalance >= 1.0 && m->moe_imbalance <= 1e3)))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_imbalance",
+                            "%g is not a load imbalance: 0 (balanced) or [1, 1000], the busiest "
+                            "rank's routed tokens over the mean",
+                            m->moe_imbalance);
+    if (!(fpclassify(m->moe_capacity_factor) == FP_ZERO ||
+          (m->moe_capacity_factor >= 0.01 && m->moe_capacity_factor <= 1e3)))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_capacity_factor",
+                            "%g is not a capacity factor: 0 (dropless) or [0.01, 1000]",
+                            m->moe_capacity_factor);
     if ((int)m->qk_norm < 0 || m->qk_norm > TP_QK_NORM_FULL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.qk_norm",
                             "%d is not a QK-norm kind (none, head, full)", (int)m->qk_norm);

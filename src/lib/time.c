@@ -341,7 +341,7 @@ static void moe_layer(const ctx *x, cost *o)
     attention_part(x, o, &rep, &shard);
 
     double local = E / ep;      /* experts on this GPU */
-    double Me = T * k * ep / E; /* tokens per local expert */
+    double Me = T * k * ep / E * tp_moe_load(m); /* tokens per local expert, busiest rank */
     if (Me < 1.0)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
@@ -352,7 +352,7 @@ static void moe_layer(const ctx *x, cost *o)
     o->fwd += g;
     o->bwd += 2.0 * g;
     double a = act_bytes_per_f(m);
-    shard += k * a * fe + a * fsh;
+    shard += k * tp_moe_load(m) * a * fe + a * fsh;
     if (c->train.precision == TP_PREC_FP8)
         shard += 3.0 * (k * fe + fsh);
     /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused

@@ -49,7 +49,8 @@ done
 flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vocab --mlp --norm
 --tie-embeddings --no-tie-embeddings --experts --topk --moe-ffn-hidden --shared-experts
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
---sliding-window --global-every --qk-norm --attn-sinks --router-bias
+--sliding-window --global-every --qk-norm --attn-sinks --router-bias --moe-imbalance
+--moe-capacity-factor
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --zero --fsdp --distributed-optimizer

@@ -454,6 +454,41 @@ static void test_megatron_import(void **state)
                         "RIGHT 0");
 }
 
+/* Expert load: balanced by default; the busiest rank's work scales, FLOPs do not. */
+static void test_expert_load(void **state)
+{
+    (void)state;
+    tp_model m = llama(8, 1024, 8, 0, 4096, 1000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    m.moe_layer_freq = 1;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 8;
+    c.train.ep = 8;
+    c.train.global_batch = 8;
+    tp_result r1, r2, r3, r4;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &r1, &err), TP_OK);
+    c.model.moe_imbalance = 1.0; /* stating the default changes nothing */
+    assert_int_equal(tp_eval(&c, &r2, &err), TP_OK);
+    assert_true(same(r1.time.step_s, r2.time.step_s));
+    assert_true(same(r1.memory.total_bytes, r2.memory.total_bytes));
+    c.model.moe_imbalance = 2.0;
+    assert_int_equal(tp_eval(&c, &r3, &err), TP_OK);
+    assert_true(same(r1.flops.model_per_token, r3.flops.model_per_token));
+    assert_true(r3.time.step_s > r1.time.step_s);
+    assert_true(r3.memory.activations_bytes > r1.memory.activations_bytes);
+    c.model.moe_capacity_factor = 1.0; /* drops everything past the mean: balanced again */
+    assert_int_equal(tp_eval(&c, &r4, &err), TP_OK);
+    assert_true(same(r1.time.step_s, r4.time.step_s));
+    assert_true(same(r1.memory.activations_bytes, r4.memory.activations_bytes));
+    c.model.moe_capacity_factor = 0.0;
+    c.model.moe_imbalance = 0.5;
+    expect_lib_error(&c.model, "model.moe_imbalance",
+                     "0.5 is not a load imbalance: 0 (balanced) or [1, 1000], the busiest rank's "
+                     "routed tokens over the mean");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_hf_families),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_megatron_import),
+        cmocka_unit_test(test_expert_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
