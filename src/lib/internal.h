@@ -16,6 +16,7 @@ int64_t tp__kv_width(const tp_model *m);
 /* Issue-16 architecture helpers (model.c design note). */
 bool tp__is_mla(const tp_model *m);
 int64_t tp__v_width(const tp_model *m);
+int64_t tp__kv2_width(const tp_model *m);
 int64_t tp__attn_proj_macs(const tp_model *m);
 int64_t tp__attn_replicated_macs(const tp_model *m);
 int64_t tp__attn_replicated_params(const tp_model *m);

@@ -197,7 +197,8 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     /* Unsharded by TP unless SP: LN inputs (2h x2), QKV input 2h, FC1 input 2h. */
     double replicated = 8.0 * h + (t->dropout ? 2.0 * h : 0.0);
     /* Sharded by TP: Q, K, V, O and the attention statistics. */
-    double sharded = 2.0 * q + 4.0 * kv + 2.0 * (double)tp__v_width(m);
+    (void)kv;
+    double sharded = 2.0 * q + 2.0 * (double)tp__kv2_width(m) + 2.0 * (double)tp__v_width(m);
     if (tp__is_mla(m)) /* the latents the up-projections keep (model.c design note) */
         replicated += 2.0 * (double)(m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
     if (t->flash_attn)

@@ -117,6 +117,15 @@ int64_t tp__kv_width(const tp_model *m)
     return tp__kv_heads(m) * head_dim(m);
 }
 
+/* Width of K plus V per token: 2kv, or a*d_qk + a*d_v under MLA (exact,
+ * where 2 * tp__kv_width would round an odd sum down). */
+int64_t tp__kv2_width(const tp_model *m)
+{
+    if (tp__is_mla(m))
+        return tp__q_width(m) + m->num_heads * m->v_head_dim;
+    return 2 * tp__kv_width(m);
+}
+
 /* Width of the attention output (the input of the output projection). */
 int64_t tp__v_width(const tp_model *m)
 {

@@ -248,7 +248,7 @@ static void attention_part(const ctx *x, cost *o, double *rep_bytes, double *sha
 
     /* CP ring exchange of K and V, hidden under the step's attention (4.8) */
     if (t->cp > 1) {
-        double kv_bytes = 2.0 * T * kv / tt * 2.0;
+        double kv_bytes = T * (double)tp__kv2_width(&c->model) / tt * 2.0;
         double step_f =
             tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, kv_bytes, &x->cp_pl);
         double steps = x->cc - 1.0;
