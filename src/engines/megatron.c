@@ -887,8 +887,9 @@ static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
         TP_TRY(opt_i64(&sl[M_QK_HEAD], 128, 0, TP_MAX_DIM, &m->qk_nope_head_dim, err));
         TP_TRY(opt_i64(&sl[M_QK_POS], 64, 0, TP_MAX_DIM, &m->qk_rope_head_dim, err));
         TP_TRY(opt_i64(&sl[M_V_HEAD], 128, 1, TP_MAX_DIM, &m->v_head_dim, err));
-        m->num_kv_heads = 0; /* MLA has per-head K and V */
-        m->head_dim = 0;
+        /* MLA has per-head K and V; the head width is the q/k one */
+        m->num_kv_heads = m->num_heads;
+        m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
         if (m->linear_bias)
             return word_at(err, sl[M_MLA].flag,
                            tp_error_set(err, TP_ERR_CONFIG, "--multi-latent-attention",
@@ -1495,7 +1496,36 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx)
             arg(w, "--moe-layer-freq", "%s", p.s ? p.s : "1");
             sb_free(&p);
         }
+        if (m->router_bias)
+            sw(w, "--moe-router-enable-expert-bias");
+        if (m->moe_capacity_factor > 0.0)
+            arg(w, "--moe-expert-capacity-factor", "%g", m->moe_capacity_factor);
     }
+    /* issue-16 features, as the import reads them back (read_arch) */
+    if (m->kv_lora_rank > 0) {
+        sw(w, "--multi-latent-attention");
+        if (m->q_lora_rank > 0)
+            arg(w, "--q-lora-rank", "%" PRId64, m->q_lora_rank);
+        arg(w, "--kv-lora-rank", "%" PRId64, m->kv_lora_rank);
+        arg(w, "--qk-head-dim", "%" PRId64, m->qk_nope_head_dim);
+        arg(w, "--qk-pos-emb-head-dim", "%" PRId64, m->qk_rope_head_dim);
+        arg(w, "--v-head-dim", "%" PRId64, m->v_head_dim);
+        sw(w, "--qk-layernorm"); /* the latent norms trainplan counts */
+    } else if (m->qk_norm == TP_QK_NORM_HEAD) {
+        sw(w, "--qk-layernorm");
+    }
+    if (m->mtp_layers > 0)
+        arg(w, "--mtp-num-layers", "%" PRId64, m->mtp_layers);
+    if (m->sliding_window > 0) {
+        arg(w, "--window-size", "%" PRId64 ",0", m->sliding_window - 1);
+        if (m->global_every > 0)
+            arg(w, "--window-attn-skip-freq", "%" PRId64, m->global_every);
+    }
+    if (m->mlp == TP_MLP_GEGLU || m->attn_sinks || m->qk_norm == TP_QK_NORM_FULL ||
+        m->norms_per_layer > 2 || m->norm_no_bias || m->attn_out_bias)
+        eng_note(nx, "the model has features Megatron-LM has no argument for (GeGLU, attention "
+                     "sinks, full-width QK-norm, extra norms, bias-free LayerNorm or q/k/v/o "
+                     "biases alone): the launch describes a model without them");
     arg(w, "--attention-dropout", "%s", t->dropout ? "0.1" : "0.0");
     arg(w, "--hidden-dropout", "%s", t->dropout ? "0.1" : "0.0");
     arg(w, "--attention-backend", "%s", t->flash_attn ? "flash" : "unfused");

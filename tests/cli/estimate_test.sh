@@ -492,6 +492,13 @@ then ok; else bad "deepseek-v3 config.json: exit $rc, no ignored-keys note: $(ca
 check_json "deepseek-v3 config.json" "j['params']['total'] == 682636487424" \
     "j['params']['breakdown']['mtp'] == 11610068224" "j['model']['kv_lora_rank'] == 512" \
     "j['model']['mtp_layers'] == 1" "j['model']['router_bias'] is True"
+# a DeepSeek-V3 plan exported as a Megatron launch imports back as the same model
+ds_flags="--model deepseek-v3 --gpus 64 --ep 8 --global-batch 64 --seq-len 4096"
+# shellcheck disable=SC2086
+"$T" export --format megatron $ds_flags --out "$tmp/ds.sh" --force 2>/dev/null
+run estimate --from-megatron "$tmp/ds.sh" --gpus 64 --vocab 129280 --json
+check_json "deepseek-v3 megatron round trip" "j['params']['total'] == 682636487424" \
+    "j['model']['kv_lora_rank'] == 512" "j['model']['mtp_layers'] == 1"
 run estimate --model llama-3-8b --json
 check_json "no new keys for a plain model" "'kv_lora_rank' not in j['model']" \
     "'mtp' not in j['params']['breakdown']" "'sliding_window' not in j['model']"

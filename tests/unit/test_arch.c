@@ -426,12 +426,14 @@ static void test_megatron_import(void **state)
     assert_int_equal(p.total, 682636487424LL);
     assert_int_equal(p.mtp, 11610068224LL);
     /* the equivalent trainplan flags rebuild it */
-    bool mla = false, mtp = false, bias = false;
+    bool mla = false, mtp = false, bias = false, kv = false;
     for (int i = 0; i + 1 < im.argc; i++) {
         const char *a = im.argbuf + im.argoff[i], *v = im.argbuf + im.argoff[i + 1];
         mla |= strcmp(a, "--kv-lora-rank") == 0 && strcmp(v, "512") == 0;
         mtp |= strcmp(a, "--mtp-layers") == 0 && strcmp(v, "1") == 0;
+        kv |= strcmp(a, "--kv-heads") == 0 && strcmp(v, "128") == 0;
     }
+    assert_true(kv);
     for (int i = 0; i < im.argc; i++)
         bias |= strcmp(im.argbuf + im.argoff[i], "--router-bias") == 0;
     assert_true(mla && mtp && bias);
