@@ -272,7 +272,43 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->tie_embeddings == b->tie_embeddings && a->num_experts == b->num_experts &&
            (a->num_experts == 0 || (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
                                     a->num_shared_experts == b->num_shared_experts)) &&
-           a->linear_bias == b->linear_bias && a->pos == b->pos;
+           a->linear_bias == b->linear_bias && a->pos == b->pos &&
+           a->kv_lora_rank == b->kv_lora_rank && a->q_lora_rank == b->q_lora_rank &&
+           a->qk_rope_head_dim == b->qk_rope_head_dim &&
+           a->qk_nope_head_dim == b->qk_nope_head_dim && a->v_head_dim == b->v_head_dim &&
+           a->mtp_layers == b->mtp_layers && a->sliding_window == b->sliding_window &&
+           a->global_every == b->global_every && a->qk_norm == b->qk_norm &&
+           a->attn_sinks == b->attn_sinks && a->router_bias == b->router_bias &&
+           !(a->moe_imbalance < b->moe_imbalance || a->moe_imbalance > b->moe_imbalance) &&
+           !(a->moe_capacity_factor < b->moe_capacity_factor ||
+             a->moe_capacity_factor > b->moe_capacity_factor);
+}
+
+/* The issue-16 model flags (cli opts.c), only those a model sets. */
+static void feature_flags(sbuf *b, const tp_model *m)
+{
+    if (m->kv_lora_rank > 0)
+        sb_printf(b,
+                  " --q-lora-rank %" PRId64 " --kv-lora-rank %" PRId64
+                  " --qk-rope-head-dim %" PRId64 " --qk-nope-head-dim %" PRId64
+                  " --v-head-dim %" PRId64,
+                  m->q_lora_rank, m->kv_lora_rank, m->qk_rope_head_dim, m->qk_nope_head_dim,
+                  m->v_head_dim);
+    if (m->mtp_layers > 0)
+        sb_printf(b, " --mtp-layers %" PRId64, m->mtp_layers);
+    if (m->sliding_window > 0)
+        sb_printf(b, " --sliding-window %" PRId64 " --global-every %" PRId64, m->sliding_window,
+                  m->global_every);
+    if (m->qk_norm != TP_QK_NORM_NONE)
+        sb_printf(b, " --qk-norm %s", m->qk_norm == TP_QK_NORM_HEAD ? "head" : "full");
+    if (m->attn_sinks)
+        sb_puts(b, " --attn-sinks");
+    if (m->num_experts > 0 && m->router_bias)
+        sb_puts(b, " --router-bias");
+    if (m->num_experts > 0 && m->moe_imbalance > 0.0)
+        sb_printf(b, " --moe-imbalance %.17g", m->moe_imbalance);
+    if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
+        sb_printf(b, " --moe-capacity-factor %.17g", m->moe_capacity_factor);
 }
 
 /* A value as one shell word: bare when it is made of safe characters. */
@@ -326,6 +362,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
             sb_printf(b,
                       " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
                       m->topk, eng_expert_ffn(m), m->num_shared_experts);
+        feature_flags(b, m);
     }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");

@@ -9,11 +9,13 @@
  * attention", and the refusals of what cannot be counted.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixtures.h"
 #include "helpers.h"
 #include "internal.h"
+#include "export.h"
 #include "import.h"
 #include "io.h"
 #include "tp/tp.h"
@@ -437,6 +439,16 @@ static void test_megatron_import(void **state)
     for (int i = 0; i < im.argc; i++)
         bias |= strcmp(im.argbuf + im.argoff[i], "--router-bias") == 0;
     assert_true(mla && mtp && bias);
+
+    /* the trainplan flags of a changed preset carry the features back */
+    tp_config c = fixture_config(load("deepseek-v3"));
+    c.model.mtp_layers = 2;
+    char *flags = tp_io_config_flags(&c);
+    assert_non_null(flags);
+    assert_non_null(strstr(flags, " --kv-lora-rank 512 "));
+    assert_non_null(strstr(flags, " --mtp-layers 2 "));
+    assert_non_null(strstr(flags, " --router-bias "));
+    free(flags);
 
     /* a window of 4096 left tokens, every 4th layer global; squared ReLU */
     static const char nemo[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
