@@ -124,7 +124,9 @@ TP_API tp_status tp_error_set(tp_error *err, tp_status code, const char *path, c
 /* ------------------------------------------------------------------ */
 
 typedef enum tp_norm { TP_NORM_LAYERNORM = 0, TP_NORM_RMSNORM } tp_norm;
-typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU } tp_mlp;
+/** MLP kinds: GELU and squared ReLU (Primer; Nemotron) have two matrices, SwiGLU and GeGLU
+ * (Gemma) a gate and three. */
+typedef enum tp_mlp { TP_MLP_GELU = 0, TP_MLP_SWIGLU, TP_MLP_SQRELU, TP_MLP_GEGLU } tp_mlp;
 typedef enum tp_pos { TP_POS_ROTARY = 0, TP_POS_LEARNED, TP_POS_ALIBI } tp_pos;
 /** Rotary frequency scaling: none, Llama 3's (HF rope_type "llama3"), or
  *  another kind (yarn, linear, ...) that trainplan records but no export writes. */
@@ -133,6 +135,10 @@ typedef enum tp_rope_scaling {
     TP_ROPE_SCALING_LLAMA3,
     TP_ROPE_SCALING_OTHER
 } tp_rope_scaling;
+
+/** Norms on queries and keys: none, one weight of d_h each for q and k (Qwen3, Gemma 3), or
+ * one over the full q and kv widths (OLMo2). */
+typedef enum tp_qk_norm { TP_QK_NORM_NONE = 0, TP_QK_NORM_HEAD, TP_QK_NORM_FULL } tp_qk_norm;
 
 /** Compute precision of the GEMMs (weights are held in 16 bits for all). */
 typedef enum tp_precision {
@@ -240,6 +246,29 @@ typedef struct tp_model {
     double rope_low_freq_factor;    /* llama3: low_freq_factor (0 -> 1) */
     double rope_high_freq_factor;   /* llama3: high_freq_factor (0 -> 4) */
     int64_t rope_original_max;      /* llama3: original_max_position_embeddings (0 -> 8192) */
+    /* Architecture features of 2024-26 models (model.c design note); zero = off,
+     * so a zeroed struct keeps the plain layer above. */
+    int64_t kv_lora_rank;     /* MLA: compressed KV width c (> 0 turns MLA on)           */
+    int64_t q_lora_rank;      /* MLA: compressed query width (0: q projected from h)     */
+    int64_t qk_rope_head_dim; /* MLA: decoupled RoPE dims per head (one shared k_rope)   */
+    int64_t qk_nope_head_dim; /* MLA: position-free q/k dims per head                    */
+    int64_t v_head_dim;       /* MLA: value dims per head                                */
+    int64_t mtp_layers;       /* multi-token prediction modules (DeepSeek-V3: 1)         */
+    int64_t sliding_window;   /* local attention window in tokens (0: none)              */
+    int64_t global_every;     /* with a window: layer i is global when (i+1) % n == 0
+                                 (0: every layer is local; Gemma 2: 2, Gemma 3: 6)     */
+    tp_qk_norm qk_norm;       /* norms on q and k (Qwen3, Gemma 3: per head; OLMo2: full) */
+    bool router_bias;         /* a bias of E per router (gpt-oss; DeepSeek-V3's score
+                                 correction bias)                                        */
+    bool attn_sinks;          /* a learned sink logit per head per layer (gpt-oss)       */
+    bool attn_out_bias;       /* bias on q, k, v and o, none on the MLP (gpt-oss attention;
+                                 linear_bias already implies it)                          */
+    bool norm_no_bias;        /* LayerNorm without its bias (DBRX, OLMo): h per norm      */
+    int64_t norms_per_layer;  /* norms in one layer (0 -> 2; Gemma 2/3: 4, pre and post)  */
+    double moe_imbalance;     /* routed tokens of the busiest EP rank over the mean
+                                 (0 -> 1: balanced, the default assumption)             */
+    double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
+                                   are dropped, so the busiest rank does min(imbalance, cf) */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -257,6 +286,9 @@ typedef struct tp_params {
     int64_t per_layer_dense; /* one dense layer (attention + MLP + norms) */
     int64_t per_layer_moe;   /* one MoE layer, all experts */
     int64_t num_moe_layers;
+    int64_t mtp;        /* multi-token prediction modules (in total; DeepSeek's published
+                           671B excludes them), embedding and head shared with the model */
+    int64_t mtp_routed; /* the routed experts among mtp */
 } tp_params;
 
 /** Number of MoE layers under the model's layer pattern. */
@@ -452,6 +484,30 @@ static inline int64_t tp_kv_heads(const tp_model *m)
 static inline int64_t tp_head_dim(const tp_model *m)
 {
     return m->head_dim > 0 ? m->head_dim : (m->num_heads > 0 ? m->hidden / m->num_heads : 0);
+}
+
+/** Routed tokens the busiest expert-parallel rank handles, in means: the imbalance
+ * (1 when balanced) capped by the capacity factor (when tokens are dropped). */
+static inline double tp_moe_load(const tp_model *m)
+{
+    double imb = m->moe_imbalance > 0.0 ? m->moe_imbalance : 1.0;
+    return (m->moe_capacity_factor > 0.0 && m->moe_capacity_factor < imb) ? m->moe_capacity_factor
+                                                                          : imb;
+}
+
+/** Whether the MLP is gated (three matrices: SwiGLU, GeGLU). */
+static inline bool tp_mlp_gated(tp_mlp k)
+{
+    return k == TP_MLP_SWIGLU || k == TP_MLP_GEGLU;
+}
+
+/** The MLP kind's name in flags and files: gelu, swiglu, squared-relu, geglu. */
+static inline const char *tp_mlp_name(tp_mlp k)
+{
+    return k == TP_MLP_SWIGLU ? "swiglu"
+           : k == TP_MLP_SQRELU ? "squared-relu"
+           : k == TP_MLP_GEGLU  ? "geglu"
+                                : "gelu";
 }
 
 /** Width of one routed expert's MLP: moe_ffn_hidden when set (> 0), else ffn_hidden. */

@@ -34,6 +34,8 @@ enum flag_id {
     F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
     F_BIAS, F_POSITION, F_MAX_POSITIONS, F_ROPE_THETA, F_ROPE_SCALING, F_ROPE_FACTOR, F_NORM_EPS,
     F_SHARED_FFN, F_MOE_FIRST_DENSE, F_MOE_LAYER_FREQ,
+    F_Q_LORA, F_KV_LORA, F_QK_ROPE, F_QK_NOPE, F_V_HEAD, F_MTP, F_WINDOW, F_GLOBAL_EVERY,
+    F_QK_NORM, F_SINKS, F_ROUTER_BIAS, F_MOE_IMBALANCE, F_CAPACITY,
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
@@ -52,8 +54,9 @@ enum flag_id {
 _Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
 
 /* Choice lists; the index is the enum value where the enum is ours. */
-static const char *const mlp_names[] = {"gelu", "swiglu", NULL};        /* tp_mlp */
+static const char *const mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL}; /* tp_mlp */
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL}; /* tp_norm */
+static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 static const char *const sched_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const recomp_names[] = {"none", "selective", "full", NULL};
 static const char *const prec_names[] = {"bf16", "fp16", "fp8", NULL};
@@ -174,6 +177,45 @@ static const cli_flag flags[F_COUNT] = {
     [F_MOE_LAYER_FREQ] = {"--moe-layer-freq", "N", "layers", "from --model",
                           "every N-th layer after the leading dense ones is MoE",
                           INT(1, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_Q_LORA] = {"--q-lora-rank", "N", "elements", "from --model",
+                  "multi-latent attention: query compression rank (0 = none)",
+                  INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_KV_LORA] = {"--kv-lora-rank", "N", "elements", "from --model",
+                   "multi-latent attention: compressed KV rank (0 = no MLA)",
+                   INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_QK_ROPE] = {"--qk-rope-head-dim", "N", "elements", "from --model",
+                   "multi-latent attention: RoPE dims per head",
+                   INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_QK_NOPE] = {"--qk-nope-head-dim", "N", "elements", "from --model",
+                   "multi-latent attention: position-free q/k dims per head",
+                   INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_V_HEAD] = {"--v-head-dim", "N", "elements", "from --model",
+                  "multi-latent attention: value dims per head",
+                  INT(0, TP_MAX_DIM), .group = G_MODEL},
+    [F_MTP] = {"--mtp-layers", "N", "modules", "from --model",
+               "multi-token prediction modules (DeepSeek-V3: 1)",
+               INT(0, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_WINDOW] = {"--sliding-window", "N", "tokens", "from --model",
+                  "local attention window (0 = full attention)",
+                  INT(0, TP_MAX_SEQ), .group = G_MODEL},
+    [F_GLOBAL_EVERY] = {"--global-every", "N", "layers", "from --model",
+                        "with a window, every N-th layer is global (0 = all local)",
+                        INT(0, TP_MAX_LAYERS), .group = G_MODEL},
+    [F_QK_NORM] = {"--qk-norm", NULL, NULL, "from --model",
+                   "norms on q and k: per head (Qwen3) or full width (OLMo2)",
+                   ENUM(qk_norm_names), .group = G_MODEL},
+    [F_SINKS] = {"--attn-sinks", NULL, NULL, "from --model",
+                 "a learned sink logit per head (gpt-oss)",
+                 CLI_SWITCH, .group = G_MODEL},
+    [F_ROUTER_BIAS] = {"--router-bias", NULL, NULL, "from --model",
+                       "a bias per expert on each router (gpt-oss, DeepSeek-V3)",
+                       CLI_SWITCH, .group = G_MODEL},
+    [F_MOE_IMBALANCE] = {"--moe-imbalance", "X", "ratio", "from --model (0: balanced)",
+                         "routed tokens of the busiest expert-parallel rank over the mean",
+                         NUM0(1.0, 1e3), .group = G_MODEL},
+    [F_CAPACITY] = {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
+                    "expert capacity in means; tokens beyond it are dropped",
+                    NUM0(0.01, 1e3), .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
                    INT(1, TP_MAX_SEQ), .group = G_BATCH},
@@ -813,10 +855,30 @@ static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
     OVERRIDE_I64(F_TOPK, m->topk);
     OVERRIDE_I64(F_MOE_FFN, m->moe_ffn_hidden);
     OVERRIDE_I64(F_SHARED_EXPERTS, m->num_shared_experts);
+    OVERRIDE_I64(F_Q_LORA, m->q_lora_rank);
+    OVERRIDE_I64(F_KV_LORA, m->kv_lora_rank);
+    OVERRIDE_I64(F_QK_ROPE, m->qk_rope_head_dim);
+    OVERRIDE_I64(F_QK_NOPE, m->qk_nope_head_dim);
+    OVERRIDE_I64(F_V_HEAD, m->v_head_dim);
+    OVERRIDE_I64(F_MTP, m->mtp_layers);
+    OVERRIDE_I64(F_WINDOW, m->sliding_window);
+    OVERRIDE_I64(F_GLOBAL_EVERY, m->global_every);
+    if (sn->val[F_MOE_IMBALANCE])
+        TP_TRY(get_f64(sn, F_MOE_IMBALANCE, &m->moe_imbalance, err));
+    if (sn->val[F_CAPACITY])
+        TP_TRY(get_f64(sn, F_CAPACITY, &m->moe_capacity_factor, err));
+    if (sn->pos[F_SINKS])
+        m->attn_sinks = true;
+    if (sn->pos[F_ROUTER_BIAS])
+        m->router_bias = true;
     int k;
+    if (sn->val[F_QK_NORM]) {
+        TP_TRY(get_enum(sn, F_QK_NORM, &k, err));
+        m->qk_norm = (tp_qk_norm)k;
+    }
     if (sn->val[F_MLP]) {
         TP_TRY(get_enum(sn, F_MLP, &k, err));
-        m->mlp = k == 0 ? TP_MLP_GELU : TP_MLP_SWIGLU;
+        m->mlp = (tp_mlp)k;
     }
     if (sn->val[F_NORM]) {
         TP_TRY(get_enum(sn, F_NORM, &k, err));
@@ -1032,6 +1094,28 @@ static tp_status apply_gpu(const seen *sn, tp_precision prec, tp_gpu *g, tp_erro
  * A loader error: an unknown preset name or an unreadable file is the
  * flag's error; a bad field or bad JSON in a file is reported in the file.
  */
+/* A Hugging Face config.json given as --model: name the keys it holds that
+ * trainplan does not read (issue 16: nothing is ignored silently). */
+static void note_hf_ignored(const char *path)
+{
+    if (tp_io_preset_text(TP_IO_MODEL, path) != NULL)
+        return;
+    tp_io_read_opts o = {TP_IO_MAX_JSON_BYTES, false, true, "model"};
+    char *text = NULL, list[1024];
+    size_t len;
+    if (tp_io_read_file(path, &o, &text, &len, NULL) != TP_OK)
+        return;
+    size_t n = tp_io_hf_ignored(text, list, sizeof list);
+    free(text);
+    if (n == 0)
+        return;
+    fputs("trainplan: note: ", stderr);
+    tp_io_put_safe(stderr, path);
+    fprintf(stderr, ": ignored (no effect on the parameters or the FLOPs): ");
+    tp_io_put_safe(stderr, list);
+    fputc('\n', stderr);
+}
+
 static tp_status load_error(tp_error *err, const char *flag, const char *arg, cli_common *co)
 {
     if (!err)
@@ -1096,6 +1180,7 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     }
     if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
         return load_error(err, "model", co->model, co);
+    note_hf_ignored(co->model);
     TP_TRY(apply_model(&sn, &c->model, err));
     if (tp_io_gpu_load(co->gpu, &c->gpu, err) != TP_OK)
         return load_error(err, "gpu", co->gpu, co);

@@ -274,7 +274,16 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            (a->linear_bias || a->qkv_bias == b->qkv_bias) &&
            (a->pos != TP_POS_LEARNED || a->max_positions == b->max_positions) &&
            same_real(a->rope_theta, b->rope_theta) && same_real(a->norm_eps, b->norm_eps) &&
-           same_rope(a, b);
+           same_rope(a, b) &&
+           a->kv_lora_rank == b->kv_lora_rank && a->q_lora_rank == b->q_lora_rank &&
+           a->qk_rope_head_dim == b->qk_rope_head_dim &&
+           a->qk_nope_head_dim == b->qk_nope_head_dim && a->v_head_dim == b->v_head_dim &&
+           a->mtp_layers == b->mtp_layers && a->sliding_window == b->sliding_window &&
+           a->global_every == b->global_every && a->qk_norm == b->qk_norm &&
+           a->attn_sinks == b->attn_sinks && a->router_bias == b->router_bias &&
+           !(a->moe_imbalance < b->moe_imbalance || a->moe_imbalance > b->moe_imbalance) &&
+           !(a->moe_capacity_factor < b->moe_capacity_factor ||
+             a->moe_capacity_factor > b->moe_capacity_factor);
 }
 
 /* The rotary scaling, as far as the flags set it. */
@@ -297,6 +306,33 @@ const char *eng_real(char *buf, size_t n, double x)
             break;
     }
     return buf;
+}
+
+/* The issue-16 model flags (cli opts.c), only those a model sets. */
+static void feature_flags(sbuf *b, const tp_model *m)
+{
+    if (m->kv_lora_rank > 0)
+        sb_printf(b,
+                  " --q-lora-rank %" PRId64 " --kv-lora-rank %" PRId64
+                  " --qk-rope-head-dim %" PRId64 " --qk-nope-head-dim %" PRId64
+                  " --v-head-dim %" PRId64,
+                  m->q_lora_rank, m->kv_lora_rank, m->qk_rope_head_dim, m->qk_nope_head_dim,
+                  m->v_head_dim);
+    if (m->mtp_layers > 0)
+        sb_printf(b, " --mtp-layers %" PRId64, m->mtp_layers);
+    if (m->sliding_window > 0)
+        sb_printf(b, " --sliding-window %" PRId64 " --global-every %" PRId64, m->sliding_window,
+                  m->global_every);
+    if (m->qk_norm != TP_QK_NORM_NONE)
+        sb_printf(b, " --qk-norm %s", m->qk_norm == TP_QK_NORM_HEAD ? "head" : "full");
+    if (m->attn_sinks)
+        sb_puts(b, " --attn-sinks");
+    if (m->num_experts > 0 && m->router_bias)
+        sb_puts(b, " --router-bias");
+    if (m->num_experts > 0 && m->moe_imbalance > 0.0)
+        sb_printf(b, " --moe-imbalance %.17g", m->moe_imbalance);
+    if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
+        sb_printf(b, " --moe-capacity-factor %.17g", m->moe_capacity_factor);
 }
 
 /* The model fields beyond the shape: biases, positions, rotary, norm epsilon. */
@@ -364,7 +400,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
                   " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
                   preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
                   eng_head_dim(m), m->ffn_hidden, m->vocab,
-                  m->mlp == TP_MLP_SWIGLU ? "swiglu" : "gelu",
+                  tp_mlp_name(m->mlp),
                   m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                   m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
         if (m->num_experts > 0)
@@ -377,6 +413,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
                       " --moe-layer-freq %" PRId64,
                       m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
         model_more_flags(b, m);
+        feature_flags(b, m);
     }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");

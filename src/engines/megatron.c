@@ -168,6 +168,8 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unreco
         eng_note(unrecorded, "norm epsilon (Megatron-LM's default 1e-5 applies)");
     if (m->mlp == TP_MLP_SWIGLU)
         sw(w, "--swiglu");
+    else if (m->mlp == TP_MLP_SQRELU)
+        sw(w, "--squared-relu");
     if (!m->tie_embeddings)
         sw(w, "--untie-embeddings-and-output-weights");
     if (!m->linear_bias) {
@@ -202,7 +204,36 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unreco
             arg(w, "--moe-layer-freq", "%s", p.s ? p.s : "1");
             sb_free(&p);
         }
+        if (m->router_bias)
+            sw(w, "--moe-router-enable-expert-bias");
+        if (m->moe_capacity_factor > 0.0)
+            arg(w, "--moe-expert-capacity-factor", "%g", m->moe_capacity_factor);
     }
+    /* issue-16 features, as the import reads them back (read_arch) */
+    if (m->kv_lora_rank > 0) {
+        sw(w, "--multi-latent-attention");
+        if (m->q_lora_rank > 0)
+            arg(w, "--q-lora-rank", "%" PRId64, m->q_lora_rank);
+        arg(w, "--kv-lora-rank", "%" PRId64, m->kv_lora_rank);
+        arg(w, "--qk-head-dim", "%" PRId64, m->qk_nope_head_dim);
+        arg(w, "--qk-pos-emb-head-dim", "%" PRId64, m->qk_rope_head_dim);
+        arg(w, "--v-head-dim", "%" PRId64, m->v_head_dim);
+        sw(w, "--qk-layernorm"); /* the latent norms trainplan counts */
+    } else if (m->qk_norm == TP_QK_NORM_HEAD) {
+        sw(w, "--qk-layernorm");
+    }
+    if (m->mtp_layers > 0)
+        arg(w, "--mtp-num-layers", "%" PRId64, m->mtp_layers);
+    if (m->sliding_window > 0) {
+        arg(w, "--window-size", "%" PRId64 ",0", m->sliding_window - 1);
+        if (m->global_every > 0)
+            arg(w, "--window-attn-skip-freq", "%" PRId64, m->global_every);
+    }
+    if (m->mlp == TP_MLP_GEGLU || m->attn_sinks || m->qk_norm == TP_QK_NORM_FULL ||
+        m->norms_per_layer > 2 || m->norm_no_bias || m->attn_out_bias)
+        eng_note(nx, "the model has features Megatron-LM has no argument for (GeGLU, attention "
+                     "sinks, full-width QK-norm, extra norms, bias-free LayerNorm or q/k/v/o "
+                     "biases alone): the launch describes a model without them");
     arg(w, "--attention-dropout", "%s", t->dropout ? "0.1" : "0.0");
     arg(w, "--hidden-dropout", "%s", t->dropout ? "0.1" : "0.0");
     arg(w, "--attention-backend", "%s", t->flash_attn ? "flash" : "unfused");

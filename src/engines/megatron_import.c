@@ -133,6 +133,19 @@ enum mid {
     M_ROPE_SCALING,
     M_ROPE_FACTOR,
     M_NORM_EPS,
+    /* issue 16 architecture arguments (read_arch) */
+    M_MLA,
+    M_Q_LORA,
+    M_KV_LORA,
+    M_QK_HEAD,
+    M_QK_POS,
+    M_V_HEAD,
+    M_QK_LN,
+    M_WINDOW,
+    M_WINDOW_SKIP,
+    M_SQRELU,
+    M_EXPERT_BIAS,
+    M_CAPACITY,
     M_COUNT
 };
 
@@ -174,16 +187,20 @@ static const marg_map map_args[] = {
     {"--hybrid-attention-ratio", M_HYBRID},
     {"--hybrid-mlp-ratio", M_HYBRID},
     {"--kv-channels", M_KV_CHANNELS},
+    {"--kv-lora-rank", M_KV_LORA},
     {"--main-grads-dtype", M_MAIN_GRADS},
     {"--main-params-dtype", M_MAIN_PARAMS},
     {"--make-vocab-size-divisible-by", M_MAKE_DIV},
     {"--max-position-embeddings", M_MAX_POS},
     {"--micro-batch-size", M_MB},
     {"--moe-ffn-hidden-size", M_MOE_FFN},
+    {"--moe-expert-capacity-factor", M_CAPACITY},
     {"--moe-layer-freq", M_MOE_FREQ},
+    {"--moe-router-enable-expert-bias", M_EXPERT_BIAS},
     {"--moe-router-topk", M_TOPK},
     {"--moe-shared-expert-intermediate-size", M_SHARED},
     {"--mtp-num-layers", M_MTP},
+    {"--multi-latent-attention", M_MLA},
     {"--norm-epsilon", M_NORM_EPS},
     {"--normalization", M_NORM},
     {"--num-attention-heads", M_HEADS},
@@ -197,6 +214,10 @@ static const marg_map map_args[] = {
     {"--padded-vocab-size", M_PADDED_VOCAB},
     {"--pipeline-model-parallel-size", M_PP},
     {"--position-embedding-type", M_POS_TYPE},
+    {"--q-lora-rank", M_Q_LORA},
+    {"--qk-head-dim", M_QK_HEAD},
+    {"--qk-layernorm", M_QK_LN},
+    {"--qk-pos-emb-head-dim", M_QK_POS},
     {"--recompute-activations", M_RECOMP_ACT},
     {"--recompute-granularity", M_RECOMP_GRAN},
     {"--recompute-method", M_RECOMP_METHOD},
@@ -207,6 +228,7 @@ static const marg_map map_args[] = {
     {"--seq-length", M_SEQ},
     {"--sequence-parallel", M_SP},
     {"--sgd-momentum", M_SGD_MOM},
+    {"--squared-relu", M_SQRELU},
     {"--swiglu", M_SWIGLU},
     {"--tensor-model-parallel-size", M_TP},
     {"--torch-fsdp2-no-reshard-after-forward", M_FSDP2_NORESHARD},
@@ -218,7 +240,10 @@ static const marg_map map_args[] = {
     {"--use-rope-scaling", M_ROPE_SCALING},
     {"--use-rotary-position-embeddings", M_ROTARY},
     {"--use-torch-fsdp2", M_FSDP2},
+    {"--v-head-dim", M_V_HEAD},
     {"--vocab-size", M_VOCAB},
+    {"--window-attn-skip-freq", M_WINDOW_SKIP},
+    {"--window-size", M_WINDOW},
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -376,7 +401,6 @@ typedef struct unmodelled_int {
 
 static const unmodelled_int unmodelled_ints[] = {
     {M_CPU_OFFLOAD, 0, TP_MAX_LAYERS, 0, "offloads activations to the CPU"},
-    {M_MTP, 0, TP_MAX_LAYERS, 0, "adds multi-token prediction layers"},
     {M_DISTOPT_INST, 1, TP_MAX_GPUS, 1, "keeps several distributed-optimizer copies"},
 };
 
@@ -844,6 +868,122 @@ static tp_status read_experts(const slot *sl, tp_import *im, tp_error *err)
     return TP_OK;
 }
 
+/* "--window-size L,R" (Megatron's tuple, optionally in parentheses): the
+ * left context L; a causal model has R = 0. Keys per query: L + 1. */
+static tp_status window_size(const slot *s, int64_t *out, tp_error *err)
+{
+    const char *v;
+    TP_TRY(one_value(s, &v, err));
+    char buf[64];
+    size_t n = strlen(v);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) /* drop parentheses, brackets and blanks */
+        if (!strchr("()[] ", v[i]))
+            buf[k++] = v[i];
+    buf[k] = '\0';
+    char *comma = strchr(buf, ',');
+    int64_t left = 0, right = 0;
+    if (!comma)
+        return value_error(s,
+                           tp_error_set(err, TP_ERR_CONFIG, s->name,
+                                        "\"%s\" must be \"LEFT,RIGHT\" (got \"%s\")", s->name, v),
+                           err);
+    *comma = '\0';
+    TP_TRY(value_error(s, tp_io_parse_i64(s->name, buf, -1, TP_MAX_SEQ, &left, err), err));
+    TP_TRY(value_error(s, tp_io_parse_i64(s->name, comma + 1, -1, TP_MAX_SEQ, &right, err), err));
+    if (right != 0 && right != -1)
+        return value_error(s,
+                           tp_error_set(err, TP_ERR_CONFIG, s->name,
+                                        "\"%s\" %s looks ahead %" PRId64
+                                        " tokens; a causal window has RIGHT 0",
+                                        s->name, v, right),
+                           err);
+    *out = left < 0 ? 0 : left + 1; /* -1: no window */
+    return TP_OK;
+}
+
+/* Multi-latent attention, MTP, QK-norm, windows, squared ReLU, router bias. */
+static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
+{
+    tp_model *m = &im->model;
+    if (sl[M_MLA].set) {
+        /* Megatron-LM's defaults (arguments.py): q_lora_rank None, kv_lora_rank 32,
+         * qk_head_dim 128, qk_pos_emb_head_dim 64, v_head_dim 128 */
+        TP_TRY(opt_i64(&sl[M_Q_LORA], 0, 0, TP_MAX_DIM, &m->q_lora_rank, err));
+        TP_TRY(opt_i64(&sl[M_KV_LORA], 32, 1, TP_MAX_DIM, &m->kv_lora_rank, err));
+        TP_TRY(opt_i64(&sl[M_QK_HEAD], 128, 0, TP_MAX_DIM, &m->qk_nope_head_dim, err));
+        TP_TRY(opt_i64(&sl[M_QK_POS], 64, 0, TP_MAX_DIM, &m->qk_rope_head_dim, err));
+        TP_TRY(opt_i64(&sl[M_V_HEAD], 128, 1, TP_MAX_DIM, &m->v_head_dim, err));
+        /* MLA has per-head K and V; the head width is the q/k one */
+        m->num_kv_heads = m->num_heads;
+        m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
+        if (m->linear_bias)
+            return word_at(err, sl[M_MLA].flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--multi-latent-attention",
+                                        "\"--multi-latent-attention\" with linear biases cannot "
+                                        "be counted: add \"--disable-bias-linear\""));
+        if (!sl[M_QK_LN].set)
+            assume(im, "--multi-latent-attention without --qk-layernorm: the latent norms "
+                       "(q_lora_rank + kv_lora_rank per layer) are counted anyway");
+    } else if (sl[M_QK_LN].set) {
+        m->qk_norm = TP_QK_NORM_HEAD; /* one norm of kv_channels each on q and k */
+    }
+    if (sl[M_MTP].set)
+        TP_TRY(val_i64(&sl[M_MTP], 0, TP_MAX_LAYERS, &m->mtp_layers, err));
+    if (sl[M_WINDOW].set) {
+        TP_TRY(window_size(&sl[M_WINDOW], &m->sliding_window, err));
+        if (sl[M_WINDOW_SKIP].set && m->sliding_window > 0)
+            TP_TRY(val_i64(&sl[M_WINDOW_SKIP], 1, m->num_layers, &m->global_every, err));
+    }
+    if (sl[M_SQRELU].set) {
+        if (sl[M_SWIGLU].set)
+            return word_at(err, sl[M_SQRELU].flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--squared-relu",
+                                        "\"--squared-relu\" and \"--swiglu\" are both given"));
+        m->mlp = TP_MLP_SQRELU;
+    }
+    if (sl[M_EXPERT_BIAS].set && m->num_experts > 0)
+        m->router_bias = true;
+    if (sl[M_CAPACITY].set && m->num_experts > 0) /* tokens past it are dropped */
+        TP_TRY(val_f64(&sl[M_CAPACITY], 0.01, 1e3, &m->moe_capacity_factor, err));
+    return TP_OK;
+}
+
+/* The features read_arch found, as trainplan flags (none for a plain model). */
+static tp_status emit_arch(const slot *sl, tp_import *im, tp_error *err)
+{
+    const tp_model *m = &im->model;
+    if (m->kv_lora_rank > 0) {
+        from_slot(im, &sl[M_MLA]);
+        PUSH(push_i64(im, "--q-lora-rank", m->q_lora_rank));
+        PUSH(push_i64(im, "--kv-lora-rank", m->kv_lora_rank));
+        PUSH(push_i64(im, "--qk-rope-head-dim", m->qk_rope_head_dim));
+        PUSH(push_i64(im, "--qk-nope-head-dim", m->qk_nope_head_dim));
+        PUSH(push_i64(im, "--v-head-dim", m->v_head_dim));
+    }
+    if (m->qk_norm == TP_QK_NORM_HEAD)
+        PUSH((from_slot(im, &sl[M_QK_LN]), push_str(im, "--qk-norm", "head")));
+    if (m->mtp_layers > 0)
+        PUSH((from_slot(im, &sl[M_MTP]), push_i64(im, "--mtp-layers", m->mtp_layers)));
+    if (m->sliding_window > 0) {
+        from_slot(im, &sl[M_WINDOW]);
+        PUSH(push_i64(im, "--sliding-window", m->sliding_window));
+        if (m->global_every > 0)
+            PUSH((from_slot(im, &sl[M_WINDOW_SKIP]),
+                  push_i64(im, "--global-every", m->global_every)));
+    }
+    if (m->router_bias)
+        PUSH((from_slot(im, &sl[M_EXPERT_BIAS]), push_flag(im, "--router-bias")));
+    if (m->moe_capacity_factor > 0.0) {
+        char cf[32];
+        snprintf(cf, sizeof cf, "%.17g", m->moe_capacity_factor);
+        PUSH((from_slot(im, &sl[M_CAPACITY]), push_str(im, "--moe-capacity-factor", cf)));
+    }
+    return TP_OK;
+}
+
 /* The model read above as trainplan flags. */
 static tp_status emit_model(const slot *sl, tp_import *im, const mread *x, tp_error *err)
 {
@@ -860,7 +1000,8 @@ static tp_status emit_model(const slot *sl, tp_import *im, const mread *x, tp_er
     PUSH(push_i64(im, "--ffn-hidden", m->ffn_hidden));
     if (im->has_vocab)
         PUSH((from_slot(im, &sl[M_VOCAB]), push_i64(im, "--vocab", m->vocab)));
-    PUSH(push_str(im, "--mlp", x->swiglu ? "swiglu" : "gelu"));
+    PUSH(push_str(im, "--mlp",
+                  x->swiglu ? "swiglu" : m->mlp == TP_MLP_SQRELU ? "squared-relu" : "gelu"));
     PUSH(push_str(im, "--norm", m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm"));
     PUSH(push_flag(im, m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings"));
     PUSH(push_i64(im, "--experts", m->num_experts));
@@ -1170,7 +1311,9 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     TP_TRY(read_parallel_sizes(sl, &x, err));
     TP_TRY(read_vocab(sl, im, &x, err));
     TP_TRY(read_experts(sl, im, err));
+    TP_TRY(read_arch(sl, im, err));
     TP_TRY(emit_model(sl, im, &x, err));
+    TP_TRY(emit_arch(sl, im, err));
     TP_TRY(emit_batch(sl, im, &x, err));
     TP_TRY(emit_layout(sl, im, &x, err));
     TP_TRY(emit_zero(sl, im, err));

@@ -49,6 +49,15 @@ tp_status tp_io_model_load(const char *name_or_path, tp_model *out, tp_error *er
 /** Parse a model from JSON text (trainplan schema or HF config.json). */
 tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out, tp_error *err);
 
+/**
+ * The top-level keys of a Hugging Face config.json (text) that trainplan
+ * does not read because they change neither the parameter count nor the
+ * FLOPs (rope_theta, token ids, router scaling, quantization, ...), as
+ * "a, b, c" in buf (whole names, as many as fit); their number. 0 and ""
+ * for anything else (a trainplan model file, a model_type not supported).
+ */
+size_t tp_io_hf_ignored(const char *text, char *buf, size_t n);
+
 /** Load a GPU: a preset name ("h100-sxm") or a GPU JSON file. Fills eff defaults. */
 tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err);
 

@@ -51,7 +51,7 @@ static void put_str(jb *b, json_t *o, const char *key, const char *v)
 
 static const char *mlp_name(tp_mlp m)
 {
-    return m == TP_MLP_SWIGLU ? "swiglu" : "gelu";
+    return tp_mlp_name(m);
 }
 
 static const char *norm_name(tp_norm n)
@@ -91,6 +91,36 @@ static json_t *model_json(jb *b, const tp_model *m)
     put_int(b, o, "topk", m->num_experts > 0 ? m->topk : 0);
     put_int(b, o, "moe_ffn_hidden", m->num_experts > 0 ? tp_expert_ffn_hidden(m) : 0);
     put_int(b, o, "shared_experts", m->num_experts > 0 ? m->num_shared_experts : 0);
+    /* issue-16 features: present only when used, so older outputs keep their bytes */
+    if (m->kv_lora_rank > 0) {
+        put_int(b, o, "q_lora_rank", m->q_lora_rank);
+        put_int(b, o, "kv_lora_rank", m->kv_lora_rank);
+        put_int(b, o, "qk_rope_head_dim", m->qk_rope_head_dim);
+        put_int(b, o, "qk_nope_head_dim", m->qk_nope_head_dim);
+        put_int(b, o, "v_head_dim", m->v_head_dim);
+    }
+    if (m->sliding_window > 0) {
+        put_int(b, o, "sliding_window", m->sliding_window);
+        put_int(b, o, "global_every", m->global_every);
+    }
+    if (m->mtp_layers > 0)
+        put_int(b, o, "mtp_layers", m->mtp_layers);
+    if (m->qk_norm != TP_QK_NORM_NONE)
+        put_str(b, o, "qk_norm", m->qk_norm == TP_QK_NORM_HEAD ? "head" : "full");
+    if (m->router_bias)
+        put_bool(b, o, "router_bias", true);
+    if (m->attn_sinks)
+        put_bool(b, o, "attn_sinks", true);
+    if (m->attn_out_bias)
+        put_bool(b, o, "attn_out_bias", true);
+    if (m->norm_no_bias)
+        put_bool(b, o, "norm_no_bias", true);
+    if (m->norms_per_layer > 0)
+        put_int(b, o, "norms_per_layer", m->norms_per_layer);
+    if (m->num_experts > 0 && m->moe_imbalance > 0.0)
+        put_real(b, o, "moe_imbalance", m->moe_imbalance);
+    if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
+        put_real(b, o, "moe_capacity_factor", m->moe_capacity_factor);
     return o;
 }
 
@@ -191,6 +221,8 @@ static json_t *params_json(jb *b, const tp_params *p)
     put_int(b, bd, "moe_shared", p->moe_shared);
     put_int(b, bd, "router", p->router);
     put_int(b, bd, "norms", p->norms);
+    if (p->mtp > 0)
+        put_int(b, bd, "mtp", p->mtp);
     jb_set(b, o, "breakdown", bd);
     put_int(b, o, "per_layer_dense", p->per_layer_dense);
     put_int(b, o, "per_layer_moe", p->per_layer_moe);

@@ -74,4 +74,9 @@ tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *e
 /* A Hugging Face config.json object (root, released here) as *out. */
 tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
 
+/* DeepSeek's native inference ModelArgs JSON (config_671B.json): root has
+ * "dim", "n_layers" and "kv_lora_rank" and no "model_type". */
+tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_model *out,
+                                       tp_error *err);
+
 #endif /* TP_IO_MODEL_JSON_H */

@@ -8,7 +8,8 @@
  *     silently, since a missing optional key changes the count).
  *  2. Hugging Face config.json, detected by "model_type" or "architectures"
  *     and read by hf.c (tp_io__hf_model_parse) with the helpers of
- *     model_json.h.
+ *     model_json.h; DeepSeek's native inference config (config_671B.json,
+ *     "dim" + "n_layers" + "kv_lora_rank") by hf.c too.
  *  3. trainplan GPU files (presets/gpus/ *.json): datasheet units (TFLOP/s,
  *     MiB, GB/s) converted here to the library's SI units.
  *
@@ -382,7 +383,7 @@ tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *e
         return tp_error_set(err, TP_ERR_CONFIG, k->heads,
                             "\"%s\" (%lld) must not exceed \"%s\" (%lld)", k->heads,
                             (long long)m->num_heads, k->hidden, (long long)m->hidden);
-    if (m->head_dim == 0 && m->hidden % m->num_heads != 0)
+    if (m->head_dim == 0 && m->kv_lora_rank == 0 && m->hidden % m->num_heads != 0)
         return tp_error_set(err, TP_ERR_CONFIG, k->heads,
                             "\"%s\" (%lld) must divide \"%s\" (%lld) unless \"%s\" is given",
                             k->heads, (long long)m->num_heads, k->hidden, (long long)m->hidden,
@@ -403,14 +404,21 @@ static const char *const model_keys[] = {
     "name",     "source",         "norm",       "mlp",           "position",  "linear_bias",
     "qkv_bias", "tie_embeddings", "num_layers", "hidden",        "num_heads", "num_kv_heads",
     "head_dim", "ffn_hidden",     "vocab",      "max_positions", "moe",       "params_expected",
+    "mla",      "attention",      "mtp_layers", "norm_bias",     "norms_per_layer",
     "rope_theta", "norm_eps", "rope_scaling", NULL};
 static const char *const moe_keys[] = {
     "num_experts",       "topk",        "ffn_hidden", "num_shared_experts",
-    "shared_ffn_hidden", "first_dense", "layer_freq", NULL};
+    "shared_ffn_hidden", "first_dense", "layer_freq", "router_bias", "imbalance",
+    "capacity_factor",   NULL};
+static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_rope_head_dim",
+                                       "qk_nope_head_dim", "v_head_dim",   NULL};
+static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
+                                             "sinks",          "out_bias",     NULL};
+static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
 static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
-static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+static const char *const mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL};
 static const char *const pos_names[] = {"rotary", "learned", "alibi", NULL};
 
 static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
@@ -436,12 +444,102 @@ static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
         (st = tp_io__get_int(moe, "moe", "first_dense", OPTIONAL, 0, TP_MAX_LAYERS, NULL,
                              &m->moe_first_dense, err)) != TP_OK ||
         (st = tp_io__get_int(moe, "moe", "layer_freq", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
-                             &m->moe_layer_freq, err)) != TP_OK)
+                             &m->moe_layer_freq, err)) != TP_OK ||
+        (st = tp_io__get_bool(moe, "router_bias", &m->router_bias, err)) != TP_OK ||
+        (st = get_num(moe, "moe", "imbalance", OPTIONAL, 0, 1.0, 1e3, &m->moe_imbalance, err)) !=
+            TP_OK ||
+        (st = get_num(moe, "moe", "capacity_factor", OPTIONAL, 0, 0.01, 1e3,
+                      &m->moe_capacity_factor, err)) != TP_OK)
         return st;
     if (m->topk > m->num_experts)
         return tp_error_set(err, TP_ERR_CONFIG, "moe.topk",
                             "\"moe.topk\" (%lld) must not exceed \"moe.num_experts\" (%lld)",
                             (long long)m->topk, (long long)m->num_experts);
+    return TP_OK;
+}
+
+/* An object-valued key: absent is fine, anything but an object is an error. */
+static tp_status get_object(json_t *root, const char *key, const char *const *keys, json_t **out,
+                            tp_error *err)
+{
+    json_t *v = json_object_get(root, key);
+    *out = NULL;
+    if (!v)
+        return TP_OK;
+    if (!json_is_object(v)) {
+        char what[64];
+        tp_io__describe(v, what, sizeof what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key,
+                            what);
+    }
+    *out = v;
+    return check_keys(v, key, keys, err);
+}
+
+/* "mla": multi-head latent attention (model.c design note). */
+static tp_status parse_mla(json_t *root, tp_model *m, tp_error *err)
+{
+    json_t *o;
+    tp_status st = get_object(root, "mla", mla_keys, &o, err);
+    if (st != TP_OK || !o)
+        return st;
+    if ((st = tp_io__get_int(o, "mla", "kv_lora_rank", REQUIRED, 1, TP_MAX_DIM, NULL,
+                             &m->kv_lora_rank, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "q_lora_rank", OPTIONAL, 0, TP_MAX_DIM, NULL,
+                             &m->q_lora_rank, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "qk_rope_head_dim", REQUIRED, 0, TP_MAX_DIM, NULL,
+                             &m->qk_rope_head_dim, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "qk_nope_head_dim", REQUIRED, 0, TP_MAX_DIM, NULL,
+                             &m->qk_nope_head_dim, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "mla", "v_head_dim", REQUIRED, 1, TP_MAX_DIM, NULL,
+                             &m->v_head_dim, err)) != TP_OK)
+        return st;
+    if (m->qk_rope_head_dim + m->qk_nope_head_dim < 1)
+        return tp_error_set(err, TP_ERR_CONFIG, "mla.qk_nope_head_dim",
+                            "\"mla.qk_nope_head_dim\" + \"mla.qk_rope_head_dim\" must be at "
+                            "least 1");
+    return TP_OK;
+}
+
+/* "attention": windows, QK-norm, sinks, biases on q/k/v/o alone. */
+static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
+{
+    json_t *o;
+    tp_status st = get_object(root, "attention", attention_keys, &o, err);
+    if (st != TP_OK || !o)
+        return st;
+    int qk;
+    if ((st = tp_io__get_int(o, "attention", "sliding_window", OPTIONAL, 1, TP_MAX_SEQ, NULL,
+                             &m->sliding_window, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "attention", "global_every", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
+                             &m->global_every, err)) != TP_OK ||
+        (st = tp_io__get_bool(o, "sinks", &m->attn_sinks, err)) != TP_OK ||
+        (st = tp_io__get_bool(o, "out_bias", &m->attn_out_bias, err)) != TP_OK)
+        return st;
+    const json_t *v = json_object_get(o, "qk_norm");
+    if (v) {
+        qk = -1;
+        for (int i = 0; qk_norm_names[i] && json_is_string(v); i++)
+            if (strcmp(json_string_value(v), qk_norm_names[i]) == 0)
+                qk = i;
+        if (qk < 0) {
+            char what[64];
+            tp_io__describe(v, what, sizeof what);
+            return tp_error_set(err, TP_ERR_CONFIG, "attention.qk_norm",
+                                "\"attention.qk_norm\" must be one of \"none\", \"head\", "
+                                "\"full\", got %s",
+                                what);
+        }
+        m->qk_norm = (tp_qk_norm)qk;
+    }
+    if (m->global_every > 0 && m->sliding_window == 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
+                            "\"attention.global_every\" needs \"attention.sliding_window\"");
+    if (m->global_every > m->num_layers)
+        return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
+                            "\"attention.global_every\" (%lld) must not exceed \"num_layers\" "
+                            "(%lld)",
+                            (long long)m->global_every, (long long)m->num_layers);
     return TP_OK;
 }
 
@@ -483,6 +581,15 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     json_t *moe = json_object_get(root, "moe");
     if (moe)
         TRY(parse_moe(moe, &m, err));
+    TRY(parse_mla(root, &m, err));
+    TRY(parse_attention(root, &m, err));
+    TRY(tp_io__get_int(root, NULL, "mtp_layers", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m.mtp_layers,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "norms_per_layer", OPTIONAL, 1, 8, NULL, &m.norms_per_layer,
+                       err));
+    bool norm_bias = true;
+    TRY(tp_io__get_bool(root, "norm_bias", &norm_bias, err));
+    m.norm_no_bias = !norm_bias;
     m.norm = (tp_norm)norm;
     m.mlp = (tp_mlp)mlp;
     m.pos = (tp_pos)pos;
@@ -519,6 +626,9 @@ tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out,
     }
     if (json_object_get(root, "model_type") || json_object_get(root, "architectures"))
         return tp_io__hf_model_parse(root, origin, out, err);
+    if (json_object_get(root, "dim") && json_object_get(root, "n_layers") &&
+        json_object_get(root, "kv_lora_rank"))
+        return tp_io__deepseek_native_parse(root, origin, out, err);
     return parse_trainplan_model(root, origin, out, err);
 }
 

@@ -87,11 +87,52 @@ static bool result_finite(const tp_config *c, const tp_result *r)
     return mem_finite(&r->memory) && mem_finite(&r->stage_first) && mem_finite(&r->stage_last);
 }
 
+/* The issue-16 architecture features, one line each, only when present. */
+static void section_model_features(FILE *f, const tp_model *m, const tp_params *p)
+{
+    char a[32];
+    if (m->kv_lora_rank > 0)
+        fprintf(f,
+                "  attention       multi-latent: q rank %lld, kv rank %lld, head dims %lld nope + "
+                "%lld rope, v %lld\n",
+                (long long)m->q_lora_rank, (long long)m->kv_lora_rank,
+                (long long)m->qk_nope_head_dim, (long long)m->qk_rope_head_dim,
+                (long long)m->v_head_dim);
+    if (m->sliding_window > 0) {
+        if (m->global_every > 0)
+            fprintf(f, "  window          %lld tokens; 1 layer in %lld global\n",
+                    (long long)m->sliding_window, (long long)m->global_every);
+        else
+            fprintf(f, "  window          %lld tokens on every layer\n",
+                    (long long)m->sliding_window);
+    }
+    if (m->qk_norm != TP_QK_NORM_NONE || m->attn_sinks || m->router_bias || m->attn_out_bias)
+        fprintf(f, "  extras         %s%s%s%s\n",
+                m->qk_norm == TP_QK_NORM_HEAD   ? " QK-norm per head;"
+                : m->qk_norm == TP_QK_NORM_FULL ? " QK-norm full width;"
+                                                : "",
+                m->attn_sinks ? " attention sinks;" : "", m->router_bias ? " router bias;" : "",
+                m->attn_out_bias ? " q/k/v/o biases;" : "");
+    if (m->num_experts > 0 && (m->moe_imbalance > 0.0 || m->moe_capacity_factor > 0.0)) {
+        if (m->moe_capacity_factor > 0.0)
+            fprintf(f, "  expert load     busiest rank %.3g x the mean, capacity factor %.3g\n",
+                    tp_moe_load(m), m->moe_capacity_factor);
+        else
+            fprintf(f, "  expert load     busiest rank %.3g x the mean, dropless\n",
+                    tp_moe_load(m));
+    }
+    if (m->mtp_layers > 0)
+        fprintf(f, "  MTP             %lld multi-token prediction module(s), %s parameters\n",
+                (long long)m->mtp_layers, tp_io_commas(p->mtp, a, sizeof a));
+}
+
 static void section_model(FILE *f, const tp_model *m, const tp_params *p)
 {
     char a[32], b[32];
     int64_t kv = tp_kv_heads(m);
     int64_t hd = tp_head_dim(m);
+    if (m->kv_lora_rank > 0) /* MLA: the q/k head width */
+        hd = m->qk_nope_head_dim + m->qk_rope_head_dim;
     char name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     fprintf(f, "Model: %s\n",
             m->name[0] ? tp_io_safe_text(m->name, name, sizeof name) : "(unnamed)");
@@ -104,7 +145,10 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
             (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads, (long long)kv,
             (long long)hd, (long long)m->ffn_hidden, tp_io_commas(m->vocab, a, sizeof a));
     fprintf(f, "  layers          %s MLP, %s, %s embeddings%s\n",
-            m->mlp == TP_MLP_SWIGLU ? "SwiGLU" : "GELU",
+            m->mlp == TP_MLP_SWIGLU   ? "SwiGLU"
+            : m->mlp == TP_MLP_SQRELU ? "squared-ReLU"
+            : m->mlp == TP_MLP_GEGLU  ? "GeGLU"
+                                      : "GELU",
             m->norm == TP_NORM_RMSNORM ? "RMSNorm" : "LayerNorm",
             m->tie_embeddings ? "tied" : "untied", m->linear_bias ? ", linear biases" : "");
     if (m->num_experts > 0) {
@@ -115,6 +159,7 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
                 (long long)m->num_experts, (long long)m->topk, (long long)fe,
                 (long long)m->num_shared_experts, (long long)p->num_moe_layers);
     }
+    section_model_features(f, m, p);
     fprintf(f, "  breakdown       embedding %s, output head %s, norms %s (parameters)\n",
             tp_io_commas(p->embedding, a, sizeof a), tp_io_commas(p->output_head, b, sizeof b),
             tp_io_commas(p->norms, (char[32]){0}, 32));

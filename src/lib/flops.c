@@ -8,7 +8,11 @@
  *   attention projections  2*(h*q + 2*h*kv + q*h)
  *   attention core         2*2*s*q (QK^T and AV), halved under the causal
  *                          convention (default: it is what FlashAttention
- *                          executes; TP_ATTN_FLOPS_FULL keeps PaLM's 12LHQT)
+ *                          executes; TP_ATTN_FLOPS_FULL keeps PaLM's 12LHQT);
+ *                          with a sliding window scaled by tp__window_scale
+ *   MLA                    projections per model.c's design note, core
+ *                          2*s*a*(d_qk + d_v)
+ *   MTP module             2*2h*h + one layer + logits (its own head pass)
  *   dense MLP              2*h*f*(3 SwiGLU | 2 GeLU)
  *   MoE MLP                2*h*f_e*(3|2)*k + 2*h*f_sh*(3|2) + 2*h*E router
  *   logits                 2*h*V (padded V)
@@ -56,12 +60,16 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
     double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     double L = (double)m->num_layers, L_moe = (double)P->num_moe_layers, L_dense = L - L_moe;
-    double gate = m->mlp == TP_MLP_SWIGLU ? 3.0 : 2.0;
+    double gate = tp_mlp_gated(m->mlp) ? 3.0 : 2.0;
 
-    double proj = 2.0 * (h * q + 2.0 * h * kv + q * h);
-    double core = 4.0 * s * q;
-    if (c->opts.attn_flops == TP_ATTN_FLOPS_CAUSAL)
+    (void)kv;
+    double proj = 2.0 * (double)tp__attn_proj_macs(m);
+    /* QK^T over the q width, AV over the v width (= q but under MLA) */
+    double core = 2.0 * s * (q + (double)tp__v_width(m));
+    bool causal = c->opts.attn_flops == TP_ATTN_FLOPS_CAUSAL;
+    if (causal)
         core *= 0.5;
+    core *= tp__window_scale(m, s, causal);
     double mlp = 2.0 * h * (double)m->ffn_hidden * gate;
     double moe = 0.0, shared = 0.0;
     if (m->num_experts > 0) {
@@ -74,7 +82,11 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     }
     double logits = 2.0 * h * V;
     double layers_fwd = L * (proj + core) + L_dense * mlp + L_moe * moe;
-    double fwd = layers_fwd + logits;
+    /* MTP module: eh_proj (2h -> h), one layer, and its own pass through the
+     * shared output head (model.c design note) */
+    double mtp = (double)m->mtp_layers *
+                 (2.0 * 2.0 * h * h + proj + core + (m->num_experts > 0 ? moe : mlp) + logits);
+    double fwd = layers_fwd + mtp + logits;
 
     out->model_per_token = 3.0 * fwd;
     out->attn_per_token = 3.0 * L * core;

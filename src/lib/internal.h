@@ -13,6 +13,19 @@ int64_t tp__padded_vocab(int64_t vocab, int64_t pad);
 /** Query width a*d_h and key/value width n_kv*d_h. */
 int64_t tp__q_width(const tp_model *m);
 int64_t tp__kv_width(const tp_model *m);
+/* Issue-16 architecture helpers (model.c design note). */
+bool tp__is_mla(const tp_model *m);
+int64_t tp__v_width(const tp_model *m);
+int64_t tp__kv2_width(const tp_model *m);
+int64_t tp__attn_proj_macs(const tp_model *m);
+int64_t tp__attn_replicated_macs(const tp_model *m);
+int64_t tp__attn_replicated_params(const tp_model *m);
+int64_t tp__norm_params(const tp_model *m);
+/* Norms in one layer: norms_per_layer, or 2. */
+int64_t tp__layer_norms(const tp_model *m);
+int64_t tp__router_params(const tp_model *m);
+/* Mean over layers of the score work with the window over that without (1 = no window). */
+double tp__window_scale(const tp_model *m, double s, bool causal);
 int64_t tp__kv_heads(const tp_model *m);
 /** Parameters of one MLP of width f (weights + biases). */
 int64_t tp__mlp_params(const tp_model *m, int64_t f);

@@ -87,7 +87,8 @@
  * Known approximations: biases of row-parallel linears are counted as split;
  * embedding-stage token ids and dropout masks are ignored (< 0.1%);
  * the interleaved in-flight count for stages i > 0 is the 1F1B count scaled
- * by the same interleaving penalty; load imbalance of MoE routing ignored.
+ * by the same interleaving penalty; MoE routing is balanced unless
+ * model.moe_imbalance says otherwise (tp_moe_load: the busiest rank).
  */
 #include <assert.h>
 #include <math.h>
@@ -112,20 +113,21 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
     int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
     int64_t n_dense = layers - n_moe;
     int64_t h = m->hidden;
-    double norm_w = (m->norm == TP_NORM_LAYERNORM ? 2.0 : 1.0) * (double)h;
+    double norm_w = (double)tp__norm_params(m);
+    /* replicated on every TP rank: two norms, MLA down-projections, QK-norms */
+    double whole = (double)tp__layer_norms(m) * norm_w + (double)tp__attn_replicated_params(m);
     stage_params sp = {0};
 
-    /* Dense layers: everything but the two norms is split t ways. */
-    double dense_layer = ((double)P->per_layer_dense - 2.0 * norm_w) / tpz + 2.0 * norm_w;
+    /* Dense layers: everything but the replicated weights is split t ways. */
+    double dense_layer = ((double)P->per_layer_dense - whole) / tpz + whole;
     sp.dense += (double)n_dense * dense_layer;
     double largest = n_dense > 0 ? dense_layer : 0.0;
     if (n_moe > 0) {
-        double E = (double)m->num_experts;
         double routed = (double)P->moe_routed / (double)P->num_moe_layers;
         double shared = (double)P->moe_shared / (double)P->num_moe_layers;
-        double router = (double)m->hidden * E;
-        double non_expert = (double)P->per_layer_moe - routed - shared - router - 2.0 * norm_w;
-        double layer_dense = (non_expert + shared) / tpz + router + 2.0 * norm_w;
+        double router = (double)tp__router_params(m);
+        double non_expert = (double)P->per_layer_moe - routed - shared - router - whole;
+        double layer_dense = (non_expert + shared) / tpz + router + whole;
         double layer_expert = routed / (etp * ep);
         sp.dense += (double)n_moe * layer_dense;
         sp.expert += (double)n_moe * layer_expert;
@@ -140,6 +142,12 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
     bool first = stage == 0, last = stage == t->pp - 1;
     if (first)
         sp.ends += table + positions;
+    if (last && P->mtp > 0) {
+        /* MTP modules sit after the last layer (Megatron: on the last stage) */
+        double mtp_routed = (double)P->mtp_routed;
+        sp.dense += ((double)P->mtp - mtp_routed) / tpz;
+        sp.expert += mtp_routed / (tpz * ep);
+    }
     if (last) {
         sp.ends += norm_w; /* final norm */
         if (!m->tie_embeddings || t->pp > 1)
@@ -168,7 +176,7 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     double f = (double)m->ffn_hidden;
     double input = 2.0 * h;
     double saved = 2.0 * q + 4.0 * a; /* attention output and its log-sum-exp */
-    if (m->mlp == TP_MLP_SWIGLU)
+    if (tp_mlp_gated(m->mlp))
         saved += 2.0 * q + 2.0 * kv; /* wq, wv */
     else
         saved += 2.0 * (q + 2.0 * kv); /* fused qkv */
@@ -176,7 +184,7 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
         double fe = (double)tp_expert_ffn_hidden(m);
         double k = (double)m->topk;
         saved += k * (2.0 * fe + 2.0 * h) + 2.0 * h;
-    } else if (m->mlp == TP_MLP_SWIGLU) {
+    } else if (tp_mlp_gated(m->mlp)) {
         saved += 2.0 * f + 2.0 * h; /* w1, w2 */
     } else {
         saved += 2.0 * f; /* fc1 */
@@ -205,15 +213,24 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     }
 
     double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
-    double mlp_mult = m->mlp == TP_MLP_SWIGLU ? 6.0 : 4.0; /* bytes per f element */
+    double mlp_mult = tp_mlp_gated(m->mlp) ? 6.0 : 4.0; /* bytes per f element */
     /* Unsharded by TP unless SP: LN inputs (2h x2), QKV input 2h, FC1 input 2h. */
     double replicated = 8.0 * h + (t->dropout ? 2.0 * h : 0.0);
     /* Sharded by TP: Q, K, V, O and the attention statistics. */
-    double sharded = 2.0 * q + 4.0 * kv + 2.0 * q;
+    (void)kv;
+    double sharded = 2.0 * q + 2.0 * (double)tp__kv2_width(m) + 2.0 * (double)tp__v_width(m);
+    if (tp__is_mla(m)) /* the latents the up-projections keep (model.c design note) */
+        replicated += 2.0 * (double)(m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
     if (t->flash_attn)
         sharded += 4.0 * a; /* fp32 log-sum-exp per head */
-    if (keep_scores)        /* per query token: scores against the s/c keys of one ring block */
-        sharded += a * (s / (double)t->cp) * (t->dropout ? 5.0 : 2.0);
+    if (keep_scores) {      /* per query token: scores against the s/c keys of one ring block */
+        double keys = s / (double)t->cp;
+        /* every layer local: the window caps the keys; with global layers the
+         * peak layer is a global one */
+        if (m->sliding_window > 0 && m->global_every == 0 && (double)m->sliding_window < keys)
+            keys = (double)m->sliding_window;
+        sharded += a * keys * (t->dropout ? 5.0 : 2.0);
+    }
     if (rc & TP_RC_LAYERNORM)
         replicated -= 4.0 * h; /* the norms' outputs: QKV and FC1 inputs */
     if (!moe) {
@@ -225,7 +242,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         double fe = (double)tp_expert_ffn_hidden(m);
         double fsh = (double)m->shared_ffn_hidden +
                      (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
-        double k = (double)m->topk;
+        double k = (double)m->topk * tp_moe_load(m); /* the busiest rank's copies */
         /* Each routed copy stores its permuted input (2h, not TP-split) and the
          * expert MLP tensors (split by expert TP = t). With an expert TP t_e
          * apart from t the ETP group gathers t_e / t times the tokens this

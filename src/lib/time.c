@@ -17,6 +17,8 @@
  *           * (t_e/t) tokens and the FC1/FC2 shapes of f_e split t_e ways
  *           (expert TP t_e = etp, default t); shared experts as FC1/FC2
  *      logits (last stage) M=T N=V/t K=h
+ *      MTP modules (last stage) eh_proj M=T N=h/t K=2h, one layer and
+ *                             one more logits pass each
  *    time = 2MNK / (peak * eff), eff = gemm * I / (I + I_half), where
  *    I = 1/(1/M + 1/N + 1/K) is the GEMM's arithmetic intensity in
  *    FLOP per 2-byte element. This is the additive roofline
@@ -226,19 +228,35 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     double T = x->T, tt = x->tt, h = x->h, q = x->q, kv = x->kv;
     double b = (double)t->micro_batch, s = (double)t->seq_len;
 
-    double g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
-    double g_o = gemm_s(x, T, h, q / tt);
+    double g_qkv, g_o;
+    if (tp__is_mla(&c->model)) {
+        /* MLA (model.c design note): the down-projections run whole on every
+         * TP rank, the up-projections and o_proj split t ways */
+        const tp_model *m = &c->model;
+        double a = (double)m->num_heads, rq = (double)m->q_lora_rank;
+        double lat = (double)(m->kv_lora_rank + m->qk_rope_head_dim);
+        double kv_up = a * (double)(m->qk_nope_head_dim + m->v_head_dim);
+        g_qkv = gemm_s(x, T, lat, h) + gemm_s(x, T, kv_up / tt, (double)m->kv_lora_rank);
+        g_qkv += rq > 0.0 ? gemm_s(x, T, rq, h) + gemm_s(x, T, q / tt, rq) : gemm_s(x, T, q / tt, h);
+        g_o = gemm_s(x, T, h, (double)tp__v_width(m) / tt);
+    } else {
+        g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
+        g_o = gemm_s(x, T, h, q / tt);
+    }
     o->gemm_fwd += g_qkv + g_o;
 
-    /* attention core: per CP rank 1/c of the causal work (header 2) */
-    double core_flops = 4.0 * b * s * s * q / (x->cc * tt) * 0.5;
+    /* attention core: per CP rank 1/c of the causal work (header 2), QK^T
+     * over the q width and AV over the v width, capped by a window */
+    double qv = 0.5 * (q + (double)tp__v_width(&c->model));
+    double core_flops = 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 *
+                        tp__window_scale(&c->model, s, true);
     double attn_f, attn_b;
     if (t->flash_attn) {
         attn_f = core_flops / (x->peak_attn * x->attn_eff);
         attn_b = 2.5 * attn_f;
     } else {
         double heads = (double)c->model.num_heads / tt;
-        double scores = b * heads * s * s / x->cc * 0.5;
+        double scores = b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true);
         /* 16-bit scores: QK^T writes them, the fused softmax reads and
          * writes them, AV reads them (8 B forward, 16 B backward); attention
          * dropout (Megatron --attention-dropout, on with t->dropout) reads
@@ -266,7 +284,7 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
 
     /* CP ring exchange of K and V, hidden under the step's attention (4.8) */
     if (t->cp > 1) {
-        double kv_bytes = 2.0 * T * kv / tt * 2.0;
+        double kv_bytes = T * (double)tp__kv2_width(&c->model) / tt * 2.0;
         double step_f =
             tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, kv_bytes, &x->cp_pl);
         double steps = x->cc - 1.0;
@@ -360,7 +378,7 @@ static void recompute_part(const ctx *x, cost *o, const module_parts *mp)
 
 static double act_bytes_per_f(const tp_model *m)
 {
-    return m->mlp == TP_MLP_SWIGLU ? 6.0 : 4.0;
+    return tp_mlp_gated(m->mlp) ? 6.0 : 4.0;
 }
 
 static void dense_layer(const ctx *x, cost *o)
@@ -387,7 +405,7 @@ static void dense_layer(const ctx *x, cost *o)
         mp.mlp_fwd = g1 + g2 + T * act_bytes_per_f(&c->model) * f / tt / x->mem_bw;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
-        if (c->model.mlp == TP_MLP_SWIGLU)
+        if (tp_mlp_gated(c->model.mlp))
             o->sac_gemm =
                 gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) + gemm_s(x, T, f / tt, h);
         else
@@ -414,8 +432,8 @@ static void moe_layer(const ctx *x, cost *o)
     double et = x->et;     /* expert TP (= tt unless folded apart) */
     double local = E / ep; /* experts on this GPU */
     /* tokens per local expert: the ETP group gathers et / tt times what this
-     * GPU routes (x 1.0 exactly when et = tt) */
-    double Me = T * k * ep / E * (et / tt);
+     * GPU routes (x 1.0 exactly when et = tt), on the busiest rank */
+    double Me = T * k * ep / E * (et / tt) * tp_moe_load(m);
     if (Me < 1.0)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
@@ -429,7 +447,7 @@ static void moe_layer(const ctx *x, cost *o)
     o->fwd += g;
     o->bwd += 2.0 * g;
     double a = act_bytes_per_f(m);
-    shard += k * a * fe + a * fsh;
+    shard += k * tp_moe_load(m) * a * fe + a * fsh;
     if (c->train.precision == TP_PREC_FP8)
         shard += 3.0 * (k * fe + fsh);
     /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused
@@ -537,7 +555,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     x->q = (double)tp__q_width(m);
     x->kv = (double)tp__kv_width(m);
     x->f = (double)m->ffn_hidden;
-    x->gate = m->mlp == TP_MLP_SWIGLU ? 2.0 : 1.0;
+    x->gate = tp_mlp_gated(m->mlp) ? 2.0 : 1.0;
     x->V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     x->sp = t->sp && t->tp > 1;
     x->modules = t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules != 0 &&
@@ -757,6 +775,17 @@ void tp__step_time(const tp_config *c, tp_result *r)
         memset(&moe, 0, sizeof moe);
     embedding_part(&x, &emb);
     logits_part(&x, &head);
+    if (m->mtp_layers > 0) {
+        /* MTP modules on the last stage: eh_proj (2h -> h), one layer and a
+         * pass through the shared head each (model.c design note) */
+        cost mtp = head;
+        double g = gemm_s(&x, x.T, x.h / x.tt, 2.0 * x.h);
+        mtp.gemm_fwd += g;
+        mtp.fwd += g;
+        mtp.bwd += 2.0 * g;
+        cost_axpy(&mtp, 1.0, m->num_experts > 0 ? &moe : &dense);
+        cost_axpy(&head, (double)m->mtp_layers, &mtp);
+    }
 
     /* Stage types: first, last, and the middle ones (header 6). */
     int64_t L = m->num_layers, p = t->pp;

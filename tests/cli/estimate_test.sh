@@ -50,6 +50,9 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --tie-embeddings --no-tie-embeddings --experts --topk --moe-ffn-hidden --shared-experts
 --bias --position --max-positions --rope-theta --rope-scaling --rope-factor --norm-eps
 --shared-ffn-hidden --moe-first-dense --moe-layer-freq
+--q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
+--sliding-window --global-every --qk-norm --attn-sinks --router-bias --moe-imbalance
+--moe-capacity-factor
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --etp --zero --fsdp --distributed-optimizer
@@ -535,5 +538,24 @@ run estimate --model llama-3-70b --gpus 64 --tp 8 --pp 4 --seq-len 8192 --global
 has "collectives text" "  TP all-reduce              20480 x 134.2 MB on 8 GPUs (1 node) at 369 GB/s busbw: 0.649 ms each, 13.2820 s"
 expect_error "trainplan: error: --measured-tokens-per-s: 1.5e+07 tokens/s is 977% MFU on 64 x h100-sxm: more than the peak (is it per GPU? this flag takes the whole job's)" \
     estimate --model llama-2-7b --gpu h100-sxm --gpus 64 --measured-tokens-per-s 15e6
+# ---------------------------------------------------------------- issue 16: real HF configs
+# the ignored keys of a config.json are listed, and the model reads its MLA, MTP and MoE
+cfg="$SRC/tests/data/hf/deepseek-v3/config.json"
+run estimate --model "$cfg" --json
+if [ "$rc" -eq 0 ] && grep -Fq "$cfg: ignored (no effect on the parameters or the FLOPs): attention_dropout, auto_map," "$tmp/err"
+then ok; else bad "deepseek-v3 config.json: exit $rc, no ignored-keys note: $(cat "$tmp/err")"; fi
+check_json "deepseek-v3 config.json" "j['params']['total'] == 682636487424" \
+    "j['params']['breakdown']['mtp'] == 11610068224" "j['model']['kv_lora_rank'] == 512" \
+    "j['model']['mtp_layers'] == 1" "j['model']['router_bias'] is True"
+# a DeepSeek-V3 plan exported as a Megatron launch imports back as the same model
+ds_flags="--model deepseek-v3 --gpus 64 --ep 8 --global-batch 64 --seq-len 4096"
+# shellcheck disable=SC2086
+"$T" export --format megatron $ds_flags --out "$tmp/ds.sh" --force 2>/dev/null
+run estimate --from-megatron "$tmp/ds.sh" --gpus 64 --vocab 129280 --json
+check_json "deepseek-v3 megatron round trip" "j['params']['total'] == 682636487424" \
+    "j['model']['kv_lora_rank'] == 512" "j['model']['mtp_layers'] == 1"
+run estimate --model llama-3-8b --json
+check_json "no new keys for a plain model" "'kv_lora_rank' not in j['model']" \
+    "'mtp' not in j['params']['breakdown']" "'sliding_window' not in j['model']"
 
 finish

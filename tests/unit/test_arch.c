@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The 2024-26 architecture features (issue 16; model.c's design note):
+ * multi-latent attention, fine-grained MoE with router bias and MTP,
+ * sliding windows, sinks, QK-norm. Exact parameter counts against the
+ * published totals (from real config files in tests/data/hf, README there
+ * cites each), FLOPs against hand derivations written out here, the TP
+ * split of MLA, the metamorphic "a window of the whole sequence is full
+ * attention", and the refusals of what cannot be counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "helpers.h"
+#include "internal.h"
+#include "export.h"
+#include "import.h"
+#include "io.h"
+#include "tp/tp.h"
+
+#define HF_DIR TP_SOURCE_DIR "/tests/data/hf/"
+
+/* DeepSeek-V3 as its HF config.json states it, MTP left out (mtp = 0). */
+static tp_model deepseek_v3(void)
+{
+    tp_model m = llama(61, 7168, 128, 0, 18432, 129280, false);
+    m.kv_lora_rank = 512;
+    m.q_lora_rank = 1536;
+    m.qk_rope_head_dim = 64;
+    m.qk_nope_head_dim = 128;
+    m.v_head_dim = 128;
+    m.num_experts = 256;
+    m.topk = 8;
+    m.moe_ffn_hidden = 2048;
+    m.num_shared_experts = 1;
+    m.moe_first_dense = 3;
+    m.moe_layer_freq = 1;
+    m.router_bias = true;
+    return m;
+}
+
+static tp_params params_of(const tp_model *m)
+{
+    tp_params p;
+    tp_error err;
+    if (tp_model_params(m, 0, &p, &err) != TP_OK) {
+        print_error("%s: %s\n", err.path, err.message);
+        fail();
+    }
+    return p;
+}
+
+static tp_model load(const char *path)
+{
+    tp_model m;
+    tp_error err;
+    if (tp_io_model_load(path, &m, &err) != TP_OK) {
+        print_error("%s: %s: %s\n", path, err.path, err.message);
+        fail();
+    }
+    return m;
+}
+
+/* DeepSeek-V2 paper section 2.1 shapes, summed by hand (model.c design note). */
+static void test_mla_params(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    tp_params p = params_of(&m);
+    /* q_a 7168*1536 + norm 1536 + q_b 1536*128*192 + kv_a 7168*576 + norm 512
+     * + kv_b 512*128*256 + o 128*128*7168 */
+    int64_t attn = 11010048 + 1536 + 37748736 + 4128768 + 512 + 16777216 + 117440512;
+    assert_int_equal(attn, 187107328);
+    assert_int_equal(p.attention, 61 * attn);
+    /* DeepSeek's published total (README_WEIGHTS.md "671B"), exactly */
+    assert_int_equal(p.total, 671026419200LL);
+    /* the 256 correction biases of each of the 58 MoE layers are in it */
+    assert_int_equal(p.router, 58 * (7168 * 256 + 256));
+    /* 8 of 256 routed experts per token: 37,552,297,472 (paper: "37B activated") */
+    assert_int_equal(p.active, 37552297472LL);
+    assert_int_equal(p.mtp, 0);
+
+    /* one MTP module: enorm + hnorm + eh_proj 2h*h + one MoE layer + its norm */
+    m.mtp_layers = 1;
+    tp_params q = params_of(&m);
+    assert_int_equal(q.mtp, 3 * 7168 + 2LL * 7168 * 7168 + p.per_layer_moe);
+    assert_int_equal(q.mtp, 11610068224LL);
+    assert_int_equal(q.total, 671026419200LL + 11610068224LL);
+    assert_int_equal(q.mtp_routed, 256LL * 3 * 7168 * 2048);
+    assert_int_equal(q.active - p.active, q.mtp - 248LL * 3 * 7168 * 2048);
+}
+
+/* Forward FLOPs per token of DeepSeek-V3, written out term by term. */
+static void test_mla_flops(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(deepseek_v3());
+    c.train.seq_len = 4096;
+    c.train.pad_vocab_to = 1;
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    tp_result r;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    double h = 7168, s = 4096, a = 128, V = 129280;
+    /* projections: the weight count less the two latent norms, 2 FLOP each */
+    double proj = 2.0 * (187107328.0 - 1536.0 - 512.0);
+    /* QK^T over d_qk = 192, AV over d_v = 128, causal half */
+    double core = 2.0 * s * a * (192.0 + 128.0) * 0.5;
+    double dense = 2.0 * 3.0 * h * 18432.0;
+    double moe = 2.0 * 3.0 * h * 2048.0 * (8 + 1) + 2.0 * h * 256.0;
+    double fwd = 61.0 * (proj + core) + 3.0 * dense + 58.0 * moe + 2.0 * h * V;
+    assert_rel(r.flops.model_per_token, 3.0 * fwd, 1e-12);
+    assert_rel(r.flops.attn_per_token, 3.0 * 61.0 * core, 1e-12);
+    /* Megatron's num_floating_point_operations MLA term (its norm "+1"s aside):
+     * q_lora*(h + a*d_qk) + kv_lora*(h + a*(d_nope + d_v)) + h*d_rope + a*d_v*h
+     * + s*a*d_qk/2 + s*a*d_v/2, in MACs */
+    double megatron_macs = 1536.0 * (h + a * 192.0) + 512.0 * (h + a * 256.0) + h * 64.0 +
+                           a * 128.0 * h + s * a * 192.0 / 2.0 + s * a * 128.0 / 2.0;
+    assert_rel(2.0 * megatron_macs, proj + core, 1e-12);
+
+    /* one MTP module adds eh_proj, a MoE layer and a pass through the head */
+    c.model.mtp_layers = 1;
+    tp_result r2;
+    assert_int_equal(tp_eval(&c, &r2, &err), TP_OK);
+    double mtp = 2.0 * 2.0 * h * h + proj + core + moe + 2.0 * h * V;
+    assert_rel(r2.flops.model_per_token - r.flops.model_per_token, 3.0 * mtp, 1e-12);
+    /* and its work is on the (last) stage's critical path, its weights held there */
+    assert_true(r2.time.step_s > r.time.step_s);
+    assert_rel(r2.memory.params_on_gpu - r.memory.params_on_gpu, 11610068224.0, 1e-12);
+}
+
+/* MLA's down-projections and latent norms stay whole on every TP rank. */
+static void test_mla_tp_split(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    m.num_experts = 0; /* dense, so only TP splits */
+    m.topk = 0;
+    m.num_shared_experts = 0;
+    m.moe_first_dense = 0;
+    m.router_bias = false;
+    tp_config c = fixture_config(m);
+    c.train.pad_vocab_to = 1;
+    tp_result r1, r2;
+    tp_error err;
+    c.train.tp = 1;
+    assert_int_equal(tp_eval(&c, &r1, &err), TP_OK);
+    c.train.tp = 2;
+    c.train.num_gpus = 2;
+    c.train.global_batch = 1;
+    if (tp_eval(&c, &r2, &err) != TP_OK) {
+        print_error("%s: %s\n", err.path, err.message);
+        fail();
+    }
+    /* held(t) = split/t + whole: 2*held(2) - held(1) = whole */
+    double whole_per_layer = 7168.0 * (1536 + 512 + 64) + 1536 + 512 + 2 * 7168;
+    double whole = 61.0 * whole_per_layer + 7168;
+    assert_rel(2.0 * r2.memory.params_on_gpu - r1.memory.params_on_gpu, whole, 1e-12);
+}
+
+/* Bit-identical doubles. */
+static bool same(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Metamorphic: a window that covers the sequence is full attention. */
+static void test_window_of_the_sequence_is_full_attention(void **state)
+{
+    (void)state;
+    tp_model m = llama(36, 2880, 64, 8, 2880, 201088, false);
+    m.head_dim = 64;
+    tp_config c = fixture_config(m);
+    c.train.seq_len = 4096;
+    tp_result full, win;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+    static const int64_t windows[] = {4096, 4097, 1 << 20};
+    for (int flash = 0; flash < 2; flash++) {
+        c.train.flash_attn = flash;
+        c.model.sliding_window = 0;
+        c.model.global_every = 0;
+        assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+        for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+            for (int64_t every = 0; every <= 2; every++) {
+                c.model.sliding_window = windows[i];
+                c.model.global_every = every;
+                assert_int_equal(tp_eval(&c, &win, &err), TP_OK);
+                assert_true(same(win.flops.model_per_token, full.flops.model_per_token));
+                assert_true(same(win.flops.hardware_per_token, full.flops.hardware_per_token));
+                assert_true(same(win.memory.total_bytes, full.memory.total_bytes));
+                assert_true(same(win.time.step_s, full.time.step_s));
+            }
+        }
+    }
+    /* a window of 128 on every other layer (gpt-oss): the local layers do
+     * w - w^2/(2s) of the s/2 keys per query */
+    c.train.flash_attn = true;
+    c.model.sliding_window = 0;
+    c.model.global_every = 0;
+    assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+    c.model.sliding_window = 128;
+    c.model.global_every = 2;
+    assert_int_equal(tp_eval(&c, &win, &err), TP_OK);
+    double s = 4096, w = 128, local = (w - w * w / (2 * s)) / (s / 2);
+    assert_rel(win.flops.attn_per_token, full.flops.attn_per_token * (18 + 18 * local) / 36,
+               1e-12);
+    assert_true(win.time.step_s < full.time.step_s);
+}
+
+/* Real config files (tests/data/hf/README.md cites each) against published totals. */
+static void test_hf_families(void **state)
+{
+    (void)state;
+    tp_model ds = load(HF_DIR "deepseek-v3/config.json");
+    tp_params p = params_of(&ds);
+    assert_int_equal(ds.mtp_layers, 1);
+    assert_true(ds.router_bias);
+    assert_int_equal(ds.moe_first_dense, 3);
+    assert_int_equal(p.total - p.mtp, 671026419200LL);
+    assert_int_equal(p.mtp, 11610068224LL);
+
+    /* DeepSeek's own inference config gives the same model without MTP */
+    tp_model native = load(HF_DIR "deepseek-v3-native/config_671B.json");
+    tp_params pn = params_of(&native);
+    assert_int_equal(pn.total, 671026419200LL);
+    assert_int_equal(pn.active, 37552297472LL);
+
+    /* Kimi K2: 1,026,408,232,448 total, 32,861,500,928 active (card: 1T / 32B) */
+    tp_model kimi = load(HF_DIR "kimi-k2/config.json");
+    tp_params pk = params_of(&kimi);
+    assert_int_equal(pk.total, 1026408232448LL);
+    assert_int_equal(pk.active, 32861500928LL);
+    assert_int_equal(kimi.mtp_layers, 0);
+
+    /* gpt-oss-120b: 116,829,156,672 (model card Table 1: 116.83B; 5.13B active
+     * without the input embedding) */
+    tp_model oss = load(HF_DIR "gpt-oss-120b/config.json");
+    tp_params po = params_of(&oss);
+    assert_int_equal(po.total, 116829156672LL);
+    assert_int_equal(po.active - po.embedding, 5132849472LL);
+    assert_int_equal(oss.sliding_window, 128);
+    assert_int_equal(oss.global_every, 2);
+    assert_true(oss.attn_sinks && oss.router_bias && oss.linear_bias);
+
+    /* Qwen3-30B-A3B: 30.53B total, 3.35B active (model card) */
+    tp_model q3m = load(HF_DIR "qwen3-30b-a3b/config.json");
+    tp_params pq = params_of(&q3m);
+    assert_int_equal(pq.total, 30532122624LL);
+    assert_int_equal(pq.active, 3353032704LL);
+    assert_int_equal(q3m.qk_norm, TP_QK_NORM_HEAD);
+
+    /* Qwen3-8B: 8.2B total, 6.95B non-embedding (model card) */
+    tp_model q3 = load(HF_DIR "qwen3-8b/config.json");
+    tp_params p8 = params_of(&q3);
+    assert_int_equal(p8.total, 8190735360LL);
+    assert_int_equal(p8.total - p8.embedding - p8.output_head, 6946075648LL);
+
+    /* Gemma 2 9B: 9.24B; 4 norms per layer, GeGLU, tied, every other layer local */
+    tp_model g2 = load(HF_DIR "gemma-2-9b/config.json");
+    assert_int_equal(params_of(&g2).total, 9241705984LL);
+    assert_int_equal(g2.global_every, 2);
+    assert_int_equal(g2.mlp, TP_MLP_GEGLU);
+    /* Gemma 3 1B: 999,885,952; per-head QK-norm, 1 global layer in 6 */
+    tp_model g3 = load(HF_DIR "gemma-3-1b/config.json");
+    assert_int_equal(params_of(&g3).total, 999885952LL);
+    assert_int_equal(g3.sliding_window, 512);
+    assert_int_equal(g3.global_every, 6);
+    /* DBRX: 131.6B total, 36.5B active (Databricks: 132B / 36B); LayerNorm without bias */
+    tp_model dbrx = load(HF_DIR "dbrx/config.json");
+    tp_params pd = params_of(&dbrx);
+    assert_int_equal(pd.total, 131596523520LL);
+    assert_int_equal(pd.active, 36469708800LL);
+
+    /* the presets equal their config files */
+    static const char *const pairs[][2] = {{"deepseek-v3", "deepseek-v3/config.json"},
+                                           {"gpt-oss-120b", "gpt-oss-120b/config.json"},
+                                           {"qwen3-30b-a3b", "qwen3-30b-a3b/config.json"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, HF_DIR "%s", pairs[i][1]);
+        tp_model a = load(pairs[i][0]), b = load(path);
+        tp_params pa = params_of(&a), pb = params_of(&b);
+        assert_int_equal(pa.total, pb.total);
+        assert_int_equal(pa.active, pb.active);
+        assert_int_equal(pa.mtp, pb.mtp);
+    }
+}
+
+static void expect_lib_error(const tp_model *m, const char *path, const char *message)
+{
+    tp_params p;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    tp_status st = tp_model_params(m, 0, &p, &err);
+    if (st == TP_OK || strcmp(err.path, path) != 0 || strcmp(err.message, message) != 0) {
+        print_error("got %s [%s] %s\nwant [%s] %s\n", tp_strerror(st), err.path, err.message,
+                    path, message);
+        fail();
+    }
+}
+
+static void expect_parse_error(const char *text, const char *path, const char *message)
+{
+    tp_model m;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    tp_status st = tp_io_model_parse(text, "tests/error.json", &m, &err);
+    if (st != TP_ERR_CONFIG || strcmp(err.path, path) != 0 || strcmp(err.message, message) != 0) {
+        print_error("input %s\ngot %s [%s] %s\nwant config [%s] %s\n", text, tp_strerror(st),
+                    err.path, err.message, path, message);
+        fail();
+    }
+}
+
+#define HF_QWEN3_MOE                                                                               \
+    "\"model_type\":\"qwen3_moe\",\"hidden_size\":64,\"num_hidden_layers\":4,"                     \
+    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"                       \
+    "\"num_experts\":8,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32"
+
+/* What cannot be counted is refused, naming the field. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    m.num_kv_heads = 8;
+    expect_lib_error(&m, "model.num_kv_heads",
+                     "8 kv heads with multi-latent attention: MLA has per-head keys and values "
+                     "(leave kv heads unset or equal to the 128 heads)");
+    m = deepseek_v3();
+    m.attn_sinks = true;
+    expect_lib_error(&m, "model.kv_lora_rank",
+                     "multi-latent attention with attention biases, QK-norm or sinks cannot be "
+                     "counted (DeepSeek's MLA has none)");
+    m = deepseek_v3();
+    m.v_head_dim = 0;
+    expect_lib_error(&m, "model.v_head_dim",
+                     "multi-latent attention needs v_head_dim >= 1 (it is 0)");
+    m = llama(4, 64, 4, 0, 128, 100, false);
+    m.q_lora_rank = 16;
+    expect_lib_error(&m, "model.kv_lora_rank",
+                     "multi-latent attention dims are given but kv_lora_rank is 0 (MLA needs "
+                     "kv_lora_rank > 0)");
+    m = llama(4, 64, 4, 0, 128, 100, false);
+    m.global_every = 2;
+    expect_lib_error(&m, "model.global_every",
+                     "global_every 2 needs a sliding_window (it is 0)");
+    m.sliding_window = 16;
+    m.global_every = 5;
+    expect_lib_error(&m, "model.global_every", "5 is out of range [0, 4]");
+    m = llama(4, 64, 4, 0, 128, 100, false);
+    m.qk_norm = (tp_qk_norm)7;
+    expect_lib_error(&m, "model.qk_norm", "7 is not a QK-norm kind (none, head, full)");
+
+    expect_parse_error("{" HF_QWEN3_MOE ",\"mlp_only_layers\":[1]}", "mlp_only_layers",
+                       "\"mlp_only_layers\" must be empty: a list of dense layers is not a "
+                       "pattern trainplan can express (first dense layers, then every n-th)");
+    expect_parse_error("{\"model_type\":\"gpt_oss\",\"hidden_size\":64,\"num_hidden_layers\":3,"
+                       "\"num_attention_heads\":4,\"intermediate_size\":32,\"vocab_size\":100,"
+                       "\"num_local_experts\":4,\"num_experts_per_tok\":2,\"sliding_window\":8,"
+                       "\"layer_types\":[\"sliding_attention\",\"full_attention\","
+                       "\"full_attention\"]}",
+                       "layer_types",
+                       "\"layer_types\" is not a pattern trainplan can express (every n-th layer "
+                       "full attention, the others sliding)");
+    expect_parse_error("{\"model_type\":\"deepseek_v3\",\"hidden_size\":64,"
+                       "\"num_hidden_layers\":4,\"num_attention_heads\":4,"
+                       "\"intermediate_size\":128,\"vocab_size\":100,\"n_routed_experts\":8,"
+                       "\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,"
+                       "\"qk_rope_head_dim\":8,\"qk_nope_head_dim\":8,\"v_head_dim\":8}",
+                       "kv_lora_rank",
+                       "missing key \"kv_lora_rank\" (HF config.json, model_type deepseek_v3)");
+    expect_parse_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":2,\"hidden\":64,\"num_heads\":4,\"ffn_hidden\":128,"
+                       "\"vocab\":100,\"mla\":{\"kv_lora_rank\":16,\"qk_rope_head_dim\":8,"
+                       "\"qk_nope_head_dim\":8}}",
+                       "mla.v_head_dim", "missing key \"mla.v_head_dim\"");
+    expect_parse_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
+                       "\"num_layers\":2,\"hidden\":64,\"num_heads\":4,\"ffn_hidden\":128,"
+                       "\"vocab\":100,\"attention\":{\"window\":8}}",
+                       "attention.window", "unknown key \"attention.window\"");
+
+    expect_parse_error("{\"model_type\":\"nemotron_h\"}", "model_type",
+                       "model_type \"nemotron_h\" is not supported: a hybrid of Mamba-2 and "
+                       "attention layers; trainplan does not model Mamba layers (HF config.json)");
+    expect_parse_error("{\"model_type\":\"dbrx\",\"d_model\":64,\"n_heads\":4,\"n_layers\":2,"
+                       "\"vocab_size\":100,\"attn_config\":{\"kv_n_heads\":2}}",
+                       "ffn_config", "missing object \"ffn_config\" (HF config.json, model_type dbrx)");
+
+    /* a qwen3_moe with decoder_sparse_step 2: MoE on layers 1 and 3 */
+    tp_model q;
+    tp_error err;
+    assert_int_equal(tp_io_model_parse("{" HF_QWEN3_MOE ",\"decoder_sparse_step\":2}", NULL, &q,
+                                       &err),
+                     TP_OK);
+    assert_false(tp__layer_is_moe(&q, 0));
+    assert_true(tp__layer_is_moe(&q, 1));
+    assert_false(tp__layer_is_moe(&q, 2));
+    assert_true(tp__layer_is_moe(&q, 3));
+}
+
+/* A DeepSeek-V3 Megatron-LM launch (the MLA, MTP and router-bias arguments
+ * of Megatron-Core's DeepSeek-V3 recipe) imports as the same model. */
+static void test_megatron_import(void **state)
+{
+    (void)state;
+    static const char launch[] =
+        "--num-layers 61 --hidden-size 7168 --ffn-hidden-size 18432 "
+        "--num-attention-heads 128 --kv-channels 128 --multi-latent-attention "
+        "--q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 "
+        "--v-head-dim 128 --qk-layernorm --normalization RMSNorm --swiglu "
+        "--untie-embeddings-and-output-weights --disable-bias-linear "
+        "--position-embedding-type rope --num-experts 256 "
+        "--moe-layer-freq ([0]*3+[1]*58) --moe-ffn-hidden-size 2048 "
+        "--moe-shared-expert-intermediate-size 2048 --moe-router-topk 8 "
+        "--moe-router-enable-expert-bias --mtp-num-layers 1 --vocab-size 129280 "
+        "--seq-length 4096 --micro-batch-size 1 --global-batch-size 8192 --bf16";
+    tp_import im;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    if (tp_io_import_megatron(launch, "dsv3.sh", &im, &err) != TP_OK) {
+        print_error("%s: %s\n", err.path, err.message);
+        fail();
+    }
+    tp_params p = params_of(&im.model);
+    assert_int_equal(p.total, 682636487424LL);
+    assert_int_equal(p.mtp, 11610068224LL);
+    /* the equivalent trainplan flags rebuild it */
+    bool mla = false, mtp = false, bias = false, kv = false;
+    for (int i = 0; i + 1 < im.argc; i++) {
+        const char *a = im.argbuf + im.argoff[i], *v = im.argbuf + im.argoff[i + 1];
+        mla |= strcmp(a, "--kv-lora-rank") == 0 && strcmp(v, "512") == 0;
+        mtp |= strcmp(a, "--mtp-layers") == 0 && strcmp(v, "1") == 0;
+        kv |= strcmp(a, "--kv-heads") == 0 && strcmp(v, "128") == 0;
+    }
+    assert_true(kv);
+    for (int i = 0; i < im.argc; i++)
+        bias |= strcmp(im.argbuf + im.argoff[i], "--router-bias") == 0;
+    assert_true(mla && mtp && bias);
+
+    /* the trainplan flags of a changed preset carry the features back */
+    tp_config c = fixture_config(load("deepseek-v3"));
+    c.model.mtp_layers = 2;
+    char *flags = tp_io_config_flags(&c);
+    assert_non_null(flags);
+    assert_non_null(strstr(flags, " --kv-lora-rank 512 "));
+    assert_non_null(strstr(flags, " --mtp-layers 2 "));
+    assert_non_null(strstr(flags, " --router-bias "));
+    free(flags);
+
+    /* a window of 4096 left tokens, every 4th layer global; squared ReLU */
+    static const char nemo[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+                               "--seq-length 8192 --micro-batch-size 1 --squared-relu "
+                               "--window-size \"(4095, 0)\" --window-attn-skip-freq 4 --bf16";
+    assert_int_equal(tp_io_import_megatron(nemo, NULL, &im, &err), TP_OK);
+    assert_int_equal(im.model.sliding_window, 4096);
+    assert_int_equal(im.model.global_every, 4);
+    assert_int_equal(im.model.mlp, TP_MLP_SQRELU);
+    /* a window that looks ahead is not causal attention */
+    static const char ahead[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+                                "--seq-length 8192 --micro-batch-size 1 --window-size 128,16 --bf16";
+    assert_int_equal(tp_io_import_megatron(ahead, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.path, "--window-size");
+    assert_string_equal(err.message,
+                        "\"--window-size\" 128,16 looks ahead 16 tokens; a causal window has "
+                        "RIGHT 0");
+}
+
+/* Expert load: balanced by default; the busiest rank's work scales, FLOPs do not. */
+static void test_expert_load(void **state)
+{
+    (void)state;
+    tp_model m = llama(8, 1024, 8, 0, 4096, 1000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    m.moe_layer_freq = 1;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 8;
+    c.train.ep = 8;
+    c.train.global_batch = 8;
+    tp_result r1, r2, r3, r4;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &r1, &err), TP_OK);
+    c.model.moe_imbalance = 1.0; /* stating the default changes nothing */
+    assert_int_equal(tp_eval(&c, &r2, &err), TP_OK);
+    assert_true(same(r1.time.step_s, r2.time.step_s));
+    assert_true(same(r1.memory.total_bytes, r2.memory.total_bytes));
+    c.model.moe_imbalance = 2.0;
+    assert_int_equal(tp_eval(&c, &r3, &err), TP_OK);
+    assert_true(same(r1.flops.model_per_token, r3.flops.model_per_token));
+    assert_true(r3.time.step_s > r1.time.step_s);
+    assert_true(r3.memory.activations_bytes > r1.memory.activations_bytes);
+    c.model.moe_capacity_factor = 1.0; /* drops everything past the mean: balanced again */
+    assert_int_equal(tp_eval(&c, &r4, &err), TP_OK);
+    assert_true(same(r1.time.step_s, r4.time.step_s));
+    assert_true(same(r1.memory.activations_bytes, r4.memory.activations_bytes));
+    c.model.moe_capacity_factor = 0.0;
+    c.model.moe_imbalance = 0.5;
+    expect_lib_error(&c.model, "model.moe_imbalance",
+                     "0.5 is not a load imbalance: 0 (balanced) or [1, 1000], the busiest rank's "
+                     "routed tokens over the mean");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mla_params),
+        cmocka_unit_test(test_mla_flops),
+        cmocka_unit_test(test_mla_tp_split),
+        cmocka_unit_test(test_window_of_the_sequence_is_full_attention),
+        cmocka_unit_test(test_hf_families),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_megatron_import),
+        cmocka_unit_test(test_expert_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
