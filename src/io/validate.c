@@ -74,6 +74,10 @@ static const eff_key eff_keys[] = {
     EFF_KEY(gemm_half_dim, 1.0, 1e6, true),    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
     EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),   EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
     EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
+    /* the kernel-level GEMM model of a hardware profile (issue 17, time.c 1b) */
+    EFF_KEY(sm_count, 1.0, TP_MAX_SMS, true),  EFF_KEY(tile_m, 1.0, TP_MAX_GEMM_TILE, true),
+    EFF_KEY(tile_n, 1.0, TP_MAX_GEMM_TILE, true), EFF_KEY(mamf, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(mamf_fp8, TP_MIN_EFF, 1.0, true),  EFF_KEY(gemm_sw, TP_MIN_EFF, 1.0, true),
 };
 #define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
 
@@ -159,7 +163,7 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
             return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
                                 "--eff: unknown efficiency \"%s\" (expected one of gemm, "
                                 "gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, "
-                                "overlap)",
+                                "overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw)",
                                 tp_io_quote(key, q, sizeof q));
         snprintf(o->key, sizeof o->key, "%s", k->name);
         char field[40];

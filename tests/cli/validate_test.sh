@@ -185,7 +185,7 @@ expect_error "trainplan: error: $tmp/e.csv:1:1: empty file: no header line" vali
 printf 'id,source\na,b\n' >"$tmp/c.csv"
 expect_error "trainplan: error: $tmp/c.csv:1: the header has no column \"model_name\" (a runs file needs the columns of runs-dev.csv)" validate "$tmp/c.csv"
 expect_error "trainplan: error: validate takes one file (got \"$CSV\" and \"x.csv\")" validate "$CSV" x.csv
-expect_error "trainplan: error: --eff: unknown efficiency \"speed\" (expected one of gemm, gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, overlap)" validate "$CSV" --eff speed=1
+expect_error "trainplan: error: --eff: unknown efficiency \"speed\" (expected one of gemm, gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw)" validate "$CSV" --eff speed=1
 expect_error "trainplan: error: --eff: expected KEY=VALUE or GPU:KEY=VALUE, got \"gemm\"" validate "$CSV" --eff gemm
 expect_error "trainplan: error: unknown flag \"--jsn\" (did you mean \"--json\"?)" validate "$CSV" --jsn
 
