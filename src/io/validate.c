@@ -109,12 +109,15 @@ static void gpu_names(char *buf, size_t n)
     }
 }
 
+static bool derived_prefix_known(const char *prefix);
+
+/* A preset's name or a derived GPU's (h100-96gb-500w, below) starts with prefix. */
 static bool gpu_prefix_known(const char *prefix)
 {
     for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU); i++)
         if (strncmp(tp_io_preset_name(TP_IO_GPU, i), prefix, strlen(prefix)) == 0)
             return true;
-    return false;
+    return derived_prefix_known(prefix);
 }
 
 tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, tp_error *err)
@@ -377,6 +380,18 @@ static const validate_gpu validate_gpus[] = {
     {{"A100"}, "a100-80gb", NULL},
     {{"MI300X"}, "mi300x", NULL},
 };
+
+/* tools/calibrate.py fits the derived GPUs' constants by name (--eff
+ * h100-96gb:gemm=...): a derived name is as known as a preset's. */
+static bool derived_prefix_known(const char *prefix)
+{
+    for (size_t i = 0; i < sizeof validate_gpus / sizeof validate_gpus[0]; i++) {
+        const derived_gpu *d = validate_gpus[i].derived;
+        if (d && strncmp(d->name, prefix, strlen(prefix)) == 0)
+            return true;
+    }
+    return false;
+}
 
 /* The table entry for a gpu_type cell; NULL when none matches. */
 static const validate_gpu *validate_gpu_of(const char *type)
