@@ -811,16 +811,27 @@ static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config 
     return true;
 }
 
-/* Memory metric of the row. */
+/*
+ * Memory metric of the row, from the words of its memory_metric cell (the
+ * sources phrase them freely): nvidia-smi (or NVML) used memory; PyTorch's
+ * max reserved (torch.cuda.max_memory_reserved, reserved_bytes.all.peak,
+ * torchtitan's logged memory); peak active (active_bytes.all.peak); max
+ * allocated (torch.cuda.max_memory_allocated, allocated_bytes.all.peak).
+ * The first that matches in that order decides: a reserved figure quoted
+ * beside an allocated one is the larger, reserved. Anything else is NONE,
+ * and the row says so (memory_metric_note).
+ */
 static tp_io_mem_metric metric_of(const char *s, const char **unit)
 {
     *unit = contains(s, "GiB") ? "GiB" : "GB";
-    if (contains(s, "nvidia-smi"))
+    if (contains(s, "nvidia-smi") || contains(s, "nvml"))
         return TP_IO_MEM_NVSMI;
     if (contains(s, "reserved"))
         return TP_IO_MEM_RESERVED;
     if (contains(s, "active"))
         return TP_IO_MEM_ACTIVE;
+    if (contains(s, "allocated"))
+        return TP_IO_MEM_ALLOCATED;
     return TP_IO_MEM_NONE;
 }
 
@@ -830,6 +841,7 @@ const char *tp_io_mem_metric_name(tp_io_mem_metric m)
     case TP_IO_MEM_NVSMI: return "nvidia-smi used";
     case TP_IO_MEM_RESERVED: return "torch reserved";
     case TP_IO_MEM_ACTIVE: return "torch peak active";
+    case TP_IO_MEM_ALLOCATED: return "torch max allocated";
     case TP_IO_MEM_NONE: break;
     }
     return "";
@@ -842,6 +854,10 @@ static double predicted_metric(const tp_memory *m, tp_io_mem_metric metric)
     switch (metric) {
     case TP_IO_MEM_RESERVED: return total - m->framework_bytes - m->comm_buffers_bytes;
     case TP_IO_MEM_ACTIVE:
+    case TP_IO_MEM_ALLOCATED:
+        /* live tensors only: no context, NCCL buffers or allocator cache
+         * (allocated and active differ by blocks freed but not yet reused
+         * by their stream, which the model does not track) */
         return total - m->framework_bytes - m->comm_buffers_bytes - m->fragmentation_bytes;
     case TP_IO_MEM_NVSMI:
     case TP_IO_MEM_NONE: break;
@@ -1042,6 +1058,10 @@ static void row_compare(const rowref *r, framework fw, const tp_config *c, const
         v->metric = metric_of(cell(r, "memory_metric"), &v->mem_unit);
         double unit = strcmp(v->mem_unit, "GiB") == 0 ? TP_GIB : TP_GB;
         v->has_mem = v->metric != TP_IO_MEM_NONE;
+        if (!v->has_mem)
+            note(v, "memory metric \"%.60s\" not recognised (nvidia-smi, reserved, active, "
+                    "allocated): memory not compared",
+                 cell(r, "memory_metric"));
         v->meas_mem = mem;
         v->pred_mem = predicted_metric(m, v->metric) / unit;
         v->mem_err = v->pred_mem / mem - 1.0;

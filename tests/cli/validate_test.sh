@@ -194,4 +194,30 @@ run validate --help
 if [ "$rc" -eq 0 ] && grep -q "usage: trainplan validate FILE.csv" "$tmp/out"; then ok; else bad "validate --help"; fi
 has "help names --eff" "--eff"
 
+# ---- memory metrics (issue 17): every phrasing compared like with like ----
+python3 - "$CSV" "$tmp/metrics.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, row = rows[0], next(r for r in rows if r[0] == "torchtune-3b-a100-ac")
+col = head.index("memory_metric")
+out = [head]
+for i, metric in enumerate(["GiB, peak active memory (torch)",
+                            "GiB, torch.cuda.max_memory_allocated()",
+                            "GiB, torch.cuda.max_memory_reserved()",
+                            "GB, NVML used memory",
+                            "GiB, resident set size"]):
+    r = list(row)
+    r[0], r[col] = f"m{i}", metric
+    out.append(r)
+csv.writer(open(sys.argv[2], "w", newline="")).writerows(out)
+PY
+run validate "$tmp/metrics.csv" --json
+check_json "memory metrics" \
+    '[by_id(j["rows"])[f"m{i}"]["memory"]["metric"] for i in range(4)] == ["torch peak active", "torch max allocated", "torch reserved", "nvidia-smi used"]' \
+    'by_id(j["rows"])["m0"]["memory"]["predicted"] == by_id(j["rows"])["m1"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["m1"]["memory"]["predicted"] < by_id(j["rows"])["m2"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["m3"]["memory"]["unit"] == "GB"' \
+    'by_id(j["rows"])["m4"]["memory"] is None' \
+    '"memory metric \"GiB, resident set size\" not recognised (nvidia-smi, reserved, active, allocated): memory not compared" in by_id(j["rows"])["m4"]["assumptions"]'
+
 finish
