@@ -117,7 +117,7 @@ typedef struct ctx {
     bool sp;                          /* sequence parallel in effect */
     double peak_gemm, gemm_eff, half; /* GEMM rate and shape constant */
     double sms, tile_m, tile_n;       /* kernel-level GEMM model (1b); sms 0 = off */
-    double gemm_rate;                 /* its rate at full waves: peak * mamf * gemm_sw */
+    double wave_s_per_k;              /* seconds per unit of K of one full wave */
     double gemm_bw;                   /* its operand bandwidth, bytes/s (HBM achieved) */
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
@@ -188,11 +188,19 @@ static double min2(double a, double b)
  * and the tiles' padding past M and N are paid at the full-wave rate. The
  * operands cross HBM at least once: the time is the larger of the two.
  */
+/* ceil(x) for x >= 0 without a libm call (the evaluation's hot path). */
+static double ceil_pos(double x)
+{
+    if (!(x < 4e18))
+        return x; /* whole already at this size (and never reached: dims are bounded) */
+    double i = (double)(int64_t)x;
+    return i < x ? i + 1.0 : i;
+}
+
 static double gemm_shape_s(const ctx *x, double M, double N, double K)
 {
-    double tiles = ceil(M / x->tile_m) * ceil(N / x->tile_n);
-    double waves = ceil(tiles / x->sms);
-    double compute = 2.0 * waves * x->sms * x->tile_m * x->tile_n * K / x->gemm_rate;
+    double tiles = ceil_pos(M / x->tile_m) * ceil_pos(N / x->tile_n);
+    double compute = ceil_pos(tiles / x->sms) * K * x->wave_s_per_k;
     double bytes = 2.0 * (M * K + K * N + M * N);
     return max2(compute, bytes / x->gemm_bw);
 }
@@ -455,7 +463,8 @@ static void gemm_shape_init(const tp_config *c, ctx *x)
     x->sms = floor(e->sm_count);
     x->tile_m = e->tile_m >= 1.0 ? e->tile_m : 128.0;
     x->tile_n = e->tile_n >= 1.0 ? e->tile_n : 256.0;
-    x->gemm_rate = x->peak_gemm * mamf * sw;
+    /* one wave: every SM computes one tile, 2 * tile_m * tile_n * K FLOPs */
+    x->wave_s_per_k = 2.0 * x->sms * x->tile_m * x->tile_n / (x->peak_gemm * mamf * sw);
     x->gemm_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
 }
 
