@@ -310,6 +310,8 @@ def main():
                     help="leave one source family out: out-of-sample error")
     ap.add_argument("--profiles", action="store_true",
                     help="the kernel-level GEMM model of data/hardware/ (6 constants)")
+    ap.add_argument("--cv-json", metavar="FILE",
+                    help="with --cv: write every row's three errors and the folds' constants")
     ap.add_argument("--fit-from-neutral", action="store_true",
                     help="start the fit from the middle of each box, not the starts")
     args = ap.parse_args()
@@ -318,7 +320,13 @@ def main():
     if args.cv:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
-            print_cv(*cross_validate(args.trainplan, args.csv, d))
+            out, consts = cross_validate(args.trainplan, args.csv, d)
+        print_cv(out, consts)
+        if args.cv_json:
+            rows = [{"id": i, "family": fam, "published": a, "in_sample": b, "held_out": c}
+                    for fam, rs in out.items() for i, a, b, c in rs]
+            with open(args.cv_json, "w", encoding="utf-8") as f:
+                json.dump({"profiles": PROFILES, "rows": rows, "constants": consts}, f, indent=1)
         return 0
     p, f = fit(args.trainplan, args.csv, neutral() if args.fit_from_neutral else None)
     doc = run(args.trainplan, args.csv, p)
