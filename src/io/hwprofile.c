@@ -167,9 +167,9 @@ static tp_status curve_parse(json_t *c, size_t idx, link_fit *intra, link_fit *i
         char pp[128];
         snprintf(pp, sizeof pp, "%s[%zu]", ppath, i);
         if (!json_is_array(p) || json_array_size(p) != 2 || !(bytes >= 1.0 && bytes <= 1e13) ||
-            !(gbps > 0.0 && gbps <= 1e5))
+            !(gbps >= 1e-6 && gbps <= 1e5))
             return tp_error_set(err, TP_ERR_CONFIG, pp,
-                                "\"%s\" must be [bytes in [1, 1e13], busbw GB/s in (0, 1e5]]",
+                                "\"%s\" must be [bytes in [1, 1e13], busbw GB/s in [1e-6, 1e5]]",
                                 pp);
         if (bytes <= prev)
             return tp_error_set(err, TP_ERR_CONFIG, pp, "\"%s\": message sizes must increase",
@@ -283,8 +283,10 @@ static tp_status collectives_parse(const json_t *root, tp_gpu *g, tp_error *err)
         g->eff.intra_bw = fmin(1.0, intra.busbw / g->intra_bw_bytes_per_s);
         if (g->eff.intra_bw < TP_MIN_EFF)
             return tp_error_set(err, TP_ERR_CONFIG, "collectives",
-                                "the intra-node busbw is below %g of the link of GPU %s",
-                                TP_MIN_EFF, g->name);
+                                "\"collectives\": the intra-node busbw %g GB/s is below %g of "
+                                "the link of GPU %s (%g GB/s)",
+                                intra.busbw / TP_GB, TP_MIN_EFF, g->name,
+                                g->intra_bw_bytes_per_s / TP_GB);
         if (intra.lat_s >= 0.0)
             g->eff.intra_lat_s = intra.lat_s;
     }
@@ -292,8 +294,10 @@ static tp_status collectives_parse(const json_t *root, tp_gpu *g, tp_error *err)
         g->eff.inter_bw = fmin(1.0, inter.busbw / g->inter_bw_bytes_per_s);
         if (g->eff.inter_bw < TP_MIN_EFF)
             return tp_error_set(err, TP_ERR_CONFIG, "collectives",
-                                "the network busbw is below %g of the NIC of GPU %s", TP_MIN_EFF,
-                                g->name);
+                                "\"collectives\": the network busbw %g GB/s is below %g of the "
+                                "NIC of GPU %s (%g GB/s)",
+                                inter.busbw / TP_GB, TP_MIN_EFF, g->name,
+                                g->inter_bw_bytes_per_s / TP_GB);
         if (inter.lat_s >= 0.0)
             g->eff.inter_lat_s = inter.lat_s;
     }
