@@ -70,7 +70,7 @@ TP_API const char *tp_version_string(void);
 #define TP_MAX_PARAMS 1e15                      /* 1,000T parameters */
 #define TP_MAX_GPUS_PER_NODE 1024               /* GPUs in one node (an NVLink domain) */
 #define TP_MAX_TOKENS_PER_STEP 1000000000000000 /* 1e15 tokens in one step */
-#define TP_MIN_EFF 1e-3 /* smallest efficiency factor (a fraction of a peak) */
+#define TP_MIN_EFF 1e-3         /* smallest efficiency factor (a fraction of a peak) */
 #define TP_MAX_SMS 100000.0     /* largest SM count of a hardware profile */
 #define TP_MAX_GEMM_TILE 4096.0 /* largest GEMM tile side of a hardware profile */
 

@@ -902,8 +902,7 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     TP_TRY(apply_train(&sn, &c->train, err));
     TP_TRY(apply_options(&sn, &c->opts, err));
     TP_TRY(apply_gpu(&sn, c->train.precision, &c->gpu, err));
-    if (sn.val[F_HW_PROFILE] &&
-        tp_io_hw_profile_load(sn.val[F_HW_PROFILE], &c->gpu, err) != TP_OK)
+    if (sn.val[F_HW_PROFILE] && tp_io_hw_profile_load(sn.val[F_HW_PROFILE], &c->gpu, err) != TP_OK)
         return load_error(err, "hw-profile", sn.val[F_HW_PROFILE], co);
     return TP_OK;
 }

@@ -33,15 +33,15 @@
 #define SMALL_MESSAGE_BYTES 65536.0
 
 static const char *const profile_keys[] = {
-    "format",      "name",          "gpu",          "source",   "measured",
-    "sm_count",    "gemm_tile",     "peak_tflops",  "matmul_tflops", "matmul_source",
-    "hbm_gb_per_s", "hbm_source",   "collectives",  "gemm_sweep", "attention",
-    "probe",       NULL};
-static const char *const curve_keys[] = {"op", "link", "gpus", "gpus_per_node", "dtype",
-                                         "source", "points", NULL};
+    "format",       "name",       "gpu",         "source",        "measured",
+    "sm_count",     "gemm_tile",  "peak_tflops", "matmul_tflops", "matmul_source",
+    "hbm_gb_per_s", "hbm_source", "collectives", "gemm_sweep",    "attention",
+    "probe",        NULL};
+static const char *const curve_keys[] = {"op",    "link",   "gpus",   "gpus_per_node",
+                                         "dtype", "source", "points", NULL};
 static const char *const dtype_keys[] = {"bf16", "fp16", "fp8", "tf32", NULL}; /* tp_precision */
-static const char *const ops[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-                                  "send_recv", NULL};
+static const char *const ops[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                  "all_to_all", "send_recv",  NULL};
 static const char *const links[] = {"nvlink", "network", "pcie", NULL};
 
 static tp_status unknown_keys(json_t *obj, const char *parent, const char *const *allowed,
@@ -63,8 +63,8 @@ static tp_status unknown_keys(json_t *obj, const char *parent, const char *const
 }
 
 /* A finite number in [lo, hi] at obj[key]; absent leaves *out (unless required). */
-static tp_status num(const json_t *obj, const char *path, const char *key, bool required,
-                     double lo, double hi, double *out, tp_error *err)
+static tp_status num(const json_t *obj, const char *path, const char *key, bool required, double lo,
+                     double hi, double *out, tp_error *err)
 {
     char full[96];
     snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", key);
@@ -98,10 +98,9 @@ static tp_status str(const json_t *obj, const char *key, const char *const *allo
         for (size_t i = 0; allowed[i] && !ok; i++)
             ok = strcmp(s, allowed[i]) == 0;
         if (!ok)
-            return tp_error_set(err, TP_ERR_CONFIG, full, "\"%s\" must be one of %s%s%s%s%s",
-                                full, allowed[0], allowed[1] ? ", " : "",
-                                allowed[1] ? allowed[1] : "", allowed[2] ? ", " : "",
-                                allowed[2] ? "..." : "");
+            return tp_error_set(err, TP_ERR_CONFIG, full, "\"%s\" must be one of %s%s%s%s%s", full,
+                                allowed[0], allowed[1] ? ", " : "", allowed[1] ? allowed[1] : "",
+                                allowed[2] ? ", " : "", allowed[2] ? "..." : "");
     }
     *out = s;
     return TP_OK;
@@ -109,9 +108,9 @@ static tp_status str(const json_t *obj, const char *key, const char *const *allo
 
 /* The measured busbw fraction and per-step latency one curve gives. */
 typedef struct link_fit {
-    double busbw;     /* largest busbw of the curve, bytes/s */
-    double lat_s;     /* per-step latency from the smallest message; < 0: none */
-    int rank;         /* preference: ring-like collectives over all-reduce (NVLS) */
+    double busbw; /* largest busbw of the curve, bytes/s */
+    double lat_s; /* per-step latency from the smallest message; < 0: none */
+    int rank;     /* preference: ring-like collectives over all-reduce (NVLS) */
 } link_fit;
 
 /* Steps of a ring collective on n ranks (comm.c's alpha-beta): all-reduce
@@ -131,8 +130,7 @@ static void op_steps(const char *op, double n, double *steps, double *factor)
     }
 }
 
-static tp_status curve_parse(json_t *c, size_t idx, link_fit *intra, link_fit *inter,
-                             tp_error *err)
+static tp_status curve_parse(json_t *c, size_t idx, link_fit *intra, link_fit *inter, tp_error *err)
 {
     char path[64];
     snprintf(path, sizeof path, "collectives[%zu]", idx);
@@ -154,8 +152,8 @@ static tp_status curve_parse(json_t *c, size_t idx, link_fit *intra, link_fit *i
     snprintf(ppath, sizeof ppath, "%s.points", path);
     if (!json_is_array(pts) || json_array_size(pts) < 1 || json_array_size(pts) > MAX_POINTS)
         return tp_error_set(err, TP_ERR_CONFIG, ppath,
-                            "\"%s\" must be an array of 1 to %d [bytes, busbw GB/s] pairs",
-                            ppath, MAX_POINTS);
+                            "\"%s\" must be an array of 1 to %d [bytes, busbw GB/s] pairs", ppath,
+                            MAX_POINTS);
     double steps, factor;
     op_steps(op, gpus, &steps, &factor);
     double best = 0.0, small_bytes = INFINITY, small_s = 0.0, prev = 0.0;
@@ -172,8 +170,7 @@ static tp_status curve_parse(json_t *c, size_t idx, link_fit *intra, link_fit *i
                                 "\"%s\" must be [bytes in [1, 1e13], busbw GB/s in [1e-6, 1e5]]",
                                 pp);
         if (bytes <= prev)
-            return tp_error_set(err, TP_ERR_CONFIG, pp, "\"%s\": message sizes must increase",
-                                pp);
+            return tp_error_set(err, TP_ERR_CONFIG, pp, "\"%s\": message sizes must increase", pp);
         prev = bytes;
         double gb = gbps * TP_GB;
         if (gb > best)
@@ -209,8 +206,8 @@ static tp_status fraction(const char *path, double rate, double peak, double sca
                           const char *unit, const char *gpu, double *out, tp_error *err)
 {
     if (!(peak > 0.0))
-        return tp_error_set(err, TP_ERR_CONFIG, path,
-                            "\"%s\" is given but GPU %s has no such peak", path, gpu);
+        return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" is given but GPU %s has no such peak",
+                            path, gpu);
     double f = rate / peak;
     if (!(f >= TP_MIN_EFF && f <= 1.0))
         return tp_error_set(err, TP_ERR_CONFIG, path,
@@ -236,8 +233,8 @@ static tp_status matmul_parse(json_t *root, tp_gpu *g, tp_error *err)
                     "TFLOP/s", g->name, &g->eff.mamf, err));
     g->eff.mamf_fp8 = 0.0;
     if (fp8 > 0.0)
-        TP_TRY(fraction("matmul_tflops.fp8", fp8 * 1e12, g->peak_flops_per_s[TP_PREC_FP8],
-                        1e12, "TFLOP/s", g->name, &g->eff.mamf_fp8, err));
+        TP_TRY(fraction("matmul_tflops.fp8", fp8 * 1e12, g->peak_flops_per_s[TP_PREC_FP8], 1e12,
+                        "TFLOP/s", g->name, &g->eff.mamf_fp8, err));
     return TP_OK;
 }
 
@@ -306,8 +303,8 @@ static tp_status collectives_parse(const json_t *root, tp_gpu *g, tp_error *err)
 
 static tp_status informative_parse(json_t *root, tp_error *err)
 {
-    static const char *const strs[] = {"name", "gpu", "source", "measured", "matmul_source",
-                                       "hbm_source"};
+    static const char *const strs[] = {"name",     "gpu",           "source",
+                                       "measured", "matmul_source", "hbm_source"};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         const char *s;
         TP_TRY(str(root, strs[i], NULL, "", &s, err));
@@ -344,8 +341,8 @@ static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
     double hbm = 0.0;
     TP_TRY(num(root, "", "hbm_gb_per_s", false, 1e-3, 1e7, &hbm, err));
     if (hbm > 0.0)
-        TP_TRY(fraction("hbm_gb_per_s", hbm * TP_GB, g->mem_bw_bytes_per_s, TP_GB, "GB/s",
-                        g->name, &g->eff.mem_bw, err));
+        TP_TRY(fraction("hbm_gb_per_s", hbm * TP_GB, g->mem_bw_bytes_per_s, TP_GB, "GB/s", g->name,
+                        &g->eff.mem_bw, err));
     return collectives_parse(root, g, err);
 }
 

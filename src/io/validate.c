@@ -70,14 +70,21 @@ typedef struct eff_key {
 #f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)                                               \
     }
 static const eff_key eff_keys[] = {
-    EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),     EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
-    EFF_KEY(gemm_half_dim, 1.0, 1e6, true),    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
-    EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),   EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
-    EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
+    EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(gemm_half_dim, 1.0, 1e6, true),
+    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(overlap, 0.0, 1.0, false),
     /* the kernel-level GEMM model of a hardware profile (issue 17, time.c 1b) */
-    EFF_KEY(sm_count, 1.0, TP_MAX_SMS, true),  EFF_KEY(tile_m, 1.0, TP_MAX_GEMM_TILE, true),
-    EFF_KEY(tile_n, 1.0, TP_MAX_GEMM_TILE, true), EFF_KEY(mamf, TP_MIN_EFF, 1.0, true),
-    EFF_KEY(mamf_fp8, TP_MIN_EFF, 1.0, true),  EFF_KEY(gemm_sw, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(sm_count, 1.0, TP_MAX_SMS, true),
+    EFF_KEY(tile_m, 1.0, TP_MAX_GEMM_TILE, true),
+    EFF_KEY(tile_n, 1.0, TP_MAX_GEMM_TILE, true),
+    EFF_KEY(mamf, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(mamf_fp8, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(gemm_sw, TP_MIN_EFF, 1.0, true),
 };
 #define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
 
@@ -1059,8 +1066,9 @@ static void row_compare(const rowref *r, framework fw, const tp_config *c, const
         double unit = strcmp(v->mem_unit, "GiB") == 0 ? TP_GIB : TP_GB;
         v->has_mem = v->metric != TP_IO_MEM_NONE;
         if (!v->has_mem)
-            note(v, "memory metric \"%.60s\" not recognised (nvidia-smi, reserved, active, "
-                    "allocated): memory not compared",
+            note(v,
+                 "memory metric \"%.60s\" not recognised (nvidia-smi, reserved, active, "
+                 "allocated): memory not compared",
                  cell(r, "memory_metric"));
         v->meas_mem = mem;
         v->pred_mem = predicted_metric(m, v->metric) / unit;
