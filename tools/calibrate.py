@@ -12,6 +12,12 @@ src/lib/calib.c and docs/ACCURACY.md.
     python3 tools/calibrate.py [--trainplan build/trainplan]
                                [--csv data/runs/runs-dev.csv]
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
+    python3 tools/calibrate.py --profiles [--cv] [--cv-json FILE]
+                                 # the kernel-level GEMM model of data/hardware/
+    python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs
+
+Copy the binary first when rebuilding meanwhile (--trainplan /tmp/tp): a
+run replaced mid-fit stops the fit.
 
 The constants in calib.c were fitted on the file's first 91 rows, before
 20 rows were added (2026-11-23); to reproduce them, fit on those:
