@@ -34,8 +34,8 @@
  *    that GPU, eff.mamf_fp8 for fp8) * eff.gemm_sw (the share a training
  *    step sustains), so a partial last wave and tile padding are paid in
  *    full (tile and wave quantization, NVIDIA's "Matrix Multiplication
- *    Background" guide). The operands (2 bytes per element) cross HBM at
- *    least once: time = max(that, 2(MK+KN+MN) / (HBM bw * eff.mem_bw)).
+ *    Background" guide). The operands (2 bytes per element) cross HBM
+ *    once, added: time = that + 2(MK+KN+MN) / (HBM bw * eff.mem_bw).
  * 2. FlashAttention: forward 4*b*s^2*q/(c*t) * 1/2 FLOPs (it skips the
  *    masked half; ring attention with load balancing gives every CP rank
  *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
@@ -186,7 +186,8 @@ static double min2(double a, double b)
  * Kernel-level GEMM time (header 1b): the output is cut into tile_m x
  * tile_n tiles, run in waves of one tile per SM; the last wave's idle SMs
  * and the tiles' padding past M and N are paid at the full-wave rate. The
- * operands cross HBM at least once: the time is the larger of the two.
+ * operands' one pass over HBM is added, not overlapped (max): the additive
+ * form predicted the held-out source families better (docs/ACCURACY.md).
  */
 /* ceil(x) for x >= 0 without a libm call (the evaluation's hot path). */
 static double ceil_pos(double x)
@@ -202,7 +203,7 @@ static double gemm_shape_s(const ctx *x, double M, double N, double K)
     double tiles = ceil_pos(M / x->tile_m) * ceil_pos(N / x->tile_n);
     double compute = ceil_pos(tiles / x->sms) * K * x->wave_s_per_k;
     double bytes = 2.0 * (M * K + K * N + M * N);
-    return max2(compute, bytes / x->gemm_bw);
+    return compute + bytes / x->gemm_bw;
 }
 
 /* Forward time of one GEMM (M x K) x (K x N), additive roofline (header 1). */
