@@ -300,6 +300,11 @@ TP_API tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err);
 /** Fill g->eff with the calibrated defaults for a GPU of this kind. */
 TP_API void tp_gpu_default_eff(tp_gpu *g);
 
+/** The calibrated constants of the kernel-level GEMM model (a hardware
+ *  profile, docs/hardware.md): eff.gemm_sw, and the attention and overlap
+ *  fractions fitted with it. Leaves the profile's measured fields alone. */
+TP_API void tp_gpu_profile_eff(tp_gpu *g);
+
 /* ------------------------------------------------------------------ */
 /* Training setup and parallel layout                                  */
 /* ------------------------------------------------------------------ */

@@ -11,8 +11,10 @@
  * docs/model.md section 1b and docs/hardware.md describe the format.
  *
  * Applying a profile to a tp_gpu sets the kernel-level GEMM model's inputs
- * (eff.sm_count, tile, mamf, mamf_fp8) and, where the profile measures
- * them, eff.mem_bw and the intra-node busbw fraction and latency. The
+ * (eff.sm_count, tile, mamf, mamf_fp8), the constants fitted with that
+ * model (tp_gpu_profile_eff: gemm_sw, attention, overlap) and, where the
+ * profile measures them, eff.mem_bw and the intra-node busbw fraction and
+ * latency. The
  * rates are divided by the GPU's own peaks, so a profile measured on a
  * faster GPU than --gpu names is refused (a fraction above 1), never
  * clamped.
@@ -356,6 +358,7 @@ tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err)
         return tp_error_set(err, TP_ERR_CONFIG, "", "a hardware profile is a JSON object");
     }
     tp_gpu out = *g;
+    tp_gpu_profile_eff(&out);
     tp_status st = apply(root, &out, err);
     json_decref(root);
     if (st != TP_OK)

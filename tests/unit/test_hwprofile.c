@@ -68,10 +68,20 @@ static void test_hand_written_exact(void **state)
     assert_same(g.eff.intra_lat_s, 8192.0 * (7.0 / 8.0) / 1.75e9 / 7.0);
     assert_same(g.eff.inter_bw, 45e9 / 50e9);
     assert_same(g.eff.inter_lat_s, 4096.0 / 0.5e9);
-    /* the fitted fractions stay (unused by the shape model) */
+    /* the GEMM fraction stays (unused by the shape model); the constants
+     * fitted with the profile model replace the others (calib.c) */
     tp_gpu d = gpu("h100-sxm");
     assert_same(g.eff.gemm, d.eff.gemm);
-    assert_same(g.eff.attn, d.eff.attn);
+    assert_same(g.eff.gemm_sw, 0.8687);
+    assert_same(g.eff.attn, 0.3247);
+    assert_same(g.eff.overlap, 0.9609);
+    /* the 500 W part: its clock factor on both */
+    tp_gpu w = gpu("h100-sxm");
+    snprintf(w.name, sizeof w.name, "h100-96gb-500w");
+    tp_error err2;
+    assert_int_equal(tp_io_hw_profile_parse(hand, &w, &err2), TP_OK);
+    assert_same(w.eff.gemm_sw, 0.8687 * 0.6871);
+    assert_same(w.eff.attn, 0.3247 * 0.6871);
 }
 
 static void test_shipped_profiles_load(void **state)
