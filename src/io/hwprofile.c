@@ -97,12 +97,14 @@ static tp_status str(const json_t *obj, const char *key, const char *const *allo
     const char *s = json_string_value(v);
     if (allowed) {
         bool ok = false;
-        for (size_t i = 0; allowed[i] && !ok; i++)
-            ok = strcmp(s, allowed[i]) == 0;
+        char list[160] = "";
+        for (size_t i = 0; allowed[i]; i++) {
+            ok = ok || strcmp(s, allowed[i]) == 0;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", allowed[i]);
+        }
         if (!ok)
-            return tp_error_set(err, TP_ERR_CONFIG, full, "\"%s\" must be one of %s%s%s%s%s", full,
-                                allowed[0], allowed[1] ? ", " : "", allowed[1] ? allowed[1] : "",
-                                allowed[2] ? ", " : "", allowed[2] ? "..." : "");
+            return tp_error_set(err, TP_ERR_CONFIG, full, "\"%s\" must be one of %s", full, list);
     }
     *out = s;
     return TP_OK;

@@ -157,7 +157,8 @@ static void test_bad_profiles(void **state)
                "\"matmul_tflops\": {\"bf16\": 790}, \"collectives\": [{\"op\": \"bcast\", "
                "\"link\": \"nvlink\", \"gpus\": 8, \"points\": [[1024, 1]]}]}",
                "collectives[0].op",
-               "\"collectives[0].op\" must be one of all_reduce, all_gather, ...");
+               "\"collectives[0].op\" must be one of all_reduce, all_gather, reduce_scatter, "
+               "all_to_all, send_recv");
 }
 
 /* One GEMM's forward time through the whole model: a one-layer model whose
