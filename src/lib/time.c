@@ -114,11 +114,12 @@ typedef struct ctx {
     double tt; /* tensor-parallel size t */
     double cc; /* context-parallel size c */
     double h, q, kv, f, gate, V;
-    bool sp;                          /* sequence parallel in effect */
-    double peak_gemm, gemm_eff, half; /* GEMM rate and shape constant */
-    double sms, tile_m, tile_n;       /* kernel-level GEMM model (1b); sms 0 = off */
-    double wave_s_per_k;              /* seconds per unit of K of one full wave */
-    double gemm_bw;                   /* its operand bandwidth, bytes/s (HBM achieved) */
+    bool sp;                                /* sequence parallel in effect */
+    double peak_gemm, gemm_eff, half;       /* GEMM rate and shape constant */
+    double sms, tile_m, tile_n;             /* kernel-level GEMM model (1b); sms 0 = off */
+    double inv_sms, inv_tile_m, inv_tile_n; /* their reciprocals */
+    double wave_s_per_k;                    /* seconds per unit of K of one full wave */
+    double s_per_byte;                      /* its operand traffic: 1 / achieved HBM bandwidth */
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
@@ -198,12 +199,25 @@ static double ceil_pos(double x)
     return i < x ? i + 1.0 : i;
 }
 
+/* ceil(a / b) for a >= 0, b >= 1 whole, by the reciprocal inv_b = 1 / b
+ * (a multiply, not a divide: the hot path), corrected to the exact
+ * quotient's ceiling where the rounded reciprocal put it one off. */
+static double ceil_div(double a, double b, double inv_b)
+{
+    double q = ceil_pos(a * inv_b);
+    if (q * b < a)
+        return q + 1.0;
+    if (q >= 1.0 && (q - 1.0) * b >= a)
+        return q - 1.0;
+    return q;
+}
+
 static double gemm_shape_s(const ctx *x, double M, double N, double K)
 {
-    double tiles = ceil_pos(M / x->tile_m) * ceil_pos(N / x->tile_n);
-    double compute = ceil_pos(tiles / x->sms) * K * x->wave_s_per_k;
+    double tiles = ceil_div(M, x->tile_m, x->inv_tile_m) * ceil_div(N, x->tile_n, x->inv_tile_n);
+    double compute = ceil_div(tiles, x->sms, x->inv_sms) * K * x->wave_s_per_k;
     double bytes = 2.0 * (M * K + K * N + M * N);
-    return compute + bytes / x->gemm_bw;
+    return compute + bytes * x->s_per_byte;
 }
 
 /* Forward time of one GEMM (M x K) x (K x N), additive roofline (header 1). */
@@ -466,7 +480,10 @@ static void gemm_shape_init(const tp_config *c, ctx *x)
     x->tile_n = e->tile_n >= 1.0 ? e->tile_n : 256.0;
     /* one wave: every SM computes one tile, 2 * tile_m * tile_n * K FLOPs */
     x->wave_s_per_k = 2.0 * x->sms * x->tile_m * x->tile_n / (x->peak_gemm * mamf * sw);
-    x->gemm_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
+    x->s_per_byte = 1.0 / (c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0));
+    x->inv_sms = 1.0 / x->sms;
+    x->inv_tile_m = 1.0 / x->tile_m;
+    x->inv_tile_n = 1.0 / x->tile_n;
 }
 
 static void ctx_init(const tp_config *c, ctx *x)
