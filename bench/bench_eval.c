@@ -109,6 +109,24 @@ int main(void)
         sink += r.time.step_s;
     }
     double t_mla = now_s() - t0;
+    /* the same with the kernel-level GEMM model (a hardware profile's
+     * fields, data/hardware/h100-sxm.json: issue 17) */
+    for (size_t i = 0; i < n; i++) {
+        cfg[i].gpu.eff.sm_count = 132.0;
+        cfg[i].gpu.eff.tile_m = 128.0;
+        cfg[i].gpu.eff.tile_n = 256.0;
+        cfg[i].gpu.eff.mamf = 794.5 / 989.4;
+        cfg[i].gpu.eff.gemm_sw = 0.75;
+    }
+    t0 = now_s();
+    for (long k = 0; k < full_iters; k++) {
+        size_t i = (size_t)k % n;
+        tp_result r;
+        if (tp_eval(&cfg[i], &r, NULL) != TP_OK)
+            return 1;
+        sink += r.memory.total_bytes + r.time.step_s;
+    }
+    double t_prof = now_s() - t0;
 
     printf("bench_eval: memory model (one stage): %.2f million evaluations/s (%.0f ns each)\n",
            (double)iters / t_mem / 1e6, t_mem / (double)iters * 1e9);
@@ -119,6 +137,9 @@ int main(void)
     printf("bench_eval: full evaluation, MoE + MLA (deepseek-v3): %.2f million evaluations/s "
            "(%.0f ns each)\n",
            (double)part_iters / t_mla / 1e6, t_mla / (double)part_iters * 1e9);
+    printf("bench_eval: full evaluation, --hw-profile GEMM model: %.2f million evaluations/s "
+           "(%.0f ns each)\n",
+           (double)full_iters / t_prof / 1e6, t_prof / (double)full_iters * 1e9);
     (void)sink;
     return 0;
 }

@@ -12,6 +12,12 @@ src/lib/calib.c and docs/ACCURACY.md.
     python3 tools/calibrate.py [--trainplan build/trainplan]
                                [--csv data/runs/runs-dev.csv]
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
+    python3 tools/calibrate.py --profiles [--cv] [--cv-json FILE]
+                                 # the kernel-level GEMM model of data/hardware/
+    python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs
+
+Copy the binary first when rebuilding meanwhile (--trainplan /tmp/tp): a
+run replaced mid-fit stops the fit.
 
 The constants in calib.c were fitted on the file's first 91 rows, before
 20 rows were added (2026-11-23); to reproduce them, fit on those:
@@ -75,6 +81,48 @@ PARAMS = [
     ("clock_500w", 0.7482, 0.30, 1.20),
 ]
 
+# --profiles: the kernel-level GEMM model of data/hardware/ (time.c 1b). The
+# GEMM rate is measured (the profile's maximum achievable matmul rate, by
+# dtype, with tile and wave quantization on the SM count), so gemm_KIND,
+# fp8_rel and ridge are gone; one constant is left for what a training step
+# loses against the kernel's best rate (framework, launch gaps, clocks):
+# gemm_sw, shared by every GPU. 6 constants instead of 10.
+PARAMS_PROFILE = [
+    ("gemm_sw", 0.85, 0.30, 1.00),
+    ("attn_ampere", 0.7500, 0.10, 0.75),
+    ("attn_hopper", 0.2922, 0.10, 0.75),
+    ("attn_blackwell", 0.4038, 0.10, 0.75),
+    ("overlap", 1.0, 0.0, 1.0),
+    ("clock_500w", 0.7482, 0.30, 1.20),
+]
+PROFILES = False  # set by --profiles
+
+# the profile each GPU name of runs-dev.csv uses, and the preset whose peaks
+# the profile's rates divide (the 500 W H100 and the H800 have the H100 SXM's
+# die and clocks; no MAMF of them is published)
+PROFILE_OF = {"a100-80gb": "a100-80gb", "a100-40gb": "a100-40gb", "h100-sxm": "h100-sxm",
+              "h200": "h200", "h800": "h100-sxm", "h100-96gb": "h100-sxm", "b200": "b200",
+              "gb200": "gb200"}
+
+
+def params():
+    return PARAMS_PROFILE if PROFILES else PARAMS
+
+
+def profile_fractions(name):
+    """(sm_count, tile_m, tile_n, mamf, mamf_fp8) of the profile of GPU `name`."""
+    prof = PROFILE_OF[name]
+    with open(os.path.join(ROOT, "data", "hardware", prof + ".json"), encoding="utf-8") as f:
+        d = json.load(f)
+    preset = "h100-sxm" if name in ("h800", "h100-96gb") else name
+    with open(os.path.join(ROOT, "presets", "gpus", preset + ".json"), encoding="utf-8") as f:
+        peak = json.load(f)["peak_tflops"]
+    mm = d["matmul_tflops"]
+    fp8 = mm["fp8"] / peak["fp8"] if "fp8" in mm and peak.get("fp8") else 0.0
+    tm, tn = d.get("gemm_tile", [128, 256])
+    return d["sm_count"], tm, tn, mm["bf16"] / peak["bf16"], fp8
+
+
 # GPU name prefix (as --eff matches it) -> (kind, clock factor parameter or None)
 GPUS = {
     "a100-80gb": ("ampere", None), "a100-40gb": ("ampere", None),
@@ -95,7 +143,23 @@ def gpu_eff(p, name):
     return g, min(1.0, g * p["fp8_rel"]), min(1.0, p["attn_" + kind] * c)
 
 
+def eff_list_profiles(p):
+    items = []
+    for name in GPUS:
+        kind, clock = GPUS[name]
+        c = p[clock] if clock else 1.0
+        sms, tm, tn, mamf, mamf8 = profile_fractions(name)
+        items += [f"{name}:sm_count={sms}", f"{name}:tile_m={tm}", f"{name}:tile_n={tn}",
+                  f"{name}:mamf={mamf:.6f}", f"{name}:mamf_fp8={mamf8:.6f}",
+                  f"{name}:gemm_sw={min(1.0, p['gemm_sw'] * c):.6f}",
+                  f"{name}:attn={min(1.0, p['attn_' + kind] * c):.6f}"]
+    items.append(f"overlap={p['overlap']:.6f}")
+    return ",".join(items)
+
+
 def eff_list(p):
+    if PROFILES:
+        return eff_list_profiles(p)
     items = []
     for name in GPUS:
         g, g8, a = gpu_eff(p, name)
@@ -148,12 +212,12 @@ def stats(values):
 
 
 def fit(trainplan, csv, start=None):
-    best = dict(start) if start else {n: s for n, s, _, _ in PARAMS}
+    best = dict(start) if start else {n: s for n, s, _, _ in params()}
     fbest = objective(trainplan, csv, best)
-    step = {n: (hi - lo) / 4 for n, _, lo, hi in PARAMS}
+    step = {n: (hi - lo) / 4 for n, _, lo, hi in params()}
     for _ in range(60):
         improved = False
-        for n, _, lo, hi in PARAMS:
+        for n, _, lo, hi in params():
             for sign in (1, -1):
                 trial = dict(best)
                 trial[n] = min(hi, max(lo, best[n] + sign * step[n]))
@@ -164,7 +228,7 @@ def fit(trainplan, csv, start=None):
         if not improved:
             for n in step:
                 step[n] /= 2
-            if max(step[n] / (hi - lo) for n, _, lo, hi in PARAMS) < 1e-3:
+            if max(step[n] / (hi - lo) for n, _, lo, hi in params()) < 1e-3:
                 break
     return best, fbest
 
@@ -174,7 +238,7 @@ def neutral():
     clock_500w = 1 (no clock loss: what a user without a measurement of the
     capped part would assume; the box middle, 0.75, lies within 0.3% of the
     value the torchtitan rows fit, and would leak it into their fold)."""
-    p = {n: (lo + hi) / 2 for n, _, lo, hi in PARAMS}
+    p = {n: (lo + hi) / 2 for n, _, lo, hi in params()}
     p["clock_500w"] = 1.0
     return p
 
@@ -237,7 +301,7 @@ def print_cv(out, consts):
           " ".join(f"{log_objective(v):16.4f}" for v in cols) +
           "   (mean + p90 of |log(predicted / measured)|; the fit minimises it)")
     print("constants of each fold:")
-    names = [n for n, _, _, _ in PARAMS]
+    names = [n for n, _, _, _ in params()]
     print("  " + f"{'fold':12s}" + "".join(f"{n[:11]:>12s}" for n in names))
     for fam, p in consts.items():
         print("  " + f"{fam:12s}" + "".join(f"{p[n]:12.4f}" for n in names))
@@ -250,20 +314,34 @@ def main():
     ap.add_argument("--show", action="store_true", help="print per-row errors")
     ap.add_argument("--cv", action="store_true",
                     help="leave one source family out: out-of-sample error")
+    ap.add_argument("--profiles", action="store_true",
+                    help="the kernel-level GEMM model of data/hardware/ (6 constants)")
+    ap.add_argument("--cv-json", metavar="FILE",
+                    help="with --cv: write every row's three errors and the folds' constants")
+    ap.add_argument("--fit-from-neutral", action="store_true",
+                    help="start the fit from the middle of each box, not the starts")
     args = ap.parse_args()
+    global PROFILES
+    PROFILES = args.profiles
     if args.cv:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
-            print_cv(*cross_validate(args.trainplan, args.csv, d))
+            out, consts = cross_validate(args.trainplan, args.csv, d)
+        print_cv(out, consts)
+        if args.cv_json:
+            rows = [{"id": i, "family": fam, "published": a, "in_sample": b, "held_out": c}
+                    for fam, rs in out.items() for i, a, b, c in rs]
+            with open(args.cv_json, "w", encoding="utf-8") as f:
+                json.dump({"profiles": PROFILES, "rows": rows, "constants": consts}, f, indent=1)
         return 0
-    p, f = fit(args.trainplan, args.csv)
+    p, f = fit(args.trainplan, args.csv, neutral() if args.fit_from_neutral else None)
     doc = run(args.trainplan, args.csv, p)
     errs = errors(doc)
     med, p90, mx = stats([e for _, e in errs])
     print("fitted constants (mean |log error| %.4f):" % f)
-    for n, _, _, _ in PARAMS:
+    for n, _, _, _ in params():
         print(f"  {n:13s} {p[n]:.4f}")
-    for name in GPUS:
+    for name in ([] if PROFILES else GPUS):
         g, g8, a = gpu_eff(p, name)
         print(f"  -> {name:10s} gemm {g:.3f}  gemm_fp8 {g8:.3f}  attn {a:.3f}  "
               f"half_dim {p['ridge'] * RIDGE[name]:.0f}")

@@ -70,7 +70,9 @@ TP_API const char *tp_version_string(void);
 #define TP_MAX_PARAMS 1e15                      /* 1,000T parameters */
 #define TP_MAX_GPUS_PER_NODE 1024               /* GPUs in one node (an NVLink domain) */
 #define TP_MAX_TOKENS_PER_STEP 1000000000000000 /* 1e15 tokens in one step */
-#define TP_MIN_EFF 1e-3 /* smallest efficiency factor (a fraction of a peak) */
+#define TP_MIN_EFF 1e-3         /* smallest efficiency factor (a fraction of a peak) */
+#define TP_MAX_SMS 100000.0     /* largest SM count of a hardware profile */
+#define TP_MAX_GEMM_TILE 4096.0 /* largest GEMM tile side of a hardware profile */
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -328,6 +330,15 @@ typedef struct tp_gpu_eff {
     double intra_lat_s;        /* per-step collective latency inside a node */
     double inter_lat_s;        /* per-step collective latency across nodes */
     double overlap;            /* fraction of overlappable communication actually hidden */
+    /* Kernel-level GEMM model (issue 17, docs/model.md 1b): used when
+     * sm_count > 0 and mamf > 0, which a hardware profile sets
+     * (--hw-profile, data/hardware/); then gemm and gemm_half_dim are unused. */
+    double sm_count; /* streaming multiprocessors (CUs on AMD); 0 = no shape model */
+    double tile_m;   /* output tile rows of the GEMM kernels (elements); 0 -> 128 */
+    double tile_n;   /* output tile columns (elements); 0 -> 256 */
+    double mamf;     /* maximum achievable matmul rate, 16-bit, fraction of the dense peak */
+    double mamf_fp8; /* the same for fp8, fraction of the fp8 peak; 0 -> mamf */
+    double gemm_sw;  /* share of the kernel rate a training step sustains; 0 -> 1 */
 } tp_gpu_eff;
 
 typedef struct tp_gpu {
@@ -347,6 +358,11 @@ TP_API tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err);
 
 /** Fill g->eff with the calibrated defaults for a GPU of this kind. */
 TP_API void tp_gpu_default_eff(tp_gpu *g);
+
+/** The calibrated constants of the kernel-level GEMM model (a hardware
+ *  profile, docs/hardware.md): eff.gemm_sw, and the attention and overlap
+ *  fractions fitted with it. Leaves the profile's measured fields alone. */
+TP_API void tp_gpu_profile_eff(tp_gpu *g);
 
 /* ------------------------------------------------------------------ */
 /* Training setup and parallel layout                                  */

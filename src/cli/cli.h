@@ -99,7 +99,7 @@ typedef struct cli_extra {
     const char **values; /* OUT */
 } cli_extra;
 
-#define CLI_MAX_FLAGS 96 /* capacity of cli_common.given; opts.c checks its table fits */
+#define CLI_MAX_FLAGS 128 /* capacity of cli_common.given; opts.c checks its table fits */
 
 /** What the shared flags say beyond the tp_config itself. */
 typedef struct cli_common {

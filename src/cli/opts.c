@@ -38,6 +38,7 @@ enum flag_id {
     F_QK_NORM, F_SINKS, F_ROUTER_BIAS, F_MOE_IMBALANCE, F_CAPACITY,
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
+    F_HW_PROFILE,
     F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
     F_ETP,
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
@@ -249,6 +250,9 @@ static const cli_flag flags[F_COUNT] = {
     [F_PRICE] = {"--price", "X", "USD per GPU-hour", "from --gpu",
                  "price of one GPU-hour",
                  NUM0(1e-3, 1e6), .group = G_GPU},
+    [F_HW_PROFILE] = {"--hw-profile", "FILE", NULL, "none: fitted GEMM fractions",
+                      "hardware profile JSON (data/hardware/, tools/probe/): measured rates",
+                      CLI_STR, .group = G_GPU},
     [F_TP] = {"--tp", "N", "GPUs", NULL,
               "tensor-parallel size",
               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
@@ -1177,6 +1181,9 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     if (sources == CLI_PRESETS_ONLY) {
         TP_TRY(preset_only(TP_IO_MODEL, "model", co->model, err));
         TP_TRY(preset_only(TP_IO_GPU, "gpu", co->gpu, err));
+        if (sn.val[F_HW_PROFILE])
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "hw-profile",
+                                "--hw-profile reads a file; here only presets are accepted");
     }
     if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
         return load_error(err, "model", co->model, co);
@@ -1189,6 +1196,8 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     TP_TRY(apply_train(&sn, &c->train, err));
     TP_TRY(apply_options(&sn, &c->opts, err));
     TP_TRY(apply_gpu(&sn, c->train.precision, &c->gpu, err));
+    if (sn.val[F_HW_PROFILE] && tp_io_hw_profile_load(sn.val[F_HW_PROFILE], &c->gpu, err) != TP_OK)
+        return load_error(err, "hw-profile", sn.val[F_HW_PROFILE], co);
     return TP_OK;
 }
 

@@ -61,6 +61,15 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n);
 /** Load a GPU: a preset name ("h100-sxm") or a GPU JSON file. Fills eff defaults. */
 tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err);
 
+/*
+ * A hardware profile (hwprofile.c, docs/hardware.md) applied to *g: the
+ * kernel-level GEMM model's SM count, tile and measured matmul rates, and
+ * where measured the HBM and intra-node collective fractions. *g is
+ * unchanged on error (TP_ERR_CONFIG naming the key, TP_ERR_IO, TP_ERR_PARSE).
+ */
+tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err);
+tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err);
+
 /** Parse a GPU from JSON text (trainplan GPU schema). */
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err);
 

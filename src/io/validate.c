@@ -71,10 +71,21 @@ typedef struct eff_key {
 #f, offsetof(tp_gpu_eff, f), (lo), (hi), (z)                                               \
     }
 static const eff_key eff_keys[] = {
-    EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),     EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
-    EFF_KEY(gemm_half_dim, 1.0, 1e6, true),    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
-    EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),   EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
-    EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false), EFF_KEY(overlap, 0.0, 1.0, false),
+    EFF_KEY(gemm, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(gemm_fp8, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(gemm_half_dim, 1.0, 1e6, true),
+    EFF_KEY(attn, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(mem_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(intra_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(inter_bw, TP_MIN_EFF, 1.0, false),
+    EFF_KEY(overlap, 0.0, 1.0, false),
+    /* the kernel-level GEMM model of a hardware profile (issue 17, time.c 1b) */
+    EFF_KEY(sm_count, 1.0, TP_MAX_SMS, true),
+    EFF_KEY(tile_m, 1.0, TP_MAX_GEMM_TILE, true),
+    EFF_KEY(tile_n, 1.0, TP_MAX_GEMM_TILE, true),
+    EFF_KEY(mamf, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(mamf_fp8, TP_MIN_EFF, 1.0, true),
+    EFF_KEY(gemm_sw, TP_MIN_EFF, 1.0, true),
 };
 #define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
 
@@ -106,12 +117,15 @@ static void gpu_names(char *buf, size_t n)
     }
 }
 
+static bool derived_prefix_known(const char *prefix);
+
+/* A preset's name or a derived GPU's (h100-96gb-500w, below) starts with prefix. */
 static bool gpu_prefix_known(const char *prefix)
 {
     for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU); i++)
         if (strncmp(tp_io_preset_name(TP_IO_GPU, i), prefix, strlen(prefix)) == 0)
             return true;
-    return false;
+    return derived_prefix_known(prefix);
 }
 
 tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, tp_error *err)
@@ -160,7 +174,7 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
             return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
                                 "--eff: unknown efficiency \"%s\" (expected one of gemm, "
                                 "gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, "
-                                "overlap)",
+                                "overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw)",
                                 tp_io_quote(key, q, sizeof q));
         snprintf(o->key, sizeof o->key, "%s", k->name);
         char field[40];
@@ -398,6 +412,18 @@ static const validate_gpu validate_gpus[] = {
     {{"A100"}, "a100-80gb", NULL},
     {{"MI300X"}, "mi300x", NULL},
 };
+
+/* tools/calibrate.py fits the derived GPUs' constants by name (--eff
+ * h100-96gb:gemm=...): a derived name is as known as a preset's. */
+static bool derived_prefix_known(const char *prefix)
+{
+    for (size_t i = 0; i < sizeof validate_gpus / sizeof validate_gpus[0]; i++) {
+        const derived_gpu *d = validate_gpus[i].derived;
+        if (d && strncmp(d->name, prefix, strlen(prefix)) == 0)
+            return true;
+    }
+    return false;
+}
 
 /* The table entry for a gpu_type cell; NULL when none matches. */
 static const validate_gpu *validate_gpu_of(const char *type)
@@ -831,16 +857,27 @@ static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config 
     return true;
 }
 
-/* Memory metric of the row. */
+/*
+ * Memory metric of the row, from the words of its memory_metric cell (the
+ * sources phrase them freely): nvidia-smi (or NVML) used memory; PyTorch's
+ * max reserved (torch.cuda.max_memory_reserved, reserved_bytes.all.peak,
+ * torchtitan's logged memory); peak active (active_bytes.all.peak); max
+ * allocated (torch.cuda.max_memory_allocated, allocated_bytes.all.peak).
+ * The first that matches in that order decides: a reserved figure quoted
+ * beside an allocated one is the larger, reserved. Anything else is NONE,
+ * and the row says so (memory_metric_note).
+ */
 static tp_io_mem_metric metric_of(const char *s, const char **unit)
 {
     *unit = contains(s, "GiB") ? "GiB" : "GB";
-    if (contains(s, "nvidia-smi"))
+    if (contains(s, "nvidia-smi") || contains(s, "nvml"))
         return TP_IO_MEM_NVSMI;
     if (contains(s, "reserved"))
         return TP_IO_MEM_RESERVED;
     if (contains(s, "active"))
         return TP_IO_MEM_ACTIVE;
+    if (contains(s, "allocated"))
+        return TP_IO_MEM_ALLOCATED;
     return TP_IO_MEM_NONE;
 }
 
@@ -850,6 +887,7 @@ const char *tp_io_mem_metric_name(tp_io_mem_metric m)
     case TP_IO_MEM_NVSMI: return "nvidia-smi used";
     case TP_IO_MEM_RESERVED: return "torch reserved";
     case TP_IO_MEM_ACTIVE: return "torch peak active";
+    case TP_IO_MEM_ALLOCATED: return "torch max allocated";
     case TP_IO_MEM_NONE: break;
     }
     return "";
@@ -862,6 +900,10 @@ static double predicted_metric(const tp_memory *m, tp_io_mem_metric metric)
     switch (metric) {
     case TP_IO_MEM_RESERVED: return total - m->framework_bytes - m->comm_buffers_bytes;
     case TP_IO_MEM_ACTIVE:
+    case TP_IO_MEM_ALLOCATED:
+        /* live tensors only: no context, NCCL buffers or allocator cache
+         * (allocated and active differ by blocks freed but not yet reused
+         * by their stream, which the model does not track) */
         return total - m->framework_bytes - m->comm_buffers_bytes - m->fragmentation_bytes;
     case TP_IO_MEM_NVSMI:
     case TP_IO_MEM_NONE: break;
@@ -1063,6 +1105,11 @@ static void row_compare(const rowref *r, framework fw, const tp_config *c, const
         v->metric = metric_of(cell(r, "memory_metric"), &v->mem_unit);
         double unit = strcmp(v->mem_unit, "GiB") == 0 ? TP_GIB : TP_GB;
         v->has_mem = v->metric != TP_IO_MEM_NONE;
+        if (!v->has_mem)
+            note(v,
+                 "memory metric \"%.60s\" not recognised (nvidia-smi, reserved, active, "
+                 "allocated): memory not compared",
+                 cell(r, "memory_metric"));
         v->meas_mem = mem;
         v->pred_mem = predicted_metric(m, v->metric) / unit;
         v->mem_err = v->pred_mem / mem - 1.0;

@@ -54,10 +54,12 @@ typedef enum tp_io_mem_metric {
     TP_IO_MEM_NONE = 0,
     TP_IO_MEM_NVSMI,    /* nvidia-smi used: our total */
     TP_IO_MEM_RESERVED, /* torch max reserved: less CUDA context and NCCL buffers */
-    TP_IO_MEM_ACTIVE    /* torch peak active: less the fragmentation reserve too */
+    TP_IO_MEM_ACTIVE,   /* torch peak active: less the fragmentation reserve too */
+    TP_IO_MEM_ALLOCATED /* torch max allocated: as active (issue 17) */
 } tp_io_mem_metric;
 
-/** "nvidia-smi used", "torch reserved", "torch peak active", or "". */
+/** "nvidia-smi used", "torch reserved", "torch peak active", "torch max
+ * allocated", or "". */
 const char *tp_io_mem_metric_name(tp_io_mem_metric m);
 
 /** One row, predicted and compared. */

@@ -9,6 +9,30 @@ static bool positive_finite(double x)
     return isfinite(x) && x > 0.0;
 }
 
+/* The kernel-level GEMM model's sizes (tp.h, time.c 1b): 0 = unset, else
+ * whole counts in a range no GPU leaves (an SM count of 1e9 would make
+ * every GEMM one partial wave). */
+static tp_status kernel_shape_validate(const tp_gpu *g, tp_error *err)
+{
+    const struct {
+        const char *name;
+        double v, hi;
+    } k[] = {{"sm_count", g->eff.sm_count, TP_MAX_SMS},
+             {"tile_m", g->eff.tile_m, TP_MAX_GEMM_TILE},
+             {"tile_n", g->eff.tile_n, TP_MAX_GEMM_TILE}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        double v = k[i].v;
+        if (fpclassify(v) == FP_ZERO)
+            continue;
+        if (!(v >= 1.0 && v <= k[i].hi) || v > floor(v))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                                "eff.%s of %s is %g: it must be a whole number in [1, %g] "
+                                "(or 0: unset)",
+                                k[i].name, g->name, v, k[i].hi);
+    }
+    return TP_OK;
+}
+
 tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
 {
     if (!g)
@@ -52,7 +76,10 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
               {"intra_bw", e->intra_bw, false},
               {"inter_bw", e->inter_bw, false},
               {"gemm_fp8", e->gemm_fp8, true},
-              {"attn_ampere_kernel", e->attn_ampere_kernel, true}};
+              {"attn_ampere_kernel", e->attn_ampere_kernel, true},
+              {"mamf", e->mamf, true},
+              {"mamf_fp8", e->mamf_fp8, true},
+              {"gemm_sw", e->gemm_sw, true}};
     for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
         double v = fr[i].v;
         if (fr[i].zero_ok && fpclassify(v) == FP_ZERO)
@@ -63,6 +90,9 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
                                 fr[i].name, g->name, v, TP_MIN_EFF,
                                 fr[i].zero_ok ? " (or 0: unset)" : "");
     }
+    tp_status st = kernel_shape_validate(g, err);
+    if (st != TP_OK)
+        return st;
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
         !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
         !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))

@@ -28,6 +28,17 @@
  *    weight-gradient GEMMs have the same three dimensions, so the same I.
  *    fp8 GEMMs use the fp8 peak and eff.gemm_fp8 (and 1-byte operands, so
  *    I_half in elements is unchanged); everything else stays 16-bit.
+ * 1b. With a hardware profile (eff.sm_count and eff.mamf set, --hw-profile):
+ *    the kernel-level model replaces eff.gemm and I_half. A GEMM's M x N
+ *    output is cut into tile_m x tile_n tiles (cuBLAS's large tiles,
+ *    128 x 256 unless the profile says otherwise) and runs in
+ *    ceil(tiles / SMs) waves; every wave costs tile_m*tile_n*2K*SMs FLOPs
+ *    at peak * eff.mamf (the maximum achievable matmul rate measured on
+ *    that GPU, eff.mamf_fp8 for fp8) * eff.gemm_sw (the share a training
+ *    step sustains), so a partial last wave and tile padding are paid in
+ *    full (tile and wave quantization, NVIDIA's "Matrix Multiplication
+ *    Background" guide). The operands (2 bytes per element) cross HBM
+ *    once, added: time = that + 2(MK+KN+MN) / (HBM bw * eff.mem_bw).
  * 2. FlashAttention: forward 4*b*s^2*q/(c*t) * 1/2 FLOPs (it skips the
  *    masked half; ring attention with load balancing gives every CP rank
  *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
@@ -108,6 +119,7 @@
  * all-to-all never overlapped; ZeRO-3 per-micro-batch traffic is not
  * inside the bubble.
  */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -126,8 +138,12 @@ typedef struct ctx {
     double et; /* expert tensor-parallel size t_e (etp, default t) */
     double cc; /* context-parallel size c */
     double h, q, kv, f, gate, V;
-    bool sp;                          /* sequence parallel in effect */
-    double peak_gemm, gemm_eff, half; /* GEMM rate and shape constant */
+    bool sp;                                /* sequence parallel in effect */
+    double peak_gemm, gemm_eff, half;       /* GEMM rate and shape constant */
+    double sms, tile_m, tile_n;             /* kernel-level GEMM model (1b); sms 0 = off */
+    double inv_sms, inv_tile_m, inv_tile_n; /* their reciprocals */
+    double wave_s_per_k;                    /* seconds per unit of K of one full wave */
+    double s_per_byte;                      /* its operand traffic: 1 / achieved HBM bandwidth */
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
@@ -202,11 +218,50 @@ static double min2(double a, double b)
     return a < b ? a : b;
 }
 
+/*
+ * Kernel-level GEMM time (header 1b): the output is cut into tile_m x
+ * tile_n tiles, run in waves of one tile per SM; the last wave's idle SMs
+ * and the tiles' padding past M and N are paid at the full-wave rate. The
+ * operands' one pass over HBM is added, not overlapped (max): the additive
+ * form predicted the held-out source families better (docs/ACCURACY.md).
+ */
+/* ceil(x) for x >= 0 without a libm call (the evaluation's hot path). */
+static double ceil_pos(double x)
+{
+    if (!(x < 4e18))
+        return x; /* whole already at this size (and never reached: dims are bounded) */
+    double i = (double)(int64_t)x;
+    return i < x ? i + 1.0 : i;
+}
+
+/* ceil(a / b) for a >= 0, b >= 1 whole, by the reciprocal inv_b = 1 / b
+ * (a multiply, not a divide: the hot path), corrected to the exact
+ * quotient's ceiling where the rounded reciprocal put it one off. */
+static double ceil_div(double a, double b, double inv_b)
+{
+    double q = ceil_pos(a * inv_b);
+    if (q * b < a)
+        return q + 1.0;
+    if (q >= 1.0 && (q - 1.0) * b >= a)
+        return q - 1.0;
+    return q;
+}
+
+static double gemm_shape_s(const ctx *x, double M, double N, double K)
+{
+    double tiles = ceil_div(M, x->tile_m, x->inv_tile_m) * ceil_div(N, x->tile_n, x->inv_tile_n);
+    double compute = ceil_div(tiles, x->sms, x->inv_sms) * K * x->wave_s_per_k;
+    double bytes = 2.0 * (M * K + K * N + M * N);
+    return compute + bytes * x->s_per_byte;
+}
+
 /* Forward time of one GEMM (M x K) x (K x N), additive roofline (header 1). */
 static double gemm_s(const ctx *x, double M, double N, double K)
 {
     if (!(M > 0.0 && N > 0.0 && K > 0.0))
         return 0.0;
+    if (x->sms > 0.0)
+        return gemm_shape_s(x, M, N, K);
     double flops = 2.0 * M * N * K;
     double traffic = 2.0 * x->half * (M * K + K * N + M * N); /* = flops * I_half / I */
     return (flops + traffic) / (x->peak_gemm * x->gemm_eff);
@@ -540,6 +595,27 @@ static int64_t nodes_gpus(const tp_config *c)
     return g > 0 ? g : 1;
 }
 
+/* The kernel-level GEMM model's constants (header 1b), when the GPU's
+ * profile gives an SM count and a measured matmul rate; else off. */
+static void gemm_shape_init(const tp_config *c, ctx *x)
+{
+    const tp_gpu_eff *e = &c->gpu.eff;
+    if (!(e->sm_count >= 1.0 && e->mamf > 0.0))
+        return;
+    bool fp8 = c->train.precision == TP_PREC_FP8;
+    double mamf = fp8 && e->mamf_fp8 > 0.0 ? e->mamf_fp8 : e->mamf;
+    double sw = e->gemm_sw > 0.0 ? e->gemm_sw : 1.0;
+    x->sms = floor(e->sm_count);
+    x->tile_m = e->tile_m >= 1.0 ? e->tile_m : 128.0;
+    x->tile_n = e->tile_n >= 1.0 ? e->tile_n : 256.0;
+    /* one wave: every SM computes one tile, 2 * tile_m * tile_n * K FLOPs */
+    x->wave_s_per_k = 2.0 * x->sms * x->tile_m * x->tile_n / (x->peak_gemm * mamf * sw);
+    x->s_per_byte = 1.0 / (c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0));
+    x->inv_sms = 1.0 / x->sms;
+    x->inv_tile_m = 1.0 / x->tile_m;
+    x->inv_tile_n = 1.0 / x->tile_n;
+}
+
 static void ctx_init(const tp_config *c, ctx *x)
 {
     const tp_model *m = &c->model;
@@ -584,6 +660,7 @@ static void ctx_init(const tp_config *c, ctx *x)
         break;
     }
     x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
+    gemm_shape_init(c, x);
     bool ampere_kernel = c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0;
     x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) * (ampere_kernel ? e->attn_ampere_kernel : 1.0);
     x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);

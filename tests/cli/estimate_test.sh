@@ -54,7 +54,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --sliding-window --global-every --qk-norm --attn-sinks --router-bias --moe-imbalance
 --moe-capacity-factor
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
---gpu-memory-gb --gpu-memory-gib --peak-tflops --price --tp --pp --cp --ep --vpp --sp --no-sp
+--gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --attn-flops --act-model --ckpt-model

@@ -208,7 +208,7 @@ expect_error "trainplan: error: $tmp/e.csv:1:1: empty file: no header line" vali
 printf 'id,source\na,b\n' >"$tmp/c.csv"
 expect_error "trainplan: error: $tmp/c.csv:1: the header has no column \"model_name\" (a runs file needs the columns of runs-dev.csv)" validate "$tmp/c.csv"
 expect_error "trainplan: error: validate takes one file (got \"$CSV\" and \"x.csv\")" validate "$CSV" x.csv
-expect_error "trainplan: error: --eff: unknown efficiency \"speed\" (expected one of gemm, gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, overlap)" validate "$CSV" --eff speed=1
+expect_error "trainplan: error: --eff: unknown efficiency \"speed\" (expected one of gemm, gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw)" validate "$CSV" --eff speed=1
 expect_error "trainplan: error: --eff: expected KEY=VALUE or GPU:KEY=VALUE, got \"gemm\"" validate "$CSV" --eff gemm
 expect_error "trainplan: error: unknown flag \"--jsn\" (did you mean \"--json\"?)" validate "$CSV" --jsn
 
@@ -216,5 +216,31 @@ expect_error "trainplan: error: unknown flag \"--jsn\" (did you mean \"--json\"?
 run validate --help
 if [ "$rc" -eq 0 ] && grep -q "usage: trainplan validate FILE.csv" "$tmp/out"; then ok; else bad "validate --help"; fi
 has "help names --eff" "--eff"
+
+# ---- memory metrics (issue 17): every phrasing compared like with like ----
+python3 - "$CSV" "$tmp/metrics.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, row = rows[0], next(r for r in rows if r[0] == "torchtune-3b-a100-ac")
+col = head.index("memory_metric")
+out = [head]
+for i, metric in enumerate(["GiB, peak active memory (torch)",
+                            "GiB, torch.cuda.max_memory_allocated()",
+                            "GiB, torch.cuda.max_memory_reserved()",
+                            "GB, NVML used memory",
+                            "GiB, resident set size"]):
+    r = list(row)
+    r[0], r[col] = f"m{i}", metric
+    out.append(r)
+csv.writer(open(sys.argv[2], "w", newline="")).writerows(out)
+PY
+run validate "$tmp/metrics.csv" --json
+check_json "memory metrics" \
+    '[by_id(j["rows"])[f"m{i}"]["memory"]["metric"] for i in range(4)] == ["torch peak active", "torch max allocated", "torch reserved", "nvidia-smi used"]' \
+    'by_id(j["rows"])["m0"]["memory"]["predicted"] == by_id(j["rows"])["m1"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["m1"]["memory"]["predicted"] < by_id(j["rows"])["m2"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["m3"]["memory"]["unit"] == "GB"' \
+    'by_id(j["rows"])["m4"]["memory"] is None' \
+    '"memory metric \"GiB, resident set size\" not recognised (nvidia-smi, reserved, active, allocated): memory not compared" in by_id(j["rows"])["m4"]["assumptions"]'
 
 finish

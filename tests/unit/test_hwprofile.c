@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hardware profiles (src/io/hwprofile.c) and the kernel-level GEMM model
+ * they switch on (src/lib/time.c 1b), issue 17:
+ *  - a hand-written profile is read exactly: every mapped field to the bit;
+ *  - every shipped profile (data/hardware/) loads onto its GPU preset;
+ *  - bad profiles fail naming the key, and leave the GPU unchanged;
+ *  - the GEMM model's tile and wave quantization, by hand.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "io.h"
+
+#define HW_DIR TP_SOURCE_DIR "/data/hardware/"
+
+/* Bit-exact equality of two doubles ("read exactly"), without -Wfloat-equal. */
+#define assert_same(got, want)                                                                     \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        if (memcmp(&g_, &w_, sizeof g_) != 0) {                                                    \
+            print_error("%s = %.17g, want %.17g\n", #got, g_, w_);                                 \
+            fail();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+static tp_gpu gpu(const char *name)
+{
+    tp_gpu g;
+    tp_error err;
+    assert_int_equal(tp_io_gpu_load(name, &g, &err), TP_OK);
+    return g;
+}
+
+/* H100 SXM: bf16 989.4, fp8 1978.9 TFLOP/s, HBM 3350 GB/s, NVLink 450, NIC 50 GB/s. */
+static const char hand[] =
+    "{\"format\": \"trainplan-hw-profile-1\", \"name\": \"hand\", \"sm_count\": 132,\n"
+    " \"gemm_tile\": [256, 128],\n"
+    " \"matmul_tflops\": {\"bf16\": 791.52, \"fp8\": 1187.34},\n"
+    " \"hbm_gb_per_s\": 3015,\n"
+    " \"collectives\": [\n"
+    "  {\"op\": \"all_gather\", \"link\": \"nvlink\", \"gpus\": 8, \"gpus_per_node\": 8,\n"
+    "   \"points\": [[8192, 1.75], [8589934592, 360]]},\n"
+    "  {\"op\": \"all_reduce\", \"link\": \"nvlink\", \"gpus\": 8,\n"
+    "   \"points\": [[8589934592, 480]]},\n"
+    "  {\"op\": \"send_recv\", \"link\": \"network\", \"gpus\": 2, \"gpus_per_node\": 1,\n"
+    "   \"points\": [[4096, 0.5], [8589934592, 45]]},\n"
+    "  {\"op\": \"all_reduce\", \"link\": \"network\", \"gpus\": 16, \"gpus_per_node\": 8,\n"
+    "   \"points\": [[8589934592, 338]]}]}\n";
+
+static void test_hand_written_exact(void **state)
+{
+    (void)state;
+    tp_gpu g = gpu("h100-sxm");
+    tp_error err;
+    assert_int_equal(tp_io_hw_profile_parse(hand, &g, &err), TP_OK);
+    assert_same(g.eff.sm_count, 132.0);
+    assert_same(g.eff.tile_m, 256.0);
+    assert_same(g.eff.tile_n, 128.0);
+    assert_same(g.eff.mamf, 791.52e12 / 989.4e12);
+    assert_same(g.eff.mamf_fp8, 1187.34e12 / 1978.9e12);
+    assert_same(g.eff.mem_bw, 3015e9 / 3350e9);
+    /* the ring collective (all-gather) is preferred to the NVLS all-reduce */
+    assert_same(g.eff.intra_bw, 360e9 / 450e9);
+    /* latency per step: 8192 B * 7/8 / 1.75 GB/s over 7 steps */
+    assert_same(g.eff.intra_lat_s, 8192.0 * (7.0 / 8.0) / 1.75e9 / 7.0);
+    assert_same(g.eff.inter_bw, 45e9 / 50e9);
+    assert_same(g.eff.inter_lat_s, 4096.0 / 0.5e9);
+    /* the GEMM fraction stays (unused by the shape model); the constants
+     * fitted with the profile model replace the others (calib.c) */
+    tp_gpu d = gpu("h100-sxm");
+    assert_same(g.eff.gemm, d.eff.gemm);
+    assert_same(g.eff.gemm_sw, 0.8687);
+    assert_same(g.eff.attn, 0.3247);
+    assert_same(g.eff.overlap, 0.9609);
+    /* the 500 W part: its clock factor on both */
+    tp_gpu w = gpu("h100-sxm");
+    snprintf(w.name, sizeof w.name, "h100-96gb-500w");
+    tp_error err2;
+    assert_int_equal(tp_io_hw_profile_parse(hand, &w, &err2), TP_OK);
+    assert_same(w.eff.gemm_sw, 0.8687 * 0.6871);
+    assert_same(w.eff.attn, 0.3247 * 0.6871);
+}
+
+static void test_shipped_profiles_load(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"a100-40gb", "a100-80gb", "h100-sxm", "h200",
+                                        "b200",      "gb200",     "mi300x"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        tp_gpu g = gpu(names[i]);
+        char path[512];
+        snprintf(path, sizeof path, HW_DIR "%s.json", names[i]);
+        tp_error err;
+        assert_int_equal(tp_io_hw_profile_load(path, &g, &err), TP_OK);
+        assert_true(g.eff.sm_count >= 100.0 && g.eff.mamf > 0.5 && g.eff.mamf < 0.9);
+    }
+    /* the published H100 figures: MAMF 794.5 of 989.4, NCCL ring 370 of 450 */
+    tp_gpu g = gpu("h100-sxm");
+    tp_error err;
+    assert_int_equal(tp_io_hw_profile_load(HW_DIR "h100-sxm.json", &g, &err), TP_OK);
+    assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
+    assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
+    assert_same(g.eff.intra_bw, 370e9 / 450e9);
+    assert_same(g.eff.inter_bw, 47e9 / 50e9);
+}
+
+static void expect_bad(const char *gpu_name, const char *text, const char *path, const char *msg)
+{
+    tp_gpu g = gpu(gpu_name), before = g;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_not_equal(tp_io_hw_profile_parse(text, &g, &err), TP_OK);
+    assert_string_equal(err.path, path);
+    assert_string_equal(err.message, msg);
+    assert_memory_equal(&g, &before, sizeof g);
+}
+
+static void test_bad_profiles(void **state)
+{
+    (void)state;
+    expect_bad("h100-sxm", "{\"format\": \"x\"}", "format",
+               "\"format\" must be \"trainplan-hw-profile-1\" (a trainplan hardware profile)");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, \"speed\": 1}", "",
+               "unknown key \"speed\"");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"matmul_tflops\": {\"bf16\": 1}}",
+               "sm_count", "missing key \"sm_count\"");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 13.5, "
+               "\"matmul_tflops\": {\"bf16\": 1}}",
+               "sm_count", "\"sm_count\" must be a whole number");
+    /* an H100 profile on an A100: 794.5 > 312 */
+    expect_bad("a100-80gb",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
+               "\"matmul_tflops\": {\"bf16\": 794.5}}",
+               "matmul_tflops.bf16",
+               "\"matmul_tflops.bf16\" (794.5 TFLOP/s) is 2.55 of the peak of GPU a100-80gb "
+               "(312 TFLOP/s): a measured rate must be in [0.001, 1] of it (a profile of "
+               "another GPU?)");
+    expect_bad("a100-80gb",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 108, "
+               "\"matmul_tflops\": {\"bf16\": 270, \"fp8\": 500}}",
+               "matmul_tflops.fp8",
+               "\"matmul_tflops.fp8\" is given but GPU a100-80gb has no such peak");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
+               "\"matmul_tflops\": {\"bf16\": 790}, \"collectives\": [{\"op\": \"all_gather\", "
+               "\"link\": \"nvlink\", \"gpus\": 8, \"points\": [[1024, 1], [512, 2]]}]}",
+               "collectives[0].points[1]",
+               "\"collectives[0].points[1]\": message sizes must increase");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
+               "\"matmul_tflops\": {\"bf16\": 790}, \"collectives\": [{\"op\": \"bcast\", "
+               "\"link\": \"nvlink\", \"gpus\": 8, \"points\": [[1024, 1]]}]}",
+               "collectives[0].op",
+               "\"collectives[0].op\" must be one of all_reduce, all_gather, reduce_scatter, "
+               "all_to_all, send_recv");
+}
+
+/* One GEMM's forward time through the whole model: a one-layer model whose
+ * step is dominated by it is awkward, so test the quantization through the
+ * ratio of two estimates that differ only in a shape crossing a wave. */
+static double step_s(const tp_gpu *g, int64_t hidden)
+{
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    tp_error err;
+    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
+    c.model.hidden = hidden;
+    c.model.num_heads = hidden / 128;
+    c.model.num_kv_heads = hidden / 128;
+    c.gpu = *g;
+    tp_train_default(&c.train);
+    tp_options_default(&c.opts);
+    c.train.num_gpus = 1;
+    c.train.seq_len = 4096;
+    c.train.micro_batch = 1;
+    c.train.global_batch = 1;
+    tp_result r;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    return r.time.compute_s;
+}
+
+static void test_shape_model_switch(void **state)
+{
+    (void)state;
+    tp_gpu fitted = gpu("h100-sxm"), prof = fitted;
+    tp_error err;
+    assert_int_equal(tp_io_hw_profile_load(HW_DIR "h100-sxm.json", &prof, &err), TP_OK);
+    /* the profile changes the compute time; without one nothing changes */
+    double a = step_s(&fitted, 4096), b = step_s(&prof, 4096);
+    assert_true(a > 0.0 && b > 0.0 && fabs(a / b - 1.0) > 0.01);
+    /* gemm_sw scales the GEMM part only: halving it adds less than 2x */
+    tp_gpu half = prof;
+    half.eff.gemm_sw = 0.5;
+    double c = step_s(&half, 4096);
+    assert_true(c > 1.3 * b && c < 2.0 * b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_written_exact),
+        cmocka_unit_test(test_shipped_profiles_load),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_shape_model_switch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
