@@ -294,13 +294,25 @@ static void d_note(doc *d, const char *fmt, ...)
 /* The report                                                          */
 /* ------------------------------------------------------------------ */
 
+/* The expert layers' layout when they have one of their own (EP > 1 or an
+ * expert TP apart from TP), as report.c words it; "" otherwise. */
+static const char *experts_text(const tp_train *t, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (t->ep > 1 || tp_expert_tp(t) != t->tp)
+        snprintf(buf, n, " (experts ETP %lld x EP %lld x EDP %lld)", (long long)tp_expert_tp(t),
+                 (long long)t->ep, (long long)tp_train_edp(t));
+    return buf;
+}
+
 static const char *layout_text(const tp_plan_phase *ph, char *buf, size_t n)
 {
     const tp_train *t = &ph->cfg.train;
+    char ex[96];
     snprintf(buf, n,
              "TP %lld x PP %lld x CP %lld x DP %lld%s, ZeRO-%d, SP %s, recompute %s%s%.0lld",
              (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)ph->res.dp,
-             t->ep > 1 ? " (EP carved from DP)" : "", t->zero, t->sp ? "on" : "off",
+             experts_text(t, ex, sizeof ex), t->zero, t->sp ? "on" : "off",
              tp_io_recompute_name(t->recompute),
              t->vpp > 1 ? ", interleaved schedule, virtual stages " : "",
              t->vpp > 1 ? (long long)t->vpp : 0LL);
