@@ -770,6 +770,7 @@ void tp_io_plan_csv(FILE *f, const tp_plan *p)
 {
     fputs("phase,phase_tokens,tokens_per_step,steps,steps_whole,gpu_hours,wall_s,", f);
     tp_io_csv_columns(f);
+    tp_io_csv_late_columns(f);
     fputc('\n', f);
     if (!p->feasible)
         return;
@@ -779,6 +780,7 @@ void tp_io_plan_csv(FILE *f, const tp_plan *p)
         fprintf(f, ",%.15g,%.15g,%.15g,%lld,%.15g,%.15g,", ph->spec.tokens, ph->tokens_per_step,
                 ph->steps, (long long)ph->steps_whole, ph->gpu_hours, ph->wall_s);
         tp_io_csv_fields(f, &ph->cfg, &ph->res);
+        tp_io_csv_late_fields(f, &ph->cfg);
         fputc('\n', f);
     }
 }

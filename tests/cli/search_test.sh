@@ -159,10 +159,10 @@ run search $SMALL --csv --top 4
 expect_rc 0 "search --csv"
 check_py "csv rows" '
 rows = list(csv.reader(io.StringIO(out)))
-need(rows[0][0] == "rank" and "step_s" in rows[0] and rows[0][-1] == "note", "header: %s" % rows[0])
+need(rows[0][0] == "rank" and "step_s" in rows[0] and rows[0][-2:] == ["note", "etp"], "header: %s" % rows[0])
 need(len(rows) == 5, "want 4 data rows, got %d" % (len(rows) - 1))
 need(all(len(r) == len(rows[0]) for r in rows), "ragged rows")
-need(rows[1][0] == "1" and rows[1][-1] == "" and rows[2][-1] != "", "notes")
+need(rows[1][0] == "1" and rows[1][-2] == "" and rows[2][-2] != "", "notes")
 '
 
 # ---------------------------------------------------------------- docs/search.md's samples
@@ -282,6 +282,7 @@ for r, e in zip(rows, j):
     assert int(r["rank"]) == e["search"]["rank"]
     for k in ("tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch", "grad_accum", "num_gpus"):
         assert int(r[k]) == e["layout"][k], k
+    assert int(r["etp"]) == e["layout"].get("etp", e["layout"]["tp"])  # the last column
     assert r["zero"] == str(e["layout"]["zero"]) and r["recompute"] == e["layout"]["recompute"]
     assert int(r["peak_bytes"]) == e["memory"]["peak_bytes"]
     assert int(r["headroom_bytes"]) == e["memory"]["headroom_bytes"]
