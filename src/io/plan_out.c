@@ -932,6 +932,10 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_int(b, l, "pp", t->pp);
         put_int(b, l, "cp", t->cp);
         put_int(b, l, "ep", t->ep);
+        if (t->etp > 0 && t->etp != t->tp) { /* folded only, as in the estimate's layout */
+            put_int(b, l, "etp", t->etp);
+            put_int(b, l, "edp", tp_train_edp(t));
+        }
         put_int(b, l, "vpp", t->vpp);
         put_int(b, l, "dp", r->dp);
         put_bool(b, l, "sp", t->sp);

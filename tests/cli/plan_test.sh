@@ -352,6 +352,8 @@ has "plan folded experts" "TP 2 x PP 1 x CP 1 x DP 32 (experts ETP 1 x EP 8 x ED
 run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --zero 1
 has "plan experts" "TP 2 x PP 1 x CP 1 x DP 32 (experts ETP 2 x EP 8 x EDP 4), ZeRO-1,"
 if grep -qF "carved" "$tmp/out"; then bad "plan experts: still says EP is carved from DP"; else ok; fi
+run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --etp 1 --zero 1 --json
+check_json "plan folded json" 0 'j["phases"][0]["layout"]["etp"] == 1 and j["phases"][0]["layout"]["edp"] == 8'
 run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --etp 1 --zero 1 --csv
 if [ "$rc" -eq 0 ] && head -1 "$tmp/out" | grep -q ',reason,etp$' && sed -n 2p "$tmp/out" | grep -q ',1$'; then ok
 else bad "plan folded csv: the etp column last"; fi
