@@ -357,4 +357,17 @@ run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --sv
 if [ "$rc" -eq 1 ] && [ ! -e "$tmp/none.svg" ] && grep -qF "no chart is written" "$tmp/err"; then ok
 else bad "search --svg with nothing fitting: exit $rc, file $(ls "$tmp/none.svg" 2>&1)"; fi
 
+# ---------------------------------------------------------------- folded layouts show their ETP
+# TP 2 fixed, ETP 1 fixed: every layout is folded; the Markdown EP cell says
+# so, the CSV's last column (etp) is 1.
+MOE="--model mixtral-8x7b --gpu h100-sxm --gpus 64 --seq-len 4096 --global-batch 256 --tp 2 --etp 1 --top 2"
+# shellcheck disable=SC2086
+run search $MOE --markdown
+expect_rc 0 "search folded --markdown"
+if grep -q '^| 1 | 64 | 2 | [0-9]* | [0-9]* | [0-9]* | [0-9]* (ETP 1) |' "$tmp/out"; then ok
+else bad "search folded --markdown: the EP cell lacks (ETP 1): $(grep '^| 1 ' "$tmp/out")"; fi
+# shellcheck disable=SC2086
+run search $MOE --csv
+if [ "$rc" -eq 0 ] && sed -n 2p "$tmp/out" | grep -q ',1$'; then ok; else bad "search folded --csv: etp last"; fi
+
 finish
