@@ -444,11 +444,17 @@
     }, 250);
   }
 
+  // The expert TP when folded (the JSON names etp only then), else ''.
+  function etpWords(l) {
+    return l.etp !== undefined && l.etp !== l.tp ? 'ETP ' + l.etp : '';
+  }
+
   function layoutWords(l) {
     const w = ['TP ' + l.tp, 'PP ' + l.pp];
     if (l.cp > 1) w.push('CP ' + l.cp);
     w.push('DP ' + l.dp);
     if (l.ep > 1) w.push('EP ' + l.ep);
+    if (etpWords(l)) w.push(etpWords(l));
     if (l.vpp > 1) w.push('VPP ' + l.vpp);
     return w.join(' x ') + ', ZeRO-' + l.zero + ', recompute ' + l.recompute + ', micro-batch ' + l.micro_batch +
       ' x accumulation ' + l.grad_accum + (l.sp ? ', SP on' : '');
@@ -548,7 +554,8 @@
     const t = r.time;
     const price = r.gpu && r.gpu.price_per_gpu_hour;
     kpi(dl, 'layout', 'TP ' + r.layout.tp + ' x PP ' + r.layout.pp + ' x CP ' + r.layout.cp +
-      ' x DP ' + r.layout.dp + (r.layout.ep > 1 ? ' (EP ' + r.layout.ep + ')' : ''));
+      ' x DP ' + r.layout.dp + (r.layout.ep > 1 || etpWords(r.layout)
+        ? ' (EP ' + r.layout.ep + (etpWords(r.layout) ? ', ' + etpWords(r.layout) : '') + ')' : ''));
     kpi(dl, 'tokens per step', int(r.flops.tokens_per_step) + ' (' + plural(r.layout.grad_accum, 'micro-batch') + ' per pipeline)');
     if (!t) {
       kpi(dl, 'step time', 'not modelled in this build', 'kpi-step');
@@ -703,7 +710,8 @@
     // a layout that does not fit (the closest ones, when none does) is greyed
     const fits = !e.memory || e.memory.fits;
     const tr = el('tr', fits ? {} : { class: 'nofit', title: 'does not fit' });
-    const cells = [rank, l.tp, l.pp, l.cp, l.dp, l.ep, l.vpp, l.sp === undefined ? '-' : (l.sp ? 'on' : 'off'),
+    const ep = etpWords(l) ? l.ep + ' (' + etpWords(l) + ')' : l.ep; // folded: EP 8 (ETP 1)
+    const cells = [rank, l.tp, l.pp, l.cp, l.dp, ep, l.vpp, l.sp === undefined ? '-' : (l.sp ? 'on' : 'off'),
       l.zero, l.recompute, l.micro_batch, l.grad_accum,
       e.memory ? gib(e.memory.peak_bytes) : '-', e.time ? secs(e.time.step_s) : '-',
       e.time ? pct(e.time.throughput.mfu) : '-',

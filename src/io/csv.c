@@ -100,9 +100,20 @@ void tp_io_csv_columns(FILE *f)
         fprintf(f, ",%s", csv_tail[i]);
 }
 
+void tp_io_csv_late_columns(FILE *f)
+{
+    fputs(",etp", f);
+}
+
+void tp_io_csv_late_fields(FILE *f, const tp_config *c)
+{
+    fprintf(f, ",%" PRId64, tp_expert_tp(&c->train));
+}
+
 void tp_io_csv_header(FILE *f)
 {
     tp_io_csv_columns(f);
+    tp_io_csv_late_columns(f);
     fputc('\n', f);
 }
 
@@ -159,5 +170,6 @@ void tp_io_csv_fields(FILE *f, const tp_config *c, const tp_result *r)
 void tp_io_csv_row(FILE *f, const tp_config *c, const tp_result *r)
 {
     tp_io_csv_fields(f, c, r);
+    tp_io_csv_late_fields(f, c);
     fputc('\n', f);
 }

@@ -138,11 +138,15 @@ void tp_io_markdown_row(FILE *f, int64_t rank, const tp_config *c, const tp_resu
     const tp_train *t = &c->train;
     const tp_time *tm = &r->time;
     const tp_memory *m = &r->memory;
+    char ep[48]; /* EP, with the expert TP when folded: "8 (ETP 1)" */
+    if (t->etp > 0 && t->etp != t->tp)
+        snprintf(ep, sizeof ep, "%" PRId64 " (ETP %" PRId64 ")", t->ep, t->etp);
+    else
+        snprintf(ep, sizeof ep, "%" PRId64, t->ep);
     fprintf(f,
             "| %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64
-            " | %" PRId64 " | %" PRId64 " | %s | %d | %s | %" PRId64 " | %" PRId64
-            " | %.2f | %.2f | %s |",
-            rank, t->num_gpus, t->tp, t->pp, t->vpp, t->cp, t->ep, r->dp, t->sp ? "on" : "off",
+            " | %s | %" PRId64 " | %s | %d | %s | %" PRId64 " | %" PRId64 " | %.2f | %.2f | %s |",
+            rank, t->num_gpus, t->tp, t->pp, t->vpp, t->cp, ep, r->dp, t->sp ? "on" : "off",
             t->zero, tp_io_recompute_name(t->recompute), t->micro_batch, r->grad_accum,
             m->total_bytes / TP_GIB, m->headroom_bytes / TP_GIB, m->fits ? "yes" : "no");
     if (tm->computed)

@@ -304,13 +304,25 @@ static void d_note(doc *d, const char *fmt, ...)
 /* The report                                                          */
 /* ------------------------------------------------------------------ */
 
+/* The expert layers' layout when they have one of their own (EP > 1 or an
+ * expert TP apart from TP), as report.c words it; "" otherwise. */
+static const char *experts_text(const tp_train *t, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (t->ep > 1 || tp_expert_tp(t) != t->tp)
+        snprintf(buf, n, " (experts ETP %lld x EP %lld x EDP %lld)", (long long)tp_expert_tp(t),
+                 (long long)t->ep, (long long)tp_train_edp(t));
+    return buf;
+}
+
 static const char *layout_text(const tp_plan_phase *ph, char *buf, size_t n)
 {
     const tp_train *t = &ph->cfg.train;
+    char ex[96];
     snprintf(buf, n,
              "TP %lld x PP %lld x CP %lld x DP %lld%s, ZeRO-%d, SP %s, recompute %s%s%.0lld",
              (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)ph->res.dp,
-             t->ep > 1 ? " (EP carved from DP)" : "", t->zero, t->sp ? "on" : "off",
+             experts_text(t, ex, sizeof ex), t->zero, t->sp ? "on" : "off",
              tp_io_recompute_name(t->recompute),
              t->vpp > 1 ? ", interleaved schedule, virtual stages " : "",
              t->vpp > 1 ? (long long)t->vpp : 0LL);
@@ -805,6 +817,7 @@ void tp_io_plan_csv(FILE *f, const tp_plan *p)
 {
     fputs("phase,phase_tokens,tokens_per_step,steps,steps_whole,gpu_hours,wall_s,", f);
     tp_io_csv_columns(f);
+    tp_io_csv_late_columns(f);
     fputc('\n', f);
     if (!p->feasible)
         return;
@@ -814,6 +827,7 @@ void tp_io_plan_csv(FILE *f, const tp_plan *p)
         fprintf(f, ",%.15g,%.15g,%.15g,%lld,%.15g,%.15g,", ph->spec.tokens, ph->tokens_per_step,
                 ph->steps, (long long)ph->steps_whole, ph->gpu_hours, ph->wall_s);
         tp_io_csv_fields(f, &ph->cfg, &ph->res);
+        tp_io_csv_late_fields(f, &ph->cfg);
         fputc('\n', f);
     }
 }
@@ -965,6 +979,10 @@ static json_t *phase_json(jb *b, const tp_plan *p, const tp_plan_phase *ph)
         put_int(b, l, "pp", t->pp);
         put_int(b, l, "cp", t->cp);
         put_int(b, l, "ep", t->ep);
+        if (t->etp > 0 && t->etp != t->tp) { /* folded only, as in the estimate's layout */
+            put_int(b, l, "etp", t->etp);
+            put_int(b, l, "edp", tp_train_edp(t));
+        }
         put_int(b, l, "vpp", t->vpp);
         put_int(b, l, "dp", r->dp);
         put_bool(b, l, "sp", t->sp);

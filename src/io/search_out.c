@@ -280,7 +280,9 @@ static void print_csv_header(FILE *f)
 {
     fputs("rank,", f);
     tp_io_csv_columns(f);
-    fputs(",cost_per_token_usd,gpu_s_per_token,note\n", f);
+    fputs(",cost_per_token_usd,gpu_s_per_token,note", f);
+    tp_io_csv_late_columns(f);
+    fputc('\n', f);
 }
 
 static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const char *note)
@@ -289,6 +291,7 @@ static void print_csv_row(FILE *f, size_t rank, const tp_search_item *it, const 
     tp_io_csv_fields(f, &it->config, &it->result);
     fprintf(f, ",%.15g,%.15g,", it->cost_per_token_usd, it->gpu_s_per_token);
     tp_io_csv_text(f, note ? note : "");
+    tp_io_csv_late_fields(f, &it->config);
     fputc('\n', f);
 }
 

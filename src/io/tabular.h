@@ -26,6 +26,14 @@ void tp_io_csv_columns(FILE *f);
 void tp_io_csv_fields(FILE *f, const tp_config *c, const tp_result *r);
 void tp_io_csv_header(FILE *f);
 void tp_io_csv_row(FILE *f, const tp_config *c, const tp_result *r);
+/**
+ * The columns added later ("etp": the expert tensor-parallel size in
+ * effect, TP unless folded), each with its leading comma: every CSV
+ * writes them at the very end of its row, after its own columns, so that
+ * no earlier column moves.
+ */
+void tp_io_csv_late_columns(FILE *f);
+void tp_io_csv_late_fields(FILE *f, const tp_config *c);
 /** One CSV text field, quoted when it holds a comma, quote or line break. */
 void tp_io_csv_text(FILE *f, const char *s);
 

@@ -52,7 +52,8 @@
  *    shared_experts the shared experts' tensors.
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
- *                micro-batch in flight + k layers of one micro-batch
+ *                micro-batch in flight + k layers of one micro-batch (the
+ *                largest kind of layer the stage holds: MoE-only stages, MoE)
  *      seed001 : (L_s/k + k) x per-layer activations (seed 001)
  *      block (recompute_layers = n < L_s, Megatron --recompute-method block):
  *                ceil(n/k) inputs + (L_s - n) layers of full activations (the
@@ -384,7 +385,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     double a_dense = layer_activation_bytes(c, false);
     double a_moe = n_moe > 0 ? layer_activation_bytes(c, true) : 0.0;
     double per_mb = (double)(layers - n_moe) * a_dense + (double)n_moe * a_moe;
-    double a_max = n_moe > 0 && a_moe > a_dense ? a_moe : a_dense;
+    /* the largest layer the stage holds: a MoE-only stage has no dense one */
+    double a_max = n_moe > 0 && (a_moe > a_dense || n_moe == layers) ? a_moe : a_dense;
     double inflight = inflight_microbatches(t, stage, mb);
     double act;
     if (t->recompute == TP_RECOMPUTE_FULL) {

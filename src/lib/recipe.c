@@ -34,7 +34,13 @@
  *     smallest CP (taken from DP, 2 x CP dividing the sequence, global
  *     batch still whole) at which the same micro-batch fits without it.
  *  8. EP for MoE: the experts sharded over gcd(experts, DP) ranks (used
- *     in every memory test above too).
+ *     in every memory test above too), with the expert TP equal to TP.
+ *     The seeds' recipe (S3-3, seeds 003/004) has no expert-layout step
+ *     of its own: it carves EP out of DP, which Megatron-Core's folding
+ *     rule (GPUs divisible by ETP x EP x PP) always admits, so the recipe
+ *     keeps that rule and leaves folding (ETP apart from TP, EP beyond DP)
+ *     to the search (`--moe-folding`), which it is compared with. A --etp
+ *     given fixes the search's axis, not the recipe's layout, as --tp does.
  *  9. The layout, evaluated: predicted step time and MFU.
  *
  * Memory tests use tp_eval on the partial layout with the global batch
@@ -182,7 +188,8 @@ typedef struct layout {
     tp_recompute rc;
 } layout;
 
-/* The base with a layout applied; DP derived, EP = gcd(E, DP) for MoE. */
+/* The base with a layout applied; DP derived, EP = gcd(E, DP) and ETP = TP
+ * for MoE (step 8). */
 static void make(const tp_config *base, const layout *l, tp_config *out)
 {
     *out = *base;
@@ -199,6 +206,7 @@ static void make(const tp_config *base, const layout *l, tp_config *out)
     t->micro_batch = l->b;
     int64_t dp = t->num_gpus / (l->tp * l->pp * l->cp);
     t->ep = out->model.num_experts > 0 ? tp__gcd64(out->model.num_experts, dp) : 1;
+    t->etp = 0; /* ETP = TP: the recipe does not fold (step 8) */
     int64_t B = base->train.global_batch, per = l->b * dp;
     if (B % per != 0) {
         int64_t mm = B / per;
@@ -265,6 +273,7 @@ static tp_status recipe_check(const tp_config *base, tp_error *err)
     int64_t N = base->train.num_gpus;
     one.train.num_gpus = 1;
     one.train.tp = one.train.pp = one.train.cp = one.train.ep = one.train.vpp = 1;
+    one.train.etp = 0;
     one.train.sp = false;
     one.train.zero = 0;
     one.train.schedule = TP_SCHED_1F1B;

@@ -93,7 +93,8 @@
  *    under the last micro-batch's backward, the parameter gather under the
  *    first forward, ZeRO-3 gathers under each micro-batch's forward and
  *    backward; one layer's share is always exposed.
- * 8. Optimizer: every parameter this GPU updates (its ZeRO shard) reads and
+ * 8. Optimizer: every parameter this GPU updates (its ZeRO shard: dense
+ *    over DP x CP, routed experts over EDP; updated_params) reads and
  *    writes its master weight and moments, reads its gradient twice (norm,
  *    update) and writes the 16-bit weight, at memory bandwidth.
  *    With fp8 parameter gather the weights are 1 B (tp_state_bytes_per_param):
@@ -751,6 +752,47 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     return ex;
 }
 
+/* Routed-expert parameters of a stage on this GPU (split ETP x EP ways). */
+static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stage)
+{
+    const tp_model *mo = &x->c->model;
+    const tp_train *t = &x->c->train;
+    if (mo->num_experts <= 0 || r->params.num_moe_layers <= 0)
+        return 0.0;
+    int64_t first = tp__stage_first_layer(t, mo->num_layers, stage);
+    int64_t layers = tp_stage_layers(t, mo->num_layers, stage);
+    double nm = (double)tp__moe_layers_in(mo, first, layers);
+    double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
+    return nm * routed_layer / (x->et * (double)t->ep);
+}
+
+/*
+ * Parameters of a stage this GPU updates under ZeRO >= 1: its shard of the
+ * dense parameters over the DP x CP group and of the routed experts over
+ * the expert-data-parallel group (EDP = GPUs / (ETP x EP x PP)), as
+ * memory.c shards their optimizer state. When the two groups are the same
+ * size this is the stage's parameters over DP x CP, computed so.
+ */
+static double sharded_params(const ctx *x, const tp_result *r, const tp_memory *st)
+{
+    double D = x->dp_pl.size > 1 ? (double)x->dp_pl.size : 1.0;
+    double De = x->edp_pl.size > 1 ? (double)x->edp_pl.size : 1.0;
+    bool apart = x->edp_pl.size != x->dp_pl.size;
+    double expert = apart ? stage_expert_params(x, r, st->stage) : 0.0;
+    if (!(expert > 0.0))
+        return st->params_on_gpu / D;
+    double dense = st->params_on_gpu - expert;
+    return (dense > 0.0 ? dense : 0.0) / D + expert / De;
+}
+
+/* Parameters this GPU updates: the larger of the first and last stages'. */
+static double updated_params(const ctx *x, const tp_result *r)
+{
+    double a = sharded_params(x, r, &r->stage_first);
+    double b = sharded_params(x, r, &r->stage_last);
+    return b > a ? b : a;
+}
+
 /* Optimizer step at memory bandwidth (header 8). */
 static double optimizer_time(const ctx *x, const tp_result *r)
 {
@@ -760,10 +802,8 @@ static double optimizer_time(const ctx *x, const tp_result *r)
     double params = r->stage_first.params_on_gpu;
     if (r->stage_last.params_on_gpu > params)
         params = r->stage_last.params_on_gpu;
-    if (t->zero >= 1) {
-        double D = (double)x->dp_pl.size;
-        params /= D > 1.0 ? D : 1.0;
-    }
+    if (t->zero >= 1)
+        params = updated_params(x, r);
     double bytes = 2.0 * bpp.optimizer + 2.0 * bpp.grads + bpp.weights;
     double f = t->offload_optimizer;
     if (!(f > 0.0))
@@ -793,7 +833,10 @@ static double offload_time(const ctx *x, const tp_result *r, double window_b)
     if (r->stage_last.params_on_gpu > params)
         params = r->stage_last.params_on_gpu;
     double D = (double)x->dp_pl.size;
-    params = f * params / (D > 1.0 ? D : 1.0);
+    if (x->edp_pl.size == x->dp_pl.size || !(c->model.num_experts > 0))
+        params = f * params / (D > 1.0 ? D : 1.0);
+    else
+        params = f * updated_params(x, r); /* experts sharded over EDP */
     const tp_options *o = &c->opts;
     double d2h = params * bpp.grads / o->pcie_bw_bytes_per_s;
     double h2d = params * bpp.weights / o->pcie_bw_bytes_per_s;

@@ -580,6 +580,20 @@ try {
   check(sc2.points === 5 && sc2.fit === 0 && sc2.hollow === 5 && sc2.right,
     'scatter when nothing fits: 5 hollow dots right of the capacity line (' + JSON.stringify(sc2) + ')');
 
+  // a folded layout (the JSON names etp only then): the EP cell says its expert TP
+  await page.route('**/api/search', async (route) => {
+    const res = await route.fetch();
+    const j = await res.json();
+    if (j.results && j.results[0]) Object.assign(j.results[0].layout, { ep: 8, etp: 1, tp: 2 });
+    await route.fulfill({ response: res, json: j });
+  });
+  await page.click('#search-run');
+  await page.waitForFunction(() => /No layout fits/.test(document.getElementById('search-status').textContent),
+    null, { timeout: 60000 });
+  const epCell = await page.textContent('#search-table tbody tr:first-child td:nth-child(6)');
+  check(epCell === '8 (ETP 1)', 'a folded layout shows its ETP beside EP in the search table (' + epCell + ')');
+  await page.unroute('**/api/search');
+
   check(external.length === 0, 'no request leaves the machine (' + external.join(', ') + ')');
   check(consoleErrors.length === 0, 'no console errors or CSP violations: ' + consoleErrors.join(' | '));
 } catch (e) {

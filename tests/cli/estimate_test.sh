@@ -366,7 +366,7 @@ r = dict(zip(*rows))
 unitless = {"model", "gpu", "num_gpus", "gpus_per_node", "tp", "pp", "cp", "ep", "dp", "vpp", "sp",
             "zero", "schedule", "recompute", "recompute_every", "seq_len", "micro_batch",
             "global_batch", "grad_accum", "precision", "grad_dtype", "optimizer", "params_total",
-            "params_active", "fits", "mfu", "hfu", "bubble_of_total", "reason"}
+            "params_active", "fits", "mfu", "hfu", "bubble_of_total", "reason", "etp"}
 for c in rows[0]:
     assert c in unitless or c.endswith(("_bytes", "_s", "tokens_per_s", "tokens_per_s_per_gpu")), c
 for k in ("num_gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch", "global_batch", "grad_accum", "seq_len"):
@@ -386,6 +386,22 @@ for k in ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "hfu"):
     assert rel(float(r[k]), t["throughput"][k]), k
 assert rel(float(r["bubble_of_total"]), t["bubble_fraction"]["of_total"])
 assert r["fits"] == ("true" if m["fits"] else "false") and r["reason"] == e["reason"]
+assert rows[0][-2:] == ["reason", "etp"] and r["etp"] == "8"  # added last; not folded: ETP = TP
+PY
+# folded: 64 GPUs, TP 2, EP 8, ETP 1; the JSON carries etp and edp (64 / 8 = 8)
+EM="--model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --etp 1 --zero 1 --seq-len 4096 --global-batch 256"
+# shellcheck disable=SC2086
+run estimate $EM --json
+cp "$tmp/out" "$tmp/moe.json"
+# shellcheck disable=SC2086
+run estimate $EM --csv
+pycheck "estimate --csv: the etp column, folded" "$tmp/out" "$tmp/moe.json" <<'PY'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+e = json.load(open(sys.argv[2]))
+r = dict(zip(*rows))
+assert rows[0][-1] == "etp" and r["etp"] == "1" and r["tp"] == "2" and r["ep"] == "8", r
+assert e["layout"]["etp"] == 1 and e["layout"]["edp"] == 8 and e["layout"]["ep"] == 8
 PY
 # shellcheck disable=SC2086
 run estimate $EF --markdown

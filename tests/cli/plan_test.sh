@@ -452,4 +452,18 @@ expect_usage "--force without --svg" "--force needs --svg FILE" plan --force
 run plan --gpus 8 --gpu-memory-gb 16 --svg "$tmp/none.svg"
 if [ "$rc" -eq 1 ] && [ ! -e "$tmp/none.svg" ]; then ok; else bad "infeasible plan --svg wrote a chart"; fi
 
+# ---- the expert layers' layout (ETP x EP x EDP), folded or not ----
+# 64 GPUs, TP 2: DP 32; EP 8 with ETP 1 leaves EDP 64 / (1 x 8) = 8, with
+# ETP = TP 2 it leaves 64 / (2 x 8) = 4 (= DP 32 / EP 8).
+run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --etp 1 --zero 1
+has "plan folded experts" "TP 2 x PP 1 x CP 1 x DP 32 (experts ETP 1 x EP 8 x EDP 8), ZeRO-1,"
+run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --zero 1
+has "plan experts" "TP 2 x PP 1 x CP 1 x DP 32 (experts ETP 2 x EP 8 x EDP 4), ZeRO-1,"
+if grep -qF "carved" "$tmp/out"; then bad "plan experts: still says EP is carved from DP"; else ok; fi
+run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --etp 1 --zero 1 --json
+check_json "plan folded json" 0 'j["phases"][0]["layout"]["etp"] == 1 and j["phases"][0]["layout"]["edp"] == 8'
+run plan --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --etp 1 --zero 1 --csv
+if [ "$rc" -eq 0 ] && head -1 "$tmp/out" | grep -q ',reason,etp$' && sed -n 2p "$tmp/out" | grep -q ',1$'; then ok
+else bad "plan folded csv: the etp column last"; fi
+
 finish

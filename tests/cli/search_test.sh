@@ -159,10 +159,10 @@ run search $SMALL --csv --top 4
 expect_rc 0 "search --csv"
 check_py "csv rows" '
 rows = list(csv.reader(io.StringIO(out)))
-need(rows[0][0] == "rank" and "step_s" in rows[0] and rows[0][-1] == "note", "header: %s" % rows[0])
+need(rows[0][0] == "rank" and "step_s" in rows[0] and rows[0][-2:] == ["note", "etp"], "header: %s" % rows[0])
 need(len(rows) == 5, "want 4 data rows, got %d" % (len(rows) - 1))
 need(all(len(r) == len(rows[0]) for r in rows), "ragged rows")
-need(rows[1][0] == "1" and rows[1][-1] == "" and rows[2][-1] != "", "notes")
+need(rows[1][0] == "1" and rows[1][-2] == "" and rows[2][-2] != "", "notes")
 '
 
 # ---------------------------------------------------------------- docs/search.md's samples
@@ -282,6 +282,7 @@ for r, e in zip(rows, j):
     assert int(r["rank"]) == e["search"]["rank"]
     for k in ("tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch", "grad_accum", "num_gpus"):
         assert int(r[k]) == e["layout"][k], k
+    assert int(r["etp"]) == e["layout"].get("etp", e["layout"]["tp"])  # the last column
     assert r["zero"] == str(e["layout"]["zero"]) and r["recompute"] == e["layout"]["recompute"]
     assert int(r["peak_bytes"]) == e["memory"]["peak_bytes"]
     assert int(r["headroom_bytes"]) == e["memory"]["headroom_bytes"]
@@ -355,5 +356,18 @@ no_temp_files "search --svg" "$tmp"
 run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --svg "$tmp/none.svg"
 if [ "$rc" -eq 1 ] && [ ! -e "$tmp/none.svg" ] && grep -qF "no chart is written" "$tmp/err"; then ok
 else bad "search --svg with nothing fitting: exit $rc, file $(ls "$tmp/none.svg" 2>&1)"; fi
+
+# ---------------------------------------------------------------- folded layouts show their ETP
+# TP 2 fixed, ETP 1 fixed: every layout is folded; the Markdown EP cell says
+# so, the CSV's last column (etp) is 1.
+MOE="--model mixtral-8x7b --gpu h100-sxm --gpus 64 --seq-len 4096 --global-batch 256 --tp 2 --etp 1 --top 2"
+# shellcheck disable=SC2086
+run search $MOE --markdown
+expect_rc 0 "search folded --markdown"
+if grep -q '^| 1 | 64 | 2 | [0-9]* | [0-9]* | [0-9]* | [0-9]* (ETP 1) |' "$tmp/out"; then ok
+else bad "search folded --markdown: the EP cell lacks (ETP 1): $(grep '^| 1 ' "$tmp/out")"; fi
+# shellcheck disable=SC2086
+run search $MOE --csv
+if [ "$rc" -eq 0 ] && sed -n 2p "$tmp/out" | grep -q ',1$'; then ok; else bad "search folded --csv: etp last"; fi
 
 finish

@@ -548,6 +548,44 @@ static void test_invariants(void **state)
     assert_true(checked > 500);
 }
 
+/*
+ * Full recompute's working set is one layer of the stage's own kind.
+ * Hand-derived: 4 layers, h 1024, 16 heads (q = kv = 1024), SwiGLU, the
+ * first 2 dense (f 4096), the last 2 MoE (8 experts of f_e 256, top-1), on
+ * 2 GPUs (PP 2, 1F1B, 4 micro-batches of T = 1024 tokens), flash attention,
+ * no dropout. Bytes per token of a layer: attention 2q + 4kv + 2q + 4a =
+ * 8,256 sharded and 8h = 8,192 replicated; the dense MLP 6 f = 24,576
+ * (41,024 in all), the MoE one 6 k f_e = 1,536 + its permuted input 2kh =
+ * 2,048 + fp32 router logits 4E = 32 (20,064 in all). One layer: dense
+ * 42,008,576 B, MoE 20,545,536 B. Full recompute stores each layer's input
+ * (2Th = 2,097,152 B) per in-flight micro-batch plus one layer's working
+ * set: stage 0 (dense only, 2 in flight) 2 x 2 x 2,097,152 + 42,008,576 =
+ * 50,397,184; stage 1 (MoE only, 1 in flight) 2 x 2,097,152 + 20,545,536 =
+ * 24,739,840 (it took the dense layer's 42,008,576 before).
+ */
+static void test_recompute_working_set_moe_stage(void **state)
+{
+    (void)state;
+    tp_model m = llama(4, 1024, 16, 16, 4096, 1000, false);
+    m.num_experts = 8;
+    m.topk = 1;
+    m.moe_ffn_hidden = 256;
+    m.moe_first_dense = 2;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 2;
+    c.train.pp = 2;
+    c.train.seq_len = 1024;
+    c.train.global_batch = 4;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result r;
+    tp_error err = {0};
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.stage_first.act_per_layer_bytes, 42008576.0, 1e-15);
+    assert_rel(r.stage_first.activations_bytes, 50397184.0, 1e-15);
+    assert_rel(r.stage_last.act_per_layer_bytes, 20545536.0, 1e-15);
+    assert_rel(r.stage_last.activations_bytes, 24739840.0, 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -564,6 +602,7 @@ int main(void)
         cmocka_unit_test(test_error_message_elides_values),
         cmocka_unit_test(test_validation_messages),
         cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_recompute_working_set_moe_stage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1027,6 +1027,42 @@ static void test_recipe_shapes(void **state)
     assert_false(r.long_context);
 }
 
+/*
+ * The recipe's expert layout (step 8) is the seeds': EP carved out of DP,
+ * expert TP = TP. Mixtral 8x7B on 64 H100 at seq 4096, batch 256: the
+ * recipe takes TP 2, PP 1, CP 1, so DP = 64 / 2 = 32 and EP = gcd(8, 32) =
+ * 8. An --etp given (1, or 8 which no recipe layout with TP 2 could use
+ * at its one-GPU check) fixes the search's axis only: the recipe is the
+ * same, step time and all.
+ */
+static void test_recipe_moe_ep(void **state)
+{
+    (void)state;
+    tp_config c = preset("mixtral-8x7b", "h100-sxm");
+    c.train.num_gpus = 64;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 256;
+    tp_recipe *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(tp_recipe_run(&c, a, NULL), TP_OK);
+    assert_int_equal(a->tp, 2);
+    assert_int_equal(a->dp, 32);
+    assert_int_equal(a->ep, 8);
+    assert_int_equal(tp_expert_tp(&a->config.train), 2);
+    const int64_t etps[] = {1, 8};
+    for (size_t i = 0; i < 2; i++) {
+        c.train.etp = etps[i];
+        assert_int_equal(tp_recipe_run(&c, b, NULL), TP_OK);
+        assert_int_equal(b->tp, 2);
+        assert_int_equal(b->ep, 8);
+        assert_int_equal(tp_expert_tp(&b->config.train), 2);
+        assert_rel(b->result.time.step_s, a->result.time.step_s, 0.0);
+    }
+    free(a);
+    free(b);
+}
+
 /* ---- runner-up deltas ----------------------------------------------------------- */
 
 static void test_delta(void **state)
@@ -1071,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_s4_6_micro_batch),
         cmocka_unit_test(test_recipe_vizz),
         cmocka_unit_test(test_recipe_shapes),
+        cmocka_unit_test(test_recipe_moe_ep),
         cmocka_unit_test(test_delta),
         cmocka_unit_test(test_moe_folding_search),
         cmocka_unit_test(test_recompute_variants),

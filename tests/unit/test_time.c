@@ -484,6 +484,52 @@ static void test_moe_folding_values(void **state)
     assert_true(in_node.time.ep_comm_s < 0.5 * spread.time.ep_comm_s);
 }
 
+/*
+ * The optimizer step under folding, hand-derived on test_moe_folding_values'
+ * layout (64 GPUs, TP 2, DP 32, ETP 1 x EP 8 x EDP 8, ZeRO-1, one stage).
+ * This GPU holds P = dense + expert = 803,475,456 + 5,637,144,576 =
+ * 6,440,620,032 parameters: dense = 671,088,640 (attention / 2) +
+ * 131,072,000 (embedding and head / 2) + 1,048,576 (routers) + 266,240
+ * (norms). With ZeRO-0 it updates all P; with ZeRO-1 its dense shard over
+ * DP 32 (25,108,608) and its expert shard over EDP 8 (704,643,072):
+ * 729,751,680, the same bytes per parameter at the same bandwidth, so the
+ * ZeRO-1 step is 729,751,680 / 6,440,620,032 of the ZeRO-0 one (not 1/32,
+ * which shards the experts over the dense DP). Offloading all of it moves
+ * the same 729,751,680 parameters over PCIe (2 B down, 2 B up, no overlap)
+ * and updates them on the CPU at 2 x 12 + 2 x 4 + 2 = 34 B each.
+ */
+static void test_moe_folding_optimizer(void **state)
+{
+    (void)state;
+    tp_model m = llama(32, 4096, 32, 8, 14336, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 64;
+    c.train.tp = 2;
+    c.train.sp = true;
+    c.train.ep = 8;
+    c.train.etp = 1;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 256;
+    c.train.gpus_per_node = 8;
+    c.opts.dp_comm_overlap = false;
+    tp_result z0 = eval_ok(&c);
+    assert_rel(z0.memory.params_on_gpu, 6440620032.0, 1e-15);
+    c.train.zero = 1;
+    tp_result z1 = eval_ok(&c);
+    check_contract(&c, &z1);
+    double U = 803475456.0 / 32.0 + 5637144576.0 / 8.0;
+    assert_rel(U, 729751680.0, 1e-15);
+    assert_rel(z1.time.optimizer_s, z0.time.optimizer_s * U / 6440620032.0, 1e-12);
+
+    c.train.offload_optimizer = 1.0;
+    tp_result off = eval_ok(&c);
+    double pcie = c.opts.pcie_bw_bytes_per_s, host = c.opts.host_mem_bw_bytes_per_s / 8.0;
+    assert_rel(off.time.offload_s, 2.0 * U / pcie + 2.0 * U / pcie + 34.0 * U / host, 1e-12);
+    assert_rel(off.memory.host_bytes, 16.0 * U, 1e-12); /* memory.c agrees on the shard */
+}
+
 /* Megatron-Core's rule: GPUs divisible by ETP x EP x PP; EP may exceed DP. */
 static void test_moe_folding_rules(void **state)
 {
@@ -815,6 +861,7 @@ int main(void)
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_moe_folding_identity),
         cmocka_unit_test(test_moe_folding_values),
+        cmocka_unit_test(test_moe_folding_optimizer),
         cmocka_unit_test(test_moe_folding_rules),
         cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_recompute_modules),
