@@ -93,6 +93,82 @@ for entry in "${MODELS[@]}"; do
         bad "$name: the DeepSpeed import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/ds_meg.txt") | head -5)"; fi
 done
 
+# issue 16 features: MoE parallel folding (expert TP != TP), fp8 parameter
+# gather, recompute modules, block recompute, optimizer offload. Megatron
+# writes each with its own argument and reads it back; DeepSpeed holds the
+# offload in its config and says what it cannot hold (the flags of its
+# notes carry the rest, so the plan still comes back).
+F16=(
+    "f16-etp|--model mixtral-8x7b --gpus 64 --tp 4 --etp 1 --ep 8 --distributed-optimizer --global-batch 64||expert tensor parallelism 1 with tensor parallelism 4"
+    "f16-fp8g|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-param-gather --distributed-optimizer --global-batch 64||fp8 parameter gather: DeepSpeed has no fp8 weights"
+    "f16-mods|--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --distributed-optimizer --global-batch 64 --recompute selective --recompute-modules core_attn,moe_act,layernorm||selective recompute of core_attn,layernorm,moe_act: DeepSpeed's config cannot select"
+    "f16-block|--model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --global-batch 64 --recompute full --recompute-block-layers 3|x|"
+    "f16-off1|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-optimizer 1|x|"
+    "f16-off3|--model llama-3-8b --gpus 16 --tp 2 --zero 3 --global-batch 64 --offload-optimizer 0.5|x|"
+)
+for entry in "${F16[@]}"; do
+    IFS='|' read -r name flags full note <<<"$entry"
+    read -r -a fl <<<"$flags"
+    d=$tmp/$name
+    mkdir -p "$d"
+    gpus=${fl[3]}
+    "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>"$tmp/err" || bad "$name: the plan does not estimate: $(cat "$tmp/err")"
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
+    if grep -q "Everything in the plan is expressed in Megatron-LM" "$d/meg.txt"; then ok; else
+        bad "$name: the Megatron export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/meg.txt" | head -4)"; fi
+    "$T" estimate --from-megatron "$d/meg.txt" --gpus "$gpus" --json >"$d/meg.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/meg.json" 2>"$tmp/why"; then ok; else
+        bad "$name: Megatron round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format megatron --from-megatron "$d/meg.txt" --gpus "$gpus" >"$d/meg2.txt" 2>/dev/null
+    if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
+        bad "$name: Megatron export of the import differs: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -5)"; fi
+    "$T" export --format deepspeed "${fl[@]}" --out "$d/ds.json" 2>/dev/null
+    if [ -n "$full" ]; then
+        if grep -q "Everything in the plan is expressed in DeepSpeed" "$d/ds.json.notes.txt"; then ok; else
+            bad "$name: the DeepSpeed export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/ds.json.notes.txt" | head -4)"; fi
+    elif grep -q -- "$note" "$d/ds.json.notes.txt" && ! grep -q "Everything in the plan is expressed" "$d/ds.json.notes.txt"; then ok; else
+        bad "$name: the DeepSpeed notes must say \"$note\""; fi
+    read -r -a dsf <<<"$(dsflags "$d/ds.json.notes.txt")"
+    "$T" estimate --from-deepspeed "$d/ds.json" "${dsf[@]}" --json >"$d/ds_back.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/ds_back.json" 2>"$tmp/why"; then ok; else
+        bad "$name: DeepSpeed round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+done
+# the Megatron arguments of each feature, and the JSON fields that carry it
+want_args() { # want_args NAME LINE...: each LINE is an argument line of NAME's export
+    local n=$1 l
+    shift
+    for l in "$@"; do
+        if grep -qx -- "$l" "$tmp/$n/meg.txt"; then ok; else bad "$n: the Megatron export lacks \"$l\""; fi
+    done
+}
+want_args f16-etp "--expert-tensor-parallel-size 1" "--expert-model-parallel-size 8" "--tensor-model-parallel-size 4"
+want_args f16-fp8g "--fp8-param-gather" "--fp8-format hybrid"
+want_args f16-mods "--recompute-granularity selective" "--recompute-modules core_attn layernorm moe_act"
+want_args f16-block "--recompute-granularity full" "--recompute-method block" "--recompute-num-layers 3"
+want_args f16-off1 "--use-precision-aware-optimizer" "--optimizer-cpu-offload" "--optimizer-offload-fraction 1"
+want_args f16-off3 "--optimizer-offload-fraction 0.5" "--use-megatron-fsdp"
+f16json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l, t = d["layout"], d["training"]; print(l.get("etp"), t.get("fp8_param_gather"), t.get("recompute_modules"), t.get("recompute_layers"), t.get("offload_optimizer"))' "$1"; }
+for want in "f16-etp|1 None None None None" "f16-fp8g|None True None None None" "f16-mods|None None core_attn,layernorm,moe_act None None" \
+    "f16-block|None None None 3 None" "f16-off3|None None None None 0.5"; do
+    n=${want%%|*}
+    if [ "$(f16json "$tmp/$n/meg.json")" = "${want#*|}" ]; then ok; else
+        bad "$n: the Megatron import reads $(f16json "$tmp/$n/meg.json"), want ${want#*|}"; fi
+done
+if grep -q '"ratio": 0.5' "$tmp/f16-off3/ds.json" && grep -q '"device": "cpu"' "$tmp/f16-off1/ds.json" &&
+    ! grep -q '"ratio"' "$tmp/f16-off1/ds.json"; then ok; else
+    bad "DeepSpeed offload: device cpu, a ratio at ZeRO 3 only"; fi
+# a partial offload below ZeRO 3: DeepSpeed offloads all of it, and says so
+dsn=$tmp/f16-offz1
+mkdir -p "$dsn"
+"$T" export --format deepspeed --model llama-3-8b --gpus 16 --tp 2 --zero 1 --offload-optimizer 0.5 --out "$dsn/ds.json" 2>/dev/null
+if grep -q "optimizer offload of 0.5 of the state: DeepSpeed's offload_optimizer.ratio applies at ZeRO" "$dsn/ds.json.notes.txt" &&
+    ! grep -q '"ratio"' "$dsn/ds.json"; then ok; else bad "DeepSpeed: a partial offload at ZeRO 1 is said to be whole"; fi
+# Megatron's deprecated --moe-layer-recompute: selective, core_attn + moe
+printf -- '--num-layers 2\n--hidden-size 256\n--num-attention-heads 4\n--seq-length 512\n--max-position-embeddings 512\n--micro-batch-size 1\n--vocab-size 1000\n--num-experts 4\n--moe-router-topk 2\n--expert-model-parallel-size 4\n--moe-layer-recompute\n--bf16\n--use-distributed-optimizer\n' >"$tmp/mlr.txt"
+"$T" estimate --from-megatron "$tmp/mlr.txt" --gpus 4 --json >"$tmp/mlr.json" 2>/dev/null
+if [ "$(f16json "$tmp/mlr.json")" = "None None core_attn,moe None None" ]; then ok; else
+    bad "--moe-layer-recompute reads as $(f16json "$tmp/mlr.json")"; fi
+
 # torchtitan: the llama3 flavors (Llama 3.1's architecture; 1B and 3B are
 # Llama 3.2's shapes with factor-8 rotary scaling), both forms, with fp32
 # gradients (torchtitan reduces in fp32) and ZeRO 0, 2 or 3

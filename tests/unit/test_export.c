@@ -529,10 +529,18 @@ static void test_deepspeed_errors(void **state)
     (void)state;
     static const err_case cases[] = {
         {"{\"train_batch_size\": 8,\n \"zero_optimization\": {\"stage\": 3, "
-         "\"offload_optimizer\": {\"device\": \"cpu\"}}}",
+         "\"offload_optimizer\": {\"device\": \"nvme\"}}}",
          TP_ERR_CONFIG, 0, 0,
-         "\"zero_optimization.offload_optimizer\" \"cpu\" offloads to the CPU, which changes "
+         "\"zero_optimization.offload_optimizer\" \"nvme\" offloads to the NVMe drive, which "
+         "changes memory or time in a way trainplan does not model"},
+        {"{\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"cpu\"}}}",
+         TP_ERR_CONFIG, 0, 0,
+         "\"zero_optimization.offload_param\" \"cpu\" offloads to the CPU, which changes "
          "memory or time in a way trainplan does not model"},
+        {"{\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", "
+         "\"ratio\": 2}}}",
+         TP_ERR_CONFIG, 0, 0,
+         "\"zero_optimization.offload_optimizer.ratio\" must be a number from 0 to 1"},
         {"{\"train_batch_size\": 8, \"zero_optimisation\": {}}", TP_ERR_CONFIG, 0, 0,
          "unknown DeepSpeed config key \"zero_optimisation\": trainplan cannot tell whether it "
          "changes memory or time"},
