@@ -163,6 +163,17 @@ mkdir -p "$dsn"
 "$T" export --format deepspeed --model llama-3-8b --gpus 16 --tp 2 --zero 1 --offload-optimizer 0.5 --out "$dsn/ds.json" 2>/dev/null
 if grep -q "optimizer offload of 0.5 of the state: DeepSpeed's offload_optimizer.ratio applies at ZeRO" "$dsn/ds.json.notes.txt" &&
     ! grep -q '"ratio"' "$dsn/ds.json"; then ok; else bad "DeepSpeed: a partial offload at ZeRO 1 is said to be whole"; fi
+# torchtitan (both forms) says what it cannot hold of them
+for fmt in torchtitan torchtitan-toml; do
+    "$T" export --format "$fmt" --model llama-3.1-8b --gpus 16 --fsdp --grad-dtype fp32 --global-batch 64 \
+        --precision fp8 --fp8-param-gather --recompute full --recompute-block-layers 4 --offload-optimizer 1 >"$tmp/f16.$fmt" 2>/dev/null
+    if grep -q "Not expressible in torchtitan (3;" "$tmp/f16.$fmt" &&
+        grep -q "^#   - fp8 parameter gather: not written" "$tmp/f16.$fmt" &&
+        grep -q "^#   - recompute of the first 4 layers of each stage only: torchtitan's full" "$tmp/f16.$fmt" &&
+        grep -q "^#   - optimizer offload of 1 of the state: torchtitan's training.enable_cpu_offload" "$tmp/f16.$fmt" &&
+        ! grep -q "Everything in the plan is expressed" "$tmp/f16.$fmt"; then ok; else
+        bad "$fmt: the issue 16 features are listed as not expressible"; fi
+done
 # Megatron's deprecated --moe-layer-recompute: selective, core_attn + moe
 printf -- '--num-layers 2\n--hidden-size 256\n--num-attention-heads 4\n--seq-length 512\n--max-position-embeddings 512\n--micro-batch-size 1\n--vocab-size 1000\n--num-experts 4\n--moe-router-topk 2\n--expert-model-parallel-size 4\n--moe-layer-recompute\n--bf16\n--use-distributed-optimizer\n' >"$tmp/mlr.txt"
 "$T" estimate --from-megatron "$tmp/mlr.txt" --gpus 4 --json >"$tmp/mlr.json" 2>/dev/null
