@@ -34,6 +34,7 @@ for x in (a, b):
     x["model"].pop("name")
     if sys.argv[3] == "shared":
         x["model"].pop("shared_experts")
+        x["model"].pop("shared_ffn_hidden", None)
 if a != b:
     for k in a:
         if a[k] != b.get(k):
@@ -293,6 +294,22 @@ total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["param
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
     if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
 done
+
+# export --from RESULT.json: the estimate JSON carries the model's details
+# (QKV bias, rotary base and scaling, norm epsilon, MoE layer pattern and
+# shared width), so the export from it is the export of the plan itself
+for name in qwen2.5-32b llama-3.1-70b llama-3.2-1b moe-shared gpt3-175b-pad; do
+    "$T" export --format megatron --from "$tmp/$name/plan.json" >"$tmp/$name/from.txt" 2>"$tmp/err"
+    if cmp -s <(args "$tmp/$name/meg.txt") <(args "$tmp/$name/from.txt"); then ok; else
+        bad "$name: export --from its estimate JSON differs: $(diff <(args "$tmp/$name/meg.txt") <(args "$tmp/$name/from.txt") | head -5) $(cat "$tmp/err")"; fi
+done
+"$T" estimate --from-megatron "$tmp/qwen2.5-32b/from.txt" --gpus 64 --json >"$tmp/qf.json" 2>/dev/null
+if [ "$(total "$tmp/qf.json")" = 32763876352 ]; then ok; else
+    bad "Qwen2.5-32B through its estimate JSON counts $(total "$tmp/qf.json"), want 32763876352"; fi
+mdet() { python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(*(m.get(k) for k in ("qkv_bias","rope_theta","rope_scaling","rope_factor","norm_eps")))' "$1"; }
+if [ "$(mdet "$tmp/qwen2.5-32b/plan.json")" = "True 1000000.0 None None 1e-05" ] &&
+    [ "$(mdet "$tmp/llama-3.1-70b/plan.json")" = "None 500000.0 llama3 8.0 1e-05" ]; then ok; else
+    bad "estimate JSON model details: $(mdet "$tmp/qwen2.5-32b/plan.json") / $(mdet "$tmp/llama-3.1-70b/plan.json")"; fi
 
 # ---------------------------------------------------------------- Megatron model settings
 m=$tmp/llama-3.1-70b/meg.txt
