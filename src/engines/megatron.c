@@ -22,9 +22,11 @@
  * Export. One argument per line under `#` section comments, after the
  * common header (common.c). Mapped: the model shape, positions, norm, MLP,
  * vocabulary and its padding, experts and their layer pattern, TP/PP/CP/
- * EP/SP, virtual and uneven pipeline stages, ZeRO 1 (distributed
- * optimizer) and 2/3 (Megatron-FSDP), batch, recompute, precision,
- * gradient dtype and optimizer. Listed under "Not expressible" instead:
+ * EP/SP and expert TP, virtual and uneven pipeline stages, ZeRO 1
+ * (distributed optimizer) and 2/3 (Megatron-FSDP), batch, recompute (with
+ * its modules, or the block method), precision with fp8 parameter gather,
+ * gradient dtype, optimizer and its CPU offload. Listed under "Not
+ * expressible" instead: block recompute in groups of k > 1,
  * GPipe, an interleaved schedule without virtual stages, uneven middle
  * stages, no fp32 master weights, a fused cross-entropy that never stores
  * the logits, block-wise int8 moments, tf32 training (docs/export.md).

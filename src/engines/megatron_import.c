@@ -26,9 +26,9 @@
  * gives the GPU count. Each `--flag` is then looked up (binary search) in
  * the argument table; its class decides: mapped (the read_* and emit_* steps
  * below say what it means), rejected (changes memory or time in a way
- * trainplan does not model, with the reason: CPU offloading, FP4, Muon,
- * block recompute, multimodal or relative positions, expert TP other than
- * TP, 16-bit master weights, ...), approximated (noted) or ignored. As in
+ * trainplan does not model, with the reason: activation offloading, FP4,
+ * Muon, multimodal or relative positions, 16-bit master weights, ...),
+ * approximated (noted) or ignored. As in
  * argparse the last occurrence of a flag wins, a switch refuses a value
  * and a flag that takes one refuses to stand without it. Defaults are
  * Megatron's: LayerNorm, GELU, learned absolute positions, tied

@@ -38,7 +38,8 @@
  * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
  * form), fp16, moments other than fp32, no master weights, dropout,
  * attention without FlashAttention, vocabulary padding, a fused
- * cross-entropy without logits (docs/export.md).
+ * cross-entropy without logits, expert TP other than TP, fp8 parameter
+ * gather, block recompute, optimizer offload (docs/export.md).
  *
  * Invariant: the export is a pure function of its inputs.
  */
