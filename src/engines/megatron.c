@@ -358,11 +358,12 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
         if (op->kind == TP_OPT_SGD_MOMENTUM && op->moment_dtype != TP_DTYPE_FP32)
             eng_note(nx, "low-precision SGD momentum: Megatron-LM keeps it in fp32");
     }
-    if (offload) {
+    if (offload && op->kind != TP_OPT_ADAMW) {
+        eng_note(nx, "optimizer offload with SGD: not written; Megatron-LM's "
+                     "--optimizer-cpu-offload requires --use-precision-aware-optimizer, which "
+                     "trainplan writes for Adam only");
+    } else if (offload) {
         char x[32];
-        if (op->kind != TP_OPT_ADAMW)
-            eng_note(nx, "optimizer offload with SGD: Megatron-LM's hybrid CPU optimizer runs "
-                         "Adam; written for the run to decide");
         sw(w, "--optimizer-cpu-offload");
         arg(w, "--optimizer-offload-fraction", "%s",
             eng_real(x, sizeof x, t->offload_optimizer));

@@ -164,6 +164,14 @@ mkdir -p "$dsn"
 "$T" export --format deepspeed --model llama-3-8b --gpus 16 --tp 2 --zero 1 --offload-optimizer 0.5 --out "$dsn/ds.json" 2>/dev/null
 if grep -q "optimizer offload of 0.5 of the state: DeepSpeed's offload_optimizer.ratio applies at ZeRO" "$dsn/ds.json.notes.txt" &&
     ! grep -q '"ratio"' "$dsn/ds.json"; then ok; else bad "DeepSpeed: a partial offload at ZeRO 1 is said to be whole"; fi
+# Megatron-LM: offload with SGD is not written (it needs the Adam-only
+# precision-aware optimizer), and block recompute in groups is noted
+"$T" export --format megatron --model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --optimizer sgd-momentum --offload-optimizer 1 >"$tmp/sgdoff.txt" 2>/dev/null
+if grep -q "^#   - optimizer offload with SGD: not written" "$tmp/sgdoff.txt" && ! grep -q -- "^--optimizer-cpu-offload" "$tmp/sgdoff.txt"; then ok; else
+    bad "Megatron: offload with SGD is noted, not written"; fi
+"$T" export --format megatron --model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --recompute full --recompute-every 2 --recompute-block-layers 4 >"$tmp/blk2.txt" 2>/dev/null
+if grep -q "^#   - recompute groups of 2 layers over the first 4 layers of each stage" "$tmp/blk2.txt"; then ok; else
+    bad "Megatron: block recompute in groups of 2 is noted"; fi
 # torchtitan (both forms) says what it cannot hold of them
 for fmt in torchtitan torchtitan-toml; do
     "$T" export --format "$fmt" --model llama-3.1-8b --gpus 16 --fsdp --grad-dtype fp32 --global-batch 64 \
