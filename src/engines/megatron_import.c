@@ -904,7 +904,10 @@ static tp_status emit_layout(const slot *sl, tp_import *im, const mread *x, tp_e
     PUSH(push_i64(im, "--cp", x->cp));
     from_slot(im, &sl[M_EP]);
     PUSH(push_i64(im, "--ep", x->ep));
-    if (x->etp != x->tp) {
+    if (x->etp != x->tp && im->model.num_experts == 0) {
+        /* a dense model has no expert layers: Megatron-LM ignores it */
+        list_add(im->ignored, sizeof im->ignored, "--expert-tensor-parallel-size");
+    } else if (x->etp != x->tp) {
         from_slot(im, &sl[M_ETP]);
         PUSH(push_i64(im, "--etp", x->etp));
     }

@@ -172,6 +172,11 @@ if grep -q "^#   - optimizer offload with SGD: not written" "$tmp/sgdoff.txt" &&
 "$T" export --format megatron --model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --recompute full --recompute-every 2 --recompute-block-layers 4 >"$tmp/blk2.txt" 2>/dev/null
 if grep -q "^#   - recompute groups of 2 layers over the first 4 layers of each stage" "$tmp/blk2.txt"; then ok; else
     bad "Megatron: block recompute in groups of 2 is noted"; fi
+# a dense launch's --expert-tensor-parallel-size: no expert layers, ignored
+printf -- '--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 --micro-batch-size 1 --vocab-size 1000 --bf16 --tensor-model-parallel-size 2 --expert-tensor-parallel-size 1\n' >"$tmp/detp.txt"
+if "$T" estimate --from-megatron "$tmp/detp.txt" --gpus 8 --json 2>"$tmp/err" >/dev/null &&
+    grep -q "ignored (cannot change memory or time): --expert-tensor-parallel-size" "$tmp/err"; then ok; else
+    bad "a dense launch's expert TP is ignored: $(cat "$tmp/err")"; fi
 # torchtitan (both forms) says what it cannot hold of them
 for fmt in torchtitan torchtitan-toml; do
     "$T" export --format "$fmt" --model llama-3.1-8b --gpus 16 --fsdp --grad-dtype fp32 --global-batch 64 \
