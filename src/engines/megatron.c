@@ -365,8 +365,7 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     } else if (offload) {
         char x[32];
         sw(w, "--optimizer-cpu-offload");
-        arg(w, "--optimizer-offload-fraction", "%s",
-            eng_real(x, sizeof x, t->offload_optimizer));
+        arg(w, "--optimizer-offload-fraction", "%s", eng_real(x, sizeof x, t->offload_optimizer));
     }
     if (!op->master_weights)
         eng_note(nx, "no fp32 master weights: Megatron-LM always keeps fp32 main parameters with "

@@ -996,8 +996,8 @@ static tp_status read_recompute_modules(const slot *mods, unsigned *rc, tp_error
 
 /* Full recomputation: uniform (every layer, k per checkpoint) or block
  * (the first N layers of each stage, each checkpointed alone). */
-static tp_status read_full_recompute(const slot *sl, tp_import *im, int64_t *every,
-                                     int64_t *block, tp_error *err)
+static tp_status read_full_recompute(const slot *sl, tp_import *im, int64_t *every, int64_t *block,
+                                     tp_error *err)
 {
     if (!sl[M_RECOMP_METHOD].set)
         return word_at(err, sl[M_RECOMP_GRAN].flag,

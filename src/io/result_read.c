@@ -189,6 +189,22 @@ static tp_status tj_flag_opt_int(tpj *t, const char *key, int64_t min, const cha
     return o && json_object_get(o, key) ? tj_flag_int(t, "model", key, min, flag) : TP_OK;
 }
 
+/* An optional Llama 3 frequency factor of "model" (absent: 0, the default). */
+static tp_status tj_rope_real(tpj *t, const char *key, double *out)
+{
+    bool has;
+    double x = 0.0;
+    TP_TRY(tj_opt_num(t, key, &has, &x));
+    if (has && !(x > 0.0 && x <= 1e6)) {
+        char p[64];
+        snprintf(p, sizeof p, "model.%s", key);
+        return tp_error_set(t->err, TP_ERR_CONFIG, p, "\"%s\" must be a number in (0, 1e6], got %g",
+                            p, x);
+    }
+    *out = has ? x : 0.0;
+    return TP_OK;
+}
+
 /*
  * The model details json_out.c writes when the model records them (QKV
  * bias, learned positions, rotary base and scaling, norm epsilon, the MoE
@@ -213,24 +229,27 @@ static tp_status tj_model_details(tpj *t)
         const char *rs;
         TP_TRY(tj_str(t, "model", "rope_scaling", &rs));
         if (strcmp(rs, "llama3") == 0) {
-            bool has;
-            double x;
             if (!push_str(im, "--rope-scaling", "llama3"))
                 return full(t->err);
             TP_TRY(tj_flag_opt_real(t, "rope_factor", "--rope-factor"));
-            TP_TRY(tj_opt_num(t, "rope_low_freq_factor", &has, &x));
-            im->model.rope_low_freq_factor = has ? x : 0.0;
-            TP_TRY(tj_opt_num(t, "rope_high_freq_factor", &has, &x));
-            im->model.rope_high_freq_factor = has ? x : 0.0;
-            TP_TRY(tj_opt_num(t, "rope_original_max", &has, &x));
-            im->model.rope_original_max = has && x >= 1.0 && x <= (double)TP_MAX_SEQ ? (int64_t)x : 0;
+            TP_TRY(tj_rope_real(t, "rope_low_freq_factor", &im->model.rope_low_freq_factor));
+            TP_TRY(tj_rope_real(t, "rope_high_freq_factor", &im->model.rope_high_freq_factor));
+            if (json_object_get(mo, "rope_original_max")) {
+                int64_t n;
+                TP_TRY(tj_int(t, "model", "rope_original_max", 1, &n));
+                if (n > TP_MAX_SEQ)
+                    return tp_error_set(t->err, TP_ERR_CONFIG, "model.rope_original_max",
+                                        "\"model.rope_original_max\" must be at most %d, got "
+                                        "%" PRId64,
+                                        (int)TP_MAX_SEQ, n);
+                im->model.rope_original_max = n;
+            }
             im->model.rope_scaling = TP_ROPE_SCALING_LLAMA3;
         } else if (strcmp(rs, "other") == 0) {
             im->model.rope_scaling = TP_ROPE_SCALING_OTHER;
         } else {
             return tp_error_set(t->err, TP_ERR_CONFIG, "model.rope_scaling",
-                                "\"model.rope_scaling\" must be llama3 or other (got \"%s\")",
-                                rs);
+                                "\"model.rope_scaling\" must be llama3 or other (got \"%s\")", rs);
         }
     }
     TP_TRY(tj_flag_opt_real(t, "norm_eps", "--norm-eps"));

@@ -324,6 +324,21 @@ if [ "$(mdet "$tmp/qwen2.5-32b/plan.json")" = "True 1000000.0 None None 1e-05" ]
     [ "$(mdet "$tmp/llama-3.1-70b/plan.json")" = "None 500000.0 llama3 8.0 1e-05" ]; then ok; else
     bad "estimate JSON model details: $(mdet "$tmp/qwen2.5-32b/plan.json") / $(mdet "$tmp/llama-3.1-70b/plan.json")"; fi
 
+# the details read back are checked like any input
+python3 - "$tmp/llama-3.1-70b/plan.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["model"]["rope_original_max"] = 10**9
+json.dump(d, open(sys.argv[2] + "/bad_orig.json", "w"))
+d["model"]["rope_original_max"] = 8192
+d["model"]["rope_low_freq_factor"] = -1
+json.dump(d, open(sys.argv[2] + "/bad_low.json", "w"))
+PY
+expect_error "trainplan: error: $tmp/bad_orig.json: \"model.rope_original_max\" must be at most 134217728, got 1000000000" \
+    export --format megatron --from "$tmp/bad_orig.json"
+expect_error "trainplan: error: $tmp/bad_low.json: \"model.rope_low_freq_factor\" must be a number in (0, 1e6], got -1" \
+    export --format megatron --from "$tmp/bad_low.json"
+
 # ---------------------------------------------------------------- Megatron model settings
 m=$tmp/llama-3.1-70b/meg.txt
 for want in "--rotary-base 500000" "--use-rope-scaling" "--rope-scaling-factor 8" "--norm-epsilon 1e-05" \
