@@ -1018,8 +1018,7 @@ static void ds_feature_notes(const tp_config *c, notes *nx, notes *outside)
     if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
         eng_note(outside,
                  "only the first %" PRId64 " layers of each pipeline stage are recomputed "
-                 "(Megatron-DeepSpeed --recompute-method block --recompute-num-layers %" PRId64
-                 ")",
+                 "(Megatron-DeepSpeed --recompute-method block --recompute-num-layers %" PRId64 ")",
                  t->recompute_layers, t->recompute_layers);
 }
 
@@ -1139,7 +1138,8 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
                  " layer(s) (deepspeed.checkpointing.checkpoint or the model's gradient "
                  "checkpointing); the config's activation_checkpointing section only configures it",
                  t->recompute_every);
-    } else if (t->recompute == TP_RECOMPUTE_SELECTIVE && tp_recompute_modules(t) != TP_RC_CORE_ATTN) {
+    } else if (t->recompute == TP_RECOMPUTE_SELECTIVE &&
+               tp_recompute_modules(t) != TP_RC_CORE_ATTN) {
         char mods[96];
         eng_note(&nx,
                  "selective recompute of %s: DeepSpeed's config cannot select modules, and "
