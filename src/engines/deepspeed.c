@@ -21,8 +21,9 @@
  * data_types.grad_accum_dtype, optimizer.type, activation_checkpointing
  * (full recompute, assumed), tensor_parallel.autotp_size (AutoTP: TP
  * without SP) and expert_parallel (AutoEP: EP); stage 0 under bf16 as
- * DeepSpeed runs it (ds_bf16_without_zero). Refused: offloading to CPU or NVMe,
- * partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
+ * DeepSpeed runs it (ds_bf16_without_zero), and
+ * zero_optimization.offload_optimizer to the CPU (its ratio at stage 3).
+ * Refused: offloading parameters, or anything to NVMe, partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
  * MiCS, sparse attention, compression, elasticity, curriculum learning,
  * Apex AMP, other optimizers, fp32 training and unknown keys. The model,
  * the GPUs and the parallel sizes come from the trainplan flags. The batch
@@ -31,14 +32,15 @@
  * derived, as DeepSpeed does) in tp_engine_deepspeed_apply.
  *
  * Export. ds_config.json holds the batch sizes, precision, gradient dtype,
- * ZeRO stage, optimizer type and, with full recompute, an
- * activation_checkpointing section; the comment file (JSON has no
+ * ZeRO stage, optimizer offload, optimizer type and, with full recompute,
+ * an activation_checkpointing section; the comment file (JSON has no
  * comments) holds the common header (common.c) and what a DeepSpeed run
  * sets outside its config (TP, PP, CP, EP, SP, recompute, fp8, attention,
  * dropout) as trainplan flags, so that --from-deepspeed FILE FLAGS gives
  * the plan back. Listed under "Not expressible": selective recompute,
  * ZeRO 2/3 with pipeline parallelism, SGD, moments other than fp32, no
- * master weights (docs/export.md).
+ * master weights, expert TP other than TP, fp8 parameter gather, a
+ * partial optimizer offload below ZeRO 3 (docs/export.md).
  *
  * Invariants: an import never allocates memory that outlives the call;
  * the export is a pure function of its inputs.
@@ -54,6 +56,7 @@
 #include "import_build.h"
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 /* ------------------------------------------------------------------ */
 /* DeepSpeed: import                                                    */
@@ -182,6 +185,8 @@ typedef struct ds_read {
     int64_t autotp;       /* tensor_parallel.autotp_size (0: off) */
     int autoep_enabled;   /* expert_parallel.enabled */
     int64_t autoep_size, autoep_etp; /* expert_parallel sizes */
+    bool offload_cpu;                /* zero_optimization.offload_optimizer.device "cpu" */
+    double offload_ratio;            /* its ratio (DeepSpeed's default 1; stage 3 only) */
 } ds_read;
 
 typedef tp_status (*ds_fn)(json_t *x, const char *path, ds_read *r, tp_error *err);
@@ -249,6 +254,35 @@ static tp_status ds_offload(json_t *x, const char *p, ds_read *r, tp_error *err)
     return json_is_null(x) ? TP_OK : ds_object(x, p, &offload_section, r, err);
 }
 
+/* offload_optimizer: ZeRO-Offload to the CPU is modelled (trainplan's
+ * --offload-optimizer); to NVMe it is not. The keys are those of
+ * DeepSpeedZeroOffloadOptimizerConfig (runtime/zero/offload_config.py). */
+static tp_status ds_offload_opt_device(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    if (json_is_string(x) && strcmp(json_string_value(x), "cpu") == 0) {
+        r->offload_cpu = true;
+        return TP_OK;
+    }
+    return ds_offload_device(x, p, r, err);
+}
+
+static tp_status ds_offload_opt_ratio(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    if (!json_is_number(x) || !(json_number_value(x) >= 0.0) || json_number_value(x) > 1.0)
+        return ds_err(err, p, "must be a number from 0 to 1");
+    r->offload_ratio = json_number_value(x);
+    return TP_OK;
+}
+
+static const ds_key offload_opt_keys[] = {
+    {"device", ds_offload_opt_device}, {"ratio", ds_offload_opt_ratio}, {NULL, NULL}};
+static const ds_section offload_opt_section = {offload_opt_keys, NULL, NULL, true};
+
+static tp_status ds_offload_opt(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    return json_is_null(x) ? TP_OK : ds_object(x, p, &offload_opt_section, r, err);
+}
+
 /* ---- zero_optimization ---- */
 
 static tp_status ds_zero_stage(json_t *x, const char *p, ds_read *r, tp_error *err)
@@ -297,7 +331,7 @@ static tp_status ds_mics(json_t *x, const char *p, ds_read *r, tp_error *err)
 }
 
 static const ds_key zero_keys[] = {{"stage", ds_zero_stage},
-                                   {"offload_optimizer", ds_offload},
+                                   {"offload_optimizer", ds_offload_opt},
                                    {"offload_param", ds_offload},
                                    {"cpu_offload", ds_cpu_offload},
                                    {"cpu_offload_params", ds_cpu_offload},
@@ -697,11 +731,33 @@ static const char *const root_approx[] = {"prescale_gradients",
                                           NULL};
 static const ds_section root_section = {root_keys, root_approx, root_ignore, false};
 
+/* The optimizer offload read: the ratio counts at ZeRO stage 3 only (at
+ * stages 1 and 2 DeepSpeed offloads the whole optimizer state). */
+static tp_status ds_push_offload(const ds_read *r, int stage, tp_error *err)
+{
+    tp_import *im = r->im;
+    if (!r->offload_cpu)
+        return TP_OK;
+    double frac = r->offload_ratio;
+    if (stage >= 0 && stage < 3 && frac < 1.0) {
+        assume(im, "zero_optimization.offload_optimizer.ratio applies at ZeRO stage 3 only: "
+                   "the whole optimizer state is offloaded");
+        frac = 1.0;
+    }
+    if (!(frac > 0.0))
+        return TP_OK;
+    char v[32];
+    snprintf(v, sizeof v, "%.9g", frac);
+    from(im, "zero_optimization.offload_optimizer", 0, 0);
+    PUSH(push_str(im, "--offload-optimizer", v));
+    return TP_OK;
+}
+
 static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
 {
     if (!json_is_object(root))
         return tp_error_set(err, TP_ERR_CONFIG, "", "a DeepSpeed config must be a JSON object");
-    ds_read r = {.im = im, .stage = -1, .bf16 = -1, .fp16 = -1};
+    ds_read r = {.im = im, .stage = -1, .bf16 = -1, .fp16 = -1, .offload_ratio = 1.0};
     TP_TRY(ds_object(root, "", &root_section, &r, err));
     int stage = r.stage, bf16 = r.bf16, fp16 = r.fp16;
     const char *opt = r.opt, *grad = r.grad;
@@ -770,6 +826,7 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     else
         assume(im, "no optimizer section (the script builds it): optimizer taken from the "
                    "trainplan flags");
+    TP_TRY(ds_push_offload(&r, stage, err));
     if (ckpt) {
         PUSH(push_str(im, "--recompute", "full"));
         assume(im, "activation_checkpointing present: the model is assumed to checkpoint every "
@@ -908,6 +965,61 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
     if (t->precision == TP_PREC_FP8)
         sb_puts(b, " --precision fp8");
     eng_switch_flags(b, t);
+    /* the issue 16 settings outside ds_config.json (the offload is in it) */
+    if (tp_expert_tp(t) != t->tp)
+        sb_printf(b, " --etp %" PRId64, tp_expert_tp(t));
+    if (t->fp8_param_gather)
+        sb_puts(b, " --fp8-param-gather");
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+        char mods[96];
+        sb_printf(b, " --recompute-modules %s",
+                  tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
+    }
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
+        sb_printf(b, " --recompute-block-layers %" PRId64, t->recompute_layers);
+}
+
+/* Optimizer offload as ZeRO-Offload: device "cpu"; a partial share only at
+ * ZeRO stage 3 (offload_config.py: ratio "Only valid with ZeRO Stage 3"),
+ * else the whole state, said so. */
+static void ds_offload_export(bool *ok, json_t *zo, const tp_train *t, int stage, notes *nx)
+{
+    if (!(t->offload_optimizer > 0.0))
+        return;
+    json_t *off = json_object();
+    jset(ok, off, "device", json_string("cpu"));
+    if (t->offload_optimizer < 1.0) {
+        if (stage == 3)
+            jset(ok, off, "ratio", json_real(t->offload_optimizer));
+        else
+            eng_note(nx,
+                     "optimizer offload of %g of the state: DeepSpeed's offload_optimizer.ratio "
+                     "applies at ZeRO stage 3 only; written as the whole optimizer state "
+                     "offloaded (--offload-optimizer 1)",
+                     t->offload_optimizer);
+    }
+    jset(ok, zo, "offload_optimizer", off);
+}
+
+/* The issue 16 features DeepSpeed's config cannot hold. */
+static void ds_feature_notes(const tp_config *c, notes *nx, notes *outside)
+{
+    const tp_train *t = &c->train;
+    if (tp_expert_tp(t) != t->tp)
+        eng_note(nx,
+                 "expert tensor parallelism %" PRId64 " with tensor parallelism %" PRId64
+                 " (MoE parallel folding): DeepSpeed has no separate expert layout; its MoE "
+                 "layer shards the experts over the tensor-parallel group or not at all "
+                 "(deepspeed.moe.layer.MoE enable_expert_tensor_parallelism)",
+                 tp_expert_tp(t), t->tp);
+    if (t->fp8_param_gather)
+        eng_note(nx, "fp8 parameter gather: DeepSpeed has no fp8 weights; ZeRO gathers the "
+                     "16-bit weights");
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
+        eng_note(outside,
+                 "only the first %" PRId64 " layers of each pipeline stage are recomputed "
+                 "(Megatron-DeepSpeed --recompute-method block --recompute-num-layers %" PRId64 ")",
+                 t->recompute_layers, t->recompute_layers);
 }
 
 /* The ZeRO stage written: the plan's, except where DeepSpeed would not run
@@ -987,8 +1099,11 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     jset(&ok, j, "data_types", dt);
 
     json_t *zo = json_object();
-    jset(&ok, zo, "stage", json_integer(ds_export_stage(t, &nx)));
+    int stage = ds_export_stage(t, &nx);
+    jset(&ok, zo, "stage", json_integer(stage));
+    ds_offload_export(&ok, zo, t, stage, &nx);
     jset(&ok, j, "zero_optimization", zo);
+    ds_feature_notes(c, &nx, &outside);
     if (t->zero >= 2 && t->pp > 1)
         eng_note(&nx,
                  "ZeRO-%d with pipeline parallelism: DeepSpeed's pipeline engine supports "
@@ -1023,6 +1138,14 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
                  " layer(s) (deepspeed.checkpointing.checkpoint or the model's gradient "
                  "checkpointing); the config's activation_checkpointing section only configures it",
                  t->recompute_every);
+    } else if (t->recompute == TP_RECOMPUTE_SELECTIVE &&
+               tp_recompute_modules(t) != TP_RC_CORE_ATTN) {
+        char mods[96];
+        eng_note(&nx,
+                 "selective recompute of %s: DeepSpeed's config cannot select modules, and "
+                 "Megatron-DeepSpeed's --recompute-granularity selective recomputes the "
+                 "attention core only",
+                 tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
     } else if (t->recompute == TP_RECOMPUTE_SELECTIVE) {
         eng_note(&nx, "selective recompute: DeepSpeed's config cannot select the attention core; "
                       "the model code must checkpoint it (Megatron-DeepSpeed: "

@@ -22,9 +22,11 @@
  * Export. One argument per line under `#` section comments, after the
  * common header (common.c). Mapped: the model shape, positions, norm, MLP,
  * vocabulary and its padding, experts and their layer pattern, TP/PP/CP/
- * EP/SP, virtual and uneven pipeline stages, ZeRO 1 (distributed
- * optimizer) and 2/3 (Megatron-FSDP), batch, recompute, precision,
- * gradient dtype and optimizer. Listed under "Not expressible" instead:
+ * EP/SP and expert TP, virtual and uneven pipeline stages, ZeRO 1
+ * (distributed optimizer) and 2/3 (Megatron-FSDP), batch, recompute (with
+ * its modules, or the block method), precision with fp8 parameter gather,
+ * gradient dtype, optimizer and its CPU offload. Listed under "Not
+ * expressible" instead: block recompute in groups of k > 1,
  * GPipe, an interleaved schedule without virtual stages, uneven middle
  * stages, no fp32 master weights, a fused cross-entropy that never stores
  * the logits, block-wise int8 moments, tf32 training (docs/export.md).
@@ -38,6 +40,7 @@
 #include "engines.h"
 #include "io.h"
 #include "io_internal.h"
+#include "recompute_modules.h"
 
 /* ------------------------------------------------------------------ */
 /* Megatron-LM: export                                                  */
@@ -249,6 +252,8 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
     arg(w, "--context-parallel-size", "%" PRId64, t->cp);
     if (m->num_experts > 0 || t->ep > 1)
         arg(w, "--expert-model-parallel-size", "%" PRId64, t->ep);
+    if (tp_expert_tp(t) != t->tp)
+        arg(w, "--expert-tensor-parallel-size", "%" PRId64, tp_expert_tp(t));
     if (t->sp)
         sw(w, "--sequence-parallel");
 
@@ -319,6 +324,24 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     arg_section(w, "activation recomputation");
     if (t->recompute == TP_RECOMPUTE_SELECTIVE) {
         arg(w, "--recompute-granularity", "selective");
+        if (t->recompute_modules && t->recompute_modules != TP_RC_CORE_ATTN) {
+            char mods[96];
+            tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods);
+            for (char *p = mods; (p = strchr(p, ',')) != NULL;)
+                *p = ' '; /* Megatron takes the modules as separate values */
+            arg(w, "--recompute-modules", "%s", mods);
+        }
+    } else if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0) {
+        /* block: the first N layers of each stage, each checkpointed alone */
+        if (t->recompute_every > 1)
+            eng_note(nx,
+                     "recompute groups of %" PRId64 " layers over the first %" PRId64
+                     " layers of each stage: Megatron-LM's --recompute-method block "
+                     "checkpoints each of them alone",
+                     t->recompute_every, t->recompute_layers);
+        arg(w, "--recompute-granularity", "full");
+        arg(w, "--recompute-method", "block");
+        arg(w, "--recompute-num-layers", "%" PRId64, t->recompute_layers);
     } else if (t->recompute == TP_RECOMPUTE_FULL) {
         arg(w, "--recompute-granularity", "full");
         arg(w, "--recompute-method", "uniform");
@@ -338,14 +361,19 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
         break;
     default: sw(w, "--bf16"); break;
     }
+    if (t->fp8_param_gather)
+        sw(w, "--fp8-param-gather");
     if (t->grad_dtype == TP_DTYPE_FP32)
         sw(w, "--accumulate-allreduce-grads-in-fp32");
     else if (t->precision != TP_PREC_FP16)
         sw(w, "--grad-reduce-in-bf16");
 
     const tp_optimizer *op = &t->optimizer;
+    bool offload = t->offload_optimizer > 0.0;
     if (op->kind == TP_OPT_ADAMW) {
         arg(w, "--optimizer", "adam");
+        if (offload && op->moment_dtype == TP_DTYPE_FP32)
+            sw(w, "--use-precision-aware-optimizer"); /* offload requires it (arguments.py) */
         if (op->moment_dtype != TP_DTYPE_FP32) {
             const char *d = op->moment_dtype == TP_DTYPE_INT8 ? "fp8" : "bf16";
             if (op->moment_dtype == TP_DTYPE_INT8)
@@ -360,6 +388,15 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
         arg(w, "--sgd-momentum", "%s", op->kind == TP_OPT_SGD_MOMENTUM ? "0.9" : "0.0");
         if (op->kind == TP_OPT_SGD_MOMENTUM && op->moment_dtype != TP_DTYPE_FP32)
             eng_note(nx, "low-precision SGD momentum: Megatron-LM keeps it in fp32");
+    }
+    if (offload && op->kind != TP_OPT_ADAMW) {
+        eng_note(nx, "optimizer offload with SGD: not written; Megatron-LM's "
+                     "--optimizer-cpu-offload requires --use-precision-aware-optimizer, which "
+                     "trainplan writes for Adam only");
+    } else if (offload) {
+        char x[32];
+        sw(w, "--optimizer-cpu-offload");
+        arg(w, "--optimizer-offload-fraction", "%s", eng_real(x, sizeof x, t->offload_optimizer));
     }
     if (!op->master_weights)
         eng_note(nx, "no fp32 master weights: Megatron-LM always keeps fp32 main parameters with "

@@ -26,9 +26,9 @@
  * gives the GPU count. Each `--flag` is then looked up (binary search) in
  * the argument table; its class decides: mapped (the read_* and emit_* steps
  * below say what it means), rejected (changes memory or time in a way
- * trainplan does not model, with the reason: CPU offloading, FP4, Muon,
- * block recompute, multimodal or relative positions, expert TP other than
- * TP, 16-bit master weights, ...), approximated (noted) or ignored. As in
+ * trainplan does not model, with the reason: activation offloading, FP4,
+ * Muon, multimodal or relative positions, 16-bit master weights, ...),
+ * approximated (noted) or ignored. As in
  * argparse the last occurrence of a flag wins, a switch refuses a value
  * and a flag that takes one refuses to stand without it. Defaults are
  * Megatron's: LayerNorm, GELU, learned absolute positions, tied
@@ -57,6 +57,7 @@
 #include "io_internal.h"
 #include "launch.h"
 #include "megatron_args.h"
+#include "recompute_modules.h"
 
 /* ------------------------------------------------------------------ */
 /* Megatron-LM: the argument tables                                     */
@@ -127,6 +128,10 @@ enum mid {
     M_MAIN_GRADS,
     M_MAIN_PARAMS,
     M_CPU_OFFLOAD,
+    M_FP8_GATHER,
+    M_MOE_RECOMP,
+    M_OPT_OFFLOAD,
+    M_OPT_OFFLOAD_FRAC,
     M_MTP,
     M_HYBRID,
     M_ROPE_BASE,
@@ -179,6 +184,7 @@ static const marg_map map_args[] = {
     {"--ffn-hidden-size", M_FFN},
     {"--fp16", M_FP16},
     {"--fp8-format", M_FP8},
+    {"--fp8-param-gather", M_FP8_GATHER},
     {"--global-batch-size", M_GB},
     {"--grad-reduce-in-bf16", M_GRAD_BF16},
     {"--group-query-attention", M_GQA},
@@ -196,6 +202,7 @@ static const marg_map map_args[] = {
     {"--moe-ffn-hidden-size", M_MOE_FFN},
     {"--moe-expert-capacity-factor", M_CAPACITY},
     {"--moe-layer-freq", M_MOE_FREQ},
+    {"--moe-layer-recompute", M_MOE_RECOMP},
     {"--moe-router-enable-expert-bias", M_EXPERT_BIAS},
     {"--moe-router-topk", M_TOPK},
     {"--moe-shared-expert-intermediate-size", M_SHARED},
@@ -211,6 +218,8 @@ static const marg_map map_args[] = {
     {"--num-query-groups", M_QUERY_GROUPS},
     {"--num-virtual-stages-per-pipeline-rank", M_VPP_STAGES},
     {"--optimizer", M_OPTIMIZER},
+    {"--optimizer-cpu-offload", M_OPT_OFFLOAD},
+    {"--optimizer-offload-fraction", M_OPT_OFFLOAD_FRAC},
     {"--padded-vocab-size", M_PADDED_VOCAB},
     {"--pipeline-model-parallel-size", M_PP},
     {"--position-embedding-type", M_POS_TYPE},
@@ -678,6 +687,7 @@ typedef struct mread {
     bool swiglu;            /* --swiglu */
     int64_t seq;            /* --seq-length */
     int64_t tp, pp, cp, ep; /* the parallel sizes, 1 when not given */
+    int64_t etp;            /* expert TP, TP when not given */
     int64_t pad;            /* vocabulary padding multiple (div x TP), 0 when none is needed */
     const char *grad;       /* gradient dtype, "fp32" or "bf16" */
 } mread;
@@ -795,27 +805,16 @@ static tp_status read_positions(const slot *sl, tp_import *im, mread *x, tp_erro
     return pos == 2 ? TP_OK : read_rope(sl, m, err);
 }
 
-/* TP, PP, CP and EP (read before the vocabulary, whose padding needs TP);
- * expert TP only as TP. */
+/* TP, PP, CP, EP and expert TP (read before the vocabulary, whose padding
+ * needs TP). Expert TP defaults to TP, as in Megatron (MoE parallel
+ * folding when it differs). */
 static tp_status read_parallel_sizes(const slot *sl, mread *x, tp_error *err)
 {
     TP_TRY(opt_i64(&sl[M_TP], 1, 1, TP_MAX_GPUS, &x->tp, err));
     TP_TRY(opt_i64(&sl[M_PP], 1, 1, TP_MAX_GPUS, &x->pp, err));
     TP_TRY(opt_i64(&sl[M_CP], 1, 1, TP_MAX_GPUS, &x->cp, err));
     TP_TRY(opt_i64(&sl[M_EP], 1, 1, TP_MAX_GPUS, &x->ep, err));
-    if (sl[M_ETP].set) {
-        int64_t etp;
-        TP_TRY(val_i64(&sl[M_ETP], 1, TP_MAX_GPUS, &etp, err));
-        if (etp != x->tp) {
-            char what[160];
-            snprintf(what, sizeof what,
-                     "\"--expert-tensor-parallel-size %" PRId64
-                     "\" shards the experts differently from the dense layers (TP %" PRId64 ")",
-                     etp, x->tp);
-            return not_modelled(&sl[M_ETP], what, err);
-        }
-    }
-    return TP_OK;
+    return opt_i64(&sl[M_ETP], x->tp, 1, TP_MAX_GPUS, &x->etp, err);
 }
 
 /* The vocabulary, and the padding Megatron adds to it. */
@@ -1046,6 +1045,13 @@ static tp_status emit_layout(const slot *sl, tp_import *im, const mread *x, tp_e
     PUSH(push_i64(im, "--cp", x->cp));
     from_slot(im, &sl[M_EP]);
     PUSH(push_i64(im, "--ep", x->ep));
+    if (x->etp != x->tp && im->model.num_experts == 0) {
+        /* a dense model has no expert layers: Megatron-LM ignores it */
+        list_add(im->ignored, sizeof im->ignored, "--expert-tensor-parallel-size");
+    } else if (x->etp != x->tp) {
+        from_slot(im, &sl[M_ETP]);
+        PUSH(push_i64(im, "--etp", x->etp));
+    }
     int64_t vpp = 1, first = 0, last = 0;
     if (sl[M_FIRST].set)
         TP_TRY(val_i64(&sl[M_FIRST], 1, TP_MAX_LAYERS, &first, err));
@@ -1110,27 +1116,61 @@ static tp_status emit_zero(const slot *sl, tp_import *im, tp_error *err)
     return TP_OK;
 }
 
-/* "--recompute-modules" beyond core_attn: not modelled. */
-static tp_status check_recompute_modules(const slot *mods, tp_error *err)
+/* "--recompute-modules" as TP_RC_* bits (0: none given, Megatron's default
+ * core_attn); a module trainplan does not know is an error at its word. */
+static tp_status read_recompute_modules(const slot *mods, unsigned *rc, tp_error *err)
 {
-    if (mods->set && !(mods->nv == 1 && strcmp(mods->v[0], "core_attn") == 0) && mods->nv > 0) {
-        char what[200] = "";
-        size_t len = (size_t)snprintf(what, sizeof what, "\"--recompute-modules");
-        for (int i = 0; i < mods->nv && len < sizeof what; i++)
-            len += (size_t)snprintf(what + len, sizeof what - len, " %s", mods->v[i]);
-        if (len < sizeof what)
-            snprintf(what + len, sizeof what - len,
-                     "\" recomputes more than the attention core (core_attn)");
-        return not_modelled(mods, what, err);
+    *rc = 0;
+    for (int i = 0; mods->set && i < mods->nv; i++) {
+        unsigned bit = 0;
+        if (tp_io_recompute_modules_parse(mods->name, mods->v[i], &bit, err) != TP_OK) {
+            if (err) {
+                err->code = TP_ERR_CONFIG;
+                snprintf(err->path, sizeof err->path, "%s", mods->name);
+            }
+            return word_at(err, val_word(mods, i), TP_ERR_CONFIG);
+        }
+        *rc |= bit;
     }
     return TP_OK;
 }
 
-/* Recomputation: selective (attention core) or full, uniform, every k layers. */
+/* Full recomputation: uniform (every layer, k per checkpoint) or block
+ * (the first N layers of each stage, each checkpointed alone). */
+static tp_status read_full_recompute(const slot *sl, tp_import *im, int64_t *every, int64_t *block,
+                                     tp_error *err)
+{
+    if (!sl[M_RECOMP_METHOD].set)
+        return word_at(err, sl[M_RECOMP_GRAN].flag,
+                       tp_error_set(err, TP_ERR_CONFIG, "--recompute-granularity",
+                                    "\"--recompute-granularity full\" needs "
+                                    "\"--recompute-method uniform\""));
+    static const char *const meth[] = {"uniform", "block", NULL};
+    int k;
+    TP_TRY(val_choice(&sl[M_RECOMP_METHOD], meth, &k, err));
+    if (!sl[M_RECOMP_NUM].set)
+        assume(im, k == 0 ? "--recompute-num-layers not set: one layer per checkpoint"
+                          : "--recompute-num-layers not set: one layer of each stage "
+                            "recomputed");
+    int64_t n;
+    TP_TRY(opt_i64(&sl[M_RECOMP_NUM], 1, 1, TP_MAX_LAYERS, &n, err));
+    if (k == 0) {
+        *every = n;
+        *block = 0;
+    } else {
+        *every = 1; /* Megatron's block method checkpoints each layer alone */
+        *block = n;
+    }
+    return TP_OK;
+}
+
+/* Recomputation: selective (the modules, --moe-layer-recompute adding moe as
+ * Megatron-Core's TransformerConfig does) or full, uniform or block. */
 static tp_status emit_recompute(const slot *sl, tp_import *im, tp_error *err)
 {
     const char *recompute = "none";
-    int64_t every = 1;
+    int64_t every = 1, block = 0;
+    unsigned rc = 0;
     int gran = -1; /* 0 full, 1 selective */
     if (sl[M_RECOMP_GRAN].set) {
         static const char *const g[] = {"full", "selective", NULL};
@@ -1138,36 +1178,43 @@ static tp_status emit_recompute(const slot *sl, tp_import *im, tp_error *err)
     }
     if (sl[M_RECOMP_ACT].set)
         gran = 1; /* Megatron: --recompute-activations sets selective */
+    if (sl[M_MOE_RECOMP].set) {
+        if (gran == 0)
+            return word_at(err, sl[M_MOE_RECOMP].flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--moe-layer-recompute",
+                                        "\"--moe-layer-recompute\" cannot be combined with "
+                                        "\"--recompute-granularity full\""));
+        gran = 1;
+    }
     if (gran == 1) {
         if (sl[M_RECOMP_METHOD].set)
             return word_at(err, sl[M_RECOMP_METHOD].flag,
                            tp_error_set(err, TP_ERR_CONFIG, "--recompute-method",
                                         "\"--recompute-method\" does not apply to selective "
                                         "recomputation"));
-        TP_TRY(check_recompute_modules(&sl[M_RECOMP_MODULES], err));
+        TP_TRY(read_recompute_modules(&sl[M_RECOMP_MODULES], &rc, err));
+        if (sl[M_MOE_RECOMP].set)
+            rc = (rc ? rc : TP_RC_CORE_ATTN) | TP_RC_MOE;
         recompute = "selective";
     } else if (gran == 0) {
-        if (!sl[M_RECOMP_METHOD].set)
-            return word_at(err, sl[M_RECOMP_GRAN].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--recompute-granularity",
-                                        "\"--recompute-granularity full\" needs "
-                                        "\"--recompute-method uniform\""));
-        static const char *const meth[] = {"uniform", "block", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_RECOMP_METHOD], meth, &k, err));
-        if (k == 1)
-            return not_modelled(&sl[M_RECOMP_METHOD],
-                                "\"--recompute-method block\" recomputes only some layers of "
-                                "each stage",
-                                err);
-        if (!sl[M_RECOMP_NUM].set)
-            assume(im, "--recompute-num-layers not set: one layer per checkpoint");
-        TP_TRY(opt_i64(&sl[M_RECOMP_NUM], 1, 1, TP_MAX_LAYERS, &every, err));
+        TP_TRY(read_full_recompute(sl, im, &every, &block, err));
+        if (sl[M_RECOMP_MODULES].set)
+            list_add(im->ignored, sizeof im->ignored, "--recompute-modules");
         recompute = "full";
     }
     PUSH(push_str(im, "--recompute", recompute));
     if (strcmp(recompute, "full") == 0)
         PUSH(push_i64(im, "--recompute-every", every));
+    if (block > 0) {
+        from_slot(im, &sl[M_RECOMP_NUM]);
+        PUSH(push_i64(im, "--recompute-block-layers", block));
+    }
+    if (rc != 0 && rc != TP_RC_CORE_ATTN) {
+        char mods[96];
+        from_slot(im, &sl[sl[M_RECOMP_MODULES].set ? M_RECOMP_MODULES : M_MOE_RECOMP]);
+        PUSH(push_str(im, "--recompute-modules",
+                      tp_io_recompute_modules_text(rc, mods, sizeof mods)));
+    }
     return TP_OK;
 }
 
@@ -1191,6 +1238,10 @@ static tp_status emit_precision(const slot *sl, tp_import *im, mread *x, tp_erro
                             "trainplan models 16-bit mixed precision");
     }
     PUSH(push_str(im, "--precision", prec));
+    if (sl[M_FP8_GATHER].set) {
+        from_slot(im, &sl[M_FP8_GATHER]);
+        PUSH(push_flag(im, "--fp8-param-gather"));
+    }
     bool fp16 = strcmp(prec, "fp16") == 0;
     if (fp16)
         x->grad = sl[M_ACC_FP32].set ? "fp32" : "bf16"; /* 16-bit gradients */
@@ -1244,6 +1295,30 @@ static tp_status read_optimizer_dtypes(const slot *sl, tp_import *im, const char
     return TP_OK;
 }
 
+/* Optimizer CPU offload: --optimizer-cpu-offload keeps the share
+ * --optimizer-offload-fraction (Megatron's default 1.0) of the optimizer
+ * state on the host; the fraction alone does nothing. */
+static tp_status emit_offload(const slot *sl, tp_import *im, tp_error *err)
+{
+    if (!sl[M_OPT_OFFLOAD].set) {
+        if (sl[M_OPT_OFFLOAD_FRAC].set)
+            list_add(im->ignored, sizeof im->ignored, "--optimizer-offload-fraction");
+        return TP_OK;
+    }
+    double frac = 1.0;
+    if (sl[M_OPT_OFFLOAD_FRAC].set)
+        TP_TRY(val_f64(&sl[M_OPT_OFFLOAD_FRAC], 0.0, 1.0, &frac, err));
+    if (!(frac > 0.0)) {
+        list_add(im->ignored, sizeof im->ignored, "--optimizer-cpu-offload");
+        return TP_OK;
+    }
+    char v[32];
+    snprintf(v, sizeof v, "%.9g", frac);
+    from_slot(im, &sl[sl[M_OPT_OFFLOAD_FRAC].set ? M_OPT_OFFLOAD_FRAC : M_OPT_OFFLOAD]);
+    PUSH(push_str(im, "--offload-optimizer", v));
+    return TP_OK;
+}
+
 /* The optimizer (Adam as AdamW, SGD with or without momentum; Muon is
  * refused) and the gradient dtype, both pushed here. */
 static tp_status emit_optimizer(const slot *sl, tp_import *im, const mread *x, tp_error *err)
@@ -1267,7 +1342,7 @@ static tp_status emit_optimizer(const slot *sl, tp_import *im, const mread *x, t
     TP_TRY(read_optimizer_dtypes(sl, im, &opt, &grad, err));
     PUSH(push_str(im, "--grad-dtype", grad));
     PUSH(push_str(im, "--optimizer", opt));
-    return TP_OK;
+    return emit_offload(sl, im, err);
 }
 
 /* Dropout, the attention kernel and the vocabulary padding. */

@@ -38,7 +38,8 @@
  * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
  * form), fp16, moments other than fp32, no master weights, dropout,
  * attention without FlashAttention, vocabulary padding, a fused
- * cross-entropy without logits (docs/export.md).
+ * cross-entropy without logits, expert TP other than TP, fp8 parameter
+ * gather, block recompute, optimizer offload (docs/export.md).
  *
  * Invariant: the export is a pure function of its inputs.
  */
@@ -333,6 +334,31 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
 
 /* [activation_checkpoint], [liger_kernel], and the model-code settings
  * torchtitan does not have. */
+/* The issue 16 features: what torchtitan (either form) cannot hold. */
+static void titan_feature_notes(const tp_train *t, notes *nx)
+{
+    if (tp_expert_tp(t) != t->tp)
+        eng_note(nx,
+                 "expert tensor parallelism %" PRId64 " with tensor parallelism %" PRId64
+                 " (MoE parallel folding): torchtitan's llama3 has no experts to lay out",
+                 tp_expert_tp(t), t->tp);
+    if (t->fp8_param_gather)
+        eng_note(nx, "fp8 parameter gather: not written; the torchtitan setting lists checked "
+                     "against (data/engines) do not reach the float8 converter's FSDP "
+                     "all-gather option");
+    if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
+        eng_note(nx,
+                 "recompute of the first %" PRId64 " layers of each stage only: torchtitan's "
+                 "full activation checkpointing recomputes every layer",
+                 t->recompute_layers);
+    if (t->offload_optimizer > 0.0)
+        eng_note(nx,
+                 "optimizer offload of %g of the state: torchtitan's training.enable_cpu_offload "
+                 "(FSDP2 CPUOffloadPolicy) moves the parameters and gradients to the CPU too; "
+                 "not written",
+                 t->offload_optimizer);
+}
+
 static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
 {
     const tp_model *m = &c->model;
@@ -355,6 +381,7 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
+    titan_feature_notes(t, nx);
     if (t->fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
                      "no setting for it (the Python form's ChunkedLossWrapper has)");
@@ -594,6 +621,7 @@ static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
+    titan_feature_notes(t, nx);
     if (!t->flash_attn)
         eng_note(nx, "attention without FlashAttention: torchtitan always uses fused attention");
     if (t->dropout)

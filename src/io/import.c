@@ -80,6 +80,19 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
             memcpy(c->model.name, im->model.name, sizeof c->model.name);
             c->model.pos = im->model.pos;
             c->model.linear_bias = im->model.linear_bias;
+            const tp_model *f = &im->model;
+            if (f->rope_scaling == TP_ROPE_SCALING_OTHER)
+                c->model.rope_scaling = TP_ROPE_SCALING_OTHER;
+            if (f->rope_scaling == TP_ROPE_SCALING_LLAMA3 &&
+                c->model.rope_scaling == TP_ROPE_SCALING_LLAMA3) {
+                /* Llama 3's frequency factors and original context: no flag */
+                if (f->rope_low_freq_factor > 0)
+                    c->model.rope_low_freq_factor = f->rope_low_freq_factor;
+                if (f->rope_high_freq_factor > 0)
+                    c->model.rope_high_freq_factor = f->rope_high_freq_factor;
+                if (f->rope_original_max > 0)
+                    c->model.rope_original_max = f->rope_original_max;
+            }
         }
         return TP_OK;
     }

@@ -69,6 +69,40 @@ static const char *pos_name(tp_pos p)
     return "unknown";
 }
 
+/* The details that define the model beyond its shape, each only when the
+ * model records it (outputs of models without them are unchanged), so
+ * that `export --from RESULT.json` writes the same model (issue 18). */
+static void model_details_json(jb *b, json_t *o, const tp_model *m)
+{
+    if (!m->linear_bias && m->qkv_bias)
+        put_bool(b, o, "qkv_bias", true);
+    if (m->pos == TP_POS_LEARNED && m->max_positions > 0)
+        put_int(b, o, "max_positions", m->max_positions);
+    if (m->rope_theta > 0)
+        put_real(b, o, "rope_theta", m->rope_theta);
+    if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3) {
+        put_str(b, o, "rope_scaling", "llama3");
+        put_real(b, o, "rope_factor", m->rope_factor);
+        put_real(b, o, "rope_low_freq_factor",
+                 m->rope_low_freq_factor > 0 ? m->rope_low_freq_factor : 1.0);
+        put_real(b, o, "rope_high_freq_factor",
+                 m->rope_high_freq_factor > 0 ? m->rope_high_freq_factor : 4.0);
+        put_int(b, o, "rope_original_max", m->rope_original_max > 0 ? m->rope_original_max : 8192);
+    } else if (m->rope_scaling == TP_ROPE_SCALING_OTHER) {
+        put_str(b, o, "rope_scaling", "other");
+    }
+    if (m->norm_eps > 0)
+        put_real(b, o, "norm_eps", m->norm_eps);
+    if (m->num_experts > 0) {
+        if (m->shared_ffn_hidden > 0 && m->num_shared_experts > 0)
+            put_int(b, o, "shared_ffn_hidden", m->shared_ffn_hidden);
+        if (m->moe_first_dense > 0)
+            put_int(b, o, "moe_first_dense", m->moe_first_dense);
+        if (m->moe_layer_freq > 1)
+            put_int(b, o, "moe_layer_freq", m->moe_layer_freq);
+    }
+}
+
 static json_t *model_json(jb *b, const tp_model *m)
 {
     json_t *o = jb_obj(b);
@@ -121,6 +155,7 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_real(b, o, "moe_imbalance", m->moe_imbalance);
     if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
         put_real(b, o, "moe_capacity_factor", m->moe_capacity_factor);
+    model_details_json(b, o, m);
     return o;
 }
 

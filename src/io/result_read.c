@@ -9,7 +9,9 @@
  * Like the engine importers it yields the equivalent trainplan flags
  * (import.h says why): presets named in the file are loaded and only what
  * differs from them becomes a flag (reals within a relative 1e-12 count
- * as the same: the JSON rounds bytes). The model details no flag
+ * as the same: the JSON rounds bytes). The model details json_out.c
+ * writes when a model records them (QKV bias, rotary base and scaling,
+ * norm epsilon, MoE layer pattern) become their flags; those no flag
  * expresses are applied by tp_io_import_apply (import.c).
  */
 #include <float.h>
@@ -158,6 +160,105 @@ static bool differs(double a, double b)
     return fabs(a - b) > 1e-12 * (s > 1.0 ? s : 1.0);
 }
 
+/* An optional number of "model" (absent: *has false). */
+static tp_status tj_opt_num(tpj *t, const char *key, bool *has, double *out)
+{
+    json_t *o = json_object_get(t->root, "model");
+    *has = o && json_object_get(o, key) != NULL;
+    return *has ? tj_num(t, "model", key, out) : TP_OK;
+}
+
+/* Push "--flag X" from an optional real of "model". */
+static tp_status tj_flag_opt_real(tpj *t, const char *key, const char *flag)
+{
+    bool has;
+    double v;
+    TP_TRY(tj_opt_num(t, key, &has, &v));
+    if (!has)
+        return TP_OK;
+    char src[48];
+    snprintf(src, sizeof src, "model.%s", key);
+    from(t->im, src, 0, 0);
+    return push_real(t->im, flag, v) ? TP_OK : full(t->err);
+}
+
+/* Push "--flag N" from an optional integer of "model". */
+static tp_status tj_flag_opt_int(tpj *t, const char *key, int64_t min, const char *flag)
+{
+    json_t *o = json_object_get(t->root, "model");
+    return o && json_object_get(o, key) ? tj_flag_int(t, "model", key, min, flag) : TP_OK;
+}
+
+/* An optional Llama 3 frequency factor of "model" (absent: 0, the default). */
+static tp_status tj_rope_real(tpj *t, const char *key, double *out)
+{
+    bool has;
+    double x = 0.0;
+    TP_TRY(tj_opt_num(t, key, &has, &x));
+    if (has && !(x > 0.0 && x <= 1e6)) {
+        char p[64];
+        snprintf(p, sizeof p, "model.%s", key);
+        return tp_error_set(t->err, TP_ERR_CONFIG, p, "\"%s\" must be a number in (0, 1e6], got %g",
+                            p, x);
+    }
+    *out = has ? x : 0.0;
+    return TP_OK;
+}
+
+/*
+ * The model details json_out.c writes when the model records them (QKV
+ * bias, learned positions, rotary base and scaling, norm epsilon, the MoE
+ * layer pattern), as their flags; an older file without them keeps the
+ * preset's (or the default model's). Llama 3's frequency factors and
+ * original context have no flag: kept in im->model for
+ * tp_io_import_apply.
+ */
+static tp_status tj_model_details(tpj *t)
+{
+    tp_import *im = t->im;
+    json_t *mo = json_object_get(t->root, "model");
+    if (json_object_get(mo, "qkv_bias")) {
+        bool q;
+        TP_TRY(tj_bool(t, "model", "qkv_bias", &q));
+        if (q && !push_str(im, "--bias", "qkv"))
+            return full(t->err);
+    }
+    TP_TRY(tj_flag_opt_int(t, "max_positions", 1, "--max-positions"));
+    TP_TRY(tj_flag_opt_real(t, "rope_theta", "--rope-theta"));
+    if (json_object_get(mo, "rope_scaling")) {
+        const char *rs;
+        TP_TRY(tj_str(t, "model", "rope_scaling", &rs));
+        if (strcmp(rs, "llama3") == 0) {
+            if (!push_str(im, "--rope-scaling", "llama3"))
+                return full(t->err);
+            TP_TRY(tj_flag_opt_real(t, "rope_factor", "--rope-factor"));
+            TP_TRY(tj_rope_real(t, "rope_low_freq_factor", &im->model.rope_low_freq_factor));
+            TP_TRY(tj_rope_real(t, "rope_high_freq_factor", &im->model.rope_high_freq_factor));
+            if (json_object_get(mo, "rope_original_max")) {
+                int64_t n;
+                TP_TRY(tj_int(t, "model", "rope_original_max", 1, &n));
+                if (n > TP_MAX_SEQ)
+                    return tp_error_set(t->err, TP_ERR_CONFIG, "model.rope_original_max",
+                                        "\"model.rope_original_max\" must be at most %d, got "
+                                        "%" PRId64,
+                                        (int)TP_MAX_SEQ, n);
+                im->model.rope_original_max = n;
+            }
+            im->model.rope_scaling = TP_ROPE_SCALING_LLAMA3;
+        } else if (strcmp(rs, "other") == 0) {
+            im->model.rope_scaling = TP_ROPE_SCALING_OTHER;
+        } else {
+            return tp_error_set(t->err, TP_ERR_CONFIG, "model.rope_scaling",
+                                "\"model.rope_scaling\" must be llama3 or other (got \"%s\")", rs);
+        }
+    }
+    TP_TRY(tj_flag_opt_real(t, "norm_eps", "--norm-eps"));
+    TP_TRY(tj_flag_opt_int(t, "shared_ffn_hidden", 0, "--shared-ffn-hidden"));
+    TP_TRY(tj_flag_opt_int(t, "moe_first_dense", 0, "--moe-first-dense"));
+    TP_TRY(tj_flag_opt_int(t, "moe_layer_freq", 1, "--moe-layer-freq"));
+    return TP_OK;
+}
+
 static tp_status tj_model(tpj *t)
 {
     tp_import *im = t->im;
@@ -172,8 +273,8 @@ static tp_status tj_model(tpj *t)
     } else {
         char msg[320];
         snprintf(msg, sizeof msg,
-                 "model \"%.60s\" is not a preset: its shape comes from the file, details the "
-                 "file does not hold (QKV bias, MoE layer pattern) from the default model",
+                 "model \"%.60s\" is not a preset: its shape and the details the file "
+                 "records come from the file, the rest from the default model",
                  name);
         assume(im, msg);
     }
@@ -220,6 +321,7 @@ static tp_status tj_model(tpj *t)
         return tp_error_set(t->err, TP_ERR_CONFIG, "model.position",
                             "\"model.position\" must be rotary, learned or alibi (got \"%s\")",
                             pos);
+    TP_TRY(tj_model_details(t));
     im->has_vocab = true;
     return TP_OK;
 }

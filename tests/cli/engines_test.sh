@@ -34,6 +34,7 @@ for x in (a, b):
     x["model"].pop("name")
     if sys.argv[3] == "shared":
         x["model"].pop("shared_experts")
+        x["model"].pop("shared_ffn_hidden", None)
 if a != b:
     for k in a:
         if a[k] != b.get(k):
@@ -92,6 +93,106 @@ for entry in "${MODELS[@]}"; do
     if cmp -s <(args "$d/meg.txt") <(args "$d/ds_meg.txt"); then ok; else
         bad "$name: the DeepSpeed import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/ds_meg.txt") | head -5)"; fi
 done
+
+# issue 16 features: MoE parallel folding (expert TP != TP), fp8 parameter
+# gather, recompute modules, block recompute, optimizer offload. Megatron
+# writes each with its own argument and reads it back; DeepSpeed holds the
+# offload in its config and says what it cannot hold (the flags of its
+# notes carry the rest, so the plan still comes back).
+F16=(
+    "f16-etp|--model mixtral-8x7b --gpus 64 --tp 4 --etp 1 --ep 8 --distributed-optimizer --global-batch 64||expert tensor parallelism 1 with tensor parallelism 4"
+    "f16-fp8g|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-param-gather --distributed-optimizer --global-batch 64||fp8 parameter gather: DeepSpeed has no fp8 weights"
+    "f16-mods|--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --distributed-optimizer --global-batch 64 --recompute selective --recompute-modules core_attn,moe_act,layernorm||selective recompute of core_attn,layernorm,moe_act: DeepSpeed's config cannot select"
+    "f16-block|--model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --global-batch 64 --recompute full --recompute-block-layers 3|x|"
+    "f16-off1|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-optimizer 1|x|"
+    "f16-off3|--model llama-3-8b --gpus 16 --tp 2 --zero 3 --global-batch 64 --offload-optimizer 0.5|x|"
+)
+for entry in "${F16[@]}"; do
+    IFS='|' read -r name flags full note <<<"$entry"
+    read -r -a fl <<<"$flags"
+    d=$tmp/$name
+    mkdir -p "$d"
+    gpus=${fl[3]}
+    "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>"$tmp/err" || bad "$name: the plan does not estimate: $(cat "$tmp/err")"
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
+    if grep -q "Everything in the plan is expressed in Megatron-LM" "$d/meg.txt"; then ok; else
+        bad "$name: the Megatron export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/meg.txt" | head -4)"; fi
+    "$T" estimate --from-megatron "$d/meg.txt" --gpus "$gpus" --json >"$d/meg.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/meg.json" 2>"$tmp/why"; then ok; else
+        bad "$name: Megatron round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format megatron --from-megatron "$d/meg.txt" --gpus "$gpus" >"$d/meg2.txt" 2>/dev/null
+    if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
+        bad "$name: Megatron export of the import differs: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -5)"; fi
+    "$T" export --format deepspeed "${fl[@]}" --out "$d/ds.json" 2>/dev/null
+    if [ -n "$full" ]; then
+        if grep -q "Everything in the plan is expressed in DeepSpeed" "$d/ds.json.notes.txt"; then ok; else
+            bad "$name: the DeepSpeed export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/ds.json.notes.txt" | head -4)"; fi
+    elif grep -q -- "$note" "$d/ds.json.notes.txt" && ! grep -q "Everything in the plan is expressed" "$d/ds.json.notes.txt"; then ok; else
+        bad "$name: the DeepSpeed notes must say \"$note\""; fi
+    read -r -a dsf <<<"$(dsflags "$d/ds.json.notes.txt")"
+    "$T" estimate --from-deepspeed "$d/ds.json" "${dsf[@]}" --json >"$d/ds_back.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/ds_back.json" 2>"$tmp/why"; then ok; else
+        bad "$name: DeepSpeed round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+done
+# the Megatron arguments of each feature, and the JSON fields that carry it
+want_args() { # want_args NAME LINE...: each LINE is an argument line of NAME's export
+    local n=$1 l
+    shift
+    for l in "$@"; do
+        if grep -qx -- "$l" "$tmp/$n/meg.txt"; then ok; else bad "$n: the Megatron export lacks \"$l\""; fi
+    done
+}
+want_args f16-etp "--expert-tensor-parallel-size 1" "--expert-model-parallel-size 8" "--tensor-model-parallel-size 4"
+want_args f16-fp8g "--fp8-param-gather" "--fp8-format hybrid"
+want_args f16-mods "--recompute-granularity selective" "--recompute-modules core_attn layernorm moe_act"
+want_args f16-block "--recompute-granularity full" "--recompute-method block" "--recompute-num-layers 3"
+want_args f16-off1 "--use-precision-aware-optimizer" "--optimizer-cpu-offload" "--optimizer-offload-fraction 1"
+want_args f16-off3 "--optimizer-offload-fraction 0.5" "--use-megatron-fsdp"
+f16json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l, t = d["layout"], d["training"]; print(l.get("etp"), t.get("fp8_param_gather"), t.get("recompute_modules"), t.get("recompute_layers"), t.get("offload_optimizer"))' "$1"; }
+for want in "f16-etp|1 None None None None" "f16-fp8g|None True None None None" "f16-mods|None None core_attn,layernorm,moe_act None None" \
+    "f16-block|None None None 3 None" "f16-off3|None None None None 0.5"; do
+    n=${want%%|*}
+    if [ "$(f16json "$tmp/$n/meg.json")" = "${want#*|}" ]; then ok; else
+        bad "$n: the Megatron import reads $(f16json "$tmp/$n/meg.json"), want ${want#*|}"; fi
+done
+if grep -q '"ratio": 0.5' "$tmp/f16-off3/ds.json" && grep -q '"device": "cpu"' "$tmp/f16-off1/ds.json" &&
+    ! grep -q '"ratio"' "$tmp/f16-off1/ds.json"; then ok; else
+    bad "DeepSpeed offload: device cpu, a ratio at ZeRO 3 only"; fi
+# a partial offload below ZeRO 3: DeepSpeed offloads all of it, and says so
+dsn=$tmp/f16-offz1
+mkdir -p "$dsn"
+"$T" export --format deepspeed --model llama-3-8b --gpus 16 --tp 2 --zero 1 --offload-optimizer 0.5 --out "$dsn/ds.json" 2>/dev/null
+if grep -q "optimizer offload of 0.5 of the state: DeepSpeed's offload_optimizer.ratio applies at ZeRO" "$dsn/ds.json.notes.txt" &&
+    ! grep -q '"ratio"' "$dsn/ds.json"; then ok; else bad "DeepSpeed: a partial offload at ZeRO 1 is said to be whole"; fi
+# Megatron-LM: offload with SGD is not written (it needs the Adam-only
+# precision-aware optimizer), and block recompute in groups is noted
+"$T" export --format megatron --model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --optimizer sgd-momentum --offload-optimizer 1 >"$tmp/sgdoff.txt" 2>/dev/null
+if grep -q "^#   - optimizer offload with SGD: not written" "$tmp/sgdoff.txt" && ! grep -q -- "^--optimizer-cpu-offload" "$tmp/sgdoff.txt"; then ok; else
+    bad "Megatron: offload with SGD is noted, not written"; fi
+"$T" export --format megatron --model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --recompute full --recompute-every 2 --recompute-block-layers 4 >"$tmp/blk2.txt" 2>/dev/null
+if grep -q "^#   - recompute groups of 2 layers over the first 4 layers of each stage" "$tmp/blk2.txt"; then ok; else
+    bad "Megatron: block recompute in groups of 2 is noted"; fi
+# a dense launch's --expert-tensor-parallel-size: no expert layers, ignored
+printf -- '--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 --micro-batch-size 1 --vocab-size 1000 --bf16 --tensor-model-parallel-size 2 --expert-tensor-parallel-size 1\n' >"$tmp/detp.txt"
+if "$T" estimate --from-megatron "$tmp/detp.txt" --gpus 8 --json 2>"$tmp/err" >/dev/null &&
+    grep -q "ignored (cannot change memory or time): --expert-tensor-parallel-size" "$tmp/err"; then ok; else
+    bad "a dense launch's expert TP is ignored: $(cat "$tmp/err")"; fi
+# torchtitan (both forms) says what it cannot hold of them
+for fmt in torchtitan torchtitan-toml; do
+    "$T" export --format "$fmt" --model llama-3.1-8b --gpus 16 --fsdp --grad-dtype fp32 --global-batch 64 \
+        --precision fp8 --fp8-param-gather --recompute full --recompute-block-layers 4 --offload-optimizer 1 >"$tmp/f16.$fmt" 2>/dev/null
+    if grep -q "Not expressible in torchtitan (3;" "$tmp/f16.$fmt" &&
+        grep -q "^#   - fp8 parameter gather: not written" "$tmp/f16.$fmt" &&
+        grep -q "^#   - recompute of the first 4 layers of each stage only: torchtitan's full" "$tmp/f16.$fmt" &&
+        grep -q "^#   - optimizer offload of 1 of the state: torchtitan's training.enable_cpu_offload" "$tmp/f16.$fmt" &&
+        ! grep -q "Everything in the plan is expressed" "$tmp/f16.$fmt"; then ok; else
+        bad "$fmt: the issue 16 features are listed as not expressible"; fi
+done
+# Megatron's deprecated --moe-layer-recompute: selective, core_attn + moe
+printf -- '--num-layers 2\n--hidden-size 256\n--num-attention-heads 4\n--seq-length 512\n--max-position-embeddings 512\n--micro-batch-size 1\n--vocab-size 1000\n--num-experts 4\n--moe-router-topk 2\n--expert-model-parallel-size 4\n--moe-layer-recompute\n--bf16\n--use-distributed-optimizer\n' >"$tmp/mlr.txt"
+"$T" estimate --from-megatron "$tmp/mlr.txt" --gpus 4 --json >"$tmp/mlr.json" 2>/dev/null
+if [ "$(f16json "$tmp/mlr.json")" = "None None core_attn,moe None None" ]; then ok; else
+    bad "--moe-layer-recompute reads as $(f16json "$tmp/mlr.json")"; fi
 
 # torchtitan: the llama3 flavors (Llama 3.1's architecture; 1B and 3B are
 # Llama 3.2's shapes with factor-8 rotary scaling), both forms, with fp32
@@ -206,6 +307,37 @@ total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["param
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
     if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
 done
+
+# export --from RESULT.json: the estimate JSON carries the model's details
+# (QKV bias, rotary base and scaling, norm epsilon, MoE layer pattern and
+# shared width), so the export from it is the export of the plan itself
+for name in qwen2.5-32b llama-3.1-70b llama-3.2-1b moe-shared gpt3-175b-pad; do
+    "$T" export --format megatron --from "$tmp/$name/plan.json" >"$tmp/$name/from.txt" 2>"$tmp/err"
+    if cmp -s <(args "$tmp/$name/meg.txt") <(args "$tmp/$name/from.txt"); then ok; else
+        bad "$name: export --from its estimate JSON differs: $(diff <(args "$tmp/$name/meg.txt") <(args "$tmp/$name/from.txt") | head -5) $(cat "$tmp/err")"; fi
+done
+"$T" estimate --from-megatron "$tmp/qwen2.5-32b/from.txt" --gpus 64 --json >"$tmp/qf.json" 2>/dev/null
+if [ "$(total "$tmp/qf.json")" = 32763876352 ]; then ok; else
+    bad "Qwen2.5-32B through its estimate JSON counts $(total "$tmp/qf.json"), want 32763876352"; fi
+mdet() { python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(*(m.get(k) for k in ("qkv_bias","rope_theta","rope_scaling","rope_factor","norm_eps")))' "$1"; }
+if [ "$(mdet "$tmp/qwen2.5-32b/plan.json")" = "True 1000000.0 None None 1e-05" ] &&
+    [ "$(mdet "$tmp/llama-3.1-70b/plan.json")" = "None 500000.0 llama3 8.0 1e-05" ]; then ok; else
+    bad "estimate JSON model details: $(mdet "$tmp/qwen2.5-32b/plan.json") / $(mdet "$tmp/llama-3.1-70b/plan.json")"; fi
+
+# the details read back are checked like any input
+python3 - "$tmp/llama-3.1-70b/plan.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["model"]["rope_original_max"] = 10**9
+json.dump(d, open(sys.argv[2] + "/bad_orig.json", "w"))
+d["model"]["rope_original_max"] = 8192
+d["model"]["rope_low_freq_factor"] = -1
+json.dump(d, open(sys.argv[2] + "/bad_low.json", "w"))
+PY
+expect_error "trainplan: error: $tmp/bad_orig.json: \"model.rope_original_max\" must be at most 134217728, got 1000000000" \
+    export --format megatron --from "$tmp/bad_orig.json"
+expect_error "trainplan: error: $tmp/bad_low.json: \"model.rope_low_freq_factor\" must be a number in (0, 1e6], got -1" \
+    export --format megatron --from "$tmp/bad_low.json"
 
 # ---------------------------------------------------------------- Megatron model settings
 m=$tmp/llama-3.1-70b/meg.txt

@@ -386,9 +386,9 @@ static void test_megatron_errors(void **state)
         {"--foo 1 --bar", TP_ERR_CONFIG, 1, 1,
          "unknown Megatron-LM arguments \"--foo\", \"--bar\": trainplan cannot tell whether "
          "they change memory or time"},
-        {"--num-layers 2 --optimizer-cpu-offload", TP_ERR_CONFIG, 1, 16,
-         "\"--optimizer-cpu-offload\" offloads the optimizer state to the CPU, which changes "
-         "memory or time in a way trainplan does not model"},
+        {"--num-layers 2 --fp4-param-gather", TP_ERR_CONFIG, 1, 16,
+         "\"--fp4-param-gather\" keeps the parameters in FP4, which changes memory or time in "
+         "a way trainplan does not model"},
         {"--num-layers $L --hidden-size 512 --num-attention-heads 8", TP_ERR_CONFIG, 1, 14,
          "\"--num-layers\" has the unexpanded shell value \"$L\"; expand the variables before "
          "importing"},
@@ -432,18 +432,16 @@ static void test_megatron_errors(void **state)
     } more[] = {
         {"--recompute-granularity full",
          "\"--recompute-granularity full\" needs \"--recompute-method uniform\""},
-        {"--recompute-granularity full --recompute-method block",
-         "\"--recompute-method block\" recomputes only some layers of each stage, which changes "
-         "memory or time in a way trainplan does not model"},
+        {"--recompute-granularity full --recompute-method uniform --moe-layer-recompute",
+         "\"--moe-layer-recompute\" cannot be combined with \"--recompute-granularity full\""},
         {"--fp16", "\"--bf16\" and \"--fp16\" cannot both be set"},
         {"--normalization RMSnorm", "\"--normalization\" must be one of LayerNorm, RMSNorm (got "
                                     "\"RMSnorm\")"},
-        {"--recompute-activations --recompute-modules core_attn mlp",
-         "\"--recompute-modules core_attn mlp\" recomputes more than the attention core "
-         "(core_attn), which changes memory or time in a way trainplan does not model"},
-        {"--expert-tensor-parallel-size 2",
-         "\"--expert-tensor-parallel-size 2\" shards the experts differently from the dense "
-         "layers (TP 1), which changes memory or time in a way trainplan does not model"},
+        {"--recompute-activations --recompute-modules core_attn mla_up_proj",
+         "--recompute-modules: unknown recompute module \"mla_up_proj\" (known: "
+         "core_attn,layernorm,mlp,moe,moe_act,shared_experts)"},
+        {"--optimizer-cpu-offload --optimizer-offload-fraction 1.5",
+         "--optimizer-offload-fraction: 1.5 is out of range [0, 1]"},
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
         char text[512];
@@ -531,10 +529,18 @@ static void test_deepspeed_errors(void **state)
     (void)state;
     static const err_case cases[] = {
         {"{\"train_batch_size\": 8,\n \"zero_optimization\": {\"stage\": 3, "
-         "\"offload_optimizer\": {\"device\": \"cpu\"}}}",
+         "\"offload_optimizer\": {\"device\": \"nvme\"}}}",
          TP_ERR_CONFIG, 0, 0,
-         "\"zero_optimization.offload_optimizer\" \"cpu\" offloads to the CPU, which changes "
+         "\"zero_optimization.offload_optimizer\" \"nvme\" offloads to the NVMe drive, which "
+         "changes memory or time in a way trainplan does not model"},
+        {"{\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"cpu\"}}}",
+         TP_ERR_CONFIG, 0, 0,
+         "\"zero_optimization.offload_param\" \"cpu\" offloads to the CPU, which changes "
          "memory or time in a way trainplan does not model"},
+        {"{\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", "
+         "\"ratio\": 2}}}",
+         TP_ERR_CONFIG, 0, 0,
+         "\"zero_optimization.offload_optimizer.ratio\" must be a number from 0 to 1"},
         {"{\"train_batch_size\": 8, \"zero_optimisation\": {}}", TP_ERR_CONFIG, 0, 0,
          "unknown DeepSpeed config key \"zero_optimisation\": trainplan cannot tell whether it "
          "changes memory or time"},
