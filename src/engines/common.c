@@ -156,10 +156,11 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r)
     sb_printf(b,
               ", sequence parallel %s, ZeRO %d, schedule %s; sequence %" PRId64
               " tokens, micro-batch %" PRId64 ", global batch %" PRId64 " (%" PRId64
-              " micro-batches per step); %s, recompute %s",
+              " %s per step); %s, recompute %s",
               t->sp ? "on" : "off", t->zero, tp_io_schedule_name(t->schedule), t->seq_len,
-              t->micro_batch, t->global_batch, r->grad_accum, tp_io_precision_name(t->precision),
-              tp_io_recompute_name(t->recompute));
+              t->micro_batch, t->global_batch, r->grad_accum,
+              tp_io_plural((double)r->grad_accum, "micro-batch", "micro-batches"),
+              tp_io_precision_name(t->precision), tp_io_recompute_name(t->recompute));
     if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_every > 1)
         sb_printf(b, " (every %" PRId64 " layers)", t->recompute_every);
 }

@@ -222,9 +222,11 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
                     r->pp_tries[i].total_bytes / TP_GIB, r->pp_tries[i].fits ? " (fits)" : "",
                     i + 1 < r->n_pp_tries ? ";" : ".");
         fprintf(f,
-                "\n   PP = %lld; with %lld micro-batches per step the bubble is %.1f%% of the step "
+                "\n   PP = %lld; with %lld %s per step the bubble is %.1f%% of the step "
                 "((p-1)/(m+p-1)), %.1f%% of the ideal time ((p-1)/m).\n",
-                (long long)r->pp, (long long)r->grad_accum, 100.0 * r->bubble_of_total,
+                (long long)r->pp, (long long)r->grad_accum,
+                tp_io_plural((double)r->grad_accum, "micro-batch", "micro-batches"),
+                100.0 * r->bubble_of_total,
                 100.0 * r->bubble_of_ideal);
     }
     if (r->long_context && r->stage0_act_pp2_bytes > 0.0) {
