@@ -356,4 +356,21 @@ run search --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16 --sv
 if [ "$rc" -eq 1 ] && [ ! -e "$tmp/none.svg" ] && grep -qF "no chart is written" "$tmp/err"; then ok
 else bad "search --svg with nothing fitting: exit $rc, file $(ls "$tmp/none.svg" 2>&1)"; fi
 
+# ---- --params N: the model is tp_scaling_shape's, as for plan and estimate ----
+# 7e9: L0 = cbrt(7e9 / (12 x 128^2)) = 32.9, 32 heads, h 4096, FFN 11008; V 32000:
+# layers (7e9 - 2Vh - h) / 202,383,360 = 33.3 -> 33: 33 x 202,383,360 + 262,148,096
+run search --params 7e9 --gpus 16 --global-batch 256 --top 2 --json
+json_check "search --params" 0 "len(j) == 2" \
+    "all(x['model']['name'] == 'llama-style-7B' and x['model']['layers'] == 33 for x in j)" \
+    "all(x['params']['total'] == 6940798976 == 33 * 202383360 + 262148096 for x in j)" \
+    "all(x['from_params']['params'] == 7e9 for x in j)" \
+    "all(x['from_params']['shape_rule'].startswith('Shape rule (tp_scaling_shape):') for x in j)"
+run search --params 7e9 --gpus 16 --global-batch 256 --top 2
+has "search --params text" "Model from --params: 7e+09 parameters asked, 6940798976 in the shape (33 layers, hidden 4096, 32"
+run search --params 7e9 --gpus 16 --global-batch 256 --top 2 --csv
+if [ "$rc" -eq 0 ] && ! grep -q "Shape rule" "$tmp/out"; then ok; else bad "search --params --csv: rows only"; fi
+expect_error "trainplan: error: --params: it chooses the model's shape and --heads would override it (give a model file for a shape of your own)" \
+    search --params 7e9 --heads 16 --gpus 16 --global-batch 256
+expect_error "trainplan: error: --params: 5 is out of range [1e+06, 1e+14]" search --params 5 --gpus 16 --global-batch 256
+
 finish
