@@ -53,8 +53,10 @@ tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out,
  * The top-level keys of a Hugging Face config.json (text) that trainplan
  * does not read because they change neither the parameter count nor the
  * FLOPs (rope_theta, token ids, router scaling, quantization, ...), as
- * "a, b, c" in buf (whole names, as many as fit); their number. 0 and ""
- * for anything else (a trainplan model file, a model_type not supported).
+ * "a, b, c" in buf (whole names, as many as fit); their number. Also for
+ * DBRX (keys inside attn_config and ffn_config as "ffn_config.moe_jitter_eps")
+ * and DeepSeek's native config_671B.json. 0 and "" for anything else (a
+ * trainplan model file, a model_type not supported).
  */
 size_t tp_io_hf_ignored(const char *text, char *buf, size_t n);
 

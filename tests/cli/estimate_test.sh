@@ -547,6 +547,17 @@ then ok; else bad "deepseek-v3 config.json: exit $rc, no ignored-keys note: $(ca
 check_json "deepseek-v3 config.json" "j['params']['total'] == 682636487424" \
     "j['params']['breakdown']['mtp'] == 11610068224" "j['model']['kv_lora_rank'] == 512" \
     "j['model']['mtp_layers'] == 1" "j['model']['router_bias'] is True"
+# DBRX (keys inside attn_config/ffn_config by their dotted names) and
+# DeepSeek's native ModelArgs file list what they ignore too
+for f in dbrx/config.json deepseek-v3-native/config_671B.json; do
+    run estimate --model "$SRC/tests/data/hf/$f" --gpus 64 --ep 8 --json
+    case $f in
+    dbrx*) want="ignored (no effect on the parameters or the FLOPs): attn_config.clip_qkv, attn_config.model_type, attn_config.rope_theta, emb_pdrop, ffn_config.ffn_act_fn, ffn_config.model_type, ffn_config.moe_jitter_eps, ffn_config.moe_loss_weight, initializer_range, output_router_logits, resid_pdrop, router_aux_loss_coef, torch_dtype, transformers_version, use_cache" ;;
+    *) want="ignored (no effect on the parameters or the FLOPs): n_expert_groups, n_limited_groups, route_scale, score_func, dtype" ;;
+    esac
+    if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/err")" = "trainplan: note: $SRC/tests/data/hf/$f: $want" ]
+    then ok; else bad "$f: exit $rc, ignored-keys note [$(cat "$tmp/err")]"; fi
+done
 # a DeepSeek-V3 plan exported as a Megatron launch imports back as the same model
 ds_flags="--model deepseek-v3 --gpus 64 --ep 8 --global-batch 64 --seq-len 4096"
 # shellcheck disable=SC2086
