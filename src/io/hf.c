@@ -612,7 +612,10 @@ static bool hf_reads(const hf_arch *a, const char *key)
                                        "num_key_value_heads", "head_dim", "intermediate_size",
                                        "vocab_size", "max_position_embeddings",
                                        "tie_word_embeddings", "n_embd", "n_layer", "n_head",
-                                       "n_inner", "n_positions", NULL};
+                                       "n_inner", "n_positions",
+                                       /* read for the exports, not the count */
+                                       "rope_theta", "rope_scaling", "rms_norm_eps",
+                                       "layer_norm_eps", "layer_norm_epsilon", NULL};
     static const char *const bias[] = {"attention_bias", "mlp_bias", NULL};
     static const char *const mixtral[] = {"num_local_experts", "num_experts_per_tok", NULL};
     static const char *const qwen[] = {"num_experts", "num_experts_per_tok",

@@ -544,6 +544,9 @@ cfg="$SRC/tests/data/hf/deepseek-v3/config.json"
 run estimate --model "$cfg" --json
 if [ "$rc" -eq 0 ] && grep -Fq "$cfg: ignored (no effect on the parameters or the FLOPs): attention_dropout, auto_map," "$tmp/err"
 then ok; else bad "deepseek-v3 config.json: exit $rc, no ignored-keys note: $(cat "$tmp/err")"; fi
+# the keys read for the exports (rope, norm epsilon) are not listed as ignored
+if grep -Eq "rope_theta|rope_scaling|rms_norm_eps" "$tmp/err"; then
+    bad "deepseek-v3 config.json: keys that are read listed as ignored: $(cat "$tmp/err")"; else ok; fi
 check_json "deepseek-v3 config.json" "j['params']['total'] == 682636487424" \
     "j['params']['breakdown']['mtp'] == 11610068224" "j['model']['kv_lora_rank'] == 512" \
     "j['model']['mtp_layers'] == 1" "j['model']['router_bias'] is True"
