@@ -607,15 +607,13 @@ tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_mode
 /* Keys hf_model_parse reads for arch a (see it and the helpers above). */
 static bool hf_reads(const hf_arch *a, const char *key)
 {
-    static const char *const base[] = {"model_type", "architectures", "hidden_size",
-                                       "num_hidden_layers", "num_attention_heads",
-                                       "num_key_value_heads", "head_dim", "intermediate_size",
-                                       "vocab_size", "max_position_embeddings",
-                                       "tie_word_embeddings", "n_embd", "n_layer", "n_head",
-                                       "n_inner", "n_positions",
-                                       /* read for the exports, not the count */
-                                       "rope_theta", "rope_scaling", "rms_norm_eps",
-                                       "layer_norm_eps", "layer_norm_epsilon", NULL};
+    static const char *const base[] = {
+        "model_type", "architectures", "hidden_size", "num_hidden_layers", "num_attention_heads",
+        "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+        "max_position_embeddings", "tie_word_embeddings", "n_embd", "n_layer", "n_head", "n_inner",
+        "n_positions",
+        /* read for the exports, not the count */
+        "rope_theta", "rope_scaling", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", NULL};
     static const char *const bias[] = {"attention_bias", "mlp_bias", NULL};
     static const char *const mixtral[] = {"num_local_experts", "num_experts_per_tok", NULL};
     static const char *const qwen[] = {"num_experts", "num_experts_per_tok",
@@ -649,11 +647,21 @@ static bool hf_reads(const hf_arch *a, const char *key)
  * ffn_config (named "attn_config.kv_n_heads" in the list). */
 static bool dbrx_reads(const char *key)
 {
-    static const char *const keys[] = {
-        "model_type",  "architectures", "d_model",     "n_heads",
-        "n_layers",    "vocab_size",    "max_seq_len", "tie_word_embeddings",
-        "attn_config", "ffn_config",    "attn_config.kv_n_heads", "ffn_config.ffn_hidden_size",
-        "ffn_config.moe_num_experts", "ffn_config.moe_top_k", NULL};
+    static const char *const keys[] = {"model_type",
+                                       "architectures",
+                                       "d_model",
+                                       "n_heads",
+                                       "n_layers",
+                                       "vocab_size",
+                                       "max_seq_len",
+                                       "tie_word_embeddings",
+                                       "attn_config",
+                                       "ffn_config",
+                                       "attn_config.kv_n_heads",
+                                       "ffn_config.ffn_hidden_size",
+                                       "ffn_config.moe_num_experts",
+                                       "ffn_config.moe_top_k",
+                                       NULL};
     for (size_t i = 0; keys[i]; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -663,11 +671,22 @@ static bool dbrx_reads(const char *key)
 /* The keys tp_io__deepseek_native_parse reads (DeepSeek's ModelArgs). */
 static bool native_reads(const char *key)
 {
-    static const char *const keys[] = {
-        "dim",  "n_layers", "n_heads", "inter_dim", "vocab_size", "n_routed_experts",
-        "n_activated_experts", "n_shared_experts", "moe_inter_dim", "n_dense_layers",
-        "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-        NULL};
+    static const char *const keys[] = {"dim",
+                                       "n_layers",
+                                       "n_heads",
+                                       "inter_dim",
+                                       "vocab_size",
+                                       "n_routed_experts",
+                                       "n_activated_experts",
+                                       "n_shared_experts",
+                                       "moe_inter_dim",
+                                       "n_dense_layers",
+                                       "q_lora_rank",
+                                       "kv_lora_rank",
+                                       "qk_nope_head_dim",
+                                       "qk_rope_head_dim",
+                                       "v_head_dim",
+                                       NULL};
     for (size_t i = 0; keys[i]; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -700,7 +719,8 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
         json_array_foreach(archs, i, v)
         {
             for (size_t j = 0; j < HF_ARCH_COUNT && !*arch; j++)
-                if (json_is_string(v) && strcmp(json_string_value(v), hf_archs[j].architecture) == 0)
+                if (json_is_string(v) &&
+                    strcmp(json_string_value(v), hf_archs[j].architecture) == 0)
                     *arch = &hf_archs[j];
         }
         return *arch ? READER_ARCH : READER_NONE;
@@ -747,7 +767,7 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
     {
         if (!room)
             break;
-        bool read = r == READER_ARCH ? hf_reads(a, key)
+        bool read = r == READER_ARCH   ? hf_reads(a, key)
                     : r == READER_DBRX ? dbrx_reads(key)
                                        : native_reads(key);
         if (!read)
