@@ -212,6 +212,7 @@ typedef struct cli_search_job {
     double time_limit_s;                    /* --time-limit; 0: none */
     int argi;                               /* where parsing stopped */
     const char *vals[CLI_SEARCH_MAX_FLAGS]; /* search's own flags, as given (borrowed) */
+    double from_params;                     /* --params N (c.model is its shape); 0: none */
 } cli_search_job;
 
 /**
@@ -331,5 +332,40 @@ typedef struct cli_text {
 } cli_text;
 FILE *cli_text_open(cli_text *t, FILE *out);
 void cli_text_close(cli_text *t);
+
+/* ---- --params N: a dense decoder from a parameter count (params.c) ---- */
+
+/**
+ * The --params flag of estimate, search and plan (one definition: each
+ * command's table holds CLI_PARAMS_FLAG(group)); its range is the row
+ * "plan.model_params" of src/io/fields.c and tp_scaling_shape's.
+ */
+#define CLI_PARAMS_FLAG(grp)                                                                       \
+    {"--params", "N", "parameters", "none (--model)",                                              \
+     "a dense Llama-style decoder of about N parameters instead of --model: head dimension 128, "  \
+     "a multiple of 8 heads, hidden ~ 128 x layers, SwiGLU FFN 8/3 hidden, vocabulary --vocab or " \
+     "32000 (the report states the shape)",                                                       \
+     CLI_NUM, 0, 0, 1e6, 1e14, NULL, .group = (grp)}
+#define CLI_PARAMS_DEFAULT_VOCAB 32000 /* Llama 2's, not the default preset's */
+
+/**
+ * Read --params' value `val` (NULL: not given; *n_out = 0). The flags
+ * that give the model otherwise (--model, every shape flag but --vocab,
+ * the --from-* imports) would fight the rule: each is an error naming
+ * it, looked up in the user's argv[1..argc-1].
+ */
+tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err);
+
+/**
+ * --params for estimate and search: replace c->model by tp_scaling_shape
+ * of the count (vocabulary --vocab when given, else
+ * CLI_PARAMS_DEFAULT_VOCAB). *n_out = the count, 0 when not given.
+ */
+tp_status cli_params_model(const char *val, int argc, char **argv, tp_config *c, double *n_out,
+                           tp_error *err);
+
+/** The report's words for a model from --params (as plan's): text and JSON. */
+void cli_params_text(FILE *f, double n, const tp_config *c);
+int cli_params_json(json_t *j, double n);
 
 #endif /* TP_CLI_H */

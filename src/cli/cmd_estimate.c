@@ -10,13 +10,14 @@
 #include "cli.h"
 #include "xio.h" /* issue 7: --from-megatron/--from-deepspeed, --markdown/--csv/--svg */
 
-enum { X_MEASURED, X_COUNT };
+enum { X_MEASURED, X_PARAMS, X_COUNT };
 
 static const cli_flag xflags[X_COUNT] = {
     [X_MEASURED] = {"--measured-tokens-per-s", "N", "tokens/s, the whole job", "none",
                     "a throughput you measured: prints the achieved MFU and HFU and how they "
                     "compare with the prediction (seed 001 exercise 2)",
                     CLI_NUM, 0, 0, 1e-6, 1e15, NULL, .group = "Measured run"},
+    [X_PARAMS] = CLI_PARAMS_FLAG("Model from a parameter count"),
 };
 
 void cmd_estimate_help(FILE *f)
@@ -47,31 +48,40 @@ void cmd_estimate_help(FILE *f)
 
 /* Take estimate's own flags out of argv (the last value wins), leaving the
  * shared and output flags to cli_xio_parse, which takes only its own table
- * for estimate. "--" ends the flags. */
+ * for estimate. "--" ends the flags. A flag given without its value is
+ * an error here, in its own words. */
 static tp_status take_own_flags(int *argc, char **argv, const char **xv, tp_error *err)
 {
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
-        size_t k = strlen(xflags[X_MEASURED].name);
         if (strcmp(a, "--") == 0) {
             while (i < *argc)
                 argv[out++] = argv[i++];
             break;
         }
-        if (strncmp(a, xflags[X_MEASURED].name, k) == 0 && (a[k] == '\0' || a[k] == '=')) {
-            if (a[k] == '=') {
-                xv[X_MEASURED] = a + k + 1;
-            } else if (i + 1 < *argc) {
-                xv[X_MEASURED] = argv[++i];
-            } else {
-                return tp_error_set(err, TP_ERR_INVALID_ARG, "measured-tokens-per-s",
-                                    "needs a value (tokens per second of the whole job, "
-                                    "e.g. 150000)");
-            }
+        int x = X_COUNT;
+        size_t k = 0;
+        for (int f = 0; f < X_COUNT && x == X_COUNT; f++) {
+            k = strlen(xflags[f].name);
+            if (strncmp(a, xflags[f].name, k) == 0 && (a[k] == '\0' || a[k] == '='))
+                x = f;
+        }
+        if (x == X_COUNT) {
+            argv[out++] = argv[i];
             continue;
         }
-        argv[out++] = argv[i];
+        if (a[k] == '=')
+            xv[x] = a + k + 1;
+        else if (i + 1 < *argc)
+            xv[x] = argv[++i];
+        else if (x == X_MEASURED)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "measured-tokens-per-s",
+                                "needs a value (tokens per second of the whole job, "
+                                "e.g. 150000)");
+        else
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
+                                "needs a value (a parameter count, e.g. 7e9 or 7B)");
     }
     argv[out] = NULL;
     *argc = out;
@@ -88,6 +98,10 @@ int cmd_estimate(int argc, char **argv)
     const char *xv[X_COUNT] = {NULL};
     if (take_own_flags(&argc, argv, xv, &err) != TP_OK)
         return cli_error_print(&err, NULL);
+    double from_params = 0.0; /* --params: the model is tp_scaling_shape's */
+    /* its clashes first: an import named with it is not read */
+    if (cli_params_value(xv[X_PARAMS], argc, argv, &from_params, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
     if (cli_xio_parse(argc, argv, &argi, NULL, &xio, &c, &co, &err) != TP_OK)
         return cli_error_print(&err, co.err_file);
     if (argi < argc) {
@@ -95,6 +109,8 @@ int cmd_estimate(int argc, char **argv)
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
+    if (cli_params_model(xv[X_PARAMS], argc, argv, &c, &from_params, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
 
     tp_result r;
     if (tp_eval(&c, &r, &err) != TP_OK)
@@ -118,6 +134,10 @@ int cmd_estimate(int argc, char **argv)
             j = NULL;
         }
     }
+    if (j && from_params > 0.0 && cli_params_json(j, from_params) != 0) {
+        json_decref(j);
+        j = NULL;
+    }
     if (!j) {
         cli_say("trainplan: error: internal: the result holds a non-finite number "
                 "(a bug in trainplan; please report the command line)\n");
@@ -131,6 +151,8 @@ int cmd_estimate(int argc, char **argv)
         cli_text t;
         FILE *tf = cli_text_open(&t, stdout);
         tp_io_result_text(tf, &c, &r);
+        if (from_params > 0.0)
+            cli_params_text(tf, from_params, &c);
         if (measured && rc == CLI_EXIT_OK)
             tp_io_measured_text(tf, &meas);
         cli_text_close(&t);

@@ -102,11 +102,7 @@ static const cli_flag xflags[X_COUNT] = {
                       "replace --model by a Llama-style model sized from --compute or --budget "
                       "(compute-optimal, or --tokens-per-param)",
                       CLI_SWITCH, .group = G_TOK},
-    [X_PARAMS] = {"--params", "N", "parameters", "none (--model)",
-                  "plan a dense Llama-style decoder of about N parameters instead of --model: head "
-                  "dimension 128, a multiple of 8 heads, hidden ~ 128 x layers, SwiGLU FFN 8/3 "
-                  "hidden, vocabulary --vocab or 32000 (the report states the shape)",
-                  NUM(1e6, 1e14), .group = G_TOK},
+    [X_PARAMS] = CLI_PARAMS_FLAG(G_TOK), /* shared with estimate and search */
 
     [X_DEADLINE] = {"--deadline", "H", "hours", "504 (3 weeks)",
                     "wall-clock deadline: size the cluster to meet it (a check with --gpus)",
@@ -426,27 +422,15 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
     return TP_OK;
 }
 
-/* --params N: a model from a count. The shape flags would fight the rule,
- * and --model names another model: both are errors. The vocabulary is
- * --vocab's, else Llama 2's 32,000 (not the default preset's). */
-#define PARAMS_DEFAULT_VOCAB 32000
+/* --params N: a model from a count (cli_params_value says which flags
+ * clash with it). The vocabulary is --vocab's, else Llama 2's 32,000 (not
+ * the default preset's); the library applies the shape (plan.c). */
 static tp_status plan_params(const char *const *xv, int argc, char **argv, tp_plan_in *in,
                              tp_error *err)
 {
-    if (!xv[X_PARAMS])
-        return TP_OK;
-    static const char *const clash[] = {"--model",       "--layers", "--hidden",
-                                        "--heads",       "--kv-heads", "--head-dim",
-                                        "--ffn-hidden",  "--experts"};
-    for (size_t i = 0; i < sizeof clash / sizeof clash[0]; i++)
-        if (has_flag(argc, argv, clash[i])) /* the user's flags, not the example's --model */
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
-                                "it chooses the model's shape and %s would override it (give a "
-                                "model file for a shape of your own)",
-                                clash[i]);
-    GETF(X_PARAMS, in->model_params);
-    if (!has_flag(argc, argv, "--vocab"))
-        in->base.model.vocab = PARAMS_DEFAULT_VOCAB;
+    TP_TRY(cli_params_value(xv[X_PARAMS], argc, argv, &in->model_params, err));
+    if (xv[X_PARAMS] && !has_flag(argc, argv, "--vocab"))
+        in->base.model.vocab = CLI_PARAMS_DEFAULT_VOCAB;
     return TP_OK;
 }
 

@@ -43,6 +43,7 @@ enum {
     X_MOE_FOLDING,
     X_RECOMPUTE_VARIANTS,
     X_OFFLOAD_VARIANTS,
+    X_PARAMS,
     X_COUNT
 };
 
@@ -111,6 +112,7 @@ static const cli_flag search_flags[X_COUNT] = {
                             "also try every ZeRO stage >= 1 with the optimizer state offloaded "
                             "to the host CPU (--offload-optimizer 1, ZeRO-Offload)",
                             CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_PARAMS] = CLI_PARAMS_FLAG(G_SEARCH),
 };
 
 void cmd_search_help(FILE *f)
@@ -334,6 +336,8 @@ tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_jo
                                                         sizeof http_refused / sizeof *http_refused,
                                                         "writes no files", err) != TP_OK)
         return err->code;
+    /* --params: the model is tp_scaling_shape's, before the space reads it */
+    TP_TRY(cli_params_model(job->vals[X_PARAMS], argc, argv, &job->c, &job->from_params, err));
     if (!job->co.global_batch_given)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "search needs the target batch: --global-batch N (sequences) or "
@@ -406,6 +410,11 @@ int cmd_search(int argc, char **argv)
     }
     if (json) { /* the answer the server gives too (search_out.h) */
         json_t *arr = tp_io_search_json(items, n, by);
+        for (size_t i = 0; arr && job.from_params > 0.0 && i < json_array_size(arr); i++)
+            if (cli_params_json(json_array_get(arr, i), job.from_params) != 0) {
+                json_decref(arr);
+                arr = NULL;
+            }
         if (!arr) {
             cli_say("trainplan: error: internal: a result holds a non-finite number\n");
             rc = CLI_EXIT_INTERNAL;
@@ -418,6 +427,8 @@ int cmd_search(int argc, char **argv)
         cli_text t; /* folded when text; Markdown and CSV are not */
         FILE *f = text ? cli_text_open(&t, stdout) : stdout;
         tp_io_search_write(f, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
+        if (job.from_params > 0.0 && search_format(fmt) != TP_IO_SEARCH_CSV)
+            cli_params_text(f, job.from_params, c); /* CSV stays rows only */
         if (text)
             cli_text_close(&t);
     }

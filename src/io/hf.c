@@ -607,12 +607,13 @@ tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_mode
 /* Keys hf_model_parse reads for arch a (see it and the helpers above). */
 static bool hf_reads(const hf_arch *a, const char *key)
 {
-    static const char *const base[] = {"model_type", "architectures", "hidden_size",
-                                       "num_hidden_layers", "num_attention_heads",
-                                       "num_key_value_heads", "head_dim", "intermediate_size",
-                                       "vocab_size", "max_position_embeddings",
-                                       "tie_word_embeddings", "n_embd", "n_layer", "n_head",
-                                       "n_inner", "n_positions", NULL};
+    static const char *const base[] = {
+        "model_type", "architectures", "hidden_size", "num_hidden_layers", "num_attention_heads",
+        "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+        "max_position_embeddings", "tie_word_embeddings", "n_embd", "n_layer", "n_head", "n_inner",
+        "n_positions",
+        /* read for the exports, not the count */
+        "rope_theta", "rope_scaling", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", NULL};
     static const char *const bias[] = {"attention_bias", "mlp_bias", NULL};
     static const char *const mixtral[] = {"num_local_experts", "num_experts_per_tok", NULL};
     static const char *const qwen[] = {"num_experts", "num_experts_per_tok",
@@ -642,6 +643,109 @@ static bool hf_reads(const hf_arch *a, const char *key)
     return false;
 }
 
+/* The keys hf_dbrx_parse reads: its top level, and inside attn_config and
+ * ffn_config (named "attn_config.kv_n_heads" in the list). */
+static bool dbrx_reads(const char *key)
+{
+    static const char *const keys[] = {"model_type",
+                                       "architectures",
+                                       "d_model",
+                                       "n_heads",
+                                       "n_layers",
+                                       "vocab_size",
+                                       "max_seq_len",
+                                       "tie_word_embeddings",
+                                       "attn_config",
+                                       "ffn_config",
+                                       "attn_config.kv_n_heads",
+                                       "ffn_config.ffn_hidden_size",
+                                       "ffn_config.moe_num_experts",
+                                       "ffn_config.moe_top_k",
+                                       NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The keys tp_io__deepseek_native_parse reads (DeepSeek's ModelArgs). */
+static bool native_reads(const char *key)
+{
+    static const char *const keys[] = {"dim",
+                                       "n_layers",
+                                       "n_heads",
+                                       "inter_dim",
+                                       "vocab_size",
+                                       "n_routed_experts",
+                                       "n_activated_experts",
+                                       "n_shared_experts",
+                                       "moe_inter_dim",
+                                       "n_dense_layers",
+                                       "q_lora_rank",
+                                       "kv_lora_rank",
+                                       "qk_nope_head_dim",
+                                       "qk_rope_head_dim",
+                                       "v_head_dim",
+                                       NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Which reader a config goes to, as tp_io_model_parse and
+ * tp_io__hf_model_parse choose: an hf_archs entry (by model_type, else by
+ * architectures), DBRX, DeepSeek's native config, or none. */
+typedef enum hf_reader { READER_NONE, READER_ARCH, READER_DBRX, READER_NATIVE } hf_reader;
+
+static hf_reader reader_of(const json_t *root, const hf_arch **arch)
+{
+    const json_t *mt = json_object_get(root, "model_type");
+    const json_t *archs = json_object_get(root, "architectures");
+    *arch = NULL;
+    if (json_is_string(mt)) {
+        for (size_t i = 0; i < HF_ARCH_COUNT && !*arch; i++)
+            if (strcmp(json_string_value(mt), hf_archs[i].model_type) == 0)
+                *arch = &hf_archs[i];
+        if (*arch)
+            return READER_ARCH;
+        return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
+    }
+    if (mt)
+        return READER_NONE;
+    if (archs) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(archs, i, v)
+        {
+            for (size_t j = 0; j < HF_ARCH_COUNT && !*arch; j++)
+                if (json_is_string(v) &&
+                    strcmp(json_string_value(v), hf_archs[j].architecture) == 0)
+                    *arch = &hf_archs[j];
+        }
+        return *arch ? READER_ARCH : READER_NONE;
+    }
+    if (json_object_get(root, "dim") && json_object_get(root, "n_layers") &&
+        json_object_get(root, "kv_lora_rank"))
+        return READER_NATIVE;
+    return READER_NONE;
+}
+
+/* Append `prefix``key` to the list in buf; false when it does not fit
+ * (buf keeps the whole names before it). */
+static bool list_add(char *buf, size_t n, size_t *at, size_t *count, const char *prefix,
+                     const char *key)
+{
+    int w = snprintf(buf + *at, n - *at, "%s%s%s", *count ? ", " : "", prefix, key);
+    if (w < 0 || (size_t)w >= n - *at) {
+        buf[*at] = '\0';
+        return false;
+    }
+    *at += (size_t)w;
+    (*count)++;
+    return true;
+}
+
 size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
 {
     if (n == 0)
@@ -653,26 +757,36 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
         json_decref(root);
         return 0;
     }
-    const json_t *mt = json_object_get(root, "model_type");
     const hf_arch *a = NULL;
-    for (size_t i = 0; json_is_string(mt) && i < HF_ARCH_COUNT && !a; i++)
-        if (strcmp(json_string_value(mt), hf_archs[i].model_type) == 0)
-            a = &hf_archs[i];
+    hf_reader r = reader_of(root, &a);
     size_t count = 0, at = 0;
+    bool room = r != READER_NONE;
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v)
     {
-        (void)v; /* only the names */
-        if (!a || hf_reads(a, key))
-            continue;
-        int w = snprintf(buf + at, n - at, "%s%s", count ? ", " : "", key);
-        if (w < 0 || (size_t)w >= n - at) {
-            buf[at] = '\0'; /* what fits, whole names only */
+        if (!room)
             break;
+        bool read = r == READER_ARCH   ? hf_reads(a, key)
+                    : r == READER_DBRX ? dbrx_reads(key)
+                                       : native_reads(key);
+        if (!read)
+            room = list_add(buf, n, &at, &count, "", key);
+        /* DBRX: the keys inside its two sub-objects, by their dotted name */
+        if (room && r == READER_DBRX && json_is_object(v) &&
+            (strcmp(key, "attn_config") == 0 || strcmp(key, "ffn_config") == 0)) {
+            char prefix[16];
+            snprintf(prefix, sizeof prefix, "%s.", key);
+            const char *sub;
+            json_t *sv;
+            json_object_foreach(v, sub, sv)
+            {
+                char dotted[256];
+                snprintf(dotted, sizeof dotted, "%s%s", prefix, sub);
+                if (room && !dbrx_reads(dotted))
+                    room = list_add(buf, n, &at, &count, prefix, sub);
+            }
         }
-        at += (size_t)w;
-        count++;
     }
     json_decref(root);
     return count;

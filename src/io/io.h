@@ -53,8 +53,10 @@ tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out,
  * The top-level keys of a Hugging Face config.json (text) that trainplan
  * does not read because they change neither the parameter count nor the
  * FLOPs (rope_theta, token ids, router scaling, quantization, ...), as
- * "a, b, c" in buf (whole names, as many as fit); their number. 0 and ""
- * for anything else (a trainplan model file, a model_type not supported).
+ * "a, b, c" in buf (whole names, as many as fit); their number. Also for
+ * DBRX (keys inside attn_config and ffn_config as "ffn_config.moe_jitter_eps")
+ * and DeepSeek's native config_671B.json. 0 and "" for anything else (a
+ * trainplan model file, a model_type not supported).
  */
 size_t tp_io_hf_ignored(const char *text, char *buf, size_t n);
 
@@ -177,5 +179,15 @@ json_t *tp_io_measured_json(const tp_measured *m);
  * (wrap.c says the rule).
  */
 void tp_io_wrap(FILE *out, const char *text, size_t len, int width);
+
+/* The rule of tp_scaling_shape, in the words the report and the JSON give
+ * (estimate, search and plan --params; issue 19). */
+#define TP_IO_SHAPE_RULE                                                                           \
+    "Shape rule (tp_scaling_shape): a Llama-style dense decoder (RMSNorm, SwiGLU, RoPE, "         \
+    "multi-head attention, untied embeddings) with head dimension 128 and a multiple of 8 "        \
+    "heads, hidden about 128 x layers (N ~ 12 L h^2; Kaplan et al. 2020 find the loss flat "       \
+    "over a wide range of this aspect ratio, and Llama 2 7B/13B use 128), FFN 8/3 x hidden "        \
+    "rounded up to 256 (Llama), layers refitted so that N with embeddings is the count asked; "    \
+    "vocabulary --vocab, else Llama 2's 32,000."
 
 #endif /* TP_IO_H */

@@ -73,12 +73,63 @@ static json_t *item_json(const tp_search_item *it, size_t rank, const char *rank
     return j;
 }
 
+/*
+ * plan's tie-break rule, stated and never applied (issue 19): ranked by step
+ * time, the simplest of the listed layouts (tp_plan_layout_simpler) within
+ * TP_PLAN_TIE_TOLERANCE of #1's step, when that is not #1. The ranking stays
+ * as it is; the note says which layout plan would run instead. Its index in
+ * *pick, the words in buf; false when there is none (any other ranking:
+ * the rule is about the fastest step).
+ */
+static bool simpler_within_tie(const tp_search_item *items, size_t n, tp_rank_by by, size_t *pick,
+                               double *slower, char *buf, size_t len)
+{
+    if (by != TP_RANK_TIME || n < 2 || !items[0].result.time.computed)
+        return false;
+    double t0 = items[0].result.time.step_s;
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (!(items[i].result.time.step_s <= t0 * (1.0 + TP_PLAN_TIE_TOLERANCE)))
+            break;
+        if (tp_plan_layout_simpler(&items[i].config, &items[k].config) < 0)
+            k = i;
+    }
+    if (k == 0 || !(t0 > 0.0))
+        return false;
+    const tp_train *t = &items[k].config.train;
+    char vpp[48] = "";
+    if (t->vpp > 1)
+        snprintf(vpp, sizeof vpp, ", %lld virtual stages", (long long)t->vpp);
+    *pick = k;
+    *slower = items[k].result.time.step_s / t0 - 1.0;
+    snprintf(buf, len,
+             "a simpler layout within %.0f%% of #1's step time is listed: #%zu (TP %lld x PP %lld "
+             "x CP %lld%s), %.1f%% slower; plan would run it (its tie-break, "
+             "tp_plan_layout_simpler: TP within a node, no CP at short context, PP dividing the "
+             "layers, fewer stages, fewer virtual stages, less CP, less TP)",
+             TP_PLAN_TIE_TOLERANCE * 100.0, k + 1, (long long)t->tp, (long long)t->pp,
+             (long long)t->cp, vpp, *slower * 100.0);
+    return true;
+}
+
 json_t *tp_io_search_json(const tp_search_item *items, size_t n, tp_rank_by by)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++) {
         json_t *j = item_json(&items[i], i + 1, tp_io_rank_name(by), i ? &items[0] : NULL, NULL);
         if (!j || json_array_append_new(arr, j) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    size_t k;
+    double slower;
+    char note[512];
+    if (arr && simpler_within_tie(items, n, by, &k, &slower, note, sizeof note)) {
+        json_t *s = json_object_get(json_array_get(arr, 0), "search");
+        json_t *o = json_pack("{s:I, s:f, s:s}", "rank", (json_int_t)(k + 1), "slower_fraction",
+                              slower, "note", note);
+        if (!s || !o || json_object_set_new(s, "simpler_within_tie", o) != 0) {
             json_decref(arr);
             arr = NULL;
         }
@@ -462,7 +513,7 @@ static void search_csv(FILE *f, const tp_search_item *items, size_t n)
 }
 
 static void search_markdown(FILE *f, const tp_config *c, const tp_search_item *items, size_t n,
-                            const char *by_text, const tp_search_stats *st)
+                            tp_rank_by by, const char *by_text, const tp_search_stats *st)
 {
     char what[160];
     snprintf(what, sizeof what, "ranked by %s", by_text);
@@ -481,6 +532,11 @@ static void search_markdown(FILE *f, const tp_config *c, const tp_search_item *i
         delta_text(&items[0], &items[i], note, sizeof note);
         fprintf(f, "- #%zu: %s\n", i + 1, note);
     }
+    size_t k;
+    double slower;
+    char tie[512];
+    if (simpler_within_tie(items, n, by, &k, &slower, tie, sizeof tie))
+        fprintf(f, "\nNote: %s.\n", tie);
     fputs(MD_FOOTER, f);
 }
 
@@ -502,7 +558,7 @@ void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
     if (fmt == TP_IO_SEARCH_CSV) {
         search_csv(f, items, n);
     } else if (fmt == TP_IO_SEARCH_MARKDOWN) {
-        search_markdown(f, c, items, n, by_text, st);
+        search_markdown(f, c, items, n, by, by_text, st);
     } else {
         tp_io_run_header(f, c, "Search:");
         stats_text(f, st, wall_s, c->gpu.mem_capacity_bytes);
@@ -510,5 +566,10 @@ void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
                 items[0].result.time.computed ? "" : " (step-time model unavailable: ties)");
         for (size_t i = 0; i < n; i++)
             print_item(f, i + 1, &items[i], i ? &items[0] : NULL, by, show_gpus);
+        size_t k;
+        double slower;
+        char tie[512];
+        if (simpler_within_tie(items, n, by, &k, &slower, tie, sizeof tie))
+            fprintf(f, "\nNote: %s.\n", tie);
     }
 }

@@ -26,7 +26,8 @@
  *    to fit, every other row to fit.
  *
  * Missing fields are filled with stated assumptions (listed per row);
- * rows that cannot be evaluated (TPU, missing architecture, MLA, no
+ * rows that cannot be evaluated (TPU, missing architecture, an MLA model
+ * with no preset or cells that disagree with it (mla_model), no
  * layout, unknown GPU) are listed with the reason, never dropped. A row's
  * gpu_type names its GPU through one table (validate_gpus below): a GPU
  * preset, or a GPU derived from one with stated changes (the 96 GB HBM2e
@@ -463,17 +464,80 @@ static family family_of(const char *name)
     return FAM_UNKNOWN;
 }
 
+/*
+ * MLA rows: the row's cells cannot carry the latent ranks, head dimensions,
+ * shared expert, dense layers or MTP depth, so the model is a preset chosen
+ * by the model name (mla_presets), and the row's own shape cells must agree
+ * with it: a row that disagrees is not evaluated, with the cell named. The
+ * preset is used as it stands (DeepSeek-V3's includes its MTP module).
+ */
+typedef struct mla_preset {
+    const char *name_has; /* model_name contains this (case-insensitively) */
+    const char *preset;
+} mla_preset;
+
+static const mla_preset mla_presets[] = {
+    {"deepseek-v3", "deepseek-v3"},
+    {"kimi k2", "kimi-k2"},
+    {"kimi-k2", "kimi-k2"},
+};
+
+/* The row's integer cell (its leading integer when lead) against the
+ * preset's value; true when the cell is blank or agrees. */
+static bool mla_cell_agrees(const rowref *r, const char *col, bool lead, int64_t want,
+                            tp_io_vrow *v)
+{
+    int64_t got = 0;
+    if (!has(r, col))
+        return true;
+    bool ok = lead ? cell_lead_i64(r, col, &got) : cell_i64(r, col, &got);
+    if (ok && got == want)
+        return true;
+    snprintf(v->reason, sizeof v->reason, "%s \"%s\" disagrees with the MLA preset's %lld", col,
+             cell(r, col), (long long)want);
+    return false;
+}
+
+static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
+{
+    const char *name = cell(r, "model_name");
+    const char *preset = NULL;
+    for (size_t i = 0; i < sizeof mla_presets / sizeof mla_presets[0] && !preset; i++)
+        if (contains(name, mla_presets[i].name_has))
+            preset = mla_presets[i].preset;
+    if (!preset) {
+        snprintf(v->reason, sizeof v->reason,
+                 "multi-head latent attention (MLA) with no preset for \"%s\" (the row cannot "
+                 "state the latent ranks)",
+                 name);
+        return false;
+    }
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    if (tp_io_model_load(preset, m, &err) != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "preset %s: %.200s", preset, err.message);
+        return false;
+    }
+    if (!mla_cell_agrees(r, "layers", false, m->num_layers, v) ||
+        !mla_cell_agrees(r, "hidden", false, m->hidden, v) ||
+        !mla_cell_agrees(r, "heads", false, m->num_heads, v) ||
+        !mla_cell_agrees(r, "vocab", false, m->vocab, v) ||
+        !mla_cell_agrees(r, "moe_experts", true, m->num_experts, v) ||
+        !mla_cell_agrees(r, "moe_topk", false, m->topk, v))
+        return false;
+    note(v, "model: preset %s (MLA; the row's shape cells agree)%s", preset,
+         m->mtp_layers > 0 ? ", with its MTP module" : "");
+    return true;
+}
+
 /* Build the model from the row; false (with v->reason) when it cannot. */
 static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *m)
 {
     memset(m, 0, sizeof *m);
     const char *name = cell(r, "model_name");
     snprintf(m->name, sizeof m->name, "%s", name);
-    if (contains(cell(r, "kv_heads"), "MLA")) {
-        snprintf(v->reason, sizeof v->reason,
-                 "multi-head latent attention (MLA) is not modelled by trainplan");
-        return false;
-    }
+    if (contains(cell(r, "kv_heads"), "MLA"))
+        return mla_model(r, v, m);
     int64_t L, h, a;
     if (!cell_i64(r, "layers", &L) || !cell_i64(r, "hidden", &h) || !cell_i64(r, "heads", &a)) {
         static const char *const arch[] = {"layers", "hidden", "heads"};

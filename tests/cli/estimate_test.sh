@@ -60,7 +60,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
---from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force --measured-tokens-per-s"
+--from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
 man="$SRC/docs/trainplan.1"
@@ -560,9 +560,23 @@ cfg="$SRC/tests/data/hf/deepseek-v3/config.json"
 run estimate --model "$cfg" --json
 if [ "$rc" -eq 0 ] && grep -Fq "$cfg: ignored (no effect on the parameters or the FLOPs): attention_dropout, auto_map," "$tmp/err"
 then ok; else bad "deepseek-v3 config.json: exit $rc, no ignored-keys note: $(cat "$tmp/err")"; fi
+# the keys read for the exports (rope, norm epsilon) are not listed as ignored
+if grep -Eq "rope_theta|rope_scaling|rms_norm_eps" "$tmp/err"; then
+    bad "deepseek-v3 config.json: keys that are read listed as ignored: $(cat "$tmp/err")"; else ok; fi
 check_json "deepseek-v3 config.json" "j['params']['total'] == 682636487424" \
     "j['params']['breakdown']['mtp'] == 11610068224" "j['model']['kv_lora_rank'] == 512" \
     "j['model']['mtp_layers'] == 1" "j['model']['router_bias'] is True"
+# DBRX (keys inside attn_config/ffn_config by their dotted names) and
+# DeepSeek's native ModelArgs file list what they ignore too
+for f in dbrx/config.json deepseek-v3-native/config_671B.json; do
+    run estimate --model "$SRC/tests/data/hf/$f" --gpus 64 --ep 8 --json
+    case $f in
+    dbrx*) want="ignored (no effect on the parameters or the FLOPs): attn_config.clip_qkv, attn_config.model_type, attn_config.rope_theta, emb_pdrop, ffn_config.ffn_act_fn, ffn_config.model_type, ffn_config.moe_jitter_eps, ffn_config.moe_loss_weight, initializer_range, output_router_logits, resid_pdrop, router_aux_loss_coef, torch_dtype, transformers_version, use_cache" ;;
+    *) want="ignored (no effect on the parameters or the FLOPs): n_expert_groups, n_limited_groups, route_scale, score_func, dtype" ;;
+    esac
+    if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/err")" = "trainplan: note: $SRC/tests/data/hf/$f: $want" ]
+    then ok; else bad "$f: exit $rc, ignored-keys note [$(cat "$tmp/err")]"; fi
+done
 # a DeepSeek-V3 plan exported as a Megatron launch imports back as the same model
 ds_flags="--model deepseek-v3 --gpus 64 --ep 8 --global-batch 64 --seq-len 4096"
 # shellcheck disable=SC2086
@@ -573,5 +587,29 @@ check_json "deepseek-v3 megatron round trip" "j['params']['total'] == 6826364874
 run estimate --model llama-3-8b --json
 check_json "no new keys for a plain model" "'kv_lora_rank' not in j['model']" \
     "'mtp' not in j['params']['breakdown']" "'sliding_window' not in j['model']"
+
+# ---------------------------------------------------------------- --params N (as plan's)
+# 30B: tp_scaling_shape gives L 48, h 7168 (56 heads of 128), FFN 19200; with
+# V 32000: 48 x (4h^2 + 3hf + 2h) + 2Vh + h = 48 x 618,412,032 + 458,759,168
+run estimate --params 30B --gpus 64 --tp 8 --json
+check_json "--params" "j['model']['name'] == 'llama-style-30B'" \
+    "(j['model']['layers'], j['model']['hidden'], j['model']['heads'], j['model']['ffn_hidden'], j['model']['vocab']) == (48, 7168, 56, 19200, 32000)" \
+    "j['params']['total'] == 30142536704" "j['from_params']['params'] == 30e9" \
+    "j['from_params']['shape_rule'].startswith('Shape rule (tp_scaling_shape): a Llama-style dense decoder')"
+run estimate --params=30e9 --gpus 64 --tp 8 --vocab 128256 --json
+# the larger embedding leaves fewer layers: (30e9 - 2Vh - h) / 618,412,032 = 45.5 -> 46
+check_json "--params with --vocab" "j['model']['vocab'] == 128256" "j['model']['layers'] == 46" \
+    "j['params']['total'] == 46 * 618412032 + 2 * 128256 * 7168 + 7168 == 30285638656"
+run estimate --params 30B --gpus 64 --tp 8
+has "--params text" "Model from --params: 3e+10 parameters asked, 30142536704 in the shape (48 layers,"
+has "--params rule" "Shape rule (tp_scaling_shape): a Llama-style dense decoder"
+expect_error "trainplan: error: --params: it chooses the model's shape and --model would override it (give a model file for a shape of your own)" \
+    estimate --params 30B --model llama-3-8b
+expect_error "trainplan: error: --params: it chooses the model's shape and --mlp would override it (give a model file for a shape of your own)" \
+    estimate --mlp gelu --params 30B
+expect_error "trainplan: error: --params: it chooses the model's shape and --from-megatron would override it (give a model file for a shape of your own)" \
+    estimate --params 30B --from-megatron x.sh
+expect_error "trainplan: error: --params: 1e20 is out of range [1e+06, 1e+14]" estimate --params 1e20
+expect_error "trainplan: error: --params: needs a value (a parameter count, e.g. 7e9 or 7B)" estimate --params
 
 finish

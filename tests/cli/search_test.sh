@@ -369,5 +369,46 @@ else bad "search folded --markdown: the EP cell lacks (ETP 1): $(grep '^| 1 ' "$
 # shellcheck disable=SC2086
 run search $MOE --csv
 if [ "$rc" -eq 0 ] && sed -n 2p "$tmp/out" | grep -q ',1$'; then ok; else bad "search folded --csv: etp last"; fi
+# ---- --params N: the model is tp_scaling_shape's, as for plan and estimate ----
+# 7e9: L0 = cbrt(7e9 / (12 x 128^2)) = 32.9, 32 heads, h 4096, FFN 11008; V 32000:
+# layers (7e9 - 2Vh - h) / 202,383,360 = 33.3 -> 33: 33 x 202,383,360 + 262,148,096
+run search --params 7e9 --gpus 16 --global-batch 256 --top 2 --json
+json_check "search --params" 0 "len(j) == 2" \
+    "all(x['model']['name'] == 'llama-style-7B' and x['model']['layers'] == 33 for x in j)" \
+    "all(x['params']['total'] == 6940798976 == 33 * 202383360 + 262148096 for x in j)" \
+    "all(x['from_params']['params'] == 7e9 for x in j)" \
+    "all(x['from_params']['shape_rule'].startswith('Shape rule (tp_scaling_shape):') for x in j)"
+run search --params 7e9 --gpus 16 --global-batch 256 --top 2
+has "search --params text" "Model from --params: 7e+09 parameters asked, 6940798976 in the shape (33 layers, hidden 4096, 32"
+run search --params 7e9 --gpus 16 --global-batch 256 --top 2 --csv
+if [ "$rc" -eq 0 ] && ! grep -q "Shape rule" "$tmp/out"; then ok; else bad "search --params --csv: rows only"; fi
+expect_error "trainplan: error: --params: it chooses the model's shape and --heads would override it (give a model file for a shape of your own)" \
+    search --params 7e9 --heads 16 --gpus 16 --global-batch 256
+expect_error "trainplan: error: --params: 5 is out of range [1e+06, 1e+14]" search --params 5 --gpus 16 --global-batch 256
+
+# ---- plan's tie-break rule, stated, never applied (tp_plan_layout_simpler) ----
+# Llama 3 70B on 16 GPUs: #1 is TP 8 x PP 2 with 40 virtual stages; #7, the
+# same without virtual stages, is 0.3% slower: within 3%, and simpler
+TIE="--model llama-3-70b --gpus 16 --global-batch 512 --seq-len 4096"
+# shellcheck disable=SC2086
+run search $TIE --top 10
+has "tie note" "Note: a simpler layout within 3% of #1's step time is listed: #7 (TP 8 x PP 2 x CP 1), 0.3% slower;"
+# shellcheck disable=SC2086
+run search $TIE --top 10 --json
+json_check "tie note json" 0 "j[0]['search']['simpler_within_tie']['rank'] == 7" \
+    "abs(j[0]['search']['simpler_within_tie']['slower_fraction'] - 0.0032060734517) < 1e-9" \
+    "j[6]['layout']['vpp'] == 1 and j[0]['layout']['vpp'] == 40" \
+    "all('simpler_within_tie' not in x['search'] for x in j[1:])"
+# with 5 listed the simplest of them is #5 (5 virtual stages: fewer than 40)
+# shellcheck disable=SC2086
+run search $TIE --top 5
+has "tie note top 5" "#5 (TP 8 x PP 2 x CP 1, 5 virtual stages)"
+# the rule is about the fastest step: no note for another ranking, nor in CSV
+# shellcheck disable=SC2086
+run search $TIE --top 10 --rank cost --json
+json_check "no tie note by cost" 0 "'simpler_within_tie' not in j[0]['search']"
+# shellcheck disable=SC2086
+run search $TIE --top 10 --csv
+if [ "$rc" -eq 0 ] && ! grep -q "simpler layout" "$tmp/out"; then ok; else bad "tie note in CSV"; fi
 
 finish

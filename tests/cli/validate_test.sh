@@ -37,18 +37,21 @@ fi
 # ---- the text report ----
 run validate "$CSV"
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok; else bad "validate: exit $rc: $(cat "$tmp/err")"; fi
-has "header" "111 rows, 101 evaluated, 10 not evaluated"
+has "header" "111 rows, 103 evaluated, 8 not evaluated"
 has "summary" "Summary (absolute relative error)"
-has "throughput summary" "throughput (tokens/s per GPU), 100 rows: median"
+has "throughput summary" "throughput (tokens/s per GPU), 102 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
 has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 116 s, MFU 37.8%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
-has "MLA row listed" "deepseekv3-pretrain-2048xH800 (line 26): multi-head latent attention (MLA) is not modelled"
+# MLA rows: the model is the preset their name gives, their shape cells checked against it
+has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute full;"
+has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2889   +7.5%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
-has "new MLA row listed" "automodel-h100-kimi-k2-256gpu (line 109): multi-head latent attention (MLA) is not modelled"
+has "uneven interleaving listed" "automodel-h100-kimi-k2-256gpu (line 109): configuration rejected: vpp: layers 61 are not divisible"
 # MoE parallel folding: EP 32 with TP 2 on 256 GPUs runs with the row's expert TP 1 (etp column)
 has "EP wider than DP evaluated" "mbridge2602-h100-qwen3-235b-a22b (line 97): tokens/s per GPU as published; recompute none;"
 has "expert TP stated" "expert TP 1 apart from TP 2 (etp column: MoE parallel folding, EDP 1)"
@@ -66,8 +69,8 @@ has "Ampere attention kernel stated" "attention kernel written for Ampere (Flash
 # ---- JSON: contract and accuracy (regression guard at the reported levels) ----
 run validate "$CSV" --json
 check_json "json contract" \
-    'j["summary"]["rows"] == 111 and j["summary"]["evaluated"] == 101' \
-    'j["summary"]["not_evaluated"] == 10' \
+    'j["summary"]["rows"] == 111 and j["summary"]["evaluated"] == 103' \
+    'j["summary"]["not_evaluated"] == 8' \
     'len(j["rows"]) == 111' \
     'all(("reason" in r) != r["evaluated"] for r in j["rows"])' \
     'all(r["throughput"] is None or r["throughput"]["measured_tokens_per_s_per_gpu"] > 0 for r in j["rows"] if r["evaluated"])' \
@@ -83,24 +86,29 @@ check_json "json contract" \
 # the 20 rows added on 2026-11-23 (ids mbridge2509-, mbridge2602-,
 # mbridge2606-, automodel-; data/runs/runs-dev-sources.md) were never fitted on, so
 # they are out of sample, and their errors are much larger (fine-grained
-# MoE, gpt-oss, PyTorch-native FSDP2): with them the whole file's p90 is
-# 25.4%, above the 15% target, which the fitted rows still meet. So the
+# MoE, gpt-oss, PyTorch-native FSDP2). So is the DeepSeek-V3 pre-training
+# row (line 26), evaluated since MLA is modelled (through the deepseek-v3
+# preset) and never fitted on: a whole-run average under DualPipe, -64.7%.
+# With them the whole file's p90 is 26.9%, above the 15% target, which the
+# fitted rows still meet. So the
 # guard is split: the fitted rows at the targets docs/ACCURACY.md reports
 # (as before the rows were added); the added rows and the whole file at
 # their figures of today plus a small margin, so that a change that makes
 # them worse fails here and one that makes them better is recorded by
 # tightening these bounds. Percentiles as the program's (NumPy's linear).
 check_json "accuracy guard (whole file)" \
-    'j["summary"]["throughput"]["rows"] == 100' \
+    'j["summary"]["throughput"]["rows"] == 102' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.26' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.28' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
-    'j["summary"]["fit"]["rows"] == 101 and j["summary"]["fit"]["correct"] == 99'
+    'j["summary"]["fit"]["rows"] == 103 and j["summary"]["fit"]["correct"] == 101'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-ADDED = ("mbridge2509-", "mbridge2602-", "mbridge2606-", "automodel-")
+# out of sample: the rows added on 2026-11-23 and the DeepSeek-V3 pre-training
+# row, which was not evaluated (MLA) when the constants were fitted
+ADDED = ("mbridge2509-", "mbridge2602-", "mbridge2606-", "automodel-", "deepseekv3-pretrain-")
 
 
 def pct(xs, q):
@@ -120,16 +128,16 @@ def figures(rows):
 fitted = [r for r in j["rows"] if not r["id"].startswith(ADDED)]
 added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
 n, ev, tput, mem, right = figures(fitted)
-assert (n, ev, len(tput), len(mem), right) == (91, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
+assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
 assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.98% today: see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
-assert (n, ev, len(tput), len(mem), right) == (20, 16, 16, 0, 15), (n, ev, len(tput), len(mem), right)
+assert (n, ev, len(tput), len(mem), right) == (21, 18, 18, 0, 17), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.6% today
-assert pct(tput, 0.9) <= 0.62, pct(tput, 0.9)   # 59.3% today
+assert pct(tput, 0.9) <= 0.64, pct(tput, 0.9)   # 61.6% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
-assert reasons == ["multi-head latent attention (MLA) is not modelled by trainplan"] * 4, reasons
+assert reasons == ["configuration rejected"] * 3, reasons   # interleaving that does not divide 61 layers
 PY
 
 # ---- held-out rows: the same chronicle table's rows that runs-dev.csv leaves
@@ -191,6 +199,32 @@ check_json "integer cells exact" \
     'by_id(j["rows"])["huge"]["reason"] == "layers: 99999999999999999999 is out of range [0, 9223372036854775807]"' \
     'by_id(j["rows"])["half"]["reason"] == "layers: expected an integer, got \"2.5\""' \
     'by_id(j["rows"])["sci"]["evaluated"] is True'
+
+# ---- MLA rows: the preset the name gives, the row's shape cells checked ----
+# copies of the DeepSeek-V3 pre-training row (line 26): as it is; with 60
+# layers; with 128 experts; renamed to a model with no MLA preset
+python3 - "$CSV" "$tmp/mla.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+ds = next(r for r in rows if r[0] == "deepseekv3-pretrain-2048xH800")
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(head)
+    for name, key, value in (("same", "id", "same"), ("layers60", "layers", "60"),
+                             ("experts128", "moe_experts", "128 routed"),
+                             ("other", "model_name", "DeepSeek-V2")):
+        r = list(ds)
+        r[head.index(key)] = value
+        r[0] = name
+        w.writerow(r)
+PY
+run validate "$tmp/mla.csv" --json
+check_json "MLA rows" \
+    'round(by_id(j["rows"])["same"]["throughput"]["predicted_tokens_per_s_per_gpu"], 3) == 545.05' \
+    'by_id(j["rows"])["layers60"]["reason"] == "layers \"60\" disagrees with the MLA preset'"'"'s 61"' \
+    'by_id(j["rows"])["experts128"]["reason"] == "moe_experts \"128 routed\" disagrees with the MLA preset'"'"'s 256"' \
+    'by_id(j["rows"])["other"]["reason"] == "multi-head latent attention (MLA) with no preset for \"DeepSeek-V2\" (the row cannot state the latent ranks)"'
 
 # ---- bad input ----
 expect_error "trainplan: error: validate needs a FILE.csv (run \`trainplan validate --help\`)" validate

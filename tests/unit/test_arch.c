@@ -277,6 +277,7 @@ static void test_hf_families(void **state)
     /* the presets equal their config files */
     static const char *const pairs[][2] = {{"deepseek-v3", "deepseek-v3/config.json"},
                                            {"gpt-oss-120b", "gpt-oss-120b/config.json"},
+                                           {"kimi-k2", "kimi-k2/config.json"},
                                            {"qwen3-30b-a3b", "qwen3-30b-a3b/config.json"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char path[512];

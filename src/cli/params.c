@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * params.c: --params N, a dense decoder sized from a parameter count, for
+ * estimate, search and plan (cli.h). The shape is the library's rule
+ * (tp_scaling_shape, src/lib/scaling.c); the words that state it are the
+ * io layer's (TP_IO_SHAPE_RULE, io.h), the ones plan's report prints. Here
+ * only what the three commands share: which flags clash with it, the
+ * vocabulary it takes, and the lines the estimate and search reports add.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "io.h"
+#include "io_internal.h"
+
+/* The flags that give the model another way: every model flag of the
+ * shared table but --vocab (the rule takes the vocabulary), and the
+ * imports of estimate. Any of them with --params would be silently lost. */
+static const char *const params_clash[] = {"--model",
+                                           "--layers",
+                                           "--hidden",
+                                           "--heads",
+                                           "--kv-heads",
+                                           "--head-dim",
+                                           "--ffn-hidden",
+                                           "--experts",
+                                           "--mlp",
+                                           "--norm",
+                                           "--tie-embeddings",
+                                           "--no-tie-embeddings",
+                                           "--topk",
+                                           "--moe-ffn-hidden",
+                                           "--shared-experts",
+                                           "--bias",
+                                           "--position",
+                                           "--max-positions",
+                                           "--rope-theta",
+                                           "--rope-scaling",
+                                           "--rope-factor",
+                                           "--norm-eps",
+                                           "--shared-ffn-hidden",
+                                           "--moe-first-dense",
+                                           "--moe-layer-freq",
+                                           "--q-lora-rank",
+                                           "--kv-lora-rank",
+                                           "--qk-rope-head-dim",
+                                           "--qk-nope-head-dim",
+                                           "--v-head-dim",
+                                           "--mtp-layers",
+                                           "--sliding-window",
+                                           "--global-every",
+                                           "--qk-norm",
+                                           "--attn-sinks",
+                                           "--router-bias",
+                                           "--moe-imbalance",
+                                           "--moe-capacity-factor",
+                                           "--from-megatron",
+                                           "--from-deepspeed",
+                                           "--from-torchtitan"};
+
+/* Whether the user's argv names flag `name` ("--x" or "--x=v"), before "--". */
+static bool argv_has(int argc, char **argv, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            return true;
+    }
+    return false;
+}
+
+tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err)
+{
+    static const cli_flag flag = CLI_PARAMS_FLAG(NULL);
+    *n_out = 0.0;
+    if (!val)
+        return TP_OK;
+    for (size_t i = 0; i < sizeof params_clash / sizeof params_clash[0]; i++)
+        if (argv_has(argc, argv, params_clash[i]))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
+                                "it chooses the model's shape and %s would override it (give a "
+                                "model file for a shape of your own)",
+                                params_clash[i]);
+    return cli_flag_f64(&flag, val, n_out, err);
+}
+
+tp_status cli_params_model(const char *val, int argc, char **argv, tp_config *c, double *n_out,
+                           tp_error *err)
+{
+    TP_TRY(cli_params_value(val, argc, argv, n_out, err));
+    if (!val)
+        return TP_OK;
+    int64_t vocab = argv_has(argc, argv, "--vocab") ? c->model.vocab : CLI_PARAMS_DEFAULT_VOCAB;
+    return tp_scaling_shape(*n_out, vocab, &c->model, err);
+}
+
+void cli_params_text(FILE *f, double n, const tp_config *c)
+{
+    tp_params p;
+    if (tp_model_params(&c->model, 0, &p, NULL) != TP_OK)
+        return;
+    const tp_model *m = &c->model;
+    fprintf(f,
+            "\nModel from --params: %.4g parameters asked, %lld in the shape (%lld layers, "
+            "hidden %lld, %lld heads, FFN %lld, vocab %lld)\n  %s\n",
+            n, (long long)p.total, (long long)m->num_layers, (long long)m->hidden,
+            (long long)m->num_heads, (long long)m->ffn_hidden, (long long)m->vocab,
+            TP_IO_SHAPE_RULE);
+}
+
+int cli_params_json(json_t *j, double n)
+{
+    json_t *o = json_pack("{s:f, s:s}", "params", n, "shape_rule", TP_IO_SHAPE_RULE);
+    return o ? json_object_set_new(j, "from_params", o) : -1; /* steals o, even on failure */
+}
