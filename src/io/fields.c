@@ -90,6 +90,8 @@ static const tp_io_field fields[] = {
     {"train.seq_len", "--seq-len", "seq-len", INT(1, TP_MAX_SEQ)},
     {"train.micro_batch", "--micro-batch", "micro-batch", INT(1, TP_MAX_BATCH)},
     {"train.global_batch", "--global-batch", "global-batch", INT(1, TP_MAX_BATCH)},
+    {"train.global_batch", "--global-batch-tokens", "global-batch-tokens",
+     INT(1, TP_MAX_TOKENS_PER_STEP)},
     {"train.recompute", "--recompute", "recompute", ENUM},
     {"train.recompute_every", "--recompute-every", "recompute-every", INT(1, TP_MAX_LAYERS)},
     {"train.precision", "--precision", "precision", ENUM},
