@@ -22,12 +22,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "cli.h"
 #include "desc.h"
 #include "fields.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
+#include "request.h"
 
 /* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
 
@@ -674,11 +676,9 @@ bool cli_flag_agrees_with_field(const cli_flag *fl)
     return true;
 }
 
-/* Scan flags of the shared table (when sn is given) and of `extra`. */
-static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, seen *sn,
-                      tp_error *err)
+/* The shared table is whole and agrees with src/io/fields.c. */
+static tp_status check_table_now(tp_error *err)
 {
-    bool common = sn != NULL;
     for (size_t k = 0; k < F_COUNT; k++) /* a gap in the designated initializers is a bug */
         if (!flags[k].name || !flags[k].help)
             return tp_error_set(err, TP_ERR_INTERNAL, "", "internal: flag table entry %zu is empty",
@@ -688,6 +688,34 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
             return tp_error_set(err, TP_ERR_INTERNAL, "",
                                 "internal: %s disagrees with its row in src/io/fields.c",
                                 flags[k].name);
+    return TP_OK;
+}
+
+static bool table_ok;
+static void check_table_once(void)
+{
+    tp_error e = {0};
+    table_ok = check_table_now(&e) == TP_OK;
+}
+
+/*
+ * check_table_now once per process: the tables are constant, and the check
+ * (a look-up in fields.c per flag) would otherwise cost a web API request
+ * more than the rest of its parse. A failed check is run again to say why.
+ */
+static tp_status check_table(tp_error *err)
+{
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, check_table_once);
+    return table_ok ? TP_OK : check_table_now(err);
+}
+
+/* Scan flags of the shared table (when sn is given) and of `extra`. */
+static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, seen *sn,
+                      tp_error *err)
+{
+    bool common = sn != NULL;
+    TP_TRY(check_table(err));
     int i = *argi;
     while (i < argc) {
         const char *arg = argv[i];
@@ -764,6 +792,22 @@ static void note_hf_ignored(const char *path)
     fputc('\n', stderr);
 }
 
+/* What the scan found -> *co, and the run description -> *c. */
+static tp_status build(const seen *sn, const tp_io_desc *desc, cli_sources sources, tp_config *c,
+                       cli_common *co, tp_error *err)
+{
+    for (size_t k = 0; k < F_COUNT; k++)
+        co->given[k] = sn->val[k] != NULL;
+    co->json = sn->val[F_JSON] != NULL;
+    co->last_report = sn->last_report;
+    co->model = tp_io_desc_model(desc);
+    co->gpu = tp_io_desc_gpu(desc);
+    co->global_batch_given = sn->val[F_GLOBAL_BATCH] || sn->val[F_GLOBAL_BATCH_TOKENS];
+
+    tp_io_desc_opts o = {sources == CLI_PRESETS_ONLY, note_hf_ignored};
+    return tp_io_desc_build(desc, &o, c, &co->err_file, err);
+}
+
 tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
                            cli_common *co, tp_error *err)
 {
@@ -781,17 +825,73 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
     TP_TRY(scan(argc, argv, argi, extra, &sn, err));
+    return build(&sn, &sn.desc, sources, c, co, err);
+}
 
-    for (size_t k = 0; k < F_COUNT; k++)
-        co->given[k] = sn.val[k] != NULL;
-    co->json = sn.val[F_JSON] != NULL;
-    co->last_report = sn.last_report;
-    co->model = tp_io_desc_model(&sn.desc);
-    co->gpu = tp_io_desc_gpu(&sn.desc);
-    co->global_batch_given = sn.val[F_GLOBAL_BATCH] || sn.val[F_GLOBAL_BATCH_TOKENS];
+/* The flag whose name without its dashes is key. */
+static const cli_flag *find_key(const cli_flag *tab, size_t count, const char *key, size_t *idx)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(tab[i].name + 2, key) == 0) {
+            *idx = i;
+            return &tab[i];
+        }
+    }
+    return NULL;
+}
 
-    tp_io_desc_opts o = {sources == CLI_PRESETS_ONLY, note_hf_ignored};
-    return tp_io_desc_build(&sn.desc, &o, c, &co->err_file, err);
+/*
+ * One key of a request, checked as scan checks a flag of argv: a key that
+ * is no flag of the command, a value for a switch ("sp": 3), a flag
+ * without a value ("tp": true or "") get the CLI's messages, in the order
+ * of the keys. The value is the item's text ("" for a switch given).
+ */
+static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra, seen *sn,
+                           tp_error *err)
+{
+    size_t idx = 0;
+    bool is_extra = false;
+    const cli_flag *fl = find_key(flags, F_COUNT, it->key, &idx);
+    if (!fl && extra) {
+        fl = find_key(extra->flags, extra->count, it->key, &idx);
+        is_extra = fl != NULL;
+    }
+    if (!fl) {
+        char name[80];
+        snprintf(name, sizeof name, "--%s", it->key); /* keys are at most 64 characters */
+        return unknown_flag(name, strlen(name), true, extra, err);
+    }
+    const char *val = it->text;
+    if (fl->kind == CLI_SWITCH && val)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl), "takes no value (got \"%s\")",
+                            val);
+    if (fl->kind == CLI_SWITCH)
+        val = "";
+    else if (!val || val[0] == '\0')
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", fl->name);
+    if (is_report_flag(fl->name))
+        sn->last_report = fl->name;
+    if (is_extra)
+        extra->values[idx] = val;
+    else
+        sn->val[idx] = val;
+    return TP_OK;
+}
+
+tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra,
+                                   tp_config *c, cli_common *co, tp_error *err)
+{
+    seen sn;
+    memset(&sn, 0, sizeof sn);
+    memset(co, 0, sizeof *co);
+    memset(c, 0, sizeof *c);
+    if (extra)
+        for (size_t i = 0; i < extra->count; i++)
+            extra->values[i] = NULL;
+    TP_TRY(check_table(err));
+    for (size_t i = 0; i < rq->count; i++)
+        TP_TRY(scan_item(&rq->items[i], extra, &sn, err));
+    return build(&sn, &rq->desc, CLI_PRESETS_ONLY, c, co, err);
 }
 
 tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *extra, tp_error *err)

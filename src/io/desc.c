@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 
 #include "desc.h"
 #include "fields.h"
@@ -123,6 +124,14 @@ int tp_io_desc_slot(const char *flag)
     return -1;
 }
 
+int tp_io_desc_slot_key(const char *key)
+{
+    for (int i = 0; key && i < D_COUNT; i++)
+        if (slot_flag[i] && strcmp(slot_flag[i] + 2, key) == 0)
+            return i;
+    return -1;
+}
+
 void tp_io_desc_set(tp_io_desc *d, int slot, const char *value, tp_io_origin origin)
 {
     if (slot < 0 || slot >= D_COUNT)
@@ -194,9 +203,20 @@ tp_status tp_io_parse_enum(const char *flag, const char *const *choices, const c
                         "unknown value \"%s\" (expected one of %s)", val, list);
 }
 
+/* Each slot's row of fields.c, found once per process (a request's build
+ * looks up a row per value given). */
+static const tp_io_field *slot_row[D_COUNT];
+static void find_rows(void)
+{
+    for (int i = 0; i < D_COUNT; i++)
+        slot_row[i] = tp_io_field_by_flag(slot_flag[i]);
+}
+
 static const tp_io_field *row(int id, tp_error *err)
 {
-    const tp_io_field *f = tp_io_field_by_flag(slot_flag[id]);
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, find_rows);
+    const tp_io_field *f = slot_row[id];
     if (!f)
         tp_error_set(err, TP_ERR_INTERNAL, "", "internal: %s has no row in src/io/fields.c",
                      slot_flag[id]);

@@ -83,6 +83,9 @@ void tp_io_desc_init(tp_io_desc *d);
  */
 int tp_io_desc_slot(const char *flag);
 
+/** The slot a web API request key sets ("tp": the flag without its dashes), or -1. */
+int tp_io_desc_slot_key(const char *key);
+
 /**
  * Record `value` (borrowed: it must outlive the build; "" for a switch)
  * for slot (from tp_io_desc_slot). A later value replaces an earlier

@@ -70,6 +70,8 @@ static const tp_io_field fields[] = {
     {"gpu.mem_capacity_bytes", "--gpu-memory-gib", "gpu-memory-gib", NUM(0.001, 1e6)},
     {"gpu.peak_flops_per_s", "--peak-tflops", "peak-tflops", NUM(0.001, 1e7)},
     {"gpu.price_per_gpu_hour", "--price", "price", NUM0(1e-3, 1e6)},
+    /* not a field of tp_gpu: a measured profile (a file) that refines the GPU's rates */
+    {"hw_profile", "--hw-profile", "hw-profile", STR},
     /* layout: the parallel layout (tp_train) */
     {"layout.num_gpus", "--gpus", "gpus", INT(1, TP_MAX_GPUS)},
     {"layout.gpus_per_node", "--gpus-per-node", "gpus-per-node", INT(1, TP_MAX_GPUS_PER_NODE)},
@@ -80,12 +82,15 @@ static const tp_io_field fields[] = {
     {"layout.etp", "--etp", "etp", INT(1, TP_MAX_GPUS)},
     {"layout.vpp", "--vpp", "vpp", INT(1, TP_MAX_LAYERS)},
     {"layout.sp", "--sp", "sp", SWITCH},
+    {"layout.sp", "--no-sp", "no-sp", SWITCH},
     {"layout.schedule", "--schedule", "schedule", ENUM},
     {"layout.first_stage_layers", "--first-stage-layers", "first-stage-layers",
      INT(1, TP_MAX_LAYERS)},
     {"layout.last_stage_layers", "--last-stage-layers", "last-stage-layers",
      INT(1, TP_MAX_LAYERS)},
     {"layout.zero", "--zero", "zero", INT(0, 3)},
+    {"layout.zero", "--fsdp", "fsdp", SWITCH},
+    {"layout.zero", "--distributed-optimizer", "distributed-optimizer", SWITCH},
     /* train: the rest of tp_train */
     {"train.seq_len", "--seq-len", "seq-len", INT(1, TP_MAX_SEQ)},
     {"train.micro_batch", "--micro-batch", "micro-batch", INT(1, TP_MAX_BATCH)},
