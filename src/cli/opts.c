@@ -863,8 +863,7 @@ static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra,
     }
     const char *val = it->text;
     if (fl->kind == CLI_SWITCH && val)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl), "takes no value (got \"%s\")",
-                            val);
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl), "takes no value (got \"%s\")", val);
     if (fl->kind == CLI_SWITCH)
         val = "";
     else if (!val || val[0] == '\0')
@@ -878,8 +877,8 @@ static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra,
     return TP_OK;
 }
 
-tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra,
-                                   tp_config *c, cli_common *co, tp_error *err)
+tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra, tp_config *c,
+                                   cli_common *co, tp_error *err)
 {
     seen sn;
     memset(&sn, 0, sizeof sn);

@@ -175,8 +175,8 @@ static void choices_text(const char *const *choices, char *buf, size_t n)
     }
 }
 
-tp_status tp_io_parse_enum(const char *flag, const char *const *choices, const char *val,
-                           int *out, tp_error *err)
+tp_status tp_io_parse_enum(const char *flag, const char *const *choices, const char *val, int *out,
+                           tp_error *err)
 {
     size_t best_d = 99;
     const char *best = NULL;
@@ -354,7 +354,7 @@ static tp_status apply_model(const tp_io_desc *d, tp_model *m, tp_error *err)
 static void set_optimizer(int k, tp_optimizer *opt)
 {
     static const tp_optimizer_kind kinds[] = {TP_OPT_ADAMW, TP_OPT_ADAMW, TP_OPT_ADAMW,
-                                        TP_OPT_SGD_MOMENTUM, TP_OPT_SGD};
+                                              TP_OPT_SGD_MOMENTUM, TP_OPT_SGD};
     static const tp_dtype moments[] = {TP_DTYPE_FP32, TP_DTYPE_BF16, TP_DTYPE_INT8, TP_DTYPE_FP32,
                                        TP_DTYPE_FP32};
     opt->kind = kinds[k];
@@ -554,8 +554,7 @@ static tp_status apply_gpu(const tp_io_desc *d, tp_precision prec, tp_gpu *g, tp
  * field's error (path: the flag without dashes); a bad field or bad JSON
  * in a file is reported in the file.
  */
-static tp_status load_error(tp_error *err, const char *path, const char *arg,
-                            const char **err_file)
+static tp_status load_error(tp_error *err, const char *path, const char *arg, const char **err_file)
 {
     if (!err)
         return TP_ERR_INVALID_ARG;

@@ -41,21 +41,21 @@
 
 /* Choice lists of the enumerated fields, NULL-terminated; the index is
  * what tp_io_parse_enum returns. */
-extern const char *const tp_io_mlp_names[];      /* tp_mlp */
-extern const char *const tp_io_norm_names[];     /* tp_norm */
-extern const char *const tp_io_qk_norm_names[];  /* tp_qk_norm */
-extern const char *const tp_io_sched_names[];    /* schedule */
-extern const char *const tp_io_recomp_names[];   /* recompute */
-extern const char *const tp_io_prec_names[];     /* precision */
-extern const char *const tp_io_grad_names[];     /* gradient dtype */
-extern const char *const tp_io_opt_names[];      /* optimizer and moment dtype */
-extern const char *const tp_io_attn_names[];     /* tp_attn_flops */
-extern const char *const tp_io_act_names[];      /* tp_act_model */
-extern const char *const tp_io_ckpt_names[];     /* tp_ckpt_model */
-extern const char *const tp_io_coll_names[];     /* tp_coll_model */
-extern const char *const tp_io_bias_names[];     /* linear biases */
-extern const char *const tp_io_pos_names[];      /* tp_pos */
-extern const char *const tp_io_rope_names[];     /* tp_rope_scaling */
+extern const char *const tp_io_mlp_names[];     /* tp_mlp */
+extern const char *const tp_io_norm_names[];    /* tp_norm */
+extern const char *const tp_io_qk_norm_names[]; /* tp_qk_norm */
+extern const char *const tp_io_sched_names[];   /* schedule */
+extern const char *const tp_io_recomp_names[];  /* recompute */
+extern const char *const tp_io_prec_names[];    /* precision */
+extern const char *const tp_io_grad_names[];    /* gradient dtype */
+extern const char *const tp_io_opt_names[];     /* optimizer and moment dtype */
+extern const char *const tp_io_attn_names[];    /* tp_attn_flops */
+extern const char *const tp_io_act_names[];     /* tp_act_model */
+extern const char *const tp_io_ckpt_names[];    /* tp_ckpt_model */
+extern const char *const tp_io_coll_names[];    /* tp_coll_model */
+extern const char *const tp_io_bias_names[];    /* linear biases */
+extern const char *const tp_io_pos_names[];     /* tp_pos */
+extern const char *const tp_io_rope_names[];    /* tp_rope_scaling */
 
 /** Where a value came from (for the front end's wording). */
 typedef enum tp_io_origin {
@@ -120,7 +120,7 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
  * Else TP_ERR_INVALID_ARG with path flag+2 ("--mlp" -> "mlp") and the
  * closest choice when it is a plausible typo.
  */
-tp_status tp_io_parse_enum(const char *flag, const char *const *choices, const char *val,
-                           int *out, tp_error *err);
+tp_status tp_io_parse_enum(const char *flag, const char *const *choices, const char *val, int *out,
+                           tp_error *err);
 
 #endif /* TP_IO_DESC_H */

@@ -384,8 +384,8 @@ static char *flag_arg(const tp_io_request_item *it)
     return s;
 }
 
-tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc,
-                             char ***argv, tp_error *err)
+tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc, char ***argv,
+                             tp_error *err)
 {
     *argc = 0;
     *argv = calloc(r->count + 2, sizeof **argv);

@@ -75,11 +75,11 @@ typedef struct tp_io_request {
     tp_io_request_item *items; /* every key but the page and inline configs, in order */
     size_t count;              /* items */
     tp_io_desc desc;           /* the items that set fields of the run (borrowing their text) */
-    char *model_text; /* "model-config" text, owned; NULL when absent */
-    char *gpu_text;   /* "gpu-config" text, owned; NULL when absent */
-    bool paged;       /* search: "offset" or "limit" was given */
-    int64_t offset;   /* search: first result of the page, from 0 */
-    int64_t limit;    /* search: results in the page (when paged) */
+    char *model_text;          /* "model-config" text, owned; NULL when absent */
+    char *gpu_text;            /* "gpu-config" text, owned; NULL when absent */
+    bool paged;                /* search: "offset" or "limit" was given */
+    int64_t offset;            /* search: first result of the page, from 0 */
+    int64_t limit;             /* search: results in the page (when paged) */
 } tp_io_request;
 
 /**
@@ -110,8 +110,8 @@ tp_status tp_io_request_page(tp_io_request *r, const char *key, int64_t v, tp_er
  * whose parser still reads an argument vector (DESIGN.md, "Configuration
  * API"), and for tests. TP_ERR_NOMEM only.
  */
-tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc,
-                             char ***argv, tp_error *err);
+tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc, char ***argv,
+                             tp_error *err);
 void tp_io_argv_free(int argc, char **argv);
 
 /** Free what tp_io_request_parse allocated; r may be zeroed or NULL. */
