@@ -223,14 +223,67 @@ static void test_presets_and_errors_json(void **state)
     json_decref(e);
 }
 
+/* The run description (src/io/desc.h): a body's fields, built as the CLI builds its flags. */
+static void test_desc(void **state)
+{
+    (void)state; /* unused */
+    tp_io_request rq;
+    tp_error err = {0};
+    tp_config c;
+    const char *file = NULL;
+    tp_io_desc_opts presets = {true, NULL};
+    const char *body = "{\"gpus\": 16, \"tp\": 2, \"pp\": 2, \"micro-batch\": 2}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_int_equal(tp_io_desc_build(&rq.desc, &presets, &c, &file, &err), TP_OK);
+    assert_int_equal(c.train.num_gpus, 16);
+    assert_int_equal(c.train.tp, 2);
+    assert_true(c.train.sp);                   /* derived: on when tp > 1 */
+    assert_int_equal(c.train.global_batch, 8); /* derived: micro-batch 2 x DP 4 */
+    assert_string_equal(tp_io_desc_model(&rq.desc), TP_IO_DEFAULT_MODEL);
+    tp_io_request_free(&rq);
+
+    /* of two opposite switches the later wins, in the order of the keys */
+    body = "{\"zero\": 1, \"fsdp\": true, \"no-sp\": true, \"sp\": true, \"gpus\": 8}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_int_equal(tp_io_desc_build(&rq.desc, &presets, &c, &file, &err), TP_OK);
+    assert_int_equal(c.train.zero, 3);
+    assert_true(c.train.sp);
+    tp_io_request_free(&rq);
+
+    /* values are judged when built, with the field's range and the CLI's words */
+    body = "{\"tp\": 0}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_int_equal(tp_io_desc_build(&rq.desc, &presets, &c, &file, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "tp");
+    assert_string_equal(err.message, "--tp: 0 is out of range [1, 1048576]");
+    tp_io_request_free(&rq);
+
+    /* the last value of a field wins, and one overridden is never judged */
+    tp_io_desc d;
+    tp_io_desc_init(&d);
+    int tp = tp_io_desc_slot("--tp");
+    assert_true(tp >= 0);
+    assert_int_equal(tp_io_desc_slot_key("tp"), tp);
+    assert_int_equal(tp_io_desc_slot("--json"), -1);
+    tp_io_desc_set(&d, tp, "0", TP_IO_ORIGIN_FLAG);
+    tp_io_desc_set(&d, tp, "4", TP_IO_ORIGIN_FLAG);
+    tp_io_desc_set(&d, tp_io_desc_slot("--gpus"), "8", TP_IO_ORIGIN_FLAG);
+    assert_int_equal(tp_io_desc_build(&d, &presets, &c, &file, &err), TP_OK);
+    assert_int_equal(c.train.tp, 4);
+
+    /* presets only: a file name is an unknown preset, never opened */
+    tp_io_desc_set(&d, tp_io_desc_slot("--model"), "model.json", TP_IO_ORIGIN_KEY);
+    assert_int_equal(tp_io_desc_build(&d, &presets, &c, &file, &err), TP_ERR_UNKNOWN);
+    assert_string_equal(err.path, "model");
+    assert_null(file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_model_config),
-        cmocka_unit_test(test_search_page),
-        cmocka_unit_test(test_presets_and_errors_json),
+        cmocka_unit_test(test_values),       cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_model_config), cmocka_unit_test(test_search_page),
+        cmocka_unit_test(test_desc),         cmocka_unit_test(test_presets_and_errors_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
