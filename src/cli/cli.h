@@ -144,6 +144,19 @@ typedef enum cli_sources {
 tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
                                 cli_sources sources, tp_config *c, cli_common *co, tp_error *err);
 
+struct tp_io_request; /* src/io/request.h */
+
+/**
+ * cli_parse_config_from(..., CLI_PRESETS_ONLY, ...) for a web API request:
+ * its keys are checked in order as the flags of argv are (a key that is
+ * no flag of the command, a value for a switch, a switch without one:
+ * the same messages), the command's own keys land in extra->values, and
+ * the tp_config is built from the request's run description (rq->desc,
+ * filled by tp_io_request_parse) by tp_io_desc_build.
+ */
+tp_status cli_parse_config_request(const struct tp_io_request *rq, const cli_extra *extra,
+                                   tp_config *c, cli_common *co, tp_error *err);
+
 /**
  * Parse argv[*argi..argc-1] against the command's own flags only (for
  * commands that take no configuration: presets, serve). Same rules as
@@ -223,6 +236,9 @@ typedef struct cli_search_job {
  */
 tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_job *job,
                            tp_error *err);
+/** cli_search_parse for a web API request (CLI_PRESETS_ONLY; see cli_parse_config_request). */
+tp_status cli_search_parse_request(const struct tp_io_request *rq, cli_search_job *job,
+                                   tp_error *err);
 
 /**
  * `trainplan explain` parsed (cmd_explain.c): the configuration and the
@@ -239,6 +255,9 @@ typedef struct cli_explain_job {
 /** Parse explain's arguments (argv[0] the command); errors name the flag. */
 tp_status cli_explain_parse(int argc, char **argv, cli_sources src, cli_explain_job *job,
                             tp_error *err);
+/** cli_explain_parse for a web API request (CLI_PRESETS_ONLY). */
+tp_status cli_explain_parse_request(const struct tp_io_request *rq, cli_explain_job *job,
+                                    tp_error *err);
 
 /**
  * `trainplan plan` parsed (cmd_plan.c): the plan's input (large: allocate

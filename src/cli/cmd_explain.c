@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "explain_out.h" /* the narration and the JSON */
+#include "request.h"
 
 void cmd_explain_help(FILE *f)
 {
@@ -42,6 +43,16 @@ void cmd_explain_help(FILE *f)
                "      --global-batch-tokens 4194304\n");
 }
 
+/* After the configuration: the target batch, then the search space. */
+static tp_status explain_finish(cli_explain_job *job, tp_error *err)
+{
+    if (!job->co.global_batch_given)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "explain needs the target batch: --global-batch N (sequences) or "
+                            "--global-batch-tokens N");
+    return cli_search_space(&job->co, NULL, &job->c, &job->sp, err);
+}
+
 tp_status cli_explain_parse(int argc, char **argv, cli_sources src, cli_explain_job *job,
                             tp_error *err)
 {
@@ -53,11 +64,15 @@ tp_status cli_explain_parse(int argc, char **argv, cli_sources src, cli_explain_
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.200s\" (explain takes only flags)",
                             argv[argi]);
-    if (!job->co.global_batch_given)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
-                            "explain needs the target batch: --global-batch N (sequences) or "
-                            "--global-batch-tokens N");
-    return cli_search_space(&job->co, NULL, &job->c, &job->sp, err);
+    return explain_finish(job, err);
+}
+
+tp_status cli_explain_parse_request(const tp_io_request *rq, cli_explain_job *job, tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    TP_TRY(cli_parse_config_request(rq, NULL, &job->c, &job->co, err));
+    job->config_read = true;
+    return explain_finish(job, err);
 }
 
 int cmd_explain(int argc, char **argv)

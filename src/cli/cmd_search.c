@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "xio.h" /* issue 7: --markdown, --csv, --svg, --force */
+#include "request.h"
 #include "search_out.h"
 
 static const char *const rank_names[] = {"time", "cost", "headroom", NULL}; /* tp_rank_by */
@@ -319,6 +320,8 @@ static int search_error_print(const tp_error *err, const tp_search_space *sp)
 /* The flags a request may not pass (the server writes no file, answers JSON only). */
 static const int http_refused[] = {X_CSV, X_MARKDOWN, X_SVG, X_FORCE, X_TIME_LIMIT};
 
+static tp_status search_finish(cli_sources src, cli_search_job *job, tp_error *err);
+
 tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_job *job,
                            tp_error *err)
 {
@@ -332,6 +335,21 @@ tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_jo
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.64s\" (search takes only flags)",
                             argv[job->argi]);
+    return search_finish(src, job, err);
+}
+
+tp_status cli_search_parse_request(const tp_io_request *rq, cli_search_job *job, tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    cli_extra ex = {search_flags, X_COUNT, job->vals};
+    TP_TRY(cli_parse_config_request(rq, &ex, &job->c, &job->co, err));
+    return search_finish(CLI_PRESETS_ONLY, job, err);
+}
+
+/* After the configuration: search's own flags, then the search space. */
+static tp_status search_finish(cli_sources src, cli_search_job *job, tp_error *err)
+{
+    cli_extra ex = {search_flags, X_COUNT, job->vals};
     if (src == CLI_PRESETS_ONLY && cli_refuse_over_http(search_flags, job->vals, http_refused,
                                                         sizeof http_refused / sizeof *http_refused,
                                                         "writes no files", err) != TP_OK)

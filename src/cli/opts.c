@@ -5,26 +5,31 @@
  * One table (`flags`, indexed by enum flag_id) describes every flag: name,
  * kind, unit, default and help. Parsing is two passes so that flags may come
  * in any order:
- *   1. scan argv and remember the last value of each flag (and where it
- *      was, so that of two opposite switches the later one wins);
- *   2. build the tp_config: load --model and --gpu, take the library
- *      defaults (tp_train_default, tp_options_default), then apply every
- *      override, then the derived defaults (global batch = micro-batch x DP,
- *      sp when tp > 1, interleaved schedule when vpp > 1).
+ *   1. scan argv and record the last value of each flag in a run
+ *      description (src/io/desc.h; the order they came in too, so that of
+ *      two opposite switches the later one wins);
+ *   2. tp_io_desc_build turns it into the tp_config: loads --model and
+ *      --gpu, takes the library defaults, applies every override, then the
+ *      derived defaults (global batch = micro-batch x DP, sp when tp > 1,
+ *      interleaved schedule when vpp > 1). The web API's requests are built
+ *      by the same function, so both front ends get the same answers.
  * Every number goes through tp_io_parse_i64 / tp_io_parse_f64 with the
- * range in the table; cross-field constraints are left to
- * tp_config_validate, which names the field in err->path by its canonical
- * name ("layout.tp"); cli_error_print words it as the flag through the
- * table of src/io/fields.h.
+ * range of its row in src/io/fields.c (which this table must agree with);
+ * cross-field constraints are left to tp_config_validate, which names the
+ * field in err->path by its canonical name ("layout.tp"); cli_error_print
+ * words it as the flag through the table of src/io/fields.h.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "cli.h"
+#include "desc.h"
 #include "fields.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
+#include "request.h"
 
 /* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
 
@@ -54,30 +59,7 @@ enum flag_id {
 /* clang-format on */
 _Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
 
-/* Choice lists; the index is the enum value where the enum is ours. */
-static const char *const mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL}; /* tp_mlp */
-static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL}; /* tp_norm */
-static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
-static const char *const sched_names[] = {"1f1b", "interleaved", "gpipe", NULL};
-static const char *const recomp_names[] = {"none", "selective", "full", NULL};
-static const char *const prec_names[] = {"bf16", "fp16", "fp8", NULL};
-static const char *const grad_names[] = {"bf16", "fp32", NULL};
-static const char *const opt_names[] = {"adamw",        "adamw-bf16", "adamw-8bit",
-                                        "sgd-momentum", "sgd",        NULL};
-static const char *const attn_names[] = {"causal", "full", NULL};         /* tp_attn_flops */
-static const char *const act_names[] = {"detailed", "korthikanti", NULL}; /* tp_act_model */
-static const char *const ckpt_names[] = {"exact", "seed001", NULL};       /* tp_ckpt_model */
-static const char *const coll_names[] = {"ring", "simple", NULL};         /* tp_coll_model */
-
-static const char *const bias_names[] = {"none", "qkv", "all", NULL};
-static const char *const pos_names[] = {"rotary", "learned", "alibi", NULL}; /* tp_pos */
-static const char *const rope_names[] = {"none", "llama3", NULL};         /* tp_rope_scaling */
-
-static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE};
-static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
-                                           TP_RECOMPUTE_FULL};
-static const tp_precision prec_vals[] = {TP_PREC_BF16, TP_PREC_FP16, TP_PREC_FP8};
-static const tp_dtype grad_vals[] = {TP_DTYPE_BF16, TP_DTYPE_FP32};
+/* Choice lists: src/io/desc.h (the builder parses them). */
 
 #define G_MODEL "Model (architecture overrides apply after --model is loaded)"
 #define G_BATCH "Batch"
@@ -99,7 +81,7 @@ static const tp_dtype grad_vals[] = {TP_DTYPE_BF16, TP_DTYPE_FP32};
 /* The table: defaults with .def = NULL are derived from the library. */
 /* clang-format off */
 static const cli_flag flags[F_COUNT] = {
-    [F_MODEL] = {"--model", "NAME|FILE", NULL, "llama-3-8b",
+    [F_MODEL] = {"--model", "NAME|FILE", NULL, TP_IO_DEFAULT_MODEL,
                  "model preset, trainplan model JSON file, or Hugging Face config.json",
                  CLI_STR, .group = G_MODEL},
     [F_LAYERS] = {"--layers", "N", "layers", "from --model",
@@ -125,10 +107,10 @@ static const cli_flag flags[F_COUNT] = {
                  INT(1, TP_MAX_VOCAB), .group = G_MODEL},
     [F_MLP] = {"--mlp", NULL, NULL, "from --model",
                "MLP type",
-               ENUM(mlp_names), .group = G_MODEL},
+               ENUM(tp_io_mlp_names), .group = G_MODEL},
     [F_NORM] = {"--norm", NULL, NULL, "from --model",
                 "normalisation layer",
-                ENUM(norm_names), .group = G_MODEL},
+                ENUM(tp_io_norm_names), .group = G_MODEL},
     [F_TIE] = {"--tie-embeddings", NULL, NULL, "from --model",
                "output head shares the input embedding",
                CLI_SWITCH, .group = G_MODEL},
@@ -149,10 +131,10 @@ static const cli_flag flags[F_COUNT] = {
                           INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
     [F_BIAS] = {"--bias", NULL, NULL, "from --model",
                 "linear biases: none, on q/k/v only (Qwen2), or on every linear (GPT-2)",
-                ENUM(bias_names), .group = G_MODEL},
+                ENUM(tp_io_bias_names), .group = G_MODEL},
     [F_POSITION] = {"--position", NULL, NULL, "from --model",
                     "position embeddings",
-                    ENUM(pos_names), .group = G_MODEL},
+                    ENUM(tp_io_pos_names), .group = G_MODEL},
     [F_MAX_POSITIONS] = {"--max-positions", "N", "positions", "from --model",
                          "learned position table size (learned positions only)",
                          INT(1, TP_MAX_SEQ), .group = G_MODEL},
@@ -162,7 +144,7 @@ static const cli_flag flags[F_COUNT] = {
     [F_ROPE_SCALING] = {"--rope-scaling", NULL, NULL, "from --model",
                         "rotary frequency scaling (llama3: low/high frequency factors 1 and 4, "
                         "original context 8192)",
-                        ENUM(rope_names), .group = G_MODEL},
+                        ENUM(tp_io_rope_names), .group = G_MODEL},
     [F_ROPE_FACTOR] = {"--rope-factor", "X", "ratio", "8 with --rope-scaling llama3",
                        "rotary scaling factor",
                        NUM(1e-6, 1e6), .group = G_MODEL},
@@ -204,7 +186,7 @@ static const cli_flag flags[F_COUNT] = {
                         INT(0, TP_MAX_LAYERS), .group = G_MODEL},
     [F_QK_NORM] = {"--qk-norm", NULL, NULL, "from --model",
                    "norms on q and k: per head (Qwen3) or full width (OLMo2)",
-                   ENUM(qk_norm_names), .group = G_MODEL},
+                   ENUM(tp_io_qk_norm_names), .group = G_MODEL},
     [F_SINKS] = {"--attn-sinks", NULL, NULL, "from --model",
                  "a learned sink logit per head (gpt-oss)",
                  CLI_SWITCH, .group = G_MODEL},
@@ -229,7 +211,7 @@ static const cli_flag flags[F_COUNT] = {
     [F_GLOBAL_BATCH_TOKENS] = {"--global-batch-tokens", "N", "tokens", "unset",
                                "tokens per optimizer step (a multiple of --seq-len)",
                                INT(1, TP_MAX_TOKENS_PER_STEP), .group = G_BATCH},
-    [F_GPU] = {"--gpu", "NAME|FILE", NULL, "h100-sxm",
+    [F_GPU] = {"--gpu", "NAME|FILE", NULL, TP_IO_DEFAULT_GPU,
                "GPU preset or GPU JSON file",
                CLI_STR, .group = G_GPU},
     [F_GPUS] = {"--gpus", "N", "GPUs", NULL,
@@ -276,7 +258,7 @@ static const cli_flag flags[F_COUNT] = {
                  CLI_SWITCH, .group = G_LAYOUT},
     [F_SCHEDULE] = {"--schedule", NULL, NULL, NULL,
                     "pipeline schedule (interleaved when --vpp > 1)",
-                    ENUM(sched_names), .group = G_LAYOUT},
+                    ENUM(tp_io_sched_names), .group = G_LAYOUT},
     [F_FIRST_STAGE] = {"--first-stage-layers", "N", "layers", "even split",
                        "layers on the first pipeline stage",
                        INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
@@ -297,19 +279,19 @@ static const cli_flag flags[F_COUNT] = {
                    CLI_SWITCH, .group = G_MEM},
     [F_RECOMPUTE] = {"--recompute", NULL, NULL, NULL,
                      "activation recomputation",
-                     ENUM(recomp_names), .group = G_MEM},
+                     ENUM(tp_io_recomp_names), .group = G_MEM},
     [F_RECOMPUTE_EVERY] = {"--recompute-every", "K", "layers", NULL,
                            "layers per checkpoint group under --recompute full",
                            INT(1, TP_MAX_LAYERS), .group = G_MEM},
     [F_PRECISION] = {"--precision", NULL, NULL, NULL,
                      "GEMM precision (fp8 keeps bf16 weights and fp32 master weights)",
-                     ENUM(prec_names), .group = G_MEM},
+                     ENUM(tp_io_prec_names), .group = G_MEM},
     [F_GRAD_DTYPE] = {"--grad-dtype", NULL, NULL, NULL,
                       "gradient (main grad) data type",
-                      ENUM(grad_names), .group = G_MEM},
+                      ENUM(tp_io_grad_names), .group = G_MEM},
     [F_OPTIMIZER] = {"--optimizer", NULL, NULL, NULL,
                      "optimizer and moment data type (fp32, bf16 or 8-bit moments)",
-                     ENUM(opt_names), .group = G_MEM},
+                     ENUM(tp_io_opt_names), .group = G_MEM},
     [F_NO_MASTER] = {"--no-master-weights", NULL, NULL, "fp32 master copy kept",
                      "no fp32 master copy of the weights",
                      CLI_SWITCH, .group = G_MEM},
@@ -352,16 +334,16 @@ static const cli_flag flags[F_COUNT] = {
                            INT(1, TP_MAX_LAYERS), .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
-                      ENUM(attn_names), .group = G_CONV},
+                      ENUM(tp_io_attn_names), .group = G_CONV},
     [F_ACT_MODEL] = {"--act-model", NULL, NULL, NULL,
                      "activation accounting (korthikanti: s*b*h*(34+5*a*s/h)/t)",
-                     ENUM(act_names), .group = G_CONV},
+                     ENUM(tp_io_act_names), .group = G_CONV},
     [F_CKPT_MODEL] = {"--ckpt-model", NULL, NULL, NULL,
                       "full-recompute accounting (seed001: (L/k + k) layers)",
-                      ENUM(ckpt_names), .group = G_CONV},
+                      ENUM(tp_io_ckpt_names), .group = G_CONV},
     [F_COLL_MODEL] = {"--coll-model", NULL, NULL, NULL,
                       "collective cost (simple: volume / bandwidth)",
-                      ENUM(coll_names), .group = G_CONV},
+                      ENUM(tp_io_coll_names), .group = G_CONV},
     [F_TP_OVERLAP] = {"--tp-comm-overlap", NULL, NULL, "off",
                       "TP collectives overlapped with the GEMMs (Megatron --tp-comm-overlap, "
                       "torchtitan async TP)",
@@ -457,23 +439,7 @@ static void choices_text(const cli_flag *fl, char *buf, size_t n)
 
 tp_status cli_flag_enum(const cli_flag *fl, const char *val, int *out, tp_error *err)
 {
-    int best_d = 99;
-    const char *best = NULL;
-    for (int i = 0; fl->choices[i]; i++) {
-        if (strcmp(val, fl->choices[i]) == 0) {
-            *out = i;
-            return TP_OK;
-        }
-        closest(val, fl->choices[i], &best_d, &best);
-    }
-    char list[160];
-    choices_text(fl, list, sizeof list);
-    if (best && plausible(val, best_d))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl),
-                            "unknown value \"%s\" (did you mean \"%s\"? expected one of %s)", val,
-                            best, list);
-    return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl),
-                        "unknown value \"%s\" (expected one of %s)", val, list);
+    return tp_io_parse_enum(fl->name, fl->choices, val, out, err);
 }
 
 /* ---- --help ---- */
@@ -501,10 +467,10 @@ static void derived_default(int id, char *buf, size_t n)
     case F_PRECISION: snprintf(buf, n, "%s", tp_io_precision_name(t.precision)); return;
     case F_GRAD_DTYPE: snprintf(buf, n, "%s", tp_io_dtype_name(t.grad_dtype)); return;
     case F_OPTIMIZER: snprintf(buf, n, "%s", tp_io_optimizer_name(&t.optimizer)); return;
-    case F_ATTN_FLOPS: snprintf(buf, n, "%s", attn_names[o.attn_flops]); return;
-    case F_ACT_MODEL: snprintf(buf, n, "%s", act_names[o.act_model]); return;
-    case F_CKPT_MODEL: snprintf(buf, n, "%s", ckpt_names[o.ckpt_model]); return;
-    case F_COLL_MODEL: snprintf(buf, n, "%s", coll_names[o.coll_model]); return;
+    case F_ATTN_FLOPS: snprintf(buf, n, "%s", tp_io_attn_names[o.attn_flops]); return;
+    case F_ACT_MODEL: snprintf(buf, n, "%s", tp_io_act_names[o.act_model]); return;
+    case F_CKPT_MODEL: snprintf(buf, n, "%s", tp_io_ckpt_names[o.ckpt_model]); return;
+    case F_COLL_MODEL: snprintf(buf, n, "%s", tp_io_coll_names[o.coll_model]); return;
     case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / TP_GB); return;
     case F_HOST_MEM: snprintf(buf, n, "%g", o.host_mem_bytes_per_node / TP_GB); return;
     case F_PCIE: snprintf(buf, n, "%g", o.pcie_bw_bytes_per_s / TP_GB); return;
@@ -634,7 +600,7 @@ void cli_print_shared_flags(FILE *f, const char *cmd, const cli_default *defs, s
 
 typedef struct seen {
     const char *val[F_COUNT]; /* value of the last occurrence, "" for switches */
-    int pos[F_COUNT];         /* argv index of the last occurrence, 0 = absent */
+    tp_io_desc desc;          /* what the flags set, for tp_io_desc_build */
     const char *last_report;  /* the last of --json, --markdown, --csv (cli_common) */
 } seen;
 
@@ -710,11 +676,9 @@ bool cli_flag_agrees_with_field(const cli_flag *fl)
     return true;
 }
 
-/* Scan flags of the shared table (when sn is given) and of `extra`. */
-static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, seen *sn,
-                      tp_error *err)
+/* The shared table is whole and agrees with src/io/fields.c. */
+static tp_status check_table_now(tp_error *err)
 {
-    bool common = sn != NULL;
     for (size_t k = 0; k < F_COUNT; k++) /* a gap in the designated initializers is a bug */
         if (!flags[k].name || !flags[k].help)
             return tp_error_set(err, TP_ERR_INTERNAL, "", "internal: flag table entry %zu is empty",
@@ -724,6 +688,34 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
             return tp_error_set(err, TP_ERR_INTERNAL, "",
                                 "internal: %s disagrees with its row in src/io/fields.c",
                                 flags[k].name);
+    return TP_OK;
+}
+
+static bool table_ok;
+static void check_table_once(void)
+{
+    tp_error e = {0};
+    table_ok = check_table_now(&e) == TP_OK;
+}
+
+/*
+ * check_table_now once per process: the tables are constant, and the check
+ * (a look-up in fields.c per flag) would otherwise cost a web API request
+ * more than the rest of its parse. A failed check is run again to say why.
+ */
+static tp_status check_table(tp_error *err)
+{
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, check_table_once);
+    return table_ok ? TP_OK : check_table_now(err);
+}
+
+/* Scan flags of the shared table (when sn is given) and of `extra`. */
+static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, seen *sn,
+                      tp_error *err)
+{
+    bool common = sn != NULL;
+    TP_TRY(check_table(err));
     int i = *argi;
     while (i < argc) {
         const char *arg = argv[i];
@@ -769,335 +761,15 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
             extra->values[idx] = val;
         } else if (sn) {
             sn->val[idx] = val;
-            sn->pos[idx] = i;
+            tp_io_desc_set(&sn->desc, tp_io_desc_slot(fl->name), val, TP_IO_ORIGIN_FLAG);
         }
     }
     *argi = i;
     return TP_OK;
 }
 
-/* ---- pass 2: build the configuration ---- */
+/* ---- pass 2: build the configuration (src/io/desc.c) ---- */
 
-static tp_status get_i64(const seen *sn, int id, int64_t *out, tp_error *err)
-{
-    return cli_flag_i64(&flags[id], sn->val[id], out, err);
-}
-
-static tp_status get_f64(const seen *sn, int id, double *out, tp_error *err)
-{
-    return cli_flag_f64(&flags[id], sn->val[id], out, err);
-}
-
-static tp_status get_enum(const seen *sn, int id, int *out, tp_error *err)
-{
-    return cli_flag_enum(&flags[id], sn->val[id], out, err);
-}
-
-/* Set *dst from an integer flag when given. */
-#define OVERRIDE_I64(id, dst)                                                                      \
-    do {                                                                                           \
-        if (sn->val[id])                                                                           \
-            TP_TRY(get_i64(sn, id, &(dst), err));                                                  \
-    } while (0)
-
-/* Biases, positions, the rotary base and scaling, the norm epsilon. */
-static tp_status apply_model_more(const seen *sn, tp_model *m, tp_error *err)
-{
-    int k;
-    if (sn->val[F_BIAS]) {
-        TP_TRY(get_enum(sn, F_BIAS, &k, err));
-        m->linear_bias = k == 2;
-        m->qkv_bias = k == 1;
-    }
-    if (sn->val[F_POSITION]) {
-        TP_TRY(get_enum(sn, F_POSITION, &k, err));
-        m->pos = (tp_pos)k;
-        if (m->pos != TP_POS_LEARNED)
-            m->max_positions = 0;
-    }
-    OVERRIDE_I64(F_MAX_POSITIONS, m->max_positions);
-    OVERRIDE_I64(F_SHARED_FFN, m->shared_ffn_hidden);
-    OVERRIDE_I64(F_MOE_FIRST_DENSE, m->moe_first_dense);
-    OVERRIDE_I64(F_MOE_LAYER_FREQ, m->moe_layer_freq);
-    if (sn->val[F_ROPE_THETA])
-        TP_TRY(get_f64(sn, F_ROPE_THETA, &m->rope_theta, err));
-    if (sn->val[F_NORM_EPS])
-        TP_TRY(get_f64(sn, F_NORM_EPS, &m->norm_eps, err));
-    if (sn->val[F_ROPE_SCALING]) {
-        TP_TRY(get_enum(sn, F_ROPE_SCALING, &k, err));
-        bool was = m->rope_scaling == TP_ROPE_SCALING_LLAMA3;
-        m->rope_scaling = (tp_rope_scaling)k;
-        if (k == 0) {
-            m->rope_factor = m->rope_low_freq_factor = m->rope_high_freq_factor = 0.0;
-            m->rope_original_max = 0;
-        } else if (!was) { /* Llama 3.1's values */
-            m->rope_factor = 8.0;
-            m->rope_low_freq_factor = 1.0;
-            m->rope_high_freq_factor = 4.0;
-            m->rope_original_max = 8192;
-        }
-    }
-    if (sn->val[F_ROPE_FACTOR]) {
-        if (m->rope_scaling != TP_ROPE_SCALING_LLAMA3)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "rope-factor",
-                                "needs a rotary scaling (--rope-scaling llama3)");
-        TP_TRY(get_f64(sn, F_ROPE_FACTOR, &m->rope_factor, err));
-    }
-    return TP_OK;
-}
-
-static tp_status apply_model(const seen *sn, tp_model *m, tp_error *err)
-{
-    OVERRIDE_I64(F_LAYERS, m->num_layers);
-    OVERRIDE_I64(F_HIDDEN, m->hidden);
-    OVERRIDE_I64(F_HEADS, m->num_heads);
-    OVERRIDE_I64(F_KV_HEADS, m->num_kv_heads);
-    OVERRIDE_I64(F_HEAD_DIM, m->head_dim);
-    OVERRIDE_I64(F_FFN_HIDDEN, m->ffn_hidden);
-    OVERRIDE_I64(F_VOCAB, m->vocab);
-    OVERRIDE_I64(F_EXPERTS, m->num_experts);
-    OVERRIDE_I64(F_TOPK, m->topk);
-    OVERRIDE_I64(F_MOE_FFN, m->moe_ffn_hidden);
-    OVERRIDE_I64(F_SHARED_EXPERTS, m->num_shared_experts);
-    OVERRIDE_I64(F_Q_LORA, m->q_lora_rank);
-    OVERRIDE_I64(F_KV_LORA, m->kv_lora_rank);
-    OVERRIDE_I64(F_QK_ROPE, m->qk_rope_head_dim);
-    OVERRIDE_I64(F_QK_NOPE, m->qk_nope_head_dim);
-    OVERRIDE_I64(F_V_HEAD, m->v_head_dim);
-    OVERRIDE_I64(F_MTP, m->mtp_layers);
-    OVERRIDE_I64(F_WINDOW, m->sliding_window);
-    OVERRIDE_I64(F_GLOBAL_EVERY, m->global_every);
-    if (sn->val[F_MOE_IMBALANCE])
-        TP_TRY(get_f64(sn, F_MOE_IMBALANCE, &m->moe_imbalance, err));
-    if (sn->val[F_CAPACITY])
-        TP_TRY(get_f64(sn, F_CAPACITY, &m->moe_capacity_factor, err));
-    if (sn->pos[F_SINKS])
-        m->attn_sinks = true;
-    if (sn->pos[F_ROUTER_BIAS])
-        m->router_bias = true;
-    int k;
-    if (sn->val[F_QK_NORM]) {
-        TP_TRY(get_enum(sn, F_QK_NORM, &k, err));
-        m->qk_norm = (tp_qk_norm)k;
-    }
-    if (sn->val[F_MLP]) {
-        TP_TRY(get_enum(sn, F_MLP, &k, err));
-        m->mlp = (tp_mlp)k;
-    }
-    if (sn->val[F_NORM]) {
-        TP_TRY(get_enum(sn, F_NORM, &k, err));
-        m->norm = k == 0 ? TP_NORM_LAYERNORM : TP_NORM_RMSNORM;
-    }
-    if (sn->pos[F_TIE] > sn->pos[F_NO_TIE])
-        m->tie_embeddings = true;
-    else if (sn->pos[F_NO_TIE] > sn->pos[F_TIE])
-        m->tie_embeddings = false;
-    return apply_model_more(sn, m, err);
-}
-
-static tp_status apply_train(const seen *sn, tp_train *t, tp_error *err)
-{
-    OVERRIDE_I64(F_SEQ_LEN, t->seq_len);
-    OVERRIDE_I64(F_MICRO_BATCH, t->micro_batch);
-    OVERRIDE_I64(F_GPUS, t->num_gpus);
-    OVERRIDE_I64(F_GPUS_PER_NODE, t->gpus_per_node);
-    OVERRIDE_I64(F_TP, t->tp);
-    OVERRIDE_I64(F_PP, t->pp);
-    OVERRIDE_I64(F_CP, t->cp);
-    OVERRIDE_I64(F_EP, t->ep);
-    OVERRIDE_I64(F_VPP, t->vpp);
-    OVERRIDE_I64(F_FIRST_STAGE, t->first_stage_layers);
-    OVERRIDE_I64(F_LAST_STAGE, t->last_stage_layers);
-    OVERRIDE_I64(F_ETP, t->etp);
-    OVERRIDE_I64(F_RECOMPUTE_EVERY, t->recompute_every);
-    OVERRIDE_I64(F_PAD_VOCAB, t->pad_vocab_to);
-
-    int k;
-    if (sn->val[F_SCHEDULE]) {
-        TP_TRY(get_enum(sn, F_SCHEDULE, &k, err));
-        t->schedule = sched_vals[k];
-    } else if (t->vpp > 1) {
-        t->schedule = TP_SCHED_INTERLEAVED;
-    }
-    if (sn->val[F_RECOMPUTE]) {
-        TP_TRY(get_enum(sn, F_RECOMPUTE, &k, err));
-        t->recompute = recomp_vals[k];
-    }
-    if (sn->val[F_PRECISION]) {
-        TP_TRY(get_enum(sn, F_PRECISION, &k, err));
-        t->precision = prec_vals[k];
-    }
-    if (sn->val[F_GRAD_DTYPE]) {
-        TP_TRY(get_enum(sn, F_GRAD_DTYPE, &k, err));
-        t->grad_dtype = grad_vals[k];
-    }
-    if (sn->val[F_OPTIMIZER]) {
-        TP_TRY(get_enum(sn, F_OPTIMIZER, &k, err));
-        switch (k) {
-        case 0:
-            t->optimizer.kind = TP_OPT_ADAMW;
-            t->optimizer.moment_dtype = TP_DTYPE_FP32;
-            break;
-        case 1:
-            t->optimizer.kind = TP_OPT_ADAMW;
-            t->optimizer.moment_dtype = TP_DTYPE_BF16;
-            break;
-        case 2:
-            t->optimizer.kind = TP_OPT_ADAMW;
-            t->optimizer.moment_dtype = TP_DTYPE_INT8;
-            break;
-        case 3:
-            t->optimizer.kind = TP_OPT_SGD_MOMENTUM;
-            t->optimizer.moment_dtype = TP_DTYPE_FP32;
-            break;
-        default:
-            t->optimizer.kind = TP_OPT_SGD;
-            t->optimizer.moment_dtype = TP_DTYPE_FP32;
-            break;
-        }
-    }
-    if (sn->val[F_NO_MASTER])
-        t->optimizer.master_weights = false;
-    if (sn->val[F_NO_FLASH])
-        t->flash_attn = false;
-    if (sn->val[F_DROPOUT])
-        t->dropout = true;
-    if (sn->val[F_FUSED_CE])
-        t->fused_ce = true;
-    if (sn->val[F_FP8_PARAM_GATHER])
-        t->fp8_param_gather = true;
-    OVERRIDE_I64(F_RECOMPUTE_BLOCK, t->recompute_layers);
-    if (sn->val[F_OFFLOAD_OPT])
-        TP_TRY(get_f64(sn, F_OFFLOAD_OPT, &t->offload_optimizer, err));
-    if (sn->val[F_RECOMPUTE_MODULES]) {
-        TP_TRY(tp_io_recompute_modules_parse("--recompute-modules", sn->val[F_RECOMPUTE_MODULES],
-                                             &t->recompute_modules, err));
-        if (!sn->val[F_RECOMPUTE])
-            t->recompute = TP_RECOMPUTE_SELECTIVE; /* the modules imply it, as in Megatron */
-    }
-
-    /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins */
-    int zpos = 0;
-    if (sn->val[F_ZERO]) {
-        int64_t z;
-        TP_TRY(get_i64(sn, F_ZERO, &z, err));
-        t->zero = (int)z;
-        zpos = sn->pos[F_ZERO];
-    }
-    if (sn->pos[F_FSDP] > zpos) {
-        t->zero = 3;
-        zpos = sn->pos[F_FSDP];
-    }
-    if (sn->pos[F_DISTOPT] > zpos)
-        t->zero = 1;
-
-    /* sequence parallelism: explicit switch, else on exactly when tp > 1 */
-    if (sn->pos[F_SP] || sn->pos[F_NO_SP])
-        t->sp = sn->pos[F_SP] > sn->pos[F_NO_SP];
-    else
-        t->sp = t->tp > 1;
-
-    /* global batch: sequences, tokens, or micro-batch x DP */
-    if (sn->pos[F_GLOBAL_BATCH] > sn->pos[F_GLOBAL_BATCH_TOKENS]) {
-        OVERRIDE_I64(F_GLOBAL_BATCH, t->global_batch);
-    } else if (sn->val[F_GLOBAL_BATCH_TOKENS]) {
-        int64_t tok;
-        TP_TRY(get_i64(sn, F_GLOBAL_BATCH_TOKENS, &tok, err));
-        if (tok % t->seq_len != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch-tokens",
-                                "%lld tokens is not a multiple of the sequence length %lld "
-                                "(--seq-len)",
-                                (long long)tok, (long long)t->seq_len);
-        t->global_batch = tok / t->seq_len;
-    } else {
-        int64_t dp = tp_train_dp(t);
-        t->global_batch = t->micro_batch * (dp > 0 ? dp : 1);
-    }
-    return TP_OK;
-}
-
-static tp_status apply_options(const seen *sn, tp_options *o, tp_error *err)
-{
-    int k;
-    if (sn->val[F_ATTN_FLOPS]) {
-        TP_TRY(get_enum(sn, F_ATTN_FLOPS, &k, err));
-        o->attn_flops = k == 0 ? TP_ATTN_FLOPS_CAUSAL : TP_ATTN_FLOPS_FULL;
-    }
-    if (sn->val[F_ACT_MODEL]) {
-        TP_TRY(get_enum(sn, F_ACT_MODEL, &k, err));
-        o->act_model = k == 0 ? TP_ACT_DETAILED : TP_ACT_KORTHIKANTI;
-    }
-    if (sn->val[F_CKPT_MODEL]) {
-        TP_TRY(get_enum(sn, F_CKPT_MODEL, &k, err));
-        o->ckpt_model = k == 0 ? TP_CKPT_EXACT : TP_CKPT_SEED001;
-    }
-    if (sn->val[F_COLL_MODEL]) {
-        TP_TRY(get_enum(sn, F_COLL_MODEL, &k, err));
-        o->coll_model = k == 0 ? TP_COLL_RING : TP_COLL_SIMPLE;
-    }
-    double x;
-    if (sn->val[F_CUDA_CTX]) {
-        TP_TRY(get_f64(sn, F_CUDA_CTX, &x, err));
-        o->cuda_context_bytes = x * TP_GB;
-    }
-    if (sn->val[F_COMM_BUF]) {
-        TP_TRY(get_f64(sn, F_COMM_BUF, &x, err));
-        o->comm_buffer_bytes = x * TP_GB;
-    }
-    if (sn->val[F_FRAG])
-        TP_TRY(get_f64(sn, F_FRAG, &o->fragmentation, err));
-    if (sn->val[F_HOST_MEM]) {
-        TP_TRY(get_f64(sn, F_HOST_MEM, &x, err));
-        o->host_mem_bytes_per_node = x * TP_GB;
-    }
-    if (sn->val[F_PCIE]) {
-        TP_TRY(get_f64(sn, F_PCIE, &x, err));
-        o->pcie_bw_bytes_per_s = x * TP_GB;
-    }
-    if (sn->val[F_HOST_BW]) {
-        TP_TRY(get_f64(sn, F_HOST_BW, &x, err));
-        o->host_mem_bw_bytes_per_s = x * TP_GB;
-    }
-    if (sn->val[F_EXTRA_PARAM])
-        TP_TRY(get_f64(sn, F_EXTRA_PARAM, &o->extra_param_bytes, err));
-    if (sn->val[F_CE_BYTES])
-        TP_TRY(get_f64(sn, F_CE_BYTES, &o->ce_bytes_per_logit, err));
-    if (sn->val[F_TP_OVERLAP])
-        o->tp_comm_overlap = true;
-    if (sn->val[F_NO_DP_OVERLAP])
-        o->dp_comm_overlap = false;
-    if (sn->val[F_ATTN_AMPERE])
-        o->attn_ampere_kernel = true;
-    if (sn->val[F_SAC_OPS])
-        o->sac_ops = true;
-    if (sn->val[F_NO_PP_SG])
-        o->pp_scatter_gather = false;
-    return TP_OK;
-}
-
-static tp_status apply_gpu(const seen *sn, tp_precision prec, tp_gpu *g, tp_error *err)
-{
-    double x;
-    if (sn->pos[F_GPU_MEM_GB] > sn->pos[F_GPU_MEM_GIB]) {
-        TP_TRY(get_f64(sn, F_GPU_MEM_GB, &x, err));
-        g->mem_capacity_bytes = x * TP_GB;
-    } else if (sn->val[F_GPU_MEM_GIB]) {
-        TP_TRY(get_f64(sn, F_GPU_MEM_GIB, &x, err));
-        g->mem_capacity_bytes = x * TP_GIB;
-    }
-    if (sn->val[F_PEAK_TFLOPS]) {
-        TP_TRY(get_f64(sn, F_PEAK_TFLOPS, &x, err));
-        g->peak_flops_per_s[prec] = x * 1e12;
-    }
-    if (sn->val[F_PRICE])
-        TP_TRY(get_f64(sn, F_PRICE, &g->price_per_gpu_hour, err));
-    return TP_OK;
-}
-
-/*
- * A loader error: an unknown preset name or an unreadable file is the
- * flag's error; a bad field or bad JSON in a file is reported in the file.
- */
 /* A Hugging Face config.json given as --model: name the keys it holds that
  * trainplan does not read (issue 16: nothing is ignored silently). */
 static void note_hf_ignored(const char *path)
@@ -1120,36 +792,20 @@ static void note_hf_ignored(const char *path)
     fputc('\n', stderr);
 }
 
-static tp_status load_error(tp_error *err, const char *flag, const char *arg, cli_common *co)
+/* What the scan found -> *co, and the run description -> *c. */
+static tp_status build(const seen *sn, const tp_io_desc *desc, cli_sources sources, tp_config *c,
+                       cli_common *co, tp_error *err)
 {
-    if (!err)
-        return TP_ERR_INVALID_ARG;
-    if (err->code == TP_ERR_UNKNOWN || err->code == TP_ERR_IO)
-        snprintf(err->path, sizeof err->path, "%s", flag);
-    else
-        co->err_file = arg;
-    return err->code;
-}
+    for (size_t k = 0; k < F_COUNT; k++)
+        co->given[k] = sn->val[k] != NULL;
+    co->json = sn->val[F_JSON] != NULL;
+    co->last_report = sn->last_report;
+    co->model = tp_io_desc_model(desc);
+    co->gpu = tp_io_desc_gpu(desc);
+    co->global_batch_given = sn->val[F_GLOBAL_BATCH] || sn->val[F_GLOBAL_BATCH_TOKENS];
 
-/*
- * cli_presets_only: --model and --gpu must name presets. The value is
- * looked up in the embedded preset table and nowhere else, so the loaders'
- * file branch is unreachable; the message depends on the name alone (the
- * same whether or not a file of that name exists).
- */
-static tp_status preset_only(tp_io_kind kind, const char *flag, const char *name, tp_error *err)
-{
-    if (tp_io_preset_text(kind, name))
-        return TP_OK;
-    /* the loaders' wording for an unknown name, so that the server and the CLI agree */
-    const char *hint = tp_io_preset_suggest(kind, name);
-    if (hint)
-        return tp_error_set(err, TP_ERR_UNKNOWN, flag,
-                            "unknown %s \"%.64s\" (did you mean \"%s\"?); run 'trainplan "
-                            "presets' to list them",
-                            flag, name, hint);
-    return tp_error_set(err, TP_ERR_UNKNOWN, flag,
-                        "unknown %s \"%.64s\"; run 'trainplan presets' to list them", flag, name);
+    tp_io_desc_opts o = {sources == CLI_PRESETS_ONLY, note_hf_ignored};
+    return tp_io_desc_build(desc, &o, c, &co->err_file, err);
 }
 
 tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *extra, tp_config *c,
@@ -1169,36 +825,72 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
     TP_TRY(scan(argc, argv, argi, extra, &sn, err));
+    return build(&sn, &sn.desc, sources, c, co, err);
+}
 
-    for (size_t k = 0; k < F_COUNT; k++)
-        co->given[k] = sn.val[k] != NULL;
-    co->json = sn.val[F_JSON] != NULL;
-    co->last_report = sn.last_report;
-    co->model = sn.val[F_MODEL] ? sn.val[F_MODEL] : flags[F_MODEL].def;
-    co->gpu = sn.val[F_GPU] ? sn.val[F_GPU] : flags[F_GPU].def;
-    co->global_batch_given = sn.val[F_GLOBAL_BATCH] || sn.val[F_GLOBAL_BATCH_TOKENS];
-
-    if (sources == CLI_PRESETS_ONLY) {
-        TP_TRY(preset_only(TP_IO_MODEL, "model", co->model, err));
-        TP_TRY(preset_only(TP_IO_GPU, "gpu", co->gpu, err));
-        if (sn.val[F_HW_PROFILE])
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "hw-profile",
-                                "--hw-profile reads a file; here only presets are accepted");
+/* The flag whose name without its dashes is key. */
+static const cli_flag *find_key(const cli_flag *tab, size_t count, const char *key, size_t *idx)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(tab[i].name + 2, key) == 0) {
+            *idx = i;
+            return &tab[i];
+        }
     }
-    if (tp_io_model_load(co->model, &c->model, err) != TP_OK)
-        return load_error(err, "model", co->model, co);
-    note_hf_ignored(co->model);
-    TP_TRY(apply_model(&sn, &c->model, err));
-    if (tp_io_gpu_load(co->gpu, &c->gpu, err) != TP_OK)
-        return load_error(err, "gpu", co->gpu, co);
-    tp_train_default(&c->train);
-    tp_options_default(&c->opts);
-    TP_TRY(apply_train(&sn, &c->train, err));
-    TP_TRY(apply_options(&sn, &c->opts, err));
-    TP_TRY(apply_gpu(&sn, c->train.precision, &c->gpu, err));
-    if (sn.val[F_HW_PROFILE] && tp_io_hw_profile_load(sn.val[F_HW_PROFILE], &c->gpu, err) != TP_OK)
-        return load_error(err, "hw-profile", sn.val[F_HW_PROFILE], co);
+    return NULL;
+}
+
+/*
+ * One key of a request, checked as scan checks a flag of argv: a key that
+ * is no flag of the command, a value for a switch ("sp": 3), a flag
+ * without a value ("tp": true or "") get the CLI's messages, in the order
+ * of the keys. The value is the item's text ("" for a switch given).
+ */
+static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra, seen *sn,
+                           tp_error *err)
+{
+    size_t idx = 0;
+    bool is_extra = false;
+    const cli_flag *fl = find_key(flags, F_COUNT, it->key, &idx);
+    if (!fl && extra) {
+        fl = find_key(extra->flags, extra->count, it->key, &idx);
+        is_extra = fl != NULL;
+    }
+    if (!fl) {
+        char name[80];
+        snprintf(name, sizeof name, "--%s", it->key); /* keys are at most 64 characters */
+        return unknown_flag(name, strlen(name), true, extra, err);
+    }
+    const char *val = it->text;
+    if (fl->kind == CLI_SWITCH && val)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, bare(fl), "takes no value (got \"%s\")", val);
+    if (fl->kind == CLI_SWITCH)
+        val = "";
+    else if (!val || val[0] == '\0')
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", fl->name);
+    if (is_report_flag(fl->name))
+        sn->last_report = fl->name;
+    if (is_extra)
+        extra->values[idx] = val;
+    else
+        sn->val[idx] = val;
     return TP_OK;
+}
+
+tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra, tp_config *c,
+                                   cli_common *co, tp_error *err)
+{
+    seen sn;
+    memset(&sn, 0, sizeof sn);
+    memset(co, 0, sizeof *co);
+    memset(c, 0, sizeof *c);
+    if (extra)
+        for (size_t i = 0; i < extra->count; i++)
+            extra->values[i] = NULL;
+    TP_TRY(check_table(err));
+    for (size_t i = 0; i < rq->count; i++)
+        TP_TRY(scan_item(&rq->items[i], extra, &sn, err));
+    return build(&sn, &rq->desc, CLI_PRESETS_ONLY, c, co, err);
 }
 
 tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *extra, tp_error *err)

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * request.c: web API requests -> the CLI's argument vector (see request.h
- * for the mapping), the preset list, and the error body.
+ * request.c: web API requests -> a run description (src/io/desc.h) and
+ * the command's own keys (see request.h for the mapping), the preset
+ * list, and the error body.
  *
- * Why an argument vector and not a second JSON -> tp_config mapping: the
- * CLI's flag table (src/cli/opts.c) already holds every flag's range,
- * default, derived default and message. Going through it makes "a request
- * and the CLI give identical answers" true by construction instead of by
- * keeping two mappings in step.
+ * The keys that are fields of the run description (src/io/fields.c) are
+ * recorded in r->desc, which tp_io_desc_build turns into the tp_config
+ * exactly as it does the CLI's flags: the same ranges, defaults, derived
+ * values and messages, with no second mapping to keep in step. Every key
+ * is also kept, in order, as an item (key, value as text), for the
+ * command's parser: it checks the keys the run description does not know
+ * (search's "top", an unknown key) with the command's flag table, so that
+ * a key that is no flag is worded as the CLI words an unknown flag.
  *
- * Safety: a key becomes part of a flag name, so keys are restricted to
- * [a-z0-9-] (no '=' or spaces that could smuggle a second flag); a value
- * is always attached with '=' so it can never be read as another flag.
- * "model" and "gpu" must not name files: the server reads no files.
+ * Safety: keys are restricted to [a-z0-9-] (they are flag names, nothing
+ * else); "model" and "gpu" must not name files: the server reads no files.
  */
 #include <math.h>
 #include <stdio.h>
@@ -64,32 +66,13 @@ static bool looks_like_path(const char *s)
     return strchr(s, '/') != NULL || (n >= 5 && strcmp(s + n - 5, ".json") == 0);
 }
 
-/* "--key" or "--key=value", newly allocated (NULL when out of memory). */
-static char *flag_arg(const char *key, const char *value)
-{
-    size_t nk = strlen(key), nv = value ? strlen(value) : 0;
-    char *s = malloc(2 + nk + (value ? 1 + nv : 0) + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, "--", 2);
-    memcpy(s + 2, key, nk);
-    size_t at = 2 + nk;
-    if (value) {
-        s[at++] = '=';
-        memcpy(s + at, value, nv);
-        at += nv;
-    }
-    s[at] = '\0';
-    return s;
-}
-
 static tp_status nomem(tp_error *err)
 {
     return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the request");
 }
 
-/* The flag text for one key/value, or NULL with *skip set for false/null. */
-static tp_status flag_text(const char *key, json_t *v, char **out, bool *skip, tp_error *err)
+/* The value's text, owned, in *out: NULL for true (a switch given); *skip for false/null. */
+static tp_status value_text(const char *key, json_t *v, char **out, bool *skip, tp_error *err)
 {
     char num[64];
     *out = NULL;
@@ -97,24 +80,25 @@ static tp_status flag_text(const char *key, json_t *v, char **out, bool *skip, t
     if (!v)
         return TP_OK;
     switch (json_typeof(v)) {
-    case JSON_TRUE: *out = flag_arg(key, NULL); break;
+    case JSON_TRUE: return TP_OK; /* a switch given, as "--key" */
     case JSON_FALSE:
     case JSON_NULL: *skip = true; return TP_OK;
     case JSON_INTEGER:
         snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        *out = flag_arg(key, num);
+        *out = strdup(num);
         break;
     case JSON_REAL:
-        /* finite by construction: jansson rejects NaN/inf while parsing */
+        /* finite by construction: jansson rejects NaN/inf while parsing; 17
+         * digits so that the text reads back as the same double (8.0 as 8) */
         snprintf(num, sizeof num, "%.17g", json_real_value(v));
-        *out = flag_arg(key, num);
+        *out = strdup(num);
         break;
     case JSON_STRING: {
         const char *s = json_string_value(v);
         if (strlen(s) != json_string_length(v))
             return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must not contain a NUL character",
                                 key);
-        *out = flag_arg(key, s);
+        *out = strdup(s);
         break;
     }
     default:
@@ -197,22 +181,39 @@ static tp_status take_config(json_t *v, const char *key, const char *what, char 
     return *text ? TP_OK : nomem(err);
 }
 
-/* Append an owned string to out->argv, keeping it NULL-terminated; frees s on failure. */
-static int push(tp_io_request *out, size_t *cap, char *s)
+/* Append an item (key copied, text owned: freed on failure). */
+static int push_item(tp_io_request *out, size_t *cap, const char *key, char *text)
 {
-    if ((size_t)out->argc + 2 > *cap) {
+    if (out->count + 1 > *cap) {
         size_t ncap = *cap ? 2 * *cap : 16;
-        char **a = realloc(out->argv, ncap * sizeof *a);
+        tp_io_request_item *a = realloc(out->items, ncap * sizeof *a);
         if (!a) {
-            free(s);
+            free(text);
             return -1;
         }
-        out->argv = a;
+        out->items = a;
         *cap = ncap;
     }
-    out->argv[out->argc++] = s;
-    out->argv[out->argc] = NULL;
+    char *k = strdup(key);
+    if (!k) {
+        free(text);
+        return -1;
+    }
+    out->items[out->count].key = k;
+    out->items[out->count].text = text;
+    out->count++;
     return 0;
+}
+
+/* The run description: every item that sets one of its fields, in order. */
+static void fill_desc(tp_io_request *r)
+{
+    tp_io_desc_init(&r->desc);
+    for (size_t i = 0; i < r->count; i++) {
+        const tp_io_request_item *it = &r->items[i];
+        tp_io_desc_set(&r->desc, tp_io_desc_slot_key(it->key), it->text ? it->text : "",
+                       TP_IO_ORIGIN_KEY);
+    }
 }
 
 tp_status tp_io_request_parse(const char *body, size_t len, const char *command, tp_io_request *out,
@@ -245,11 +246,6 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
     }
 
     size_t cap = 0;
-    char *cmd = strdup(command);
-    if (!cmd || push(out, &cap, cmd) != 0) {
-        st = nomem(err);
-        goto done;
-    }
 
     const char *key;
     json_t *v;
@@ -312,9 +308,9 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
                                   "\"%s\" must be an array of strings, numbers or booleans", key);
                 goto done;
             }
-            if ((st = flag_text(key, x, &text, &skip, err)) != TP_OK)
+            if ((st = value_text(key, x, &text, &skip, err)) != TP_OK)
                 goto done;
-            if (!skip && push(out, &cap, text) != 0) {
+            if (!skip && push_item(out, &cap, key, text) != 0) {
                 st = nomem(err);
                 goto done;
             }
@@ -346,6 +342,7 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
                           override);
         goto done;
     }
+    fill_desc(out);
 
 done:
     json_decref(root);
@@ -358,13 +355,63 @@ void tp_io_request_free(tp_io_request *r)
 {
     if (!r)
         return;
-    if (r->argv)
-        for (int i = 0; i < r->argc; i++)
-            free(r->argv[i]);
-    free(r->argv);
+    for (size_t i = 0; r->items && i < r->count; i++) {
+        free(r->items[i].key);
+        free(r->items[i].text);
+    }
+    free(r->items);
     free(r->model_text);
     free(r->gpu_text);
     memset(r, 0, sizeof *r);
+}
+
+/* "--key" or "--key=text", newly allocated (NULL when out of memory). */
+static char *flag_arg(const tp_io_request_item *it)
+{
+    size_t nk = strlen(it->key), nv = it->text ? strlen(it->text) : 0;
+    char *s = malloc(2 + nk + (it->text ? 1 + nv : 0) + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, "--", 2);
+    memcpy(s + 2, it->key, nk);
+    size_t at = 2 + nk;
+    if (it->text) {
+        s[at++] = '=';
+        memcpy(s + at, it->text, nv);
+        at += nv;
+    }
+    s[at] = '\0';
+    return s;
+}
+
+tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc, char ***argv,
+                             tp_error *err)
+{
+    *argc = 0;
+    *argv = calloc(r->count + 2, sizeof **argv);
+    if (!*argv || !((*argv)[0] = strdup(command))) {
+        tp_io_argv_free(*argc, *argv);
+        *argv = NULL;
+        return nomem(err);
+    }
+    *argc = 1;
+    for (size_t i = 0; i < r->count; i++) {
+        if (!((*argv)[*argc] = flag_arg(&r->items[i]))) {
+            tp_io_argv_free(*argc, *argv);
+            *argc = 0;
+            *argv = NULL;
+            return nomem(err);
+        }
+        (*argc)++;
+    }
+    return TP_OK;
+}
+
+void tp_io_argv_free(int argc, char **argv)
+{
+    for (int i = 0; argv && i < argc; i++)
+        free(argv[i]);
+    free(argv);
 }
 
 /* Prefix err->path with key and a dot ("model-config.num_heads"), cut to fit. */

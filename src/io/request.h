@@ -1,28 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /**
- * request.h: JSON requests of the web API, mapped onto the CLI's flags.
+ * request.h: JSON requests of the web API, mapped onto the run
+ * description (src/io/desc.h) the CLI's flags fill too.
  *
  * A request body is one JSON object whose keys are the CLI's flag names
- * without the leading dashes, and whose values are what the flag takes:
+ * without the leading dashes (src/io/fields.c lists each field's key),
+ * and whose values are what the flag takes:
  *
  *   {"model": "llama-3-8b", "gpu": "h100-sxm", "gpus": 64, "tp": 2,
  *    "pp": 4, "zero": 1, "recompute": "selective", "sp": true}
  *
- * becomes the argument vector
- *
- *   estimate --model=llama-3-8b --gpu=h100-sxm --gpus=64 --tp=2 --pp=4
- *            --zero=1 --recompute=selective --sp
- *
- * which the caller hands to the CLI's own parser (cli_parse_config), so
- * that a request and the command line mean the same thing, get the same
- * defaults and derived values, and fail with the same messages. Rules:
- *  - a string or a number is the flag's value ("--key=value"; integers as
- *    written, reals with 17 significant digits, so 8.0 reads as 8);
- *  - true is a switch given ("--sp"), false and null are the flag absent,
- *    exactly as on the command line (say "no-sp": true for --no-sp);
+ * means what `estimate --model llama-3-8b --gpu h100-sxm --gpus 64 --tp 2
+ * --pp 4 --zero 1 --recompute selective --sp` means: the keys that are
+ * fields of the run description are recorded in r->desc, which
+ * tp_io_desc_build turns into the tp_config as it does the CLI's, so that
+ * a request and the command line get the same defaults and derived
+ * values, and fail with the same messages. Every key is also kept in
+ * r->items, in order, for the command's own parser (src/cli: its own keys
+ * such as search's "top", and the words for a key that is no flag).
+ * Rules:
+ *  - a string or a number is the value (integers as written, reals as
+ *    text with 17 significant digits, so 8.0 reads as 8);
+ *  - true is a switch given ("sp": true is --sp), false and null are the
+ *    key absent, exactly as on the command line (say "no-sp": true);
  *  - keys are in the order of the object, so of two opposite switches the
  *    later one wins, as on the command line;
- *  - an array of such values is the flag repeated, in order; only plan's
+ *  - an array of such values is the key repeated, in order; only plan's
  *    "phase" may repeat, an array for any other key is an error (the CLI
  *    would keep the last value and hide the rest); objects are errors,
  *    except "model-config";
@@ -30,14 +33,14 @@
  *    config.json (a string, so that errors carry its line and column), or
  *    the same as an object. It stands for `--model FILE`: the CLI loads a
  *    file, the server never reads the file system, so "model" and "gpu"
- *    must name presets (whatever their JSON type, the server's parse,
- *    cli_parse_config_from with CLI_PRESETS_ONLY, looks nowhere else).
+ *    must name presets (the server's build, tp_io_desc_build with
+ *    presets_only, looks nowhere else).
  *  - "gpu-config": the text of a trainplan GPU JSON (presets/gpus/ *.json),
  *    or that object: a GPU of one's own, as "model-config" is a model;
- *    "gpu" and the GPU override flags cannot be combined with it.
- *  - for "search" only, "offset" and "limit" (integers) are not flags
- *    but ask for one page of the ranked results (docs/serve.md): they
- *    set paged, offset and limit instead of adding to argv.
+ *    "gpu" and the GPU override keys cannot be combined with it.
+ *  - for "search" only, "offset" and "limit" (integers) are not keys of
+ *    the run but ask for one page of the ranked results (docs/serve.md):
+ *    they set paged, offset and limit and are not items.
  *
  * Ownership: tp_io_request_parse fills a caller-owned tp_io_request; free
  * its contents with tp_io_request_free (also after a failed parse).
@@ -50,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "desc.h"
 #include "tp/tp.h"
 
 /** Largest request body the web API accepts, bytes. */
@@ -61,14 +65,21 @@
 /** Largest "offset" (beyond any list the search returns). */
 #define TP_IO_REQUEST_MAX_OFFSET 1000000
 
+/** One key of a request, as given. */
+typedef struct tp_io_request_item {
+    char *key;  /* owned: "tp" */
+    char *text; /* owned: the value as text; NULL for true (a switch given) */
+} tp_io_request_item;
+
 typedef struct tp_io_request {
-    int argc;         /* argv[0] is the command name */
-    char **argv;      /* argc strings + NULL; each string owned */
-    char *model_text; /* "model-config" text, owned; NULL when absent */
-    char *gpu_text;   /* "gpu-config" text, owned; NULL when absent */
-    bool paged;       /* search: "offset" or "limit" was given */
-    int64_t offset;   /* search: first result of the page, from 0 */
-    int64_t limit;    /* search: results in the page (when paged) */
+    tp_io_request_item *items; /* every key but the page and inline configs, in order */
+    size_t count;              /* items */
+    tp_io_desc desc;           /* the items that set fields of the run (borrowing their text) */
+    char *model_text;          /* "model-config" text, owned; NULL when absent */
+    char *gpu_text;            /* "gpu-config" text, owned; NULL when absent */
+    bool paged;                /* search: "offset" or "limit" was given */
+    int64_t offset;            /* search: first result of the page, from 0 */
+    int64_t limit;             /* search: results in the page (when paged) */
 } tp_io_request;
 
 /**
@@ -77,9 +88,10 @@ typedef struct tp_io_request {
  * TP_ERR_PARSE (not JSON: line and column in the body), TP_ERR_CONFIG
  * (not an object, a key that is not a flag name, a value of the wrong
  * JSON type; err->path names the key), TP_ERR_INVALID_ARG ("model" or
- * "gpu" names a file), TP_ERR_NOMEM. Unknown flag names and bad values
- * are left to the CLI parser, which reports them as the CLI does; the
- * server words its errors for the API with tp_io_request_word_error.
+ * "gpu" names a file), TP_ERR_NOMEM. Unknown keys, a value for a switch
+ * and bad values are left to the command's parser and tp_io_desc_build,
+ * which report them as the CLI does; the server words its errors for the
+ * API with tp_io_request_word_error.
  */
 tp_status tp_io_request_parse(const char *body, size_t len, const char *command, tp_io_request *out,
                               tp_error *err);
@@ -90,6 +102,17 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
  * TP_ERR_CONFIG naming the key otherwise. Sets r->paged.
  */
 tp_status tp_io_request_page(tp_io_request *r, const char *key, int64_t v, tp_error *err);
+
+/**
+ * The request as the CLI's argument vector: command, then "--key" for a
+ * switch and "--key=text" for a value, in order (each string and the
+ * NULL-terminated array owned; free with tp_io_argv_free). For `plan`,
+ * whose parser still reads an argument vector (DESIGN.md, "Configuration
+ * API"), and for tests. TP_ERR_NOMEM only.
+ */
+tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc, char ***argv,
+                             tp_error *err);
+void tp_io_argv_free(int argc, char **argv);
 
 /** Free what tp_io_request_parse allocated; r may be zeroed or NULL. */
 void tp_io_request_free(tp_io_request *r);

@@ -12,9 +12,12 @@
  *   POST /api/explain      = trainplan explain --json  (a job: run on the compute pool)
  *
  * Handlers are thin: parse -> library -> the writer the CLI uses. A body
- * is a JSON object of CLI flags (src/io/request.h), turned into an
- * argument vector and parsed by the CLI's own parsers (cli_parse_config_from,
- * cli_search_parse, cli_plan_parse, cli_explain_parse) with CLI_PRESETS_ONLY, so that the
+ * is a JSON object of CLI flags (src/io/request.h): its keys fill the run
+ * description (src/io/desc.h) that tp_io_desc_build turns into the
+ * tp_config, as for the CLI's flags, and the command's own keys are
+ * checked by the command's flag table (cli_parse_config_request,
+ * cli_search_parse_request, cli_explain_parse_request; plan still through
+ * an argument vector, cli_plan_parse), always presets only, so that the
  * answer (or the error message) is the CLI's and no value can name a file.
  * JSON is written exactly as the CLI's --json writes it (2-space indent,
  * final newline), so a reply and the CLI's standard output are byte for
@@ -186,8 +189,8 @@ void tp_web_reply_error(tp_web_reply *out, unsigned status, const char *code, co
 /* ---- configuration from a request body ---- */
 
 /*
- * Body -> tp_config through the CLI's parser, with "model-config" standing
- * in for `--model FILE`. extra: the command's own flags, or NULL.
+ * Body -> tp_config through the run description, with "model-config"
+ * standing in for `--model FILE`. extra: the command's own flags, or NULL.
  */
 static tp_status config_from_body(const char *body, size_t len, const char *command,
                                   const cli_extra *extra, tp_config *c, tp_error *err)
@@ -197,10 +200,7 @@ static tp_status config_from_body(const char *body, size_t len, const char *comm
     if (st != TP_OK)
         return st;
     cli_common co;
-    int argi = 1;
-    st = cli_parse_config_from(rq.argc, rq.argv, &argi, extra, CLI_PRESETS_ONLY, c, &co, err);
-    if (st == TP_OK && argi < rq.argc)
-        st = tp_error_set(err, TP_ERR_CONFIG, "", "unexpected argument \"%s\"", rq.argv[argi]);
+    st = cli_parse_config_request(&rq, extra, c, &co, err);
     if (st == TP_OK)
         st = tp_io_request_inline(&rq, c, err);
     tp_io_request_free(&rq);
@@ -321,17 +321,23 @@ static tp_status job_parse(const tp_web_request *hr, enum job_kind kind, tp_web_
         st = tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
     if (st == TP_OK && is_plan) {
         job->kind = JOB_PLAN;
-        st = cli_plan_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, job->plan, err);
+        /* plan's parser still reads an argument vector (DESIGN.md, "Configuration API") */
+        int ac = 0;
+        char **av = NULL;
+        st = tp_io_request_argv(&rq, command, &ac, &av, err);
+        if (st == TP_OK)
+            st = cli_plan_parse(ac, av, CLI_PRESETS_ONLY, job->plan, err);
+        tp_io_argv_free(ac, av);
         if (st == TP_OK)
             st = tp_io_request_inline(&rq, &job->plan->in.base, err);
     } else if (st == TP_OK && kind == JOB_EXPLAIN) {
         job->kind = JOB_EXPLAIN;
-        st = cli_explain_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->explain, err);
+        st = cli_explain_parse_request(&rq, &job->explain, err);
         if (st == TP_OK)
             st = tp_io_request_inline(&rq, &job->explain.c, err);
     } else if (st == TP_OK) {
         job->kind = JOB_SEARCH;
-        st = cli_search_parse(rq.argc, rq.argv, CLI_PRESETS_ONLY, &job->search, err);
+        st = cli_search_parse_request(&rq, &job->search, err);
         if (st == TP_OK)
             st = tp_io_request_inline(&rq, &job->search.c, err);
         job->paged = rq.paged;

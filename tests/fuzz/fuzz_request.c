@@ -29,19 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&req, 0, sizeof req);
     tp_status st = tp_io_request_parse(body, len, command, &req, &err);
     if (st == TP_OK) {
-        if (req.argc < 1 || !req.argv || req.argv[req.argc] != NULL)
+        if ((req.count > 0) != (req.items != NULL))
             abort();
         tp_model m;
         int model_ok = req.model_text && tp_io_request_model(&req, &m, &err) == TP_OK;
         int paths = 0;
-        for (int i = 1; i < req.argc; i++)
-            paths += strchr(req.argv[i], '/') != NULL; /* never let fuzz input open files */
+        for (size_t i = 0; i < req.count; i++) /* never let fuzz input open files */
+            paths += req.items[i].text && strchr(req.items[i].text, '/') != NULL;
         tp_config *c = malloc(sizeof *c);
         cli_common *co = malloc(sizeof *co);
-        int argi = 1;
-        if (!paths && c && co &&
-            cli_parse_config_from(req.argc, req.argv, &argi, NULL, CLI_PRESETS_ONLY, c, co, &err) ==
-                TP_OK) {
+        if (!paths && c && co && cli_parse_config_request(&req, NULL, c, co, &err) == TP_OK) {
             if (model_ok)
                 c->model = m;
             if (tp_config_validate(c, &err) == TP_OK) {

@@ -11,7 +11,8 @@
 #include "helpers.h"
 #include "request.h"
 
-/* Parse body and compare the argument vector with want[] (NULL-terminated). */
+/* Parse body and compare its items, as the CLI's argument vector, with want[]
+ * (NULL-terminated). */
 static void expect_argv(const char *body, const char *const *want)
 {
     tp_io_request rq;
@@ -23,10 +24,14 @@ static void expect_argv(const char *body, const char *const *want)
     int n = 0;
     while (want[n])
         n++;
-    assert_int_equal(rq.argc, n);
+    int argc;
+    char **argv;
+    assert_int_equal(tp_io_request_argv(&rq, "estimate", &argc, &argv, &err), TP_OK);
+    assert_int_equal(argc, n);
     for (int i = 0; i < n; i++)
-        assert_string_equal(rq.argv[i], want[i]);
-    assert_null(rq.argv[n]);
+        assert_string_equal(argv[i], want[i]);
+    assert_null(argv[n]);
+    tp_io_argv_free(argc, argv);
     tp_io_request_free(&rq);
 }
 
@@ -40,7 +45,7 @@ static void expect_error(const char *body, tp_status code, const char *path)
     assert_true(err.message[0] != '\0');
     if (path)
         assert_string_equal(err.path, path);
-    assert_null(rq.argv);
+    assert_null(rq.items);
     assert_null(rq.model_text);
 }
 
@@ -67,9 +72,10 @@ static void test_values(void **state)
     tp_error perr = {0};
     static const char phases[] = "{\"phase\": [\"name=a\", \"name=b\"]}";
     assert_int_equal(tp_io_request_parse(phases, strlen(phases), "plan", &prq, &perr), TP_OK);
-    assert_int_equal(prq.argc, 3);
-    assert_string_equal(prq.argv[1], "--phase=name=a");
-    assert_string_equal(prq.argv[2], "--phase=name=b");
+    assert_int_equal(prq.count, 2);
+    assert_string_equal(prq.items[0].key, "phase");
+    assert_string_equal(prq.items[0].text, "name=a");
+    assert_string_equal(prq.items[1].text, "name=b");
     tp_io_request_free(&prq);
     expect_error(phases, TP_ERR_CONFIG, "phase"); /* estimate has no --phase to repeat */
     expect_error("{\"tp\": []}", TP_ERR_CONFIG, "tp");
@@ -118,7 +124,7 @@ static void test_model_config(void **state)
     tp_error err = {0};
     assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
     assert_non_null(rq.model_text);
-    assert_int_equal(rq.argc, 2);
+    assert_int_equal(rq.count, 1);
     tp_model m;
     assert_int_not_equal(tp_io_request_model(&rq, &m, &err), TP_OK);
     assert_int_equal(err.line, 2); /* inside the pasted text */
@@ -139,9 +145,14 @@ static void test_search_page(void **state)
     assert_true(rq.paged);
     assert_int_equal(rq.offset, 20);
     assert_int_equal(rq.limit, 5);
-    assert_int_equal(rq.argc, 3); /* search --gpus=8 --top=50 */
-    assert_string_equal(rq.argv[1], "--gpus=8");
-    assert_string_equal(rq.argv[2], "--top=50");
+    assert_int_equal(rq.count, 2); /* search --gpus=8 --top=50 */
+    assert_string_equal(rq.items[0].key, "gpus");
+    assert_string_equal(rq.items[0].text, "8");
+    assert_string_equal(rq.items[1].key, "top");
+    assert_string_equal(rq.items[1].text, "50");
+    /* gpus is a field of the run description, top search's own */
+    assert_string_equal(tp_io_desc_get(&rq.desc, tp_io_desc_slot_key("gpus")), "8");
+    assert_int_equal(tp_io_desc_slot_key("top"), -1);
     tp_io_request_free(&rq);
 
     /* offset alone: the default page size; 3.0 reads as 3 */
@@ -170,7 +181,7 @@ static void test_search_page(void **state)
         assert_int_equal(tp_io_request_parse(bad[i][0], strlen(bad[i][0]), "search", &rq, &err),
                          TP_ERR_CONFIG);
         assert_string_equal(err.path, bad[i][1]);
-        assert_null(rq.argv);
+        assert_null(rq.items);
     }
 
     /* estimate has no pages: "offset" becomes a flag the CLI parser refuses */
@@ -212,14 +223,67 @@ static void test_presets_and_errors_json(void **state)
     json_decref(e);
 }
 
+/* The run description (src/io/desc.h): a body's fields, built as the CLI builds its flags. */
+static void test_desc(void **state)
+{
+    (void)state; /* unused */
+    tp_io_request rq;
+    tp_error err = {0};
+    tp_config c;
+    const char *file = NULL;
+    tp_io_desc_opts presets = {true, NULL};
+    const char *body = "{\"gpus\": 16, \"tp\": 2, \"pp\": 2, \"micro-batch\": 2}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_int_equal(tp_io_desc_build(&rq.desc, &presets, &c, &file, &err), TP_OK);
+    assert_int_equal(c.train.num_gpus, 16);
+    assert_int_equal(c.train.tp, 2);
+    assert_true(c.train.sp);                   /* derived: on when tp > 1 */
+    assert_int_equal(c.train.global_batch, 8); /* derived: micro-batch 2 x DP 4 */
+    assert_string_equal(tp_io_desc_model(&rq.desc), TP_IO_DEFAULT_MODEL);
+    tp_io_request_free(&rq);
+
+    /* of two opposite switches the later wins, in the order of the keys */
+    body = "{\"zero\": 1, \"fsdp\": true, \"no-sp\": true, \"sp\": true, \"gpus\": 8}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_int_equal(tp_io_desc_build(&rq.desc, &presets, &c, &file, &err), TP_OK);
+    assert_int_equal(c.train.zero, 3);
+    assert_true(c.train.sp);
+    tp_io_request_free(&rq);
+
+    /* values are judged when built, with the field's range and the CLI's words */
+    body = "{\"tp\": 0}";
+    assert_int_equal(tp_io_request_parse(body, strlen(body), "estimate", &rq, &err), TP_OK);
+    assert_int_equal(tp_io_desc_build(&rq.desc, &presets, &c, &file, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "tp");
+    assert_string_equal(err.message, "--tp: 0 is out of range [1, 1048576]");
+    tp_io_request_free(&rq);
+
+    /* the last value of a field wins, and one overridden is never judged */
+    tp_io_desc d;
+    tp_io_desc_init(&d);
+    int tp = tp_io_desc_slot("--tp");
+    assert_true(tp >= 0);
+    assert_int_equal(tp_io_desc_slot_key("tp"), tp);
+    assert_int_equal(tp_io_desc_slot("--json"), -1);
+    tp_io_desc_set(&d, tp, "0", TP_IO_ORIGIN_FLAG);
+    tp_io_desc_set(&d, tp, "4", TP_IO_ORIGIN_FLAG);
+    tp_io_desc_set(&d, tp_io_desc_slot("--gpus"), "8", TP_IO_ORIGIN_FLAG);
+    assert_int_equal(tp_io_desc_build(&d, &presets, &c, &file, &err), TP_OK);
+    assert_int_equal(c.train.tp, 4);
+
+    /* presets only: a file name is an unknown preset, never opened */
+    tp_io_desc_set(&d, tp_io_desc_slot("--model"), "model.json", TP_IO_ORIGIN_KEY);
+    assert_int_equal(tp_io_desc_build(&d, &presets, &c, &file, &err), TP_ERR_UNKNOWN);
+    assert_string_equal(err.path, "model");
+    assert_null(file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_model_config),
-        cmocka_unit_test(test_search_page),
-        cmocka_unit_test(test_presets_and_errors_json),
+        cmocka_unit_test(test_values),       cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_model_config), cmocka_unit_test(test_search_page),
+        cmocka_unit_test(test_desc),         cmocka_unit_test(test_presets_and_errors_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
