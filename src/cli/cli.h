@@ -374,14 +374,18 @@ void cli_text_close(cli_text *t);
  * it, looked up in the user's argv[1..argc-1].
  */
 tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err);
+/* The same, with argv NULL for a web request: the clashes are the flags
+ * the request gave (cli_given on co). */
+tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_common *co,
+                              double *n_out, tp_error *err);
 
 /**
  * --params for estimate and search: replace c->model by tp_scaling_shape
  * of the count (vocabulary --vocab when given, else
  * CLI_PARAMS_DEFAULT_VOCAB). *n_out = the count, 0 when not given.
  */
-tp_status cli_params_model(const char *val, int argc, char **argv, tp_config *c, double *n_out,
-                           tp_error *err);
+tp_status cli_params_model(const char *val, int argc, char **argv, const cli_common *co,
+                           tp_config *c, double *n_out, tp_error *err);
 
 /** The report's words for a model from --params (as plan's): text and JSON. */
 void cli_params_text(FILE *f, double n, const tp_config *c);

@@ -109,7 +109,7 @@ int cmd_estimate(int argc, char **argv)
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
-    if (cli_params_model(xv[X_PARAMS], argc, argv, &c, &from_params, &err) != TP_OK)
+    if (cli_params_model(xv[X_PARAMS], argc, argv, &co, &c, &from_params, &err) != TP_OK)
         return cli_error_print(&err, NULL);
 
     tp_result r;

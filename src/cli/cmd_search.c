@@ -320,7 +320,8 @@ static int search_error_print(const tp_error *err, const tp_search_space *sp)
 /* The flags a request may not pass (the server writes no file, answers JSON only). */
 static const int http_refused[] = {X_CSV, X_MARKDOWN, X_SVG, X_FORCE, X_TIME_LIMIT};
 
-static tp_status search_finish(cli_sources src, cli_search_job *job, tp_error *err);
+static tp_status search_finish(cli_sources src, int argc, char **argv, cli_search_job *job,
+                               tp_error *err);
 
 tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_job *job,
                            tp_error *err)
@@ -335,7 +336,7 @@ tp_status cli_search_parse(int argc, char **argv, cli_sources src, cli_search_jo
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "unexpected argument \"%.64s\" (search takes only flags)",
                             argv[job->argi]);
-    return search_finish(src, job, err);
+    return search_finish(src, argc, argv, job, err);
 }
 
 tp_status cli_search_parse_request(const tp_io_request *rq, cli_search_job *job, tp_error *err)
@@ -343,11 +344,13 @@ tp_status cli_search_parse_request(const tp_io_request *rq, cli_search_job *job,
     memset(job, 0, sizeof *job);
     cli_extra ex = {search_flags, X_COUNT, job->vals};
     TP_TRY(cli_parse_config_request(rq, &ex, &job->c, &job->co, err));
-    return search_finish(CLI_PRESETS_ONLY, job, err);
+    return search_finish(CLI_PRESETS_ONLY, 0, NULL, job, err);
 }
 
-/* After the configuration: search's own flags, then the search space. */
-static tp_status search_finish(cli_sources src, cli_search_job *job, tp_error *err)
+/* After the configuration: search's own flags, then the search space
+ * (argv NULL for a web request). */
+static tp_status search_finish(cli_sources src, int argc, char **argv, cli_search_job *job,
+                               tp_error *err)
 {
     cli_extra ex = {search_flags, X_COUNT, job->vals};
     if (src == CLI_PRESETS_ONLY && cli_refuse_over_http(search_flags, job->vals, http_refused,
@@ -355,7 +358,8 @@ static tp_status search_finish(cli_sources src, cli_search_job *job, tp_error *e
                                                         "writes no files", err) != TP_OK)
         return err->code;
     /* --params: the model is tp_scaling_shape's, before the space reads it */
-    TP_TRY(cli_params_model(job->vals[X_PARAMS], argc, argv, &job->c, &job->from_params, err));
+    TP_TRY(cli_params_model(job->vals[X_PARAMS], argc, argv, &job->co, &job->c,
+                            &job->from_params, err));
     if (!job->co.global_batch_given)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "search needs the target batch: --global-batch N (sequences) or "

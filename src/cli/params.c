@@ -72,28 +72,42 @@ static bool argv_has(int argc, char **argv, const char *name)
     return false;
 }
 
+/* Whether the flag was given: in argv (the CLI, before the imports are
+ * read), or in the parsed request (argv NULL: the web API, no imports). */
+static bool was_given(int argc, char **argv, const cli_common *co, const char *name)
+{
+    return argv ? argv_has(argc, argv, name) : co && cli_given(co, name);
+}
+
 tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err)
+{
+    return cli_params_value_in(val, argc, argv, NULL, n_out, err);
+}
+
+tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_common *co,
+                              double *n_out, tp_error *err)
 {
     static const cli_flag flag = CLI_PARAMS_FLAG(NULL);
     *n_out = 0.0;
     if (!val)
         return TP_OK;
     for (size_t i = 0; i < sizeof params_clash / sizeof params_clash[0]; i++)
-        if (argv_has(argc, argv, params_clash[i]))
+        if (was_given(argc, argv, co, params_clash[i]))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
                                 "it chooses the model's shape and %s would override it (give a "
                                 "model file for a shape of your own)",
-                                params_clash[i]);
+                                argv ? params_clash[i] : params_clash[i] + 2);
     return cli_flag_f64(&flag, val, n_out, err);
 }
 
-tp_status cli_params_model(const char *val, int argc, char **argv, tp_config *c, double *n_out,
-                           tp_error *err)
+tp_status cli_params_model(const char *val, int argc, char **argv, const cli_common *co,
+                           tp_config *c, double *n_out, tp_error *err)
 {
-    TP_TRY(cli_params_value(val, argc, argv, n_out, err));
+    TP_TRY(cli_params_value_in(val, argc, argv, co, n_out, err));
     if (!val)
         return TP_OK;
-    int64_t vocab = argv_has(argc, argv, "--vocab") ? c->model.vocab : CLI_PARAMS_DEFAULT_VOCAB;
+    int64_t vocab =
+        was_given(argc, argv, co, "--vocab") ? c->model.vocab : CLI_PARAMS_DEFAULT_VOCAB;
     return tp_scaling_shape(*n_out, vocab, &c->model, err);
 }
 
