@@ -31,8 +31,8 @@ static const bench_case cases[] = {
     /* fine-grained MoE with multi-latent attention and an MTP module */
     {"deepseek-v3", "h100-sxm", 1024, 1, 16, 1, 1, 1, 4096, 4096},
 };
-#define DENSE_CASES 3       /* cases[0..2] are dense */
-#define MLA_CASE 4          /* cases[4] is the MoE/MLA model */
+#define DENSE_CASES 3 /* cases[0..2] are dense */
+#define MLA_CASE 4    /* cases[4] is the MoE/MLA model */
 
 int main(void)
 {

@@ -241,33 +241,33 @@ typedef struct tp_model {
     int64_t moe_layer_freq;     /* every n-th layer after those is MoE (0/1 -> all) */
     /* What an engine needs to build the same model; none changes the count
      * or the estimate. 0 = not recorded (the engine's default applies). */
-    double rope_theta;              /* rotary base (HF rope_theta) */
-    double norm_eps;                /* norm epsilon (HF rms_norm_eps, layer_norm_eps) */
-    tp_rope_scaling rope_scaling;   /* rotary frequency scaling */
-    double rope_factor;             /* llama3: factor */
-    double rope_low_freq_factor;    /* llama3: low_freq_factor (0 -> 1) */
-    double rope_high_freq_factor;   /* llama3: high_freq_factor (0 -> 4) */
-    int64_t rope_original_max;      /* llama3: original_max_position_embeddings (0 -> 8192) */
+    double rope_theta;            /* rotary base (HF rope_theta) */
+    double norm_eps;              /* norm epsilon (HF rms_norm_eps, layer_norm_eps) */
+    tp_rope_scaling rope_scaling; /* rotary frequency scaling */
+    double rope_factor;           /* llama3: factor */
+    double rope_low_freq_factor;  /* llama3: low_freq_factor (0 -> 1) */
+    double rope_high_freq_factor; /* llama3: high_freq_factor (0 -> 4) */
+    int64_t rope_original_max;    /* llama3: original_max_position_embeddings (0 -> 8192) */
     /* Architecture features of 2024-26 models (model.c design note); zero = off,
      * so a zeroed struct keeps the plain layer above. */
-    int64_t kv_lora_rank;     /* MLA: compressed KV width c (> 0 turns MLA on)           */
-    int64_t q_lora_rank;      /* MLA: compressed query width (0: q projected from h)     */
-    int64_t qk_rope_head_dim; /* MLA: decoupled RoPE dims per head (one shared k_rope)   */
-    int64_t qk_nope_head_dim; /* MLA: position-free q/k dims per head                    */
-    int64_t v_head_dim;       /* MLA: value dims per head                                */
-    int64_t mtp_layers;       /* multi-token prediction modules (DeepSeek-V3: 1)         */
-    int64_t sliding_window;   /* local attention window in tokens (0: none)              */
-    int64_t global_every;     /* with a window: layer i is global when (i+1) % n == 0
+    int64_t kv_lora_rank;       /* MLA: compressed KV width c (> 0 turns MLA on)           */
+    int64_t q_lora_rank;        /* MLA: compressed query width (0: q projected from h)     */
+    int64_t qk_rope_head_dim;   /* MLA: decoupled RoPE dims per head (one shared k_rope)   */
+    int64_t qk_nope_head_dim;   /* MLA: position-free q/k dims per head                    */
+    int64_t v_head_dim;         /* MLA: value dims per head                                */
+    int64_t mtp_layers;         /* multi-token prediction modules (DeepSeek-V3: 1)         */
+    int64_t sliding_window;     /* local attention window in tokens (0: none)              */
+    int64_t global_every;       /* with a window: layer i is global when (i+1) % n == 0
                                  (0: every layer is local; Gemma 2: 2, Gemma 3: 6)     */
-    tp_qk_norm qk_norm;       /* norms on q and k (Qwen3, Gemma 3: per head; OLMo2: full) */
-    bool router_bias;         /* a bias of E per router (gpt-oss; DeepSeek-V3's score
+    tp_qk_norm qk_norm;         /* norms on q and k (Qwen3, Gemma 3: per head; OLMo2: full) */
+    bool router_bias;           /* a bias of E per router (gpt-oss; DeepSeek-V3's score
                                  correction bias)                                        */
-    bool attn_sinks;          /* a learned sink logit per head per layer (gpt-oss)       */
-    bool attn_out_bias;       /* bias on q, k, v and o, none on the MLP (gpt-oss attention;
+    bool attn_sinks;            /* a learned sink logit per head per layer (gpt-oss)       */
+    bool attn_out_bias;         /* bias on q, k, v and o, none on the MLP (gpt-oss attention;
                                  linear_bias already implies it)                          */
-    bool norm_no_bias;        /* LayerNorm without its bias (DBRX, OLMo): h per norm      */
-    int64_t norms_per_layer;  /* norms in one layer (0 -> 2; Gemma 2/3: 4, pre and post)  */
-    double moe_imbalance;     /* routed tokens of the busiest EP rank over the mean
+    bool norm_no_bias;          /* LayerNorm without its bias (DBRX, OLMo): h per norm      */
+    int64_t norms_per_layer;    /* norms in one layer (0 -> 2; Gemma 2/3: 4, pre and post)  */
+    double moe_imbalance;       /* routed tokens of the busiest EP rank over the mean
                                  (0 -> 1: balanced, the default assumption)             */
     double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
                                    are dropped, so the busiest rank does min(imbalance, cf) */
@@ -520,7 +520,7 @@ static inline bool tp_mlp_gated(tp_mlp k)
 /** The MLP kind's name in flags and files: gelu, swiglu, squared-relu, geglu. */
 static inline const char *tp_mlp_name(tp_mlp k)
 {
-    return k == TP_MLP_SWIGLU ? "swiglu"
+    return k == TP_MLP_SWIGLU   ? "swiglu"
            : k == TP_MLP_SQRELU ? "squared-relu"
            : k == TP_MLP_GEGLU  ? "geglu"
                                 : "gelu";

@@ -359,12 +359,14 @@ void cli_text_close(cli_text *t);
  * command's table holds CLI_PARAMS_FLAG(group)); its range is the row
  * "plan.model_params" of src/io/fields.c and tp_scaling_shape's.
  */
-#define CLI_PARAMS_FLAG(grp)                                                                       \
-    {"--params", "N", "parameters", "none (--model)",                                              \
-     "a dense Llama-style decoder of about N parameters instead of --model: head dimension 128, "  \
-     "a multiple of 8 heads, hidden ~ 128 x layers, SwiGLU FFN 8/3 hidden, vocabulary --vocab or " \
-     "32000 (the report states the shape)",                                                       \
-     CLI_NUM, 0, 0, 1e6, 1e14, NULL, .group = (grp)}
+#define CLI_PARAMS_FLAG(grp)                                                                              \
+    {                                                                                                     \
+        "--params", "N", "parameters", "none (--model)",                                                  \
+            "a dense Llama-style decoder of about N parameters instead of --model: head dimension 128, "  \
+            "a multiple of 8 heads, hidden ~ 128 x layers, SwiGLU FFN 8/3 hidden, vocabulary --vocab or " \
+            "32000 (the report states the shape)",                                                        \
+            CLI_NUM, 0, 0, 1e6, 1e14, NULL, .group = (grp)                                                \
+    }
 #define CLI_PARAMS_DEFAULT_VOCAB 32000 /* Llama 2's, not the default preset's */
 
 /**

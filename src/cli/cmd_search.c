@@ -358,8 +358,8 @@ static tp_status search_finish(cli_sources src, int argc, char **argv, cli_searc
                                                         "writes no files", err) != TP_OK)
         return err->code;
     /* --params: the model is tp_scaling_shape's, before the space reads it */
-    TP_TRY(cli_params_model(job->vals[X_PARAMS], argc, argv, &job->co, &job->c,
-                            &job->from_params, err));
+    TP_TRY(cli_params_model(job->vals[X_PARAMS], argc, argv, &job->co, &job->c, &job->from_params,
+                            err));
     if (!job->co.global_batch_given)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
                             "search needs the target batch: --global-batch N (sequences) or "

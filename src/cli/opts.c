@@ -662,8 +662,8 @@ bool cli_flag_agrees_with_field(const cli_flag *fl)
     if (!f)
         return true; /* a flag that sets no field of the run (--json) */
     static const tp_io_field_type as[] = {
-        [CLI_INT] = TP_IO_FIELD_INT,   [CLI_NUM] = TP_IO_FIELD_NUM,
-        [CLI_NUM0] = TP_IO_FIELD_NUM0, [CLI_ENUM] = TP_IO_FIELD_ENUM,
+        [CLI_INT] = TP_IO_FIELD_INT,       [CLI_NUM] = TP_IO_FIELD_NUM,
+        [CLI_NUM0] = TP_IO_FIELD_NUM0,     [CLI_ENUM] = TP_IO_FIELD_ENUM,
         [CLI_SWITCH] = TP_IO_FIELD_SWITCH, [CLI_STR] = TP_IO_FIELD_STR,
     };
     if (as[fl->kind] != f->type)

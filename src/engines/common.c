@@ -119,7 +119,6 @@ int64_t eng_expert_ffn(const tp_model *m)
     return tp_expert_ffn_hidden(m);
 }
 
-
 /* Steps of a run of train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
 {
@@ -128,7 +127,6 @@ int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o)
     int64_t per_step = c->train.global_batch * c->train.seq_len;
     return per_step > 0 ? (o->train_tokens + per_step - 1) / per_step : 0;
 }
-
 
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */
 void eng_safe_name(const char *in, char *out, size_t n)
@@ -266,18 +264,17 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            eng_head_dim(a) == eng_head_dim(b) && a->ffn_hidden == b->ffn_hidden &&
            a->vocab == b->vocab && a->mlp == b->mlp && a->norm == b->norm &&
            a->tie_embeddings == b->tie_embeddings && a->num_experts == b->num_experts &&
-           (a->num_experts == 0 || (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
-                                    a->num_shared_experts == b->num_shared_experts &&
-                                    tp_shared_ffn_hidden(a) == tp_shared_ffn_hidden(b) &&
-                                    a->moe_first_dense == b->moe_first_dense &&
-                                    moe_freq(a) == moe_freq(b))) &&
+           (a->num_experts == 0 ||
+            (a->topk == b->topk && eng_expert_ffn(a) == eng_expert_ffn(b) &&
+             a->num_shared_experts == b->num_shared_experts &&
+             tp_shared_ffn_hidden(a) == tp_shared_ffn_hidden(b) &&
+             a->moe_first_dense == b->moe_first_dense && moe_freq(a) == moe_freq(b))) &&
            a->linear_bias == b->linear_bias && a->pos == b->pos &&
            (a->linear_bias || a->qkv_bias == b->qkv_bias) &&
            (a->pos != TP_POS_LEARNED || a->max_positions == b->max_positions) &&
            same_real(a->rope_theta, b->rope_theta) && same_real(a->norm_eps, b->norm_eps) &&
-           same_rope(a, b) &&
-           a->kv_lora_rank == b->kv_lora_rank && a->q_lora_rank == b->q_lora_rank &&
-           a->qk_rope_head_dim == b->qk_rope_head_dim &&
+           same_rope(a, b) && a->kv_lora_rank == b->kv_lora_rank &&
+           a->q_lora_rank == b->q_lora_rank && a->qk_rope_head_dim == b->qk_rope_head_dim &&
            a->qk_nope_head_dim == b->qk_nope_head_dim && a->v_head_dim == b->v_head_dim &&
            a->mtp_layers == b->mtp_layers && a->sliding_window == b->sliding_window &&
            a->global_every == b->global_every && a->qk_norm == b->qk_norm &&
@@ -400,8 +397,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
                   " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
                   " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
                   preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
-                  eng_head_dim(m), m->ffn_hidden, m->vocab,
-                  tp_mlp_name(m->mlp),
+                  eng_head_dim(m), m->ffn_hidden, m->vocab, tp_mlp_name(m->mlp),
                   m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                   m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
         if (m->num_experts > 0)

@@ -180,10 +180,10 @@ typedef struct ds_read {
     int stage, bf16, fp16; /* -1: "auto" or absent */
     const char *opt, *grad;
     bool ckpt;
-    const char *opt_type; /* optimizer.type */
-    double momentum;      /* optimizer.params.momentum */
-    int64_t autotp;       /* tensor_parallel.autotp_size (0: off) */
-    int autoep_enabled;   /* expert_parallel.enabled */
+    const char *opt_type;            /* optimizer.type */
+    double momentum;                 /* optimizer.params.momentum */
+    int64_t autotp;                  /* tensor_parallel.autotp_size (0: off) */
+    int autoep_enabled;              /* expert_parallel.enabled */
     int64_t autoep_size, autoep_etp; /* expert_parallel sizes */
     bool offload_cpu;                /* zero_optimization.offload_optimizer.device "cpu" */
     double offload_ratio;            /* its ratio (DeepSpeed's default 1; stage 3 only) */
@@ -407,12 +407,10 @@ static const char *const fp16_ignore[] = {
     "loss_scale", "initial_scale_power",    "loss_scale_window",
     "hysteresis", "consecutive_hysteresis", "min_loss_scale",
     NULL};
-static const ds_key bf16_keys[] = {{"enabled", ds_bf16_enabled},
-                                   {"fp16_master_weights_and_grads", ds_half_master},
-                                   {NULL, NULL}};
-static const ds_key fp16_keys[] = {{"enabled", ds_fp16_enabled},
-                                   {"fp16_master_weights_and_grads", ds_half_master},
-                                   {NULL, NULL}};
+static const ds_key bf16_keys[] = {
+    {"enabled", ds_bf16_enabled}, {"fp16_master_weights_and_grads", ds_half_master}, {NULL, NULL}};
+static const ds_key fp16_keys[] = {
+    {"enabled", ds_fp16_enabled}, {"fp16_master_weights_and_grads", ds_half_master}, {NULL, NULL}};
 static const ds_section bf16_section = {bf16_keys, half_approx, NULL, false};
 static const ds_section fp16_section = {fp16_keys, half_approx, fp16_ignore, false};
 
@@ -477,9 +475,8 @@ static tp_status ds_cpu_ckpt(json_t *x, const char *p, ds_read *r, tp_error *err
     return ds_reject_if_true(x, p, "moves the checkpointed activations to the CPU", err);
 }
 
-static const ds_key ckpt_keys[] = {{"partition_activations", ds_partition_acts},
-                                   {"cpu_checkpointing", ds_cpu_ckpt},
-                                   {NULL, NULL}};
+static const ds_key ckpt_keys[] = {
+    {"partition_activations", ds_partition_acts}, {"cpu_checkpointing", ds_cpu_ckpt}, {NULL, NULL}};
 static const char *const ckpt_approx[] = {"contiguous_memory_optimization",
                                           "synchronize_checkpoint_boundary", NULL};
 static const char *const ckpt_ignore[] = {"number_checkpoints", "profile", NULL};
@@ -626,9 +623,8 @@ static tp_status ds_partition_config(json_t *x, const char *p, ds_read *r, tp_er
     return ds_not_modelled(err, p, "shards the weights by custom layer rules");
 }
 
-static const ds_key autotp_keys[] = {{"autotp_size", ds_autotp_size},
-                                     {"partition_config", ds_partition_config},
-                                     {NULL, NULL}};
+static const ds_key autotp_keys[] = {
+    {"autotp_size", ds_autotp_size}, {"partition_config", ds_partition_config}, {NULL, NULL}};
 static const char *const autotp_approx[] = {"tp_overlap_comm", NULL};
 static const char *const autotp_ignore[] = {"dtype", "injection_policy_tuple", "tensor_parallel",
                                             "tp", NULL};
@@ -663,13 +659,29 @@ static const ds_key autoep_keys[] = {{"enabled", ds_autoep_enabled},
                                      {NULL, NULL}};
 static const char *const autoep_approx[] = {"use_grouped_mm", "disable_triton_grouped_mm",
                                             "combine_impl", NULL};
-static const char *const autoep_ignore[] = {
-    "validate_folding_routing", "preset_model", "moe_layer_pattern", "expert_pattern",
-    "router_pattern", "route_norm", "route_scale", "score_apply", "num_expert_groups",
-    "num_limited_groups", "score_func", "top_k", "load_balance_coeff",
-    "routed_scaling_factor", "expert_w1", "expert_w2", "expert_w3", "num_experts_attr",
-    "top_k_attr", "has_shared_experts", "shared_experts_pattern",
-    "shared_experts_gate_pattern", NULL};
+static const char *const autoep_ignore[] = {"validate_folding_routing",
+                                            "preset_model",
+                                            "moe_layer_pattern",
+                                            "expert_pattern",
+                                            "router_pattern",
+                                            "route_norm",
+                                            "route_scale",
+                                            "score_apply",
+                                            "num_expert_groups",
+                                            "num_limited_groups",
+                                            "score_func",
+                                            "top_k",
+                                            "load_balance_coeff",
+                                            "routed_scaling_factor",
+                                            "expert_w1",
+                                            "expert_w2",
+                                            "expert_w3",
+                                            "num_experts_attr",
+                                            "top_k_attr",
+                                            "has_shared_experts",
+                                            "shared_experts_pattern",
+                                            "shared_experts_gate_pattern",
+                                            NULL};
 static const ds_section autoep_section = {autoep_keys, autoep_approx, autoep_ignore, false};
 
 static tp_status ds_tensor_parallel(json_t *x, const char *p, ds_read *r, tp_error *err)
@@ -762,7 +774,8 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
     int stage = r.stage, bf16 = r.bf16, fp16 = r.fp16;
     const char *opt = r.opt, *grad = r.grad;
     bool ckpt = r.ckpt;
-    int64_t autotp = r.autotp, autoep = r.autoep_enabled ? (r.autoep_size > 0 ? r.autoep_size : 1) : 0;
+    int64_t autotp = r.autotp,
+            autoep = r.autoep_enabled ? (r.autoep_size > 0 ? r.autoep_size : 1) : 0;
     if (r.autoep_enabled && r.autoep_etp > 1)
         return ds_not_modelled(err, "expert_parallel.expert_tensor_parallel_size",
                                "shards each expert over its own tensor-parallel group");

@@ -34,8 +34,7 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
 tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
                                       const tp_export_opts *o, tp_export *out, tp_error *err);
 tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
-                                           const tp_export_opts *o, tp_export *out,
-                                           tp_error *err);
+                                           const tp_export_opts *o, tp_export *out, tp_error *err);
 tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
                                      const tp_export_opts *o, tp_export *out, tp_error *err);
 

@@ -1000,7 +1000,9 @@ static tp_status emit_model(const slot *sl, tp_import *im, const mread *x, tp_er
     if (im->has_vocab)
         PUSH((from_slot(im, &sl[M_VOCAB]), push_i64(im, "--vocab", m->vocab)));
     PUSH(push_str(im, "--mlp",
-                  x->swiglu ? "swiglu" : m->mlp == TP_MLP_SQRELU ? "squared-relu" : "gelu"));
+                  x->swiglu                 ? "swiglu"
+                  : m->mlp == TP_MLP_SQRELU ? "squared-relu"
+                                            : "gelu"));
     PUSH(push_str(im, "--norm", m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm"));
     PUSH(push_flag(im, m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings"));
     PUSH(push_i64(im, "--experts", m->num_experts));

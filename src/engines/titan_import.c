@@ -39,8 +39,8 @@
 #define TK_MAX 48
 
 typedef struct tkey {
-    char key[96];    /* "parallelism.tensor_parallel_degree" */
-    char val[1024];  /* the value as written (arrays: the layer count per part, see below) */
+    char key[96];   /* "parallelism.tensor_parallel_degree" */
+    char val[1024]; /* the value as written (arrays: the layer count per part, see below) */
     int line;
 } tkey;
 
@@ -67,37 +67,81 @@ static int tk_line(const tkeys *t, const char *key)
 }
 
 /* The keys read, with what the Python names are in the TOML's terms. */
-static const char *const titan_keys[] = {
-    "model.name", "model.flavor", "model.converters", "training.local_batch_size",
-    "training.global_batch_size", "training.seq_len", "training.steps",
-    "training.mixed_precision_param", "training.mixed_precision_reduce",
-    "training.max_context_length", "training.num_tokens_per_microbatch_per_dp_rank",
-    "training.num_tokens_per_train_step", "parallelism.data_parallel_replicate_degree",
-    "parallelism.data_parallel_shard_degree", "parallelism.fsdp_reshard_after_forward",
-    "parallelism.tensor_parallel_degree", "parallelism.enable_sequence_parallel",
-    "parallelism.pipeline_parallel_degree", "parallelism.pipeline_parallel_schedule",
-    "parallelism.pipeline_parallel_microbatch_size", "parallelism.num_pp_microbatches",
-    "parallelism.pipeline_parallel_layers_per_stage", "parallelism.module_fqns_per_model_part",
-    "parallelism.context_parallel_degree", "parallelism.expert_parallel_degree",
-    "activation_checkpoint.mode", "activation_checkpoint.selective_ac_option",
-    "job.description", "loss.chunked", "optimizer.name", NULL};
+static const char *const titan_keys[] = {"model.name",
+                                         "model.flavor",
+                                         "model.converters",
+                                         "training.local_batch_size",
+                                         "training.global_batch_size",
+                                         "training.seq_len",
+                                         "training.steps",
+                                         "training.mixed_precision_param",
+                                         "training.mixed_precision_reduce",
+                                         "training.max_context_length",
+                                         "training.num_tokens_per_microbatch_per_dp_rank",
+                                         "training.num_tokens_per_train_step",
+                                         "parallelism.data_parallel_replicate_degree",
+                                         "parallelism.data_parallel_shard_degree",
+                                         "parallelism.fsdp_reshard_after_forward",
+                                         "parallelism.tensor_parallel_degree",
+                                         "parallelism.enable_sequence_parallel",
+                                         "parallelism.pipeline_parallel_degree",
+                                         "parallelism.pipeline_parallel_schedule",
+                                         "parallelism.pipeline_parallel_microbatch_size",
+                                         "parallelism.num_pp_microbatches",
+                                         "parallelism.pipeline_parallel_layers_per_stage",
+                                         "parallelism.module_fqns_per_model_part",
+                                         "parallelism.context_parallel_degree",
+                                         "parallelism.expert_parallel_degree",
+                                         "activation_checkpoint.mode",
+                                         "activation_checkpoint.selective_ac_option",
+                                         "job.description",
+                                         "loss.chunked",
+                                         "optimizer.name",
+                                         NULL};
 
 /* Sections and keys that cannot change memory or time (run length, data,
  * logging, checkpoints, learning rate, numerics) or only through what the
  * calibrated efficiencies stand for (compilation, async TP). */
-static const char *const ignored_sections[] = {
-    "job.",        "profiling.",        "metrics.",    "lr_scheduler.",     "checkpoint.",
-    "validation.", "comm.",             "debug.",      "fault_tolerance.",  "experimental.",
-    "memory_estimation.", "quantize.", "dataloader.", "profiler.", NULL};
-static const char *const ignored_keys[] = {
-    "model.hf_assets_path", "model.tokenizer_path", "model.print_after_conversion",
-    "optimizer.lr", "optimizer.eps", "optimizer.weight_decay", "optimizer.beta1",
-    "optimizer.beta2", "optimizer.implementation", "training.dataset", "training.dataset_path",
-    "training.max_norm", "training.gc_freq", "training.gc_debug", "training.steps",
-    "training.dtype", "training.seed", "training.deterministic",
-    "parallelism.context_parallel_load_balancer", "parallelism.pipeline_parallel_schedule_csv",
-    "parallelism.disable_loss_parallel", "parallelism.spmd_backend", NULL};
-static const char *const approx_prefixes[] = {"compile.", "parallelism.enable_async_tensor_parallel",
+static const char *const ignored_sections[] = {"job.",
+                                               "profiling.",
+                                               "metrics.",
+                                               "lr_scheduler.",
+                                               "checkpoint.",
+                                               "validation.",
+                                               "comm.",
+                                               "debug.",
+                                               "fault_tolerance.",
+                                               "experimental.",
+                                               "memory_estimation.",
+                                               "quantize.",
+                                               "dataloader.",
+                                               "profiler.",
+                                               NULL};
+static const char *const ignored_keys[] = {"model.hf_assets_path",
+                                           "model.tokenizer_path",
+                                           "model.print_after_conversion",
+                                           "optimizer.lr",
+                                           "optimizer.eps",
+                                           "optimizer.weight_decay",
+                                           "optimizer.beta1",
+                                           "optimizer.beta2",
+                                           "optimizer.implementation",
+                                           "training.dataset",
+                                           "training.dataset_path",
+                                           "training.max_norm",
+                                           "training.gc_freq",
+                                           "training.gc_debug",
+                                           "training.steps",
+                                           "training.dtype",
+                                           "training.seed",
+                                           "training.deterministic",
+                                           "parallelism.context_parallel_load_balancer",
+                                           "parallelism.pipeline_parallel_schedule_csv",
+                                           "parallelism.disable_loss_parallel",
+                                           "parallelism.spmd_backend",
+                                           NULL};
+static const char *const approx_prefixes[] = {"compile.",
+                                              "parallelism.enable_async_tensor_parallel",
                                               "parallelism.enable_fsdp_symm_mem", NULL};
 
 static bool has_prefix(const char *k, const char *const *list)
@@ -262,7 +306,7 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
                               strstr(line, "ChunkedLossWrapper") ? "true" : "false", no, err));
             if (strncmp(line, "config.activation_checkpoint = ", 31) == 0) {
                 const char *v = line + 31;
-                const char *mode = strncmp(v, "FullAC", 6) == 0        ? "\"full\""
+                const char *mode = strncmp(v, "FullAC", 6) == 0         ? "\"full\""
                                    : strncmp(v, "SelectiveAC", 11) == 0 ? "\"selective\""
                                    : strcmp(v, "None") == 0             ? "\"none\""
                                                                         : NULL;
@@ -374,9 +418,11 @@ static tp_status tk_model(const tkeys *t, tp_import *im, tp_error *err)
                         "is not \"llama3\", the only torchtitan model trainplan reads");
     char f[64];
     const char *fl = tk_str(t, "model.flavor", "", f, sizeof f);
-    static const char *const map[][3] = {
-        {"1B", "llama-3.2-1b", "8"}, {"3B", "llama-3.2-3b", "8"}, {"8B", "llama-3.1-8b", NULL},
-        {"70B", "llama-3.1-70b", NULL}, {"405B", "llama-3.1-405b", NULL}};
+    static const char *const map[][3] = {{"1B", "llama-3.2-1b", "8"},
+                                         {"3B", "llama-3.2-3b", "8"},
+                                         {"8B", "llama-3.1-8b", NULL},
+                                         {"70B", "llama-3.1-70b", NULL},
+                                         {"405B", "llama-3.1-405b", NULL}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(fl, map[i][0]) != 0)
             continue;
@@ -419,8 +465,7 @@ static tp_status tk_split(const char *counts, tp_import *im, tp_error *err)
 }
 
 /* Degrees, ZeRO stage, schedule and split. */
-static tp_status tk_layout(const tkeys *t, tp_import *im, int64_t *dp, int64_t *pp,
-                           tp_error *err)
+static tp_status tk_layout(const tkeys *t, tp_import *im, int64_t *dp, int64_t *pp, tp_error *err)
 {
     int64_t rep, shard, tp, cp, ep;
     TP_TRY(tk_int(t, "parallelism.data_parallel_replicate_degree", 1, 1, TP_MAX_GPUS, &rep, err));
@@ -448,14 +493,14 @@ static tp_status tk_layout(const tkeys *t, tp_import *im, int64_t *dp, int64_t *
         assume(im, "data_parallel_shard_degree -1 (the rest of the GPUs): --gpus gives them");
     }
     char r[32];
-    const char *reshard = tk_str(t, "parallelism.fsdp_reshard_after_forward", "default", r,
-                                 sizeof r);
+    const char *reshard =
+        tk_str(t, "parallelism.fsdp_reshard_after_forward", "default", r, sizeof r);
     int zero = shard == 1 || (shard < 0 && rep > 1) ? 0 : strcmp(reshard, "never") == 0 ? 2 : 3;
     PUSH(push_i64(im, "--zero", zero));
     if (*pp > 1) {
         char s[32];
-        const char *sched = tk_str(t, "parallelism.pipeline_parallel_schedule", "1F1B", s,
-                                   sizeof s);
+        const char *sched =
+            tk_str(t, "parallelism.pipeline_parallel_schedule", "1F1B", s, sizeof s);
         const char *mine = strcmp(sched, "GPipe") == 0             ? "gpipe"
                            : strcmp(sched, "Interleaved1F1B") == 0 ? "interleaved"
                            : strcmp(sched, "1F1B") == 0            ? "1f1b"
@@ -487,8 +532,8 @@ static tp_status tk_batch(const tkeys *t, tp_import *im, int64_t dp, int64_t pp,
         TP_TRY(tk_int(t, "training.max_context_length", 2048, 1, TP_MAX_SEQ, &seq, err));
         TP_TRY(tk_int(t, "training.num_tokens_per_microbatch_per_dp_rank", 16384, 1,
                       INT64_C(1) << 50, &tok_mb, err));
-        TP_TRY(tk_int(t, "training.num_tokens_per_train_step", -1, -1, INT64_C(1) << 50,
-                      &tok_step, err));
+        TP_TRY(tk_int(t, "training.num_tokens_per_train_step", -1, -1, INT64_C(1) << 50, &tok_step,
+                      err));
         if (tok_mb % seq != 0)
             return tk_error(err, tk_line(t, "training.num_tokens_per_microbatch_per_dp_rank"),
                             "training.num_tokens_per_microbatch_per_dp_rank",
@@ -538,8 +583,7 @@ static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
     char m[32];
     const char *mode = tk_str(t, "activation_checkpoint.mode", "selective", m, sizeof m);
     if (strcmp(mode, "none") != 0 && strcmp(mode, "selective") != 0 && strcmp(mode, "full") != 0)
-        return tk_error(err, tk_line(t, "activation_checkpoint.mode"),
-                        "activation_checkpoint.mode",
+        return tk_error(err, tk_line(t, "activation_checkpoint.mode"), "activation_checkpoint.mode",
                         "is a policy trainplan does not model (none, selective, full)");
     PUSH(push_str(im, "--recompute", mode));
     if (strcmp(mode, "selective") == 0)
@@ -591,7 +635,8 @@ tp_status tp_engine_torchtitan_apply(const tp_import *im, const tp_import_user *
         int64_t per = im->titan_layers_per_stage, pp = c->train.pp;
         int64_t L = c->model.num_layers;
         if (per * pp == 0 || L % (per * pp) != 0)
-            return tp_error_set(err, TP_ERR_CONFIG, "parallelism.pipeline_parallel_layers_per_stage",
+            return tp_error_set(err, TP_ERR_CONFIG,
+                                "parallelism.pipeline_parallel_layers_per_stage",
                                 "%" PRId64 " layers per stage x %" PRId64
                                 " stages does not divide the model's %" PRId64 " layers",
                                 per, pp, L);

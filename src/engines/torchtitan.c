@@ -410,8 +410,9 @@ tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *
     titan_checkpoint(&b, c, &nx);
 
     sbuf doc = {0};
-    eng_header(&doc, "# ", "torchtitan job TOML (releases before 2026-02-23; checked against @ 238fa995)",
-               c, r, o, &nx, "torchtitan", "the config below");
+    eng_header(&doc, "# ",
+               "torchtitan job TOML (releases before 2026-02-23; checked against @ 238fa995)", c, r,
+               o, &nx, "torchtitan", "the config below");
     if (steps == 0)
         eng_wrap(&doc, "# ", "", 0,
                  "[training] steps is not set: the plan has no token budget (torchtitan's default "
@@ -681,8 +682,8 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
 
     sbuf doc = {0};
     eng_header(&doc, "# ",
-               "torchtitan configuration (Python, since 2026-02-23; checked against @ b5bcd76c)",
-               c, r, o, &nx, "torchtitan", "the configuration below");
+               "torchtitan configuration (Python, since 2026-02-23; checked against @ b5bcd76c)", c,
+               r, o, &nx, "torchtitan", "the configuration below");
     int64_t gpn = eng_gpus_per_node(c);
     sb_puts(&doc, "#\n# Run: save as trainplan_run.py on PYTHONPATH, then\n");
     sb_printf(&doc,

@@ -226,8 +226,7 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
                 "((p-1)/(m+p-1)), %.1f%% of the ideal time ((p-1)/m).\n",
                 (long long)r->pp, (long long)r->grad_accum,
                 tp_io_plural((double)r->grad_accum, "micro-batch", "micro-batches"),
-                100.0 * r->bubble_of_total,
-                100.0 * r->bubble_of_ideal);
+                100.0 * r->bubble_of_total, 100.0 * r->bubble_of_ideal);
     }
     if (r->long_context && r->stage0_act_pp2_bytes > 0.0) {
         fprintf(f,

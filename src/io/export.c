@@ -20,7 +20,7 @@
 #include "export.h"
 
 static const char *const format_names[TP_EXPORT_COUNT] = {"megatron", "torchtitan", "deepspeed",
-                                                                 "torchtitan-toml"};
+                                                          "torchtitan-toml"};
 
 const char *tp_io_export_format_name(tp_export_format f)
 {
@@ -61,8 +61,7 @@ tp_status tp_io_export(tp_export_format f, const tp_config *c, const tp_result *
     switch (f) {
     case TP_EXPORT_MEGATRON: return tp_engine_megatron_export(c, r, opts, out, err);
     case TP_EXPORT_TORCHTITAN: return tp_engine_torchtitan_export(c, r, opts, out, err);
-    case TP_EXPORT_TORCHTITAN_TOML:
-        return tp_engine_torchtitan_toml_export(c, r, opts, out, err);
+    case TP_EXPORT_TORCHTITAN_TOML: return tp_engine_torchtitan_toml_export(c, r, opts, out, err);
     case TP_EXPORT_DEEPSPEED: return tp_engine_deepspeed_export(c, r, opts, out, err);
     case TP_EXPORT_COUNT: break;
     }

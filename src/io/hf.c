@@ -69,7 +69,7 @@ typedef struct hf_arch {
     tp_pos pos;
     bool linear_bias, qkv_bias, tie_default, moe, llama_bias_keys;
     /* issue 16 families */
-    hf_moe moe_keys;   /* how the experts are described (moe: mixtral keys) */
+    hf_moe moe_keys; /* how the experts are described (moe: mixtral keys) */
     tp_qk_norm qk_norm;
     bool mla, gpt_oss, window; /* MLA keys; gpt-oss extras; reads sliding_window */
     int norms;                 /* norms per layer, 0: 2 */
@@ -96,10 +96,10 @@ static const hf_arch hf_archs[] = {
      false, false, true, true, HF_MOE_QWEN, TP_QK_NORM_HEAD, false, false, false, 0, 0},
     {"deepseek_v3", "DeepseekV3ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY,
      false, false, false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false, 0, 0},
-    {"kimi_k2", "KimiK2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false,
-     false, false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false, 0, 0},
-    {"gpt_oss", "GptOssForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, true,
-     false, false, true, false, HF_MOE_MIXTRAL, TP_QK_NORM_NONE, false, true, true, 0, 0},
+    {"kimi_k2", "KimiK2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
+     false, true, false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false, 0, 0},
+    {"gpt_oss", "GptOssForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, true, false,
+     false, true, false, HF_MOE_MIXTRAL, TP_QK_NORM_NONE, false, true, true, 0, 0},
     {"olmo2", "Olmo2ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
      false, false, true, HF_MOE_NONE, TP_QK_NORM_FULL, false, false, false, 0, 0},
     {"phi3", "Phi3ForCausalLM", 0, TP_NORM_RMSNORM, TP_MLP_SWIGLU, TP_POS_ROTARY, false, false,
@@ -297,7 +297,8 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
         return TP_OK; /* no local layer: the window plays no part */
     int64_t every = first_global < 0 ? 0 : first_global + 1;
     for (int64_t i = 0; i < m->num_layers; i++) {
-        bool full = strcmp(json_string_value(json_array_get(types, (size_t)i)), "full_attention") == 0;
+        bool full =
+            strcmp(json_string_value(json_array_get(types, (size_t)i)), "full_attention") == 0;
         if (full != (every > 0 && (i + 1) % every == 0))
             return tp_error_set(err, TP_ERR_CONFIG, "layer_types",
                                 "\"layer_types\" is not a pattern trainplan can express (every "
@@ -332,9 +333,24 @@ static const struct {
  * GLU experts (silu), no biases, untied; clip_qkv changes nothing counted. */
 static tp_status hf_dbrx_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
-    static const hf_arch dbrx = {"dbrx", "DbrxForCausalLM", 0, TP_NORM_LAYERNORM, TP_MLP_SWIGLU,
-                                 TP_POS_ROTARY, false, false, false, true, false, HF_MOE_NONE,
-                                 TP_QK_NORM_NONE, false, false, false, 0, 0};
+    static const hf_arch dbrx = {"dbrx",
+                                 "DbrxForCausalLM",
+                                 0,
+                                 TP_NORM_LAYERNORM,
+                                 TP_MLP_SWIGLU,
+                                 TP_POS_ROTARY,
+                                 false,
+                                 false,
+                                 false,
+                                 true,
+                                 false,
+                                 HF_MOE_NONE,
+                                 TP_QK_NORM_NONE,
+                                 false,
+                                 false,
+                                 false,
+                                 0,
+                                 0};
     const hf_arch *a = &dbrx;
     tp_model m;
     memset(&m, 0, sizeof m);
@@ -546,10 +562,24 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
 tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_model *out,
                                        tp_error *err)
 {
-    static const hf_arch native = {"deepseek native config", "", 0, TP_NORM_RMSNORM,
-                                   TP_MLP_SWIGLU, TP_POS_ROTARY, false, false, false, true,
-                                   false, HF_MOE_DEEPSEEK, TP_QK_NORM_NONE, true, false, false,
-                                   0, 0};
+    static const hf_arch native = {"deepseek native config",
+                                   "",
+                                   0,
+                                   TP_NORM_RMSNORM,
+                                   TP_MLP_SWIGLU,
+                                   TP_POS_ROTARY,
+                                   false,
+                                   false,
+                                   false,
+                                   true,
+                                   false,
+                                   HF_MOE_DEEPSEEK,
+                                   TP_QK_NORM_NONE,
+                                   true,
+                                   false,
+                                   false,
+                                   0,
+                                   0};
     const hf_arch *a = &native;
     tp_model m;
     memset(&m, 0, sizeof m);
@@ -616,15 +646,16 @@ static bool hf_reads(const hf_arch *a, const char *key)
         "rope_theta", "rope_scaling", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", NULL};
     static const char *const bias[] = {"attention_bias", "mlp_bias", NULL};
     static const char *const mixtral[] = {"num_local_experts", "num_experts_per_tok", NULL};
-    static const char *const qwen[] = {"num_experts", "num_experts_per_tok",
+    static const char *const qwen[] = {"num_experts",           "num_experts_per_tok",
                                        "moe_intermediate_size", "decoder_sparse_step",
-                                       "mlp_only_layers", NULL};
-    static const char *const deepseek[] = {"n_routed_experts", "num_experts_per_tok",
-                                           "moe_intermediate_size", "n_shared_experts",
-                                           "first_k_dense_replace", "moe_layer_freq",
-                                           "num_nextn_predict_layers", "topk_method", NULL};
-    static const char *const mla[] = {"kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
-                                      "qk_nope_head_dim", "v_head_dim", "attention_bias", NULL};
+                                       "mlp_only_layers",       NULL};
+    static const char *const deepseek[] = {
+        "n_routed_experts",         "num_experts_per_tok",   "moe_intermediate_size",
+        "n_shared_experts",         "first_k_dense_replace", "moe_layer_freq",
+        "num_nextn_predict_layers", "topk_method",           NULL};
+    static const char *const mla[] = {
+        "kv_lora_rank",   "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+        "attention_bias", NULL};
     static const char *const window[] = {"sliding_window", "layer_types", "sliding_window_pattern",
                                          NULL};
     if (strcmp(key, "use_sliding_window") == 0)

@@ -183,10 +183,10 @@ void tp_io_wrap(FILE *out, const char *text, size_t len, int width);
 /* The rule of tp_scaling_shape, in the words the report and the JSON give
  * (estimate, search and plan --params; issue 19). */
 #define TP_IO_SHAPE_RULE                                                                           \
-    "Shape rule (tp_scaling_shape): a Llama-style dense decoder (RMSNorm, SwiGLU, RoPE, "         \
+    "Shape rule (tp_scaling_shape): a Llama-style dense decoder (RMSNorm, SwiGLU, RoPE, "          \
     "multi-head attention, untied embeddings) with head dimension 128 and a multiple of 8 "        \
     "heads, hidden about 128 x layers (N ~ 12 L h^2; Kaplan et al. 2020 find the loss flat "       \
-    "over a wide range of this aspect ratio, and Llama 2 7B/13B use 128), FFN 8/3 x hidden "        \
+    "over a wide range of this aspect ratio, and Llama 2 7B/13B use 128), FFN 8/3 x hidden "       \
     "rounded up to 256 (Llama), layers refitted so that N with embeddings is the count asked; "    \
     "vocabulary --vocab, else Llama 2's 32,000."
 

@@ -252,8 +252,7 @@ tp_status tp_io__get_rope_scaling(const json_t *obj, const char *key, tp_model *
     if (!json_is_object(v)) {
         char what[64];
         tp_io__describe(v, what, sizeof what);
-        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key,
-                            what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key, what);
     }
     /* HF writes the kind as "rope_type" (newer) or "type" (older). */
     const json_t *kind = json_object_get(v, "rope_type");
@@ -400,16 +399,37 @@ tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *e
 /* trainplan model schema                                              */
 /* ------------------------------------------------------------------ */
 
-static const char *const model_keys[] = {
-    "name",     "source",         "norm",       "mlp",           "position",  "linear_bias",
-    "qkv_bias", "tie_embeddings", "num_layers", "hidden",        "num_heads", "num_kv_heads",
-    "head_dim", "ffn_hidden",     "vocab",      "max_positions", "moe",       "params_expected",
-    "mla",      "attention",      "mtp_layers", "norm_bias",     "norms_per_layer",
-    "rope_theta", "norm_eps", "rope_scaling", NULL};
+static const char *const model_keys[] = {"name",
+                                         "source",
+                                         "norm",
+                                         "mlp",
+                                         "position",
+                                         "linear_bias",
+                                         "qkv_bias",
+                                         "tie_embeddings",
+                                         "num_layers",
+                                         "hidden",
+                                         "num_heads",
+                                         "num_kv_heads",
+                                         "head_dim",
+                                         "ffn_hidden",
+                                         "vocab",
+                                         "max_positions",
+                                         "moe",
+                                         "params_expected",
+                                         "mla",
+                                         "attention",
+                                         "mtp_layers",
+                                         "norm_bias",
+                                         "norms_per_layer",
+                                         "rope_theta",
+                                         "norm_eps",
+                                         "rope_scaling",
+                                         NULL};
 static const char *const moe_keys[] = {
-    "num_experts",       "topk",        "ffn_hidden", "num_shared_experts",
-    "shared_ffn_hidden", "first_dense", "layer_freq", "router_bias", "imbalance",
-    "capacity_factor",   NULL};
+    "num_experts", "topk",       "ffn_hidden",  "num_shared_experts", "shared_ffn_hidden",
+    "first_dense", "layer_freq", "router_bias", "imbalance",          "capacity_factor",
+    NULL};
 static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_rope_head_dim",
                                        "qk_nope_head_dim", "v_head_dim",   NULL};
 static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
@@ -469,8 +489,7 @@ static tp_status get_object(json_t *root, const char *key, const char *const *ke
     if (!json_is_object(v)) {
         char what[64];
         tp_io__describe(v, what, sizeof what);
-        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key,
-                            what);
+        return tp_error_set(err, TP_ERR_CONFIG, key, "\"%s\" must be an object, got %s", key, what);
     }
     *out = v;
     return check_keys(v, key, keys, err);
@@ -491,8 +510,8 @@ static tp_status parse_mla(json_t *root, tp_model *m, tp_error *err)
                              &m->qk_rope_head_dim, err)) != TP_OK ||
         (st = tp_io__get_int(o, "mla", "qk_nope_head_dim", REQUIRED, 0, TP_MAX_DIM, NULL,
                              &m->qk_nope_head_dim, err)) != TP_OK ||
-        (st = tp_io__get_int(o, "mla", "v_head_dim", REQUIRED, 1, TP_MAX_DIM, NULL,
-                             &m->v_head_dim, err)) != TP_OK)
+        (st = tp_io__get_int(o, "mla", "v_head_dim", REQUIRED, 1, TP_MAX_DIM, NULL, &m->v_head_dim,
+                             err)) != TP_OK)
         return st;
     if (m->qk_rope_head_dim + m->qk_nope_head_dim < 1)
         return tp_error_set(err, TP_ERR_CONFIG, "mla.qk_nope_head_dim",

@@ -320,8 +320,8 @@ static const char *suffix_hint(const char *s)
     if (i == 0 || !s[i])
         return "";
     const char *rest = s + i;
-    static const char *const words[] = {"m",   "mi", "mib",     "ki",      "kib",      "gi",
-                                        "gib", "kb", "mb",      "gb",      "tb",       "bn",
+    static const char *const words[] = {"m",   "mi",  "mib",     "ki",      "kib",      "gi",
+                                        "gib", "kb",  "mb",      "gb",      "tb",       "bn",
                                         "mn",  "mil", "million", "billion", "trillion", "thousand"};
     for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
         if (same_letters(rest, words[w]))

@@ -23,7 +23,6 @@
 #include "io_internal.h"
 #include "plan_out.h"
 
-
 /* ------------------------------------------------------------------ */
 /* Number formatting                                                   */
 /* ------------------------------------------------------------------ */
@@ -560,7 +559,7 @@ static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
               in->layout_from == TP_LAYOUT_GIVEN    ? "the flags (--tp, --pp, ...)"
               : in->layout_from == TP_LAYOUT_RECIPE ? "the seeds' ordered recipe"
               : p->clean_layouts ? "the layout search, shortest predicted step among clean layouts"
-                               : "the layout search, shortest predicted step");
+                                 : "the layout search, shortest predicted step");
         if (in->layout_from == TP_LAYOUT_AUTO)
             d_row(d, "  searched", "%s layouts evaluated, %s fit",
                   commas((double)ph->layouts_evaluated, a, sizeof a),
@@ -620,13 +619,15 @@ static void report_budget(doc *d, const tp_plan_in *in, const tp_plan *p)
     d_row(d, "budget", "%s at $%.2f per GPU-hour = %s GPU-hours", usd(in->budget_usd, a, sizeof a),
           p->price_per_hour, commas(p->budget_gpu_hours, b, sizeof b));
     if (p->budget_gpus_whole_nodes > 0)
-        d_row(d, "with the deadline", "rents %lld GPUs (%lld nodes) for %s; they need MFU %.1f%% "
+        d_row(d, "with the deadline",
+              "rents %lld GPUs (%lld nodes) for %s; they need MFU %.1f%% "
               "to finish in time",
               (long long)p->budget_gpus_whole_nodes,
               (long long)(p->budget_gpus_whole_nodes / p->gpus_per_node),
               hours(in->deadline_h * 3600.0, a, sizeof a), p->budget_required_mfu * 100.0);
     if (p->budget_tokens_at_mfu > 0.0 && in->tokens_from != TP_TOKENS_COMPUTE)
-        d_row(d, "tokens it buys", "%s of %s at the user MFU %.0f%% (--tokens budget trains on them)",
+        d_row(d, "tokens it buys",
+              "%s of %s at the user MFU %.0f%% (--tokens budget trains on them)",
               si(p->budget_tokens_at_mfu, a, sizeof a), p->model.name, in->mfu * 100.0);
     if (!p->feasible)
         return;

@@ -201,8 +201,9 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
                 "(%s); sequence parallel %s\n",
                 (long long)t->tp, (long long)t->pp, (long long)t->cp, (long long)r->dp,
                 (long long)(t->tp * t->pp * t->cp * r->dp),
-                tp_io_plural((double)(t->tp * t->pp * t->cp * r->dp), "GPU", "GPUs"), (long long)t->ep,
-                r->dp % t->ep == 0 ? "within DP" : "over CP x DP", t->sp ? "on" : "off");
+                tp_io_plural((double)(t->tp * t->pp * t->cp * r->dp), "GPU", "GPUs"),
+                (long long)t->ep, r->dp % t->ep == 0 ? "within DP" : "over CP x DP",
+                t->sp ? "on" : "off");
     fprintf(f, "  pipeline        schedule %s", tp_io_schedule_name(t->schedule));
     if (t->vpp > 1)
         fprintf(f, " with %lld virtual stages per GPU", (long long)t->vpp);
@@ -463,8 +464,7 @@ int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *ro
         coll_row_set(&rows[n++], c, "TP all-reduce", TP_COLL_ALL_REDUCE, t->tp, 1, act,
                      4.0 * L * mb);
     if (t->cp > 1) {
-        double kv = 2.0 * T * (double)tp_kv_heads(m) * (double)tp_head_dim(m) * 2.0 /
-                    (double)t->tp;
+        double kv = 2.0 * T * (double)tp_kv_heads(m) * (double)tp_head_dim(m) * 2.0 / (double)t->tp;
         coll_row_set(&rows[n++], c, "CP ring send", TP_COLL_P2P, t->cp, t->tp, kv,
                      3.0 * (double)(t->cp - 1) * L * mb);
     }
@@ -507,8 +507,9 @@ void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r)
     for (int i = 0; i < n; i++) {
         const tp_io_coll_row *w = &rows[i];
         char vol[32];
-        fprintf(f, "  %-26s %.0f x %s on %lld GPUs (%lld node%s) at %.0f GB/s busbw: %.3g ms each, "
-                   "%.4f s\n",
+        fprintf(f,
+                "  %-26s %.0f x %s on %lld GPUs (%lld node%s) at %.0f GB/s busbw: %.3g ms each, "
+                "%.4f s\n",
                 w->name, w->count, bytes_text(w->bytes, vol, sizeof vol), (long long)w->group,
                 (long long)w->nodes, w->nodes == 1 ? "" : "s", w->busbw_bytes_per_s / 1e9,
                 w->each_s * 1e3, w->total_s);
@@ -596,7 +597,8 @@ void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o
         snprintf(cause, sizeof cause, "exposed TP communication: %.3g s, %.0f%% of the step",
                  tm->tp_comm_s, 100.0 * tm->tp_comm_s / step);
         snprintf(fix, sizeof fix, "%s a smaller TP with PP or ZeRO for the memory",
-                 c->opts.tp_comm_overlap ? "use" : "overlap it with the GEMMs (--tp-comm-overlap), or use");
+                 c->opts.tp_comm_overlap ? "use"
+                                         : "overlap it with the GEMMs (--tp-comm-overlap), or use");
         low_add(o, cause, fix);
     }
     if (t->pp > 1 && tm->bubble_s >= part) {
@@ -616,8 +618,9 @@ void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o
     if (tm->cp_comm_s >= part) {
         snprintf(cause, sizeof cause, "exposed CP communication: %.3g s, %.0f%% of the step",
                  tm->cp_comm_s, 100.0 * tm->cp_comm_s / step);
-        low_add(o, cause, "a smaller CP (CP pays off for long sequences only), with recompute "
-                          "or PP for the activation memory");
+        low_add(o, cause,
+                "a smaller CP (CP pays off for long sequences only), with recompute "
+                "or PP for the activation memory");
     }
     if (tm->ep_comm_s >= part) {
         snprintf(cause, sizeof cause, "exposed EP all-to-all: %.3g s, %.0f%% of the step",
@@ -629,8 +632,9 @@ void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o
                  "exposed DP/ZeRO communication: %.3g s, %.0f%% of the step (ZeRO-%d over %lld "
                  "replicas)",
                  tm->dp_comm_s, 100.0 * tm->dp_comm_s / step, t->zero, (long long)r->dp);
-        low_add(o, cause, "more work per step to hide it behind (more accumulation or a larger "
-                          "micro-batch), a lower ZeRO stage, or fewer replicas with more TP/PP");
+        low_add(o, cause,
+                "more work per step to hide it behind (more accumulation or a larger "
+                "micro-batch), a lower ZeRO stage, or fewer replicas with more TP/PP");
     }
     double rows = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
     if (rows < SMALL_GEMM_TOKENS) {
@@ -641,8 +645,9 @@ void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o
         low_add(o, cause, "a larger micro-batch (fewer accumulation steps) or less CP");
     }
     if (o->n == 0)
-        low_add(o, "no single part stands out: the compute itself runs below peak (GEMM and "
-                   "attention efficiency of this shape)",
+        low_add(o,
+                "no single part stands out: the compute itself runs below peak (GEMM and "
+                "attention efficiency of this shape)",
                 "larger matrices per GPU (less TP, a larger micro-batch) or another GPU");
 }
 

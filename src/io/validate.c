@@ -1133,8 +1133,7 @@ static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *r
     }
     if (st != TP_OK) {
         snprintf(v->reason, sizeof v->reason, "configuration rejected: %.40s: %.150s",
-                 tp_io_field_word(err.path, true),
-                 err.message);
+                 tp_io_field_word(err.path, true), err.message);
         return false;
     }
     return true;

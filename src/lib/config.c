@@ -165,7 +165,8 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
                             "must be a fraction in [0, 1]");
     if (!(isfinite(o->zero3_prefetch_layers) && o->zero3_prefetch_layers >= 0.0 &&
           o->zero3_prefetch_layers <= 64.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.zero3_prefetch_layers", "must be in [0, 64]");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.zero3_prefetch_layers",
+                            "must be in [0, 64]");
     if (!(isfinite(o->extra_param_bytes) && o->extra_param_bytes >= 0.0 &&
           o->extra_param_bytes <= 16.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.extra_param_bytes",

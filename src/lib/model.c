@@ -285,7 +285,7 @@ int64_t tp_model_num_moe_layers(const tp_model *m)
 #define CHECK_REAL(field, path, lo, hi)                                                            \
     do {                                                                                           \
         if (!((field) >= (lo) && (field) <= (hi)))                                                 \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path, "%g is out of range [%g, %g]",    \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path, "%g is out of range [%g, %g]",      \
                                 (double)(field), (double)(lo), (double)(hi));                      \
     } while (0)
 
@@ -295,7 +295,8 @@ static tp_status validate_rope_norm(const tp_model *m, tp_error *err)
     CHECK_REAL(m->rope_theta, "model.rope_theta", 0.0, 1e12);
     CHECK_REAL(m->norm_eps, "model.norm_eps", 0.0, 0.1);
     if ((int)m->rope_scaling < 0 || m->rope_scaling > TP_ROPE_SCALING_OTHER)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.rope_scaling", "invalid rope scaling kind");
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.rope_scaling",
+                            "invalid rope scaling kind");
     CHECK_REAL(m->rope_factor, "model.rope_factor", 0.0, 1e6);
     CHECK_REAL(m->rope_low_freq_factor, "model.rope_low_freq_factor", 0.0, 1e6);
     CHECK_REAL(m->rope_high_freq_factor, "model.rope_high_freq_factor", 0.0, 1e6);
@@ -396,8 +397,8 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     tp_status st = validate_features(m, err);
     if (st != TP_OK)
         return st;
-    if ((int)m->norm < 0 || m->norm > TP_NORM_RMSNORM || (int)m->mlp < 0 ||
-        m->mlp > TP_MLP_GEGLU || (int)m->pos < 0 || m->pos > TP_POS_ALIBI)
+    if ((int)m->norm < 0 || m->norm > TP_NORM_RMSNORM || (int)m->mlp < 0 || m->mlp > TP_MLP_GEGLU ||
+        (int)m->pos < 0 || m->pos > TP_POS_ALIBI)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "invalid norm, mlp or position kind");
     st = validate_rope_norm(m, err);
     if (st != TP_OK)
@@ -437,8 +438,8 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     if (st != TP_OK)
         return st;
     if (pad_vocab_to < 0 || pad_vocab_to > TP_MAX_VOCAB)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.pad_vocab_to", "%lld is out of range [0, %d]",
-                            (long long)pad_vocab_to, TP_MAX_VOCAB);
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.pad_vocab_to",
+                            "%lld is out of range [0, %d]", (long long)pad_vocab_to, TP_MAX_VOCAB);
 
     int64_t h = m->hidden, V = tp__padded_vocab(m->vocab, pad_vocab_to);
     int64_t L = m->num_layers, L_moe = tp_model_num_moe_layers(m), L_dense = L - L_moe;

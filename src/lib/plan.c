@@ -117,7 +117,8 @@ static bool fin(double x)
 
 static tp_status check_input(const tp_plan_in *in, tp_error *err)
 {
-    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "plan.mfu", "must be a fraction in (0, 1] (got %g)", in->mfu);
+    CHECK(in->mfu > 0.0 && in->mfu <= 1.0, "plan.mfu", "must be a fraction in (0, 1] (got %g)",
+          in->mfu);
     CHECK(fin(in->tokens_per_param) && in->tokens_per_param > 0.0 && in->tokens_per_param <= 1e6,
           "plan.tokens_per_param", "must be in (0, 1e6]");
     CHECK(in->tokens_from != TP_TOKENS_GIVEN ||
@@ -131,8 +132,7 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           "budget)");
     CHECK(tp_scaling_fit_get(in->fit) != NULL, "plan.fit", "unknown scaling fit");
     CHECK(fin(in->model_params) && in->model_params >= 0.0 &&
-              (!(in->model_params > 0.0) ||
-               (in->model_params >= 1e6 && in->model_params <= 1e14)),
+              (!(in->model_params > 0.0) || (in->model_params >= 1e6 && in->model_params <= 1e14)),
           "plan.model_params", "must be a parameter count in [1e6, 1e14] (got %g)",
           in->model_params);
     CHECK(!(in->model_params > 0.0 && in->size_model), "plan.model_params",
@@ -150,9 +150,10 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
           in->memory_margin);
     CHECK(fin(in->tie_tolerance) && in->tie_tolerance >= 0.0 && in->tie_tolerance <= 0.5,
           "plan.tie_tolerance", "must be a fraction in [0, 0.5] (got %g)", in->tie_tolerance);
-    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "plan.max_gpus", "must be in [1, 2^20]");
-    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "plan.phases", "at most %d phases",
-          TP_PLAN_MAX_PHASES);
+    CHECK(in->max_gpus >= 1 && in->max_gpus <= TP_MAX_GPUS, "plan.max_gpus",
+          "must be in [1, 2^20]");
+    CHECK(in->num_phases >= 0 && in->num_phases <= TP_PLAN_MAX_PHASES, "plan.phases",
+          "at most %d phases", TP_PLAN_MAX_PHASES);
     CHECK(fin(in->storage_bw_per_node) && in->storage_bw_per_node > 0.0 &&
               in->storage_bw_per_node <= 1e15,
           "plan.storage_bw_per_node", "storage bandwidth per node must be > 0");
@@ -180,10 +181,10 @@ static tp_status check_input(const tp_plan_in *in, tp_error *err)
               "phase %d: batch is out of range", i + 1);
         CHECK(p->batch_tokens >= 0 && p->batch_tokens <= TP_MAX_TOKENS_PER_STEP, "plan.phases",
               "phase %d: batch tokens out of range", i + 1);
-        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14, "plan.phases",
-              "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
-        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18, "plan.phases",
-              "phase %d: frozen tokens must be in [0, 1e18]", i + 1);
+        CHECK(fin(p->frozen_params) && p->frozen_params >= 0.0 && p->frozen_params <= 1e14,
+              "plan.phases", "phase %d: frozen parameters must be in [0, 1e14]", i + 1);
+        CHECK(fin(p->frozen_tokens) && p->frozen_tokens >= 0.0 && p->frozen_tokens <= 1e18,
+              "plan.phases", "phase %d: frozen tokens must be in [0, 1e18]", i + 1);
         if (p->tokens <= 0.0)
             unsized++;
     }
@@ -216,8 +217,8 @@ static bool frozen_fits(const tp_config *cfg, const tp_phase *ph, const tp_resul
         snprintf(why, why_n,
                  "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB "
                  "(%.1f GiB capacity less a %.0f%% margin)",
-                 res->memory.total_bytes / TP_GIB, fb / TP_GIB, usable / TP_GIB,
-                 capacity / TP_GIB, margin * 100.0);
+                 res->memory.total_bytes / TP_GIB, fb / TP_GIB, usable / TP_GIB, capacity / TP_GIB,
+                 margin * 100.0);
     else if (why)
         snprintf(why, why_n,
                  "%.1f GiB of model state plus %.1f GiB of frozen weights > %.1f GiB capacity",
@@ -328,8 +329,8 @@ static bool try_layout(const tp_config *cfg, const tp_phase *ph, tp_result *res,
  * simplest (tp_plan_layout_simpler) among those within the tie tolerance
  * of the fastest. Returns its index; fills pp's tie note when it is not 0.
  */
-static size_t break_tie(const tp_plan_in *in, const tp_search_item *top, const bool *ok,
-                        size_t n, tp_plan_phase *pp)
+static size_t break_tie(const tp_plan_in *in, const tp_search_item *top, const bool *ok, size_t n,
+                        tp_plan_phase *pp)
 {
     size_t first = n, pick = n;
     for (size_t i = 0; i < n; i++) {
@@ -423,8 +424,7 @@ static tp_status choose_search(const tp_plan_in *in, const tp_config *base, cons
                  "the search found no layout that fits%s (%llu evaluated, %llu pruned on model "
                  "states alone, %llu without a micro-batch that divides the batch)",
                  stats.evaluated > 0 && margin > 0.0 ? " with the memory margin" : "",
-                 (unsigned long long)stats.evaluated,
-                 (unsigned long long)stats.pruned_states,
+                 (unsigned long long)stats.evaluated, (unsigned long long)stats.pruned_states,
                  (unsigned long long)stats.batch_mismatch);
     return TP_OK;
 }
@@ -789,8 +789,9 @@ static tp_status resolve_model(const tp_plan_in *in, double peak, double price, 
     const tp_scaling_fit *f = tp_scaling_fit_get(in->fit);
     if (!(in->compute_flops > 0.0)) {
         if (!(in->budget_usd > 0.0))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.size_model",
-                                "sizing the model needs a compute budget in FLOPs or a money budget");
+            return tp_error_set(
+                err, TP_ERR_INVALID_ARG, "plan.size_model",
+                "sizing the model needs a compute budget in FLOPs or a money budget");
         if (!(price > 0.0))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "plan.price_per_hour",
                                 "sizing the model from a money budget needs a price > 0");
@@ -926,8 +927,8 @@ static tp_status plan_model_tokens(const tp_plan_in *in, tp_plan *out, tp_error 
     switch (in->tokens_from) {
     case TP_TOKENS_GIVEN: D = in->tokens; break;
     case TP_TOKENS_COMPUTE:
-        D = C_budget / (in->compute_flops > 0.0 || in->size_model ? 6.0 * N
-                                                                  : basis_per_token(in, out));
+        D = C_budget /
+            (in->compute_flops > 0.0 || in->size_model ? 6.0 * N : basis_per_token(in, out));
         break;
     default: D = in->tokens_per_param * N; break;
     }
@@ -1084,9 +1085,8 @@ static bool clean_possible(const tp_plan_in *in, const tp_model *m, const tp_pla
 {
     int64_t gpn = tp_gpus_per_node(&in->base.train, &in->base.gpu);
     int64_t heads = m->num_heads, kv = tp_kv_heads(m), L = m->num_layers;
-    int64_t cp_max = short_context(&ph->cfg.train) || ph->spec.seq_len <= TP_PLAN_CP_SHORT_SEQ
-                         ? 1
-                         : 64;
+    int64_t cp_max =
+        short_context(&ph->cfg.train) || ph->spec.seq_len <= TP_PLAN_CP_SHORT_SEQ ? 1 : 64;
     for (int64_t tp = 1; tp <= gpn; tp++) {
         if (gpn % tp || heads % tp || kv % tp || n % tp)
             continue;
@@ -1114,8 +1114,8 @@ static bool clean_possible(const tp_plan_in *in, const tp_model *m, const tp_pla
  * where one fits and meets the deadline; keep the first cluster (and say
  * why) when there is none.
  */
-static tp_status move_to_clean(const tp_plan_in *in, tp_plan *out, double deadline_s,
-                               int64_t limit, cluster_eval *ce, int64_t *n, tp_error *err)
+static tp_status move_to_clean(const tp_plan_in *in, tp_plan *out, double deadline_s, int64_t limit,
+                               cluster_eval *ce, int64_t *n, tp_error *err)
 {
     char why[160];
     if (in->layout_from != TP_LAYOUT_AUTO || phases_clean(out, why, sizeof why))
@@ -1147,8 +1147,7 @@ static tp_status move_to_clean(const tp_plan_in *in, tp_plan *out, double deadli
         if (st != TP_OK)
             return st;
         char w2[160];
-        if (ce->fits && ce->wall_s <= bound_s * (1.0 + 1e-9) &&
-            phases_clean(out, w2, sizeof w2)) {
+        if (ce->fits && ce->wall_s <= bound_s * (1.0 + 1e-9) && phases_clean(out, w2, sizeof w2)) {
             *n = m;
             out->clean_layouts = true;
             out->clean_moved = m != first;
@@ -1283,8 +1282,8 @@ static void plan_budget_inverse(const tp_plan_in *in, tp_plan *out)
         return;
     out->budget_gpus_for_deadline = out->budget_gpu_hours / in->deadline_h;
     int64_t per_node = out->gpus_per_node;
-    int64_t whole = (int64_t)floor(out->budget_gpus_for_deadline / (double)per_node + 1e-9) *
-                    per_node;
+    int64_t whole =
+        (int64_t)floor(out->budget_gpus_for_deadline / (double)per_node + 1e-9) * per_node;
     out->budget_gpus_whole_nodes = whole;
     if (whole >= 1)
         out->budget_required_mfu = tp_budget_required_mfu(basis_flops_of(in, out), (double)whole,

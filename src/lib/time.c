@@ -293,7 +293,8 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
         double lat = (double)(m->kv_lora_rank + m->qk_rope_head_dim);
         double kv_up = a * (double)(m->qk_nope_head_dim + m->v_head_dim);
         g_qkv = gemm_s(x, T, lat, h) + gemm_s(x, T, kv_up / tt, (double)m->kv_lora_rank);
-        g_qkv += rq > 0.0 ? gemm_s(x, T, rq, h) + gemm_s(x, T, q / tt, rq) : gemm_s(x, T, q / tt, h);
+        g_qkv +=
+            rq > 0.0 ? gemm_s(x, T, rq, h) + gemm_s(x, T, q / tt, rq) : gemm_s(x, T, q / tt, h);
         g_o = gemm_s(x, T, h, (double)tp__v_width(m) / tt);
     } else {
         g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
@@ -304,8 +305,8 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     /* attention core: per CP rank 1/c of the causal work (header 2), QK^T
      * over the q width and AV over the v width, capped by a window */
     double qv = 0.5 * (q + (double)tp__v_width(&c->model));
-    double core_flops = 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 *
-                        tp__window_scale(&c->model, s, true);
+    double core_flops =
+        4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * tp__window_scale(&c->model, s, true);
     double attn_f, attn_b;
     if (t->flash_attn) {
         attn_f = core_flops / (x->peak_attn * x->attn_eff);

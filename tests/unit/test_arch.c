@@ -205,8 +205,7 @@ static void test_window_of_the_sequence_is_full_attention(void **state)
     c.model.global_every = 2;
     assert_int_equal(tp_eval(&c, &win, &err), TP_OK);
     double s = 4096, w = 128, local = (w - w * w / (2 * s)) / (s / 2);
-    assert_rel(win.flops.attn_per_token, full.flops.attn_per_token * (18 + 18 * local) / 36,
-               1e-12);
+    assert_rel(win.flops.attn_per_token, full.flops.attn_per_token * (18 + 18 * local) / 36, 1e-12);
     assert_true(win.time.step_s < full.time.step_s);
 }
 
@@ -297,8 +296,8 @@ static void expect_lib_error(const tp_model *m, const char *path, const char *me
     memset(&err, 0, sizeof err);
     tp_status st = tp_model_params(m, 0, &p, &err);
     if (st == TP_OK || strcmp(err.path, path) != 0 || strcmp(err.message, message) != 0) {
-        print_error("got %s [%s] %s\nwant [%s] %s\n", tp_strerror(st), err.path, err.message,
-                    path, message);
+        print_error("got %s [%s] %s\nwant [%s] %s\n", tp_strerror(st), err.path, err.message, path,
+                    message);
         fail();
     }
 }
@@ -318,7 +317,7 @@ static void expect_parse_error(const char *text, const char *path, const char *m
 
 #define HF_QWEN3_MOE                                                                               \
     "\"model_type\":\"qwen3_moe\",\"hidden_size\":64,\"num_hidden_layers\":4,"                     \
-    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"                       \
+    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"                      \
     "\"num_experts\":8,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32"
 
 /* What cannot be counted is refused, naming the field. */
@@ -346,8 +345,7 @@ static void test_refusals(void **state)
                      "kv_lora_rank > 0)");
     m = llama(4, 64, 4, 0, 128, 100, false);
     m.global_every = 2;
-    expect_lib_error(&m, "model.global_every",
-                     "global_every 2 needs a sliding_window (it is 0)");
+    expect_lib_error(&m, "model.global_every", "global_every 2 needs a sliding_window (it is 0)");
     m.sliding_window = 16;
     m.global_every = 5;
     expect_lib_error(&m, "model.global_every", "5 is out of range [0, 4]");
@@ -388,14 +386,14 @@ static void test_refusals(void **state)
                        "attention layers; trainplan does not model Mamba layers (HF config.json)");
     expect_parse_error("{\"model_type\":\"dbrx\",\"d_model\":64,\"n_heads\":4,\"n_layers\":2,"
                        "\"vocab_size\":100,\"attn_config\":{\"kv_n_heads\":2}}",
-                       "ffn_config", "missing object \"ffn_config\" (HF config.json, model_type dbrx)");
+                       "ffn_config",
+                       "missing object \"ffn_config\" (HF config.json, model_type dbrx)");
 
     /* a qwen3_moe with decoder_sparse_step 2: MoE on layers 1 and 3 */
     tp_model q;
     tp_error err;
-    assert_int_equal(tp_io_model_parse("{" HF_QWEN3_MOE ",\"decoder_sparse_step\":2}", NULL, &q,
-                                       &err),
-                     TP_OK);
+    assert_int_equal(
+        tp_io_model_parse("{" HF_QWEN3_MOE ",\"decoder_sparse_step\":2}", NULL, &q, &err), TP_OK);
     assert_false(tp__layer_is_moe(&q, 0));
     assert_true(tp__layer_is_moe(&q, 1));
     assert_false(tp__layer_is_moe(&q, 2));
@@ -460,8 +458,9 @@ static void test_megatron_import(void **state)
     assert_int_equal(im.model.global_every, 4);
     assert_int_equal(im.model.mlp, TP_MLP_SQRELU);
     /* a window that looks ahead is not causal attention */
-    static const char ahead[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
-                                "--seq-length 8192 --micro-batch-size 1 --window-size 128,16 --bf16";
+    static const char ahead[] =
+        "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+        "--seq-length 8192 --micro-batch-size 1 --window-size 128,16 --bf16";
     assert_int_equal(tp_io_import_megatron(ahead, NULL, &im, &err), TP_ERR_CONFIG);
     assert_string_equal(err.path, "--window-size");
     assert_string_equal(err.message,

@@ -398,7 +398,8 @@ static void test_validation_messages(void **state)
                  "7 heads do not divide hidden size 4096 (set the head dimension)");
     hd = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     hd.gpu.mem_capacity_bytes = 0.0;
-    expect_error(&hd, "gpu.mem_capacity_bytes", "memory capacity of h100-sxm must be in (0, 1e6] GB");
+    expect_error(&hd, "gpu.mem_capacity_bytes",
+                 "memory capacity of h100-sxm must be in (0, 1e6] GB");
     hd = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     hd.opts.fragmentation = 2.0;
     expect_error(&hd, "conventions.fragmentation", "must be a fraction in [0, 1]");

@@ -493,12 +493,12 @@ static void test_layout_simpler_and_clean(void **state)
     assert_true(tp_plan_layout_clean(&a, NULL, 0));
 
     /* first difference wins: TP in a node, no short CP, even PP, fewer stages */
-    a = b;              /* TP 2 PP 29 CP 2 at 4K */
-    b.train.cp = 1;     /* TP 2 PP 29 CP 1 */
+    a = b;          /* TP 2 PP 29 CP 2 at 4K */
+    b.train.cp = 1; /* TP 2 PP 29 CP 1 */
     assert_true(tp_plan_layout_simpler(&b, &a) < 0);
     assert_true(tp_plan_layout_simpler(&a, &b) > 0);
     a.train.cp = 1;
-    a.train.pp = 48;    /* even, but 48 stages */
+    a.train.pp = 48;                                 /* even, but 48 stages */
     assert_true(tp_plan_layout_simpler(&a, &b) < 0); /* even PP beats fewer uneven stages */
     b.train.pp = 4;
     assert_true(tp_plan_layout_simpler(&b, &a) < 0); /* 4 stages beat 48 */
