@@ -326,10 +326,10 @@ json_t *tp_io_oom_fix_json(const tp_config *c, const tp_result *r)
         return json_null();
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "binding", b.text, "fix",
                      tp_io_oom_fix_text(&b), "need_tp", (json_int_t)b.need_tp, "need_tp_gpus",
-                     (json_int_t)b.need_tp_gpus, "need_pp", (json_int_t)b.need_pp,
-                     "need_pp_gpus", (json_int_t)b.need_pp_gpus, "need_cp",
-                     (json_int_t)b.need_cp, "need_cp_gpus", (json_int_t)b.need_cp_gpus,
-                     "need_zero", b.need_zero, "need_full_recompute", (int)b.need_full_recompute);
+                     (json_int_t)b.need_tp_gpus, "need_pp", (json_int_t)b.need_pp, "need_pp_gpus",
+                     (json_int_t)b.need_pp_gpus, "need_cp", (json_int_t)b.need_cp, "need_cp_gpus",
+                     (json_int_t)b.need_cp_gpus, "need_zero", b.need_zero, "need_full_recompute",
+                     (int)b.need_full_recompute);
 }
 
 static void time_line(FILE *f, const char *label, double s, double step)

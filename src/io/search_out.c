@@ -212,8 +212,8 @@ static tp_status append_unfit(json_t *arr, const tp_config *c, const tp_search_s
 }
 
 tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, tp_rank_by by,
-                                size_t k, size_t unfit, json_t **out, bool *found,
-                                size_t *n_unfit, tp_search_stats *stats, tp_error *err)
+                                size_t k, size_t unfit, json_t **out, bool *found, size_t *n_unfit,
+                                tp_search_stats *stats, tp_error *err)
 {
     *out = NULL;
     *found = false;
@@ -588,10 +588,9 @@ static tp_status unfit_write(FILE *f, tp_io_search_format fmt, const tp_search_i
     return TP_OK;
 }
 
-static tp_status search_markdown(FILE *f, const tp_config *c, const tp_search_item *items,
-                                 size_t n, tp_rank_by by, const char *by_text,
-                                 const tp_search_stats *st, const tp_search_item *unfit,
-                                 size_t n_unfit, tp_error *err)
+static tp_status search_markdown(FILE *f, const tp_config *c, const tp_search_item *items, size_t n,
+                                 tp_rank_by by, const char *by_text, const tp_search_stats *st,
+                                 const tp_search_item *unfit, size_t n_unfit, tp_error *err)
 {
     char what[160];
     snprintf(what, sizeof what, "ranked by %s", by_text);

@@ -52,8 +52,8 @@ json_t *tp_io_search_closest_json(const tp_search_item *close, size_t n, tp_erro
  * TP_ERR_NOMEM, TP_ERR_INTERNAL for a non-finite number.
  */
 tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, tp_rank_by by,
-                                size_t k, size_t unfit, json_t **out, bool *found,
-                                size_t *n_unfit, tp_search_stats *stats, tp_error *err);
+                                size_t k, size_t unfit, json_t **out, bool *found, size_t *n_unfit,
+                                tp_search_stats *stats, tp_error *err);
 
 /** --unfit: close[0..n) as tp_io_search_closest_json's objects, appended to arr. */
 tp_status tp_io_search_unfit_append(json_t *arr, const tp_search_item *close, size_t n,
