@@ -7,8 +7,9 @@
  * "search" member), --markdown or --csv (the last of the three wins; CSV
  * and Markdown use estimate's columns, tabular.h), and --svg FILE, the
  * charts of the best layout. When nothing fits, the closest layouts with
- * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
- * input, 4 internal error.
+ * the constraint that binds; with --unfit N, up to N of them also after the
+ * ranked ones (issue 19: the page's scatter shows both sides of capacity).
+ * Exit 0 something fits, 1 nothing fits, 2 bad input, 4 internal error.
  */
 #include <stdio.h>
 #include <stdlib.h>
