@@ -690,6 +690,11 @@
   let searchQuery = null;   // the body of the search on screen, without its page
   let searchShown = 0;      // rows on screen
   let searchAll = [];       // their {layout, est}, for the scatter
+  // The few closest layouts that do not fit (the request's "unfit", search
+  // --unfit): every page carries them apart from the ranked rows; the
+  // scatter draws them hollow, so both sides of the capacity line show.
+  const SEARCH_UNFIT = 3;
+  let searchUnfit = [];
 
   function searchHeader(table) {
     const thead = table.tHead;
@@ -748,6 +753,7 @@
       if (first) {
         table.hidden = true;
         searchAll = [];
+        searchUnfit = [];
         renderScatter();
       }
       more.hidden = true;
@@ -764,6 +770,7 @@
       searchShown = 0;
       searchAll = [];
     }
+    searchUnfit = Array.isArray(res.data.unfit) ? searchRows(res.data.unfit) : [];
     rows.forEach((row, i) => searchRow(tbody, row, searchShown + i, none));
     for (const row of rows) searchAll.push(row);
     renderScatter();
@@ -783,11 +790,12 @@
 
   // The search's layouts on screen, step time against memory per GPU, with
   // the GPU's capacity as a line: filled dots fit, hollow red ones do not
-  // (the closest layouts when none fits), the ring is the configuration in
-  // the controls. A dot loads its layout.
+  // (the few closest that do not fit, searchUnfit, or the closest layouts
+  // when none fits), the ring is the configuration in the controls. A dot
+  // loads its layout.
   function renderScatter() {
     const svg = $('scatter'), box = $('scatter-box');
-    const pts = searchAll.filter((r) => r.est.memory && r.est.time);
+    const pts = searchAll.concat(searchUnfit).filter((r) => r.est.memory && r.est.time);
     box.hidden = pts.length === 0;
     if (!pts.length) return;
     clear(svg);
@@ -816,8 +824,12 @@
       const c = svgEl('circle', { cx: X(all[i][0]), cy: Y(all[i][1]), r: fits ? 4 : 4.5,
         class: fits ? 'pt-fit' : 'pt-nofit', 'data-fits': String(fits) });
       const t = svgEl('title');
-      t.textContent = '#' + (r.est.search && r.est.search.rank || i + 1) + ' ' + layoutWords(r.layout) + ': ' +
-        gib(r.est.memory.peak_bytes) + ' GiB, step ' + secs(r.est.time.step_s) + (fits ? '' : ' (does not fit)');
+      // the closest that do not fit are numbered among themselves: not a rank
+      const closest = r.est.search && r.est.search.rank_by === 'closest';
+      t.textContent = (closest ? 'closest not fitting #' : '#') + (r.est.search && r.est.search.rank || i + 1) +
+        ' ' + layoutWords(r.layout) + ': ' + gib(r.est.memory.peak_bytes) + ' GiB, step ' +
+        secs(r.est.time.step_s) + (fits ? '' : ' (does not fit' +
+        (r.est.search && r.est.search.binding ? ': ' + r.est.search.binding : '') + ')');
       c.appendChild(t);
       // a dot is a button: click, or Tab to it and press Enter or Space
       c.setAttribute('tabindex', '0');
@@ -842,7 +854,9 @@
       lab.textContent = 'current' + (cur.memory.fits ? '' : ' (does not fit)');
       svg.appendChild(lab);
     }
-    $('scatter-note').textContent = pts.length + ' layouts from the table: ' + nFit + ' fit (filled), ' +
+    const nExtra = pts.length - searchAll.filter((r) => r.est.memory && r.est.time).length;
+    $('scatter-note').textContent = (pts.length - nExtra) + ' layouts from the table' +
+      (nExtra ? ' and the ' + nExtra + ' closest that do not fit' : '') + ': ' + nFit + ' fit (filled), ' +
       (pts.length - nFit) + ' do not (hollow, right of the capacity line)' +
       (cur ? '; the ring is the configuration in the controls' + (cur.memory.fits ? '' : ', which does not fit') : '') +
       '. Click a dot to load it.';
@@ -891,7 +905,7 @@
   async function runSearch(ev) {
     ev.preventDefault();
     // the model, cluster and batch stay; every layout axis is searched
-    searchQuery = searchBody({ rank: $('search-rank').value });
+    searchQuery = searchBody({ rank: $('search-rank').value, unfit: SEARCH_UNFIT });
     await searchPage(true);
   }
 

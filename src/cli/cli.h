@@ -226,6 +226,7 @@ typedef struct cli_search_job {
     int argi;                               /* where parsing stopped */
     const char *vals[CLI_SEARCH_MAX_FLAGS]; /* search's own flags, as given (borrowed) */
     double from_params;                     /* --params N (c.model is its shape); 0: none */
+    size_t unfit; /* --unfit N: closest layouts that do not fit, after the ranked; 0: none */
 } cli_search_job;
 
 /**

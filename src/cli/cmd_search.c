@@ -7,8 +7,9 @@
  * "search" member), --markdown or --csv (the last of the three wins; CSV
  * and Markdown use estimate's columns, tabular.h), and --svg FILE, the
  * charts of the best layout. When nothing fits, the closest layouts with
- * the constraint that binds. Exit 0 something fits, 1 nothing fits, 2 bad
- * input, 4 internal error.
+ * the constraint that binds; with --unfit N, up to N of them also after the
+ * ranked ones (issue 19: the page's scatter shows both sides of capacity).
+ * Exit 0 something fits, 1 nothing fits, 2 bad input, 4 internal error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ enum {
     X_MOE_FOLDING,
     X_RECOMPUTE_VARIANTS,
     X_OFFLOAD_VARIANTS,
+    X_UNFIT,
     X_PARAMS,
     X_COUNT
 };
@@ -113,6 +115,10 @@ static const cli_flag search_flags[X_COUNT] = {
                             "also try every ZeRO stage >= 1 with the optimizer state offloaded "
                             "to the host CPU (--offload-optimizer 1, ZeRO-Offload)",
                             CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
+    [X_UNFIT] = {"--unfit", "N", "layouts", "none",
+                 "also list up to N (at most 8) of the closest layouts that do not fit, after the "
+                 "ranked ones, each with the constraint that binds (a second search, unpruned)",
+                 CLI_INT, 1, TP_SEARCH_CLOSEST, 0.0, 0.0, NULL, G_SEARCH},
     [X_PARAMS] = CLI_PARAMS_FLAG(G_SEARCH),
 };
 
@@ -375,6 +381,11 @@ static tp_status search_finish(cli_sources src, int argc, char **argv, cli_searc
         TP_TRY(cli_flag_f64(&search_flags[X_TIME_LIMIT], v[X_TIME_LIMIT], &job->time_limit_s, err));
     if (v[X_FORCE] && !v[X_SVG])
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
+    if (v[X_UNFIT]) {
+        int64_t unfit;
+        TP_TRY(cli_flag_i64(&search_flags[X_UNFIT], v[X_UNFIT], &unfit, err));
+        job->unfit = (size_t)unfit;
+    }
     job->top = (size_t)top;
     job->top_given = v[X_TOP] != NULL;
     job->by = (tp_rank_by)rank;
@@ -423,6 +434,13 @@ int cmd_search(int argc, char **argv)
 
     bool show_gpus = sp->gpus.min > 0 || sp->gpus.max > 0;
     int rc = CLI_EXIT_OK;
+    /* --unfit: the closest that do not fit, from a second, unpruned search */
+    tp_search_item unfit[TP_SEARCH_CLOSEST];
+    size_t n_unfit = 0;
+    if (job.unfit > 0 && tp_io_search_closest(c, sp, job.unfit, unfit, &n_unfit, &err) != TP_OK) {
+        free(items);
+        return search_error_print(&err, sp);
+    }
     if (vals[X_SVG]) { /* the best layout's charts, before any report */
         rc = cli_write_svg(vals[X_SVG], force, &items[0].config, &items[0].result);
         if (rc != CLI_EXIT_OK) {
@@ -432,6 +450,11 @@ int cmd_search(int argc, char **argv)
     }
     if (json) { /* the answer the server gives too (search_out.h) */
         json_t *arr = tp_io_search_json(items, n, by);
+        if (arr && tp_io_search_unfit_append(arr, unfit, n_unfit, &err) != TP_OK) {
+            json_decref(arr);
+            free(items);
+            return cli_error_print(&err, NULL);
+        }
         for (size_t i = 0; arr && job.from_params > 0.0 && i < json_array_size(arr); i++)
             if (cli_params_json(json_array_get(arr, i), job.from_params) != 0) {
                 json_decref(arr);
@@ -448,7 +471,9 @@ int cmd_search(int argc, char **argv)
         bool text = search_format(fmt) == TP_IO_SEARCH_TEXT;
         cli_text t; /* folded when text; Markdown and CSV are not */
         FILE *f = text ? cli_text_open(&t, stdout) : stdout;
-        tp_io_search_write(f, search_format(fmt), c, items, n, by, &st, wall, show_gpus);
+        if (tp_io_search_write(f, search_format(fmt), c, items, n, by, &st, wall, show_gpus, unfit,
+                               n_unfit, &err) != TP_OK)
+            rc = cli_error_print(&err, NULL);
         if (job.from_params > 0.0 && search_format(fmt) != TP_IO_SEARCH_CSV)
             cli_params_text(f, job.from_params, c); /* CSV stays rows only */
         if (text)

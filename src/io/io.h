@@ -160,6 +160,23 @@ void tp_io_low_mfu_eval(const tp_config *c, const tp_result *r, tp_io_low_mfu *o
 void tp_io_low_mfu_text(FILE *f, const tp_io_low_mfu *o);
 /** {"low", "threshold", "causes": [{"cause", "fix"}]}; new reference, NULL on failure. */
 json_t *tp_io_low_mfu_json(const tp_io_low_mfu *o);
+/**
+ * Out of memory, the fix (issue 19): tp_search_binding_eval of the layout,
+ * the constraint that binds and the smallest single change of TP, PP, CP,
+ * ZeRO or recompute that fits, the rest held (search's words for its
+ * closest layouts). False, *out zeroed, when the layout fits or the
+ * binding cannot be evaluated. The estimate text prints its fixes under
+ * the DOES NOT FIT verdict, the estimate JSON carries it as "oom".
+ */
+bool tp_io_oom_fix(const tp_config *c, const tp_result *r, tp_search_binding *out);
+/** The fixes of a binding: its text after the first "; " ("needs CP >= 2 or ..."). */
+const char *tp_io_oom_fix_text(const tp_search_binding *b);
+/**
+ * {"binding", "fix", "need_tp", "need_tp_gpus", "need_pp", "need_pp_gpus",
+ * "need_cp", "need_cp_gpus", "need_zero", "need_full_recompute"} of
+ * tp_io_oom_fix, or JSON null when the layout fits; NULL on failure.
+ */
+json_t *tp_io_oom_fix_json(const tp_config *c, const tp_result *r);
 /** `estimate --measured-tokens-per-s`: the achieved MFU/HFU against the prediction. */
 void tp_io_measured_text(FILE *f, const tp_measured *m);
 /** The same as the "measured" object of estimate --json; new reference, NULL on failure. */

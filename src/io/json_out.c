@@ -404,5 +404,10 @@ json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r)
         json_decref(j);
         return NULL;
     }
+    json_t *oj = tp_io_oom_fix_json(c, r); /* issue 19: the fix the text prints, or null */
+    if (!oj || json_object_set_new(j, "oom", oj) != 0) {
+        json_decref(j);
+        return NULL;
+    }
     return j;
 }

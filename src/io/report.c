@@ -298,6 +298,39 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
     else
         fprintf(f, "  verdict                    DOES NOT FIT: %s\n",
                 r->reason[0] ? r->reason : "total exceeds capacity");
+    tp_search_binding b; /* the fix search gives its closest layouts (issue 19) */
+    if (tp_io_oom_fix(c, r, &b) && tp_io_oom_fix_text(&b)[0])
+        fprintf(f, "  fix (one change)           %s\n", tp_io_oom_fix_text(&b));
+}
+
+bool tp_io_oom_fix(const tp_config *c, const tp_result *r, tp_search_binding *out)
+{
+    memset(out, 0, sizeof *out);
+    tp_error err = {0};
+    if (r->memory.fits || tp_search_binding_eval(c, out, &err) != TP_OK || out->fits) {
+        memset(out, 0, sizeof *out);
+        return false;
+    }
+    return true;
+}
+
+const char *tp_io_oom_fix_text(const tp_search_binding *b)
+{
+    const char *semi = strstr(b->text, "; ");
+    return semi ? semi + 2 : "";
+}
+
+json_t *tp_io_oom_fix_json(const tp_config *c, const tp_result *r)
+{
+    tp_search_binding b;
+    if (!tp_io_oom_fix(c, r, &b))
+        return json_null();
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "binding", b.text, "fix",
+                     tp_io_oom_fix_text(&b), "need_tp", (json_int_t)b.need_tp, "need_tp_gpus",
+                     (json_int_t)b.need_tp_gpus, "need_pp", (json_int_t)b.need_pp, "need_pp_gpus",
+                     (json_int_t)b.need_pp_gpus, "need_cp", (json_int_t)b.need_cp, "need_cp_gpus",
+                     (json_int_t)b.need_cp_gpus, "need_zero", b.need_zero, "need_full_recompute",
+                     (int)b.need_full_recompute);
 }
 
 static void time_line(FILE *f, const char *label, double s, double step)

@@ -181,12 +181,46 @@ json_t *tp_io_search_closest_json(const tp_search_item *close, size_t n, tp_erro
     return arr;
 }
 
+tp_status tp_io_search_unfit_append(json_t *arr, const tp_search_item *close, size_t n,
+                                    tp_error *err)
+{
+    json_t *more = tp_io_search_closest_json(close, n, err);
+    if (!more)
+        return err->code;
+    tp_status st = json_array_extend(arr, more) == 0
+                       ? TP_OK
+                       : tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+    json_decref(more);
+    return st;
+}
+
+/* --unfit: the closest layouts that do not fit, appended to the ranked answer. */
+static tp_status append_unfit(json_t *arr, const tp_config *c, const tp_search_space *sp,
+                              size_t unfit, size_t *n_unfit, tp_error *err)
+{
+    tp_search_item *close = calloc(TP_SEARCH_CLOSEST, sizeof *close);
+    if (!close)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+    size_t m = 0;
+    tp_status st = tp_io_search_closest(c, sp, unfit, close, &m, err);
+    if (st == TP_OK)
+        st = tp_io_search_unfit_append(arr, close, m, err);
+    if (st == TP_OK)
+        *n_unfit = m;
+    free(close);
+    return st;
+}
+
 tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, tp_rank_by by,
-                                size_t k, json_t **out, bool *found, tp_search_stats *stats,
-                                tp_error *err)
+                                size_t k, size_t unfit, json_t **out, bool *found, size_t *n_unfit,
+                                tp_search_stats *stats, tp_error *err)
 {
     *out = NULL;
     *found = false;
+    size_t n_unfit_local;
+    if (!n_unfit)
+        n_unfit = &n_unfit_local;
+    *n_unfit = 0;
     tp_search_stats st_local;
     if (!stats)
         stats = &st_local;
@@ -203,6 +237,8 @@ tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, t
         if (!*out)
             st = tp_error_set(err, TP_ERR_INTERNAL, "",
                               "internal: a result holds a non-finite number");
+        if (st == TP_OK && unfit > 0)
+            st = append_unfit(*out, c, sp, unfit, n_unfit, err);
     } else if (st == TP_OK && stats->candidates == 0) {
         *out = json_array(); /* no valid layout at all: the CLI explains on stderr */
         if (!*out)
@@ -512,8 +548,49 @@ static void search_csv(FILE *f, const tp_search_item *items, size_t n)
     }
 }
 
-static void search_markdown(FILE *f, const tp_config *c, const tp_search_item *items, size_t n,
-                            tp_rank_by by, const char *by_text, const tp_search_stats *st)
+/*
+ * --unfit: the closest layouts that do not fit, after the ranked ones, each
+ * with the constraint that binds; numbered among themselves, closest first
+ * (CSV: its fits column says 0). On an error the rows stop there.
+ */
+static tp_status unfit_write(FILE *f, tp_io_search_format fmt, const tp_search_item *close,
+                             size_t n, tp_error *err)
+{
+    if (n == 0)
+        return TP_OK;
+    if (fmt == TP_IO_SEARCH_MARKDOWN) {
+        fprintf(f,
+                "\nThe %zu closest %s that %s not fit (--unfit; smallest memory over capacity), "
+                "with the constraint that binds:\n\n",
+                n, tp_io_plural((double)n, "layout", "layouts"), n == 1 ? "does" : "do");
+        tp_io_markdown_rows_header(f, "Binding constraint");
+    } else if (fmt == TP_IO_SEARCH_TEXT) {
+        fprintf(f,
+                "\nThe %zu closest %s that %s not fit (--unfit; smallest memory over capacity), "
+                "with the constraint that binds:\n",
+                n, tp_io_plural((double)n, "layout", "layouts"), n == 1 ? "does" : "do");
+    }
+    for (size_t i = 0; i < n; i++) {
+        tp_search_binding b;
+        tp_status rc = tp_search_binding_eval(&close[i].config, &b, err);
+        if (rc != TP_OK)
+            return rc;
+        if (fmt == TP_IO_SEARCH_CSV) {
+            print_csv_row(f, i + 1, &close[i], b.text);
+        } else if (fmt == TP_IO_SEARCH_MARKDOWN) {
+            tp_io_markdown_row(f, (int64_t)(i + 1), &close[i].config, &close[i].result, b.text);
+        } else {
+            fprintf(f, "%zu. ", i + 1);
+            layout_line(f, &close[i]);
+            fprintf(f, "\n   %s\n", b.text);
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status search_markdown(FILE *f, const tp_config *c, const tp_search_item *items, size_t n,
+                                 tp_rank_by by, const char *by_text, const tp_search_stats *st,
+                                 const tp_search_item *unfit, size_t n_unfit, tp_error *err)
 {
     char what[160];
     snprintf(what, sizeof what, "ranked by %s", by_text);
@@ -537,7 +614,9 @@ static void search_markdown(FILE *f, const tp_config *c, const tp_search_item *i
     char tie[512];
     if (simpler_within_tie(items, n, by, &k, &slower, tie, sizeof tie))
         fprintf(f, "\nNote: %s.\n", tie);
+    tp_status rc = unfit_write(f, TP_IO_SEARCH_MARKDOWN, unfit, n_unfit, err);
     fputs(MD_FOOTER, f);
+    return rc;
 }
 
 /* What a ranking orders by, in words. */
@@ -550,15 +629,16 @@ static const char *rank_text(tp_rank_by by)
     return "predicted step time";
 }
 
-void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
-                        const tp_search_item *items, size_t n, tp_rank_by by,
-                        const tp_search_stats *st, double wall_s, bool show_gpus)
+tp_status tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
+                             const tp_search_item *items, size_t n, tp_rank_by by,
+                             const tp_search_stats *st, double wall_s, bool show_gpus,
+                             const tp_search_item *unfit, size_t n_unfit, tp_error *err)
 {
     const char *by_text = rank_text(by);
     if (fmt == TP_IO_SEARCH_CSV) {
         search_csv(f, items, n);
     } else if (fmt == TP_IO_SEARCH_MARKDOWN) {
-        search_markdown(f, c, items, n, by, by_text, st);
+        return search_markdown(f, c, items, n, by, by_text, st, unfit, n_unfit, err);
     } else {
         tp_io_run_header(f, c, "Search:");
         stats_text(f, st, wall_s, c->gpu.mem_capacity_bytes);
@@ -572,4 +652,5 @@ void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
         if (simpler_within_tie(items, n, by, &k, &slower, tie, sizeof tie))
             fprintf(f, "\nNote: %s.\n", tie);
     }
+    return unfit_write(f, fmt, unfit, n_unfit, err);
 }

@@ -45,12 +45,19 @@ json_t *tp_io_search_closest_json(const tp_search_item *close, size_t n, tp_erro
  * The whole `search --json` answer: the best k (1..1000) layouts, or when
  * none fits the closest max(k, 3) (at most TP_SEARCH_CLOSEST). *found says
  * which (the CLI exits 0 or 1); stats (may be NULL) receives the search's
- * counters. Errors: those of tp_search_top (TP_ERR_STOPPED included),
+ * counters. With unfit > 0 (search --unfit) and something fitting, up to
+ * unfit of the closest layouts that do not fit follow the ranked ones
+ * (tp_io_search_closest_json's objects: "rank_by": "closest", a binding);
+ * *n_unfit (may be NULL) receives how many. Errors: those of tp_search_top (TP_ERR_STOPPED included),
  * TP_ERR_NOMEM, TP_ERR_INTERNAL for a non-finite number.
  */
 tp_status tp_io_search_run_json(const tp_config *c, const tp_search_space *sp, tp_rank_by by,
-                                size_t k, json_t **out, bool *found, tp_search_stats *stats,
-                                tp_error *err);
+                                size_t k, size_t unfit, json_t **out, bool *found, size_t *n_unfit,
+                                tp_search_stats *stats, tp_error *err);
+
+/** --unfit: close[0..n) as tp_io_search_closest_json's objects, appended to arr. */
+tp_status tp_io_search_unfit_append(json_t *arr, const tp_search_item *close, size_t n,
+                                    tp_error *err);
 
 /* ---- text, Markdown and CSV ---- */
 
@@ -63,11 +70,15 @@ typedef enum tp_io_search_format {
 /**
  * The ranked layouts items[0..n) (n >= 1, best first) of a search of c
  * ranked by by; st are its counters and wall_s its duration (text only),
- * show_gpus prints each layout's GPU count (a --min-gpus search).
+ * show_gpus prints each layout's GPU count (a --min-gpus search). Then
+ * unfit[0..n_unfit) (search --unfit, tp_io_search_closest), numbered among
+ * themselves, each with its binding constraint; CSV rows say fits 0. An
+ * error evaluating a binding stops the rows and is returned.
  */
-void tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
-                        const tp_search_item *items, size_t n, tp_rank_by by,
-                        const tp_search_stats *st, double wall_s, bool show_gpus);
+tp_status tp_io_search_write(FILE *f, tp_io_search_format fmt, const tp_config *c,
+                             const tp_search_item *items, size_t n, tp_rank_by by,
+                             const tp_search_stats *st, double wall_s, bool show_gpus,
+                             const tp_search_item *unfit, size_t n_unfit, tp_error *err);
 
 /**
  * Nothing fits: the closest layouts close[0..n) (tp_io_search_closest),

@@ -356,11 +356,8 @@ static tp_status job_parse(const tp_web_request *hr, enum job_kind kind, tp_web_
     return TP_OK;
 }
 
-/*
- * One page of the answer array (the CLI's objects, unchanged):
- * {"total": N, "offset": O, "limit": L, "results": [...]}. Steals all.
- */
-static json_t *page_json(json_t *all, int64_t offset, int64_t limit)
+/* The page of the ranked objects; steals all. */
+static json_t *page_results(json_t *all, int64_t offset, int64_t limit)
 {
     size_t total = json_array_size(all);
     json_t *results = json_array();
@@ -374,6 +371,40 @@ static json_t *page_json(json_t *all, int64_t offset, int64_t limit)
         return NULL;
     return json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)total, "offset",
                      (json_int_t)offset, "limit", (json_int_t)limit, "results", results);
+}
+
+/*
+ * One page of the answer array (the CLI's objects, unchanged):
+ * {"total": N, "offset": O, "limit": L, "results": [...]}. Steals all.
+ * With "unfit" asked, its last n_unfit objects (the closest layouts that
+ * do not fit) are not paged: every page carries them as "unfit": [...].
+ */
+static json_t *page_json(json_t *all, int64_t offset, int64_t limit, size_t n_unfit)
+{
+    json_t *unfit = NULL;
+    if (n_unfit > 0) {
+        size_t ranked = json_array_size(all) - n_unfit;
+        unfit = json_array();
+        for (size_t i = ranked; unfit && i < json_array_size(all); i++)
+            if (json_array_append(unfit, json_array_get(all, i)) != 0) {
+                json_decref(unfit);
+                unfit = NULL;
+            }
+        while (unfit && json_array_size(all) > ranked)
+            json_array_remove(all, json_array_size(all) - 1);
+        if (!unfit) {
+            json_decref(all);
+            return NULL;
+        }
+    }
+    json_t *page = page_results(all, offset, limit);
+    if (page && unfit && json_object_set_new(page, "unfit", unfit) != 0) {
+        json_decref(page);
+        return NULL;
+    }
+    if (!page)
+        json_decref(unfit);
+    return page;
 }
 
 /* tp_search_stop's callback: the deadline passed, or the server is stopping. */
@@ -424,9 +455,10 @@ void tp_web_job_run(tp_web_job *job, const tp_web_limit *lim, tp_web_reply *out)
         st = tp_io_explain_run_json(&job->explain.c, &job->explain.sp, &j, &found, &err);
     } else {
         job->search.sp.stop = stop;
+        size_t n_unfit = 0;
         st = tp_io_search_run_json(&job->search.c, &job->search.sp, job->search.by, job->search.top,
-                                   &j, &found, NULL, &err);
-        if (st == TP_OK && job->paged && !(j = page_json(j, job->offset, job->limit)))
+                                   job->search.unfit, &j, &found, &n_unfit, NULL, &err);
+        if (st == TP_OK && job->paged && !(j = page_json(j, job->offset, job->limit, n_unfit)))
             st = tp_error_set(&err, TP_ERR_NOMEM, "", "out of memory");
     }
     if (st == TP_ERR_STOPPED)

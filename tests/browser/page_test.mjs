@@ -15,7 +15,7 @@
 // divisors, runs a search (table with DP, SP, accumulation; the scatter)
 // and loads a result, plans a run from the plan panel (summary, timeline,
 // deadline curve) and an infeasible one, and saves screenshots to
-// <screenshot-dir> (default: build/): serve-page.png (1280 px wide),
+// <screenshot-dir> (default: build/): serve-page.png (1280 px wide), serve-scatter.png,
 // serve-page-400.png (400 px), serve-oom.png, serve-plan-infeasible.png. Every
 // request the page makes must go to the local server. Exit 77 (skipped)
 // when playwright-core or chromium is missing; bounded in time.
@@ -377,14 +377,23 @@ try {
   check(/Best 10 of \d+/.test(await page.textContent('#search-status')), 'search status counts the rows');
   const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((t) => t.textContent));
   check(['DP', 'SP', 'accum.'].every((h) => heads.includes(h)), 'search table shows DP, SP and accumulation (' + heads.join(' ') + ')');
+  // both kinds: the 10 ranked rows filled, and the 3 closest layouts that do
+  // not fit (the request's "unfit") hollow, right of the capacity line
   const sc = await page.evaluate(() => {
     const svg = document.getElementById('scatter');
+    const capX = Number(svg.querySelector('line.cap').getAttribute('x1'));
+    const fitX = [...svg.querySelectorAll('circle.pt-fit')].map((c) => Number(c.getAttribute('cx')));
+    const hollowX = [...svg.querySelectorAll('circle.pt-nofit')].map((c) => Number(c.getAttribute('cx')));
     return { points: Number(svg.dataset.points), fit: Number(svg.dataset.fit),
-      dots: svg.querySelectorAll('circle.pt-fit').length, cap: svg.querySelectorAll('line.cap').length,
-      cur: svg.querySelectorAll('circle.pt-cur').length };
+      dots: fitX.length, hollow: hollowX.length, cap: svg.querySelectorAll('line.cap').length,
+      cur: svg.querySelectorAll('circle.pt-cur').length,
+      left: fitX.every((x) => x <= capX), right: hollowX.every((x) => x > capX),
+      note: document.getElementById('scatter-note').textContent };
   });
-  check(sc.points === 10 && sc.dots === sc.fit && sc.fit === 10 && sc.cap === 1 && sc.cur === 1,
-    'scatter: 10 layouts (10 fit), the capacity line and the current configuration (' + JSON.stringify(sc) + ')');
+  check(sc.points === 13 && sc.dots === sc.fit && sc.fit === 10 && sc.hollow === 3 && sc.left && sc.right &&
+    sc.cap === 1 && sc.cur === 1 && /^10 layouts from the table and the 3 closest that do not fit: 10 fit/.test(sc.note),
+    'scatter: 10 layouts that fit (filled, left of the capacity line), the 3 closest that do not (hollow, ' +
+    'right of it), the current configuration (' + JSON.stringify(sc) + ')');
   // a dot is a button: Enter on the 10th loads the 10th layout (its micro-batch)
   const mb10 = await page.textContent('#search-table tbody tr:not(.binding):nth-child(10) td:nth-child(11)');
   await page.focus('#scatter circle.pt-fit:nth-of-type(10)');
@@ -504,8 +513,12 @@ try {
   await page.fill('#search-top', '10');
   await page.click('#search-run');
   await page.waitForFunction(() => /^Best 10 of/.test(document.getElementById('search-status').textContent) &&
-    document.getElementById('scatter').dataset.points === '10', null, { timeout: 60000 });
+    document.getElementById('scatter').dataset.points === '13', null, { timeout: 60000 });
   mkdirSync(shotDir, { recursive: true });
+  // the scatter alone, at full size, to look at both kinds of dot
+  const shotScatter = join(shotDir, 'serve-scatter.png');
+  await (await page.$('#scatter-box')).screenshot({ path: shotScatter });
+  console.log('screenshot: ' + shotScatter);
   const shot = join(shotDir, 'serve-page.png');
   await page.screenshot({ path: shot, fullPage: true });
   check(existsSync(shot), 'screenshot saved to ' + shot);

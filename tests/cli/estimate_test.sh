@@ -167,15 +167,24 @@ check_json "llama-3-8b on one GPU does not fit" \
     'j["memory"]["fits"] is False' 'j["memory"]["headroom_bytes"] < 0' 'len(j["reason"]) > 0'
 run estimate --gpus 1
 if [ "$rc" -eq 0 ] && grep -q 'DOES NOT FIT' "$tmp/out"; then ok; else bad "text: no DOES NOT FIT (exit $rc)"; fi
+# the fix, search's words for a layout that does not fit (issue 19): the
+# text under the verdict, the JSON's "oom" object (null when it fits)
+if grep -qx '  fix (one change)           needs PP >= 2 (2 GPUs) or TP >= 2 (2 GPUs)' "$tmp/out"; then ok
+else bad "text: no OOM fix line: $(grep -A1 'fix (one' "$tmp/out")"; fi
+run estimate --json --gpus 1
+check_json "estimate JSON carries the OOM fix" \
+    'j["oom"]["binding"] == "optimizer state 89.7 GiB > 79.6 GiB on stage 0, 52.5 GiB over; needs PP >= 2 (2 GPUs) or TP >= 2 (2 GPUs)"' \
+    'j["oom"]["fix"] == "needs PP >= 2 (2 GPUs) or TP >= 2 (2 GPUs)"' \
+    '[j["oom"][k] for k in ("need_tp", "need_tp_gpus", "need_pp", "need_pp_gpus", "need_cp", "need_zero", "need_full_recompute")] == [2, 2, 2, 2, 0, -1, False]'
 
 # fits
 run estimate --json --gpus 8 --tp 2 --pp 2 --global-batch 32
 check_json "llama-3-8b on 8 GPUs, TP 2 PP 2 fits" \
     'j["memory"]["fits"] is True' 'j["reason"] == ""' 'j["layout"]["dp"] == 2' \
     'j["layout"]["grad_accum"] == 16' 'j["layout"]["sp"] is True' \
-    'j["memory"]["headroom_bytes"] > 0'
+    'j["memory"]["headroom_bytes"] > 0' 'j["oom"] is None'
 run estimate --gpus 8 --tp 2 --pp 2 --global-batch 32
-if [ "$rc" -eq 0 ] && grep -q 'FITS' "$tmp/out" && ! grep -q 'DOES NOT FIT' "$tmp/out"; then ok
+if [ "$rc" -eq 0 ] && grep -q 'FITS' "$tmp/out" && ! grep -q 'DOES NOT FIT\|fix (one change)' "$tmp/out"; then ok
 else bad "text: no FITS verdict (exit $rc)"; fi
 
 # text report: sections, labelled units, step time said to be absent when it is

@@ -411,4 +411,56 @@ json_check "no tie note by cost" 0 "'simpler_within_tie' not in j[0]['search']"
 run search $TIE --top 10 --csv
 if [ "$rc" -eq 0 ] && ! grep -q "simpler layout" "$tmp/out"; then ok; else bad "tie note in CSV"; fi
 
+# ---- --unfit N: the closest layouts that do not fit, after the ranked ones (issue 19) ----
+# Llama 3 70B on 64 GPUs: 7,264 layouts fit; the closest that do not are a
+# few tenths of a GiB over the 79.65 GiB of an H100
+UNFIT="--model llama-3-70b --gpus 64 --seq-len 8192 --global-batch 512 --top 2"
+# shellcheck disable=SC2086
+run search $UNFIT --json
+cp "$tmp/out" "$tmp/ranked.json"
+# shellcheck disable=SC2086
+run search $UNFIT --unfit 3 --json
+json_check "unfit json" 0 "len(j) == 5" \
+    "j[:2] == json.load(open('$tmp/ranked.json'))" \
+    "all(x['memory']['fits'] for x in j[:2])" \
+    "all(not x['memory']['fits'] and x['memory']['peak_bytes'] > x['memory']['capacity_bytes'] for x in j[2:])" \
+    "[x['search']['rank'] for x in j[2:]] == [1, 2, 3] and all(x['search']['rank_by'] == 'closest' for x in j[2:])" \
+    "j[2]['memory']['peak_bytes'] == 85525396467 and j[2]['memory']['capacity_bytes'] == 85520809984" \
+    "[j[2]['layout'][k] for k in ('tp', 'pp', 'cp', 'zero', 'recompute')] == [2, 2, 16, 1, 'full']" \
+    "j[2]['search']['binding'].startswith('stage 1 needs 79.7 GiB > 79.6 GiB (largest part: weights 32.9 GiB), 0.0 GiB over; needs CP >= 32 (128 GPUs)')"
+# text: the ranked report unchanged (but its timing), then the closest
+# shellcheck disable=SC2086
+run search $UNFIT
+grep -v "searched 42,636 layouts in" "$tmp/out" >"$tmp/ranked.txt"
+# shellcheck disable=SC2086
+run search $UNFIT --unfit 3
+has "unfit text head" "The 3 closest layouts that do not fit (--unfit; smallest memory over capacity), with the constraint"
+has "unfit text row" "1. TP 2, PP 2, CP 16, DP 1, SP off, ZeRO-1, recompute full, micro-batch 1 x accumulation 512"
+if [ "$rc" -eq 0 ] && grep -v "searched 42,636 layouts in" "$tmp/out" | head -n "$(wc -l <"$tmp/ranked.txt")" |
+    cmp -s - "$tmp/ranked.txt"; then ok; else bad "unfit text: the ranked report changed"; fi
+# CSV: the rows that do not fit say so in the fits column, numbered among themselves
+# shellcheck disable=SC2086
+run search $UNFIT --unfit 3 --csv
+pycheck "unfit csv" "$tmp/out" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [(r["rank"], r["fits"]) for r in rows] == [("1", "true"), ("2", "true"), ("1", "false"), ("2", "false"), ("3", "false")], rows
+assert all(int(r["peak_bytes"]) > int(r["capacity_bytes"]) for r in rows[2:])
+assert rows[2]["note"].startswith("stage 1 needs 79.7 GiB > 79.6 GiB"), rows[2]["note"]
+PY
+# Markdown: a second table before the footer
+# shellcheck disable=SC2086
+run search $UNFIT --unfit 1 --markdown
+has "unfit markdown" "The 1 closest layout that does not fit (--unfit; smallest memory over capacity), with the constraint that binds:"
+has "unfit markdown row" "| 1 | 64 | 2 | 2 | 1 | 16 | 1 | 1 | off | 1 | full | 1 | 512 | 79.65 | -0.00 | no |"
+# nothing fits: the closest are the answer already; --unfit changes nothing
+run search --model llama-3-70b --gpus 8 --seq-len 8192 --global-batch 512 --json
+cp "$tmp/out" "$tmp/none.json"
+run search --model llama-3-70b --gpus 8 --seq-len 8192 --global-batch 512 --json --unfit 2
+if [ "$rc" -eq 1 ] && cmp -s "$tmp/out" "$tmp/none.json"; then ok; else bad "unfit when nothing fits: exit $rc or changed"; fi
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --unfit: 0 is out of range [1, 8]" search $UNFIT --unfit 0
+# shellcheck disable=SC2086
+expect_error "trainplan: error: --unfit: 9 is out of range [1, 8]" search $UNFIT --unfit 9
+
 finish

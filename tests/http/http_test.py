@@ -398,6 +398,7 @@ LATER = [
     ("/api/search", "search", {"model": "llama-2-7b", "gpus": 16, "seq-len": 4096,
                                "global-batch": 128, "rank": "cost", "top": 2, "max-tp": 4}),
     ("/api/search", "search", {"model": "llama-3-70b", "gpus": 1, "global-batch": 8}),  # none fits
+    ("/api/search", "search", {"gpus": 8, "global-batch": 64, "top": 2, "unfit": 3}),  # issue 19
     ("/api/search", "search", {"gpus": 8}),                          # no batch: 400
     ("/api/search", "search", {"gpus": 8, "global-batch": 64, "max-tp": "x"}),
     ("/api/plan", "plan", {"gpus": 8}),
@@ -482,6 +483,22 @@ def test_search_pages(s, exe):
     p = json.loads(body) if st == 200 else {}
     check(st == 200 and h.get("x-trainplan-exit") == "1" and len(p.get("results", [])) <= 2,
           "nothing fits: a page of the closest, exit 1 (%d %s)" % (st, h.get("x-trainplan-exit")))
+    # "unfit" (search --unfit): the closest that do not fit are not paged; every
+    # page carries them, as the CLI's --json lists them after the ranked ones
+    rc, out, err = run_cli(exe, ["search", "--json", "--top", "1000", "--unfit", "3", *flags(obj)],
+                           timeout=60)
+    withu = json.loads(out) if rc == 0 else []
+    check(withu[:len(full)] == full and len(withu) == len(full) + 3,
+          "CLI --unfit 3: the ranked list unchanged, 3 more (%d)" % len(withu))
+    for offset in (0, 10):
+        st, h, body = s.post_json("/api/search", dict(obj, unfit=3, offset=offset, limit=10))
+        p = json.loads(body) if st == 200 else {}
+        check(st == 200 and list(p) == ["total", "offset", "limit", "results", "unfit"] and
+              p["total"] == len(full) and p["results"] == full[offset:offset + 10] and
+              p["unfit"] == withu[len(full):] and
+              all(not u["memory"]["fits"] for u in p["unfit"]),
+              "unfit 3, offset %d: the page, then the 3 that do not fit (%d %s)" %
+              (offset, st, list(p)))
     # bad page fields: 400 naming the field, the CLI never runs
     for bad, path in [({"offset": -1}, "offset"), ({"limit": 0}, "limit"),
                       ({"limit": 1001}, "limit"), ({"limit": "x"}, "limit"),
