@@ -545,7 +545,7 @@ static void report_cluster(doc *d, const tp_plan_in *in, const tp_plan *p)
 
 static void report_layouts(doc *d, const tp_plan_in *in, const tp_plan *p)
 {
-    char a[200], b[48];
+    char a[320], b[48];
     d_section(d, "Parallel layout");
     for (int i = 0; i < p->num_phases; i++) {
         const tp_plan_phase *ph = &p->phases[i];
