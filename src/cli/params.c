@@ -11,53 +11,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fields.h"
 #include "io.h"
 #include "io_internal.h"
 
-/* The flags that give the model another way: every model flag of the
- * shared table but --vocab (the rule takes the vocabulary), and the
- * imports of estimate. Any of them with --params would be silently lost. */
-static const char *const params_clash[] = {"--model",
-                                           "--layers",
-                                           "--hidden",
-                                           "--heads",
-                                           "--kv-heads",
-                                           "--head-dim",
-                                           "--ffn-hidden",
-                                           "--experts",
-                                           "--mlp",
-                                           "--norm",
-                                           "--tie-embeddings",
-                                           "--no-tie-embeddings",
-                                           "--topk",
-                                           "--moe-ffn-hidden",
-                                           "--shared-experts",
-                                           "--bias",
-                                           "--position",
-                                           "--max-positions",
-                                           "--rope-theta",
-                                           "--rope-scaling",
-                                           "--rope-factor",
-                                           "--norm-eps",
-                                           "--shared-ffn-hidden",
-                                           "--moe-first-dense",
-                                           "--moe-layer-freq",
-                                           "--q-lora-rank",
-                                           "--kv-lora-rank",
-                                           "--qk-rope-head-dim",
-                                           "--qk-nope-head-dim",
-                                           "--v-head-dim",
-                                           "--mtp-layers",
-                                           "--sliding-window",
-                                           "--global-every",
-                                           "--qk-norm",
-                                           "--attn-sinks",
-                                           "--router-bias",
-                                           "--moe-imbalance",
-                                           "--moe-capacity-factor",
-                                           "--from-megatron",
-                                           "--from-deepspeed",
-                                           "--from-torchtitan"};
+/* The flags that give the model another way: every flag that sets a
+ * model field (the rows "model" and "model.*" of src/io/fields.c) but
+ * --vocab (the rule takes the vocabulary), and the imports of estimate.
+ * Any of them with --params would be silently lost. */
+static const char *const params_imports[] = {"--from-megatron", "--from-deepspeed",
+                                             "--from-torchtitan"};
+
+static bool sets_model(const tp_io_field *f)
+{
+    return strncmp(f->name, "model", 5) == 0 && (f->name[5] == '\0' || f->name[5] == '.') &&
+           strcmp(f->name, "model.vocab") != 0;
+}
 
 /* Whether the user's argv names flag `name` ("--x" or "--x=v"), before "--". */
 static bool argv_has(int argc, char **argv, const char *name)
@@ -91,12 +60,20 @@ tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_
     *n_out = 0.0;
     if (!val)
         return TP_OK;
-    for (size_t i = 0; i < sizeof params_clash / sizeof params_clash[0]; i++)
-        if (was_given(argc, argv, co, params_clash[i]))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
-                                "it chooses the model's shape and %s would override it (give a "
-                                "model file for a shape of your own)",
-                                argv ? params_clash[i] : params_clash[i] + 2);
+    const char *clash = NULL;
+    for (size_t i = 0; !clash && i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        if (sets_model(f) && was_given(argc, argv, co, f->flag))
+            clash = f->flag;
+    }
+    for (size_t i = 0; !clash && i < sizeof params_imports / sizeof params_imports[0]; i++)
+        if (was_given(argc, argv, co, params_imports[i]))
+            clash = params_imports[i];
+    if (clash)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
+                            "it chooses the model's shape and %s would override it (give a "
+                            "model file for a shape of your own)",
+                            argv ? clash : clash + 2);
     return cli_flag_f64(&flag, val, n_out, err);
 }
 

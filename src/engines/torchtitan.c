@@ -144,15 +144,18 @@ static void toml_string(sbuf *b, const char *s)
     sb_puts(b, "\"");
 }
 
-/* module_fqns_per_model_part: the layers of each pipeline stage by name. */
-static void titan_stage_fqns(sbuf *b, const tp_config *c)
+/* module_fqns_per_model_part: the layers of each pipeline stage by name,
+ * as TOML (the output head "output") or as a Python list ("lm_head"). */
+static void stage_fqns(sbuf *b, const tp_config *c, bool python)
 {
     const tp_train *t = &c->train;
+    const char *indent = python ? "            " : "  ";
     int64_t L = c->model.num_layers, next = 0;
-    sb_puts(b, "module_fqns_per_model_part = [\n");
+    sb_puts(b,
+            python ? "        module_fqns_per_model_part=[\n" : "module_fqns_per_model_part = [\n");
     for (int64_t s = 0; s < t->pp; s++) {
         int64_t n = tp_stage_layers(t, L, s);
-        sb_puts(b, "  [");
+        sb_printf(b, "%s[", indent);
         bool first = true;
         if (s == 0) {
             sb_puts(b, "\"tok_embeddings\"");
@@ -163,10 +166,10 @@ static void titan_stage_fqns(sbuf *b, const tp_config *c)
             first = false;
         }
         if (s == t->pp - 1)
-            sb_printf(b, "%s\"norm\", \"output\"", first ? "" : ", ");
-        sb_printf(b, "]%s\n", s + 1 < t->pp ? "," : "");
+            sb_printf(b, "%s\"norm\", \"%s\"", first ? "" : ", ", python ? "lm_head" : "output");
+        sb_printf(b, "]%s\n", python || s + 1 < t->pp ? "," : "");
     }
-    sb_puts(b, "]\n");
+    sb_puts(b, python ? "        ],\n" : "]\n");
 }
 
 /* [job] (the plan in one line) and [model] (a built-in flavor, or a note). */
@@ -320,7 +323,7 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
                          per > 0 ? per : 1);
             sb_printf(b, "pipeline_parallel_layers_per_stage = %" PRId64 "\n", per > 0 ? per : 1);
         } else {
-            titan_stage_fqns(b, c);
+            stage_fqns(b, c, false);
         }
     }
     sb_printf(b, "context_parallel_degree = %" PRId64 "\n", t->cp);
@@ -519,31 +522,6 @@ static int64_t py_training(sbuf *b, const tp_config *c, const tp_export_opts *o,
     return steps;
 }
 
-/* module_fqns_per_model_part as a Python list, the output head "lm_head". */
-static void py_stage_fqns(sbuf *b, const tp_config *c)
-{
-    const tp_train *t = &c->train;
-    int64_t L = c->model.num_layers, next = 0;
-    sb_puts(b, "        module_fqns_per_model_part=[\n");
-    for (int64_t s = 0; s < t->pp; s++) {
-        int64_t n = tp_stage_layers(t, L, s);
-        sb_puts(b, "            [");
-        bool first = true;
-        if (s == 0) {
-            sb_puts(b, "\"tok_embeddings\"");
-            first = false;
-        }
-        for (int64_t i = 0; i < n; i++, next++) {
-            sb_printf(b, "%s\"layers.%" PRId64 "\"", first ? "" : ", ", next);
-            first = false;
-        }
-        if (s == t->pp - 1)
-            sb_printf(b, "%s\"norm\", \"lm_head\"", first ? "" : ", ");
-        sb_puts(b, "],\n");
-    }
-    sb_puts(b, "        ],\n");
-}
-
 /* config.parallelism as one ParallelismConfig. */
 static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, notes *nx)
 {
@@ -587,7 +565,7 @@ static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, note
             sb_printf(b, "        pipeline_parallel_layers_per_stage=%" PRId64 ",\n",
                       per > 0 ? per : 1);
         } else {
-            py_stage_fqns(b, c);
+            stage_fqns(b, c, true);
         }
     }
     sb_printf(b, "        context_parallel_degree=%" PRId64 ",\n", t->cp);
