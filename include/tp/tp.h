@@ -573,6 +573,33 @@ static inline int64_t tp_expert_tp(const tp_train *t)
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);
 
+/*
+ * Framework profiles (issue 17, framework.c): the tp_options a training
+ * framework implies by default: which communication it overlaps with
+ * compute, what its selective recompute re-runs, its loss and optimizer
+ * buffers and its attention kernels. Each setting names its source in
+ * framework.c; docs/model.md section 10 tabulates them. A profile sets
+ * tp_options only (not the training setup), over tp_options_default.
+ */
+typedef enum tp_framework {
+    TP_FW_NONE = 0,      /* trainplan's defaults (tp_options_default) */
+    TP_FW_MEGATRON_LM,   /* Megatron-LM 2021 (Narayanan et al.), fused kernels, no TE */
+    TP_FW_MEGATRON_CORE, /* Megatron-Core + TransformerEngine: NeMo 2, Megatron-Bridge */
+    TP_FW_DEEPSPEED,     /* Megatron-DeepSpeed: DeepSpeed pipeline engine, BF16_Optimizer */
+    TP_FW_TORCHTITAN,    /* torchtitan: FSDP2, per-op selective activation checkpointing */
+    TP_FW_TORCHTUNE,     /* torchtune: FSDP2 recipes */
+    TP_FW_LLM_FOUNDRY,   /* MosaicML llm-foundry / Composer FSDP (2023) */
+    TP_FW_AUTOMODEL,     /* NeMo AutoModel: PyTorch FSDP2 + TE kernels + DeepEP */
+    TP_FW_COUNT
+} tp_framework;
+
+/** The profile's name ("megatron-core", ...; "none" for TP_FW_NONE). */
+TP_API const char *tp_framework_name(tp_framework fw);
+/** The profile of a name (as tp_framework_name spells it); -1 when none has it. */
+TP_API int tp_framework_of(const char *name);
+/** Set the options the framework implies (over what *o holds). */
+TP_API void tp_framework_apply(tp_framework fw, tp_options *o);
+
 /**
  * Defaults for a training setup: 1 GPU, all parallel sizes 1, bf16, AdamW
  * with fp32 master and moments, bf16 grads, ZeRO 0, 1F1B, no recompute,
