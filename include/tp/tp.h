@@ -578,7 +578,7 @@ TP_API void tp_options_default(tp_options *o);
  * framework implies by default: which communication it overlaps with
  * compute, what its selective recompute re-runs, its loss and optimizer
  * buffers and its attention kernels. Each setting names its source in
- * framework.c; docs/model.md section 10 tabulates them. A profile sets
+ * framework.c; docs/model.md section 11 tabulates them. A profile sets
  * tp_options only (not the training setup), over tp_options_default.
  */
 typedef enum tp_framework {

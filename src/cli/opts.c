@@ -379,7 +379,7 @@ static const cli_flag flags[F_COUNT] = {
                 NUM0(1e-6, 1.0), .group = G_OVER},
     [F_FRAMEWORK] = {"--framework", NULL, NULL, "none",
                      "the conventions a training framework implies (overlaps, selective "
-                     "recompute, buffers, kernels; docs/model.md 10); the other convention "
+                     "recompute, buffers, kernels; docs/model.md 11); the other convention "
                      "flags add to it",
                      ENUM(tp_io_fw_names), .group = G_CONV},
     [F_JSON] = {"--json", NULL, NULL, "text report",

@@ -9,7 +9,7 @@
  * profile is a named set of them, each with its source, and no fitted
  * number. What a profile does not set (CUDA graphs, host launch gaps,
  * the optimizer step's kernel count) has no term in the model: those stay
- * inside the fitted efficiencies (docs/model.md section 10).
+ * inside the fitted efficiencies (docs/model.md section 11).
  *
  * `trainplan validate` applies the profile of each row's framework
  * (runs-dev.csv column `framework`) and then the row's own settings;
