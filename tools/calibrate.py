@@ -14,7 +14,10 @@ src/lib/calib.c and docs/ACCURACY.md.
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
     python3 tools/calibrate.py --profiles [--cv] [--cv-json FILE]
                                  # the kernel-level GEMM model of data/hardware/
-    python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs
+    python3 tools/calibrate.py --unfused-full-matrix [--cv]
+                                 # unfused attention over the whole matrix (opt-in)
+    python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs, GPU type,
+                                                   # framework, dense/MoE
 
 Copy the binary first when rebuilding meanwhile (--trainplan /tmp/tp): a
 run replaced mid-fit stops the fit.
@@ -96,6 +99,7 @@ PARAMS_PROFILE = [
     ("clock_500w", 0.7482, 0.30, 1.20),
 ]
 PROFILES = False  # set by --profiles
+UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)
 
 # the profile each GPU name of runs-dev.csv uses, and the preset whose peaks
 # the profile's rates divide (the 500 W H100 and the H800 have the H100 SXM's
@@ -172,6 +176,8 @@ def eff_list(p):
 def run(trainplan, csv, p):
     """validate --json with the constants p (None: the published ones, calib.c)."""
     cmd = [trainplan, "validate", csv, "--json"] + (["--eff", eff_list(p)] if p else [])
+    if UNFUSED_FULL:
+        cmd.append("--unfused-full-matrix")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -316,13 +322,16 @@ def main():
                     help="leave one source family out: out-of-sample error")
     ap.add_argument("--profiles", action="store_true",
                     help="the kernel-level GEMM model of data/hardware/ (6 constants)")
+    ap.add_argument("--unfused-full-matrix", action="store_true",
+                    help="rows without FlashAttention charge the whole score matrix (opt-in)")
     ap.add_argument("--cv-json", metavar="FILE",
                     help="with --cv: write every row's three errors and the folds' constants")
     ap.add_argument("--fit-from-neutral", action="store_true",
                     help="start the fit from the middle of each box, not the starts")
     args = ap.parse_args()
-    global PROFILES
+    global PROFILES, UNFUSED_FULL
     PROFILES = args.profiles
+    UNFUSED_FULL = args.unfused_full_matrix
     if args.cv:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
@@ -332,7 +341,8 @@ def main():
             rows = [{"id": i, "family": fam, "published": a, "in_sample": b, "held_out": c}
                     for fam, rs in out.items() for i, a, b, c in rs]
             with open(args.cv_json, "w", encoding="utf-8") as f:
-                json.dump({"profiles": PROFILES, "rows": rows, "constants": consts}, f, indent=1)
+                json.dump({"profiles": PROFILES, "unfused_full_matrix": UNFUSED_FULL, "rows": rows,
+                           "constants": consts}, f, indent=1)
         return 0
     p, f = fit(args.trainplan, args.csv, neutral() if args.fit_from_neutral else None)
     doc = run(args.trainplan, args.csv, p)

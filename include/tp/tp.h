@@ -464,6 +464,10 @@ typedef struct tp_options {
     bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
                                     2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
+    bool unfused_full_matrix;     /* without FlashAttention, charge the whole s x s matrix (the
+                                    batched GEMMs and the mask compute and store the masked
+                                    half too: time.c unfused_attention); default false, the
+                                    causal half (issue 17: opt-in, docs/ACCURACY.md) */
     /* The host side of optimizer offload (tp_train.offload_optimizer) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
                                         (0: not checked); default 2 TB (DGX H100) */

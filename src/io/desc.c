@@ -66,7 +66,7 @@ enum slot {
     D_ATTN_FLOPS, D_ACT_MODEL, D_CKPT_MODEL, D_COLL_MODEL,
     D_TP_OVERLAP, D_NO_DP_OVERLAP, D_ATTN_AMPERE, D_SAC_OPS, D_NO_PP_SG, D_EXTRA_PARAM, D_CE_BYTES,
     D_CUDA_CTX, D_COMM_BUF, D_FRAG,
-    D_FRAMEWORK,
+    D_FRAMEWORK, D_UNFUSED_FULL,
     D_COUNT
 };
 _Static_assert(D_COUNT <= TP_IO_DESC_SLOTS, "raise TP_IO_DESC_SLOTS in desc.h");
@@ -113,6 +113,7 @@ static const char *const slot_flag[D_COUNT] = {
     [D_EXTRA_PARAM] = "--extra-param-bytes", [D_CE_BYTES] = "--ce-bytes-per-logit",
     [D_CUDA_CTX] = "--cuda-context-gb", [D_COMM_BUF] = "--comm-buffer-gb",
     [D_FRAG] = "--fragmentation", [D_FRAMEWORK] = "--framework",
+    [D_UNFUSED_FULL] = "--unfused-full-matrix",
 };
 /* clang-format on */
 
@@ -539,6 +540,8 @@ static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err
         o->sac_ops = true;
     if (d->val[D_NO_PP_SG])
         o->pp_scatter_gather = false;
+    if (d->val[D_UNFUSED_FULL])
+        o->unfused_full_matrix = true;
     return TP_OK;
 }
 

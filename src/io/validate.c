@@ -1246,6 +1246,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     bool rc_given = false;
     if (!build_train(r, fw, v, &c, &rc_given))
         return;
+    c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
     tp_result res;
     if (!row_predict(&c, rc_given, v, &res))

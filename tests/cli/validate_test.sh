@@ -303,4 +303,20 @@ check_json "framework column" \
     'by_id(j["rows"])["x-unknown"]["memory"]["predicted"] == by_id(j["rows"])["x-none"]["memory"]["predicted"]' \
     'by_id(j["rows"])["x-unknown"]["assumptions"].startswith("framework \"jax\" has no profile: conventions from the id and source; ")'
 
+# ---- --unfused-full-matrix: only the rows without FlashAttention move ----
+run validate "$CSV" --json
+cp "$tmp/out" "$tmp/uf_half.json"
+run validate "$CSV" --json --unfused-full-matrix
+python3 - "$tmp/uf_half.json" "$tmp/out" >"$tmp/uf_diff" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pa = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in a["rows"] if r.get("throughput")}
+pb = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in b["rows"] if r.get("throughput")}
+moved = sorted({i.split("-")[0] for i in pa if pb[i] != pa[i]})
+slower = all(pb[i] < pa[i] for i in pa if pb[i] != pa[i])
+print(" ".join(moved), slower, round(100 * (pb["megatron21-t1-1.7B"] / 9288 - 1), 1))
+PY
+if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -7.8" ]; then ok; else
+    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -7.8'"; fi
+
 finish
