@@ -12,6 +12,7 @@ src/lib/calib.c and docs/ACCURACY.md.
     python3 tools/calibrate.py [--trainplan build/trainplan]
                                [--csv data/runs/runs-dev.csv]
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
+    python3 tools/calibrate.py --cv --cv-by framework   # leave one framework out
     python3 tools/calibrate.py --profiles [--cv] [--cv-json FILE]
                                  # the kernel-level GEMM model of data/hardware/
     python3 tools/calibrate.py --unfused-full-matrix [--cv]
@@ -253,6 +254,23 @@ def family(row_id):
     return row_id.split("-", 1)[0]
 
 
+FOLD_BY = "family"  # --cv-by: "family" (the id's first word) or "framework" (the column)
+
+
+def fold_keys(lines, header):
+    """The fold of each row: its family, or with --cv-by framework its
+    framework cell (rows without one fold by their family)."""
+    import csv as csvmod
+    rows = list(csvmod.reader([header] + lines))
+    head, body = rows[0], rows[1:]
+    col = head.index("framework") if "framework" in head else None
+    keys = []
+    for r in body:
+        fw = r[col] if col is not None and col < len(r) else ""
+        keys.append(fw if FOLD_BY == "framework" and fw else family(r[0]))
+    return keys
+
+
 def cross_validate(trainplan, csv, tmpdir):
     """Leave one source family out: refit on the rest from neutral(),
     predict the held-out rows. Returns {family: [(id, error with the
@@ -260,10 +278,12 @@ def cross_validate(trainplan, csv, tmpdir):
     constants of each fold."""
     with open(csv, encoding="utf-8") as f:
         header, *lines = f.read().splitlines()
-    rows = [(family(r.split(",", 1)[0]), r) for r in lines]
+    keys = fold_keys(lines, header)
+    rows = list(zip(keys, lines))
+    key_of = {r.split(",", 1)[0]: k for k, r in rows}
     published = dict(errors(run(trainplan, csv, None)))
-    # families with no evaluable row (a TPU, MLA) have nothing to predict
-    fams = sorted({family(i) for i in published})
+    # folds with no evaluable row (a TPU, MLA) have nothing to predict
+    fams = sorted({key_of[i] for i in published})
     full, _ = fit(trainplan, csv, neutral())
     insample = dict(errors(run(trainplan, csv, full)))
     out, consts = {}, {"(all)": full}
@@ -322,6 +342,8 @@ def main():
                     help="leave one source family out: out-of-sample error")
     ap.add_argument("--profiles", action="store_true",
                     help="the kernel-level GEMM model of data/hardware/ (6 constants)")
+    ap.add_argument("--cv-by", choices=("family", "framework"), default="family",
+                    help="with --cv: hold out a source family (default) or a framework at a time")
     ap.add_argument("--unfused-full-matrix", action="store_true",
                     help="rows without FlashAttention charge the whole score matrix (opt-in)")
     ap.add_argument("--cv-json", metavar="FILE",
@@ -329,8 +351,9 @@ def main():
     ap.add_argument("--fit-from-neutral", action="store_true",
                     help="start the fit from the middle of each box, not the starts")
     args = ap.parse_args()
-    global PROFILES, UNFUSED_FULL
+    global PROFILES, UNFUSED_FULL, FOLD_BY
     PROFILES = args.profiles
+    FOLD_BY = args.cv_by
     UNFUSED_FULL = args.unfused_full_matrix
     if args.cv:
         import tempfile
