@@ -12,9 +12,13 @@ src/lib/calib.c and docs/ACCURACY.md.
     python3 tools/calibrate.py [--trainplan build/trainplan]
                                [--csv data/runs/runs-dev.csv]
     python3 tools/calibrate.py --cv      # leave one source out (minutes)
+    python3 tools/calibrate.py --cv --cv-by framework   # leave one framework out
     python3 tools/calibrate.py --profiles [--cv] [--cv-json FILE]
                                  # the kernel-level GEMM model of data/hardware/
-    python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs
+    python3 tools/calibrate.py --unfused-full-matrix [--cv]
+                                 # unfused attention over the whole matrix (opt-in)
+    python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs, GPU type,
+                                                   # framework, dense/MoE
 
 Copy the binary first when rebuilding meanwhile (--trainplan /tmp/tp): a
 run replaced mid-fit stops the fit.
@@ -96,6 +100,7 @@ PARAMS_PROFILE = [
     ("clock_500w", 0.7482, 0.30, 1.20),
 ]
 PROFILES = False  # set by --profiles
+UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)
 
 # the profile each GPU name of runs-dev.csv uses, and the preset whose peaks
 # the profile's rates divide (the 500 W H100 and the H800 have the H100 SXM's
@@ -172,6 +177,8 @@ def eff_list(p):
 def run(trainplan, csv, p):
     """validate --json with the constants p (None: the published ones, calib.c)."""
     cmd = [trainplan, "validate", csv, "--json"] + (["--eff", eff_list(p)] if p else [])
+    if UNFUSED_FULL:
+        cmd.append("--unfused-full-matrix")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -247,6 +254,23 @@ def family(row_id):
     return row_id.split("-", 1)[0]
 
 
+FOLD_BY = "family"  # --cv-by: "family" (the id's first word) or "framework" (the column)
+
+
+def fold_keys(lines, header):
+    """The fold of each row: its family, or with --cv-by framework its
+    framework cell (rows without one fold by their family)."""
+    import csv as csvmod
+    rows = list(csvmod.reader([header] + lines))
+    head, body = rows[0], rows[1:]
+    col = head.index("framework") if "framework" in head else None
+    keys = []
+    for r in body:
+        fw = r[col] if col is not None and col < len(r) else ""
+        keys.append(fw if FOLD_BY == "framework" and fw else family(r[0]))
+    return keys
+
+
 def cross_validate(trainplan, csv, tmpdir):
     """Leave one source family out: refit on the rest from neutral(),
     predict the held-out rows. Returns {family: [(id, error with the
@@ -254,10 +278,12 @@ def cross_validate(trainplan, csv, tmpdir):
     constants of each fold."""
     with open(csv, encoding="utf-8") as f:
         header, *lines = f.read().splitlines()
-    rows = [(family(r.split(",", 1)[0]), r) for r in lines]
+    keys = fold_keys(lines, header)
+    rows = list(zip(keys, lines))
+    key_of = {r.split(",", 1)[0]: k for k, r in rows}
     published = dict(errors(run(trainplan, csv, None)))
-    # families with no evaluable row (a TPU, MLA) have nothing to predict
-    fams = sorted({family(i) for i in published})
+    # folds with no evaluable row (a TPU, MLA) have nothing to predict
+    fams = sorted({key_of[i] for i in published})
     full, _ = fit(trainplan, csv, neutral())
     insample = dict(errors(run(trainplan, csv, full)))
     out, consts = {}, {"(all)": full}
@@ -316,13 +342,19 @@ def main():
                     help="leave one source family out: out-of-sample error")
     ap.add_argument("--profiles", action="store_true",
                     help="the kernel-level GEMM model of data/hardware/ (6 constants)")
+    ap.add_argument("--cv-by", choices=("family", "framework"), default="family",
+                    help="with --cv: hold out a source family (default) or a framework at a time")
+    ap.add_argument("--unfused-full-matrix", action="store_true",
+                    help="rows without FlashAttention charge the whole score matrix (opt-in)")
     ap.add_argument("--cv-json", metavar="FILE",
                     help="with --cv: write every row's three errors and the folds' constants")
     ap.add_argument("--fit-from-neutral", action="store_true",
                     help="start the fit from the middle of each box, not the starts")
     args = ap.parse_args()
-    global PROFILES
+    global PROFILES, UNFUSED_FULL, FOLD_BY
     PROFILES = args.profiles
+    FOLD_BY = args.cv_by
+    UNFUSED_FULL = args.unfused_full_matrix
     if args.cv:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
@@ -332,7 +364,8 @@ def main():
             rows = [{"id": i, "family": fam, "published": a, "in_sample": b, "held_out": c}
                     for fam, rs in out.items() for i, a, b, c in rs]
             with open(args.cv_json, "w", encoding="utf-8") as f:
-                json.dump({"profiles": PROFILES, "rows": rows, "constants": consts}, f, indent=1)
+                json.dump({"profiles": PROFILES, "unfused_full_matrix": UNFUSED_FULL, "rows": rows,
+                           "constants": consts}, f, indent=1)
         return 0
     p, f = fit(args.trainplan, args.csv, neutral() if args.fit_from_neutral else None)
     doc = run(args.trainplan, args.csv, p)

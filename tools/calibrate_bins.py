@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-calibrate_bins.py: the cross-validation errors against model size and GPU count.
+calibrate_bins.py: the cross-validation errors against model size, GPU count,
+GPU type, framework and MoE.
 
     python3 tools/calibrate.py --cv --cv-json base.json
     python3 tools/calibrate.py --cv --profiles --cv-json prof.json
@@ -9,8 +10,10 @@ calibrate_bins.py: the cross-validation errors against model size and GPU count.
 
 For each --cv-json file (calibrate.py) it prints the median and the 90th
 percentile of |predicted / measured - 1| (held out, and in-sample beside it)
-by model size (params_reported of the row) and by GPU count (num_gpus), and
-the signed median (does the error grow or change sign with size?).
+by model size (params_reported of the row), by GPU count (num_gpus), by GPU
+type (gpu_type, as validate reads it), by framework (the framework column)
+and dense against MoE (moe_experts), and the signed median (does the error
+grow or change sign with size?).
 Percentiles as calibrate.py's (linear interpolation). Not part of the build.
 """
 import argparse
@@ -60,10 +63,41 @@ def table(rows, key, bins, label):
               f" {100 * signed:+13.1f}% {100 * pct(ins, .5):10.1f}% / {100 * pct(ins, .9):6.1f}%")
 
 
+# gpu_type words -> the GPU validate evaluates the row on (validate.c's table, same order)
+GPU_KINDS = [(("GB200",), "gb200"), (("B200",), "b200"), (("H200",), "h200"), (("H800",), "h800"),
+             (("H100", "96GB", "500W"), "h100-96gb-500w"), (("H100",), "h100-sxm"),
+             (("A100", "40GB"), "a100-40gb"), (("A100",), "a100-80gb")]
+
+
+def gpu_of(cell):
+    up = (cell or "").upper()
+    for words, name in GPU_KINDS:
+        if all(w in up for w in words):
+            return name
+    return None
+
+
+def label_table(rows, key, label):
+    """The table of `table` with one bin per distinct value of r[key]."""
+    names = sorted({r[key] for r in rows if r[key] is not None})
+    bins = [(n, n, n) for n in names]
+    print(f"  by {label}:")
+    print(f"    {'bin':15s} {'rows':>4s} {'held-out median / p90':>22s} {'signed median':>14s}"
+          f" {'in-sample median / p90':>23s}")
+    for name, _, _ in bins:
+        sel = [r for r in rows if r[key] == name]
+        ho = [abs(r["held_out"]) for r in sel]
+        ins = [abs(r["in_sample"]) for r in sel]
+        signed = pct([r["held_out"] for r in sel], 0.5)
+        print(f"    {name:15s} {len(sel):4d} {100 * pct(ho, .5):9.1f}% / {100 * pct(ho, .9):6.1f}%"
+              f" {100 * signed:+13.1f}% {100 * pct(ins, .5):10.1f}% / {100 * pct(ins, .9):6.1f}%")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("cv_json", nargs="+")
     ap.add_argument("--csv", default=os.path.join(ROOT, "data", "runs", "runs-dev.csv"))
+    ap.add_argument("--only", choices=("dense", "MoE"), help="the dense or the MoE rows only")
     args = ap.parse_args()
     with open(args.csv, newline="", encoding="utf-8") as f:
         meta = {r["id"]: r for r in csv.DictReader(f)}
@@ -78,10 +112,18 @@ def main():
                 r["gpus"] = int(float(m.get("num_gpus", "")))
             except ValueError:
                 r["gpus"] = None
+            r["gpu"] = gpu_of(m.get("gpu_type", ""))
+            r["framework"] = m.get("framework") or "(none)"
+            r["moe"] = "MoE" if (m.get("moe_experts") or "").strip() else "dense"
+        if args.only:
+            rows = [r for r in rows if r["moe"] == args.only]
         print(f"{path} ({'hardware profiles' if doc['profiles'] else 'fitted fractions'}, "
               f"{len(rows)} rows)")
         table(rows, "params", SIZE_BINS, "model size (params_reported)")
         table(rows, "gpus", GPU_BINS, "GPU count")
+        label_table(rows, "gpu", "GPU type")
+        label_table(rows, "framework", "framework")
+        label_table(rows, "moe", "dense or MoE")
     return 0
 
 

@@ -464,6 +464,10 @@ typedef struct tp_options {
     bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
                                     2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
+    bool unfused_full_matrix;     /* without FlashAttention, charge the whole s x s matrix (the
+                                    batched GEMMs and the mask compute and store the masked
+                                    half too: time.c unfused_attention); default false, the
+                                    causal half (issue 17: opt-in, docs/ACCURACY.md) */
     /* The host side of optimizer offload (tp_train.offload_optimizer) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
                                         (0: not checked); default 2 TB (DGX H100) */
@@ -572,6 +576,33 @@ static inline int64_t tp_expert_tp(const tp_train *t)
 
 /** Defaults: the physically right conventions and calibrated overheads. */
 TP_API void tp_options_default(tp_options *o);
+
+/*
+ * Framework profiles (issue 17, framework.c): the tp_options a training
+ * framework implies by default: which communication it overlaps with
+ * compute, what its selective recompute re-runs, its loss and optimizer
+ * buffers and its attention kernels. Each setting names its source in
+ * framework.c; docs/model.md section 11 tabulates them. A profile sets
+ * tp_options only (not the training setup), over tp_options_default.
+ */
+typedef enum tp_framework {
+    TP_FW_NONE = 0,      /* trainplan's defaults (tp_options_default) */
+    TP_FW_MEGATRON_LM,   /* Megatron-LM 2021 (Narayanan et al.), fused kernels, no TE */
+    TP_FW_MEGATRON_CORE, /* Megatron-Core + TransformerEngine: NeMo 2, Megatron-Bridge */
+    TP_FW_DEEPSPEED,     /* Megatron-DeepSpeed: DeepSpeed pipeline engine, BF16_Optimizer */
+    TP_FW_TORCHTITAN,    /* torchtitan: FSDP2, per-op selective activation checkpointing */
+    TP_FW_TORCHTUNE,     /* torchtune: FSDP2 recipes */
+    TP_FW_LLM_FOUNDRY,   /* MosaicML llm-foundry / Composer FSDP (2023) */
+    TP_FW_AUTOMODEL,     /* NeMo AutoModel: PyTorch FSDP2 + TE kernels + DeepEP */
+    TP_FW_COUNT
+} tp_framework;
+
+/** The profile's name ("megatron-core", ...; "none" for TP_FW_NONE). */
+TP_API const char *tp_framework_name(tp_framework fw);
+/** The profile of a name (as tp_framework_name spells it); -1 when none has it. */
+TP_API int tp_framework_of(const char *name);
+/** Set the options the framework implies (over what *o holds). */
+TP_API void tp_framework_apply(tp_framework fw, tp_options *o);
 
 /**
  * Defaults for a training setup: 1 GPU, all parallel sizes 1, bf16, AdamW

@@ -22,7 +22,7 @@
 /* flags                                                               */
 /* ------------------------------------------------------------------ */
 
-enum { VF_JSON, VF_EFF, VF_COUNT };
+enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_COUNT };
 
 static const cli_flag vflags[VF_COUNT] = {
     [VF_JSON] = {"--json", NULL, NULL, "off", "print one JSON object instead of the table",
@@ -34,6 +34,10 @@ static const cli_flag vflags[VF_COUNT] = {
          "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
          "prefix limits one); for sensitivity studies and tools/calibrate.py",
          CLI_STR, 0, 0, 0, 0, NULL, "Model"},
+    [VF_UNFUSED] = {"--unfused-full-matrix", NULL, NULL, "off",
+                    "rows without FlashAttention charge the whole score matrix (as estimate "
+                    "--unfused-full-matrix; opt-in, docs/ACCURACY.md)",
+                    CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
 };
 
 void cmd_validate_help(FILE *f)
@@ -282,7 +286,7 @@ int cmd_validate(int argc, char **argv)
 {
     const char *values[VF_COUNT];
     cli_extra extra = {vflags, VF_COUNT, values};
-    const char *file = NULL, *json = NULL, *eff = NULL;
+    const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL;
     tp_error err = {0};
     int argi = 1;
     while (argi < argc) {
@@ -292,6 +296,8 @@ int cmd_validate(int argc, char **argv)
             json = values[VF_JSON];
         if (values[VF_EFF])
             eff = values[VF_EFF];
+        if (values[VF_UNFUSED])
+            unfused = values[VF_UNFUSED];
         if (argi < argc) {
             if (file) {
                 cli_say("trainplan: error: validate takes one file (got \"%s\" and "
@@ -308,6 +314,7 @@ int cmd_validate(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     tp_io_eff_overrides ov = {.n = 0};
+    ov.unfused_full_matrix = unfused != NULL;
     if (eff && tp_io_eff_overrides_parse(eff, &ov, &err) != TP_OK)
         return cli_error_print(&err, NULL);
 

@@ -53,6 +53,7 @@ enum flag_id {
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
+    F_FRAMEWORK, F_UNFUSED_FULL,
     F_JSON,
     F_COUNT
 };
@@ -376,6 +377,16 @@ static const cli_flag flags[F_COUNT] = {
     [F_FRAG] = {"--fragmentation", "X", "fraction", NULL,
                 "allocator reserve as a fraction of dynamic memory",
                 NUM0(1e-6, 1.0), .group = G_OVER},
+    [F_FRAMEWORK] = {"--framework", NULL, NULL, "none",
+                     "the conventions a training framework implies (overlaps, selective "
+                     "recompute, buffers, kernels; docs/model.md 11); the other convention "
+                     "flags add to it",
+                     ENUM(tp_io_fw_names), .group = G_CONV},
+    [F_UNFUSED_FULL] = {"--unfused-full-matrix", NULL, NULL, "off (the causal half)",
+                        "without FlashAttention, charge the whole s x s score matrix, which "
+                        "the batched GEMMs and the mask compute and store (opt-in; "
+                        "docs/ACCURACY.md)",
+                        CLI_SWITCH, .group = G_CONV},
     [F_JSON] = {"--json", NULL, NULL, "text report",
                 "print one JSON object instead of the report",
                 CLI_SWITCH, .group = G_OUT},

@@ -33,6 +33,10 @@ const char *const tp_io_attn_names[] = {"causal", "full", NULL};
 const char *const tp_io_act_names[] = {"detailed", "korthikanti", NULL};
 const char *const tp_io_ckpt_names[] = {"exact", "seed001", NULL};
 const char *const tp_io_coll_names[] = {"ring", "simple", NULL};
+/* the names tp_framework_name spells (framework.c) */
+const char *const tp_io_fw_names[] = {"none", "megatron-lm", "megatron-core", "deepspeed",
+                                      "torchtitan", "torchtune", "llm-foundry",
+                                      "nemo-automodel", NULL};
 const char *const tp_io_bias_names[] = {"none", "qkv", "all", NULL};
 const char *const tp_io_pos_names[] = {"rotary", "learned", "alibi", NULL};
 const char *const tp_io_rope_names[] = {"none", "llama3", NULL};
@@ -62,6 +66,7 @@ enum slot {
     D_ATTN_FLOPS, D_ACT_MODEL, D_CKPT_MODEL, D_COLL_MODEL,
     D_TP_OVERLAP, D_NO_DP_OVERLAP, D_ATTN_AMPERE, D_SAC_OPS, D_NO_PP_SG, D_EXTRA_PARAM, D_CE_BYTES,
     D_CUDA_CTX, D_COMM_BUF, D_FRAG,
+    D_FRAMEWORK, D_UNFUSED_FULL,
     D_COUNT
 };
 _Static_assert(D_COUNT <= TP_IO_DESC_SLOTS, "raise TP_IO_DESC_SLOTS in desc.h");
@@ -107,7 +112,8 @@ static const char *const slot_flag[D_COUNT] = {
     [D_SAC_OPS] = "--sac-ops", [D_NO_PP_SG] = "--no-pp-scatter-gather",
     [D_EXTRA_PARAM] = "--extra-param-bytes", [D_CE_BYTES] = "--ce-bytes-per-logit",
     [D_CUDA_CTX] = "--cuda-context-gb", [D_COMM_BUF] = "--comm-buffer-gb",
-    [D_FRAG] = "--fragmentation",
+    [D_FRAG] = "--fragmentation", [D_FRAMEWORK] = "--framework",
+    [D_UNFUSED_FULL] = "--unfused-full-matrix",
 };
 /* clang-format on */
 
@@ -490,6 +496,13 @@ static tp_status get_gb(const tp_io_desc *d, int id, double *bytes, tp_error *er
 static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err)
 {
     int k;
+    /* a framework profile first: the explicit convention flags below add to it */
+    if (d->val[D_FRAMEWORK]) {
+        TP_TRY(get_enum(d, D_FRAMEWORK, tp_io_fw_names, &k, err));
+        int fw = tp_framework_of(tp_io_fw_names[k]); /* by name: the two lists' order may differ */
+        if (fw >= 0)
+            tp_framework_apply((tp_framework)fw, o);
+    }
     if (d->val[D_ATTN_FLOPS]) {
         TP_TRY(get_enum(d, D_ATTN_FLOPS, tp_io_attn_names, &k, err));
         o->attn_flops = k == 0 ? TP_ATTN_FLOPS_CAUSAL : TP_ATTN_FLOPS_FULL;
@@ -527,6 +540,8 @@ static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err
         o->sac_ops = true;
     if (d->val[D_NO_PP_SG])
         o->pp_scatter_gather = false;
+    if (d->val[D_UNFUSED_FULL])
+        o->unfused_full_matrix = true;
     return TP_OK;
 }
 

@@ -53,6 +53,7 @@ extern const char *const tp_io_attn_names[];    /* tp_attn_flops */
 extern const char *const tp_io_act_names[];     /* tp_act_model */
 extern const char *const tp_io_ckpt_names[];    /* tp_ckpt_model */
 extern const char *const tp_io_coll_names[];    /* tp_coll_model */
+extern const char *const tp_io_fw_names[];      /* tp_framework (framework.c) */
 extern const char *const tp_io_bias_names[];    /* linear biases */
 extern const char *const tp_io_pos_names[];     /* tp_pos */
 extern const char *const tp_io_rope_names[];    /* tp_rope_scaling */

@@ -130,6 +130,8 @@ static const tp_io_field fields[] = {
      NUM0(1e-9, 1000.0)},
     {"conventions.comm_buffer_bytes", "--comm-buffer-gb", "comm-buffer-gb", NUM0(1e-9, 1000.0)},
     {"conventions.fragmentation", "--fragmentation", "fragmentation", NUM0(1e-6, 1.0)},
+    {"conventions.framework", "--framework", "framework", ENUM},
+    {"conventions.unfused_full_matrix", "--unfused-full-matrix", "unfused-full-matrix", SWITCH},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},

@@ -316,8 +316,19 @@ typedef enum framework {
     FW_DEEPSPEED,  /* Megatron-DeepSpeed (BLOOM) */
     FW_TORCHTITAN,
     FW_TORCHTUNE,
-    FW_MOSAIC /* llm-foundry / composer FSDP */
+    FW_MOSAIC,    /* llm-foundry / composer FSDP */
+    FW_AUTOMODEL, /* NeMo AutoModel: PyTorch FSDP2, TE kernels, DeepEP */
+    FW_COUNT
 } framework;
+
+/* The library's profile of each (framework.c) and the names the
+ * `framework` column of a runs file uses (tp_framework_name's). */
+static const tp_framework fw_profile[FW_COUNT] = {
+    [FW_GENERIC] = TP_FW_NONE,          [FW_MEGATRON21] = TP_FW_MEGATRON_LM,
+    [FW_MCORE] = TP_FW_MEGATRON_CORE,   [FW_DEEPSPEED] = TP_FW_DEEPSPEED,
+    [FW_TORCHTITAN] = TP_FW_TORCHTITAN, [FW_TORCHTUNE] = TP_FW_TORCHTUNE,
+    [FW_MOSAIC] = TP_FW_LLM_FOUNDRY,    [FW_AUTOMODEL] = TP_FW_AUTOMODEL,
+};
 
 static void note(tp_io_vrow *v, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -341,9 +352,25 @@ static void note(tp_io_vrow *v, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The row's `framework` cell, by its profile name; FW_COUNT when the cell
+ * is empty or names no profile (the caller then reads the id and source). */
+static framework framework_cell(const rowref *r)
+{
+    int k = tp_framework_of(cell(r, "framework"));
+    for (int i = 0; k >= 0 && i < FW_COUNT; i++)
+        if (fw_profile[i] == (tp_framework)k)
+            return (framework)i;
+    return FW_COUNT;
+}
+
 static framework framework_of(const rowref *r)
 {
     const char *id = cell(r, "id"), *src = cell(r, "source");
+    framework named = framework_cell(r);
+    if (named != FW_COUNT)
+        return named;
+    if (strncmp(id, "automodel", 9) == 0 || contains(src, "AutoModel"))
+        return FW_AUTOMODEL; /* before NeMo: PyTorch-native, not Megatron-Core */
     if (strncmp(id, "megatron21", 10) == 0)
         return FW_MEGATRON21;
     if (strncmp(id, "mcore", 5) == 0 || strncmp(id, "nemo", 4) == 0 ||
@@ -836,6 +863,8 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
     tp_options *o = &c->opts;
     const char *id = cell(r, "id"), *notes = cell(r, "notes");
     int64_t tp = t->tp;
+    /* the framework's profile first (framework.c), then what the row says */
+    tp_framework_apply(fw_profile[fw], o);
     switch (fw) {
     case FW_MEGATRON21:
         t->grad_dtype = TP_DTYPE_FP32; /* fp32 main grads, all-reduced in fp32 */
@@ -896,7 +925,17 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
             note(v, "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on "
                     "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
         break;
+    case FW_AUTOMODEL:
+        t->grad_dtype = TP_DTYPE_FP32; /* FSDP2 reduce in fp32, as torchtitan (assumed) */
+        /* AutoModel offers MaskedCrossEntropy, TEParallelCrossEntropy,
+         * FusedLinearCrossEntropy (nemo_automodel/components/loss/); the
+         * benchmark's is not stated: the TE parallel loss's 4 B assumed */
+        o->ce_bytes_per_logit = 4.0;
+        note(v, "NeMo AutoModel: PyTorch FSDP2 (not Megatron-Core), TE attention; gradients "
+                "reduced in fp32, TE parallel cross-entropy (both assumed)");
+        break;
     case FW_GENERIC:
+    case FW_COUNT:
     default: break;
     }
 }
@@ -1199,11 +1238,15 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     if (!ge || !measured_cells_ok(r, v))
         return;
     framework fw = framework_of(r);
+    if (has(r, "framework") && framework_cell(r) == FW_COUNT)
+        note(v, "framework \"%s\" has no profile: conventions from the id and source",
+             cell(r, "framework"));
     if (!build_model(r, fw, v, &c.model) || !row_gpu(r, ge, ov, v, &c.gpu))
         return;
     bool rc_given = false;
     if (!build_train(r, fw, v, &c, &rc_given))
         return;
+    c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
     tp_result res;
     if (!row_predict(&c, rc_given, v, &res))

@@ -46,7 +46,9 @@
  *    written for Ampere on a Hopper or newer GPU, opts.attn_ampere_kernel
  *    and eff.attn_ampere_kernel, calib.c). Without FlashAttention
  *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per
- *    score forward and 16 backward at memory bandwidth.
+ *    score forward and 16 backward at memory bandwidth, over the causal
+ *    half, or with opts.unfused_full_matrix over the whole matrix, which
+ *    the batched GEMMs and the mask compute and store (unfused_attention).
  * 3. Memory-bound work at HBM bandwidth * eff.mem_bw, forward bytes per
  *    token (backward = 2x): two norms 8h and two residual adds 12h
  *    (divided by t only with sequence parallelism), hidden dropout 10h,
@@ -275,6 +277,42 @@ static double exposed(double comm, double window, double ov)
     return comm - (hidden > 0.0 ? hidden : 0.0);
 }
 
+/*
+ * Attention without FlashAttention (Megatron-LM 2021, Megatron-DeepSpeed;
+ * issue 17), counted from its operations. Per head and micro-batch two
+ * batched GEMMs (baddbmm for QK^T, bmm for AV) over the whole s x s score
+ * matrix: the causal mask is applied to their output, so the masked half is
+ * computed and stored too (the FLOP conventions' causal half is FlashAttention's
+ * saving, not theirs); with CP each rank has s/c query rows against s keys.
+ * Their FLOPs (2 d_qk + 2 d_v per score forward, twice that backward) run at
+ * the large-GEMM rate; what their short head-size dimension costs is the
+ * scores' HBM traffic, counted apart over the whole matrix: QK^T writes the
+ * 16-bit scores, the fused softmax reads and writes them, AV reads them (8 B
+ * forward, 16 B backward); attention dropout (Megatron --attention-dropout,
+ * on with t->dropout) reads and writes them and writes a 1-byte mask forward,
+ * and reads the gradient and the mask and writes the gradient backward (5 B
+ * each). Under opts.unfused_full_matrix (opt-in: counting the whole matrix
+ * removes the Megatron 2021 series' error slope with model size but does not
+ * improve the held-out error as a whole, docs/ACCURACY.md); else the causal
+ * half of the same, as before issue 17.
+ */
+static void unfused_attention(const ctx *x, double *fwd, double *bwd)
+{
+    const tp_config *c = x->c;
+    const tp_model *m = &c->model;
+    double b = (double)c->train.micro_batch, s = (double)c->train.seq_len;
+    double a = (double)m->num_heads;
+    double heads = b * a / x->tt; /* (micro-batch, head) pairs on this GPU */
+    double sq = s / x->cc;        /* query rows on this CP rank */
+    double d_qk = x->q / a, d_v = (double)tp__v_width(m) / a;
+    double scores = heads * sq * s;
+    double flops = 2.0 * scores * (d_qk + d_v); /* QK^T and AV forward */
+    double drop = c->train.dropout ? ATTN_DROPOUT_BYTES : 0.0;
+    double rate = x->peak_gemm * x->gemm_eff;
+    *fwd = flops / rate + (8.0 + drop) * scores / x->mem_bw;
+    *bwd = 2.0 * flops / rate + (16.0 + drop) * scores / x->mem_bw;
+}
+
 /* Attention, element-wise work and the collectives every layer has. */
 static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
                            double *shard_bytes)
@@ -311,14 +349,13 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     if (t->flash_attn) {
         attn_f = core_flops / (x->peak_attn * x->attn_eff);
         attn_b = 2.5 * attn_f;
+    } else if (c->opts.unfused_full_matrix) {
+        unfused_attention(x, &attn_f, &attn_b);
     } else {
         double heads = (double)c->model.num_heads / tt;
         double scores = b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true);
-        /* 16-bit scores: QK^T writes them, the fused softmax reads and
-         * writes them, AV reads them (8 B forward, 16 B backward); attention
-         * dropout (Megatron --attention-dropout, on with t->dropout) reads
-         * and writes them and writes a 1-byte mask forward, and reads the
-         * gradient and the mask and writes the gradient backward (5 B each) */
+        /* the causal half of unfused_attention's work (its comment gives the
+         * bytes per score) */
         double drop = t->dropout ? ATTN_DROPOUT_BYTES : 0.0;
         attn_f = core_flops / (x->peak_gemm * x->gemm_eff) + (8.0 + drop) * scores / x->mem_bw;
         attn_b =

@@ -59,7 +59,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --json
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --json
 --from-megatron --from-deepspeed --from-torchtitan --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -620,5 +620,42 @@ expect_error "trainplan: error: --params: it chooses the model's shape and --fro
     estimate --params 30B --from-megatron x.sh
 expect_error "trainplan: error: --params: 1e20 is out of range [1e+06, 1e+14]" estimate --params 1e20
 expect_error "trainplan: error: --params: needs a value (a parameter count, e.g. 7e9 or 7B)" estimate --params
+
+
+# ---- --framework: a named set of the convention flags (framework.c) ----
+fw_base="--model llama-3-8b --gpu h100-sxm --gpus 16 --pp 2 --recompute selective --json"
+# shellcheck disable=SC2086
+for pair in "torchtitan|--sac-ops" \
+    "deepspeed|--no-dp-comm-overlap --no-pp-scatter-gather --extra-param-bytes 2 --ce-bytes-per-logit 4" \
+    "none|"; do
+    run estimate $fw_base --framework "${pair%%|*}"
+    cp "$tmp/out" "$tmp/fw_a.json"
+    run estimate $fw_base ${pair#*|}
+    if cmp -s "$tmp/out" "$tmp/fw_a.json"; then ok; else
+        bad "--framework ${pair%%|*} differs from ${pair#*|}"; fi
+done
+run estimate $fw_base --framework torchtitan
+cp "$tmp/out" "$tmp/fw_a.json"
+run estimate $fw_base
+if cmp -s "$tmp/out" "$tmp/fw_a.json"; then bad "--framework torchtitan changed nothing"; else ok; fi
+# --unfused-full-matrix: the whole score matrix without FlashAttention, nothing with it
+uf_base="--model llama-3-8b --gpu a100-80gb --gpus 8 --seq-len 4096 --json"
+# shellcheck disable=SC2086
+run estimate $uf_base --no-flash-attn
+half=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["time"]["step_s"])' "$tmp/out")
+# shellcheck disable=SC2086
+run estimate $uf_base --no-flash-attn --unfused-full-matrix
+full=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["time"]["step_s"])' "$tmp/out")
+if python3 -c "import sys; sys.exit(not float('$full') > 1.05 * float('$half'))"; then ok; else
+    bad "--unfused-full-matrix: step $full not above the causal half's $half"; fi
+# shellcheck disable=SC2086
+run estimate $uf_base
+cp "$tmp/out" "$tmp/uf_a.json"
+# shellcheck disable=SC2086
+run estimate $uf_base --unfused-full-matrix
+if cmp -s "$tmp/out" "$tmp/uf_a.json"; then ok; else
+    bad "--unfused-full-matrix changed a FlashAttention run"; fi
+expect_error 'trainplan: error: --framework: unknown value "jax" (expected one of none|megatron-lm|megatron-core|deepspeed|torchtitan|torchtune|llm-foundry|nemo-automodel)' \
+    estimate --framework jax
 
 finish

@@ -277,4 +277,46 @@ check_json "memory metrics" \
     'by_id(j["rows"])["m4"]["memory"] is None' \
     '"memory metric \"GiB, resident set size\" not recognised (nvidia-smi, reserved, active, allocated): memory not compared" in by_id(j["rows"])["m4"]["assumptions"]'
 
+
+# ---- the framework column names the row's profile (framework.c) ----
+# copies of a BLOOM row with a neutral id and source: "deepspeed" gives the
+# original's prediction, an empty cell the generic conventions, an unknown
+# name the same with a note
+python3 - "$CSV" "$tmp/fw.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+src = next(r for r in rows[1:] if r[0] == "bloom-prequel-176B-L70-h14336-nh64-tp4pp12dp8-mbs2")
+fwc, sc = head.index("framework"), head.index("source")
+out = [head, src]
+for name, fw in (("x-named", "deepspeed"), ("x-none", ""), ("x-unknown", "jax")):
+    r = list(src)
+    r[0], r[sc], r[fwc] = name, "a copy", fw
+    out.append(r)
+csv.writer(open(sys.argv[2], "w", newline="")).writerows(out)
+PY
+run validate "$tmp/fw.csv" --json
+check_json "framework column" \
+    'by_id(j["rows"])["x-named"]["memory"]["predicted"] == by_id(j["rows"])["bloom-prequel-176B-L70-h14336-nh64-tp4pp12dp8-mbs2"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["x-named"]["throughput"]["predicted_tokens_per_s_per_gpu"] == by_id(j["rows"])["bloom-prequel-176B-L70-h14336-nh64-tp4pp12dp8-mbs2"]["throughput"]["predicted_tokens_per_s_per_gpu"]' \
+    'by_id(j["rows"])["x-none"]["memory"]["predicted"] < by_id(j["rows"])["x-named"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["x-unknown"]["memory"]["predicted"] == by_id(j["rows"])["x-none"]["memory"]["predicted"]' \
+    'by_id(j["rows"])["x-unknown"]["assumptions"].startswith("framework \"jax\" has no profile: conventions from the id and source; ")'
+
+# ---- --unfused-full-matrix: only the rows without FlashAttention move ----
+run validate "$CSV" --json
+cp "$tmp/out" "$tmp/uf_half.json"
+run validate "$CSV" --json --unfused-full-matrix
+python3 - "$tmp/uf_half.json" "$tmp/out" >"$tmp/uf_diff" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pa = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in a["rows"] if r.get("throughput")}
+pb = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in b["rows"] if r.get("throughput")}
+moved = sorted({i.split("-")[0] for i in pa if pb[i] != pa[i]})
+slower = all(pb[i] < pa[i] for i in pa if pb[i] != pa[i])
+print(" ".join(moved), slower, round(100 * (pb["megatron21-t1-1.7B"] / 9288 - 1), 1))
+PY
+if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -7.8" ]; then ok; else
+    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -7.8'"; fi
+
 finish

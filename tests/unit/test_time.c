@@ -826,6 +826,65 @@ static void test_attention_kernels(void **state)
     assert_rel(amp.time.step_s, amp0.time.step_s, 1e-15);
 }
 
+/* Without FlashAttention, opts.unfused_full_matrix charges the whole s x s
+ * matrix: exactly twice the causal half's attention FLOPs and score bytes. */
+static void test_unfused_full_matrix(void **state)
+{
+    (void)state;
+    const double L = 4, h = 1024, a = 16, s = 2048, b = 2, m = 3;
+    tp_config c =
+        fixture_config(llama((int64_t)L, (int64_t)h, (int64_t)a, (int64_t)a, 4096, 128, false));
+    c.train.seq_len = (int64_t)s;
+    c.train.micro_batch = (int64_t)b;
+    c.train.global_batch = (int64_t)(b * m);
+    c.train.flash_attn = false;
+    c.train.dropout = false;
+    tp_result half = eval_ok(&c);
+    c.opts.unfused_full_matrix = true;
+    tp_result full = eval_ok(&c);
+    check_contract(&c, &full);
+    double rate = c.gpu.peak_flops_per_s[TP_PREC_BF16] * c.gpu.eff.gemm;
+    double bw = c.gpu.mem_bw_bytes_per_s * c.gpu.eff.mem_bw;
+    double flops_half = 2.0 * b * s * s * h;  /* QK^T and AV forward, causal half */
+    double scores_half = 0.5 * b * a * s * s; /* scores of the causal half */
+    double attn_half = 3.0 * flops_half / rate + (8.0 + 16.0) * scores_half / bw;
+    assert_rel(full.time.compute_s - half.time.compute_s, L * m * attn_half, 1e-9);
+    /* with FlashAttention the option changes nothing */
+    c.train.flash_attn = true;
+    tp_result fa = eval_ok(&c);
+    c.opts.unfused_full_matrix = false;
+    tp_result fa0 = eval_ok(&c);
+    assert_rel(fa.time.step_s, fa0.time.step_s, 1e-15);
+}
+
+/* Framework profiles: every name maps back to its profile; the profiles set
+ * what their sources say (framework.c). */
+static void test_framework_profiles(void **state)
+{
+    (void)state;
+    for (int i = 0; i < TP_FW_COUNT; i++)
+        assert_int_equal(tp_framework_of(tp_framework_name((tp_framework)i)), i);
+    assert_int_equal(tp_framework_of("jax"), -1);
+    assert_int_equal(tp_framework_of(NULL), -1);
+    tp_options o;
+    tp_options_default(&o);
+    tp_framework_apply(TP_FW_TORCHTITAN, &o);
+    assert_true(o.sac_ops && o.dp_comm_overlap && !o.tp_comm_overlap);
+    tp_options_default(&o);
+    tp_framework_apply(TP_FW_DEEPSPEED, &o);
+    assert_true(!o.dp_comm_overlap && !o.pp_scatter_gather);
+    assert_rel(o.extra_param_bytes, 2.0, 1e-15);
+    assert_rel(o.ce_bytes_per_logit, 4.0, 1e-15);
+    tp_options_default(&o);
+    tp_framework_apply(TP_FW_MEGATRON_CORE, &o);
+    assert_true(o.tp_comm_overlap && o.dp_comm_overlap && !o.sac_ops);
+    tp_options d;
+    tp_options_default(&d);
+    tp_options_default(&o);
+    tp_framework_apply(TP_FW_NONE, &o);
+    assert_memory_equal(&o, &d, sizeof o);
+}
+
 /* Extreme but valid input stays finite. */
 static void test_extremes(void **state)
 {
@@ -868,6 +927,8 @@ int main(void)
         cmocka_unit_test(test_offload_optimizer),
         cmocka_unit_test(test_recompute_block),
         cmocka_unit_test(test_attention_kernels),
+        cmocka_unit_test(test_unfused_full_matrix),
+        cmocka_unit_test(test_framework_profiles),
         cmocka_unit_test(test_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
