@@ -65,7 +65,7 @@ typedef enum tp_io_origin {
     TP_IO_ORIGIN_FILE  /* a line of an imported file */
 } tp_io_origin;
 
-#define TP_IO_DESC_SLOTS 104 /* >= the number of slots (desc.c checks) */
+#define TP_IO_DESC_SLOTS 160 /* > the rows of src/io/fields.c (fields.c checks) */
 
 typedef struct tp_io_desc {
     const char *val[TP_IO_DESC_SLOTS]; /* the last value given, borrowed; "" for a switch */

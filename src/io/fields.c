@@ -1,25 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fields.c: the one table of a run description's fields (fields.h):
- * canonical name, CLI flag, web API key, type and range.
- *
- * Why the CLI flag's range is written here too: the CLI's flag table
- * (src/cli/opts.c) keeps its rows as they are so that new flags merge
- * without touching this file; opts.c compares every row it shares with
- * this table when it starts (a mismatch is an internal error that every
- * CLI test would show), so the two cannot drift apart.
+ * canonical name, CLI flag, web API key, type, range and choices. A row's
+ * index is its slot in the run description (desc.h); the CLI's shared
+ * flags (src/cli/opts.c) take their type, range and choices from here.
  */
 #include <string.h>
 
+#include "desc.h"
 #include "fields.h"
 
 /* clang-format off */
-#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0
-#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi)
-#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi)
-#define ENUM TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0
-#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0
-#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0
+#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0, NULL
+#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi), NULL
+#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi), NULL
+#define ENUM(names) TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0, (names)
+#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0, NULL
+#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0, NULL
 
 static const tp_io_field fields[] = {
     /* model: tp_model, after the preset or file is loaded */
@@ -31,19 +28,19 @@ static const tp_io_field fields[] = {
     {"model.head_dim", "--head-dim", "head-dim", INT(1, TP_MAX_DIM)},
     {"model.ffn_hidden", "--ffn-hidden", "ffn-hidden", INT(1, TP_MAX_FFN)},
     {"model.vocab", "--vocab", "vocab", INT(1, TP_MAX_VOCAB)},
-    {"model.mlp", "--mlp", "mlp", ENUM},
-    {"model.norm", "--norm", "norm", ENUM},
+    {"model.mlp", "--mlp", "mlp", ENUM(tp_io_mlp_names)},
+    {"model.norm", "--norm", "norm", ENUM(tp_io_norm_names)},
     {"model.tie_embeddings", "--tie-embeddings", "tie-embeddings", SWITCH},
     {"model.tie_embeddings", "--no-tie-embeddings", "no-tie-embeddings", SWITCH},
     {"model.num_experts", "--experts", "experts", INT(0, TP_MAX_EXPERTS)},
     {"model.topk", "--topk", "topk", INT(1, TP_MAX_EXPERTS)},
     {"model.moe_ffn_hidden", "--moe-ffn-hidden", "moe-ffn-hidden", INT(1, TP_MAX_FFN)},
     {"model.num_shared_experts", "--shared-experts", "shared-experts", INT(0, TP_MAX_EXPERTS)},
-    {"model.linear_bias", "--bias", "bias", ENUM},
-    {"model.pos", "--position", "position", ENUM},
+    {"model.linear_bias", "--bias", "bias", ENUM(tp_io_bias_names)},
+    {"model.pos", "--position", "position", ENUM(tp_io_pos_names)},
     {"model.max_positions", "--max-positions", "max-positions", INT(1, TP_MAX_SEQ)},
     {"model.rope_theta", "--rope-theta", "rope-theta", NUM(1.0, 1e12)},
-    {"model.rope_scaling", "--rope-scaling", "rope-scaling", ENUM},
+    {"model.rope_scaling", "--rope-scaling", "rope-scaling", ENUM(tp_io_rope_names)},
     {"model.rope_factor", "--rope-factor", "rope-factor", NUM(1e-6, 1e6)},
     {"model.norm_eps", "--norm-eps", "norm-eps", NUM(1e-30, 0.1)},
     {"model.shared_ffn_hidden", "--shared-ffn-hidden", "shared-ffn-hidden", INT(0, TP_MAX_FFN)},
@@ -57,7 +54,7 @@ static const tp_io_field fields[] = {
     {"model.mtp_layers", "--mtp-layers", "mtp-layers", INT(0, TP_MAX_LAYERS)},
     {"model.sliding_window", "--sliding-window", "sliding-window", INT(0, TP_MAX_SEQ)},
     {"model.global_every", "--global-every", "global-every", INT(0, TP_MAX_LAYERS)},
-    {"model.qk_norm", "--qk-norm", "qk-norm", ENUM},
+    {"model.qk_norm", "--qk-norm", "qk-norm", ENUM(tp_io_qk_norm_names)},
     {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH},
     {"model.router_bias", "--router-bias", "router-bias", SWITCH},
     {"model.moe_imbalance", "--moe-imbalance", "moe-imbalance", NUM0(1.0, 1e3)},
@@ -83,7 +80,7 @@ static const tp_io_field fields[] = {
     {"layout.vpp", "--vpp", "vpp", INT(1, TP_MAX_LAYERS)},
     {"layout.sp", "--sp", "sp", SWITCH},
     {"layout.sp", "--no-sp", "no-sp", SWITCH},
-    {"layout.schedule", "--schedule", "schedule", ENUM},
+    {"layout.schedule", "--schedule", "schedule", ENUM(tp_io_sched_names)},
     {"layout.first_stage_layers", "--first-stage-layers", "first-stage-layers",
      INT(1, TP_MAX_LAYERS)},
     {"layout.last_stage_layers", "--last-stage-layers", "last-stage-layers",
@@ -97,11 +94,11 @@ static const tp_io_field fields[] = {
     {"train.global_batch", "--global-batch", "global-batch", INT(1, TP_MAX_BATCH)},
     {"train.global_batch", "--global-batch-tokens", "global-batch-tokens",
      INT(1, TP_MAX_TOKENS_PER_STEP)},
-    {"train.recompute", "--recompute", "recompute", ENUM},
+    {"train.recompute", "--recompute", "recompute", ENUM(tp_io_recomp_names)},
     {"train.recompute_every", "--recompute-every", "recompute-every", INT(1, TP_MAX_LAYERS)},
-    {"train.precision", "--precision", "precision", ENUM},
-    {"train.grad_dtype", "--grad-dtype", "grad-dtype", ENUM},
-    {"train.optimizer", "--optimizer", "optimizer", ENUM},
+    {"train.precision", "--precision", "precision", ENUM(tp_io_prec_names)},
+    {"train.grad_dtype", "--grad-dtype", "grad-dtype", ENUM(tp_io_grad_names)},
+    {"train.optimizer", "--optimizer", "optimizer", ENUM(tp_io_opt_names)},
     {"train.optimizer.master_weights", "--no-master-weights", "no-master-weights", SWITCH},
     {"train.flash_attn", "--no-flash-attn", "no-flash-attn", SWITCH},
     {"train.dropout", "--dropout", "dropout", SWITCH},
@@ -113,10 +110,10 @@ static const tp_io_field fields[] = {
      INT(1, TP_MAX_LAYERS)},
     {"train.offload_optimizer", "--offload-optimizer", "offload-optimizer", NUM0(1e-6, 1.0)},
     /* conventions: tp_options */
-    {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM},
-    {"conventions.act_model", "--act-model", "act-model", ENUM},
-    {"conventions.ckpt_model", "--ckpt-model", "ckpt-model", ENUM},
-    {"conventions.coll_model", "--coll-model", "coll-model", ENUM},
+    {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM(tp_io_attn_names)},
+    {"conventions.act_model", "--act-model", "act-model", ENUM(tp_io_act_names)},
+    {"conventions.ckpt_model", "--ckpt-model", "ckpt-model", ENUM(tp_io_ckpt_names)},
+    {"conventions.coll_model", "--coll-model", "coll-model", ENUM(tp_io_coll_names)},
     {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap", SWITCH},
     {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap", SWITCH},
     {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel", SWITCH},
@@ -139,7 +136,7 @@ static const tp_io_field fields[] = {
     {"plan.tokens", "--tokens", "tokens", NUM(1.0, 1e18)},
     {"plan.tokens_per_param", "--tokens-per-param", "tokens-per-param", NUM(1e-3, 1e6)},
     {"plan.compute_flops", "--compute", "compute", NUM(1e10, 1e35)},
-    {"plan.fit", "--fit", "fit", ENUM},
+    {"plan.fit", "--fit", "fit", ENUM(NULL)}, /* choices: cmd_plan.c's */
     {"plan.size_model", "--size-model", "size-model", SWITCH},
     {"plan.deadline_h", "--deadline", "deadline", NUM(0.001, 1e6)},
     {"plan.budget_usd", "--budget", "budget", NUM(0.01, 1e15)},
@@ -158,6 +155,7 @@ static const tp_io_field fields[] = {
 };
 /* clang-format on */
 #define NUM_FIELDS (sizeof fields / sizeof fields[0])
+_Static_assert(NUM_FIELDS < TP_IO_DESC_SLOTS, "raise TP_IO_DESC_SLOTS in desc.h");
 
 size_t tp_io_field_count(void)
 {
