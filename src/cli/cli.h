@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "desc.h"
 #include "io.h"
 #include "tp/tp.h"
 
@@ -112,6 +113,7 @@ typedef struct cli_common {
     bool given[CLI_MAX_FLAGS]; /* by shared-table index; read it with cli_given() */
     const char *last_report;   /* the last of --json, --markdown and --csv given (the
                                   command's flag name), NULL if none: the one that wins */
+    tp_io_desc desc;           /* the run description the flags (and an import) filled */
 } cli_common;
 
 /**
@@ -143,6 +145,18 @@ typedef enum cli_sources {
 /** cli_parse_config with the sources --model and --gpu may name. */
 tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
                                 cli_sources sources, tp_config *c, cli_common *co, tp_error *err);
+
+struct tp_import; /* src/io/import.h */
+
+/**
+ * cli_parse_config with the values of an imported file first: the run
+ * description takes the file's values (origin TP_IO_ORIGIN_FILE, with
+ * where each came from), then the flags of argv, which override them.
+ * co->given and co->desc count the file's values as given.
+ */
+tp_status cli_parse_config_import(int argc, char **argv, int *argi, const cli_extra *extra,
+                                  const struct tp_import *im, tp_config *c, cli_common *co,
+                                  tp_error *err);
 
 struct tp_io_request; /* src/io/request.h */
 

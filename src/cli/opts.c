@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "desc.h"
 #include "fields.h"
+#include "import.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
 #include "request.h"
@@ -760,14 +761,17 @@ static size_t index_of(const char *name)
 static tp_status build(const seen *sn, const tp_io_desc *desc, cli_sources sources, tp_config *c,
                        cli_common *co, tp_error *err)
 {
-    for (size_t k = 0; k < NUM_FLAGS; k++)
-        co->given[k] = sn->val[k] != NULL;
+    for (size_t k = 0; k < NUM_FLAGS; k++) { /* by a flag, a request key or an imported file */
+        int slot = tp_io_desc_slot(table()[k].name);
+        co->given[k] = sn->val[k] != NULL || (slot >= 0 && desc->order[slot] > 0);
+    }
     co->json = sn->val[index_of("--json")] != NULL;
     co->last_report = sn->last_report;
     co->model = tp_io_desc_model(desc);
     co->gpu = tp_io_desc_gpu(desc);
     co->global_batch_given =
-        sn->val[index_of("--global-batch")] || sn->val[index_of("--global-batch-tokens")];
+        co->given[index_of("--global-batch")] || co->given[index_of("--global-batch-tokens")];
+    co->desc = *desc;
 
     tp_io_desc_opts o = {sources == CLI_PRESETS_ONLY, note_hf_ignored};
     return tp_io_desc_build(desc, &o, c, &co->err_file, err);
@@ -779,8 +783,10 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
     return cli_parse_config_from(argc, argv, argi, extra, CLI_FILES_ALLOWED, c, co, err);
 }
 
-tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
-                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err)
+/* The flags of argv, after the values of an imported file (im, may be NULL). */
+static tp_status parse_after(int argc, char **argv, int *argi, const cli_extra *extra,
+                             const tp_import *im, cli_sources sources, tp_config *c, cli_common *co,
+                             tp_error *err)
 {
     seen sn;
     memset(&sn, 0, sizeof sn);
@@ -789,8 +795,24 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     if (extra)
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
+    if (im) {
+        TP_TRY(check_table(err));
+        TP_TRY(tp_io_import_fill(im, &sn.desc, err));
+    }
     TP_TRY(scan(argc, argv, argi, extra, &sn, err));
     return build(&sn, &sn.desc, sources, c, co, err);
+}
+
+tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
+                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err)
+{
+    return parse_after(argc, argv, argi, extra, NULL, sources, c, co, err);
+}
+
+tp_status cli_parse_config_import(int argc, char **argv, int *argi, const cli_extra *extra,
+                                  const tp_import *im, tp_config *c, cli_common *co, tp_error *err)
+{
+    return parse_after(argc, argv, argi, extra, im, CLI_FILES_ALLOWED, c, co, err);
 }
 
 /* The flag whose name without its dashes is key. */

@@ -134,6 +134,23 @@ void tp_io_desc_set(tp_io_desc *d, int slot, const char *value, tp_io_origin ori
     d->val[slot] = value;
     d->order[slot] = ++d->count;
     d->origin[slot] = origin;
+    d->src[slot] = (tp_io_desc_src){NULL, 0, 0};
+}
+
+void tp_io_desc_set_file(tp_io_desc *d, int slot, const char *value, const tp_io_desc_src *src)
+{
+    tp_io_desc_set(d, slot, value, TP_IO_ORIGIN_FILE);
+    if (valid_slot(slot) && src)
+        d->src[slot] = *src;
+}
+
+bool tp_io_desc_file_source(const tp_io_desc *d, int slot, tp_io_desc_src *src)
+{
+    if (!valid_slot(slot) || d->origin[slot] != TP_IO_ORIGIN_FILE || !d->src[slot].key ||
+        !d->src[slot].key[0])
+        return false;
+    *src = d->src[slot];
+    return true;
 }
 
 const char *tp_io_desc_get(const tp_io_desc *d, int slot)

@@ -67,11 +67,19 @@ typedef enum tp_io_origin {
 
 #define TP_IO_DESC_SLOTS 160 /* > the rows of src/io/fields.c (fields.c checks) */
 
+/* Where in an imported file a value came from (TP_IO_ORIGIN_FILE). */
+typedef struct tp_io_desc_src {
+    const char *key; /* the file's own argument or key ("--tensor-model-parallel-size",
+                        "layout.tp"), borrowed; NULL when not recorded */
+    int line, col;   /* 0 when not known */
+} tp_io_desc_src;
+
 typedef struct tp_io_desc {
     const char *val[TP_IO_DESC_SLOTS]; /* the last value given, borrowed; "" for a switch */
     int order[TP_IO_DESC_SLOTS];       /* when it was given, 1, 2, ...; 0 = not given */
     tp_io_origin origin[TP_IO_DESC_SLOTS];
-    int count; /* values set so far */
+    tp_io_desc_src src[TP_IO_DESC_SLOTS]; /* origin TP_IO_ORIGIN_FILE: where in the file */
+    int count;                            /* values set so far */
 } tp_io_desc;
 
 /** An empty description: nothing given. */
@@ -92,6 +100,19 @@ int tp_io_desc_slot_key(const char *key);
  * one; of two opposite switches (--sp, --no-sp) the later one wins.
  */
 void tp_io_desc_set(tp_io_desc *d, int slot, const char *value, tp_io_origin origin);
+
+/**
+ * tp_io_desc_set with origin TP_IO_ORIGIN_FILE and where in the file the
+ * value is (src->key borrowed, as value is): an engine import's value.
+ */
+void tp_io_desc_set_file(tp_io_desc *d, int slot, const char *value, const tp_io_desc_src *src);
+
+/**
+ * Where the value of a slot came from when it came from a file and the
+ * import recorded it: true and *src; false otherwise (not given, given
+ * last by a flag or a request key, or not recorded).
+ */
+bool tp_io_desc_file_source(const tp_io_desc *d, int slot, tp_io_desc_src *src);
 
 /** The value given for a slot, or NULL. */
 const char *tp_io_desc_get(const tp_io_desc *d, int slot);
