@@ -864,8 +864,9 @@ static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra,
     return TP_OK;
 }
 
-tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra, tp_config *c,
-                                   cli_common *co, tp_error *err)
+tp_status cli_parse_config_items(const tp_io_request_item *items, size_t n, const tp_io_desc *desc,
+                                 const cli_extra *extra, tp_config *c, cli_common *co,
+                                 tp_error *err)
 {
     seen sn;
     memset(&sn, 0, sizeof sn);
@@ -875,9 +876,15 @@ tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *ext
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
     TP_TRY(check_table(err));
-    for (size_t i = 0; i < rq->count; i++)
-        TP_TRY(scan_item(&rq->items[i], extra, &sn, err));
-    return build(&sn, &rq->desc, CLI_PRESETS_ONLY, c, co, err);
+    for (size_t i = 0; i < n; i++)
+        TP_TRY(scan_item(&items[i], extra, &sn, err));
+    return build(&sn, desc, CLI_PRESETS_ONLY, c, co, err);
+}
+
+tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra, tp_config *c,
+                                   cli_common *co, tp_error *err)
+{
+    return cli_parse_config_items(rq->items, rq->count, &rq->desc, extra, c, co, err);
 }
 
 tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *extra, tp_error *err)

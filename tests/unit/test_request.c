@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_request.c: the web API's request mapping (src/io/request.c): a JSON
- * object of flags -> the CLI's argument vector, with its errors. The HTTP
+ * object of flags -> its items and run description, with its errors. The HTTP
  * test (tests/http) checks the whole path against the CLI; this one pins
  * the mapping rules one by one, without a server.
  */
@@ -24,14 +24,16 @@ static void expect_argv(const char *body, const char *const *want)
     int n = 0;
     while (want[n])
         n++;
-    int argc;
-    char **argv;
-    assert_int_equal(tp_io_request_argv(&rq, "estimate", &argc, &argv, &err), TP_OK);
-    assert_int_equal(argc, n);
-    for (int i = 0; i < n; i++)
-        assert_string_equal(argv[i], want[i]);
-    assert_null(argv[n]);
-    tp_io_argv_free(argc, argv);
+    /* the items as the command line would say them: "--key" or "--key=text" */
+    assert_int_equal(rq.count + 1, (size_t)n);
+    assert_string_equal("estimate", want[0]);
+    for (size_t i = 0; i < rq.count; i++) {
+        char word[256];
+        const tp_io_request_item *it = &rq.items[i];
+        snprintf(word, sizeof word, "--%s%s%s", it->key, it->text ? "=" : "",
+                 it->text ? it->text : "");
+        assert_string_equal(word, want[i + 1]);
+    }
     tp_io_request_free(&rq);
 }
 
