@@ -221,12 +221,55 @@ static tp_status get_i64(const tp_io_desc *d, const char *flag, int64_t *out, tp
     return tp_io_parse_i64(f->flag, VAL(flag), f->imin, f->imax, out, err);
 }
 
+/* A real by the type and range of row f. */
+static tp_status parse_f64(const tp_io_field *f, const char *val, double *out, tp_error *err)
+{
+    if (f->type == TP_IO_FIELD_NUM0)
+        return tp_io_parse_f64_or0(f->flag, val, f->fmin, f->fmax, out, err);
+    return tp_io_parse_f64(f->flag, val, f->fmin, f->fmax, out, err);
+}
+
 static tp_status get_f64(const tp_io_desc *d, const char *flag, double *out, tp_error *err)
 {
-    const tp_io_field *f = tp_io_field_at((size_t)S(flag));
-    if (f->type == TP_IO_FIELD_NUM0)
-        return tp_io_parse_f64_or0(f->flag, VAL(flag), f->fmin, f->fmax, out, err);
-    return tp_io_parse_f64(f->flag, VAL(flag), f->fmin, f->fmax, out, err);
+    return parse_f64(tp_io_field_at((size_t)S(flag)), VAL(flag), out, err);
+}
+
+/*
+ * The plain fields of one part of the configuration (the fields.c rows
+ * that name a member, fields.h), in the order of the rows: each value
+ * given is parsed by its row's type and range and stored in the member.
+ * A field added that way needs no code here.
+ */
+static tp_status apply_plain(const tp_io_desc *d, tp_io_field_part part, void *base,
+                             tp_error *err)
+{
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        if (f->part != part || !d->val[i])
+            continue;
+        unsigned char *at = (unsigned char *)base + f->offset;
+        int64_t n;
+        double x;
+        bool on = strncmp(f->flag, "--no-", 5) != 0;
+        switch (f->type) {
+        case TP_IO_FIELD_INT:
+            TP_TRY(tp_io_parse_i64(f->flag, d->val[i], f->imin, f->imax, &n, err));
+            memcpy(at, &n, sizeof n);
+            break;
+        case TP_IO_FIELD_NUM:
+        case TP_IO_FIELD_NUM0:
+            TP_TRY(parse_f64(f, d->val[i], &x, err));
+            x *= f->scale;
+            memcpy(at, &x, sizeof x);
+            break;
+        case TP_IO_FIELD_SWITCH: memcpy(at, &on, sizeof on); break;
+        default:
+            return tp_error_set(err, TP_ERR_INTERNAL, "",
+                                "internal: %s names a member but is no number or switch",
+                                f->flag);
+        }
+    }
+    return TP_OK;
 }
 
 static tp_status get_enum(const tp_io_desc *d, const char *flag, int *out, tp_error *err)
@@ -303,22 +346,7 @@ static tp_status apply_model(const tp_io_desc *d, tp_model *m, tp_error *err)
     OVERRIDE_I64("--topk", m->topk);
     OVERRIDE_I64("--moe-ffn-hidden", m->moe_ffn_hidden);
     OVERRIDE_I64("--shared-experts", m->num_shared_experts);
-    OVERRIDE_I64("--q-lora-rank", m->q_lora_rank);
-    OVERRIDE_I64("--kv-lora-rank", m->kv_lora_rank);
-    OVERRIDE_I64("--qk-rope-head-dim", m->qk_rope_head_dim);
-    OVERRIDE_I64("--qk-nope-head-dim", m->qk_nope_head_dim);
-    OVERRIDE_I64("--v-head-dim", m->v_head_dim);
-    OVERRIDE_I64("--mtp-layers", m->mtp_layers);
-    OVERRIDE_I64("--sliding-window", m->sliding_window);
-    OVERRIDE_I64("--global-every", m->global_every);
-    if (VAL("--moe-imbalance"))
-        TP_TRY(get_f64(d, "--moe-imbalance", &m->moe_imbalance, err));
-    if (VAL("--moe-capacity-factor"))
-        TP_TRY(get_f64(d, "--moe-capacity-factor", &m->moe_capacity_factor, err));
-    if (ORDER("--attn-sinks"))
-        m->attn_sinks = true;
-    if (ORDER("--router-bias"))
-        m->router_bias = true;
+    TP_TRY(apply_plain(d, TP_IO_PART_MODEL, m, err)); /* MLA, MTP, windows, MoE balance */
     int k;
     if (VAL("--qk-norm")) {
         TP_TRY(get_enum(d, "--qk-norm", &k, err));
@@ -375,17 +403,7 @@ static tp_status apply_train_kinds(const tp_io_desc *d, tp_train *t, tp_error *e
         TP_TRY(get_enum(d, "--optimizer", &k, err));
         set_optimizer(k, &t->optimizer);
     }
-    if (VAL("--no-master-weights"))
-        t->optimizer.master_weights = false;
-    if (VAL("--no-flash-attn"))
-        t->flash_attn = false;
-    if (VAL("--dropout"))
-        t->dropout = true;
-    if (VAL("--fused-ce"))
-        t->fused_ce = true;
-    if (VAL("--fp8-param-gather"))
-        t->fp8_param_gather = true;
-    return TP_OK;
+    return apply_plain(d, TP_IO_PART_TRAIN, t, err); /* the switches */
 }
 
 /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins. */
@@ -501,21 +519,7 @@ static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err
     TP_TRY(get_gb(d, "--host-memory-gb", &o->host_mem_bytes_per_node, err));
     TP_TRY(get_gb(d, "--pcie-gbps", &o->pcie_bw_bytes_per_s, err));
     TP_TRY(get_gb(d, "--host-mem-bw-gbps", &o->host_mem_bw_bytes_per_s, err));
-    if (VAL("--extra-param-bytes"))
-        TP_TRY(get_f64(d, "--extra-param-bytes", &o->extra_param_bytes, err));
-    if (VAL("--ce-bytes-per-logit"))
-        TP_TRY(get_f64(d, "--ce-bytes-per-logit", &o->ce_bytes_per_logit, err));
-    if (VAL("--tp-comm-overlap"))
-        o->tp_comm_overlap = true;
-    if (VAL("--no-dp-comm-overlap"))
-        o->dp_comm_overlap = false;
-    if (VAL("--attn-ampere-kernel"))
-        o->attn_ampere_kernel = true;
-    if (VAL("--sac-ops"))
-        o->sac_ops = true;
-    if (VAL("--no-pp-scatter-gather"))
-        o->pp_scatter_gather = false;
-    return TP_OK;
+    return apply_plain(d, TP_IO_PART_CONVENTIONS, o, err); /* the overheads, the switches */
 }
 
 static tp_status apply_gpu(const tp_io_desc *d, tp_precision prec, tp_gpu *g, tp_error *err)
@@ -532,9 +536,7 @@ static tp_status apply_gpu(const tp_io_desc *d, tp_precision prec, tp_gpu *g, tp
         TP_TRY(get_f64(d, "--peak-tflops", &x, err));
         g->peak_flops_per_s[prec] = x * 1e12;
     }
-    if (VAL("--price"))
-        TP_TRY(get_f64(d, "--price", &g->price_per_gpu_hour, err));
-    return TP_OK;
+    return apply_plain(d, TP_IO_PART_GPU, g, err); /* the price */
 }
 
 /*

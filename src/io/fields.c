@@ -5,18 +5,39 @@
  * index is its slot in the run description (desc.h); the CLI's shared
  * flags (src/cli/opts.c) take their type, range and choices from here.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "desc.h"
 #include "fields.h"
 
 /* clang-format off */
-#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0, NULL
-#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi), NULL
-#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi), NULL
-#define ENUM(names) TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0, (names)
-#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0, NULL
-#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0, NULL
+/* Type and range; the builder (desc.c) has code of its own for the field. */
+#define NONE TP_IO_PART_NONE, 0, 0.0
+#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0, NULL, NONE
+#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi), NULL, NONE
+#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi), NULL, NONE
+#define ENUM(names) TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0, (names), NONE
+#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0, NULL, NONE
+#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0, NULL, NONE
+/* A plain field (fields.h): the member it sets, in the part's struct
+ * (MODEL tp_model, TRAIN tp_train, CONVENTIONS tp_options, GPU tp_gpu),
+ * which must be an int64_t (INT_IN), a double (NUM_IN, NUM0_IN) or a bool
+ * (SWITCH_IN). The builder stores it with no code of its own where it
+ * applies the part's plain fields (apply_plain in desc.c), in the order
+ * of these rows. */
+#define AT(part, member) TP_IO_PART_##part, offsetof(STRUCT_##part, member)
+#define STRUCT_MODEL tp_model
+#define STRUCT_TRAIN tp_train
+#define STRUCT_CONVENTIONS tp_options
+#define STRUCT_GPU tp_gpu
+#define INT_IN(lo, hi, part, member) \
+    TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0, NULL, AT(part, member), 1.0
+#define NUM_IN(lo, hi, part, member) \
+    TP_IO_FIELD_NUM, 0, 0, (lo), (hi), NULL, AT(part, member), 1.0
+#define NUM0_IN(lo, hi, part, member) \
+    TP_IO_FIELD_NUM0, 0, 0, (lo), (hi), NULL, AT(part, member), 1.0
+#define SWITCH_IN(part, member) TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0, NULL, AT(part, member), 0.0
 
 static const tp_io_field fields[] = {
     /* model: tp_model, after the preset or file is loaded */
@@ -46,27 +67,34 @@ static const tp_io_field fields[] = {
     {"model.shared_ffn_hidden", "--shared-ffn-hidden", "shared-ffn-hidden", INT(0, TP_MAX_FFN)},
     {"model.moe_first_dense", "--moe-first-dense", "moe-first-dense", INT(0, TP_MAX_LAYERS)},
     {"model.moe_layer_freq", "--moe-layer-freq", "moe-layer-freq", INT(1, TP_MAX_LAYERS)},
-    {"model.q_lora_rank", "--q-lora-rank", "q-lora-rank", INT(0, TP_MAX_DIM)},
-    {"model.kv_lora_rank", "--kv-lora-rank", "kv-lora-rank", INT(0, TP_MAX_DIM)},
-    {"model.qk_rope_head_dim", "--qk-rope-head-dim", "qk-rope-head-dim", INT(0, TP_MAX_DIM)},
-    {"model.qk_nope_head_dim", "--qk-nope-head-dim", "qk-nope-head-dim", INT(0, TP_MAX_DIM)},
-    {"model.v_head_dim", "--v-head-dim", "v-head-dim", INT(0, TP_MAX_DIM)},
-    {"model.mtp_layers", "--mtp-layers", "mtp-layers", INT(0, TP_MAX_LAYERS)},
-    {"model.sliding_window", "--sliding-window", "sliding-window", INT(0, TP_MAX_SEQ)},
-    {"model.global_every", "--global-every", "global-every", INT(0, TP_MAX_LAYERS)},
+    {"model.q_lora_rank", "--q-lora-rank", "q-lora-rank",
+     INT_IN(0, TP_MAX_DIM, MODEL, q_lora_rank)},
+    {"model.kv_lora_rank", "--kv-lora-rank", "kv-lora-rank",
+     INT_IN(0, TP_MAX_DIM, MODEL, kv_lora_rank)},
+    {"model.qk_rope_head_dim", "--qk-rope-head-dim", "qk-rope-head-dim",
+     INT_IN(0, TP_MAX_DIM, MODEL, qk_rope_head_dim)},
+    {"model.qk_nope_head_dim", "--qk-nope-head-dim", "qk-nope-head-dim",
+     INT_IN(0, TP_MAX_DIM, MODEL, qk_nope_head_dim)},
+    {"model.v_head_dim", "--v-head-dim", "v-head-dim", INT_IN(0, TP_MAX_DIM, MODEL, v_head_dim)},
+    {"model.mtp_layers", "--mtp-layers", "mtp-layers", INT_IN(0, TP_MAX_LAYERS, MODEL, mtp_layers)},
+    {"model.sliding_window", "--sliding-window", "sliding-window",
+     INT_IN(0, TP_MAX_SEQ, MODEL, sliding_window)},
+    {"model.global_every", "--global-every", "global-every",
+     INT_IN(0, TP_MAX_LAYERS, MODEL, global_every)},
     {"model.qk_norm", "--qk-norm", "qk-norm", ENUM(tp_io_qk_norm_names)},
-    {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH},
-    {"model.router_bias", "--router-bias", "router-bias", SWITCH},
-    {"model.moe_imbalance", "--moe-imbalance", "moe-imbalance", NUM0(1.0, 1e3)},
+    {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH_IN(MODEL, attn_sinks)},
+    {"model.router_bias", "--router-bias", "router-bias", SWITCH_IN(MODEL, router_bias)},
+    {"model.moe_imbalance", "--moe-imbalance", "moe-imbalance",
+     NUM0_IN(1.0, 1e3, MODEL, moe_imbalance)},
     {"model.moe_capacity_factor", "--moe-capacity-factor", "moe-capacity-factor",
-     NUM0(0.01, 1e3)},
+     NUM0_IN(0.01, 1e3, MODEL, moe_capacity_factor)},
     /* gpu: tp_gpu, after the preset or file is loaded (--gpus-per-node is the
      * layout's: it overrides the GPU's without changing the GPU) */
     {"gpu", "--gpu", "gpu", STR},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gb", "gpu-memory-gb", NUM(0.001, 1e6)},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gib", "gpu-memory-gib", NUM(0.001, 1e6)},
     {"gpu.peak_flops_per_s", "--peak-tflops", "peak-tflops", NUM(0.001, 1e7)},
-    {"gpu.price_per_gpu_hour", "--price", "price", NUM0(1e-3, 1e6)},
+    {"gpu.price_per_gpu_hour", "--price", "price", NUM0_IN(1e-3, 1e6, GPU, price_per_gpu_hour)},
     /* not a field of tp_gpu: a measured profile (a file) that refines the GPU's rates */
     {"hw_profile", "--hw-profile", "hw-profile", STR},
     /* layout: the parallel layout (tp_train) */
@@ -99,12 +127,14 @@ static const tp_io_field fields[] = {
     {"train.precision", "--precision", "precision", ENUM(tp_io_prec_names)},
     {"train.grad_dtype", "--grad-dtype", "grad-dtype", ENUM(tp_io_grad_names)},
     {"train.optimizer", "--optimizer", "optimizer", ENUM(tp_io_opt_names)},
-    {"train.optimizer.master_weights", "--no-master-weights", "no-master-weights", SWITCH},
-    {"train.flash_attn", "--no-flash-attn", "no-flash-attn", SWITCH},
-    {"train.dropout", "--dropout", "dropout", SWITCH},
-    {"train.fused_ce", "--fused-ce", "fused-ce", SWITCH},
+    {"train.optimizer.master_weights", "--no-master-weights", "no-master-weights",
+     SWITCH_IN(TRAIN, optimizer.master_weights)},
+    {"train.flash_attn", "--no-flash-attn", "no-flash-attn", SWITCH_IN(TRAIN, flash_attn)},
+    {"train.dropout", "--dropout", "dropout", SWITCH_IN(TRAIN, dropout)},
+    {"train.fused_ce", "--fused-ce", "fused-ce", SWITCH_IN(TRAIN, fused_ce)},
     {"train.pad_vocab_to", "--pad-vocab", "pad-vocab", INT(1, TP_MAX_VOCAB)},
-    {"train.fp8_param_gather", "--fp8-param-gather", "fp8-param-gather", SWITCH},
+    {"train.fp8_param_gather", "--fp8-param-gather", "fp8-param-gather",
+     SWITCH_IN(TRAIN, fp8_param_gather)},
     {"train.recompute_modules", "--recompute-modules", "recompute-modules", STR},
     {"train.recompute_layers", "--recompute-block-layers", "recompute-block-layers",
      INT(1, TP_MAX_LAYERS)},
@@ -114,15 +144,19 @@ static const tp_io_field fields[] = {
     {"conventions.act_model", "--act-model", "act-model", ENUM(tp_io_act_names)},
     {"conventions.ckpt_model", "--ckpt-model", "ckpt-model", ENUM(tp_io_ckpt_names)},
     {"conventions.coll_model", "--coll-model", "coll-model", ENUM(tp_io_coll_names)},
-    {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap", SWITCH},
-    {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap", SWITCH},
-    {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel", SWITCH},
-    {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH},
-    {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather", SWITCH},
+    {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap",
+     SWITCH_IN(CONVENTIONS, tp_comm_overlap)},
+    {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap",
+     SWITCH_IN(CONVENTIONS, dp_comm_overlap)},
+    {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel",
+     SWITCH_IN(CONVENTIONS, attn_ampere_kernel)},
+    {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH_IN(CONVENTIONS, sac_ops)},
+    {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather",
+     SWITCH_IN(CONVENTIONS, pp_scatter_gather)},
     {"conventions.extra_param_bytes", "--extra-param-bytes", "extra-param-bytes",
-     NUM0(1e-6, 16.0)},
+     NUM0_IN(1e-6, 16.0, CONVENTIONS, extra_param_bytes)},
     {"conventions.ce_bytes_per_logit", "--ce-bytes-per-logit", "ce-bytes-per-logit",
-     NUM0(1e-6, 64.0)},
+     NUM0_IN(1e-6, 64.0, CONVENTIONS, ce_bytes_per_logit)},
     {"conventions.cuda_context_bytes", "--cuda-context-gb", "cuda-context-gb",
      NUM0(1e-9, 1000.0)},
     {"conventions.comm_buffer_bytes", "--comm-buffer-gb", "comm-buffer-gb", NUM0(1e-9, 1000.0)},
