@@ -3,11 +3,14 @@
  * desc.c: the run description and its builder (desc.h).
  *
  * This is the second pass that src/cli/opts.c used to run on its scan of
- * argv, moved here so that every front end shares it: a slot per shared
- * configuration flag, kept in the order the CLI's --help lists them; the
- * build applies them model first (after the model is loaded), then the
- * training setup and conventions (after the library defaults), then the
- * GPU (whose peak depends on the precision chosen).
+ * argv, moved here so that every front end shares it: a slot per row of
+ * src/io/fields.c; the build applies them model first (after the model
+ * is loaded), then the training setup and conventions (after the library
+ * defaults), then the GPU (whose peak depends on the precision chosen).
+ * Within each part the fields with code of their own come in the order
+ * written below, and the plain ones (apply_plain) where it is called, in
+ * the order of their rows: that order, fixed, decides which of two bad
+ * values is reported.
  */
 #include <stdatomic.h>
 #include <stdio.h>
