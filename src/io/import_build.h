@@ -133,7 +133,9 @@ static inline void assume(tp_import *im, const char *text)
 
 static inline tp_status full(tp_error *err)
 {
-    return tp_error_set(err, TP_ERR_INTERNAL, "", "import: too many equivalent flags");
+    return tp_error_set(err, TP_ERR_INTERNAL, "",
+                        "import: too many equivalent flags, or a flag with no row in "
+                        "src/io/fields.c");
 }
 
 /* The model name: the file's base name without its extension. */

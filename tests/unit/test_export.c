@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "desc.h"
 #include "export.h"
 #include "helpers.h"
 #include "import.h"
@@ -370,6 +371,35 @@ typedef struct err_case {
 
 static const char *const base_args = "--num-layers 2 --hidden-size 512 --num-attention-heads 8 "
                                      "--seq-length 512 --micro-batch-size 1 --bf16 ";
+
+/* An import's values fill the run description with their place in the
+ * file; a later value (the user's flag) takes the field and its source. */
+static void test_import_fills_desc(void **state)
+{
+    (void)state;
+    tp_import im;
+    tp_error err = {0};
+    const char *text = "--num-layers 2 --hidden-size 512 --num-attention-heads 8\n"
+                       "--seq-length 512 --micro-batch-size 1 --bf16\n"
+                       "  --tensor-model-parallel-size 2\n";
+    assert_int_equal(tp_io_import_megatron(text, "a.sh", &im, &err), TP_OK);
+    assert_string_equal(tp_io_import_value(&im, "--tp"), "2");
+    assert_null(tp_io_import_value(&im, "--json")); /* no field */
+    tp_io_desc d;
+    tp_io_desc_init(&d);
+    assert_int_equal(tp_io_import_fill(&im, &d, &err), TP_OK);
+    int tp = tp_io_desc_slot("--tp");
+    assert_string_equal(tp_io_desc_get(&d, tp), "2");
+    assert_int_equal(d.origin[tp], TP_IO_ORIGIN_FILE);
+    tp_io_desc_src src;
+    assert_true(tp_io_desc_file_source(&d, tp, &src));
+    assert_string_equal(src.key, "--tensor-model-parallel-size");
+    assert_int_equal(src.line, 3);
+    assert_int_equal(src.col, 3);
+    tp_io_desc_set(&d, tp, "4", TP_IO_ORIGIN_FLAG); /* the user's --tp 4 */
+    assert_false(tp_io_desc_file_source(&d, tp, &src));
+    assert_string_equal(tp_io_desc_get(&d, tp), "4");
+}
 
 static void test_megatron_errors(void **state)
 {
@@ -882,7 +912,7 @@ int main(void)
         cmocka_unit_test(test_megatron_defaults_and_launcher),
         cmocka_unit_test(test_megatron_swiglu_default_ffn),
         cmocka_unit_test(test_megatron_moe_patterns),
-        cmocka_unit_test(test_megatron_errors),
+        cmocka_unit_test(test_import_fills_desc), cmocka_unit_test(test_megatron_errors),
         cmocka_unit_test(test_megatron_apply_errors),
         cmocka_unit_test(test_deepspeed_errors),
         cmocka_unit_test(test_exports_mark_the_inexpressible),

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "helpers.h"
 #include "request.h"
 
@@ -272,6 +273,20 @@ static void test_desc(void **state)
     tp_io_desc_set(&d, tp_io_desc_slot("--gpus"), "8", TP_IO_ORIGIN_FLAG);
     assert_int_equal(tp_io_desc_build(&d, &presets, &c, &file, &err), TP_OK);
     assert_int_equal(c.train.tp, 4);
+
+    /* the slots are the rows of src/io/fields.c; plan's own rows are none */
+    const tp_io_field *row = tp_io_field_at((size_t)tp);
+    assert_non_null(row);
+    assert_string_equal(row->flag, "--tp");
+    assert_ptr_equal(tp_io_field_find("layout.tp"), row);
+    assert_int_equal(tp_io_desc_slot("--tokens"), -1);
+    assert_non_null(tp_io_field_by_flag("--tokens"));
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        int s = tp_io_desc_slot(f->flag);
+        assert_true(s == (strncmp(f->name, "plan.", 5) == 0 ? -1 : (int)i) ||
+                    tp_io_field_by_flag(f->flag) != f); /* a flag's first row */
+    }
 
     /* presets only: a file name is an unknown preset, never opened */
     tp_io_desc_set(&d, tp_io_desc_slot("--model"), "model.json", TP_IO_ORIGIN_KEY);
