@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "desc.h"
 #include "io.h"
 #include "tp/tp.h"
 
@@ -112,6 +113,7 @@ typedef struct cli_common {
     bool given[CLI_MAX_FLAGS]; /* by shared-table index; read it with cli_given() */
     const char *last_report;   /* the last of --json, --markdown and --csv given (the
                                   command's flag name), NULL if none: the one that wins */
+    tp_io_desc desc;           /* the run description the flags (and an import) filled */
 } cli_common;
 
 /**
@@ -144,6 +146,18 @@ typedef enum cli_sources {
 tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
                                 cli_sources sources, tp_config *c, cli_common *co, tp_error *err);
 
+struct tp_import; /* src/io/import.h */
+
+/**
+ * cli_parse_config with the values of an imported file first: the run
+ * description takes the file's values (origin TP_IO_ORIGIN_FILE, with
+ * where each came from), then the flags of argv, which override them.
+ * co->given and co->desc count the file's values as given.
+ */
+tp_status cli_parse_config_import(int argc, char **argv, int *argi, const cli_extra *extra,
+                                  const struct tp_import *im, tp_config *c, cli_common *co,
+                                  tp_error *err);
+
 struct tp_io_request; /* src/io/request.h */
 
 /**
@@ -156,6 +170,17 @@ struct tp_io_request; /* src/io/request.h */
  */
 tp_status cli_parse_config_request(const struct tp_io_request *rq, const cli_extra *extra,
                                    tp_config *c, cli_common *co, tp_error *err);
+
+struct tp_io_request_item; /* src/io/request.h */
+
+/**
+ * The same with the items checked and the run description given apart:
+ * for a command that takes some keys of the request itself (plan's
+ * phases) and sets values of its own first (plan's example).
+ */
+tp_status cli_parse_config_items(const struct tp_io_request_item *items, size_t n,
+                                 const tp_io_desc *desc, const cli_extra *extra, tp_config *c,
+                                 cli_common *co, tp_error *err);
 
 /**
  * Parse argv[*argi..argc-1] against the command's own flags only (for
@@ -277,6 +302,12 @@ typedef struct cli_plan_job {
 
 /** Parse plan's arguments; the same refusals as cli_search_parse under CLI_PRESETS_ONLY. */
 tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job, tp_error *err);
+/**
+ * The same for a web request (presets only): its "phase" keys are the
+ * phases, the rest fill the run description after the example's values
+ * and plan's own fields, as the same flags on the command line would.
+ */
+tp_status cli_plan_parse_request(const struct tp_io_request *rq, cli_plan_job *job, tp_error *err);
 void cli_plan_job_free(cli_plan_job *job);
 
 /** Print the shared configuration flags, grouped, for --help. */
@@ -377,6 +408,21 @@ void cli_text_close(cli_text *t);
  * it, looked up in the user's argv[1..argc-1].
  */
 tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err);
+/** Where the flags a user gave are: the words of argv[1..argc-1] (the
+ * CLI, before "--"), or the keys of a web request (rq, when not NULL). */
+typedef struct cli_user_flags {
+    int argc;
+    char **argv;
+    const struct tp_io_request *rq;
+} cli_user_flags;
+
+/** Did the user give flag `name` ("--gpus"; a request: key "gpus")? */
+bool cli_user_gave(const cli_user_flags *u, const char *name);
+
+/** cli_params_value with the user's flags in u (a clash is named "--x"). */
+tp_status cli_params_value_user(const char *val, const cli_user_flags *u, double *n_out,
+                                tp_error *err);
+
 /* The same, with argv NULL for a web request: the clashes are the flags
  * the request gave (cli_given on co). */
 tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_common *co,

@@ -27,6 +27,7 @@
 #include "xio.h" /* issue 7: the report format, --svg FILE, --force */
 #include "plan_in.h"
 #include "plan_out.h"
+#include "request.h"
 
 static const char *const fit_names[] = {"besiroglu", "hoffmann", "hoffmann-rounded", NULL};
 static const char *const size_at_names[] = {"auto", "predicted", "mfu", NULL};
@@ -244,18 +245,6 @@ void cmd_plan_help(FILE *f)
             "  trainplan plan --lr-schedule --lr-points 200 > lr.csv\n");
 }
 
-static bool has_flag(int argc, char **argv, const char *name)
-{
-    size_t n = strlen(name);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            break;
-        if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
-            return true;
-    }
-    return false;
-}
-
 /* Flags that only a whole given layout can honour (the search picks them itself). */
 static const char *const whole_layout_flags[] = {"--schedule", "--first-stage-layers",
                                                  "--last-stage-layers"};
@@ -424,11 +413,11 @@ static tp_status plan_sizing(const char *const *xv, const tp_config *c, tp_plan_
 /* --params N: a model from a count (cli_params_value says which flags
  * clash with it). The vocabulary is --vocab's, else Llama 2's 32,000 (not
  * the default preset's); the library applies the shape (plan.c). */
-static tp_status plan_params(const char *const *xv, int argc, char **argv, tp_plan_in *in,
+static tp_status plan_params(const char *const *xv, const cli_user_flags *u, tp_plan_in *in,
                              tp_error *err)
 {
-    TP_TRY(cli_params_value(xv[X_PARAMS], argc, argv, &in->model_params, err));
-    if (xv[X_PARAMS] && !has_flag(argc, argv, "--vocab"))
+    TP_TRY(cli_params_value_user(xv[X_PARAMS], u, &in->model_params, err));
+    if (xv[X_PARAMS] && !cli_user_gave(u, "--vocab"))
         in->base.model.vocab = CLI_PARAMS_DEFAULT_VOCAB;
     return TP_OK;
 }
@@ -462,26 +451,25 @@ static tp_status plan_ckpt_lr(const char *const *xv, tp_plan_in *in, tp_error *e
     return TP_OK;
 }
 
-tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job, tp_error *err)
+/* Every flag of xflags agrees with its row of src/io/fields.c. */
+static tp_status check_xflags(tp_error *err)
 {
-    memset(job, 0, sizeof *job);
-    const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
-    int nphase = 0;
-    TRY(split_phases(argc, argv, job, phase_specs, &nphase, err));
-
-    tp_config c;
-    const char *xv[X_COUNT];
     for (size_t k = 0; k < X_COUNT; k++) /* one range per field (src/io/fields.c) */
         if (!cli_flag_agrees_with_field(&xflags[k]))
             return tp_error_set(err, TP_ERR_INTERNAL, "",
                                 "internal: %s disagrees with its row in src/io/fields.c",
                                 xflags[k].name);
-    cli_extra extra = {xflags, X_COUNT, xv};
-    int argi = 1;
-    TRY(cli_parse_config_from(job->ac, job->av, &argi, &extra, src, &c, &job->co, err));
-    if (argi < job->ac)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
-                            "unexpected argument \"%.64s\" (plan takes only flags)", job->av[argi]);
+    return TP_OK;
+}
+
+/*
+ * After the configuration *c and plan's own values xv: the plan's input.
+ * u: the flags the user gave (the example's are not); specs: the phases.
+ */
+static tp_status plan_finish(const cli_user_flags *u, cli_sources src, const tp_config *c,
+                             const char *const *xv, const char *const *phase_specs, int nphase,
+                             cli_plan_job *job, tp_error *err)
+{
     if (src == CLI_PRESETS_ONLY)
         TRY(cli_refuse_over_http(xflags, xv, http_refused,
                                  sizeof http_refused / sizeof *http_refused,
@@ -489,22 +477,22 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
 
     tp_plan_in *in = &job->in;
     tp_plan_in_default(in);
-    in->base = c;
-    bool gpus_given = has_flag(argc, argv, "--gpus");
+    in->base = *c;
+    bool gpus_given = cli_user_gave(u, "--gpus");
     bool layout_given = false, whole_given = false;
     for (size_t i = 0; i < sizeof layout_flags / sizeof layout_flags[0]; i++)
-        layout_given = layout_given || has_flag(argc, argv, layout_flags[i]);
+        layout_given = layout_given || cli_user_gave(u, layout_flags[i]);
     for (size_t i = 0; i < sizeof whole_layout_flags / sizeof whole_layout_flags[0]; i++)
-        whole_given = whole_given || has_flag(argc, argv, whole_layout_flags[i]);
+        whole_given = whole_given || cli_user_gave(u, whole_layout_flags[i]);
     in->size_by = gpus_given ? TP_SIZE_GPUS : TP_SIZE_DEADLINE;
     /* issue 19: a layout flag fixes its axis of the search, as for `search --tp 4`;
      * only --schedule and the stage splits (or --layout given) freeze the layout */
     in->layout_from = whole_given ? TP_LAYOUT_GIVEN : TP_LAYOUT_AUTO;
     if (layout_given && !whole_given)
-        TRY(cli_search_space(&job->co, NULL, &c, &in->space, err));
+        TRY(cli_search_space(&job->co, NULL, c, &in->space, err));
     in->price_per_hour = -1.0; /* the GPU's, or --price (already applied to c.gpu) */
-    TRY(plan_sizing(xv, &c, in, err));
-    TRY(plan_params(xv, argc, argv, in, err));
+    TRY(plan_sizing(xv, c, in, err));
+    TRY(plan_params(xv, u, in, err));
 
     /* Phases: the file's, then the flags'. */
     if (xv[X_PLAN_FILE] && tp_io_plan_file_load(xv[X_PLAN_FILE], in, err) != TP_OK) {
@@ -528,6 +516,108 @@ tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *j
     if (job->force && !job->svg)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
     return TP_OK;
+}
+
+tp_status cli_plan_parse(int argc, char **argv, cli_sources src, cli_plan_job *job, tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
+    int nphase = 0;
+    TRY(split_phases(argc, argv, job, phase_specs, &nphase, err));
+
+    tp_config c;
+    const char *xv[X_COUNT];
+    TRY(check_xflags(err));
+    cli_extra extra = {xflags, X_COUNT, xv};
+    int argi = 1;
+    TRY(cli_parse_config_from(job->ac, job->av, &argi, &extra, src, &c, &job->co, err));
+    if (argi < job->ac)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                            "unexpected argument \"%.64s\" (plan takes only flags)", job->av[argi]);
+    cli_user_flags u = {argc, argv, NULL};
+    return plan_finish(&u, src, &c, xv, phase_specs, nphase, job, err);
+}
+
+/*
+ * A request's phases, as split_phases takes them from argv: each "phase"
+ * key is one ("phase": true, a switch, takes the next key as its value,
+ * "--key" or "--key=text", as "--phase" followed by it on the command
+ * line would; *owned holds those texts). The other keys go to kept[].
+ */
+static tp_status request_phases(const tp_io_request *rq, tp_io_request_item *kept, size_t *nkept,
+                                const char **specs, int *nphase, char **owned, tp_error *err)
+{
+    *nkept = 0;
+    for (size_t i = 0; i < rq->count; i++) {
+        const tp_io_request_item *it = &rq->items[i];
+        if (strcmp(it->key, "phase") != 0) {
+            kept[(*nkept)++] = *it;
+            continue;
+        }
+        const char *spec = it->text;
+        if (!spec) {
+            if (i + 1 >= rq->count)
+                return tp_error_set(err, TP_ERR_INVALID_ARG, "",
+                                    "--phase needs a value (e.g. name=long,seq=32768,tokens=40e9)");
+            const tp_io_request_item *next = &rq->items[++i];
+            size_t n = strlen(next->key) + (next->text ? strlen(next->text) + 1 : 0) + 3;
+            char *word = malloc(n);
+            if (!word)
+                return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+            snprintf(word, n, "--%s%s%s", next->key, next->text ? "=" : "",
+                     next->text ? next->text : "");
+            owned[*nphase] = word;
+            spec = word;
+        }
+        if (*nphase >= TP_PLAN_MAX_PHASES)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--phase: at most %d phases",
+                                TP_PLAN_MAX_PHASES);
+        specs[(*nphase)++] = spec;
+    }
+    return TP_OK;
+}
+
+/* The run description: the example's values, then the request's keys. */
+static void request_desc(const tp_io_request_item *items, size_t n, tp_io_desc *d)
+{
+    tp_io_desc_init(d);
+    for (size_t i = 0; i + 1 < NUM_EXAMPLE; i += 2)
+        tp_io_desc_set(d, tp_io_desc_slot(example_args[i]), example_args[i + 1], TP_IO_ORIGIN_FLAG);
+    for (size_t i = 0; i < n; i++)
+        tp_io_desc_set(d, tp_io_desc_slot_key(items[i].key), items[i].text ? items[i].text : "",
+                       TP_IO_ORIGIN_KEY);
+}
+
+static tp_status parse_request(const tp_io_request *rq, cli_plan_job *job, tp_io_request_item *kept,
+                               char **owned, tp_error *err)
+{
+    const char *phase_specs[TP_PLAN_MAX_PHASES + 1];
+    int nphase = 0;
+    size_t nkept = 0;
+    TRY(request_phases(rq, kept, &nkept, phase_specs, &nphase, owned, err));
+    tp_io_desc desc;
+    request_desc(kept, nkept, &desc);
+    tp_config c;
+    const char *xv[X_COUNT];
+    cli_extra extra = {xflags, X_COUNT, xv};
+    TRY(check_xflags(err));
+    TRY(cli_parse_config_items(kept, nkept, &desc, &extra, &c, &job->co, err));
+    cli_user_flags u = {0, NULL, rq};
+    return plan_finish(&u, CLI_PRESETS_ONLY, &c, xv, phase_specs, nphase, job, err);
+}
+
+tp_status cli_plan_parse_request(const tp_io_request *rq, cli_plan_job *job, tp_error *err)
+{
+    memset(job, 0, sizeof *job);
+    char *owned[TP_PLAN_MAX_PHASES + 1] = {0};
+    tp_io_request_item *kept = malloc((rq->count + 1) * sizeof *kept);
+    if (!kept)
+        return tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
+    tp_status st = parse_request(rq, job, kept, owned, err);
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
+    free(kept);
+    return st;
 }
 
 /* Print a parse or plan error; a stop at --time-limit reads as such. */

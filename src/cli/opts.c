@@ -2,9 +2,10 @@
 /*
  * opts.c: the configuration flags shared by estimate, search and plan.
  *
- * One table (`flags`, indexed by enum flag_id) describes every flag: name,
- * kind, unit, default and help. Parsing is two passes so that flags may come
- * in any order:
+ * The flags are the fields of src/io/fields.c (type, range, choices) with
+ * the --help lines below (metavar, unit, default, help, group), plus the
+ * CLI's own --json. Parsing is two passes so that flags may come in any
+ * order:
  *   1. scan argv and record the last value of each flag in a run
  *      description (src/io/desc.h; the order they came in too, so that of
  *      two opposite switches the later one wins);
@@ -14,7 +15,7 @@
  *      interleaved schedule when vpp > 1). The web API's requests are built
  *      by the same function, so both front ends get the same answers.
  * Every number goes through tp_io_parse_i64 / tp_io_parse_f64 with the
- * range of its row in src/io/fields.c (which this table must agree with);
+ * range of its row in src/io/fields.c;
  * cross-field constraints are left to tp_config_validate, which names the
  * field in err->path by its canonical name ("layout.tp"); cli_error_print
  * words it as the flag through the table of src/io/fields.h.
@@ -27,40 +28,19 @@
 #include "cli.h"
 #include "desc.h"
 #include "fields.h"
+#include "import.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
 #include "request.h"
 
-/* Hard bounds on the flags: the library's (TP_MAX_* in tp.h). */
-
-/* clang-format off */
-enum flag_id {
-    F_MODEL, F_LAYERS, F_HIDDEN, F_HEADS, F_KV_HEADS, F_HEAD_DIM, F_FFN_HIDDEN, F_VOCAB,
-    F_MLP, F_NORM, F_TIE, F_NO_TIE, F_EXPERTS, F_TOPK, F_MOE_FFN, F_SHARED_EXPERTS,
-    F_BIAS, F_POSITION, F_MAX_POSITIONS, F_ROPE_THETA, F_ROPE_SCALING, F_ROPE_FACTOR, F_NORM_EPS,
-    F_SHARED_FFN, F_MOE_FIRST_DENSE, F_MOE_LAYER_FREQ,
-    F_Q_LORA, F_KV_LORA, F_QK_ROPE, F_QK_NOPE, F_V_HEAD, F_MTP, F_WINDOW, F_GLOBAL_EVERY,
-    F_QK_NORM, F_SINKS, F_ROUTER_BIAS, F_MOE_IMBALANCE, F_CAPACITY,
-    F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
-    F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
-    F_HW_PROFILE,
-    F_TP, F_PP, F_CP, F_EP, F_VPP, F_SP, F_NO_SP, F_SCHEDULE, F_FIRST_STAGE, F_LAST_STAGE,
-    F_ETP,
-    F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
-    F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
-    F_PAD_VOCAB, F_FP8_PARAM_GATHER, F_RECOMPUTE_MODULES, F_OFFLOAD_OPT, F_HOST_MEM, F_PCIE,
-    F_HOST_BW, F_RECOMPUTE_BLOCK,
-    F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
-    F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
-    F_CUDA_CTX, F_COMM_BUF, F_FRAG,
-    F_FRAMEWORK, F_UNFUSED_FULL,
-    F_JSON,
-    F_COUNT
-};
-/* clang-format on */
-_Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
-
-/* Choice lists: src/io/desc.h (the builder parses them). */
+/*
+ * The --help lines of the shared flags, in the order --help lists them:
+ * what a user reads (metavar, unit, default, help, group). The type,
+ * range and choices of every flag that sets a field come from its row
+ * in src/io/fields.c (table_init); a row here without a field is the
+ * CLI's own (--json) and says its kind itself. Every field of the run
+ * description must have a line here (check_table).
+ */
 
 #define G_MODEL "Model (architecture overrides apply after --model is loaded)"
 #define G_BATCH "Batch"
@@ -71,327 +51,258 @@ _Static_assert(F_COUNT <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
 #define G_OVER "Calibrated overheads"
 #define G_OUT "Output"
 
-/* Kind and range, in the order of the cli_flag fields after `help`. */
-#define INT(lo, hi) CLI_INT, (lo), (hi), 0.0, 0.0, NULL
-#define NUM(lo, hi) CLI_NUM, 0, 0, (lo), (hi), NULL
-/* 0 meaning "none", else the range where the quantity means something:
- * values in (0, lo) would print as 0 or divide to inf (issue 14). */
-#define NUM0(lo, hi) CLI_NUM0, 0, 0, (lo), (hi), NULL
-#define ENUM(names) CLI_ENUM, 0, 0, 0.0, 0.0, (names)
-
 /* The table: defaults with .def = NULL are derived from the library. */
 /* clang-format off */
-static const cli_flag flags[F_COUNT] = {
-    [F_MODEL] = {"--model", "NAME|FILE", NULL, TP_IO_DEFAULT_MODEL,
-                 "model preset, trainplan model JSON file, or Hugging Face config.json",
-                 CLI_STR, .group = G_MODEL},
-    [F_LAYERS] = {"--layers", "N", "layers", "from --model",
-                  "number of transformer layers",
-                  INT(1, TP_MAX_LAYERS), .group = G_MODEL},
-    [F_HIDDEN] = {"--hidden", "N", "elements", "from --model",
-                  "hidden size (d_model)",
-                  INT(1, TP_MAX_DIM), .group = G_MODEL},
-    [F_HEADS] = {"--heads", "N", "heads", "from --model",
-                 "attention (query) heads",
-                 INT(1, TP_MAX_DIM), .group = G_MODEL},
-    [F_KV_HEADS] = {"--kv-heads", "N", "heads", "from --model",
-                    "key/value heads (grouped-query attention)",
-                    INT(1, TP_MAX_DIM), .group = G_MODEL},
-    [F_HEAD_DIM] = {"--head-dim", "N", "elements", "from --model",
-                    "dimension of one attention head",
-                    INT(1, TP_MAX_DIM), .group = G_MODEL},
-    [F_FFN_HIDDEN] = {"--ffn-hidden", "N", "elements", "from --model",
-                      "dense MLP intermediate size",
-                      INT(1, TP_MAX_FFN), .group = G_MODEL},
-    [F_VOCAB] = {"--vocab", "N", "tokens", "from --model",
-                 "vocabulary size (unpadded)",
-                 INT(1, TP_MAX_VOCAB), .group = G_MODEL},
-    [F_MLP] = {"--mlp", NULL, NULL, "from --model",
-               "MLP type",
-               ENUM(tp_io_mlp_names), .group = G_MODEL},
-    [F_NORM] = {"--norm", NULL, NULL, "from --model",
-                "normalisation layer",
-                ENUM(tp_io_norm_names), .group = G_MODEL},
-    [F_TIE] = {"--tie-embeddings", NULL, NULL, "from --model",
-               "output head shares the input embedding",
-               CLI_SWITCH, .group = G_MODEL},
-    [F_NO_TIE] = {"--no-tie-embeddings", NULL, NULL, "from --model",
-                  "separate output head",
-                  CLI_SWITCH, .group = G_MODEL},
-    [F_EXPERTS] = {"--experts", "N", "experts", "from --model",
-                   "routed experts per MoE layer (0 = dense)",
-                   INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
-    [F_TOPK] = {"--topk", "N", "experts", "from --model",
-                "experts each token is routed to",
-                INT(1, TP_MAX_EXPERTS), .group = G_MODEL},
-    [F_MOE_FFN] = {"--moe-ffn-hidden", "N", "elements", "from --model",
-                   "intermediate size of one expert",
-                   INT(1, TP_MAX_FFN), .group = G_MODEL},
-    [F_SHARED_EXPERTS] = {"--shared-experts", "N", "experts", "from --model",
-                          "shared (always active) experts",
-                          INT(0, TP_MAX_EXPERTS), .group = G_MODEL},
-    [F_BIAS] = {"--bias", NULL, NULL, "from --model",
-                "linear biases: none, on q/k/v only (Qwen2), or on every linear (GPT-2)",
-                ENUM(tp_io_bias_names), .group = G_MODEL},
-    [F_POSITION] = {"--position", NULL, NULL, "from --model",
-                    "position embeddings",
-                    ENUM(tp_io_pos_names), .group = G_MODEL},
-    [F_MAX_POSITIONS] = {"--max-positions", "N", "positions", "from --model",
-                         "learned position table size (learned positions only)",
-                         INT(1, TP_MAX_SEQ), .group = G_MODEL},
-    [F_ROPE_THETA] = {"--rope-theta", "X", "ratio", "from --model",
-                      "rotary base (HF rope_theta; exports only, the estimate does not use it)",
-                      NUM(1.0, 1e12), .group = G_MODEL},
-    [F_ROPE_SCALING] = {"--rope-scaling", NULL, NULL, "from --model",
-                        "rotary frequency scaling (llama3: low/high frequency factors 1 and 4, "
-                        "original context 8192)",
-                        ENUM(tp_io_rope_names), .group = G_MODEL},
-    [F_ROPE_FACTOR] = {"--rope-factor", "X", "ratio", "8 with --rope-scaling llama3",
-                       "rotary scaling factor",
-                       NUM(1e-6, 1e6), .group = G_MODEL},
-    [F_NORM_EPS] = {"--norm-eps", "X", "added to the variance", "from --model",
-                    "norm epsilon (exports only, the estimate does not use it)",
-                    NUM(1e-30, 0.1), .group = G_MODEL},
-    [F_SHARED_FFN] = {"--shared-ffn-hidden", "N", "elements", "from --model",
-                      "total width of the shared experts (0: shared experts x expert width)",
-                      INT(0, TP_MAX_FFN), .group = G_MODEL},
-    [F_MOE_FIRST_DENSE] = {"--moe-first-dense", "N", "layers", "from --model",
-                           "leading dense layers before the MoE layers (DeepSeek-style)",
-                           INT(0, TP_MAX_LAYERS), .group = G_MODEL},
-    [F_MOE_LAYER_FREQ] = {"--moe-layer-freq", "N", "layers", "from --model",
-                          "every N-th layer after the leading dense ones is MoE",
-                          INT(1, TP_MAX_LAYERS), .group = G_MODEL},
-    [F_Q_LORA] = {"--q-lora-rank", "N", "elements", "from --model",
-                  "multi-latent attention: query compression rank (0 = none)",
-                  INT(0, TP_MAX_DIM), .group = G_MODEL},
-    [F_KV_LORA] = {"--kv-lora-rank", "N", "elements", "from --model",
-                   "multi-latent attention: compressed KV rank (0 = no MLA)",
-                   INT(0, TP_MAX_DIM), .group = G_MODEL},
-    [F_QK_ROPE] = {"--qk-rope-head-dim", "N", "elements", "from --model",
-                   "multi-latent attention: RoPE dims per head",
-                   INT(0, TP_MAX_DIM), .group = G_MODEL},
-    [F_QK_NOPE] = {"--qk-nope-head-dim", "N", "elements", "from --model",
-                   "multi-latent attention: position-free q/k dims per head",
-                   INT(0, TP_MAX_DIM), .group = G_MODEL},
-    [F_V_HEAD] = {"--v-head-dim", "N", "elements", "from --model",
-                  "multi-latent attention: value dims per head",
-                  INT(0, TP_MAX_DIM), .group = G_MODEL},
-    [F_MTP] = {"--mtp-layers", "N", "modules", "from --model",
-               "multi-token prediction modules (DeepSeek-V3: 1)",
-               INT(0, TP_MAX_LAYERS), .group = G_MODEL},
-    [F_WINDOW] = {"--sliding-window", "N", "tokens", "from --model",
-                  "local attention window (0 = full attention)",
-                  INT(0, TP_MAX_SEQ), .group = G_MODEL},
-    [F_GLOBAL_EVERY] = {"--global-every", "N", "layers", "from --model",
-                        "with a window, every N-th layer is global (0 = all local)",
-                        INT(0, TP_MAX_LAYERS), .group = G_MODEL},
-    [F_QK_NORM] = {"--qk-norm", NULL, NULL, "from --model",
-                   "norms on q and k: per head (Qwen3) or full width (OLMo2)",
-                   ENUM(tp_io_qk_norm_names), .group = G_MODEL},
-    [F_SINKS] = {"--attn-sinks", NULL, NULL, "from --model",
-                 "a learned sink logit per head (gpt-oss)",
-                 CLI_SWITCH, .group = G_MODEL},
-    [F_ROUTER_BIAS] = {"--router-bias", NULL, NULL, "from --model",
-                       "a bias per expert on each router (gpt-oss, DeepSeek-V3)",
-                       CLI_SWITCH, .group = G_MODEL},
-    [F_MOE_IMBALANCE] = {"--moe-imbalance", "X", "ratio", "from --model (0: balanced)",
-                         "routed tokens of the busiest expert-parallel rank over the mean",
-                         NUM0(1.0, 1e3), .group = G_MODEL},
-    [F_CAPACITY] = {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
-                    "expert capacity in means; tokens beyond it are dropped",
-                    NUM0(0.01, 1e3), .group = G_MODEL},
-    [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
-                   "sequence length",
-                   INT(1, TP_MAX_SEQ), .group = G_BATCH},
-    [F_MICRO_BATCH] = {"--micro-batch", "N", "sequences", NULL,
-                       "micro-batch size per pipeline",
-                       INT(1, TP_MAX_BATCH), .group = G_BATCH},
-    [F_GLOBAL_BATCH] = {"--global-batch", "N", "sequences", "micro-batch x DP",
-                        "sequences per optimizer step",
-                        INT(1, TP_MAX_BATCH), .group = G_BATCH},
-    [F_GLOBAL_BATCH_TOKENS] = {"--global-batch-tokens", "N", "tokens", "unset",
-                               "tokens per optimizer step (a multiple of --seq-len)",
-                               INT(1, TP_MAX_TOKENS_PER_STEP), .group = G_BATCH},
-    [F_GPU] = {"--gpu", "NAME|FILE", NULL, TP_IO_DEFAULT_GPU,
-               "GPU preset or GPU JSON file",
-               CLI_STR, .group = G_GPU},
-    [F_GPUS] = {"--gpus", "N", "GPUs", NULL,
-                "total number of GPUs",
-                INT(1, TP_MAX_GPUS), .group = G_GPU},
-    [F_GPUS_PER_NODE] = {"--gpus-per-node", "N", "GPUs", "from --gpu",
-                         "GPUs per node (size of the fast intra-node domain)",
-                         INT(1, TP_MAX_GPUS_PER_NODE), .group = G_GPU},
-    [F_GPU_MEM_GB] = {"--gpu-memory-gb", "X", "GB (1e9 bytes)", "from --gpu",
-                      "usable memory per GPU",
-                      NUM(0.001, 1e6), .group = G_GPU},
-    [F_GPU_MEM_GIB] = {"--gpu-memory-gib", "X", "GiB (2^30 bytes)", "from --gpu",
-                       "usable memory per GPU",
-                       NUM(0.001, 1e6), .group = G_GPU},
-    [F_PEAK_TFLOPS] = {"--peak-tflops", "X", "TFLOP/s (1e12 FLOP/s)", "from --gpu",
-                       "dense peak of the chosen --precision",
-                       NUM(0.001, 1e7), .group = G_GPU},
-    [F_PRICE] = {"--price", "X", "USD per GPU-hour", "from --gpu",
-                 "price of one GPU-hour",
-                 NUM0(1e-3, 1e6), .group = G_GPU},
-    [F_HW_PROFILE] = {"--hw-profile", "FILE", NULL, "none: fitted GEMM fractions",
-                      "hardware profile JSON (data/hardware/, tools/probe/): measured rates",
-                      CLI_STR, .group = G_GPU},
-    [F_TP] = {"--tp", "N", "GPUs", NULL,
-              "tensor-parallel size",
-              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
-    [F_PP] = {"--pp", "N", "stages", NULL,
-              "pipeline-parallel size",
-              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
-    [F_CP] = {"--cp", "N", "GPUs", NULL,
-              "context-parallel size",
-              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
-    [F_EP] = {"--ep", "N", "GPUs", NULL,
-              "expert-parallel size (divides --experts; GPUs divisible by ETP x EP x PP)",
-              INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
-    [F_VPP] = {"--vpp", "N", "chunks per GPU", NULL,
-               "virtual pipeline stages (> 1 implies --schedule interleaved)",
-               INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
-    [F_SP] = {"--sp", NULL, NULL, "on when --tp > 1",
-              "Megatron sequence parallelism",
-              CLI_SWITCH, .group = G_LAYOUT},
-    [F_NO_SP] = {"--no-sp", NULL, NULL, "off when --tp = 1",
-                 "no sequence parallelism",
-                 CLI_SWITCH, .group = G_LAYOUT},
-    [F_SCHEDULE] = {"--schedule", NULL, NULL, NULL,
-                    "pipeline schedule (interleaved when --vpp > 1)",
-                    ENUM(tp_io_sched_names), .group = G_LAYOUT},
-    [F_FIRST_STAGE] = {"--first-stage-layers", "N", "layers", "even split",
-                       "layers on the first pipeline stage",
-                       INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
-    [F_LAST_STAGE] = {"--last-stage-layers", "N", "layers", "even split",
-                      "layers on the last pipeline stage",
-                      INT(1, TP_MAX_LAYERS), .group = G_LAYOUT},
-    [F_ETP] = {"--etp", "N", "GPUs", "--tp",
-               "expert tensor-parallel size (MoE parallel folding: GPUs divisible by ETP x EP x PP)",
-               INT(1, TP_MAX_GPUS), .group = G_LAYOUT},
-    [F_ZERO] = {"--zero", "0|1|2|3", NULL, NULL,
-                "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP",
-                INT(0, 3), .group = G_MEM},
-    [F_FSDP] = {"--fsdp", NULL, NULL, "off",
-                "same as --zero 3",
-                CLI_SWITCH, .group = G_MEM},
-    [F_DISTOPT] = {"--distributed-optimizer", NULL, NULL, "off",
-                   "Megatron distributed optimizer, same as --zero 1",
-                   CLI_SWITCH, .group = G_MEM},
-    [F_RECOMPUTE] = {"--recompute", NULL, NULL, NULL,
-                     "activation recomputation",
-                     ENUM(tp_io_recomp_names), .group = G_MEM},
-    [F_RECOMPUTE_EVERY] = {"--recompute-every", "K", "layers", NULL,
-                           "layers per checkpoint group under --recompute full",
-                           INT(1, TP_MAX_LAYERS), .group = G_MEM},
-    [F_PRECISION] = {"--precision", NULL, NULL, NULL,
-                     "GEMM precision (fp8 keeps bf16 weights and fp32 master weights)",
-                     ENUM(tp_io_prec_names), .group = G_MEM},
-    [F_GRAD_DTYPE] = {"--grad-dtype", NULL, NULL, NULL,
-                      "gradient (main grad) data type",
-                      ENUM(tp_io_grad_names), .group = G_MEM},
-    [F_OPTIMIZER] = {"--optimizer", NULL, NULL, NULL,
-                     "optimizer and moment data type (fp32, bf16 or 8-bit moments)",
-                     ENUM(tp_io_opt_names), .group = G_MEM},
-    [F_NO_MASTER] = {"--no-master-weights", NULL, NULL, "fp32 master copy kept",
-                     "no fp32 master copy of the weights",
-                     CLI_SWITCH, .group = G_MEM},
-    [F_NO_FLASH] = {"--no-flash-attn", NULL, NULL, "FlashAttention on",
-                    "materialise the attention score matrix",
-                    CLI_SWITCH, .group = G_MEM},
-    [F_DROPOUT] = {"--dropout", NULL, NULL, "off",
-                   "store dropout masks in the activations",
-                   CLI_SWITCH, .group = G_MEM},
-    [F_FUSED_CE] = {"--fused-ce", NULL, NULL, "off",
-                    "fused cross-entropy: no full logits tensor",
-                    CLI_SWITCH, .group = G_MEM},
-    [F_PAD_VOCAB] = {"--pad-vocab", "N", "tokens", "1 (no padding)",
-                     "round the vocabulary up to a multiple of N for memory and FLOPs",
-                     INT(1, TP_MAX_VOCAB), .group = G_MEM},
-    [F_FP8_PARAM_GATHER] = {"--fp8-param-gather", NULL, NULL, "off",
-                            "weights held and all-gathered in fp8 (Megatron --fp8-param-gather; "
-                            "needs --precision fp8 and ZeRO >= 1)",
-                            CLI_SWITCH, .group = G_MEM},
-    [F_RECOMPUTE_MODULES] = {"--recompute-modules", "LIST", NULL, "core_attn",
-                             "what selective recompute re-runs, Megatron-Core's names, comma-"
-                             "separated: core_attn, layernorm, mlp, moe, moe_act, shared_experts",
-                             CLI_STR, .group = G_MEM},
-    [F_OFFLOAD_OPT] = {"--offload-optimizer", "X", "fraction", "0 (none)",
-                       "share of the optimizer state kept and updated on the host CPU "
-                       "(ZeRO-Offload; Megatron --optimizer-offload-fraction); needs ZeRO >= 1",
-                       NUM0(1e-6, 1.0), .group = G_MEM},
-    [F_HOST_MEM] = {"--host-memory-gb", "X", "GB (1e9 bytes) per node", NULL,
-                    "host memory for offloaded state per node (0: not checked)",
-                    NUM0(1e-3, 1e6), .group = G_MEM},
-    [F_PCIE] = {"--pcie-gbps", "X", "GB/s per GPU per direction", NULL,
-                "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63)",
-                NUM(0.001, 10000.0), .group = G_MEM},
-    [F_HOST_BW] = {"--host-mem-bw-gbps", "X", "GB/s per node", NULL,
-                   "achieved CPU memory bandwidth of a node, for the CPU optimizer update",
-                   NUM(0.001, 100000.0), .group = G_MEM},
-    [F_RECOMPUTE_BLOCK] = {"--recompute-block-layers", "N", "layers per stage", "all layers",
-                           "under --recompute full recompute only the first N layers of each "
-                           "stage (Megatron --recompute-method block --recompute-num-layers N)",
-                           INT(1, TP_MAX_LAYERS), .group = G_MEM},
-    [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
-                      "attention FLOP convention: causal halves QK^T and AV",
-                      ENUM(tp_io_attn_names), .group = G_CONV},
-    [F_ACT_MODEL] = {"--act-model", NULL, NULL, NULL,
-                     "activation accounting (korthikanti: s*b*h*(34+5*a*s/h)/t)",
-                     ENUM(tp_io_act_names), .group = G_CONV},
-    [F_CKPT_MODEL] = {"--ckpt-model", NULL, NULL, NULL,
-                      "full-recompute accounting (seed001: (L/k + k) layers)",
-                      ENUM(tp_io_ckpt_names), .group = G_CONV},
-    [F_COLL_MODEL] = {"--coll-model", NULL, NULL, NULL,
-                      "collective cost (simple: volume / bandwidth)",
-                      ENUM(tp_io_coll_names), .group = G_CONV},
-    [F_TP_OVERLAP] = {"--tp-comm-overlap", NULL, NULL, "off",
-                      "TP collectives overlapped with the GEMMs (Megatron --tp-comm-overlap, "
-                      "torchtitan async TP)",
-                      CLI_SWITCH, .group = G_CONV},
-    [F_ATTN_AMPERE] = {"--attn-ampere-kernel", NULL, NULL, "off",
-                       "attention runs a kernel written for Ampere (FlashAttention-2) on a "
-                       "Hopper or newer GPU: 35/75 of the native kernel's rate (FA3 paper)",
-                       CLI_SWITCH, .group = G_CONV},
-    [F_NO_DP_OVERLAP] = {"--no-dp-comm-overlap", NULL, NULL, "overlapped",
-                         "gradient reduction and parameter gathers not overlapped with compute",
-                         CLI_SWITCH, .group = G_CONV},
-    [F_SAC_OPS] = {"--sac-ops", NULL, NULL, "off (selective = attention core)",
-                   "selective recompute is torchtitan's per-op checkpointing",
-                   CLI_SWITCH, .group = G_CONV},
-    [F_NO_PP_SG] = {"--no-pp-scatter-gather", NULL, NULL, "sharded over TP",
-                    "pipeline sends whole activations (DeepSpeed), not TP-sharded ones",
-                    CLI_SWITCH, .group = G_CONV},
-    [F_EXTRA_PARAM] = {"--extra-param-bytes", "X", "bytes per parameter", NULL,
-                       "unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer: 5)",
-                       NUM0(1e-6, 16.0), .group = G_OVER},
-    [F_CE_BYTES] = {"--ce-bytes-per-logit", "X", "bytes per logit", NULL,
-                    "loss peak per logit when the cross-entropy is not fused (Megatron: 4)",
-                    NUM0(1e-6, 64.0), .group = G_OVER},
-    [F_CUDA_CTX] = {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
-                    "CUDA context and kernels per GPU",
-                    NUM0(1e-9, 1000.0), .group = G_OVER},
-    [F_COMM_BUF] = {"--comm-buffer-gb", "X", "GB (1e9 bytes)", NULL,
-                    "NCCL buffers per communicator",
-                    NUM0(1e-9, 1000.0), .group = G_OVER},
-    [F_FRAG] = {"--fragmentation", "X", "fraction", NULL,
-                "allocator reserve as a fraction of dynamic memory",
-                NUM0(1e-6, 1.0), .group = G_OVER},
-    [F_FRAMEWORK] = {"--framework", NULL, NULL, "none",
-                     "the conventions a training framework implies (overlaps, selective "
-                     "recompute, buffers, kernels; docs/model.md 11); the other convention "
-                     "flags add to it",
-                     ENUM(tp_io_fw_names), .group = G_CONV},
-    [F_UNFUSED_FULL] = {"--unfused-full-matrix", NULL, NULL, "off (the causal half)",
-                        "without FlashAttention, charge the whole s x s score matrix, which "
-                        "the batched GEMMs and the mask compute and store (opt-in; "
-                        "docs/ACCURACY.md)",
-                        CLI_SWITCH, .group = G_CONV},
-    [F_JSON] = {"--json", NULL, NULL, "text report",
-                "print one JSON object instead of the report",
-                CLI_SWITCH, .group = G_OUT},
+static const cli_flag help_rows[] = {
+    {"--model", "NAME|FILE", NULL, TP_IO_DEFAULT_MODEL,
+     "model preset, trainplan model JSON file, or Hugging Face config.json", .group = G_MODEL},
+    {"--layers", "N", "layers", "from --model",
+     "number of transformer layers", .group = G_MODEL},
+    {"--hidden", "N", "elements", "from --model",
+     "hidden size (d_model)", .group = G_MODEL},
+    {"--heads", "N", "heads", "from --model",
+     "attention (query) heads", .group = G_MODEL},
+    {"--kv-heads", "N", "heads", "from --model",
+     "key/value heads (grouped-query attention)", .group = G_MODEL},
+    {"--head-dim", "N", "elements", "from --model",
+     "dimension of one attention head", .group = G_MODEL},
+    {"--ffn-hidden", "N", "elements", "from --model",
+     "dense MLP intermediate size", .group = G_MODEL},
+    {"--vocab", "N", "tokens", "from --model",
+     "vocabulary size (unpadded)", .group = G_MODEL},
+    {"--mlp", NULL, NULL, "from --model",
+     "MLP type", .group = G_MODEL},
+    {"--norm", NULL, NULL, "from --model",
+     "normalisation layer", .group = G_MODEL},
+    {"--tie-embeddings", NULL, NULL, "from --model",
+     "output head shares the input embedding", .group = G_MODEL},
+    {"--no-tie-embeddings", NULL, NULL, "from --model",
+     "separate output head", .group = G_MODEL},
+    {"--experts", "N", "experts", "from --model",
+     "routed experts per MoE layer (0 = dense)", .group = G_MODEL},
+    {"--topk", "N", "experts", "from --model",
+     "experts each token is routed to", .group = G_MODEL},
+    {"--moe-ffn-hidden", "N", "elements", "from --model",
+     "intermediate size of one expert", .group = G_MODEL},
+    {"--shared-experts", "N", "experts", "from --model",
+     "shared (always active) experts", .group = G_MODEL},
+    {"--bias", NULL, NULL, "from --model",
+     "linear biases: none, on q/k/v only (Qwen2), or on every linear (GPT-2)", .group = G_MODEL},
+    {"--position", NULL, NULL, "from --model",
+     "position embeddings", .group = G_MODEL},
+    {"--max-positions", "N", "positions", "from --model",
+     "learned position table size (learned positions only)", .group = G_MODEL},
+    {"--rope-theta", "X", "ratio", "from --model",
+     "rotary base (HF rope_theta; exports only, the estimate does not use it)", .group = G_MODEL},
+    {"--rope-scaling", NULL, NULL, "from --model",
+     "rotary frequency scaling (llama3: low/high frequency factors 1 and 4, "
+     "original context 8192)", .group = G_MODEL},
+    {"--rope-factor", "X", "ratio", "8 with --rope-scaling llama3",
+     "rotary scaling factor", .group = G_MODEL},
+    {"--norm-eps", "X", "added to the variance", "from --model",
+     "norm epsilon (exports only, the estimate does not use it)", .group = G_MODEL},
+    {"--shared-ffn-hidden", "N", "elements", "from --model",
+     "total width of the shared experts (0: shared experts x expert width)", .group = G_MODEL},
+    {"--moe-first-dense", "N", "layers", "from --model",
+     "leading dense layers before the MoE layers (DeepSeek-style)", .group = G_MODEL},
+    {"--moe-layer-freq", "N", "layers", "from --model",
+     "every N-th layer after the leading dense ones is MoE", .group = G_MODEL},
+    {"--q-lora-rank", "N", "elements", "from --model",
+     "multi-latent attention: query compression rank (0 = none)", .group = G_MODEL},
+    {"--kv-lora-rank", "N", "elements", "from --model",
+     "multi-latent attention: compressed KV rank (0 = no MLA)", .group = G_MODEL},
+    {"--qk-rope-head-dim", "N", "elements", "from --model",
+     "multi-latent attention: RoPE dims per head", .group = G_MODEL},
+    {"--qk-nope-head-dim", "N", "elements", "from --model",
+     "multi-latent attention: position-free q/k dims per head", .group = G_MODEL},
+    {"--v-head-dim", "N", "elements", "from --model",
+     "multi-latent attention: value dims per head", .group = G_MODEL},
+    {"--mtp-layers", "N", "modules", "from --model",
+     "multi-token prediction modules (DeepSeek-V3: 1)", .group = G_MODEL},
+    {"--sliding-window", "N", "tokens", "from --model",
+     "local attention window (0 = full attention)", .group = G_MODEL},
+    {"--global-every", "N", "layers", "from --model",
+     "with a window, every N-th layer is global (0 = all local)", .group = G_MODEL},
+    {"--qk-norm", NULL, NULL, "from --model",
+     "norms on q and k: per head (Qwen3) or full width (OLMo2)", .group = G_MODEL},
+    {"--attn-sinks", NULL, NULL, "from --model",
+     "a learned sink logit per head (gpt-oss)", .group = G_MODEL},
+    {"--router-bias", NULL, NULL, "from --model",
+     "a bias per expert on each router (gpt-oss, DeepSeek-V3)", .group = G_MODEL},
+    {"--moe-imbalance", "X", "ratio", "from --model (0: balanced)",
+     "routed tokens of the busiest expert-parallel rank over the mean", .group = G_MODEL},
+    {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
+     "expert capacity in means; tokens beyond it are dropped", .group = G_MODEL},
+    {"--seq-len", "N", "tokens", NULL,
+     "sequence length", .group = G_BATCH},
+    {"--micro-batch", "N", "sequences", NULL,
+     "micro-batch size per pipeline", .group = G_BATCH},
+    {"--global-batch", "N", "sequences", "micro-batch x DP",
+     "sequences per optimizer step", .group = G_BATCH},
+    {"--global-batch-tokens", "N", "tokens", "unset",
+     "tokens per optimizer step (a multiple of --seq-len)", .group = G_BATCH},
+    {"--gpu", "NAME|FILE", NULL, TP_IO_DEFAULT_GPU,
+     "GPU preset or GPU JSON file", .group = G_GPU},
+    {"--gpus", "N", "GPUs", NULL,
+     "total number of GPUs", .group = G_GPU},
+    {"--gpus-per-node", "N", "GPUs", "from --gpu",
+     "GPUs per node (size of the fast intra-node domain)", .group = G_GPU},
+    {"--gpu-memory-gb", "X", "GB (1e9 bytes)", "from --gpu",
+     "usable memory per GPU", .group = G_GPU},
+    {"--gpu-memory-gib", "X", "GiB (2^30 bytes)", "from --gpu",
+     "usable memory per GPU", .group = G_GPU},
+    {"--peak-tflops", "X", "TFLOP/s (1e12 FLOP/s)", "from --gpu",
+     "dense peak of the chosen --precision", .group = G_GPU},
+    {"--price", "X", "USD per GPU-hour", "from --gpu",
+     "price of one GPU-hour", .group = G_GPU},
+    {"--hw-profile", "FILE", NULL, "none: fitted GEMM fractions",
+     "hardware profile JSON (data/hardware/, tools/probe/): measured rates", .group = G_GPU},
+    {"--tp", "N", "GPUs", NULL,
+     "tensor-parallel size", .group = G_LAYOUT},
+    {"--pp", "N", "stages", NULL,
+     "pipeline-parallel size", .group = G_LAYOUT},
+    {"--cp", "N", "GPUs", NULL,
+     "context-parallel size", .group = G_LAYOUT},
+    {"--ep", "N", "GPUs", NULL,
+     "expert-parallel size (divides --experts; GPUs divisible by ETP x EP x PP)",
+     .group = G_LAYOUT},
+    {"--vpp", "N", "chunks per GPU", NULL,
+     "virtual pipeline stages (> 1 implies --schedule interleaved)", .group = G_LAYOUT},
+    {"--sp", NULL, NULL, "on when --tp > 1",
+     "Megatron sequence parallelism", .group = G_LAYOUT},
+    {"--no-sp", NULL, NULL, "off when --tp = 1",
+     "no sequence parallelism", .group = G_LAYOUT},
+    {"--schedule", NULL, NULL, NULL,
+     "pipeline schedule (interleaved when --vpp > 1)", .group = G_LAYOUT},
+    {"--first-stage-layers", "N", "layers", "even split",
+     "layers on the first pipeline stage", .group = G_LAYOUT},
+    {"--last-stage-layers", "N", "layers", "even split",
+     "layers on the last pipeline stage", .group = G_LAYOUT},
+    {"--etp", "N", "GPUs", "--tp",
+     "expert tensor-parallel size (MoE parallel folding: GPUs divisible by ETP x EP x PP)",
+     .group = G_LAYOUT},
+    {"--zero", "0|1|2|3", NULL, NULL,
+     "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP", .group = G_MEM},
+    {"--fsdp", NULL, NULL, "off",
+     "same as --zero 3", .group = G_MEM},
+    {"--distributed-optimizer", NULL, NULL, "off",
+     "Megatron distributed optimizer, same as --zero 1", .group = G_MEM},
+    {"--recompute", NULL, NULL, NULL,
+     "activation recomputation", .group = G_MEM},
+    {"--recompute-every", "K", "layers", NULL,
+     "layers per checkpoint group under --recompute full", .group = G_MEM},
+    {"--precision", NULL, NULL, NULL,
+     "GEMM precision (fp8 keeps bf16 weights and fp32 master weights)", .group = G_MEM},
+    {"--grad-dtype", NULL, NULL, NULL,
+     "gradient (main grad) data type", .group = G_MEM},
+    {"--optimizer", NULL, NULL, NULL,
+     "optimizer and moment data type (fp32, bf16 or 8-bit moments)", .group = G_MEM},
+    {"--no-master-weights", NULL, NULL, "fp32 master copy kept",
+     "no fp32 master copy of the weights", .group = G_MEM},
+    {"--no-flash-attn", NULL, NULL, "FlashAttention on",
+     "materialise the attention score matrix", .group = G_MEM},
+    {"--dropout", NULL, NULL, "off",
+     "store dropout masks in the activations", .group = G_MEM},
+    {"--fused-ce", NULL, NULL, "off",
+     "fused cross-entropy: no full logits tensor", .group = G_MEM},
+    {"--pad-vocab", "N", "tokens", "1 (no padding)",
+     "round the vocabulary up to a multiple of N for memory and FLOPs", .group = G_MEM},
+    {"--fp8-param-gather", NULL, NULL, "off",
+     "weights held and all-gathered in fp8 (Megatron --fp8-param-gather; "
+     "needs --precision fp8 and ZeRO >= 1)", .group = G_MEM},
+    {"--recompute-modules", "LIST", NULL, "core_attn",
+     "what selective recompute re-runs, Megatron-Core's names, comma-"
+     "separated: core_attn, layernorm, mlp, moe, moe_act, shared_experts", .group = G_MEM},
+    {"--offload-optimizer", "X", "fraction", "0 (none)",
+     "share of the optimizer state kept and updated on the host CPU "
+     "(ZeRO-Offload; Megatron --optimizer-offload-fraction); needs ZeRO >= 1", .group = G_MEM},
+    {"--host-memory-gb", "X", "GB (1e9 bytes) per node", NULL,
+     "host memory for offloaded state per node (0: not checked)", .group = G_MEM},
+    {"--pcie-gbps", "X", "GB/s per GPU per direction", NULL,
+     "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63)", .group = G_MEM},
+    {"--host-mem-bw-gbps", "X", "GB/s per node", NULL,
+     "achieved CPU memory bandwidth of a node, for the CPU optimizer update", .group = G_MEM},
+    {"--recompute-block-layers", "N", "layers per stage", "all layers",
+     "under --recompute full recompute only the first N layers of each "
+     "stage (Megatron --recompute-method block --recompute-num-layers N)", .group = G_MEM},
+    {"--attn-flops", NULL, NULL, NULL,
+     "attention FLOP convention: causal halves QK^T and AV", .group = G_CONV},
+    {"--act-model", NULL, NULL, NULL,
+     "activation accounting (korthikanti: s*b*h*(34+5*a*s/h)/t)", .group = G_CONV},
+    {"--ckpt-model", NULL, NULL, NULL,
+     "full-recompute accounting (seed001: (L/k + k) layers)", .group = G_CONV},
+    {"--coll-model", NULL, NULL, NULL,
+     "collective cost (simple: volume / bandwidth)", .group = G_CONV},
+    {"--tp-comm-overlap", NULL, NULL, "off",
+     "TP collectives overlapped with the GEMMs (Megatron --tp-comm-overlap, "
+     "torchtitan async TP)", .group = G_CONV},
+    {"--no-dp-comm-overlap", NULL, NULL, "overlapped",
+     "gradient reduction and parameter gathers not overlapped with compute", .group = G_CONV},
+    {"--attn-ampere-kernel", NULL, NULL, "off",
+     "attention runs a kernel written for Ampere (FlashAttention-2) on a "
+     "Hopper or newer GPU: 35/75 of the native kernel's rate (FA3 paper)", .group = G_CONV},
+    {"--sac-ops", NULL, NULL, "off (selective = attention core)",
+     "selective recompute is torchtitan's per-op checkpointing", .group = G_CONV},
+    {"--no-pp-scatter-gather", NULL, NULL, "sharded over TP",
+     "pipeline sends whole activations (DeepSpeed), not TP-sharded ones", .group = G_CONV},
+    {"--extra-param-bytes", "X", "bytes per parameter", NULL,
+     "unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer: 5)", .group = G_OVER},
+    {"--ce-bytes-per-logit", "X", "bytes per logit", NULL,
+     "loss peak per logit when the cross-entropy is not fused (Megatron: 4)", .group = G_OVER},
+    {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
+     "CUDA context and kernels per GPU", .group = G_OVER},
+    {"--comm-buffer-gb", "X", "GB (1e9 bytes)", NULL,
+     "NCCL buffers per communicator", .group = G_OVER},
+    {"--fragmentation", "X", "fraction", NULL,
+     "allocator reserve as a fraction of dynamic memory", .group = G_OVER},
+    {"--framework", NULL, NULL, "none",
+     "the conventions a training framework implies (overlaps, selective "
+     "recompute, buffers, kernels; docs/model.md 11); the other convention "
+     "flags add to it", .group = G_CONV},
+    {"--unfused-full-matrix", NULL, NULL, "off (the causal half)",
+     "without FlashAttention, charge the whole s x s score matrix, which "
+     "the batched GEMMs and the mask compute and store (opt-in; "
+     "docs/ACCURACY.md)", .group = G_CONV},
+    {"--json", NULL, NULL, "text report",
+     "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };
 /* clang-format on */
+
+#define NUM_FLAGS (sizeof help_rows / sizeof help_rows[0])
+_Static_assert(NUM_FLAGS <= CLI_MAX_FLAGS, "raise CLI_MAX_FLAGS in cli.h");
+
+/* help_rows with each field's type, range and choices from src/io/fields.c. */
+static cli_flag flag_table[NUM_FLAGS];
+
+static void table_init(void)
+{
+    static const cli_kind kind_of[] = {
+        [TP_IO_FIELD_INT] = CLI_INT,       [TP_IO_FIELD_NUM] = CLI_NUM,
+        [TP_IO_FIELD_NUM0] = CLI_NUM0,     [TP_IO_FIELD_ENUM] = CLI_ENUM,
+        [TP_IO_FIELD_SWITCH] = CLI_SWITCH, [TP_IO_FIELD_STR] = CLI_STR,
+    };
+    for (size_t i = 0; i < NUM_FLAGS; i++) {
+        flag_table[i] = help_rows[i];
+        int slot = tp_io_desc_slot(flag_table[i].name);
+        const tp_io_field *f = slot >= 0 ? tp_io_field_at((size_t)slot) : NULL;
+        if (!f)
+            continue; /* the CLI's own */
+        flag_table[i].kind = kind_of[f->type];
+        flag_table[i].imin = f->imin;
+        flag_table[i].imax = f->imax;
+        flag_table[i].fmin = f->fmin;
+        flag_table[i].fmax = f->fmax;
+        flag_table[i].choices = f->choices;
+    }
+}
+
+/* The shared table, filled once per process. */
+static const cli_flag *table(void)
+{
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, table_init);
+    return flag_table;
+}
 
 /* ---- small helpers ---- */
 
@@ -456,42 +367,78 @@ tp_status cli_flag_enum(const cli_flag *fl, const char *val, int *out, tp_error 
 /* ---- --help ---- */
 
 /* Default text of a common flag whose table entry derives it. */
-static void derived_default(int id, char *buf, size_t n)
+static void derived_default(const char *name, char *buf, size_t n)
 {
     tp_train t;
     tp_options o;
     tp_train_default(&t);
     tp_options_default(&o);
-    switch (id) {
-    case F_SEQ_LEN: snprintf(buf, n, "%lld", (long long)t.seq_len); return;
-    case F_MICRO_BATCH: snprintf(buf, n, "%lld", (long long)t.micro_batch); return;
-    case F_GPUS: snprintf(buf, n, "%lld", (long long)t.num_gpus); return;
-    case F_TP: snprintf(buf, n, "%lld", (long long)t.tp); return;
-    case F_PP: snprintf(buf, n, "%lld", (long long)t.pp); return;
-    case F_CP: snprintf(buf, n, "%lld", (long long)t.cp); return;
-    case F_EP: snprintf(buf, n, "%lld", (long long)t.ep); return;
-    case F_VPP: snprintf(buf, n, "%lld", (long long)t.vpp); return;
-    case F_SCHEDULE: snprintf(buf, n, "%s", tp_io_schedule_name(t.schedule)); return;
-    case F_ZERO: snprintf(buf, n, "%d", t.zero); return;
-    case F_RECOMPUTE: snprintf(buf, n, "%s", tp_io_recompute_name(t.recompute)); return;
-    case F_RECOMPUTE_EVERY: snprintf(buf, n, "%lld", (long long)t.recompute_every); return;
-    case F_PRECISION: snprintf(buf, n, "%s", tp_io_precision_name(t.precision)); return;
-    case F_GRAD_DTYPE: snprintf(buf, n, "%s", tp_io_dtype_name(t.grad_dtype)); return;
-    case F_OPTIMIZER: snprintf(buf, n, "%s", tp_io_optimizer_name(&t.optimizer)); return;
-    case F_ATTN_FLOPS: snprintf(buf, n, "%s", tp_io_attn_names[o.attn_flops]); return;
-    case F_ACT_MODEL: snprintf(buf, n, "%s", tp_io_act_names[o.act_model]); return;
-    case F_CKPT_MODEL: snprintf(buf, n, "%s", tp_io_ckpt_names[o.ckpt_model]); return;
-    case F_COLL_MODEL: snprintf(buf, n, "%s", tp_io_coll_names[o.coll_model]); return;
-    case F_CUDA_CTX: snprintf(buf, n, "%g", o.cuda_context_bytes / TP_GB); return;
-    case F_HOST_MEM: snprintf(buf, n, "%g", o.host_mem_bytes_per_node / TP_GB); return;
-    case F_PCIE: snprintf(buf, n, "%g", o.pcie_bw_bytes_per_s / TP_GB); return;
-    case F_HOST_BW: snprintf(buf, n, "%g", o.host_mem_bw_bytes_per_s / TP_GB); return;
-    case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / TP_GB); return;
-    case F_FRAG: snprintf(buf, n, "%g", o.fragmentation); return;
-    case F_EXTRA_PARAM: snprintf(buf, n, "%g", o.extra_param_bytes); return;
-    case F_CE_BYTES: snprintf(buf, n, "%g", o.ce_bytes_per_logit); return;
-    default: snprintf(buf, n, "-"); return;
-    }
+#define IS(flag) (strcmp(name, flag) == 0)
+#define I64(x) snprintf(buf, n, "%lld", (long long)(x))
+#define TXT(x) snprintf(buf, n, "%s", (x))
+#define GB(x) snprintf(buf, n, "%g", (x) / TP_GB)
+#define REAL(x) snprintf(buf, n, "%g", (x))
+    if (IS("--seq-len"))
+        I64(t.seq_len);
+    else if (IS("--micro-batch"))
+        I64(t.micro_batch);
+    else if (IS("--gpus"))
+        I64(t.num_gpus);
+    else if (IS("--tp"))
+        I64(t.tp);
+    else if (IS("--pp"))
+        I64(t.pp);
+    else if (IS("--cp"))
+        I64(t.cp);
+    else if (IS("--ep"))
+        I64(t.ep);
+    else if (IS("--vpp"))
+        I64(t.vpp);
+    else if (IS("--schedule"))
+        TXT(tp_io_schedule_name(t.schedule));
+    else if (IS("--zero"))
+        I64(t.zero);
+    else if (IS("--recompute"))
+        TXT(tp_io_recompute_name(t.recompute));
+    else if (IS("--recompute-every"))
+        I64(t.recompute_every);
+    else if (IS("--precision"))
+        TXT(tp_io_precision_name(t.precision));
+    else if (IS("--grad-dtype"))
+        TXT(tp_io_dtype_name(t.grad_dtype));
+    else if (IS("--optimizer"))
+        TXT(tp_io_optimizer_name(&t.optimizer));
+    else if (IS("--attn-flops"))
+        TXT(tp_io_attn_names[o.attn_flops]);
+    else if (IS("--act-model"))
+        TXT(tp_io_act_names[o.act_model]);
+    else if (IS("--ckpt-model"))
+        TXT(tp_io_ckpt_names[o.ckpt_model]);
+    else if (IS("--coll-model"))
+        TXT(tp_io_coll_names[o.coll_model]);
+    else if (IS("--cuda-context-gb"))
+        GB(o.cuda_context_bytes);
+    else if (IS("--host-memory-gb"))
+        GB(o.host_mem_bytes_per_node);
+    else if (IS("--pcie-gbps"))
+        GB(o.pcie_bw_bytes_per_s);
+    else if (IS("--host-mem-bw-gbps"))
+        GB(o.host_mem_bw_bytes_per_s);
+    else if (IS("--comm-buffer-gb"))
+        GB(o.comm_buffer_bytes);
+    else if (IS("--fragmentation"))
+        REAL(o.fragmentation);
+    else if (IS("--extra-param-bytes"))
+        REAL(o.extra_param_bytes);
+    else if (IS("--ce-bytes-per-logit"))
+        REAL(o.ce_bytes_per_logit);
+    else
+        TXT("-");
+#undef IS
+#undef I64
+#undef TXT
+#undef GB
+#undef REAL
 }
 
 /* Help lines: flag at column 2, description word-wrapped from column HELP_COL. */
@@ -554,7 +501,7 @@ static void print_table(FILE *f, const cli_flag *tab, size_t count, bool common)
         if (fl->def)
             snprintf(def, sizeof def, "%s", fl->def);
         else if (common)
-            derived_default((int)i, def, sizeof def);
+            derived_default(fl->name, def, sizeof def);
         else
             def[0] = '\0';
         for (char *q = def; *q; q++) /* keep "(default: ...)" on one line */
@@ -575,7 +522,7 @@ void cli_print_flags(FILE *f, const cli_flag *tab, size_t count)
 
 void cli_print_config_flags(FILE *f)
 {
-    print_table(f, flags, F_COUNT, true);
+    print_table(f, table(), NUM_FLAGS, true);
 }
 
 /* A group heading's short name: its words before " (". */
@@ -589,11 +536,12 @@ void cli_print_shared_flags(FILE *f, const char *cmd, const cli_default *defs, s
 {
     fprintf(f, "\nShared flags: those of `trainplan estimate`, by group (`trainplan estimate\n"
                "--help` and trainplan(1) give each one's meaning, unit, range and default):\n");
-    for (size_t i = 0; i < F_COUNT;) {
+    const cli_flag *flags = table();
+    for (size_t i = 0; i < NUM_FLAGS;) {
         const char *group = flags[i].group ? flags[i].group : "Other";
         char names[1024] = "", label[64];
         size_t k = 0;
-        for (; i < F_COUNT && strcmp(flags[i].group ? flags[i].group : "Other", group) == 0; i++)
+        for (; i < NUM_FLAGS && strcmp(flags[i].group ? flags[i].group : "Other", group) == 0; i++)
             if (flags[i].name && flags[i].help)
                 k += (size_t)snprintf(names + k, k < sizeof names ? sizeof names - k : 0, "%s%s",
                                       k ? " " : "", flags[i].name);
@@ -610,9 +558,9 @@ void cli_print_shared_flags(FILE *f, const char *cmd, const cli_default *defs, s
 /* ---- pass 1: scan argv ---- */
 
 typedef struct seen {
-    const char *val[F_COUNT]; /* value of the last occurrence, "" for switches */
-    tp_io_desc desc;          /* what the flags set, for tp_io_desc_build */
-    const char *last_report;  /* the last of --json, --markdown, --csv (cli_common) */
+    const char *val[NUM_FLAGS]; /* value of the last occurrence, "" for switches */
+    tp_io_desc desc;            /* what the flags set, for tp_io_desc_build */
+    const char *last_report;    /* the last of --json, --markdown, --csv (cli_common) */
 } seen;
 
 /* A flag that picks the report's format: the last one given wins. */
@@ -655,8 +603,8 @@ static tp_status unknown_flag(const char *arg, size_t len, bool common, const cl
                             "flags of the command, see docs/serve.md)");
     int best_d = 99;
     const char *best = NULL;
-    for (size_t i = 0; common && i < F_COUNT; i++)
-        closest(name, flags[i].name, &best_d, &best);
+    for (size_t i = 0; common && i < NUM_FLAGS; i++)
+        closest(name, table()[i].name, &best_d, &best);
     for (size_t i = 0; extra && i < extra->count; i++)
         closest(name, extra->flags[i].name, &best_d, &best);
     if (help_is_flag)
@@ -687,18 +635,24 @@ bool cli_flag_agrees_with_field(const cli_flag *fl)
     return true;
 }
 
-/* The shared table is whole and agrees with src/io/fields.c. */
+/* The shared table is whole: every field of the run description has a
+ * --help line, and every line names its flag. */
 static tp_status check_table_now(tp_error *err)
 {
-    for (size_t k = 0; k < F_COUNT; k++) /* a gap in the designated initializers is a bug */
+    const cli_flag *flags = table();
+    for (size_t k = 0; k < NUM_FLAGS; k++)
         if (!flags[k].name || !flags[k].help)
             return tp_error_set(err, TP_ERR_INTERNAL, "", "internal: flag table entry %zu is empty",
                                 k);
-    for (size_t k = 0; k < F_COUNT; k++) /* one range per field, whatever the front end */
-        if (!cli_flag_agrees_with_field(&flags[k]))
+    size_t idx;
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const char *name = tp_io_field_at(i)->flag;
+        if (tp_io_desc_slot(name) == (int)i && !find(flags, NUM_FLAGS, name, strlen(name), &idx))
             return tp_error_set(err, TP_ERR_INTERNAL, "",
-                                "internal: %s disagrees with its row in src/io/fields.c",
-                                flags[k].name);
+                                "internal: %s (src/io/fields.c) has no --help line in "
+                                "src/cli/opts.c",
+                                name);
+    }
     return TP_OK;
 }
 
@@ -740,7 +694,7 @@ static tp_status scan(int argc, char **argv, int *argi, const cli_extra *extra, 
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         size_t idx = 0;
         bool is_extra = false;
-        const cli_flag *fl = common ? find(flags, F_COUNT, arg, len, &idx) : NULL;
+        const cli_flag *fl = common ? find(table(), NUM_FLAGS, arg, len, &idx) : NULL;
         if (!fl && extra) {
             fl = find(extra->flags, extra->count, arg, len, &idx);
             is_extra = fl != NULL;
@@ -803,17 +757,29 @@ static void note_hf_ignored(const char *path)
     fputc('\n', stderr);
 }
 
+/* The index of a flag of the shared table (one that is there). */
+static size_t index_of(const char *name)
+{
+    size_t idx = 0;
+    find(table(), NUM_FLAGS, name, strlen(name), &idx);
+    return idx;
+}
+
 /* What the scan found -> *co, and the run description -> *c. */
 static tp_status build(const seen *sn, const tp_io_desc *desc, cli_sources sources, tp_config *c,
                        cli_common *co, tp_error *err)
 {
-    for (size_t k = 0; k < F_COUNT; k++)
-        co->given[k] = sn->val[k] != NULL;
-    co->json = sn->val[F_JSON] != NULL;
+    for (size_t k = 0; k < NUM_FLAGS; k++) { /* by a flag, a request key or an imported file */
+        int slot = tp_io_desc_slot(table()[k].name);
+        co->given[k] = sn->val[k] != NULL || (slot >= 0 && desc->order[slot] > 0);
+    }
+    co->json = sn->val[index_of("--json")] != NULL;
     co->last_report = sn->last_report;
     co->model = tp_io_desc_model(desc);
     co->gpu = tp_io_desc_gpu(desc);
-    co->global_batch_given = sn->val[F_GLOBAL_BATCH] || sn->val[F_GLOBAL_BATCH_TOKENS];
+    co->global_batch_given =
+        co->given[index_of("--global-batch")] || co->given[index_of("--global-batch-tokens")];
+    co->desc = *desc;
 
     tp_io_desc_opts o = {sources == CLI_PRESETS_ONLY, note_hf_ignored};
     return tp_io_desc_build(desc, &o, c, &co->err_file, err);
@@ -825,8 +791,10 @@ tp_status cli_parse_config(int argc, char **argv, int *argi, const cli_extra *ex
     return cli_parse_config_from(argc, argv, argi, extra, CLI_FILES_ALLOWED, c, co, err);
 }
 
-tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
-                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err)
+/* The flags of argv, after the values of an imported file (im, may be NULL). */
+static tp_status parse_after(int argc, char **argv, int *argi, const cli_extra *extra,
+                             const tp_import *im, cli_sources sources, tp_config *c, cli_common *co,
+                             tp_error *err)
 {
     seen sn;
     memset(&sn, 0, sizeof sn);
@@ -835,8 +803,24 @@ tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extr
     if (extra)
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
+    if (im) {
+        TP_TRY(check_table(err));
+        TP_TRY(tp_io_import_fill(im, &sn.desc, err));
+    }
     TP_TRY(scan(argc, argv, argi, extra, &sn, err));
     return build(&sn, &sn.desc, sources, c, co, err);
+}
+
+tp_status cli_parse_config_from(int argc, char **argv, int *argi, const cli_extra *extra,
+                                cli_sources sources, tp_config *c, cli_common *co, tp_error *err)
+{
+    return parse_after(argc, argv, argi, extra, NULL, sources, c, co, err);
+}
+
+tp_status cli_parse_config_import(int argc, char **argv, int *argi, const cli_extra *extra,
+                                  const tp_import *im, tp_config *c, cli_common *co, tp_error *err)
+{
+    return parse_after(argc, argv, argi, extra, im, CLI_FILES_ALLOWED, c, co, err);
 }
 
 /* The flag whose name without its dashes is key. */
@@ -862,7 +846,7 @@ static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra,
 {
     size_t idx = 0;
     bool is_extra = false;
-    const cli_flag *fl = find_key(flags, F_COUNT, it->key, &idx);
+    const cli_flag *fl = find_key(table(), NUM_FLAGS, it->key, &idx);
     if (!fl && extra) {
         fl = find_key(extra->flags, extra->count, it->key, &idx);
         is_extra = fl != NULL;
@@ -888,8 +872,9 @@ static tp_status scan_item(const tp_io_request_item *it, const cli_extra *extra,
     return TP_OK;
 }
 
-tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra, tp_config *c,
-                                   cli_common *co, tp_error *err)
+tp_status cli_parse_config_items(const tp_io_request_item *items, size_t n, const tp_io_desc *desc,
+                                 const cli_extra *extra, tp_config *c, cli_common *co,
+                                 tp_error *err)
 {
     seen sn;
     memset(&sn, 0, sizeof sn);
@@ -899,9 +884,15 @@ tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *ext
         for (size_t i = 0; i < extra->count; i++)
             extra->values[i] = NULL;
     TP_TRY(check_table(err));
-    for (size_t i = 0; i < rq->count; i++)
-        TP_TRY(scan_item(&rq->items[i], extra, &sn, err));
-    return build(&sn, &rq->desc, CLI_PRESETS_ONLY, c, co, err);
+    for (size_t i = 0; i < n; i++)
+        TP_TRY(scan_item(&items[i], extra, &sn, err));
+    return build(&sn, desc, CLI_PRESETS_ONLY, c, co, err);
+}
+
+tp_status cli_parse_config_request(const tp_io_request *rq, const cli_extra *extra, tp_config *c,
+                                   cli_common *co, tp_error *err)
+{
+    return cli_parse_config_items(rq->items, rq->count, &rq->desc, extra, c, co, err);
 }
 
 tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *extra, tp_error *err)
@@ -914,7 +905,7 @@ tp_status cli_parse_flags(int argc, char **argv, int *argi, const cli_extra *ext
 bool cli_given(const cli_common *co, const char *name)
 {
     size_t idx;
-    return find(flags, F_COUNT, name, strlen(name), &idx) && co->given[idx];
+    return find(table(), NUM_FLAGS, name, strlen(name), &idx) && co->given[idx];
 }
 
 /* ---- errors and output ---- */

@@ -14,6 +14,7 @@
 #include "fields.h"
 #include "io.h"
 #include "io_internal.h"
+#include "request.h"
 
 /* The flags that give the model another way: every flag that sets a
  * model field (the rows "model" and "model.*" of src/io/fields.c) but
@@ -41,19 +42,25 @@ static bool argv_has(int argc, char **argv, const char *name)
     return false;
 }
 
-/* Whether the flag was given: in argv (the CLI, before the imports are
- * read), or in the parsed request (argv NULL: the web API, no imports). */
-static bool was_given(int argc, char **argv, const cli_common *co, const char *name)
+bool cli_user_gave(const cli_user_flags *u, const char *name)
 {
-    return argv ? argv_has(argc, argv, name) : co && cli_given(co, name);
+    if (!u->rq)
+        return argv_has(u->argc, u->argv, name);
+    for (size_t i = 0; i < u->rq->count; i++)
+        if (strcmp(u->rq->items[i].key, name + 2) == 0)
+            return true;
+    return false;
 }
 
-tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err)
+/* Whether the flag was given: by the user's words (u), else as co says
+ * (a web request of estimate or search, whose own keys are gone by now). */
+static bool was_given(const cli_user_flags *u, const cli_common *co, const char *name)
 {
-    return cli_params_value_in(val, argc, argv, NULL, n_out, err);
+    return u ? cli_user_gave(u, name) : co && cli_given(co, name);
 }
 
-tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_common *co,
+/* --params' value; a clash is named with its dashes when u is given. */
+static tp_status params_value(const char *val, const cli_user_flags *u, const cli_common *co,
                               double *n_out, tp_error *err)
 {
     static const cli_flag flag = CLI_PARAMS_FLAG(NULL);
@@ -63,18 +70,37 @@ tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_
     const char *clash = NULL;
     for (size_t i = 0; !clash && i < tp_io_field_count(); i++) {
         const tp_io_field *f = tp_io_field_at(i);
-        if (sets_model(f) && was_given(argc, argv, co, f->flag))
+        if (sets_model(f) && was_given(u, co, f->flag))
             clash = f->flag;
     }
     for (size_t i = 0; !clash && i < sizeof params_imports / sizeof params_imports[0]; i++)
-        if (was_given(argc, argv, co, params_imports[i]))
+        if (was_given(u, co, params_imports[i]))
             clash = params_imports[i];
     if (clash)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "params",
                             "it chooses the model's shape and %s would override it (give a "
                             "model file for a shape of your own)",
-                            argv ? clash : clash + 2);
+                            u ? clash : clash + 2);
     return cli_flag_f64(&flag, val, n_out, err);
+}
+
+tp_status cli_params_value(const char *val, int argc, char **argv, double *n_out, tp_error *err)
+{
+    cli_user_flags u = {argc, argv, NULL};
+    return params_value(val, &u, NULL, n_out, err);
+}
+
+tp_status cli_params_value_user(const char *val, const cli_user_flags *u, double *n_out,
+                                tp_error *err)
+{
+    return params_value(val, u, NULL, n_out, err);
+}
+
+tp_status cli_params_value_in(const char *val, int argc, char **argv, const cli_common *co,
+                              double *n_out, tp_error *err)
+{
+    cli_user_flags u = {argc, argv, NULL};
+    return params_value(val, argv ? &u : NULL, co, n_out, err);
 }
 
 tp_status cli_params_model(const char *val, int argc, char **argv, const cli_common *co,
@@ -83,8 +109,9 @@ tp_status cli_params_model(const char *val, int argc, char **argv, const cli_com
     TP_TRY(cli_params_value_in(val, argc, argv, co, n_out, err));
     if (!val)
         return TP_OK;
+    cli_user_flags u = {argc, argv, NULL};
     int64_t vocab =
-        was_given(argc, argv, co, "--vocab") ? c->model.vocab : CLI_PARAMS_DEFAULT_VOCAB;
+        was_given(argv ? &u : NULL, co, "--vocab") ? c->model.vocab : CLI_PARAMS_DEFAULT_VOCAB;
     return tp_scaling_shape(*n_out, vocab, &c->model, err);
 }
 

@@ -142,9 +142,8 @@ const char *cli_xio_blame(const cli_xio *x, tp_error *err)
     if (cli_given(&x->user, flag))
         return NULL;
     /* the file's own name for the setting, and where it is, when known */
-    const char *key;
-    int line, col;
-    if (tp_io_import_source(&x->im, flag, &key, &line, &col)) {
+    tp_io_desc_src src;
+    if (tp_io_desc_file_source(&x->desc, tp_io_desc_slot(flag), &src)) {
         /* the number parsers' "--tp: " gives way to the file's name */
         char *msg = err->message;
         size_t n = strlen(flag);
@@ -152,9 +151,9 @@ const char *cli_xio_blame(const cli_xio *x, tp_error *err)
             size_t skip = n + 1 + (msg[n + 1] == ' ');
             memmove(msg, msg + skip, strlen(msg + skip) + 1);
         }
-        snprintf(err->path, sizeof err->path, "%s", key);
-        err->line = line;
-        err->column = col;
+        snprintf(err->path, sizeof err->path, "%s", src.key);
+        err->line = src.line;
+        err->column = src.col;
     }
     return x->import_path;
 }
@@ -229,29 +228,18 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
         return st;
     }
 
-    /* argv2 = argv[0], the imported flags, then everything the user wrote */
-    if (argi0 != 1)
-        return tp_error_set(err, TP_ERR_INTERNAL, "", "cli_xio_parse: flags must start at 1");
-    int k = 0;
-    if (argc + x->im.argc + 1 > CLI_XIO_MAX_ARGS)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "", "too many arguments (more than %d)",
-                            CLI_XIO_MAX_ARGS - TP_IMPORT_MAX_ARGS);
-    x->argv2[k++] = argv[0];
-    for (int i = 0; i < x->im.argc; i++)
-        x->argv2[k++] = x->im.argbuf + x->im.argoff[i];
-    for (int i = 1; i < argc; i++)
-        x->argv2[k++] = argv[i];
-    int argi2 = 1;
+    /* the run description: the file's values, then everything the user wrote */
     x->user = *co; /* what the user's own flags gave */
     x->user_valid = true;
-    st = cli_parse_config(k, x->argv2, &argi2, &all, c, co, err);
+    *argi = argi0;
+    st = cli_parse_config_import(argc, argv, argi, &all, &x->im, c, co, err);
     for (size_t i = 0; i < n_cmd; i++)
         extra->values[i] = x->values[i];
+    x->desc = co->desc;
     if (st != TP_OK) {
         co->err_file = cli_xio_blame(x, err);
         return st;
     }
-    *argi = argi2 - x->im.argc;
     st = tp_io_import_apply(&x->im, &user, c, err);
     if (st != TP_OK) {
         if ((kind == TP_IMPORT_DEEPSPEED || kind == TP_IMPORT_TORCHTITAN) && err &&

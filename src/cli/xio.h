@@ -5,8 +5,9 @@
  *
  * Import (estimate, export): --from-megatron FILE, --from-deepspeed FILE.
  * cli_xio_parse() is cli_parse_config() with the file read first: the
- * file becomes the equivalent trainplan flags, parsed ahead of the
- * command line, so a flag given on the command line overrides the file.
+ * file's values fill the run description (src/io/desc.h) ahead of the
+ * command line's flags, so a flag given on the command line overrides
+ * the file, and an error about a value the file set names the file.
  *
  * Outputs (estimate): --markdown, --csv (the last of --json, --markdown,
  * --csv wins) and --svg FILE [--force] (written in addition to the
@@ -27,8 +28,7 @@
 #include "import.h"
 #include "io_internal.h"
 
-#define CLI_XIO_MAX_FLAGS 48  /* the command's extra flags plus these */
-#define CLI_XIO_MAX_ARGS 1024 /* command-line words after the import */
+#define CLI_XIO_MAX_FLAGS 48 /* the command's extra flags plus these */
 
 typedef enum cli_xio_format {
     CLI_XIO_DEFAULT = 0, /* the command's own text report, or --json */
@@ -45,10 +45,10 @@ typedef struct cli_xio {
     tp_import im;
     cli_common user; /* with an import: what the user's own flags gave */
     bool user_valid;
-    /* scratch of cli_xio_parse: the merged flag table and argv */
+    tp_io_desc desc; /* with an import: the run description (the file's values, the flags) */
+    /* scratch of cli_xio_parse: the merged flag table */
     cli_flag flags[CLI_XIO_MAX_FLAGS];
     const char *values[CLI_XIO_MAX_FLAGS];
-    char *argv2[CLI_XIO_MAX_ARGS];
 } cli_xio;
 
 /**

@@ -3,13 +3,18 @@
  * desc.c: the run description and its builder (desc.h).
  *
  * This is the second pass that src/cli/opts.c used to run on its scan of
- * argv, moved here so that every front end shares it: a slot per shared
- * configuration flag, kept in the order the CLI's --help lists them; the
- * build applies them model first (after the model is loaded), then the
- * training setup and conventions (after the library defaults), then the
- * GPU (whose peak depends on the precision chosen).
+ * argv, moved here so that every front end shares it: a slot per row of
+ * src/io/fields.c; the build applies them model first (after the model
+ * is loaded), then the training setup and conventions (after the library
+ * defaults), then the GPU (whose peak depends on the precision chosen).
+ * Within each part the fields with code of their own come in the order
+ * written below, and the plain ones (apply_plain) where it is called, in
+ * the order of their rows: that order, fixed, decides which of two bad
+ * values is reported.
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <threads.h>
 
@@ -47,75 +52,51 @@ static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELEC
 static const tp_precision prec_vals[] = {TP_PREC_BF16, TP_PREC_FP16, TP_PREC_FP8};
 static const tp_dtype grad_vals[] = {TP_DTYPE_BF16, TP_DTYPE_FP32};
 
-enum slot {
-    D_MODEL, D_LAYERS, D_HIDDEN, D_HEADS, D_KV_HEADS, D_HEAD_DIM, D_FFN_HIDDEN, D_VOCAB,
-    D_MLP, D_NORM, D_TIE, D_NO_TIE, D_EXPERTS, D_TOPK, D_MOE_FFN, D_SHARED_EXPERTS,
-    D_BIAS, D_POSITION, D_MAX_POSITIONS, D_ROPE_THETA, D_ROPE_SCALING, D_ROPE_FACTOR, D_NORM_EPS,
-    D_SHARED_FFN, D_MOE_FIRST_DENSE, D_MOE_LAYER_FREQ,
-    D_Q_LORA, D_KV_LORA, D_QK_ROPE, D_QK_NOPE, D_V_HEAD, D_MTP, D_WINDOW, D_GLOBAL_EVERY,
-    D_QK_NORM, D_SINKS, D_ROUTER_BIAS, D_MOE_IMBALANCE, D_CAPACITY,
-    D_SEQ_LEN, D_MICRO_BATCH, D_GLOBAL_BATCH, D_GLOBAL_BATCH_TOKENS,
-    D_GPU, D_GPUS, D_GPUS_PER_NODE, D_GPU_MEM_GB, D_GPU_MEM_GIB, D_PEAK_TFLOPS, D_PRICE,
-    D_HW_PROFILE,
-    D_TP, D_PP, D_CP, D_EP, D_VPP, D_SP, D_NO_SP, D_SCHEDULE, D_FIRST_STAGE, D_LAST_STAGE,
-    D_ETP,
-    D_ZERO, D_FSDP, D_DISTOPT, D_RECOMPUTE, D_RECOMPUTE_EVERY,
-    D_PRECISION, D_GRAD_DTYPE, D_OPTIMIZER, D_NO_MASTER, D_NO_FLASH, D_DROPOUT, D_FUSED_CE,
-    D_PAD_VOCAB, D_FP8_PARAM_GATHER, D_RECOMPUTE_MODULES, D_OFFLOAD_OPT, D_HOST_MEM, D_PCIE,
-    D_HOST_BW, D_RECOMPUTE_BLOCK,
-    D_ATTN_FLOPS, D_ACT_MODEL, D_CKPT_MODEL, D_COLL_MODEL,
-    D_TP_OVERLAP, D_NO_DP_OVERLAP, D_ATTN_AMPERE, D_SAC_OPS, D_NO_PP_SG, D_EXTRA_PARAM, D_CE_BYTES,
-    D_CUDA_CTX, D_COMM_BUF, D_FRAG,
-    D_FRAMEWORK, D_UNFUSED_FULL,
-    D_COUNT
-};
-_Static_assert(D_COUNT <= TP_IO_DESC_SLOTS, "raise TP_IO_DESC_SLOTS in desc.h");
+/*
+ * The slots are the rows of src/io/fields.c (fields.h): slot i is row i,
+ * for every row that is not plan's own ("plan."). The builder below names
+ * each slot by its flag; tp_io_desc_slot finds it in an index of the rows
+ * sorted by flag, built once per process.
+ */
+static int by_flag[TP_IO_DESC_SLOTS]; /* slot rows, sorted by flag, then by index */
+static int num_slots;
 
-/* The flag of each slot; its type and range are its row in fields.c. */
-static const char *const slot_flag[D_COUNT] = {
-    [D_MODEL] = "--model", [D_LAYERS] = "--layers", [D_HIDDEN] = "--hidden",
-    [D_HEADS] = "--heads", [D_KV_HEADS] = "--kv-heads", [D_HEAD_DIM] = "--head-dim",
-    [D_FFN_HIDDEN] = "--ffn-hidden", [D_VOCAB] = "--vocab", [D_MLP] = "--mlp",
-    [D_NORM] = "--norm", [D_TIE] = "--tie-embeddings", [D_NO_TIE] = "--no-tie-embeddings",
-    [D_EXPERTS] = "--experts", [D_TOPK] = "--topk", [D_MOE_FFN] = "--moe-ffn-hidden",
-    [D_SHARED_EXPERTS] = "--shared-experts", [D_BIAS] = "--bias", [D_POSITION] = "--position",
-    [D_MAX_POSITIONS] = "--max-positions", [D_ROPE_THETA] = "--rope-theta",
-    [D_ROPE_SCALING] = "--rope-scaling", [D_ROPE_FACTOR] = "--rope-factor",
-    [D_NORM_EPS] = "--norm-eps", [D_SHARED_FFN] = "--shared-ffn-hidden",
-    [D_MOE_FIRST_DENSE] = "--moe-first-dense", [D_MOE_LAYER_FREQ] = "--moe-layer-freq",
-    [D_Q_LORA] = "--q-lora-rank", [D_KV_LORA] = "--kv-lora-rank",
-    [D_QK_ROPE] = "--qk-rope-head-dim", [D_QK_NOPE] = "--qk-nope-head-dim",
-    [D_V_HEAD] = "--v-head-dim", [D_MTP] = "--mtp-layers", [D_WINDOW] = "--sliding-window",
-    [D_GLOBAL_EVERY] = "--global-every", [D_QK_NORM] = "--qk-norm", [D_SINKS] = "--attn-sinks",
-    [D_ROUTER_BIAS] = "--router-bias", [D_MOE_IMBALANCE] = "--moe-imbalance",
-    [D_CAPACITY] = "--moe-capacity-factor", [D_SEQ_LEN] = "--seq-len",
-    [D_MICRO_BATCH] = "--micro-batch", [D_GLOBAL_BATCH] = "--global-batch",
-    [D_GLOBAL_BATCH_TOKENS] = "--global-batch-tokens", [D_GPU] = "--gpu", [D_GPUS] = "--gpus",
-    [D_GPUS_PER_NODE] = "--gpus-per-node", [D_GPU_MEM_GB] = "--gpu-memory-gb",
-    [D_GPU_MEM_GIB] = "--gpu-memory-gib", [D_PEAK_TFLOPS] = "--peak-tflops",
-    [D_PRICE] = "--price", [D_HW_PROFILE] = "--hw-profile", [D_TP] = "--tp", [D_PP] = "--pp",
-    [D_CP] = "--cp", [D_EP] = "--ep", [D_VPP] = "--vpp", [D_SP] = "--sp", [D_NO_SP] = "--no-sp",
-    [D_SCHEDULE] = "--schedule", [D_FIRST_STAGE] = "--first-stage-layers",
-    [D_LAST_STAGE] = "--last-stage-layers", [D_ETP] = "--etp", [D_ZERO] = "--zero",
-    [D_FSDP] = "--fsdp", [D_DISTOPT] = "--distributed-optimizer", [D_RECOMPUTE] = "--recompute",
-    [D_RECOMPUTE_EVERY] = "--recompute-every", [D_PRECISION] = "--precision",
-    [D_GRAD_DTYPE] = "--grad-dtype", [D_OPTIMIZER] = "--optimizer",
-    [D_NO_MASTER] = "--no-master-weights", [D_NO_FLASH] = "--no-flash-attn",
-    [D_DROPOUT] = "--dropout", [D_FUSED_CE] = "--fused-ce", [D_PAD_VOCAB] = "--pad-vocab",
-    [D_FP8_PARAM_GATHER] = "--fp8-param-gather", [D_RECOMPUTE_MODULES] = "--recompute-modules",
-    [D_OFFLOAD_OPT] = "--offload-optimizer", [D_HOST_MEM] = "--host-memory-gb",
-    [D_PCIE] = "--pcie-gbps", [D_HOST_BW] = "--host-mem-bw-gbps",
-    [D_RECOMPUTE_BLOCK] = "--recompute-block-layers", [D_ATTN_FLOPS] = "--attn-flops",
-    [D_ACT_MODEL] = "--act-model", [D_CKPT_MODEL] = "--ckpt-model",
-    [D_COLL_MODEL] = "--coll-model", [D_TP_OVERLAP] = "--tp-comm-overlap",
-    [D_NO_DP_OVERLAP] = "--no-dp-comm-overlap", [D_ATTN_AMPERE] = "--attn-ampere-kernel",
-    [D_SAC_OPS] = "--sac-ops", [D_NO_PP_SG] = "--no-pp-scatter-gather",
-    [D_EXTRA_PARAM] = "--extra-param-bytes", [D_CE_BYTES] = "--ce-bytes-per-logit",
-    [D_CUDA_CTX] = "--cuda-context-gb", [D_COMM_BUF] = "--comm-buffer-gb",
-    [D_FRAG] = "--fragmentation", [D_FRAMEWORK] = "--framework",
-    [D_UNFUSED_FULL] = "--unfused-full-matrix",
-};
-/* clang-format on */
+static const char *flag_of(int row)
+{
+    return tp_io_field_at((size_t)row)->flag;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    int c = strcmp(flag_of(i), flag_of(j));
+    return c ? c : (i > j) - (i < j);
+}
+
+static void index_rows(void)
+{
+    for (size_t i = 0; i < tp_io_field_count(); i++)
+        if (strncmp(tp_io_field_at(i)->name, "plan.", 5) != 0)
+            by_flag[num_slots++] = (int)i;
+    qsort(by_flag, (size_t)num_slots, sizeof *by_flag, cmp_rows);
+}
+
+/* A flag the builder names that has no row (a typo in this file): the
+ * build fails with an internal error, whichever build meets it first. */
+static _Atomic(const char *) unknown_flag;
+
+/* The slot of a flag the builder names; the spare last slot, never set,
+ * when it has none. */
+static int S(const char *flag)
+{
+    int s = tp_io_desc_slot(flag);
+    if (s >= 0)
+        return s;
+    atomic_store(&unknown_flag, flag);
+    return TP_IO_DESC_SLOTS - 1;
+}
+#define VAL(flag) (d->val[S(flag)])
+#define ORDER(flag) (d->order[S(flag)])
 
 void tp_io_desc_init(tp_io_desc *d)
 {
@@ -124,42 +105,74 @@ void tp_io_desc_init(tp_io_desc *d)
 
 int tp_io_desc_slot(const char *flag)
 {
-    for (int i = 0; flag && i < D_COUNT; i++)
-        if (slot_flag[i] && strcmp(slot_flag[i], flag) == 0)
-            return i;
-    return -1;
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, index_rows);
+    if (!flag)
+        return -1;
+    int lo = 0, hi = num_slots; /* the first row with the flag */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(flag_of(by_flag[mid]), flag) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < num_slots && strcmp(flag_of(by_flag[lo]), flag) == 0 ? by_flag[lo] : -1;
 }
 
 int tp_io_desc_slot_key(const char *key)
 {
-    for (int i = 0; key && i < D_COUNT; i++)
-        if (slot_flag[i] && strcmp(slot_flag[i] + 2, key) == 0)
-            return i;
-    return -1;
+    char flag[80];
+    if (!key || strlen(key) + 3 > sizeof flag)
+        return -1;
+    snprintf(flag, sizeof flag, "--%s", key);
+    return tp_io_desc_slot(flag);
+}
+
+static bool valid_slot(int slot)
+{
+    return slot >= 0 && (size_t)slot < tp_io_field_count();
 }
 
 void tp_io_desc_set(tp_io_desc *d, int slot, const char *value, tp_io_origin origin)
 {
-    if (slot < 0 || slot >= D_COUNT)
+    if (!valid_slot(slot))
         return;
     d->val[slot] = value;
     d->order[slot] = ++d->count;
     d->origin[slot] = origin;
+    d->src[slot] = (tp_io_desc_src){NULL, 0, 0};
+}
+
+void tp_io_desc_set_file(tp_io_desc *d, int slot, const char *value, const tp_io_desc_src *src)
+{
+    tp_io_desc_set(d, slot, value, TP_IO_ORIGIN_FILE);
+    if (valid_slot(slot) && src)
+        d->src[slot] = *src;
+}
+
+bool tp_io_desc_file_source(const tp_io_desc *d, int slot, tp_io_desc_src *src)
+{
+    if (!valid_slot(slot) || d->origin[slot] != TP_IO_ORIGIN_FILE || !d->src[slot].key ||
+        !d->src[slot].key[0])
+        return false;
+    *src = d->src[slot];
+    return true;
 }
 
 const char *tp_io_desc_get(const tp_io_desc *d, int slot)
 {
-    return slot >= 0 && slot < D_COUNT ? d->val[slot] : NULL;
+    return valid_slot(slot) ? d->val[slot] : NULL;
 }
 
 const char *tp_io_desc_model(const tp_io_desc *d)
 {
-    return d->val[D_MODEL] ? d->val[D_MODEL] : TP_IO_DEFAULT_MODEL;
+    return VAL("--model") ? VAL("--model") : TP_IO_DEFAULT_MODEL;
 }
 
 const char *tp_io_desc_gpu(const tp_io_desc *d)
 {
-    return d->val[D_GPU] ? d->val[D_GPU] : TP_IO_DEFAULT_GPU;
+    return VAL("--gpu") ? VAL("--gpu") : TP_IO_DEFAULT_GPU;
 }
 
 /* ---- values, parsed by the type and range of the slot's field ---- */
@@ -209,55 +222,74 @@ tp_status tp_io_parse_enum(const char *flag, const char *const *choices, const c
                         "unknown value \"%s\" (expected one of %s)", val, list);
 }
 
-/* Each slot's row of fields.c, found once per process (a request's build
- * looks up a row per value given). */
-static const tp_io_field *slot_row[D_COUNT];
-static void find_rows(void)
+static tp_status get_i64(const tp_io_desc *d, const char *flag, int64_t *out, tp_error *err)
 {
-    for (int i = 0; i < D_COUNT; i++)
-        slot_row[i] = tp_io_field_by_flag(slot_flag[i]);
+    const tp_io_field *f = tp_io_field_at((size_t)S(flag));
+    return tp_io_parse_i64(f->flag, VAL(flag), f->imin, f->imax, out, err);
 }
 
-static const tp_io_field *row(int id, tp_error *err)
+/* A real by the type and range of row f. */
+static tp_status parse_f64(const tp_io_field *f, const char *val, double *out, tp_error *err)
 {
-    static once_flag once = ONCE_FLAG_INIT;
-    call_once(&once, find_rows);
-    const tp_io_field *f = slot_row[id];
-    if (!f)
-        tp_error_set(err, TP_ERR_INTERNAL, "", "internal: %s has no row in src/io/fields.c",
-                     slot_flag[id]);
-    return f;
-}
-
-static tp_status get_i64(const tp_io_desc *d, int id, int64_t *out, tp_error *err)
-{
-    const tp_io_field *f = row(id, err);
-    if (!f)
-        return TP_ERR_INTERNAL;
-    return tp_io_parse_i64(f->flag, d->val[id], f->imin, f->imax, out, err);
-}
-
-static tp_status get_f64(const tp_io_desc *d, int id, double *out, tp_error *err)
-{
-    const tp_io_field *f = row(id, err);
-    if (!f)
-        return TP_ERR_INTERNAL;
     if (f->type == TP_IO_FIELD_NUM0)
-        return tp_io_parse_f64_or0(f->flag, d->val[id], f->fmin, f->fmax, out, err);
-    return tp_io_parse_f64(f->flag, d->val[id], f->fmin, f->fmax, out, err);
+        return tp_io_parse_f64_or0(f->flag, val, f->fmin, f->fmax, out, err);
+    return tp_io_parse_f64(f->flag, val, f->fmin, f->fmax, out, err);
 }
 
-static tp_status get_enum(const tp_io_desc *d, int id, const char *const *choices, int *out,
-                          tp_error *err)
+static tp_status get_f64(const tp_io_desc *d, const char *flag, double *out, tp_error *err)
 {
-    return tp_io_parse_enum(slot_flag[id], choices, d->val[id], out, err);
+    return parse_f64(tp_io_field_at((size_t)S(flag)), VAL(flag), out, err);
+}
+
+/*
+ * The plain fields of one part of the configuration (the fields.c rows
+ * that name a member, fields.h), in the order of the rows: each value
+ * given is parsed by its row's type and range and stored in the member.
+ * A field added that way needs no code here.
+ */
+static tp_status apply_plain(const tp_io_desc *d, tp_io_field_part part, void *base,
+                             tp_error *err)
+{
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        if (f->part != part || !d->val[i])
+            continue;
+        unsigned char *at = (unsigned char *)base + f->offset;
+        int64_t n;
+        double x;
+        bool on = strncmp(f->flag, "--no-", 5) != 0;
+        switch (f->type) {
+        case TP_IO_FIELD_INT:
+            TP_TRY(tp_io_parse_i64(f->flag, d->val[i], f->imin, f->imax, &n, err));
+            memcpy(at, &n, sizeof n);
+            break;
+        case TP_IO_FIELD_NUM:
+        case TP_IO_FIELD_NUM0:
+            TP_TRY(parse_f64(f, d->val[i], &x, err));
+            x *= f->scale;
+            memcpy(at, &x, sizeof x);
+            break;
+        case TP_IO_FIELD_SWITCH: memcpy(at, &on, sizeof on); break;
+        default:
+            return tp_error_set(err, TP_ERR_INTERNAL, "",
+                                "internal: %s names a member but is no number or switch",
+                                f->flag);
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status get_enum(const tp_io_desc *d, const char *flag, int *out, tp_error *err)
+{
+    const tp_io_field *f = tp_io_field_at((size_t)S(flag));
+    return tp_io_parse_enum(f->flag, f->choices, VAL(flag), out, err);
 }
 
 /* Set *dst from an integer field when given. */
-#define OVERRIDE_I64(id, dst)                                                                      \
+#define OVERRIDE_I64(flag, dst)                                                                      \
     do {                                                                                           \
-        if (d->val[id])                                                                            \
-            TP_TRY(get_i64(d, id, &(dst), err));                                                   \
+        if (VAL(flag))                                                                             \
+            TP_TRY(get_i64(d, flag, &(dst), err));                                                   \
     } while (0)
 
 /* ---- the build: model, training setup, conventions, GPU ---- */
@@ -266,27 +298,27 @@ static tp_status get_enum(const tp_io_desc *d, int id, const char *const *choice
 static tp_status apply_model_more(const tp_io_desc *d, tp_model *m, tp_error *err)
 {
     int k;
-    if (d->val[D_BIAS]) {
-        TP_TRY(get_enum(d, D_BIAS, tp_io_bias_names, &k, err));
+    if (VAL("--bias")) {
+        TP_TRY(get_enum(d, "--bias", &k, err));
         m->linear_bias = k == 2;
         m->qkv_bias = k == 1;
     }
-    if (d->val[D_POSITION]) {
-        TP_TRY(get_enum(d, D_POSITION, tp_io_pos_names, &k, err));
+    if (VAL("--position")) {
+        TP_TRY(get_enum(d, "--position", &k, err));
         m->pos = (tp_pos)k;
         if (m->pos != TP_POS_LEARNED)
             m->max_positions = 0;
     }
-    OVERRIDE_I64(D_MAX_POSITIONS, m->max_positions);
-    OVERRIDE_I64(D_SHARED_FFN, m->shared_ffn_hidden);
-    OVERRIDE_I64(D_MOE_FIRST_DENSE, m->moe_first_dense);
-    OVERRIDE_I64(D_MOE_LAYER_FREQ, m->moe_layer_freq);
-    if (d->val[D_ROPE_THETA])
-        TP_TRY(get_f64(d, D_ROPE_THETA, &m->rope_theta, err));
-    if (d->val[D_NORM_EPS])
-        TP_TRY(get_f64(d, D_NORM_EPS, &m->norm_eps, err));
-    if (d->val[D_ROPE_SCALING]) {
-        TP_TRY(get_enum(d, D_ROPE_SCALING, tp_io_rope_names, &k, err));
+    OVERRIDE_I64("--max-positions", m->max_positions);
+    OVERRIDE_I64("--shared-ffn-hidden", m->shared_ffn_hidden);
+    OVERRIDE_I64("--moe-first-dense", m->moe_first_dense);
+    OVERRIDE_I64("--moe-layer-freq", m->moe_layer_freq);
+    if (VAL("--rope-theta"))
+        TP_TRY(get_f64(d, "--rope-theta", &m->rope_theta, err));
+    if (VAL("--norm-eps"))
+        TP_TRY(get_f64(d, "--norm-eps", &m->norm_eps, err));
+    if (VAL("--rope-scaling")) {
+        TP_TRY(get_enum(d, "--rope-scaling", &k, err));
         bool was = m->rope_scaling == TP_ROPE_SCALING_LLAMA3;
         m->rope_scaling = (tp_rope_scaling)k;
         if (k == 0) {
@@ -299,60 +331,45 @@ static tp_status apply_model_more(const tp_io_desc *d, tp_model *m, tp_error *er
             m->rope_original_max = 8192;
         }
     }
-    if (d->val[D_ROPE_FACTOR]) {
+    if (VAL("--rope-factor")) {
         if (m->rope_scaling != TP_ROPE_SCALING_LLAMA3)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "rope-factor",
                                 "needs a rotary scaling (--rope-scaling llama3)");
-        TP_TRY(get_f64(d, D_ROPE_FACTOR, &m->rope_factor, err));
+        TP_TRY(get_f64(d, "--rope-factor", &m->rope_factor, err));
     }
     return TP_OK;
 }
 
 static tp_status apply_model(const tp_io_desc *d, tp_model *m, tp_error *err)
 {
-    OVERRIDE_I64(D_LAYERS, m->num_layers);
-    OVERRIDE_I64(D_HIDDEN, m->hidden);
-    OVERRIDE_I64(D_HEADS, m->num_heads);
-    OVERRIDE_I64(D_KV_HEADS, m->num_kv_heads);
-    OVERRIDE_I64(D_HEAD_DIM, m->head_dim);
-    OVERRIDE_I64(D_FFN_HIDDEN, m->ffn_hidden);
-    OVERRIDE_I64(D_VOCAB, m->vocab);
-    OVERRIDE_I64(D_EXPERTS, m->num_experts);
-    OVERRIDE_I64(D_TOPK, m->topk);
-    OVERRIDE_I64(D_MOE_FFN, m->moe_ffn_hidden);
-    OVERRIDE_I64(D_SHARED_EXPERTS, m->num_shared_experts);
-    OVERRIDE_I64(D_Q_LORA, m->q_lora_rank);
-    OVERRIDE_I64(D_KV_LORA, m->kv_lora_rank);
-    OVERRIDE_I64(D_QK_ROPE, m->qk_rope_head_dim);
-    OVERRIDE_I64(D_QK_NOPE, m->qk_nope_head_dim);
-    OVERRIDE_I64(D_V_HEAD, m->v_head_dim);
-    OVERRIDE_I64(D_MTP, m->mtp_layers);
-    OVERRIDE_I64(D_WINDOW, m->sliding_window);
-    OVERRIDE_I64(D_GLOBAL_EVERY, m->global_every);
-    if (d->val[D_MOE_IMBALANCE])
-        TP_TRY(get_f64(d, D_MOE_IMBALANCE, &m->moe_imbalance, err));
-    if (d->val[D_CAPACITY])
-        TP_TRY(get_f64(d, D_CAPACITY, &m->moe_capacity_factor, err));
-    if (d->order[D_SINKS])
-        m->attn_sinks = true;
-    if (d->order[D_ROUTER_BIAS])
-        m->router_bias = true;
+    OVERRIDE_I64("--layers", m->num_layers);
+    OVERRIDE_I64("--hidden", m->hidden);
+    OVERRIDE_I64("--heads", m->num_heads);
+    OVERRIDE_I64("--kv-heads", m->num_kv_heads);
+    OVERRIDE_I64("--head-dim", m->head_dim);
+    OVERRIDE_I64("--ffn-hidden", m->ffn_hidden);
+    OVERRIDE_I64("--vocab", m->vocab);
+    OVERRIDE_I64("--experts", m->num_experts);
+    OVERRIDE_I64("--topk", m->topk);
+    OVERRIDE_I64("--moe-ffn-hidden", m->moe_ffn_hidden);
+    OVERRIDE_I64("--shared-experts", m->num_shared_experts);
+    TP_TRY(apply_plain(d, TP_IO_PART_MODEL, m, err)); /* MLA, MTP, windows, MoE balance */
     int k;
-    if (d->val[D_QK_NORM]) {
-        TP_TRY(get_enum(d, D_QK_NORM, tp_io_qk_norm_names, &k, err));
+    if (VAL("--qk-norm")) {
+        TP_TRY(get_enum(d, "--qk-norm", &k, err));
         m->qk_norm = (tp_qk_norm)k;
     }
-    if (d->val[D_MLP]) {
-        TP_TRY(get_enum(d, D_MLP, tp_io_mlp_names, &k, err));
+    if (VAL("--mlp")) {
+        TP_TRY(get_enum(d, "--mlp", &k, err));
         m->mlp = (tp_mlp)k;
     }
-    if (d->val[D_NORM]) {
-        TP_TRY(get_enum(d, D_NORM, tp_io_norm_names, &k, err));
+    if (VAL("--norm")) {
+        TP_TRY(get_enum(d, "--norm", &k, err));
         m->norm = k == 0 ? TP_NORM_LAYERNORM : TP_NORM_RMSNORM;
     }
-    if (d->order[D_TIE] > d->order[D_NO_TIE])
+    if (ORDER("--tie-embeddings") > ORDER("--no-tie-embeddings"))
         m->tie_embeddings = true;
-    else if (d->order[D_NO_TIE] > d->order[D_TIE])
+    else if (ORDER("--no-tie-embeddings") > ORDER("--tie-embeddings"))
         m->tie_embeddings = false;
     return apply_model_more(d, m, err);
 }
@@ -371,56 +388,46 @@ static void set_optimizer(int k, tp_optimizer *opt)
 static tp_status apply_train_kinds(const tp_io_desc *d, tp_train *t, tp_error *err)
 {
     int k;
-    if (d->val[D_SCHEDULE]) {
-        TP_TRY(get_enum(d, D_SCHEDULE, tp_io_sched_names, &k, err));
+    if (VAL("--schedule")) {
+        TP_TRY(get_enum(d, "--schedule", &k, err));
         t->schedule = sched_vals[k];
     } else if (t->vpp > 1) {
         t->schedule = TP_SCHED_INTERLEAVED;
     }
-    if (d->val[D_RECOMPUTE]) {
-        TP_TRY(get_enum(d, D_RECOMPUTE, tp_io_recomp_names, &k, err));
+    if (VAL("--recompute")) {
+        TP_TRY(get_enum(d, "--recompute", &k, err));
         t->recompute = recomp_vals[k];
     }
-    if (d->val[D_PRECISION]) {
-        TP_TRY(get_enum(d, D_PRECISION, tp_io_prec_names, &k, err));
+    if (VAL("--precision")) {
+        TP_TRY(get_enum(d, "--precision", &k, err));
         t->precision = prec_vals[k];
     }
-    if (d->val[D_GRAD_DTYPE]) {
-        TP_TRY(get_enum(d, D_GRAD_DTYPE, tp_io_grad_names, &k, err));
+    if (VAL("--grad-dtype")) {
+        TP_TRY(get_enum(d, "--grad-dtype", &k, err));
         t->grad_dtype = grad_vals[k];
     }
-    if (d->val[D_OPTIMIZER]) {
-        TP_TRY(get_enum(d, D_OPTIMIZER, tp_io_opt_names, &k, err));
+    if (VAL("--optimizer")) {
+        TP_TRY(get_enum(d, "--optimizer", &k, err));
         set_optimizer(k, &t->optimizer);
     }
-    if (d->val[D_NO_MASTER])
-        t->optimizer.master_weights = false;
-    if (d->val[D_NO_FLASH])
-        t->flash_attn = false;
-    if (d->val[D_DROPOUT])
-        t->dropout = true;
-    if (d->val[D_FUSED_CE])
-        t->fused_ce = true;
-    if (d->val[D_FP8_PARAM_GATHER])
-        t->fp8_param_gather = true;
-    return TP_OK;
+    return apply_plain(d, TP_IO_PART_TRAIN, t, err); /* the switches */
 }
 
 /* ZeRO: --zero N, --fsdp (3), --distributed-optimizer (1); the last one wins. */
 static tp_status apply_zero(const tp_io_desc *d, tp_train *t, tp_error *err)
 {
     int zpos = 0;
-    if (d->val[D_ZERO]) {
+    if (VAL("--zero")) {
         int64_t z;
-        TP_TRY(get_i64(d, D_ZERO, &z, err));
+        TP_TRY(get_i64(d, "--zero", &z, err));
         t->zero = (int)z;
-        zpos = d->order[D_ZERO];
+        zpos = ORDER("--zero");
     }
-    if (d->order[D_FSDP] > zpos) {
+    if (ORDER("--fsdp") > zpos) {
         t->zero = 3;
-        zpos = d->order[D_FSDP];
+        zpos = ORDER("--fsdp");
     }
-    if (d->order[D_DISTOPT] > zpos)
+    if (ORDER("--distributed-optimizer") > zpos)
         t->zero = 1;
     return TP_OK;
 }
@@ -428,11 +435,11 @@ static tp_status apply_zero(const tp_io_desc *d, tp_train *t, tp_error *err)
 /* Global batch: sequences, tokens, or micro-batch x DP. */
 static tp_status apply_global_batch(const tp_io_desc *d, tp_train *t, tp_error *err)
 {
-    if (d->order[D_GLOBAL_BATCH] > d->order[D_GLOBAL_BATCH_TOKENS]) {
-        OVERRIDE_I64(D_GLOBAL_BATCH, t->global_batch);
-    } else if (d->val[D_GLOBAL_BATCH_TOKENS]) {
+    if (ORDER("--global-batch") > ORDER("--global-batch-tokens")) {
+        OVERRIDE_I64("--global-batch", t->global_batch);
+    } else if (VAL("--global-batch-tokens")) {
         int64_t tok;
-        TP_TRY(get_i64(d, D_GLOBAL_BATCH_TOKENS, &tok, err));
+        TP_TRY(get_i64(d, "--global-batch-tokens", &tok, err));
         if (tok % t->seq_len != 0)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "global-batch-tokens",
                                 "%lld tokens is not a multiple of the sequence length %lld "
@@ -448,47 +455,47 @@ static tp_status apply_global_batch(const tp_io_desc *d, tp_train *t, tp_error *
 
 static tp_status apply_train(const tp_io_desc *d, tp_train *t, tp_error *err)
 {
-    OVERRIDE_I64(D_SEQ_LEN, t->seq_len);
-    OVERRIDE_I64(D_MICRO_BATCH, t->micro_batch);
-    OVERRIDE_I64(D_GPUS, t->num_gpus);
-    OVERRIDE_I64(D_GPUS_PER_NODE, t->gpus_per_node);
-    OVERRIDE_I64(D_TP, t->tp);
-    OVERRIDE_I64(D_PP, t->pp);
-    OVERRIDE_I64(D_CP, t->cp);
-    OVERRIDE_I64(D_EP, t->ep);
-    OVERRIDE_I64(D_VPP, t->vpp);
-    OVERRIDE_I64(D_FIRST_STAGE, t->first_stage_layers);
-    OVERRIDE_I64(D_LAST_STAGE, t->last_stage_layers);
-    OVERRIDE_I64(D_ETP, t->etp);
-    OVERRIDE_I64(D_RECOMPUTE_EVERY, t->recompute_every);
-    OVERRIDE_I64(D_PAD_VOCAB, t->pad_vocab_to);
+    OVERRIDE_I64("--seq-len", t->seq_len);
+    OVERRIDE_I64("--micro-batch", t->micro_batch);
+    OVERRIDE_I64("--gpus", t->num_gpus);
+    OVERRIDE_I64("--gpus-per-node", t->gpus_per_node);
+    OVERRIDE_I64("--tp", t->tp);
+    OVERRIDE_I64("--pp", t->pp);
+    OVERRIDE_I64("--cp", t->cp);
+    OVERRIDE_I64("--ep", t->ep);
+    OVERRIDE_I64("--vpp", t->vpp);
+    OVERRIDE_I64("--first-stage-layers", t->first_stage_layers);
+    OVERRIDE_I64("--last-stage-layers", t->last_stage_layers);
+    OVERRIDE_I64("--etp", t->etp);
+    OVERRIDE_I64("--recompute-every", t->recompute_every);
+    OVERRIDE_I64("--pad-vocab", t->pad_vocab_to);
     TP_TRY(apply_train_kinds(d, t, err));
-    OVERRIDE_I64(D_RECOMPUTE_BLOCK, t->recompute_layers);
-    if (d->val[D_OFFLOAD_OPT])
-        TP_TRY(get_f64(d, D_OFFLOAD_OPT, &t->offload_optimizer, err));
-    if (d->val[D_RECOMPUTE_MODULES]) {
-        TP_TRY(tp_io_recompute_modules_parse("--recompute-modules", d->val[D_RECOMPUTE_MODULES],
+    OVERRIDE_I64("--recompute-block-layers", t->recompute_layers);
+    if (VAL("--offload-optimizer"))
+        TP_TRY(get_f64(d, "--offload-optimizer", &t->offload_optimizer, err));
+    if (VAL("--recompute-modules")) {
+        TP_TRY(tp_io_recompute_modules_parse("--recompute-modules", VAL("--recompute-modules"),
                                              &t->recompute_modules, err));
-        if (!d->val[D_RECOMPUTE])
+        if (!VAL("--recompute"))
             t->recompute = TP_RECOMPUTE_SELECTIVE; /* the modules imply it, as in Megatron */
     }
     TP_TRY(apply_zero(d, t, err));
 
     /* sequence parallelism: explicit switch, else on exactly when tp > 1 */
-    if (d->order[D_SP] || d->order[D_NO_SP])
-        t->sp = d->order[D_SP] > d->order[D_NO_SP];
+    if (ORDER("--sp") || ORDER("--no-sp"))
+        t->sp = ORDER("--sp") > ORDER("--no-sp");
     else
         t->sp = t->tp > 1;
     return apply_global_batch(d, t, err);
 }
 
 /* A size in GB (1e9 bytes), or a rate in GB/s, into *bytes when given. */
-static tp_status get_gb(const tp_io_desc *d, int id, double *bytes, tp_error *err)
+static tp_status get_gb(const tp_io_desc *d, const char *flag, double *bytes, tp_error *err)
 {
     double x;
-    if (!d->val[id])
+    if (!VAL(flag))
         return TP_OK;
-    TP_TRY(get_f64(d, id, &x, err));
+    TP_TRY(get_f64(d, flag, &x, err));
     *bytes = x * TP_GB;
     return TP_OK;
 }
@@ -497,71 +504,53 @@ static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err
 {
     int k;
     /* a framework profile first: the explicit convention flags below add to it */
-    if (d->val[D_FRAMEWORK]) {
-        TP_TRY(get_enum(d, D_FRAMEWORK, tp_io_fw_names, &k, err));
+    if (VAL("--framework")) {
+        TP_TRY(get_enum(d, "--framework", &k, err));
         int fw = tp_framework_of(tp_io_fw_names[k]); /* by name: the two lists' order may differ */
         if (fw >= 0)
             tp_framework_apply((tp_framework)fw, o);
     }
-    if (d->val[D_ATTN_FLOPS]) {
-        TP_TRY(get_enum(d, D_ATTN_FLOPS, tp_io_attn_names, &k, err));
+    if (VAL("--attn-flops")) {
+        TP_TRY(get_enum(d, "--attn-flops", &k, err));
         o->attn_flops = k == 0 ? TP_ATTN_FLOPS_CAUSAL : TP_ATTN_FLOPS_FULL;
     }
-    if (d->val[D_ACT_MODEL]) {
-        TP_TRY(get_enum(d, D_ACT_MODEL, tp_io_act_names, &k, err));
+    if (VAL("--act-model")) {
+        TP_TRY(get_enum(d, "--act-model", &k, err));
         o->act_model = k == 0 ? TP_ACT_DETAILED : TP_ACT_KORTHIKANTI;
     }
-    if (d->val[D_CKPT_MODEL]) {
-        TP_TRY(get_enum(d, D_CKPT_MODEL, tp_io_ckpt_names, &k, err));
+    if (VAL("--ckpt-model")) {
+        TP_TRY(get_enum(d, "--ckpt-model", &k, err));
         o->ckpt_model = k == 0 ? TP_CKPT_EXACT : TP_CKPT_SEED001;
     }
-    if (d->val[D_COLL_MODEL]) {
-        TP_TRY(get_enum(d, D_COLL_MODEL, tp_io_coll_names, &k, err));
+    if (VAL("--coll-model")) {
+        TP_TRY(get_enum(d, "--coll-model", &k, err));
         o->coll_model = k == 0 ? TP_COLL_RING : TP_COLL_SIMPLE;
     }
-    TP_TRY(get_gb(d, D_CUDA_CTX, &o->cuda_context_bytes, err));
-    TP_TRY(get_gb(d, D_COMM_BUF, &o->comm_buffer_bytes, err));
-    if (d->val[D_FRAG])
-        TP_TRY(get_f64(d, D_FRAG, &o->fragmentation, err));
-    TP_TRY(get_gb(d, D_HOST_MEM, &o->host_mem_bytes_per_node, err));
-    TP_TRY(get_gb(d, D_PCIE, &o->pcie_bw_bytes_per_s, err));
-    TP_TRY(get_gb(d, D_HOST_BW, &o->host_mem_bw_bytes_per_s, err));
-    if (d->val[D_EXTRA_PARAM])
-        TP_TRY(get_f64(d, D_EXTRA_PARAM, &o->extra_param_bytes, err));
-    if (d->val[D_CE_BYTES])
-        TP_TRY(get_f64(d, D_CE_BYTES, &o->ce_bytes_per_logit, err));
-    if (d->val[D_TP_OVERLAP])
-        o->tp_comm_overlap = true;
-    if (d->val[D_NO_DP_OVERLAP])
-        o->dp_comm_overlap = false;
-    if (d->val[D_ATTN_AMPERE])
-        o->attn_ampere_kernel = true;
-    if (d->val[D_SAC_OPS])
-        o->sac_ops = true;
-    if (d->val[D_NO_PP_SG])
-        o->pp_scatter_gather = false;
-    if (d->val[D_UNFUSED_FULL])
-        o->unfused_full_matrix = true;
-    return TP_OK;
+    TP_TRY(get_gb(d, "--cuda-context-gb", &o->cuda_context_bytes, err));
+    TP_TRY(get_gb(d, "--comm-buffer-gb", &o->comm_buffer_bytes, err));
+    if (VAL("--fragmentation"))
+        TP_TRY(get_f64(d, "--fragmentation", &o->fragmentation, err));
+    TP_TRY(get_gb(d, "--host-memory-gb", &o->host_mem_bytes_per_node, err));
+    TP_TRY(get_gb(d, "--pcie-gbps", &o->pcie_bw_bytes_per_s, err));
+    TP_TRY(get_gb(d, "--host-mem-bw-gbps", &o->host_mem_bw_bytes_per_s, err));
+    return apply_plain(d, TP_IO_PART_CONVENTIONS, o, err); /* the overheads, the switches */
 }
 
 static tp_status apply_gpu(const tp_io_desc *d, tp_precision prec, tp_gpu *g, tp_error *err)
 {
     double x;
-    if (d->order[D_GPU_MEM_GB] > d->order[D_GPU_MEM_GIB]) {
-        TP_TRY(get_f64(d, D_GPU_MEM_GB, &x, err));
+    if (ORDER("--gpu-memory-gb") > ORDER("--gpu-memory-gib")) {
+        TP_TRY(get_f64(d, "--gpu-memory-gb", &x, err));
         g->mem_capacity_bytes = x * TP_GB;
-    } else if (d->val[D_GPU_MEM_GIB]) {
-        TP_TRY(get_f64(d, D_GPU_MEM_GIB, &x, err));
+    } else if (VAL("--gpu-memory-gib")) {
+        TP_TRY(get_f64(d, "--gpu-memory-gib", &x, err));
         g->mem_capacity_bytes = x * TP_GIB;
     }
-    if (d->val[D_PEAK_TFLOPS]) {
-        TP_TRY(get_f64(d, D_PEAK_TFLOPS, &x, err));
+    if (VAL("--peak-tflops")) {
+        TP_TRY(get_f64(d, "--peak-tflops", &x, err));
         g->peak_flops_per_s[prec] = x * 1e12;
     }
-    if (d->val[D_PRICE])
-        TP_TRY(get_f64(d, D_PRICE, &g->price_per_gpu_hour, err));
-    return TP_OK;
+    return apply_plain(d, TP_IO_PART_GPU, g, err); /* the price */
 }
 
 /*
@@ -601,12 +590,24 @@ static tp_status preset_only(tp_io_kind kind, const char *path, const char *name
                         "unknown %s \"%.64s\"; run 'trainplan presets' to list them", path, name);
 }
 
+static tp_status check_flags(tp_error *err)
+{
+    const char *flag = atomic_load(&unknown_flag);
+    if (flag)
+        return tp_error_set(err, TP_ERR_INTERNAL, "",
+                            "internal: src/io/desc.c names %s, which has no row in "
+                            "src/io/fields.c",
+                            flag);
+    return TP_OK;
+}
+
 tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_config *c,
                            const char **err_file, tp_error *err)
 {
     const char *model = tp_io_desc_model(d), *gpu = tp_io_desc_gpu(d);
-    const char *profile = d->val[D_HW_PROFILE];
+    const char *profile = VAL("--hw-profile");
     *err_file = NULL;
+    TP_TRY(check_flags(err));
     memset(c, 0, sizeof *c);
     if (o && o->presets_only) {
         TP_TRY(preset_only(TP_IO_MODEL, "model", model, err));
@@ -629,5 +630,5 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
     TP_TRY(apply_gpu(d, c->train.precision, &c->gpu, err));
     if (profile && tp_io_hw_profile_load(profile, &c->gpu, err) != TP_OK)
         return load_error(err, "hw-profile", profile, err_file);
-    return TP_OK;
+    return check_flags(err);
 }

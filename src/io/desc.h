@@ -3,24 +3,32 @@
  * desc.h: the run description every front end fills, and the one
  * builder that turns it into a tp_config.
  *
- * A front end (the CLI's flags, a web API request body) records what the
- * user gave, field by field, with tp_io_desc_set; tp_io_desc_build then
- * loads the model and GPU (preset or file), takes the library defaults
- * (tp_train_default, tp_options_default), applies every value given and
- * derives the defaults that depend on others:
+ * A front end (the CLI's flags, a web API request body, an engine
+ * import) records what the user gave, field by field, with
+ * tp_io_desc_set; tp_io_desc_build then loads the model and GPU (preset
+ * or file), takes the library defaults (tp_train_default,
+ * tp_options_default), applies every value given and derives the
+ * defaults that depend on others:
  *
  *   global batch = micro-batch x DP (unless --global-batch or
  *   --global-batch-tokens), sp on exactly when tp > 1, interleaved
  *   schedule when vpp > 1, selective recompute when modules are named,
  *   Llama 3.1's factors when a llama3 rotary scaling is first chosen.
  *
- * A slot is one of the shared configuration flags (the CLI's
- * `trainplan estimate --help`, src/cli/opts.c): its type and range are
- * the row of src/io/fields.c with that flag. Values are kept as the text
- * given (a JSON scalar is written as text by the request front end) and
- * checked by the same parsers (tp_io_parse_i64/_f64/_enum) with the
- * same ranges and messages when the description is built, in one fixed
- * order, not when set: the last value of a field wins, so a value
+ * The slots are the rows of src/io/fields.c: slot i is row i, for every
+ * row but plan's own ("plan."); tp_io_desc_slot finds a flag's slot. A
+ * value's type, range and choices are its row's. A field is written once
+ * (fields.h says how): its row, its --help line (src/cli/opts.c) and,
+ * unless the row names the member it sets, its code in the builder
+ * (desc.c), which names the slot by its flag.
+ *
+ * A front end records each value with its origin: a CLI flag, a web API
+ * key, or a line of an imported file (tp_io_desc_set_file, with the
+ * file's own argument or key and its line and column, which the CLI's
+ * messages quote). Values are kept as the text given (a JSON scalar is
+ * written as text by the request front end) and checked by the same
+ * parsers (tp_io_parse_i64/_f64/_enum) with the same ranges and messages
+ * when the description is built, in one fixed order, not when set: the last value of a field wins, so a value
  * overridden later is never judged, and the first error reported does
  * not depend on the order the front end gave the fields in.
  *
@@ -66,13 +74,21 @@ typedef enum tp_io_origin {
     TP_IO_ORIGIN_FILE  /* a line of an imported file */
 } tp_io_origin;
 
-#define TP_IO_DESC_SLOTS 104 /* >= the number of slots (desc.c checks) */
+#define TP_IO_DESC_SLOTS 160 /* > the rows of src/io/fields.c (fields.c checks) */
+
+/* Where in an imported file a value came from (TP_IO_ORIGIN_FILE). */
+typedef struct tp_io_desc_src {
+    const char *key; /* the file's own argument or key ("--tensor-model-parallel-size",
+                        "layout.tp"), borrowed; NULL when not recorded */
+    int line, col;   /* 0 when not known */
+} tp_io_desc_src;
 
 typedef struct tp_io_desc {
     const char *val[TP_IO_DESC_SLOTS]; /* the last value given, borrowed; "" for a switch */
     int order[TP_IO_DESC_SLOTS];       /* when it was given, 1, 2, ...; 0 = not given */
     tp_io_origin origin[TP_IO_DESC_SLOTS];
-    int count; /* values set so far */
+    tp_io_desc_src src[TP_IO_DESC_SLOTS]; /* origin TP_IO_ORIGIN_FILE: where in the file */
+    int count;                            /* values set so far */
 } tp_io_desc;
 
 /** An empty description: nothing given. */
@@ -93,6 +109,19 @@ int tp_io_desc_slot_key(const char *key);
  * one; of two opposite switches (--sp, --no-sp) the later one wins.
  */
 void tp_io_desc_set(tp_io_desc *d, int slot, const char *value, tp_io_origin origin);
+
+/**
+ * tp_io_desc_set with origin TP_IO_ORIGIN_FILE and where in the file the
+ * value is (src->key borrowed, as value is): an engine import's value.
+ */
+void tp_io_desc_set_file(tp_io_desc *d, int slot, const char *value, const tp_io_desc_src *src);
+
+/**
+ * Where the value of a slot came from when it came from a file and the
+ * import recorded it: true and *src; false otherwise (not given, given
+ * last by a flag or a request key, or not recorded).
+ */
+bool tp_io_desc_file_source(const tp_io_desc *d, int slot, tp_io_desc_src *src);
 
 /** The value given for a slot, or NULL. */
 const char *tp_io_desc_get(const tp_io_desc *d, int slot);

@@ -1,25 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fields.c: the one table of a run description's fields (fields.h):
- * canonical name, CLI flag, web API key, type and range.
- *
- * Why the CLI flag's range is written here too: the CLI's flag table
- * (src/cli/opts.c) keeps its rows as they are so that new flags merge
- * without touching this file; opts.c compares every row it shares with
- * this table when it starts (a mismatch is an internal error that every
- * CLI test would show), so the two cannot drift apart.
+ * canonical name, CLI flag, web API key, type, range and choices. A row's
+ * index is its slot in the run description (desc.h); the CLI's shared
+ * flags (src/cli/opts.c) take their type, range and choices from here.
  */
+#include <stddef.h>
 #include <string.h>
 
+#include "desc.h"
 #include "fields.h"
 
 /* clang-format off */
-#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0
-#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi)
-#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi)
-#define ENUM TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0
-#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0
-#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0
+/* Type and range; the builder (desc.c) has code of its own for the field. */
+#define NONE TP_IO_PART_NONE, 0, 0.0
+#define INT(lo, hi) TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0, NULL, NONE
+#define NUM(lo, hi) TP_IO_FIELD_NUM, 0, 0, (lo), (hi), NULL, NONE
+#define NUM0(lo, hi) TP_IO_FIELD_NUM0, 0, 0, (lo), (hi), NULL, NONE
+#define ENUM(names) TP_IO_FIELD_ENUM, 0, 0, 0.0, 0.0, (names), NONE
+#define SWITCH TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0, NULL, NONE
+#define STR TP_IO_FIELD_STR, 0, 0, 0.0, 0.0, NULL, NONE
+/* A plain field (fields.h): the member it sets, in the part's struct
+ * (MODEL tp_model, TRAIN tp_train, CONVENTIONS tp_options, GPU tp_gpu),
+ * which must be an int64_t (INT_IN), a double (NUM_IN, NUM0_IN) or a bool
+ * (SWITCH_IN). The builder stores it with no code of its own where it
+ * applies the part's plain fields (apply_plain in desc.c), in the order
+ * of these rows. */
+#define AT(part, member) TP_IO_PART_##part, offsetof(STRUCT_##part, member)
+#define STRUCT_MODEL tp_model
+#define STRUCT_TRAIN tp_train
+#define STRUCT_CONVENTIONS tp_options
+#define STRUCT_GPU tp_gpu
+#define INT_IN(lo, hi, part, member) \
+    TP_IO_FIELD_INT, (lo), (hi), 0.0, 0.0, NULL, AT(part, member), 1.0
+#define NUM_IN(lo, hi, part, member) \
+    TP_IO_FIELD_NUM, 0, 0, (lo), (hi), NULL, AT(part, member), 1.0
+#define NUM0_IN(lo, hi, part, member) \
+    TP_IO_FIELD_NUM0, 0, 0, (lo), (hi), NULL, AT(part, member), 1.0
+#define SWITCH_IN(part, member) TP_IO_FIELD_SWITCH, 0, 0, 0.0, 0.0, NULL, AT(part, member), 0.0
 
 static const tp_io_field fields[] = {
     /* model: tp_model, after the preset or file is loaded */
@@ -31,45 +49,52 @@ static const tp_io_field fields[] = {
     {"model.head_dim", "--head-dim", "head-dim", INT(1, TP_MAX_DIM)},
     {"model.ffn_hidden", "--ffn-hidden", "ffn-hidden", INT(1, TP_MAX_FFN)},
     {"model.vocab", "--vocab", "vocab", INT(1, TP_MAX_VOCAB)},
-    {"model.mlp", "--mlp", "mlp", ENUM},
-    {"model.norm", "--norm", "norm", ENUM},
+    {"model.mlp", "--mlp", "mlp", ENUM(tp_io_mlp_names)},
+    {"model.norm", "--norm", "norm", ENUM(tp_io_norm_names)},
     {"model.tie_embeddings", "--tie-embeddings", "tie-embeddings", SWITCH},
     {"model.tie_embeddings", "--no-tie-embeddings", "no-tie-embeddings", SWITCH},
     {"model.num_experts", "--experts", "experts", INT(0, TP_MAX_EXPERTS)},
     {"model.topk", "--topk", "topk", INT(1, TP_MAX_EXPERTS)},
     {"model.moe_ffn_hidden", "--moe-ffn-hidden", "moe-ffn-hidden", INT(1, TP_MAX_FFN)},
     {"model.num_shared_experts", "--shared-experts", "shared-experts", INT(0, TP_MAX_EXPERTS)},
-    {"model.linear_bias", "--bias", "bias", ENUM},
-    {"model.pos", "--position", "position", ENUM},
+    {"model.linear_bias", "--bias", "bias", ENUM(tp_io_bias_names)},
+    {"model.pos", "--position", "position", ENUM(tp_io_pos_names)},
     {"model.max_positions", "--max-positions", "max-positions", INT(1, TP_MAX_SEQ)},
     {"model.rope_theta", "--rope-theta", "rope-theta", NUM(1.0, 1e12)},
-    {"model.rope_scaling", "--rope-scaling", "rope-scaling", ENUM},
+    {"model.rope_scaling", "--rope-scaling", "rope-scaling", ENUM(tp_io_rope_names)},
     {"model.rope_factor", "--rope-factor", "rope-factor", NUM(1e-6, 1e6)},
     {"model.norm_eps", "--norm-eps", "norm-eps", NUM(1e-30, 0.1)},
     {"model.shared_ffn_hidden", "--shared-ffn-hidden", "shared-ffn-hidden", INT(0, TP_MAX_FFN)},
     {"model.moe_first_dense", "--moe-first-dense", "moe-first-dense", INT(0, TP_MAX_LAYERS)},
     {"model.moe_layer_freq", "--moe-layer-freq", "moe-layer-freq", INT(1, TP_MAX_LAYERS)},
-    {"model.q_lora_rank", "--q-lora-rank", "q-lora-rank", INT(0, TP_MAX_DIM)},
-    {"model.kv_lora_rank", "--kv-lora-rank", "kv-lora-rank", INT(0, TP_MAX_DIM)},
-    {"model.qk_rope_head_dim", "--qk-rope-head-dim", "qk-rope-head-dim", INT(0, TP_MAX_DIM)},
-    {"model.qk_nope_head_dim", "--qk-nope-head-dim", "qk-nope-head-dim", INT(0, TP_MAX_DIM)},
-    {"model.v_head_dim", "--v-head-dim", "v-head-dim", INT(0, TP_MAX_DIM)},
-    {"model.mtp_layers", "--mtp-layers", "mtp-layers", INT(0, TP_MAX_LAYERS)},
-    {"model.sliding_window", "--sliding-window", "sliding-window", INT(0, TP_MAX_SEQ)},
-    {"model.global_every", "--global-every", "global-every", INT(0, TP_MAX_LAYERS)},
-    {"model.qk_norm", "--qk-norm", "qk-norm", ENUM},
-    {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH},
-    {"model.router_bias", "--router-bias", "router-bias", SWITCH},
-    {"model.moe_imbalance", "--moe-imbalance", "moe-imbalance", NUM0(1.0, 1e3)},
+    {"model.q_lora_rank", "--q-lora-rank", "q-lora-rank",
+     INT_IN(0, TP_MAX_DIM, MODEL, q_lora_rank)},
+    {"model.kv_lora_rank", "--kv-lora-rank", "kv-lora-rank",
+     INT_IN(0, TP_MAX_DIM, MODEL, kv_lora_rank)},
+    {"model.qk_rope_head_dim", "--qk-rope-head-dim", "qk-rope-head-dim",
+     INT_IN(0, TP_MAX_DIM, MODEL, qk_rope_head_dim)},
+    {"model.qk_nope_head_dim", "--qk-nope-head-dim", "qk-nope-head-dim",
+     INT_IN(0, TP_MAX_DIM, MODEL, qk_nope_head_dim)},
+    {"model.v_head_dim", "--v-head-dim", "v-head-dim", INT_IN(0, TP_MAX_DIM, MODEL, v_head_dim)},
+    {"model.mtp_layers", "--mtp-layers", "mtp-layers", INT_IN(0, TP_MAX_LAYERS, MODEL, mtp_layers)},
+    {"model.sliding_window", "--sliding-window", "sliding-window",
+     INT_IN(0, TP_MAX_SEQ, MODEL, sliding_window)},
+    {"model.global_every", "--global-every", "global-every",
+     INT_IN(0, TP_MAX_LAYERS, MODEL, global_every)},
+    {"model.qk_norm", "--qk-norm", "qk-norm", ENUM(tp_io_qk_norm_names)},
+    {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH_IN(MODEL, attn_sinks)},
+    {"model.router_bias", "--router-bias", "router-bias", SWITCH_IN(MODEL, router_bias)},
+    {"model.moe_imbalance", "--moe-imbalance", "moe-imbalance",
+     NUM0_IN(1.0, 1e3, MODEL, moe_imbalance)},
     {"model.moe_capacity_factor", "--moe-capacity-factor", "moe-capacity-factor",
-     NUM0(0.01, 1e3)},
+     NUM0_IN(0.01, 1e3, MODEL, moe_capacity_factor)},
     /* gpu: tp_gpu, after the preset or file is loaded (--gpus-per-node is the
      * layout's: it overrides the GPU's without changing the GPU) */
     {"gpu", "--gpu", "gpu", STR},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gb", "gpu-memory-gb", NUM(0.001, 1e6)},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gib", "gpu-memory-gib", NUM(0.001, 1e6)},
     {"gpu.peak_flops_per_s", "--peak-tflops", "peak-tflops", NUM(0.001, 1e7)},
-    {"gpu.price_per_gpu_hour", "--price", "price", NUM0(1e-3, 1e6)},
+    {"gpu.price_per_gpu_hour", "--price", "price", NUM0_IN(1e-3, 1e6, GPU, price_per_gpu_hour)},
     /* not a field of tp_gpu: a measured profile (a file) that refines the GPU's rates */
     {"hw_profile", "--hw-profile", "hw-profile", STR},
     /* layout: the parallel layout (tp_train) */
@@ -83,7 +108,7 @@ static const tp_io_field fields[] = {
     {"layout.vpp", "--vpp", "vpp", INT(1, TP_MAX_LAYERS)},
     {"layout.sp", "--sp", "sp", SWITCH},
     {"layout.sp", "--no-sp", "no-sp", SWITCH},
-    {"layout.schedule", "--schedule", "schedule", ENUM},
+    {"layout.schedule", "--schedule", "schedule", ENUM(tp_io_sched_names)},
     {"layout.first_stage_layers", "--first-stage-layers", "first-stage-layers",
      INT(1, TP_MAX_LAYERS)},
     {"layout.last_stage_layers", "--last-stage-layers", "last-stage-layers",
@@ -97,41 +122,48 @@ static const tp_io_field fields[] = {
     {"train.global_batch", "--global-batch", "global-batch", INT(1, TP_MAX_BATCH)},
     {"train.global_batch", "--global-batch-tokens", "global-batch-tokens",
      INT(1, TP_MAX_TOKENS_PER_STEP)},
-    {"train.recompute", "--recompute", "recompute", ENUM},
+    {"train.recompute", "--recompute", "recompute", ENUM(tp_io_recomp_names)},
     {"train.recompute_every", "--recompute-every", "recompute-every", INT(1, TP_MAX_LAYERS)},
-    {"train.precision", "--precision", "precision", ENUM},
-    {"train.grad_dtype", "--grad-dtype", "grad-dtype", ENUM},
-    {"train.optimizer", "--optimizer", "optimizer", ENUM},
-    {"train.optimizer.master_weights", "--no-master-weights", "no-master-weights", SWITCH},
-    {"train.flash_attn", "--no-flash-attn", "no-flash-attn", SWITCH},
-    {"train.dropout", "--dropout", "dropout", SWITCH},
-    {"train.fused_ce", "--fused-ce", "fused-ce", SWITCH},
+    {"train.precision", "--precision", "precision", ENUM(tp_io_prec_names)},
+    {"train.grad_dtype", "--grad-dtype", "grad-dtype", ENUM(tp_io_grad_names)},
+    {"train.optimizer", "--optimizer", "optimizer", ENUM(tp_io_opt_names)},
+    {"train.optimizer.master_weights", "--no-master-weights", "no-master-weights",
+     SWITCH_IN(TRAIN, optimizer.master_weights)},
+    {"train.flash_attn", "--no-flash-attn", "no-flash-attn", SWITCH_IN(TRAIN, flash_attn)},
+    {"train.dropout", "--dropout", "dropout", SWITCH_IN(TRAIN, dropout)},
+    {"train.fused_ce", "--fused-ce", "fused-ce", SWITCH_IN(TRAIN, fused_ce)},
     {"train.pad_vocab_to", "--pad-vocab", "pad-vocab", INT(1, TP_MAX_VOCAB)},
-    {"train.fp8_param_gather", "--fp8-param-gather", "fp8-param-gather", SWITCH},
+    {"train.fp8_param_gather", "--fp8-param-gather", "fp8-param-gather",
+     SWITCH_IN(TRAIN, fp8_param_gather)},
     {"train.recompute_modules", "--recompute-modules", "recompute-modules", STR},
     {"train.recompute_layers", "--recompute-block-layers", "recompute-block-layers",
      INT(1, TP_MAX_LAYERS)},
     {"train.offload_optimizer", "--offload-optimizer", "offload-optimizer", NUM0(1e-6, 1.0)},
     /* conventions: tp_options */
-    {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM},
-    {"conventions.act_model", "--act-model", "act-model", ENUM},
-    {"conventions.ckpt_model", "--ckpt-model", "ckpt-model", ENUM},
-    {"conventions.coll_model", "--coll-model", "coll-model", ENUM},
-    {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap", SWITCH},
-    {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap", SWITCH},
-    {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel", SWITCH},
-    {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH},
-    {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather", SWITCH},
+    {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM(tp_io_attn_names)},
+    {"conventions.act_model", "--act-model", "act-model", ENUM(tp_io_act_names)},
+    {"conventions.ckpt_model", "--ckpt-model", "ckpt-model", ENUM(tp_io_ckpt_names)},
+    {"conventions.coll_model", "--coll-model", "coll-model", ENUM(tp_io_coll_names)},
+    {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap",
+     SWITCH_IN(CONVENTIONS, tp_comm_overlap)},
+    {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap",
+     SWITCH_IN(CONVENTIONS, dp_comm_overlap)},
+    {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel",
+     SWITCH_IN(CONVENTIONS, attn_ampere_kernel)},
+    {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH_IN(CONVENTIONS, sac_ops)},
+    {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather",
+     SWITCH_IN(CONVENTIONS, pp_scatter_gather)},
     {"conventions.extra_param_bytes", "--extra-param-bytes", "extra-param-bytes",
-     NUM0(1e-6, 16.0)},
+     NUM0_IN(1e-6, 16.0, CONVENTIONS, extra_param_bytes)},
     {"conventions.ce_bytes_per_logit", "--ce-bytes-per-logit", "ce-bytes-per-logit",
-     NUM0(1e-6, 64.0)},
+     NUM0_IN(1e-6, 64.0, CONVENTIONS, ce_bytes_per_logit)},
     {"conventions.cuda_context_bytes", "--cuda-context-gb", "cuda-context-gb",
      NUM0(1e-9, 1000.0)},
     {"conventions.comm_buffer_bytes", "--comm-buffer-gb", "comm-buffer-gb", NUM0(1e-9, 1000.0)},
     {"conventions.fragmentation", "--fragmentation", "fragmentation", NUM0(1e-6, 1.0)},
-    {"conventions.framework", "--framework", "framework", ENUM},
-    {"conventions.unfused_full_matrix", "--unfused-full-matrix", "unfused-full-matrix", SWITCH},
+    {"conventions.framework", "--framework", "framework", ENUM(tp_io_fw_names)},
+    {"conventions.unfused_full_matrix", "--unfused-full-matrix", "unfused-full-matrix",
+     SWITCH_IN(CONVENTIONS, unfused_full_matrix)},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},
@@ -141,7 +173,7 @@ static const tp_io_field fields[] = {
     {"plan.tokens", "--tokens", "tokens", NUM(1.0, 1e18)},
     {"plan.tokens_per_param", "--tokens-per-param", "tokens-per-param", NUM(1e-3, 1e6)},
     {"plan.compute_flops", "--compute", "compute", NUM(1e10, 1e35)},
-    {"plan.fit", "--fit", "fit", ENUM},
+    {"plan.fit", "--fit", "fit", ENUM(NULL)}, /* choices: cmd_plan.c's */
     {"plan.size_model", "--size-model", "size-model", SWITCH},
     {"plan.deadline_h", "--deadline", "deadline", NUM(0.001, 1e6)},
     {"plan.budget_usd", "--budget", "budget", NUM(0.01, 1e15)},
@@ -160,6 +192,7 @@ static const tp_io_field fields[] = {
 };
 /* clang-format on */
 #define NUM_FIELDS (sizeof fields / sizeof fields[0])
+_Static_assert(NUM_FIELDS < TP_IO_DESC_SLOTS, "raise TP_IO_DESC_SLOTS in desc.h");
 
 size_t tp_io_field_count(void)
 {

@@ -16,16 +16,25 @@
  *   plan.<tp_plan_in member>    plan.mfu, plan.phases (tp_plan_run)
  *
  * This table says what each front end calls the same field: the CLI's
- * flag ("--tp"), the key of a web API request body ("tp") and the flag's
- * type and range (which the CLI checks against its flag tables when a
- * command starts: opts.c's shared flags, cmd_plan.c's; so the two cannot
- * drift). Each front end words a
- * library error in its own terms through it: the CLI names the flag, the
- * web API the JSON key, an import the file's line and the engine's
- * argument (src/cli/xio.c).
+ * flag ("--tp"), the key of a web API request body ("tp"), the value's
+ * type, range and choices. Each front end words a library error in its
+ * own terms through it: the CLI names the flag, the web API the JSON key,
+ * an import the file's line and the engine's argument (src/cli/xio.c).
  *
- * A field the front ends do not set (model.max_positions, gpu.mem_bw_...)
- * has no row: its canonical name is shown as it is.
+ * The rows are also the slots of the run description (src/io/desc.h):
+ * every row that is not a "plan." row is a slot, its index the row's
+ * index, so a field is written once: add its row here, its --help line
+ * to src/cli/opts.c (which takes the type, range and choices from the
+ * row and checks at start that every slot has a help line) and either
+ * the member it sets (a plain field: the _IN macros of fields.c) or what
+ * it does in src/io/desc.c's builder. The
+ * "plan." rows name the flags of `trainplan plan` (tp_plan_in), whose
+ * own table in src/cli/cmd_plan.c is checked against them.
+ *
+ * Two rows may share a canonical name (--sp and --no-sp both set
+ * layout.sp): the first row's flag is the one a message names. A field
+ * the front ends do not set (gpu.mem_bw_...) has no row: its canonical
+ * name is shown as it is.
  */
 #ifndef TP_IO_FIELDS_H
 #define TP_IO_FIELDS_H
@@ -45,13 +54,31 @@ typedef enum tp_io_field_type {
     TP_IO_FIELD_STR     /* a name (preset) */
 } tp_io_field_type;
 
+/* The struct a plain field's member is in (tp_config's parts). */
+typedef enum tp_io_field_part {
+    TP_IO_PART_NONE = 0,    /* the builder has code of its own for the field (desc.c) */
+    TP_IO_PART_MODEL,       /* tp_model */
+    TP_IO_PART_TRAIN,       /* tp_train */
+    TP_IO_PART_CONVENTIONS, /* tp_options */
+    TP_IO_PART_GPU          /* tp_gpu */
+} tp_io_field_part;
+
 typedef struct tp_io_field {
     const char *name; /* canonical: "layout.tp" */
     const char *flag; /* the CLI's flag: "--tp" */
     const char *key;  /* the web API's request key: "tp" */
     tp_io_field_type type;
-    int64_t imin, imax; /* TP_IO_FIELD_INT */
-    double fmin, fmax;  /* TP_IO_FIELD_NUM, _NUM0 */
+    int64_t imin, imax;         /* TP_IO_FIELD_INT */
+    double fmin, fmax;          /* TP_IO_FIELD_NUM, _NUM0 */
+    const char *const *choices; /* TP_IO_FIELD_ENUM: NULL-terminated (desc.h's lists);
+                                   NULL for plan's own */
+    /* A plain field: the builder (desc.c) stores its value in the member at
+     * `offset` of `part`'s struct, with no code of its own: an int64_t
+     * (_INT), a double times scale (_NUM, _NUM0), a bool (_SWITCH: false
+     * for a "--no-" flag, else true). */
+    tp_io_field_part part;
+    size_t offset;
+    double scale;
 } tp_io_field;
 
 /** Number of rows, and row i (0 <= i < count). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * import.c: what every import shares (import.h): reading the file, the
- * equivalent trainplan flags an import produces and where each came from,
+ * run description's values an import sets and where each came from,
  * and the second step (tp_io_import_apply) that sets what no flag
  * expresses, handed to the importer of the file's kind.
  *
@@ -13,31 +13,32 @@
 #include <string.h>
 
 #include "engines.h"
+#include "fields.h"
 #include "import.h"
 #include "io.h"
 #include "io_internal.h"
 
-const char *tp_io_import_arg(const tp_import *im, int i)
+tp_status tp_io_import_fill(const tp_import *im, tp_io_desc *d, tp_error *err)
 {
-    if (!im || i < 0 || i >= im->argc)
-        return NULL;
-    return im->argbuf + im->argoff[i];
+    for (int i = 0; i < im->nvals; i++) {
+        const tp_import_value *v = &im->vals[i];
+        const tp_io_field *f = tp_io_field_at((size_t)v->slot);
+        const char *text = im->buf + v->off;
+        if (f && f->type != TP_IO_FIELD_SWITCH && (text[0] == '\0' || strncmp(text, "--", 2) == 0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "", "%s needs a value", f->flag);
+        tp_io_desc_src src = {v->src, v->line, v->col};
+        tp_io_desc_set_file(d, v->slot, text, &src);
+    }
+    return TP_OK;
 }
 
-bool tp_io_import_source(const tp_import *im, const char *flag, const char **key, int *line,
-                         int *col)
+const char *tp_io_import_value(const tp_import *im, const char *flag)
 {
-    for (int i = im->argc - 1; i >= 0; i--) {
-        if (strcmp(im->argbuf + im->argoff[i], flag) != 0)
-            continue;
-        if (!im->argsrc[i][0])
-            return false;
-        *key = im->argsrc[i];
-        *line = im->argline[i];
-        *col = im->argcol[i];
-        return true;
-    }
-    return false;
+    int slot = tp_io_desc_slot(flag);
+    for (int i = im->nvals - 1; slot >= 0 && i >= 0; i--)
+        if (im->vals[i].slot == slot)
+            return im->buf + im->vals[i].off;
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ */

@@ -3,16 +3,20 @@
  * import.h: read what a user already launches (a Megatron-LM argument list
  * or a DeepSpeed ds_config.json) as trainplan settings.
  *
- * An import does not build a tp_config by itself: it translates the file
- * into the trainplan flags that say the same thing (tp_io_import_arg), which
- * the CLI parses ahead of the user's own flags, so that the estimate is the
- * same report the equivalent flags give and a flag given on the command
- * line overrides the file. Model details no flag can express (biases,
+ * An import does not build a tp_config by itself: it records the values
+ * of the run description's fields (src/io/desc.h, one slot per row of
+ * src/io/fields.c) that say what the file says, each with where in the
+ * file it came from. The CLI fills one description with them
+ * (tp_io_import_fill, origin TP_IO_ORIGIN_FILE) and then with the user's
+ * flags, so that the estimate is the same report the equivalent flags
+ * give, a flag given on the command line overrides the file, and an
+ * error about a value the file set names the file's argument or key and
+ * its line and column. Model details no field expresses (biases,
  * position type, MoE layer pattern) and DeepSpeed's batch identity are
  * applied afterwards by tp_io_import_apply().
  *
  * Every argument or key is classified (docs/export.md lists them):
- *  - mapped: becomes a trainplan flag;
+ *  - mapped: becomes the value of a field (a trainplan flag's);
  *  - ignored: cannot change memory or time (learning rate, paths, logging);
  *  - approximated: changes time or memory only through effects trainplan's
  *    calibrated model already stands for (overlap switches, fusions,
@@ -31,9 +35,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "desc.h"
 #include "tp/tp.h"
 
-#define TP_IMPORT_MAX_ARGS 96 /* trainplan flags and values */
+#define TP_IMPORT_MAX_VALUES 64 /* values of the run description's fields */
+
+/* One value an import sets, and where in the file it came from. */
+typedef struct tp_import_value {
+    int slot;      /* of the run description (tp_io_desc_slot) */
+    size_t off;    /* the value's text: tp_import.buf + off ("" for a switch) */
+    char src[48];  /* the file's argument or key ("--tensor-model-parallel-size",
+                      "layout.tp"); "" when not recorded */
+    int line, col; /* 0 when not known */
+} tp_import_value;
 
 typedef enum tp_import_kind {
     TP_IMPORT_MEGATRON = 0,
@@ -44,20 +58,14 @@ typedef enum tp_import_kind {
 
 typedef struct tp_import {
     tp_import_kind kind;
-    /* The equivalent trainplan flags, argv style ("--tp", "8", ...): entry i
-     * is argbuf + argoff[i]; read them with tp_io_import_arg(). */
-    int argc;
-    size_t argoff[TP_IMPORT_MAX_ARGS];
-    char argbuf[4096];
-    size_t argbuf_used;
-    /* Where each flag came from, by its index above (issue 14: an error
-     * about a value the file set names the file's own argument or key and
-     * its position): "--tensor-model-parallel-size" at line 3, column 1,
-     * or "layout.tp" (line 0: not known). Empty when not recorded. Read
-     * them with tp_io_import_source(). */
-    char argsrc[TP_IMPORT_MAX_ARGS][48];
-    int argline[TP_IMPORT_MAX_ARGS], argcol[TP_IMPORT_MAX_ARGS];
-    char src[48]; /* scratch: the source of the next flag pushed */
+    /* The values the file sets, in order (a later one for the same slot
+     * wins, as a later flag does); set them with import_build.h's push_*
+     * and read them with tp_io_import_fill / tp_io_import_value. */
+    int nvals;
+    tp_import_value vals[TP_IMPORT_MAX_VALUES];
+    char buf[2048]; /* the values' text */
+    size_t buf_used;
+    char src[48]; /* scratch: the source of the next value pushed */
     int src_line, src_col;
     /* Megatron: the model the arguments describe (all fields). */
     bool has_model;
@@ -118,17 +126,18 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
 tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_import *out,
                                   tp_error *err);
 
-/** The i-th equivalent trainplan flag or value (0 <= i < im->argc). */
-const char *tp_io_import_arg(const tp_import *im, int i);
-
 /**
- * Where the value of the imported flag `flag` ("--tp") came from: true and
- * *key (the file's argument or key), *line and *col (0 when not known)
- * when the import recorded it; false when the import does not set the
- * flag or did not record its source. The last occurrence counts.
+ * Set every value of im in d, in order, with origin TP_IO_ORIGIN_FILE and
+ * its place in the file (borrowed from im: im must outlive d). A value
+ * the field cannot take as a value (empty, or starting with "--", as a
+ * flag's value cannot) is TP_ERR_INVALID_ARG "--flag needs a value", as
+ * on the command line.
  */
-bool tp_io_import_source(const tp_import *im, const char *flag, const char **key, int *line,
-                         int *col);
+tp_status tp_io_import_fill(const tp_import *im, tp_io_desc *d, tp_error *err);
+
+/** The value im sets for the flag's field ("--tp"), the last one; "" for a
+ * switch; NULL when it sets none. */
+const char *tp_io_import_value(const tp_import *im, const char *flag);
 
 /** Read path and parse it as kind. Errors as above plus TP_ERR_IO. */
 tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *out, tp_error *err);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * import_build.h: the few steps every importer takes to fill a tp_import
- * (import.h): push the equivalent trainplan flags with the place in the
- * file each came from, list what was ignored, approximated or assumed,
+ * (import.h): push the values of the run description's fields, named by
+ * their trainplan flag, with the place in the file each came from, list what was ignored, approximated or assumed,
  * and name the model after the file. Shared by the engine importers
  * (src/engines/megatron.c, deepspeed.c) and the trainplan-result reader
  * (src/io/result_read.c), so that they word their notes alike.
@@ -20,10 +20,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "desc.h"
 #include "import.h"
 
-/* The next flag pushed comes from the file's key (at line:col, 0 if not
- * known); push_word records it for messages and clears it. */
+/* The next value pushed comes from the file's key (at line:col, 0 if not
+ * known); push_value records it for messages and clears it. */
 static inline void from(tp_import *im, const char *key, int line, int col)
 {
     snprintf(im->src, sizeof im->src, "%s", key);
@@ -31,40 +32,71 @@ static inline void from(tp_import *im, const char *key, int line, int col)
     im->src_col = col;
 }
 
-/* Append one argv word. Returns false when the fixed buffers are full
- * (cannot happen with the flags written here; checked anyway). */
-static inline bool push_word(tp_import *im, const char *w)
+/* Append text to im->buf; false when it is full. */
+static inline bool put_text(tp_import *im, const char *text, size_t *off)
 {
-    size_t n = strlen(w) + 1;
-    if (im->argc >= TP_IMPORT_MAX_ARGS || im->argbuf_used + n > sizeof im->argbuf)
+    size_t n = strlen(text) + 1;
+    if (im->buf_used + n > sizeof im->buf)
         return false;
-    if (strncmp(w, "--", 2) == 0) {
-        memcpy(im->argsrc[im->argc], im->src, sizeof im->src);
-        im->argline[im->argc] = im->src_line;
-        im->argcol[im->argc] = im->src_col;
-        from(im, "", 0, 0);
-    }
-    memcpy(im->argbuf + im->argbuf_used, w, n);
-    im->argoff[im->argc++] = im->argbuf_used;
-    im->argbuf_used += n;
+    memcpy(im->buf + im->buf_used, text, n);
+    *off = im->buf_used;
+    im->buf_used += n;
     return true;
 }
 
+/*
+ * Record value (NULL for a switch) for the field of the trainplan flag
+ * `flag` ("--tp": its row in src/io/fields.c). Returns false when the
+ * fixed buffers are full (cannot happen with the values written here;
+ * checked anyway) or the flag sets no field of the run description.
+ */
+static inline bool push_value(tp_import *im, const char *flag, const char *value)
+{
+    int slot = tp_io_desc_slot(flag);
+    if (slot < 0 || im->nvals >= TP_IMPORT_MAX_VALUES)
+        return false;
+    tp_import_value *v = &im->vals[im->nvals];
+    if (!put_text(im, value ? value : "", &v->off))
+        return false;
+    v->slot = slot;
+    memcpy(v->src, im->src, sizeof v->src);
+    v->line = im->src_line;
+    v->col = im->src_col;
+    im->nvals++;
+    from(im, "", 0, 0);
+    return true;
+}
+
+/* A switch ("--sp"). */
 static inline bool push_flag(tp_import *im, const char *flag)
 {
-    return push_word(im, flag);
+    return push_value(im, flag, NULL);
 }
 
 static inline bool push_i64(tp_import *im, const char *flag, int64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%" PRId64, v);
-    return push_word(im, flag) && push_word(im, buf);
+    return push_value(im, flag, buf);
 }
 
 static inline bool push_str(tp_import *im, const char *flag, const char *v)
 {
-    return push_word(im, flag) && push_word(im, v);
+    return push_value(im, flag, v);
+}
+
+/*
+ * Argument-vector style, for an importer written that way: a flag word
+ * ("--tp") starts a value as push_flag does, the next word that is no
+ * flag ("8") becomes its value.
+ */
+static inline bool push_word(tp_import *im, const char *w)
+{
+    if (strncmp(w, "--", 2) == 0)
+        return push_value(im, w, NULL);
+    if (im->nvals == 0 || im->buf[im->vals[im->nvals - 1].off] != '\0')
+        return false; /* a value with no flag before it */
+    return put_text(im, w, &im->vals[im->nvals - 1].off);
 }
 
 /* Add name to a comma-separated list once; "..." when the list is full. */
@@ -101,7 +133,9 @@ static inline void assume(tp_import *im, const char *text)
 
 static inline tp_status full(tp_error *err)
 {
-    return tp_error_set(err, TP_ERR_INTERNAL, "", "import: too many equivalent flags");
+    return tp_error_set(err, TP_ERR_INTERNAL, "",
+                        "import: too many equivalent flags, or a flag with no row in "
+                        "src/io/fields.c");
 }
 
 /* The model name: the file's base name without its extension. */

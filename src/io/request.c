@@ -365,55 +365,6 @@ void tp_io_request_free(tp_io_request *r)
     memset(r, 0, sizeof *r);
 }
 
-/* "--key" or "--key=text", newly allocated (NULL when out of memory). */
-static char *flag_arg(const tp_io_request_item *it)
-{
-    size_t nk = strlen(it->key), nv = it->text ? strlen(it->text) : 0;
-    char *s = malloc(2 + nk + (it->text ? 1 + nv : 0) + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, "--", 2);
-    memcpy(s + 2, it->key, nk);
-    size_t at = 2 + nk;
-    if (it->text) {
-        s[at++] = '=';
-        memcpy(s + at, it->text, nv);
-        at += nv;
-    }
-    s[at] = '\0';
-    return s;
-}
-
-tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc, char ***argv,
-                             tp_error *err)
-{
-    *argc = 0;
-    *argv = calloc(r->count + 2, sizeof **argv);
-    if (!*argv || !((*argv)[0] = strdup(command))) {
-        tp_io_argv_free(*argc, *argv);
-        *argv = NULL;
-        return nomem(err);
-    }
-    *argc = 1;
-    for (size_t i = 0; i < r->count; i++) {
-        if (!((*argv)[*argc] = flag_arg(&r->items[i]))) {
-            tp_io_argv_free(*argc, *argv);
-            *argc = 0;
-            *argv = NULL;
-            return nomem(err);
-        }
-        (*argc)++;
-    }
-    return TP_OK;
-}
-
-void tp_io_argv_free(int argc, char **argv)
-{
-    for (int i = 0; argv && i < argc; i++)
-        free(argv[i]);
-    free(argv);
-}
-
 /* Prefix err->path with key and a dot ("model-config.num_heads"), cut to fit. */
 static void prefix_path(tp_error *err, const char *key)
 {

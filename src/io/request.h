@@ -103,17 +103,6 @@ tp_status tp_io_request_parse(const char *body, size_t len, const char *command,
  */
 tp_status tp_io_request_page(tp_io_request *r, const char *key, int64_t v, tp_error *err);
 
-/**
- * The request as the CLI's argument vector: command, then "--key" for a
- * switch and "--key=text" for a value, in order (each string and the
- * NULL-terminated array owned; free with tp_io_argv_free). For `plan`,
- * whose parser still reads an argument vector (DESIGN.md, "Configuration
- * API"), and for tests. TP_ERR_NOMEM only.
- */
-tp_status tp_io_request_argv(const tp_io_request *r, const char *command, int *argc, char ***argv,
-                             tp_error *err);
-void tp_io_argv_free(int argc, char **argv);
-
 /** Free what tp_io_request_parse allocated; r may be zeroed or NULL. */
 void tp_io_request_free(tp_io_request *r);
 

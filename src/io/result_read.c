@@ -6,9 +6,10 @@
  * `search` (an array: the first, best-ranked entry) or of `plan` (its
  * first phase: layout, sequence, batch and the phase's tokens).
  *
- * Like the engine importers it yields the equivalent trainplan flags
- * (import.h says why): presets named in the file are loaded and only what
- * differs from them becomes a flag (reals within a relative 1e-12 count
+ * Like the engine importers it yields the values of the run
+ * description's fields, named by their trainplan flags (import.h says
+ * why): presets named in the file are loaded and only what differs from
+ * them becomes a value (reals within a relative 1e-12 count
  * as the same: the JSON rounds bytes). The model details json_out.c
  * writes when a model records them (QKV bias, rotary base and scaling,
  * norm epsilon, MoE layer pattern) become their flags; those no flag
@@ -150,7 +151,7 @@ static bool push_real(tp_import *im, const char *flag, double v)
 {
     char buf[40];
     snprintf(buf, sizeof buf, "%.17g", v);
-    return push_word(im, flag) && push_word(im, buf);
+    return push_str(im, flag, buf);
 }
 
 /* Differs by more than a relative 1e-12 (the JSON rounds bytes). */

@@ -16,8 +16,8 @@
  * description (src/io/desc.h) that tp_io_desc_build turns into the
  * tp_config, as for the CLI's flags, and the command's own keys are
  * checked by the command's flag table (cli_parse_config_request,
- * cli_search_parse_request, cli_explain_parse_request; plan still through
- * an argument vector, cli_plan_parse), always presets only, so that the
+ * cli_search_parse_request, cli_explain_parse_request,
+ * cli_plan_parse_request), always presets only, so that the
  * answer (or the error message) is the CLI's and no value can name a file.
  * JSON is written exactly as the CLI's --json writes it (2-space indent,
  * final newline), so a reply and the CLI's standard output are byte for
@@ -321,13 +321,7 @@ static tp_status job_parse(const tp_web_request *hr, enum job_kind kind, tp_web_
         st = tp_error_set(err, TP_ERR_NOMEM, "", "out of memory");
     if (st == TP_OK && is_plan) {
         job->kind = JOB_PLAN;
-        /* plan's parser still reads an argument vector (DESIGN.md, "Configuration API") */
-        int ac = 0;
-        char **av = NULL;
-        st = tp_io_request_argv(&rq, command, &ac, &av, err);
-        if (st == TP_OK)
-            st = cli_plan_parse(ac, av, CLI_PRESETS_ONLY, job->plan, err);
-        tp_io_argv_free(ac, av);
+        st = cli_plan_parse_request(&rq, job->plan, err);
         if (st == TP_OK)
             st = tp_io_request_inline(&rq, &job->plan->in.base, err);
     } else if (st == TP_OK && kind == JOB_EXPLAIN) {

@@ -2,14 +2,13 @@
 /*
  * fuzz_import.c: the importers of src/io/import.h over arbitrary text. The
  * first byte picks Megatron-LM arguments, DeepSpeed ds_config.json, a
- * trainplan --json result or (0x40 set) a torchtitan configuration. An import that succeeds is carried on as the CLI
- * does: its flags go through cli_parse_config, then tp_io_import_apply.
+ * trainplan --json result or (0x40 set) a torchtitan configuration. An
+ * import that succeeds is carried on as the CLI does: its values fill the
+ * run description (cli_parse_config_import), then tp_io_import_apply.
  */
 #include "cli.h"
 #include "fuzz.h"
 #include "import.h"
-
-#define MAX_ARGS (TP_IMPORT_MAX_ARGS + 2)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,27 +31,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default: st = tp_io_import_trainplan(text, "result.json", im, &err); break;
     }
     if (st == TP_OK) {
-        if (im->argc < 0 || im->argc > TP_IMPORT_MAX_ARGS)
+        if (im->nvals < 0 || im->nvals > TP_IMPORT_MAX_VALUES)
             abort();
-        /* cli_parse_config takes char **: point into a writable copy */
-        static char command[] = "estimate";
-        static char args[sizeof im->argbuf];
-        memcpy(args, im->argbuf, sizeof args);
-        char *argv[MAX_ARGS + 1];
-        int argc = 0, paths = 0;
-        argv[argc++] = command;
-        for (int i = 0; i < im->argc; i++) {
-            const char *a = tp_io_import_arg(im, i);
-            if (!a || a < im->argbuf || a >= im->argbuf + sizeof im->argbuf)
+        int paths = 0;
+        for (int i = 0; i < im->nvals; i++) {
+            if (im->vals[i].off >= sizeof im->buf || im->vals[i].slot < 0)
+                abort();
+            const char *a = im->buf + im->vals[i].off;
+            if (!memchr(a, '\0', sizeof im->buf - im->vals[i].off))
                 abort();
             paths += strchr(a, '/') != NULL; /* never let fuzz input open files */
-            argv[argc++] = args + (a - im->argbuf);
         }
-        argv[argc] = NULL;
+        static char command[] = "estimate";
+        char *argv[] = {command, NULL};
         tp_config *c = malloc(sizeof *c);
         cli_common *co = malloc(sizeof *co);
         int argi = 1;
-        if (!paths && c && co && cli_parse_config(argc, argv, &argi, NULL, c, co, &err) == TP_OK) {
+        if (!paths && c && co &&
+            cli_parse_config_import(1, argv, &argi, NULL, im, c, co, &err) == TP_OK) {
             tp_import_user user;
             memset(&user, 0, sizeof user);
             user.gpus = data[0] & 0x80;

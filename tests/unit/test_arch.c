@@ -427,17 +427,13 @@ static void test_megatron_import(void **state)
     assert_int_equal(p.total, 682636487424LL);
     assert_int_equal(p.mtp, 11610068224LL);
     /* the equivalent trainplan flags rebuild it */
-    bool mla = false, mtp = false, bias = false, kv = false;
-    for (int i = 0; i + 1 < im.argc; i++) {
-        const char *a = im.argbuf + im.argoff[i], *v = im.argbuf + im.argoff[i + 1];
-        mla |= strcmp(a, "--kv-lora-rank") == 0 && strcmp(v, "512") == 0;
-        mtp |= strcmp(a, "--mtp-layers") == 0 && strcmp(v, "1") == 0;
-        kv |= strcmp(a, "--kv-heads") == 0 && strcmp(v, "128") == 0;
-    }
-    assert_true(kv);
-    for (int i = 0; i < im.argc; i++)
-        bias |= strcmp(im.argbuf + im.argoff[i], "--router-bias") == 0;
-    assert_true(mla && mtp && bias);
+    const char *mla = tp_io_import_value(&im, "--kv-lora-rank");
+    const char *mtp = tp_io_import_value(&im, "--mtp-layers");
+    const char *kv = tp_io_import_value(&im, "--kv-heads");
+    bool bias = tp_io_import_value(&im, "--router-bias") != NULL;
+    assert_true(kv && strcmp(kv, "128") == 0);
+    assert_true(mla && strcmp(mla, "512") == 0 && mtp && strcmp(mtp, "1") == 0);
+    assert_true(bias);
 
     /* the trainplan flags of a changed preset carry the features back */
     tp_config c = fixture_config(load("deepseek-v3"));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "desc.h"
 #include "export.h"
 #include "helpers.h"
 #include "import.h"
@@ -213,18 +214,13 @@ static void test_megatron_export_uses_known_args(void **state)
 /* Apply an import's flags the way the CLI does, on a config built by hand. */
 static const char *flag_value(const tp_import *im, const char *flag)
 {
-    for (int i = 0; i + 1 < im->argc; i++)
-        if (strcmp(tp_io_import_arg(im, i), flag) == 0)
-            return tp_io_import_arg(im, i + 1);
-    return NULL;
+    const char *v = tp_io_import_value(im, flag);
+    return v && v[0] ? v : NULL;
 }
 
 static bool has_flag(const tp_import *im, const char *flag)
 {
-    for (int i = 0; i < im->argc; i++)
-        if (strcmp(tp_io_import_arg(im, i), flag) == 0)
-            return true;
-    return false;
+    return tp_io_import_value(im, flag) != NULL;
 }
 
 static void test_megatron_round_trip_flags(void **state)
@@ -376,6 +372,35 @@ typedef struct err_case {
 static const char *const base_args = "--num-layers 2 --hidden-size 512 --num-attention-heads 8 "
                                      "--seq-length 512 --micro-batch-size 1 --bf16 ";
 
+/* An import's values fill the run description with their place in the
+ * file; a later value (the user's flag) takes the field and its source. */
+static void test_import_fills_desc(void **state)
+{
+    (void)state;
+    tp_import im;
+    tp_error err = {0};
+    const char *text = "--num-layers 2 --hidden-size 512 --num-attention-heads 8\n"
+                       "--seq-length 512 --micro-batch-size 1 --bf16\n"
+                       "  --tensor-model-parallel-size 2\n";
+    assert_int_equal(tp_io_import_megatron(text, "a.sh", &im, &err), TP_OK);
+    assert_string_equal(tp_io_import_value(&im, "--tp"), "2");
+    assert_null(tp_io_import_value(&im, "--json")); /* no field */
+    tp_io_desc d;
+    tp_io_desc_init(&d);
+    assert_int_equal(tp_io_import_fill(&im, &d, &err), TP_OK);
+    int tp = tp_io_desc_slot("--tp");
+    assert_string_equal(tp_io_desc_get(&d, tp), "2");
+    assert_int_equal(d.origin[tp], TP_IO_ORIGIN_FILE);
+    tp_io_desc_src src;
+    assert_true(tp_io_desc_file_source(&d, tp, &src));
+    assert_string_equal(src.key, "--tensor-model-parallel-size");
+    assert_int_equal(src.line, 3);
+    assert_int_equal(src.col, 3);
+    tp_io_desc_set(&d, tp, "4", TP_IO_ORIGIN_FLAG); /* the user's --tp 4 */
+    assert_false(tp_io_desc_file_source(&d, tp, &src));
+    assert_string_equal(tp_io_desc_get(&d, tp), "4");
+}
+
 static void test_megatron_errors(void **state)
 {
     (void)state;
@@ -496,9 +521,11 @@ static void test_megatron_current_names(void **state)
     assert_int_equal(tp_io_import_megatron(text, NULL, &im, &err), TP_OK);
     tp_import plain;
     assert_int_equal(tp_io_import_megatron(base_args, NULL, &plain, &err), TP_OK);
-    assert_int_equal(im.argc, plain.argc);
-    for (int i = 0; i < im.argc; i++)
-        assert_string_equal(tp_io_import_arg(&im, i), tp_io_import_arg(&plain, i));
+    assert_int_equal(im.nvals, plain.nvals);
+    for (int i = 0; i < im.nvals; i++) {
+        assert_int_equal(im.vals[i].slot, plain.vals[i].slot);
+        assert_string_equal(im.buf + im.vals[i].off, plain.buf + plain.vals[i].off);
+    }
 }
 
 static void test_megatron_apply_errors(void **state)
@@ -885,6 +912,7 @@ int main(void)
         cmocka_unit_test(test_megatron_defaults_and_launcher),
         cmocka_unit_test(test_megatron_swiglu_default_ffn),
         cmocka_unit_test(test_megatron_moe_patterns),
+        cmocka_unit_test(test_import_fills_desc),
         cmocka_unit_test(test_megatron_errors),
         cmocka_unit_test(test_megatron_apply_errors),
         cmocka_unit_test(test_deepspeed_errors),

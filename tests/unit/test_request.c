@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_request.c: the web API's request mapping (src/io/request.c): a JSON
- * object of flags -> the CLI's argument vector, with its errors. The HTTP
+ * object of flags -> its items and run description, with its errors. The HTTP
  * test (tests/http) checks the whole path against the CLI; this one pins
  * the mapping rules one by one, without a server.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "helpers.h"
 #include "request.h"
 
@@ -24,14 +25,16 @@ static void expect_argv(const char *body, const char *const *want)
     int n = 0;
     while (want[n])
         n++;
-    int argc;
-    char **argv;
-    assert_int_equal(tp_io_request_argv(&rq, "estimate", &argc, &argv, &err), TP_OK);
-    assert_int_equal(argc, n);
-    for (int i = 0; i < n; i++)
-        assert_string_equal(argv[i], want[i]);
-    assert_null(argv[n]);
-    tp_io_argv_free(argc, argv);
+    /* the items as the command line would say them: "--key" or "--key=text" */
+    assert_int_equal(rq.count + 1, (size_t)n);
+    assert_string_equal("estimate", want[0]);
+    for (size_t i = 0; i < rq.count; i++) {
+        char word[256];
+        const tp_io_request_item *it = &rq.items[i];
+        snprintf(word, sizeof word, "--%s%s%s", it->key, it->text ? "=" : "",
+                 it->text ? it->text : "");
+        assert_string_equal(word, want[i + 1]);
+    }
     tp_io_request_free(&rq);
 }
 
@@ -270,6 +273,20 @@ static void test_desc(void **state)
     tp_io_desc_set(&d, tp_io_desc_slot("--gpus"), "8", TP_IO_ORIGIN_FLAG);
     assert_int_equal(tp_io_desc_build(&d, &presets, &c, &file, &err), TP_OK);
     assert_int_equal(c.train.tp, 4);
+
+    /* the slots are the rows of src/io/fields.c; plan's own rows are none */
+    const tp_io_field *row = tp_io_field_at((size_t)tp);
+    assert_non_null(row);
+    assert_string_equal(row->flag, "--tp");
+    assert_ptr_equal(tp_io_field_find("layout.tp"), row);
+    assert_int_equal(tp_io_desc_slot("--tokens"), -1);
+    assert_non_null(tp_io_field_by_flag("--tokens"));
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        int s = tp_io_desc_slot(f->flag);
+        assert_true(s == (strncmp(f->name, "plan.", 5) == 0 ? -1 : (int)i) ||
+                    tp_io_field_by_flag(f->flag) != f); /* a flag's first row */
+    }
 
     /* presets only: a file name is an unknown preset, never opened */
     tp_io_desc_set(&d, tp_io_desc_slot("--model"), "model.json", TP_IO_ORIGIN_KEY);
