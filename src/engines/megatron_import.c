@@ -917,9 +917,10 @@ static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
         TP_TRY(opt_i64(&sl[M_QK_HEAD], 128, 0, TP_MAX_DIM, &m->qk_nope_head_dim, err));
         TP_TRY(opt_i64(&sl[M_QK_POS], 64, 0, TP_MAX_DIM, &m->qk_rope_head_dim, err));
         TP_TRY(opt_i64(&sl[M_V_HEAD], 128, 1, TP_MAX_DIM, &m->v_head_dim, err));
-        /* MLA has per-head K and V; the head width is the q/k one */
+        /* MLA has per-head K and V; its widths are the MLA dimensions
+         * above, and head_dim (--kv-channels, which MLA ignores) stays as
+         * given so that an export of the import writes the same arguments */
         m->num_kv_heads = m->num_heads;
-        m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
         if (m->linear_bias)
             return word_at(err, sl[M_MLA].flag,
                            tp_error_set(err, TP_ERR_CONFIG, "--multi-latent-attention",
