@@ -209,6 +209,15 @@ void eng_header(sbuf *out, const char *prefix, const char *title, const tp_confi
     free(flags);
     eng_wrap(out, prefix, "Reproduce: ", 11, s.s ? s.s : "");
     sb_free(&s);
+    sbuf lost = {0};
+    if (eng_flags_lost(&lost, &c->model) > 0) {
+        sb_printf(&s, "(the flags cannot carry the model's %s: give the model's file with --model "
+                      "to rebuild it exactly)",
+                  lost.s ? lost.s : "");
+        eng_wrap(out, prefix, "           ", 11, s.s ? s.s : "");
+        sb_free(&s);
+    }
+    sb_free(&lost);
 
     memory_summary(&s, r);
     eng_wrap(out, prefix, "Predicted memory: ", 18, s.s ? s.s : "");
@@ -343,13 +352,14 @@ static void model_more_flags(sbuf *b, const tp_model *m)
     char x[32];
     if (m->rope_theta > 0)
         sb_printf(b, " --rope-theta %s", eng_real(x, sizeof x, m->rope_theta));
-    /* always, so that a preset's scaling is not inherited (another kind
-     * has no flag and is written as none) */
+    /* always, so that a preset's scaling is not inherited */
     if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3)
         sb_printf(b, " --rope-scaling llama3 --rope-factor %s",
                   eng_real(x, sizeof x, m->rope_factor));
-    else
+    else if (m->rope_scaling == TP_ROPE_SCALING_NONE)
         sb_puts(b, " --rope-scaling none");
+    /* another kind has no flag: eng_flags_lost names it, and the model's
+     * file given with --model keeps it */
     if (m->norm_eps > 0)
         sb_printf(b, " --norm-eps %s", eng_real(x, sizeof x, m->norm_eps));
 }
@@ -378,6 +388,34 @@ static void shell_word(sbuf *b, const char *s)
     sb_puts(b, "'");
 }
 
+/* Whether the model is exactly its preset, so that --model NAME carries it. */
+static bool is_preset(const tp_model *m, tp_model *pre)
+{
+    return m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
+           tp_io_model_load(m->name, pre, NULL) == TP_OK;
+}
+
+int eng_flags_lost(sbuf *b, const tp_model *m)
+{
+    tp_model pre;
+    if (is_preset(m, &pre) && same_shape(m, &pre))
+        return 0;
+    /* the model fields no trainplan flag sets (a model file or HF config does) */
+    const char *lost[4];
+    int n = 0;
+    if (m->norms_per_layer > 2)
+        lost[n++] = "extra norms per layer";
+    if (m->norm_no_bias)
+        lost[n++] = "LayerNorm without its bias";
+    if (m->attn_out_bias)
+        lost[n++] = "q/k/v/o biases alone";
+    if (m->pos == TP_POS_ROTARY && m->rope_scaling == TP_ROPE_SCALING_OTHER)
+        lost[n++] = "rotary scaling other than Llama 3's";
+    for (int i = 0; i < n; i++)
+        sb_printf(b, "%s%s", i ? ", " : "", lost[i]);
+    return n;
+}
+
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c)
 {
@@ -385,8 +423,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
     /* the model: its preset name, plus the shape when it is not exactly the preset */
     const tp_model *m = &c->model;
     tp_model pre;
-    bool preset = m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
-                  tp_io_model_load(m->name, &pre, NULL) == TP_OK;
+    bool preset = is_preset(m, &pre);
     if (preset) {
         sb_puts(b, "--model ");
         shell_word(b, m->name);

@@ -85,6 +85,10 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
 
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c);
+/* The model features those flags cannot carry (Gemma's four norms, yarn
+ * rotary scaling, ...), as a comma list appended to b; their number (0 for
+ * an exact preset, which --model NAME carries whole). */
+int eng_flags_lost(sbuf *b, const tp_model *m);
 /* The parts of tp_io_config_flags that an export's notes reuse: the
  * parallel layout (--tp ... --last-stage-layers), recomputation, and the
  * memory switches (--no-master-weights ... --pad-vocab). */
