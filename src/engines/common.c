@@ -211,8 +211,9 @@ void eng_header(sbuf *out, const char *prefix, const char *title, const tp_confi
     sb_free(&s);
     sbuf lost = {0};
     if (eng_flags_lost(&lost, &c->model) > 0) {
-        sb_printf(&s, "(the flags cannot carry the model's %s: give the model's file with --model "
-                      "to rebuild it exactly)",
+        sb_printf(&s,
+                  "(the flags cannot carry the model's %s: give the model's file with --model "
+                  "to rebuild it exactly)",
                   lost.s ? lost.s : "");
         eng_wrap(out, prefix, "           ", 11, s.s ? s.s : "");
         sb_free(&s);
@@ -291,6 +292,18 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            !(a->moe_imbalance < b->moe_imbalance || a->moe_imbalance > b->moe_imbalance) &&
            !(a->moe_capacity_factor < b->moe_capacity_factor ||
              a->moe_capacity_factor > b->moe_capacity_factor);
+}
+
+bool eng_same_arch(const tp_model *m, const tp_model *pre)
+{
+    tp_model p = *pre;
+    p.rope_theta = m->rope_theta;
+    p.rope_scaling = m->rope_scaling;
+    p.rope_factor = m->rope_factor;
+    p.norm_eps = m->norm_eps;
+    p.mtp_layers = m->mtp_layers;
+    return same_shape(m, &p) && m->norms_per_layer == p.norms_per_layer &&
+           m->norm_no_bias == p.norm_no_bias && m->attn_out_bias == p.attn_out_bias;
 }
 
 /* The rotary scaling, as far as the flags set it. */
@@ -428,32 +441,35 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
         sb_puts(b, "--model ");
         shell_word(b, m->name);
     }
-    if (!preset || !same_shape(m, &pre)) {
-        sb_printf(b,
-                  "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
-                  " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
-                  " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
-                  preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
-                  eng_head_dim(m), m->ffn_hidden, m->vocab, tp_mlp_name(m->mlp),
-                  m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
-                  m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
-        if (m->num_experts > 0)
-            sb_printf(b,
-                      " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
-                      m->topk, eng_expert_ffn(m), m->num_shared_experts);
-        if (m->num_experts > 0) /* all three, so that none is inherited from a preset */
-            sb_printf(b,
-                      " --shared-ffn-hidden %" PRId64 " --moe-first-dense %" PRId64
-                      " --moe-layer-freq %" PRId64,
-                      m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
-        model_more_flags(b, m);
-        feature_flags(b, m);
-    }
+    if (!preset || !same_shape(m, &pre))
+        eng_model_shape_flags(b, m, preset ? " " : "");
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
     sb_printf(b, " --gpus %" PRId64, t->num_gpus);
     if (t->gpus_per_node > 0)
         sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
+}
+
+void eng_model_shape_flags(sbuf *b, const tp_model *m, const char *lead)
+{
+    sb_printf(b,
+              "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64 " --kv-heads %" PRId64
+              " --head-dim %" PRId64 " --ffn-hidden %" PRId64 " --vocab %" PRId64
+              " --mlp %s --norm %s %s --experts %" PRId64,
+              lead, m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m), eng_head_dim(m),
+              m->ffn_hidden, m->vocab, tp_mlp_name(m->mlp),
+              m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
+              m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
+    if (m->num_experts > 0)
+        sb_printf(b, " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
+                  m->topk, eng_expert_ffn(m), m->num_shared_experts);
+    if (m->num_experts > 0) /* all three, so that none is inherited from a preset */
+        sb_printf(b,
+                  " --shared-ffn-hidden %" PRId64 " --moe-first-dense %" PRId64
+                  " --moe-layer-freq %" PRId64,
+                  m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
+    model_more_flags(b, m);
+    feature_flags(b, m);
 }
 
 void eng_layout_flags(sbuf *b, const tp_train *t)
