@@ -47,6 +47,9 @@ args() { grep -v '^#' "$1"; }
 # dsflags NOTES: the trainplan flags the DeepSpeed notes give.
 dsflags() { sed -n '/as trainplan flags/,$p' "$1" | sed -n 's/^#   //p' | tr '\n' ' '; }
 
+# total JSON: the exact parameter count of an estimate
+total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
+
 # name | flags (the models: presets, a published HF config, a model file)
 MODELS=(
     "llama-3.1-70b|--model llama-3.1-70b --gpus 64 --tp 8 --pp 2 --distributed-optimizer --global-batch 64 --recompute selective"
@@ -208,7 +211,20 @@ TITAN=(
     "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
     "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
     "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
+    "tf-dsv3|--model deepseek-v3 --rope-theta 10000 --norm-eps 1e-5 --gpus 256 --ep 32 --fsdp --grad-dtype fp32 --global-batch 256 --precision fp8 --recompute full"
+    "tf-ds16b|--model deepseek-v3 --layers 27 --hidden 2048 --heads 16 --ffn-hidden 10944 --vocab 102400 --q-lora-rank 0 --experts 64 --topk 6 --moe-ffn-hidden 1408 --shared-experts 2 --moe-first-dense 1 --mtp-layers 0 --rope-theta 10000 --norm-eps 1e-5 --gpus 16 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64"
+    "tf-q30b|--model qwen3-30b-a3b --rope-theta 1000000 --norm-eps 1e-6 --gpus 32 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
+    "tf-q8b|--model $SRC/tests/data/hf/qwen3-8b/config.json --gpus 16 --tp 2 --pp 2 --fsdp --grad-dtype fp32 --global-batch 64 --fused-ce"
+    "tf-oss|--model gpt-oss-120b --rope-theta 150000 --norm-eps 1e-5 --gpus 64 --tp 2 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
 )
+# the torchtitan families' flavors apply yarn rotary scaling, which the
+# presets do not record: the one thing each export notes (name|note)
+TITAN_NOTE=(
+    "tf-dsv3|rotary scaling: torchtitan's deepseek_v3 flavor 671B applies yarn, unlike this model"
+    "tf-ds16b|rotary scaling: torchtitan's deepseek_v3 flavor 16B applies yarn, unlike this model"
+    "tf-oss|rotary scaling: torchtitan's gpt_oss flavor 120b applies yarn, unlike this model"
+)
+titan_note() { local e; for e in "${TITAN_NOTE[@]}"; do [ "${e%%|*}" = "$1" ] && echo "${e#*|}"; done; }
 for entry in "${TITAN[@]}"; do
     name=${entry%%|*}
     read -r -a fl <<<"${entry#*|}"
@@ -217,10 +233,14 @@ for entry in "${TITAN[@]}"; do
     "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
     "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
     forms="torchtitan"
-    case $name in t-1b | t-3b) ;; *) forms="torchtitan torchtitan-toml" ;; esac
+    case $name in t-1b | t-3b | tf-*) ;; *) forms="torchtitan torchtitan-toml" ;; esac
     for fmt in $forms; do
         "$T" export --format "$fmt" "${fl[@]}" >"$d/$fmt" 2>"$tmp/err"
-        if grep -q "Everything in the plan is expressed in torchtitan" "$d/$fmt" ||
+        note=$(titan_note "$name")
+        if [ -n "$note" ]; then
+            if grep -q "Not expressible in torchtitan (1;" "$d/$fmt" && grep -qF -- "#   - $note" "$d/$fmt"; then ok; else
+                bad "$name: $fmt export must note only \"$note\": $(sed -n '/Not expressible/,/^#$/p' "$d/$fmt" | head -4)"; fi
+        elif grep -q "Everything in the plan is expressed in torchtitan" "$d/$fmt" ||
             [ "$name/$fmt" = "t-3b/torchtitan" ]; then ok; else
             bad "$name: $fmt export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/$fmt" | head -4)"; fi
         "$T" estimate --from-torchtitan "$d/$fmt" --json >"$d/back.json" 2>"$tmp/err"
@@ -257,6 +277,39 @@ for f in sys.argv[3:]:
     for pol in re.findall(r"activation_checkpoint = (\w+)\.Config", body):
         assert f"activation_checkpoint={pol}.Config" in py, (f, pol)
 PY
+# the families' flavors (torchtitan/models/{deepseek_v3,qwen3,gpt_oss} @
+# b5bcd76c): the model_registry call, the recipe, MTP and the MoE float8
+# converter as written, and the exact counts read back (tests/data/hf
+# README cites them; DeepSeek-V3 with its MTP module)
+want_py() { # want_py NAME LINE...: each LINE is a line of NAME's Python export, spaces trimmed
+    local n=$1 l
+    shift
+    for l in "$@"; do
+        if sed 's/^ *//' "$tmp/$n/torchtitan" | grep -qxF -- "$l"; then ok; else bad "$n: the torchtitan export lacks \"$l\""; fi
+    done
+}
+want_py tf-dsv3 "from torchtitan.models.deepseek_v3 import model_registry" \
+    "from torchtitan.models.deepseek_v3.config_registry import deepseek_v3_671b" "\"671B\"," \
+    "num_mtp_layers=1," "Float8GroupedExpertsConverter.Config()," "config.loss = MTPLoss.Config(" \
+    "expert_parallel_degree=32,"
+want_py tf-ds16b "\"16B\"," "from torchtitan.models.deepseek_v3.config_registry import deepseek_v3_16b"
+want_py tf-q30b "\"30B-A3B\"," "from torchtitan.models.qwen3 import model_registry" "config.activation_checkpoint = FullAC.Config()"
+want_py tf-q8b "\"8B\"," "from torchtitan.models.qwen3.config_registry import qwen3_14b" "pipeline_parallel_degree=2,"
+want_py tf-oss "\"120b\"," "from torchtitan.models.gpt_oss.config_registry import gpt_oss_120b"
+for want in "tf-dsv3|682636487424" "tf-oss|116829156672" "tf-q30b|30532122624" "tf-q8b|8190735360"; do
+    n=${want%%|*}
+    if [ "$(total "$tmp/$n/back.json")" = "${want#*|}" ]; then ok; else
+        bad "$n: the torchtitan import counts $(total "$tmp/$n/back.json"), want ${want#*|}"; fi
+done
+# the job TOML of 238fa995 is written for llama3 only: another family is noted
+"$T" export --format torchtitan-toml --model deepseek-v3 --gpus 256 --ep 32 --fsdp >"$tmp/x.toml" 2>/dev/null
+if grep -q "model: torchtitan has no built-in flavor with this shape" "$tmp/x.toml"; then ok; else
+    bad "torchtitan-toml: DeepSeek-V3 has no flavor in the job TOML"; fi
+# num_mtp_layers is DeepSeek's argument only
+printf 'from torchtitan.models.qwen3 import model_registry\ndef f():\n    config.model_spec = model_registry("8B", num_mtp_layers=1)\n' >"$tmp/mtp.py"
+expect_error "trainplan: error: $tmp/mtp.py:3:1: \"model.num_mtp_layers\" is not an argument of this family's model_registry" \
+    estimate --from-torchtitan "$tmp/mtp.py" --gpus 8
+
 # a model no flavor has, and one whose rotary scaling differs, are said so
 "$T" export --format torchtitan --model qwen2.5-7b --gpus 8 >"$tmp/x.py" 2>/dev/null
 if grep -q "model: torchtitan has no llama3 flavor with this shape" "$tmp/x.py"; then ok; else bad "torchtitan: a model no flavor has"; fi
@@ -275,6 +328,22 @@ for want in "llama3_8b|llama-3.1-8b 1 1 64 3 1 64 8192 selective" "llama3_70b|ll
     "$T" estimate --from-torchtitan "$f" --gpus 64 --json >"$tmp/tt.json" 2>"$tmp/err"
     if [ "$(lay "$tmp/tt.json")" = "${want#*|}" ]; then ok; else
         bad "torchtitan's ${want%%|*}.toml reads as $(lay "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
+done
+
+# torchtitan's own recipes @ b5bcd76c (Trainer.Config(...) expressions,
+# tests/data/engines/torchtitan/*.py, excerpts of config_registry.py), on
+# 64 GPUs (data_parallel_shard_degree -1 takes the rest): the model, its
+# exact count (DeepSeek-V3 without MTP: 671,026,419,200) and the layout
+rl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(d["params"]["total"], *(l[k] for k in ("tp","pp","ep","dp","zero","micro_batch","global_batch","seq_len","recompute")), t["precision"], t["grad_dtype"], t.get("fused_ce"))' "$1"; }
+for want in "deepseek_v3_671b|671026419200 1 1 2 64 3 4 256 4096 selective bf16 fp32 True" \
+    "qwen3_30b_a3b|30532122624 1 1 1 64 3 2 128 4096 full bf16 fp32 True" \
+    "gpt_oss_120b|116829156672 1 1 1 64 3 1 64 8192 full bf16 fp32 True" \
+    "llama3_8b|8030261248 1 1 1 64 3 1 64 8192 selective bf16 fp32 True" \
+    "llama3_70b|70553706496 8 1 1 8 3 8 64 8192 full bf16 fp32 True"; do
+    f=$DATA/torchtitan/${want%%|*}.py
+    "$T" estimate --from-torchtitan "$f" --gpus 64 --json >"$tmp/tt.json" 2>"$tmp/err"
+    if [ "$(rl "$tmp/tt.json")" = "${want#*|}" ]; then ok; else
+        bad "torchtitan's ${want%%|*} recipe reads as $(rl "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
 done
 
 # Megatron-LM's own example launches (@ d98e8a64, tests/data/engines/megatron):
@@ -307,7 +376,6 @@ for want in "ds_config_func_bs8_zero1|8 1 1 8 1 fp16" "ds_config_zero3|8 3 1 8 1
 done
 
 # exact totals of the models whose count the issue names
-total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
     if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
 done
