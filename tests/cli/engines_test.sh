@@ -374,6 +374,17 @@ for want in "ds_config_func_bs8_zero1|8 1 1 8 1 fp16" "ds_config_zero3|8 3 1 8 1
     if [ "$(dl "$tmp/d.json")" = "${want#*|}" ]; then ok; else
         bad "DeepSpeed's ${want%%|*}.json reads as $(dl "$tmp/d.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
 done
+# DeepSpeedExamples' AutoEP (a Qwen3.5 MoE preset there; Qwen3-30B-A3B here,
+# the MoE trainplan has) and AutoTP configs, on 8 GPUs: EP 8 over DP 8 at
+# ZeRO 1, micro-batch 2; AutoTP 4 without SP at ZeRO 2 ("auto" batch sizes
+# from the flags)
+dle() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l[k] for k in ("tp","ep","dp","zero","sp","micro_batch","global_batch")), t["precision"])' "$1"; }
+for want in "ds_autoep_zero1_qwen3_5_moe|qwen3-30b-a3b|1 8 8 1 False 2 16 bf16" "ds_config_autotp|llama-3-8b|4 1 2 2 False 1 2 bf16"; do
+    IFS='|' read -r f mdl lay <<<"$want"
+    "$T" estimate --from-deepspeed "$DATA/deepspeed/$f.json" --model "$mdl" --gpus 8 --json >"$tmp/d.json" 2>"$tmp/err"
+    if [ "$(dle "$tmp/d.json")" = "$lay" ]; then ok; else
+        bad "DeepSpeedExamples' $f.json reads as $(dle "$tmp/d.json"), want $lay ($(cat "$tmp/err"))"; fi
+done
 
 # exact totals of the models whose count the issue names
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
