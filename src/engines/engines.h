@@ -65,6 +65,9 @@ tp_status titan_family_flags(const titan_family_flavor *f, sbuf *b, tp_error *er
 /* torchtitan: virtual stages from pipeline_parallel_layers_per_stage. */
 tp_status tp_engine_torchtitan_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                      tp_error *err);
+/* NeMo: asks for --model and --gpus, which the overrides do not hold. */
+tp_status tp_engine_nemo_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                               tp_error *err);
 /* DeepSpeed: train_batch_size = micro x accumulation x DP, derived or checked. */
 tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                     tp_error *err);

@@ -38,8 +38,9 @@
 typedef enum tp_import_kind {
     TP_IMPORT_MEGATRON = 0,
     TP_IMPORT_DEEPSPEED,
-    TP_IMPORT_TRAINPLAN, /* a trainplan estimate/search result (--json) */
-    TP_IMPORT_TORCHTITAN /* a torchtitan job TOML or Python configuration */
+    TP_IMPORT_TRAINPLAN,  /* a trainplan estimate/search result (--json) */
+    TP_IMPORT_TORCHTITAN, /* a torchtitan job TOML or Python configuration */
+    TP_IMPORT_NEMO        /* a NeMo / Megatron-Bridge YAML override file */
 } tp_import_kind;
 
 typedef struct tp_import {
@@ -117,6 +118,14 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
  */
 tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_import *out,
                                   tp_error *err);
+
+/**
+ * Parse a NeMo / Megatron-Bridge YAML override file (a YAML subset: plain
+ * data; src/engines/nemo.c says what is read). The model and the GPU count
+ * come from the trainplan flags unless the file sets the shape. Errors:
+ * TP_ERR_CONFIG (err->path the key, err->line its line).
+ */
+tp_status tp_io_import_nemo(const char *text, const char *origin, tp_import *out, tp_error *err);
 
 /** The i-th equivalent trainplan flag or value (0 <= i < im->argc). */
 const char *tp_io_import_arg(const tp_import *im, int i);
