@@ -386,6 +386,86 @@ for want in "ds_autoep_zero1_qwen3_5_moe|qwen3-30b-a3b|1 8 8 1 False 2 16 bf16" 
         bad "DeepSpeedExamples' $f.json reads as $(dle "$tmp/d.json"), want $lay ($(cat "$tmp/err"))"; fi
 done
 
+# NeMo / Megatron-Bridge YAML overrides (--from-nemo): the examples'
+# own files (tests/data/engines/nemo, with their origin) on 64 GPUs read
+# as the layout they set; the model comes from --model (the recipe's)
+nl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l.get(k) for k in ("tp","pp","ep","etp","dp","zero","sp","vpp","micro_batch","global_batch","seq_len","recompute")), t["precision"], t["grad_dtype"])' "$1"; }
+for want in "qwen3_moe_30b_a3b_pretrain_override_example|qwen3-30b-a3b|4 2 4 1 8 0 True 1 2 256 4096 none bf16 fp32" \
+    "llama3_8b_pretrain_override_example|llama-3.1-8b|2 2 1 None 16 0 True 1 4 256 2048 none bf16 fp32"; do
+    IFS='|' read -r f mdl lay <<<"$want"
+    "$T" estimate --from-nemo "$DATA/nemo/$f.yaml" --model "$mdl" --gpus 64 --json >"$tmp/n.json" 2>"$tmp/err"
+    if [ "$(nl "$tmp/n.json")" = "$lay" ]; then ok; else
+        bad "Megatron-Bridge's $f.yaml reads as $(nl "$tmp/n.json"), want $lay ($(cat "$tmp/err"))"; fi
+done
+# the older example names its sections model_config, train_config, ...
+if grep -q "ignored (cannot change memory or time): train_config.train_iters" "$tmp/err" &&
+    grep -q "assumed: no seq_length: the recipe.s sequence length taken from the trainplan flags; no mixed_precision" "$tmp/err"; then ok; else
+    bad "the llama3 overrides' notes: $(cat "$tmp/err")"; fi
+# every mapped field: Megatron-FSDP, block recompute, fp8, virtual stages,
+# a shape override, optimizer offload, comments, quotes, a block sequence
+cat >"$tmp/full.yaml" <<'YAML'
+---
+# a Megatron-Bridge override
+model:
+  num_layers: 32            # the shape, when the override sets it
+  hidden_size: 4096
+  ffn_hidden_size: 14336
+  num_attention_heads: 32
+  num_query_groups: 8
+  tensor_model_parallel_size: 2
+  pipeline_model_parallel_size: 2
+  virtual_pipeline_model_parallel_size: 2
+  context_parallel_size: 1
+  sequence_parallel: false
+  seq_length: "8192"
+  recompute_granularity: full
+  recompute_method: block
+  recompute_num_layers: 4
+  fp8: hybrid
+  tp_comm_overlap: true
+train:
+  micro_batch_size: 1
+  global_batch_size: 64
+ddp:
+  use_megatron_fsdp: true
+  data_parallel_sharding_strategy: 'optim_grads'
+  grad_reduce_in_fp32: false
+  overlap_grad_reduce: true
+optimizer:
+  optimizer: adam
+  optimizer_cpu_offload: true
+  optimizer_offload_fraction: 0.5
+  lr: 3.0e-4
+profiling:
+  profile_ranks:
+    - 0
+    - 1
+YAML
+"$T" estimate --from-nemo "$tmp/full.yaml" --model llama-3-8b --gpus 16 --json >"$tmp/n.json" 2>"$tmp/err"
+if [ "$(nl "$tmp/n.json")" = "2 2 1 None 4 2 False 2 1 64 8192 full fp8 bf16" ] &&
+    [ "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["training"]; print(t.get("recompute_layers"), t.get("offload_optimizer"))' "$tmp/n.json")" = "4 0.5" ] &&
+    grep -q "approximated by trainplan's calibrated efficiencies: model.tp_comm_overlap, ddp.overlap_grad_reduce" "$tmp/err"; then ok; else
+    bad "the full NeMo override reads as $(nl "$tmp/n.json") ($(cat "$tmp/err"))"; fi
+# a named mixed-precision recipe (Megatron-Bridge mixed_precision.py):
+# bf16 with fp8 delayed scaling reduces in fp32 and gathers fp8 parameters
+printf 'mixed_precision: bf16_with_fp8_delayed_scaling_mixed\n' >"$tmp/mp.yaml"
+if [ "$("$T" estimate --from-nemo "$tmp/mp.yaml" --model llama-3-8b --gpus 8 --distributed-optimizer --json 2>/dev/null |
+    python3 -c 'import json,sys; t=json.load(sys.stdin)["training"]; print(t["precision"], t["grad_dtype"], t.get("fp8_param_gather"))')" = "fp8 fp32 True" ]; then ok; else
+    bad "mixed_precision: bf16_with_fp8_delayed_scaling_mixed is fp8, fp32 gradients, fp8 parameter gather"; fi
+# the overrides hold no model and no GPU count: both are asked for
+printf 'model:\n  tensor_model_parallel_size: 2\n' >"$tmp/tp.yaml"
+expect_error "trainplan: error: --model: the NeMo overrides do not define the model (the recipe does); add --model NAME or FILE" \
+    estimate --from-nemo "$tmp/tp.yaml" --gpus 8
+expect_error "trainplan: error: --gpus: the NeMo overrides do not give the number of GPUs (the launcher does); add --gpus N" \
+    estimate --from-nemo "$tmp/tp.yaml" --model llama-3-8b
+# a flag given wins over the file, and a value the file sets is blamed on it
+if [ "$("$T" estimate --from-nemo "$tmp/tp.yaml" --model llama-3-8b --gpus 8 --tp 4 --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["layout"]["tp"])')" = 4 ]; then ok; else
+    bad "--tp on the command line overrides the NeMo file"; fi
+printf 'model:\n  tensor_model_parallel_size: 3\n' >"$tmp/tp3.yaml"
+if ! "$T" estimate --from-nemo "$tmp/tp3.yaml" --model llama-3-8b --gpus 24 >/dev/null 2>"$tmp/err" &&
+    grep -q "^trainplan: error: $tmp/tp3.yaml:2:1: model.tensor_model_parallel_size: 3 does not divide" "$tmp/err"; then ok; else
+    bad "a bad TP from the NeMo file names the key and line: $(cat "$tmp/err")"; fi
+
 # exact totals of the models whose count the issue names
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
     if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
