@@ -617,12 +617,20 @@ python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" "$tmp"/*/ds.json <<'PY
 import json, sys
 keys = {tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[1]) if not l.startswith("#")}
 scoped = {"zero_optimization", "activation_checkpointing", "tensor_parallel", "expert_parallel"}
+nested = 0
 for f in sys.argv[2:]:
     for k, v in json.load(open(f)).items():
         assert ("config", k) in keys, (f, k)
         if isinstance(v, dict):
-            for k2 in v:
+            for k2, v2 in v.items():
                 assert ((k if k in scoped else "config"), k2) in keys, (f, k, k2)
+                if isinstance(v2, dict):  # zero_optimization.offload_optimizer: its fields
+                    for k3, v3 in v2.items():
+                        assert (f"{k}.{k2}", k3) in keys, (f, k, k2, k3)
+                        nested += 1
+                        if k3 == "device":
+                            assert (f"{k}.{k2}.device", v3) in keys, (f, k2, v3)
+assert nested > 0  # the offload plans write the nested keys
 PY
 # and so is every key the import maps
 python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" <<'PY' && ok || bad "the DeepSpeed import maps a key outside deepspeed-keys-edaa7221.tsv"
@@ -633,7 +641,13 @@ for k in [("config", "train_batch_size"), ("config", "train_micro_batch_size_per
           ("zero_optimization", "offload_optimizer"), ("zero_optimization", "offload_param"),
           ("config", "grad_accum_dtype"), ("tensor_parallel", "autotp_size"),
           ("tensor_parallel", "partition_config"), ("expert_parallel", "enabled"),
-          ("expert_parallel", "autoep_size"), ("expert_parallel", "expert_tensor_parallel_size")]:
+          ("expert_parallel", "autoep_size"), ("expert_parallel", "expert_tensor_parallel_size"),
+          ("zero_optimization.offload_optimizer", "device"),
+          ("zero_optimization.offload_optimizer", "ratio"),
+          ("zero_optimization.offload_optimizer.device", "cpu"),
+          ("zero_optimization.offload_optimizer.device", "nvme"),
+          ("zero_optimization.offload_param", "device"),
+          ("zero_optimization.offload_param.device", "cpu")]:
     assert k in keys, k
 PY
 
