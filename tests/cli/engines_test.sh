@@ -254,7 +254,7 @@ done
 # t-3b: TP without SP is expressible in the Python form only
 if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
 # every key written is in the generated list of the version targeted
-python3 - "$SRC/data/engines/torchtitan-python-b5bcd76c.tsv" "$SRC/data/engines/torchtitan-toml-238fa995.tsv" "$tmp"/t-*/torchtitan "$tmp"/t-*/torchtitan-toml <<'PY' && ok || bad "a torchtitan export writes a key outside its version's list"
+python3 - "$SRC/data/engines/torchtitan-python-b5bcd76c.tsv" "$SRC/data/engines/torchtitan-toml-238fa995.tsv" "$tmp"/t-*/torchtitan "$tmp"/tf-*/torchtitan "$tmp"/t-*/torchtitan-toml <<'PY' && ok || bad "a torchtitan export writes a key outside its version's list"
 import re, sys, tomllib
 def names(f):
     return {l.split("\t")[0] for l in open(f) if not l.startswith("#")}
