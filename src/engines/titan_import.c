@@ -803,6 +803,10 @@ static tp_status tk_layout(const tkeys *t, tp_import *im, int64_t *dp, int64_t *
     PUSH(push_i64(im, "--pp", *pp));
     PUSH(push_i64(im, "--cp", cp));
     PUSH(push_i64(im, "--ep", ep));
+    /* with EP, torchtitan shards the routed experts over EP only
+     * (models/common/MOE_SHARDING.md @ b5bcd76c): expert TP 1 */
+    if (t->python && ep > 1 && tp > 1)
+        PUSH(push_i64(im, "--etp", 1));
     char b[32];
     const char *sp = tk_str(t, "parallelism.enable_sequence_parallel", "True", b, sizeof b);
     PUSH(push_flag(im, strcmp(sp, "False") == 0 || tp == 1 ? "--no-sp" : "--sp"));

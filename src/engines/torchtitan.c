@@ -464,14 +464,28 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
 /* [activation_checkpoint], [liger_kernel], and the model-code settings
  * torchtitan does not have. */
 /* The issue 16 features: what torchtitan (either form) cannot hold. */
-static void titan_feature_notes(const tp_train *t, notes *nx)
+static void titan_feature_notes(const tp_config *c, bool python, notes *nx)
 {
-    if (tp_expert_tp(t) != t->tp)
+    const tp_train *t = &c->train;
+    if (!python || c->model.num_experts == 0) {
+        if (tp_expert_tp(t) != t->tp)
+            eng_note(nx,
+                     "expert tensor parallelism %" PRId64 " with tensor parallelism %" PRId64
+                     " (MoE parallel folding): torchtitan's llama3 has no experts to lay out",
+                     tp_expert_tp(t), t->tp);
+    } else if (t->ep > 1 && tp_expert_tp(t) != 1) {
+        /* models/common/MOE_SHARDING.md @ b5bcd76c: with EP the routed
+         * experts are sharded over EP only, without EP over TP */
         eng_note(nx,
-                 "expert tensor parallelism %" PRId64 " with tensor parallelism %" PRId64
-                 " (MoE parallel folding): torchtitan's ParallelismConfig has no expert "
-                 "tensor-parallel degree (experts follow TP)",
+                 "expert tensor parallelism %" PRId64 " with EP %" PRId64 ": torchtitan shards "
+                 "routed experts over EP only (expert TP 1); estimate with --etp 1 to match",
+                 tp_expert_tp(t), t->ep);
+    } else if (t->ep == 1 && tp_expert_tp(t) != t->tp) {
+        eng_note(nx,
+                 "expert tensor parallelism %" PRId64 " without EP: torchtitan shards the "
+                 "experts over TP (%" PRId64 ")",
                  tp_expert_tp(t), t->tp);
+    }
     if (t->fp8_param_gather)
         eng_note(nx, "fp8 parameter gather: not written; the torchtitan setting lists checked "
                      "against (data/engines) do not reach the float8 converter's FSDP "
@@ -511,7 +525,7 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
-    titan_feature_notes(t, nx);
+    titan_feature_notes(c, false, nx);
     if (t->fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
                      "no setting for it (the Python form's ChunkedLossWrapper has)");
@@ -762,7 +776,7 @@ static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
-    titan_feature_notes(t, nx);
+    titan_feature_notes(c, true, nx);
     if (!t->flash_attn)
         eng_note(nx, "attention without FlashAttention: torchtitan always uses fused attention");
     if (t->dropout)

@@ -215,7 +215,7 @@ TITAN=(
     "tf-ds16b|--model deepseek-v3 --layers 27 --hidden 2048 --heads 16 --ffn-hidden 10944 --vocab 102400 --q-lora-rank 0 --experts 64 --topk 6 --moe-ffn-hidden 1408 --shared-experts 2 --moe-first-dense 1 --mtp-layers 0 --rope-theta 10000 --norm-eps 1e-5 --gpus 16 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64"
     "tf-q30b|--model qwen3-30b-a3b --rope-theta 1000000 --norm-eps 1e-6 --gpus 32 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
     "tf-q8b|--model $SRC/tests/data/hf/qwen3-8b/config.json --gpus 16 --tp 2 --pp 2 --fsdp --grad-dtype fp32 --global-batch 64 --fused-ce"
-    "tf-oss|--model gpt-oss-120b --rope-theta 150000 --norm-eps 1e-5 --gpus 64 --tp 2 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
+    "tf-oss|--model gpt-oss-120b --rope-theta 150000 --norm-eps 1e-5 --gpus 64 --tp 2 --ep 8 --etp 1 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
 )
 # the torchtitan families' flavors apply yarn rotary scaling, which the
 # presets do not record: the one thing each export notes (name|note)
@@ -301,6 +301,14 @@ for want in "tf-dsv3|682636487424" "tf-oss|116829156672" "tf-q30b|30532122624" "
     if [ "$(total "$tmp/$n/back.json")" = "${want#*|}" ]; then ok; else
         bad "$n: the torchtitan import counts $(total "$tmp/$n/back.json"), want ${want#*|}"; fi
 done
+# with EP torchtitan shards routed experts over EP only (expert TP 1,
+# models/common/MOE_SHARDING.md @ b5bcd76c): a plan with expert TP = TP 2
+# says so; the import of tf-oss (TP 2, EP 8) reads expert TP 1
+"$T" export --format torchtitan --model gpt-oss-120b --gpus 64 --tp 2 --ep 8 --fsdp --grad-dtype fp32 >"$tmp/etp.py" 2>/dev/null
+if grep -q "expert tensor parallelism 2 with EP 8: torchtitan shards routed experts over EP only" "$tmp/etp.py"; then ok; else
+    bad "torchtitan: expert TP 2 with EP 8 is noted"; fi
+if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layout"].get("etp"))' "$tmp/tf-oss/back.json")" = 1 ]; then ok; else
+    bad "the torchtitan import with EP and TP reads expert TP 1"; fi
 # the job TOML of 238fa995 is written for llama3 only: another family is noted
 "$T" export --format torchtitan-toml --model deepseek-v3 --gpus 256 --ep 32 --fsdp >"$tmp/x.toml" 2>/dev/null
 if grep -q "model: torchtitan has no built-in flavor with this shape" "$tmp/x.toml"; then ok; else
