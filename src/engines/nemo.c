@@ -257,6 +257,8 @@ static tp_status ny_read(const char *text, nkeys *out, tp_error *err)
     ny_state s = {.open_indent = -1};
     char line[1024];
     int no = 0;
+    if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
+        text += 3; /* a UTF-8 byte-order mark */
     for (const char *p = text; *p;) {
         size_t n = strcspn(p, "\n");
         no++;
