@@ -5,7 +5,9 @@
  *
  *   megatron.c    Megatron-LM: export; megatron_import.c: --from-megatron
  *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
- *   torchtitan.c  torchtitan: export, Python (current) and job TOML (older)
+ *   torchtitan.c  torchtitan: export, Python (current) and job TOML (older);
+ *                 titan_import.c: --from-torchtitan
+ *   nemo.c        NeMo / Megatron-Bridge YAML overrides: --from-nemo
  *   common.c      what the exports share: the header every export opens
  *                 with, the "Not expressible" notes, comment wrapping,
  *                 the model facts they all read, and the trainplan flags
