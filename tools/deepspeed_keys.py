@@ -21,7 +21,13 @@ naming the commit, then `SCOPE<TAB>KEY` lines:
   tensor_parallel    the fields of TPTrainingConfig
                 (deepspeed/runtime/tensor_parallel/config.py);
   expert_parallel    the keys parse_autoep_config reads
-                (deepspeed/module_inject/auto_ep_config.py).
+                (deepspeed/module_inject/auto_ep_config.py);
+  zero_optimization.offload_optimizer, zero_optimization.offload_param
+                the fields of DeepSpeedZeroOffloadOptimizerConfig and
+                DeepSpeedZeroOffloadParamConfig
+                (deepspeed/runtime/zero/offload_config.py), and
+  zero_optimization.offload_optimizer.device (and offload_param.device)
+                the values of OffloadDeviceEnum.
 
 The export tests check every key trainplan writes against this list.
 """
@@ -55,6 +61,16 @@ def model_fields(src, cls_name):
                         for kw in f.value.keywords:
                             if kw.arg == "alias" and isinstance(kw.value, ast.Constant):
                                 yield kw.value.value
+
+
+def enum_values(src, cls_name):
+    """The string values of an Enum class (OffloadDeviceEnum: none, cpu, nvme)."""
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, ast.ClassDef) and n.name == cls_name:
+            for f in n.body:
+                if (isinstance(f, ast.Assign) and isinstance(f.value, ast.Constant) and
+                        isinstance(f.value.value, str)):
+                    yield f.value.value
 
 
 def get_keys(src, func):
@@ -101,6 +117,14 @@ def main():
                       "parse_autoep_config"):
         if isinstance(k, str):
             rows.add(("expert_parallel", k))
+    offload = show(repo, full, "deepspeed/runtime/zero/offload_config.py")
+    for cls, scope in (("DeepSpeedZeroOffloadOptimizerConfig",
+                        "zero_optimization.offload_optimizer"),
+                       ("DeepSpeedZeroOffloadParamConfig", "zero_optimization.offload_param")):
+        for k in model_fields(offload, cls):
+            rows.add((scope, k))
+        for v in enum_values(offload, "OffloadDeviceEnum"):
+            rows.add((scope + ".device", v))
     print("# DeepSpeed ds_config keys (GENERATED: do not edit).")
     print("# Repository: deepspeedai/DeepSpeed")
     print(f"# Commit: {full} ({date})")

@@ -21,7 +21,7 @@
  * --vocab (the rule takes the vocabulary), and the imports of estimate.
  * Any of them with --params would be silently lost. */
 static const char *const params_imports[] = {"--from-megatron", "--from-deepspeed",
-                                             "--from-torchtitan"};
+                                             "--from-torchtitan", "--from-nemo"};
 
 static bool sets_model(const tp_io_field *f)
 {

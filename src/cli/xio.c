@@ -33,6 +33,10 @@ static const cli_flag import_flags[] = {
      "torchtitan configuration to estimate: a job TOML (releases before 2026-02-23) or a "
      "Python configuration module (its plain-data assignments)",
      CLI_STR, .group = G_IMPORT},
+    {"--from-nemo", "FILE", NULL, "none",
+     "NeMo / Megatron-Bridge YAML overrides to estimate (the sections of its ConfigContainer); "
+     "the model and GPUs come from the flags",
+     CLI_STR, .group = G_IMPORT},
 };
 #define NUM_IMPORT_FLAGS (sizeof import_flags / sizeof import_flags[0])
 
@@ -188,11 +192,14 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     const char *ds = value_of(x, n, "--from-deepspeed");
     const char *js = value_of(x, n, "--from");
     const char *tt = value_of(x, n, "--from-torchtitan");
-    if ((meg != NULL) + (ds != NULL) + (js != NULL) + (tt != NULL) > 1)
+    const char *nm = value_of(x, n, "--from-nemo");
+    if ((meg != NULL) + (ds != NULL) + (js != NULL) + (tt != NULL) + (nm != NULL) > 1)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "",
-                            tt ? "give one of --from-megatron, --from-deepspeed, "
-                                 "--from-torchtitan and --from"
-                               : "give one of --from-megatron, --from-deepspeed and --from");
+                            nm   ? "give one of --from-megatron, --from-deepspeed, "
+                                   "--from-torchtitan, --from-nemo and --from"
+                            : tt ? "give one of --from-megatron, --from-deepspeed, "
+                                   "--from-torchtitan and --from"
+                                 : "give one of --from-megatron, --from-deepspeed and --from");
     x->svg = outputs ? value_of(x, n, "--svg") : NULL;
     x->force = outputs && value_of(x, n, "--force") != NULL;
     if (outputs) {
@@ -200,7 +207,7 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
             return tp_error_set(err, TP_ERR_INVALID_ARG, "", "--force needs --svg FILE");
         x->format = cli_xio_format_of(co);
     }
-    if (!meg && !ds && !js && !tt)
+    if (!meg && !ds && !js && !tt && !nm)
         return TP_OK;
 
     tp_import_user user = {
@@ -210,14 +217,16 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
         .micro_batch = cli_given(co, "--micro-batch"),
         .global_batch = cli_given(co, "--global-batch") || cli_given(co, "--global-batch-tokens"),
     };
-    x->import_path = meg ? meg : ds ? ds : tt ? tt : js;
+    x->import_path = meg ? meg : ds ? ds : tt ? tt : nm ? nm : js;
     x->import_flag = meg  ? "--from-megatron"
                      : ds ? "--from-deepspeed"
                      : tt ? "--from-torchtitan"
+                     : nm ? "--from-nemo"
                           : "--from";
     tp_import_kind kind = meg  ? TP_IMPORT_MEGATRON
                           : ds ? TP_IMPORT_DEEPSPEED
                           : tt ? TP_IMPORT_TORCHTITAN
+                          : nm ? TP_IMPORT_NEMO
                                : TP_IMPORT_TRAINPLAN;
     st = tp_io_import_load(kind, x->import_path, &x->im, err);
     if (st != TP_OK) {
@@ -242,8 +251,9 @@ tp_status cli_xio_parse(int argc, char **argv, int *argi, const cli_extra *extra
     }
     st = tp_io_import_apply(&x->im, &user, c, err);
     if (st != TP_OK) {
-        if ((kind == TP_IMPORT_DEEPSPEED || kind == TP_IMPORT_TORCHTITAN) && err &&
-            err->code == TP_ERR_CONFIG)
+        if ((kind == TP_IMPORT_DEEPSPEED || kind == TP_IMPORT_TORCHTITAN ||
+             kind == TP_IMPORT_NEMO) &&
+            err && err->code == TP_ERR_CONFIG)
             co->err_file = x->import_path;
         return st;
     }

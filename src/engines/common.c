@@ -209,6 +209,16 @@ void eng_header(sbuf *out, const char *prefix, const char *title, const tp_confi
     free(flags);
     eng_wrap(out, prefix, "Reproduce: ", 11, s.s ? s.s : "");
     sb_free(&s);
+    sbuf lost = {0};
+    if (eng_flags_lost(&lost, &c->model) > 0) {
+        sb_printf(&s,
+                  "(the flags cannot carry the model's %s: give the model's file with --model "
+                  "to rebuild it exactly)",
+                  lost.s ? lost.s : "");
+        eng_wrap(out, prefix, "           ", 11, s.s ? s.s : "");
+        sb_free(&s);
+    }
+    sb_free(&lost);
 
     memory_summary(&s, r);
     eng_wrap(out, prefix, "Predicted memory: ", 18, s.s ? s.s : "");
@@ -284,6 +294,18 @@ static bool same_shape(const tp_model *a, const tp_model *b)
              a->moe_capacity_factor > b->moe_capacity_factor);
 }
 
+bool eng_same_arch(const tp_model *m, const tp_model *pre)
+{
+    tp_model p = *pre;
+    p.rope_theta = m->rope_theta;
+    p.rope_scaling = m->rope_scaling;
+    p.rope_factor = m->rope_factor;
+    p.norm_eps = m->norm_eps;
+    p.mtp_layers = m->mtp_layers;
+    return same_shape(m, &p) && m->norms_per_layer == p.norms_per_layer &&
+           m->norm_no_bias == p.norm_no_bias && m->attn_out_bias == p.attn_out_bias;
+}
+
 /* The rotary scaling, as far as the flags set it. */
 static bool same_rope(const tp_model *a, const tp_model *b)
 {
@@ -343,13 +365,14 @@ static void model_more_flags(sbuf *b, const tp_model *m)
     char x[32];
     if (m->rope_theta > 0)
         sb_printf(b, " --rope-theta %s", eng_real(x, sizeof x, m->rope_theta));
-    /* always, so that a preset's scaling is not inherited (another kind
-     * has no flag and is written as none) */
+    /* always, so that a preset's scaling is not inherited */
     if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3)
         sb_printf(b, " --rope-scaling llama3 --rope-factor %s",
                   eng_real(x, sizeof x, m->rope_factor));
-    else
+    else if (m->rope_scaling == TP_ROPE_SCALING_NONE)
         sb_puts(b, " --rope-scaling none");
+    /* another kind has no flag: eng_flags_lost names it, and the model's
+     * file given with --model keeps it */
     if (m->norm_eps > 0)
         sb_printf(b, " --norm-eps %s", eng_real(x, sizeof x, m->norm_eps));
 }
@@ -378,6 +401,34 @@ static void shell_word(sbuf *b, const char *s)
     sb_puts(b, "'");
 }
 
+/* Whether the model is exactly its preset, so that --model NAME carries it. */
+static bool is_preset(const tp_model *m, tp_model *pre)
+{
+    return m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
+           tp_io_model_load(m->name, pre, NULL) == TP_OK;
+}
+
+int eng_flags_lost(sbuf *b, const tp_model *m)
+{
+    tp_model pre;
+    if (is_preset(m, &pre) && same_shape(m, &pre))
+        return 0;
+    /* the model fields no trainplan flag sets (a model file or HF config does) */
+    const char *lost[4];
+    int n = 0;
+    if (m->norms_per_layer > 2)
+        lost[n++] = "extra norms per layer";
+    if (m->norm_no_bias)
+        lost[n++] = "LayerNorm without its bias";
+    if (m->attn_out_bias)
+        lost[n++] = "q/k/v/o biases alone";
+    if (m->pos == TP_POS_ROTARY && m->rope_scaling == TP_ROPE_SCALING_OTHER)
+        lost[n++] = "rotary scaling other than Llama 3's";
+    for (int i = 0; i < n; i++)
+        sb_printf(b, "%s%s", i ? ", " : "", lost[i]);
+    return n;
+}
+
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c)
 {
@@ -385,38 +436,40 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
     /* the model: its preset name, plus the shape when it is not exactly the preset */
     const tp_model *m = &c->model;
     tp_model pre;
-    bool preset = m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
-                  tp_io_model_load(m->name, &pre, NULL) == TP_OK;
+    bool preset = is_preset(m, &pre);
     if (preset) {
         sb_puts(b, "--model ");
         shell_word(b, m->name);
     }
-    if (!preset || !same_shape(m, &pre)) {
-        sb_printf(b,
-                  "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
-                  " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64
-                  " --vocab %" PRId64 " --mlp %s --norm %s %s --experts %" PRId64,
-                  preset ? " " : "", m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m),
-                  eng_head_dim(m), m->ffn_hidden, m->vocab, tp_mlp_name(m->mlp),
-                  m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
-                  m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
-        if (m->num_experts > 0)
-            sb_printf(b,
-                      " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
-                      m->topk, eng_expert_ffn(m), m->num_shared_experts);
-        if (m->num_experts > 0) /* all three, so that none is inherited from a preset */
-            sb_printf(b,
-                      " --shared-ffn-hidden %" PRId64 " --moe-first-dense %" PRId64
-                      " --moe-layer-freq %" PRId64,
-                      m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
-        model_more_flags(b, m);
-        feature_flags(b, m);
-    }
+    if (!preset || !same_shape(m, &pre))
+        eng_model_shape_flags(b, m, preset ? " " : "");
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
     sb_printf(b, " --gpus %" PRId64, t->num_gpus);
     if (t->gpus_per_node > 0)
         sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
+}
+
+void eng_model_shape_flags(sbuf *b, const tp_model *m, const char *lead)
+{
+    sb_printf(b,
+              "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64 " --kv-heads %" PRId64
+              " --head-dim %" PRId64 " --ffn-hidden %" PRId64 " --vocab %" PRId64
+              " --mlp %s --norm %s %s --experts %" PRId64,
+              lead, m->num_layers, m->hidden, m->num_heads, eng_kv_heads(m), eng_head_dim(m),
+              m->ffn_hidden, m->vocab, tp_mlp_name(m->mlp),
+              m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm",
+              m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings", m->num_experts);
+    if (m->num_experts > 0)
+        sb_printf(b, " --topk %" PRId64 " --moe-ffn-hidden %" PRId64 " --shared-experts %" PRId64,
+                  m->topk, eng_expert_ffn(m), m->num_shared_experts);
+    if (m->num_experts > 0) /* all three, so that none is inherited from a preset */
+        sb_printf(b,
+                  " --shared-ffn-hidden %" PRId64 " --moe-first-dense %" PRId64
+                  " --moe-layer-freq %" PRId64,
+                  m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
+    model_more_flags(b, m);
+    feature_flags(b, m);
 }
 
 void eng_layout_flags(sbuf *b, const tp_train *t)

@@ -1202,9 +1202,21 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     eng_put_items(&nb, "# ", &outside);
     sbuf fl = {0};
     ds_outside_flags(&fl, c);
-    eng_wrap(&nb, "# ", "", 0,
-             "The model, the GPUs and these settings as trainplan flags (trainplan estimate "
-             "--from-deepspeed ds_config.json FLAGS gives this plan back):");
+    sbuf lost = {0}, lead = {0};
+    if (eng_flags_lost(&lost, &c->model) > 0)
+        sb_printf(&lead,
+                  "The model, the GPUs and these settings as trainplan flags (trainplan estimate "
+                  "--from-deepspeed ds_config.json FLAGS --model FILE gives this plan back, FILE "
+                  "being the model's own file: the flags cannot carry its %s):",
+                  lost.s ? lost.s : "");
+    else
+        sb_puts(&lead, "The model, the GPUs and these settings as trainplan flags (trainplan "
+                       "estimate --from-deepspeed ds_config.json FLAGS gives this plan back):");
+    eng_wrap(&nb, "# ", "", 0, lead.s ? lead.s : "");
+    if (lead.failed || lost.failed)
+        nb.failed = true;
+    sb_free(&lost);
+    sb_free(&lead);
     eng_wrap(&nb, "#   ", "", 0, fl.s ? fl.s : "");
     if (fl.failed)
         nb.failed = true;

@@ -5,7 +5,9 @@
  *
  *   megatron.c    Megatron-LM: export; megatron_import.c: --from-megatron
  *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
- *   torchtitan.c  torchtitan: export, Python (current) and job TOML (older)
+ *   torchtitan.c  torchtitan: export, Python (current) and job TOML (older);
+ *                 titan_import.c: --from-torchtitan
+ *   nemo.c        NeMo / Megatron-Bridge YAML overrides: --from-nemo
  *   common.c      what the exports share: the header every export opens
  *                 with, the "Not expressible" notes, comment wrapping,
  *                 the model facts they all read, and the trainplan flags
@@ -44,9 +46,30 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
  * the vocabulary and GPU count when neither the file nor a flag gave them. */
 tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                    tp_error *err);
+/* torchtitan's flavors of its other model families (the Python form, @
+ * b5bcd76c): each is the architecture of one trainplan preset, with the
+ * rotary base and norm epsilon the flavor builds (torchtitan.c). */
+typedef struct titan_family_flavor {
+    const char *family; /* torchtitan/models/<family> */
+    const char *flavor; /* the model_registry name */
+    const char *preset; /* trainplan's preset of the same architecture, or its
+                         * model JSON (trainplan's schema) when there is none */
+    const char *recipe; /* the config_registry function of the flavor */
+    double rope_theta, norm_eps;
+    const char *scaling; /* the flavor's rotary scaling other than none, or NULL */
+    bool mtp_arg;        /* its model_registry takes num_mtp_layers */
+} titan_family_flavor;
+const titan_family_flavor *titan_family_named(const char *family, const char *flavor);
+/* The flavor's architecture as trainplan flags ("--model NAME" or its
+ * shape), for the import. */
+tp_status titan_family_flags(const titan_family_flavor *f, sbuf *b, tp_error *err);
+
 /* torchtitan: virtual stages from pipeline_parallel_layers_per_stage. */
 tp_status tp_engine_torchtitan_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                      tp_error *err);
+/* NeMo: asks for --model and --gpus, which the overrides do not hold. */
+tp_status tp_engine_nemo_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
+                               tp_error *err);
 /* DeepSpeed: train_batch_size = micro x accumulation x DP, derived or checked. */
 tp_status tp_engine_deepspeed_apply(const tp_import *im, const tp_import_user *user, tp_config *c,
                                     tp_error *err);
@@ -85,6 +108,16 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
 
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c);
+/* The model as shape and feature flags ("--layers ... --qk-norm head"),
+ * after lead; what eng_flags_lost names is not among them. */
+void eng_model_shape_flags(sbuf *b, const tp_model *m, const char *lead);
+/* The model features those flags cannot carry (Gemma's four norms, yarn
+ * rotary scaling, ...), as a comma list appended to b; their number (0 for
+ * an exact preset, which --model NAME carries whole). */
+int eng_flags_lost(sbuf *b, const tp_model *m);
+/* Whether m has pre's architecture, its rotary base and scaling, norm
+ * epsilon and MTP depth aside (a torchtitan flavor matched by shape). */
+bool eng_same_arch(const tp_model *m, const tp_model *pre);
 /* The parts of tp_io_config_flags that an export's notes reuse: the
  * parallel layout (--tp ... --last-stage-layers), recomputation, and the
  * memory switches (--no-master-weights ... --pad-vocab). */

@@ -232,10 +232,12 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unreco
         if (m->global_every > 0)
             arg(w, "--window-attn-skip-freq", "%" PRId64, m->global_every);
     }
-    if (m->mlp == TP_MLP_GEGLU || m->attn_sinks || m->qk_norm == TP_QK_NORM_FULL ||
-        m->norms_per_layer > 2 || m->norm_no_bias || m->attn_out_bias)
-        eng_note(nx, "the model has features Megatron-LM has no argument for (GeGLU, attention "
-                     "sinks, full-width QK-norm, extra norms, bias-free LayerNorm or q/k/v/o "
+    if (m->attn_sinks) /* a learned offset per head and layer (transformer_config.py) */
+        arg(w, "--softmax-type", "learnable");
+    if (m->mlp == TP_MLP_GEGLU || m->qk_norm == TP_QK_NORM_FULL || m->norms_per_layer > 2 ||
+        m->norm_no_bias || m->attn_out_bias)
+        eng_note(nx, "the model has features Megatron-LM has no argument for (GeGLU, "
+                     "full-width QK-norm, extra norms, bias-free LayerNorm or q/k/v/o "
                      "biases alone): the launch describes a model without them");
     arg(w, "--attention-dropout", "%s", t->dropout ? "0.1" : "0.0");
     arg(w, "--hidden-dropout", "%s", t->dropout ? "0.1" : "0.0");

@@ -151,6 +151,7 @@ enum mid {
     M_SQRELU,
     M_EXPERT_BIAS,
     M_CAPACITY,
+    M_SOFTMAX,
     M_COUNT
 };
 
@@ -237,6 +238,7 @@ static const marg_map map_args[] = {
     {"--seq-length", M_SEQ},
     {"--sequence-parallel", M_SP},
     {"--sgd-momentum", M_SGD_MOM},
+    {"--softmax-type", M_SOFTMAX},
     {"--squared-relu", M_SQRELU},
     {"--swiglu", M_SWIGLU},
     {"--tensor-model-parallel-size", M_TP},
@@ -915,9 +917,10 @@ static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
         TP_TRY(opt_i64(&sl[M_QK_HEAD], 128, 0, TP_MAX_DIM, &m->qk_nope_head_dim, err));
         TP_TRY(opt_i64(&sl[M_QK_POS], 64, 0, TP_MAX_DIM, &m->qk_rope_head_dim, err));
         TP_TRY(opt_i64(&sl[M_V_HEAD], 128, 1, TP_MAX_DIM, &m->v_head_dim, err));
-        /* MLA has per-head K and V; the head width is the q/k one */
+        /* MLA has per-head K and V; its widths are the MLA dimensions
+         * above, and head_dim (--kv-channels, which MLA ignores) stays as
+         * given so that an export of the import writes the same arguments */
         m->num_kv_heads = m->num_heads;
-        m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
         if (m->linear_bias)
             return word_at(err, sl[M_MLA].flag,
                            tp_error_set(err, TP_ERR_CONFIG, "--multi-latent-attention",
@@ -945,6 +948,15 @@ static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
     }
     if (sl[M_EXPERT_BIAS].set && m->num_experts > 0)
         m->router_bias = true;
+    if (sl[M_SOFTMAX].set) {
+        /* "learnable": one learned offset (sink logit) per head per layer,
+         * gpt-oss's attention sinks; "off-by-one" adds a constant 1 to the
+         * denominator, no parameter and no cost trainplan can tell */
+        static const char *const kinds[] = {"vanilla", "off-by-one", "learnable", NULL};
+        int k;
+        TP_TRY(val_choice(&sl[M_SOFTMAX], kinds, &k, err));
+        m->attn_sinks = k == 2;
+    }
     if (sl[M_CAPACITY].set && m->num_experts > 0) /* tokens past it are dropped */
         TP_TRY(val_f64(&sl[M_CAPACITY], 0.01, 1e3, &m->moe_capacity_factor, err));
     return TP_OK;
@@ -975,6 +987,8 @@ static tp_status emit_arch(const slot *sl, tp_import *im, tp_error *err)
     }
     if (m->router_bias)
         PUSH((from_slot(im, &sl[M_EXPERT_BIAS]), push_flag(im, "--router-bias")));
+    if (m->attn_sinks)
+        PUSH((from_slot(im, &sl[M_SOFTMAX]), push_flag(im, "--attn-sinks")));
     if (m->moe_capacity_factor > 0.0) {
         char cf[32];
         snprintf(cf, sizeof cf, "%.17g", m->moe_capacity_factor);

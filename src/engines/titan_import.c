@@ -14,7 +14,12 @@
  *     loss (ChunkedLossWrapper: no whole logits tensor). Every other line
  *     (imports, the def, comments, a return) is left alone; a `config.`
  *     assignment of a field this reader does not know is an error, since
- *     trainplan cannot tell whether it matters.
+ *     trainplan cannot tell whether it matters;
+ *   - torchtitan's own recipes, one `Trainer.Config(...)` expression whose
+ *     keyword arguments are read the same way (trainer_call), the family
+ *     from `from torchtitan.models.X import model_registry` or from the
+ *     recipe function's name (`from . import model_registry` in
+ *     config_registry.py): llama3, deepseek_v3, qwen3, gpt_oss.
  *
  * Both become the same keys (section.field, the TOML names) and then the
  * trainplan flags: the flavor as the preset of the same architecture
@@ -48,6 +53,8 @@ typedef struct tkeys {
     tkey k[TK_MAX];
     int n;
     bool python;
+    char family[64]; /* the torchtitan model family of model_registry */
+    int family_line;
     tp_import *im; /* for the lists of ignored and approximated settings */
 } tkeys;
 
@@ -69,6 +76,7 @@ static int tk_line(const tkeys *t, const char *key)
 /* The keys read, with what the Python names are in the TOML's terms. */
 static const char *const titan_keys[] = {"model.name",
                                          "model.flavor",
+                                         "model.num_mtp_layers",
                                          "model.converters",
                                          "training.local_batch_size",
                                          "training.global_batch_size",
@@ -140,7 +148,7 @@ static const char *const ignored_keys[] = {"model.hf_assets_path",
                                            "parallelism.disable_loss_parallel",
                                            "parallelism.spmd_backend",
                                            NULL};
-static const char *const approx_prefixes[] = {"compile.",
+static const char *const approx_prefixes[] = {"compile.", "training.disable_cuda_graphs",
                                               "parallelism.enable_async_tensor_parallel",
                                               "parallelism.enable_fsdp_symm_mem", NULL};
 
@@ -251,6 +259,234 @@ static bool balanced(const char *s)
     return d <= 0;
 }
 
+/* torchtitan's model families trainplan reads (torchtitan/models/<name>). */
+static const char *const titan_families_read[] = {"llama3", "deepseek_v3", "qwen3", "gpt_oss",
+                                                  NULL};
+
+/* The family a recipe function's name starts with ("deepseek_v3_671b"). */
+static const char *family_of_function(const char *fn)
+{
+    for (size_t i = 0; titan_families_read[i]; i++) {
+        size_t n = strlen(titan_families_read[i]);
+        if (strncmp(fn, titan_families_read[i], n) == 0 && fn[n] == '_')
+            return titan_families_read[i];
+    }
+    return NULL;
+}
+
+/* The next keyword argument of a call's argument list at *p (after its
+ * opening parenthesis): name and value as written, the value's offset in
+ * the list; false at the closing parenthesis. Arguments are separated by
+ * commas or line ends outside brackets and quotes (the reader drops the
+ * trailing commas of lines). A positional argument has an empty name. */
+static bool kw_next(const char **p, char *name, size_t nn, char *val, size_t vn, size_t *at)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == ',' || *s == '\n')
+        s++;
+    if (*s == '\0' || *s == ')')
+        return false;
+    const char *start = s;
+    size_t k = 0;
+    while (isalnum((unsigned char)*s) || *s == '_')
+        s++;
+    const char *eq = s;
+    while (*eq == ' ')
+        eq++;
+    if (s > start && *eq == '=' && eq[1] != '=') {
+        k = (size_t)(s - start);
+        snprintf(name, nn, "%.*s", (int)(k < nn ? k : nn - 1), start);
+        s = eq + 1;
+        while (*s == ' ')
+            s++;
+    } else {
+        name[0] = '\0';
+        s = start;
+    }
+    *at = (size_t)(s - start);
+    const char *v = s;
+    int depth = 0;
+    char q = 0;
+    for (; *s; s++) {
+        if (q) {
+            if (*s == '\\' && s[1])
+                s++;
+            else if (*s == q)
+                q = 0;
+            continue;
+        }
+        if (*s == '"' || *s == '\'')
+            q = *s;
+        else if (*s == '(' || *s == '[' || *s == '{')
+            depth++;
+        else if ((*s == ')' || *s == ']' || *s == '}') && depth-- == 0)
+            break;
+        else if ((*s == ',' || *s == '\n') && depth == 0)
+            break;
+    }
+    size_t len = (size_t)(s - v);
+    while (len > 0 && v[len - 1] == ' ')
+        len--;
+    snprintf(val, vn, "%.*s", (int)(len < vn ? len : vn - 1), v);
+    *at += (size_t)(start - *p);
+    *p = s;
+    return true;
+}
+
+/* An integer product as the recipes write one ("4 * 4096"), in place; other
+ * values are left as written. */
+static void int_product(char *v)
+{
+    int64_t r = 1;
+    bool any = false;
+    const char *p = v;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return;
+        char *end;
+        long long x = strtoll(p, &end, 10);
+        if (x < 0 || x > (INT64_C(1) << 40) || r > (INT64_C(1) << 50) / (x ? x : 1))
+            return; /* too large: the range check names it */
+        r *= x;
+        any = true;
+        p = end;
+        while (*p == ' ')
+            p++;
+        if (*p == '*')
+            p++;
+        else if (*p)
+            return;
+    }
+    if (any && strchr(v, '*'))
+        snprintf(v, 24, "%" PRId64, r);
+}
+
+/* The line of offset `at` of a call read from line `line` on. */
+static int line_at(const char *call, size_t at, int line)
+{
+    for (size_t i = 0; i < at && call[i]; i++)
+        line += call[i] == '\n';
+    return line;
+}
+
+/* model_registry("FLAVOR", num_mtp_layers=N, converters=[...]) */
+static tp_status registry_call(tkeys *t, const char *call, int line, tp_error *err)
+{
+    const char *q = strchr(call, '"');
+    char fl[32] = "", v[48];
+    if (q)
+        sscanf(q + 1, "%31[^\"]", fl);
+    snprintf(v, sizeof v, "\"%s\"", fl);
+    TP_TRY(tk_add(t, "model.flavor", v, line, err));
+    const char *m = strstr(call, "num_mtp_layers=");
+    if (m) {
+        char n[24] = "";
+        sscanf(m + 15, "%23[0-9]", n);
+        TP_TRY(tk_add(t, "model.num_mtp_layers", n, line_at(call, (size_t)(m - call), line), err));
+    }
+    if (strstr(call, "Float8LinearConverter"))
+        TP_TRY(tk_add(t, "model.converters", "[\"float8\"]", line, err));
+    return TP_OK;
+}
+
+/* activation_checkpoint = FullAC.Config() / SelectiveAC.Config() / None */
+static tp_status ac_policy(tkeys *t, const char *v, int line, tp_error *err)
+{
+    const char *mode = strncmp(v, "FullAC", 6) == 0         ? "\"full\""
+                       : strncmp(v, "SelectiveAC", 11) == 0 ? "\"selective\""
+                       : strcmp(v, "None") == 0             ? "\"none\""
+                                                            : NULL;
+    if (!mode)
+        return tk_error(err, line, "activation_checkpoint",
+                        "is a policy trainplan does not read (FullAC, SelectiveAC or None)");
+    return tk_add(t, "activation_checkpoint.mode", mode, line, err);
+}
+
+/* Top-level settings of Trainer.Config(...) that cannot change memory or
+ * time (data, logging, checkpoints, the learning rate and its schedule). */
+static const char *const trainer_ignored[] = {
+    "hf_assets_path", "dataloader", "lr_scheduler", "checkpoint", "metrics",  "validator",
+    "profiler",       "tokenizer",  "debug",        "comm",       "override", NULL};
+
+/* One recipe written as `return Trainer.Config(...)` (the form of
+ * torchtitan's own config_registry.py): its keyword arguments, the
+ * TrainingConfig and ParallelismConfig ones as section.field keys. */
+static tp_status trainer_call(tkeys *t, const char *call, int line, tp_error *err)
+{
+    const char *p = strchr(call, '(');
+    char name[64], val[4096];
+    size_t at;
+    for (p = p ? p + 1 : ""; kw_next(&p, name, sizeof name, val, sizeof val, &at);) {
+        int ln = line_at(call, (size_t)(p - call) - strlen(val), line);
+        (void)at;
+        if (strcmp(name, "model_spec") == 0)
+            continue; /* the model_registry(...) call read on its own line */
+        if (strcmp(name, "loss") == 0) {
+            TP_TRY(tk_add(t, "loss.chunked", strstr(val, "ChunkedLossWrapper") ? "true" : "false",
+                          ln, err));
+        } else if (strcmp(name, "activation_checkpoint") == 0) {
+            TP_TRY(ac_policy(t, val, ln, err));
+        } else if (strcmp(name, "optimizer") == 0) {
+            if (strncmp(val, "default_adamw(", 14) != 0)
+                return tk_error(err, ln, "optimizer",
+                                "is not default_adamw(...), the optimizer trainplan reads");
+            list_add(t->im->ignored, sizeof t->im->ignored, "optimizer (lr)");
+        } else if (strcmp(name, "compile") == 0) {
+            list_add(t->im->approximated, sizeof t->im->approximated, "compile");
+        } else if (strcmp(name, "training") == 0 || strcmp(name, "parallelism") == 0) {
+            const char *q = strchr(val, '(');
+            if (!q || (strncmp(val, "TrainingConfig(", 15) != 0 &&
+                       strncmp(val, "ParallelismConfig(", 18) != 0))
+                return tk_error(err, ln, name,
+                                "is not a TrainingConfig(...) or "
+                                "ParallelismConfig(...) trainplan can read");
+            char k2[64], v2[1024], key[160];
+            size_t at2;
+            int base = ln;
+            for (q++; kw_next(&q, k2, sizeof k2, v2, sizeof v2, &at2);) {
+                if (!k2[0])
+                    return tk_error(err, base, name, "has a positional argument");
+                int_product(v2);
+                snprintf(key, sizeof key, "%s.%s", name, k2);
+                TP_TRY(tk_add(t, key, v2, line_at(val, (size_t)(q - val) - strlen(v2), base), err));
+            }
+        } else {
+            bool ign = false;
+            for (size_t i = 0; trainer_ignored[i]; i++)
+                ign = ign || strcmp(name, trainer_ignored[i]) == 0;
+            if (!ign)
+                return tk_error(err, ln, name[0] ? name : "Trainer.Config",
+                                "is not a torchtitan setting trainplan reads: it cannot tell "
+                                "whether it changes memory or time");
+            list_add(t->im->ignored, sizeof t->im->ignored, name);
+        }
+    }
+    return TP_OK;
+}
+
+/* A Python line that names the model family or starts a call read whole:
+ * true when the line is taken (then it is not read as an assignment). */
+static bool python_family(tkeys *t, const char *line)
+{
+    const char *fam = NULL;
+    char buf[64];
+    if (strncmp(line, "from torchtitan.models.", 23) == 0 &&
+        strstr(line, " import model_registry") != NULL) {
+        snprintf(buf, sizeof buf, "%.*s", (int)strcspn(line + 23, ". "), line + 23);
+        fam = buf;
+    } else if (strncmp(line, "def ", 4) == 0 && !t->family[0]) {
+        fam = family_of_function(line + 4); /* `from . import model_registry` recipes */
+        if (!fam)
+            return false;
+    } else {
+        return false;
+    }
+    snprintf(t->family, sizeof t->family, "%s", fam);
+    return true;
+}
+
 /* Read the text line by line into keys (TOML or Python). */
 static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
 {
@@ -258,7 +494,9 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
     char line[1024], acc[4096];
     acc[0] = '\0';
     bool in_par = false;
-    int no = 0, acc_line = 0;
+    int no = 0, acc_line = 0, call_kind = 0, call_line = 0;
+    char call[16384];
+    call[0] = '\0';
     const char *p = text;
     while (*p) {
         size_t n = strcspn(p, "\n");
@@ -282,6 +520,37 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
         if (!line[0])
             continue;
         if (t->python) {
+            if (call_kind) { /* a call read whole: model_registry or Trainer.Config */
+                if (strlen(call) + strlen(line) + 2 >= sizeof call)
+                    return tk_error(err, call_line,
+                                    call_kind == 1 ? "model_registry" : "Trainer.Config",
+                                    "is longer than 16383 characters");
+                strcat(call, "\n");
+                strcat(call, line);
+                if (!balanced(call))
+                    continue;
+                TP_TRY(call_kind == 1 ? registry_call(t, call, call_line, err)
+                                      : trainer_call(t, call, call_line, err));
+                call_kind = 0;
+                continue;
+            }
+            if (python_family(t, line)) {
+                t->family_line = no;
+                continue;
+            }
+            const char *reg = strstr(line, "model_registry(");
+            const char *tr = strstr(line, "Trainer.Config(");
+            if (reg || tr) {
+                call_kind = reg ? 1 : 2;
+                call_line = no;
+                snprintf(call, sizeof call, "%s", reg ? reg : tr);
+                if (!balanced(call))
+                    continue;
+                TP_TRY(call_kind == 1 ? registry_call(t, call, call_line, err)
+                                      : trainer_call(t, call, call_line, err));
+                call_kind = 0;
+                continue;
+            }
             if (strncmp(line, "config.parallelism = ParallelismConfig(", 39) == 0) {
                 in_par = true;
                 continue;
@@ -290,31 +559,11 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
                 in_par = false;
                 continue;
             }
-            if (strstr(line, "model_registry(")) {
-                const char *q = strchr(strstr(line, "model_registry("), '"');
-                char fl[32] = "";
-                if (q)
-                    sscanf(q + 1, "%31[^\"]", fl);
-                char v[40];
-                snprintf(v, sizeof v, "\"%s\"", fl);
-                TP_TRY(tk_add(t, "model.flavor", v, no, err));
-            }
-            if (strstr(line, "Float8LinearConverter"))
-                TP_TRY(tk_add(t, "model.converters", "[\"float8\"]", no, err));
             if (strncmp(line, "config.loss = ", 14) == 0)
                 TP_TRY(tk_add(t, "loss.chunked",
                               strstr(line, "ChunkedLossWrapper") ? "true" : "false", no, err));
             if (strncmp(line, "config.activation_checkpoint = ", 31) == 0) {
-                const char *v = line + 31;
-                const char *mode = strncmp(v, "FullAC", 6) == 0         ? "\"full\""
-                                   : strncmp(v, "SelectiveAC", 11) == 0 ? "\"selective\""
-                                   : strcmp(v, "None") == 0             ? "\"none\""
-                                                                        : NULL;
-                if (!mode)
-                    return tk_error(err, no, "activation_checkpoint",
-                                    "is a policy trainplan does not read (FullAC, SelectiveAC "
-                                    "or None)");
-                TP_TRY(tk_add(t, "activation_checkpoint.mode", mode, no, err));
+                TP_TRY(ac_policy(t, line + 31, no, err));
                 continue;
             }
             char key[96], *eq = strchr(line, '=');
@@ -371,6 +620,9 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
     }
     if (pending_key[0])
         return tk_error(err, acc_line, pending_key, "has an array that is never closed");
+    if (call_kind)
+        return tk_error(err, call_line, call_kind == 1 ? "model_registry" : "Trainer.Config",
+                        "has a parenthesis that is never closed");
     return TP_OK;
 }
 
@@ -408,16 +660,89 @@ static const char *tk_str(const tkeys *t, const char *key, const char *def, char
     return buf;
 }
 
+/* A family flavor's model flags ("--model NAME" or the shape flags), one
+ * flag and its value at a time. */
+static tp_status push_words(tp_import *im, const titan_family_flavor *f, tp_error *err)
+{
+    sbuf b = {0};
+    tp_status st = titan_family_flags(f, &b, err);
+    if (st == TP_OK && (b.failed || !b.s))
+        st = tp_error_set(err, TP_ERR_NOMEM, "", "out of memory reading the configuration");
+    char *save = NULL;
+    for (char *w = st == TP_OK ? strtok_r(b.s, " ", &save) : NULL; w;) {
+        char *v = strtok_r(NULL, " ", &save);
+        if (v && strncmp(v, "--", 2) != 0) {
+            if (!push_str(im, w, v)) {
+                st = full(err);
+                break;
+            }
+            w = strtok_r(NULL, " ", &save);
+        } else {
+            if (!push_flag(im, w)) {
+                st = full(err);
+                break;
+            }
+            w = v;
+        }
+    }
+    sb_free(&b);
+    return st;
+}
+
 /* The flavor as a preset and the flags that make it exactly the flavor. */
 static tp_status tk_model(const tkeys *t, tp_import *im, tp_error *err)
 {
     char b[64];
-    const char *name = tk_str(t, "model.name", "llama3", b, sizeof b);
-    if (strcmp(name, "llama3") != 0)
-        return tk_error(err, tk_line(t, "model.name"), "model.name",
-                        "is not \"llama3\", the only torchtitan model trainplan reads");
+    const char *name = t->family[0] ? t->family : tk_str(t, "model.name", "llama3", b, sizeof b);
+    int name_line = t->family[0] ? t->family_line : tk_line(t, "model.name");
     char f[64];
     const char *fl = tk_str(t, "model.flavor", "", f, sizeof f);
+    if (strcmp(name, "llama3") != 0) {
+        if (!t->python)
+            return tk_error(
+                err, name_line, "model.name",
+                "is not \"llama3\", the only torchtitan model trainplan reads in the job TOML");
+        bool known = false;
+        for (size_t i = 0; titan_families_read[i]; i++)
+            known = known || strcmp(name, titan_families_read[i]) == 0;
+        if (!known) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "names the model family \"%.40s\"; trainplan reads llama3, deepseek_v3, "
+                     "qwen3 and gpt_oss",
+                     name);
+            return tk_error(err, name_line, "model_registry", what);
+        }
+        const titan_family_flavor *ff = titan_family_named(name, fl);
+        if (!ff) {
+            char what[240];
+            snprintf(what, sizeof what,
+                     "is not a torchtitan flavor trainplan reads (deepseek_v3 16B, 671B; qwen3 4B, "
+                     "8B, 14B, 32B, 30B-A3B, 235B-A22B; gpt_oss 20b, 120b), got %.20s %.20s",
+                     name, fl);
+            return tk_error(err, tk_line(t, "model.flavor"), "model.flavor", what);
+        }
+        /* the flavor's architecture is the preset's; the rotary base and
+         * epsilon are the flavor's own (its yarn scaling has no flag) */
+        TP_TRY(push_words(im, ff, err));
+        char x[32];
+        PUSH(push_str(im, "--rope-theta", eng_real(x, sizeof x, ff->rope_theta)));
+        PUSH(push_str(im, "--norm-eps", eng_real(x, sizeof x, ff->norm_eps)));
+        if (ff->scaling)
+            assume(im, "the flavor's yarn rotary scaling: trainplan records none (it changes "
+                       "neither memory nor time)");
+        int64_t mtp = 0;
+        if (ff->mtp_arg)
+            TP_TRY(tk_int(t, "model.num_mtp_layers", 0, 0, TP_MAX_LAYERS, &mtp, err));
+        else if (tk_get(t, "model.num_mtp_layers"))
+            return tk_error(err, tk_line(t, "model.num_mtp_layers"), "model.num_mtp_layers",
+                            "is not an argument of this family's model_registry");
+        PUSH(push_i64(im, "--mtp-layers", mtp));
+        return TP_OK;
+    }
+    if (tk_get(t, "model.num_mtp_layers"))
+        return tk_error(err, tk_line(t, "model.num_mtp_layers"), "model.num_mtp_layers",
+                        "is not an argument of llama3's model_registry");
     static const char *const map[][3] = {{"1B", "llama-3.2-1b", "8"},
                                          {"3B", "llama-3.2-3b", "8"},
                                          {"8B", "llama-3.1-8b", NULL},
@@ -478,6 +803,10 @@ static tp_status tk_layout(const tkeys *t, tp_import *im, int64_t *dp, int64_t *
     PUSH(push_i64(im, "--pp", *pp));
     PUSH(push_i64(im, "--cp", cp));
     PUSH(push_i64(im, "--ep", ep));
+    /* with EP, torchtitan shards the routed experts over EP only
+     * (models/common/MOE_SHARDING.md @ b5bcd76c): expert TP 1 */
+    if (t->python && ep > 1 && tp > 1)
+        PUSH(push_i64(im, "--etp", 1));
     char b[32];
     const char *sp = tk_str(t, "parallelism.enable_sequence_parallel", "True", b, sizeof b);
     PUSH(push_flag(im, strcmp(sp, "False") == 0 || tp == 1 ? "--no-sp" : "--sp"));

@@ -16,7 +16,9 @@
  *                    policies, the llama3 flavors 1B/3B/8B/70B/405B and the
  *                    recipes llama3_8b/70b/405b of torchtitan/models/llama3,
  *                    the pipeline module names tok_embeddings, layers.N,
- *                    norm, lm_head (data/engines/torchtitan-python-b5bcd76c.tsv);
+ *                    norm, lm_head (data/engines/torchtitan-python-b5bcd76c.tsv),
+ *                    and the flavors of the deepseek_v3, qwen3 and gpt_oss
+ *                    families (titan_families[]);
  *   torchtitan-toml  the job TOML of the releases before, @ 238fa995
  *                    (2026-02-23, the last TOML commit): JobConfig of
  *                    torchtitan/config/job_config.py, flavors 8B/70B/405B,
@@ -84,6 +86,130 @@ const titan_flavor *titan_flavor_named(const char *name, bool toml)
         if (strcmp(titan_flavors[i].name, name) == 0 && !(toml && titan_flavors[i].python_only))
             return &titan_flavors[i];
     return NULL;
+}
+
+/* trainplan models of flavors no preset has, in trainplan's schema
+ * (docs/presets.md), from torchtitan/models/<family>/__init__.py @ b5bcd76c. */
+#define QWEN3_DENSE(L, H, A, F, TIED)                                                              \
+    "{\"name\": \"torchtitan-qwen3\", \"norm\": \"rmsnorm\", \"mlp\": \"swiglu\", "                \
+    "\"position\": \"rotary\", \"linear_bias\": false, \"tie_embeddings\": " TIED ", "             \
+    "\"num_layers\": " #L ", \"hidden\": " #H ", \"num_heads\": " #A ", \"num_kv_heads\": 8, "     \
+    "\"head_dim\": 128, \"ffn_hidden\": " #F ", \"vocab\": 151936, \"max_positions\": 40960, "     \
+    "\"attention\": {\"qk_norm\": \"head\"}}"
+static const char qwen3_235b[] =
+    "{\"name\": \"torchtitan-qwen3\", \"norm\": \"rmsnorm\", \"mlp\": \"swiglu\", \"position\": "
+    "\"rotary\", \"linear_bias\": false, \"tie_embeddings\": false, \"num_layers\": 94, \"hidden\": "
+    "4096, \"num_heads\": 64, \"num_kv_heads\": 4, \"head_dim\": 128, \"ffn_hidden\": 12288, "
+    "\"vocab\": 151936, \"max_positions\": 40960, \"attention\": {\"qk_norm\": \"head\"}, \"moe\": "
+    "{\"num_experts\": 128, \"topk\": 8, \"ffn_hidden\": 1536, \"num_shared_experts\": 0, "
+    "\"first_dense\": 0, \"layer_freq\": 1}}";
+/* DeepSeek 16B (DeepSeek-V2-Lite's shape): MLA without a query LoRA, 64
+ * experts of 1408 (2 shared), top 6, first layer dense; torchtitan's MoE
+ * keeps an expert bias for load balancing (load_balance_coeff 1e-3, the
+ * default of make_moe_config), as the 671B does: counted as its router bias. */
+static const char deepseek_16b[] =
+    "{\"name\": \"torchtitan-deepseek-v3-16b\", \"norm\": \"rmsnorm\", \"mlp\": \"swiglu\", "
+    "\"position\": \"rotary\", \"linear_bias\": false, \"tie_embeddings\": false, \"num_layers\": "
+    "27, \"hidden\": 2048, \"num_heads\": 16, \"ffn_hidden\": 10944, \"vocab\": 102400, \"mla\": "
+    "{\"q_lora_rank\": 0, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64, \"qk_nope_head_dim\": "
+    "128, \"v_head_dim\": 128}, \"moe\": {\"num_experts\": 64, \"topk\": 6, \"ffn_hidden\": 1408, "
+    "\"num_shared_experts\": 2, \"first_dense\": 1, \"layer_freq\": 1, \"router_bias\": true}}";
+/* gpt-oss 20b: gpt-oss-120b's layers, 24 of them, 32 experts */
+static const char gpt_oss_20b[] =
+    "{\"name\": \"torchtitan-gpt-oss-20b\", \"norm\": \"rmsnorm\", \"mlp\": \"swiglu\", "
+    "\"position\": \"rotary\", \"linear_bias\": true, \"tie_embeddings\": false, \"num_layers\": "
+    "24, \"hidden\": 2880, \"num_heads\": 64, \"num_kv_heads\": 8, \"head_dim\": 64, "
+    "\"ffn_hidden\": 2880, \"vocab\": 201088, \"max_positions\": 131072, \"attention\": "
+    "{\"sliding_window\": 128, \"global_every\": 2, \"sinks\": true}, \"moe\": {\"num_experts\": "
+    "32, \"topk\": 4, \"ffn_hidden\": 2880, \"num_shared_experts\": 0, \"first_dense\": 0, "
+    "\"layer_freq\": 1, \"router_bias\": true}}";
+
+/* The flavors of torchtitan's other families, read @ b5bcd76c in
+ * torchtitan/models/<family>/__init__.py (the flavor's shape, rotary base,
+ * scaling and RMSNorm epsilon: torchtitan's default 1e-5 unless the family
+ * sets its own) and config_registry.py (the recipe the export starts from;
+ * a flavor without one of its own takes the family's nearest):
+ *   deepseek_v3 16B, 671B: MLA and fine-grained MoE, yarn factor 40 on base
+ *     10000, num_mtp_layers a model_registry argument;
+ *   qwen3 4B, 8B, 14B, 32B (4B tied), 30B-A3B, 235B-A22B: per-head
+ *     QK-norm, base 1e6 (235B: 5e6), eps 1e-6;
+ *   gpt_oss 20b, 120b: biases, sinks, a 128-token window on even layers,
+ *     yarn factor 32 on base 150000. */
+static const titan_family_flavor titan_families[] = {
+    {"deepseek_v3", "16B", deepseek_16b, "deepseek_v3_16b", 10000.0, 1e-5, "yarn", true},
+    {"deepseek_v3", "671B", "deepseek-v3", "deepseek_v3_671b", 10000.0, 1e-5, "yarn", true},
+    {"qwen3", "4B", QWEN3_DENSE(36, 2560, 32, 9728, "true"), "qwen3_1_7b", 1e6, 1e-6, NULL, false},
+    {"qwen3", "8B", QWEN3_DENSE(36, 4096, 32, 12288, "false"), "qwen3_14b", 1e6, 1e-6, NULL, false},
+    {"qwen3", "14B", QWEN3_DENSE(40, 5120, 40, 17408, "false"), "qwen3_14b", 1e6, 1e-6, NULL,
+     false},
+    {"qwen3", "32B", QWEN3_DENSE(64, 5120, 64, 25600, "false"), "qwen3_32b", 1e6, 1e-6, NULL,
+     false},
+    {"qwen3", "30B-A3B", "qwen3-30b-a3b", "qwen3_30b_a3b", 1e6, 1e-6, NULL, false},
+    {"qwen3", "235B-A22B", qwen3_235b, "qwen3_30b_a3b", 5e6, 1e-6, NULL, false},
+    {"gpt_oss", "20b", gpt_oss_20b, "gpt_oss_20b", 150000.0, 1e-5, "yarn", false},
+    {"gpt_oss", "120b", "gpt-oss-120b", "gpt_oss_120b", 150000.0, 1e-5, "yarn", false},
+};
+#define TITAN_FAMILIES (sizeof titan_families / sizeof titan_families[0])
+
+const titan_family_flavor *titan_family_named(const char *family, const char *flavor)
+{
+    for (size_t i = 0; i < TITAN_FAMILIES; i++)
+        if (strcmp(titan_families[i].family, family) == 0 &&
+            strcmp(titan_families[i].flavor, flavor) == 0)
+            return &titan_families[i];
+    return NULL;
+}
+
+static tp_status family_model(const titan_family_flavor *f, tp_model *m, tp_error *err)
+{
+    if (f->preset[0] == '{')
+        return tp_io_model_parse(f->preset, "torchtitan flavor", m, err);
+    return tp_io_model_load(f->preset, m, err);
+}
+
+tp_status titan_family_flags(const titan_family_flavor *f, sbuf *b, tp_error *err)
+{
+    if (f->preset[0] != '{') {
+        sb_printf(b, "--model %s", f->preset);
+        return TP_OK;
+    }
+    tp_model m;
+    TP_TRY(family_model(f, &m, err));
+    eng_model_shape_flags(b, &m, "");
+    return TP_OK;
+}
+
+/* The family flavor with the model's architecture (its rotary base, epsilon
+ * and MTP depth aside: the notes and num_mtp_layers say those). */
+static const titan_family_flavor *titan_family_match(const tp_model *m)
+{
+    for (size_t i = 0; i < TITAN_FAMILIES; i++) {
+        tp_model pre;
+        if (family_model(&titan_families[i], &pre, NULL) == TP_OK && eng_same_arch(m, &pre))
+            return &titan_families[i];
+    }
+    return NULL;
+}
+
+/* What the family flavor builds differently from the model. */
+static void titan_family_notes(const tp_model *m, const titan_family_flavor *f, notes *nx)
+{
+    char x[32], y[32];
+    if (m->rope_theta > 0 && (m->rope_theta < f->rope_theta || m->rope_theta > f->rope_theta))
+        eng_note(nx, "rotary base %s: torchtitan's %s flavor %s uses %s",
+                 eng_real(x, sizeof x, m->rope_theta), f->family, f->flavor,
+                 eng_real(y, sizeof y, f->rope_theta));
+    if (m->rope_scaling == TP_ROPE_SCALING_LLAMA3 ||
+        (f->scaling && m->rope_scaling == TP_ROPE_SCALING_NONE) ||
+        (!f->scaling && m->rope_scaling != TP_ROPE_SCALING_NONE))
+        eng_note(nx, "rotary scaling: torchtitan's %s flavor %s applies %s, unlike this model",
+                 f->family, f->flavor, f->scaling ? f->scaling : "none");
+    if (m->norm_eps > 0 && (m->norm_eps < f->norm_eps || m->norm_eps > f->norm_eps))
+        eng_note(nx, "norm epsilon %s: torchtitan's %s flavor %s uses %s",
+                 eng_real(x, sizeof x, m->norm_eps), f->family, f->flavor,
+                 eng_real(y, sizeof y, f->norm_eps));
+    if (m->mtp_layers > 0 && !f->mtp_arg)
+        eng_note(nx, "%" PRId64 " MTP layers: torchtitan's %s has none", m->mtp_layers, f->family);
 }
 
 static const titan_flavor *titan_match(const tp_model *m, bool toml)
@@ -338,13 +464,28 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
 /* [activation_checkpoint], [liger_kernel], and the model-code settings
  * torchtitan does not have. */
 /* The issue 16 features: what torchtitan (either form) cannot hold. */
-static void titan_feature_notes(const tp_train *t, notes *nx)
+static void titan_feature_notes(const tp_config *c, bool python, notes *nx)
 {
-    if (tp_expert_tp(t) != t->tp)
+    const tp_train *t = &c->train;
+    if (!python || c->model.num_experts == 0) {
+        if (tp_expert_tp(t) != t->tp)
+            eng_note(nx,
+                     "expert tensor parallelism %" PRId64 " with tensor parallelism %" PRId64
+                     " (MoE parallel folding): torchtitan's llama3 has no experts to lay out",
+                     tp_expert_tp(t), t->tp);
+    } else if (t->ep > 1 && tp_expert_tp(t) != 1) {
+        /* models/common/MOE_SHARDING.md @ b5bcd76c: with EP the routed
+         * experts are sharded over EP only, without EP over TP */
         eng_note(nx,
-                 "expert tensor parallelism %" PRId64 " with tensor parallelism %" PRId64
-                 " (MoE parallel folding): torchtitan's llama3 has no experts to lay out",
+                 "expert tensor parallelism %" PRId64 " with EP %" PRId64 ": torchtitan shards "
+                 "routed experts over EP only (expert TP 1); estimate with --etp 1 to match",
+                 tp_expert_tp(t), t->ep);
+    } else if (t->ep == 1 && tp_expert_tp(t) != t->tp) {
+        eng_note(nx,
+                 "expert tensor parallelism %" PRId64 " without EP: torchtitan shards the "
+                 "experts over TP (%" PRId64 ")",
                  tp_expert_tp(t), t->tp);
+    }
     if (t->fp8_param_gather)
         eng_note(nx, "fp8 parameter gather: not written; the torchtitan setting lists checked "
                      "against (data/engines) do not reach the float8 converter's FSDP "
@@ -384,7 +525,7 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
-    titan_feature_notes(t, nx);
+    titan_feature_notes(c, false, nx);
     if (t->fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
                      "no setting for it (the Python form's ChunkedLossWrapper has)");
@@ -451,6 +592,41 @@ static void titan_dp(const tp_train *t, int64_t dp, int64_t *replicate, int64_t 
                      "shards gradients and weights (written as data_parallel_shard_degree)");
     if (t->zero == 2)
         *reshard = "never";
+}
+
+/* config.model_spec of a family flavor (deepseek_v3, qwen3, gpt_oss): fp8
+ * converts the dense and the grouped expert GEMMs, as the families' float8
+ * recipes do; DeepSeek's MTP modules are a model_registry argument. */
+static void py_family_model(sbuf *b, const tp_config *c, const titan_family_flavor *f, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    titan_family_notes(m, f, nx);
+    sb_printf(b, "    config = %s()  # the recipe's data, tokenizer, optimizer and schedule\n",
+              f->recipe);
+    sb_printf(b, "    config.model_spec = model_registry(\n        \"%s\",\n", f->flavor);
+    if (f->mtp_arg && m->mtp_layers > 0)
+        sb_printf(b, "        num_mtp_layers=%" PRId64 ",\n", m->mtp_layers);
+    if (t->precision == TP_PREC_FP8)
+        sb_puts(b, "        converters=[\n            Float8LinearConverter.Config(),\n"
+                   "            Float8GroupedExpertsConverter.Config(),\n        ],\n");
+    sb_puts(b, "    )\n");
+    if (f->mtp_arg && m->mtp_layers > 0) {
+        /* the MTP loss adds the modules' losses; it has no chunked form */
+        sb_puts(b, "    config.loss = MTPLoss.Config(\n"
+                   "        global_vocab_size=decoder_vocab_size(config.model_spec)\n    )\n");
+        if (t->fused_ce)
+            eng_note(nx, "fused cross-entropy without logits: torchtitan's MTPLoss computes the "
+                         "whole logits (written without the chunked loss)");
+    } else if (!t->fused_ce) {
+        sb_puts(b, "    config.loss = CrossEntropyLoss.Config(\n"
+                   "        global_vocab_size=decoder_vocab_size(config.model_spec)\n    )\n");
+    } else {
+        sb_puts(b, "    config.loss = ChunkedLossWrapper.Config(\n"
+                   "        loss_fn=CrossEntropyLoss.Config(\n"
+                   "            global_vocab_size=decoder_vocab_size(config.model_spec)\n"
+                   "        )\n    )\n");
+    }
 }
 
 /* config.model_spec and the loss: the flavor, fp8, the chunked loss. */
@@ -600,7 +776,7 @@ static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
-    titan_feature_notes(t, nx);
+    titan_feature_notes(c, true, nx);
     if (!t->flash_attn)
         eng_note(nx, "attention without FlashAttention: torchtitan always uses fused attention");
     if (t->dropout)
@@ -628,25 +804,38 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     notes nx = {0};
     sbuf b = {0};
     const titan_flavor *fl = titan_match(&c->model, false);
+    const titan_family_flavor *ff = fl ? NULL : titan_family_match(&c->model);
     sbuf body = {0};
-    py_model(&body, c, fl, &nx);
+    if (ff)
+        py_family_model(&body, c, ff, &nx);
+    else
+        py_model(&body, c, fl, &nx);
     int64_t steps = py_training(&body, c, o, &nx);
     py_parallelism(&body, c, r, &nx);
     py_checkpoint(&body, c, &nx);
     sb_puts(&body, "    return config\n");
 
-    const char *recipe = fl ? fl->recipe : "llama3_8b";
+    const char *recipe = ff ? ff->recipe : fl ? fl->recipe : "llama3_8b";
+    const char *family = ff ? ff->family : "llama3";
+    bool mtp = ff && ff->mtp_arg && c->model.mtp_layers > 0;
     sb_puts(&b, "from torchtitan.components.loss import ");
-    sb_puts(&b, t->fused_ce ? "ChunkedLossWrapper, CrossEntropyLoss\n" : "CrossEntropyLoss\n");
+    sb_puts(&b,
+            t->fused_ce && !mtp ? "ChunkedLossWrapper, CrossEntropyLoss\n" : "CrossEntropyLoss\n");
     if (t->precision == TP_PREC_FP8)
-        sb_puts(&b, "from torchtitan.components.quantization import Float8LinearConverter\n");
+        sb_printf(&b, "from torchtitan.components.quantization import %s\n",
+                  ff ? "(\n    Float8GroupedExpertsConverter,\n    Float8LinearConverter,\n)"
+                     : "Float8LinearConverter");
     sb_puts(&b, "from torchtitan.config import ParallelismConfig\n");
     if (t->recompute != TP_RECOMPUTE_NONE)
         sb_printf(&b, "from torchtitan.distributed.activation_checkpoint import %s\n",
                   t->recompute == TP_RECOMPUTE_FULL ? "FullAC" : "SelectiveAC");
-    sb_puts(&b, "from torchtitan.models.common.config_utils import decoder_vocab_size\n"
-                "from torchtitan.models.llama3 import model_registry\n");
-    sb_printf(&b, "from torchtitan.models.llama3.config_registry import %s\n", recipe);
+    sb_printf(&b,
+              "from torchtitan.models.common.config_utils import decoder_vocab_size\n"
+              "from torchtitan.models.%s import model_registry\n",
+              family);
+    sb_printf(&b, "from torchtitan.models.%s.config_registry import %s\n", family, recipe);
+    if (mtp)
+        sb_puts(&b, "from torchtitan.models.deepseek_v3.mtp import MTPLoss\n");
     sb_puts(&b, "from torchtitan.trainer import Trainer\n\n\n");
     sb_puts(&b, "def trainplan_config() -> Trainer.Config:\n");
     sbuf d = {0};

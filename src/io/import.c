@@ -63,6 +63,7 @@ tp_status tp_io_import_load(tp_import_kind kind, const char *path, tp_import *ou
     case TP_IMPORT_MEGATRON: st = tp_io_import_megatron(buf, path, out, err); break;
     case TP_IMPORT_DEEPSPEED: st = tp_io_import_deepspeed(buf, path, out, err); break;
     case TP_IMPORT_TORCHTITAN: st = tp_io_import_torchtitan(buf, path, out, err); break;
+    case TP_IMPORT_NEMO: st = tp_io_import_nemo(buf, path, out, err); break;
     default: st = tp_io_import_trainplan(buf, path, out, err); break;
     }
     free(buf);
@@ -101,5 +102,7 @@ tp_status tp_io_import_apply(const tp_import *im, const tp_import_user *user, tp
         return tp_engine_megatron_apply(im, user, c, err);
     if (im->kind == TP_IMPORT_TORCHTITAN)
         return tp_engine_torchtitan_apply(im, user, c, err);
+    if (im->kind == TP_IMPORT_NEMO)
+        return tp_engine_nemo_apply(im, user, c, err);
     return tp_engine_deepspeed_apply(im, user, c, err);
 }

@@ -52,8 +52,9 @@ typedef struct tp_import_value {
 typedef enum tp_import_kind {
     TP_IMPORT_MEGATRON = 0,
     TP_IMPORT_DEEPSPEED,
-    TP_IMPORT_TRAINPLAN, /* a trainplan estimate/search result (--json) */
-    TP_IMPORT_TORCHTITAN /* a torchtitan job TOML or Python configuration */
+    TP_IMPORT_TRAINPLAN,  /* a trainplan estimate/search result (--json) */
+    TP_IMPORT_TORCHTITAN, /* a torchtitan job TOML or Python configuration */
+    TP_IMPORT_NEMO        /* a NeMo / Megatron-Bridge YAML override file */
 } tp_import_kind;
 
 typedef struct tp_import {
@@ -125,6 +126,14 @@ tp_status tp_io_import_trainplan(const char *text, const char *origin, tp_import
  */
 tp_status tp_io_import_torchtitan(const char *text, const char *origin, tp_import *out,
                                   tp_error *err);
+
+/**
+ * Parse a NeMo / Megatron-Bridge YAML override file (a YAML subset: plain
+ * data; src/engines/nemo.c says what is read). The model and the GPU count
+ * come from the trainplan flags unless the file sets the shape. Errors:
+ * TP_ERR_CONFIG (err->path the key, err->line its line).
+ */
+tp_status tp_io_import_nemo(const char *text, const char *origin, tp_import *out, tp_error *err);
 
 /**
  * Set every value of im in d, in order, with origin TP_IO_ORIGIN_FILE and

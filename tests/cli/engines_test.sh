@@ -47,6 +47,9 @@ args() { grep -v '^#' "$1"; }
 # dsflags NOTES: the trainplan flags the DeepSpeed notes give.
 dsflags() { sed -n '/as trainplan flags/,$p' "$1" | sed -n 's/^#   //p' | tr '\n' ' '; }
 
+# total JSON: the exact parameter count of an estimate
+total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
+
 # name | flags (the models: presets, a published HF config, a model file)
 MODELS=(
     "llama-3.1-70b|--model llama-3.1-70b --gpus 64 --tp 8 --pp 2 --distributed-optimizer --global-batch 64 --recompute selective"
@@ -61,6 +64,10 @@ MODELS=(
     "gpt3-1.3b|--model gpt3-1.3b --norm-eps 1e-5 --gpus 8 --distributed-optimizer --global-batch 64 --dropout"
     "mcore-gpt-7.1b|--model mcore-gpt-7.1b --norm-eps 1e-5 --gpus 16 --tp 2 --pp 2 --distributed-optimizer --global-batch 64"
     "gpt3-175b-pad|--model gpt3-175b --norm-eps 1e-5 --gpus 1024 --tp 8 --pp 16 --distributed-optimizer --global-batch 1024 --pad-vocab 1024"
+    "deepseek-v3|--model deepseek-v3 --rope-theta 10000 --norm-eps 1e-6 --gpus 1024 --tp 2 --pp 8 --first-stage-layers 5 --last-stage-layers 8 --ep 64 --distributed-optimizer --global-batch 1024 --recompute full"
+    "kimi-k2|--model kimi-k2 --rope-theta 50000 --norm-eps 1e-6 --gpus 2048 --pp 16 --first-stage-layers 1 --last-stage-layers 4 --ep 128 --distributed-optimizer --global-batch 2048 --recompute full"
+    "gpt-oss-120b|--model gpt-oss-120b --rope-theta 150000 --norm-eps 1e-5 --gpus 64 --ep 8 --pp 2 --distributed-optimizer --global-batch 64 --recompute full"
+    "qwen3-30b-a3b|--model qwen3-30b-a3b --rope-theta 1000000 --norm-eps 1e-6 --gpus 32 --tp 2 --ep 8 --distributed-optimizer --global-batch 64"
 )
 
 # ---------------------------------------------------------------- round trips
@@ -139,7 +146,7 @@ want_args() { # want_args NAME LINE...: each LINE is an argument line of NAME's 
     local n=$1 l
     shift
     for l in "$@"; do
-        if grep -qx -- "$l" "$tmp/$n/meg.txt"; then ok; else bad "$n: the Megatron export lacks \"$l\""; fi
+        if grep -qxF -- "$l" "$tmp/$n/meg.txt"; then ok; else bad "$n: the Megatron export lacks \"$l\""; fi
     done
 }
 want_args f16-etp "--expert-tensor-parallel-size 1" "--expert-model-parallel-size 8" "--tensor-model-parallel-size 4"
@@ -204,7 +211,20 @@ TITAN=(
     "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
     "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
     "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
+    "tf-dsv3|--model deepseek-v3 --rope-theta 10000 --norm-eps 1e-5 --gpus 256 --ep 32 --fsdp --grad-dtype fp32 --global-batch 256 --precision fp8 --recompute full"
+    "tf-ds16b|--model deepseek-v3 --layers 27 --hidden 2048 --heads 16 --ffn-hidden 10944 --vocab 102400 --q-lora-rank 0 --experts 64 --topk 6 --moe-ffn-hidden 1408 --shared-experts 2 --moe-first-dense 1 --mtp-layers 0 --rope-theta 10000 --norm-eps 1e-5 --gpus 16 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64"
+    "tf-q30b|--model qwen3-30b-a3b --rope-theta 1000000 --norm-eps 1e-6 --gpus 32 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
+    "tf-q8b|--model $SRC/tests/data/hf/qwen3-8b/config.json --gpus 16 --tp 2 --pp 2 --fsdp --grad-dtype fp32 --global-batch 64 --fused-ce"
+    "tf-oss|--model gpt-oss-120b --rope-theta 150000 --norm-eps 1e-5 --gpus 64 --tp 2 --ep 8 --etp 1 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
 )
+# the torchtitan families' flavors apply yarn rotary scaling, which the
+# presets do not record: the one thing each export notes (name|note)
+TITAN_NOTE=(
+    "tf-dsv3|rotary scaling: torchtitan's deepseek_v3 flavor 671B applies yarn, unlike this model"
+    "tf-ds16b|rotary scaling: torchtitan's deepseek_v3 flavor 16B applies yarn, unlike this model"
+    "tf-oss|rotary scaling: torchtitan's gpt_oss flavor 120b applies yarn, unlike this model"
+)
+titan_note() { local e; for e in "${TITAN_NOTE[@]}"; do [ "${e%%|*}" = "$1" ] && echo "${e#*|}"; done; }
 for entry in "${TITAN[@]}"; do
     name=${entry%%|*}
     read -r -a fl <<<"${entry#*|}"
@@ -213,10 +233,14 @@ for entry in "${TITAN[@]}"; do
     "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
     "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
     forms="torchtitan"
-    case $name in t-1b | t-3b) ;; *) forms="torchtitan torchtitan-toml" ;; esac
+    case $name in t-1b | t-3b | tf-*) ;; *) forms="torchtitan torchtitan-toml" ;; esac
     for fmt in $forms; do
         "$T" export --format "$fmt" "${fl[@]}" >"$d/$fmt" 2>"$tmp/err"
-        if grep -q "Everything in the plan is expressed in torchtitan" "$d/$fmt" ||
+        note=$(titan_note "$name")
+        if [ -n "$note" ]; then
+            if grep -q "Not expressible in torchtitan (1;" "$d/$fmt" && grep -qF -- "#   - $note" "$d/$fmt"; then ok; else
+                bad "$name: $fmt export must note only \"$note\": $(sed -n '/Not expressible/,/^#$/p' "$d/$fmt" | head -4)"; fi
+        elif grep -q "Everything in the plan is expressed in torchtitan" "$d/$fmt" ||
             [ "$name/$fmt" = "t-3b/torchtitan" ]; then ok; else
             bad "$name: $fmt export notes something: $(sed -n '/Not expressible/,/^#$/p' "$d/$fmt" | head -4)"; fi
         "$T" estimate --from-torchtitan "$d/$fmt" --json >"$d/back.json" 2>"$tmp/err"
@@ -230,7 +254,7 @@ done
 # t-3b: TP without SP is expressible in the Python form only
 if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
 # every key written is in the generated list of the version targeted
-python3 - "$SRC/data/engines/torchtitan-python-b5bcd76c.tsv" "$SRC/data/engines/torchtitan-toml-238fa995.tsv" "$tmp"/t-*/torchtitan "$tmp"/t-*/torchtitan-toml <<'PY' && ok || bad "a torchtitan export writes a key outside its version's list"
+python3 - "$SRC/data/engines/torchtitan-python-b5bcd76c.tsv" "$SRC/data/engines/torchtitan-toml-238fa995.tsv" "$tmp"/t-*/torchtitan "$tmp"/tf-*/torchtitan "$tmp"/t-*/torchtitan-toml <<'PY' && ok || bad "a torchtitan export writes a key outside its version's list"
 import re, sys, tomllib
 def names(f):
     return {l.split("\t")[0] for l in open(f) if not l.startswith("#")}
@@ -253,6 +277,47 @@ for f in sys.argv[3:]:
     for pol in re.findall(r"activation_checkpoint = (\w+)\.Config", body):
         assert f"activation_checkpoint={pol}.Config" in py, (f, pol)
 PY
+# the families' flavors (torchtitan/models/{deepseek_v3,qwen3,gpt_oss} @
+# b5bcd76c): the model_registry call, the recipe, MTP and the MoE float8
+# converter as written, and the exact counts read back (tests/data/hf
+# README cites them; DeepSeek-V3 with its MTP module)
+want_py() { # want_py NAME LINE...: each LINE is a line of NAME's Python export, spaces trimmed
+    local n=$1 l
+    shift
+    for l in "$@"; do
+        if sed 's/^ *//' "$tmp/$n/torchtitan" | grep -qxF -- "$l"; then ok; else bad "$n: the torchtitan export lacks \"$l\""; fi
+    done
+}
+want_py tf-dsv3 "from torchtitan.models.deepseek_v3 import model_registry" \
+    "from torchtitan.models.deepseek_v3.config_registry import deepseek_v3_671b" "\"671B\"," \
+    "num_mtp_layers=1," "Float8GroupedExpertsConverter.Config()," "config.loss = MTPLoss.Config(" \
+    "expert_parallel_degree=32,"
+want_py tf-ds16b "\"16B\"," "from torchtitan.models.deepseek_v3.config_registry import deepseek_v3_16b"
+want_py tf-q30b "\"30B-A3B\"," "from torchtitan.models.qwen3 import model_registry" "config.activation_checkpoint = FullAC.Config()"
+want_py tf-q8b "\"8B\"," "from torchtitan.models.qwen3.config_registry import qwen3_14b" "pipeline_parallel_degree=2,"
+want_py tf-oss "\"120b\"," "from torchtitan.models.gpt_oss.config_registry import gpt_oss_120b"
+for want in "tf-dsv3|682636487424" "tf-oss|116829156672" "tf-q30b|30532122624" "tf-q8b|8190735360"; do
+    n=${want%%|*}
+    if [ "$(total "$tmp/$n/back.json")" = "${want#*|}" ]; then ok; else
+        bad "$n: the torchtitan import counts $(total "$tmp/$n/back.json"), want ${want#*|}"; fi
+done
+# with EP torchtitan shards routed experts over EP only (expert TP 1,
+# models/common/MOE_SHARDING.md @ b5bcd76c): a plan with expert TP = TP 2
+# says so; the import of tf-oss (TP 2, EP 8) reads expert TP 1
+"$T" export --format torchtitan --model gpt-oss-120b --gpus 64 --tp 2 --ep 8 --fsdp --grad-dtype fp32 >"$tmp/etp.py" 2>/dev/null
+if grep -q "expert tensor parallelism 2 with EP 8: torchtitan shards routed experts over EP only" "$tmp/etp.py"; then ok; else
+    bad "torchtitan: expert TP 2 with EP 8 is noted"; fi
+if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layout"].get("etp"))' "$tmp/tf-oss/back.json")" = 1 ]; then ok; else
+    bad "the torchtitan import with EP and TP reads expert TP 1"; fi
+# the job TOML of 238fa995 is written for llama3 only: another family is noted
+"$T" export --format torchtitan-toml --model deepseek-v3 --gpus 256 --ep 32 --fsdp >"$tmp/x.toml" 2>/dev/null
+if grep -q "model: torchtitan has no built-in flavor with this shape" "$tmp/x.toml"; then ok; else
+    bad "torchtitan-toml: DeepSeek-V3 has no flavor in the job TOML"; fi
+# num_mtp_layers is DeepSeek's argument only
+printf 'from torchtitan.models.qwen3 import model_registry\ndef f():\n    config.model_spec = model_registry("8B", num_mtp_layers=1)\n' >"$tmp/mtp.py"
+expect_error "trainplan: error: $tmp/mtp.py:3:1: \"model.num_mtp_layers\" is not an argument of this family's model_registry" \
+    estimate --from-torchtitan "$tmp/mtp.py" --gpus 8
+
 # a model no flavor has, and one whose rotary scaling differs, are said so
 "$T" export --format torchtitan --model qwen2.5-7b --gpus 8 >"$tmp/x.py" 2>/dev/null
 if grep -q "model: torchtitan has no llama3 flavor with this shape" "$tmp/x.py"; then ok; else bad "torchtitan: a model no flavor has"; fi
@@ -271,6 +336,22 @@ for want in "llama3_8b|llama-3.1-8b 1 1 64 3 1 64 8192 selective" "llama3_70b|ll
     "$T" estimate --from-torchtitan "$f" --gpus 64 --json >"$tmp/tt.json" 2>"$tmp/err"
     if [ "$(lay "$tmp/tt.json")" = "${want#*|}" ]; then ok; else
         bad "torchtitan's ${want%%|*}.toml reads as $(lay "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
+done
+
+# torchtitan's own recipes @ b5bcd76c (Trainer.Config(...) expressions,
+# tests/data/engines/torchtitan/*.py, excerpts of config_registry.py), on
+# 64 GPUs (data_parallel_shard_degree -1 takes the rest): the model, its
+# exact count (DeepSeek-V3 without MTP: 671,026,419,200) and the layout
+rl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(d["params"]["total"], *(l[k] for k in ("tp","pp","ep","dp","zero","micro_batch","global_batch","seq_len","recompute")), t["precision"], t["grad_dtype"], t.get("fused_ce"))' "$1"; }
+for want in "deepseek_v3_671b|671026419200 1 1 2 64 3 4 256 4096 selective bf16 fp32 True" \
+    "qwen3_30b_a3b|30532122624 1 1 1 64 3 2 128 4096 full bf16 fp32 True" \
+    "gpt_oss_120b|116829156672 1 1 1 64 3 1 64 8192 full bf16 fp32 True" \
+    "llama3_8b|8030261248 1 1 1 64 3 1 64 8192 selective bf16 fp32 True" \
+    "llama3_70b|70553706496 8 1 1 8 3 8 64 8192 full bf16 fp32 True"; do
+    f=$DATA/torchtitan/${want%%|*}.py
+    "$T" estimate --from-torchtitan "$f" --gpus 64 --json >"$tmp/tt.json" 2>"$tmp/err"
+    if [ "$(rl "$tmp/tt.json")" = "${want#*|}" ]; then ok; else
+        bad "torchtitan's ${want%%|*} recipe reads as $(rl "$tmp/tt.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
 done
 
 # Megatron-LM's own example launches (@ d98e8a64, tests/data/engines/megatron):
@@ -301,12 +382,169 @@ for want in "ds_config_func_bs8_zero1|8 1 1 8 1 fp16" "ds_config_zero3|8 3 1 8 1
     if [ "$(dl "$tmp/d.json")" = "${want#*|}" ]; then ok; else
         bad "DeepSpeed's ${want%%|*}.json reads as $(dl "$tmp/d.json"), want ${want#*|} ($(cat "$tmp/err"))"; fi
 done
+# DeepSpeedExamples' AutoEP (a Qwen3.5 MoE preset there; Qwen3-30B-A3B here,
+# the MoE trainplan has) and AutoTP configs, on 8 GPUs: EP 8 over DP 8 at
+# ZeRO 1, micro-batch 2; AutoTP 4 without SP at ZeRO 2 ("auto" batch sizes
+# from the flags)
+dle() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l[k] for k in ("tp","ep","dp","zero","sp","micro_batch","global_batch")), t["precision"])' "$1"; }
+for want in "ds_autoep_zero1_qwen3_5_moe|qwen3-30b-a3b|1 8 8 1 False 2 16 bf16" "ds_config_autotp|llama-3-8b|4 1 2 2 False 1 2 bf16"; do
+    IFS='|' read -r f mdl lay <<<"$want"
+    "$T" estimate --from-deepspeed "$DATA/deepspeed/$f.json" --model "$mdl" --gpus 8 --json >"$tmp/d.json" 2>"$tmp/err"
+    if [ "$(dle "$tmp/d.json")" = "$lay" ]; then ok; else
+        bad "DeepSpeedExamples' $f.json reads as $(dle "$tmp/d.json"), want $lay ($(cat "$tmp/err"))"; fi
+done
+
+# NeMo / Megatron-Bridge YAML overrides (--from-nemo): the examples'
+# own files (tests/data/engines/nemo, with their origin) on 64 GPUs read
+# as the layout they set; the model comes from --model (the recipe's)
+nl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l.get(k) for k in ("tp","pp","ep","etp","dp","zero","sp","vpp","micro_batch","global_batch","seq_len","recompute")), t["precision"], t["grad_dtype"])' "$1"; }
+for want in "qwen3_moe_30b_a3b_pretrain_override_example|qwen3-30b-a3b|4 2 4 1 8 0 True 1 2 256 4096 none bf16 fp32" \
+    "llama3_8b_pretrain_override_example|llama-3.1-8b|2 2 1 None 16 0 True 1 4 256 2048 none bf16 fp32"; do
+    IFS='|' read -r f mdl lay <<<"$want"
+    "$T" estimate --from-nemo "$DATA/nemo/$f.yaml" --model "$mdl" --gpus 64 --json >"$tmp/n.json" 2>"$tmp/err"
+    if [ "$(nl "$tmp/n.json")" = "$lay" ]; then ok; else
+        bad "Megatron-Bridge's $f.yaml reads as $(nl "$tmp/n.json"), want $lay ($(cat "$tmp/err"))"; fi
+done
+# the older example names its sections model_config, train_config, ...
+if grep -q "ignored (cannot change memory or time): train_config.train_iters" "$tmp/err" &&
+    grep -q "assumed: no seq_length: the recipe.s sequence length taken from the trainplan flags; no mixed_precision" "$tmp/err"; then ok; else
+    bad "the llama3 overrides' notes: $(cat "$tmp/err")"; fi
+# every mapped field: Megatron-FSDP, block recompute, fp8, virtual stages,
+# a shape override, optimizer offload, comments, quotes, a block sequence
+cat >"$tmp/full.yaml" <<'YAML'
+---
+# a Megatron-Bridge override
+model:
+  num_layers: 32            # the shape, when the override sets it
+  hidden_size: 4096
+  ffn_hidden_size: 14336
+  num_attention_heads: 32
+  num_query_groups: 8
+  tensor_model_parallel_size: 2
+  pipeline_model_parallel_size: 2
+  virtual_pipeline_model_parallel_size: 2
+  context_parallel_size: 1
+  sequence_parallel: false
+  seq_length: "8192"
+  recompute_granularity: full
+  recompute_method: block
+  recompute_num_layers: 4
+  fp8: hybrid
+  tp_comm_overlap: true
+train:
+  micro_batch_size: 1
+  global_batch_size: 64
+ddp:
+  use_megatron_fsdp: true
+  data_parallel_sharding_strategy: 'optim_grads'
+  grad_reduce_in_fp32: false
+  overlap_grad_reduce: true
+optimizer:
+  optimizer: adam
+  optimizer_cpu_offload: true
+  optimizer_offload_fraction: 0.5
+  lr: 3.0e-4
+profiling:
+  profile_ranks:
+    - 0
+    - 1
+YAML
+"$T" estimate --from-nemo "$tmp/full.yaml" --model llama-3-8b --gpus 16 --json >"$tmp/n.json" 2>"$tmp/err"
+if [ "$(nl "$tmp/n.json")" = "2 2 1 None 4 2 False 2 1 64 8192 full fp8 bf16" ] &&
+    [ "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["training"]; print(t.get("recompute_layers"), t.get("offload_optimizer"))' "$tmp/n.json")" = "4 0.5" ] &&
+    grep -q "approximated by trainplan's calibrated efficiencies: model.tp_comm_overlap, ddp.overlap_grad_reduce" "$tmp/err"; then ok; else
+    bad "the full NeMo override reads as $(nl "$tmp/n.json") ($(cat "$tmp/err"))"; fi
+# a named mixed-precision recipe (Megatron-Bridge mixed_precision.py):
+# bf16 with fp8 delayed scaling reduces in fp32 and gathers fp8 parameters
+printf 'mixed_precision: bf16_with_fp8_delayed_scaling_mixed\n' >"$tmp/mp.yaml"
+if [ "$("$T" estimate --from-nemo "$tmp/mp.yaml" --model llama-3-8b --gpus 8 --distributed-optimizer --json 2>/dev/null |
+    python3 -c 'import json,sys; t=json.load(sys.stdin)["training"]; print(t["precision"], t["grad_dtype"], t.get("fp8_param_gather"))')" = "fp8 fp32 True" ]; then ok; else
+    bad "mixed_precision: bf16_with_fp8_delayed_scaling_mixed is fp8, fp32 gradients, fp8 parameter gather"; fi
+# the overrides hold no model and no GPU count: both are asked for
+printf 'model:\n  tensor_model_parallel_size: 2\n' >"$tmp/tp.yaml"
+expect_error "trainplan: error: --model: the NeMo overrides do not define the model (the recipe does); add --model NAME or FILE" \
+    estimate --from-nemo "$tmp/tp.yaml" --gpus 8
+expect_error "trainplan: error: --gpus: the NeMo overrides do not give the number of GPUs (the launcher does); add --gpus N" \
+    estimate --from-nemo "$tmp/tp.yaml" --model llama-3-8b
+# a flag given wins over the file, and a value the file sets is blamed on it
+if [ "$("$T" estimate --from-nemo "$tmp/tp.yaml" --model llama-3-8b --gpus 8 --tp 4 --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["layout"]["tp"])')" = 4 ]; then ok; else
+    bad "--tp on the command line overrides the NeMo file"; fi
+printf 'model:\n  tensor_model_parallel_size: 3\n' >"$tmp/tp3.yaml"
+if ! "$T" estimate --from-nemo "$tmp/tp3.yaml" --model llama-3-8b --gpus 24 >/dev/null 2>"$tmp/err" &&
+    grep -q "^trainplan: error: $tmp/tp3.yaml:2:1: model.tensor_model_parallel_size: 3 does not divide" "$tmp/err"; then ok; else
+    bad "a bad TP from the NeMo file names the key and line: $(cat "$tmp/err")"; fi
 
 # exact totals of the models whose count the issue names
-total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$1"; }
 for f in "$tmp/qwen2.5-32b/plan.json" "$tmp/qwen2.5-32b/ds_back.json" "$tmp/qwen2.5-32b/meg.json"; do
     if [ "$(total "$f")" = 32763876352 ]; then ok; else bad "Qwen2.5-32B: $(basename "$f") counts $(total "$f"), want 32763876352"; fi
 done
+
+# MLA, MTP, MoE and windowed models come back with their exact counts
+# (DeepSeek-V3 with its MTP module, Kimi K2, gpt-oss-120b: tests/data/hf
+# README cites each) through both engines, with the arguments that say so
+for want in "deepseek-v3|682636487424" "kimi-k2|1026408232448" "gpt-oss-120b|116829156672" "qwen3-30b-a3b|30532122624"; do
+    n=${want%%|*}
+    for f in plan meg ds_back; do
+        if [ "$(total "$tmp/$n/$f.json")" = "${want#*|}" ]; then ok; else
+            bad "$n: $f.json counts $(total "$tmp/$n/$f.json"), want ${want#*|}"; fi
+    done
+done
+want_args deepseek-v3 "--multi-latent-attention" "--q-lora-rank 1536" "--kv-lora-rank 512" "--qk-head-dim 128" \
+    "--qk-pos-emb-head-dim 64" "--v-head-dim 128" "--mtp-num-layers 1" "--moe-layer-freq ([0]*3+[1]*58)" \
+    "--moe-router-enable-expert-bias" "--decoder-first-pipeline-num-layers 5" "--decoder-last-pipeline-num-layers 8"
+want_args gpt-oss-120b "--window-size 127,0" "--window-attn-skip-freq 2" "--softmax-type learnable" "--num-experts 128"
+want_args qwen3-30b-a3b "--qk-layernorm" "--rotary-base 1000000"
+for n in deepseek-v3 kimi-k2 gpt-oss-120b qwen3-30b-a3b; do
+    if grep -q "Everything in the plan is expressed in Megatron-LM" "$tmp/$n/meg.txt"; then ok; else
+        bad "$n: the Megatron export notes something: $(sed -n '/Not expressible/,/^#$/p' "$tmp/$n/meg.txt" | head -4)"; fi
+done
+# what Megatron-LM cannot express is said, never claimed: Gemma 2's GeGLU
+# and four norms per layer, gpt-oss's yarn rotary scaling (HF configs in
+# tests/data/hf). No trainplan flag carries those either: the header's
+# Reproduce line and the DeepSpeed notes say so and ask for the model's
+# file, with which the DeepSpeed round trip is exact (Gemma 2 9B:
+# 9,241,705,984; gpt-oss-120b: 116,829,156,672)
+for want in "gemma-2-9b|features Megatron-LM has no argument for (GeGLU|extra norms per layer|9241705984|--tp 2" \
+    "gpt-oss-120b|rotary scaling other than Llama 3's (yarn|rotary scaling other than Llama 3's|116829156672|--ep 8"; do
+    IFS='|' read -r n mnote lost count lay <<<"$want"
+    d=$tmp/hf-$n
+    mkdir -p "$d"
+    file=$SRC/tests/data/hf/$n/config.json
+    fl=(--model "$file" --gpus 64 $lay --distributed-optimizer --global-batch 64)
+    "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
+    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>"$tmp/err"
+    if grep -qF -- "$mnote" "$d/meg.txt" && ! grep -q "Everything in the plan is expressed" "$d/meg.txt" &&
+        grep -q "1 part of the plan cannot be expressed in megatron" "$tmp/err"; then ok; else
+        bad "$n: the Megatron export must say \"$mnote\""; fi
+    if grep -q "^#            (the flags cannot carry the model's $lost" "$d/meg.txt"; then ok; else
+        bad "$n: the Reproduce line must say the flags cannot carry the $lost"; fi
+    "$T" export --format deepspeed "${fl[@]}" --out "$d/ds.json" 2>/dev/null
+    if tr '\n' ' ' <"$d/ds.json.notes.txt" | sed 's/ *# */ /g' | grep -qF "the flags cannot carry its $lost"; then ok; else
+        bad "$n: the DeepSpeed notes must say the flags cannot carry the $lost"; fi
+    read -r -a dsf <<<"$(dsflags "$d/ds.json.notes.txt")"
+    "$T" estimate --from-deepspeed "$d/ds.json" "${dsf[@]}" --model "$file" --json >"$d/ds_back.json" 2>"$tmp/err"
+    if same "$d/plan.json" "$d/ds_back.json" 2>"$tmp/why"; then ok; else
+        bad "$n: DeepSpeed round trip with the model's file differs: $(cut -c1-300 "$tmp/why" "$tmp/err")"; fi
+    if [ "$(total "$d/ds_back.json")" = "$count" ]; then ok; else
+        bad "$n through DeepSpeed counts $(total "$d/ds_back.json"), want $count"; fi
+done
+# Megatron's learnable softmax offset is gpt-oss's attention sinks; the
+# off-by-one softmax has no parameter
+printf -- '--num-layers 2\n--hidden-size 256\n--num-attention-heads 4\n--seq-length 512\n--max-position-embeddings 512\n--micro-batch-size 1\n--vocab-size 1000\n--bf16\n--softmax-type %s\n' learnable >"$tmp/sink.txt"
+sinks() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["model"].get("attn_sinks"), d["params"]["total"])' "$1"; }
+"$T" estimate --from-megatron "$tmp/sink.txt" --gpus 1 --json >"$tmp/s.json" 2>/dev/null
+a=$(sinks "$tmp/s.json")
+sed -i 's/learnable/off-by-one/' "$tmp/sink.txt"
+"$T" estimate --from-megatron "$tmp/sink.txt" --gpus 1 --json >"$tmp/s.json" 2>/dev/null
+b=$(sinks "$tmp/s.json")
+# 2 layers x 4 heads: 8 sink logits
+if [ "${a%% *}" = True ] && [ "${b%% *}" = None ] && [ $((${a#* } - ${b#* })) = 8 ]; then ok; else
+    bad "--softmax-type learnable/off-by-one read as $a / $b"; fi
+expect_error_re() { :; }
+sed -i 's/off-by-one/fancy/' "$tmp/sink.txt"
+if ! "$T" estimate --from-megatron "$tmp/sink.txt" --gpus 1 >/dev/null 2>"$tmp/err" &&
+    grep -q 'softmax-type' "$tmp/err" && grep -q 'fancy' "$tmp/err"; then ok; else
+    bad "--softmax-type fancy is refused naming it: $(cat "$tmp/err")"; fi
 
 # export --from RESULT.json: the estimate JSON carries the model's details
 # (QKV bias, rotary base and scaling, norm epsilon, MoE layer pattern and
@@ -387,12 +625,20 @@ python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" "$tmp"/*/ds.json <<'PY
 import json, sys
 keys = {tuple(l.rstrip("\n").split("\t")) for l in open(sys.argv[1]) if not l.startswith("#")}
 scoped = {"zero_optimization", "activation_checkpointing", "tensor_parallel", "expert_parallel"}
+nested = 0
 for f in sys.argv[2:]:
     for k, v in json.load(open(f)).items():
         assert ("config", k) in keys, (f, k)
         if isinstance(v, dict):
-            for k2 in v:
+            for k2, v2 in v.items():
                 assert ((k if k in scoped else "config"), k2) in keys, (f, k, k2)
+                if isinstance(v2, dict):  # zero_optimization.offload_optimizer: its fields
+                    for k3, v3 in v2.items():
+                        assert (f"{k}.{k2}", k3) in keys, (f, k, k2, k3)
+                        nested += 1
+                        if k3 == "device":
+                            assert (f"{k}.{k2}.device", v3) in keys, (f, k2, v3)
+assert nested > 0  # the offload plans write the nested keys
 PY
 # and so is every key the import maps
 python3 - "$SRC/data/engines/deepspeed-keys-edaa7221.tsv" <<'PY' && ok || bad "the DeepSpeed import maps a key outside deepspeed-keys-edaa7221.tsv"
@@ -403,7 +649,13 @@ for k in [("config", "train_batch_size"), ("config", "train_micro_batch_size_per
           ("zero_optimization", "offload_optimizer"), ("zero_optimization", "offload_param"),
           ("config", "grad_accum_dtype"), ("tensor_parallel", "autotp_size"),
           ("tensor_parallel", "partition_config"), ("expert_parallel", "enabled"),
-          ("expert_parallel", "autoep_size"), ("expert_parallel", "expert_tensor_parallel_size")]:
+          ("expert_parallel", "autoep_size"), ("expert_parallel", "expert_tensor_parallel_size"),
+          ("zero_optimization.offload_optimizer", "device"),
+          ("zero_optimization.offload_optimizer", "ratio"),
+          ("zero_optimization.offload_optimizer.device", "cpu"),
+          ("zero_optimization.offload_optimizer.device", "nvme"),
+          ("zero_optimization.offload_param", "device"),
+          ("zero_optimization.offload_param.device", "cpu")]:
     assert k in keys, k
 PY
 

@@ -2,9 +2,10 @@
 /*
  * fuzz_import.c: the importers of src/io/import.h over arbitrary text. The
  * first byte picks Megatron-LM arguments, DeepSpeed ds_config.json, a
- * trainplan --json result or (0x40 set) a torchtitan configuration. An
- * import that succeeds is carried on as the CLI does: its values fill the
- * run description (cli_parse_config_import), then tp_io_import_apply.
+ * trainplan --json result, (0x40 set) a torchtitan configuration or (0x60
+ * set) a NeMo / Megatron-Bridge YAML override file. An import that
+ * succeeds is carried on as the CLI does: its values fill the run
+ * description (cli_parse_config_import), then tp_io_import_apply.
  */
 #include "cli.h"
 #include "fuzz.h"
@@ -24,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tp_error err;
     memset(&err, 0, sizeof err);
     tp_status st;
-    switch ((data[0] & 0x40) ? 3 : data[0] % 3) {
+    switch ((data[0] & 0x60) == 0x60 ? 4 : (data[0] & 0x40) ? 3 : data[0] % 3) {
+    case 4: st = tp_io_import_nemo(text, "overrides.yaml", im, &err); break;
     case 3: st = tp_io_import_torchtitan(text, "job.toml", im, &err); break;
     case 0: st = tp_io_import_megatron(text, "fuzz.sh", im, &err); break;
     case 1: st = tp_io_import_deepspeed(text, "ds_config.json", im, &err); break;

@@ -16,7 +16,7 @@ markers <!-- hostile:begin --> and <!-- hostile:end -->:
 cases.tsv columns (tab-separated; '#' starts a comment line):
   id       unique name
   area     flag | model-json | hf-config | gpu-json | runs-csv | megatron | deepspeed |
-           torchtitan | plan-file | http | extreme
+           torchtitan | nemo | plan-file | http | extreme
   what     what is hostile about it (one phrase, for the doc)
   input    '-' (none); 'text:...' literal text (Python escapes: \\n, \\xff);
            'model:K=V;K=V' the base trainplan model JSON with keys set
@@ -207,7 +207,7 @@ def make_input(spec):
 SUFFIX = {"hf-config": "config.json", "runs-csv": ".csv", "megatron": ".txt",
           "model-json": ".json", "gpu-json": ".json", "deepspeed": ".json",
           "plan-file": ".json", "flag": ".json", "extreme": ".json",
-          "torchtitan": ".toml"}
+          "torchtitan": ".toml", "nemo": ".yaml"}
 
 
 def load_cases():
@@ -432,6 +432,7 @@ AREA_TITLES = [
     ("megatron", "Megatron-LM arguments (--from-megatron FILE)"),
     ("deepspeed", "DeepSpeed JSON (--from-deepspeed FILE)"),
     ("torchtitan", "torchtitan job TOML or Python configuration (--from-torchtitan FILE)"),
+    ("nemo", "NeMo / Megatron-Bridge YAML overrides (--from-nemo FILE)"),
     ("plan-file", "Plan file (plan --plan-file FILE)"),
     ("http", "HTTP bodies (trainplan serve)"),
     ("file", "Files that are not regular files, and names (issue 14)"),
