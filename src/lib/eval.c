@@ -2,6 +2,8 @@
 /*
  * eval.c: one evaluation = validate, count, FLOPs, memory of every distinct
  * pipeline stage (the heaviest is reported), step time. No allocation.
+ * Why a layout does not fit is formatted only when asked for
+ * (tp_result_reason): a search meets millions of layouts that do not.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -73,6 +75,31 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
     assert(r->memory.stage >= 0 && r->memory.stage < p);
 }
 
+const char *tp_result_reason(const tp_result *r, char *buf, size_t cap)
+{
+    const tp_memory *m = &r->memory;
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    if (m->fits)
+        return buf;
+    if (m->total_bytes <= m->capacity_bytes) { /* then the host memory is what is short */
+        snprintf(buf, cap,
+                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
+                 "%.1f GiB per node",
+                 (long long)m->host_gpus, m->host_bytes / TP_GIB,
+                 (double)m->host_gpus * m->host_bytes / TP_GIB, m->host_capacity_bytes / TP_GIB);
+    } else {
+        double part_bytes;
+        const char *part = tp__largest_mem_part(m, &part_bytes);
+        snprintf(buf, cap,
+                 "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
+                 (long long)m->stage, m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, part,
+                 part_bytes / TP_GIB);
+    }
+    return buf;
+}
+
 tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
 {
     tp_status st = tp_config_validate(c, err);
@@ -94,22 +121,6 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     tp_flops_eval(c, &padded, &out->flops);
 
     tp__memory_heaviest(c, &padded, out);
-    if (!out->memory.fits && out->memory.total_bytes <= out->memory.capacity_bytes) {
-        int64_t gpn = tp_gpus_per_node(&c->train, &c->gpu);
-        snprintf(out->reason, sizeof out->reason,
-                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
-                 "%.1f GiB per node",
-                 (long long)gpn, out->memory.host_bytes / TP_GIB,
-                 (double)gpn * out->memory.host_bytes / TP_GIB,
-                 c->opts.host_mem_bytes_per_node / TP_GIB);
-    } else if (!out->memory.fits) {
-        double part_bytes;
-        const char *part = tp__largest_mem_part(&out->memory, &part_bytes);
-        snprintf(out->reason, sizeof out->reason,
-                 "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
-                 (long long)out->memory.stage, out->memory.total_bytes / TP_GIB,
-                 out->memory.capacity_bytes / TP_GIB, part, part_bytes / TP_GIB);
-    }
     tp__step_time(c, out);
     return TP_OK;
 }

@@ -439,9 +439,12 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                        out->comm_buffers_bytes + out->framework_bytes + out->fragmentation_bytes;
     out->capacity_bytes = c->gpu.mem_capacity_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
-    out->host_fits =
-        !(out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) ||
-        out->host_bytes * (double)tp_gpus_per_node(t, &c->gpu) <= o->host_mem_bytes_per_node;
+    out->host_capacity_bytes = o->host_mem_bytes_per_node;
+    out->host_fits = true;
+    if (out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) {
+        out->host_gpus = tp_gpus_per_node(t, &c->gpu);
+        out->host_fits = out->host_bytes * (double)out->host_gpus <= o->host_mem_bytes_per_node;
+    }
     out->fits = out->total_bytes <= out->capacity_bytes && out->host_fits;
     out->stage = stage;
     out->layers = layers;

@@ -661,7 +661,6 @@ static void evaluate(tp_search *s)
     r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
-    r->reason[0] = '\0';
     tp__memory_heaviest(c, &s->padded, r);
     if (r->memory.fits)
         tp__step_time(c, r);
