@@ -54,18 +54,16 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
      * checked too. Known gap: a MoE layer pattern that puts more MoE layers
      * on a later middle stage is not checked. */
     int64_t p = c->train.pp;
-    tp_memory_stage(c, padded, 0, &r->stage_first);
+    tp_memory mid;
+    const int64_t stages[3] = {0, p - 1, 1};
+    tp_memory *const out[3] = {&r->stage_first, &r->stage_last, &mid};
+    tp__memory_stages(c, padded, p > 2 ? 3 : p > 1 ? 2 : 1, stages, out);
     r->memory = r->stage_first;
     if (p > 1) {
-        tp_memory_stage(c, padded, p - 1, &r->stage_last);
         if (r->stage_last.total_bytes > r->memory.total_bytes)
             r->memory = r->stage_last;
-        if (p > 2) {
-            tp_memory mid;
-            tp_memory_stage(c, padded, 1, &mid);
-            if (mid.total_bytes > r->memory.total_bytes)
-                r->memory = mid;
-        }
+        if (p > 2 && mid.total_bytes > r->memory.total_bytes)
+            r->memory = mid;
     } else {
         r->stage_last = r->stage_first;
     }

@@ -46,6 +46,10 @@ double tp__dtype_bytes(tp_dtype d);
  * Shared by tp_eval and the search, which skips re-validation.
  */
 void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r);
+/* tp_memory_stage of n stages of one configuration, sharing the work that
+ * does not depend on the stage (bit-identical to n separate calls). */
+void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+                       tp_memory *const *out);
 
 /** Greatest common divisor of two positive counts. */
 static inline int64_t tp__gcd64(int64_t a, int64_t b)
@@ -67,7 +71,8 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
 
 /**
  * Step-time model (src/lib/time.c): fills r->time from the config, the
- * already computed r->params, r->flops, r->memory. Validated input only.
+ * already computed r->params, r->flops, r->memory and r->stage_first and
+ * r->stage_last (their layer counts are used). Validated input only.
  */
 void tp__step_time(const tp_config *c, tp_result *r);
 
