@@ -259,7 +259,9 @@ static int64_t moe_layers_below(const tp_model *m, int64_t n)
 {
     if (m->num_experts <= 0 || n <= m->moe_first_dense)
         return 0;
-    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+    if (m->moe_layer_freq <= 1) /* every layer after the dense ones (no division) */
+        return n - m->moe_first_dense;
+    int64_t freq = m->moe_layer_freq;
     return (n - m->moe_first_dense + freq - 1) / freq;
 }
 
