@@ -578,8 +578,11 @@ static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm,
 {
     cost s;
     memset(&s, 0, sizeof s);
-    cost_axpy(&s, nd, dense);
-    cost_axpy(&s, nm, moe);
+    /* a kind of layer the stage does not hold adds exact zeros: skipped */
+    if (!(nd >= 0.0 && nd <= 0.0))
+        cost_axpy(&s, nd, dense);
+    if (!(nm >= 0.0 && nm <= 0.0))
+        cost_axpy(&s, nm, moe);
     /* block method: `block` layers of the stage(s) recomputed (0: all) */
     double n = block, layers = nd + nm;
     if (n > 0.0 && n < layers)
@@ -602,6 +605,8 @@ static int64_t nodes_gpus(const tp_config *c)
 static void gemm_shape_init(const tp_config *c, ctx *x)
 {
     const tp_gpu_eff *e = &c->gpu.eff;
+    x->sms = x->tile_m = x->tile_n = x->inv_sms = x->inv_tile_m = x->inv_tile_n = 0.0;
+    x->wave_s_per_k = x->s_per_byte = 0.0;
     if (!(e->sm_count >= 1.0 && e->mamf > 0.0))
         return;
     bool fp8 = c->train.precision == TP_PREC_FP8;
@@ -623,7 +628,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     const tp_gpu_eff *e = &c->gpu.eff;
-    memset(x, 0, sizeof *x);
+    /* every field is set below (no memset: this runs once per evaluation) */
     x->c = c;
     x->tt = (double)t->tp;
     x->et = (double)tp_expert_tp(t);
@@ -700,7 +705,7 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     double total = r->stage_first.params_on_gpu;
     double expert = 0.0;
     if (mo->num_experts > 0 && r->params.num_moe_layers > 0) {
-        int64_t L0 = tp_stage_layers(t, mo->num_layers, 0);
+        int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0) */
         double nm0 = (double)tp__moe_layers_in(mo, 0, L0);
         double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
         expert = nm0 * routed_layer / (x->et * (double)t->ep);
@@ -912,13 +917,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
     int64_t L = m->num_layers, p = t->pp;
     double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
-    int64_t L0 = tp_stage_layers(t, L, 0);
+    int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0), memory.c's */
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
     cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
-        int64_t Ll = tp_stage_layers(t, L, p - 1);
+        int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
         cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         double tl = stage_time(&stl);
