@@ -1112,12 +1112,22 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
 #undef DIFF
 }
 
-/* Does c fit (valid and every checked stage within capacity)? */
+/* Does c fit (valid and every checked stage within capacity)? tp_eval's
+ * answer without its FLOPs and step time, which do not decide it: the
+ * binding tries up to layers + node + 768 + 4 layouts (issue 19 runs it
+ * on every estimate that does not fit, the web's included). */
 static bool fits_cfg(const tp_config *c)
 {
     tp_result r;
+    tp_params padded;
     tp_error e;
-    return tp_eval(c, &r, &e) == TP_OK && r.memory.fits;
+    if (tp_config_validate(c, &e) != TP_OK || tp_model_params(&c->model, 0, &padded, &e) != TP_OK)
+        return false;
+    if (c->train.pad_vocab_to > 1 &&
+        tp_model_params(&c->model, c->train.pad_vocab_to, &padded, &e) != TP_OK)
+        return false;
+    tp__memory_heaviest(c, &padded, &r);
+    return r.memory.fits;
 }
 
 static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
