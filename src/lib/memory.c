@@ -125,7 +125,8 @@ typedef struct mem_shared {
 
 static double layer_activation_bytes(const tp_config *c, bool moe);
 
-static void mem_shared_init(const tp_config *c, const tp_params *P, mem_shared *x)
+/* moe_act: also the activations of a MoE layer (some stage holds one). */
+static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act, mem_shared *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -134,7 +135,7 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, mem_shared *
     double norm_w = (double)tp__norm_params(m);
     /* replicated on every TP rank: two norms, MLA down-projections, QK-norms */
     double whole = (double)tp__layer_norms(m) * norm_w + (double)tp__attn_replicated_params(m);
-    memset(x, 0, sizeof *x);
+    /* every field is set below (no memset: this runs once per evaluation) */
     x->dp = tp_train_dp(t);
     x->mb = tp__grad_accum(t);
     tp_state_bytes_per_param(t, &x->bpp);
@@ -144,6 +145,7 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, mem_shared *
 
     /* Dense layers: everything but the replicated weights is split t ways. */
     x->dense_layer = ((double)P->per_layer_dense - whole) / tpz + whole;
+    x->layer_dense = x->layer_expert = 0.0;
     if (P->num_moe_layers > 0) {
         double routed = (double)P->moe_routed / (double)P->num_moe_layers;
         double shared = (double)P->moe_shared / (double)P->num_moe_layers;
@@ -157,7 +159,7 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, mem_shared *
     x->positions = m->pos == TP_POS_LEARNED ? (double)(m->max_positions * h) : 0.0;
 
     x->a_dense = layer_activation_bytes(c, false);
-    x->a_moe = P->num_moe_layers > 0 ? layer_activation_bytes(c, true) : 0.0;
+    x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
 }
 
 static stage_params stage_param_shard(const tp_config *c, const tp_params *P, const mem_shared *x,
@@ -352,8 +354,23 @@ static int64_t num_communicators(const tp_train *t, int64_t dp)
            (etp > 1 && etp != t->tp);
 }
 
+/* A stage's layers and MoE layers among them. */
+typedef struct stage_layers {
+    int64_t layers, n_moe;
+} stage_layers;
+
+static stage_layers layers_of(const tp_config *c, int64_t stage)
+{
+    const tp_train *t = &c->train;
+    int64_t L = c->model.num_layers;
+    int64_t layers = tp_stage_layers(t, L, stage);
+    int64_t first_layer = tp__stage_first_layer(t, L, stage);
+    stage_layers sl = {layers, tp__moe_layers_in(&c->model, first_layer, layers)};
+    return sl;
+}
+
 static void memory_stage(const tp_config *c, const tp_params *P, const mem_shared *x,
-                         int64_t stage, tp_memory *out)
+                         int64_t stage, stage_layers sl, tp_memory *out)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -361,12 +378,10 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     memset(out, 0, sizeof *out);
     assert(stage >= 0 && stage < t->pp); /* the documented precondition */
 
-    int64_t L = m->num_layers;
-    int64_t layers = tp_stage_layers(t, L, stage);
-    int64_t first_layer = tp__stage_first_layer(t, L, stage);
+    int64_t layers = sl.layers;
     int64_t dp = x->dp;
     int64_t mb = x->mb;
-    int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
+    int64_t n_moe = sl.n_moe;
     stage_params sp = stage_param_shard(c, P, x, stage, n_moe, layers);
 
     /* 2. States. */
@@ -490,16 +505,17 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
 
 void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
 {
+    stage_layers sl = layers_of(c, stage);
     mem_shared x;
-    mem_shared_init(c, P, &x);
-    memory_stage(c, P, &x, stage, out);
+    mem_shared_init(c, P, sl.n_moe > 0, &x);
+    memory_stage(c, P, &x, stage, sl, out);
 }
 
 void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
                        tp_memory *const *out)
 {
     mem_shared x;
-    mem_shared_init(c, P, &x);
+    mem_shared_init(c, P, P->num_moe_layers > 0, &x);
     for (int i = 0; i < n; i++)
-        memory_stage(c, P, &x, stages[i], out[i]);
+        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
 }
