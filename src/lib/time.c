@@ -176,6 +176,16 @@ typedef struct module_parts {
     double shared_fwd; /* the shared experts' GEMMs and activation */
 } module_parts;
 
+/* All zero, field by field: a memset of the struct compiles to `rep stos`,
+ * whose start-up costs more than these stores (several per evaluation). */
+_Static_assert(sizeof(cost) == 13 * sizeof(double), "cost_zero sets every field of cost");
+static void cost_zero(cost *o)
+{
+    o->fwd = o->bwd = o->gemm_fwd = o->attn_fwd = 0.0;
+    o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0.0;
+    o->recomp = o->elem_fwd = o->sac_gemm = 0.0;
+}
+
 static void cost_axpy(cost *y, double a, const cost *x)
 {
     y->fwd += a * x->fwd;
@@ -443,7 +453,7 @@ static void dense_layer(const ctx *x, cost *o)
     const tp_config *c = x->c;
     double T = x->T, tt = x->tt, h = x->h, f = x->f;
     double rep = 0.0, shard = 0.0;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
     double g1 = gemm_s(x, T, x->gate * f / tt, h);
@@ -482,7 +492,7 @@ static void moe_layer(const ctx *x, cost *o)
     double fsh = (double)m->shared_ffn_hidden +
                  (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
     double rep = 0.0, shard = 0.0;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
 
@@ -554,7 +564,7 @@ static void logits_part(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
     double T = x->T, tt = x->tt;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     double g = gemm_s(x, T, x->V / tt, x->h);
     double ce = T * x->V / tt * (c->train.fused_ce ? 8.0 : 20.0) / x->mem_bw;
     o->gemm_fwd = g;
@@ -566,7 +576,7 @@ static void logits_part(const ctx *x, cost *o)
 static void embedding_part(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     if (c->train.tp > 1)
         o->tp_f = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
                                      x->T * x->h * 2.0, &x->tp_pl);
@@ -577,7 +587,7 @@ static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm,
                        bool last, const cost *emb, const cost *head, double block)
 {
     cost s;
-    memset(&s, 0, sizeof s);
+    cost_zero(&s);
     /* a kind of layer the stage does not hold adds exact zeros: skipped */
     if (!(nd >= 0.0 && nd <= 0.0))
         cost_axpy(&s, nd, dense);
@@ -898,7 +908,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     if (m->num_experts > 0)
         moe_layer(&x, &moe);
     else
-        memset(&moe, 0, sizeof moe);
+        cost_zero(&moe);
     embedding_part(&x, &emb);
     logits_part(&x, &head);
     if (m->mtp_layers > 0) {
