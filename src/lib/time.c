@@ -893,7 +893,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
     const tp_train *t = &c->train;
     const tp_model *m = &c->model;
     tp_time *tm = &r->time;
-    memset(tm, 0, sizeof *tm);
+    static const tp_time zero; /* all zero; vector moves, not rep stos (memory.c) */
+    *tm = zero;
     tm->bottleneck = "";
 
     ctx x;
