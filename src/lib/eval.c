@@ -104,16 +104,12 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     if (st != TP_OK)
         return st;
     memset(out, 0, sizeof *out);
-    st = tp_model_params(&c->model, 0, &out->params, err);
-    if (st != TP_OK)
-        return st;
+    /* the model and the pad are valid (tp_config_validate): not again */
+    tp__model_params(&c->model, 0, &out->params);
     /* FLOPs and memory use the padded vocabulary when padding is asked for. */
     tp_params padded = out->params;
-    if (c->train.pad_vocab_to > 1) {
-        st = tp_model_params(&c->model, c->train.pad_vocab_to, &padded, err);
-        if (st != TP_OK)
-            return st;
-    }
+    if (c->train.pad_vocab_to > 1)
+        tp__model_params(&c->model, c->train.pad_vocab_to, &padded);
     out->dp = tp_train_dp(&c->train);
     out->grad_accum = tp__grad_accum(&c->train);
     tp_flops_eval(c, &padded, &out->flops);

@@ -31,6 +31,8 @@ int64_t tp__kv_heads(const tp_model *m);
 int64_t tp__mlp_params(const tp_model *m, int64_t f);
 /** Is layer i (0-based) a mixture-of-experts layer? */
 bool tp__layer_is_moe(const tp_model *m, int64_t i);
+/** tp_model_params of a validated model and pad (tp_config_validate's). */
+void tp__model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out);
 /** MoE layers among layers [first, first + n). */
 int64_t tp__moe_layers_in(const tp_model *m, int64_t first, int64_t n);
 /** First layer index of pipeline stage `stage`. */

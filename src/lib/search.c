@@ -1121,11 +1121,9 @@ static bool fits_cfg(const tp_config *c)
     tp_result r;
     tp_params padded;
     tp_error e;
-    if (tp_config_validate(c, &e) != TP_OK || tp_model_params(&c->model, 0, &padded, &e) != TP_OK)
+    if (tp_config_validate(c, &e) != TP_OK)
         return false;
-    if (c->train.pad_vocab_to > 1 &&
-        tp_model_params(&c->model, c->train.pad_vocab_to, &padded, &e) != TP_OK)
-        return false;
+    tp__model_params(&c->model, c->train.pad_vocab_to > 1 ? c->train.pad_vocab_to : 0, &padded);
     tp__memory_heaviest(c, &padded, &r);
     return r.memory.fits;
 }
