@@ -32,7 +32,7 @@ static double clock_s(clockid_t id)
 
 typedef struct bench_case {
     const char *name, *model, *gpu;
-    int64_t gpus, seq, batch;       /* batch in sequences */
+    int64_t gpus, seq, batch; /* batch in sequences */
     double target_s;
     bool fold; /* MoE parallel folding */
 } bench_case;
@@ -53,8 +53,8 @@ static const bench_case cases[] = {
      1024, 1.0, false},
     {"Mixtral-8x7B, 1024 x H100, seq 4096, 1024 seq/step, every axis open", "mixtral-8x7b",
      "h100-sxm", 1024, 4096, 1024, 1.0, true},
-    {"DeepSeek-V3 (MLA, MTP), 2048 x H100, seq 4096, 4096 seq/step, every axis open",
-     "deepseek-v3", "h100-sxm", 2048, 4096, 4096, 1.0, true},
+    {"DeepSeek-V3 (MLA, MTP), 2048 x H100, seq 4096, 4096 seq/step, every axis open", "deepseek-v3",
+     "h100-sxm", 2048, 4096, 4096, 1.0, true},
     /* the upper end of the GPU range (issue 8; test_extremes bounds its layout count) */
     {"Llama-3.1-8B, 1048576 x H100, seq 4096, 1048576 seq/step", "llama-3.1-8b", "h100-sxm",
      1048576, 4096, 1048576, 1.0, false},

@@ -369,8 +369,8 @@ static stage_layers layers_of(const tp_config *c, int64_t stage)
     return sl;
 }
 
-static void memory_stage(const tp_config *c, const tp_params *P, const mem_shared *x,
-                         int64_t stage, stage_layers sl, tp_memory *out)
+static void memory_stage(const tp_config *c, const tp_params *P, const mem_shared *x, int64_t stage,
+                         stage_layers sl, tp_memory *out)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
