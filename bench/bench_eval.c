@@ -2,7 +2,10 @@
 /*
  * bench_eval: evaluations per second of the memory model (one pipeline
  * stage, tp_memory_stage) and of a full evaluation (tp_eval: validation,
- * parameter count, FLOPs, memory of the end stages, step time) on one core.
+ * parameter count, FLOPs, memory of the end stages, step time) on one core:
+ * all five models, the dense ones, the MoE/MLA one, the four of the
+ * figures before MLA (2026-11-21: compare like with like), and all five
+ * with a hardware profile's GEMM model.
  * Run by `make bench`; the figures go in the README. Never a timed test.
  */
 #include <stdio.h>
@@ -33,6 +36,7 @@ static const bench_case cases[] = {
 };
 #define DENSE_CASES 3 /* cases[0..2] are dense */
 #define MLA_CASE 4    /* cases[4] is the MoE/MLA model */
+#define OLD_CASES 4   /* cases[0..3]: the workload of the figures before MLA (2026-11-21) */
 
 int main(void)
 {
@@ -109,6 +113,14 @@ int main(void)
         sink += r.time.step_s;
     }
     double t_mla = now_s() - t0;
+    t0 = now_s();
+    for (long k = 0; k < full_iters; k++) {
+        tp_result r;
+        if (tp_eval(&cfg[(size_t)k % OLD_CASES], &r, NULL) != TP_OK)
+            return 1;
+        sink += r.memory.total_bytes + r.time.step_s;
+    }
+    double t_old = now_s() - t0;
     /* the same with the kernel-level GEMM model (a hardware profile's
      * fields, data/hardware/h100-sxm.json: issue 17) */
     for (size_t i = 0; i < n; i++) {
@@ -137,6 +149,9 @@ int main(void)
     printf("bench_eval: full evaluation, MoE + MLA (deepseek-v3): %.2f million evaluations/s "
            "(%.0f ns each)\n",
            (double)part_iters / t_mla / 1e6, t_mla / (double)part_iters * 1e9);
+    printf("bench_eval: full evaluation, the four models before MLA (no deepseek-v3): %.2f million "
+           "evaluations/s (%.0f ns each)\n",
+           (double)full_iters / t_old / 1e6, t_old / (double)full_iters * 1e9);
     printf("bench_eval: full evaluation, --hw-profile GEMM model: %.2f million evaluations/s "
            "(%.0f ns each)\n",
            (double)full_iters / t_prof / 1e6, t_prof / (double)full_iters * 1e9);

@@ -20,8 +20,7 @@
  * Candidates are valid by construction (tp_config_validate would accept
  * every one; the `verify` switch re-checks this in tests), and each is
  * evaluated exactly as tp_eval() would, except that step time is only
- * computed for layouts that fit and tp_result.reason is left empty on the
- * fast path. Pruning (never changes which layouts fit):
+ * computed for layouts that fit. Pruning (never changes which layouts fit):
  *  - model states alone (weights + grads + optimizer under the ZeRO stage,
  *    a lower bound of stage 0 and of the last stage) plus the fixed
  *    overheads exceed the capacity: the whole sub-space below (VPP, SP,
@@ -393,7 +392,7 @@ typedef struct tp_recipe {
  * Run the recipe for base's model, GPU, GPU count, sequence length and
  * global batch (its layout fields are ignored). Errors: those of
  * tp_config_validate on the base. The recipe itself never fails: when no
- * step makes it fit, fits is false and result.reason says why.
+ * step makes it fit, fits is false and tp_result_reason(&result) says why.
  */
 TP_API tp_status tp_recipe_run(const tp_config *base, tp_recipe *out, tp_error *err);
 

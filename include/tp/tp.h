@@ -17,7 +17,7 @@
  *  - Every fallible function returns tp_status and fills an optional
  *    caller-owned tp_error (may be NULL). The library never prints or exits.
  *  - An infeasible configuration (does not fit in memory) is a result, not
- *    an error: tp_result.memory.fits is false and tp_result.reason says why.
+ *    an error: tp_result.memory.fits is false and tp_result_reason() says why.
  *  - Thread safety: every function is reentrant; nothing is shared.
  */
 #ifndef TP_TP_H
@@ -683,6 +683,8 @@ typedef struct tp_memory {
     double act_per_layer_bytes;   /* one layer, one micro-batch */
     double host_bytes;            /* host memory this GPU's offloaded optimizer state uses */
     bool host_fits;               /* host_bytes x GPUs per node within host_mem_bytes_per_node */
+    int64_t host_gpus;            /* GPUs per node sharing host memory (0: nothing offloaded) */
+    double host_capacity_bytes;   /* host memory per node (opts.host_mem_bytes_per_node) */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */
@@ -730,8 +732,16 @@ typedef struct tp_result {
     tp_time time;
     int64_t dp;         /* derived data-parallel size */
     int64_t grad_accum; /* micro-batches per step per pipeline (m) */
-    char reason[192];   /* why it does not fit, or "" */
 } tp_result;
+
+/**
+ * Why a result does not fit ("" when it fits), written into buf (cap
+ * bytes; TP_REASON_MAX holds any) from the result's own fields and
+ * returned. Formatted on demand by whoever prints it, never during an
+ * evaluation: a search evaluates millions of layouts that do not fit.
+ */
+#define TP_REASON_MAX 192
+TP_API const char *tp_result_reason(const tp_result *r, char *buf, size_t cap);
 
 /**
  * Evaluate one configuration: validates, then fills out. Does not

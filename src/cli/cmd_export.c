@@ -119,10 +119,13 @@ int cmd_export(int argc, char **argv)
     tp_export e;
     if (tp_io_export((tp_export_format)k, &c, &r, &opts, &e, &err) != TP_OK)
         return cli_error_print(&err, NULL);
-    if (!r.memory.fits)
+    if (!r.memory.fits) {
+        char reason[TP_REASON_MAX];
+        tp_result_reason(&r, reason, sizeof reason);
         cli_say("trainplan: warning: this plan does not fit in GPU memory (%s); exported "
                 "anyway\n",
-                r.reason[0] ? r.reason : "over capacity");
+                reason[0] ? reason : "over capacity");
+    }
     if (e.num_unexpressed > 0)
         cli_say("trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
                 "expressible\" in the header\n",

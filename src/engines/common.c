@@ -170,8 +170,11 @@ static void memory_summary(sbuf *b, const tp_result *r)
               m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, m->stage);
     if (m->fits)
         sb_printf(b, "fits, %.2f GiB headroom", m->headroom_bytes / TP_GIB);
-    else
-        sb_printf(b, "DOES NOT FIT (%s)", r->reason[0] ? r->reason : "over capacity");
+    else {
+        char reason[TP_REASON_MAX];
+        tp_result_reason(r, reason, sizeof reason);
+        sb_printf(b, "DOES NOT FIT (%s)", reason[0] ? reason : "over capacity");
+    }
 }
 
 static void time_summary(sbuf *b, const tp_result *r)

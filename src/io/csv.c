@@ -164,7 +164,8 @@ void tp_io_csv_fields(FILE *f, const tp_config *c, const tp_result *r)
     csv_real(f, h, tm->hfu);
     csv_real(f, h, tm->bubble_of_total);
     fputc(',', f);
-    tp_io_csv_text(f, r->reason);
+    char reason[TP_REASON_MAX];
+    tp_io_csv_text(f, tp_result_reason(r, reason, sizeof reason));
 }
 
 void tp_io_csv_row(FILE *f, const tp_config *c, const tp_result *r)

@@ -349,8 +349,9 @@ static void narrate_spread(FILE *f, const tp_config *c, const tp_recipe *r)
         fprintf(f, "   Step time not available; memory %.2f of %.2f GiB.\n",
                 r->result.memory.total_bytes / TP_GIB, cap / TP_GIB);
     fprintf(f, "\nThe recipe's layout: %s%s\n", lay, r->fits ? "" : " -- DOES NOT FIT");
+    char reason[TP_REASON_MAX];
     if (!r->fits)
-        fprintf(f, "   %s\n", r->result.reason);
+        fprintf(f, "   %s\n", tp_result_reason(&r->result, reason, sizeof reason));
 }
 
 /* The recipe, step by step, with its numbers. */

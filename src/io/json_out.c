@@ -375,7 +375,8 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r)
     jb_set(&b, o, "flops", flops_json(&b, &r->flops, &c->opts));
     jb_set(&b, o, "memory", memory_json(&b, r));
     jb_set(&b, o, "time", time_json(&b, &r->time));
-    put_str(&b, o, "reason", r->reason);
+    char reason[TP_REASON_MAX];
+    put_str(&b, o, "reason", tp_result_reason(r, reason, sizeof reason));
     jb_set(&b, o, "units", units_json(&b));
     if (!b.ok) {
         json_decref(o);

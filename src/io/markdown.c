@@ -92,7 +92,9 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
         fprintf(f, "**Fits**, %.2f GiB headroom (GiB = 2^30 bytes).\n", m->headroom_bytes / TP_GIB);
     else {
         fputs("**Does not fit**: ", f);
-        md_text(f, r->reason[0] ? r->reason : "over capacity");
+        char reason[TP_REASON_MAX];
+        tp_result_reason(r, reason, sizeof reason);
+        md_text(f, reason[0] ? reason : "over capacity");
         fputs(" (GiB = 2^30 bytes).\n", f);
     }
 

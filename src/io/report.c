@@ -295,9 +295,12 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
     if (m->fits)
         fprintf(f, "  verdict                    FITS (%.1f%% of capacity)\n",
                 100.0 * m->total_bytes / m->capacity_bytes);
-    else
+    else {
+        char reason[TP_REASON_MAX];
+        tp_result_reason(r, reason, sizeof reason);
         fprintf(f, "  verdict                    DOES NOT FIT: %s\n",
-                r->reason[0] ? r->reason : "total exceeds capacity");
+                reason[0] ? reason : "total exceeds capacity");
+    }
     tp_search_binding b; /* the fix search gives its closest layouts (issue 19) */
     if (tp_io_oom_fix(c, r, &b) && tp_io_oom_fix_text(&b)[0])
         fprintf(f, "  fix (one change)           %s\n", tp_io_oom_fix_text(&b));

@@ -72,7 +72,12 @@ double tp_allreduce_hier_time(double bytes, int64_t gpus_per_node, int64_t nodes
 
 void tp_group_place_of(int64_t size, int64_t stride, int64_t gpus_per_node, tp_group_place *out)
 {
-    int64_t n = size > 1 ? size : 1;
+    if (size <= 1) { /* one GPU: what the general case gives, without its divisions */
+        out->size = out->ranks_per_node = out->nodes = 1;
+        out->intra = true;
+        return;
+    }
+    int64_t n = size;
     int64_t st = stride > 1 ? stride : 1;
     int64_t g = gpus_per_node > 1 ? gpus_per_node : 1;
     int64_t r;

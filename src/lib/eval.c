@@ -2,6 +2,8 @@
 /*
  * eval.c: one evaluation = validate, count, FLOPs, memory of every distinct
  * pipeline stage (the heaviest is reported), step time. No allocation.
+ * Why a layout does not fit is formatted only when asked for
+ * (tp_result_reason): a search meets millions of layouts that do not.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -52,18 +54,16 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
      * checked too. Known gap: a MoE layer pattern that puts more MoE layers
      * on a later middle stage is not checked. */
     int64_t p = c->train.pp;
-    tp_memory_stage(c, padded, 0, &r->stage_first);
+    tp_memory mid;
+    const int64_t stages[3] = {0, p - 1, 1};
+    tp_memory *const out[3] = {&r->stage_first, &r->stage_last, &mid};
+    tp__memory_stages(c, padded, p > 2 ? 3 : p > 1 ? 2 : 1, stages, out);
     r->memory = r->stage_first;
     if (p > 1) {
-        tp_memory_stage(c, padded, p - 1, &r->stage_last);
         if (r->stage_last.total_bytes > r->memory.total_bytes)
             r->memory = r->stage_last;
-        if (p > 2) {
-            tp_memory mid;
-            tp_memory_stage(c, padded, 1, &mid);
-            if (mid.total_bytes > r->memory.total_bytes)
-                r->memory = mid;
-        }
+        if (p > 2 && mid.total_bytes > r->memory.total_bytes)
+            r->memory = mid;
     } else {
         r->stage_last = r->stage_first;
     }
@@ -73,43 +73,48 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
     assert(r->memory.stage >= 0 && r->memory.stage < p);
 }
 
+const char *tp_result_reason(const tp_result *r, char *buf, size_t cap)
+{
+    const tp_memory *m = &r->memory;
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    if (m->fits)
+        return buf;
+    if (m->total_bytes <= m->capacity_bytes) { /* then the host memory is what is short */
+        snprintf(buf, cap,
+                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
+                 "%.1f GiB per node",
+                 (long long)m->host_gpus, m->host_bytes / TP_GIB,
+                 (double)m->host_gpus * m->host_bytes / TP_GIB, m->host_capacity_bytes / TP_GIB);
+    } else {
+        double part_bytes;
+        const char *part = tp__largest_mem_part(m, &part_bytes);
+        snprintf(buf, cap,
+                 "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
+                 (long long)m->stage, m->total_bytes / TP_GIB, m->capacity_bytes / TP_GIB, part,
+                 part_bytes / TP_GIB);
+    }
+    return buf;
+}
+
 tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
 {
     tp_status st = tp_config_validate(c, err);
     if (st != TP_OK)
         return st;
     memset(out, 0, sizeof *out);
-    st = tp_model_params(&c->model, 0, &out->params, err);
-    if (st != TP_OK)
-        return st;
+    /* the model and the pad are valid (tp_config_validate): not again */
+    tp__model_params(&c->model, 0, &out->params);
     /* FLOPs and memory use the padded vocabulary when padding is asked for. */
     tp_params padded = out->params;
-    if (c->train.pad_vocab_to > 1) {
-        st = tp_model_params(&c->model, c->train.pad_vocab_to, &padded, err);
-        if (st != TP_OK)
-            return st;
-    }
+    if (c->train.pad_vocab_to > 1)
+        tp__model_params(&c->model, c->train.pad_vocab_to, &padded);
     out->dp = tp_train_dp(&c->train);
     out->grad_accum = tp__grad_accum(&c->train);
     tp_flops_eval(c, &padded, &out->flops);
 
     tp__memory_heaviest(c, &padded, out);
-    if (!out->memory.fits && out->memory.total_bytes <= out->memory.capacity_bytes) {
-        int64_t gpn = tp_gpus_per_node(&c->train, &c->gpu);
-        snprintf(out->reason, sizeof out->reason,
-                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
-                 "%.1f GiB per node",
-                 (long long)gpn, out->memory.host_bytes / TP_GIB,
-                 (double)gpn * out->memory.host_bytes / TP_GIB,
-                 c->opts.host_mem_bytes_per_node / TP_GIB);
-    } else if (!out->memory.fits) {
-        double part_bytes;
-        const char *part = tp__largest_mem_part(&out->memory, &part_bytes);
-        snprintf(out->reason, sizeof out->reason,
-                 "stage %lld needs %.1f GiB > %.1f GiB capacity; largest part: %s %.1f GiB",
-                 (long long)out->memory.stage, out->memory.total_bytes / TP_GIB,
-                 out->memory.capacity_bytes / TP_GIB, part, part_bytes / TP_GIB);
-    }
     tp__step_time(c, out);
     return TP_OK;
 }

@@ -31,6 +31,8 @@ int64_t tp__kv_heads(const tp_model *m);
 int64_t tp__mlp_params(const tp_model *m, int64_t f);
 /** Is layer i (0-based) a mixture-of-experts layer? */
 bool tp__layer_is_moe(const tp_model *m, int64_t i);
+/** tp_model_params of a validated model and pad (tp_config_validate's). */
+void tp__model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out);
 /** MoE layers among layers [first, first + n). */
 int64_t tp__moe_layers_in(const tp_model *m, int64_t first, int64_t n);
 /** First layer index of pipeline stage `stage`. */
@@ -46,6 +48,10 @@ double tp__dtype_bytes(tp_dtype d);
  * Shared by tp_eval and the search, which skips re-validation.
  */
 void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r);
+/* tp_memory_stage of n stages of one configuration, sharing the work that
+ * does not depend on the stage (bit-identical to n separate calls). */
+void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+                       tp_memory *const *out);
 
 /** Greatest common divisor of two positive counts. */
 static inline int64_t tp__gcd64(int64_t a, int64_t b)
@@ -67,7 +73,8 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
 
 /**
  * Step-time model (src/lib/time.c): fills r->time from the config, the
- * already computed r->params, r->flops, r->memory. Validated input only.
+ * already computed r->params, r->flops, r->memory and r->stage_first and
+ * r->stage_last (their layer counts are used). Validated input only.
  */
 void tp__step_time(const tp_config *c, tp_result *r);
 

@@ -105,44 +105,85 @@ typedef struct stage_params {
     double ends;          /* embedding + head shard on this stage, part of dense */
 } stage_params;
 
-static stage_params stage_param_shard(const tp_config *c, const tp_params *P, int64_t stage,
-                                      int64_t first_layer, int64_t layers)
+/*
+ * What every pipeline stage of one configuration shares: the per-layer
+ * shards, the bytes per parameter, the activations of one layer. Computed
+ * once per configuration (tp__memory_heaviest fills up to three stages
+ * from it; a search evaluates millions of configurations), with the same
+ * expressions as per stage, so every figure is the same to the bit.
+ */
+typedef struct mem_shared {
+    int64_t dp, mb;
+    tp_state_bytes bpp;
+    double tpz, ep;
+    double norm_w;                    /* one norm's weights */
+    double dense_layer;               /* a dense layer's shard */
+    double layer_dense, layer_expert; /* a MoE layer's non-expert and routed shards */
+    double table, positions;          /* embedding / head table shard, position table */
+    double a_dense, a_moe;            /* activations of one layer, one micro-batch */
+} mem_shared;
+
+static double layer_activation_bytes(const tp_config *c, bool moe);
+
+/* moe_act: also the activations of a MoE layer (some stage holds one). */
+static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act, mem_shared *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     double tpz = (double)t->tp, ep = (double)t->ep, etp = (double)tp_expert_tp(t);
-    int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
-    int64_t n_dense = layers - n_moe;
     int64_t h = m->hidden;
     double norm_w = (double)tp__norm_params(m);
     /* replicated on every TP rank: two norms, MLA down-projections, QK-norms */
     double whole = (double)tp__layer_norms(m) * norm_w + (double)tp__attn_replicated_params(m);
-    stage_params sp = {0};
+    /* every field is set below (no memset: this runs once per evaluation) */
+    x->dp = tp_train_dp(t);
+    x->mb = tp__grad_accum(t);
+    tp_state_bytes_per_param(t, &x->bpp);
+    x->tpz = tpz;
+    x->ep = ep;
+    x->norm_w = norm_w;
 
     /* Dense layers: everything but the replicated weights is split t ways. */
-    double dense_layer = ((double)P->per_layer_dense - whole) / tpz + whole;
-    sp.dense += (double)n_dense * dense_layer;
-    double largest = n_dense > 0 ? dense_layer : 0.0;
-    if (n_moe > 0) {
+    x->dense_layer = ((double)P->per_layer_dense - whole) / tpz + whole;
+    x->layer_dense = x->layer_expert = 0.0;
+    if (P->num_moe_layers > 0) {
         double routed = (double)P->moe_routed / (double)P->num_moe_layers;
         double shared = (double)P->moe_shared / (double)P->num_moe_layers;
         double router = (double)tp__router_params(m);
         double non_expert = (double)P->per_layer_moe - routed - shared - router - whole;
-        double layer_dense = (non_expert + shared) / tpz + router + whole;
-        double layer_expert = routed / (etp * ep);
-        sp.dense += (double)n_moe * layer_dense;
-        sp.expert += (double)n_moe * layer_expert;
-        if (layer_dense + layer_expert > largest)
-            largest = layer_dense + layer_expert;
+        x->layer_dense = (non_expert + shared) / tpz + router + whole;
+        x->layer_expert = routed / (etp * ep);
+    }
+    int64_t V = tp__padded_vocab(m->vocab, t->pad_vocab_to);
+    x->table = (double)V * (double)h / tpz;
+    x->positions = m->pos == TP_POS_LEARNED ? (double)(m->max_positions * h) : 0.0;
+
+    x->a_dense = layer_activation_bytes(c, false);
+    x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
+}
+
+static stage_params stage_param_shard(const tp_config *c, const tp_params *P, const mem_shared *x,
+                                      int64_t stage, int64_t n_moe, int64_t layers)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double tpz = x->tpz, ep = x->ep;
+    int64_t n_dense = layers - n_moe;
+    stage_params sp = {0};
+
+    sp.dense += (double)n_dense * x->dense_layer;
+    double largest = n_dense > 0 ? x->dense_layer : 0.0;
+    if (n_moe > 0) {
+        sp.dense += (double)n_moe * x->layer_dense;
+        sp.expert += (double)n_moe * x->layer_expert;
+        if (x->layer_dense + x->layer_expert > largest)
+            largest = x->layer_dense + x->layer_expert;
     }
     sp.largest_layer = largest;
 
-    int64_t V = tp__padded_vocab(m->vocab, t->pad_vocab_to);
-    double table = (double)V * (double)h / tpz;
-    double positions = m->pos == TP_POS_LEARNED ? (double)(m->max_positions * h) : 0.0;
     bool first = stage == 0, last = stage == t->pp - 1;
     if (first)
-        sp.ends += table + positions;
+        sp.ends += x->table + x->positions;
     if (last && P->mtp > 0) {
         /* MTP modules sit after the last layer (Megatron: on the last stage) */
         double mtp_routed = (double)P->mtp_routed;
@@ -150,9 +191,9 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, in
         sp.expert += mtp_routed / (tpz * ep);
     }
     if (last) {
-        sp.ends += norm_w; /* final norm */
+        sp.ends += x->norm_w; /* final norm */
         if (!m->tie_embeddings || t->pp > 1)
-            sp.ends += table; /* untied head, or the tied copy on the last stage */
+            sp.ends += x->table; /* untied head, or the tied copy on the last stage */
     }
     sp.dense += sp.ends;
     return sp;
@@ -313,25 +354,42 @@ static int64_t num_communicators(const tp_train *t, int64_t dp)
            (etp > 1 && etp != t->tp);
 }
 
-void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
+/* A stage's layers and MoE layers among them. */
+typedef struct stage_layers {
+    int64_t layers, n_moe;
+} stage_layers;
+
+static stage_layers layers_of(const tp_config *c, int64_t stage)
+{
+    const tp_train *t = &c->train;
+    int64_t L = c->model.num_layers;
+    int64_t layers = tp_stage_layers(t, L, stage);
+    int64_t first_layer = tp__stage_first_layer(t, L, stage);
+    stage_layers sl = {layers, tp__moe_layers_in(&c->model, first_layer, layers)};
+    return sl;
+}
+
+static void memory_stage(const tp_config *c, const tp_params *P, const mem_shared *x, int64_t stage,
+                         stage_layers sl, tp_memory *out)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     const tp_options *o = &c->opts;
-    memset(out, 0, sizeof *out);
+    /* all zero: a copy of a zero struct compiles to vector moves, a memset
+     * of this size to rep stos, whose start-up costs more (three stages
+     * per evaluation) */
+    static const tp_memory zero;
+    *out = zero;
     assert(stage >= 0 && stage < t->pp); /* the documented precondition */
 
-    int64_t L = m->num_layers;
-    int64_t layers = tp_stage_layers(t, L, stage);
-    int64_t first_layer = tp__stage_first_layer(t, L, stage);
-    int64_t dp = tp_train_dp(t);
-    int64_t mb = tp__grad_accum(t);
-    stage_params sp = stage_param_shard(c, P, stage, first_layer, layers);
+    int64_t layers = sl.layers;
+    int64_t dp = x->dp;
+    int64_t mb = x->mb;
+    int64_t n_moe = sl.n_moe;
+    stage_params sp = stage_param_shard(c, P, x, stage, n_moe, layers);
 
     /* 2. States. */
-    tp_state_bytes bpp;
-    tp_state_bytes_per_param(t, &bpp);
-    double wb = bpp.weights, gb = bpp.grads, ob = bpp.optimizer;
+    double wb = x->bpp.weights, gb = x->bpp.grads, ob = x->bpp.optimizer;
     double D = (double)dp * (double)t->cp; /* ranks sharing a dense shard  */
     double De = sp.expert > 0.0 ? (double)tp_train_edp(t)
                                 : 1.0; /* ranks sharing an expert shard (d*c/e when t_e = t) */
@@ -381,9 +439,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     out->params_on_gpu = sp.dense + sp.expert;
 
     /* 3-4. Activations. */
-    int64_t n_moe = tp__moe_layers_in(m, first_layer, layers);
-    double a_dense = layer_activation_bytes(c, false);
-    double a_moe = n_moe > 0 ? layer_activation_bytes(c, true) : 0.0;
+    double a_dense = x->a_dense;
+    double a_moe = n_moe > 0 ? x->a_moe : 0.0;
     double per_mb = (double)(layers - n_moe) * a_dense + (double)n_moe * a_moe;
     /* the largest layer the stage holds: a MoE-only stage has no dense one */
     double a_max = n_moe > 0 && (a_moe > a_dense || n_moe == layers) ? a_moe : a_dense;
@@ -439,10 +496,30 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                        out->comm_buffers_bytes + out->framework_bytes + out->fragmentation_bytes;
     out->capacity_bytes = c->gpu.mem_capacity_bytes;
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
-    out->host_fits =
-        !(out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) ||
-        out->host_bytes * (double)tp_gpus_per_node(t, &c->gpu) <= o->host_mem_bytes_per_node;
+    out->host_capacity_bytes = o->host_mem_bytes_per_node;
+    out->host_fits = true;
+    if (out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) {
+        out->host_gpus = tp_gpus_per_node(t, &c->gpu);
+        out->host_fits = out->host_bytes * (double)out->host_gpus <= o->host_mem_bytes_per_node;
+    }
     out->fits = out->total_bytes <= out->capacity_bytes && out->host_fits;
     out->stage = stage;
     out->layers = layers;
+}
+
+void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
+{
+    stage_layers sl = layers_of(c, stage);
+    mem_shared x;
+    mem_shared_init(c, P, sl.n_moe > 0, &x);
+    memory_stage(c, P, &x, stage, sl, out);
+}
+
+void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+                       tp_memory *const *out)
+{
+    mem_shared x;
+    mem_shared_init(c, P, P->num_moe_layers > 0, &x);
+    for (int i = 0; i < n; i++)
+        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
 }

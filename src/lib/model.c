@@ -259,7 +259,9 @@ static int64_t moe_layers_below(const tp_model *m, int64_t n)
 {
     if (m->num_experts <= 0 || n <= m->moe_first_dense)
         return 0;
-    int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+    if (m->moe_layer_freq <= 1) /* every layer after the dense ones (no division) */
+        return n - m->moe_first_dense;
+    int64_t freq = m->moe_layer_freq;
     return (n - m->moe_first_dense + freq - 1) / freq;
 }
 
@@ -440,7 +442,12 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     if (pad_vocab_to < 0 || pad_vocab_to > TP_MAX_VOCAB)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.pad_vocab_to",
                             "%lld is out of range [0, %d]", (long long)pad_vocab_to, TP_MAX_VOCAB);
+    tp__model_params(m, pad_vocab_to, out);
+    return TP_OK;
+}
 
+void tp__model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out)
+{
     int64_t h = m->hidden, V = tp__padded_vocab(m->vocab, pad_vocab_to);
     int64_t L = m->num_layers, L_moe = tp_model_num_moe_layers(m), L_dense = L - L_moe;
     int64_t attn = attention_params(m), norms = tp__layer_norms(m) * norm_params(m);
@@ -470,5 +477,4 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
               p.moe_shared + p.router + p.norms + p.mtp;
     p.active = p.total - (L_moe + (E > 0 ? m->mtp_layers : 0)) * (E - k) * expert;
     *out = p;
-    return TP_OK;
 }

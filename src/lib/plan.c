@@ -315,8 +315,10 @@ static bool try_layout(const tp_config *cfg, const tp_phase *ph, tp_result *res,
         return false;
     }
     if (!res->memory.fits) {
-        if (why)
-            snprintf(why, why_n, "%.180s", res->reason);
+        if (why) {
+            char reason[TP_REASON_MAX];
+            snprintf(why, why_n, "%.180s", tp_result_reason(res, reason, sizeof reason));
+        }
         return false;
     }
     return frozen_fits(cfg, ph, res, res->memory.capacity_bytes, 0.0, why, why_n);
@@ -463,7 +465,8 @@ static tp_status choose_layout(const tp_plan_in *in, const tp_model *model, tp_p
         pp->res = rec.result;
         pp->layouts_evaluated = 1;
         if (!rec.fits) {
-            snprintf(why, why_n, "%.180s", rec.result.reason);
+            char reason[TP_REASON_MAX];
+            snprintf(why, why_n, "%.180s", tp_result_reason(&rec.result, reason, sizeof reason));
             return TP_OK;
         }
         pp->fits = frozen_fits(&pp->cfg, ph, &pp->res, base.gpu.mem_capacity_bytes,

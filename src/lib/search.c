@@ -661,7 +661,6 @@ static void evaluate(tp_search *s)
     r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
-    r->reason[0] = '\0';
     tp__memory_heaviest(c, &s->padded, r);
     if (r->memory.fits)
         tp__step_time(c, r);
@@ -1113,12 +1112,20 @@ void tp_search_delta_eval(const tp_search_item *best, const tp_search_item *othe
 #undef DIFF
 }
 
-/* Does c fit (valid and every checked stage within capacity)? */
+/* Does c fit (valid and every checked stage within capacity)? tp_eval's
+ * answer without its FLOPs and step time, which do not decide it: the
+ * binding tries up to layers + node + 768 + 4 layouts (issue 19 runs it
+ * on every estimate that does not fit, the web's included). */
 static bool fits_cfg(const tp_config *c)
 {
     tp_result r;
+    tp_params padded;
     tp_error e;
-    return tp_eval(c, &r, &e) == TP_OK && r.memory.fits;
+    if (tp_config_validate(c, &e) != TP_OK)
+        return false;
+    tp__model_params(&c->model, c->train.pad_vocab_to > 1 ? c->train.pad_vocab_to : 0, &padded);
+    tp__memory_heaviest(c, &padded, &r);
+    return r.memory.fits;
 }
 
 static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)

@@ -178,6 +178,16 @@ typedef struct module_parts {
     double shared_fwd; /* the shared experts' GEMMs and activation */
 } module_parts;
 
+/* All zero, field by field: a memset of the struct compiles to `rep stos`,
+ * whose start-up costs more than these stores (several per evaluation). */
+_Static_assert(sizeof(cost) == 13 * sizeof(double), "cost_zero sets every field of cost");
+static void cost_zero(cost *o)
+{
+    o->fwd = o->bwd = o->gemm_fwd = o->attn_fwd = 0.0;
+    o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0.0;
+    o->recomp = o->elem_fwd = o->sac_gemm = 0.0;
+}
+
 static void cost_axpy(cost *y, double a, const cost *x)
 {
     y->fwd += a * x->fwd;
@@ -480,7 +490,7 @@ static void dense_layer(const ctx *x, cost *o)
     const tp_config *c = x->c;
     double T = x->T, tt = x->tt, h = x->h, f = x->f;
     double rep = 0.0, shard = 0.0;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
     double g1 = gemm_s(x, T, x->gate * f / tt, h);
@@ -519,7 +529,7 @@ static void moe_layer(const ctx *x, cost *o)
     double fsh = (double)m->shared_ffn_hidden +
                  (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
     double rep = 0.0, shard = 0.0;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
 
@@ -591,7 +601,7 @@ static void logits_part(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
     double T = x->T, tt = x->tt;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     double g = gemm_s(x, T, x->V / tt, x->h);
     double ce = T * x->V / tt * (c->train.fused_ce ? 8.0 : 20.0) / x->mem_bw;
     o->gemm_fwd = g;
@@ -603,7 +613,7 @@ static void logits_part(const ctx *x, cost *o)
 static void embedding_part(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
-    memset(o, 0, sizeof *o);
+    cost_zero(o);
     if (c->train.tp > 1)
         o->tp_f = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
                                      x->T * x->h * 2.0, &x->tp_pl);
@@ -614,9 +624,12 @@ static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm,
                        bool last, const cost *emb, const cost *head, double block)
 {
     cost s;
-    memset(&s, 0, sizeof s);
-    cost_axpy(&s, nd, dense);
-    cost_axpy(&s, nm, moe);
+    cost_zero(&s);
+    /* a kind of layer the stage does not hold adds exact zeros: skipped */
+    if (!(nd >= 0.0 && nd <= 0.0))
+        cost_axpy(&s, nd, dense);
+    if (!(nm >= 0.0 && nm <= 0.0))
+        cost_axpy(&s, nm, moe);
     /* block method: `block` layers of the stage(s) recomputed (0: all) */
     double n = block, layers = nd + nm;
     if (n > 0.0 && n < layers)
@@ -639,6 +652,8 @@ static int64_t nodes_gpus(const tp_config *c)
 static void gemm_shape_init(const tp_config *c, ctx *x)
 {
     const tp_gpu_eff *e = &c->gpu.eff;
+    x->sms = x->tile_m = x->tile_n = x->inv_sms = x->inv_tile_m = x->inv_tile_n = 0.0;
+    x->wave_s_per_k = x->s_per_byte = 0.0;
     if (!(e->sm_count >= 1.0 && e->mamf > 0.0))
         return;
     bool fp8 = c->train.precision == TP_PREC_FP8;
@@ -660,7 +675,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     const tp_gpu_eff *e = &c->gpu.eff;
-    memset(x, 0, sizeof *x);
+    /* every field is set below (no memset: this runs once per evaluation) */
     x->c = c;
     x->tt = (double)t->tp;
     x->et = (double)tp_expert_tp(t);
@@ -737,7 +752,7 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     double total = r->stage_first.params_on_gpu;
     double expert = 0.0;
     if (mo->num_experts > 0 && r->params.num_moe_layers > 0) {
-        int64_t L0 = tp_stage_layers(t, mo->num_layers, 0);
+        int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0) */
         double nm0 = (double)tp__moe_layers_in(mo, 0, L0);
         double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
         expert = nm0 * routed_layer / (x->et * (double)t->ep);
@@ -915,7 +930,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
     const tp_train *t = &c->train;
     const tp_model *m = &c->model;
     tp_time *tm = &r->time;
-    memset(tm, 0, sizeof *tm);
+    static const tp_time zero; /* all zero; vector moves, not rep stos (memory.c) */
+    *tm = zero;
     tm->bottleneck = "";
 
     ctx x;
@@ -930,7 +946,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     if (m->num_experts > 0)
         moe_layer(&x, &moe);
     else
-        memset(&moe, 0, sizeof moe);
+        cost_zero(&moe);
     embedding_part(&x, &emb);
     logits_part(&x, &head);
     if (m->mtp_layers > 0) {
@@ -949,13 +965,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
     int64_t L = m->num_layers, p = t->pp;
     double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
-    int64_t L0 = tp_stage_layers(t, L, 0);
+    int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0), memory.c's */
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
     cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
-        int64_t Ll = tp_stage_layers(t, L, p - 1);
+        int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
         cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         double tl = stage_time(&stl);

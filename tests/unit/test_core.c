@@ -115,6 +115,17 @@ static void test_seed_s0_9(void **state)
     double static_b = r.memory.weights_bytes + r.memory.grads_bytes + r.memory.optimizer_bytes;
     assert_rel(static_b, 360 * GB, 0.01);
     assert_false(r.memory.fits);
+    /* why, formatted on demand from the result: the stage, its total, the
+     * capacity and the largest part (the 240 GB of moments) */
+    char want[TP_REASON_MAX], got[TP_REASON_MAX];
+    snprintf(want, sizeof want,
+             "stage 0 needs %.1f GiB > %.1f GiB capacity; largest part: optimizer state %.1f GiB",
+             r.memory.total_bytes / TP_GIB, r.memory.capacity_bytes / TP_GIB,
+             r.memory.optimizer_bytes / TP_GIB);
+    assert_string_equal(tp_result_reason(&r, got, sizeof got), want);
+    assert_string_equal(tp_result_reason(&r, got, 8), "stage 0"); /* cut, terminated */
+    r.memory.fits = true;
+    assert_string_equal(tp_result_reason(&r, got, sizeof got), "");
 }
 
 /* S1-1 and S3-1: 16 B/param and the GPUs needed for the state alone. */

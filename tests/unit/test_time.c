@@ -731,7 +731,9 @@ static void test_offload_optimizer(void **state)
     tp_result full = eval_ok(&c);
     assert_false(full.memory.fits);
     assert_false(full.memory.host_fits);
-    assert_true(strncmp(full.reason, "host memory: 8 GPUs x ", 22) == 0);
+    char reason[TP_REASON_MAX];
+    assert_true(
+        strncmp(tp_result_reason(&full, reason, sizeof reason), "host memory: 8 GPUs x ", 22) == 0);
     tp_error err = {0};
     c.train.zero = 0;
     assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
