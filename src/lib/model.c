@@ -403,6 +403,9 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     st = validate_rope_norm(m, err);
     if (st != TP_OK)
         return st;
+    st = tp__vision_validate(m, err);
+    if (st != TP_OK)
+        return st;
 
     /* Bound the total in floating point before any int64 product can overflow. */
     double h = (double)m->hidden, L = (double)m->num_layers;
@@ -469,6 +472,9 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     p.total = p.embedding + p.output_head + p.attention + p.mlp_dense + p.moe_routed +
               p.moe_shared + p.router + p.norms + p.mtp;
     p.active = p.total - (L_moe + (E > 0 ? m->mtp_layers : 0)) * (E - k) * expert;
+    tp__vision_params(m, &p); /* zero without a vision tower */
+    p.total += p.vision + p.vision_projector + p.vision_text;
+    p.active += p.vision + p.vision_projector + p.vision_text;
     *out = p;
     return TP_OK;
 }
