@@ -119,7 +119,8 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx"); /* read by hf_dbrx_parse */
+        snprintf(buf + at, n - at, ", dbrx, %s", /* read by hf_dbrx_parse and hf_vlm.c */
+                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon");
     return buf;
 }
 
@@ -313,18 +314,10 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
 static const struct {
     const char *model_type, *why;
 } hf_refused[] = {
-    {"gemma3", "a vision-language model (a SigLIP vision tower beside the text model) that "
-               "trainplan does not model; give the text model's config (model_type gemma3_text)"},
-    {"mllama", "Llama 3.2 Vision: cross-attention layers and a vision encoder that trainplan does "
-               "not model"},
-    {"qwen2_vl", "a vision-language model whose vision encoder trainplan does not model"},
-    {"qwen2_5_vl", "a vision-language model whose vision encoder trainplan does not model"},
     {"nemotron_h", "a hybrid of Mamba-2 and attention layers; trainplan does not model Mamba "
                    "layers"},
     {"jamba", "a hybrid of Mamba and attention layers; trainplan does not model Mamba layers"},
     {"qwen3_next", "gated DeltaNet linear-attention layers that trainplan does not model"},
-    {"falcon", "parallel attention with shared norms (new_decoder_architecture, multi_query, "
-               "parallel_attn) that trainplan does not read yet"},
 };
 
 /* DBRX (HF DbrxConfig): d_model, n_heads, n_layers, vocab_size, max_seq_len,
@@ -413,6 +406,10 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
                 a = &hf_archs[i];
         if (!a && strcmp(json_string_value(mt), "dbrx") == 0)
             return hf_dbrx_parse(root, origin, out, err);
+        if (!a && tp_io__hf_vlm_type(json_string_value(mt)))
+            return tp_io__hf_vlm_parse(root, origin, out, err);
+        if (!a && strcmp(json_string_value(mt), "falcon") == 0)
+            return tp_io__hf_falcon_parse(root, origin, out, err);
         for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
             if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
                 FAIL(err, TP_ERR_CONFIG, "model_type",
