@@ -724,7 +724,13 @@ static bool native_reads(const char *key)
 /* Which reader a config goes to, as tp_io_model_parse and
  * tp_io__hf_model_parse choose: an hf_archs entry (by model_type, else by
  * architectures), DBRX, DeepSeek's native config, or none. */
-typedef enum hf_reader { READER_NONE, READER_ARCH, READER_DBRX, READER_NATIVE } hf_reader;
+typedef enum hf_reader {
+    READER_NONE,
+    READER_ARCH,
+    READER_DBRX,
+    READER_NATIVE,
+    READER_VLM /* hf_vlm.c: the VLMs and Falcon */
+} hf_reader;
 
 static hf_reader reader_of(const json_t *root, const hf_arch **arch)
 {
@@ -737,6 +743,9 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
                 *arch = &hf_archs[i];
         if (*arch)
             return READER_ARCH;
+        if (tp_io__hf_vlm_type(json_string_value(mt)) ||
+            strcmp(json_string_value(mt), "falcon") == 0)
+            return READER_VLM;
         return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
     }
     if (mt)
@@ -797,7 +806,10 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
             break;
         bool read = r == READER_ARCH   ? hf_reads(a, key)
                     : r == READER_DBRX ? dbrx_reads(key)
-                                       : native_reads(key);
+                    : r == READER_VLM
+                        ? tp_io__hf_vlm_reads(json_string_value(json_object_get(root, "model_type")),
+                                              key)
+                        : native_reads(key);
         if (!read)
             room = list_add(buf, n, &at, &count, "", key);
         /* DBRX: the keys inside its two sub-objects, by their dotted name */
