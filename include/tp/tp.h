@@ -351,6 +351,9 @@ typedef struct tp_params {
                                  gates, extra embedding rows for image tokens        */
 } tp_params;
 
+/** mllama cross-attention layers among the language layers (0 without a vision tower). */
+TP_API int64_t tp_model_num_cross_layers(const tp_model *m);
+
 /** Number of MoE layers under the model's layer pattern. */
 TP_API int64_t tp_model_num_moe_layers(const tp_model *m);
 

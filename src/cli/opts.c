@@ -41,6 +41,7 @@ enum flag_id {
     F_SHARED_FFN, F_MOE_FIRST_DENSE, F_MOE_LAYER_FREQ,
     F_Q_LORA, F_KV_LORA, F_QK_ROPE, F_QK_NOPE, F_V_HEAD, F_MTP, F_WINDOW, F_GLOBAL_EVERY,
     F_QK_NORM, F_SINKS, F_ROUTER_BIAS, F_MOE_IMBALANCE, F_CAPACITY,
+    F_IMAGE_TOKENS, F_FREEZE_VISION, /* issue 16: a vision tower's training settings */
     F_SEQ_LEN, F_MICRO_BATCH, F_GLOBAL_BATCH, F_GLOBAL_BATCH_TOKENS,
     F_GPU, F_GPUS, F_GPUS_PER_NODE, F_GPU_MEM_GB, F_GPU_MEM_GIB, F_PEAK_TFLOPS, F_PRICE,
     F_HW_PROFILE,
@@ -199,6 +200,13 @@ static const cli_flag flags[F_COUNT] = {
     [F_CAPACITY] = {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
                     "expert capacity in means; tokens beyond it are dropped",
                     NUM0(0.01, 1e3), .group = G_MODEL},
+    [F_IMAGE_TOKENS] = {"--image-tokens", "N", "patches", "from --model (one image)",
+                        "vision-encoder patches per sample (a vision-language model)",
+                        INT(0, 16777216), .group = G_MODEL},
+    [F_FREEZE_VISION] = {"--freeze-vision", NULL, NULL, "trainable",
+                         "freeze the vision encoder: no gradients or optimizer state, forward "
+                         "only (the projector still trains)",
+                         CLI_SWITCH, .group = G_MODEL},
     [F_SEQ_LEN] = {"--seq-len", "N", "tokens", NULL,
                    "sequence length",
                    INT(1, TP_MAX_SEQ), .group = G_BATCH},

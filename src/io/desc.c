@@ -50,6 +50,7 @@ enum slot {
     D_SHARED_FFN, D_MOE_FIRST_DENSE, D_MOE_LAYER_FREQ,
     D_Q_LORA, D_KV_LORA, D_QK_ROPE, D_QK_NOPE, D_V_HEAD, D_MTP, D_WINDOW, D_GLOBAL_EVERY,
     D_QK_NORM, D_SINKS, D_ROUTER_BIAS, D_MOE_IMBALANCE, D_CAPACITY,
+    D_IMAGE_TOKENS, D_FREEZE_VISION, /* issue 16: the vision tower's training settings */
     D_SEQ_LEN, D_MICRO_BATCH, D_GLOBAL_BATCH, D_GLOBAL_BATCH_TOKENS,
     D_GPU, D_GPUS, D_GPUS_PER_NODE, D_GPU_MEM_GB, D_GPU_MEM_GIB, D_PEAK_TFLOPS, D_PRICE,
     D_HW_PROFILE,
@@ -83,7 +84,8 @@ static const char *const slot_flag[D_COUNT] = {
     [D_V_HEAD] = "--v-head-dim", [D_MTP] = "--mtp-layers", [D_WINDOW] = "--sliding-window",
     [D_GLOBAL_EVERY] = "--global-every", [D_QK_NORM] = "--qk-norm", [D_SINKS] = "--attn-sinks",
     [D_ROUTER_BIAS] = "--router-bias", [D_MOE_IMBALANCE] = "--moe-imbalance",
-    [D_CAPACITY] = "--moe-capacity-factor", [D_SEQ_LEN] = "--seq-len",
+    [D_CAPACITY] = "--moe-capacity-factor", [D_IMAGE_TOKENS] = "--image-tokens",
+    [D_FREEZE_VISION] = "--freeze-vision", [D_SEQ_LEN] = "--seq-len",
     [D_MICRO_BATCH] = "--micro-batch", [D_GLOBAL_BATCH] = "--global-batch",
     [D_GLOBAL_BATCH_TOKENS] = "--global-batch-tokens", [D_GPU] = "--gpu", [D_GPUS] = "--gpus",
     [D_GPUS_PER_NODE] = "--gpus-per-node", [D_GPU_MEM_GB] = "--gpu-memory-gb",
@@ -302,8 +304,27 @@ static tp_status apply_model_more(const tp_io_desc *d, tp_model *m, tp_error *er
     return TP_OK;
 }
 
+/* The vision tower's training settings: image tokens per sample and a
+ * frozen encoder (tp_vision), on a model that has a tower. */
+static tp_status apply_vision(const tp_io_desc *d, tp_model *m, tp_error *err)
+{
+    if (!d->val[D_IMAGE_TOKENS] && !d->order[D_FREEZE_VISION])
+        return TP_OK;
+    if (m->vision.layers <= 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG,
+                            d->val[D_IMAGE_TOKENS] ? "model.vision.image_tokens"
+                                                   : "model.vision.frozen",
+                            "needs a model with a vision tower (a vision-language config: mllama, "
+                            "qwen2_vl, qwen2_5_vl, gemma3); this model has none");
+    OVERRIDE_I64(D_IMAGE_TOKENS, m->vision.image_tokens);
+    if (d->order[D_FREEZE_VISION])
+        m->vision.frozen = true;
+    return TP_OK;
+}
+
 static tp_status apply_model(const tp_io_desc *d, tp_model *m, tp_error *err)
 {
+    TP_TRY(apply_vision(d, m, err));
     OVERRIDE_I64(D_LAYERS, m->num_layers);
     OVERRIDE_I64(D_HIDDEN, m->hidden);
     OVERRIDE_I64(D_HEADS, m->num_heads);

@@ -63,6 +63,8 @@ static const tp_io_field fields[] = {
     {"model.moe_imbalance", "--moe-imbalance", "moe-imbalance", NUM0(1.0, 1e3)},
     {"model.moe_capacity_factor", "--moe-capacity-factor", "moe-capacity-factor",
      NUM0(0.01, 1e3)},
+    {"model.vision.image_tokens", "--image-tokens", "image-tokens", INT(0, 16777216)},
+    {"model.vision.frozen", "--freeze-vision", "freeze-vision", SWITCH},
     /* gpu: tp_gpu, after the preset or file is loaded (--gpus-per-node is the
      * layout's: it overrides the GPU's without changing the GPU) */
     {"gpu", "--gpu", "gpu", STR},

@@ -33,7 +33,7 @@
  *                     a language layer and are counted there)
  *   Checks (tests/unit/test_vision.c, against the released checkpoints'
  *   totals, docs/models.md): Llama-3.2-11B-Vision 10,670,220,835 (vision
- *   863,567,379, projector 31,461,376, language side 527,360); Qwen2-VL-7B
+ *   863,567,379, projector 31,461,376, language side 34,832); Qwen2-VL-7B
  *   8,291,375,616; Qwen2.5-VL-7B 8,292,166,656; Gemma-3-4B 4,300,079,472.
  *   Hand derivation, Qwen2-VL-7B (h_v 1280, f_v 5120, 32 blocks, P 14,
  *   T_p 2): patch 3*2*14*14*1280 = 1,505,280; block 4*1280^2 + 4*1280 +
@@ -145,6 +145,11 @@ int64_t tp__vision_cross_in(const tp_model *m, int64_t first, int64_t n)
     int64_t below_hi = (hi - v->cross_first + e - 1) / e;
     int64_t below_lo = (lo - v->cross_first + e - 1) / e;
     return below_hi - below_lo;
+}
+
+int64_t tp_model_num_cross_layers(const tp_model *m)
+{
+    return tp__vision_cross_in(m, 0, m->num_layers);
 }
 
 void tp__vision_params(const tp_model *m, tp_params *p)
