@@ -310,13 +310,15 @@ static tp_status apply_vision(const tp_io_desc *d, tp_model *m, tp_error *err)
 {
     if (!d->val[D_IMAGE_TOKENS] && !d->order[D_FREEZE_VISION])
         return TP_OK;
+    int64_t tokens = m->vision.image_tokens; /* the value's own range first */
+    OVERRIDE_I64(D_IMAGE_TOKENS, tokens);
     if (m->vision.layers <= 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG,
                             d->val[D_IMAGE_TOKENS] ? "model.vision.image_tokens"
                                                    : "model.vision.frozen",
                             "needs a model with a vision tower (a vision-language config: mllama, "
                             "qwen2_vl, qwen2_5_vl, gemma3); this model has none");
-    OVERRIDE_I64(D_IMAGE_TOKENS, m->vision.image_tokens);
+    m->vision.image_tokens = tokens;
     if (d->order[D_FREEZE_VISION])
         m->vision.frozen = true;
     return TP_OK;
