@@ -52,7 +52,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --shared-ffn-hidden --moe-first-dense --moe-layer-freq
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
 --sliding-window --global-every --qk-norm --attn-sinks --router-bias --moe-imbalance
---moe-capacity-factor
+--moe-capacity-factor --image-tokens --freeze-vision
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --etp --zero --fsdp --distributed-optimizer
