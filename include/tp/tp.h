@@ -219,27 +219,27 @@ typedef enum tp_bubble_def {
  * parallelism splits its attention and MLP like the language layers'.
  */
 typedef struct tp_vision {
-    int64_t layers;      /* encoder blocks (0: no vision tower)                        */
-    int64_t hidden;      /* encoder width h_v                                          */
-    int64_t heads;       /* encoder attention heads (multi-head: kv heads = heads)     */
-    int64_t ffn_hidden;  /* encoder MLP width f_v                                      */
-    tp_mlp mlp;          /* gelu (CLIP, SigLIP, mllama, Qwen2-VL), swiglu (Qwen2.5-VL) */
-    tp_norm norm;        /* layernorm (with bias) or rmsnorm (Qwen2.5-VL)              */
-    bool attn_bias;      /* biases on q, k, v and the output projection                */
-    bool mlp_bias;       /* biases on the MLP linears                                  */
-    bool patch_bias;     /* bias of the patch-embedding convolution                    */
-    bool class_token;    /* a learned class token per tile (mllama)                    */
-    int64_t channels;    /* image channels (0 -> 3)                                    */
-    int64_t patch;       /* patch side in pixels                                       */
-    int64_t temporal;    /* frames per patch, Qwen2-VL's Conv3d (0 -> 1)               */
-    int64_t positions;   /* learned position-table rows (0: rotary, none learned)      */
-    int64_t tiles;       /* mllama: tiles per image (0 -> 1)                           */
-    int64_t aspect_ids;  /* mllama: rows of the aspect-ratio tables (0: none)          */
+    int64_t layers;       /* encoder blocks (0: no vision tower)                        */
+    int64_t hidden;       /* encoder width h_v                                          */
+    int64_t heads;        /* encoder attention heads (multi-head: kv heads = heads)     */
+    int64_t ffn_hidden;   /* encoder MLP width f_v                                      */
+    tp_mlp mlp;           /* gelu (CLIP, SigLIP, mllama, Qwen2-VL), swiglu (Qwen2.5-VL) */
+    tp_norm norm;         /* layernorm (with bias) or rmsnorm (Qwen2.5-VL)              */
+    bool attn_bias;       /* biases on q, k, v and the output projection                */
+    bool mlp_bias;        /* biases on the MLP linears                                  */
+    bool patch_bias;      /* bias of the patch-embedding convolution                    */
+    bool class_token;     /* a learned class token per tile (mllama)                    */
+    int64_t channels;     /* image channels (0 -> 3)                                    */
+    int64_t patch;        /* patch side in pixels                                       */
+    int64_t temporal;     /* frames per patch, Qwen2-VL's Conv3d (0 -> 1)               */
+    int64_t positions;    /* learned position-table rows (0: rotary, none learned)      */
+    int64_t tiles;        /* mllama: tiles per image (0 -> 1)                           */
+    int64_t aspect_ids;   /* mllama: rows of the aspect-ratio tables (0: none)          */
     int64_t gated_layers; /* mllama: layers with two tanh gates (the global ones)      */
-    int64_t final_norms; /* norms of h_v after the encoder (SigLIP 1, mllama 2)        */
-    int64_t image_size;  /* fixed image side in pixels (0: dynamic resolution)        */
-    int64_t window;      /* Qwen2.5-VL: patches a windowed layer attends (0: none)    */
-    int64_t full_layers; /* Qwen2.5-VL: layers with full attention besides the windows */
+    int64_t final_norms;  /* norms of h_v after the encoder (SigLIP 1, mllama 2)        */
+    int64_t image_size;   /* fixed image side in pixels (0: dynamic resolution)        */
+    int64_t window;       /* Qwen2.5-VL: patches a windowed layer attends (0: none)    */
+    int64_t full_layers;  /* Qwen2.5-VL: layers with full attention besides the windows */
     /* merger / projector into the language model */
     int64_t merge;       /* patches merged into one language token (Qwen 4, Gemma 3 16) */
     int64_t proj_in;     /* projector input width (0 -> hidden x merge)                */

@@ -804,12 +804,12 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
     {
         if (!room)
             break;
-        bool read = r == READER_ARCH   ? hf_reads(a, key)
-                    : r == READER_DBRX ? dbrx_reads(key)
-                    : r == READER_VLM
-                        ? tp_io__hf_vlm_reads(json_string_value(json_object_get(root, "model_type")),
-                                              key)
-                        : native_reads(key);
+        bool read =
+            r == READER_ARCH   ? hf_reads(a, key)
+            : r == READER_DBRX ? dbrx_reads(key)
+            : r == READER_VLM
+                ? tp_io__hf_vlm_reads(json_string_value(json_object_get(root, "model_type")), key)
+                : native_reads(key);
         if (!read)
             room = list_add(buf, n, &at, &count, "", key);
         /* DBRX: the keys inside its two sub-objects, by their dotted name */

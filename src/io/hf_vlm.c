@@ -122,12 +122,12 @@ static json_t *text_part(json_t *root, const char *family, tp_error *err)
     if (strcmp(family, "gemma3_text") == 0) {
         /* transformers' Gemma3TextConfig defaults (the released 4B file
          * states only hidden, intermediate, layers, window, rope scaling) */
-        json_t *d = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:f}", "vocab_size",
-                              262208, "hidden_size", 2304, "intermediate_size", 9216,
-                              "num_hidden_layers", 26, "num_attention_heads", 8,
-                              "num_key_value_heads", 4, "head_dim", 256, "sliding_window", 4096,
-                              "sliding_window_pattern", 6, "tie_word_embeddings", 1,
-                              "rms_norm_eps", 1e-6, "rope_theta", 1e6);
+        json_t *d =
+            json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:f}", "vocab_size", 262208,
+                      "hidden_size", 2304, "intermediate_size", 9216, "num_hidden_layers", 26,
+                      "num_attention_heads", 8, "num_key_value_heads", 4, "head_dim", 256,
+                      "sliding_window", 4096, "sliding_window_pattern", 6, "tie_word_embeddings", 1,
+                      "rms_norm_eps", 1e-6, "rope_theta", 1e6);
         if (d)
             fill_defaults(text, d);
         json_decref(d);
@@ -211,8 +211,7 @@ static tp_status mllama_vision(const json_t *root, const json_t *vc, tp_model *m
         (st = vint(vc, "num_global_layers", REQUIRED, 0, 1000, &global, err)) != TP_OK ||
         (st = vint(vc, "hidden_size", REQUIRED, 1, 65536, &v->hidden, err)) != TP_OK ||
         (st = vint(vc, "attention_heads", REQUIRED, 1, 65536, &v->heads, err)) != TP_OK ||
-        (st = vint(vc, "intermediate_size", REQUIRED, 1, 1048576, &v->ffn_hidden, err)) !=
-            TP_OK ||
+        (st = vint(vc, "intermediate_size", REQUIRED, 1, 1048576, &v->ffn_hidden, err)) != TP_OK ||
         (st = vint(vc, "num_channels", OPTIONAL, 1, 16, &v->channels, err)) != TP_OK ||
         (st = vint(vc, "patch_size", REQUIRED, 1, 1024, &v->patch, err)) != TP_OK ||
         (st = vint(vc, "image_size", REQUIRED, 1, 65536, &image, err)) != TP_OK ||
@@ -262,8 +261,8 @@ static tp_status qwen_vision(const json_t *vc, bool v25, tp_model *m, tp_error *
         (st = vint(vc, width_key, REQUIRED, 1, 65536, &v->hidden, err)) != TP_OK ||
         (st = vint(vc, "num_heads", REQUIRED, 1, 65536, &v->heads, err)) != TP_OK ||
         (st = vint(vc, out_key, REQUIRED, 1, TP_MAX_DIM, &out, err)) != TP_OK ||
-        (st = vint(vc, json_object_get(vc, "in_channels") ? "in_channels" : "in_chans", OPTIONAL,
-                   1, 16, &in, err)) != TP_OK ||
+        (st = vint(vc, json_object_get(vc, "in_channels") ? "in_channels" : "in_chans", OPTIONAL, 1,
+                   16, &in, err)) != TP_OK ||
         (st = vint(vc, "patch_size", REQUIRED, 1, 1024, &v->patch, err)) != TP_OK ||
         (st = vint(vc, "temporal_patch_size", REQUIRED, 1, 64, &v->temporal, err)) != TP_OK ||
         (st = vint(vc, "spatial_merge_size", REQUIRED, 1, 32, &merge, err)) != TP_OK)
@@ -293,8 +292,7 @@ static tp_status qwen_vision(const json_t *vc, bool v25, tp_model *m, tp_error *
     }
     int64_t window_px = 0;
     static const char *const silu[] = {"silu", NULL};
-    if ((st = vint(vc, "intermediate_size", REQUIRED, 1, 1048576, &v->ffn_hidden, err)) !=
-            TP_OK ||
+    if ((st = vint(vc, "intermediate_size", REQUIRED, 1, 1048576, &v->ffn_hidden, err)) != TP_OK ||
         (st = vint(vc, "window_size", OPTIONAL, 1, 65536, &window_px, err)) != TP_OK ||
         (st = vision_act(vc, "silu", silu, err)) != TP_OK)
         return st;
@@ -332,8 +330,7 @@ static tp_status gemma3_vision(const json_t *root, json_t *vc, tp_model *m, tp_e
     if ((st = vint(vc, "num_hidden_layers", REQUIRED, 1, 1000, &v->layers, err)) != TP_OK ||
         (st = vint(vc, "hidden_size", REQUIRED, 1, 65536, &v->hidden, err)) != TP_OK ||
         (st = vint(vc, "num_attention_heads", REQUIRED, 1, 65536, &v->heads, err)) != TP_OK ||
-        (st = vint(vc, "intermediate_size", REQUIRED, 1, 1048576, &v->ffn_hidden, err)) !=
-            TP_OK ||
+        (st = vint(vc, "intermediate_size", REQUIRED, 1, 1048576, &v->ffn_hidden, err)) != TP_OK ||
         (st = vint(vc, "num_channels", REQUIRED, 1, 16, &v->channels, err)) != TP_OK ||
         (st = vint(vc, "patch_size", REQUIRED, 1, 1024, &v->patch, err)) != TP_OK ||
         (st = vint(vc, "image_size", REQUIRED, 1, 65536, &image, err)) != TP_OK ||
@@ -494,15 +491,33 @@ tp_status tp_io__hf_falcon_parse(json_t *root, const char *origin, tp_model *out
 /* Top-level keys the readers above use (the rest are listed as ignored). */
 bool tp_io__hf_vlm_reads(const char *model_type, const char *key)
 {
-    static const char *const vlm[] = {"model_type", "architectures", "text_config",
-                                      "vision_config", "mm_tokens_per_image",
-                                      "tie_word_embeddings", NULL};
-    static const char *const falcon[] = {
-        "model_type", "architectures", "hidden_size", "n_layer", "num_hidden_layers", "n_head",
-        "num_attention_heads", "n_head_kv", "num_kv_heads", "vocab_size", "ffn_hidden_size",
-        "max_position_embeddings", "multi_query", "new_decoder_architecture", "parallel_attn",
-        "bias", "alibi", "tie_word_embeddings", "rope_theta", "layer_norm_epsilon", "activation",
-        "num_ln_in_parallel_attn", "apply_residual_connection_post_layernorm", NULL};
+    static const char *const vlm[] = {
+        "model_type",          "architectures",       "text_config", "vision_config",
+        "mm_tokens_per_image", "tie_word_embeddings", NULL};
+    static const char *const falcon[] = {"model_type",
+                                         "architectures",
+                                         "hidden_size",
+                                         "n_layer",
+                                         "num_hidden_layers",
+                                         "n_head",
+                                         "num_attention_heads",
+                                         "n_head_kv",
+                                         "num_kv_heads",
+                                         "vocab_size",
+                                         "ffn_hidden_size",
+                                         "max_position_embeddings",
+                                         "multi_query",
+                                         "new_decoder_architecture",
+                                         "parallel_attn",
+                                         "bias",
+                                         "alibi",
+                                         "tie_word_embeddings",
+                                         "rope_theta",
+                                         "layer_norm_epsilon",
+                                         "activation",
+                                         "num_ln_in_parallel_attn",
+                                         "apply_residual_connection_post_layernorm",
+                                         NULL};
     bool is_falcon = strcmp(model_type, "falcon") == 0;
     const char *const *list = is_falcon ? falcon : vlm;
     for (size_t i = 0; list[i]; i++)
@@ -510,10 +525,18 @@ bool tp_io__hf_vlm_reads(const char *model_type, const char *key)
             return true;
     /* Qwen2-VL: the language keys are at the top level */
     if (!is_falcon && strncmp(model_type, "qwen2", 5) == 0) {
-        static const char *const qwen[] = {
-            "hidden_size",   "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-            "intermediate_size", "vocab_size", "max_position_embeddings", "rope_theta",
-            "rope_scaling", "rms_norm_eps", "use_sliding_window", NULL};
+        static const char *const qwen[] = {"hidden_size",
+                                           "num_hidden_layers",
+                                           "num_attention_heads",
+                                           "num_key_value_heads",
+                                           "intermediate_size",
+                                           "vocab_size",
+                                           "max_position_embeddings",
+                                           "rope_theta",
+                                           "rope_scaling",
+                                           "rms_norm_eps",
+                                           "use_sliding_window",
+                                           NULL};
         for (size_t i = 0; qwen[i]; i++)
             if (strcmp(key, qwen[i]) == 0)
                 return true;

@@ -98,8 +98,8 @@ static void section_model_vision(FILE *f, const tp_model *m, const tp_params *p)
             "  vision tower    %lld blocks, width %lld, %lld heads, %s MLP %lld, patch %lld%s; "
             "%s; on pipeline stage 0, TP splits its attention and MLP\n",
             (long long)v->layers, (long long)v->hidden, (long long)v->heads,
-            tp_mlp_gated(v->mlp) ? "SwiGLU" : "GELU", (long long)v->ffn_hidden,
-            (long long)v->patch, v->temporal > 1 ? " x 2 frames" : "",
+            tp_mlp_gated(v->mlp) ? "SwiGLU" : "GELU", (long long)v->ffn_hidden, (long long)v->patch,
+            v->temporal > 1 ? " x 2 frames" : "",
             v->frozen ? "frozen (forward only, no gradients or optimizer state; projector "
                         "trained)"
                       : "trained");
@@ -114,8 +114,9 @@ static void section_model_vision(FILE *f, const tp_model *m, const tp_params *p)
     fprintf(f, "                  vision %s, projector %s, language side %s (parameters)\n",
             tp_io_commas(p->vision, a, sizeof a), tp_io_commas(p->vision_projector, b, sizeof b),
             tp_io_commas(p->vision_text, c, sizeof c));
-    fprintf(f, "  assumed         %s; the tower %s and runs whole on every CP rank; image tokens "
-               "in the sequence are part of --seq-len\n",
+    fprintf(f,
+            "  assumed         %s; the tower %s and runs whole on every CP rank; image tokens "
+            "in the sequence are part of --seq-len\n",
             v->image_size > 0 ? "each attention of the tower spans one image at the config's size"
                               : "dynamic resolution: the tower attends over all of a sample's "
                                 "patches at once (one image per sample)",

@@ -113,8 +113,8 @@ typedef struct stage_params {
 /* The vision tower on stage 0 and the mllama cross-attention extras on any
  * stage (vision.c design note): block linears split t ways, the rest whole;
  * a frozen encoder goes apart (weights only), its projector stays trainable. */
-static void vision_shard(const tp_config *c, const tp_params *P, int64_t stage,
-                         int64_t first_layer, int64_t layers, stage_params *sp)
+static void vision_shard(const tp_config *c, const tp_params *P, int64_t stage, int64_t first_layer,
+                         int64_t layers, stage_params *sp)
 {
     const tp_model *m = &c->model;
     double tpz = (double)c->train.tp;
@@ -127,10 +127,10 @@ static void vision_shard(const tp_config *c, const tp_params *P, int64_t stage,
     const tp_vision *v = &m->vision;
     double rep = (double)tp__vision_replicated_params(v);
     double enc = ((double)P->vision - rep) / tpz + rep;
-    double norm = v->proj_norm > 0 ? (double)(v->proj_norm_kind == TP_NORM_LAYERNORM
-                                                  ? 2 * v->proj_norm
-                                                  : v->proj_norm)
-                                   : 0.0;
+    double norm =
+        v->proj_norm > 0
+            ? (double)(v->proj_norm_kind == TP_NORM_LAYERNORM ? 2 * v->proj_norm : v->proj_norm)
+            : 0.0;
     double proj = ((double)P->vision_projector - norm) / tpz + norm;
     double rows = (double)(v->extra_vocab * m->hidden) / tpz; /* vocabulary-parallel */
     sp->dense += proj + rows;

@@ -336,9 +336,8 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
         4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * tp__window_scale(&c->model, s, true);
     double attn_f, attn_b;
     double heads = (double)c->model.num_heads / tt;
-    core_time(x, core_flops,
-              b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true), &attn_f,
-              &attn_b);
+    core_time(x, core_flops, b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true),
+              &attn_f, &attn_b);
     o->attn_fwd += attn_f;
     o->fwd += g_qkv + g_o + attn_f;
     o->bwd += 2.0 * (g_qkv + g_o) + attn_b;

@@ -204,8 +204,9 @@ void tp__vision_flops(const tp_model *m, double s, bool causal, tp_vision_flops 
     double r = v->merge > 0 ? (double)v->merge : 1.0, Nlm = N / r;
     double H = (double)m->hidden, in = (double)tp__vision_proj_in(v);
     double ph = (double)v->proj_hidden;
-    out->encoder = 2.0 * N * (double)tp__vision_patch_in(v) * h +
-                   (double)v->layers * N * (2.0 * (4.0 * h * h + g * h * f) + 4.0 * mean_span(v) * h);
+    out->encoder =
+        2.0 * N * (double)tp__vision_patch_in(v) * h +
+        (double)v->layers * N * (2.0 * (4.0 * h * h + g * h * f) + 4.0 * mean_span(v) * h);
     out->projector = 2.0 * Nlm * (ph > 0.0 ? in * ph + ph * H : in * H);
     double cross = (double)tp__vision_cross_in(m, 0, m->num_layers);
     if (cross > 0.0) {
@@ -304,9 +305,8 @@ tp_status tp__vision_validate(const tp_model *m, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.vision.heads",
                             "%lld vision heads do not divide the vision width %lld",
                             (long long)v->heads, (long long)v->hidden);
-    if ((int)v->mlp < 0 || v->mlp > TP_MLP_GEGLU || (int)v->norm < 0 ||
-        v->norm > TP_NORM_RMSNORM || (int)v->proj_norm_kind < 0 ||
-        v->proj_norm_kind > TP_NORM_RMSNORM)
+    if ((int)v->mlp < 0 || v->mlp > TP_MLP_GEGLU || (int)v->norm < 0 || v->norm > TP_NORM_RMSNORM ||
+        (int)v->proj_norm_kind < 0 || v->proj_norm_kind > TP_NORM_RMSNORM)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.vision",
                             "invalid vision norm or mlp kind");
     if (v->image_size > 0 && v->image_size % v->patch != 0)

@@ -72,8 +72,8 @@ static void test_vlm_counts(void **state)
      * 2*2560 + 40 blocks of 19,672,320 + 8 global blocks' 2 gates */
     int64_t block = 4 * 1280 * 1280 + 2 * 1280 * 5120 + 5120 + 1280 + 2 * 2560;
     assert_int_equal(block, 19672320);
-    assert_int_equal(p.vision, 752640 + 1280 + 2049280 + 1 + 73774080 + 2 * 46081 + 5120 +
-                                   40 * block + 16);
+    assert_int_equal(p.vision,
+                     752640 + 1280 + 2049280 + 1 + 73774080 + 2 * 46081 + 5120 + 40 * block + 16);
     assert_int_equal(p.vision, 863567379);
     assert_int_equal(p.vision_projector, 7680 * 4096 + 4096);
     /* 8 extra embedding rows, q/k norms (2 x 128) and 2 gates per cross layer */
@@ -174,8 +174,8 @@ static void test_vision_flops(void **state)
     tp__vision_flops(&q, s, true, &vf);
     double fq = 3420;
     double span = (4 * 1024.0 + 28 * 64.0) / 32;
-    assert_rel(vf.encoder, 2 * N * 1176 * h + 32 * N * (2 * (4 * h * h + 3 * h * fq) + 4 * span * h),
-               1e-12);
+    assert_rel(vf.encoder,
+               2 * N * 1176 * h + 32 * N * (2 * (4 * h * h + 3 * h * fq) + 4 * span * h), 1e-12);
 }
 
 /* Frozen: no gradients or optimizer state for the encoder, no stored activations. */
@@ -209,10 +209,10 @@ static void test_cross_layers(void **state)
     (void)state;
     tp_model m = load(HF_DIR "llama-3.2-11b-vision/config.json");
     assert_int_equal(tp__vision_cross_in(&m, 0, 40), 8);
-    assert_int_equal(tp__vision_cross_in(&m, 0, 10), 2);   /* 3, 8 */
-    assert_int_equal(tp__vision_cross_in(&m, 10, 10), 2);  /* 13, 18 */
-    assert_int_equal(tp__vision_cross_in(&m, 4, 4), 0);    /* 4..7 */
-    assert_int_equal(tp__vision_cross_in(&m, 38, 2), 1);   /* 38 */
+    assert_int_equal(tp__vision_cross_in(&m, 0, 10), 2);  /* 3, 8 */
+    assert_int_equal(tp__vision_cross_in(&m, 10, 10), 2); /* 13, 18 */
+    assert_int_equal(tp__vision_cross_in(&m, 4, 4), 0);   /* 4..7 */
+    assert_int_equal(tp__vision_cross_in(&m, 38, 2), 1);  /* 38 */
     double s = 4096, H = 4096, q = 4096, kv = 1024, n = 6404;
     tp_vision_flops vf;
     tp__vision_flops(&m, s, true, &vf);
@@ -314,10 +314,11 @@ static void test_refusals(void **state)
                        "\"spatial_merge_size\":2,\"temporal_patch_size\":2}}",
                        "vision_config.hidden_size",
                        "the merger's output width 48 must be the language model's hidden_size 64");
-    expect_parse_error("{\"model_type\":\"falcon\",\"hidden_size\":64,\"num_hidden_layers\":2,"
-                       "\"num_attention_heads\":4,\"vocab_size\":100,\"activation\":\"relu\"}",
-                       "activation",
-                       "\"activation\" must be \"gelu\" (the Falcon MLP trainplan counts), got relu");
+    expect_parse_error(
+        "{\"model_type\":\"falcon\",\"hidden_size\":64,\"num_hidden_layers\":2,"
+        "\"num_attention_heads\":4,\"vocab_size\":100,\"activation\":\"relu\"}",
+        "activation",
+        "\"activation\" must be \"gelu\" (the Falcon MLP trainplan counts), got relu");
 
     /* the library refuses vision settings without a tower, and a partial merge group */
     tp_model t = llama(4, 64, 4, 0, 128, 100, false);
@@ -345,12 +346,9 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vlm_counts),
-        cmocka_unit_test(test_falcon_counts),
-        cmocka_unit_test(test_vision_flops),
-        cmocka_unit_test(test_frozen_memory),
-        cmocka_unit_test(test_cross_layers),
-        cmocka_unit_test(test_no_tower_is_the_text_model),
+        cmocka_unit_test(test_vlm_counts),   cmocka_unit_test(test_falcon_counts),
+        cmocka_unit_test(test_vision_flops), cmocka_unit_test(test_frozen_memory),
+        cmocka_unit_test(test_cross_layers), cmocka_unit_test(test_no_tower_is_the_text_model),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
