@@ -392,7 +392,7 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
              * micro-batch) and gradients accumulate unsharded, in the
              * gradient (reduce) dtype, until the last micro-batch: the whole
              * stage is gathered. */
-            out->weights_gathered_bytes = (sp.dense + sp.expert) * (wb + gb);
+            out->weights_gathered_bytes = (sp.dense + sp.expert) * (wb + gb) + sp.frozen * wb;
         } else {
             out->weights_gathered_bytes = o->zero3_prefetch_layers * sp.largest_layer * wb +
                                           sp.largest_layer * gb + sp.ends * wb;

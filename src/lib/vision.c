@@ -70,6 +70,16 @@
  *   parallelism splits the blocks' attention (a_v heads, divisible by t)
  *   and MLP and the projector's linears like the language layers, the
  *   patch embedding, positions and norms are replicated.
+ * Hand derivation of the FLOPs, Qwen2-VL-7B, N = 1024 patches, s = 4096
+ *   (tests/unit/test_vision.c): patch 2*1024*1176*1280; blocks 32*1024*
+ *   (2*(4*1280^2 + 2*1280*5120) + 4*1024*1280); projector 2*256*(5120^2 +
+ *   5120*3584); trained: 3x their sum / 4096 per token.
+ * Known approximations (stated, none silent): the image states' transfer
+ *   to later pipeline stages (mllama) and the ZeRO-3 all-gather of a frozen
+ *   tower's weights are not in the step time; with CP a cross layer keeps
+ *   the self-attention's ring exchange; recompute does not re-run the
+ *   tower; the search's states bound leaves the tower out (a bound stays a
+ *   bound); 6N counts the tower's parameters like the language model's.
  */
 #include <string.h>
 
