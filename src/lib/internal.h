@@ -87,6 +87,8 @@ int64_t tp__vision_proj_in(const tp_vision *v);
 int64_t tp__vision_block_params(const tp_vision *v);
 int64_t tp__vision_replicated_params(const tp_vision *v);
 double tp__vision_span(const tp_vision *v);
+/** An upper estimate of the tower's parameters in floating point (validation). */
+double tp__vision_params_approx(const tp_model *m);
 /** mllama cross-attention layers among language layers [first, first + n). */
 int64_t tp__vision_cross_in(const tp_model *m, int64_t first, int64_t n);
 double tp__vision_act_bytes(const tp_config *c);

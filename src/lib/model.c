@@ -426,7 +426,8 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     double per_layer = 2.0 * h * q + 2.0 * h * kv + fw * h * (double)m->ffn_hidden +
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
     double approx = L * per_layer + (double)m->mtp_layers * (per_layer + 2.0 * h * h) +
-                    2.0 * (double)m->vocab * h + (double)m->max_positions * h;
+                    2.0 * (double)m->vocab * h + (double)m->max_positions * h +
+                    tp__vision_params_approx(m);
     if (approx > TP_MAX_PARAMS)
         return tp_error_set(err, TP_ERR_RANGE, "model",
                             "the model would have about %.3g parameters, more than the %.0e "

@@ -266,6 +266,20 @@ double tp__vision_cross_act_bytes(const tp_config *c)
     return Nlm * (2.0 * (double)m->hidden + kv2) - T * kv2;
 }
 
+double tp__vision_params_approx(const tp_model *m)
+{
+    const tp_vision *v = &m->vision;
+    if (!tp__has_vision(m))
+        return 0.0;
+    double h = (double)v->hidden, f = (double)v->ffn_hidden, H = (double)m->hidden;
+    double in = (double)tp__vision_proj_in(v), ph = (double)v->proj_hidden;
+    double tiles = v->tiles > 0 ? (double)v->tiles : 1.0;
+    return (double)v->layers * (4.0 * h * h + 3.0 * h * f + 8.0 * h) +
+           (double)v->positions * h * (1.0 + (double)v->aspect_ids * tiles) +
+           (ph > 0.0 ? in * ph + ph * H : in * H) + (double)v->extra_vocab * H +
+           (double)tp__vision_patch_in(v) * h;
+}
+
 #define VCHECK(field, path, lo, hi)                                                                \
     do {                                                                                           \
         if ((field) < (lo) || (field) > (hi))                                                      \
