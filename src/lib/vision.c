@@ -79,7 +79,9 @@
  *   tower's weights are not in the step time; with CP a cross layer keeps
  *   the self-attention's ring exchange; recompute does not re-run the
  *   tower; the search's states bound leaves the tower out (a bound stays a
- *   bound); 6N counts the tower's parameters like the language model's.
+ *   bound); 6N counts the tower's parameters like the language model's;
+ *   with no image tokens mllama skips its cross layers whole
+ *   (MllamaTextModel), where trainplan keeps their q/o projections and MLP.
  */
 #include <string.h>
 
