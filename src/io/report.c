@@ -108,6 +108,9 @@ static void section_model_vision(FILE *f, const tp_model *m, const tp_params *p)
             tp_io_commas(v->image_tokens / (v->merge > 0 ? v->merge : 1), b, sizeof b),
             v->cross_every > 0 ? "image states cross-attended" : "tokens in the sequence",
             (long long)(v->merge > 0 ? v->merge : 1));
+    if (v->image_tokens == 0)
+        fprintf(f, "                  none: the tower is held but does no work (set "
+                   "--image-tokens; a dynamic-resolution model has no default)\n");
     if (v->cross_every > 0)
         fprintf(f, "  cross-attention one layer in %lld from layer %lld reads the image states\n",
                 (long long)v->cross_every, (long long)v->cross_first);
