@@ -621,4 +621,17 @@ expect_error "trainplan: error: --params: it chooses the model's shape and --fro
 expect_error "trainplan: error: --params: 1e20 is out of range [1e+06, 1e+14]" estimate --params 1e20
 expect_error "trainplan: error: --params: needs a value (a parameter count, e.g. 7e9 or 7B)" estimate --params
 
+# ---------------------------------------------------------------- issue 16: vision towers
+vl="$SRC/tests/data/hf/qwen2.5-vl-7b/config.json"
+run estimate --model "$vl" --gpus 8 --zero 1 --image-tokens 4096 --json
+check_json "vision tower in the JSON" "j['params']['total'] == 8292166656" \
+    "j['params']['breakdown']['vision'] + j['params']['breakdown']['vision_projector'] == 676550144" \
+    "j['model']['vision']['image_tokens'] == 4096" "j['model']['vision']['frozen'] == False" \
+    "j['model']['vision']['pipeline_stage'] == 'first'"
+run estimate --model "$vl" --gpus 8 --zero 1 --image-tokens 4096 --freeze-vision
+has "frozen tower text" "frozen (forward only, no gradients or optimizer state; projector"
+has "vision assumptions" "  assumed         dynamic resolution: the tower attends over all of a sample's"
+expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3); this model has none" \
+    estimate --model llama-3-8b --image-tokens 256
+
 finish
