@@ -812,6 +812,28 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
                 : native_reads(key);
         if (!read)
             room = list_add(buf, n, &at, &count, "", key);
+        /* a VLM: the keys inside text_config (its language family's reader)
+         * and vision_config (hf_vlm.c), by their dotted name */
+        if (room && r == READER_VLM && json_is_object(v) &&
+            (strcmp(key, "text_config") == 0 || strcmp(key, "vision_config") == 0)) {
+            const char *type = json_string_value(json_object_get(root, "model_type"));
+            const char *family = tp_io__hf_vlm_family(type);
+            const hf_arch *fa = NULL;
+            for (size_t i = 0; i < HF_ARCH_COUNT && family; i++)
+                if (strcmp(hf_archs[i].model_type, family) == 0)
+                    fa = &hf_archs[i];
+            bool in_text = key[0] == 't';
+            const char *sub;
+            json_t *sv;
+            json_object_foreach(v, sub, sv)
+            {
+                bool used = in_text ? (fa && hf_reads(fa, sub)) || tp_io__hf_vlm_reads(type, sub)
+                                    : tp_io__hf_vlm_vision_reads(type, sub);
+                if (room && !used)
+                    room = list_add(buf, n, &at, &count,
+                                    in_text ? "text_config." : "vision_config.", sub);
+            }
+        }
         /* DBRX: the keys inside its two sub-objects, by their dotted name */
         if (room && r == READER_DBRX && json_is_object(v) &&
             (strcmp(key, "attn_config") == 0 || strcmp(key, "ffn_config") == 0)) {

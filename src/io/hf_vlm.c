@@ -365,12 +365,66 @@ static tp_status gemma3_vision(const json_t *root, json_t *vc, tp_model *m, tp_e
     return TP_OK;
 }
 
+const char *tp_io__hf_vlm_family(const char *model_type)
+{
+    if (!model_type || !tp_io__hf_vlm_type(model_type))
+        return NULL;
+    return strcmp(model_type, "mllama") == 0   ? "llama"
+           : strcmp(model_type, "gemma3") == 0 ? "gemma3_text"
+                                               : "qwen2";
+}
+
+bool tp_io__hf_vlm_vision_reads(const char *model_type, const char *key)
+{
+    static const char *const mllama[] = {"num_hidden_layers",
+                                         "num_global_layers",
+                                         "hidden_size",
+                                         "attention_heads",
+                                         "intermediate_size",
+                                         "num_channels",
+                                         "patch_size",
+                                         "image_size",
+                                         "max_num_tiles",
+                                         "vision_output_dim",
+                                         "hidden_act",
+                                         "supported_aspect_ratios",
+                                         NULL};
+    static const char *const qwen2[] = {"depth",       "embed_dim",           "num_heads",
+                                        "hidden_size", "in_channels",         "in_chans",
+                                        "patch_size",  "temporal_patch_size", "spatial_merge_size",
+                                        "mlp_ratio",   "hidden_act",          NULL};
+    static const char *const qwen25[] = {"depth",
+                                         "hidden_size",
+                                         "num_heads",
+                                         "out_hidden_size",
+                                         "in_channels",
+                                         "in_chans",
+                                         "patch_size",
+                                         "temporal_patch_size",
+                                         "spatial_merge_size",
+                                         "intermediate_size",
+                                         "window_size",
+                                         "fullatt_block_indexes",
+                                         "hidden_act",
+                                         NULL};
+    static const char *const gemma3[] = {
+        "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",
+        "num_channels",      "patch_size",  "image_size",          "vision_use_head",
+        "hidden_act",        NULL};
+    const char *const *list = strcmp(model_type, "mllama") == 0       ? mllama
+                              : strcmp(model_type, "qwen2_vl") == 0   ? qwen2
+                              : strcmp(model_type, "qwen2_5_vl") == 0 ? qwen25
+                                                                      : gemma3;
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(key, list[i]) == 0)
+            return true;
+    return false;
+}
+
 tp_status tp_io__hf_vlm_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
     const char *type = str_or(root, "model_type", "");
-    const char *family = strcmp(type, "mllama") == 0   ? "llama"
-                         : strcmp(type, "gemma3") == 0 ? "gemma3_text"
-                                                       : "qwen2";
+    const char *family = tp_io__hf_vlm_family(type);
     json_t *vc = json_object_get(root, VC);
     if (!json_is_object(vc) && strcmp(type, "gemma3") != 0)
         FAIL(err, TP_ERR_CONFIG, VC,
@@ -491,9 +545,14 @@ tp_status tp_io__hf_falcon_parse(json_t *root, const char *origin, tp_model *out
 /* Top-level keys the readers above use (the rest are listed as ignored). */
 bool tp_io__hf_vlm_reads(const char *model_type, const char *key)
 {
-    static const char *const vlm[] = {
-        "model_type",          "architectures",       "text_config", "vision_config",
-        "mm_tokens_per_image", "tie_word_embeddings", NULL};
+    static const char *const vlm[] = {"model_type",
+                                      "architectures",
+                                      "text_config",
+                                      "vision_config",
+                                      "mm_tokens_per_image",
+                                      "tie_word_embeddings",
+                                      "cross_attention_layers",
+                                      NULL};
     static const char *const falcon[] = {"model_type",
                                          "architectures",
                                          "hidden_size",

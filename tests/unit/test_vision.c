@@ -320,6 +320,13 @@ static void test_refusals(void **state)
         "activation",
         "\"activation\" must be \"gelu\" (the Falcon MLP trainplan counts), got relu");
 
+    /* the nested keys a VLM config sets and the count does not use are listed */
+    char ignored[1024];
+    const char *vlm = "{\"model_type\":\"mllama\",\"image_token_index\":1," MLLAMA_TEXT(
+        "[1,4,7]") ",\"vision_config\":{\"hidden_size\":32,\"norm_eps\":1e-5}}";
+    assert_int_equal(tp_io_hf_ignored(vlm, ignored, sizeof ignored), 2);
+    assert_string_equal(ignored, "image_token_index, vision_config.norm_eps");
+
     /* the library refuses vision settings without a tower, and a partial merge group */
     tp_model t = llama(4, 64, 4, 0, 128, 100, false);
     t.vision.image_tokens = 16;
