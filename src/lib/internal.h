@@ -78,7 +78,11 @@ typedef struct tp_vision_flops {
     double cross;           /* forward FLOPs per sample all mllama cross layers add */
     double cross_per_layer; /* the same for one cross layer */
 } tp_vision_flops;
-bool tp__has_vision(const tp_model *m);
+/* Whether the model has a vision tower (inline: the evaluation's hot path). */
+static inline bool tp__has_vision(const tp_model *m)
+{
+    return m->vision.layers > 0;
+}
 tp_status tp__vision_validate(const tp_model *m, tp_error *err);
 void tp__vision_params(const tp_model *m, tp_params *p);
 void tp__vision_flops(const tp_model *m, double s, bool causal, tp_vision_flops *out);

@@ -473,9 +473,11 @@ tp_status tp_model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *ou
     p.total = p.embedding + p.output_head + p.attention + p.mlp_dense + p.moe_routed +
               p.moe_shared + p.router + p.norms + p.mtp;
     p.active = p.total - (L_moe + (E > 0 ? m->mtp_layers : 0)) * (E - k) * expert;
-    tp__vision_params(m, &p); /* zero without a vision tower */
-    p.total += p.vision + p.vision_projector + p.vision_text;
-    p.active += p.vision + p.vision_projector + p.vision_text;
+    if (tp__has_vision(m)) {
+        tp__vision_params(m, &p);
+        p.total += p.vision + p.vision_projector + p.vision_text;
+        p.active += p.vision + p.vision_projector + p.vision_text;
+    }
     *out = p;
     return TP_OK;
 }

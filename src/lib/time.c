@@ -332,12 +332,13 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     /* attention core: per CP rank 1/c of the causal work (header 2), QK^T
      * over the q width and AV over the v width, capped by a window */
     double qv = 0.5 * (q + (double)tp__v_width(&c->model));
-    double core_flops =
-        4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * tp__window_scale(&c->model, s, true);
+    double wsc = tp__window_scale(&c->model, s, true);
+    double core_flops = 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * wsc;
     double attn_f, attn_b;
-    double heads = (double)c->model.num_heads / tt;
-    core_time(x, core_flops, b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true),
-              &attn_f, &attn_b);
+    /* the s x s scores matter without FlashAttention only */
+    double scores =
+        t->flash_attn ? 0.0 : b * ((double)c->model.num_heads / tt) * s * s / x->cc * 0.5 * wsc;
+    core_time(x, core_flops, scores, &attn_f, &attn_b);
     o->attn_fwd += attn_f;
     o->fwd += g_qkv + g_o + attn_f;
     o->bwd += 2.0 * (g_qkv + g_o) + attn_b;
@@ -669,6 +670,8 @@ static void cross_delta(const ctx *x, cost *o)
 /* Add the cross-layer differences of the layers [first, first + n). */
 static void add_cross(cost *st, const ctx *x, const cost *cross, int64_t first, int64_t n)
 {
+    if (x->c->model.vision.cross_every <= 0)
+        return; /* no cross layers: the common case, kept off the hot path */
     int64_t k = tp__vision_cross_in(&x->c->model, first, n);
     if (k > 0)
         cost_axpy(st, (double)k, cross);
@@ -999,8 +1002,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
         memset(&moe, 0, sizeof moe);
     embedding_part(&x, &emb);
     logits_part(&x, &head);
-    cost cross;
-    memset(&cross, 0, sizeof cross);
+    cost cross;              /* read by add_cross only with cross layers, which sets it below */
     if (tp__has_vision(m)) { /* the tower rides with the embedding on stage 0 */
         cost vis;
         vision_part(&x, &vis);

@@ -87,11 +87,6 @@
 
 #include "internal.h"
 
-bool tp__has_vision(const tp_model *m)
-{
-    return m->vision.layers > 0;
-}
-
 static int64_t vnorm(tp_norm k, int64_t width)
 {
     return k == TP_NORM_LAYERNORM ? 2 * width : width;
@@ -290,14 +285,24 @@ double tp__vision_params_approx(const tp_model *m)
                                 (long long)(lo), (long long)(hi));                                 \
     } while (0)
 
+/* Whether any field but layers is set (field by field: padding may hold anything). */
+static bool vision_fields_set(const tp_vision *v)
+{
+    int64_t any = v->hidden | v->heads | v->ffn_hidden | v->channels | v->patch | v->temporal |
+                  v->positions | v->tiles | v->aspect_ids | v->gated_layers | v->final_norms |
+                  v->image_size | v->window | v->full_layers | v->merge | v->proj_in |
+                  v->proj_hidden | v->proj_norm | v->extra_vocab | v->cross_every | v->cross_first |
+                  v->image_tokens;
+    return any != 0 || v->mlp != TP_MLP_GELU || v->norm != TP_NORM_LAYERNORM ||
+           v->proj_norm_kind != TP_NORM_LAYERNORM || v->attn_bias || v->mlp_bias || v->patch_bias ||
+           v->class_token || v->frozen;
+}
+
 tp_status tp__vision_validate(const tp_model *m, tp_error *err)
 {
     const tp_vision *v = &m->vision;
     if (!tp__has_vision(m)) {
-        tp_vision zero;
-        memset(&zero, 0, sizeof zero);
-        zero.layers = v->layers;
-        if (v->layers < 0 || memcmp(&zero, v, sizeof zero) != 0)
+        if (v->layers < 0 || vision_fields_set(v))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model.vision.layers",
                                 "vision settings are given but the vision tower has %lld layers "
                                 "(it needs layers >= 1)",
