@@ -260,6 +260,40 @@ static void test_no_tower_is_the_text_model(void **state)
     assert_true(ra.memory.weights_bytes > rb.memory.weights_bytes);
 }
 
+/* The search over a VLM: every candidate evaluates as tp_eval does, and
+ * pruning (its states bound leaves the tower out) keeps the feasible set. */
+static void test_search_vlm(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(load(HF_DIR "llama-3.2-11b-vision/config.json"));
+    c.train.num_gpus = 32;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 64;
+    c.model.vision.frozen = true;
+    tp_search_space a, b;
+    tp_search_space_default(&a);
+    a.verify = true;
+    b = a;
+    b.no_prune = true;
+    tp_search_stats sa, sb;
+    size_t na, nb;
+    tp_search_item *ta = calloc(8, sizeof *ta), *tb = calloc(8, sizeof *tb);
+    assert_non_null(ta);
+    assert_non_null(tb);
+    assert_int_equal(tp_search_top(&c, &a, TP_RANK_TIME, ta, 8, &na, &sa, NULL), TP_OK);
+    assert_int_equal(tp_search_top(&c, &b, TP_RANK_TIME, tb, 8, &nb, &sb, NULL), TP_OK);
+    assert_int_equal(sa.verify_failures, 0);
+    assert_int_equal(sa.feasible, sb.feasible);
+    assert_true(na > 0 && na == nb);
+    for (size_t i = 0; i < na; i++) {
+        /* the tower's 16 heads bound TP (TP 32 would not divide them) */
+        assert_int_equal(16 % ta[i].config.train.tp, 0);
+        assert_rel(ta[i].result.time.step_s, tb[i].result.time.step_s, 1e-12);
+    }
+    free(ta);
+    free(tb);
+}
+
 static void expect_parse_error(const char *text, const char *path, const char *message)
 {
     tp_model m;
@@ -356,7 +390,7 @@ int main(void)
         cmocka_unit_test(test_vlm_counts),   cmocka_unit_test(test_falcon_counts),
         cmocka_unit_test(test_vision_flops), cmocka_unit_test(test_frozen_memory),
         cmocka_unit_test(test_cross_layers), cmocka_unit_test(test_no_tower_is_the_text_model),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_search_vlm),   cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
