@@ -210,6 +210,55 @@ typedef enum tp_bubble_def {
 #define TP_NAME_MAX 64
 
 /**
+ * A vision encoder beside the language model (vision.c design note): a ViT
+ * of `layers` blocks over image patches, then a merger/projector into the
+ * language model's width; Llama 3.2 Vision (mllama) adds cross-attention
+ * layers to the language model instead of image tokens in its sequence.
+ * layers 0 = no vision tower (a text model; every other field must be 0).
+ * It sits on pipeline stage 0, before the first language layer; tensor
+ * parallelism splits its attention and MLP like the language layers'.
+ */
+typedef struct tp_vision {
+    int64_t layers;       /* encoder blocks (0: no vision tower)                        */
+    int64_t hidden;       /* encoder width h_v                                          */
+    int64_t heads;        /* encoder attention heads (multi-head: kv heads = heads)     */
+    int64_t ffn_hidden;   /* encoder MLP width f_v                                      */
+    tp_mlp mlp;           /* gelu (CLIP, SigLIP, mllama, Qwen2-VL), swiglu (Qwen2.5-VL) */
+    tp_norm norm;         /* layernorm (with bias) or rmsnorm (Qwen2.5-VL)              */
+    bool attn_bias;       /* biases on q, k, v and the output projection                */
+    bool mlp_bias;        /* biases on the MLP linears                                  */
+    bool patch_bias;      /* bias of the patch-embedding convolution                    */
+    bool class_token;     /* a learned class token per tile (mllama)                    */
+    int64_t channels;     /* image channels (0 -> 3)                                    */
+    int64_t patch;        /* patch side in pixels                                       */
+    int64_t temporal;     /* frames per patch, Qwen2-VL's Conv3d (0 -> 1)               */
+    int64_t positions;    /* learned position-table rows (0: rotary, none learned)      */
+    int64_t tiles;        /* mllama: tiles per image (0 -> 1)                           */
+    int64_t aspect_ids;   /* mllama: rows of the aspect-ratio tables (0: none)          */
+    int64_t gated_layers; /* mllama: layers with two tanh gates (the global ones)      */
+    int64_t final_norms;  /* norms of h_v after the encoder (SigLIP 1, mllama 2)        */
+    int64_t image_size;   /* fixed image side in pixels (0: dynamic resolution)        */
+    int64_t window;       /* Qwen2.5-VL: patches a windowed layer attends (0: none)    */
+    int64_t full_layers;  /* Qwen2.5-VL: layers with full attention besides the windows */
+    /* merger / projector into the language model */
+    int64_t merge;       /* patches merged into one language token (Qwen 4, Gemma 3 16) */
+    int64_t proj_in;     /* projector input width (0 -> hidden x merge)                */
+    int64_t proj_hidden; /* projector MLP width (0: one linear)                        */
+    bool proj_bias;      /* biases on the projector linears                            */
+    int64_t proj_norm;   /* width of the norm before the projector (0: none)           */
+    tp_norm proj_norm_kind;
+    int64_t extra_vocab; /* rows the language embedding adds for image tokens (mllama 8) */
+    /* mllama cross-attention: language layer i is a cross-attention layer when
+     * i >= cross_first and (i - cross_first) % cross_every == 0 */
+    int64_t cross_every; /* 0: no cross-attention layers                              */
+    int64_t cross_first;
+    /* Training settings: they travel with the tower they describe */
+    int64_t image_tokens; /* encoder patches per sample (0: text-only samples)        */
+    bool frozen;          /* encoder frozen (no gradients or optimizer state; the
+                             projector stays trainable)                               */
+} tp_vision;
+
+/**
  * A decoder-only transformer. Sizes in elements; counts are plain.
  * head_dim 0 means hidden / num_heads. num_kv_heads 0 means num_heads.
  * MoE: num_experts 0 means dense. The first moe_first_dense layers are
@@ -271,6 +320,10 @@ typedef struct tp_model {
                                  (0 -> 1: balanced, the default assumption)             */
     double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
                                    are dropped, so the busiest rank does min(imbalance, cf) */
+    /* Vision-language models and Falcon (issue 16, vision.c design note) */
+    tp_vision vision;   /* the vision tower (vision.layers 0: none)                 */
+    bool parallel_attn; /* attention and MLP read the same input (Falcon, GPT-J):
+                           one TP all-reduce per layer each way instead of two       */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -291,7 +344,15 @@ typedef struct tp_params {
     int64_t mtp;        /* multi-token prediction modules (in total; DeepSeek's published
                            671B excludes them), embedding and head shared with the model */
     int64_t mtp_routed; /* the routed experts among mtp */
+    /* vision-language (vision.c): part of total; active counts them all */
+    int64_t vision;           /* encoder, patch and position embeddings, final norms */
+    int64_t vision_projector; /* merger / projector (trainable even when frozen)     */
+    int64_t vision_text;      /* language-side additions: cross-attention norms and
+                                 gates, extra embedding rows for image tokens        */
 } tp_params;
+
+/** mllama cross-attention layers among the language layers (0 without a vision tower). */
+TP_API int64_t tp_model_num_cross_layers(const tp_model *m);
 
 /** Number of MoE layers under the model's layer pattern. */
 TP_API int64_t tp_model_num_moe_layers(const tp_model *m);
@@ -685,6 +746,8 @@ typedef struct tp_memory {
     bool host_fits;               /* host_bytes x GPUs per node within host_mem_bytes_per_node */
     int64_t host_gpus;            /* GPUs per node sharing host memory (0: nothing offloaded) */
     double host_capacity_bytes;   /* host memory per node (opts.host_mem_bytes_per_node) */
+    double frozen_params;         /* of params_on_gpu, a frozen vision tower's: 16-bit weights
+                                     only, no gradients, optimizer state or DP traffic */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */

@@ -133,6 +133,11 @@ static const cli_flag help_rows[] = {
      "routed tokens of the busiest expert-parallel rank over the mean", .group = G_MODEL},
     {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
      "expert capacity in means; tokens beyond it are dropped", .group = G_MODEL},
+    {"--image-tokens", "N", "patches", "from --model (one image)",
+     "vision-encoder patches per sample (a vision-language model)", .group = G_MODEL},
+    {"--freeze-vision", NULL, NULL, "trainable",
+     "freeze the vision encoder: no gradients or optimizer state, forward "
+     "only (the projector still trains)", .group = G_MODEL},
     {"--seq-len", "N", "tokens", NULL,
      "sequence length", .group = G_BATCH},
     {"--micro-batch", "N", "sequences", NULL,

@@ -340,8 +340,29 @@ static tp_status apply_model_more(const tp_io_desc *d, tp_model *m, tp_error *er
     return TP_OK;
 }
 
+/* The vision tower's training settings: image tokens per sample and a
+ * frozen encoder (tp_vision), on a model that has a tower. */
+static tp_status apply_vision(const tp_io_desc *d, tp_model *m, tp_error *err)
+{
+    if (!VAL("--image-tokens") && !ORDER("--freeze-vision"))
+        return TP_OK;
+    int64_t tokens = m->vision.image_tokens; /* the value's own range first */
+    OVERRIDE_I64("--image-tokens", tokens);
+    if (m->vision.layers <= 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG,
+                            VAL("--image-tokens") ? "model.vision.image_tokens"
+                                                  : "model.vision.frozen",
+                            "needs a model with a vision tower (a vision-language config: mllama, "
+                            "qwen2_vl, qwen2_5_vl, gemma3); this model has none");
+    m->vision.image_tokens = tokens;
+    if (ORDER("--freeze-vision"))
+        m->vision.frozen = true;
+    return TP_OK;
+}
+
 static tp_status apply_model(const tp_io_desc *d, tp_model *m, tp_error *err)
 {
+    TP_TRY(apply_vision(d, m, err));
     OVERRIDE_I64("--layers", m->num_layers);
     OVERRIDE_I64("--hidden", m->hidden);
     OVERRIDE_I64("--heads", m->num_heads);

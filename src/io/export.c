@@ -58,6 +58,20 @@ tp_status tp_io_export(tp_export_format f, const tp_config *c, const tp_result *
     memset(out, 0, sizeof *out);
     if (!c || !r)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "tp_io_export: no configuration");
+    /* Issue 16: no writer builds a vision tower or Falcon's parallel block;
+     * refused rather than written as a different (text-only, sequential) model. */
+    if (c->model.vision.layers > 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "model.vision",
+                            "the model has a vision tower (%lld blocks of width %lld) that no "
+                            "%s export can express: the run would train the language model "
+                            "alone",
+                            (long long)c->model.vision.layers, (long long)c->model.vision.hidden,
+                            tp_io_export_format_name(f));
+    if (c->model.parallel_attn)
+        return tp_error_set(err, TP_ERR_CONFIG, "model.parallel_attn",
+                            "the model runs attention and MLP in parallel (Falcon), which no %s "
+                            "export can express: the run would build sequential layers",
+                            tp_io_export_format_name(f));
     switch (f) {
     case TP_EXPORT_MEGATRON: return tp_engine_megatron_export(c, r, opts, out, err);
     case TP_EXPORT_TORCHTITAN: return tp_engine_torchtitan_export(c, r, opts, out, err);

@@ -88,6 +88,8 @@ static const tp_io_field fields[] = {
      NUM0_IN(1.0, 1e3, MODEL, moe_imbalance)},
     {"model.moe_capacity_factor", "--moe-capacity-factor", "moe-capacity-factor",
      NUM0_IN(0.01, 1e3, MODEL, moe_capacity_factor)},
+    {"model.vision.image_tokens", "--image-tokens", "image-tokens", INT(0, 16777216)},
+    {"model.vision.frozen", "--freeze-vision", "freeze-vision", SWITCH},
     /* gpu: tp_gpu, after the preset or file is loaded (--gpus-per-node is the
      * layout's: it overrides the GPU's without changing the GPU) */
     {"gpu", "--gpu", "gpu", STR},

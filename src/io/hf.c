@@ -119,7 +119,8 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx"); /* read by hf_dbrx_parse */
+        snprintf(buf + at, n - at, ", dbrx, %s", /* read by hf_dbrx_parse and hf_vlm.c */
+                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon");
     return buf;
 }
 
@@ -313,18 +314,10 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
 static const struct {
     const char *model_type, *why;
 } hf_refused[] = {
-    {"gemma3", "a vision-language model (a SigLIP vision tower beside the text model) that "
-               "trainplan does not model; give the text model's config (model_type gemma3_text)"},
-    {"mllama", "Llama 3.2 Vision: cross-attention layers and a vision encoder that trainplan does "
-               "not model"},
-    {"qwen2_vl", "a vision-language model whose vision encoder trainplan does not model"},
-    {"qwen2_5_vl", "a vision-language model whose vision encoder trainplan does not model"},
     {"nemotron_h", "a hybrid of Mamba-2 and attention layers; trainplan does not model Mamba "
                    "layers"},
     {"jamba", "a hybrid of Mamba and attention layers; trainplan does not model Mamba layers"},
     {"qwen3_next", "gated DeltaNet linear-attention layers that trainplan does not model"},
-    {"falcon", "parallel attention with shared norms (new_decoder_architecture, multi_query, "
-               "parallel_attn) that trainplan does not read yet"},
 };
 
 /* DBRX (HF DbrxConfig): d_model, n_heads, n_layers, vocab_size, max_seq_len,
@@ -413,6 +406,10 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
                 a = &hf_archs[i];
         if (!a && strcmp(json_string_value(mt), "dbrx") == 0)
             return hf_dbrx_parse(root, origin, out, err);
+        if (!a && tp_io__hf_vlm_type(json_string_value(mt)))
+            return tp_io__hf_vlm_parse(root, origin, out, err);
+        if (!a && strcmp(json_string_value(mt), "falcon") == 0)
+            return tp_io__hf_falcon_parse(root, origin, out, err);
         for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
             if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
                 FAIL(err, TP_ERR_CONFIG, "model_type",
@@ -727,7 +724,13 @@ static bool native_reads(const char *key)
 /* Which reader a config goes to, as tp_io_model_parse and
  * tp_io__hf_model_parse choose: an hf_archs entry (by model_type, else by
  * architectures), DBRX, DeepSeek's native config, or none. */
-typedef enum hf_reader { READER_NONE, READER_ARCH, READER_DBRX, READER_NATIVE } hf_reader;
+typedef enum hf_reader {
+    READER_NONE,
+    READER_ARCH,
+    READER_DBRX,
+    READER_NATIVE,
+    READER_VLM /* hf_vlm.c: the VLMs and Falcon */
+} hf_reader;
 
 static hf_reader reader_of(const json_t *root, const hf_arch **arch)
 {
@@ -740,6 +743,9 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
                 *arch = &hf_archs[i];
         if (*arch)
             return READER_ARCH;
+        if (tp_io__hf_vlm_type(json_string_value(mt)) ||
+            strcmp(json_string_value(mt), "falcon") == 0)
+            return READER_VLM;
         return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
     }
     if (mt)
@@ -798,11 +804,36 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
     {
         if (!room)
             break;
-        bool read = r == READER_ARCH   ? hf_reads(a, key)
-                    : r == READER_DBRX ? dbrx_reads(key)
-                                       : native_reads(key);
+        bool read =
+            r == READER_ARCH   ? hf_reads(a, key)
+            : r == READER_DBRX ? dbrx_reads(key)
+            : r == READER_VLM
+                ? tp_io__hf_vlm_reads(json_string_value(json_object_get(root, "model_type")), key)
+                : native_reads(key);
         if (!read)
             room = list_add(buf, n, &at, &count, "", key);
+        /* a VLM: the keys inside text_config (its language family's reader)
+         * and vision_config (hf_vlm.c), by their dotted name */
+        if (room && r == READER_VLM && json_is_object(v) &&
+            (strcmp(key, "text_config") == 0 || strcmp(key, "vision_config") == 0)) {
+            const char *type = json_string_value(json_object_get(root, "model_type"));
+            const char *family = tp_io__hf_vlm_family(type);
+            const hf_arch *fa = NULL;
+            for (size_t i = 0; i < HF_ARCH_COUNT && family; i++)
+                if (strcmp(hf_archs[i].model_type, family) == 0)
+                    fa = &hf_archs[i];
+            bool in_text = key[0] == 't';
+            const char *sub;
+            json_t *sv;
+            json_object_foreach(v, sub, sv)
+            {
+                bool used = in_text ? (fa && hf_reads(fa, sub)) || tp_io__hf_vlm_reads(type, sub)
+                                    : tp_io__hf_vlm_vision_reads(type, sub);
+                if (room && !used)
+                    room = list_add(buf, n, &at, &count,
+                                    in_text ? "text_config." : "vision_config.", sub);
+            }
+        }
         /* DBRX: the keys inside its two sub-objects, by their dotted name */
         if (room && r == READER_DBRX && json_is_object(v) &&
             (strcmp(key, "attn_config") == 0 || strcmp(key, "ffn_config") == 0)) {

@@ -155,6 +155,22 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_real(b, o, "moe_imbalance", m->moe_imbalance);
     if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
         put_real(b, o, "moe_capacity_factor", m->moe_capacity_factor);
+    if (m->parallel_attn)
+        put_bool(b, o, "parallel_attn", true);
+    if (m->vision.layers > 0) { /* the tower and its training settings (vision.c) */
+        json_t *v = jb_obj(b);
+        put_int(b, v, "layers", m->vision.layers);
+        put_int(b, v, "hidden", m->vision.hidden);
+        put_int(b, v, "heads", m->vision.heads);
+        put_int(b, v, "ffn_hidden", m->vision.ffn_hidden);
+        put_int(b, v, "patch", m->vision.patch);
+        put_int(b, v, "merge", m->vision.merge > 0 ? m->vision.merge : 1);
+        put_int(b, v, "cross_layers", tp_model_num_cross_layers(m));
+        put_int(b, v, "image_tokens", m->vision.image_tokens);
+        put_bool(b, v, "frozen", m->vision.frozen);
+        put_str(b, v, "pipeline_stage", "first");
+        jb_set(b, o, "vision", v);
+    }
     model_details_json(b, o, m);
     return o;
 }
@@ -258,6 +274,11 @@ static json_t *params_json(jb *b, const tp_params *p)
     put_int(b, bd, "norms", p->norms);
     if (p->mtp > 0)
         put_int(b, bd, "mtp", p->mtp);
+    if (p->vision + p->vision_projector + p->vision_text > 0) { /* a vision tower (issue 16) */
+        put_int(b, bd, "vision", p->vision);
+        put_int(b, bd, "vision_projector", p->vision_projector);
+        put_int(b, bd, "vision_text", p->vision_text);
+    }
     jb_set(b, o, "breakdown", bd);
     put_int(b, o, "per_layer_dense", p->per_layer_dense);
     put_int(b, o, "per_layer_moe", p->per_layer_moe);

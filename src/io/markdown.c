@@ -67,7 +67,13 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
     fprintf(f, "| Precision | %s GEMMs, %s gradients, optimizer %s |\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer));
-    char *flags = tp_io_config_flags(c);
+    /* flags cannot describe a vision tower or Falcon's parallel block (issue 16) */
+    bool no_flags = c->model.vision.layers > 0 || c->model.parallel_attn;
+    char *flags = no_flags ? NULL : tp_io_config_flags(c);
+    if (no_flags)
+        fputs("| Flags | (not expressible: no flags describe this model's vision tower or "
+              "parallel block; give its config.json to --model) |\n",
+              f);
     if (flags) {
         fputs("| Flags | `trainplan estimate ", f);
         for (const char *p = flags; *p; p++)

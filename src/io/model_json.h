@@ -79,4 +79,16 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
 tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_model *out,
                                        tp_error *err);
 
+/* Vision-language configs (hf_vlm.c): mllama, qwen2_vl, qwen2_5_vl, gemma3. */
+bool tp_io__hf_vlm_type(const char *model_type);
+tp_status tp_io__hf_vlm_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
+/* Falcon's config.json (hf_vlm.c). */
+tp_status tp_io__hf_falcon_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
+/* Whether hf_vlm.c reads top-level key of a config of model_type. */
+bool tp_io__hf_vlm_reads(const char *model_type, const char *key);
+/* The hf.c family a VLM's text_config is read as (NULL: not a VLM), and
+ * whether hf_vlm.c reads key of its vision_config. */
+const char *tp_io__hf_vlm_family(const char *model_type);
+bool tp_io__hf_vlm_vision_reads(const char *model_type, const char *key);
+
 #endif /* TP_IO_MODEL_JSON_H */

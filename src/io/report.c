@@ -87,6 +87,45 @@ static bool result_finite(const tp_config *c, const tp_result *r)
     return mem_finite(&r->memory) && mem_finite(&r->stage_first) && mem_finite(&r->stage_last);
 }
 
+/* The vision tower (vision.c design note) and what its estimate assumes. */
+static void section_model_vision(FILE *f, const tp_model *m, const tp_params *p)
+{
+    const tp_vision *v = &m->vision;
+    char a[32], b[32], c[32];
+    if (v->layers <= 0)
+        return;
+    fprintf(f,
+            "  vision tower    %lld blocks, width %lld, %lld heads, %s MLP %lld, patch %lld%s; "
+            "%s; on pipeline stage 0, TP splits its attention and MLP\n",
+            (long long)v->layers, (long long)v->hidden, (long long)v->heads,
+            tp_mlp_gated(v->mlp) ? "SwiGLU" : "GELU", (long long)v->ffn_hidden, (long long)v->patch,
+            v->temporal > 1 ? " x 2 frames" : "",
+            v->frozen ? "frozen (forward only, no gradients or optimizer state; projector "
+                        "trained)"
+                      : "trained");
+    fprintf(f, "  image tokens    %s encoder patches per sample, %s language %s (merge %lld)\n",
+            tp_io_commas(v->image_tokens, a, sizeof a),
+            tp_io_commas(v->image_tokens / (v->merge > 0 ? v->merge : 1), b, sizeof b),
+            v->cross_every > 0 ? "image states cross-attended" : "tokens in the sequence",
+            (long long)(v->merge > 0 ? v->merge : 1));
+    if (v->image_tokens == 0)
+        fprintf(f, "                  none: the tower is held but does no work (set "
+                   "--image-tokens; a dynamic-resolution model has no default)\n");
+    if (v->cross_every > 0)
+        fprintf(f, "  cross-attention one layer in %lld from layer %lld reads the image states\n",
+                (long long)v->cross_every, (long long)v->cross_first);
+    fprintf(f, "                  vision %s, projector %s, language side %s (parameters)\n",
+            tp_io_commas(p->vision, a, sizeof a), tp_io_commas(p->vision_projector, b, sizeof b),
+            tp_io_commas(p->vision_text, c, sizeof c));
+    fprintf(f,
+            "  assumed         %s; the tower %s and runs whole on every CP rank; image tokens "
+            "in the sequence are part of --seq-len\n",
+            v->image_size > 0 ? "each attention of the tower spans one image at the config's size"
+                              : "dynamic resolution: the tower attends over all of a sample's "
+                                "patches at once (one image per sample)",
+            v->frozen ? "stores no activations (frozen)" : "keeps its activations under recompute");
+}
+
 /* The issue-16 architecture features, one line each, only when present. */
 static void section_model_features(FILE *f, const tp_model *m, const tp_params *p)
 {
@@ -124,6 +163,10 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
     if (m->mtp_layers > 0)
         fprintf(f, "  MTP             %lld multi-token prediction module(s), %s parameters\n",
                 (long long)m->mtp_layers, tp_io_commas(p->mtp, a, sizeof a));
+    if (m->parallel_attn)
+        fprintf(f, "  parallel block  attention and MLP read the same input (one TP all-reduce "
+                   "per layer each way)\n");
+    section_model_vision(f, m, p);
 }
 
 static void section_model(FILE *f, const tp_model *m, const tp_params *p)

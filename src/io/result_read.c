@@ -218,6 +218,14 @@ static tp_status tj_model_details(tpj *t)
 {
     tp_import *im = t->im;
     json_t *mo = json_object_get(t->root, "model");
+    /* issue 16: no flag rebuilds a vision tower or Falcon's parallel block */
+    if (json_object_get(mo, "vision") || json_object_get(mo, "parallel_attn"))
+        return tp_error_set(t->err, TP_ERR_CONFIG,
+                            json_object_get(mo, "vision") ? "model.vision" : "model.parallel_attn",
+                            "the result's model has a %s that no trainplan flag rebuilds: read "
+                            "its config.json with --model instead",
+                            json_object_get(mo, "vision") ? "vision tower"
+                                                          : "parallel attention block");
     if (json_object_get(mo, "qkv_bias")) {
         bool q;
         TP_TRY(tj_bool(t, "model", "qkv_bias", &q));

@@ -244,6 +244,10 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
                             "%lld does not divide the number of key/value heads (%lld)",
                             (long long)t->tp, (long long)kvh);
+    if (m->vision.layers > 0 && m->vision.heads % t->tp != 0) /* TP splits the tower too */
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
+                            "%lld does not divide the vision tower's attention heads (%lld)",
+                            (long long)t->tp, (long long)m->vision.heads);
     if (t->pp > m->num_layers)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp",
                             "%lld is larger than the number of layers (%lld)", (long long)t->pp,

@@ -16,6 +16,10 @@
  *   dense MLP              2*h*f*(3 SwiGLU | 2 GeLU)
  *   MoE MLP                2*h*f_e*(3|2)*k + 2*h*f_sh*(3|2) + 2*h*E router
  *   logits                 2*h*V (padded V)
+ *   vision tower           per sample, spread over its s tokens (vision.c):
+ *                          encoder x3 (x1 frozen), projector x3 (x2
+ *                          frozen), mllama cross layers' difference x3;
+ *                          recompute re-runs language layers only
  * Model FLOPs = 3 x forward (forward, data-gradient, weight-gradient).
  * Hardware FLOPs add recomputation: full recompute re-runs every layer's
  * forward (not the logits), selective re-runs the attention core forward
@@ -89,6 +93,12 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     double fwd = layers_fwd + mtp + logits;
 
     out->model_per_token = 3.0 * fwd;
+    if (tp__has_vision(m)) { /* per sample over the s tokens of it (vision.c) */
+        tp_vision_flops vf;
+        tp__vision_flops(m, s, causal, &vf);
+        double enc = m->vision.frozen ? 1.0 : 3.0, prj = m->vision.frozen ? 2.0 : 3.0;
+        out->model_per_token += (enc * vf.encoder + prj * vf.projector + 3.0 * vf.cross) / s;
+    }
     out->attn_per_token = 3.0 * L * core;
     out->logits_per_token = 3.0 * logits;
     double extra = 0.0;

@@ -78,4 +78,31 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
  */
 void tp__step_time(const tp_config *c, tp_result *r);
 
+/* The vision tower (vision.c design note). */
+typedef struct tp_vision_flops {
+    double encoder;         /* forward FLOPs per sample: patch embedding and blocks */
+    double projector;       /* forward FLOPs per sample: merger / projector */
+    double cross;           /* forward FLOPs per sample all mllama cross layers add */
+    double cross_per_layer; /* the same for one cross layer */
+} tp_vision_flops;
+/* Whether the model has a vision tower (inline: the evaluation's hot path). */
+static inline bool tp__has_vision(const tp_model *m)
+{
+    return m->vision.layers > 0;
+}
+tp_status tp__vision_validate(const tp_model *m, tp_error *err);
+void tp__vision_params(const tp_model *m, tp_params *p);
+void tp__vision_flops(const tp_model *m, double s, bool causal, tp_vision_flops *out);
+int64_t tp__vision_patch_in(const tp_vision *v);
+int64_t tp__vision_proj_in(const tp_vision *v);
+int64_t tp__vision_block_params(const tp_vision *v);
+int64_t tp__vision_replicated_params(const tp_vision *v);
+double tp__vision_span(const tp_vision *v);
+/** An upper estimate of the tower's parameters in floating point (validation). */
+double tp__vision_params_approx(const tp_model *m);
+/** mllama cross-attention layers among language layers [first, first + n). */
+int64_t tp__vision_cross_in(const tp_model *m, int64_t first, int64_t n);
+double tp__vision_act_bytes(const tp_config *c);
+double tp__vision_cross_act_bytes(const tp_config *c);
+
 #endif

@@ -78,6 +78,10 @@
  *    state leaves the GPU; the host holds it plus an fp32 gradient copy,
  *    f x shard x (optimizer + 4) bytes per GPU (ZeRO-Offload, Ren et al.
  *    2021), checked against opts.host_mem_bytes_per_node for the node.
+ * 5b. A vision tower (vision.c design note) sits on stage 0: its weights
+ *    (a frozen encoder's 16-bit weights only, apart in frozen_params) and
+ *    its activations per sample in flight; mllama cross layers add the K, V
+ *    of the image states on the stages that hold them.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).
@@ -103,7 +107,38 @@ typedef struct stage_params {
     double expert;        /* routed experts, sharded by t*e (and ZeRO over d*c/e) */
     double largest_layer; /* the largest layer's shard, for the ZeRO-3 working set */
     double ends;          /* embedding + head shard on this stage, part of dense */
+    double frozen;        /* a frozen vision tower (stage 0): weights only */
 } stage_params;
+
+/* The vision tower on stage 0 and the mllama cross-attention extras on any
+ * stage (vision.c design note): block linears split t ways, the rest whole;
+ * a frozen encoder goes apart (weights only), its projector stays trainable. */
+static void vision_shard(const tp_config *c, const tp_params *P, int64_t stage, int64_t first_layer,
+                         int64_t layers, stage_params *sp)
+{
+    const tp_model *m = &c->model;
+    double tpz = (double)c->train.tp;
+    int64_t cross = tp__vision_cross_in(m, first_layer, layers);
+    if (cross > 0) /* q/k norms and two gates per cross layer */
+        sp->dense += (double)cross * (double)(P->vision_text - m->vision.extra_vocab * m->hidden) /
+                     (double)tp__vision_cross_in(m, 0, m->num_layers);
+    if (stage != 0)
+        return;
+    const tp_vision *v = &m->vision;
+    double rep = (double)tp__vision_replicated_params(v);
+    double enc = ((double)P->vision - rep) / tpz + rep;
+    double norm =
+        v->proj_norm > 0
+            ? (double)(v->proj_norm_kind == TP_NORM_LAYERNORM ? 2 * v->proj_norm : v->proj_norm)
+            : 0.0;
+    double proj = ((double)P->vision_projector - norm) / tpz + norm;
+    double rows = (double)(v->extra_vocab * m->hidden) / tpz; /* vocabulary-parallel */
+    sp->dense += proj + rows;
+    if (v->frozen)
+        sp->frozen += enc;
+    else
+        sp->dense += enc;
+}
 
 /*
  * What every pipeline stage of one configuration shares: the per-layer
@@ -163,7 +198,8 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act
 }
 
 static stage_params stage_param_shard(const tp_config *c, const tp_params *P, const mem_shared *x,
-                                      int64_t stage, int64_t n_moe, int64_t layers)
+                                      int64_t stage, int64_t first_layer, int64_t n_moe,
+                                      int64_t layers)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -196,6 +232,8 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, co
             sp.ends += x->table; /* untied head, or the tied copy on the last stage */
     }
     sp.dense += sp.ends;
+    if (tp__has_vision(m))
+        vision_shard(c, P, stage, first_layer, layers, &sp);
     return sp;
 }
 
@@ -354,9 +392,9 @@ static int64_t num_communicators(const tp_train *t, int64_t dp)
            (etp > 1 && etp != t->tp);
 }
 
-/* A stage's layers and MoE layers among them. */
+/* A stage's layers, its first layer and the MoE layers among them. */
 typedef struct stage_layers {
-    int64_t layers, n_moe;
+    int64_t layers, n_moe, first;
 } stage_layers;
 
 static stage_layers layers_of(const tp_config *c, int64_t stage)
@@ -365,7 +403,7 @@ static stage_layers layers_of(const tp_config *c, int64_t stage)
     int64_t L = c->model.num_layers;
     int64_t layers = tp_stage_layers(t, L, stage);
     int64_t first_layer = tp__stage_first_layer(t, L, stage);
-    stage_layers sl = {layers, tp__moe_layers_in(&c->model, first_layer, layers)};
+    stage_layers sl = {layers, tp__moe_layers_in(&c->model, first_layer, layers), first_layer};
     return sl;
 }
 
@@ -386,7 +424,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     int64_t dp = x->dp;
     int64_t mb = x->mb;
     int64_t n_moe = sl.n_moe;
-    stage_params sp = stage_param_shard(c, P, x, stage, n_moe, layers);
+    stage_params sp = stage_param_shard(c, P, x, stage, sl.first, n_moe, layers);
 
     /* 2. States. */
     double wb = x->bpp.weights, gb = x->bpp.grads, ob = x->bpp.optimizer;
@@ -413,7 +451,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
              * micro-batch) and gradients accumulate unsharded, in the
              * gradient (reduce) dtype, until the last micro-batch: the whole
              * stage is gathered. */
-            out->weights_gathered_bytes = (sp.dense + sp.expert) * (wb + gb);
+            out->weights_gathered_bytes = (sp.dense + sp.expert) * (wb + gb) + sp.frozen * wb;
         } else {
             out->weights_gathered_bytes = o->zero3_prefetch_layers * sp.largest_layer * wb +
                                           sp.largest_layer * gb + sp.ends * wb;
@@ -424,6 +462,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
      * tp_config_validate. */
     g += sp.dense * o->extra_param_bytes;
     ge += sp.expert * o->extra_param_bytes;
+    if (sp.frozen > 0.0) /* frozen tower: 16-bit weights, sharded only by ZeRO-3 */
+        w += sp.frozen * wb / (t->zero >= 3 ? D : 1.0);
     out->weights_bytes = w + we;
     out->grads_bytes = g + ge;
     out->optimizer_bytes = opt + opte;
@@ -436,7 +476,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         out->host_bytes = f * shard * (ob + 4.0);
         out->optimizer_bytes = (1.0 - f) * (opt + opte);
     }
-    out->params_on_gpu = sp.dense + sp.expert;
+    out->params_on_gpu = sp.dense + sp.expert + sp.frozen;
+    out->frozen_params = sp.frozen;
 
     /* 3-4. Activations. */
     double a_dense = x->a_dense;
@@ -472,6 +513,15 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         }
     } else {
         act = inflight * per_mb;
+    }
+    if (tp__has_vision(m)) {
+        /* the tower's activations on stage 0 for every sample in flight, and
+         * the mllama cross layers' K, V of the image states (vision.c) */
+        if (stage == 0)
+            act += inflight * (double)t->micro_batch * tp__vision_act_bytes(c);
+        int64_t cross = tp__vision_cross_in(m, sl.first, layers);
+        if (cross > 0 && t->recompute != TP_RECOMPUTE_FULL)
+            act += inflight * (double)cross * tp__vision_cross_act_bytes(c);
     }
     out->activations_bytes = act;
     out->act_per_layer_bytes = a_max;

@@ -405,6 +405,9 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     st = validate_rope_norm(m, err);
     if (st != TP_OK)
         return st;
+    st = tp__vision_validate(m, err);
+    if (st != TP_OK)
+        return st;
 
     /* Bound the total in floating point before any int64 product can overflow. */
     double h = (double)m->hidden, L = (double)m->num_layers;
@@ -425,7 +428,8 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
     double per_layer = 2.0 * h * q + 2.0 * h * kv + fw * h * (double)m->ffn_hidden +
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
     double approx = L * per_layer + (double)m->mtp_layers * (per_layer + 2.0 * h * h) +
-                    2.0 * (double)m->vocab * h + (double)m->max_positions * h;
+                    2.0 * (double)m->vocab * h + (double)m->max_positions * h +
+                    tp__vision_params_approx(m);
     if (approx > TP_MAX_PARAMS)
         return tp_error_set(err, TP_ERR_RANGE, "model",
                             "the model would have about %.3g parameters, more than the %.0e "
@@ -476,5 +480,10 @@ void tp__model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out)
     p.total = p.embedding + p.output_head + p.attention + p.mlp_dense + p.moe_routed +
               p.moe_shared + p.router + p.norms + p.mtp;
     p.active = p.total - (L_moe + (E > 0 ? m->mtp_layers : 0)) * (E - k) * expert;
+    if (tp__has_vision(m)) {
+        tp__vision_params(m, &p);
+        p.total += p.vision + p.vision_projector + p.vision_text;
+        p.active += p.vision + p.vision_projector + p.vision_text;
+    }
     *out = p;
 }

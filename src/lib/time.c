@@ -111,6 +111,13 @@
  *    in optimizer_s (and reported as offload_s). When it is the largest
  *    part the bottleneck reads "optimizer offload (PCIe and CPU)": the step
  *    is transfer-bound.
+ * 10. A vision tower (vision.c design note) runs on stage 0 with the
+ *    embedding: its blocks' GEMMs, core and element-wise work as above over
+ *    b*N patches, two TP all-reduces per block each way, the projector; a
+ *    frozen encoder has no backward. mllama cross layers add their
+ *    difference from a self-attention layer on the stages that hold them
+ *    (with CP they keep the self-attention's ring exchange: an
+ *    over-estimate, stated in vision.c).
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).
  * Cost: no loops over layers or stages (closed forms per stage type),
@@ -323,6 +330,26 @@ static void unfused_attention(const ctx *x, double *fwd, double *bwd)
     *bwd = 2.0 * flops / rate + (16.0 + drop) * scores / x->mem_bw;
 }
 
+/* Forward and backward time of an attention core of `flops` forward FLOPs
+ * over `scores` scores (used without FlashAttention only; header 2). */
+static void core_time(const ctx *x, double flops, double scores, double *fwd, double *bwd)
+{
+    const tp_train *t = &x->c->train;
+    if (t->flash_attn) {
+        *fwd = flops / (x->peak_attn * x->attn_eff);
+        *bwd = 2.5 * *fwd;
+        return;
+    }
+    /* 16-bit scores: QK^T writes them, the fused softmax reads and
+     * writes them, AV reads them (8 B forward, 16 B backward); attention
+     * dropout (Megatron --attention-dropout, on with t->dropout) reads
+     * and writes them and writes a 1-byte mask forward, and reads the
+     * gradient and the mask and writes the gradient backward (5 B each) */
+    double drop = t->dropout ? ATTN_DROPOUT_BYTES : 0.0;
+    *fwd = flops / (x->peak_gemm * x->gemm_eff) + (8.0 + drop) * scores / x->mem_bw;
+    *bwd = 2.0 * flops / (x->peak_gemm * x->gemm_eff) + (16.0 + drop) * scores / x->mem_bw;
+}
+
 /* Attention, element-wise work and the collectives every layer has. */
 static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
                            double *shard_bytes)
@@ -353,23 +380,17 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     /* attention core: per CP rank 1/c of the causal work (header 2), QK^T
      * over the q width and AV over the v width, capped by a window */
     double qv = 0.5 * (q + (double)tp__v_width(&c->model));
-    double core_flops =
-        4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * tp__window_scale(&c->model, s, true);
+    double wsc = tp__window_scale(&c->model, s, true);
+    double core_flops = 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * wsc;
     double attn_f, attn_b;
-    if (t->flash_attn) {
-        attn_f = core_flops / (x->peak_attn * x->attn_eff);
-        attn_b = 2.5 * attn_f;
-    } else if (c->opts.unfused_full_matrix) {
+    if (!t->flash_attn && c->opts.unfused_full_matrix) {
         unfused_attention(x, &attn_f, &attn_b);
     } else {
-        double heads = (double)c->model.num_heads / tt;
-        double scores = b * heads * s * s / x->cc * 0.5 * tp__window_scale(&c->model, s, true);
-        /* the causal half of unfused_attention's work (its comment gives the
-         * bytes per score) */
-        double drop = t->dropout ? ATTN_DROPOUT_BYTES : 0.0;
-        attn_f = core_flops / (x->peak_gemm * x->gemm_eff) + (8.0 + drop) * scores / x->mem_bw;
-        attn_b =
-            2.0 * core_flops / (x->peak_gemm * x->gemm_eff) + (16.0 + drop) * scores / x->mem_bw;
+        /* the s x s scores matter without FlashAttention only (the causal
+         * half of unfused_attention's work; its comment gives the bytes) */
+        double scores =
+            t->flash_attn ? 0.0 : b * ((double)c->model.num_heads / tt) * s * s / x->cc * 0.5 * wsc;
+        core_time(x, core_flops, scores, &attn_f, &attn_b);
     }
     o->attn_fwd += attn_f;
     o->fwd += g_qkv + g_o + attn_f;
@@ -405,7 +426,8 @@ static void tp_part(const ctx *x, cost *o)
         return;
     double X = x->T * x->h * 2.0;
     double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE, X, &x->tp_pl);
-    double raw = 2.0 * ar;
+    /* parallel attention + MLP (Falcon): their outputs are summed before one all-reduce */
+    double raw = (c->model.parallel_attn ? 1.0 : 2.0) * ar;
     double gemm_f = o->gemm_fwd, gemm_b = 2.0 * o->gemm_fwd;
     if (c->opts.tp_comm_overlap) {
         o->tp_f += exposed(raw, gemm_f, x->ov);
@@ -619,6 +641,95 @@ static void embedding_part(const ctx *x, cost *o)
                                      x->T * x->h * 2.0, &x->tp_pl);
 }
 
+/*
+ * The vision tower and projector on stage 0, one micro-batch (vision.c
+ * design note): M = b*N patches through the blocks' GEMMs (split t ways
+ * like the language layers', with their two all-reduces each way), a
+ * bidirectional attention core over the mean span, element-wise norms,
+ * residuals and activation; the patch embedding runs whole on every rank.
+ * Frozen: the encoder has no backward, the projector only its weight
+ * gradient. Recompute never re-runs the tower.
+ */
+static void vision_part(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    const tp_vision *v = &c->model.vision;
+    double tt = x->tt, b = (double)c->train.micro_batch;
+    double M = b * (double)v->image_tokens, hv = (double)v->hidden, fv = (double)v->ffn_hidden;
+    double r = v->merge > 0 ? (double)v->merge : 1.0;
+    memset(o, 0, sizeof *o);
+    if (!(M > 0.0))
+        return;
+    double gv = tp_mlp_gated(v->mlp) ? 2.0 : 1.0;
+    double blk = gemm_s(x, M, 3.0 * hv / tt, hv) + gemm_s(x, M, hv, hv / tt) +
+                 gemm_s(x, M, gv * fv / tt, hv) + gemm_s(x, M, hv, fv / tt);
+    tp_vision_flops vf;
+    tp__vision_flops(&c->model, (double)c->train.seq_len, true, &vf);
+    double span_flops = vf.encoder / (double)v->image_tokens -
+                        2.0 * (double)tp__vision_patch_in(v) * hv -
+                        (double)v->layers * 2.0 * (4.0 * hv * hv + (gv + 1.0) * hv * fv);
+    double attn_f, attn_b; /* all blocks' cores: vf.encoder less its GEMMs */
+    double heads = (double)v->heads / tt, span = tp__vision_span(v);
+    core_time(x, M * span_flops / tt, (double)v->layers * M * heads * span, &attn_f, &attn_b);
+    double elem = M * (20.0 * hv / (x->sp ? tt : 1.0) + (gv + 1.0) * 2.0 * fv / tt) / x->mem_bw;
+    double enc_f = (double)v->layers * (blk + elem) + attn_f +
+                   gemm_s(x, M, hv, (double)tp__vision_patch_in(v));
+    double Mp = M / r, in = (double)tp__vision_proj_in(v), ph = (double)v->proj_hidden;
+    double proj = ph > 0.0 ? gemm_s(x, Mp, ph / tt, in) + gemm_s(x, Mp, x->h, ph / tt)
+                           : gemm_s(x, Mp, x->h / tt, in);
+    o->gemm_fwd = (double)v->layers * blk + proj;
+    o->fwd = enc_f + proj;
+    o->bwd = v->frozen ? proj : 2.0 * (enc_f - attn_f) + attn_b + 2.0 * proj;
+    if (c->train.tp > 1) {
+        double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                       M * hv * 2.0, &x->tp_pl);
+        o->tp_f = 2.0 * (double)v->layers * ar;
+        o->tp_b = v->frozen ? 0.0 : o->tp_f;
+    }
+}
+
+/*
+ * What one mllama cross-attention layer costs over the self-attention
+ * layer it is counted as (vision.c design note): k/v projections over the
+ * b*N_lm image states instead of the T text tokens, and a core where each
+ * text token sees all N_lm image tokens of its sample instead of the causal
+ * self-attention core. Components may be negative.
+ */
+static void cross_delta(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double T = x->T, tt = x->tt, h = x->h, q = x->q, kv = x->kv;
+    double b = (double)t->micro_batch, s = (double)t->seq_len;
+    double r = m->vision.merge > 0 ? (double)m->vision.merge : 1.0;
+    double n = (double)m->vision.image_tokens / r; /* image states per sample */
+    memset(o, 0, sizeof *o);
+    double g = gemm_s(x, T, q / tt, h) + gemm_s(x, b * n, 2.0 * kv / tt, h) -
+               gemm_s(x, T, (q + 2.0 * kv) / tt, h);
+    double qv = 0.5 * (q + (double)tp__v_width(m));
+    double heads = (double)m->num_heads / tt;
+    double wsc = tp__window_scale(m, s, true);
+    double cf, cb, sf, sb;
+    core_time(x, 4.0 * T * n * qv / tt, T * heads * n, &cf, &cb);
+    core_time(x, 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * wsc,
+              b * heads * s * s / x->cc * 0.5 * wsc, &sf, &sb);
+    o->gemm_fwd = g;
+    o->attn_fwd = cf - sf;
+    o->fwd = g + cf - sf;
+    o->bwd = 2.0 * g + cb - sb;
+}
+
+/* Add the cross-layer differences of the layers [first, first + n). */
+static void add_cross(cost *st, const ctx *x, const cost *cross, int64_t first, int64_t n)
+{
+    if (x->c->model.vision.cross_every <= 0)
+        return; /* no cross layers: the common case, kept off the hot path */
+    int64_t k = tp__vision_cross_in(&x->c->model, first, n);
+    if (k > 0)
+        cost_axpy(st, (double)k, cross);
+}
+
 /* Cost of a stage with nd dense and nm MoE layers, and its ends. */
 static cost stage_cost(const cost *dense, const cost *moe, double nd, double nm, bool first,
                        bool last, const cost *emb, const cost *head, double block)
@@ -749,7 +860,7 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     double wb = bpp.weights, gb = bpp.grads;
 
     /* parameters of stage 0 on this GPU, split dense / routed experts */
-    double total = r->stage_first.params_on_gpu;
+    double total = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
     double expert = 0.0;
     if (mo->num_experts > 0 && r->params.num_moe_layers > 0) {
         int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0) */
@@ -832,9 +943,10 @@ static double sharded_params(const ctx *x, const tp_result *r, const tp_memory *
     double De = x->edp_pl.size > 1 ? (double)x->edp_pl.size : 1.0;
     bool apart = x->edp_pl.size != x->dp_pl.size;
     double expert = apart ? stage_expert_params(x, r, st->stage) : 0.0;
+    double trained = st->params_on_gpu - st->frozen_params; /* a frozen tower is not updated */
     if (!(expert > 0.0))
-        return st->params_on_gpu / D;
-    double dense = st->params_on_gpu - expert;
+        return trained / D;
+    double dense = trained - expert;
     return (dense > 0.0 ? dense : 0.0) / D + expert / De;
 }
 
@@ -852,9 +964,9 @@ static double optimizer_time(const ctx *x, const tp_result *r)
     const tp_train *t = &x->c->train;
     tp_state_bytes bpp;
     tp_state_bytes_per_param(t, &bpp);
-    double params = r->stage_first.params_on_gpu;
-    if (r->stage_last.params_on_gpu > params)
-        params = r->stage_last.params_on_gpu;
+    double params = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
+    if (r->stage_last.params_on_gpu - r->stage_last.frozen_params > params)
+        params = r->stage_last.params_on_gpu - r->stage_last.frozen_params;
     if (t->zero >= 1)
         params = updated_params(x, r);
     double bytes = 2.0 * bpp.optimizer + 2.0 * bpp.grads + bpp.weights;
@@ -882,9 +994,9 @@ static double offload_time(const ctx *x, const tp_result *r, double window_b)
         return 0.0;
     tp_state_bytes bpp;
     tp_state_bytes_per_param(t, &bpp);
-    double params = r->stage_first.params_on_gpu;
-    if (r->stage_last.params_on_gpu > params)
-        params = r->stage_last.params_on_gpu;
+    double params = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
+    if (r->stage_last.params_on_gpu - r->stage_last.frozen_params > params)
+        params = r->stage_last.params_on_gpu - r->stage_last.frozen_params;
     double D = (double)x->dp_pl.size;
     if (x->edp_pl.size == x->dp_pl.size || !(c->model.num_experts > 0))
         params = f * params / (D > 1.0 ? D : 1.0);
@@ -949,6 +1061,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
         cost_zero(&moe);
     embedding_part(&x, &emb);
     logits_part(&x, &head);
+    cost cross;              /* read by add_cross only with cross layers, which sets it below */
+    if (tp__has_vision(m)) { /* the tower rides with the embedding on stage 0 */
+        cost vis;
+        vision_part(&x, &vis);
+        cost_axpy(&emb, 1.0, &vis);
+        cross_delta(&x, &cross);
+    }
     if (m->mtp_layers > 0) {
         /* MTP modules on the last stage: eh_proj (2h -> h), one layer and a
          * pass through the shared head each (model.c design note) */
@@ -968,12 +1087,14 @@ void tp__step_time(const tp_config *c, tp_result *r)
     int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0), memory.c's */
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
     cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
+    add_cross(&st0, &x, &cross, 0, L0);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
         cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
+        add_cross(&stl, &x, &cross, L - Ll, Ll);
         double tl = stage_time(&stl);
         tsum += tl;
         if (tl > tmax) {
@@ -986,11 +1107,13 @@ void tp__step_time(const tp_config *c, tp_result *r)
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
             cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
                                       &head, blk * (double)(p - 2));
+            add_cross(&all_mid, &x, &cross, L0, L - L0 - Ll);
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
             cost st1 =
                 stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head, blk);
+            add_cross(&st1, &x, &cross, L0, L1);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {
                 tmax = t1;

@@ -52,7 +52,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --shared-ffn-hidden --moe-first-dense --moe-layer-freq
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
 --sliding-window --global-every --qk-norm --attn-sinks --router-bias --moe-imbalance
---moe-capacity-factor
+--moe-capacity-factor --image-tokens --freeze-vision
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --etp --zero --fsdp --distributed-optimizer
@@ -657,5 +657,17 @@ if cmp -s "$tmp/out" "$tmp/uf_a.json"; then ok; else
     bad "--unfused-full-matrix changed a FlashAttention run"; fi
 expect_error 'trainplan: error: --framework: unknown value "jax" (expected one of none|megatron-lm|megatron-core|deepspeed|torchtitan|torchtune|llm-foundry|nemo-automodel)' \
     estimate --framework jax
+# ---------------------------------------------------------------- issue 16: vision towers
+vl="$SRC/tests/data/hf/qwen2.5-vl-7b/config.json"
+run estimate --model "$vl" --gpus 8 --zero 1 --image-tokens 4096 --json
+check_json "vision tower in the JSON" "j['params']['total'] == 8292166656" \
+    "j['params']['breakdown']['vision'] + j['params']['breakdown']['vision_projector'] == 676550144" \
+    "j['model']['vision']['image_tokens'] == 4096" "j['model']['vision']['frozen'] == False" \
+    "j['model']['vision']['pipeline_stage'] == 'first'"
+run estimate --model "$vl" --gpus 8 --zero 1 --image-tokens 4096 --freeze-vision
+has "frozen tower text" "frozen (forward only, no gradients or optimizer state; projector"
+has "vision assumptions" "  assumed         dynamic resolution: the tower attends over all of a sample's"
+expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3); this model has none" \
+    estimate --model llama-3-8b --image-tokens 256
 
 finish
