@@ -208,6 +208,7 @@ typedef enum tp_bubble_def {
 /* ------------------------------------------------------------------ */
 
 #define TP_NAME_MAX 64
+#define TP_PATTERN_MAX 256 /* layer_pattern: at most 255 characters */
 
 /**
  * A decoder-only transformer. Sizes in elements; counts are plain.
@@ -271,6 +272,28 @@ typedef struct tp_model {
                                  (0 -> 1: balanced, the default assumption)             */
     double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
                                    are dropped, so the busiest rank does min(imbalance, cf) */
+    /* Hybrid models (src/lib/hybrid.c design note): Mamba-2 and gated delta-net
+     * layers mixed with attention by an explicit per-layer pattern. An empty
+     * pattern keeps every layer attention + MLP/MoE, the transformer above. */
+    char layer_pattern[TP_PATTERN_MAX]; /* one character per layer (repeated when shorter; its
+                                           length divides num_layers): 'A' attention + MLP,
+                                           'G' gated delta-net + MLP (MLP or MoE by the MoE
+                                           fields), and Megatron's one-sublayer symbols 'M'
+                                           Mamba-2, '*' attention, '-' MLP, 'E' MoE        */
+    int64_t mamba_heads;     /* Mamba-2 heads n_m (d_inner = n_m * P)                   */
+    int64_t mamba_head_dim;  /* Mamba-2 head dim P                                      */
+    int64_t mamba_groups;    /* Mamba-2 groups n_g of B and C                           */
+    int64_t mamba_state;     /* Mamba-2 state size N per group                          */
+    int64_t mamba_conv;      /* Mamba-2 causal conv1d kernel width (0 -> 4)             */
+    int64_t gdn_k_heads;     /* gated delta-net key (and query) heads                   */
+    int64_t gdn_v_heads;     /* gated delta-net value heads                             */
+    int64_t gdn_k_head_dim;  /* gated delta-net key head dim                            */
+    int64_t gdn_v_head_dim;  /* gated delta-net value head dim                          */
+    int64_t gdn_conv;        /* gated delta-net conv1d kernel width (0 -> 4)            */
+    bool attn_output_gate;   /* sigmoid output gate on attention: q_proj twice as wide
+                                (Qwen3-Next)                                            */
+    bool shared_expert_gate; /* a 1-wide sigmoid gate h x 1 on the shared experts
+                                (Qwen2-MoE, Qwen3-Next)                                 */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -291,6 +314,8 @@ typedef struct tp_params {
     int64_t mtp;        /* multi-token prediction modules (in total; DeepSeek's published
                            671B excludes them), embedding and head shared with the model */
     int64_t mtp_routed; /* the routed experts among mtp */
+    int64_t mixers;     /* hybrid models: all Mamba-2 and gated delta-net mixers (their own
+                           norms included; the layers' pre-norms are in norms) */
 } tp_params;
 
 /** Number of MoE layers under the model's layer pattern. */
@@ -542,10 +567,29 @@ static inline int64_t tp_shared_ffn_hidden(const tp_model *m)
                                     : m->num_shared_experts * tp_expert_ffn_hidden(m);
 }
 
+/** The layer_pattern character of layer i (from 0): the pattern repeats;
+ * 'A' (attention + MLP) without a pattern. */
+static inline char tp_layer_char(const tp_model *m, int64_t i)
+{
+    int64_t n = 0;
+    while (n < TP_PATTERN_MAX - 1 && m->layer_pattern[n])
+        n++;
+    return n > 0 && i >= 0 ? m->layer_pattern[i % n] : 'A';
+}
+
 /** Is layer i (from 0) a MoE layer: after moe_first_dense dense layers,
- * every moe_layer_freq-th one (0 or 1: every one); never in a dense model. */
+ * every moe_layer_freq-th one (0 or 1: every one); never in a dense model.
+ * With a layer_pattern: the 'E' layers, and the MLPs of 'A' and 'G' layers
+ * by that rule ('M', '*' and '-' never). */
 static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
 {
+    if (m->layer_pattern[0] != '\0') {
+        char k = tp_layer_char(m, i);
+        if (k == 'E')
+            return m->num_experts > 0;
+        if (k != 'A' && k != 'G')
+            return false;
+    }
     if (m->num_experts <= 0 || i < m->moe_first_dense)
         return false;
     int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;

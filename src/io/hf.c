@@ -119,7 +119,7 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx"); /* read by hf_dbrx_parse */
+        snprintf(buf + at, n - at, ", dbrx, nemotron_h"); /* hf_dbrx_parse, hf_hybrid.c */
     return buf;
 }
 
@@ -319,10 +319,10 @@ static const struct {
                "not model"},
     {"qwen2_vl", "a vision-language model whose vision encoder trainplan does not model"},
     {"qwen2_5_vl", "a vision-language model whose vision encoder trainplan does not model"},
-    {"nemotron_h", "a hybrid of Mamba-2 and attention layers; trainplan does not model Mamba "
-                   "layers"},
-    {"jamba", "a hybrid of Mamba and attention layers; trainplan does not model Mamba layers"},
-    {"qwen3_next", "gated DeltaNet linear-attention layers that trainplan does not model"},
+    {"jamba", "a hybrid of Mamba-1 and attention layers; trainplan models Mamba-2 mixers "
+              "(model_type nemotron_h), not Mamba-1's x_proj and dt_proj"},
+    {"qwen3_next", "gated DeltaNet layers with gated attention: trainplan models them (a model "
+                   "file's layer_pattern 'G') but does not read this config.json yet"},
     {"falcon", "parallel attention with shared norms (new_decoder_architecture, multi_query, "
                "parallel_attn) that trainplan does not read yet"},
 };
@@ -413,6 +413,8 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
                 a = &hf_archs[i];
         if (!a && strcmp(json_string_value(mt), "dbrx") == 0)
             return hf_dbrx_parse(root, origin, out, err);
+        if (!a && strcmp(json_string_value(mt), "nemotron_h") == 0)
+            return tp_io__hf_nemotron_h_parse(root, origin, out, err); /* hf_hybrid.c */
         for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
             if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
                 FAIL(err, TP_ERR_CONFIG, "model_type",
@@ -727,7 +729,13 @@ static bool native_reads(const char *key)
 /* Which reader a config goes to, as tp_io_model_parse and
  * tp_io__hf_model_parse choose: an hf_archs entry (by model_type, else by
  * architectures), DBRX, DeepSeek's native config, or none. */
-typedef enum hf_reader { READER_NONE, READER_ARCH, READER_DBRX, READER_NATIVE } hf_reader;
+typedef enum hf_reader {
+    READER_NONE,
+    READER_ARCH,
+    READER_DBRX,
+    READER_NATIVE,
+    READER_NEMOTRON_H
+} hf_reader;
 
 static hf_reader reader_of(const json_t *root, const hf_arch **arch)
 {
@@ -740,6 +748,8 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
                 *arch = &hf_archs[i];
         if (*arch)
             return READER_ARCH;
+        if (strcmp(json_string_value(mt), "nemotron_h") == 0)
+            return READER_NEMOTRON_H;
         return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
     }
     if (mt)
@@ -798,9 +808,10 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
     {
         if (!room)
             break;
-        bool read = r == READER_ARCH   ? hf_reads(a, key)
-                    : r == READER_DBRX ? dbrx_reads(key)
-                                       : native_reads(key);
+        bool read = r == READER_ARCH         ? hf_reads(a, key)
+                    : r == READER_DBRX       ? dbrx_reads(key)
+                    : r == READER_NEMOTRON_H ? tp_io__hf_nemotron_h_reads(key)
+                                             : native_reads(key);
         if (!read)
             room = list_add(buf, n, &at, &count, "", key);
         /* DBRX: the keys inside its two sub-objects, by their dotted name */

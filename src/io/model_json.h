@@ -79,4 +79,10 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
 tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_model *out,
                                        tp_error *err);
 
+/* Hybrid models (hf_hybrid.c): a nemotron_h config.json (root, released
+ * here) as *out, and whether that reader reads `key`. */
+tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model *out,
+                                     tp_error *err);
+bool tp_io__hf_nemotron_h_reads(const char *key);
+
 #endif /* TP_IO_MODEL_JSON_H */

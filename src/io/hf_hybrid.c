@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hf_hybrid.c: Hugging Face config.json of hybrid models (model_type
+ * nemotron_h) as a tp_model with a layer pattern (src/lib/hybrid.c). hf.c
+ * hands such a config here; errors name the config's own keys.
+ *
+ * nemotron_h (transformers NemotronHForCausalLM, NVIDIA's modeling code
+ * with the checkpoints): hybrid_override_pattern, one character per layer
+ * ('M' Mamba-2 mixer, '*' attention, '-' MLP; each behind one RMSNorm),
+ * the Mamba-2 mixer of mamba_num_heads heads of mamba_head_dim, n_groups
+ * groups of ssm_state_size, conv_kernel, a conv bias (use_conv_bias) and no
+ * projection biases (use_bias / mamba_proj_bias false); attention with
+ * num_key_value_heads and head_dim (or attention_head_dim, else
+ * hidden/heads), no biases; the MLP of intermediate_size with
+ * mlp_hidden_act relu2 (squared ReLU: up and down, no gate); RMSNorm;
+ * untied head unless tie_word_embeddings. The MoE layers of Nemotron 3
+ * ('E', latent MoE) are refused: their count is not checked against a
+ * released checkpoint here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "io.h"
+#include "io_internal.h"
+#include "model_json.h"
+
+#define NOTE " (HF config.json, model_type nemotron_h)"
+
+static tp_status get(const json_t *root, const char *key, int required, int64_t lo, int64_t hi,
+                     int64_t *out, tp_error *err)
+{
+    return tp_io__get_int(root, NULL, key, required, lo, hi, NOTE, out, err);
+}
+
+/* A boolean key that must have the value trainplan counts (absent: fine). */
+static tp_status require_bool(const json_t *root, const char *key, bool want, const char *why,
+                              tp_error *err)
+{
+    bool v = want;
+    tp_status st = tp_io__get_bool(root, key, &v, err);
+    if (st != TP_OK)
+        return st;
+    if (v != want)
+        return tp_error_set(err, TP_ERR_CONFIG, key,
+                            "\"%s\": %s is not supported for model_type nemotron_h (%s)", key,
+                            v ? "true" : "false", why);
+    return TP_OK;
+}
+
+static tp_status read_pattern(const json_t *root, tp_model *m, tp_error *err)
+{
+    const json_t *v = json_object_get(root, "hybrid_override_pattern");
+    if (!json_is_string(v))
+        return tp_error_set(err, TP_ERR_CONFIG, "hybrid_override_pattern",
+                            "missing string key \"hybrid_override_pattern\"" NOTE);
+    const char *p = json_string_value(v);
+    size_t n = strlen(p);
+    if ((int64_t)n != m->num_layers)
+        return tp_error_set(err, TP_ERR_CONFIG, "hybrid_override_pattern",
+                            "\"hybrid_override_pattern\" has %zu characters, "
+                            "\"num_hidden_layers\" is %lld (one per layer)",
+                            n, (long long)m->num_layers);
+    if (n >= TP_PATTERN_MAX)
+        return tp_error_set(err, TP_ERR_CONFIG, "hybrid_override_pattern",
+                            "%zu layers: trainplan holds a pattern of at most %d", n,
+                            TP_PATTERN_MAX - 1);
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == 'E')
+            return tp_error_set(err, TP_ERR_CONFIG, "hybrid_override_pattern",
+                                "'E' (MoE) layers of nemotron_h are not supported: their latent "
+                                "MoE is not modelled");
+        if (!strchr("M*-", p[i]))
+            return tp_error_set(err, TP_ERR_CONFIG, "hybrid_override_pattern",
+                                "character %zu of \"hybrid_override_pattern\" must be 'M', '*' or "
+                                "'-'",
+                                i + 1);
+    }
+    memcpy(m->layer_pattern, p, n + 1);
+    return TP_OK;
+}
+
+tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model *out,
+                                     tp_error *err)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SQRELU;
+    m.pos = TP_POS_ROTARY;
+    TRY(get(root, "hidden_size", REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
+    TRY(get(root, "num_hidden_layers", REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers, err));
+    TRY(get(root, "num_attention_heads", REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
+    TRY(get(root, "num_key_value_heads", OPTIONAL, 1, TP_MAX_DIM, &m.num_kv_heads, err));
+    TRY(get(root, "head_dim", OPTIONAL, 1, TP_MAX_DIM, &m.head_dim, err));
+    if (m.head_dim == 0)
+        TRY(get(root, "attention_head_dim", OPTIONAL, 1, TP_MAX_DIM, &m.head_dim, err));
+    TRY(get(root, "intermediate_size", REQUIRED, 1, TP_MAX_FFN, &m.ffn_hidden, err));
+    TRY(get(root, "vocab_size", REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
+    TRY(get(root, "max_position_embeddings", OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions, err));
+    TRY(get(root, "mamba_num_heads", REQUIRED, 1, TP_MAX_DIM, &m.mamba_heads, err));
+    TRY(get(root, "mamba_head_dim", REQUIRED, 1, TP_MAX_DIM, &m.mamba_head_dim, err));
+    TRY(get(root, "n_groups", REQUIRED, 1, TP_MAX_DIM, &m.mamba_groups, err));
+    TRY(get(root, "ssm_state_size", REQUIRED, 1, TP_MAX_DIM, &m.mamba_state, err));
+    TRY(get(root, "conv_kernel", OPTIONAL, 1, 64, &m.mamba_conv, err));
+    bool tied = false;
+    TRY(tp_io__get_bool(root, "tie_word_embeddings", &tied, err));
+    m.tie_embeddings = tied;
+    TRY(require_bool(root, "use_conv_bias", true, "trainplan counts the conv1d bias", err));
+    TRY(require_bool(root, "use_bias", false, "Mamba-2 projection biases are not modelled", err));
+    TRY(require_bool(root, "mamba_proj_bias", false, "Mamba-2 projection biases are not modelled",
+                     err));
+    TRY(require_bool(root, "attention_bias", false, "attention biases are not modelled", err));
+    TRY(require_bool(root, "mlp_bias", false, "MLP biases are not modelled", err));
+    const json_t *act = json_object_get(root, "mlp_hidden_act");
+    if (act && !(json_is_string(act) && strcmp(json_string_value(act), "relu2") == 0))
+        FAIL(err, TP_ERR_CONFIG, "mlp_hidden_act",
+             "\"mlp_hidden_act\" must be \"relu2\" (squared ReLU, the Nemotron-H MLP)" NOTE);
+    TRY(tp_io__get_real(root, NULL, "rope_theta", 1e-30, 1e12, &m.rope_theta, err));
+    TRY(tp_io__get_real(root, NULL, "rms_norm_eps", 1e-30, 0.1, &m.norm_eps, err));
+    TRY(tp_io__get_real(root, NULL, "layer_norm_epsilon", 1e-30, 0.1, &m.norm_eps, err));
+    TRY(read_pattern(root, &m, err));
+    tp_io__name_from_origin(origin, m.name, sizeof m.name);
+    if (!m.name[0])
+        snprintf(m.name, sizeof m.name, "hf-nemotron_h");
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}
+
+bool tp_io__hf_nemotron_h_reads(const char *key)
+{
+    static const char *const keys[] = {
+        "model_type",          "architectures",           "hidden_size",
+        "num_hidden_layers",   "num_attention_heads",     "num_key_value_heads",
+        "head_dim",            "attention_head_dim",      "intermediate_size",
+        "vocab_size",          "max_position_embeddings", "mamba_num_heads",
+        "mamba_head_dim",      "n_groups",                "ssm_state_size",
+        "conv_kernel",         "tie_word_embeddings",     "use_conv_bias",
+        "use_bias",            "mamba_proj_bias",         "attention_bias",
+        "mlp_bias",            "mlp_hidden_act",          "rope_theta",
+        "rms_norm_eps",        "layer_norm_epsilon",      "hybrid_override_pattern",
+        NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
