@@ -321,6 +321,10 @@ typedef struct tp_params {
 /** Number of MoE layers under the model's layer pattern. */
 TP_API int64_t tp_model_num_moe_layers(const tp_model *m);
 
+/** Whether the model is a hybrid: its layer_pattern has a layer other than 'A' (attention +
+ *  MLP), a Mamba-2, gated delta-net, attention-only, MLP-only or MoE-only layer. */
+TP_API bool tp_model_is_hybrid(const tp_model *m);
+
 /** Validate the model's fields; on failure err->path names the field ("model.num_heads"). */
 TP_API tp_status tp_model_validate(const tp_model *m, tp_error *err);
 

@@ -58,6 +58,11 @@ tp_status tp_io_export(tp_export_format f, const tp_config *c, const tp_result *
     memset(out, 0, sizeof *out);
     if (!c || !r)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "", "tp_io_export: no configuration");
+    if (tp_model_is_hybrid(&c->model)) /* refused, never written as another model */
+        return tp_error_set(err, TP_ERR_CONFIG, "model.layer_pattern",
+                            "a hybrid model (layer pattern \"%.60s\") cannot be exported: the "
+                            "%s writer has no Mamba-2 or gated delta-net layers",
+                            c->model.layer_pattern, tp_io_export_format_name(f));
     switch (f) {
     case TP_EXPORT_MEGATRON: return tp_engine_megatron_export(c, r, opts, out, err);
     case TP_EXPORT_TORCHTITAN: return tp_engine_torchtitan_export(c, r, opts, out, err);

@@ -115,6 +115,11 @@ bool tp__is_hybrid(const tp_model *m)
     return false;
 }
 
+bool tp_model_is_hybrid(const tp_model *m)
+{
+    return m && tp__is_hybrid(m);
+}
+
 /* Kind of layer i: mixer * 3 + ffn (tp__mixer, tp__ffn). */
 int tp__layer_kind(const tp_model *m, int64_t i)
 {
