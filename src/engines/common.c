@@ -387,14 +387,15 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
     tp_model pre;
     bool preset = m->name[0] && tp_io_preset_text(TP_IO_MODEL, m->name) != NULL &&
                   tp_io_model_load(m->name, &pre, NULL) == TP_OK;
-    if (tp_model_is_hybrid(m)) {
-        /* no flag holds a layer pattern: the model file (or config.json) it came from */
+    bool file_only = tp_model_is_hybrid(m) || m->attn_output_gate || m->shared_expert_gate;
+    if (file_only) {
+        /* no flag holds a layer pattern or the gates: the model file (or config.json) */
         sb_puts(b, "--model MODEL_FILE");
     } else if (preset) {
         sb_puts(b, "--model ");
         shell_word(b, m->name);
     }
-    if (!tp_model_is_hybrid(m) && (!preset || !same_shape(m, &pre))) {
+    if (!file_only && (!preset || !same_shape(m, &pre))) {
         sb_printf(b,
                   "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64
                   " --kv-heads %" PRId64 " --head-dim %" PRId64 " --ffn-hidden %" PRId64

@@ -16,6 +16,18 @@
  * untied head unless tie_word_embeddings. The MoE layers of Nemotron 3
  * ('E', latent MoE) are refused: their count is not checked against a
  * released checkpoint here.
+ *
+ * qwen3_next (transformers Qwen3NextForCausalLM): every
+ * full_attention_interval-th layer (default 4) is gated attention
+ * (Qwen3NextAttention: q_proj twice as wide for the output gate, per-head
+ * q_norm and k_norm, no biases), the others gated delta-net
+ * (Qwen3NextGatedDeltaNet: linear_num_key_heads / linear_num_value_heads
+ * of linear_key_head_dim / linear_value_head_dim, linear_conv_kernel_dim);
+ * every layer's MLP is Qwen3NextSparseMoeBlock (num_experts SwiGLU experts
+ * of moe_intermediate_size, top num_experts_per_tok, one shared expert of
+ * shared_expert_intermediate_size behind a 1-wide sigmoid gate); RMSNorm,
+ * untied. A list of dense layers (mlp_only_layers), decoder_sparse_step
+ * other than 1 and MTP layers are refused.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +37,7 @@
 #include "model_json.h"
 
 #define NOTE " (HF config.json, model_type nemotron_h)"
+#define NOTE_QN " (HF config.json, model_type qwen3_next)"
 
 static tp_status get(const json_t *root, const char *key, int required, int64_t lo, int64_t hi,
                      int64_t *out, tp_error *err)
@@ -32,9 +45,15 @@ static tp_status get(const json_t *root, const char *key, int required, int64_t 
     return tp_io__get_int(root, NULL, key, required, lo, hi, NOTE, out, err);
 }
 
+static tp_status get_qn(const json_t *root, const char *key, int required, int64_t lo, int64_t hi,
+                        int64_t *out, tp_error *err)
+{
+    return tp_io__get_int(root, NULL, key, required, lo, hi, NOTE_QN, out, err);
+}
+
 /* A boolean key that must have the value trainplan counts (absent: fine). */
-static tp_status require_bool(const json_t *root, const char *key, bool want, const char *why,
-                              tp_error *err)
+static tp_status require_bool_of(const json_t *root, const char *type, const char *key, bool want,
+                                 const char *why, tp_error *err)
 {
     bool v = want;
     tp_status st = tp_io__get_bool(root, key, &v, err);
@@ -42,9 +61,15 @@ static tp_status require_bool(const json_t *root, const char *key, bool want, co
         return st;
     if (v != want)
         return tp_error_set(err, TP_ERR_CONFIG, key,
-                            "\"%s\": %s is not supported for model_type nemotron_h (%s)", key,
-                            v ? "true" : "false", why);
+                            "\"%s\": %s is not supported for model_type %s (%s)", key,
+                            v ? "true" : "false", type, why);
     return TP_OK;
+}
+
+static tp_status require_bool(const json_t *root, const char *key, bool want, const char *why,
+                              tp_error *err)
+{
+    return require_bool_of(root, "nemotron_h", key, want, why, err);
 }
 
 static tp_status read_pattern(const json_t *root, tp_model *m, tp_error *err)
@@ -143,6 +168,168 @@ bool tp_io__hf_nemotron_h_reads(const char *key)
         "mlp_bias",            "mlp_hidden_act",          "rope_theta",
         "rms_norm_eps",        "layer_norm_epsilon",      "hybrid_override_pattern",
         NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Qwen3-Next's layer kinds: layer_types when given, else every n-th full
+ * attention; the pattern is one period of n ("GGGA" for n = 4). */
+static tp_status qn_pattern(const json_t *root, tp_model *m, tp_error *err)
+{
+    int64_t every = 4;
+    tp_status st = get_qn(root, "full_attention_interval", OPTIONAL, 1, TP_PATTERN_MAX - 1, &every,
+                          err);
+    if (st != TP_OK)
+        return st;
+    if (m->num_layers % every != 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "full_attention_interval",
+                            "\"full_attention_interval\" (%lld) must divide \"num_hidden_layers\" "
+                            "(%lld)",
+                            (long long)every, (long long)m->num_layers);
+    for (int64_t i = 0; i < every; i++)
+        m->layer_pattern[i] = i + 1 == every ? 'A' : 'G';
+    m->layer_pattern[every] = '\0';
+    const json_t *types = json_object_get(root, "layer_types");
+    if (!types || json_is_null(types))
+        return TP_OK;
+    if (!json_is_array(types) || (int64_t)json_array_size(types) != m->num_layers)
+        return tp_error_set(err, TP_ERR_CONFIG, "layer_types",
+                            "\"layer_types\" must be an array of %lld entries (one per layer)",
+                            (long long)m->num_layers);
+    for (int64_t i = 0; i < m->num_layers; i++) {
+        const json_t *t = json_array_get(types, (size_t)i);
+        const char *v = json_is_string(t) ? json_string_value(t) : "";
+        const char *want = tp_layer_char(m, i) == 'A' ? "full_attention" : "linear_attention";
+        if (strcmp(v, want) != 0)
+            return tp_error_set(err, TP_ERR_CONFIG, "layer_types",
+                                "\"layer_types\"[%lld] must be \"%s\" (every %lld-th layer full "
+                                "attention, as full_attention_interval says)",
+                                (long long)i, want, (long long)every);
+    }
+    return TP_OK;
+}
+
+/* Qwen3-Next's MoE: every layer, one gated shared expert. */
+static tp_status qn_moe(const json_t *root, tp_model *m, tp_error *err)
+{
+    tp_status st;
+    int64_t step = 1, mtp = 0;
+    if ((st = get_qn(root, "num_experts", REQUIRED, 1, TP_MAX_EXPERTS, &m->num_experts, err)) !=
+            TP_OK ||
+        (st = get_qn(root, "num_experts_per_tok", REQUIRED, 1, m->num_experts, &m->topk, err)) !=
+            TP_OK ||
+        (st = get_qn(root, "moe_intermediate_size", REQUIRED, 1, TP_MAX_FFN, &m->moe_ffn_hidden,
+                     err)) != TP_OK ||
+        (st = get_qn(root, "shared_expert_intermediate_size", OPTIONAL, 0, TP_MAX_FFN,
+                     &m->shared_ffn_hidden, err)) != TP_OK ||
+        (st = get_qn(root, "decoder_sparse_step", OPTIONAL, 1, TP_MAX_LAYERS, &step, err)) !=
+            TP_OK ||
+        (st = get_qn(root, "mtp_num_hidden_layers", OPTIONAL, 0, TP_MAX_LAYERS, &mtp, err)) !=
+            TP_OK)
+        return st;
+    if (step != 1)
+        return tp_error_set(err, TP_ERR_CONFIG, "decoder_sparse_step",
+                            "\"decoder_sparse_step\" %lld is not supported for model_type "
+                            "qwen3_next (a hybrid pattern with dense MLP layers between MoE ones "
+                            "is not read)",
+                            (long long)step);
+    if (mtp > 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "mtp_num_hidden_layers",
+                            "\"mtp_num_hidden_layers\" %lld is not supported for model_type "
+                            "qwen3_next (its MTP layers are not modelled)",
+                            (long long)mtp);
+    const json_t *only = json_object_get(root, "mlp_only_layers");
+    if (only && !json_is_null(only) && !(json_is_array(only) && json_array_size(only) == 0))
+        return tp_error_set(err, TP_ERR_CONFIG, "mlp_only_layers",
+                            "\"mlp_only_layers\" must be empty for model_type qwen3_next (dense "
+                            "layers between its MoE layers are not read)");
+    m->moe_layer_freq = 1;
+    if (m->shared_ffn_hidden > 0) {
+        m->num_shared_experts = 1;
+        m->shared_expert_gate = true; /* Qwen3NextSparseMoeBlock.shared_expert_gate */
+    }
+    return TP_OK;
+}
+
+tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model *out,
+                                     tp_error *err)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    m.qk_norm = TP_QK_NORM_HEAD;
+    m.attn_output_gate = true;
+    TRY(get_qn(root, "hidden_size", REQUIRED, 1, TP_MAX_DIM, &m.hidden, err));
+    TRY(get_qn(root, "num_hidden_layers", REQUIRED, 1, TP_MAX_LAYERS, &m.num_layers, err));
+    TRY(get_qn(root, "num_attention_heads", REQUIRED, 1, TP_MAX_DIM, &m.num_heads, err));
+    TRY(get_qn(root, "num_key_value_heads", OPTIONAL, 1, TP_MAX_DIM, &m.num_kv_heads, err));
+    TRY(get_qn(root, "head_dim", OPTIONAL, 1, TP_MAX_DIM, &m.head_dim, err));
+    TRY(get_qn(root, "intermediate_size", REQUIRED, 1, TP_MAX_FFN, &m.ffn_hidden, err));
+    TRY(get_qn(root, "vocab_size", REQUIRED, 1, TP_MAX_VOCAB, &m.vocab, err));
+    TRY(get_qn(root, "max_position_embeddings", OPTIONAL, 0, TP_MAX_SEQ, &m.max_positions, err));
+    TRY(get_qn(root, "linear_num_key_heads", REQUIRED, 1, TP_MAX_DIM, &m.gdn_k_heads, err));
+    TRY(get_qn(root, "linear_num_value_heads", REQUIRED, 1, TP_MAX_DIM, &m.gdn_v_heads, err));
+    TRY(get_qn(root, "linear_key_head_dim", REQUIRED, 1, TP_MAX_DIM, &m.gdn_k_head_dim, err));
+    TRY(get_qn(root, "linear_value_head_dim", REQUIRED, 1, TP_MAX_DIM, &m.gdn_v_head_dim, err));
+    TRY(get_qn(root, "linear_conv_kernel_dim", OPTIONAL, 1, 64, &m.gdn_conv, err));
+    bool tied = false;
+    TRY(tp_io__get_bool(root, "tie_word_embeddings", &tied, err));
+    m.tie_embeddings = tied;
+    TRY(require_bool_of(root, "qwen3_next", "attention_bias", false,
+                        "attention biases are not modelled", err));
+    TRY(require_bool_of(root, "qwen3_next", "use_sliding_window", false,
+                        "windows on the gated attention layers are not modelled", err));
+    TRY(qn_moe(root, &m, err));
+    TRY(qn_pattern(root, &m, err));
+    TRY(tp_io__get_real(root, NULL, "rope_theta", 1e-30, 1e12, &m.rope_theta, err));
+    TRY(tp_io__get_real(root, NULL, "rms_norm_eps", 1e-30, 0.1, &m.norm_eps, err));
+    tp_io__name_from_origin(origin, m.name, sizeof m.name);
+    if (!m.name[0])
+        snprintf(m.name, sizeof m.name, "hf-qwen3_next");
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}
+
+bool tp_io__hf_qwen3_next_reads(const char *key)
+{
+    static const char *const keys[] = {"model_type",
+                                       "architectures",
+                                       "hidden_size",
+                                       "num_hidden_layers",
+                                       "num_attention_heads",
+                                       "num_key_value_heads",
+                                       "head_dim",
+                                       "intermediate_size",
+                                       "vocab_size",
+                                       "max_position_embeddings",
+                                       "linear_num_key_heads",
+                                       "linear_num_value_heads",
+                                       "linear_key_head_dim",
+                                       "linear_value_head_dim",
+                                       "linear_conv_kernel_dim",
+                                       "tie_word_embeddings",
+                                       "attention_bias",
+                                       "use_sliding_window",
+                                       "num_experts",
+                                       "num_experts_per_tok",
+                                       "moe_intermediate_size",
+                                       "shared_expert_intermediate_size",
+                                       "decoder_sparse_step",
+                                       "mtp_num_hidden_layers",
+                                       "mlp_only_layers",
+                                       "full_attention_interval",
+                                       "layer_types",
+                                       "rope_theta",
+                                       "rms_norm_eps",
+                                       NULL};
     for (size_t i = 0; keys[i]; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;

@@ -160,6 +160,10 @@ static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
                 (long long)m->gdn_k_heads, (long long)m->gdn_k_head_dim,
                 (long long)m->gdn_v_heads, (long long)m->gdn_v_head_dim,
                 (long long)(m->gdn_conv > 0 ? m->gdn_conv : 4));
+    if (m->attn_output_gate || m->shared_expert_gate)
+        fprintf(f, "  gates           %s%s%s\n", m->attn_output_gate ? "attention output gate" : "",
+                m->attn_output_gate && m->shared_expert_gate ? ", " : "",
+                m->shared_expert_gate ? "shared-expert gate" : "");
 }
 
 static void section_model(FILE *f, const tp_model *m, const tp_params *p)

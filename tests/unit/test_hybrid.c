@@ -129,8 +129,19 @@ static void test_gdn_count(void **state)
     assert_int_equal(p.mixers, 36 * 33718464LL);
     assert_int_equal(p.num_moe_layers, 48);
     assert_int_equal(p.moe_routed + p.moe_shared + p.router, 48 * moe);
+    /* one gated delta-net + MoE layer: 1,648,531,648, transformers' own count
+     * (tests/data/hf/qwen3-next-80b-a3b/SOURCE) */
+    assert_int_equal(tp__gdn_params(&m) + moe + 2 * 2048, 1648531648LL);
     /* 79,674,391,296: the hand sum of the shapes above (Qwen: "80B"), no MTP */
     assert_int_equal(p.total, 79674391296LL);
+    /* the real config.json reads the same model */
+    tp_model hf = load(HF_DIR "qwen3-next-80b-a3b/config.json");
+    assert_string_equal(hf.layer_pattern, "GGGA");
+    assert_true(hf.attn_output_gate && hf.shared_expert_gate);
+    tp_params ph = params_of(&hf);
+    assert_int_equal(ph.total, 79674391296LL);
+    assert_int_equal(ph.active, p.active);
+    assert_int_equal(ph.active, 79674391296LL - 48LL * 502 * 3 * 2048 * 512);
 }
 
 static void test_flops(void **state)
