@@ -204,8 +204,9 @@ static tp_status qn_pattern(const json_t *root, tp_model *m, tp_error *err)
         const char *want = tp_layer_char(m, i) == 'A' ? "full_attention" : "linear_attention";
         if (strcmp(v, want) != 0)
             return tp_error_set(err, TP_ERR_CONFIG, "layer_types",
-                                "\"layer_types\"[%lld] must be \"%s\" (every %lld-th layer full "
-                                "attention, as full_attention_interval says)",
+                                "\"layer_types\"[%lld] must be \"%s\" (layer i is full "
+                                "attention when i + 1 is a multiple of full_attention_interval "
+                                "%lld)",
                                 (long long)i, want, (long long)every);
     }
     return TP_OK;
