@@ -490,6 +490,31 @@ void tp__hybrid_shard(const tp_config *c, const tp_params *P, int64_t first, int
     }
 }
 
+/* g reduced by the head and group counts TP must divide (header: TP). */
+int64_t tp__hybrid_head_gcd(const tp_model *m, int64_t g)
+{
+    if (!tp__is_hybrid(m))
+        return g;
+    if (pattern_has(m, 'M'))
+        g = tp__gcd64(tp__gcd64(g, m->mamba_heads), m->mamba_groups);
+    if (pattern_has(m, 'G'))
+        g = tp__gcd64(tp__gcd64(g, m->gdn_k_heads), m->gdn_v_heads);
+    return g;
+}
+
+/* Whether context parallelism cp with tensor parallelism tp is modelled
+ * for the model's layers (header: CP); true for every transformer. */
+bool tp__hybrid_cp_ok(const tp_model *m, int64_t tp, int64_t cp)
+{
+    if (cp <= 1 || !tp__is_hybrid(m))
+        return true;
+    if (pattern_has(m, 'G'))
+        return false;
+    if (pattern_has(m, 'M'))
+        return (m->mamba_heads / tp) % cp == 0 && (m->mamba_groups / tp) % cp == 0;
+    return true;
+}
+
 /* The layout rules of the hybrid layers (header: TP and CP). */
 tp_status tp__hybrid_validate_config(const tp_config *c, tp_error *err)
 {

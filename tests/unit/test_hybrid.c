@@ -288,6 +288,43 @@ static void test_cp(void **state)
     assert_true(r.time.ep_comm_s > 0.0 && r.time.step_s > 0.0);
 }
 
+/* The search enumerates only layouts the hybrid layers allow (verify mode
+ * re-checks each with tp_config_validate and tp_eval). */
+static void test_search(void **state)
+{
+    (void)state;
+    tp_model models[2] = {nemotron_h_8b(), qwen3_next()};
+    for (int i = 0; i < 2; i++) {
+        tp_config c = fixture_config(models[i]);
+        c.train.num_gpus = 16;
+        c.train.global_batch = 64;
+        c.train.seq_len = 8192;
+        tp_search_space sp;
+        tp_search_space_default(&sp);
+        sp.verify = true;
+        sp.include_infeasible = true;
+        tp_search *s = NULL;
+        tp_error err;
+        assert_int_equal(tp_search_new(&c, &sp, &s, &err), TP_OK);
+        tp_search_item it;
+        uint64_t n = 0, cp = 0;
+        while (tp_search_next(s, &it)) {
+            n++;
+            cp += it.config.train.cp > 1;
+            assert_int_equal(it.config.model.mamba_groups % it.config.train.tp, 0);
+        }
+        tp_search_stats st;
+        tp_search_get_stats(s, &st);
+        tp_search_free(s);
+        assert_int_equal(st.verify_failures, 0);
+        assert_true(n > 0);
+        if (i == 0)
+            assert_true(cp > 0); /* Mamba-2: context parallelism is modelled */
+        else
+            assert_int_equal(cp, 0); /* gated delta-net: never */
+    }
+}
+
 static void expect_model_error(const tp_model *m, const char *path, const char *message)
 {
     tp_params p;
@@ -393,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_split_sublayers_are_the_transformer),
         cmocka_unit_test(test_tp_split),
         cmocka_unit_test(test_cp),
+        cmocka_unit_test(test_search),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_export_refused),
         cmocka_unit_test(test_model_file),
