@@ -277,9 +277,10 @@ typedef struct tp_model {
      * pattern keeps every layer attention + MLP/MoE, the transformer above. */
     char layer_pattern[TP_PATTERN_MAX]; /* one character per layer (repeated when shorter; its
                                            length divides num_layers): 'A' attention + MLP,
-                                           'G' gated delta-net + MLP (MLP or MoE by the MoE
+                                           'L' gated delta-net + MLP (MLP or MoE by the MoE
                                            fields), and Megatron's one-sublayer symbols 'M'
-                                           Mamba-2, '*' attention, '-' MLP, 'E' MoE        */
+                                           Mamba-2, 'G' gated delta-net, '*' attention, '-'
+                                           MLP, 'E' MoE                                   */
     int64_t mamba_heads;     /* Mamba-2 heads n_m (d_inner = n_m * P)                   */
     int64_t mamba_head_dim;  /* Mamba-2 head dim P                                      */
     int64_t mamba_groups;    /* Mamba-2 groups n_g of B and C                           */
@@ -583,15 +584,15 @@ static inline char tp_layer_char(const tp_model *m, int64_t i)
 
 /** Is layer i (from 0) a MoE layer: after moe_first_dense dense layers,
  * every moe_layer_freq-th one (0 or 1: every one); never in a dense model.
- * With a layer_pattern: the 'E' layers, and the MLPs of 'A' and 'G' layers
- * by that rule ('M', '*' and '-' never). */
+ * With a layer_pattern: the 'E' layers, and the MLPs of 'A' and 'L' layers
+ * by that rule ('M', 'G', '*' and '-' never). */
 static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
 {
     if (m->layer_pattern[0] != '\0') {
         char k = tp_layer_char(m, i);
         if (k == 'E')
             return m->num_experts > 0;
-        if (k != 'A' && k != 'G')
+        if (k != 'A' && k != 'L')
             return false;
     }
     if (m->num_experts <= 0 || i < m->moe_first_dense)

@@ -175,7 +175,7 @@ bool tp_io__hf_nemotron_h_reads(const char *key)
 }
 
 /* Qwen3-Next's layer kinds: layer_types when given, else every n-th full
- * attention; the pattern is one period of n ("GGGA" for n = 4). */
+ * attention; the pattern is one period of n ("LLLA" for n = 4). */
 static tp_status qn_pattern(const json_t *root, tp_model *m, tp_error *err)
 {
     int64_t every = 4;
@@ -189,7 +189,7 @@ static tp_status qn_pattern(const json_t *root, tp_model *m, tp_error *err)
                             "(%lld)",
                             (long long)every, (long long)m->num_layers);
     for (int64_t i = 0; i < every; i++)
-        m->layer_pattern[i] = i + 1 == every ? 'A' : 'G';
+        m->layer_pattern[i] = i + 1 == every ? 'A' : 'L';
     m->layer_pattern[every] = '\0';
     const json_t *types = json_object_get(root, "layer_types");
     if (!types || json_is_null(types))

@@ -131,8 +131,8 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
  * each kind and the mixers' parameters. */
 static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
 {
-    int64_t n[6] = {0}; /* A G M * - E */
-    static const char kinds[] = "AGM*-E";
+    int64_t n[7] = {0}; /* A L M G * - E */
+    static const char kinds[] = "ALMG*-E";
     for (int64_t i = 0; i < m->num_layers; i++) {
         const char *k = strchr(kinds, tp_layer_char(m, i));
         if (k && *k)
@@ -145,9 +145,9 @@ static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
             strlen(m->layer_pattern) > 100 ? "..." : "");
     fprintf(f,
             "                  %lld attention + MLP, %lld gated delta-net + MLP, %lld Mamba-2, "
-            "%lld attention, %lld MLP, %lld MoE layers\n",
+            "%lld gated delta-net, %lld attention, %lld MLP, %lld MoE layers\n",
             (long long)n[0], (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
-            (long long)n[5]);
+            (long long)n[5], (long long)n[6]);
     if (m->mamba_heads > 0)
         fprintf(f,
                 "  Mamba-2         %lld heads of %lld, %lld groups, state %lld, conv %lld\n",
@@ -533,7 +533,7 @@ static void hybrid_stage_counts(const tp_config *c, const tp_result *r, double *
     *subs = *attn = 0.0;
     for (int64_t i = first; i < first + r->memory.layers; i++) {
         char k = tp_layer_char(m, i);
-        *subs += (k == 'A' || k == 'G') ? 2.0 : 1.0;
+        *subs += (k == 'A' || k == 'L') ? 2.0 : 1.0;
         *attn += (k == 'A' || k == '*') ? 1.0 : 0.0;
     }
 }

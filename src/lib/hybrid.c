@@ -6,11 +6,14 @@
  * The pattern (tp_model.layer_pattern) has one character per layer,
  * repeated when it is shorter (its length divides num_layers):
  *   'A'  attention + MLP, the transformer layer (two norms)
- *   'G'  gated delta-net + MLP (two norms), Qwen3-Next's linear attention
- *        The MLP of 'A' and 'G' is MoE where tp_layer_is_moe's rule says.
- *   'M', '*', '-', 'E'  Megatron-Core's hybrid symbols
- *        (megatron/core/ssm/mamba_hybrid_layer_allocation.py): one sublayer
- *        each, behind one pre-norm: Mamba-2, attention, MLP, MoE.
+ *   'L'  linear attention (gated delta-net) + MLP (two norms), Qwen3-Next's
+ *        The MLP of 'A' and 'L' is MoE where tp_layer_is_moe's rule says.
+ *   'M', 'G', '*', '-', 'E'  Megatron-Core's hybrid symbols
+ *        (megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols):
+ *        one sublayer each, behind one pre-norm: Mamba-2, gated delta-net,
+ *        attention, MLP, MoE. (Megatron's 'D' DeepSeek sparse attention and
+ *        '+' MLA layers, its '|' pipeline and '/' MTP separators are not
+ *        read.)
  * A pattern of 'A' alone is the transformer (tp__is_hybrid is false, every
  * computation takes the transformer path: byte-identical, tested).
  *
@@ -129,7 +132,8 @@ int tp__layer_kind(const tp_model *m, int64_t i)
     case '*': return TP__MIX_ATTN * 3 + TP__FFN_NONE;
     case '-': return TP__MIX_NONE * 3 + TP__FFN_DENSE;
     case 'E': return TP__MIX_NONE * 3 + TP__FFN_MOE;
-    case 'G': return TP__MIX_GDN * 3 + (tp_layer_is_moe(m, i) ? TP__FFN_MOE : TP__FFN_DENSE);
+    case 'G': return TP__MIX_GDN * 3 + TP__FFN_NONE;
+    case 'L': return TP__MIX_GDN * 3 + (tp_layer_is_moe(m, i) ? TP__FFN_MOE : TP__FFN_DENSE);
     default: return TP__MIX_ATTN * 3 + (tp_layer_is_moe(m, i) ? TP__FFN_MOE : TP__FFN_DENSE);
     }
 }
@@ -231,11 +235,12 @@ double tp__mixer_act_bytes(const tp_model *m, int mixer, double *replicated)
                                 (long long)(lo), (long long)(hi));                                 \
     } while (0)
 
-/* Which kinds the pattern has: bit 1 << character class. */
+/* Whether the pattern has a layer of character c ('G' also finds 'L':
+ * both have a gated delta-net mixer). */
 static bool pattern_has(const tp_model *m, char c)
 {
     for (int64_t i = 0; i < TP_PATTERN_MAX && m->layer_pattern[i]; i++)
-        if (m->layer_pattern[i] == c)
+        if (m->layer_pattern[i] == c || (c == 'G' && m->layer_pattern[i] == 'L'))
             return true;
     return false;
 }
@@ -247,10 +252,11 @@ static tp_status validate_pattern(const tp_model *m, tp_error *err)
                             "longer than %d characters", TP_PATTERN_MAX - 1);
     int64_t n = tp__pattern_len(m);
     for (int64_t i = 0; i < n; i++)
-        if (!strchr("AGM*-E", m->layer_pattern[i]))
+        if (!strchr("ALMG*-E", m->layer_pattern[i]))
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model.layer_pattern",
-                                "character %lld '%c' is not a layer kind (A attention + MLP, G "
-                                "gated delta-net + MLP, M Mamba-2, * attention, - MLP, E MoE)",
+                                "character %lld '%c' is not a layer kind (A attention + MLP, L "
+                                "gated delta-net + MLP, M Mamba-2, G gated delta-net, * "
+                                "attention, - MLP, E MoE)",
                                 (long long)i + 1,
                                 m->layer_pattern[i] > 32 && m->layer_pattern[i] < 127
                                     ? m->layer_pattern[i]
@@ -325,7 +331,7 @@ static tp_status validate_gdn(const tp_model *m, bool used, tp_error *err)
         if (given)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model.gdn_k_heads",
                                 "gated delta-net dimensions are given but layer_pattern has no "
-                                "'G' layer");
+                                "'G' or 'L' layer");
         return TP_OK;
     }
     CHECK_RANGE(m->gdn_k_heads, "model.gdn_k_heads", 1, TP_MAX_DIM);

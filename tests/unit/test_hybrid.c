@@ -84,7 +84,7 @@ static tp_model qwen3_next(void)
     m.shared_ffn_hidden = 512;
     m.num_shared_experts = 1;
     m.shared_expert_gate = true;
-    strcpy(m.layer_pattern, "GGGA");
+    strcpy(m.layer_pattern, "LLLA");
     m.gdn_k_heads = 16;  /* linear_num_key_heads */
     m.gdn_v_heads = 32;  /* linear_num_value_heads */
     m.gdn_k_head_dim = 128;
@@ -134,9 +134,18 @@ static void test_gdn_count(void **state)
     assert_int_equal(tp__gdn_params(&m) + moe + 2 * 2048, 1648531648LL);
     /* 79,674,391,296: the hand sum of the shapes above (Qwen: "80B"), no MTP */
     assert_int_equal(p.total, 79674391296LL);
+    /* Megatron's one-sublayer symbols twice as deep ("GE" for "L", "*E" for
+     * "A") are the same model */
+    tp_model split = m;
+    split.num_layers = 96;
+    strcpy(split.layer_pattern, "GEGEGE*E");
+    tp_params ps = params_of(&split);
+    assert_int_equal(ps.total, p.total);
+    assert_int_equal(ps.active, p.active);
+    assert_int_equal(ps.num_moe_layers, 48);
     /* the real config.json reads the same model */
     tp_model hf = load(HF_DIR "qwen3-next-80b-a3b/config.json");
-    assert_string_equal(hf.layer_pattern, "GGGA");
+    assert_string_equal(hf.layer_pattern, "LLLA");
     assert_true(hf.attn_output_gate && hf.shared_expert_gate);
     tp_params ph = params_of(&hf);
     assert_int_equal(ph.total, 79674391296LL);
@@ -344,8 +353,9 @@ static void test_refusals(void **state)
     tp_model m = nemotron_h_8b();
     strcpy(m.layer_pattern, "M-X");
     expect_model_error(&m, "model.layer_pattern",
-                       "character 3 'X' is not a layer kind (A attention + MLP, G gated "
-                       "delta-net + MLP, M Mamba-2, * attention, - MLP, E MoE)");
+                       "character 3 'X' is not a layer kind (A attention + MLP, L gated "
+                       "delta-net + MLP, M Mamba-2, G gated delta-net, * attention, - MLP, E "
+                       "MoE)");
     strcpy(m.layer_pattern, "M-M*-");
     expect_model_error(&m, "model.layer_pattern",
                        "5 characters do not divide the 52 layers (give one per layer, or a "
