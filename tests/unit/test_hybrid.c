@@ -17,6 +17,7 @@
 #include "helpers.h"
 #include "internal.h"
 #include "export.h"
+#include "import.h"
 #include "io.h"
 #include "tp/tp.h"
 
@@ -430,6 +431,57 @@ static void test_model_file(void **state)
     assert_string_equal(err.path, "hybrid.layer_pattern");
 }
 
+/* A Megatron-LM hybrid launch (pretrain_hybrid.py, Megatron-Core's Mamba
+ * stack) reads as the same model as Nemotron-H-8B's config.json. */
+static void test_megatron_import(void **state)
+{
+    (void)state;
+    static const char launch[] =
+        "torchrun --nproc_per_node 8 pretrain_hybrid.py --tensor-model-parallel-size 4 "
+        "--hybrid-layer-pattern M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M- "
+        "--hidden-size 4096 --ffn-hidden-size 21504 --num-attention-heads 32 "
+        "--group-query-attention --num-query-groups 8 --kv-channels 128 --squared-relu "
+        "--mamba-num-heads 128 --normalization RMSNorm --disable-bias-linear "
+        "--untie-embeddings-and-output-weights --position-embedding-type none "
+        "--vocab-size 131072 --seq-length 8192 --micro-batch-size 1 --global-batch-size 8 "
+        "--bf16 --spec megatron.core.models.mamba.mamba_layer_specs mamba_stack_spec";
+    tp_import im;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    if (tp_io_import_megatron(launch, "nemotron-h.sh", &im, &err) != TP_OK) {
+        print_error("%s: %s\n", err.path, err.message);
+        fail();
+    }
+    assert_int_equal(im.model.num_layers, 52);
+    assert_int_equal(im.model.mamba_groups, 8);   /* Megatron's default */
+    assert_int_equal(im.model.mamba_state, 128);  /* Megatron's default */
+    assert_int_equal(im.model.mamba_head_dim, 64); /* Megatron's default */
+    assert_int_equal(params_of(&im.model).total, 8100852736LL);
+
+    /* what is not read is refused by name */
+    static const char pipes[] = "--hybrid-layer-pattern M*|M- --hidden-size 256 "
+                                "--num-attention-heads 4 --seq-length 128 --micro-batch-size 1";
+    memset(&err, 0, sizeof err);
+    assert_int_equal(tp_io_import_megatron(pipes, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.path, "--hybrid-layer-pattern");
+    assert_string_equal(err.message,
+                        "\"--hybrid-layer-pattern\" character 3 '|': only 'M' Mamba-2, '*' "
+                        "attention, '-' MLP and 'E' MoE layers are read (no '|' pipeline or '/' "
+                        "MTP separators, no 'G', 'D' or '+' layers)");
+    static const char ratio[] = "--is-hybrid-model --num-layers 4 --hidden-size 256 "
+                                "--num-attention-heads 4 --seq-length 128 --micro-batch-size 1";
+    memset(&err, 0, sizeof err);
+    assert_int_equal(tp_io_import_megatron(ratio, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.path, "--is-hybrid-model");
+    static const char spec[] = "--num-layers 4 --hidden-size 256 --num-attention-heads 4 "
+                               "--seq-length 128 --micro-batch-size 1 --spec my.module my_spec";
+    memset(&err, 0, sizeof err);
+    assert_int_equal(tp_io_import_megatron(spec, NULL, &im, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.message, "\"--spec\" builds the layers from a custom module spec, "
+                                     "which changes memory or time in a way trainplan does not "
+                                     "model");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_export_refused),
         cmocka_unit_test(test_model_file),
+        cmocka_unit_test(test_megatron_import),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
