@@ -104,8 +104,7 @@ static tp_status read_pattern(const json_t *root, tp_model *m, tp_error *err)
     return TP_OK;
 }
 
-tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model *out,
-                                     tp_error *err)
+tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
     tp_model m;
     memset(&m, 0, sizeof m);
@@ -157,17 +156,34 @@ tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model 
 
 bool tp_io__hf_nemotron_h_reads(const char *key)
 {
-    static const char *const keys[] = {
-        "model_type",          "architectures",           "hidden_size",
-        "num_hidden_layers",   "num_attention_heads",     "num_key_value_heads",
-        "head_dim",            "attention_head_dim",      "intermediate_size",
-        "vocab_size",          "max_position_embeddings", "mamba_num_heads",
-        "mamba_head_dim",      "n_groups",                "ssm_state_size",
-        "conv_kernel",         "tie_word_embeddings",     "use_conv_bias",
-        "use_bias",            "mamba_proj_bias",         "attention_bias",
-        "mlp_bias",            "mlp_hidden_act",          "rope_theta",
-        "rms_norm_eps",        "layer_norm_epsilon",      "hybrid_override_pattern",
-        NULL};
+    static const char *const keys[] = {"model_type",
+                                       "architectures",
+                                       "hidden_size",
+                                       "num_hidden_layers",
+                                       "num_attention_heads",
+                                       "num_key_value_heads",
+                                       "head_dim",
+                                       "attention_head_dim",
+                                       "intermediate_size",
+                                       "vocab_size",
+                                       "max_position_embeddings",
+                                       "mamba_num_heads",
+                                       "mamba_head_dim",
+                                       "n_groups",
+                                       "ssm_state_size",
+                                       "conv_kernel",
+                                       "tie_word_embeddings",
+                                       "use_conv_bias",
+                                       "use_bias",
+                                       "mamba_proj_bias",
+                                       "attention_bias",
+                                       "mlp_bias",
+                                       "mlp_hidden_act",
+                                       "rope_theta",
+                                       "rms_norm_eps",
+                                       "layer_norm_epsilon",
+                                       "hybrid_override_pattern",
+                                       NULL};
     for (size_t i = 0; keys[i]; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -179,8 +195,8 @@ bool tp_io__hf_nemotron_h_reads(const char *key)
 static tp_status qn_pattern(const json_t *root, tp_model *m, tp_error *err)
 {
     int64_t every = 4;
-    tp_status st = get_qn(root, "full_attention_interval", OPTIONAL, 1, TP_PATTERN_MAX - 1, &every,
-                          err);
+    tp_status st =
+        get_qn(root, "full_attention_interval", OPTIONAL, 1, TP_PATTERN_MAX - 1, &every, err);
     if (st != TP_OK)
         return st;
     if (m->num_layers % every != 0)
@@ -254,8 +270,7 @@ static tp_status qn_moe(const json_t *root, tp_model *m, tp_error *err)
     return TP_OK;
 }
 
-tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model *out,
-                                     tp_error *err)
+tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
     tp_model m;
     memset(&m, 0, sizeof m);

@@ -126,7 +126,6 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
                 (long long)m->mtp_layers, tp_io_commas(p->mtp, a, sizeof a));
 }
 
-
 /* A hybrid model's layers (src/lib/hybrid.c): the pattern, the count of
  * each kind and the mixers' parameters. */
 static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
@@ -149,17 +148,14 @@ static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
             (long long)n[0], (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
             (long long)n[5], (long long)n[6]);
     if (m->mamba_heads > 0)
-        fprintf(f,
-                "  Mamba-2         %lld heads of %lld, %lld groups, state %lld, conv %lld\n",
-                (long long)m->mamba_heads, (long long)m->mamba_head_dim,
-                (long long)m->mamba_groups, (long long)m->mamba_state,
-                (long long)(m->mamba_conv > 0 ? m->mamba_conv : 4));
+        fprintf(f, "  Mamba-2         %lld heads of %lld, %lld groups, state %lld, conv %lld\n",
+                (long long)m->mamba_heads, (long long)m->mamba_head_dim, (long long)m->mamba_groups,
+                (long long)m->mamba_state, (long long)(m->mamba_conv > 0 ? m->mamba_conv : 4));
     if (m->gdn_k_heads > 0)
         fprintf(f,
                 "  gated delta-net %lld key heads of %lld, %lld value heads of %lld, conv %lld\n",
-                (long long)m->gdn_k_heads, (long long)m->gdn_k_head_dim,
-                (long long)m->gdn_v_heads, (long long)m->gdn_v_head_dim,
-                (long long)(m->gdn_conv > 0 ? m->gdn_conv : 4));
+                (long long)m->gdn_k_heads, (long long)m->gdn_k_head_dim, (long long)m->gdn_v_heads,
+                (long long)m->gdn_v_head_dim, (long long)(m->gdn_conv > 0 ? m->gdn_conv : 4));
     if (m->attn_output_gate || m->shared_expert_gate)
         fprintf(f, "  gates           %s%s%s\n", m->attn_output_gate ? "attention output gate" : "",
                 m->attn_output_gate && m->shared_expert_gate ? ", " : "",

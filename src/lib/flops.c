@@ -116,8 +116,8 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     else if (t->recompute == TP_RECOMPUTE_FULL)
         extra = layers_fwd;
     else if (t->recompute == TP_RECOMPUTE_SELECTIVE)
-        extra = recompute_modules_flops(t, L_attn * core, L_dense * mlp, L_moe * moe,
-                                        L_moe * shared);
+        extra =
+            recompute_modules_flops(t, L_attn * core, L_dense * mlp, L_moe * moe, L_moe * shared);
     out->hardware_per_token = out->model_per_token + extra;
     out->six_n_per_token = 6.0 * (double)P->active;
     out->tokens_per_step = (double)t->global_batch * s;

@@ -207,7 +207,8 @@ double tp__gdn_fwd_flops(const tp_model *m)
 {
     double h = (double)m->hidden, K = (double)tp__gdn_key_dim(m), W = (double)tp__gdn_value_dim(m);
     double nv = (double)m->gdn_v_heads;
-    return 2.0 * (h * (2.0 * K + 2.0 * W + 2.0 * nv) + (double)gdn_conv(m) * (2.0 * K + W) + W * h) +
+    return 2.0 *
+               (h * (2.0 * K + 2.0 * W + 2.0 * nv) + (double)gdn_conv(m) * (2.0 * K + W) + W * h) +
            tp__gdn_core_flops(m);
 }
 
@@ -253,14 +254,13 @@ static tp_status validate_pattern(const tp_model *m, tp_error *err)
     int64_t n = tp__pattern_len(m);
     for (int64_t i = 0; i < n; i++)
         if (!strchr("ALMG*-E", m->layer_pattern[i]))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "model.layer_pattern",
-                                "character %lld '%c' is not a layer kind (A attention + MLP, L "
-                                "gated delta-net + MLP, M Mamba-2, G gated delta-net, * "
-                                "attention, - MLP, E MoE)",
-                                (long long)i + 1,
-                                m->layer_pattern[i] > 32 && m->layer_pattern[i] < 127
-                                    ? m->layer_pattern[i]
-                                    : '?');
+            return tp_error_set(
+                err, TP_ERR_INVALID_ARG, "model.layer_pattern",
+                "character %lld '%c' is not a layer kind (A attention + MLP, L "
+                "gated delta-net + MLP, M Mamba-2, G gated delta-net, * "
+                "attention, - MLP, E MoE)",
+                (long long)i + 1,
+                m->layer_pattern[i] > 32 && m->layer_pattern[i] < 127 ? m->layer_pattern[i] : '?');
     if (m->num_layers % n != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.layer_pattern",
                             "%lld characters do not divide the %lld layers (give one per layer, "
@@ -294,8 +294,8 @@ static tp_status validate_hybrid_combos(const tp_model *m, tp_error *err)
 
 static tp_status validate_mamba(const tp_model *m, bool used, tp_error *err)
 {
-    bool given = m->mamba_heads || m->mamba_head_dim || m->mamba_groups || m->mamba_state ||
-                 m->mamba_conv;
+    bool given =
+        m->mamba_heads || m->mamba_head_dim || m->mamba_groups || m->mamba_state || m->mamba_conv;
     if (!used) {
         if (given)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model.mamba_heads",
@@ -325,8 +325,8 @@ static tp_status validate_mamba(const tp_model *m, bool used, tp_error *err)
 
 static tp_status validate_gdn(const tp_model *m, bool used, tp_error *err)
 {
-    bool given = m->gdn_k_heads || m->gdn_v_heads || m->gdn_k_head_dim || m->gdn_v_head_dim ||
-                 m->gdn_conv;
+    bool given =
+        m->gdn_k_heads || m->gdn_v_heads || m->gdn_k_head_dim || m->gdn_v_head_dim || m->gdn_conv;
     if (!used) {
         if (given)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model.gdn_k_heads",
@@ -391,8 +391,8 @@ typedef struct layer_parts {
     int64_t attn, mixer, mlp, routed, shared, router, norms;
 } layer_parts;
 
-static layer_parts parts_of(const tp_model *m, int kind, int64_t attn, int64_t mlp,
-                            int64_t expert, int64_t shared, int64_t router)
+static layer_parts parts_of(const tp_model *m, int kind, int64_t attn, int64_t mlp, int64_t expert,
+                            int64_t shared, int64_t router)
 {
     layer_parts lp = {0};
     int mixer = kind / 3, ffn = kind % 3;
@@ -419,8 +419,8 @@ static int64_t parts_total(const layer_parts *lp)
     return lp->attn + lp->mixer + lp->mlp + lp->routed + lp->shared + lp->router + lp->norms;
 }
 
-void tp__hybrid_params(const tp_model *m, int64_t attn, int64_t mlp, int64_t expert,
-                       int64_t shared, int64_t router, tp_params *p)
+void tp__hybrid_params(const tp_model *m, int64_t attn, int64_t mlp, int64_t expert, int64_t shared,
+                       int64_t router, tp_params *p)
 {
     int64_t count[TP__KINDS] = {0};
     for (int64_t i = 0; i < m->num_layers; i++)
@@ -539,8 +539,7 @@ tp_status tp__hybrid_validate_config(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
                             "%lld does not divide the gated delta-net key heads (%lld) and "
                             "value heads (%lld)",
-                            (long long)t->tp, (long long)m->gdn_k_heads,
-                            (long long)m->gdn_v_heads);
+                            (long long)t->tp, (long long)m->gdn_k_heads, (long long)m->gdn_v_heads);
     if (t->cp > 1 && gdn)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.cp",
                             "%lld: context parallelism of gated delta-net layers is not "

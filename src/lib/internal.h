@@ -93,8 +93,8 @@ double tp__hybrid_mixer_bound(const tp_model *m);
  * gcd, and whether a CP size is modelled with that TP. */
 int64_t tp__hybrid_head_gcd(const tp_model *m, int64_t g);
 bool tp__hybrid_cp_ok(const tp_model *m, int64_t tp, int64_t cp);
-void tp__hybrid_params(const tp_model *m, int64_t attn, int64_t mlp, int64_t expert,
-                       int64_t shared, int64_t router, tp_params *p);
+void tp__hybrid_params(const tp_model *m, int64_t attn, int64_t mlp, int64_t expert, int64_t shared,
+                       int64_t router, tp_params *p);
 void tp__hybrid_shard(const tp_config *c, const tp_params *P, int64_t first, int64_t n,
                       double *dense, double *expert, double *largest);
 

@@ -1119,17 +1119,17 @@ void tp__step_time(const tp_config *c, tp_result *r)
             if (seen[k])
                 hybrid_layer(&x, k, &kinds[k]);
     }
-    cost st0 = hybrid ? hybrid_stage(m, kinds, 0, L0, true, p == 1, &emb, &head, blk)
-                      : stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb,
-                                   &head, blk);
+    cost st0 =
+        hybrid ? hybrid_stage(m, kinds, 0, L0, true, p == 1, &emb, &head, blk)
+               : stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = tp_stage_layers(t, L, p - 1);
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
-        cost stl = hybrid ? hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
-                          : stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb,
-                                       &head, blk);
+        cost stl =
+            hybrid ? hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
+                   : stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         double tl = stage_time(&stl);
         tsum += tl;
         if (tl > tmax) {
@@ -1140,17 +1140,16 @@ void tp__step_time(const tp_config *c, tp_result *r)
             /* all middle stages together, and the largest of them (stage 1) */
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
-            cost all_mid =
-                hybrid ? hybrid_stage(m, kinds, L0, L - L0 - Ll, false, false, &emb, &head,
-                                      blk * (double)(p - 2))
-                       : stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
-                                    &head, blk * (double)(p - 2));
+            cost all_mid = hybrid ? hybrid_stage(m, kinds, L0, L - L0 - Ll, false, false, &emb,
+                                                 &head, blk * (double)(p - 2))
+                                  : stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false,
+                                               &emb, &head, blk * (double)(p - 2));
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
             cost st1 = hybrid ? hybrid_stage(m, kinds, L0, L1, false, false, &emb, &head, blk)
-                              : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false,
-                                           &emb, &head, blk);
+                              : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,
+                                           &head, blk);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {
                 tmax = t1;

@@ -86,8 +86,8 @@ static tp_model qwen3_next(void)
     m.num_shared_experts = 1;
     m.shared_expert_gate = true;
     strcpy(m.layer_pattern, "LLLA");
-    m.gdn_k_heads = 16;  /* linear_num_key_heads */
-    m.gdn_v_heads = 32;  /* linear_num_value_heads */
+    m.gdn_k_heads = 16; /* linear_num_key_heads */
+    m.gdn_v_heads = 32; /* linear_num_value_heads */
     m.gdn_k_head_dim = 128;
     m.gdn_v_head_dim = 128;
     return m;
@@ -423,11 +423,13 @@ static void test_model_file(void **state)
     }
     assert_int_equal(params_of(&m).total, 8100852736LL);
     memset(&err, 0, sizeof err);
-    assert_int_equal(tp_io_model_parse("{\"num_layers\":2,\"hidden\":64,\"num_heads\":4,"
-                                       "\"ffn_hidden\":128,\"vocab\":100,\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\",\"hybrid\":{"
-                                       "\"layer_pattern\":\"\"}}",
-                                       "x.json", &m, &err),
-                     TP_ERR_CONFIG);
+    assert_int_equal(
+        tp_io_model_parse(
+            "{\"num_layers\":2,\"hidden\":64,\"num_heads\":4,"
+            "\"ffn_hidden\":128,\"vocab\":100,\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\",\"hybrid\":{"
+            "\"layer_pattern\":\"\"}}",
+            "x.json", &m, &err),
+        TP_ERR_CONFIG);
     assert_string_equal(err.path, "hybrid.layer_pattern");
 }
 
@@ -453,8 +455,8 @@ static void test_megatron_import(void **state)
         fail();
     }
     assert_int_equal(im.model.num_layers, 52);
-    assert_int_equal(im.model.mamba_groups, 8);   /* Megatron's default */
-    assert_int_equal(im.model.mamba_state, 128);  /* Megatron's default */
+    assert_int_equal(im.model.mamba_groups, 8);    /* Megatron's default */
+    assert_int_equal(im.model.mamba_state, 128);   /* Megatron's default */
     assert_int_equal(im.model.mamba_head_dim, 64); /* Megatron's default */
     assert_int_equal(params_of(&im.model).total, 8100852736LL);
 
