@@ -118,6 +118,14 @@ bool tp__is_hybrid(const tp_model *m)
     return false;
 }
 
+TP__COLD int64_t tp__hybrid_moe_below(const tp_model *m, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += tp_layer_is_moe(m, i);
+    return k;
+}
+
 bool tp_model_is_hybrid(const tp_model *m)
 {
     return m && tp__is_hybrid(m);

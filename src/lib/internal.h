@@ -65,13 +65,22 @@ static inline int64_t tp__gcd64(int64_t a, int64_t b)
  */
 const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
 
-/* Hybrid models (hybrid.c design note): layer kinds are mixer * 3 + ffn. */
+/* Hybrid models (hybrid.c design note): layer kinds are mixer * 3 + ffn.
+ * Their paths are marked cold so that the transformer's hot path keeps its
+ * inlining. */
+#if defined(__GNUC__)
+#define TP__COLD __attribute__((cold, noinline))
+#else
+#define TP__COLD
+#endif
 enum { TP__MIX_NONE = 0, TP__MIX_ATTN, TP__MIX_MAMBA, TP__MIX_GDN };
 enum { TP__FFN_NONE = 0, TP__FFN_DENSE, TP__FFN_MOE };
 #define TP__KINDS 12
 /* Parameters of one attention block (weights, biases, QK-norms, sinks). */
 int64_t tp__attention_params(const tp_model *m);
 int64_t tp__pattern_len(const tp_model *m);
+/* MoE layers with index < n under a hybrid pattern (a loop: hybrid models only). */
+int64_t tp__hybrid_moe_below(const tp_model *m, int64_t n);
 /* A pattern with a layer other than 'A' (a pattern of 'A' is the transformer). */
 bool tp__is_hybrid(const tp_model *m);
 int tp__layer_kind(const tp_model *m, int64_t i);

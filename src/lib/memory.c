@@ -271,8 +271,8 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
  * above, split at its MLP (LN and FC1 inputs 4h, h of the dropout masks,
  * the MLP tensors); the Mamba-2 and gated delta-net mixers hybrid.c's.
  */
-static void hybrid_activations(const tp_config *c, int64_t first, int64_t n, double *per_mb,
-                               double *a_max)
+TP__COLD static void hybrid_activations(const tp_config *c, int64_t first, int64_t n,
+                                        double *per_mb, double *a_max)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;

@@ -266,12 +266,8 @@ static int64_t moe_layers_below(const tp_model *m, int64_t n)
 {
     if (m->num_experts <= 0)
         return 0;
-    if (tp__is_hybrid(m)) { /* the pattern decides (hybrid.c) */
-        int64_t k = 0;
-        for (int64_t i = 0; i < n; i++)
-            k += tp_layer_is_moe(m, i);
-        return k;
-    }
+    if (m->layer_pattern[0] && tp__is_hybrid(m)) /* the pattern decides (hybrid.c) */
+        return tp__hybrid_moe_below(m, n);
     if (n <= m->moe_first_dense)
         return 0;
     int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;

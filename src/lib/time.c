@@ -697,7 +697,7 @@ static void tp_part_n(const ctx *x, cost *o, double n)
 }
 
 /* One layer of kind k (mixer * 3 + ffn). 'A' layers are the transformer's. */
-static void hybrid_layer(const ctx *x, int kind, cost *o)
+TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
 {
     const tp_config *c = x->c;
     const tp_model *m = &c->model;
@@ -749,9 +749,9 @@ static void hybrid_layer(const ctx *x, int kind, cost *o)
 }
 
 /* Cost of layers [first, first + n) of a hybrid model, and its ends. */
-static cost hybrid_stage(const tp_model *m, const cost *kinds, int64_t first, int64_t n,
-                         bool first_st, bool last_st, const cost *emb, const cost *head,
-                         double block)
+TP__COLD static cost hybrid_stage(const tp_model *m, const cost *kinds, int64_t first, int64_t n,
+                                  bool first_st, bool last_st, const cost *emb, const cost *head,
+                                  double block)
 {
     cost s;
     memset(&s, 0, sizeof s);
@@ -1109,9 +1109,9 @@ void tp__step_time(const tp_config *c, tp_result *r)
     int64_t L0 = tp_stage_layers(t, L, 0);
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
     bool hybrid = tp__is_hybrid(m);
-    cost kinds[TP__KINDS];
-    memset(kinds, 0, sizeof kinds);
-    if (hybrid) { /* one cost per layer kind the pattern has (hybrid.c) */
+    cost kinds[TP__KINDS]; /* set (and read) for hybrid models only: the hot path skips it */
+    if (hybrid) {          /* one cost per layer kind the pattern has (hybrid.c) */
+        memset(kinds, 0, sizeof kinds);
         bool seen[TP__KINDS] = {false};
         for (int64_t i = 0; i < L; i++)
             seen[tp__layer_kind(m, i)] = true;
