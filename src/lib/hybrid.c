@@ -95,7 +95,7 @@
  *
  * Not expressible (refused by name): sliding windows, MTP, MLA, Gemma's
  * four norms with a pattern; biases on Mamba/GDN projections (linear_bias);
- * Jamba's Mamba-1 mixers (hf_hybrid.c).
+ * Jamba's Mamba-1 mixers (hf.c refuses model_type jamba).
  */
 #include <math.h>
 #include <string.h>
