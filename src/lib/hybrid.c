@@ -91,7 +91,9 @@
  * as their FLOPs at the attention kernels' rate (peak x eff.attn: both are
  * chunked tensor-core kernels like FlashAttention) or their bytes at HBM
  * bandwidth, the larger (roofline); backward 2x forward; conv1d, gated
- * norm and gates as element-wise bytes.
+ * norm and gates as element-wise bytes. Not calibrated: runs-dev.csv has no
+ * hybrid run, so eff.attn (fitted on FlashAttention) stands in for the
+ * scan kernels' efficiency.
  *
  * Not expressible (refused by name): sliding windows, MTP, MLA, Gemma's
  * four norms with a pattern; biases on Mamba/GDN projections (linear_bias);
