@@ -277,7 +277,8 @@ typedef struct tp_model {
      * pattern keeps every layer attention + MLP/MoE, the transformer above. */
     char layer_pattern[TP_PATTERN_MAX]; /* one character per layer (repeated when shorter; its
                                            length divides num_layers): 'A' attention + MLP,
-                                           'L' gated delta-net + MLP (MLP or MoE by the MoE
+                                           'L' gated delta-net + MLP, 'S' Mamba-1 + MLP
+                                           (Jamba; the MLP of A, L, S is MoE by the MoE
                                            fields), and Megatron's one-sublayer symbols 'M'
                                            Mamba-2, 'G' gated delta-net, '*' attention, '-'
                                            MLP, 'E' MoE                                   */
@@ -291,6 +292,9 @@ typedef struct tp_model {
     int64_t gdn_k_head_dim;  /* gated delta-net key head dim                            */
     int64_t gdn_v_head_dim;  /* gated delta-net value head dim                          */
     int64_t gdn_conv;        /* gated delta-net conv1d kernel width (0 -> 4)            */
+    int64_t mamba1_inner;    /* Mamba-1 (Jamba) inner width d_in = expand * h ('S')     */
+    int64_t mamba1_dt_rank;  /* Mamba-1 dt rank r (its state: mamba_state, conv:
+                                mamba_conv)                                             */
     bool attn_output_gate;   /* sigmoid output gate on attention: q_proj twice as wide
                                 (Qwen3-Next)                                            */
     bool shared_expert_gate; /* a 1-wide sigmoid gate h x 1 on the shared experts
@@ -315,7 +319,7 @@ typedef struct tp_params {
     int64_t mtp;        /* multi-token prediction modules (in total; DeepSeek's published
                            671B excludes them), embedding and head shared with the model */
     int64_t mtp_routed; /* the routed experts among mtp */
-    int64_t mixers;     /* hybrid models: all Mamba-2 and gated delta-net mixers (their own
+    int64_t mixers;     /* hybrid models: all Mamba and gated delta-net mixers (their own
                            norms included; the layers' pre-norms are in norms) */
 } tp_params;
 
@@ -584,15 +588,15 @@ static inline char tp_layer_char(const tp_model *m, int64_t i)
 
 /** Is layer i (from 0) a MoE layer: after moe_first_dense dense layers,
  * every moe_layer_freq-th one (0 or 1: every one); never in a dense model.
- * With a layer_pattern: the 'E' layers, and the MLPs of 'A' and 'L' layers
- * by that rule ('M', 'G', '*' and '-' never). */
+ * With a layer_pattern: the 'E' layers, and the MLPs of 'A', 'L' and 'S'
+ * layers by that rule ('M', 'G', '*' and '-' never). */
 static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
 {
     if (m->layer_pattern[0] != '\0') {
         char k = tp_layer_char(m, i);
         if (k == 'E')
             return m->num_experts > 0;
-        if (k != 'A' && k != 'L')
+        if (k != 'A' && k != 'L' && k != 'S')
             return false;
     }
     if (m->num_experts <= 0 || i < m->moe_first_dense)

@@ -119,7 +119,7 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx, nemotron_h, qwen3_next"); /* dbrx, hf_hybrid.c */
+        snprintf(buf + at, n - at, ", dbrx, nemotron_h, qwen3_next, jamba"); /* hf_hybrid.c */
     return buf;
 }
 
@@ -319,8 +319,6 @@ static const struct {
                "not model"},
     {"qwen2_vl", "a vision-language model whose vision encoder trainplan does not model"},
     {"qwen2_5_vl", "a vision-language model whose vision encoder trainplan does not model"},
-    {"jamba", "a hybrid of Mamba-1 and attention layers; trainplan models Mamba-2 mixers "
-              "(model_type nemotron_h), not Mamba-1's x_proj and dt_proj"},
     {"falcon", "parallel attention with shared norms (new_decoder_architecture, multi_query, "
                "parallel_attn) that trainplan does not read yet"},
 };
@@ -415,6 +413,8 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
             return tp_io__hf_nemotron_h_parse(root, origin, out, err); /* hf_hybrid.c */
         if (!a && strcmp(json_string_value(mt), "qwen3_next") == 0)
             return tp_io__hf_qwen3_next_parse(root, origin, out, err);
+        if (!a && strcmp(json_string_value(mt), "jamba") == 0)
+            return tp_io__hf_jamba_parse(root, origin, out, err);
         for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
             if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
                 FAIL(err, TP_ERR_CONFIG, "model_type",
@@ -735,7 +735,8 @@ typedef enum hf_reader {
     READER_DBRX,
     READER_NATIVE,
     READER_NEMOTRON_H,
-    READER_QWEN3_NEXT
+    READER_QWEN3_NEXT,
+    READER_JAMBA
 } hf_reader;
 
 static hf_reader reader_of(const json_t *root, const hf_arch **arch)
@@ -753,6 +754,8 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
             return READER_NEMOTRON_H;
         if (strcmp(json_string_value(mt), "qwen3_next") == 0)
             return READER_QWEN3_NEXT;
+        if (strcmp(json_string_value(mt), "jamba") == 0)
+            return READER_JAMBA;
         return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
     }
     if (mt)
@@ -815,6 +818,7 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
                     : r == READER_DBRX       ? dbrx_reads(key)
                     : r == READER_NEMOTRON_H ? tp_io__hf_nemotron_h_reads(key)
                     : r == READER_QWEN3_NEXT ? tp_io__hf_qwen3_next_reads(key)
+                    : r == READER_JAMBA      ? tp_io__hf_jamba_reads(key)
                                              : native_reads(key);
         if (!read)
             room = list_add(buf, n, &at, &count, "", key);

@@ -28,6 +28,18 @@
  * shared_expert_intermediate_size behind a 1-wide sigmoid gate); RMSNorm,
  * untied. A list of dense layers (mlp_only_layers), decoder_sparse_step
  * other than 1 and MTP layers are refused.
+ *
+ * jamba (transformers JambaForCausalLM, JambaConfig's defaults in
+ * brackets): layer i is attention when i % attn_layer_period [8] ==
+ * attn_layer_offset [4], else a Mamba-1 mixer (JambaMambaMixer: d_in =
+ * mamba_expand [2] x h, mamba_dt_rank ["auto" = ceil(h / 16)],
+ * mamba_d_state [16], mamba_d_conv [4], a conv bias (mamba_conv_bias [true])
+ * and no projection biases (mamba_proj_bias [false]), RMSNorms on dt, B and
+ * C); its MLP is MoE (num_experts [16] SwiGLU experts of
+ * intermediate_size, top num_experts_per_tok [2], a router without bias)
+ * when i % expert_layer_period [2] == expert_layer_offset [1] and there is
+ * more than one expert, else a SwiGLU MLP; two RMSNorms per layer; no
+ * position embeddings (counted like rotary: no parameters).
  */
 #include <stdio.h>
 #include <string.h>
@@ -343,6 +355,173 @@ bool tp_io__hf_qwen3_next_reads(const char *key)
                                        "mlp_only_layers",
                                        "full_attention_interval",
                                        "layer_types",
+                                       "rope_theta",
+                                       "rms_norm_eps",
+                                       NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+#define NOTE_JAMBA " (HF config.json, model_type jamba)"
+
+static tp_status get_jb(const json_t *root, const char *key, int64_t def, int64_t lo, int64_t hi,
+                        int64_t *out, tp_error *err)
+{
+    *out = def;
+    return tp_io__get_int(root, NULL, key, OPTIONAL, lo, hi, NOTE_JAMBA, out, err);
+}
+
+/* mamba_dt_rank: a number, or "auto" (JambaConfig: ceil(hidden / 16)). */
+static tp_status jamba_dt_rank(const json_t *root, int64_t h, int64_t *out, tp_error *err)
+{
+    const json_t *v = json_object_get(root, "mamba_dt_rank");
+    if (!v || json_is_null(v) || (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0)) {
+        *out = (h + 15) / 16;
+        return TP_OK;
+    }
+    return tp_io__get_int(root, NULL, "mamba_dt_rank", OPTIONAL, 1, TP_MAX_DIM, NOTE_JAMBA, out,
+                          err);
+}
+
+/* Jamba's attention period and offset as a pattern of one period. */
+static tp_status jamba_pattern(const json_t *root, tp_model *m, tp_error *err)
+{
+    int64_t period, offset;
+    tp_status st;
+    if ((st = get_jb(root, "attn_layer_period", 8, 1, TP_PATTERN_MAX - 1, &period, err)) != TP_OK ||
+        (st = get_jb(root, "attn_layer_offset", 4, 0, TP_PATTERN_MAX - 2, &offset, err)) != TP_OK)
+        return st;
+    if (offset >= period || m->num_layers % period != 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "attn_layer_period",
+                            "\"attn_layer_offset\" %lld and \"attn_layer_period\" %lld are not a "
+                            "pattern trainplan can express (the offset below the period, the "
+                            "period dividing the %lld layers)",
+                            (long long)offset, (long long)period, (long long)m->num_layers);
+    for (int64_t i = 0; i < period; i++)
+        m->layer_pattern[i] = i == offset ? 'A' : 'S';
+    m->layer_pattern[period] = '\0';
+    const json_t *types = json_object_get(root, "layers_block_type");
+    if (!types || json_is_null(types))
+        return TP_OK;
+    if (!json_is_array(types) || (int64_t)json_array_size(types) != m->num_layers)
+        return tp_error_set(
+            err, TP_ERR_CONFIG, "layers_block_type",
+            "\"layers_block_type\" must be an array of %lld entries (one per layer)",
+            (long long)m->num_layers);
+    for (int64_t i = 0; i < m->num_layers; i++) {
+        const json_t *t = json_array_get(types, (size_t)i);
+        const char *want = tp_layer_char(m, i) == 'A' ? "attention" : "mamba";
+        if (!json_is_string(t) || strcmp(json_string_value(t), want) != 0)
+            return tp_error_set(err, TP_ERR_CONFIG, "layers_block_type",
+                                "\"layers_block_type\"[%lld] must be \"%s\", as "
+                                "attn_layer_period and attn_layer_offset say",
+                                (long long)i, want);
+    }
+    return TP_OK;
+}
+
+static tp_status jamba_experts(const json_t *root, tp_model *m, tp_error *err)
+{
+    int64_t experts, topk, period, offset;
+    tp_status st;
+    if ((st = get_jb(root, "num_experts", 16, 1, TP_MAX_EXPERTS, &experts, err)) != TP_OK ||
+        (st = get_jb(root, "num_experts_per_tok", 2, 1, TP_MAX_EXPERTS, &topk, err)) != TP_OK ||
+        (st = get_jb(root, "expert_layer_period", 2, 1, TP_MAX_LAYERS, &period, err)) != TP_OK ||
+        (st = get_jb(root, "expert_layer_offset", 1, 0, TP_MAX_LAYERS, &offset, err)) != TP_OK)
+        return st;
+    if (experts <= 1)
+        return TP_OK; /* JambaMLP on every layer */
+    if (topk > experts || offset >= period)
+        return tp_error_set(
+            err, TP_ERR_CONFIG, topk > experts ? "num_experts_per_tok" : "expert_layer_offset",
+            "\"num_experts_per_tok\" %lld of %lld experts, "
+            "\"expert_layer_offset\" %lld of period %lld: the top-k must not "
+            "exceed the experts, the offset must be below the period",
+            (long long)topk, (long long)experts, (long long)offset, (long long)period);
+    m->num_experts = experts;
+    m->topk = topk;
+    m->moe_first_dense = offset; /* MoE where i % period == offset */
+    m->moe_layer_freq = period;
+    return TP_OK;
+}
+
+tp_status tp_io__hf_jamba_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
+{
+    tp_model m;
+    memset(&m, 0, sizeof m);
+    m.norm = TP_NORM_RMSNORM;
+    m.mlp = TP_MLP_SWIGLU;
+    m.pos = TP_POS_ROTARY;
+    int64_t expand, dconv;
+    TRY(tp_io__get_int(root, NULL, "hidden_size", REQUIRED, 1, TP_MAX_DIM, NOTE_JAMBA, &m.hidden,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "num_hidden_layers", REQUIRED, 1, TP_MAX_LAYERS, NOTE_JAMBA,
+                       &m.num_layers, err));
+    TRY(tp_io__get_int(root, NULL, "num_attention_heads", REQUIRED, 1, TP_MAX_DIM, NOTE_JAMBA,
+                       &m.num_heads, err));
+    TRY(tp_io__get_int(root, NULL, "num_key_value_heads", OPTIONAL, 1, TP_MAX_DIM, NOTE_JAMBA,
+                       &m.num_kv_heads, err));
+    TRY(tp_io__get_int(root, NULL, "intermediate_size", REQUIRED, 1, TP_MAX_FFN, NOTE_JAMBA,
+                       &m.ffn_hidden, err));
+    TRY(tp_io__get_int(root, NULL, "vocab_size", REQUIRED, 1, TP_MAX_VOCAB, NOTE_JAMBA, &m.vocab,
+                       err));
+    TRY(tp_io__get_int(root, NULL, "max_position_embeddings", OPTIONAL, 0, TP_MAX_SEQ, NOTE_JAMBA,
+                       &m.max_positions, err));
+    bool tied = true; /* JambaConfig: tie_word_embeddings default true */
+    TRY(tp_io__get_bool(root, "tie_word_embeddings", &tied, err));
+    m.tie_embeddings = tied;
+    TRY(get_jb(root, "mamba_expand", 2, 1, 64, &expand, err));
+    TRY(get_jb(root, "mamba_d_state", 16, 1, TP_MAX_DIM, &m.mamba_state, err));
+    TRY(get_jb(root, "mamba_d_conv", 4, 1, 64, &dconv, err));
+    m.mamba_conv = dconv;
+    m.mamba1_inner = expand * m.hidden;
+    TRY(jamba_dt_rank(root, m.hidden, &m.mamba1_dt_rank, err));
+    TRY(require_bool_of(root, "jamba", "mamba_conv_bias", true, "trainplan counts the conv1d bias",
+                        err));
+    TRY(require_bool_of(root, "jamba", "mamba_proj_bias", false,
+                        "Mamba-1 projection biases are not modelled", err));
+    TRY(jamba_experts(root, &m, err));
+    TRY(jamba_pattern(root, &m, err));
+    TRY(tp_io__get_real(root, NULL, "rope_theta", 1e-30, 1e12, &m.rope_theta, err));
+    TRY(tp_io__get_real(root, NULL, "rms_norm_eps", 1e-30, 0.1, &m.norm_eps, err));
+    tp_io__name_from_origin(origin, m.name, sizeof m.name);
+    if (!m.name[0])
+        snprintf(m.name, sizeof m.name, "hf-jamba");
+    json_decref(root);
+    tp_status st = tp_model_validate(&m, err);
+    if (st != TP_OK)
+        return st;
+    *out = m;
+    return TP_OK;
+}
+
+bool tp_io__hf_jamba_reads(const char *key)
+{
+    static const char *const keys[] = {"model_type",
+                                       "architectures",
+                                       "hidden_size",
+                                       "num_hidden_layers",
+                                       "num_attention_heads",
+                                       "num_key_value_heads",
+                                       "intermediate_size",
+                                       "vocab_size",
+                                       "max_position_embeddings",
+                                       "tie_word_embeddings",
+                                       "mamba_expand",
+                                       "mamba_d_state",
+                                       "mamba_d_conv",
+                                       "mamba_dt_rank",
+                                       "mamba_conv_bias",
+                                       "mamba_proj_bias",
+                                       "num_experts",
+                                       "num_experts_per_tok",
+                                       "expert_layer_period",
+                                       "expert_layer_offset",
+                                       "attn_layer_period",
+                                       "attn_layer_offset",
+                                       "layers_block_type",
                                        "rope_theta",
                                        "rms_norm_eps",
                                        NULL};

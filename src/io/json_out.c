@@ -164,6 +164,12 @@ static json_t *model_json(jb *b, const tp_model *m)
             put_int(b, o, "mamba_state", m->mamba_state);
             put_int(b, o, "mamba_conv", m->mamba_conv > 0 ? m->mamba_conv : 4);
         }
+        if (m->mamba1_inner > 0) {
+            put_int(b, o, "mamba1_inner", m->mamba1_inner);
+            put_int(b, o, "mamba1_dt_rank", m->mamba1_dt_rank);
+            put_int(b, o, "mamba_state", m->mamba_state);
+            put_int(b, o, "mamba_conv", m->mamba_conv > 0 ? m->mamba_conv : 4);
+        }
         if (m->gdn_k_heads > 0) {
             put_int(b, o, "gdn_k_heads", m->gdn_k_heads);
             put_int(b, o, "gdn_v_heads", m->gdn_v_heads);

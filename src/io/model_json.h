@@ -87,5 +87,7 @@ bool tp_io__hf_nemotron_h_reads(const char *key);
 tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model *out,
                                      tp_error *err);
 bool tp_io__hf_qwen3_next_reads(const char *key);
+tp_status tp_io__hf_jamba_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
+bool tp_io__hf_jamba_reads(const char *key);
 
 #endif /* TP_IO_MODEL_JSON_H */

@@ -435,11 +435,11 @@ static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_r
                                        "qk_nope_head_dim", "v_head_dim",   NULL};
 static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
                                              "sinks",          "out_bias",     NULL};
-static const char *const hybrid_keys[] = {"layer_pattern",      "mamba_heads", "mamba_head_dim",
-                                          "mamba_groups",       "mamba_state", "mamba_conv",
-                                          "gdn_k_heads",        "gdn_v_heads", "gdn_k_head_dim",
-                                          "gdn_v_head_dim",     "gdn_conv",    "attn_output_gate",
-                                          "shared_expert_gate", NULL};
+static const char *const hybrid_keys[] = {
+    "layer_pattern",      "mamba_heads",    "mamba_head_dim", "mamba_groups",
+    "mamba_state",        "mamba_conv",     "gdn_k_heads",    "gdn_v_heads",
+    "gdn_k_head_dim",     "gdn_v_head_dim", "gdn_conv",       "attn_output_gate",
+    "shared_expert_gate", "mamba1_inner",   "mamba1_dt_rank", NULL};
 static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
@@ -584,12 +584,13 @@ static tp_status parse_hybrid(json_t *root, tp_model *m, tp_error *err)
                             "\"hybrid.layer_pattern\" must be a string of 1 to %d layer kinds",
                             TP_PATTERN_MAX - 1);
     memcpy(m->layer_pattern, pattern, strlen(pattern) + 1);
-    static const char *const ints[] = {
-        "mamba_heads", "mamba_head_dim", "mamba_groups",   "mamba_state",    "mamba_conv",
-        "gdn_k_heads", "gdn_v_heads",    "gdn_k_head_dim", "gdn_v_head_dim", "gdn_conv"};
+    static const char *const ints[] = {"mamba_heads", "mamba_head_dim", "mamba_groups",
+                                       "mamba_state", "mamba_conv",     "gdn_k_heads",
+                                       "gdn_v_heads", "gdn_k_head_dim", "gdn_v_head_dim",
+                                       "gdn_conv",    "mamba1_inner",   "mamba1_dt_rank"};
     int64_t *dst[] = {&m->mamba_heads,    &m->mamba_head_dim, &m->mamba_groups, &m->mamba_state,
                       &m->mamba_conv,     &m->gdn_k_heads,    &m->gdn_v_heads,  &m->gdn_k_head_dim,
-                      &m->gdn_v_head_dim, &m->gdn_conv};
+                      &m->gdn_v_head_dim, &m->gdn_conv,       &m->mamba1_inner, &m->mamba1_dt_rank};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         bool conv = strstr(ints[i], "conv") != NULL;
         if ((st = tp_io__get_int(o, "hybrid", ints[i], OPTIONAL, 1, conv ? 64 : TP_MAX_DIM, NULL,

@@ -130,27 +130,31 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
  * each kind and the mixers' parameters. */
 static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
 {
-    int64_t n[7] = {0}; /* A L M G * - E */
-    static const char kinds[] = "ALMG*-E";
+    int64_t n[8] = {0}; /* A L S M G * - E */
+    static const char kinds[] = "ALSMG*-E";
     for (int64_t i = 0; i < m->num_layers; i++) {
         const char *k = strchr(kinds, tp_layer_char(m, i));
         if (k && *k)
             n[k - kinds]++;
     }
     char a[32];
-    fprintf(f, "                  Mamba-2 / gated delta-net mixers %s (parameters)\n",
+    fprintf(f, "                  Mamba / gated delta-net mixers %s (parameters)\n",
             tp_io_commas(p->mixers, a, sizeof a));
     fprintf(f, "  layer pattern   %.100s%s\n", m->layer_pattern,
             strlen(m->layer_pattern) > 100 ? "..." : "");
     fprintf(f,
-            "                  %lld attention + MLP, %lld gated delta-net + MLP, %lld Mamba-2, "
-            "%lld gated delta-net, %lld attention, %lld MLP, %lld MoE layers\n",
+            "                  %lld attention + MLP, %lld gated delta-net + MLP, %lld Mamba-1 + "
+            "MLP, %lld Mamba-2, %lld gated delta-net, %lld attention, %lld MLP, %lld MoE layers\n",
             (long long)n[0], (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
-            (long long)n[5], (long long)n[6]);
+            (long long)n[5], (long long)n[6], (long long)n[7]);
     if (m->mamba_heads > 0)
         fprintf(f, "  Mamba-2         %lld heads of %lld, %lld groups, state %lld, conv %lld\n",
                 (long long)m->mamba_heads, (long long)m->mamba_head_dim, (long long)m->mamba_groups,
                 (long long)m->mamba_state, (long long)(m->mamba_conv > 0 ? m->mamba_conv : 4));
+    if (m->mamba1_inner > 0)
+        fprintf(f, "  Mamba-1         inner %lld, dt rank %lld, state %lld, conv %lld\n",
+                (long long)m->mamba1_inner, (long long)m->mamba1_dt_rank, (long long)m->mamba_state,
+                (long long)(m->mamba_conv > 0 ? m->mamba_conv : 4));
     if (m->gdn_k_heads > 0)
         fprintf(f,
                 "  gated delta-net %lld key heads of %lld, %lld value heads of %lld, conv %lld\n",
@@ -529,7 +533,7 @@ static void hybrid_stage_counts(const tp_config *c, const tp_result *r, double *
     *subs = *attn = 0.0;
     for (int64_t i = first; i < first + r->memory.layers; i++) {
         char k = tp_layer_char(m, i);
-        *subs += (k == 'A' || k == 'L') ? 2.0 : 1.0;
+        *subs += (k == 'A' || k == 'L' || k == 'S') ? 2.0 : 1.0;
         *attn += (k == 'A' || k == '*') ? 1.0 : 0.0;
     }
 }

@@ -89,7 +89,8 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
         double n[TP__KINDS] = {0};
         for (int64_t i = 0; i < m->num_layers; i++)
             n[tp__layer_kind(m, i)] += 1.0;
-        double mixer[4] = {0.0, proj + core, tp__mamba_fwd_flops(m), tp__gdn_fwd_flops(m)};
+        double mixer[5] = {0.0, proj + core, tp__mamba_fwd_flops(m), tp__gdn_fwd_flops(m),
+                           tp__mamba1_fwd_flops(m)};
         double ffn[3] = {0.0, mlp, moe};
         layers_fwd = 0.0;
         L_attn = L_dense = 0.0;

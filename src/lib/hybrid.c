@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hybrid.c: hybrid models, Mamba-2 and gated delta-net layers mixed with
- * attention by an explicit per-layer pattern (Nemotron-H, Qwen3-Next).
+ * hybrid.c: hybrid models, Mamba-2, Mamba-1 and gated delta-net layers mixed
+ * with attention by an explicit per-layer pattern (Nemotron-H, Jamba,
+ * Qwen3-Next).
  *
  * The pattern (tp_model.layer_pattern) has one character per layer,
  * repeated when it is shorter (its length divides num_layers):
  *   'A'  attention + MLP, the transformer layer (two norms)
  *   'L'  linear attention (gated delta-net) + MLP (two norms), Qwen3-Next's
- *        The MLP of 'A' and 'L' is MoE where tp_layer_is_moe's rule says.
+ *   'S'  Mamba-1 (selective scan, S6) + MLP (two norms), Jamba's
+ *        The MLP of 'A', 'L' and 'S' is MoE where tp_layer_is_moe's rule says.
  *   'M', 'G', '*', '-', 'E'  Megatron-Core's hybrid symbols
  *        (megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols):
  *        one sublayer each, behind one pre-norm: Mamba-2, gated delta-net,
@@ -37,6 +39,21 @@
  *   MLP of 21504: 176,160,768), one norm of 4096 per layer and the final one,
  *   the untied 131072 x 4096 embedding and head: 8,100,852,736 (test; the
  *   released checkpoint's total, docs/models.md).
+ * Mamba-1 mixer (Gu & Dao 2023, arXiv 2312.00752; HF JambaMambaMixer), d_in
+ * = mamba1_inner, r = mamba1_dt_rank, N = mamba_state, k = mamba_conv:
+ *   in_proj h*2*d_in, conv1d d_in*(k + 1), x_proj d_in*(r + 2N), dt_proj
+ *   r*d_in + d_in (bias), A_log d_in*N, D d_in, out_proj d_in*h, and Jamba's
+ *   RMSNorms on dt, B and C: r + 2N. Jamba-v0.1 / 1.5 Mini (h 4096, d_in
+ *   8192, r 256, N 16, k 4): 105,308,448 per mixer; with 4 attention
+ *   layers (period 8, offset 4), 16 dense SwiGLU MLPs of 14336 and 16 MoE
+ *   layers of 16 such experts (top 2; MoE period 2, offset 1), 65536 x 4096
+ *   untied: 51,570,323,328 total, 12,110,311,296 active (AI21: 52B total,
+ *   12B active; test). FLOPs per token: the four projections (2 per
+ *   multiply-add) + 7*d_in*N for the selective scan (as Mamba-2's), the
+ *   discretised A and B, the state update and C's read-out per state
+ *   element. TP: d_in split t ways (t divides it; Jamba's norms whole),
+ *   plus an all-reduce of x_proj's r + 2N outputs each way (row-parallel
+ *   x_proj, as vLLM's Jamba); CP of Mamba-1 layers is refused.
  * Gated delta-net (Yang et al. 2024, arXiv 2412.06464; HF Qwen3NextGatedDeltaNet):
  *   in_proj_qkvz h*(2K + 2W), in_proj_ba h*2n_v, conv1d (2K + W)*k (no bias),
  *   dt_bias and A_log 2*n_v, norm d_v (gated RMSNorm shared by the heads),
@@ -96,8 +113,7 @@
  * scan kernels' efficiency.
  *
  * Not expressible (refused by name): sliding windows, MTP, MLA, Gemma's
- * four norms with a pattern; biases on Mamba/GDN projections (linear_bias);
- * Jamba's Mamba-1 mixers (hf.c refuses model_type jamba).
+ * four norms with a pattern; biases on Mamba/GDN projections (linear_bias).
  */
 #include <math.h>
 #include <string.h>
@@ -144,6 +160,7 @@ int tp__layer_kind(const tp_model *m, int64_t i)
     case 'E': return TP__MIX_NONE * 3 + TP__FFN_MOE;
     case 'G': return TP__MIX_GDN * 3 + TP__FFN_NONE;
     case 'L': return TP__MIX_GDN * 3 + (tp_layer_is_moe(m, i) ? TP__FFN_MOE : TP__FFN_DENSE);
+    case 'S': return TP__MIX_MAMBA1 * 3 + (tp_layer_is_moe(m, i) ? TP__FFN_MOE : TP__FFN_DENSE);
     default: return TP__MIX_ATTN * 3 + (tp_layer_is_moe(m, i) ? TP__FFN_MOE : TP__FFN_DENSE);
     }
 }
@@ -194,6 +211,31 @@ int64_t tp__gdn_params(const tp_model *m)
            2 * m->gdn_v_heads + m->gdn_v_head_dim + W * h;
 }
 
+/* Jamba's RMSNorms on dt, B and C: whole on every TP rank. */
+static int64_t mamba1_norms(const tp_model *m)
+{
+    return m->mamba1_dt_rank + 2 * m->mamba_state;
+}
+
+int64_t tp__mamba1_params(const tp_model *m)
+{
+    int64_t h = m->hidden, d = m->mamba1_inner, r = m->mamba1_dt_rank, n = m->mamba_state;
+    return h * 2 * d + d * (mamba_conv(m) + 1) + d * (r + 2 * n) + r * d + d + d * n + d + d * h +
+           r + 2 * n;
+}
+
+double tp__mamba1_scan_flops(const tp_model *m)
+{
+    return 7.0 * (double)m->mamba1_inner * (double)m->mamba_state;
+}
+
+double tp__mamba1_fwd_flops(const tp_model *m)
+{
+    double h = (double)m->hidden, d = (double)m->mamba1_inner, r = (double)m->mamba1_dt_rank;
+    double n = (double)m->mamba_state;
+    return 2.0 * (h * 2.0 * d + d * (r + 2.0 * n) + r * d + d * h) + tp__mamba1_scan_flops(m);
+}
+
 /* Forward FLOPs per token of one mixer (header). */
 double tp__mamba_fwd_flops(const tp_model *m)
 {
@@ -233,6 +275,11 @@ double tp__mixer_act_bytes(const tp_model *m, int mixer, double *replicated)
         return 2.0 * (double)tp__mamba_in_width(m) + 2.0 * (din + 2.0 * gn) + 4.0 * din +
                8.0 * (double)m->mamba_heads;
     }
+    if (mixer == TP__MIX_MAMBA1) { /* in_proj out, conv out, x_proj and dt out, y, gated y */
+        double d = (double)m->mamba1_inner, r = (double)m->mamba1_dt_rank;
+        double n = (double)m->mamba_state;
+        return 2.0 * 2.0 * d + 2.0 * d + 2.0 * (r + 2.0 * n) + 4.0 * d + 2.0 * d + 2.0 * d;
+    }
     double K = (double)tp__gdn_key_dim(m), W = (double)tp__gdn_value_dim(m);
     double nv = (double)m->gdn_v_heads;
     return 2.0 * (2.0 * K + 2.0 * W) + 4.0 * nv + 2.0 * (2.0 * K + W) + 8.0 * nv + 4.0 * W;
@@ -263,11 +310,11 @@ static tp_status validate_pattern(const tp_model *m, tp_error *err)
                             "longer than %d characters", TP_PATTERN_MAX - 1);
     int64_t n = tp__pattern_len(m);
     for (int64_t i = 0; i < n; i++)
-        if (!strchr("ALMG*-E", m->layer_pattern[i]))
+        if (!strchr("ALSMG*-E", m->layer_pattern[i]))
             return tp_error_set(
                 err, TP_ERR_INVALID_ARG, "model.layer_pattern",
                 "character %lld '%c' is not a layer kind (A attention + MLP, L "
-                "gated delta-net + MLP, M Mamba-2, G gated delta-net, * "
+                "gated delta-net + MLP, S Mamba-1 + MLP, M Mamba-2, G gated delta-net, * "
                 "attention, - MLP, E MoE)",
                 (long long)i + 1,
                 m->layer_pattern[i] > 32 && m->layer_pattern[i] < 127 ? m->layer_pattern[i] : '?');
@@ -292,7 +339,7 @@ static tp_status validate_hybrid_combos(const tp_model *m, tp_error *err)
                             "not modelled together with a hybrid layer_pattern (multi-token "
                             "prediction, sliding windows, multi-latent attention and extra "
                             "norms are counted for transformer layers only)");
-    if (m->linear_bias && (pattern_has(m, 'M') || pattern_has(m, 'G')))
+    if (m->linear_bias && (pattern_has(m, 'M') || pattern_has(m, 'G') || pattern_has(m, 'S')))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.linear_bias",
                             "biases on Mamba-2 or gated delta-net projections are not modelled "
                             "(Nemotron-H and Qwen3-Next have none)");
@@ -304,8 +351,21 @@ static tp_status validate_hybrid_combos(const tp_model *m, tp_error *err)
 
 static tp_status validate_mamba(const tp_model *m, bool used, tp_error *err)
 {
-    bool given =
-        m->mamba_heads || m->mamba_head_dim || m->mamba_groups || m->mamba_state || m->mamba_conv;
+    bool given = m->mamba_heads || m->mamba_head_dim || m->mamba_groups;
+    bool mamba1 = pattern_has(m, 'S');
+    if (!used && !mamba1 && (m->mamba_state || m->mamba_conv))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.mamba_state",
+                            "a Mamba state or conv width is given but layer_pattern has no 'M' "
+                            "or 'S' layer");
+    if (mamba1) {
+        CHECK_RANGE(m->mamba1_inner, "model.mamba1_inner", 1, TP_MAX_FFN);
+        CHECK_RANGE(m->mamba1_dt_rank, "model.mamba1_dt_rank", 1, TP_MAX_DIM);
+        CHECK_RANGE(m->mamba_state, "model.mamba_state", 1, TP_MAX_DIM);
+        CHECK_RANGE(m->mamba_conv, "model.mamba_conv", 0, 64);
+    } else if (m->mamba1_inner || m->mamba1_dt_rank) {
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.mamba1_inner",
+                            "Mamba-1 dimensions are given but layer_pattern has no 'S' layer");
+    }
     if (!used) {
         if (given)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "model.mamba_heads",
@@ -393,7 +453,9 @@ double tp__hybrid_mixer_bound(const tp_model *m)
     double W = (double)m->gdn_v_heads * (double)m->gdn_v_head_dim;
     double mamba = h * (3.0 * din + 2.0 * gn + (double)m->mamba_heads) + 70.0 * (din + 2.0 * gn);
     double gdn = h * (2.0 * K + 3.0 * W + 2.0 * (double)m->gdn_v_heads) + 70.0 * (2.0 * K + W);
-    return L * (mamba + gdn);
+    double d1 = (double)m->mamba1_inner, r1 = (double)m->mamba1_dt_rank;
+    double mamba1 = d1 * (3.0 * h + 2.0 * r1 + 3.0 * (double)m->mamba_state + 70.0);
+    return L * (mamba + gdn + mamba1);
 }
 
 /* Parameters of each part of one layer of kind k. */
@@ -413,6 +475,8 @@ static layer_parts parts_of(const tp_model *m, int kind, int64_t attn, int64_t m
         lp.mixer = tp__mamba_params(m);
     else if (mixer == TP__MIX_GDN)
         lp.mixer = tp__gdn_params(m);
+    else if (mixer == TP__MIX_MAMBA1)
+        lp.mixer = tp__mamba1_params(m);
     if (ffn == TP__FFN_DENSE)
         lp.mlp = mlp;
     else if (ffn == TP__FFN_MOE) {
@@ -491,6 +555,8 @@ void tp__hybrid_shard(const tp_config *c, const tp_params *P, int64_t first, int
         else if (mixer == TP__MIX_GDN)
             d += ((double)tp__gdn_params(m) - (double)m->gdn_v_head_dim) / tpz +
                  (double)m->gdn_v_head_dim;
+        else if (mixer == TP__MIX_MAMBA1) /* Jamba's dt/B/C norms whole */
+            d += (double)(tp__mamba1_params(m) - mamba1_norms(m)) / tpz + (double)mamba1_norms(m);
         if (ffn != TP__FFN_NONE)
             d += norm;
         if (ffn == TP__FFN_DENSE)
@@ -515,6 +581,8 @@ int64_t tp__hybrid_head_gcd(const tp_model *m, int64_t g)
         g = tp__gcd64(tp__gcd64(g, m->mamba_heads), m->mamba_groups);
     if (pattern_has(m, 'G'))
         g = tp__gcd64(tp__gcd64(g, m->gdn_k_heads), m->gdn_v_heads);
+    if (pattern_has(m, 'S'))
+        g = tp__gcd64(g, m->mamba1_inner);
     return g;
 }
 
@@ -524,7 +592,7 @@ bool tp__hybrid_cp_ok(const tp_model *m, int64_t tp, int64_t cp)
 {
     if (cp <= 1 || !tp__is_hybrid(m))
         return true;
-    if (pattern_has(m, 'G'))
+    if (pattern_has(m, 'G') || pattern_has(m, 'S'))
         return false;
     if (pattern_has(m, 'M'))
         return (m->mamba_heads / tp) % cp == 0 && (m->mamba_groups / tp) % cp == 0;
@@ -554,6 +622,15 @@ tp_status tp__hybrid_validate_config(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.cp",
                             "%lld: context parallelism of gated delta-net layers is not "
                             "modelled (use cp 1)",
+                            (long long)t->cp);
+    if (pattern_has(m, 'S') && m->mamba1_inner % t->tp != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
+                            "%lld does not divide the Mamba-1 inner width (%lld)", (long long)t->tp,
+                            (long long)m->mamba1_inner);
+    if (t->cp > 1 && pattern_has(m, 'S'))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.cp",
+                            "%lld: context parallelism of Mamba-1 layers is not modelled (use "
+                            "cp 1)",
                             (long long)t->cp);
     if (t->cp > 1 && mamba &&
         ((m->mamba_heads / t->tp) % t->cp != 0 || (m->mamba_groups / t->tp) % t->cp != 0))

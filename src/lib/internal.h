@@ -73,9 +73,9 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
 #else
 #define TP__COLD
 #endif
-enum { TP__MIX_NONE = 0, TP__MIX_ATTN, TP__MIX_MAMBA, TP__MIX_GDN };
+enum { TP__MIX_NONE = 0, TP__MIX_ATTN, TP__MIX_MAMBA, TP__MIX_GDN, TP__MIX_MAMBA1 };
 enum { TP__FFN_NONE = 0, TP__FFN_DENSE, TP__FFN_MOE };
-#define TP__KINDS 12
+#define TP__KINDS 15
 /* Parameters of one attention block (weights, biases, QK-norms, sinks). */
 int64_t tp__attention_params(const tp_model *m);
 int64_t tp__pattern_len(const tp_model *m);
@@ -94,6 +94,9 @@ double tp__mamba_fwd_flops(const tp_model *m);
 double tp__mamba_scan_flops(const tp_model *m);
 double tp__gdn_fwd_flops(const tp_model *m);
 double tp__gdn_core_flops(const tp_model *m);
+int64_t tp__mamba1_params(const tp_model *m);
+double tp__mamba1_fwd_flops(const tp_model *m);
+double tp__mamba1_scan_flops(const tp_model *m);
 double tp__mixer_act_bytes(const tp_model *m, int mixer, double *replicated);
 tp_status tp__hybrid_validate(const tp_model *m, tp_error *err);
 tp_status tp__hybrid_validate_config(const tp_config *c, tp_error *err);

@@ -285,8 +285,8 @@ TP__COLD static void hybrid_activations(const tp_config *c, int64_t first, int64
     double whole_moe = m->num_experts > 0 ? layer_activation_bytes(c, true) : 0.0;
     double ffn_dense =
         T * ((4.0 * h + drop) / (sp ? tpz : 1.0) + mlp_mult * (double)m->ffn_hidden / tpz);
-    double mixer[4] = {0.0, whole_dense - ffn_dense, 0.0, 0.0};
-    for (int k = TP__MIX_MAMBA; k <= TP__MIX_GDN; k++) {
+    double mixer[5] = {0.0, whole_dense - ffn_dense, 0.0, 0.0, 0.0};
+    for (int k = TP__MIX_MAMBA; k <= TP__MIX_MAMBA1; k++) {
         double rep = 0.0, shard = tp__mixer_act_bytes(m, k, &rep);
         mixer[k] = T * ((rep + drop) / (sp ? tpz : 1.0) + shard / tpz);
     }

@@ -678,6 +678,36 @@ static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
     }
 }
 
+/* Mamba-1 mixer (Jamba): in_proj, x_proj, dt_proj and out_proj GEMMs, the
+ * selective scan, conv1d and the gate as element-wise bytes; x_proj is
+ * row-parallel: one all-reduce of its r + 2N outputs each way. */
+static void mamba1_part(const ctx *x, cost *o, double *rep, double *shard)
+{
+    const tp_model *m = &x->c->model;
+    double T = x->T, tt = x->tt, h = x->h;
+    double d = (double)m->mamba1_inner, r = (double)m->mamba1_dt_rank;
+    double n = (double)m->mamba_state;
+    double g = gemm_s(x, T, 2.0 * d / tt, h) + gemm_s(x, T, r + 2.0 * n, d / tt) +
+               gemm_s(x, T, d / tt, r) + gemm_s(x, T, h, d / tt);
+    /* the scan reads x and dt and writes y (B and C are small) */
+    double sc = scan_s(x, T * tp__mamba1_scan_flops(m) / tt, T * 6.0 * d / tt);
+    o->gemm_fwd += g;
+    o->fwd += g + sc;
+    o->bwd += 2.0 * (g + sc);
+    *rep += 10.0 * h;
+    *shard += 4.0 * d + 6.0 * d; /* conv1d in/out; the gate y * silu(z) */
+    if (x->c->train.precision == TP_PREC_FP8) {
+        *rep += h;
+        *shard += 3.0 * d;
+    }
+    if (x->c->train.tp > 1) {
+        double ar = tp_group_coll_time(&x->c->gpu, x->c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                       T * (r + 2.0 * n) * 2.0, &x->tp_pl);
+        o->tp_f += ar;
+        o->tp_b += ar;
+    }
+}
+
 /* TP all-reduces of a layer of n sublayers: one forward and one backward each. */
 static void tp_part_n(const ctx *x, cost *o, double n)
 {
@@ -722,6 +752,8 @@ TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
         mamba_part(x, o, &rep, &shard);
     } else if (mixer == TP__MIX_GDN) {
         gdn_part(x, o, &rep, &shard);
+    } else if (mixer == TP__MIX_MAMBA1) {
+        mamba1_part(x, o, &rep, &shard);
     }
     nsub += mixer != TP__MIX_NONE;
     if (ffn == TP__FFN_DENSE) {

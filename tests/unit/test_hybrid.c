@@ -154,6 +154,37 @@ static void test_gdn_count(void **state)
     assert_int_equal(ph.active, 79674391296LL - 48LL * 502 * 3 * 2048 * 512);
 }
 
+/* Jamba (Mamba-1 + attention, MoE every other layer) from its config.json. */
+static void test_jamba_count(void **state)
+{
+    (void)state;
+    tp_model m = load(HF_DIR "jamba-1.5-mini/config.json");
+    assert_string_equal(m.layer_pattern, "SSSSASSS");
+    assert_int_equal(m.mamba1_inner, 8192);
+    assert_int_equal(m.mamba1_dt_rank, 256);
+    /* design note: 105,308,448 per Mamba-1 mixer */
+    assert_int_equal(tp__mamba1_params(&m), 105308448LL);
+    tp_params p = params_of(&m);
+    assert_int_equal(p.mixers, 28LL * 105308448LL);
+    assert_int_equal(p.num_moe_layers, 16);
+    /* 51,570,323,328 total, 12,110,311,296 active (AI21: 52B, 12B active) */
+    assert_int_equal(p.total, 51570323328LL);
+    assert_int_equal(p.active, 12110311296LL);
+    /* TP splits the inner width; CP of Mamba-1 layers is refused */
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 2;
+    c.train.cp = 2;
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "layout.cp");
+    c.train.cp = 1;
+    c.train.tp = 2;
+    c.train.sp = true;
+    tp_result r = eval_ok(&c);
+    assert_true(r.time.step_s > 0.0 && r.time.tp_comm_s > 0.0);
+}
+
 static void test_flops(void **state)
 {
     (void)state;
@@ -355,8 +386,8 @@ static void test_refusals(void **state)
     strcpy(m.layer_pattern, "M-X");
     expect_model_error(&m, "model.layer_pattern",
                        "character 3 'X' is not a layer kind (A attention + MLP, L gated "
-                       "delta-net + MLP, M Mamba-2, G gated delta-net, * attention, - MLP, E "
-                       "MoE)");
+                       "delta-net + MLP, S Mamba-1 + MLP, M Mamba-2, G gated delta-net, * "
+                       "attention, - MLP, E MoE)");
     strcpy(m.layer_pattern, "M-M*-");
     expect_model_error(&m, "model.layer_pattern",
                        "5 characters do not divide the 52 layers (give one per layer, or a "
@@ -489,6 +520,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nemotron_h_count),
         cmocka_unit_test(test_gdn_count),
+        cmocka_unit_test(test_jamba_count),
         cmocka_unit_test(test_flops),
         cmocka_unit_test(test_all_attention_is_the_transformer),
         cmocka_unit_test(test_split_sublayers_are_the_transformer),
