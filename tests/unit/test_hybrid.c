@@ -334,8 +334,8 @@ static void test_cp(void **state)
 static void test_search(void **state)
 {
     (void)state;
-    tp_model models[2] = {nemotron_h_8b(), qwen3_next()};
-    for (int i = 0; i < 2; i++) {
+    tp_model models[3] = {nemotron_h_8b(), qwen3_next(), load(HF_DIR "jamba-1.5-mini/config.json")};
+    for (int i = 0; i < 3; i++) {
         tp_config c = fixture_config(models[i]);
         c.train.num_gpus = 16;
         c.train.global_batch = 64;
@@ -362,7 +362,7 @@ static void test_search(void **state)
         if (i == 0)
             assert_true(cp > 0); /* Mamba-2: context parallelism is modelled */
         else
-            assert_int_equal(cp, 0); /* gated delta-net: never */
+            assert_int_equal(cp, 0); /* gated delta-net, Mamba-1: never */
     }
 }
 
