@@ -38,7 +38,8 @@
  *   (41,943,040 each: GQA 32/8 heads of 128) and 24 '-' layers (squared-ReLU
  *   MLP of 21504: 176,160,768), one norm of 4096 per layer and the final one,
  *   the untied 131072 x 4096 embedding and head: 8,100,852,736 (test; the
- *   released checkpoint's total, docs/models.md).
+ *   released checkpoint's parameters as a public enumeration sums them,
+ *   tests/data/hf/nemotron-h-8b/SOURCE).
  * Mamba-1 mixer (Gu & Dao 2023, arXiv 2312.00752; HF JambaMambaMixer), d_in
  * = mamba1_inner, r = mamba1_dt_rank, N = mamba_state, k = mamba_conv:
  *   in_proj h*2*d_in, conv1d d_in*(k + 1), x_proj d_in*(r + 2N), dt_proj
@@ -93,15 +94,16 @@
  * them, out_proj row-parallel: the whole mixer is split t ways, and t must
  * divide n_m and n_g (Megatron asserts both). One all-reduce forward and one
  * backward per sublayer (the row-parallel output), as attention's.
- * Gated delta-net (megatron/core/ssm/gated_delta_net.py): the same split by
- * heads, t divides n_k and n_v; the norm of d_v is whole on every rank.
+ * Gated delta-net (megatron/core/ssm/gated_delta_net/gdn.py): the same split
+ * by heads, t divides n_k and n_v; the norm of d_v is whole on every rank.
  * Context parallelism: Megatron-Core's MambaContextParallel
  * (megatron/core/ssm/mamba_context_parallel.py) switches the Mamba mixer
  * from sequence-split to head-split with an all-to-all before the conv and
  * scan and one after (c must divide n_m/t and n_g/t): modelled as two
  * all-to-alls forward (in_proj output, then the scan output) and two
- * backward, exposed. CP of gated delta-net layers is refused (trainplan
- * does not model it).
+ * backward, exposed. Megatron-Core's gated delta-net splits its heads over
+ * CP the same way (gdn.py, cp_size); trainplan does not model that yet and
+ * refuses CP > 1 on 'G' and 'L' layers rather than guess.
  *
  * Step time (time.c): the projections run through the same GEMM path as
  * every layer; the Mamba-2 scan and the delta-rule recurrence are charged
