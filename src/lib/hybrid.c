@@ -102,8 +102,10 @@
  * scan and one after (c must divide n_m/t and n_g/t): modelled as two
  * all-to-alls forward (in_proj output, then the scan output) and two
  * backward, exposed. Megatron-Core's gated delta-net splits its heads over
- * CP the same way (gdn.py, cp_size); trainplan does not model that yet and
- * refuses CP > 1 on 'G' and 'L' layers rather than guess.
+ * CP the same way (gated_delta_net/common.py: all-to-alls cp2hp of q, k, v,
+ * z, beta and alpha, hp2cp of the normed output; c divides n_k/t and
+ * n_v/t): two all-to-alls each way, exposed. CP of Mamba-1 layers is
+ * refused (no engine trainplan reads splits them).
  *
  * Step time (time.c): the projections run through the same GEMM path as
  * every layer; the Mamba-2 scan and the delta-rule recurrence are charged
@@ -594,7 +596,9 @@ bool tp__hybrid_cp_ok(const tp_model *m, int64_t tp, int64_t cp)
 {
     if (cp <= 1 || !tp__is_hybrid(m))
         return true;
-    if (pattern_has(m, 'G') || pattern_has(m, 'S'))
+    if (pattern_has(m, 'S'))
+        return false;
+    if (pattern_has(m, 'G') && ((m->gdn_k_heads / tp) % cp != 0 || (m->gdn_v_heads / tp) % cp != 0))
         return false;
     if (pattern_has(m, 'M'))
         return (m->mamba_heads / tp) % cp == 0 && (m->mamba_groups / tp) % cp == 0;
@@ -620,11 +624,14 @@ tp_status tp__hybrid_validate_config(const tp_config *c, tp_error *err)
                             "%lld does not divide the gated delta-net key heads (%lld) and "
                             "value heads (%lld)",
                             (long long)t->tp, (long long)m->gdn_k_heads, (long long)m->gdn_v_heads);
-    if (t->cp > 1 && gdn)
+    if (t->cp > 1 && gdn &&
+        ((m->gdn_k_heads / t->tp) % t->cp != 0 || (m->gdn_v_heads / t->tp) % t->cp != 0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.cp",
-                            "%lld: context parallelism of gated delta-net layers is not "
-                            "modelled (use cp 1)",
-                            (long long)t->cp);
+                            "%lld does not divide the gated delta-net key heads (%lld) and value "
+                            "heads (%lld) per TP rank (Megatron-Core's gated delta-net context "
+                            "parallelism splits them over CP)",
+                            (long long)t->cp, (long long)(m->gdn_k_heads / t->tp),
+                            (long long)(m->gdn_v_heads / t->tp));
     if (pattern_has(m, 'S') && m->mamba1_inner % t->tp != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.tp",
                             "%lld does not divide the Mamba-1 inner width (%lld)", (long long)t->tp,

@@ -676,6 +676,8 @@ static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
         *rep += h;
         *shard += 3.0 * W;
     }
+    if (x->cc > 1.0) /* q, k, v, z, beta, alpha to heads; the normed output back */
+        cp_a2a(x, o, T * (2.0 * K + 3.0 * W + 2.0 * nv) / tt * 2.0);
 }
 
 /* Mamba-1 mixer (Jamba): in_proj, x_proj, dt_proj and out_proj GEMMs, the

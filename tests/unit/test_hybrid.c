@@ -301,7 +301,8 @@ static void test_tp_split(void **state)
                                      "(Megatron-Core splits both over TP)");
 }
 
-/* Mamba context parallelism: two all-to-alls each way; gated delta-net refused. */
+/* Mamba-2 and gated delta-net context parallelism: two all-to-alls each way,
+ * c dividing the heads per TP rank. */
 static void test_cp(void **state)
 {
     (void)state;
@@ -315,12 +316,19 @@ static void test_cp(void **state)
     tp_config q = fixture_config(qwen3_next());
     q.train.num_gpus = 2;
     q.train.cp = 2;
+    q.train.seq_len = 8192;
+    r = eval_ok(&q);
+    assert_true(r.time.cp_comm_s > 0.0);
+    q.train.num_gpus = 32;
+    q.train.cp = 32;
     tp_error err;
     memset(&err, 0, sizeof err);
     assert_int_equal(tp_config_validate(&q, &err), TP_ERR_INVALID_ARG);
     assert_string_equal(err.path, "layout.cp");
-    assert_string_equal(err.message, "2: context parallelism of gated delta-net layers is not "
-                                     "modelled (use cp 1)");
+    assert_string_equal(err.message,
+                        "32 does not divide the gated delta-net key heads (16) and value heads "
+                        "(32) per TP rank (Megatron-Core's gated delta-net context parallelism "
+                        "splits them over CP)");
     q.train.cp = 1;
     q.train.num_gpus = 8;
     q.train.ep = 8;
@@ -359,10 +367,10 @@ static void test_search(void **state)
         tp_search_free(s);
         assert_int_equal(st.verify_failures, 0);
         assert_true(n > 0);
-        if (i == 0)
-            assert_true(cp > 0); /* Mamba-2: context parallelism is modelled */
+        if (i < 2)
+            assert_true(cp > 0); /* Mamba-2, gated delta-net: context parallelism modelled */
         else
-            assert_int_equal(cp, 0); /* gated delta-net, Mamba-1: never */
+            assert_int_equal(cp, 0); /* Mamba-1: never */
     }
 }
 
