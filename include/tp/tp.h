@@ -97,7 +97,7 @@ typedef struct tp_error {
     tp_status code;
     int line, column;  /* 1-based position in text input; 0 when not from text */
     char path[96];     /* offending field, e.g. "tp" or "model.num_heads"       */
-    char message[256]; /* one sentence naming the value and the constraint      */
+    char message[384]; /* one sentence naming the value and the constraint      */
 } tp_error;
 
 /** Short static name of a status ("invalid-arg", ...); never NULL. */
@@ -208,6 +208,7 @@ typedef enum tp_bubble_def {
 /* ------------------------------------------------------------------ */
 
 #define TP_NAME_MAX 64
+#define TP_PATTERN_MAX 256 /* layer_pattern: at most 255 characters */
 
 /**
  * A vision encoder beside the language model (vision.c design note): a ViT
@@ -324,6 +325,33 @@ typedef struct tp_model {
     tp_vision vision;   /* the vision tower (vision.layers 0: none)                 */
     bool parallel_attn; /* attention and MLP read the same input (Falcon, GPT-J):
                            one TP all-reduce per layer each way instead of two       */
+    /* Hybrid models (src/lib/hybrid.c design note): Mamba-2 and gated delta-net
+     * layers mixed with attention by an explicit per-layer pattern. An empty
+     * pattern keeps every layer attention + MLP/MoE, the transformer above. */
+    char layer_pattern[TP_PATTERN_MAX]; /* one character per layer (repeated when shorter; its
+                                           length divides num_layers): 'A' attention + MLP,
+                                           'L' gated delta-net + MLP, 'S' Mamba-1 + MLP
+                                           (Jamba; the MLP of A, L, S is MoE by the MoE
+                                           fields), and Megatron's one-sublayer symbols 'M'
+                                           Mamba-2, 'G' gated delta-net, '*' attention, '-'
+                                           MLP, 'E' MoE                                   */
+    int64_t mamba_heads;     /* Mamba-2 heads n_m (d_inner = n_m * P)                   */
+    int64_t mamba_head_dim;  /* Mamba-2 head dim P                                      */
+    int64_t mamba_groups;    /* Mamba-2 groups n_g of B and C                           */
+    int64_t mamba_state;     /* Mamba-2 state size N per group                          */
+    int64_t mamba_conv;      /* Mamba-2 causal conv1d kernel width (0 -> 4)             */
+    int64_t gdn_k_heads;     /* gated delta-net key (and query) heads                   */
+    int64_t gdn_v_heads;     /* gated delta-net value heads                             */
+    int64_t gdn_k_head_dim;  /* gated delta-net key head dim                            */
+    int64_t gdn_v_head_dim;  /* gated delta-net value head dim                          */
+    int64_t gdn_conv;        /* gated delta-net conv1d kernel width (0 -> 4)            */
+    int64_t mamba1_inner;    /* Mamba-1 (Jamba) inner width d_in = expand * h ('S')     */
+    int64_t mamba1_dt_rank;  /* Mamba-1 dt rank r (its state: mamba_state, conv:
+                                mamba_conv)                                             */
+    bool attn_output_gate;   /* sigmoid output gate on attention: q_proj twice as wide
+                                (Qwen3-Next)                                            */
+    bool shared_expert_gate; /* a 1-wide sigmoid gate h x 1 on the shared experts
+                                (Qwen2-MoE, Qwen3-Next)                                 */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -349,6 +377,8 @@ typedef struct tp_params {
     int64_t vision_projector; /* merger / projector (trainable even when frozen)     */
     int64_t vision_text;      /* language-side additions: cross-attention norms and
                                  gates, extra embedding rows for image tokens        */
+    int64_t mixers;     /* hybrid models: all Mamba and gated delta-net mixers (their own
+                           norms included; the layers' pre-norms are in norms) */
 } tp_params;
 
 /** mllama cross-attention layers among the language layers (0 without a vision tower). */
@@ -356,6 +386,10 @@ TP_API int64_t tp_model_num_cross_layers(const tp_model *m);
 
 /** Number of MoE layers under the model's layer pattern. */
 TP_API int64_t tp_model_num_moe_layers(const tp_model *m);
+
+/** Whether the model is a hybrid: its layer_pattern has a layer other than 'A' (attention +
+ *  MLP), a Mamba-2, gated delta-net, attention-only, MLP-only or MoE-only layer. */
+TP_API bool tp_model_is_hybrid(const tp_model *m);
 
 /** Validate the model's fields; on failure err->path names the field ("model.num_heads"). */
 TP_API tp_status tp_model_validate(const tp_model *m, tp_error *err);
@@ -607,10 +641,29 @@ static inline int64_t tp_shared_ffn_hidden(const tp_model *m)
                                     : m->num_shared_experts * tp_expert_ffn_hidden(m);
 }
 
+/** The layer_pattern character of layer i (from 0): the pattern repeats;
+ * 'A' (attention + MLP) without a pattern. */
+static inline char tp_layer_char(const tp_model *m, int64_t i)
+{
+    int64_t n = 0;
+    while (n < TP_PATTERN_MAX - 1 && m->layer_pattern[n])
+        n++;
+    return n > 0 && i >= 0 ? m->layer_pattern[i % n] : 'A';
+}
+
 /** Is layer i (from 0) a MoE layer: after moe_first_dense dense layers,
- * every moe_layer_freq-th one (0 or 1: every one); never in a dense model. */
+ * every moe_layer_freq-th one (0 or 1: every one); never in a dense model.
+ * With a layer_pattern: the 'E' layers, and the MLPs of 'A', 'L' and 'S'
+ * layers by that rule ('M', 'G', '*' and '-' never). */
 static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
 {
+    if (m->layer_pattern[0] != '\0') {
+        char k = tp_layer_char(m, i);
+        if (k == 'E')
+            return m->num_experts > 0;
+        if (k != 'A' && k != 'L' && k != 'S')
+            return false;
+    }
     if (m->num_experts <= 0 || i < m->moe_first_dense)
         return false;
     int64_t freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;

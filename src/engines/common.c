@@ -440,11 +440,15 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
     const tp_model *m = &c->model;
     tp_model pre;
     bool preset = is_preset(m, &pre);
-    if (preset) {
+    bool file_only = tp_model_is_hybrid(m) || m->attn_output_gate || m->shared_expert_gate;
+    if (file_only) {
+        /* no flag holds a layer pattern or the gates: the model file (or config.json) */
+        sb_puts(b, "--model MODEL_FILE");
+    } else if (preset) {
         sb_puts(b, "--model ");
         shell_word(b, m->name);
     }
-    if (!preset || !same_shape(m, &pre))
+    if (!file_only && (!preset || !same_shape(m, &pre)))
         eng_model_shape_flags(b, m, preset ? " " : "");
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");

@@ -152,6 +152,15 @@ enum mid {
     M_EXPERT_BIAS,
     M_CAPACITY,
     M_SOFTMAX,
+    /* hybrid models (read_hybrid; src/lib/hybrid.c) */
+    M_HYB_LAYER,
+    M_HYB_OVERRIDE,
+    M_IS_HYBRID,
+    M_MAMBA_HEAD_DIM,
+    M_MAMBA_GROUPS,
+    M_MAMBA_HEADS,
+    M_MAMBA_STATE,
+    M_SPEC,
     M_COUNT
 };
 
@@ -193,6 +202,14 @@ static const marg_map map_args[] = {
     {"--hidden-size", M_HIDDEN},
     {"--hybrid-attention-ratio", M_HYBRID},
     {"--hybrid-mlp-ratio", M_HYBRID},
+    {"--hybrid-layer-pattern", M_HYB_LAYER},
+    {"--hybrid-override-pattern", M_HYB_OVERRIDE},
+    {"--is-hybrid-model", M_IS_HYBRID},
+    {"--mamba-head-dim", M_MAMBA_HEAD_DIM},
+    {"--mamba-num-groups", M_MAMBA_GROUPS},
+    {"--mamba-num-heads", M_MAMBA_HEADS},
+    {"--mamba-state-dim", M_MAMBA_STATE},
+    {"--spec", M_SPEC},
     {"--kv-channels", M_KV_CHANNELS},
     {"--kv-lora-rank", M_KV_LORA},
     {"--main-grads-dtype", M_MAIN_GRADS},
@@ -699,13 +716,15 @@ typedef struct mread {
 static tp_status read_shape(const slot *sl, tp_import *im, mread *x, tp_error *err)
 {
     tp_model *m = &im->model;
-    if (!sl[M_NUM_LAYERS].set)
+    bool pattern = sl[M_HYB_LAYER].set || sl[M_HYB_OVERRIDE].set; /* gives the layers */
+    if (!sl[M_NUM_LAYERS].set && !pattern)
         return missing("--num-layers", err);
     if (!sl[M_HIDDEN].set)
         return missing("--hidden-size", err);
     if (!sl[M_HEADS].set)
         return missing("--num-attention-heads", err);
-    TP_TRY(val_i64(&sl[M_NUM_LAYERS], 1, TP_MAX_LAYERS, &m->num_layers, err));
+    if (sl[M_NUM_LAYERS].set)
+        TP_TRY(val_i64(&sl[M_NUM_LAYERS], 1, TP_MAX_LAYERS, &m->num_layers, err));
     TP_TRY(val_i64(&sl[M_HIDDEN], 1, TP_MAX_DIM, &m->hidden, err));
     TP_TRY(val_i64(&sl[M_HEADS], 1, TP_MAX_DIM, &m->num_heads, err));
     int64_t h = m->hidden, a = m->num_heads;
@@ -902,6 +921,96 @@ static tp_status window_size(const slot *s, int64_t *out, tp_error *err)
                                         s->name, v, right),
                            err);
     *out = left < 0 ? 0 : left + 1; /* -1: no window */
+    return TP_OK;
+}
+
+/*
+ * Hybrid models (Megatron-Core's pretrain_hybrid.py / pretrain_mamba.py;
+ * src/lib/hybrid.c): --hybrid-layer-pattern (or the deprecated
+ * --hybrid-override-pattern) of 'M' Mamba-2, '*' attention, '-' MLP and
+ * 'E' MoE layers; the layer count is the pattern's, as arguments.py
+ * derives it (a different --num-layers is noted and overridden). The
+ * Mamba-2 shape: TransformerConfig's defaults (transformer_config.py at
+ * d98e8a64) mamba_state_dim 128, mamba_head_dim 64, mamba_num_groups 8,
+ * mamba_num_heads 2h / head dim (MambaMixer: expand 2, d_conv 4, conv
+ * bias, no projection biases). --spec is read only as the hybrid or Mamba
+ * stack spec. Refused: a pattern's '|' pipeline and '/' MTP separators,
+ * 'G', 'D' and '+' layers, --is-hybrid-model without a pattern (the layers
+ * would come from --hybrid-attention-ratio and --hybrid-mlp-ratio).
+ */
+static tp_status read_hybrid(const slot *sl, tp_import *im, tp_error *err)
+{
+    tp_model *m = &im->model;
+    const slot *ps = sl[M_HYB_LAYER].set ? &sl[M_HYB_LAYER] : &sl[M_HYB_OVERRIDE];
+    if (sl[M_SPEC].set) {
+        char spec[256] = "";
+        for (int i = 0; i < sl[M_SPEC].nv; i++)
+            snprintf(spec + strlen(spec), sizeof spec - strlen(spec), "%s%s", i ? " " : "",
+                     sl[M_SPEC].v[i]);
+        bool stack = strcmp(spec, "megatron.core.models.hybrid.hybrid_layer_specs "
+                                  "hybrid_stack_spec") == 0 ||
+                     strcmp(spec, "megatron.core.models.mamba.mamba_layer_specs "
+                                  "mamba_stack_spec") == 0;
+        if (!stack || !ps->set)
+            return not_modelled(&sl[M_SPEC],
+                                "\"--spec\" builds the layers from a custom module spec", err);
+    }
+    if (!ps->set) {
+        if (sl[M_IS_HYBRID].set)
+            return word_at(err, sl[M_IS_HYBRID].flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--is-hybrid-model",
+                                        "\"--is-hybrid-model\" without \"--hybrid-layer-pattern\": "
+                                        "the layers would come from --hybrid-attention-ratio and "
+                                        "--hybrid-mlp-ratio, which trainplan does not read"));
+        return TP_OK;
+    }
+    if (sl[M_HYB_LAYER].set && sl[M_HYB_OVERRIDE].set)
+        return word_at(err, sl[M_HYB_OVERRIDE].flag,
+                       tp_error_set(err, TP_ERR_CONFIG, "--hybrid-override-pattern",
+                                    "\"--hybrid-override-pattern\" and \"--hybrid-layer-pattern\" "
+                                    "are both given (Megatron-LM refuses it)"));
+    const char *p;
+    TP_TRY(one_value(ps, &p, err));
+    size_t n = strlen(p);
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("M*-E", p[i]))
+            return word_at(err, ps->vw[0],
+                           tp_error_set(err, TP_ERR_CONFIG, ps->name,
+                                        "\"%s\" character %zu '%c': only 'M' Mamba-2, '*' "
+                                        "attention, '-' MLP and 'E' MoE layers are read (no '|' "
+                                        "pipeline or '/' MTP separators, no 'G', 'D' or '+' "
+                                        "layers)",
+                                        ps->name, i + 1, p[i] > 32 && p[i] < 127 ? p[i] : '?'));
+    if (n < 1 || n >= TP_PATTERN_MAX)
+        return word_at(err, ps->vw[0],
+                       tp_error_set(err, TP_ERR_CONFIG, ps->name,
+                                    "\"%s\" must have 1 to %d layers, got %zu", ps->name,
+                                    TP_PATTERN_MAX - 1, n));
+    if (sl[M_NUM_LAYERS].set && m->num_layers != (int64_t)n) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "--num-layers %lld: Megatron-LM uses the pattern's %zu layers instead",
+                 (long long)m->num_layers, n);
+        assume(im, msg);
+    }
+    m->num_layers = (int64_t)n;
+    memcpy(m->layer_pattern, p, n + 1);
+    if (strchr(p, 'M')) {
+        TP_TRY(opt_i64(&sl[M_MAMBA_STATE], 128, 1, TP_MAX_DIM, &m->mamba_state, err));
+        TP_TRY(opt_i64(&sl[M_MAMBA_HEAD_DIM], 64, 1, TP_MAX_DIM, &m->mamba_head_dim, err));
+        TP_TRY(opt_i64(&sl[M_MAMBA_GROUPS], 8, 1, TP_MAX_DIM, &m->mamba_groups, err));
+        int64_t inner = 2 * m->hidden; /* MambaMixer: d_inner = expand * h, expand 2 */
+        if (!sl[M_MAMBA_HEADS].set && inner % m->mamba_head_dim != 0)
+            return word_at(err, sl[M_MAMBA_HEAD_DIM].set ? sl[M_MAMBA_HEAD_DIM].flag : ps->flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--mamba-head-dim",
+                                        "2 x \"--hidden-size\" (%lld) is not a multiple of the "
+                                        "Mamba head dim %lld (Megatron-LM asserts it); give "
+                                        "\"--mamba-num-heads\"",
+                                        (long long)inner, (long long)m->mamba_head_dim));
+        TP_TRY(opt_i64(&sl[M_MAMBA_HEADS], inner / m->mamba_head_dim, 1, TP_MAX_DIM,
+                       &m->mamba_heads, err));
+        m->mamba_conv = 4;
+    }
     return TP_OK;
 }
 
@@ -1398,6 +1507,7 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     im->has_model = true;
     mread x = {0};
     TP_TRY(read_shape(sl, im, &x, err));
+    TP_TRY(read_hybrid(sl, im, err));
     TP_TRY(read_positions(sl, im, &x, err));
     TP_TRY(read_parallel_sizes(sl, &x, err));
     TP_TRY(read_vocab(sl, im, &x, err));
@@ -1482,6 +1592,13 @@ tp_status tp_engine_megatron_apply(const tp_import *im, const tp_import_user *us
     m->rope_low_freq_factor = im->model.rope_low_freq_factor;
     m->rope_high_freq_factor = im->model.rope_high_freq_factor;
     m->rope_original_max = im->model.rope_original_max;
+    /* hybrid models: the pattern and the Mamba-2 shape have no flag */
+    memcpy(m->layer_pattern, im->model.layer_pattern, sizeof m->layer_pattern);
+    m->mamba_heads = im->model.mamba_heads;
+    m->mamba_head_dim = im->model.mamba_head_dim;
+    m->mamba_groups = im->model.mamba_groups;
+    m->mamba_state = im->model.mamba_state;
+    m->mamba_conv = im->model.mamba_conv;
     if (m->num_experts > 0) {
         m->shared_ffn_hidden = m->num_shared_experts > 0 ? im->model.shared_ffn_hidden : 0;
         m->moe_first_dense = im->model.moe_first_dense;

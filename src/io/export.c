@@ -72,6 +72,18 @@ tp_status tp_io_export(tp_export_format f, const tp_config *c, const tp_result *
                             "the model runs attention and MLP in parallel (Falcon), which no %s "
                             "export can express: the run would build sequential layers",
                             tp_io_export_format_name(f));
+    if (tp_model_is_hybrid(&c->model)) /* refused, never written as another model */
+        return tp_error_set(err, TP_ERR_CONFIG, "model.layer_pattern",
+                            "a hybrid model (layer pattern \"%.60s\") cannot be exported: the "
+                            "%s writer has no Mamba-2 or gated delta-net layers",
+                            c->model.layer_pattern, tp_io_export_format_name(f));
+    if (c->model.attn_output_gate || c->model.shared_expert_gate)
+        return tp_error_set(err, TP_ERR_CONFIG,
+                            c->model.attn_output_gate ? "model.attn_output_gate"
+                                                      : "model.shared_expert_gate",
+                            "a model with an attention output gate or a shared-expert gate "
+                            "cannot be exported: the %s writer has neither",
+                            tp_io_export_format_name(f));
     switch (f) {
     case TP_EXPORT_MEGATRON: return tp_engine_megatron_export(c, r, opts, out, err);
     case TP_EXPORT_TORCHTITAN: return tp_engine_torchtitan_export(c, r, opts, out, err);

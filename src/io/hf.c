@@ -119,8 +119,8 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx, %s", /* read by hf_dbrx_parse and hf_vlm.c */
-                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon");
+        snprintf(buf + at, n - at, ", dbrx, %s, %s", /* hf_dbrx_parse, hf_vlm.c, hf_hybrid.c */
+                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon", "nemotron_h, qwen3_next, jamba");
     return buf;
 }
 
@@ -314,10 +314,10 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
 static const struct {
     const char *model_type, *why;
 } hf_refused[] = {
-    {"nemotron_h", "a hybrid of Mamba-2 and attention layers; trainplan does not model Mamba "
-                   "layers"},
-    {"jamba", "a hybrid of Mamba and attention layers; trainplan does not model Mamba layers"},
-    {"qwen3_next", "gated DeltaNet linear-attention layers that trainplan does not model"},
+    {"llama4", "interleaved MoE layers, layers without positions and chunked attention in a "
+               "nested text_config that trainplan does not read yet"},
+    {"falcon_h1", "attention and Mamba-2 heads in parallel within each layer, which trainplan's "
+                  "layer pattern cannot express"},
 };
 
 /* DBRX (HF DbrxConfig): d_model, n_heads, n_layers, vocab_size, max_seq_len,
@@ -410,6 +410,12 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
             return tp_io__hf_vlm_parse(root, origin, out, err);
         if (!a && strcmp(json_string_value(mt), "falcon") == 0)
             return tp_io__hf_falcon_parse(root, origin, out, err);
+        if (!a && strcmp(json_string_value(mt), "nemotron_h") == 0)
+            return tp_io__hf_nemotron_h_parse(root, origin, out, err); /* hf_hybrid.c */
+        if (!a && strcmp(json_string_value(mt), "qwen3_next") == 0)
+            return tp_io__hf_qwen3_next_parse(root, origin, out, err);
+        if (!a && strcmp(json_string_value(mt), "jamba") == 0)
+            return tp_io__hf_jamba_parse(root, origin, out, err);
         for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
             if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
                 FAIL(err, TP_ERR_CONFIG, "model_type",
@@ -729,7 +735,10 @@ typedef enum hf_reader {
     READER_ARCH,
     READER_DBRX,
     READER_NATIVE,
-    READER_VLM /* hf_vlm.c: the VLMs and Falcon */
+    READER_VLM, /* hf_vlm.c: the VLMs and Falcon */
+    READER_NEMOTRON_H,
+    READER_QWEN3_NEXT,
+    READER_JAMBA
 } hf_reader;
 
 static hf_reader reader_of(const json_t *root, const hf_arch **arch)
@@ -746,6 +755,12 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
         if (tp_io__hf_vlm_type(json_string_value(mt)) ||
             strcmp(json_string_value(mt), "falcon") == 0)
             return READER_VLM;
+        if (strcmp(json_string_value(mt), "nemotron_h") == 0)
+            return READER_NEMOTRON_H;
+        if (strcmp(json_string_value(mt), "qwen3_next") == 0)
+            return READER_QWEN3_NEXT;
+        if (strcmp(json_string_value(mt), "jamba") == 0)
+            return READER_JAMBA;
         return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
     }
     if (mt)
@@ -805,8 +820,11 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
         if (!room)
             break;
         bool read =
-            r == READER_ARCH   ? hf_reads(a, key)
-            : r == READER_DBRX ? dbrx_reads(key)
+            r == READER_ARCH         ? hf_reads(a, key)
+            : r == READER_DBRX       ? dbrx_reads(key)
+            : r == READER_NEMOTRON_H ? tp_io__hf_nemotron_h_reads(key)
+            : r == READER_QWEN3_NEXT ? tp_io__hf_qwen3_next_reads(key)
+            : r == READER_JAMBA      ? tp_io__hf_jamba_reads(key)
             : r == READER_VLM
                 ? tp_io__hf_vlm_reads(json_string_value(json_object_get(root, "model_type")), key)
                 : native_reads(key);

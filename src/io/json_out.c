@@ -171,6 +171,33 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_str(b, v, "pipeline_stage", "first");
         jb_set(b, o, "vision", v);
     }
+    if (m->layer_pattern[0]) { /* hybrid models (src/lib/hybrid.c) */
+        put_str(b, o, "layer_pattern", m->layer_pattern);
+        if (m->mamba_heads > 0) {
+            put_int(b, o, "mamba_heads", m->mamba_heads);
+            put_int(b, o, "mamba_head_dim", m->mamba_head_dim);
+            put_int(b, o, "mamba_groups", m->mamba_groups);
+            put_int(b, o, "mamba_state", m->mamba_state);
+            put_int(b, o, "mamba_conv", m->mamba_conv > 0 ? m->mamba_conv : 4);
+        }
+        if (m->mamba1_inner > 0) {
+            put_int(b, o, "mamba1_inner", m->mamba1_inner);
+            put_int(b, o, "mamba1_dt_rank", m->mamba1_dt_rank);
+            put_int(b, o, "mamba_state", m->mamba_state);
+            put_int(b, o, "mamba_conv", m->mamba_conv > 0 ? m->mamba_conv : 4);
+        }
+        if (m->gdn_k_heads > 0) {
+            put_int(b, o, "gdn_k_heads", m->gdn_k_heads);
+            put_int(b, o, "gdn_v_heads", m->gdn_v_heads);
+            put_int(b, o, "gdn_k_head_dim", m->gdn_k_head_dim);
+            put_int(b, o, "gdn_v_head_dim", m->gdn_v_head_dim);
+            put_int(b, o, "gdn_conv", m->gdn_conv > 0 ? m->gdn_conv : 4);
+        }
+    }
+    if (m->attn_output_gate)
+        put_bool(b, o, "attn_output_gate", true);
+    if (m->shared_expert_gate)
+        put_bool(b, o, "shared_expert_gate", true);
     model_details_json(b, o, m);
     return o;
 }
@@ -279,6 +306,8 @@ static json_t *params_json(jb *b, const tp_params *p)
         put_int(b, bd, "vision_projector", p->vision_projector);
         put_int(b, bd, "vision_text", p->vision_text);
     }
+    if (p->mixers > 0)
+        put_int(b, bd, "mixers", p->mixers);
     jb_set(b, o, "breakdown", bd);
     put_int(b, o, "per_layer_dense", p->per_layer_dense);
     put_int(b, o, "per_layer_moe", p->per_layer_moe);

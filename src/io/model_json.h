@@ -90,5 +90,15 @@ bool tp_io__hf_vlm_reads(const char *model_type, const char *key);
  * whether hf_vlm.c reads key of its vision_config. */
 const char *tp_io__hf_vlm_family(const char *model_type);
 bool tp_io__hf_vlm_vision_reads(const char *model_type, const char *key);
+/* Hybrid models (hf_hybrid.c): a nemotron_h config.json (root, released
+ * here) as *out, and whether that reader reads `key`. */
+tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model *out,
+                                     tp_error *err);
+bool tp_io__hf_nemotron_h_reads(const char *key);
+tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model *out,
+                                     tp_error *err);
+bool tp_io__hf_qwen3_next_reads(const char *key);
+tp_status tp_io__hf_jamba_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
+bool tp_io__hf_jamba_reads(const char *key);
 
 #endif /* TP_IO_MODEL_JSON_H */

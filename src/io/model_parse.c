@@ -425,6 +425,7 @@ static const char *const model_keys[] = {"name",
                                          "rope_theta",
                                          "norm_eps",
                                          "rope_scaling",
+                                         "hybrid",
                                          NULL};
 static const char *const moe_keys[] = {
     "num_experts", "topk",       "ffn_hidden",  "num_shared_experts", "shared_ffn_hidden",
@@ -434,6 +435,11 @@ static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_r
                                        "qk_nope_head_dim", "v_head_dim",   NULL};
 static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
                                              "sinks",          "out_bias",     NULL};
+static const char *const hybrid_keys[] = {
+    "layer_pattern",      "mamba_heads",    "mamba_head_dim", "mamba_groups",
+    "mamba_state",        "mamba_conv",     "gdn_k_heads",    "gdn_v_heads",
+    "gdn_k_head_dim",     "gdn_v_head_dim", "gdn_conv",       "attn_output_gate",
+    "shared_expert_gate", "mamba1_inner",   "mamba1_dt_rank", NULL};
 static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
@@ -562,6 +568,41 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
     return TP_OK;
 }
 
+/* "hybrid": the layer pattern and the Mamba-2 / gated delta-net mixers
+ * (src/lib/hybrid.c design note); the library checks how they combine. */
+static tp_status parse_hybrid(json_t *root, tp_model *m, tp_error *err)
+{
+    json_t *o;
+    tp_status st = get_object(root, "hybrid", hybrid_keys, &o, err);
+    if (st != TP_OK || !o)
+        return st;
+    const char *pattern = NULL;
+    if ((st = get_str(o, "layer_pattern", &pattern, err)) != TP_OK)
+        return st;
+    if (!pattern || !pattern[0] || strlen(pattern) >= TP_PATTERN_MAX)
+        return tp_error_set(err, TP_ERR_CONFIG, "hybrid.layer_pattern",
+                            "\"hybrid.layer_pattern\" must be a string of 1 to %d layer kinds",
+                            TP_PATTERN_MAX - 1);
+    memcpy(m->layer_pattern, pattern, strlen(pattern) + 1);
+    static const char *const ints[] = {"mamba_heads", "mamba_head_dim", "mamba_groups",
+                                       "mamba_state", "mamba_conv",     "gdn_k_heads",
+                                       "gdn_v_heads", "gdn_k_head_dim", "gdn_v_head_dim",
+                                       "gdn_conv",    "mamba1_inner",   "mamba1_dt_rank"};
+    int64_t *dst[] = {&m->mamba_heads,    &m->mamba_head_dim, &m->mamba_groups, &m->mamba_state,
+                      &m->mamba_conv,     &m->gdn_k_heads,    &m->gdn_v_heads,  &m->gdn_k_head_dim,
+                      &m->gdn_v_head_dim, &m->gdn_conv,       &m->mamba1_inner, &m->mamba1_dt_rank};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        bool conv = strstr(ints[i], "conv") != NULL;
+        if ((st = tp_io__get_int(o, "hybrid", ints[i], OPTIONAL, 1, conv ? 64 : TP_MAX_DIM, NULL,
+                                 dst[i], err)) != TP_OK)
+            return st;
+    }
+    if ((st = tp_io__get_bool(o, "attn_output_gate", &m->attn_output_gate, err)) != TP_OK ||
+        (st = tp_io__get_bool(o, "shared_expert_gate", &m->shared_expert_gate, err)) != TP_OK)
+        return st;
+    return TP_OK;
+}
+
 static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_model *out,
                                        tp_error *err)
 {
@@ -602,6 +643,7 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
         TRY(parse_moe(moe, &m, err));
     TRY(parse_mla(root, &m, err));
     TRY(parse_attention(root, &m, err));
+    TRY(parse_hybrid(root, &m, err));
     TRY(tp_io__get_int(root, NULL, "mtp_layers", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m.mtp_layers,
                        err));
     TRY(tp_io__get_int(root, NULL, "norms_per_layer", OPTIONAL, 1, 8, NULL, &m.norms_per_layer,

@@ -169,6 +169,46 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
     section_model_vision(f, m, p);
 }
 
+/* A hybrid model's layers (src/lib/hybrid.c): the pattern, the count of
+ * each kind and the mixers' parameters. */
+static void section_hybrid(FILE *f, const tp_model *m, const tp_params *p)
+{
+    int64_t n[8] = {0}; /* A L S M G * - E */
+    static const char kinds[] = "ALSMG*-E";
+    for (int64_t i = 0; i < m->num_layers; i++) {
+        const char *k = strchr(kinds, tp_layer_char(m, i));
+        if (k && *k)
+            n[k - kinds]++;
+    }
+    char a[32];
+    fprintf(f, "                  Mamba / gated delta-net mixers %s (parameters)\n",
+            tp_io_commas(p->mixers, a, sizeof a));
+    fprintf(f, "  layer pattern   %.100s%s\n", m->layer_pattern,
+            strlen(m->layer_pattern) > 100 ? "..." : "");
+    fprintf(f,
+            "                  %lld attention + MLP, %lld gated delta-net + MLP, %lld Mamba-1 + "
+            "MLP, %lld Mamba-2, %lld gated delta-net, %lld attention, %lld MLP, %lld MoE layers\n",
+            (long long)n[0], (long long)n[1], (long long)n[2], (long long)n[3], (long long)n[4],
+            (long long)n[5], (long long)n[6], (long long)n[7]);
+    if (m->mamba_heads > 0)
+        fprintf(f, "  Mamba-2         %lld heads of %lld, %lld groups, state %lld, conv %lld\n",
+                (long long)m->mamba_heads, (long long)m->mamba_head_dim, (long long)m->mamba_groups,
+                (long long)m->mamba_state, (long long)(m->mamba_conv > 0 ? m->mamba_conv : 4));
+    if (m->mamba1_inner > 0)
+        fprintf(f, "  Mamba-1         inner %lld, dt rank %lld, state %lld, conv %lld\n",
+                (long long)m->mamba1_inner, (long long)m->mamba1_dt_rank, (long long)m->mamba_state,
+                (long long)(m->mamba_conv > 0 ? m->mamba_conv : 4));
+    if (m->gdn_k_heads > 0)
+        fprintf(f,
+                "  gated delta-net %lld key heads of %lld, %lld value heads of %lld, conv %lld\n",
+                (long long)m->gdn_k_heads, (long long)m->gdn_k_head_dim, (long long)m->gdn_v_heads,
+                (long long)m->gdn_v_head_dim, (long long)(m->gdn_conv > 0 ? m->gdn_conv : 4));
+    if (m->attn_output_gate || m->shared_expert_gate)
+        fprintf(f, "  gates           %s%s%s\n", m->attn_output_gate ? "attention output gate" : "",
+                m->attn_output_gate && m->shared_expert_gate ? ", " : "",
+                m->shared_expert_gate ? "shared-expert gate" : "");
+}
+
 static void section_model(FILE *f, const tp_model *m, const tp_params *p)
 {
     char a[32], b[32];
@@ -214,6 +254,8 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
                 "(parameters)\n",
                 tp_io_commas(p->moe_routed, a, sizeof a), tp_io_commas(p->moe_shared, b, sizeof b),
                 tp_io_commas(p->router, (char[32]){0}, 32));
+    if (tp_model_is_hybrid(m))
+        section_hybrid(f, m, p);
 }
 
 static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
@@ -526,6 +568,22 @@ static void coll_row_set(tp_io_coll_row *row, const tp_config *c, const char *na
     row->total_s = row->each_s * count;
 }
 
+/* A hybrid model's heaviest stage: its sublayers (one per mixer and MLP)
+ * and its attention layers (src/lib/hybrid.c). */
+static void hybrid_stage_counts(const tp_config *c, const tp_result *r, double *subs, double *attn)
+{
+    const tp_model *m = &c->model;
+    int64_t first = 0;
+    for (int64_t s = 0; s < r->memory.stage; s++)
+        first += tp_stage_layers(&c->train, m->num_layers, s);
+    *subs = *attn = 0.0;
+    for (int64_t i = first; i < first + r->memory.layers; i++) {
+        char k = tp_layer_char(m, i);
+        *subs += (k == 'A' || k == 'L' || k == 'S') ? 2.0 : 1.0;
+        *attn += (k == 'A' || k == '*') ? 1.0 : 0.0;
+    }
+}
+
 int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max)
 {
     const tp_train *t = &c->train;
@@ -539,13 +597,16 @@ int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *ro
     double params = r->memory.params_on_gpu;
     int64_t dp = r->dp, dpc = r->dp * t->cp;
     int n = 0;
+    double subs = 2.0 * L, attn = L; /* sublayers, attention layers of the stage */
+    if (tp_model_is_hybrid(m))
+        hybrid_stage_counts(c, r, &subs, &attn);
     if (t->tp > 1)
         coll_row_set(&rows[n++], c, "TP all-reduce", TP_COLL_ALL_REDUCE, t->tp, 1, act,
-                     4.0 * L * mb);
-    if (t->cp > 1) {
+                     2.0 * subs * mb);
+    if (t->cp > 1 && attn > 0.0) {
         double kv = 2.0 * T * (double)tp_kv_heads(m) * (double)tp_head_dim(m) * 2.0 / (double)t->tp;
         coll_row_set(&rows[n++], c, "CP ring send", TP_COLL_P2P, t->cp, t->tp, kv,
-                     3.0 * (double)(t->cp - 1) * L * mb);
+                     3.0 * (double)(t->cp - 1) * attn * mb);
     }
     if (t->pp > 1) { /* sharded over TP (SP, or Megatron's scatter/gather); per virtual stage */
         double x = act / (t->sp || c->opts.pp_scatter_gather ? (double)t->tp : 1.0);

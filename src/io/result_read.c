@@ -226,6 +226,19 @@ static tp_status tj_model_details(tpj *t)
                             "its config.json with --model instead",
                             json_object_get(mo, "vision") ? "vision tower"
                                                           : "parallel attention block");
+    /* a hybrid model (src/lib/hybrid.c) and the gates have no flag: refused,
+     * never read back as another model */
+    static const char *const no_flag[] = {"layer_pattern", "attn_output_gate",
+                                          "shared_expert_gate"};
+    for (size_t i = 0; i < sizeof no_flag / sizeof no_flag[0]; i++)
+        if (json_object_get(mo, no_flag[i])) {
+            char p[64];
+            snprintf(p, sizeof p, "model.%s", no_flag[i]);
+            return tp_error_set(t->err, TP_ERR_CONFIG, p,
+                                "\"%s\": a hybrid or gated model cannot be read back from a "
+                                "result file (no flag holds it); give its model file with --model",
+                                p);
+        }
     if (json_object_get(mo, "qkv_bias")) {
         bool q;
         TP_TRY(tj_bool(t, "model", "qkv_bias", &q));

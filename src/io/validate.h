@@ -68,7 +68,7 @@ typedef struct tp_io_vrow {
     const char *id;
     int line;
     bool evaluated; /* false: reason says why (never dropped) */
-    char reason[256];
+    char reason[384];
     char assume[700]; /* the assumptions that filled what the row leaves out, "; "-separated */
     char gpu[TP_NAME_MAX];
     /* throughput */

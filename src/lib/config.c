@@ -376,6 +376,9 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "%lld sequences of %lld tokens is more than %.0e tokens per step",
                             (long long)t->global_batch, (long long)t->seq_len,
                             (double)TP_MAX_TOKENS_PER_STEP);
+    st = tp__hybrid_validate_config(c, err); /* Mamba-2 / gated delta-net layouts */
+    if (st != TP_OK)
+        return st;
     /* what every later computation relies on: the layout covers the GPUs
      * exactly, and the batch is whole micro-batches on every DP rank */
     assert(t->tp * t->pp * t->cp * dp == t->num_gpus);

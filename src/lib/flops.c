@@ -86,6 +86,24 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     }
     double logits = 2.0 * h * V;
     double layers_fwd = L * (proj + core) + L_dense * mlp + L_moe * moe;
+    double L_attn = L; /* layers with attention */
+    if (tp__is_hybrid(m)) {
+        /* per layer kind (hybrid.c): attention, Mamba-2, gated delta-net
+         * mixers and dense / MoE MLPs where the pattern has them */
+        double n[TP__KINDS] = {0};
+        for (int64_t i = 0; i < m->num_layers; i++)
+            n[tp__layer_kind(m, i)] += 1.0;
+        double mixer[5] = {0.0, proj + core, tp__mamba_fwd_flops(m), tp__gdn_fwd_flops(m),
+                           tp__mamba1_fwd_flops(m)};
+        double ffn[3] = {0.0, mlp, moe};
+        layers_fwd = 0.0;
+        L_attn = L_dense = 0.0;
+        for (int k = 0; k < TP__KINDS; k++) {
+            layers_fwd += n[k] * (mixer[k / 3] + ffn[k % 3]);
+            L_attn += k / 3 == TP__MIX_ATTN ? n[k] : 0.0;
+            L_dense += k % 3 == TP__FFN_DENSE ? n[k] : 0.0;
+        }
+    }
     /* MTP module: eh_proj (2h -> h), one layer, and its own pass through the
      * shared output head (model.c design note) */
     double mtp = (double)m->mtp_layers *
@@ -99,7 +117,7 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
         double enc = m->vision.frozen ? 1.0 : 3.0, prj = m->vision.frozen ? 2.0 : 3.0;
         out->model_per_token += (enc * vf.encoder + prj * vf.projector + 3.0 * vf.cross) / s;
     }
-    out->attn_per_token = 3.0 * L * core;
+    out->attn_per_token = 3.0 * L_attn * core;
     out->logits_per_token = 3.0 * logits;
     double extra = 0.0;
     if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0 &&
@@ -109,7 +127,8 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     else if (t->recompute == TP_RECOMPUTE_FULL)
         extra = layers_fwd;
     else if (t->recompute == TP_RECOMPUTE_SELECTIVE)
-        extra = recompute_modules_flops(t, L * core, L_dense * mlp, L_moe * moe, L_moe * shared);
+        extra =
+            recompute_modules_flops(t, L_attn * core, L_dense * mlp, L_moe * moe, L_moe * shared);
     out->hardware_per_token = out->model_per_token + extra;
     out->six_n_per_token = 6.0 * (double)P->active;
     out->tokens_per_step = (double)t->global_batch * s;

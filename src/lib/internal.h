@@ -71,6 +71,51 @@ static inline int64_t tp__gcd64(int64_t a, int64_t b)
  */
 const char *tp__largest_mem_part(const tp_memory *m, double *bytes);
 
+/* Hybrid models (hybrid.c design note): layer kinds are mixer * 3 + ffn.
+ * Their paths are marked cold so that the transformer's hot path keeps its
+ * inlining. */
+#if defined(__GNUC__)
+#define TP__COLD __attribute__((cold, noinline))
+#else
+#define TP__COLD
+#endif
+enum { TP__MIX_NONE = 0, TP__MIX_ATTN, TP__MIX_MAMBA, TP__MIX_GDN, TP__MIX_MAMBA1 };
+enum { TP__FFN_NONE = 0, TP__FFN_DENSE, TP__FFN_MOE };
+#define TP__KINDS 15
+/* Parameters of one attention block (weights, biases, QK-norms, sinks). */
+int64_t tp__attention_params(const tp_model *m);
+int64_t tp__pattern_len(const tp_model *m);
+/* MoE layers with index < n under a hybrid pattern (a loop: hybrid models only). */
+int64_t tp__hybrid_moe_below(const tp_model *m, int64_t n);
+/* A pattern with a layer other than 'A' (a pattern of 'A' is the transformer). */
+bool tp__is_hybrid(const tp_model *m);
+int tp__layer_kind(const tp_model *m, int64_t i);
+int64_t tp__mamba_inner(const tp_model *m);
+int64_t tp__mamba_in_width(const tp_model *m);
+int64_t tp__mamba_params(const tp_model *m);
+int64_t tp__gdn_key_dim(const tp_model *m);
+int64_t tp__gdn_value_dim(const tp_model *m);
+int64_t tp__gdn_params(const tp_model *m);
+double tp__mamba_fwd_flops(const tp_model *m);
+double tp__mamba_scan_flops(const tp_model *m);
+double tp__gdn_fwd_flops(const tp_model *m);
+double tp__gdn_core_flops(const tp_model *m);
+int64_t tp__mamba1_params(const tp_model *m);
+double tp__mamba1_fwd_flops(const tp_model *m);
+double tp__mamba1_scan_flops(const tp_model *m);
+double tp__mixer_act_bytes(const tp_model *m, int mixer, double *replicated);
+tp_status tp__hybrid_validate(const tp_model *m, tp_error *err);
+tp_status tp__hybrid_validate_config(const tp_config *c, tp_error *err);
+double tp__hybrid_mixer_bound(const tp_model *m);
+/* For the search's axes: g and the Mamba-2 / gated delta-net head counts'
+ * gcd, and whether a CP size is modelled with that TP. */
+int64_t tp__hybrid_head_gcd(const tp_model *m, int64_t g);
+bool tp__hybrid_cp_ok(const tp_model *m, int64_t tp, int64_t cp);
+void tp__hybrid_params(const tp_model *m, int64_t attn, int64_t mlp, int64_t expert, int64_t shared,
+                       int64_t router, tp_params *p);
+void tp__hybrid_shard(const tp_config *c, const tp_params *P, int64_t first, int64_t n,
+                      double *dense, double *expert, double *largest);
+
 /**
  * Step-time model (src/lib/time.c): fills r->time from the config, the
  * already computed r->params, r->flops, r->memory and r->stage_first and

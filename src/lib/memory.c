@@ -209,7 +209,10 @@ static stage_params stage_param_shard(const tp_config *c, const tp_params *P, co
 
     sp.dense += (double)n_dense * x->dense_layer;
     double largest = n_dense > 0 ? x->dense_layer : 0.0;
-    if (n_moe > 0) {
+    if (tp__is_hybrid(m)) { /* layer by layer (hybrid.c) */
+        sp.dense = largest = 0.0;
+        tp__hybrid_shard(c, P, first_layer, layers, &sp.dense, &sp.expert, &largest);
+    } else if (n_moe > 0) {
         sp.dense += (double)n_moe * x->layer_dense;
         sp.expert += (double)n_moe * x->layer_expert;
         if (x->layer_dense + x->layer_expert > largest)
@@ -338,6 +341,44 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     if (t->recompute == TP_RECOMPUTE_SELECTIVE && c->opts.sac_ops)
         per_tok = sac_bytes_per_token(c, moe);
     return T * per_tok;
+}
+
+/*
+ * Hybrid models (hybrid.c design note): the activations of layers [first,
+ * first + n) for one micro-batch, summed into *per_mb, the largest layer's
+ * into *a_max. The attention and MLP parts are the transformer layer's
+ * above, split at its MLP (LN and FC1 inputs 4h, h of the dropout masks,
+ * the MLP tensors); the Mamba-2 and gated delta-net mixers hybrid.c's.
+ */
+TP__COLD static void hybrid_activations(const tp_config *c, int64_t first, int64_t n,
+                                        double *per_mb, double *a_max)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
+    double h = (double)m->hidden, tpz = (double)t->tp;
+    bool sp = t->sp && t->tp > 1;
+    double drop = t->dropout ? h : 0.0;
+    double mlp_mult = tp_mlp_gated(m->mlp) ? 6.0 : 4.0;
+    double whole_dense = layer_activation_bytes(c, false);
+    double whole_moe = m->num_experts > 0 ? layer_activation_bytes(c, true) : 0.0;
+    double ffn_dense =
+        T * ((4.0 * h + drop) / (sp ? tpz : 1.0) + mlp_mult * (double)m->ffn_hidden / tpz);
+    double mixer[5] = {0.0, whole_dense - ffn_dense, 0.0, 0.0, 0.0};
+    for (int k = TP__MIX_MAMBA; k <= TP__MIX_MAMBA1; k++) {
+        double rep = 0.0, shard = tp__mixer_act_bytes(m, k, &rep);
+        mixer[k] = T * ((rep + drop) / (sp ? tpz : 1.0) + shard / tpz);
+    }
+    double ffn[3] = {0.0, ffn_dense, whole_moe - whole_dense + ffn_dense};
+    *per_mb = 0.0;
+    *a_max = 0.0;
+    for (int64_t i = first; i < first + n; i++) {
+        int kind = tp__layer_kind(m, i);
+        double a = mixer[kind / 3] + ffn[kind % 3];
+        *per_mb += a;
+        if (a > *a_max)
+            *a_max = a;
+    }
 }
 
 static double optimizer_bytes_per_param(const tp_train *t);
@@ -485,6 +526,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     double per_mb = (double)(layers - n_moe) * a_dense + (double)n_moe * a_moe;
     /* the largest layer the stage holds: a MoE-only stage has no dense one */
     double a_max = n_moe > 0 && (a_moe > a_dense || n_moe == layers) ? a_moe : a_dense;
+    if (tp__is_hybrid(m))
+        hybrid_activations(c, sl.first, layers, &per_mb, &a_max);
     double inflight = inflight_microbatches(t, stage, mb);
     double act;
     if (t->recompute == TP_RECOMPUTE_FULL) {

@@ -140,7 +140,8 @@ int64_t tp__attn_proj_macs(const tp_model *m)
     int64_t h = m->hidden, a = m->num_heads;
     if (!tp__is_mla(m)) {
         int64_t q = tp__q_width(m), kv = tp__kv_width(m);
-        return h * q + 2 * h * kv + q * h;
+        /* an output gate (Qwen3-Next) doubles q_proj: queries and gates */
+        return h * q + 2 * h * kv + q * h + (m->attn_output_gate ? h * q : 0);
     }
     int64_t rq = m->q_lora_rank, c = m->kv_lora_rank, dqk = mla_qk_head(m);
     int64_t qm = rq > 0 ? h * rq + rq * a * dqk : h * a * dqk;
@@ -224,6 +225,11 @@ static int64_t attention_params(const tp_model *m)
     return w;
 }
 
+int64_t tp__attention_params(const tp_model *m)
+{
+    return attention_params(m);
+}
+
 static int64_t norm_params(const tp_model *m)
 {
     return norm_width_params(m, m->hidden);
@@ -241,7 +247,8 @@ int64_t tp__layer_norms(const tp_model *m)
 
 int64_t tp__router_params(const tp_model *m)
 {
-    return m->hidden * m->num_experts + (m->router_bias ? m->num_experts : 0);
+    return m->hidden * m->num_experts + (m->router_bias ? m->num_experts : 0) +
+           (m->shared_expert_gate ? m->hidden : 0);
 }
 
 static int64_t shared_width(const tp_model *m)
@@ -257,7 +264,11 @@ bool tp__layer_is_moe(const tp_model *m, int64_t i)
 /* Closed form of the count of MoE layers with index < n. */
 static int64_t moe_layers_below(const tp_model *m, int64_t n)
 {
-    if (m->num_experts <= 0 || n <= m->moe_first_dense)
+    if (m->num_experts <= 0)
+        return 0;
+    if (m->layer_pattern[0] && tp__is_hybrid(m)) /* the pattern decides (hybrid.c) */
+        return tp__hybrid_moe_below(m, n);
+    if (n <= m->moe_first_dense)
         return 0;
     if (m->moe_layer_freq <= 1) /* every layer after the dense ones (no division) */
         return n - m->moe_first_dense;
@@ -397,6 +408,8 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
                             "(experts is 0)");
     }
     tp_status st = validate_features(m, err);
+    if (st == TP_OK)
+        st = tp__hybrid_validate(m, err);
     if (st != TP_OK)
         return st;
     if ((int)m->norm < 0 || m->norm > TP_NORM_RMSNORM || (int)m->mlp < 0 || m->mlp > TP_MLP_GEGLU ||
@@ -429,7 +442,8 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
     double approx = L * per_layer + (double)m->mtp_layers * (per_layer + 2.0 * h * h) +
                     2.0 * (double)m->vocab * h + (double)m->max_positions * h +
-                    tp__vision_params_approx(m);
+                    tp__vision_params_approx(m) +
+                    tp__hybrid_mixer_bound(m);
     if (approx > TP_MAX_PARAMS)
         return tp_error_set(err, TP_ERR_RANGE, "model",
                             "the model would have about %.3g parameters, more than the %.0e "
@@ -473,12 +487,18 @@ void tp__model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out)
     p.per_layer_dense = attn + dense_mlp + norms;
     p.per_layer_moe = E > 0 ? attn + E * expert + shared + router + norms : 0;
     p.num_moe_layers = L_moe;
+    if (tp__is_hybrid(m)) { /* per layer kind (hybrid.c) */
+        p.attention = p.mlp_dense = p.moe_routed = p.moe_shared = p.router = 0;
+        p.norms = norm_params(m);
+        p.num_moe_layers = 0;
+        tp__hybrid_params(m, attn, dense_mlp, expert, shared, router, &p);
+    }
     /* MTP modules: enorm, hnorm, eh_proj 2h*h, one layer, an output norm. */
     int64_t mtp_layer = E > 0 ? p.per_layer_moe : p.per_layer_dense;
     p.mtp = m->mtp_layers * (2 * h * h + 3 * norm_params(m) + mtp_layer);
     p.mtp_routed = E > 0 ? m->mtp_layers * E * expert : 0;
     p.total = p.embedding + p.output_head + p.attention + p.mlp_dense + p.moe_routed +
-              p.moe_shared + p.router + p.norms + p.mtp;
+              p.moe_shared + p.router + p.norms + p.mtp + p.mixers;
     p.active = p.total - (L_moe + (E > 0 ? m->mtp_layers : 0)) * (E - k) * expert;
     if (tp__has_vision(m)) {
         tp__vision_params(m, &p);

@@ -168,7 +168,8 @@ static int64_t dp_of(const tp_train *t)
 static bool folding(const tp_search *s)
 {
     const tp_search_space *sp = &s->space;
-    return s->cfg.model.num_experts > 0 && (sp->moe_folding || sp->etp.min > 0 || sp->etp.max > 0);
+    return s->cfg.model.num_experts > 0 && !tp__is_hybrid(&s->cfg.model) &&
+           (sp->moe_folding || sp->etp.min > 0 || sp->etp.max > 0);
 }
 
 /* ---- space ---------------------------------------------------------- */
@@ -215,6 +216,9 @@ static tp_status check_space(const tp_search_space *sp, const tp_model *m, tp_er
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.etp",
                             "an expert tensor-parallel size needs a mixture-of-experts model "
                             "(experts is 0)");
+    if (tp__is_hybrid(m) && (sp->moe_folding || sp->etp.min > 0 || sp->etp.max > 0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.etp",
+                            "an expert TP size apart from TP is not modelled for hybrid models");
     return TP_OK;
 }
 
@@ -432,6 +436,8 @@ static int build(tp_search *s, int d)
         for (int j = 0; j < nc; j++) {
             int64_t x = c[j];
             if (x > 1 && t->seq_len % (2 * x) != 0)
+                continue;
+            if (!tp__hybrid_cp_ok(&s->cfg.model, t->tp, x)) /* hybrid.c: Mamba CP, no GDN CP */
                 continue;
             int64_t dp = t->num_gpus / (t->tp * t->pp * x);
             if (s->B % dp != 0) {
@@ -836,7 +842,8 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
     s->node = tp_gpus_per_node(&base->train, &base->gpu);
-    s->head_gcd = tp__gcd64(base->model.num_heads, tp__kv_heads(&base->model));
+    s->head_gcd = tp__hybrid_head_gcd(&base->model,
+                                      tp__gcd64(base->model.num_heads, tp__kv_heads(&base->model)));
     if ((st = tp_model_params(&s->cfg.model, 0, &s->params, err)) != TP_OK ||
         (st = tp_model_params(&s->cfg.model, s->cfg.train.pad_vocab_to, &s->padded, err)) !=
             TP_OK) {
@@ -1195,7 +1202,7 @@ tp_status tp_search_binding_eval(const tp_config *c, tp_search_binding *out, tp_
             break;
         }
     }
-    int64_t hg = tp__gcd64(m->num_heads, tp__kv_heads(m));
+    int64_t hg = tp__hybrid_head_gcd(m, tp__gcd64(m->num_heads, tp__kv_heads(m)));
     for (int64_t x = t0->tp + 1; x <= hg && x <= node; x++) {
         if (hg % x != 0 || node % x != 0)
             continue;

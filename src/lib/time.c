@@ -372,7 +372,8 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
             rq > 0.0 ? gemm_s(x, T, rq, h) + gemm_s(x, T, q / tt, rq) : gemm_s(x, T, q / tt, h);
         g_o = gemm_s(x, T, h, (double)tp__v_width(m) / tt);
     } else {
-        g_qkv = gemm_s(x, T, (q + 2.0 * kv) / tt, h);
+        double qg = c->model.attn_output_gate ? 2.0 * q : q; /* queries and output gates */
+        g_qkv = gemm_s(x, T, (qg + 2.0 * kv) / tt, h);
         g_o = gemm_s(x, T, h, q / tt);
     }
     o->gemm_fwd += g_qkv + g_o;
@@ -541,7 +542,14 @@ static void dense_layer(const ctx *x, cost *o)
     recompute_part(x, o, &mp);
 }
 
-static void moe_layer(const ctx *x, cost *o)
+/*
+ * The MoE MLP of one layer (after its attention): router, experts and
+ * shared experts through the GEMM path, their activations into *shard,
+ * the token dispatcher's bytes per token into *perm. *g and *g_shared: the
+ * GEMM seconds (for Megatron's recompute modules).
+ */
+static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, double *g_out,
+                         double *g_shared_out)
 {
     const tp_config *c = x->c;
     const tp_model *m = &c->model;
@@ -550,10 +558,6 @@ static void moe_layer(const ctx *x, cost *o)
     double fe = (double)tp_expert_ffn_hidden(m);
     double fsh = (double)m->shared_ffn_hidden +
                  (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
-    double rep = 0.0, shard = 0.0;
-    cost_zero(o);
-    module_parts mp = {0};
-    attention_part(x, o, &mp, &rep, &shard);
 
     double et = x->et;     /* expert TP (= tt unless folded apart) */
     double local = E / ep; /* experts on this GPU */
@@ -573,9 +577,9 @@ static void moe_layer(const ctx *x, cost *o)
     o->fwd += g;
     o->bwd += 2.0 * g;
     double a = act_bytes_per_f(m);
-    shard += k * tp_moe_load(m) * a * fe + a * fsh;
+    *shard += k * tp_moe_load(m) * a * fe + a * fsh;
     if (c->train.precision == TP_PREC_FP8)
-        shard += 3.0 * (k * fe + fsh);
+        *shard += 3.0 * (k * fe + fsh);
     /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused
      * permutation, 16-bit copies): permute gathers every routed copy (read
      * and write, 4h per copy), unpermute reads the copies and writes the
@@ -583,9 +587,49 @@ static void moe_layer(const ctx *x, cost *o)
      * expert the received chunks are sorted by expert before the experts
      * and back after them (sort_chunks_by_idxs, 4h per copy each way).
      * Router: fp32 logits read and probabilities written, 8 B per expert. */
-    double perm = (6.0 * k + 2.0) * h;
+    *perm = (6.0 * k + 2.0) * h;
     if (c->train.ep > 1 && local > 1.0)
-        perm += 8.0 * k * h;
+        *perm += 8.0 * k * h;
+    *g_out = g;
+    *g_shared_out = g_shared;
+}
+
+/* Dispatch + combine all-to-alls of a MoE layer, forward and backward (4.9). */
+static void ep_part(const ctx *x, cost *o, module_parts *mp)
+{
+    const tp_config *c = x->c;
+    if (c->train.ep <= 1)
+        return;
+    double bytes = x->T / x->tt * (double)c->model.topk * x->h * 2.0;
+    double a2a =
+        tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
+    o->ep_f += 2.0 * a2a;
+    o->ep_b += 2.0 * a2a;
+    mp->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
+}
+
+static void moe_layer(const ctx *x, cost *o)
+{
+    const tp_config *c = x->c;
+    const tp_model *m = &c->model;
+    double T = x->T, tt = x->tt, h = x->h;
+    double E = (double)m->num_experts, k = (double)m->topk, ep = (double)c->train.ep;
+    double fe = (double)tp_expert_ffn_hidden(m);
+    double fsh = (double)m->shared_ffn_hidden +
+                 (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+    double rep = 0.0, shard = 0.0;
+    cost_zero(o);
+    module_parts mp = {0};
+    attention_part(x, o, &mp, &rep, &shard);
+
+    double et = x->et;     /* expert TP (= tt unless folded apart) */
+    double local = E / ep; /* experts on this GPU */
+    double Me = T * k * ep / E * (et / tt) * tp_moe_load(m);
+    if (Me < 1.0)
+        Me = 1.0;
+    double g, g_shared, perm;
+    moe_mlp_part(x, o, &shard, &perm, &g, &g_shared);
+    double a = act_bytes_per_f(m);
     double rep_attn = rep, shard_attn = shard;
     rep += perm + 8.0 * E;
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
@@ -607,14 +651,7 @@ static void moe_layer(const ctx *x, cost *o)
         tp_part(x, o);
     else
         tp_part_folded(x, o);
-    if (c->train.ep > 1) { /* dispatch + combine forward and backward (4.9) */
-        double bytes = T / tt * k * h * 2.0;
-        double a2a =
-            tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
-        o->ep_f += 2.0 * a2a;
-        o->ep_b += 2.0 * a2a;
-        mp.moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
-    }
+    ep_part(x, o, &mp);
     recompute_part(x, o, &mp);
 }
 
@@ -728,6 +765,197 @@ static void add_cross(cost *st, const ctx *x, const cost *cross, int64_t first, 
     int64_t k = tp__vision_cross_in(&x->c->model, first, n);
     if (k > 0)
         cost_axpy(st, (double)k, cross);
+}
+
+/* ---- hybrid models (hybrid.c design note) ---------------------------- */
+
+/* A chunked scan (Mamba-2's SSD, the gated delta rule): its FLOPs at the
+ * attention kernels' rate or its bytes at HBM bandwidth, the larger. */
+static double scan_s(const ctx *x, double flops, double bytes)
+{
+    double f = flops / (x->peak_attn * x->attn_eff), b = bytes / x->mem_bw;
+    return f > b ? f : b;
+}
+
+/* An all-to-all on the CP group, forward and again backward (Megatron-Core's
+ * Mamba context parallelism: sequence-split to head-split and back). */
+static void cp_a2a(const ctx *x, cost *o, double bytes)
+{
+    const tp_config *c = x->c;
+    double a2a =
+        tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->cp_pl);
+    o->cp_f += a2a;
+    o->cp_b += a2a;
+}
+
+/* Mamba-2 mixer: in_proj and out_proj GEMMs, the SSD scan, conv1d and the
+ * gated norm as element-wise bytes; one pre-norm and residual (10h). */
+static void mamba_part(const ctx *x, cost *o, double *rep, double *shard)
+{
+    const tp_model *m = &x->c->model;
+    double T = x->T, tt = x->tt, h = x->h;
+    double din = (double)tp__mamba_inner(m), win = (double)tp__mamba_in_width(m);
+    double gn = (double)(m->mamba_groups * m->mamba_state), nh = (double)m->mamba_heads;
+    double g = gemm_s(x, T, win / tt, h) + gemm_s(x, T, h, din / tt);
+    /* the scan reads x, B, C and dt (fp32) and writes y */
+    double sc = scan_s(x, T * tp__mamba_scan_flops(m) / tt,
+                       T * (2.0 * (din + 2.0 * gn) + 4.0 * nh + 2.0 * din) / tt);
+    o->gemm_fwd += g;
+    o->fwd += g + sc;
+    o->bwd += 2.0 * (g + sc);
+    *rep += 10.0 * h;
+    *shard += 4.0 * (din + 2.0 * gn) + 6.0 * din; /* conv1d in/out, gated norm y, z -> out */
+    if (x->c->train.precision == TP_PREC_FP8) {
+        *rep += h;
+        *shard += 3.0 * din;
+    }
+    if (x->cc > 1.0) /* in_proj output to heads, scan output back */
+        cp_a2a(x, o, T * (win + din) / tt * 2.0);
+}
+
+/* Gated delta-net mixer: qkvz, ba and out projections, the chunked delta
+ * rule, conv1d, gates and the gated norm as element-wise bytes. */
+static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
+{
+    const tp_model *m = &x->c->model;
+    double T = x->T, tt = x->tt, h = x->h;
+    double K = (double)tp__gdn_key_dim(m), W = (double)tp__gdn_value_dim(m);
+    double nv = (double)m->gdn_v_heads;
+    double g = gemm_s(x, T, (2.0 * K + 2.0 * W) / tt, h) + gemm_s(x, T, 2.0 * nv / tt, h) +
+               gemm_s(x, T, h, W / tt);
+    double sc = scan_s(x, T * tp__gdn_core_flops(m) / tt,
+                       T * (2.0 * (2.0 * K + W) + 8.0 * nv + 2.0 * W) / tt);
+    o->gemm_fwd += g;
+    o->fwd += g + sc;
+    o->bwd += 2.0 * (g + sc);
+    *rep += 10.0 * h;
+    *shard += 4.0 * (2.0 * K + W) + 8.0 * nv + 6.0 * W;
+    if (x->c->train.precision == TP_PREC_FP8) {
+        *rep += h;
+        *shard += 3.0 * W;
+    }
+    if (x->cc > 1.0) /* q, k, v, z, beta, alpha to heads; the normed output back */
+        cp_a2a(x, o, T * (2.0 * K + 3.0 * W + 2.0 * nv) / tt * 2.0);
+}
+
+/* Mamba-1 mixer (Jamba): in_proj, x_proj, dt_proj and out_proj GEMMs, the
+ * selective scan, conv1d and the gate as element-wise bytes; x_proj is
+ * row-parallel: one all-reduce of its r + 2N outputs each way. */
+static void mamba1_part(const ctx *x, cost *o, double *rep, double *shard)
+{
+    const tp_model *m = &x->c->model;
+    double T = x->T, tt = x->tt, h = x->h;
+    double d = (double)m->mamba1_inner, r = (double)m->mamba1_dt_rank;
+    double n = (double)m->mamba_state;
+    double g = gemm_s(x, T, 2.0 * d / tt, h) + gemm_s(x, T, r + 2.0 * n, d / tt) +
+               gemm_s(x, T, d / tt, r) + gemm_s(x, T, h, d / tt);
+    /* the scan reads x and dt and writes y (B and C are small) */
+    double sc = scan_s(x, T * tp__mamba1_scan_flops(m) / tt, T * 6.0 * d / tt);
+    o->gemm_fwd += g;
+    o->fwd += g + sc;
+    o->bwd += 2.0 * (g + sc);
+    *rep += 10.0 * h;
+    *shard += 4.0 * d + 6.0 * d; /* conv1d in/out; the gate y * silu(z) */
+    if (x->c->train.precision == TP_PREC_FP8) {
+        *rep += h;
+        *shard += 3.0 * d;
+    }
+    if (x->c->train.tp > 1) {
+        double ar = tp_group_coll_time(&x->c->gpu, x->c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                       T * (r + 2.0 * n) * 2.0, &x->tp_pl);
+        o->tp_f += ar;
+        o->tp_b += ar;
+    }
+}
+
+/* TP all-reduces of a layer of n sublayers: one forward and one backward each. */
+static void tp_part_n(const ctx *x, cost *o, double n)
+{
+    const tp_config *c = x->c;
+    if (c->train.tp <= 1 || n <= 0.0)
+        return;
+    double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
+                                   x->T * x->h * 2.0, &x->tp_pl);
+    double raw = n * ar;
+    if (c->opts.tp_comm_overlap) {
+        o->tp_f += exposed(raw, o->gemm_fwd, x->ov);
+        o->tp_b += exposed(raw, 2.0 * o->gemm_fwd, x->ov);
+    } else {
+        o->tp_f += raw;
+        o->tp_b += raw;
+    }
+}
+
+/* One layer of kind k (mixer * 3 + ffn). 'A' layers are the transformer's. */
+TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
+{
+    const tp_config *c = x->c;
+    const tp_model *m = &c->model;
+    int mixer = kind / 3, ffn = kind % 3;
+    if (mixer == TP__MIX_ATTN && ffn == TP__FFN_DENSE) {
+        dense_layer(x, o);
+        return;
+    }
+    if (mixer == TP__MIX_ATTN && ffn == TP__FFN_MOE) {
+        moe_layer(x, o);
+        return;
+    }
+    double T = x->T, tt = x->tt, h = x->h, f = x->f;
+    bool fp8 = c->train.precision == TP_PREC_FP8;
+    double rep = 0.0, shard = 0.0, nsub = 0.0;
+    memset(o, 0, sizeof *o);
+    module_parts mp = {0};
+    if (mixer == TP__MIX_ATTN) { /* its half of attention_part's two norms and residuals */
+        attention_part(x, o, &mp, &rep, &shard);
+        rep -= 10.0 * h + (fp8 ? h : 0.0);
+    } else if (mixer == TP__MIX_MAMBA) {
+        mamba_part(x, o, &rep, &shard);
+    } else if (mixer == TP__MIX_GDN) {
+        gdn_part(x, o, &rep, &shard);
+    } else if (mixer == TP__MIX_MAMBA1) {
+        mamba1_part(x, o, &rep, &shard);
+    }
+    nsub += mixer != TP__MIX_NONE;
+    if (ffn == TP__FFN_DENSE) {
+        double g = gemm_s(x, T, x->gate * f / tt, h) + gemm_s(x, T, h, f / tt);
+        o->gemm_fwd += g;
+        o->fwd += g;
+        o->bwd += 2.0 * g;
+        shard += act_bytes_per_f(m) * f + (fp8 ? 3.0 * f : 0.0);
+    } else if (ffn == TP__FFN_MOE) {
+        double g, g_shared, perm;
+        moe_mlp_part(x, o, &shard, &perm, &g, &g_shared);
+        rep += perm + 8.0 * (double)m->num_experts;
+        ep_part(x, o, &mp);
+    }
+    if (ffn != TP__FFN_NONE) {
+        rep += 10.0 * h + (fp8 ? h : 0.0);
+        nsub += 1.0;
+    }
+    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    o->fwd += elem;
+    o->bwd += 2.0 * elem;
+    o->elem_fwd = elem;
+    tp_part_n(x, o, nsub);
+    recompute_part(x, o, &mp);
+}
+
+/* Cost of layers [first, first + n) of a hybrid model, and its ends. */
+TP__COLD static cost hybrid_stage(const tp_model *m, const cost *kinds, int64_t first, int64_t n,
+                                  bool first_st, bool last_st, const cost *emb, const cost *head,
+                                  double block)
+{
+    cost s;
+    memset(&s, 0, sizeof s);
+    for (int64_t i = first; i < first + n; i++)
+        cost_axpy(&s, 1.0, &kinds[tp__layer_kind(m, i)]);
+    if (block > 0.0 && block < (double)n)
+        s.recomp *= block / (double)n;
+    if (first_st)
+        cost_axpy(&s, 1.0, emb);
+    if (last_st)
+        cost_axpy(&s, 1.0, head);
+    return s;
 }
 
 /* Cost of a stage with nd dense and nm MoE layers, and its ends. */
@@ -1086,14 +1314,29 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0), memory.c's */
     double nm0 = (double)tp__moe_layers_in(m, 0, L0);
-    cost st0 = stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
+    bool hybrid = tp__is_hybrid(m);
+    cost kinds[TP__KINDS]; /* set (and read) for hybrid models only: the hot path skips it */
+    if (hybrid) {          /* one cost per layer kind the pattern has (hybrid.c) */
+        memset(kinds, 0, sizeof kinds);
+        bool seen[TP__KINDS] = {false};
+        for (int64_t i = 0; i < L; i++)
+            seen[tp__layer_kind(m, i)] = true;
+        for (int k = 0; k < TP__KINDS; k++)
+            if (seen[k])
+                hybrid_layer(&x, k, &kinds[k]);
+    }
+    cost st0 =
+        hybrid ? hybrid_stage(m, kinds, 0, L0, true, p == 1, &emb, &head, blk)
+               : stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     add_cross(&st0, &x, &cross, 0, L0);
     cost crit = st0;
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
-        cost stl = stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
+        cost stl =
+            hybrid ? hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
+                   : stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         add_cross(&stl, &x, &cross, L - Ll, Ll);
         double tl = stage_time(&stl);
         tsum += tl;
@@ -1105,14 +1348,17 @@ void tp__step_time(const tp_config *c, tp_result *r)
             /* all middle stages together, and the largest of them (stage 1) */
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
-            cost all_mid = stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false, &emb,
-                                      &head, blk * (double)(p - 2));
+            cost all_mid = hybrid ? hybrid_stage(m, kinds, L0, L - L0 - Ll, false, false, &emb,
+                                                 &head, blk * (double)(p - 2))
+                                  : stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false,
+                                               &emb, &head, blk * (double)(p - 2));
             add_cross(&all_mid, &x, &cross, L0, L - L0 - Ll);
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
-            cost st1 =
-                stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb, &head, blk);
+            cost st1 = hybrid ? hybrid_stage(m, kinds, L0, L1, false, false, &emb, &head, blk)
+                              : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,
+                                           &head, blk);
             add_cross(&st1, &x, &cross, L0, L1);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {

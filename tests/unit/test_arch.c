@@ -381,9 +381,12 @@ static void test_refusals(void **state)
                        "\"vocab\":100,\"attention\":{\"window\":8}}",
                        "attention.window", "unknown key \"attention.window\"");
 
-    expect_parse_error("{\"model_type\":\"nemotron_h\"}", "model_type",
-                       "model_type \"nemotron_h\" is not supported: a hybrid of Mamba-2 and "
-                       "attention layers; trainplan does not model Mamba layers (HF config.json)");
+    expect_parse_error("{\"model_type\":\"jamba\",\"hidden_size\":64,\"num_hidden_layers\":8,"
+                       "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"
+                       "\"mamba_proj_bias\":true}",
+                       "mamba_proj_bias",
+                       "\"mamba_proj_bias\": true is not supported for model_type jamba (Mamba-1 "
+                       "projection biases are not modelled)");
     expect_parse_error("{\"model_type\":\"dbrx\",\"d_model\":64,\"n_heads\":4,\"n_layers\":2,"
                        "\"vocab_size\":100,\"attn_config\":{\"kv_n_heads\":2}}",
                        "ffn_config",
