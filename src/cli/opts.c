@@ -49,7 +49,7 @@ enum flag_id {
     F_ZERO, F_FSDP, F_DISTOPT, F_RECOMPUTE, F_RECOMPUTE_EVERY,
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
     F_PAD_VOCAB, F_FP8_PARAM_GATHER, F_RECOMPUTE_MODULES, F_OFFLOAD_OPT, F_HOST_MEM, F_PCIE,
-    F_HOST_BW, F_RECOMPUTE_BLOCK,
+    F_HOST_BW, F_RECOMPUTE_BLOCK, F_OFFLOAD_PARAMS, F_NVME_BW, F_OFFLOAD_ACT, F_FP8_RECIPE,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
@@ -332,6 +332,22 @@ static const cli_flag flags[F_COUNT] = {
                            "under --recompute full recompute only the first N layers of each "
                            "stage (Megatron --recompute-method block --recompute-num-layers N)",
                            INT(1, TP_MAX_LAYERS), .group = G_MEM},
+    [F_OFFLOAD_PARAMS] = {"--offload-params", NULL, NULL, "none",
+                          "where this GPU's ZeRO-3 shard of the weights lives: on the host CPU "
+                          "or the node's NVMe drives (ZeRO-Infinity offload_param, FSDP CPU "
+                          "offload); needs ZeRO 3",
+                          ENUM(tp_io_offload_names), .group = G_MEM},
+    [F_NVME_BW] = {"--nvme-gbps", "X", "GB/s per node", NULL,
+                   "achieved NVMe bandwidth of a node for --offload-params nvme",
+                   NUM(0.001, 100000.0), .group = G_MEM},
+    [F_OFFLOAD_ACT] = {"--offload-activations", "N", "layers", "0 (none)",
+                       "offload the activations of N layers to the host CPU (Megatron "
+                       "--cpu-offloading-num-layers); needs pp 1, no recompute, N < layers",
+                       INT(1, TP_MAX_LAYERS), .group = G_MEM},
+    [F_FP8_RECIPE] = {"--fp8-recipe", NULL, NULL, "delayed",
+                      "fp8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 or "
+                      "nvfp4 (FP4 GEMMs); the last two need a Blackwell GPU; needs --precision fp8",
+                      ENUM(tp_io_recipe_names), .group = G_MEM},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(tp_io_attn_names), .group = G_CONV},
@@ -475,6 +491,7 @@ static void derived_default(int id, char *buf, size_t n)
     case F_HOST_MEM: snprintf(buf, n, "%g", o.host_mem_bytes_per_node / TP_GB); return;
     case F_PCIE: snprintf(buf, n, "%g", o.pcie_bw_bytes_per_s / TP_GB); return;
     case F_HOST_BW: snprintf(buf, n, "%g", o.host_mem_bw_bytes_per_s / TP_GB); return;
+    case F_NVME_BW: snprintf(buf, n, "%g", o.nvme_bw_bytes_per_s / TP_GB); return;
     case F_COMM_BUF: snprintf(buf, n, "%g", o.comm_buffer_bytes / TP_GB); return;
     case F_FRAG: snprintf(buf, n, "%g", o.fragmentation); return;
     case F_EXTRA_PARAM: snprintf(buf, n, "%g", o.extra_param_bytes); return;

@@ -36,6 +36,9 @@ const char *const tp_io_coll_names[] = {"ring", "simple", NULL};
 const char *const tp_io_bias_names[] = {"none", "qkv", "all", NULL};
 const char *const tp_io_pos_names[] = {"rotary", "learned", "alibi", NULL};
 const char *const tp_io_rope_names[] = {"none", "llama3", NULL};
+const char *const tp_io_offload_names[] = {"none", "cpu", "nvme", NULL}; /* = tp_offload_device */
+const char *const tp_io_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "nvfp4",
+                                          NULL}; /* = tp_fp8_recipe */
 
 static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE};
 static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
@@ -58,7 +61,7 @@ enum slot {
     D_ZERO, D_FSDP, D_DISTOPT, D_RECOMPUTE, D_RECOMPUTE_EVERY,
     D_PRECISION, D_GRAD_DTYPE, D_OPTIMIZER, D_NO_MASTER, D_NO_FLASH, D_DROPOUT, D_FUSED_CE,
     D_PAD_VOCAB, D_FP8_PARAM_GATHER, D_RECOMPUTE_MODULES, D_OFFLOAD_OPT, D_HOST_MEM, D_PCIE,
-    D_HOST_BW, D_RECOMPUTE_BLOCK,
+    D_HOST_BW, D_RECOMPUTE_BLOCK, D_OFFLOAD_PARAMS, D_NVME_BW, D_OFFLOAD_ACT, D_FP8_RECIPE,
     D_ATTN_FLOPS, D_ACT_MODEL, D_CKPT_MODEL, D_COLL_MODEL,
     D_TP_OVERLAP, D_NO_DP_OVERLAP, D_ATTN_AMPERE, D_SAC_OPS, D_NO_PP_SG, D_EXTRA_PARAM, D_CE_BYTES,
     D_CUDA_CTX, D_COMM_BUF, D_FRAG,
@@ -100,7 +103,9 @@ static const char *const slot_flag[D_COUNT] = {
     [D_FP8_PARAM_GATHER] = "--fp8-param-gather", [D_RECOMPUTE_MODULES] = "--recompute-modules",
     [D_OFFLOAD_OPT] = "--offload-optimizer", [D_HOST_MEM] = "--host-memory-gb",
     [D_PCIE] = "--pcie-gbps", [D_HOST_BW] = "--host-mem-bw-gbps",
-    [D_RECOMPUTE_BLOCK] = "--recompute-block-layers", [D_ATTN_FLOPS] = "--attn-flops",
+    [D_RECOMPUTE_BLOCK] = "--recompute-block-layers", [D_OFFLOAD_PARAMS] = "--offload-params",
+    [D_NVME_BW] = "--nvme-gbps", [D_OFFLOAD_ACT] = "--offload-activations",
+    [D_FP8_RECIPE] = "--fp8-recipe", [D_ATTN_FLOPS] = "--attn-flops",
     [D_ACT_MODEL] = "--act-model", [D_CKPT_MODEL] = "--ckpt-model",
     [D_COLL_MODEL] = "--coll-model", [D_TP_OVERLAP] = "--tp-comm-overlap",
     [D_NO_DP_OVERLAP] = "--no-dp-comm-overlap", [D_ATTN_AMPERE] = "--attn-ampere-kernel",
@@ -397,6 +402,10 @@ static tp_status apply_train_kinds(const tp_io_desc *d, tp_train *t, tp_error *e
         t->fused_ce = true;
     if (d->val[D_FP8_PARAM_GATHER])
         t->fp8_param_gather = true;
+    if (d->val[D_OFFLOAD_PARAMS]) /* tp_io_offload_names is tp_offload_device's order */
+        TP_TRY(get_enum(d, D_OFFLOAD_PARAMS, tp_io_offload_names, &t->offload_params, err));
+    if (d->val[D_FP8_RECIPE]) /* tp_io_recipe_names is tp_fp8_recipe's order */
+        TP_TRY(get_enum(d, D_FP8_RECIPE, tp_io_recipe_names, &t->fp8_recipe, err));
     return TP_OK;
 }
 
@@ -458,6 +467,7 @@ static tp_status apply_train(const tp_io_desc *d, tp_train *t, tp_error *err)
     OVERRIDE_I64(D_PAD_VOCAB, t->pad_vocab_to);
     TP_TRY(apply_train_kinds(d, t, err));
     OVERRIDE_I64(D_RECOMPUTE_BLOCK, t->recompute_layers);
+    OVERRIDE_I64(D_OFFLOAD_ACT, t->offload_act_layers);
     if (d->val[D_OFFLOAD_OPT])
         TP_TRY(get_f64(d, D_OFFLOAD_OPT, &t->offload_optimizer, err));
     if (d->val[D_RECOMPUTE_MODULES]) {
@@ -513,6 +523,7 @@ static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err
     TP_TRY(get_gb(d, D_HOST_MEM, &o->host_mem_bytes_per_node, err));
     TP_TRY(get_gb(d, D_PCIE, &o->pcie_bw_bytes_per_s, err));
     TP_TRY(get_gb(d, D_HOST_BW, &o->host_mem_bw_bytes_per_s, err));
+    TP_TRY(get_gb(d, D_NVME_BW, &o->nvme_bw_bytes_per_s, err));
     if (d->val[D_EXTRA_PARAM])
         TP_TRY(get_f64(d, D_EXTRA_PARAM, &o->extra_param_bytes, err));
     if (d->val[D_CE_BYTES])

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "io.h"
+#include "desc.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
 #include "schedule.h"
@@ -221,6 +222,12 @@ static json_t *training_json(jb *b, const tp_train *t)
         put_int(b, o, "recompute_layers", t->recompute_layers);
     if (t->offload_optimizer > 0.0) /* written only when set */
         put_real(b, o, "offload_optimizer", t->offload_optimizer);
+    if (t->offload_params != TP_OFFLOAD_NONE) /* written only when set */
+        put_str(b, o, "offload_params", tp_io_offload_names[t->offload_params]);
+    if (t->offload_act_layers > 0) /* written only when set */
+        put_int(b, o, "offload_activations", t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED) /* written only when set */
+        put_str(b, o, "fp8_recipe", tp_io_recipe_names[t->fp8_recipe]);
     if (t->recompute_modules) { /* written only when set */
         char mods[96];
         put_str(b, o, "recompute_modules",
@@ -295,8 +302,12 @@ static void memory_fields(jb *b, json_t *o, const tp_memory *m)
     put_bytes(b, o, "capacity_bytes", m->capacity_bytes);
     put_bytes(b, o, "headroom_bytes", m->headroom_bytes);
     put_bool(b, o, "fits", m->fits);
-    if (m->host_bytes > 0.0) /* optimizer offload only: older outputs unchanged */
+    if (m->host_bytes > 0.0) /* offload only: older outputs unchanged */
         put_bytes(b, o, "host_bytes", m->host_bytes);
+    if (m->act_host_bytes > 0.0) /* activation offload only */
+        put_bytes(b, o, "act_host_bytes", m->act_host_bytes);
+    if (m->nvme_bytes > 0.0) /* NVMe parameter offload only */
+        put_bytes(b, o, "nvme_bytes", m->nvme_bytes);
     put_int(b, o, "stage", m->stage);
     put_int(b, o, "layers", m->layers);
     put_bytes(b, o, "params_on_gpu", m->params_on_gpu);
@@ -330,6 +341,10 @@ static json_t *time_json(jb *b, const tp_time *t)
     for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++)
         put_real(b, bd, tp_io_time_parts[k].key, tp_io_part_value(t, &tp_io_time_parts[k]));
     jb_set(b, o, "breakdown", bd);
+    if (t->param_offload_s > 0.0) /* of dp_comm; written only with parameter offload */
+        put_real(b, o, "param_offload_s", t->param_offload_s);
+    if (t->act_offload_s > 0.0) /* of recompute; written only with activation offload */
+        put_real(b, o, "act_offload_s", t->act_offload_s);
     json_t *bub = jb_obj(b);
     put_real(b, bub, "of_total", t->bubble_of_total);
     put_real(b, bub, "of_ideal", t->bubble_of_ideal);

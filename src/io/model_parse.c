@@ -668,7 +668,7 @@ static const char *const gpu_keys[] = {"name",
                                        "price_source",
                                        NULL};
 /* Index order = tp_precision order. */
-static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", NULL};
+static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp4", NULL};
 
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err)
 {
@@ -700,6 +700,9 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
         FAIL(err, TP_ERR_CONFIG, "peak_tflops", "\"peak_tflops\" must be an object, got %s", what);
     }
     TRY(check_keys(peak, "peak_tflops", peak_keys, err));
+    double fp4_tflops = 0.0; /* Blackwell's NVFP4 peak; absent: no FP4 (and no MX formats) */
+    TRY(get_num(peak, "peak_tflops", "fp4", OPTIONAL, 0, 1e-3, 1e7, &fp4_tflops, err));
+    g.peak_fp4_flops_per_s = fp4_tflops * FLOPS_PER_TFLOP;
     for (int p = 0; p < TP_PREC_COUNT; p++) {
         double tflops = 0.0;
         /* bf16 is the reference peak for MFU; the others are 0 (unsupported) when absent. */

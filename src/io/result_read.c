@@ -439,6 +439,13 @@ static tp_status tj_training(tpj *t)
         if (!push_real(im, "--offload-optimizer", json_number_value(off)))
             return full(t->err);
     }
+    char opt_path[96]; /* optional: written only when set */
+    if (tj_get(t, "training", "offload_params", opt_path, sizeof opt_path))
+        TP_TRY(tj_flag_str(t, "training", "offload_params", "--offload-params"));
+    if (tj_get(t, "training", "offload_activations", opt_path, sizeof opt_path))
+        TP_TRY(tj_flag_int(t, "training", "offload_activations", 1, "--offload-activations"));
+    if (tj_get(t, "training", "fp8_recipe", opt_path, sizeof opt_path))
+        TP_TRY(tj_flag_str(t, "training", "fp8_recipe", "--fp8-recipe"));
     char rc_path[96]; /* optional: written only when set */
     if (tj_get(t, "training", "recompute_modules", rc_path, sizeof rc_path))
         TP_TRY(tj_flag_str(t, "training", "recompute_modules", "--recompute-modules"));

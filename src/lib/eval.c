@@ -97,9 +97,11 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     if (!out->memory.fits && out->memory.total_bytes <= out->memory.capacity_bytes) {
         int64_t gpn = tp_gpus_per_node(&c->train, &c->gpu);
         snprintf(out->reason, sizeof out->reason,
-                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
+                 "host memory: %lld GPUs x %.1f GiB of offloaded %s = %.1f GiB > "
                  "%.1f GiB per node",
                  (long long)gpn, out->memory.host_bytes / TP_GIB,
+                 c->train.offload_params || c->train.offload_act_layers ? "state"
+                                                                        : "optimizer state",
                  (double)gpn * out->memory.host_bytes / TP_GIB,
                  c->opts.host_mem_bytes_per_node / TP_GIB);
     } else if (!out->memory.fits) {

@@ -266,8 +266,15 @@ static double optimizer_bytes_per_param(const tp_train *t);
 void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out)
 {
     out->weights = t->precision == TP_PREC_TF32 ? 4.0 : 2.0;
-    if (t->fp8_param_gather && t->precision == TP_PREC_FP8)
-        out->weights = 1.0; /* fp8 weights (Megatron --fp8-param-gather) */
+    if (t->fp8_param_gather && t->precision == TP_PREC_FP8) {
+        /* fp8 weights (Megatron --fp8-param-gather); the block-scaled
+         * recipes keep their scales beside them: MXFP8 one E8M0 byte per
+         * 32 elements, NVFP4 4-bit elements and one E4M3 byte per 16
+         * (--fp4-param-gather) */
+        out->weights = t->fp8_recipe == TP_FP8_MXFP8   ? 1.0 + 1.0 / 32.0
+                       : t->fp8_recipe == TP_FP8_NVFP4 ? 0.5 + 1.0 / 16.0
+                                                       : 1.0;
+    }
     out->grads = t->precision == TP_PREC_TF32 ? 4.0 : tp__dtype_bytes(t->grad_dtype);
     out->optimizer = optimizer_bytes_per_param(t);
     out->total = out->weights + out->grads + out->optimizer;
@@ -304,6 +311,42 @@ static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
         return n < mm ? n : mm;
     }
     }
+}
+
+/*
+ * Parameter offload (ZeRO-Infinity offload_param, FSDP2 CPUOffloadPolicy;
+ * ZeRO 3, validated): this GPU's shard of the weights (w bytes) leaves the
+ * GPU for the host or the NVMe drives; the gathered working set stays.
+ * With the whole optimizer offloaded too the gradient shard (g bytes, the
+ * framework buffers apart) goes to the host as it is reduced: the fp32
+ * copy optimizer offload already counts on the host receives it.
+ */
+static void move_params_off(const tp_train *t, double w, double g, tp_memory *out)
+{
+    out->weights_bytes -= w;
+    if (t->offload_params == TP_OFFLOAD_NVME)
+        out->nvme_bytes += w;
+    else
+        out->host_bytes += w;
+    if (t->offload_optimizer >= 1.0)
+        out->grads_bytes -= g;
+}
+
+/*
+ * Activation offload (Megatron-Core --cpu-offloading-num-layers n, TE's
+ * CPU offload; pp 1 and no recompute, validated): n layers' activations
+ * (at the stage's mean per layer) go to the host after their forward; the
+ * GPU keeps the other layers' and one offloaded layer's buffer in transit
+ * (TE double-buffers: the layer being copied back).
+ */
+static double offload_activations(const tp_train *t, double per_mb, double layers, double a_max,
+                                  tp_memory *out)
+{
+    double n = (double)t->offload_act_layers;
+    double away = n * per_mb / layers;
+    out->act_host_bytes = away;
+    out->host_bytes += away;
+    return per_mb - away + a_max;
 }
 
 static int64_t num_communicators(const tp_train *t, int64_t dp)
@@ -378,6 +421,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
         out->host_bytes = f * shard * (ob + 4.0);
         out->optimizer_bytes = (1.0 - f) * (opt + opte);
     }
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        move_params_off(t, w + we, (g + ge) - (sp.dense + sp.expert) * o->extra_param_bytes, out);
     out->params_on_gpu = sp.dense + sp.expert;
 
     /* 3-4. Activations. */
@@ -413,6 +458,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
                 act = inflight * groups * input + k * a_max;
             }
         }
+    } else if (t->offload_act_layers > 0) {
+        act = offload_activations(t, per_mb, (double)layers, a_max, out); /* pp 1: one in flight */
     } else {
         act = inflight * per_mb;
     }
