@@ -587,6 +587,59 @@ static void test_offload_variants(void **state)
     free(it);
 }
 
+/* Offload variants at ZeRO 3 include FSDP2's CPU offload: weights and
+ * optimizer on the host (verified against tp_eval, the bound kept); a base
+ * with activation offload keeps it exactly where Megatron-Core allows it
+ * (pp 1, no recompute) and drops it elsewhere. */
+static void test_offload_params_search(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-70b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 16;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.offload_variants = true;
+    sp.zero_mask = TP_SEARCH_BIT(3);
+    verify_space_with(c, sp, false);
+    verify_space_with(c, sp, true);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    int weights_off = 0;
+    while (tp_search_next(s, it)) {
+        if (it->config.train.offload_params == TP_OFFLOAD_CPU) {
+            assert_int_equal(it->config.train.zero, 3);
+            assert_true(it->config.train.offload_optimizer >= 1.0);
+            assert_true(it->result.memory.weights_bytes <= 0.0);
+            weights_off++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(weights_off > 0);
+
+    tp_search_space act;
+    tp_search_space_default(&act);
+    c = preset("llama-3-8b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 16;
+    c.train.offload_act_layers = 16;
+    verify_space_with(c, act, false);
+    assert_int_equal(tp_search_new(&c, &act, &s, NULL), TP_OK);
+    int with = 0;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        bool allowed = t->pp == 1 && t->recompute == TP_RECOMPUTE_NONE;
+        assert_int_equal(t->offload_act_layers, allowed ? 16 : 0);
+        with += allowed;
+    }
+    tp_search_free(s);
+    assert_true(with > 0);
+    free(it);
+}
+
 /* ---- runs-dev.csv ------------------------------------------------------------ */
 
 typedef struct known_row {
@@ -1112,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_moe_folding_search),
         cmocka_unit_test(test_recompute_variants),
         cmocka_unit_test(test_offload_variants),
+        cmocka_unit_test(test_offload_params_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
