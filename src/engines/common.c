@@ -482,6 +482,14 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --recompute-block-layers %" PRId64, t->recompute_layers);
     if (t->offload_optimizer > 0.0)
         sb_printf(&b, " --offload-optimizer %.9g", t->offload_optimizer);
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        sb_printf(&b, " --offload-params %s",
+                  t->offload_params == TP_OFFLOAD_NVME ? "nvme" : "cpu");
+    if (t->offload_act_layers > 0)
+        sb_printf(&b, " --offload-activations %" PRId64, t->offload_act_layers);
+    static const char *const recipes[] = {"delayed", "tensorwise", "mxfp8", "nvfp4"};
+    if (t->fp8_recipe > TP_FP8_DELAYED && t->fp8_recipe <= TP_FP8_NVFP4)
+        sb_printf(&b, " --fp8-recipe %s", recipes[t->fp8_recipe]);
     tp_options d;
     tp_options_default(&d);
     const tp_options *op = &c->opts;
@@ -506,6 +514,8 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --pcie-gbps %.9g", op->pcie_bw_bytes_per_s / 1e9);
     if (fabs(op->host_mem_bw_bytes_per_s - d.host_mem_bw_bytes_per_s) > 0.5)
         sb_printf(&b, " --host-mem-bw-gbps %.9g", op->host_mem_bw_bytes_per_s / 1e9);
+    if (fabs(op->nvme_bw_bytes_per_s - d.nvme_bw_bytes_per_s) > 0.5)
+        sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
     return sb_take(&b);
 }
 

@@ -990,6 +990,15 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
     }
     if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
         sb_printf(b, " --recompute-block-layers %" PRId64, t->recompute_layers);
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        sb_printf(b, " --offload-params %s", t->offload_params == TP_OFFLOAD_NVME ? "nvme" : "cpu");
+    if (t->offload_act_layers > 0)
+        sb_printf(b, " --offload-activations %" PRId64, t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED)
+        sb_printf(b, " --fp8-recipe %s",
+                  t->fp8_recipe == TP_FP8_TENSORWISE ? "tensorwise"
+                  : t->fp8_recipe == TP_FP8_MXFP8    ? "mxfp8"
+                                                     : "nvfp4");
 }
 
 /* Optimizer offload as ZeRO-Offload: device "cpu"; a partial share only at
@@ -1033,6 +1042,25 @@ static void ds_feature_notes(const tp_config *c, notes *nx, notes *outside)
                  "only the first %" PRId64 " layers of each pipeline stage are recomputed "
                  "(Megatron-DeepSpeed --recompute-method block --recompute-num-layers %" PRId64 ")",
                  t->recompute_layers, t->recompute_layers);
+    /* issue 16: parameter and activation offload, fp8 recipes (flags line) */
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        eng_note(nx,
+                 "parameter offload to the %s: not written (zero_optimization.offload_param "
+                 "is DeepSpeed's; trainplan's DeepSpeed import does not read it yet)",
+                 t->offload_params == TP_OFFLOAD_NVME ? "NVMe" : "CPU");
+    if (t->offload_act_layers > 0)
+        eng_note(nx,
+                 "activations of %" PRId64 " layers offloaded to the CPU (Megatron-Core's "
+                 "--cpu-offloading-num-layers): DeepSpeed's activation checkpointing "
+                 "cpu_checkpointing offloads checkpoints, not a layer's activations",
+                 t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED)
+        eng_note(nx,
+                 "fp8 recipe %s: DeepSpeed's config has no fp8 recipe (TransformerEngine "
+                 "sets it in the model code)",
+                 t->fp8_recipe == TP_FP8_TENSORWISE ? "tensorwise"
+                 : t->fp8_recipe == TP_FP8_MXFP8    ? "mxfp8"
+                                                    : "nvfp4");
 }
 
 /* The ZeRO stage written: the plan's, except where DeepSpeed would not run

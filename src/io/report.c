@@ -235,7 +235,9 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer), t->optimizer.master_weights ? "fp32" : "no",
             t->dropout ? ", dropout" : "", t->fused_ce ? ", fused cross-entropy" : "",
-            t->fp8_param_gather ? ", fp8 weights and parameter gather" : "");
+            !t->fp8_param_gather            ? ""
+            : t->fp8_recipe == TP_FP8_NVFP4 ? ", fp4 weights and parameter gather"
+                                            : ", fp8 weights and parameter gather");
     if (t->fp8_recipe != TP_FP8_DELAYED)
         fprintf(f, "  fp8 recipe      %s%s\n", tp_io_recipe_names[t->fp8_recipe],
                 t->fp8_recipe == TP_FP8_NVFP4 ? " (GEMMs at the fp4 peak)" : "");
