@@ -78,6 +78,13 @@
  *    state leaves the GPU; the host holds it plus an fp32 gradient copy,
  *    f x shard x (optimizer + 4) bytes per GPU (ZeRO-Offload, Ren et al.
  *    2021), checked against opts.host_mem_bytes_per_node for the node.
+ *    Parameter offload (tp_train.offload_params, ZeRO 3; move_params_off):
+ *    the weight shard on the host or NVMe, and with the whole optimizer
+ *    offloaded the gradient shard too (FSDP2's CPU offload). Activation
+ *    offload (offload_act_layers = n, pp 1, no recompute;
+ *    offload_activations): n layers' activations on the host, the GPU
+ *    keeping the rest plus one layer in transit. The host total is checked
+ *    per node.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).

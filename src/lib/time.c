@@ -109,6 +109,17 @@
  *    in optimizer_s (and reported as offload_s). When it is the largest
  *    part the bottleneck reads "optimizer offload (PCIe and CPU)": the step
  *    is transfer-bound.
+ * 10. Parameter offload (offload_params; param_offload_time): per gather
+ *    the weight shard comes up over PCIe (NVMe: the node's drives shared by
+ *    its GPUs, the slower of the two), prefetched under compute up to
+ *    eff.overlap as ZeRO-3's gathers, and goes back after the update; in
+ *    dp_comm_s (param_offload_s). Activation offload (offload_act_layers;
+ *    act_offload_time): the offloaded layers' activations down during the
+ *    forward and up during the backward, each hidden under that pass up to
+ *    eff.overlap; in recompute_s (act_offload_s). FP8 recipes
+ *    (fp8_recipe): the cast bytes of header 3 scaled (fp8_cast_ratio),
+ *    NVFP4's GEMMs at the GPU's fp4 peak. Bottleneck: "parameter offload
+ *    (PCIe|NVMe)", "activation offload (PCIe)" when transfer-bound.
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).
  * Cost: no loops over layers or stages (closed forms per stage type),
