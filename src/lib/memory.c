@@ -356,6 +356,24 @@ static double offload_activations(const tp_train *t, double per_mb, double layer
     return per_mb - away + a_max;
 }
 
+/*
+ * Activations of the multi-token-prediction modules on the last stage, one
+ * micro-batch (DeepSeek-V3; Megatron-Core's MTP block sits after the last
+ * layer): each module stores the inputs of its two norms (the embedding
+ * and the hidden state, 2h each) and of its eh_proj (their concatenation,
+ * 4h), not split by TP unless SP, and one transformer layer (a MoE layer
+ * when the model has experts, as the step time counts it). Not recomputed.
+ */
+static double mtp_activation_bytes(const tp_config *c, double a_dense)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
+    double in = 8.0 * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
+    double layer = m->num_experts > 0 ? layer_activation_bytes(c, true) : a_dense;
+    return (double)m->mtp_layers * (in + layer);
+}
+
 static int64_t num_communicators(const tp_train *t, int64_t dp)
 {
     int64_t etp = tp_expert_tp(t);
@@ -470,6 +488,8 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
     } else {
         act = inflight * per_mb;
     }
+    if (stage == t->pp - 1 && m->mtp_layers > 0)
+        act += inflight * mtp_activation_bytes(c, a_dense);
     out->activations_bytes = act;
     out->act_per_layer_bytes = a_max;
     out->inflight_microbatches = inflight;
@@ -481,6 +501,10 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
         double h = (double)m->hidden;
         double ce = o->ce_bytes_per_logit; /* range-checked by tp_config_validate */
         out->logits_bytes = (4.0 * T * h + (t->fused_ce ? 0.0 : ce * T * V)) / (double)t->tp;
+        /* each MTP module's head keeps its fp32 input and, unfused, the fp32
+         * logits its vocabulary-parallel loss saves for the backward */
+        out->logits_bytes += (double)m->mtp_layers *
+                             (4.0 * T * h + (t->fused_ce ? 0.0 : 4.0 * T * V)) / (double)t->tp;
     }
 
     /* 6. Fixed and reserve. */

@@ -129,6 +129,12 @@ static void test_mla_flops(void **state)
     /* and its work is on the (last) stage's critical path, its weights held there */
     assert_true(r2.time.step_s > r.time.step_s);
     assert_rel(r2.memory.params_on_gpu - r.memory.params_on_gpu, 11610068224.0, 1e-12);
+    /* and its activations (one micro-batch in flight, TP 1, T = s): the two
+     * norm inputs and the eh_proj input, 8h per token, one MoE layer (the
+     * stage's largest, a_max), and its head's fp32 input and logits */
+    assert_rel(r2.memory.activations_bytes - r.memory.activations_bytes,
+               8.0 * s * h + r.memory.act_per_layer_bytes, 1e-12);
+    assert_rel(r2.memory.logits_bytes - r.memory.logits_bytes, 4.0 * s * h + 4.0 * s * V, 1e-12);
 }
 
 /* MLA's down-projections and latent norms stay whole on every TP rank. */
