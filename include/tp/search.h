@@ -108,9 +108,10 @@ typedef struct tp_search_space {
     tp_axis etp;
     /* Recompute variants: for MoE models, selective recompute with Megatron-
      * Core's MoE-layer recompute (modules core_attn + moe) is tried beside
-     * none, selective and full (when selective is allowed). Off (zeroed): the
-     * three modes only; the base's recompute_modules then apply to every
-     * selective candidate. */
+     * none, selective and full (when selective is allowed); for every model
+     * (without base recompute modules or SAC) also selective as torchtitan's
+     * per-op SAC (tp_options.sac_ops). Off (zeroed): the three modes only;
+     * the base's recompute_modules then apply to every selective candidate. */
     bool recompute_variants;
     /* Offload variants: every ZeRO stage >= 1 is also tried with the whole
      * optimizer state offloaded to the host (tp_train.offload_optimizer = 1;

@@ -109,7 +109,8 @@ static const cli_flag search_flags[X_COUNT] = {
                        CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_RECOMPUTE_VARIANTS] = {"--recompute-variants", NULL, NULL, "off (none, selective, full)",
                               "also try selective recompute with Megatron-Core's MoE-layer "
-                              "recompute (--recompute-modules core_attn,moe) on MoE models",
+                              "recompute (--recompute-modules core_attn,moe) on MoE models, and "
+                              "torchtitan's per-op selective checkpointing (--sac-ops)",
                               CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_OFFLOAD_VARIANTS] = {"--offload-variants", NULL, NULL, "off",
                             "also try every ZeRO stage >= 1 with the optimizer state offloaded "

@@ -277,7 +277,9 @@ static void layout_line(FILE *f, const tp_search_item *it)
     if (t->etp > 0 && t->etp != t->tp)
         fprintf(f, ", ETP %lld", (long long)t->etp);
     char mods[96] = "";
-    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && it->config.opts.sac_ops)
+        snprintf(mods, sizeof mods, " (per-op SAC)");
+    else if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
         char list[80];
         snprintf(mods, sizeof mods, " (%s)",
                  tp_io_recompute_modules_text(t->recompute_modules, list, sizeof list));

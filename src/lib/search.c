@@ -80,7 +80,9 @@ struct tp_search {
     tp_result cur;       /* its evaluation */
     tp_params params;    /* true vocabulary (reported) */
     tp_params padded;    /* padded vocabulary (memory, FLOPs) */
-    tp_flops flops[4];   /* by recompute value: none, selective, full, selective + MoE layer */
+    tp_flops flops[5];   /* by recompute value: none, selective, full, selective + MoE layer,
+                            per-op SAC */
+    bool base_sac;       /* the base's opts.sac_ops, for the other candidates */
     unsigned base_rc;    /* the base's recompute modules, for selective candidates */
     double base_offload; /* the base's optimizer offload, for ZeRO >= 1 candidates */
     int base_params;     /* the base's parameter offload device, for ZeRO 3 candidates */
@@ -367,6 +369,9 @@ static unsigned sp_options(const tp_search *s)
  * space.recompute_variants, MoE models, selective allowed) selective with
  * Megatron-Core's MoE-layer recompute (modules core_attn + moe). */
 #define RC_MOE_LAYER 3
+/* bit 4 (with space.recompute_variants, selective allowed, no base modules
+ * or SAC): selective as torchtitan's per-op SAC (opts.sac_ops) */
+#define RC_SAC 4
 /* ZeRO values at or above this are the stage x % OFFLOADED with optimizer
  * offload; at or above 2 x OFFLOADED (ZeRO 3 only) the weights are on the
  * CPU too (FSDP2's CPU offload, ZeRO-Infinity's offload_param). */
@@ -375,8 +380,11 @@ static unsigned rc_options(const tp_search *s)
 {
     unsigned o = s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
     if (s->space.recompute_variants && s->cfg.model.num_experts > 0 &&
-        (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) && !s->cfg.opts.sac_ops)
+        (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) && !s->base_sac)
         o |= TP_SEARCH_BIT(RC_MOE_LAYER);
+    if (s->space.recompute_variants && (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) &&
+        !s->base_sac && s->base_rc == 0u)
+        o |= TP_SEARCH_BIT(RC_SAC);
     return o;
 }
 
@@ -534,7 +542,7 @@ static int build(tp_search *s, int d)
     }
     case L_RC: {
         unsigned o = rc_options(s);
-        for (int r = 0; r <= RC_MOE_LAYER; r++)
+        for (int r = 0; r <= RC_SAC; r++)
             if (o & TP_SEARCH_BIT(r))
                 v[k++] = r;
         break;
@@ -576,10 +584,11 @@ static void apply(tp_search *s, int d)
     case L_SP: t->sp = x != 0; break;
     case L_RC:
         s->rc_value = (int)x;
-        t->recompute = x == RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE : (tp_recompute)x;
+        t->recompute = x >= RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE : (tp_recompute)x;
         t->recompute_modules = x == RC_MOE_LAYER             ? TP_RC_CORE_ATTN | TP_RC_MOE
                                : x == TP_RECOMPUTE_SELECTIVE ? s->base_rc
                                                              : 0u;
+        s->cfg.opts.sac_ops = x == RC_SAC ? true : s->base_sac;
         /* activation offload where Megatron-Core allows it: pp 1, no recompute */
         t->offload_act_layers = x == TP_RECOMPUTE_NONE && t->pp == 1 ? s->base_act : 0;
         break;
@@ -857,6 +866,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->base_rc = base_rc;
     s->base_offload = base_offload;
     s->base_params = base_params;
+    s->base_sac = base->opts.sac_ops;
     s->base_act = base_act;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
@@ -877,6 +887,9 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE;
     tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_MOE_LAYER]);
     s->cfg.train.recompute_modules = 0u;
+    s->cfg.opts.sac_ops = true;
+    tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_SAC]);
+    s->cfg.opts.sac_ops = s->base_sac;
     s->cfg.train.recompute = TP_RECOMPUTE_NONE;
     s->cur.params = s->params; /* eval.c hands the time model the true-vocabulary counts */
     precompute_bound(s);

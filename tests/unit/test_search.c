@@ -509,7 +509,8 @@ static void test_moe_folding_search(void **state)
  * Recompute variants: on a MoE model the search also tries selective
  * recompute with MoE-layer recompute (modules core_attn + moe); every
  * candidate validates, the variant appears, and the space with it contains
- * the one without (the best is never slower). A dense model gets no variant.
+ * the one without (the best is never slower). A dense model gets no MoE
+ * variant, only per-op SAC: one selective candidate more per layout.
  */
 static void test_recompute_variants(void **state)
 {
@@ -528,7 +529,7 @@ static void test_recompute_variants(void **state)
     bool variant = false;
     while (tp_search_next(s, it)) {
         const tp_train *t = &it->config.train;
-        if (t->recompute_modules) {
+        if (t->recompute_modules && !it->config.opts.sac_ops) {
             assert_int_equal(t->recompute, TP_RECOMPUTE_SELECTIVE);
             assert_int_equal(t->recompute_modules, TP_RC_CORE_ATTN | TP_RC_MOE);
             variant = true;
@@ -545,6 +546,11 @@ static void test_recompute_variants(void **state)
     d.train.num_gpus = 8;
     d.train.global_batch = 16;
     assert_int_equal(tp_search_top(&d, &sp, TP_RANK_TIME, NULL, 0, &n, &a, NULL), TP_OK);
+    assert_int_equal(tp_search_top(&d, &plain, TP_RANK_TIME, NULL, 0, &n, &b, NULL), TP_OK);
+    assert_true(a.candidates > b.candidates);
+    tp_search_space moe_only = sp;
+    d.opts.sac_ops = true; /* a base with SAC: no variant left for a dense model */
+    assert_int_equal(tp_search_top(&d, &moe_only, TP_RANK_TIME, NULL, 0, &n, &a, NULL), TP_OK);
     assert_int_equal(tp_search_top(&d, &plain, TP_RANK_TIME, NULL, 0, &n, &b, NULL), TP_OK);
     assert_int_equal(a.candidates, b.candidates);
     free(it);
@@ -637,6 +643,41 @@ static void test_offload_params_search(void **state)
     }
     tp_search_free(s);
     assert_true(with > 0);
+    free(it);
+}
+
+/* --recompute-variants tries torchtitan's per-op SAC on any model: the
+ * candidates with it are selective, verified against tp_eval, and a base
+ * that sets SAC itself gets no second copy of it. */
+static void test_sac_variant(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-8b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 8192;
+    c.train.global_batch = 16;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.recompute_variants = true;
+    verify_space_with(c, sp, false);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    int sac = 0, plain_selective = 0;
+    while (tp_search_next(s, it)) {
+        if (it->config.opts.sac_ops) {
+            assert_int_equal(it->config.train.recompute, TP_RECOMPUTE_SELECTIVE);
+            assert_int_equal(it->config.train.recompute_modules, 0);
+            sac++;
+        } else if (it->config.train.recompute == TP_RECOMPUTE_SELECTIVE) {
+            plain_selective++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(sac > 0 && plain_selective > 0);
+    tp_search_space plain = sp;
+    plain.recompute_variants = false;
+    assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
     free(it);
 }
 
@@ -1166,6 +1207,7 @@ int main(void)
         cmocka_unit_test(test_recompute_variants),
         cmocka_unit_test(test_offload_variants),
         cmocka_unit_test(test_offload_params_search),
+        cmocka_unit_test(test_sac_variant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
