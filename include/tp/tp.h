@@ -271,6 +271,9 @@ typedef struct tp_model {
                                  (0 -> 1: balanced, the default assumption)             */
     double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
                                    are dropped, so the busiest rank does min(imbalance, cf) */
+    int64_t attention_chunk;    /* chunked attention (Llama 4 attention_chunk_size): a token
+                                   sees the earlier tokens of its own chunk only (0: none);
+                                   global_every applies as to a window; not with one */
 } tp_model;
 
 /** Parameter counts by component, exact. */

@@ -50,6 +50,7 @@ enum flag_id {
     F_PRECISION, F_GRAD_DTYPE, F_OPTIMIZER, F_NO_MASTER, F_NO_FLASH, F_DROPOUT, F_FUSED_CE,
     F_PAD_VOCAB, F_FP8_PARAM_GATHER, F_RECOMPUTE_MODULES, F_OFFLOAD_OPT, F_HOST_MEM, F_PCIE,
     F_HOST_BW, F_RECOMPUTE_BLOCK, F_OFFLOAD_PARAMS, F_NVME_BW, F_OFFLOAD_ACT, F_FP8_RECIPE,
+    F_ATTN_CHUNK,
     F_ATTN_FLOPS, F_ACT_MODEL, F_CKPT_MODEL, F_COLL_MODEL,
     F_TP_OVERLAP, F_NO_DP_OVERLAP, F_ATTN_AMPERE, F_SAC_OPS, F_NO_PP_SG, F_EXTRA_PARAM, F_CE_BYTES,
     F_CUDA_CTX, F_COMM_BUF, F_FRAG,
@@ -348,6 +349,10 @@ static const cli_flag flags[F_COUNT] = {
                       "fp8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 or "
                       "nvfp4 (FP4 GEMMs); the last two need a Blackwell GPU; needs --precision fp8",
                       ENUM(tp_io_recipe_names), .group = G_MEM},
+    [F_ATTN_CHUNK] = {"--attention-chunk", "N", "tokens", "from --model",
+                       "chunked attention (Llama 4 attention_chunk_size): a token attends to "
+                       "its own chunk only; --global-every marks full layers (0 = none)",
+                       INT(0, TP_MAX_SEQ), .group = G_MODEL},
     [F_ATTN_FLOPS] = {"--attn-flops", NULL, NULL, NULL,
                       "attention FLOP convention: causal halves QK^T and AV",
                       ENUM(tp_io_attn_names), .group = G_CONV},

@@ -277,8 +277,9 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->q_lora_rank == b->q_lora_rank && a->qk_rope_head_dim == b->qk_rope_head_dim &&
            a->qk_nope_head_dim == b->qk_nope_head_dim && a->v_head_dim == b->v_head_dim &&
            a->mtp_layers == b->mtp_layers && a->sliding_window == b->sliding_window &&
-           a->global_every == b->global_every && a->qk_norm == b->qk_norm &&
-           a->attn_sinks == b->attn_sinks && a->router_bias == b->router_bias &&
+           a->global_every == b->global_every && a->attention_chunk == b->attention_chunk &&
+           a->qk_norm == b->qk_norm && a->attn_sinks == b->attn_sinks &&
+           a->router_bias == b->router_bias &&
            !(a->moe_imbalance < b->moe_imbalance || a->moe_imbalance > b->moe_imbalance) &&
            !(a->moe_capacity_factor < b->moe_capacity_factor ||
              a->moe_capacity_factor > b->moe_capacity_factor);
@@ -320,6 +321,9 @@ static void feature_flags(sbuf *b, const tp_model *m)
         sb_printf(b, " --mtp-layers %" PRId64, m->mtp_layers);
     if (m->sliding_window > 0)
         sb_printf(b, " --sliding-window %" PRId64 " --global-every %" PRId64, m->sliding_window,
+                  m->global_every);
+    if (m->attention_chunk > 0)
+        sb_printf(b, " --attention-chunk %" PRId64 " --global-every %" PRId64, m->attention_chunk,
                   m->global_every);
     if (m->qk_norm != TP_QK_NORM_NONE)
         sb_printf(b, " --qk-norm %s", m->qk_norm == TP_QK_NORM_HEAD ? "head" : "full");

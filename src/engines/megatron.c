@@ -232,6 +232,11 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unreco
         if (m->global_every > 0)
             arg(w, "--window-attn-skip-freq", "%" PRId64, m->global_every);
     }
+    if (m->attention_chunk > 0)
+        eng_note(nx,
+                 "chunked attention in chunks of %" PRId64 " tokens: Megatron-LM has no "
+                 "argument for it; the launch describes full attention",
+                 m->attention_chunk);
     if (m->mlp == TP_MLP_GEGLU || m->attn_sinks || m->qk_norm == TP_QK_NORM_FULL ||
         m->norms_per_layer > 2 || m->norm_no_bias || m->attn_out_bias)
         eng_note(nx, "the model has features Megatron-LM has no argument for (GeGLU, attention "

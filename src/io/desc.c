@@ -62,6 +62,7 @@ enum slot {
     D_PRECISION, D_GRAD_DTYPE, D_OPTIMIZER, D_NO_MASTER, D_NO_FLASH, D_DROPOUT, D_FUSED_CE,
     D_PAD_VOCAB, D_FP8_PARAM_GATHER, D_RECOMPUTE_MODULES, D_OFFLOAD_OPT, D_HOST_MEM, D_PCIE,
     D_HOST_BW, D_RECOMPUTE_BLOCK, D_OFFLOAD_PARAMS, D_NVME_BW, D_OFFLOAD_ACT, D_FP8_RECIPE,
+    D_ATTN_CHUNK,
     D_ATTN_FLOPS, D_ACT_MODEL, D_CKPT_MODEL, D_COLL_MODEL,
     D_TP_OVERLAP, D_NO_DP_OVERLAP, D_ATTN_AMPERE, D_SAC_OPS, D_NO_PP_SG, D_EXTRA_PARAM, D_CE_BYTES,
     D_CUDA_CTX, D_COMM_BUF, D_FRAG,
@@ -105,7 +106,7 @@ static const char *const slot_flag[D_COUNT] = {
     [D_PCIE] = "--pcie-gbps", [D_HOST_BW] = "--host-mem-bw-gbps",
     [D_RECOMPUTE_BLOCK] = "--recompute-block-layers", [D_OFFLOAD_PARAMS] = "--offload-params",
     [D_NVME_BW] = "--nvme-gbps", [D_OFFLOAD_ACT] = "--offload-activations",
-    [D_FP8_RECIPE] = "--fp8-recipe", [D_ATTN_FLOPS] = "--attn-flops",
+    [D_FP8_RECIPE] = "--fp8-recipe", [D_ATTN_CHUNK] = "--attention-chunk", [D_ATTN_FLOPS] = "--attn-flops",
     [D_ACT_MODEL] = "--act-model", [D_CKPT_MODEL] = "--ckpt-model",
     [D_COLL_MODEL] = "--coll-model", [D_TP_OVERLAP] = "--tp-comm-overlap",
     [D_NO_DP_OVERLAP] = "--no-dp-comm-overlap", [D_ATTN_AMPERE] = "--attn-ampere-kernel",
@@ -328,6 +329,7 @@ static tp_status apply_model(const tp_io_desc *d, tp_model *m, tp_error *err)
     OVERRIDE_I64(D_MTP, m->mtp_layers);
     OVERRIDE_I64(D_WINDOW, m->sliding_window);
     OVERRIDE_I64(D_GLOBAL_EVERY, m->global_every);
+    OVERRIDE_I64(D_ATTN_CHUNK, m->attention_chunk);
     if (d->val[D_MOE_IMBALANCE])
         TP_TRY(get_f64(d, D_MOE_IMBALANCE, &m->moe_imbalance, err));
     if (d->val[D_CAPACITY])

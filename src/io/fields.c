@@ -57,6 +57,7 @@ static const tp_io_field fields[] = {
     {"model.mtp_layers", "--mtp-layers", "mtp-layers", INT(0, TP_MAX_LAYERS)},
     {"model.sliding_window", "--sliding-window", "sliding-window", INT(0, TP_MAX_SEQ)},
     {"model.global_every", "--global-every", "global-every", INT(0, TP_MAX_LAYERS)},
+    {"model.attention_chunk", "--attention-chunk", "attention-chunk", INT(0, TP_MAX_SEQ)},
     {"model.qk_norm", "--qk-norm", "qk-norm", ENUM},
     {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH},
     {"model.router_bias", "--router-bias", "router-bias", SWITCH},

@@ -138,6 +138,10 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_int(b, o, "sliding_window", m->sliding_window);
         put_int(b, o, "global_every", m->global_every);
     }
+    if (m->attention_chunk > 0) { /* written only when set */
+        put_int(b, o, "attention_chunk", m->attention_chunk);
+        put_int(b, o, "global_every", m->global_every);
+    }
     if (m->mtp_layers > 0)
         put_int(b, o, "mtp_layers", m->mtp_layers);
     if (m->qk_norm != TP_QK_NORM_NONE)

@@ -432,8 +432,8 @@ static const char *const moe_keys[] = {
     NULL};
 static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_rope_head_dim",
                                        "qk_nope_head_dim", "v_head_dim",   NULL};
-static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
-                                             "sinks",          "out_bias",     NULL};
+static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm", "sinks",
+                                             "out_bias",       "chunk",        NULL};
 static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
@@ -532,6 +532,8 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
                              &m->sliding_window, err)) != TP_OK ||
         (st = tp_io__get_int(o, "attention", "global_every", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
                              &m->global_every, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "attention", "chunk", OPTIONAL, 1, TP_MAX_SEQ, NULL,
+                             &m->attention_chunk, err)) != TP_OK ||
         (st = tp_io__get_bool(o, "sinks", &m->attn_sinks, err)) != TP_OK ||
         (st = tp_io__get_bool(o, "out_bias", &m->attn_out_bias, err)) != TP_OK)
         return st;
@@ -551,9 +553,14 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
         }
         m->qk_norm = (tp_qk_norm)qk;
     }
-    if (m->global_every > 0 && m->sliding_window == 0)
+    if (m->global_every > 0 && m->sliding_window == 0 && m->attention_chunk == 0)
         return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
-                            "\"attention.global_every\" needs \"attention.sliding_window\"");
+                            "\"attention.global_every\" needs \"attention.sliding_window\" or "
+                            "\"attention.chunk\"");
+    if (m->attention_chunk > 0 && m->sliding_window > 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "attention.chunk",
+                            "\"attention.chunk\" and \"attention.sliding_window\" cannot both be "
+                            "set");
     if (m->global_every > m->num_layers)
         return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
                             "\"attention.global_every\" (%lld) must not exceed \"num_layers\" "

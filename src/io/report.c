@@ -107,6 +107,15 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
             fprintf(f, "  window          %lld tokens on every layer\n",
                     (long long)m->sliding_window);
     }
+    if (m->attention_chunk > 0) {
+        if (m->global_every > 0)
+            fprintf(
+                f, "  chunked         attention in chunks of %lld tokens; 1 layer in %lld global\n",
+                (long long)m->attention_chunk, (long long)m->global_every);
+        else
+            fprintf(f, "  chunked         attention in chunks of %lld tokens on every layer\n",
+                    (long long)m->attention_chunk);
+    }
     if (m->qk_norm != TP_QK_NORM_NONE || m->attn_sinks || m->router_bias || m->attn_out_bias)
         fprintf(f, "  extras         %s%s%s%s\n",
                 m->qk_norm == TP_QK_NORM_HEAD   ? " QK-norm per head;"

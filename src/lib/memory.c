@@ -237,6 +237,8 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
          * peak layer is a global one */
         if (m->sliding_window > 0 && m->global_every == 0 && (double)m->sliding_window < keys)
             keys = (double)m->sliding_window;
+        if (m->attention_chunk > 0 && m->global_every == 0 && (double)m->attention_chunk < keys)
+            keys = (double)m->attention_chunk; /* chunked: keys of one chunk at most */
         sharded += a * keys * (t->dropout ? 5.0 : 2.0);
     }
     if (rc & TP_RC_LAYERNORM)

@@ -51,7 +51,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --bias --position --max-positions --rope-theta --rope-scaling --rope-factor --norm-eps
 --shared-ffn-hidden --moe-first-dense --moe-layer-freq
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
---sliding-window --global-every --qk-norm --attn-sinks --router-bias --moe-imbalance
+--sliding-window --global-every --attention-chunk --qk-norm --attn-sinks --router-bias --moe-imbalance
 --moe-capacity-factor
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --tp --pp --cp --ep --vpp --sp --no-sp
