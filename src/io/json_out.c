@@ -250,6 +250,8 @@ static json_t *conventions_json(jb *b, const tp_options *op)
     put_bytes(b, o, "cuda_context_bytes", op->cuda_context_bytes);
     put_bytes(b, o, "comm_buffer_bytes", op->comm_buffer_bytes);
     put_real(b, o, "fragmentation", op->fragmentation);
+    if (op->sac_ops) /* written only when on (search --recompute-variants may choose it) */
+        put_bool(b, o, "sac_ops", true);
     return o;
 }
 

@@ -477,6 +477,12 @@ static tp_status tj_conventions(tpj *t)
         return full(t->err);
     if (differs(frag, d.fragmentation) && !push_real(im, "--fragmentation", frag))
         return full(t->err);
+    char sac_path[96]; /* optional: written only when on */
+    bool sac = false;
+    if (tj_get(t, "conventions", "sac_ops", sac_path, sizeof sac_path))
+        TP_TRY(tj_bool(t, "conventions", "sac_ops", &sac));
+    if (sac && !push_flag(im, "--sac-ops"))
+        return full(t->err);
     return TP_OK;
 }
 
