@@ -518,6 +518,8 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --pcie-gbps %.9g", op->pcie_bw_bytes_per_s / 1e9);
     if (fabs(op->host_mem_bw_bytes_per_s - d.host_mem_bw_bytes_per_s) > 0.5)
         sb_printf(&b, " --host-mem-bw-gbps %.9g", op->host_mem_bw_bytes_per_s / 1e9);
+    if (op->sac_ops) /* search --recompute-variants may choose it */
+        sb_puts(&b, " --sac-ops");
     if (fabs(op->nvme_bw_bytes_per_s - d.nvme_bw_bytes_per_s) > 0.5)
         sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
     return sb_take(&b);
