@@ -732,6 +732,8 @@ typedef struct tp_time {
     double offload_s;       /* of optimizer_s: exposed host offload (PCIe transfers, CPU update) */
     double param_offload_s; /* of dp_comm_s: exposed parameter fetches from host or NVMe */
     double act_offload_s;   /* of recompute_s: exposed activation offload transfers (PCIe) */
+    double param_offload_bytes; /* parameter offload: bytes moved per step, before overlap */
+    double act_offload_bytes;   /* activation offload: bytes moved per step, before overlap */
 } tp_time;
 
 typedef struct tp_result {

@@ -347,10 +347,14 @@ static json_t *time_json(jb *b, const tp_time *t)
     for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++)
         put_real(b, bd, tp_io_time_parts[k].key, tp_io_part_value(t, &tp_io_time_parts[k]));
     jb_set(b, o, "breakdown", bd);
-    if (t->param_offload_s > 0.0) /* of dp_comm; written only with parameter offload */
+    if (t->param_offload_bytes > 0.0) { /* of dp_comm; written only with parameter offload */
         put_real(b, o, "param_offload_s", t->param_offload_s);
-    if (t->act_offload_s > 0.0) /* of recompute; written only with activation offload */
+        put_bytes(b, o, "param_offload_bytes", t->param_offload_bytes);
+    }
+    if (t->act_offload_bytes > 0.0) { /* of recompute; written only with activation offload */
         put_real(b, o, "act_offload_s", t->act_offload_s);
+        put_bytes(b, o, "act_offload_bytes", t->act_offload_bytes);
+    }
     json_t *bub = jb_obj(b);
     put_real(b, bub, "of_total", t->bubble_of_total);
     put_real(b, bub, "of_ideal", t->bubble_of_ideal);

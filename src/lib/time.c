@@ -905,7 +905,7 @@ static double param_offload_bw(const ctx *x)
  * (the GPU's update over the same link; the CPU's update only to NVMe).
  */
 static double param_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m,
-                                 double layers0)
+                                 double layers0, double *bytes)
 {
     const tp_config *c = x->c;
     const tp_train *t = &c->train;
@@ -921,8 +921,10 @@ static double param_offload_time(const ctx *x, const tp_result *r, const cost *s
     double fetches = t->pp > 1 ? ex_f : m * (ex_f + ex_b);
     double f = t->offload_optimizer;
     double back = (1.0 - f) * w / bw;
-    if (t->offload_params == TP_OFFLOAD_NVME)
+    bool nvme = t->offload_params == TP_OFFLOAD_NVME;
+    if (nvme)
         back += f * w / (c->opts.nvme_bw_bytes_per_s / (double)nodes_gpus(c));
+    *bytes = (t->pp > 1 ? 1.0 : 2.0 * m) * w + (nvme ? 1.0 : 1.0 - f) * w;
     return fetches + back;
 }
 
@@ -932,8 +934,10 @@ static double param_offload_time(const ctx *x, const tp_result *r, const cost *s
  * the backward, each hidden under that pass's compute up to eff.overlap
  * (TE's offload streams are asynchronous).
  */
-static double act_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m)
+static double act_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m,
+                               double *bytes)
 {
+    *bytes = 2.0 * m * r->stage_first.act_host_bytes;
     double move = r->stage_first.act_host_bytes / x->c->opts.pcie_bw_bytes_per_s;
     return m * (exposed(move, st0->fwd, x->ov) + exposed(move, st0->bwd, x->ov));
 }
@@ -1062,11 +1066,12 @@ void tp__step_time(const tp_config *c, tp_result *r)
     }
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
     if (t->offload_params != TP_OFFLOAD_NONE) {
-        tm->param_offload_s = param_offload_time(&x, r, &st0, mb, (double)L0);
+        tm->param_offload_s =
+            param_offload_time(&x, r, &st0, mb, (double)L0, &tm->param_offload_bytes);
         tm->dp_comm_s += tm->param_offload_s;
     }
     if (t->offload_act_layers > 0) {
-        tm->act_offload_s = act_offload_time(&x, r, &st0, mb);
+        tm->act_offload_s = act_offload_time(&x, r, &st0, mb, &tm->act_offload_bytes);
         tm->recompute_s += tm->act_offload_s;
     }
     tm->optimizer_s = optimizer_time(&x, r);

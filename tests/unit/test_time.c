@@ -773,6 +773,7 @@ static void test_offload_params(void **state)
     assert_rel(a.memory.total_bytes - b.memory.total_bytes, 2.0 * P, 1e-12);
     assert_rel(b.memory.grads_bytes, a.memory.grads_bytes, 1e-12);
     assert_rel(b.time.param_offload_s, 3.0 * 2.0 * P / pcie, 1e-12);
+    assert_rel(b.time.param_offload_bytes, 3.0 * 2.0 * P, 1e-12); /* two fetches, one back */
     assert_rel(b.time.dp_comm_s, a.time.dp_comm_s + b.time.param_offload_s, 1e-12);
     assert_rel(b.time.compute_s, a.time.compute_s, 1e-12);
     /* NVMe: 25 GB/s per node over 8 GPUs, slower than PCIe */
@@ -791,6 +792,7 @@ static void test_offload_params(void **state)
     assert_true(f.memory.grads_bytes <= 0.0 && f.memory.grads_bytes >= 0.0);
     assert_rel(f.memory.host_bytes, 16.0 * P, 1e-12);
     assert_rel(f.time.param_offload_s, 3.0 * 2.0 * P / nvme, 1e-12);
+    assert_rel(f.time.param_offload_bytes, 3.0 * 2.0 * P, 1e-12);
     double host = c.opts.host_mem_bw_bytes_per_s / 8.0;
     assert_rel(f.time.offload_s, 2.0 * P / pcie + 34.0 * P / host, 1e-12);
     /* host memory is a resource: weights and optimizer state on the CPU */
@@ -830,6 +832,7 @@ static void test_offload_activations(void **state)
     assert_rel(b.memory.host_bytes, 2.0 * A, 1e-12);
     assert_rel(b.memory.activations_bytes, 3.0 * A, 1e-12);
     assert_rel(b.time.act_offload_s, 2.0 * 2.0 * A / pcie, 1e-12);
+    assert_rel(b.time.act_offload_bytes, 2.0 * 2.0 * A, 1e-12);
     assert_rel(b.time.recompute_s, b.time.act_offload_s, 1e-12);
     assert_rel(b.time.compute_s, a.time.compute_s, 1e-12);
     c.opts.pcie_bw_bytes_per_s = 1e9; /* transfer-bound */
