@@ -501,7 +501,8 @@ typedef struct tp_options {
     bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
                                     2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
-    /* The host side of optimizer offload (tp_train.offload_optimizer) */
+    /* The host side of offload (tp_train.offload_optimizer, offload_params,
+     * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
                                         (0: not checked); default 2 TB (DGX H100) */
     double pcie_bw_bytes_per_s;     /* achieved GPU<->host bandwidth per GPU per direction */
