@@ -80,8 +80,8 @@ struct tp_search {
     tp_result cur;       /* its evaluation */
     tp_params params;    /* true vocabulary (reported) */
     tp_params padded;    /* padded vocabulary (memory, FLOPs) */
-    tp_flops flops[5];   /* by recompute value: none, selective, full, selective + MoE layer,
-                            per-op SAC */
+    tp_flops flops[6];   /* by recompute value: none, selective, full, selective + MoE layer,
+                            per-op SAC, activation offload */
     bool base_sac;       /* the base's opts.sac_ops, for the other candidates */
     unsigned base_rc;    /* the base's recompute modules, for selective candidates */
     double base_offload; /* the base's optimizer offload, for ZeRO >= 1 candidates */
@@ -372,6 +372,10 @@ static unsigned sp_options(const tp_search *s)
 /* bit 4 (with space.recompute_variants, selective allowed, no base modules
  * or SAC): selective as torchtitan's per-op SAC (opts.sac_ops) */
 #define RC_SAC 4
+/* bit 5 (with space.offload_variants, none allowed, PP 1, no base activation
+ * offload): no recompute, the activations of all but one layer offloaded to
+ * the host (Megatron-Core's --cpu-offloading-num-layers at its maximum) */
+#define RC_ACT_OFF 5
 /* ZeRO values at or above this are the stage x % OFFLOADED with optimizer
  * offload; at or above 2 x OFFLOADED (ZeRO 3 only) the weights are on the
  * CPU too (FSDP2's CPU offload, ZeRO-Infinity's offload_param). */
@@ -385,6 +389,9 @@ static unsigned rc_options(const tp_search *s)
     if (s->space.recompute_variants && (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) &&
         !s->base_sac && s->base_rc == 0u)
         o |= TP_SEARCH_BIT(RC_SAC);
+    if (s->space.offload_variants && (o & TP_SEARCH_BIT(TP_RECOMPUTE_NONE)) && s->base_act == 0 &&
+        s->cfg.train.pp == 1 && s->cfg.model.num_layers >= 2)
+        o |= TP_SEARCH_BIT(RC_ACT_OFF);
     return o;
 }
 
@@ -542,7 +549,7 @@ static int build(tp_search *s, int d)
     }
     case L_RC: {
         unsigned o = rc_options(s);
-        for (int r = 0; r <= RC_SAC; r++)
+        for (int r = 0; r <= RC_ACT_OFF; r++)
             if (o & TP_SEARCH_BIT(r))
                 v[k++] = r;
         break;
@@ -584,13 +591,17 @@ static void apply(tp_search *s, int d)
     case L_SP: t->sp = x != 0; break;
     case L_RC:
         s->rc_value = (int)x;
-        t->recompute = x >= RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE : (tp_recompute)x;
+        t->recompute = x == RC_ACT_OFF     ? TP_RECOMPUTE_NONE
+                       : x >= RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE
+                                           : (tp_recompute)x;
         t->recompute_modules = x == RC_MOE_LAYER             ? TP_RC_CORE_ATTN | TP_RC_MOE
                                : x == TP_RECOMPUTE_SELECTIVE ? s->base_rc
                                                              : 0u;
         s->cfg.opts.sac_ops = x == RC_SAC ? true : s->base_sac;
         /* activation offload where Megatron-Core allows it: pp 1, no recompute */
-        t->offload_act_layers = x == TP_RECOMPUTE_NONE && t->pp == 1 ? s->base_act : 0;
+        t->offload_act_layers = x == RC_ACT_OFF                        ? s->cfg.model.num_layers - 1
+                                : x == TP_RECOMPUTE_NONE && t->pp == 1 ? s->base_act
+                                                                       : 0;
         break;
     case L_MB: t->micro_batch = x; break;
     default: break;
@@ -890,6 +901,7 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg.opts.sac_ops = true;
     tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_SAC]);
     s->cfg.opts.sac_ops = s->base_sac;
+    s->flops[RC_ACT_OFF] = s->flops[TP_RECOMPUTE_NONE]; /* offload recomputes nothing */
     s->cfg.train.recompute = TP_RECOMPUTE_NONE;
     s->cur.params = s->params; /* eval.c hands the time model the true-vocabulary counts */
     precompute_bound(s);

@@ -643,6 +643,25 @@ static void test_offload_params_search(void **state)
     }
     tp_search_free(s);
     assert_true(with > 0);
+
+    /* --offload-variants tries no recompute with all but one layer's
+     * activations on the host, at PP 1 only */
+    c.train.offload_act_layers = 0;
+    act.offload_variants = true;
+    verify_space_with(c, act, false);
+    assert_int_equal(tp_search_new(&c, &act, &s, NULL), TP_OK);
+    int act_off = 0;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        if (t->offload_act_layers > 0) {
+            assert_int_equal(t->offload_act_layers, 31);
+            assert_int_equal(t->pp, 1);
+            assert_int_equal(t->recompute, TP_RECOMPUTE_NONE);
+            act_off++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(act_off > 0);
     free(it);
 }
 
