@@ -277,7 +277,10 @@ static void layout_line(FILE *f, const tp_search_item *it)
     if (t->etp > 0 && t->etp != t->tp)
         fprintf(f, ", ETP %lld", (long long)t->etp);
     char mods[96] = "";
-    if (t->recompute == TP_RECOMPUTE_SELECTIVE && it->config.opts.sac_ops)
+    if (t->offload_act_layers > 0)
+        snprintf(mods, sizeof mods, " (activations of %lld layers on the host)",
+                 (long long)t->offload_act_layers);
+    else if (t->recompute == TP_RECOMPUTE_SELECTIVE && it->config.opts.sac_ops)
         snprintf(mods, sizeof mods, " (per-op SAC)");
     else if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
         char list[80];
