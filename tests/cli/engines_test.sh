@@ -167,6 +167,12 @@ if "$T" estimate --from-megatron "$tmp/nvfp4.txt" --gpus 16 2>"$tmp/err" >/dev/n
     bad "nvfp4 on an H100 is refused"
 elif grep -q "h100-sxm has none (gpu.peak_fp4_flops_per_s is 0)" "$tmp/err"; then ok; else
     bad "nvfp4 on an H100: $(cat "$tmp/err")"; fi
+# parameter offload: DeepSpeed's offload_param holds it and reads it back
+"$T" export --format deepspeed --model llama-3-8b --gpus 16 --zero 3 --offload-params cpu --offload-optimizer 1 --global-batch 64 --out "$tmp/offp.json" 2>/dev/null
+"$T" estimate --model llama-3-8b --gpus 16 --zero 3 --offload-params cpu --offload-optimizer 1 --global-batch 64 --json >"$tmp/offp_plan.json" 2>/dev/null
+"$T" estimate --from-deepspeed "$tmp/offp.json" --model llama-3-8b --gpus 16 --json >"$tmp/offp_back.json" 2>"$tmp/err"
+if grep -q '"offload_param"' "$tmp/offp.json" && same "$tmp/offp_plan.json" "$tmp/offp_back.json" 2>"$tmp/why"; then ok; else
+    bad "DeepSpeed parameter offload round trip: $(cat "$tmp/why" "$tmp/err")"; fi
 # parameter offload: Megatron-LM cannot hold it and says so
 "$T" export --format megatron --model llama-3-8b --gpus 16 --zero 3 --offload-params cpu --offload-optimizer 1 --global-batch 64 >"$tmp/offp.txt" 2>/dev/null
 if grep -q "^#   - parameter offload to the CPU: Megatron-LM has no argument" "$tmp/offp.txt" &&

@@ -314,9 +314,13 @@ expect_error "trainplan: error: --from-megatron: cannot read $tmp/none.txt: No s
     estimate --from-megatron "$tmp/none.txt" --gpus 8
 expect_error "trainplan: error: give one of --from-megatron, --from-deepspeed and --from" \
     estimate --from-megatron "$P70/megatron.txt" --from-deepspeed "$P70/deepspeed.json"
-printf '{"train_batch_size": 64,\n "zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}}\n' >"$tmp/ds_off.json"
-expect_error "trainplan: error: $tmp/ds_off.json: \"zero_optimization.offload_param\" \"cpu\" offloads to the CPU, which changes memory or time in a way trainplan does not model" \
+printf '{"train_batch_size": 64,\n "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}}\n' >"$tmp/ds_off.json"
+expect_error "trainplan: error: $tmp/ds_off.json: \"zero_optimization.offload_optimizer\" \"nvme\" offloads to the NVMe drive, which changes memory or time in a way trainplan does not model" \
     estimate --from-deepspeed "$tmp/ds_off.json"
+# issue 16: parameter offload is read (ZeRO 3 only, trainplan's rule)
+printf '{"train_batch_size": 64, "bf16": {"enabled": true}, "data_types": {"grad_accum_dtype": "bf16"}, "optimizer": {"type": "AdamW"},\n "zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}}\n' >"$tmp/ds_offp.json"
+expect_error "trainplan: error: $tmp/ds_offp.json: zero_optimization.offload_param: parameter offload needs ZeRO 3 (DeepSpeed offload_param, FSDP CPU offload), got ZeRO 2" \
+    estimate --from-deepspeed "$tmp/ds_offp.json" --gpus 8
 printf '{"train_batch_size": 64,\n "bf16": {"enabled": true,}}\n' >"$tmp/ds_bad.json"
 expect_error "trainplan: error: $tmp/ds_bad.json:2:27: string or '}' expected near '}'" \
     estimate --from-deepspeed "$tmp/ds_bad.json"

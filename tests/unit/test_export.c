@@ -533,10 +533,9 @@ static void test_deepspeed_errors(void **state)
          TP_ERR_CONFIG, 0, 0,
          "\"zero_optimization.offload_optimizer\" \"nvme\" offloads to the NVMe drive, which "
          "changes memory or time in a way trainplan does not model"},
-        {"{\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"cpu\"}}}",
+        {"{\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"disk\"}}}",
          TP_ERR_CONFIG, 0, 0,
-         "\"zero_optimization.offload_param\" \"cpu\" offloads to the CPU, which changes "
-         "memory or time in a way trainplan does not model"},
+         "\"zero_optimization.offload_param.device\" must be \"none\", \"cpu\" or \"nvme\""},
         {"{\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", "
          "\"ratio\": 2}}}",
          TP_ERR_CONFIG, 0, 0,
