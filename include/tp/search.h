@@ -107,14 +107,18 @@ typedef struct tp_search_space {
     tp_axis etp;
     /* Recompute variants: for MoE models, selective recompute with Megatron-
      * Core's MoE-layer recompute (modules core_attn + moe) is tried beside
-     * none, selective and full (when selective is allowed). Off (zeroed): the
-     * three modes only; the base's recompute_modules then apply to every
-     * selective candidate. */
+     * none, selective and full (when selective is allowed); for every model
+     * (without base recompute modules or SAC) also selective as torchtitan's
+     * per-op SAC (tp_options.sac_ops). Off (zeroed): the three modes only;
+     * the base's recompute_modules then apply to every selective candidate. */
     bool recompute_variants;
     /* Offload variants: every ZeRO stage >= 1 is also tried with the whole
      * optimizer state offloaded to the host (tp_train.offload_optimizer = 1;
-     * ZeRO-Offload). Off (zeroed): the base's offload fraction applies to
-     * every ZeRO >= 1 candidate. */
+     * ZeRO-Offload), ZeRO 3 also with the weights there too (offload_params
+     * = TP_OFFLOAD_CPU: FSDP2's CPU offload), and PP 1 without recompute
+     * also with the activations of all but one layer on the host
+     * (offload_act_layers = layers - 1). Off (zeroed): the base's offload
+     * settings apply where they are allowed. */
     bool offload_variants;
 } tp_search_space;
 

@@ -352,6 +352,9 @@ typedef struct tp_model {
                                 (Qwen3-Next)                                            */
     bool shared_expert_gate; /* a 1-wide sigmoid gate h x 1 on the shared experts
                                 (Qwen2-MoE, Qwen3-Next)                                 */
+    int64_t attention_chunk;    /* chunked attention (Llama 4 attention_chunk_size): a token
+                                   sees the earlier tokens of its own chunk only (0: none);
+                                   global_every applies as to a window; not with one */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -446,6 +449,9 @@ typedef struct tp_gpu {
     int64_t gpus_per_node;                  /* size of the fast intra-node domain */
     double price_per_gpu_hour;              /* USD, default list/cloud price */
     tp_gpu_eff eff;
+    /* Dense FP4 tensor-core peak (NVFP4, Blackwell); 0: the GPU has neither
+     * FP4 nor the block-scaled (MXFP8, NVFP4) tensor-core formats. */
+    double peak_fp4_flops_per_s;
 } tp_gpu;
 
 /** Validate a GPU description (all sizes > 0, finite). */
@@ -515,7 +521,38 @@ typedef struct tp_train {
      * recomputed (in groups of recompute_every), the others store all their
      * activations. 0: every layer (Megatron's uniform method). */
     int64_t recompute_layers;
+    /* Parameter offload (ZeRO-Infinity offload_param, Rajbhandari et al.
+     * 2021; FSDP2 CPUOffloadPolicy): this GPU's ZeRO-3 shard of the 16-bit
+     * weights lives on the host (TP_OFFLOAD_CPU) or on the node's NVMe
+     * drives (TP_OFFLOAD_NVME) and is fetched over PCIe for every gather;
+     * with the optimizer offloaded too (offload_optimizer = 1) the
+     * gradient shard goes to the host as well. Needs ZeRO 3. */
+    int offload_params; /* tp_offload_device */
+    /* Activation offload (Megatron-Core --cpu-offloading-num-layers N,
+     * TransformerEngine CPU offload): the activations of N layers go to the
+     * host after their forward and come back before their backward. Needs
+     * pp 1, no recompute and N < layers (Megatron-Core transformer_config). */
+    int64_t offload_act_layers;
+    /* Low-precision GEMM recipe under precision fp8 (tp_fp8_recipe):
+     * delayed (default), tensorwise current scaling, MXFP8 or NVFP4 (both
+     * Blackwell block scaling; NVFP4 runs the GEMMs at the fp4 peak). */
+    int fp8_recipe;
 } tp_train;
+
+/* tp_train.offload_params */
+typedef enum tp_offload_device {
+    TP_OFFLOAD_NONE = 0,
+    TP_OFFLOAD_CPU,
+    TP_OFFLOAD_NVME
+} tp_offload_device;
+
+/* tp_train.fp8_recipe (Megatron --fp8-recipe, --fp4-recipe) */
+typedef enum tp_fp8_recipe {
+    TP_FP8_DELAYED = 0, /* per-tensor delayed scaling (amax history): today's fp8 model */
+    TP_FP8_TENSORWISE,  /* per-tensor current scaling: an amax pass before each cast */
+    TP_FP8_MXFP8,       /* MXFP8: E4M3 with one E8M0 scale per 32 elements (Blackwell) */
+    TP_FP8_NVFP4        /* NVFP4: E2M1 with an E4M3 scale per 16 elements (Blackwell) */
+} tp_fp8_recipe;
 
 /* tp_train.recompute_modules bits (Megatron-Core transformer_config.py
  * recompute_modules); each names what is recomputed, not stored. */
@@ -563,11 +600,14 @@ typedef struct tp_options {
                                     batched GEMMs and the mask compute and store the masked
                                     half too: time.c unfused_attention); default false, the
                                     causal half (issue 17: opt-in, docs/ACCURACY.md) */
-    /* The host side of optimizer offload (tp_train.offload_optimizer) */
+    /* The host side of offload (tp_train.offload_optimizer, offload_params,
+     * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
                                         (0: not checked); default 2 TB (DGX H100) */
     double pcie_bw_bytes_per_s;     /* achieved GPU<->host bandwidth per GPU per direction */
     double host_mem_bw_bytes_per_s; /* achieved CPU memory bandwidth per node (CPU Adam) */
+    double nvme_bw_bytes_per_s;     /* achieved NVMe read/write bandwidth per node
+                                        (tp_train.offload_params = TP_OFFLOAD_NVME) */
 } tp_options;
 
 /** Everything one evaluation needs. */
@@ -795,12 +835,17 @@ typedef struct tp_memory {
     double params_on_gpu;         /* parameters held by this GPU's model-parallel shard */
     double inflight_microbatches; /* micro-batches of activations held at peak */
     double act_per_layer_bytes;   /* one layer, one micro-batch */
-    double host_bytes;            /* host memory this GPU's offloaded optimizer state uses */
+    double host_bytes;            /* host memory this GPU's offloaded state uses (optimizer,
+                                     parameters, activations) */
     bool host_fits;               /* host_bytes x GPUs per node within host_mem_bytes_per_node */
     int64_t host_gpus;            /* GPUs per node sharing host memory (0: nothing offloaded) */
     double host_capacity_bytes;   /* host memory per node (opts.host_mem_bytes_per_node) */
     double frozen_params;         /* of params_on_gpu, a frozen vision tower's: 16-bit weights
                                      only, no gradients, optimizer state or DP traffic */
+    double nvme_bytes;            /* NVMe this GPU's offloaded parameters use (not checked) */
+    double act_host_bytes;        /* of host_bytes: offloaded activations, one micro-batch */
+    bool host_more;               /* host_bytes holds parameters or activations too, not only
+                                     optimizer state (tp_result_reason's wording) */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */
@@ -837,6 +882,10 @@ typedef struct tp_time {
     double hfu;             /* hardware FLOPs / (step * gpus * peak) */
     const char *bottleneck; /* static string naming the largest non-compute part */
     double offload_s;       /* of optimizer_s: exposed host offload (PCIe transfers, CPU update) */
+    double param_offload_s; /* of dp_comm_s: exposed parameter fetches from host or NVMe */
+    double act_offload_s;   /* of recompute_s: exposed activation offload transfers (PCIe) */
+    double param_offload_bytes; /* parameter offload: bytes moved per step, before overlap */
+    double act_offload_bytes;   /* activation offload: bytes moved per step, before overlap */
 } tp_time;
 
 typedef struct tp_result {

@@ -109,11 +109,15 @@ static const cli_flag search_flags[X_COUNT] = {
                        CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_RECOMPUTE_VARIANTS] = {"--recompute-variants", NULL, NULL, "off (none, selective, full)",
                               "also try selective recompute with Megatron-Core's MoE-layer "
-                              "recompute (--recompute-modules core_attn,moe) on MoE models",
+                              "recompute (--recompute-modules core_attn,moe) on MoE models, and "
+                              "torchtitan's per-op selective checkpointing (--sac-ops)",
                               CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_OFFLOAD_VARIANTS] = {"--offload-variants", NULL, NULL, "off",
                             "also try every ZeRO stage >= 1 with the optimizer state offloaded "
-                            "to the host CPU (--offload-optimizer 1, ZeRO-Offload)",
+                            "to the host CPU (--offload-optimizer 1, ZeRO-Offload), ZeRO 3 "
+                            "with the weights there too (--offload-params cpu, FSDP2 CPU offload), "
+                            "and PP 1 without recompute with all but one layer's activations "
+                            "there (--offload-activations)",
                             CLI_SWITCH, 0, 0, 0.0, 0.0, NULL, G_SEARCH},
     [X_UNFIT] = {"--unfit", "N", "layouts", "none",
                  "also list up to N (at most 8) of the closest layouts that do not fit, after the "

@@ -123,6 +123,9 @@ static const cli_flag help_rows[] = {
      "local attention window (0 = full attention)", .group = G_MODEL},
     {"--global-every", "N", "layers", "from --model",
      "with a window, every N-th layer is global (0 = all local)", .group = G_MODEL},
+    {"--attention-chunk", "N", "tokens", "from --model",
+     "chunked attention (Llama 4 attention_chunk_size): a token attends to "
+     "its own chunk only; --global-every marks full layers (0 = none)", .group = G_MODEL},
     {"--qk-norm", NULL, NULL, "from --model",
      "norms on q and k: per head (Qwen3) or full width (OLMo2)", .group = G_MODEL},
     {"--attn-sinks", NULL, NULL, "from --model",
@@ -230,6 +233,19 @@ static const cli_flag help_rows[] = {
     {"--recompute-block-layers", "N", "layers per stage", "all layers",
      "under --recompute full recompute only the first N layers of each "
      "stage (Megatron --recompute-method block --recompute-num-layers N)", .group = G_MEM},
+    {"--offload-params", NULL, NULL, "none",
+     "where this GPU's ZeRO-3 shard of the weights lives: on the host CPU "
+     "or the node's NVMe drives (ZeRO-Infinity offload_param, FSDP CPU "
+     "offload); needs ZeRO 3", .group = G_MEM},
+    {"--nvme-gbps", "X", "GB/s per node", NULL,
+     "achieved NVMe bandwidth of a node for --offload-params nvme", .group = G_MEM},
+    {"--offload-activations", "N", "layers", "0 (none)",
+     "offload the activations of N layers to the host CPU (Megatron "
+     "--cpu-offloading-num-layers); needs pp 1, no recompute, N < layers", .group = G_MEM},
+    {"--fp8-recipe", NULL, NULL, "delayed",
+     "fp8 scaling recipe: delayed, tensorwise (current scaling), mxfp8 or "
+     "nvfp4 (FP4 GEMMs); the last two need a Blackwell GPU; needs --precision fp8",
+     .group = G_MEM},
     {"--attn-flops", NULL, NULL, NULL,
      "attention FLOP convention: causal halves QK^T and AV", .group = G_CONV},
     {"--act-model", NULL, NULL, NULL,
@@ -429,6 +445,8 @@ static void derived_default(const char *name, char *buf, size_t n)
         GB(o.pcie_bw_bytes_per_s);
     else if (IS("--host-mem-bw-gbps"))
         GB(o.host_mem_bw_bytes_per_s);
+    else if (IS("--nvme-gbps"))
+        GB(o.nvme_bw_bytes_per_s);
     else if (IS("--comm-buffer-gb"))
         GB(o.comm_buffer_bytes);
     else if (IS("--fragmentation"))

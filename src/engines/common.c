@@ -290,8 +290,9 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->q_lora_rank == b->q_lora_rank && a->qk_rope_head_dim == b->qk_rope_head_dim &&
            a->qk_nope_head_dim == b->qk_nope_head_dim && a->v_head_dim == b->v_head_dim &&
            a->mtp_layers == b->mtp_layers && a->sliding_window == b->sliding_window &&
-           a->global_every == b->global_every && a->qk_norm == b->qk_norm &&
-           a->attn_sinks == b->attn_sinks && a->router_bias == b->router_bias &&
+           a->global_every == b->global_every && a->attention_chunk == b->attention_chunk &&
+           a->qk_norm == b->qk_norm && a->attn_sinks == b->attn_sinks &&
+           a->router_bias == b->router_bias &&
            !(a->moe_imbalance < b->moe_imbalance || a->moe_imbalance > b->moe_imbalance) &&
            !(a->moe_capacity_factor < b->moe_capacity_factor ||
              a->moe_capacity_factor > b->moe_capacity_factor);
@@ -345,6 +346,9 @@ static void feature_flags(sbuf *b, const tp_model *m)
         sb_printf(b, " --mtp-layers %" PRId64, m->mtp_layers);
     if (m->sliding_window > 0)
         sb_printf(b, " --sliding-window %" PRId64 " --global-every %" PRId64, m->sliding_window,
+                  m->global_every);
+    if (m->attention_chunk > 0)
+        sb_printf(b, " --attention-chunk %" PRId64 " --global-every %" PRId64, m->attention_chunk,
                   m->global_every);
     if (m->qk_norm != TP_QK_NORM_NONE)
         sb_printf(b, " --qk-norm %s", m->qk_norm == TP_QK_NORM_HEAD ? "head" : "full");
@@ -542,6 +546,14 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --recompute-block-layers %" PRId64, t->recompute_layers);
     if (t->offload_optimizer > 0.0)
         sb_printf(&b, " --offload-optimizer %.9g", t->offload_optimizer);
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        sb_printf(&b, " --offload-params %s",
+                  t->offload_params == TP_OFFLOAD_NVME ? "nvme" : "cpu");
+    if (t->offload_act_layers > 0)
+        sb_printf(&b, " --offload-activations %" PRId64, t->offload_act_layers);
+    static const char *const recipes[] = {"delayed", "tensorwise", "mxfp8", "nvfp4"};
+    if (t->fp8_recipe > TP_FP8_DELAYED && t->fp8_recipe <= TP_FP8_NVFP4)
+        sb_printf(&b, " --fp8-recipe %s", recipes[t->fp8_recipe]);
     tp_options d;
     tp_options_default(&d);
     const tp_options *op = &c->opts;
@@ -566,6 +578,10 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --pcie-gbps %.9g", op->pcie_bw_bytes_per_s / 1e9);
     if (fabs(op->host_mem_bw_bytes_per_s - d.host_mem_bw_bytes_per_s) > 0.5)
         sb_printf(&b, " --host-mem-bw-gbps %.9g", op->host_mem_bw_bytes_per_s / 1e9);
+    if (op->sac_ops) /* search --recompute-variants may choose it */
+        sb_puts(&b, " --sac-ops");
+    if (fabs(op->nvme_bw_bytes_per_s - d.nvme_bw_bytes_per_s) > 0.5)
+        sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
     return sb_take(&b);
 }
 

@@ -22,8 +22,9 @@
  * (full recompute, assumed), tensor_parallel.autotp_size (AutoTP: TP
  * without SP) and expert_parallel (AutoEP: EP); stage 0 under bf16 as
  * DeepSpeed runs it (ds_bf16_without_zero), and
- * zero_optimization.offload_optimizer to the CPU (its ratio at stage 3).
- * Refused: offloading parameters, or anything to NVMe, partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
+ * zero_optimization.offload_optimizer to the CPU (its ratio at stage 3),
+ * zero_optimization.offload_param to the CPU or NVMe (--offload-params).
+ * Refused: the optimizer offloaded to NVMe, partitioned or CPU activation checkpoints, ZeRO++ quantisation and hpZ,
  * MiCS, sparse attention, compression, elasticity, curriculum learning,
  * Apex AMP, other optimizers, fp32 training and unknown keys. The model,
  * the GPUs and the parallel sizes come from the trainplan flags. The batch
@@ -187,6 +188,7 @@ typedef struct ds_read {
     int64_t autoep_size, autoep_etp; /* expert_parallel sizes */
     bool offload_cpu;                /* zero_optimization.offload_optimizer.device "cpu" */
     double offload_ratio;            /* its ratio (DeepSpeed's default 1; stage 3 only) */
+    const char *offload_param;       /* zero_optimization.offload_param.device "cpu"/"nvme" */
 } ds_read;
 
 typedef tp_status (*ds_fn)(json_t *x, const char *path, ds_read *r, tp_error *err);
@@ -226,7 +228,7 @@ static tp_status ds_object(json_t *v, const char *path, const ds_section *sec, d
     return TP_OK;
 }
 
-/* ---- offload_optimizer / offload_param: allowed only with device "none" ---- */
+/* ---- offload_optimizer's device: "none" or "cpu" (NVMe is refused) ---- */
 
 static tp_status ds_offload_device(json_t *x, const char *p, ds_read *r, tp_error *err)
 {
@@ -246,7 +248,22 @@ static tp_status ds_offload_device(json_t *x, const char *p, ds_read *r, tp_erro
     return ds_not_modelled(err, section, what);
 }
 
-static const ds_key offload_keys[] = {{"device", ds_offload_device}, {NULL, NULL}};
+/* offload_param: ZeRO-Infinity's parameter offload to the CPU or NVMe is
+ * modelled (trainplan's --offload-params; ZeRO 3, checked by trainplan);
+ * DeepSpeedZeroOffloadParamConfig's other keys (nvme_path, buffers, pinning)
+ * do not change the model's bytes or transfers. */
+static tp_status ds_offload_param_device(json_t *x, const char *p, ds_read *r, tp_error *err)
+{
+    if (!json_is_string(x))
+        return ds_err(err, p, "must be \"none\", \"cpu\" or \"nvme\"");
+    const char *d = json_string_value(x);
+    if (strcmp(d, "none") != 0 && strcmp(d, "cpu") != 0 && strcmp(d, "nvme") != 0)
+        return ds_err(err, p, "must be \"none\", \"cpu\" or \"nvme\"");
+    r->offload_param = strcmp(d, "none") == 0 ? NULL : d;
+    return TP_OK;
+}
+
+static const ds_key offload_keys[] = {{"device", ds_offload_param_device}, {NULL, NULL}};
 static const ds_section offload_section = {offload_keys, NULL, NULL, true};
 
 static tp_status ds_offload(json_t *x, const char *p, ds_read *r, tp_error *err)
@@ -840,6 +857,10 @@ static tp_status ds_walk(json_t *root, tp_import *im, tp_error *err)
         assume(im, "no optimizer section (the script builds it): optimizer taken from the "
                    "trainplan flags");
     TP_TRY(ds_push_offload(&r, stage, err));
+    if (r.offload_param) {
+        from(im, "zero_optimization.offload_param", 0, 0);
+        PUSH(push_str(im, "--offload-params", r.offload_param));
+    }
     if (ckpt) {
         PUSH(push_str(im, "--recompute", "full"));
         assume(im, "activation_checkpointing present: the model is assumed to checkpoint every "
@@ -990,6 +1011,13 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
     }
     if (t->recompute == TP_RECOMPUTE_FULL && t->recompute_layers > 0)
         sb_printf(b, " --recompute-block-layers %" PRId64, t->recompute_layers);
+    if (t->offload_act_layers > 0)
+        sb_printf(b, " --offload-activations %" PRId64, t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED)
+        sb_printf(b, " --fp8-recipe %s",
+                  t->fp8_recipe == TP_FP8_TENSORWISE ? "tensorwise"
+                  : t->fp8_recipe == TP_FP8_MXFP8    ? "mxfp8"
+                                                     : "nvfp4");
 }
 
 /* Optimizer offload as ZeRO-Offload: device "cpu"; a partial share only at
@@ -1014,6 +1042,22 @@ static void ds_offload_export(bool *ok, json_t *zo, const tp_train *t, int stage
     jset(ok, zo, "offload_optimizer", off);
 }
 
+/* Parameter offload as ZeRO-Infinity's offload_param (ZeRO 3, validated);
+ * to NVMe DeepSpeed also needs the drive's mount point, which is the
+ * user's. */
+static void ds_offload_param_export(bool *ok, json_t *zo, const tp_train *t, notes *nx)
+{
+    if (t->offload_params == TP_OFFLOAD_NONE)
+        return;
+    bool nvme = t->offload_params == TP_OFFLOAD_NVME;
+    json_t *off = json_object();
+    jset(ok, off, "device", json_string(nvme ? "nvme" : "cpu"));
+    jset(ok, zo, "offload_param", off);
+    if (nvme)
+        eng_note(nx, "parameter offload to NVMe: set zero_optimization.offload_param.nvme_path "
+                     "to the drive's mount point");
+}
+
 /* The issue 16 features DeepSpeed's config cannot hold. */
 static void ds_feature_notes(const tp_config *c, notes *nx, notes *outside)
 {
@@ -1033,6 +1077,20 @@ static void ds_feature_notes(const tp_config *c, notes *nx, notes *outside)
                  "only the first %" PRId64 " layers of each pipeline stage are recomputed "
                  "(Megatron-DeepSpeed --recompute-method block --recompute-num-layers %" PRId64 ")",
                  t->recompute_layers, t->recompute_layers);
+    /* issue 16: parameter and activation offload, fp8 recipes (flags line) */
+    if (t->offload_act_layers > 0)
+        eng_note(nx,
+                 "activations of %" PRId64 " layers offloaded to the CPU (Megatron-Core's "
+                 "--cpu-offloading-num-layers): DeepSpeed's activation checkpointing "
+                 "cpu_checkpointing offloads checkpoints, not a layer's activations",
+                 t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED)
+        eng_note(nx,
+                 "fp8 recipe %s: DeepSpeed's config has no fp8 recipe (TransformerEngine "
+                 "sets it in the model code)",
+                 t->fp8_recipe == TP_FP8_TENSORWISE ? "tensorwise"
+                 : t->fp8_recipe == TP_FP8_MXFP8    ? "mxfp8"
+                                                    : "nvfp4");
 }
 
 /* The ZeRO stage written: the plan's, except where DeepSpeed would not run
@@ -1115,6 +1173,7 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
     int stage = ds_export_stage(t, &nx);
     jset(&ok, zo, "stage", json_integer(stage));
     ds_offload_export(&ok, zo, t, stage, &nx);
+    ds_offload_param_export(&ok, zo, t, &nx);
     jset(&ok, j, "zero_optimization", zo);
     ds_feature_notes(c, &nx, &outside);
     if (t->zero >= 2 && t->pp > 1)

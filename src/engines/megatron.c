@@ -232,6 +232,11 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unreco
         if (m->global_every > 0)
             arg(w, "--window-attn-skip-freq", "%" PRId64, m->global_every);
     }
+    if (m->attention_chunk > 0)
+        eng_note(nx,
+                 "chunked attention in chunks of %" PRId64 " tokens: Megatron-LM has no "
+                 "argument for it; the launch describes full attention",
+                 m->attention_chunk);
     if (m->attn_sinks) /* a learned offset per head and layer (transformer_config.py) */
         arg(w, "--softmax-type", "learnable");
     if (m->mlp == TP_MLP_GEGLU || m->qk_norm == TP_QK_NORM_FULL || m->norms_per_layer > 2 ||
@@ -355,7 +360,16 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     case TP_PREC_FP16: sw(w, "--fp16"); break;
     case TP_PREC_FP8:
         sw(w, "--bf16");
+        if (t->fp8_recipe == TP_FP8_NVFP4) { /* FP4 GEMMs: Megatron's --fp4 switches */
+            arg(w, "--fp4-format", "e2m1");
+            arg(w, "--fp4-recipe", "nvfp4");
+            break;
+        }
         arg(w, "--fp8-format", "hybrid");
+        if (t->fp8_recipe == TP_FP8_TENSORWISE)
+            arg(w, "--fp8-recipe", "tensorwise");
+        else if (t->fp8_recipe == TP_FP8_MXFP8)
+            arg(w, "--fp8-recipe", "mxfp8");
         break;
     case TP_PREC_TF32:
         eng_note(nx, "tf32 training: Megatron-LM trains in fp32 without --bf16/--fp16; trainplan "
@@ -364,7 +378,14 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     default: sw(w, "--bf16"); break;
     }
     if (t->fp8_param_gather)
-        sw(w, "--fp8-param-gather");
+        sw(w, t->fp8_recipe == TP_FP8_NVFP4 ? "--fp4-param-gather" : "--fp8-param-gather");
+    if (t->offload_act_layers > 0)
+        arg(w, "--cpu-offloading-num-layers", "%" PRId64, t->offload_act_layers);
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        eng_note(nx,
+                 "parameter offload to the %s: Megatron-LM has no argument that keeps the "
+                 "weight shard off the GPU (its optimizer offload is written)",
+                 t->offload_params == TP_OFFLOAD_NVME ? "NVMe" : "CPU");
     if (t->grad_dtype == TP_DTYPE_FP32)
         sw(w, "--accumulate-allreduce-grads-in-fp32");
     else if (t->precision != TP_PREC_FP16)

@@ -26,7 +26,7 @@
  * gives the GPU count. Each `--flag` is then looked up (binary search) in
  * the argument table; its class decides: mapped (the read_* and emit_* steps
  * below say what it means), rejected (changes memory or time in a way
- * trainplan does not model, with the reason: activation offloading, FP4,
+ * trainplan does not model, with the reason: fine-grained activation offloading,
  * Muon, multimodal or relative positions, 16-bit master weights, ...),
  * approximated (noted) or ignored. As in
  * argparse the last occurrence of a flag wins, a switch refuses a value
@@ -161,6 +161,11 @@ enum mid {
     M_MAMBA_HEADS,
     M_MAMBA_STATE,
     M_SPEC,
+    /* issue 16 training features: recipes */
+    M_FP8_RECIPE,
+    M_FP4,
+    M_FP4_RECIPE,
+    M_FP4_GATHER,
     M_COUNT
 };
 
@@ -193,8 +198,12 @@ static const marg_map map_args[] = {
     {"--expert-tensor-parallel-size", M_ETP},
     {"--ffn-hidden-size", M_FFN},
     {"--fp16", M_FP16},
+    {"--fp4-format", M_FP4},
+    {"--fp4-param-gather", M_FP4_GATHER},
+    {"--fp4-recipe", M_FP4_RECIPE},
     {"--fp8-format", M_FP8},
     {"--fp8-param-gather", M_FP8_GATHER},
+    {"--fp8-recipe", M_FP8_RECIPE},
     {"--global-batch-size", M_GB},
     {"--grad-reduce-in-bf16", M_GRAD_BF16},
     {"--group-query-attention", M_GQA},
@@ -428,7 +437,6 @@ typedef struct unmodelled_int {
 } unmodelled_int;
 
 static const unmodelled_int unmodelled_ints[] = {
-    {M_CPU_OFFLOAD, 0, TP_MAX_LAYERS, 0, "offloads activations to the CPU"},
     {M_DISTOPT_INST, 1, TP_MAX_GPUS, 1, "keeps several distributed-optimizer copies"},
 };
 
@@ -1328,6 +1336,14 @@ static tp_status emit_recompute(const slot *sl, tp_import *im, tp_error *err)
         recompute = "full";
     }
     PUSH(push_str(im, "--recompute", recompute));
+    if (sl[M_CPU_OFFLOAD].set) { /* Megatron-LM: on when the count is above 0 */
+        int64_t n;
+        TP_TRY(val_i64(&sl[M_CPU_OFFLOAD], 0, TP_MAX_LAYERS, &n, err));
+        if (n > 0) {
+            from_slot(im, &sl[M_CPU_OFFLOAD]);
+            PUSH(push_i64(im, "--offload-activations", n));
+        }
+    }
     if (strcmp(recompute, "full") == 0)
         PUSH(push_i64(im, "--recompute-every", every));
     if (block > 0) {
@@ -1343,6 +1359,52 @@ static tp_status emit_recompute(const slot *sl, tp_import *im, tp_error *err)
     return TP_OK;
 }
 
+/*
+ * The low-precision recipe: --fp8-recipe under --fp8-format (delayed, the
+ * default, tensorwise and mxfp8 modelled; blockwise and custom are not),
+ * or --fp4-format e2m1 with --fp4-recipe nvfp4 (FP4 GEMMs; Megatron-LM's
+ * default recipe). *recipe stays NULL for delayed scaling.
+ */
+static tp_status read_recipe(const slot *sl, tp_import *im, const char **recipe, tp_error *err)
+{
+    *recipe = NULL;
+    if (sl[M_FP4].set) {
+        if (sl[M_FP8].set)
+            return word_at(err, sl[M_FP4].flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--fp4-format",
+                                        "\"--fp8-format\" and \"--fp4-format\" cannot both be "
+                                        "set"));
+        static const char *const e2m1[] = {"e2m1", NULL}, *const nvfp4[] = {"nvfp4", NULL};
+        int k;
+        TP_TRY(val_choice(&sl[M_FP4], e2m1, &k, err));
+        if (sl[M_FP4_RECIPE].set)
+            TP_TRY(val_choice(&sl[M_FP4_RECIPE], nvfp4, &k, err));
+        if (sl[M_FP8_RECIPE].set)
+            list_add(im->ignored, sizeof im->ignored, "--fp8-recipe");
+        *recipe = "nvfp4";
+        return TP_OK;
+    }
+    if (sl[M_FP4_RECIPE].set)
+        list_add(im->ignored, sizeof im->ignored, "--fp4-recipe");
+    if (!sl[M_FP8_RECIPE].set)
+        return TP_OK;
+    if (!sl[M_FP8].set) {
+        list_add(im->ignored, sizeof im->ignored, "--fp8-recipe");
+        return TP_OK;
+    }
+    static const char *const r8[] = {"delayed", "tensorwise", "mxfp8", "blockwise", "custom", NULL};
+    int k;
+    TP_TRY(val_choice(&sl[M_FP8_RECIPE], r8, &k, err));
+    if (k >= 3) {
+        char what[96];
+        snprintf(what, sizeof what, "\"--fp8-recipe %s\" scales %s", r8[k],
+                 k == 3 ? "by 1x128 and 128x128 blocks" : "with a user-supplied quantizer");
+        return not_modelled(&sl[M_FP8_RECIPE], what, err);
+    }
+    *recipe = k == 0 ? NULL : r8[k];
+    return TP_OK;
+}
+
 /* The training precision (bf16, fp16 or fp8; fp32 is refused) and the
  * gradient dtype it implies. */
 static tp_status emit_precision(const slot *sl, tp_import *im, mread *x, tp_error *err)
@@ -1351,8 +1413,15 @@ static tp_status emit_precision(const slot *sl, tp_import *im, mread *x, tp_erro
         return word_at(err, sl[M_FP16].flag,
                        tp_error_set(err, TP_ERR_CONFIG, "--fp16",
                                     "\"--bf16\" and \"--fp16\" cannot both be set"));
-    const char *prec = sl[M_FP16].set ? "fp16" : "bf16";
-    if (sl[M_FP8].set) {
+    const char *prec = sl[M_FP16].set ? "fp16" : "bf16", *recipe;
+    TP_TRY(read_recipe(sl, im, &recipe, err));
+    if (sl[M_FP4].set && !sl[M_BF16].set && !sl[M_FP16].set) {
+        return tp_error_set(err, TP_ERR_CONFIG, "--bf16",
+                            "the arguments train in fp32 (neither \"--bf16\" nor \"--fp16\"); "
+                            "trainplan models 16-bit mixed precision");
+    } else if (sl[M_FP4].set) {
+        prec = "fp8"; /* FP4 GEMMs: trainplan's fp8 precision with the nvfp4 recipe */
+    } else if (sl[M_FP8].set) {
         static const char *const f8[] = {"e4m3", "hybrid", NULL};
         int k;
         TP_TRY(val_choice(&sl[M_FP8], f8, &k, err));
@@ -1363,9 +1432,15 @@ static tp_status emit_precision(const slot *sl, tp_import *im, mread *x, tp_erro
                             "trainplan models 16-bit mixed precision");
     }
     PUSH(push_str(im, "--precision", prec));
-    if (sl[M_FP8_GATHER].set) {
-        from_slot(im, &sl[M_FP8_GATHER]);
+    if (recipe) {
+        from_slot(im, &sl[sl[M_FP4].set ? M_FP4 : M_FP8_RECIPE]);
+        PUSH(push_str(im, "--fp8-recipe", recipe));
+    }
+    if (sl[M_FP4].set ? sl[M_FP4_GATHER].set : sl[M_FP8_GATHER].set) {
+        from_slot(im, &sl[sl[M_FP4].set ? M_FP4_GATHER : M_FP8_GATHER]);
         PUSH(push_flag(im, "--fp8-param-gather"));
+    } else if (sl[M_FP4_GATHER].set) {
+        list_add(im->ignored, sizeof im->ignored, "--fp4-param-gather");
     }
     bool fp16 = strcmp(prec, "fp16") == 0;
     if (fp16)

@@ -501,6 +501,24 @@ static void titan_feature_notes(const tp_config *c, bool python, notes *nx)
                  "(FSDP2 CPUOffloadPolicy) moves the parameters and gradients to the CPU too; "
                  "not written",
                  t->offload_optimizer);
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        eng_note(nx,
+                 "parameter offload to the %s: not written; torchtitan's "
+                 "training.enable_cpu_offload (FSDP2 CPUOffloadPolicy) is the CPU form with the "
+                 "optimizer on the CPU too, which trainplan's torchtitan import does not read yet",
+                 t->offload_params == TP_OFFLOAD_NVME ? "NVMe" : "CPU");
+    if (t->offload_act_layers > 0)
+        eng_note(nx,
+                 "activations of %" PRId64 " layers offloaded to the CPU: torchtitan has no "
+                 "activation offload",
+                 t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED)
+        eng_note(nx,
+                 "fp8 recipe %s: not written (torchtitan's float8 and mx converters are "
+                 "not among the setting lists checked against, data/engines)",
+                 t->fp8_recipe == TP_FP8_TENSORWISE ? "tensorwise"
+                 : t->fp8_recipe == TP_FP8_MXFP8    ? "mxfp8"
+                                                    : "nvfp4");
 }
 
 static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)

@@ -43,6 +43,9 @@ const char *const tp_io_fw_names[] = {"none", "megatron-lm", "megatron-core", "d
                                       "torchtitan", "torchtune", "llm-foundry",
                                       "nemo-automodel", NULL};
 const char *const tp_io_bias_names[] = {"none", "qkv", "all", NULL};
+const char *const tp_io_offload_names[] = {"none", "cpu", "nvme", NULL}; /* = tp_offload_device */
+const char *const tp_io_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "nvfp4",
+                                          NULL}; /* = tp_fp8_recipe */
 const char *const tp_io_pos_names[] = {"rotary", "learned", "alibi", NULL};
 const char *const tp_io_rope_names[] = {"none", "llama3", NULL};
 
@@ -431,6 +434,14 @@ static tp_status apply_train_kinds(const tp_io_desc *d, tp_train *t, tp_error *e
         TP_TRY(get_enum(d, "--optimizer", &k, err));
         set_optimizer(k, &t->optimizer);
     }
+    if (VAL("--offload-params")) { /* tp_io_offload_names is tp_offload_device's order */
+        TP_TRY(get_enum(d, "--offload-params", &k, err));
+        t->offload_params = k;
+    }
+    if (VAL("--fp8-recipe")) { /* tp_io_recipe_names is tp_fp8_recipe's order */
+        TP_TRY(get_enum(d, "--fp8-recipe", &k, err));
+        t->fp8_recipe = k;
+    }
     return apply_plain(d, TP_IO_PART_TRAIN, t, err); /* the switches */
 }
 
@@ -492,6 +503,7 @@ static tp_status apply_train(const tp_io_desc *d, tp_train *t, tp_error *err)
     OVERRIDE_I64("--pad-vocab", t->pad_vocab_to);
     TP_TRY(apply_train_kinds(d, t, err));
     OVERRIDE_I64("--recompute-block-layers", t->recompute_layers);
+    OVERRIDE_I64("--offload-activations", t->offload_act_layers);
     if (VAL("--offload-optimizer"))
         TP_TRY(get_f64(d, "--offload-optimizer", &t->offload_optimizer, err));
     if (VAL("--recompute-modules")) {
@@ -554,6 +566,7 @@ static tp_status apply_options(const tp_io_desc *d, tp_options *o, tp_error *err
     TP_TRY(get_gb(d, "--host-memory-gb", &o->host_mem_bytes_per_node, err));
     TP_TRY(get_gb(d, "--pcie-gbps", &o->pcie_bw_bytes_per_s, err));
     TP_TRY(get_gb(d, "--host-mem-bw-gbps", &o->host_mem_bw_bytes_per_s, err));
+    TP_TRY(get_gb(d, "--nvme-gbps", &o->nvme_bw_bytes_per_s, err));
     return apply_plain(d, TP_IO_PART_CONVENTIONS, o, err); /* the overheads, the switches */
 }
 

@@ -81,6 +81,8 @@ static const tp_io_field fields[] = {
      INT_IN(0, TP_MAX_SEQ, MODEL, sliding_window)},
     {"model.global_every", "--global-every", "global-every",
      INT_IN(0, TP_MAX_LAYERS, MODEL, global_every)},
+    {"model.attention_chunk", "--attention-chunk", "attention-chunk",
+     INT_IN(0, TP_MAX_SEQ, MODEL, attention_chunk)},
     {"model.qk_norm", "--qk-norm", "qk-norm", ENUM(tp_io_qk_norm_names)},
     {"model.attn_sinks", "--attn-sinks", "attn-sinks", SWITCH_IN(MODEL, attn_sinks)},
     {"model.router_bias", "--router-bias", "router-bias", SWITCH_IN(MODEL, router_bias)},
@@ -141,6 +143,10 @@ static const tp_io_field fields[] = {
     {"train.recompute_layers", "--recompute-block-layers", "recompute-block-layers",
      INT(1, TP_MAX_LAYERS)},
     {"train.offload_optimizer", "--offload-optimizer", "offload-optimizer", NUM0(1e-6, 1.0)},
+    {"train.offload_params", "--offload-params", "offload-params", ENUM(tp_io_offload_names)},
+    {"train.offload_act_layers", "--offload-activations", "offload-activations",
+     INT(1, TP_MAX_LAYERS)},
+    {"train.fp8_recipe", "--fp8-recipe", "fp8-recipe", ENUM(tp_io_recipe_names)},
     /* conventions: tp_options */
     {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM(tp_io_attn_names)},
     {"conventions.act_model", "--act-model", "act-model", ENUM(tp_io_act_names)},
@@ -171,6 +177,7 @@ static const tp_io_field fields[] = {
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},
     {"conventions.host_mem_bw_bytes_per_s", "--host-mem-bw-gbps", "host-mem-bw-gbps",
      NUM(0.001, 100000.0)},
+    {"conventions.nvme_bw_bytes_per_s", "--nvme-gbps", "nvme-gbps", NUM(0.001, 100000.0)},
     /* plan: tp_plan_in (include/tp/plan.h), the flags of `trainplan plan` */
     {"plan.tokens", "--tokens", "tokens", NUM(1.0, 1e18)},
     {"plan.tokens_per_param", "--tokens-per-param", "tokens-per-param", NUM(1e-3, 1e6)},

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "io.h"
+#include "desc.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
 #include "schedule.h"
@@ -135,6 +136,10 @@ static json_t *model_json(jb *b, const tp_model *m)
     }
     if (m->sliding_window > 0) {
         put_int(b, o, "sliding_window", m->sliding_window);
+        put_int(b, o, "global_every", m->global_every);
+    }
+    if (m->attention_chunk > 0) { /* written only when set */
+        put_int(b, o, "attention_chunk", m->attention_chunk);
         put_int(b, o, "global_every", m->global_every);
     }
     if (m->mtp_layers > 0)
@@ -264,6 +269,12 @@ static json_t *training_json(jb *b, const tp_train *t)
         put_int(b, o, "recompute_layers", t->recompute_layers);
     if (t->offload_optimizer > 0.0) /* written only when set */
         put_real(b, o, "offload_optimizer", t->offload_optimizer);
+    if (t->offload_params != TP_OFFLOAD_NONE) /* written only when set */
+        put_str(b, o, "offload_params", tp_io_offload_names[t->offload_params]);
+    if (t->offload_act_layers > 0) /* written only when set */
+        put_int(b, o, "offload_activations", t->offload_act_layers);
+    if (t->fp8_recipe != TP_FP8_DELAYED) /* written only when set */
+        put_str(b, o, "fp8_recipe", tp_io_recipe_names[t->fp8_recipe]);
     if (t->recompute_modules) { /* written only when set */
         char mods[96];
         put_str(b, o, "recompute_modules",
@@ -282,6 +293,8 @@ static json_t *conventions_json(jb *b, const tp_options *op)
     put_bytes(b, o, "cuda_context_bytes", op->cuda_context_bytes);
     put_bytes(b, o, "comm_buffer_bytes", op->comm_buffer_bytes);
     put_real(b, o, "fragmentation", op->fragmentation);
+    if (op->sac_ops) /* written only when on (search --recompute-variants may choose it) */
+        put_bool(b, o, "sac_ops", true);
     return o;
 }
 
@@ -345,8 +358,12 @@ static void memory_fields(jb *b, json_t *o, const tp_memory *m)
     put_bytes(b, o, "capacity_bytes", m->capacity_bytes);
     put_bytes(b, o, "headroom_bytes", m->headroom_bytes);
     put_bool(b, o, "fits", m->fits);
-    if (m->host_bytes > 0.0) /* optimizer offload only: older outputs unchanged */
+    if (m->host_bytes > 0.0) /* offload only: older outputs unchanged */
         put_bytes(b, o, "host_bytes", m->host_bytes);
+    if (m->act_host_bytes > 0.0) /* activation offload only */
+        put_bytes(b, o, "act_host_bytes", m->act_host_bytes);
+    if (m->nvme_bytes > 0.0) /* NVMe parameter offload only */
+        put_bytes(b, o, "nvme_bytes", m->nvme_bytes);
     put_int(b, o, "stage", m->stage);
     put_int(b, o, "layers", m->layers);
     put_bytes(b, o, "params_on_gpu", m->params_on_gpu);
@@ -380,6 +397,14 @@ static json_t *time_json(jb *b, const tp_time *t)
     for (size_t k = 0; k < TP_IO_NUM_TIME_PARTS; k++)
         put_real(b, bd, tp_io_time_parts[k].key, tp_io_part_value(t, &tp_io_time_parts[k]));
     jb_set(b, o, "breakdown", bd);
+    if (t->param_offload_bytes > 0.0) { /* of dp_comm; written only with parameter offload */
+        put_real(b, o, "param_offload_s", t->param_offload_s);
+        put_bytes(b, o, "param_offload_bytes", t->param_offload_bytes);
+    }
+    if (t->act_offload_bytes > 0.0) { /* of recompute; written only with activation offload */
+        put_real(b, o, "act_offload_s", t->act_offload_s);
+        put_bytes(b, o, "act_offload_bytes", t->act_offload_bytes);
+    }
     json_t *bub = jb_obj(b);
     put_real(b, bub, "of_total", t->bubble_of_total);
     put_real(b, bub, "of_ideal", t->bubble_of_ideal);

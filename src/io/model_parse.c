@@ -433,8 +433,8 @@ static const char *const moe_keys[] = {
     NULL};
 static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_rope_head_dim",
                                        "qk_nope_head_dim", "v_head_dim",   NULL};
-static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm",
-                                             "sinks",          "out_bias",     NULL};
+static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm", "sinks",
+                                             "out_bias",       "chunk",        NULL};
 static const char *const hybrid_keys[] = {
     "layer_pattern",      "mamba_heads",    "mamba_head_dim", "mamba_groups",
     "mamba_state",        "mamba_conv",     "gdn_k_heads",    "gdn_v_heads",
@@ -538,6 +538,8 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
                              &m->sliding_window, err)) != TP_OK ||
         (st = tp_io__get_int(o, "attention", "global_every", OPTIONAL, 1, TP_MAX_LAYERS, NULL,
                              &m->global_every, err)) != TP_OK ||
+        (st = tp_io__get_int(o, "attention", "chunk", OPTIONAL, 1, TP_MAX_SEQ, NULL,
+                             &m->attention_chunk, err)) != TP_OK ||
         (st = tp_io__get_bool(o, "sinks", &m->attn_sinks, err)) != TP_OK ||
         (st = tp_io__get_bool(o, "out_bias", &m->attn_out_bias, err)) != TP_OK)
         return st;
@@ -557,9 +559,14 @@ static tp_status parse_attention(json_t *root, tp_model *m, tp_error *err)
         }
         m->qk_norm = (tp_qk_norm)qk;
     }
-    if (m->global_every > 0 && m->sliding_window == 0)
+    if (m->global_every > 0 && m->sliding_window == 0 && m->attention_chunk == 0)
         return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
-                            "\"attention.global_every\" needs \"attention.sliding_window\"");
+                            "\"attention.global_every\" needs \"attention.sliding_window\" or "
+                            "\"attention.chunk\"");
+    if (m->attention_chunk > 0 && m->sliding_window > 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "attention.chunk",
+                            "\"attention.chunk\" and \"attention.sliding_window\" cannot both be "
+                            "set");
     if (m->global_every > m->num_layers)
         return tp_error_set(err, TP_ERR_CONFIG, "attention.global_every",
                             "\"attention.global_every\" (%lld) must not exceed \"num_layers\" "
@@ -710,7 +717,7 @@ static const char *const gpu_keys[] = {"name",
                                        "price_source",
                                        NULL};
 /* Index order = tp_precision order. */
-static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", NULL};
+static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp4", NULL};
 
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err)
 {
@@ -742,6 +749,9 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
         FAIL(err, TP_ERR_CONFIG, "peak_tflops", "\"peak_tflops\" must be an object, got %s", what);
     }
     TRY(check_keys(peak, "peak_tflops", peak_keys, err));
+    double fp4_tflops = 0.0; /* Blackwell's NVFP4 peak; absent: no FP4 (and no MX formats) */
+    TRY(get_num(peak, "peak_tflops", "fp4", OPTIONAL, 0, 1e-3, 1e7, &fp4_tflops, err));
+    g.peak_fp4_flops_per_s = fp4_tflops * FLOPS_PER_TFLOP;
     for (int p = 0; p < TP_PREC_COUNT; p++) {
         double tflops = 0.0;
         /* bf16 is the reference peak for MFU; the others are 0 (unsupported) when absent. */

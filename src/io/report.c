@@ -14,6 +14,7 @@
 
 #include "io.h"
 #include "io_internal.h"
+#include "desc.h"
 #include "recompute_modules.h"
 
 static const char *plural(int64_t n, const char *one, const char *many)
@@ -144,6 +145,15 @@ static void section_model_features(FILE *f, const tp_model *m, const tp_params *
         else
             fprintf(f, "  window          %lld tokens on every layer\n",
                     (long long)m->sliding_window);
+    }
+    if (m->attention_chunk > 0) {
+        if (m->global_every > 0)
+            fprintf(
+                f, "  chunked         attention in chunks of %lld tokens; 1 layer in %lld global\n",
+                (long long)m->attention_chunk, (long long)m->global_every);
+        else
+            fprintf(f, "  chunked         attention in chunks of %lld tokens on every layer\n",
+                    (long long)m->attention_chunk);
     }
     if (m->qk_norm != TP_QK_NORM_NONE || m->attn_sinks || m->router_bias || m->attn_out_bias)
         fprintf(f, "  extras         %s%s%s%s\n",
@@ -308,12 +318,23 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
         fprintf(f, " (modules %s)",
                 tp_io_recompute_modules_text(t->recompute_modules, mods, sizeof mods));
     }
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        fprintf(f, "; weights offloaded to %s",
+                t->offload_params == TP_OFFLOAD_NVME ? "NVMe" : "CPU");
+    if (t->offload_act_layers > 0)
+        fprintf(f, "; activations of %lld %s offloaded to CPU", (long long)t->offload_act_layers,
+                tp_io_plural((double)t->offload_act_layers, "layer", "layers"));
     fprintf(f, "; FlashAttention %s\n", t->flash_attn ? "on" : "off");
     fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s%s\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),
             tp_io_optimizer_name(&t->optimizer), t->optimizer.master_weights ? "fp32" : "no",
             t->dropout ? ", dropout" : "", t->fused_ce ? ", fused cross-entropy" : "",
-            t->fp8_param_gather ? ", fp8 weights and parameter gather" : "");
+            !t->fp8_param_gather            ? ""
+            : t->fp8_recipe == TP_FP8_NVFP4 ? ", fp4 weights and parameter gather"
+                                            : ", fp8 weights and parameter gather");
+    if (t->fp8_recipe != TP_FP8_DELAYED)
+        fprintf(f, "  fp8 recipe      %s%s\n", tp_io_recipe_names[t->fp8_recipe],
+                t->fp8_recipe == TP_FP8_NVFP4 ? " (GEMMs at the fp4 peak)" : "");
     fprintf(f, "  batch           micro-batch %lld %s x gradient accumulation %lld x DP %lld\n",
             (long long)t->micro_batch, plural(t->micro_batch, "sequence", "sequences"),
             (long long)r->grad_accum, (long long)r->dp);
@@ -374,9 +395,25 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
                 "  stages                     first %.2f GiB (%.2f GB), last %.2f GiB (%.2f GB)\n",
                 r->stage_first.total_bytes / TP_GIB, r->stage_first.total_bytes / TP_GB,
                 r->stage_last.total_bytes / TP_GIB, r->stage_last.total_bytes / TP_GB);
-    if (m->host_bytes > 0.0)
+    const tp_train *tr = &c->train;
+    if (m->host_bytes > 0.0 && !tr->offload_params && !tr->offload_act_layers)
         fprintf(f, "  host (offload)             %.2f GiB (%.2f GB) per GPU of optimizer state\n",
                 m->host_bytes / TP_GIB, m->host_bytes / TP_GB);
+    else if (m->host_bytes > 0.0)
+        fprintf(f,
+                "  host (offload)             %.2f GiB (%.2f GB) per GPU (%s%s%s%s%s), x %lld "
+                "GPUs per node\n",
+                m->host_bytes / TP_GIB, m->host_bytes / TP_GB,
+                tr->offload_optimizer > 0.0 ? "optimizer state" : "",
+                tr->offload_optimizer > 0.0 && tr->offload_params == TP_OFFLOAD_CPU ? ", " : "",
+                tr->offload_params == TP_OFFLOAD_CPU ? "weights" : "",
+                m->act_host_bytes > 0.0 && m->host_bytes > m->act_host_bytes ? ", " : "",
+                m->act_host_bytes > 0.0 ? "activations" : "",
+                (long long)tp_gpus_per_node(tr, &c->gpu));
+    if (m->nvme_bytes > 0.0)
+        fprintf(
+            f, "  NVMe (offload)             %.2f GiB (%.2f GB) per GPU of weights (not checked)\n",
+            m->nvme_bytes / TP_GIB, m->nvme_bytes / TP_GB);
     if (m->fits)
         fprintf(f, "  verdict                    FITS (%.1f%% of capacity)\n",
                 100.0 * m->total_bytes / m->capacity_bytes);
@@ -436,12 +473,19 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     }
     time_line(f, "compute", t->compute_s, t->step_s);
     time_line(f, "recompute", t->recompute_s, t->step_s);
+    if (t->act_offload_s > 0.0 || t->act_offload_bytes > 0.0)
+        fprintf(f, "    of it activation offload %10.4f s exposed of %.2f GB per step over PCIe\n",
+                t->act_offload_s, t->act_offload_bytes / TP_GB);
     time_line(f, "TP communication", t->tp_comm_s, t->step_s);
     time_line(f, "CP communication", t->cp_comm_s, t->step_s);
     time_line(f, "EP all-to-all", t->ep_comm_s, t->step_s);
     time_line(f, "PP point-to-point", t->pp_comm_s, t->step_s);
     time_line(f, "pipeline bubble", t->bubble_s, t->step_s);
     time_line(f, "DP / ZeRO communication", t->dp_comm_s, t->step_s);
+    if (t->param_offload_bytes > 0.0)
+        fprintf(f, "    of it parameter offload  %10.4f s exposed of %.2f GB per step over %s\n",
+                t->param_offload_s, t->param_offload_bytes / TP_GB,
+                c->train.offload_params == TP_OFFLOAD_NVME ? "NVMe and PCIe" : "PCIe");
     time_line(f, "optimizer step", t->optimizer_s, t->step_s);
     time_line(f, "step", t->step_s, t->step_s);
     char tps[32], tpg[32];

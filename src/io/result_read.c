@@ -461,6 +461,13 @@ static tp_status tj_training(tpj *t)
         if (!push_real(im, "--offload-optimizer", json_number_value(off)))
             return full(t->err);
     }
+    char opt_path[96]; /* optional: written only when set */
+    if (tj_get(t, "training", "offload_params", opt_path, sizeof opt_path))
+        TP_TRY(tj_flag_str(t, "training", "offload_params", "--offload-params"));
+    if (tj_get(t, "training", "offload_activations", opt_path, sizeof opt_path))
+        TP_TRY(tj_flag_int(t, "training", "offload_activations", 1, "--offload-activations"));
+    if (tj_get(t, "training", "fp8_recipe", opt_path, sizeof opt_path))
+        TP_TRY(tj_flag_str(t, "training", "fp8_recipe", "--fp8-recipe"));
     char rc_path[96]; /* optional: written only when set */
     if (tj_get(t, "training", "recompute_modules", rc_path, sizeof rc_path))
         TP_TRY(tj_flag_str(t, "training", "recompute_modules", "--recompute-modules"));
@@ -491,6 +498,12 @@ static tp_status tj_conventions(tpj *t)
     if (differs(buf, d.comm_buffer_bytes) && !push_real(im, "--comm-buffer-gb", buf / 1e9))
         return full(t->err);
     if (differs(frag, d.fragmentation) && !push_real(im, "--fragmentation", frag))
+        return full(t->err);
+    char sac_path[96]; /* optional: written only when on */
+    bool sac = false;
+    if (tj_get(t, "conventions", "sac_ops", sac_path, sizeof sac_path))
+        TP_TRY(tj_bool(t, "conventions", "sac_ops", &sac));
+    if (sac && !push_flag(im, "--sac-ops"))
         return full(t->err);
     return TP_OK;
 }

@@ -277,14 +277,25 @@ static void layout_line(FILE *f, const tp_search_item *it)
     if (t->etp > 0 && t->etp != t->tp)
         fprintf(f, ", ETP %lld", (long long)t->etp);
     char mods[96] = "";
-    if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
+    if (t->offload_act_layers > 0)
+        snprintf(mods, sizeof mods, " (activations of %lld layers on the host)",
+                 (long long)t->offload_act_layers);
+    else if (t->recompute == TP_RECOMPUTE_SELECTIVE && it->config.opts.sac_ops)
+        snprintf(mods, sizeof mods, " (per-op SAC)");
+    else if (t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules) {
         char list[80];
         snprintf(mods, sizeof mods, " (%s)",
                  tp_io_recompute_modules_text(t->recompute_modules, list, sizeof list));
     }
-    char off[48] = "";
+    char off[80] = "";
     if (t->offload_optimizer > 0.0)
-        snprintf(off, sizeof off, " (optimizer %.0f%% on the host)", 100.0 * t->offload_optimizer);
+        snprintf(off, sizeof off, " (optimizer %.0f%% on the host%s)", 100.0 * t->offload_optimizer,
+                 t->offload_params == TP_OFFLOAD_CPU    ? ", weights too"
+                 : t->offload_params == TP_OFFLOAD_NVME ? ", weights on NVMe"
+                                                        : "");
+    else if (t->offload_params != TP_OFFLOAD_NONE)
+        snprintf(off, sizeof off, " (weights on %s)",
+                 t->offload_params == TP_OFFLOAD_NVME ? "NVMe" : "the host");
     fprintf(f, ", SP %s, ZeRO-%d%s, recompute %s%s, micro-batch %lld x accumulation %lld",
             t->sp ? "on" : "off", t->zero, off, rc_name(t->recompute), mods,
             (long long)t->micro_batch, (long long)it->result.grad_accum);

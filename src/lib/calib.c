@@ -66,6 +66,12 @@ void tp_options_default(tp_options *o)
     o->host_mem_bytes_per_node = 2e12;
     o->pcie_bw_bytes_per_s = 50e9;
     o->host_mem_bw_bytes_per_s = 450e9;
+    /* NVMe under ZeRO-Infinity parameter offload: a DGX H100 has 8 U.2
+     * NVMe data drives (DGX H100 user guide); 25 GB/s per node achieved
+     * read and write is an assumption (about 3 GB/s per drive through
+     * DeepSpeed's async I/O): measure it (DeepSpeed's ds_nvme_tune) and set
+     * --nvme-gbps. */
+    o->nvme_bw_bytes_per_s = 25e9;
 }
 
 /* GPU generations whose fitted efficiencies differ. */

@@ -183,6 +183,10 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
           o->pcie_bw_bytes_per_s <= 1e13))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.pcie_bw_bytes_per_s",
                             "must be a finite number in [1e6, 1e13] bytes/s");
+    if (!(isfinite(o->nvme_bw_bytes_per_s) && o->nvme_bw_bytes_per_s >= 1e6 &&
+          o->nvme_bw_bytes_per_s <= 1e14))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.nvme_bw_bytes_per_s",
+                            "must be a finite number in [1e6, 1e14] bytes/s");
     if (!(isfinite(o->host_mem_bw_bytes_per_s) && o->host_mem_bw_bytes_per_s >= 1e6 &&
           o->host_mem_bw_bytes_per_s <= 1e14))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.host_mem_bw_bytes_per_s",
@@ -191,6 +195,66 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
         o->act_model > TP_ACT_KORTHIKANTI || (int)o->ckpt_model < 0 ||
         o->ckpt_model > TP_CKPT_SEED001 || (int)o->coll_model < 0 || o->coll_model > TP_COLL_SIMPLE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions", "invalid convention value");
+    return TP_OK;
+}
+
+/* Parameter and activation offload (tp_train.offload_params,
+ * offload_act_layers): the engines' own rules. */
+static tp_status check_offload(const tp_config *c, tp_error *err)
+{
+    const tp_train *t = &c->train;
+    if (t->offload_params < TP_OFFLOAD_NONE || t->offload_params > TP_OFFLOAD_NVME)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_params",
+                            "%d is not a device (0 none, 1 cpu, 2 nvme)", t->offload_params);
+    if (t->offload_params != TP_OFFLOAD_NONE && t->zero < 3)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_params",
+                            "parameter offload needs ZeRO 3 (DeepSpeed offload_param, FSDP CPU "
+                            "offload), got ZeRO %d",
+                            t->zero);
+    int64_t L = c->model.num_layers;
+    if (t->offload_act_layers < 0 || t->offload_act_layers >= L)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_act_layers",
+                            "%lld is out of range [0, %lld] (fewer than the %lld layers; "
+                            "Megatron-Core transformer_config)",
+                            (long long)t->offload_act_layers, (long long)(L - 1), (long long)L);
+    if (t->offload_act_layers > 0 && t->pp > 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_act_layers",
+                            "activation offload does not support pipeline parallelism "
+                            "(Megatron-Core), got pp %lld",
+                            (long long)t->pp);
+    if (t->offload_act_layers > 0 && t->recompute != TP_RECOMPUTE_NONE)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_act_layers",
+                            "activation offload does not work with activation recompute "
+                            "(Megatron-Core), got recompute %s",
+                            t->recompute == TP_RECOMPUTE_FULL ? "full" : "selective");
+    return TP_OK;
+}
+
+static const char *const fp8_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "nvfp4"};
+
+/* The low-precision recipe (tp_train.fp8_recipe): under fp8 only, and the
+ * block-scaled formats only on a GPU whose tensor cores run them. */
+static tp_status check_fp8_recipe(const tp_config *c, tp_error *err)
+{
+    const tp_train *t = &c->train;
+    if (t->fp8_recipe < TP_FP8_DELAYED || t->fp8_recipe > TP_FP8_NVFP4)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_recipe",
+                            "%d is not a recipe (0 delayed, 1 tensorwise, 2 mxfp8, 3 nvfp4)",
+                            t->fp8_recipe);
+    if (t->fp8_recipe == TP_FP8_DELAYED)
+        return TP_OK;
+    const char *name = fp8_recipe_names[t->fp8_recipe];
+    if (t->precision != TP_PREC_FP8)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_recipe",
+                            "the %s recipe needs precision fp8, got %s", name,
+                            t->precision == TP_PREC_FP16   ? "fp16"
+                            : t->precision == TP_PREC_TF32 ? "tf32"
+                                                           : "bf16");
+    if (t->fp8_recipe >= TP_FP8_MXFP8 && !(c->gpu.peak_fp4_flops_per_s > 0.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_recipe",
+                            "%s needs block-scaled FP4/FP8 tensor cores (Blackwell: b200, "
+                            "gb200); %s has none (gpu.peak_fp4_flops_per_s is 0)",
+                            name, c->gpu.name);
     return TP_OK;
 }
 
@@ -357,6 +421,8 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_optimizer",
                             "optimizer offload needs a sharded optimizer (ZeRO >= 1: "
                             "ZeRO-Offload, Megatron's distributed optimizer), got ZeRO 0");
+    if ((st = check_offload(c, err)) != TP_OK || (st = check_fp8_recipe(c, err)) != TP_OK)
+        return st;
     if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_param_gather",
                             "fp8 parameter gather needs precision fp8 (the weights are fp8 "

@@ -83,9 +83,10 @@ const char *tp_result_reason(const tp_result *r, char *buf, size_t cap)
         return buf;
     if (m->total_bytes <= m->capacity_bytes) { /* then the host memory is what is short */
         snprintf(buf, cap,
-                 "host memory: %lld GPUs x %.1f GiB of offloaded optimizer state = %.1f GiB > "
+                 "host memory: %lld GPUs x %.1f GiB of offloaded %s = %.1f GiB > "
                  "%.1f GiB per node",
                  (long long)m->host_gpus, m->host_bytes / TP_GIB,
+                 m->host_more ? "state" : "optimizer state",
                  (double)m->host_gpus * m->host_bytes / TP_GIB, m->host_capacity_bytes / TP_GIB);
     } else {
         double part_bytes;

@@ -44,6 +44,9 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
         if (!isfinite(g->peak_flops_per_s[i]) || g->peak_flops_per_s[i] < 0.0)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.peak_flops_per_s",
                                 "peak FLOP/s of %s must be finite and >= 0", g->name);
+    if (!isfinite(g->peak_fp4_flops_per_s) || g->peak_fp4_flops_per_s < 0.0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.peak_fp4_flops_per_s",
+                            "the fp4 peak of %s must be finite and >= 0", g->name);
     if (!positive_finite(g->mem_capacity_bytes) || g->mem_capacity_bytes > 1e15)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.mem_capacity_bytes",
                             "memory capacity of %s must be in (0, 1e6] GB", g->name);

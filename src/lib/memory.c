@@ -78,6 +78,13 @@
  *    state leaves the GPU; the host holds it plus an fp32 gradient copy,
  *    f x shard x (optimizer + 4) bytes per GPU (ZeRO-Offload, Ren et al.
  *    2021), checked against opts.host_mem_bytes_per_node for the node.
+ *    Parameter offload (tp_train.offload_params, ZeRO 3; move_params_off):
+ *    the weight shard on the host or NVMe, and with the whole optimizer
+ *    offloaded the gradient shard too (FSDP2's CPU offload). Activation
+ *    offload (offload_act_layers = n, pp 1, no recompute;
+ *    offload_activations): n layers' activations on the host, the GPU
+ *    keeping the rest plus one layer in transit. The host total is checked
+ *    per node.
  * 5b. A vision tower (vision.c design note) sits on stage 0: its weights
  *    (a frozen encoder's 16-bit weights only, apart in frozen_params) and
  *    its activations per sample in flight; mllama cross layers add the K, V
@@ -312,6 +319,8 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
          * peak layer is a global one */
         if (m->sliding_window > 0 && m->global_every == 0 && (double)m->sliding_window < keys)
             keys = (double)m->sliding_window;
+        if (m->attention_chunk > 0 && m->global_every == 0 && (double)m->attention_chunk < keys)
+            keys = (double)m->attention_chunk; /* chunked: keys of one chunk at most */
         sharded += a * keys * (t->dropout ? 5.0 : 2.0);
     }
     if (rc & TP_RC_LAYERNORM)
@@ -386,8 +395,15 @@ static double optimizer_bytes_per_param(const tp_train *t);
 void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out)
 {
     out->weights = t->precision == TP_PREC_TF32 ? 4.0 : 2.0;
-    if (t->fp8_param_gather && t->precision == TP_PREC_FP8)
-        out->weights = 1.0; /* fp8 weights (Megatron --fp8-param-gather) */
+    if (t->fp8_param_gather && t->precision == TP_PREC_FP8) {
+        /* fp8 weights (Megatron --fp8-param-gather); the block-scaled
+         * recipes keep their scales beside them: MXFP8 one E8M0 byte per
+         * 32 elements, NVFP4 4-bit elements and one E4M3 byte per 16
+         * (--fp4-param-gather) */
+        out->weights = t->fp8_recipe == TP_FP8_MXFP8   ? 1.0 + 1.0 / 32.0
+                       : t->fp8_recipe == TP_FP8_NVFP4 ? 0.5 + 1.0 / 16.0
+                                                       : 1.0;
+    }
     out->grads = t->precision == TP_PREC_TF32 ? 4.0 : tp__dtype_bytes(t->grad_dtype);
     out->optimizer = optimizer_bytes_per_param(t);
     out->total = out->weights + out->grads + out->optimizer;
@@ -424,6 +440,60 @@ static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
         return n < mm ? n : mm;
     }
     }
+}
+
+/*
+ * Parameter offload (ZeRO-Infinity offload_param, FSDP2 CPUOffloadPolicy;
+ * ZeRO 3, validated): this GPU's shard of the weights (w bytes) leaves the
+ * GPU for the host or the NVMe drives; the gathered working set stays.
+ * With the whole optimizer offloaded too the gradient shard (g bytes, the
+ * framework buffers apart) goes to the host as it is reduced: the fp32
+ * copy optimizer offload already counts on the host receives it.
+ */
+static void move_params_off(const tp_train *t, double w, double g, tp_memory *out)
+{
+    out->weights_bytes -= w;
+    if (t->offload_params == TP_OFFLOAD_NVME)
+        out->nvme_bytes += w;
+    else
+        out->host_bytes += w;
+    if (t->offload_optimizer >= 1.0)
+        out->grads_bytes -= g;
+}
+
+/*
+ * Activation offload (Megatron-Core --cpu-offloading-num-layers n, TE's
+ * CPU offload; pp 1 and no recompute, validated): n layers' activations
+ * (at the stage's mean per layer) go to the host after their forward; the
+ * GPU keeps the other layers' and one offloaded layer's buffer in transit
+ * (TE double-buffers: the layer being copied back).
+ */
+static double offload_activations(const tp_train *t, double per_mb, double layers, double a_max,
+                                  tp_memory *out)
+{
+    double n = (double)t->offload_act_layers;
+    double away = n * per_mb / layers;
+    out->act_host_bytes = away;
+    out->host_bytes += away;
+    return per_mb - away + a_max;
+}
+
+/*
+ * Activations of the multi-token-prediction modules on the last stage, one
+ * micro-batch (DeepSeek-V3; Megatron-Core's MTP block sits after the last
+ * layer): each module stores the inputs of its two norms (the embedding
+ * and the hidden state, 2h each) and of its eh_proj (their concatenation,
+ * 4h), not split by TP unless SP, and one transformer layer (a MoE layer
+ * when the model has experts, as the step time counts it). Not recomputed.
+ */
+static double mtp_activation_bytes(const tp_config *c, double a_dense)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
+    double in = 8.0 * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
+    double layer = m->num_experts > 0 ? layer_activation_bytes(c, true) : a_dense;
+    return (double)m->mtp_layers * (in + layer);
 }
 
 static int64_t num_communicators(const tp_train *t, int64_t dp)
@@ -517,6 +587,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         out->host_bytes = f * shard * (ob + 4.0);
         out->optimizer_bytes = (1.0 - f) * (opt + opte);
     }
+    if (t->offload_params != TP_OFFLOAD_NONE)
+        move_params_off(t, w + we, (g + ge) - (sp.dense + sp.expert) * o->extra_param_bytes, out);
     out->params_on_gpu = sp.dense + sp.expert + sp.frozen;
     out->frozen_params = sp.frozen;
 
@@ -554,6 +626,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
                 act = inflight * groups * input + k * a_max;
             }
         }
+    } else if (t->offload_act_layers > 0) {
+        act = offload_activations(t, per_mb, (double)layers, a_max, out); /* pp 1: one in flight */
     } else {
         act = inflight * per_mb;
     }
@@ -566,6 +640,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         if (cross > 0 && t->recompute != TP_RECOMPUTE_FULL)
             act += inflight * (double)cross * tp__vision_cross_act_bytes(c);
     }
+    if (stage == t->pp - 1 && m->mtp_layers > 0)
+        act += inflight * mtp_activation_bytes(c, a_dense);
     out->activations_bytes = act;
     out->act_per_layer_bytes = a_max;
     out->inflight_microbatches = inflight;
@@ -577,6 +653,10 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         double h = (double)m->hidden;
         double ce = o->ce_bytes_per_logit; /* range-checked by tp_config_validate */
         out->logits_bytes = (4.0 * T * h + (t->fused_ce ? 0.0 : ce * T * V)) / (double)t->tp;
+        /* each MTP module's head keeps its fp32 input and, unfused, the fp32
+         * logits its vocabulary-parallel loss saves for the backward */
+        out->logits_bytes += (double)m->mtp_layers *
+                             (4.0 * T * h + (t->fused_ce ? 0.0 : 4.0 * T * V)) / (double)t->tp;
     }
 
     /* 6. Fixed and reserve. */
@@ -591,6 +671,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     out->headroom_bytes = out->capacity_bytes - out->total_bytes;
     out->host_capacity_bytes = o->host_mem_bytes_per_node;
     out->host_fits = true;
+    out->host_more = t->offload_params != TP_OFFLOAD_NONE || t->offload_act_layers > 0;
     if (out->host_bytes > 0.0 && o->host_mem_bytes_per_node > 0.0) {
         out->host_gpus = tp_gpus_per_node(t, &c->gpu);
         out->host_fits = out->host_bytes * (double)out->host_gpus <= o->host_mem_bytes_per_node;

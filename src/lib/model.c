@@ -74,6 +74,10 @@
  *   (tp__window_scale): causal keys per query min(i+1, w), summed over i <
  *   s in the continuum convention of the causal s/2: w - w^2/(2s) for w < s
  *   (= s/2 at w = s, so a window of the whole sequence is full attention).
+ * Chunked attention (attention_chunk = C, Llama 4): a local layer's token
+ *   sees its own chunk's earlier tokens: (n C^2 + r^2) / s^2 of the full
+ *   work, n = floor(s/C) chunks and r left over (causal or not: the same
+ *   ratio); global_every marks the full-attention layers as for a window.
  */
 #include <math.h>
 
@@ -178,13 +182,29 @@ int64_t tp__attn_replicated_params(const tp_model *m)
 /* Layers with full attention when a window is set. */
 static int64_t global_layers(const tp_model *m)
 {
-    if (m->sliding_window <= 0)
+    if (m->sliding_window <= 0 && m->attention_chunk <= 0)
         return m->num_layers;
     return m->global_every > 0 ? m->num_layers / m->global_every : 0;
 }
 
+/* A chunked layer's score work over full attention's: n = floor(s/C) whole
+ * chunks and a remainder r, each causal (or not) within itself, in the
+ * continuum convention: (n C^2 + r^2) / s^2 either way (1 when C >= s). */
+static double chunk_scale(const tp_model *m, double s)
+{
+    double C = (double)m->attention_chunk;
+    if (!(C < s) || m->num_layers <= 0)
+        return 1.0;
+    double n = floor(s / C), r = s - n * C;
+    double local = (n * C * C + r * r) / (s * s);
+    double L = (double)m->num_layers, G = (double)global_layers(m);
+    return (G + (L - G) * local) / L;
+}
+
 double tp__window_scale(const tp_model *m, double s, bool causal)
 {
+    if (m->attention_chunk > 0)
+        return chunk_scale(m, s);
     double w = (double)m->sliding_window;
     if (m->sliding_window <= 0 || !(w < s) || m->num_layers <= 0)
         return 1.0;
@@ -343,9 +363,15 @@ static tp_status validate_features(const tp_model *m, tp_error *err)
     if ((int)m->qk_norm < 0 || m->qk_norm > TP_QK_NORM_FULL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.qk_norm",
                             "%d is not a QK-norm kind (none, head, full)", (int)m->qk_norm);
-    if (m->global_every > 0 && m->sliding_window == 0)
+    CHECK_RANGE(m->attention_chunk, "model.attention_chunk", 0, TP_MAX_SEQ);
+    if (m->attention_chunk > 0 && m->sliding_window > 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.attention_chunk",
+                            "chunked attention and a sliding window (%lld) cannot both be set",
+                            (long long)m->sliding_window);
+    if (m->global_every > 0 && m->sliding_window == 0 && m->attention_chunk == 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.global_every",
-                            "global_every %lld needs a sliding_window (it is 0)",
+                            "global_every %lld needs a sliding_window or an attention_chunk "
+                            "(both are 0)",
                             (long long)m->global_every);
     if (!tp__is_mla(m)) {
         if (m->q_lora_rank || m->qk_rope_head_dim || m->qk_nope_head_dim || m->v_head_dim)

@@ -80,9 +80,13 @@ struct tp_search {
     tp_result cur;       /* its evaluation */
     tp_params params;    /* true vocabulary (reported) */
     tp_params padded;    /* padded vocabulary (memory, FLOPs) */
-    tp_flops flops[4];   /* by recompute value: none, selective, full, selective + MoE layer */
+    tp_flops flops[6];   /* by recompute value: none, selective, full, selective + MoE layer,
+                            per-op SAC, activation offload */
+    bool base_sac;       /* the base's opts.sac_ops, for the other candidates */
     unsigned base_rc;    /* the base's recompute modules, for selective candidates */
     double base_offload; /* the base's optimizer offload, for ZeRO >= 1 candidates */
+    int base_params;     /* the base's parameter offload device, for ZeRO 3 candidates */
+    int64_t base_act;    /* the base's offloaded activation layers, for pp 1 without recompute */
     int rc_value;        /* the current candidate's recompute value (index of flops) */
     int64_t node;        /* GPUs per node */
     int64_t B;           /* global batch, sequences */
@@ -289,9 +293,14 @@ static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t l
     double D = (double)dp_of(t) * (double)t->cp, De = (double)tp_train_edp(t);
     int z = t->zero;
     const tp_state_bytes *b = &s->bpp;
-    double per_dense = b->weights / (z >= 3 ? D : 1.0) + b->grads / (z >= 2 ? D : 1.0) +
+    /* parameter offload (ZeRO 3): the weight shard, and with the whole
+     * optimizer offloaded the gradient shard, off the GPU (memory.c) */
+    double wk = t->offload_params != TP_OFFLOAD_NONE ? 0.0 : 1.0;
+    double gk = wk > 0.0 || t->offload_optimizer < 1.0 ? 1.0 : 0.0;
+    double per_dense = wk * b->weights / (z >= 3 ? D : 1.0) + gk * b->grads / (z >= 2 ? D : 1.0) +
                        (1.0 - t->offload_optimizer) * b->optimizer / (z >= 1 ? D : 1.0);
-    double per_expert = b->weights / (z >= 3 ? De : 1.0) + b->grads / (z >= 2 ? De : 1.0) +
+    double per_expert = wk * b->weights / (z >= 3 ? De : 1.0) +
+                        gk * b->grads / (z >= 2 ? De : 1.0) +
                         (1.0 - t->offload_optimizer) * b->optimizer / (z >= 1 ? De : 1.0);
     return dense * per_dense + expert * per_expert;
 }
@@ -364,14 +373,29 @@ static unsigned sp_options(const tp_search *s)
  * space.recompute_variants, MoE models, selective allowed) selective with
  * Megatron-Core's MoE-layer recompute (modules core_attn + moe). */
 #define RC_MOE_LAYER 3
-/* ZeRO values at or above this are the stage x - OFFLOADED with optimizer offload. */
+/* bit 4 (with space.recompute_variants, selective allowed, no base modules
+ * or SAC): selective as torchtitan's per-op SAC (opts.sac_ops) */
+#define RC_SAC 4
+/* bit 5 (with space.offload_variants, none allowed, PP 1, no base activation
+ * offload): no recompute, the activations of all but one layer offloaded to
+ * the host (Megatron-Core's --cpu-offloading-num-layers at its maximum) */
+#define RC_ACT_OFF 5
+/* ZeRO values at or above this are the stage x % OFFLOADED with optimizer
+ * offload; at or above 2 x OFFLOADED (ZeRO 3 only) the weights are on the
+ * CPU too (FSDP2's CPU offload, ZeRO-Infinity's offload_param). */
 #define OFFLOADED 4
 static unsigned rc_options(const tp_search *s)
 {
     unsigned o = s->space.recompute_mask ? (s->space.recompute_mask & 7u) : 7u;
     if (s->space.recompute_variants && s->cfg.model.num_experts > 0 &&
-        (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) && !s->cfg.opts.sac_ops)
+        (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) && !s->base_sac)
         o |= TP_SEARCH_BIT(RC_MOE_LAYER);
+    if (s->space.recompute_variants && (o & TP_SEARCH_BIT(TP_RECOMPUTE_SELECTIVE)) &&
+        !s->base_sac && s->base_rc == 0u)
+        o |= TP_SEARCH_BIT(RC_SAC);
+    if (s->space.offload_variants && (o & TP_SEARCH_BIT(TP_RECOMPUTE_NONE)) && s->base_act == 0 &&
+        s->cfg.train.pp == 1 && s->cfg.model.num_layers >= 2)
+        o |= TP_SEARCH_BIT(RC_ACT_OFF);
     return o;
 }
 
@@ -504,6 +528,8 @@ static int build(tp_search *s, int d)
                     v[k++] = v[j] + OFFLOADED;
             if (k == n0)
                 v[k++] = first_sharded + OFFLOADED;
+            if ((mask & TP_SEARCH_BIT(3)) && s->base_params == TP_OFFLOAD_NONE)
+                v[k++] = 3 + 2 * OFFLOADED;
         }
         break;
     }
@@ -529,7 +555,7 @@ static int build(tp_search *s, int d)
     }
     case L_RC: {
         unsigned o = rc_options(s);
-        for (int r = 0; r <= RC_MOE_LAYER; r++)
+        for (int r = 0; r <= RC_ACT_OFF; r++)
             if (o & TP_SEARCH_BIT(r))
                 v[k++] = r;
         break;
@@ -560,6 +586,9 @@ static void apply(tp_search *s, int d)
     case L_ZERO:
         t->zero = (int)(x % OFFLOADED);
         t->offload_optimizer = x >= OFFLOADED ? 1.0 : t->zero >= 1 ? s->base_offload : 0.0;
+        t->offload_params = x >= 2 * OFFLOADED ? TP_OFFLOAD_CPU
+                            : t->zero == 3     ? s->base_params
+                                               : TP_OFFLOAD_NONE;
         break;
     case L_VPP:
         t->vpp = x;
@@ -568,10 +597,17 @@ static void apply(tp_search *s, int d)
     case L_SP: t->sp = x != 0; break;
     case L_RC:
         s->rc_value = (int)x;
-        t->recompute = x == RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE : (tp_recompute)x;
+        t->recompute = x == RC_ACT_OFF     ? TP_RECOMPUTE_NONE
+                       : x >= RC_MOE_LAYER ? TP_RECOMPUTE_SELECTIVE
+                                           : (tp_recompute)x;
         t->recompute_modules = x == RC_MOE_LAYER             ? TP_RC_CORE_ATTN | TP_RC_MOE
                                : x == TP_RECOMPUTE_SELECTIVE ? s->base_rc
                                                              : 0u;
+        s->cfg.opts.sac_ops = x == RC_SAC ? true : s->base_sac;
+        /* activation offload where Megatron-Core allows it: pp 1, no recompute */
+        t->offload_act_layers = x == RC_ACT_OFF                        ? s->cfg.model.num_layers - 1
+                                : x == TP_RECOMPUTE_NONE && t->pp == 1 ? s->base_act
+                                                                       : 0;
         break;
     case L_MB: t->micro_batch = x; break;
     default: break;
@@ -821,6 +857,10 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     double base_offload = t->offload_optimizer; /* checked with ZeRO 1, used by ZeRO >= 1 */
     if (!(base_offload >= 0.0 && base_offload <= 0.0)) /* set, or NaN: checked with ZeRO 1 */
         t->zero = 1;
+    int base_params = t->offload_params; /* checked with ZeRO 3, used by ZeRO 3 candidates */
+    if (base_params != TP_OFFLOAD_NONE)
+        t->zero = 3;
+    int64_t base_act = t->offload_act_layers; /* checked with pp 1 and no recompute */
     t->schedule = TP_SCHED_1F1B;
     t->first_stage_layers = t->last_stage_layers = 0;
     t->recompute = base_rc ? TP_RECOMPUTE_SELECTIVE : TP_RECOMPUTE_NONE;
@@ -831,6 +871,8 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     t->recompute_modules = 0u;
     t->zero = 0;
     t->offload_optimizer = 0.0;
+    t->offload_params = TP_OFFLOAD_NONE;
+    t->offload_act_layers = 0;
 
     tp_search *s = calloc(1, sizeof *s);
     if (!s)
@@ -839,6 +881,9 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg = one;
     s->base_rc = base_rc;
     s->base_offload = base_offload;
+    s->base_params = base_params;
+    s->base_sac = base->opts.sac_ops;
+    s->base_act = base_act;
     s->cfg.train.num_gpus = base->train.num_gpus;
     s->B = base->train.global_batch;
     s->node = tp_gpus_per_node(&base->train, &base->gpu);
@@ -859,6 +904,10 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     s->cfg.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MOE;
     tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_MOE_LAYER]);
     s->cfg.train.recompute_modules = 0u;
+    s->cfg.opts.sac_ops = true;
+    tp_flops_eval(&s->cfg, &s->padded, &s->flops[RC_SAC]);
+    s->cfg.opts.sac_ops = s->base_sac;
+    s->flops[RC_ACT_OFF] = s->flops[TP_RECOMPUTE_NONE]; /* offload recomputes nothing */
     s->cfg.train.recompute = TP_RECOMPUTE_NONE;
     s->cur.params = s->params; /* eval.c hands the time model the true-vocabulary counts */
     precompute_bound(s);

@@ -118,6 +118,17 @@
  *    difference from a self-attention layer on the stages that hold them
  *    (with CP they keep the self-attention's ring exchange: an
  *    over-estimate, stated in vision.c).
+ * 11. Parameter offload (offload_params; param_offload_time): per gather
+ *    the weight shard comes up over PCIe (NVMe: the node's drives shared by
+ *    its GPUs, the slower of the two), prefetched under compute up to
+ *    eff.overlap as ZeRO-3's gathers, and goes back after the update; in
+ *    dp_comm_s (param_offload_s). Activation offload (offload_act_layers;
+ *    act_offload_time): the offloaded layers' activations down during the
+ *    forward and up during the backward, each hidden under that pass up to
+ *    eff.overlap; in recompute_s (act_offload_s). FP8 recipes
+ *    (fp8_recipe): the cast bytes of header 3 scaled (fp8_cast_ratio),
+ *    NVFP4's GEMMs at the GPU's fp4 peak. Bottleneck: "parameter offload
+ *    (PCIe|NVMe)", "activation offload (PCIe)" when transfer-bound.
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).
  * Cost: no loops over layers or stages (closed forms per stage type),
@@ -158,6 +169,7 @@ typedef struct ctx {
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
     bool modules;  /* selective recompute with Megatron's modules: track their parts */
+    double cast;   /* fp8 cast bytes relative to delayed scaling's (the recipe, header 10) */
     tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
 } ctx;
 
@@ -404,8 +416,8 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     if (c->model.pos == TP_POS_ROTARY)
         *shard_bytes += 4.0 * (q + kv);
     if (t->precision == TP_PREC_FP8) {
-        *rep_bytes += 2.0 * h;
-        *shard_bytes += 3.0 * q;
+        *rep_bytes += 2.0 * h * x->cast;
+        *shard_bytes += 3.0 * q * x->cast;
     }
 
     /* CP ring exchange of K and V, hidden under the step's attention (4.8) */
@@ -523,7 +535,7 @@ static void dense_layer(const ctx *x, cost *o)
     o->bwd += 2.0 * (g1 + g2);
     shard += act_bytes_per_f(&c->model) * f;
     if (c->train.precision == TP_PREC_FP8)
-        shard += 3.0 * f;
+        shard += 3.0 * f * x->cast;
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
     o->fwd += elem;
     o->bwd += 2.0 * elem;
@@ -579,7 +591,7 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     double a = act_bytes_per_f(m);
     *shard += k * tp_moe_load(m) * a * fe + a * fsh;
     if (c->train.precision == TP_PREC_FP8)
-        *shard += 3.0 * (k * fe + fsh);
+        *shard += 3.0 * (k * fe + fsh) * x->cast;
     /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused
      * permutation, 16-bit copies): permute gathers every routed copy (read
      * and write, 4h per copy), unpermute reads the copies and writes the
@@ -637,8 +649,8 @@ static void moe_layer(const ctx *x, cost *o)
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
-        shard_attn -=
-            k * a * fe + a * fsh + (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) : 0.0);
+        shard_attn -= k * a * fe + a * fsh +
+                      (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);
         double elem_attn = T * (rep_attn / (x->sp ? tt : 1.0) + shard_attn / tt) / x->mem_bw;
         mp.act_fwd = T * k * a * fe / tt / x->mem_bw;
         mp.shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
@@ -806,8 +818,8 @@ static void mamba_part(const ctx *x, cost *o, double *rep, double *shard)
     *rep += 10.0 * h;
     *shard += 4.0 * (din + 2.0 * gn) + 6.0 * din; /* conv1d in/out, gated norm y, z -> out */
     if (x->c->train.precision == TP_PREC_FP8) {
-        *rep += h;
-        *shard += 3.0 * din;
+        *rep += h * x->cast;
+        *shard += 3.0 * din * x->cast;
     }
     if (x->cc > 1.0) /* in_proj output to heads, scan output back */
         cp_a2a(x, o, T * (win + din) / tt * 2.0);
@@ -831,8 +843,8 @@ static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
     *rep += 10.0 * h;
     *shard += 4.0 * (2.0 * K + W) + 8.0 * nv + 6.0 * W;
     if (x->c->train.precision == TP_PREC_FP8) {
-        *rep += h;
-        *shard += 3.0 * W;
+        *rep += h * x->cast;
+        *shard += 3.0 * W * x->cast;
     }
     if (x->cc > 1.0) /* q, k, v, z, beta, alpha to heads; the normed output back */
         cp_a2a(x, o, T * (2.0 * K + 3.0 * W + 2.0 * nv) / tt * 2.0);
@@ -857,8 +869,8 @@ static void mamba1_part(const ctx *x, cost *o, double *rep, double *shard)
     *rep += 10.0 * h;
     *shard += 4.0 * d + 6.0 * d; /* conv1d in/out; the gate y * silu(z) */
     if (x->c->train.precision == TP_PREC_FP8) {
-        *rep += h;
-        *shard += 3.0 * d;
+        *rep += h * x->cast;
+        *shard += 3.0 * d * x->cast;
     }
     if (x->c->train.tp > 1) {
         double ar = tp_group_coll_time(&x->c->gpu, x->c->opts.coll_model, TP_COLL_ALL_REDUCE,
@@ -907,7 +919,7 @@ TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
     module_parts mp = {0};
     if (mixer == TP__MIX_ATTN) { /* its half of attention_part's two norms and residuals */
         attention_part(x, o, &mp, &rep, &shard);
-        rep -= 10.0 * h + (fp8 ? h : 0.0);
+        rep -= 10.0 * h + (fp8 ? h * x->cast : 0.0);
     } else if (mixer == TP__MIX_MAMBA) {
         mamba_part(x, o, &rep, &shard);
     } else if (mixer == TP__MIX_GDN) {
@@ -921,7 +933,7 @@ TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
         o->gemm_fwd += g;
         o->fwd += g;
         o->bwd += 2.0 * g;
-        shard += act_bytes_per_f(m) * f + (fp8 ? 3.0 * f : 0.0);
+        shard += act_bytes_per_f(m) * f + (fp8 ? 3.0 * f * x->cast : 0.0);
     } else if (ffn == TP__FFN_MOE) {
         double g, g_shared, perm;
         moe_mlp_part(x, o, &shard, &perm, &g, &g_shared);
@@ -929,7 +941,7 @@ TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
         ep_part(x, o, &mp);
     }
     if (ffn != TP__FFN_NONE) {
-        rep += 10.0 * h + (fp8 ? h : 0.0);
+        rep += 10.0 * h + (fp8 ? h * x->cast : 0.0);
         nsub += 1.0;
     }
     double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
@@ -1009,6 +1021,23 @@ static void gemm_shape_init(const tp_config *c, ctx *x)
     x->inv_tile_n = 1.0 / x->tile_n;
 }
 
+/*
+ * Bytes of one fp8 cast per element relative to delayed scaling's 3 (read
+ * 2, write 1; header 10): tensorwise current scaling reads the input once
+ * more for its amax (5); MXFP8 writes a row-wise and a column-wise copy
+ * with one E8M0 scale per 32 elements each (2 + 2 + 2/32); NVFP4 the two
+ * 4-bit copies with one E4M3 scale per 16 each (2 + 1 + 2/16).
+ */
+static double fp8_cast_ratio(int recipe)
+{
+    switch (recipe) {
+    case TP_FP8_TENSORWISE: return 5.0 / 3.0;
+    case TP_FP8_MXFP8: return (4.0 + 2.0 / 32.0) / 3.0;
+    case TP_FP8_NVFP4: return (3.0 + 2.0 / 16.0) / 3.0;
+    default: return 1.0;
+    }
+}
+
 static void ctx_init(const tp_config *c, ctx *x)
 {
     const tp_model *m = &c->model;
@@ -1036,6 +1065,8 @@ static void ctx_init(const tp_config *c, ctx *x)
     switch (t->precision) {
     case TP_PREC_FP8:
         x->peak_gemm = pk[TP_PREC_FP8] > 0.0 ? pk[TP_PREC_FP8] : bf16;
+        if (t->fp8_recipe == TP_FP8_NVFP4) /* validated: the GPU has an fp4 peak */
+            x->peak_gemm = c->gpu.peak_fp4_flops_per_s;
         x->gemm_eff = (e->gemm_fp8 > 0.0 && e->gemm_fp8 <= 1.0) ? e->gemm_fp8 : gemm;
         x->peak_attn = bf16;
         break;
@@ -1052,6 +1083,7 @@ static void ctx_init(const tp_config *c, ctx *x)
         x->peak_attn = bf16;
         break;
     }
+    x->cast = fp8_cast_ratio(t->fp8_recipe);
     x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
     gemm_shape_init(c, x);
     bool ampere_kernel = c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0;
@@ -1232,14 +1264,77 @@ static double offload_time(const ctx *x, const tp_result *r, double window_b)
         params = f * updated_params(x, r); /* experts sharded over EDP */
     const tp_options *o = &c->opts;
     double d2h = params * bpp.grads / o->pcie_bw_bytes_per_s;
-    double h2d = params * bpp.weights / o->pcie_bw_bytes_per_s;
+    /* with the parameters offloaded the updated weights stay on the host
+     * (param_offload_time moves them to NVMe when they live there) */
+    double h2d =
+        t->offload_params != TP_OFFLOAD_NONE ? 0.0 : params * bpp.weights / o->pcie_bw_bytes_per_s;
     double cpu_bw = o->host_mem_bw_bytes_per_s / (double)nodes_gpus(c);
     double cpu = params * (2.0 * bpp.optimizer + 2.0 * 4.0 + bpp.weights) / cpu_bw;
     double down = o->dp_comm_overlap ? exposed(d2h, window_b, x->ov) : d2h;
     return down + cpu + h2d;
 }
 
-static const char *bottleneck_of(const tp_time *tm)
+/* The rate one GPU's parameter shard moves at: its own PCIe link (ZeRO-
+ * Infinity's bandwidth-centric partitioning: every GPU moves its own
+ * shard), and from NVMe the node's drives shared by its GPUs, read through
+ * a pinned host buffer, so the slower of the two. */
+static double param_offload_bw(const ctx *x)
+{
+    const tp_options *o = &x->c->opts;
+    double bw = o->pcie_bw_bytes_per_s;
+    if (x->c->train.offload_params == TP_OFFLOAD_NVME)
+        bw = min2(bw, o->nvme_bw_bytes_per_s / (double)nodes_gpus(x->c));
+    return bw;
+}
+
+/*
+ * Parameter offload (header 10; ZeRO 3): every gather of stage 0's weights
+ * first fetches this GPU's shard from the host or NVMe, prefetched under
+ * compute (ZeRO-Infinity's overlap-centric design) up to eff.overlap with
+ * opts.dp_comm_overlap, one layer's share always exposed: per micro-batch
+ * a forward and a backward fetch, or under a pipeline once per step (the
+ * stage stays gathered). After the step the updated weight shard goes back
+ * (the GPU's update over the same link; the CPU's update only to NVMe).
+ */
+static double param_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m,
+                                 double layers0, double *bytes)
+{
+    const tp_config *c = x->c;
+    const tp_train *t = &c->train;
+    tp_state_bytes bpp;
+    tp_state_bytes_per_param(t, &bpp);
+    double w = sharded_params(x, r, &r->stage_first) * bpp.weights;
+    double bw = param_offload_bw(x);
+    double fetch = w / bw;
+    double L = layers0 >= 1.0 ? layers0 : 1.0;
+    bool ovl = c->opts.dp_comm_overlap;
+    double ex_f = ovl ? max2(exposed(fetch, st0->fwd, x->ov), fetch / L) : fetch;
+    double ex_b = ovl ? max2(exposed(fetch, st0->bwd + st0->recomp, x->ov), fetch / L) : fetch;
+    double fetches = t->pp > 1 ? ex_f : m * (ex_f + ex_b);
+    double f = t->offload_optimizer;
+    double back = (1.0 - f) * w / bw;
+    bool nvme = t->offload_params == TP_OFFLOAD_NVME;
+    if (nvme)
+        back += f * w / (c->opts.nvme_bw_bytes_per_s / (double)nodes_gpus(c));
+    *bytes = (t->pp > 1 ? 1.0 : 2.0 * m) * w + (nvme ? 1.0 : 1.0 - f) * w;
+    return fetches + back;
+}
+
+/*
+ * Activation offload (header 10): per micro-batch the offloaded layers'
+ * activations go down over PCIe during the forward and come back during
+ * the backward, each hidden under that pass's compute up to eff.overlap
+ * (TE's offload streams are asynchronous).
+ */
+static double act_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m,
+                               double *bytes)
+{
+    *bytes = 2.0 * m * r->stage_first.act_host_bytes;
+    double move = r->stage_first.act_host_bytes / x->c->opts.pcie_bw_bytes_per_s;
+    return m * (exposed(move, st0->fwd, x->ov) + exposed(move, st0->bwd, x->ov));
+}
+
+static const char *bottleneck_of(const tp_time *tm, bool nvme)
 {
     struct {
         const char *name;
@@ -1262,6 +1357,10 @@ static const char *bottleneck_of(const tp_time *tm)
         return "compute (no other part above 5% of the step)";
     if (best == sizeof parts / sizeof parts[0] - 1 && tm->offload_s > 0.5 * tm->optimizer_s)
         return "optimizer offload (PCIe and CPU)";
+    if (best == 6 && tm->param_offload_s > 0.5 * tm->dp_comm_s)
+        return nvme ? "parameter offload (NVMe)" : "parameter offload (PCIe)";
+    if (best == 0 && tm->act_offload_s > 0.5 * tm->recompute_s)
+        return "activation offload (PCIe)";
     return parts[best].name;
 }
 
@@ -1388,6 +1487,15 @@ void tp__step_time(const tp_config *c, tp_result *r)
         tm->pp_comm_s = v > 1.0 ? exposed(raw, tm->compute_s, x.ov) : raw;
     }
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
+    if (t->offload_params != TP_OFFLOAD_NONE) {
+        tm->param_offload_s =
+            param_offload_time(&x, r, &st0, mb, (double)L0, &tm->param_offload_bytes);
+        tm->dp_comm_s += tm->param_offload_s;
+    }
+    if (t->offload_act_layers > 0) {
+        tm->act_offload_s = act_offload_time(&x, r, &st0, mb, &tm->act_offload_bytes);
+        tm->recompute_s += tm->act_offload_s;
+    }
     tm->optimizer_s = optimizer_time(&x, r);
     if (t->offload_optimizer > 0.0) {
         tm->offload_s = offload_time(&x, r, st0.bwd + st0.recomp);
@@ -1411,6 +1519,6 @@ void tp__step_time(const tp_config *c, tp_result *r)
         peak = c->gpu.peak_flops_per_s[TP_PREC_BF16];
     tm->mfu = tm->model_flops_per_s_per_gpu / peak;
     tm->hfu = r->flops.hardware_per_step / tm->step_s / gpus / peak;
-    tm->bottleneck = bottleneck_of(tm);
+    tm->bottleneck = bottleneck_of(tm, t->offload_params == TP_OFFLOAD_NVME);
     tm->computed = true;
 }

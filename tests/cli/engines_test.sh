@@ -113,6 +113,8 @@ F16=(
     "f16-block|--model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --global-batch 64 --recompute full --recompute-block-layers 3|x|"
     "f16-off1|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-optimizer 1|x|"
     "f16-off3|--model llama-3-8b --gpus 16 --tp 2 --zero 3 --global-batch 64 --offload-optimizer 0.5|x|"
+    "f16-act|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-activations 8||activations of 8 layers offloaded to the CPU"
+    "f16-tw|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-recipe tensorwise --distributed-optimizer --global-batch 64||fp8 recipe tensorwise"
 )
 for entry in "${F16[@]}"; do
     IFS='|' read -r name flags full note <<<"$entry"
@@ -155,6 +157,33 @@ want_args f16-mods "--recompute-granularity selective" "--recompute-modules core
 want_args f16-block "--recompute-granularity full" "--recompute-method block" "--recompute-num-layers 3"
 want_args f16-off1 "--use-precision-aware-optimizer" "--optimizer-cpu-offload" "--optimizer-offload-fraction 1"
 want_args f16-off3 "--optimizer-offload-fraction 0.5" "--use-megatron-fsdp"
+want_args f16-act "--cpu-offloading-num-layers 8"
+want_args f16-tw "--fp8-format hybrid" "--fp8-recipe tensorwise"
+# the Blackwell recipes: Megatron's --fp8-recipe mxfp8 and its --fp4 switches
+# for NVFP4, read back on the same GPU (an H100 refuses them, naming the field)
+for r in mxfp8 nvfp4; do
+    "$T" export --format megatron --model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-recipe $r --fp8-param-gather --distributed-optimizer --global-batch 64 --gpu b200 >"$tmp/$r.txt" 2>/dev/null
+    "$T" estimate --from-megatron "$tmp/$r.txt" --gpus 16 --gpu b200 --json >"$tmp/$r.json" 2>"$tmp/err"
+    got=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["training"]; print(t.get("fp8_recipe"), t.get("fp8_param_gather"))' "$tmp/$r.json" 2>&1)
+    if [ "$got" = "$r True" ]; then ok; else bad "$r: the Megatron round trip reads $got $(cat "$tmp/err")"; fi
+done
+if grep -qx -- "--fp8-recipe mxfp8" "$tmp/mxfp8.txt" && grep -qx -- "--fp4-format e2m1" "$tmp/nvfp4.txt" &&
+    grep -qx -- "--fp4-recipe nvfp4" "$tmp/nvfp4.txt" && grep -qx -- "--fp4-param-gather" "$tmp/nvfp4.txt" &&
+    ! grep -q -- "--fp8-format" "$tmp/nvfp4.txt"; then ok; else bad "the Megatron export of mxfp8 and nvfp4"; fi
+if "$T" estimate --from-megatron "$tmp/nvfp4.txt" --gpus 16 2>"$tmp/err" >/dev/null; then
+    bad "nvfp4 on an H100 is refused"
+elif grep -q "h100-sxm has none (gpu.peak_fp4_flops_per_s is 0)" "$tmp/err"; then ok; else
+    bad "nvfp4 on an H100: $(cat "$tmp/err")"; fi
+# parameter offload: DeepSpeed's offload_param holds it and reads it back
+"$T" export --format deepspeed --model llama-3-8b --gpus 16 --zero 3 --offload-params cpu --offload-optimizer 1 --global-batch 64 --out "$tmp/offp.json" 2>/dev/null
+"$T" estimate --model llama-3-8b --gpus 16 --zero 3 --offload-params cpu --offload-optimizer 1 --global-batch 64 --json >"$tmp/offp_plan.json" 2>/dev/null
+"$T" estimate --from-deepspeed "$tmp/offp.json" --model llama-3-8b --gpus 16 --json >"$tmp/offp_back.json" 2>"$tmp/err"
+if grep -q '"offload_param"' "$tmp/offp.json" && same "$tmp/offp_plan.json" "$tmp/offp_back.json" 2>"$tmp/why"; then ok; else
+    bad "DeepSpeed parameter offload round trip: $(cat "$tmp/why" "$tmp/err")"; fi
+# parameter offload: Megatron-LM cannot hold it and says so
+"$T" export --format megatron --model llama-3-8b --gpus 16 --zero 3 --offload-params cpu --offload-optimizer 1 --global-batch 64 >"$tmp/offp.txt" 2>/dev/null
+if grep -q "^#   - parameter offload to the CPU: Megatron-LM has no argument" "$tmp/offp.txt" &&
+    grep -q -- "--offload-params cpu" "$tmp/offp.txt"; then ok; else bad "Megatron: parameter offload is noted and reproduced"; fi
 f16json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l, t = d["layout"], d["training"]; print(l.get("etp"), t.get("fp8_param_gather"), t.get("recompute_modules"), t.get("recompute_layers"), t.get("offload_optimizer"))' "$1"; }
 for want in "f16-etp|1 None None None None" "f16-fp8g|None True None None None" "f16-mods|None None core_attn,layernorm,moe_act None None" \
     "f16-block|None None None 3 None" "f16-off3|None None None None 0.5"; do

@@ -293,9 +293,13 @@ check "new ignored names are listed" grep -q -- "--save, --use-mup" "$tmp/err"
 printf -- '--num-layers 2\n--hiden-size 512\n' >"$tmp/typo.txt"
 expect_error "trainplan: error: $tmp/typo.txt:2:1: unknown Megatron-LM argument \"--hiden-size\" (did you mean \"--hidden-size\"?): trainplan cannot tell whether it changes memory or time" \
     estimate --from-megatron "$tmp/typo.txt" --gpus 8
-printf -- '--num-layers 2 --hidden-size 512 --num-attention-heads 8\n  --cpu-offloading-num-layers 2\n' >"$tmp/off.txt"
-expect_error "trainplan: error: $tmp/off.txt:2:3: \"--cpu-offloading-num-layers 2\" offloads activations to the CPU, which changes memory or time in a way trainplan does not model" \
-    estimate --from-megatron "$tmp/off.txt" --gpus 8
+# issue 16: the recipes Megatron-LM has and trainplan does not model
+printf -- '--num-layers 2 --hidden-size 512 --num-attention-heads 8 --seq-length 512 --max-position-embeddings 512\n  --micro-batch-size 1 --global-batch-size 8 --vocab-size 1000 --bf16 --fp8-format hybrid\n  --fp8-recipe blockwise\n' >"$tmp/bw.txt"
+expect_error "trainplan: error: $tmp/bw.txt:3:3: \"--fp8-recipe blockwise\" scales by 1x128 and 128x128 blocks, which changes memory or time in a way trainplan does not model" \
+    estimate --from-megatron "$tmp/bw.txt" --gpus 8
+printf -- '--num-layers 2 --hidden-size 512 --num-attention-heads 8 --seq-length 512 --max-position-embeddings 512\n  --micro-batch-size 1 --global-batch-size 8 --vocab-size 1000 --bf16 --fp4-format e2m1\n  --fp8-format hybrid\n' >"$tmp/f48.txt"
+expect_error "trainplan: error: $tmp/f48.txt:2:71: \"--fp8-format\" and \"--fp4-format\" cannot both be set" \
+    estimate --from-megatron "$tmp/f48.txt" --gpus 8
 printf -- '--num-layers $LAYERS --hidden-size 512 --num-attention-heads 8\n' >"$tmp/var.txt"
 expect_error "trainplan: error: $tmp/var.txt:1:14: \"--num-layers\" has the unexpanded shell value \"\$LAYERS\"; expand the variables before importing" \
     estimate --from-megatron "$tmp/var.txt" --gpus 8
@@ -310,9 +314,13 @@ expect_error "trainplan: error: --from-megatron: cannot read $tmp/none.txt: No s
     estimate --from-megatron "$tmp/none.txt" --gpus 8
 expect_error "trainplan: error: give one of --from-megatron, --from-deepspeed and --from" \
     estimate --from-megatron "$P70/megatron.txt" --from-deepspeed "$P70/deepspeed.json"
-printf '{"train_batch_size": 64,\n "zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}}\n' >"$tmp/ds_off.json"
-expect_error "trainplan: error: $tmp/ds_off.json: \"zero_optimization.offload_param\" \"cpu\" offloads to the CPU, which changes memory or time in a way trainplan does not model" \
+printf '{"train_batch_size": 64,\n "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}}\n' >"$tmp/ds_off.json"
+expect_error "trainplan: error: $tmp/ds_off.json: \"zero_optimization.offload_optimizer\" \"nvme\" offloads to the NVMe drive, which changes memory or time in a way trainplan does not model" \
     estimate --from-deepspeed "$tmp/ds_off.json"
+# issue 16: parameter offload is read (ZeRO 3 only, trainplan's rule)
+printf '{"train_batch_size": 64, "bf16": {"enabled": true}, "data_types": {"grad_accum_dtype": "bf16"}, "optimizer": {"type": "AdamW"},\n "zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}}\n' >"$tmp/ds_offp.json"
+expect_error "trainplan: error: $tmp/ds_offp.json: zero_optimization.offload_param: parameter offload needs ZeRO 3 (DeepSpeed offload_param, FSDP CPU offload), got ZeRO 2" \
+    estimate --from-deepspeed "$tmp/ds_offp.json" --gpus 8
 printf '{"train_batch_size": 64,\n "bf16": {"enabled": true,}}\n' >"$tmp/ds_bad.json"
 expect_error "trainplan: error: $tmp/ds_bad.json:2:27: string or '}' expected near '}'" \
     estimate --from-deepspeed "$tmp/ds_bad.json"

@@ -213,6 +213,17 @@ static void build(bytes *b, tp_config *c)
     c->opts.fragmentation = (double)range(b, 0, 50) / 100.0;
     if (next(b) % 8 == 0)
         c->gpu.mem_capacity_bytes = (double)range(b, 1, 1024) * 1e9;
+
+    /* issue 16 training features, read last so that older corpus inputs
+     * (which end before them) decode as before: all off at 0 */
+    t->offload_optimizer = (double)(next(b) % 5) / 4.0;
+    t->offload_params = (int)(next(b) % 3);
+    t->offload_act_layers = range(b, 0, m->num_layers);
+    t->fp8_recipe = (int)(next(b) % 4);
+    if (next(b) & 1)
+        c->gpu.peak_fp4_flops_per_s = 2.0 * c->gpu.peak_flops_per_s[TP_PREC_FP8];
+    m->attention_chunk = next(b) & 1 ? range(b, 1, 65536) : 0;
+    m->global_every = m->attention_chunk > 0 ? range(b, 0, m->num_layers) : 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

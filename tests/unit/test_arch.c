@@ -129,6 +129,12 @@ static void test_mla_flops(void **state)
     /* and its work is on the (last) stage's critical path, its weights held there */
     assert_true(r2.time.step_s > r.time.step_s);
     assert_rel(r2.memory.params_on_gpu - r.memory.params_on_gpu, 11610068224.0, 1e-12);
+    /* and its activations (one micro-batch in flight, TP 1, T = s): the two
+     * norm inputs and the eh_proj input, 8h per token, one MoE layer (the
+     * stage's largest, a_max), and its head's fp32 input and logits */
+    assert_rel(r2.memory.activations_bytes - r.memory.activations_bytes,
+               8.0 * s * h + r.memory.act_per_layer_bytes, 1e-12);
+    assert_rel(r2.memory.logits_bytes - r.memory.logits_bytes, 4.0 * s * h + 4.0 * s * V, 1e-12);
 }
 
 /* MLA's down-projections and latent norms stay whole on every TP rank. */
@@ -207,6 +213,66 @@ static void test_window_of_the_sequence_is_full_attention(void **state)
     double s = 4096, w = 128, local = (w - w * w / (2 * s)) / (s / 2);
     assert_rel(win.flops.attn_per_token, full.flops.attn_per_token * (18 + 18 * local) / 36, 1e-12);
     assert_true(win.time.step_s < full.time.step_s);
+}
+
+/*
+ * Chunked attention (Llama 4's attention_chunk_size): a chunk as long as
+ * the sequence or longer is full attention, bit for bit, with and without
+ * FlashAttention; chunks of C = 1536 over s = 4096 (n = 2 whole chunks and
+ * r = 1024 left) do (2 C^2 + r^2) / s^2 of the score work on the local
+ * layers, here 3 in 4 (global every 4th, as Llama 4's NoPE layers). Without
+ * FlashAttention and every layer chunked, a layer stores the scores of at
+ * most C keys per query. A chunk with a window is refused.
+ */
+static void test_chunked_attention(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(36, 2880, 64, 8, 2880, 201088, false));
+    c.train.seq_len = 4096;
+    tp_result full, ch;
+    tp_error err;
+    for (int flash = 0; flash < 2; flash++) {
+        c.train.flash_attn = flash;
+        c.model.attention_chunk = 0;
+        c.model.global_every = 0;
+        assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+        static const int64_t chunks[] = {4096, 4097, 1 << 20};
+        for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+            for (int64_t every = 0; every <= 4; every += 4) {
+                c.model.attention_chunk = chunks[i];
+                c.model.global_every = every;
+                assert_int_equal(tp_eval(&c, &ch, &err), TP_OK);
+                assert_true(same(ch.flops.model_per_token, full.flops.model_per_token));
+                assert_true(same(ch.memory.total_bytes, full.memory.total_bytes));
+                assert_true(same(ch.time.step_s, full.time.step_s));
+            }
+        }
+    }
+    c.train.flash_attn = true;
+    c.model.attention_chunk = 0;
+    c.model.global_every = 0;
+    assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+    c.model.attention_chunk = 1536;
+    c.model.global_every = 4;
+    assert_int_equal(tp_eval(&c, &ch, &err), TP_OK);
+    double s = 4096, C = 1536, r = 1024, local = (2 * C * C + r * r) / (s * s);
+    assert_rel(ch.flops.attn_per_token, full.flops.attn_per_token * (9 + 27 * local) / 36, 1e-12);
+    assert_true(ch.time.step_s < full.time.step_s);
+    /* unfused scores: every layer chunked, C keys per query instead of s */
+    c.train.flash_attn = false;
+    c.model.attention_chunk = 0;
+    c.model.global_every = 0;
+    assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+    c.model.attention_chunk = 1024;
+    assert_int_equal(tp_eval(&c, &ch, &err), TP_OK);
+    double a = 64, T = 4096; /* 2 bytes per score, a heads, TP 1 */
+    assert_rel(full.memory.act_per_layer_bytes - ch.memory.act_per_layer_bytes,
+               T * a * (4096 - 1024) * 2.0, 1e-12);
+    c.model.sliding_window = 512;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "model.attention_chunk");
+    assert_string_equal(err.message,
+                        "chunked attention and a sliding window (512) cannot both be set");
 }
 
 /* Real config files (tests/data/hf/README.md cites each) against published totals. */
@@ -345,7 +411,8 @@ static void test_refusals(void **state)
                      "kv_lora_rank > 0)");
     m = llama(4, 64, 4, 0, 128, 100, false);
     m.global_every = 2;
-    expect_lib_error(&m, "model.global_every", "global_every 2 needs a sliding_window (it is 0)");
+    expect_lib_error(&m, "model.global_every",
+                     "global_every 2 needs a sliding_window or an attention_chunk (both are 0)");
     m.sliding_window = 16;
     m.global_every = 5;
     expect_lib_error(&m, "model.global_every", "5 is out of range [0, 4]");
@@ -509,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_mla_flops),
         cmocka_unit_test(test_mla_tp_split),
         cmocka_unit_test(test_window_of_the_sequence_is_full_attention),
+        cmocka_unit_test(test_chunked_attention),
         cmocka_unit_test(test_hf_families),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_megatron_import),

@@ -411,9 +411,9 @@ static void test_megatron_errors(void **state)
         {"--foo 1 --bar", TP_ERR_CONFIG, 1, 1,
          "unknown Megatron-LM arguments \"--foo\", \"--bar\": trainplan cannot tell whether "
          "they change memory or time"},
-        {"--num-layers 2 --fp4-param-gather", TP_ERR_CONFIG, 1, 16,
-         "\"--fp4-param-gather\" keeps the parameters in FP4, which changes memory or time in "
-         "a way trainplan does not model"},
+        {"--num-layers 2 --distribute-saved-activations", TP_ERR_CONFIG, 1, 16,
+         "\"--distribute-saved-activations\" splits the stored activations across the "
+         "tensor-parallel group, which changes memory or time in a way trainplan does not model"},
         {"--num-layers $L --hidden-size 512 --num-attention-heads 8", TP_ERR_CONFIG, 1, 14,
          "\"--num-layers\" has the unexpanded shell value \"$L\"; expand the variables before "
          "importing"},
@@ -436,9 +436,9 @@ static void test_megatron_errors(void **state)
         {"--overlap-grad-reduce=yes", TP_ERR_CONFIG, 1, 1,
          "\"--overlap-grad-reduce\" takes no value (got \"yes\")"},
         {"--lion-beta1\n--num-layers 2", TP_ERR_CONFIG, 1, 1, "\"--lion-beta1\" needs a value"},
-        {"--cpu-offloading-num-layers 4", TP_ERR_CONFIG, 1, 1,
-         "\"--cpu-offloading-num-layers 4\" offloads activations to the CPU, which changes "
-         "memory or time in a way trainplan does not model"},
+        {"--num-distributed-optimizer-instances 2", TP_ERR_CONFIG, 1, 1,
+         "\"--num-distributed-optimizer-instances 2\" keeps several distributed-optimizer "
+         "copies, which changes memory or time in a way trainplan does not model"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tp_import im;
@@ -560,10 +560,9 @@ static void test_deepspeed_errors(void **state)
          TP_ERR_CONFIG, 0, 0,
          "\"zero_optimization.offload_optimizer\" \"nvme\" offloads to the NVMe drive, which "
          "changes memory or time in a way trainplan does not model"},
-        {"{\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"cpu\"}}}",
+        {"{\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"disk\"}}}",
          TP_ERR_CONFIG, 0, 0,
-         "\"zero_optimization.offload_param\" \"cpu\" offloads to the CPU, which changes "
-         "memory or time in a way trainplan does not model"},
+         "\"zero_optimization.offload_param.device\" must be \"none\", \"cpu\" or \"nvme\""},
         {"{\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", "
          "\"ratio\": 2}}}",
          TP_ERR_CONFIG, 0, 0,

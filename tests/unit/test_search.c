@@ -509,7 +509,8 @@ static void test_moe_folding_search(void **state)
  * Recompute variants: on a MoE model the search also tries selective
  * recompute with MoE-layer recompute (modules core_attn + moe); every
  * candidate validates, the variant appears, and the space with it contains
- * the one without (the best is never slower). A dense model gets no variant.
+ * the one without (the best is never slower). A dense model gets no MoE
+ * variant, only per-op SAC: one selective candidate more per layout.
  */
 static void test_recompute_variants(void **state)
 {
@@ -528,7 +529,7 @@ static void test_recompute_variants(void **state)
     bool variant = false;
     while (tp_search_next(s, it)) {
         const tp_train *t = &it->config.train;
-        if (t->recompute_modules) {
+        if (t->recompute_modules && !it->config.opts.sac_ops) {
             assert_int_equal(t->recompute, TP_RECOMPUTE_SELECTIVE);
             assert_int_equal(t->recompute_modules, TP_RC_CORE_ATTN | TP_RC_MOE);
             variant = true;
@@ -545,6 +546,11 @@ static void test_recompute_variants(void **state)
     d.train.num_gpus = 8;
     d.train.global_batch = 16;
     assert_int_equal(tp_search_top(&d, &sp, TP_RANK_TIME, NULL, 0, &n, &a, NULL), TP_OK);
+    assert_int_equal(tp_search_top(&d, &plain, TP_RANK_TIME, NULL, 0, &n, &b, NULL), TP_OK);
+    assert_true(a.candidates > b.candidates);
+    tp_search_space moe_only = sp;
+    d.opts.sac_ops = true; /* a base with SAC: no variant left for a dense model */
+    assert_int_equal(tp_search_top(&d, &moe_only, TP_RANK_TIME, NULL, 0, &n, &a, NULL), TP_OK);
     assert_int_equal(tp_search_top(&d, &plain, TP_RANK_TIME, NULL, 0, &n, &b, NULL), TP_OK);
     assert_int_equal(a.candidates, b.candidates);
     free(it);
@@ -583,6 +589,113 @@ static void test_offload_variants(void **state)
     assert_true(offloaded > 0);
     tp_search_space plain = sp;
     plain.offload_variants = false;
+    assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
+    free(it);
+}
+
+/* Offload variants at ZeRO 3 include FSDP2's CPU offload: weights and
+ * optimizer on the host (verified against tp_eval, the bound kept); a base
+ * with activation offload keeps it exactly where Megatron-Core allows it
+ * (pp 1, no recompute) and drops it elsewhere. */
+static void test_offload_params_search(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-70b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 16;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.offload_variants = true;
+    sp.zero_mask = TP_SEARCH_BIT(3);
+    verify_space_with(c, sp, false);
+    verify_space_with(c, sp, true);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    int weights_off = 0;
+    while (tp_search_next(s, it)) {
+        if (it->config.train.offload_params == TP_OFFLOAD_CPU) {
+            assert_int_equal(it->config.train.zero, 3);
+            assert_true(it->config.train.offload_optimizer >= 1.0);
+            assert_true(it->result.memory.weights_bytes <= 0.0);
+            weights_off++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(weights_off > 0);
+
+    tp_search_space act;
+    tp_search_space_default(&act);
+    c = preset("llama-3-8b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 16;
+    c.train.offload_act_layers = 16;
+    verify_space_with(c, act, false);
+    assert_int_equal(tp_search_new(&c, &act, &s, NULL), TP_OK);
+    int with = 0;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        bool allowed = t->pp == 1 && t->recompute == TP_RECOMPUTE_NONE;
+        assert_int_equal(t->offload_act_layers, allowed ? 16 : 0);
+        with += allowed;
+    }
+    tp_search_free(s);
+    assert_true(with > 0);
+
+    /* --offload-variants tries no recompute with all but one layer's
+     * activations on the host, at PP 1 only */
+    c.train.offload_act_layers = 0;
+    act.offload_variants = true;
+    verify_space_with(c, act, false);
+    assert_int_equal(tp_search_new(&c, &act, &s, NULL), TP_OK);
+    int act_off = 0;
+    while (tp_search_next(s, it)) {
+        const tp_train *t = &it->config.train;
+        if (t->offload_act_layers > 0) {
+            assert_int_equal(t->offload_act_layers, 31);
+            assert_int_equal(t->pp, 1);
+            assert_int_equal(t->recompute, TP_RECOMPUTE_NONE);
+            act_off++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(act_off > 0);
+    free(it);
+}
+
+/* --recompute-variants tries torchtitan's per-op SAC on any model: the
+ * candidates with it are selective, verified against tp_eval, and a base
+ * that sets SAC itself gets no second copy of it. */
+static void test_sac_variant(void **state)
+{
+    (void)state;
+    tp_config c = preset("llama-3-8b", "h100-sxm");
+    c.train.num_gpus = 8;
+    c.train.seq_len = 8192;
+    c.train.global_batch = 16;
+    tp_search_space sp;
+    tp_search_space_default(&sp);
+    sp.recompute_variants = true;
+    verify_space_with(c, sp, false);
+    tp_search *s;
+    tp_search_item *it = items(1);
+    assert_int_equal(tp_search_new(&c, &sp, &s, NULL), TP_OK);
+    int sac = 0, plain_selective = 0;
+    while (tp_search_next(s, it)) {
+        if (it->config.opts.sac_ops) {
+            assert_int_equal(it->config.train.recompute, TP_RECOMPUTE_SELECTIVE);
+            assert_int_equal(it->config.train.recompute_modules, 0);
+            sac++;
+        } else if (it->config.train.recompute == TP_RECOMPUTE_SELECTIVE) {
+            plain_selective++;
+        }
+    }
+    tp_search_free(s);
+    assert_true(sac > 0 && plain_selective > 0);
+    tp_search_space plain = sp;
+    plain.recompute_variants = false;
     assert_true(best_step(&c, &sp, NULL) <= best_step(&c, &plain, NULL));
     free(it);
 }
@@ -1112,6 +1225,8 @@ int main(void)
         cmocka_unit_test(test_moe_folding_search),
         cmocka_unit_test(test_recompute_variants),
         cmocka_unit_test(test_offload_variants),
+        cmocka_unit_test(test_offload_params_search),
+        cmocka_unit_test(test_sac_variant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -745,6 +745,181 @@ static void test_offload_optimizer(void **state)
 }
 
 /*
+ * Parameter offload (ZeRO-Infinity offload_param, FSDP2 CPU offload),
+ * hand-derived on one GPU (ZeRO 3 over DP 1: the shard is all P weights,
+ * 2 B each) with m = 1 micro-batch and no overlap: the weights leave the
+ * GPU for the host (2P bytes); the step fetches them twice (forward and
+ * backward) and writes the updated ones back after the GPU's update, each
+ * 2P / B_pcie, all in dp_comm_s. On NVMe the rate is the node's drives
+ * over its 8 GPUs, below PCIe, and the weights live on NVMe, not the host;
+ * with the optimizer offloaded too (FSDP2's CPU offload) the gradient
+ * shard leaves the GPU, the CPU writes the weights back to NVMe, and none
+ * come up after the update.
+ */
+static void test_offload_params(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(4, 2048, 16, 16, 8192, 32000, false));
+    c.train.zero = 3;
+    c.train.seq_len = 2048;
+    c.train.gpus_per_node = 8;
+    c.opts.dp_comm_overlap = false;
+    tp_result a = eval_ok(&c);
+    c.train.offload_params = TP_OFFLOAD_CPU;
+    tp_result b = eval_ok(&c);
+    check_contract(&c, &b);
+    double P = a.memory.params_on_gpu, pcie = c.opts.pcie_bw_bytes_per_s;
+    assert_rel(a.memory.weights_bytes, 2.0 * P, 1e-12);
+    assert_true(b.memory.weights_bytes <= 0.0 && b.memory.weights_bytes >= 0.0);
+    assert_rel(b.memory.host_bytes, 2.0 * P, 1e-12);
+    assert_rel(a.memory.total_bytes - b.memory.total_bytes, 2.0 * P, 1e-12);
+    assert_rel(b.memory.grads_bytes, a.memory.grads_bytes, 1e-12);
+    assert_rel(b.time.param_offload_s, 3.0 * 2.0 * P / pcie, 1e-12);
+    assert_rel(b.time.param_offload_bytes, 3.0 * 2.0 * P, 1e-12); /* two fetches, one back */
+    assert_rel(b.time.dp_comm_s, a.time.dp_comm_s + b.time.param_offload_s, 1e-12);
+    assert_rel(b.time.compute_s, a.time.compute_s, 1e-12);
+    /* NVMe: 25 GB/s per node over 8 GPUs, slower than PCIe */
+    c.train.offload_params = TP_OFFLOAD_NVME;
+    tp_result n = eval_ok(&c);
+    double nvme = c.opts.nvme_bw_bytes_per_s / 8.0;
+    assert_true(n.memory.host_bytes <= 0.0 && n.memory.host_bytes >= 0.0);
+    assert_rel(n.memory.nvme_bytes, 2.0 * P, 1e-12);
+    assert_rel(n.time.param_offload_s, 3.0 * 2.0 * P / nvme, 1e-12);
+    assert_string_equal(n.time.bottleneck, "parameter offload (NVMe)");
+    /* with the optimizer on the CPU: gradients off the GPU, the weights
+     * updated on the host go to NVMe, none come up over PCIe */
+    c.train.offload_optimizer = 1.0;
+    tp_result f = eval_ok(&c);
+    check_contract(&c, &f);
+    assert_true(f.memory.grads_bytes <= 0.0 && f.memory.grads_bytes >= 0.0);
+    assert_rel(f.memory.host_bytes, 16.0 * P, 1e-12);
+    assert_rel(f.time.param_offload_s, 3.0 * 2.0 * P / nvme, 1e-12);
+    assert_rel(f.time.param_offload_bytes, 3.0 * 2.0 * P, 1e-12);
+    double host = c.opts.host_mem_bw_bytes_per_s / 8.0;
+    assert_rel(f.time.offload_s, 2.0 * P / pcie + 34.0 * P / host, 1e-12);
+    /* host memory is a resource: weights and optimizer state on the CPU */
+    c.train.offload_params = TP_OFFLOAD_CPU;
+    c.opts.host_mem_bytes_per_node = 8.0 * 18.0 * P * 0.99;
+    tp_result full = eval_ok(&c);
+    assert_rel(full.memory.host_bytes, 18.0 * P, 1e-12);
+    assert_false(full.memory.fits);
+    assert_true(strstr(full.reason, "GiB of offloaded state = ") != NULL);
+    tp_error err = {0};
+    c.train.zero = 2;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.offload_params");
+    assert_string_equal(err.message, "parameter offload needs ZeRO 3 (DeepSpeed offload_param, "
+                                     "FSDP CPU offload), got ZeRO 2");
+}
+
+/*
+ * Activation offload (Megatron --cpu-offloading-num-layers n), hand-derived
+ * on one GPU with L = 4 equal dense layers of A bytes each (A = a quarter of
+ * the no-offload activations) and no overlap: n = 2 layers' activations go
+ * to the host (2A); the GPU keeps 2 layers and one in transit (3A). Each
+ * micro-batch moves 2A down and 2A up over PCIe, counted in recompute_s.
+ */
+static void test_offload_activations(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(4, 2048, 16, 16, 8192, 32000, false));
+    c.train.seq_len = 2048;
+    c.gpu.eff.overlap = 0.0;
+    tp_result a = eval_ok(&c);
+    c.train.offload_act_layers = 2;
+    tp_result b = eval_ok(&c);
+    check_contract(&c, &b);
+    double A = a.memory.activations_bytes / 4.0, pcie = c.opts.pcie_bw_bytes_per_s;
+    assert_rel(b.memory.act_host_bytes, 2.0 * A, 1e-12);
+    assert_rel(b.memory.host_bytes, 2.0 * A, 1e-12);
+    assert_rel(b.memory.activations_bytes, 3.0 * A, 1e-12);
+    assert_rel(b.time.act_offload_s, 2.0 * 2.0 * A / pcie, 1e-12);
+    assert_rel(b.time.act_offload_bytes, 2.0 * 2.0 * A, 1e-12);
+    assert_rel(b.time.recompute_s, b.time.act_offload_s, 1e-12);
+    assert_rel(b.time.compute_s, a.time.compute_s, 1e-12);
+    c.opts.pcie_bw_bytes_per_s = 1e9; /* transfer-bound */
+    tp_result slow = eval_ok(&c);
+    assert_string_equal(slow.time.bottleneck, "activation offload (PCIe)");
+    tp_error err = {0};
+    c.train.offload_act_layers = 4;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.offload_act_layers");
+    assert_string_equal(err.message, "4 is out of range [0, 3] (fewer than the 4 layers; "
+                                     "Megatron-Core transformer_config)");
+    c.train.offload_act_layers = 1;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "activation offload does not work with activation "
+                                     "recompute (Megatron-Core), got recompute selective");
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    c.train.num_gpus = 2;
+    c.train.pp = 2;
+    c.train.global_batch = 2;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "activation offload does not support pipeline parallelism "
+                                     "(Megatron-Core), got pp 2");
+}
+
+/*
+ * FP8 recipes, hand-derived on one GPU with L = 4 dense layers (h 2048,
+ * q 2048, f 8192), T = 2048 tokens, m = 1: tensorwise current scaling
+ * reads every cast input once more (5 bytes per cast element against
+ * delayed scaling's 3), so the step grows by the casts' 2h + 3q + 3f bytes
+ * per token times 2/3, forward and twice backward, per layer at the
+ * achieved HBM bandwidth. With fp8 weights (parameter gather) MXFP8 keeps
+ * 1 + 1/32 bytes per weight and NVFP4 0.5 + 1/16. NVFP4's GEMMs run at
+ * the fp4 peak: on a GPU whose fp4 peak is X it computes what delayed
+ * scaling does on one whose fp8 peak is X, when memory traffic is free.
+ * A GPU without an fp4 peak refuses the block-scaled recipes.
+ */
+static void test_fp8_recipes(void **state)
+{
+    (void)state;
+    const double L = 4, h = 2048, q = 2048, f = 8192, T = 2048;
+    tp_config c = fixture_config(llama((int64_t)L, (int64_t)h, 16, 16, (int64_t)f, 32000, false));
+    c.train.seq_len = (int64_t)T;
+    c.train.precision = TP_PREC_FP8;
+    tp_result d = eval_ok(&c);
+    c.train.fp8_recipe = TP_FP8_TENSORWISE;
+    tp_result tw = eval_ok(&c);
+    check_contract(&c, &tw);
+    double B = c.gpu.mem_bw_bytes_per_s * c.gpu.eff.mem_bw;
+    double want = L * 3.0 * T * (2.0 * h + 3.0 * q + 3.0 * f) * (2.0 / 3.0) / B;
+    assert_rel(tw.time.compute_s - d.time.compute_s, want, 1e-9);
+    assert_rel(tw.memory.total_bytes, d.memory.total_bytes, 1e-12);
+
+    tp_error err = {0};
+    c.train.fp8_recipe = TP_FP8_MXFP8; /* the fixture H100 has no fp4 peak */
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.fp8_recipe");
+    assert_true(strstr(err.message, "(gpu.peak_fp4_flops_per_s is 0)") != NULL);
+    c.gpu.peak_fp4_flops_per_s = 2.0 * c.gpu.peak_flops_per_s[TP_PREC_FP8];
+    c.train.zero = 1;
+    c.train.fp8_param_gather = true;
+    tp_result mx = eval_ok(&c);
+    double P = mx.memory.params_on_gpu;
+    assert_rel(mx.memory.weights_bytes, (1.0 + 1.0 / 32.0) * P, 1e-12);
+    c.train.fp8_recipe = TP_FP8_NVFP4;
+    tp_result nv = eval_ok(&c);
+    check_contract(&c, &nv);
+    assert_rel(nv.memory.weights_bytes, (0.5 + 1.0 / 16.0) * P, 1e-12);
+
+    /* NVFP4 at fp4 peak X == delayed at fp8 peak X, memory traffic free */
+    c.gpu.mem_bw_bytes_per_s = 1e30;
+    tp_result nv_free = eval_ok(&c);
+    tp_config e = c;
+    e.train.fp8_recipe = TP_FP8_DELAYED;
+    e.gpu.peak_flops_per_s[TP_PREC_FP8] = c.gpu.peak_fp4_flops_per_s;
+    tp_result d_free = eval_ok(&e);
+    assert_rel(nv_free.time.compute_s, d_free.time.compute_s, 1e-12);
+
+    c.train.precision = TP_PREC_BF16;
+    c.train.fp8_param_gather = false;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the nvfp4 recipe needs precision fp8, got bf16");
+}
+
+/*
  * Partial full recompute (Megatron --recompute-method block
  * --recompute-num-layers n), hand-derived on one GPU with L = 4 dense
  * layers and k = 1: n = 1 layer stores only its input (2 T h bytes), the
@@ -927,6 +1102,9 @@ int main(void)
         cmocka_unit_test(test_fp8_param_gather),
         cmocka_unit_test(test_recompute_modules),
         cmocka_unit_test(test_offload_optimizer),
+        cmocka_unit_test(test_offload_params),
+        cmocka_unit_test(test_offload_activations),
+        cmocka_unit_test(test_fp8_recipes),
         cmocka_unit_test(test_recompute_block),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_unfused_full_matrix),
