@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "fixtures.h"
 #include "helpers.h"
 #include "internal.h"
@@ -534,6 +536,118 @@ static void test_megatron_import(void **state)
                         "RIGHT 0");
 }
 
+
+/* The text_config of a stored llama4 config.json, as a llama4_text model. */
+static tp_model llama4_text_of(const char *path)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    char *text = json_dumps(json_object_get(root, "text_config"), 0);
+    tp_model m;
+    tp_error err;
+    if (!text || tp_io_model_parse(text, "llama4-text", &m, &err) != TP_OK) {
+        print_error("%s: %s: %s\n", path, text ? err.path : "text_config", text ? err.message : "");
+        fail();
+    }
+    free(text);
+    json_decref(root);
+    return m;
+}
+
+#define HF_LLAMA4_TEXT                                                                             \
+    "\"model_type\":\"llama4_text\",\"hidden_size\":64,\"num_hidden_layers\":4,"                   \
+    "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":32,"                \
+    "\"intermediate_size_mlp\":128,\"vocab_size\":100,\"num_local_experts\":4,"                    \
+    "\"num_experts_per_tok\":1"
+
+/* Llama 4 (hf_llama4.c): the released text models' exact counts, the MoE,
+ * NoPE and chunk patterns, and the vision part refused naming its field. */
+static void test_llama4(void **state)
+{
+    (void)state;
+    /* Scout: 108,641,793,536 in the checkpoint (HF safetensors metadata) less
+     * the 871,932,416 of its vision encoder and projector; 17.17B active (card: 17B) */
+    tp_model scout = llama4_text_of(HF_DIR "llama-4-scout/config.json");
+    tp_params ps = params_of(&scout);
+    assert_int_equal(ps.total, 107769861120LL);
+    assert_int_equal(ps.total + 871932416LL, 108641793536LL);
+    assert_int_equal(ps.active, 17172894720LL);
+    assert_int_equal(ps.num_moe_layers, 48);
+    assert_int_equal(ps.moe_shared, 48LL * 3 * 5120 * 8192);
+    assert_int_equal(ps.router, 48LL * 5120 * 16);
+    assert_int_equal(scout.attention_chunk, 8192);
+    assert_int_equal(scout.global_every, 4); /* layers 3, 7, ...: NoPE, full attention */
+    assert_int_equal(scout.qk_norm, TP_QK_NORM_NONE); /* Llama4TextL2Norm has no weight */
+    assert_int_equal(scout.rope_scaling, TP_ROPE_SCALING_LLAMA3);
+    /* Maverick: 401,583,781,376 in the checkpoint less the same vision part;
+     * MoE on the odd layers, dense layers of intermediate_size_mlp between */
+    tp_model mav = llama4_text_of(HF_DIR "llama-4-maverick/config.json");
+    tp_params pm = params_of(&mav);
+    assert_int_equal(pm.total, 400711848960LL);
+    assert_int_equal(pm.total + 871932416LL, 401583781376LL);
+    assert_int_equal(pm.active, 17184691200LL);
+    assert_int_equal(pm.num_moe_layers, 24);
+    assert_false(tp__layer_is_moe(&mav, 0));
+    assert_true(tp__layer_is_moe(&mav, 1));
+    assert_int_equal(pm.mlp_dense, 24LL * 3 * 5120 * 16384);
+
+    /* the full files: the text model reads, the vision adapter is refused */
+    tp_model m;
+    tp_error err;
+    static const char *const vision_refusal =
+        "the Llama 4 vision adapter (\"vision_config.projector_input_dim\" then "
+        "\"vision_config.projector_output_dim\", before the projector's linear) is three "
+        "linears deep where trainplan's projector has at most two: the vision part is not "
+        "supported; its \"text_config\" alone is a model_type llama4_text config trainplan "
+        "reads";
+    assert_int_equal(tp_io_model_load(HF_DIR "llama-4-scout/config.json", &m, &err),
+                     TP_ERR_CONFIG);
+    assert_string_equal(err.path, "vision_config.projector_output_dim");
+    assert_string_equal(err.message, vision_refusal);
+    /* without a vision_config, a llama4 file is its text model */
+    assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
+                                       "}}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_int_equal(params_of(&m).num_moe_layers, 4);
+    assert_int_equal(m.attention_chunk, 0);
+    expect_parse_error("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
+                       ",\"attention_chunk_size\":0}}",
+                       "text_config.attention_chunk_size",
+                       "\"attention_chunk_size\" must be a positive integer, got 0");
+    expect_parse_error("{\"model_type\":\"llama4\"}", "text_config",
+                       "missing object \"text_config\" (HF config.json, model_type llama4)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":16,"
+                       "\"no_rope_layers\":[1,0,0,1]}",
+                       "no_rope_layers",
+                       "\"no_rope_layers\" is not a pattern trainplan can express (every n-th "
+                       "layer without RoPE and with full attention, the others chunked)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"no_rope_layers\":[1,0,1]}", "no_rope_layers",
+                       "\"no_rope_layers\" must be an array of 4 entries 0 or 1 (one per layer)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"interleave_moe_layer_step\":2,"
+                       "\"moe_layers\":[0,2]}",
+                       "moe_layers",
+                       "\"moe_layers\" is not a pattern trainplan can express (every "
+                       "\"interleave_moe_layer_step\"-th layer, 2 here, from layer 1)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"attention_bias\":true}", "attention_bias",
+                       "\"attention_bias\": true is not supported for model_type llama4_text (a "
+                       "bias on q, k, v and o with none on the MLP is not a layout trainplan "
+                       "counts)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":16,\"layer_types\":"
+                       "[\"full_attention\",\"full_attention\",\"full_attention\","
+                       "\"full_attention\"]}",
+                       "layer_types",
+                       "\"layer_types\" must be \"chunked_attention\" on the RoPE layers and "
+                       "\"full_attention\" on the others (no_rope_layers), one per layer");
+    /* no NoPE layer: every layer chunked */
+    assert_int_equal(tp_io_model_parse("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":16,"
+                                       "\"no_rope_layers\":[1,1,1,1]}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_int_equal(m.attention_chunk, 16);
+    assert_int_equal(m.global_every, 0);
+}
+
 /* Expert load: balanced by default; the busiest rank's work scales, FLOPs do not. */
 static void test_expert_load(void **state)
 {
@@ -579,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_chunked_attention),
         cmocka_unit_test(test_hf_families),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_llama4),
         cmocka_unit_test(test_megatron_import),
         cmocka_unit_test(test_expert_load),
     };
