@@ -427,7 +427,8 @@ static void test_hf_errors(void **state)
                        "unsupported model_type \"bert\" (HF config.json); supported: llama, "
                        "mistral, mixtral, qwen2, gpt2, gpt_neox, qwen3, qwen3_moe, deepseek_v3, "
                        "kimi_k2, gpt_oss, olmo2, phi3, gemma2, gemma3_text, dbrx, mllama, "
-                       "qwen2_vl, qwen2_5_vl, gemma3, falcon, nemotron_h, qwen3_next, jamba");
+                       "qwen2_vl, qwen2_5_vl, gemma3, falcon, nemotron_h, qwen3_next, jamba, llama4_text, "
+                       "llama4");
     expect_model_error("{\"model_type\":\"llama\",\"hidden_size\":\"4096\"}", TP_ERR_CONFIG,
                        "hidden_size", "\"hidden_size\" must be a positive integer, got \"4096\"");
     expect_model_error("{\"model_type\":\"mixtral\",\"hidden_size\":64,\"num_hidden_layers\":2,"
