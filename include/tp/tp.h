@@ -245,6 +245,9 @@ typedef struct tp_vision {
     int64_t merge;       /* patches merged into one language token (Qwen 4, Gemma 3 16) */
     int64_t proj_in;     /* projector input width (0 -> hidden x merge)                */
     int64_t proj_hidden; /* projector MLP width (0: one linear)                        */
+    int64_t proj_hidden2; /* a second projector MLP width (0: none): in -> proj_hidden ->
+                             proj_hidden2 -> language width, three linears (Llama 4's
+                             pixel-shuffle MLP and projector)                           */
     bool proj_bias;      /* biases on the projector linears                            */
     int64_t proj_norm;   /* width of the norm before the projector (0: none)           */
     tp_norm proj_norm_kind;

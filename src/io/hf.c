@@ -859,6 +859,21 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
                                     in_text ? "text_config." : "vision_config.", sub);
             }
         }
+        /* Llama 4: the keys inside text_config and vision_config */
+        if (room && r == READER_LLAMA4 && json_is_object(v) &&
+            (strcmp(key, "text_config") == 0 || strcmp(key, "vision_config") == 0)) {
+            bool in_text = key[0] == 't';
+            const char *sub;
+            json_t *sv;
+            json_object_foreach(v, sub, sv)
+            {
+                bool used = in_text ? tp_io__hf_llama4_reads(sub)
+                                    : tp_io__hf_llama4_vision_reads(sub);
+                if (room && !used)
+                    room = list_add(buf, n, &at, &count,
+                                    in_text ? "text_config." : "vision_config.", sub);
+            }
+        }
         /* DBRX: the keys inside its two sub-objects, by their dotted name */
         if (room && r == READER_DBRX && json_is_object(v) &&
             (strcmp(key, "attn_config") == 0 || strcmp(key, "ffn_config") == 0)) {

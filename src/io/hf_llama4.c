@@ -6,9 +6,8 @@
  *
  * model_type "llama4_text" (Llama4TextConfig, Llama4ForCausalLM) is read
  * whole. model_type "llama4" (Llama4ForConditionalGeneration) nests the
- * language model in "text_config" beside a "vision_config": its text model
- * is read as a llama4_text config, then the vision part is refused (below),
- * never dropped silently.
+ * language model in "text_config" (read as a llama4_text config) beside a
+ * "vision_config", read into tp_model.vision.
  *
  * Architecture facts the config does not state, from transformers'
  * modeling_llama4.py:
@@ -27,18 +26,25 @@
  *  - use_qk_norm puts Llama4TextL2Norm on q and k of the RoPE layers: an L2
  *    normalisation without weights, so nothing is counted (qk_norm none);
  *    attn_temperature_tuning scales the NoPE layers' queries, no weights.
- * Checks (tests/unit/test_arch.c, tests/data/hf/llama-4-*): Scout's text
- * model 107,769,861,120 (17,172,894,720 active), Maverick's
- * 400,711,848,960; both released checkpoints hold 871,932,416 more, the
- * vision encoder and projector.
- *
- * The vision part is refused: Llama4VisionModel's encoder (LayerNorm
- * blocks with biases, a class token, learned positions, LayerNorm before
- * and after) fits tp_vision, but its adapter after the 2x2 pixel shuffle
- * is an MLP of two linears (Llama4VisionMLP2: projector_input_dim, then
- * projector_output_dim) followed by the projector's own linear
- * (Llama4MultiModalProjector): three linears, where tp_vision's projector
- * has at most two.
+ * The vision tower (Llama4VisionModel, Llama4MultiModalProjector): a
+ *   Linear patch embedding (Llama4UnfoldConvolution, no bias) of
+ *   num_channels x patch_size^2 pixels, a class token, a learned position
+ *   table of (image_size / patch_size)^2 + 1 rows, LayerNorm before and
+ *   after the encoder, num_hidden_layers blocks (LayerNorm, q/k/v/o with
+ *   biases, GELU MLP of intermediate_size with biases; the 2D rotary has no
+ *   weights); then the pixel shuffle merges 1 / pixel_shuffle_ratio^2
+ *   patches (0.5: 4, the class token dropped), Llama4VisionMLP2 fc1
+ *   (intermediate_size -> projector_input_dim) and fc2
+ *   (projector_output_dim -> projector_output_dim) without biases, and the
+ *   projector Linear(vision_output_dim, text hidden_size) without bias:
+ *   tp_vision's projector of three linears (proj_hidden, proj_hidden2).
+ *   Image tokens per sample default to one 336-pixel tile's patch grid
+ *   (576 patches, 144 language tokens; --image-tokens sets them).
+ * Checks (tests/unit/test_arch.c test_llama4, tests/data/hf/llama-4-*):
+ * Scout 108,641,793,536 (text 107,769,861,120, 17,172,894,720 active;
+ * vision 871,932,416 with its projector), Maverick 401,583,781,376 (text
+ * 400,711,848,960, 17,184,691,200 active), the released checkpoints'
+ * totals.
  */
 #include <stdio.h>
 #include <string.h>
@@ -89,7 +95,8 @@ static tp_status check_moe_layers(const json_t *root, int64_t step, int64_t L, t
     bool ok = json_is_array(a) && json_array_size(a) == want;
     for (size_t i = 0; ok && i < want; i++) {
         const json_t *v = json_array_get(a, i);
-        ok = json_is_integer(v) && json_integer_value(v) == (json_int_t)(step - 1 + (int64_t)i * step);
+        ok = json_is_integer(v) &&
+             json_integer_value(v) == (json_int_t)(step - 1 + (int64_t)i * step);
     }
     if (!ok)
         return tp_error_set(err, TP_ERR_CONFIG, "moe_layers",
@@ -179,20 +186,24 @@ static tp_status llama4_text(const json_t *root, tp_model *m, tp_error *err)
     const json_t *act = json_object_get(root, "hidden_act");
     if (act && !json_is_null(act) &&
         !(json_is_string(act) && strcmp(json_string_value(act), "silu") == 0))
-        return tp_error_set(err, TP_ERR_CONFIG, "hidden_act",
-             "\"hidden_act\" must be \"silu\" (the SwiGLU MLP and experts trainplan counts)");
+        return tp_error_set(
+            err, TP_ERR_CONFIG, "hidden_act",
+            "\"hidden_act\" must be \"silu\" (the SwiGLU MLP and experts trainplan counts)");
     if (bias)
-        return tp_error_set(err, TP_ERR_CONFIG, "attention_bias",
-             "\"attention_bias\": true is not supported for model_type llama4_text (a bias on "
-             "q, k, v and o with none on the MLP is not a layout trainplan counts)");
+        return tp_error_set(
+            err, TP_ERR_CONFIG, "attention_bias",
+            "\"attention_bias\": true is not supported for model_type llama4_text (a bias on "
+            "q, k, v and o with none on the MLP is not a layout trainplan counts)");
     if (m->topk > m->num_experts)
-        return tp_error_set(err, TP_ERR_CONFIG, "num_experts_per_tok",
-             "\"num_experts_per_tok\" (%lld) must not exceed \"num_local_experts\" (%lld)",
-             (long long)m->topk, (long long)m->num_experts);
+        return tp_error_set(
+            err, TP_ERR_CONFIG, "num_experts_per_tok",
+            "\"num_experts_per_tok\" (%lld) must not exceed \"num_local_experts\" (%lld)",
+            (long long)m->topk, (long long)m->num_experts);
     if (step > m->num_layers)
-        return tp_error_set(err, TP_ERR_CONFIG, "interleave_moe_layer_step",
-             "\"interleave_moe_layer_step\" (%lld) must not exceed \"num_hidden_layers\" (%lld)",
-             (long long)step, (long long)m->num_layers);
+        return tp_error_set(
+            err, TP_ERR_CONFIG, "interleave_moe_layer_step",
+            "\"interleave_moe_layer_step\" (%lld) must not exceed \"num_hidden_layers\" (%lld)",
+            (long long)step, (long long)m->num_layers);
     CHECK(check_moe_layers(root, step, m->num_layers, err));
     CHECK(nope_every(root, m->num_layers, &every, err));
     /* Llama4TextMoe: one shared expert as wide as a routed one; MoE where
@@ -222,6 +233,85 @@ static void prefix_text(tp_error *err)
     err->path[n] = '\0';
 }
 
+#define VC "vision_config"
+
+static tp_status vint(const json_t *vc, const char *key, int64_t lo, int64_t hi, int64_t *out,
+                      tp_error *err)
+{
+    return tp_io__get_int(vc, VC, key, REQUIRED, lo, hi, " (HF config.json, model_type llama4)",
+                          out, err);
+}
+
+/* vision_config (hf_llama4.c header) into m->vision. */
+static tp_status llama4_vision(const json_t *vc, tp_model *m, tp_error *err)
+{
+    tp_vision *v = &m->vision;
+    int64_t image = 0, mid = 0, mid_out = 0, out = 0;
+    double ratio = 0.0;
+    bool bias = false;
+    CHECK(vint(vc, "num_hidden_layers", 1, 1000, &v->layers, err));
+    CHECK(vint(vc, "hidden_size", 1, 65536, &v->hidden, err));
+    CHECK(vint(vc, "num_attention_heads", 1, 65536, &v->heads, err));
+    CHECK(vint(vc, "intermediate_size", 1, 1048576, &v->ffn_hidden, err));
+    CHECK(vint(vc, "num_channels", 1, 16, &v->channels, err));
+    CHECK(vint(vc, "patch_size", 1, 1024, &v->patch, err));
+    CHECK(vint(vc, "image_size", 1, 65536, &image, err));
+    CHECK(vint(vc, "projector_input_dim", 1, 1048576, &mid, err));
+    CHECK(vint(vc, "projector_output_dim", 1, 1048576, &mid_out, err));
+    CHECK(vint(vc, "vision_output_dim", 1, 1048576, &out, err));
+    CHECK(tp_io__get_real(vc, VC, "pixel_shuffle_ratio", 1e-3, 1.0, &ratio, err));
+    CHECK(tp_io__get_bool(vc, "multi_modal_projector_bias", &bias, err));
+    const json_t *act = json_object_get(vc, "hidden_act");
+    if (act && !json_is_null(act) &&
+        !(json_is_string(act) && strcmp(json_string_value(act), "gelu") == 0))
+        return tp_error_set(err, TP_ERR_CONFIG, VC ".hidden_act",
+                            "\"vision_config.hidden_act\" must be \"gelu\" (the Llama 4 vision "
+                            "MLP trainplan counts)");
+    if (bias)
+        return tp_error_set(err, TP_ERR_CONFIG, VC ".multi_modal_projector_bias",
+                            "\"vision_config.multi_modal_projector_bias\": true is not supported "
+                            "(Llama4MultiModalProjector builds its linear without a bias)");
+    /* pixel shuffle: 1 / ratio^2 patches into one token, a whole number */
+    int64_t merge = (int64_t)(1.0 / (ratio * ratio) + 0.5);
+    double off = (double)merge * ratio * ratio - 1.0;
+    if (merge < 1 || off > 1e-9 || off < -1e-9)
+        return tp_error_set(err, TP_ERR_CONFIG, VC ".pixel_shuffle_ratio",
+                            "\"vision_config.pixel_shuffle_ratio\" must merge a whole number of "
+                            "patches (1 / ratio^2: 0.5 merges 4)");
+    if (image % v->patch != 0)
+        return tp_error_set(err, TP_ERR_CONFIG, VC ".image_size",
+                            "\"vision_config.image_size\" %lld is not a whole number of %lld-pixel "
+                            "patches",
+                            (long long)image, (long long)v->patch);
+    /* the shapes Llama4VisionModel multiplies together must agree */
+    if (v->ffn_hidden != v->hidden * merge)
+        return tp_error_set(err, TP_ERR_CONFIG, VC ".intermediate_size",
+                            "\"vision_config.intermediate_size\" %lld must be the pixel-shuffled "
+                            "width hidden_size x %lld = %lld (Llama4VisionMLP2's fc1 reads it)",
+                            (long long)v->ffn_hidden, (long long)merge,
+                            (long long)(v->hidden * merge));
+    if (mid != mid_out || out != mid_out)
+        return tp_error_set(err, TP_ERR_CONFIG, VC ".projector_output_dim",
+                            "\"vision_config.projector_input_dim\" (%lld), "
+                            "\"projector_output_dim\" (%lld) and \"vision_output_dim\" (%lld) "
+                            "must be equal (fc1's output is fc2's input and the projector's)",
+                            (long long)mid, (long long)mid_out, (long long)out);
+    int64_t side = image / v->patch;
+    v->mlp = TP_MLP_GELU;
+    v->norm = TP_NORM_LAYERNORM;
+    v->attn_bias = v->mlp_bias = true;
+    v->class_token = true;
+    v->positions = side * side + 1;
+    v->final_norms = 2;
+    v->image_size = image;
+    v->merge = merge;
+    v->proj_in = v->ffn_hidden;
+    v->proj_hidden = mid;
+    v->proj_hidden2 = mid_out;
+    v->image_tokens = side * side; /* one tile */
+    return TP_OK;
+}
+
 tp_status tp_io__hf_llama4_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
     const json_t *mt = json_object_get(root, "model_type");
@@ -234,14 +324,11 @@ tp_status tp_io__hf_llama4_parse(json_t *root, const char *origin, tp_model *out
                           "missing object \"text_config\" (HF config.json, model_type llama4)");
     else if ((st = llama4_text(text, &m, err)) != TP_OK && nested)
         prefix_text(err);
-    if (st == TP_OK && nested && json_object_get(root, "vision_config") &&
-        !json_is_null(json_object_get(root, "vision_config")))
-        st = tp_error_set(err, TP_ERR_CONFIG, "vision_config.projector_output_dim",
-                          "the Llama 4 vision adapter (\"vision_config.projector_input_dim\" "
-                          "then \"vision_config.projector_output_dim\", before the projector's "
-                          "linear) is three linears deep where trainplan's projector has at "
-                          "most two: the vision part is not supported; its \"text_config\" "
-                          "alone is a model_type llama4_text config trainplan reads");
+    const json_t *vc = nested ? json_object_get(root, VC) : NULL;
+    if (st == TP_OK && vc && !json_is_null(vc))
+        st = json_is_object(vc)
+                 ? llama4_vision(vc, &m, err)
+                 : tp_error_set(err, TP_ERR_CONFIG, VC, "\"vision_config\" must be an object");
     if (st == TP_OK) {
         tp_io__name_from_origin(origin, m.name, sizeof m.name);
         if (!m.name[0])
@@ -265,6 +352,21 @@ bool tp_io__hf_llama4_reads(const char *key)
         "tie_word_embeddings", "attention_bias", "hidden_act",
         /* read for the exports, not the count */
         "rope_theta", "rope_scaling", "rms_norm_eps", NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+bool tp_io__hf_llama4_vision_reads(const char *key)
+{
+    static const char *const keys[] = {"num_hidden_layers",    "hidden_size",
+                                       "num_attention_heads",  "intermediate_size",
+                                       "num_channels",         "patch_size",
+                                       "image_size",           "projector_input_dim",
+                                       "projector_output_dim", "vision_output_dim",
+                                       "pixel_shuffle_ratio",  "multi_modal_projector_bias",
+                                       "hidden_act",           NULL};
     for (size_t i = 0; keys[i]; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;

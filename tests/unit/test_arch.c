@@ -536,7 +536,6 @@ static void test_megatron_import(void **state)
                         "RIGHT 0");
 }
 
-
 /* The text_config of a stored llama4 config.json, as a llama4_text model. */
 static tp_model llama4_text_of(const char *path)
 {
@@ -576,7 +575,7 @@ static void test_llama4(void **state)
     assert_int_equal(ps.moe_shared, 48LL * 3 * 5120 * 8192);
     assert_int_equal(ps.router, 48LL * 5120 * 16);
     assert_int_equal(scout.attention_chunk, 8192);
-    assert_int_equal(scout.global_every, 4); /* layers 3, 7, ...: NoPE, full attention */
+    assert_int_equal(scout.global_every, 4);          /* layers 3, 7, ...: NoPE, full attention */
     assert_int_equal(scout.qk_norm, TP_QK_NORM_NONE); /* Llama4TextL2Norm has no weight */
     assert_int_equal(scout.rope_scaling, TP_ROPE_SCALING_LLAMA3);
     /* Maverick: 401,583,781,376 in the checkpoint less the same vision part;
@@ -591,19 +590,59 @@ static void test_llama4(void **state)
     assert_true(tp__layer_is_moe(&mav, 1));
     assert_int_equal(pm.mlp_dense, 24LL * 3 * 5120 * 16384);
 
-    /* the full files: the text model reads, the vision adapter is refused */
+    /* the full files, vision tower included: the checkpoints' totals exactly */
+    tp_model full = load(HF_DIR "llama-4-scout/config.json");
+    tp_params pf = params_of(&full);
+    assert_int_equal(pf.total, 108641793536LL);
+    assert_int_equal(pf.vision + pf.vision_projector, 871932416LL);
+    /* fc1 5632 x 4096, fc2 4096 x 4096, projector 4096 x 5120, no biases */
+    assert_int_equal(pf.vision_projector, 23068672LL + 16777216LL + 20971520LL);
+    assert_int_equal(full.vision.merge, 4);
+    assert_int_equal(full.vision.positions, 577);
+    assert_int_equal(full.vision.image_tokens, 576);
+    tp_model mfull = load(HF_DIR "llama-4-maverick/config.json");
+    assert_int_equal(params_of(&mfull).total, 401583781376LL);
     tp_model m;
     tp_error err;
-    static const char *const vision_refusal =
-        "the Llama 4 vision adapter (\"vision_config.projector_input_dim\" then "
-        "\"vision_config.projector_output_dim\", before the projector's linear) is three "
-        "linears deep where trainplan's projector has at most two: the vision part is not "
-        "supported; its \"text_config\" alone is a model_type llama4_text config trainplan "
-        "reads";
-    assert_int_equal(tp_io_model_load(HF_DIR "llama-4-scout/config.json", &m, &err),
-                     TP_ERR_CONFIG);
-    assert_string_equal(err.path, "vision_config.projector_output_dim");
-    assert_string_equal(err.message, vision_refusal);
+#define L4_VISION                                                                                  \
+    "\"vision_config\":{\"num_hidden_layers\":2,\"hidden_size\":32,\"num_attention_heads\":4,"     \
+    "\"num_channels\":3,\"patch_size\":14,\"image_size\":56,\"projector_input_dim\":64,"           \
+    "\"projector_output_dim\":64"
+    expect_parse_error(
+        "{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT "}," L4_VISION
+        ",\"intermediate_size\":128,\"pixel_shuffle_ratio\":0.5,\"vision_output_dim\":32}}",
+        "vision_config.projector_output_dim",
+        "\"vision_config.projector_input_dim\" (64), \"projector_output_dim\" "
+        "(64) and \"vision_output_dim\" (32) must be equal (fc1's output is fc2's "
+        "input and the projector's)");
+    expect_parse_error(
+        "{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT "}," L4_VISION
+        ",\"intermediate_size\":128,\"pixel_shuffle_ratio\":0.3,\"vision_output_dim\":64}}",
+        "vision_config.pixel_shuffle_ratio",
+        "\"vision_config.pixel_shuffle_ratio\" must merge a whole number of "
+        "patches (1 / ratio^2: 0.5 merges 4)");
+    expect_parse_error(
+        "{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT "}," L4_VISION
+        ",\"intermediate_size\":96,\"pixel_shuffle_ratio\":0.5,\"vision_output_dim\":64}}",
+        "vision_config.intermediate_size",
+        "\"vision_config.intermediate_size\" 96 must be the pixel-shuffled width "
+        "hidden_size x 4 = 128 (Llama4VisionMLP2's fc1 reads it)");
+    assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
+                                       "}," L4_VISION
+                                       ",\"intermediate_size\":128,\"pixel_shuffle_ratio\":0.5,"
+                                       "\"vision_output_dim\":64}}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    /* 16 patches, 4 language tokens; projector 128x64 + 64x64 + 64x64 */
+    assert_int_equal(m.vision.image_tokens, 16);
+    assert_int_equal(params_of(&m).vision_projector, 128 * 64 + 64 * 64 + 64 * 64);
+    /* its forward: 2 FLOPs per multiply-add over the 4 language tokens, each linear */
+    tp_vision_flops vf;
+    tp__vision_flops(&m, 128.0, true, &vf);
+    assert_rel(vf.projector, 2.0 * 4 * (128 * 64 + 64 * 64 + 64 * 64), 1e-15);
+    m.vision.proj_hidden = 0;
+    expect_lib_error(&m, "model.vision.proj_hidden2",
+                     "a second projector width 64 needs a first (proj_hidden is 0)");
     /* without a vision_config, a llama4 file is its text model */
     assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
                                        "}}",
