@@ -357,7 +357,8 @@ static tp_status apply_vision(const tp_io_desc *d, tp_model *m, tp_error *err)
                             VAL("--image-tokens") ? "model.vision.image_tokens"
                                                   : "model.vision.frozen",
                             "needs a model with a vision tower (a vision-language config: mllama, "
-                            "qwen2_vl, qwen2_5_vl, gemma3); this model has none");
+                            "qwen2_vl, qwen2_5_vl, gemma3, llama4, or a model file's \"vision\"); "
+                            "this model has none");
     m->vision.image_tokens = tokens;
     if (ORDER("--freeze-vision"))
         m->vision.frozen = true;
