@@ -119,8 +119,10 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx, %s, %s", /* hf_dbrx_parse, hf_vlm.c, hf_hybrid.c, hf_llama4.c */
-                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon", "nemotron_h, qwen3_next, jamba, llama4_text, llama4");
+        snprintf(buf + at, n - at,
+                 ", dbrx, %s, %s", /* hf_dbrx_parse, hf_vlm.c, hf_hybrid.c, hf_llama4.c */
+                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon",
+                 "nemotron_h, qwen3_next, jamba, llama4_text, llama4");
     return buf;
 }
 
@@ -867,8 +869,8 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
             json_t *sv;
             json_object_foreach(v, sub, sv)
             {
-                bool used = in_text ? tp_io__hf_llama4_reads(sub)
-                                    : tp_io__hf_llama4_vision_reads(sub);
+                bool used =
+                    in_text ? tp_io__hf_llama4_reads(sub) : tp_io__hf_llama4_vision_reads(sub);
                 if (room && !used)
                     room = list_add(buf, n, &at, &count,
                                     in_text ? "text_config." : "vision_config.", sub);
