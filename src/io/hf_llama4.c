@@ -21,7 +21,8 @@
  *  - no_rope_layers[i] = 1 when layer i uses RoPE (by default every layer
  *    but each no_rope_layer_interval-th, (i + 1) % 4 == 0); the NoPE layers
  *    attend to the whole sequence, the RoPE layers to their own
- *    attention_chunk_size chunk (layer_types "chunked_attention"): in
+ *    attention_chunk_size chunk (default 8192; null: none) (layer_types
+ *    "chunked_attention"): in
  *    trainplan attention_chunk with global_every n (model.c design note).
  *  - use_qk_norm puts Llama4TextL2Norm on q and k of the RoPE layers: an L2
  *    normalisation without weights, so nothing is counted (qk_norm none);
@@ -177,6 +178,9 @@ static tp_status llama4_text(const json_t *root, tp_model *m, tp_error *err)
     CHECK(l4_int(root, "num_local_experts", REQUIRED, 1, TP_MAX_EXPERTS, &m->num_experts, err));
     CHECK(l4_int(root, "num_experts_per_tok", REQUIRED, 1, TP_MAX_EXPERTS, &m->topk, err));
     CHECK(l4_int(root, "interleave_moe_layer_step", OPTIONAL, 1, TP_MAX_LAYERS, &step, err));
+    /* Llama4TextConfig's default chunk is 8192 when the key is absent; null turns it off */
+    if (!json_object_get(root, "attention_chunk_size"))
+        chunk = 8192;
     CHECK(l4_int(root, "attention_chunk_size", OPTIONAL, 1, TP_MAX_SEQ, &chunk, err));
     CHECK(tp_io__get_bool(root, "tie_word_embeddings", &m->tie_embeddings, err));
     CHECK(tp_io__get_bool(root, "attention_bias", &bias, err));

@@ -657,7 +657,13 @@ static void test_llama4(void **state)
                                        NULL, &m, &err),
                      TP_OK);
     assert_int_equal(params_of(&m).num_moe_layers, 4);
-    assert_int_equal(m.attention_chunk, 0);
+    assert_int_equal(m.attention_chunk, 8192); /* Llama4TextConfig's defaults: chunk 8192, */
+    assert_int_equal(m.global_every, 4);       /* every 4th layer NoPE and global */
+    assert_int_equal(
+        tp_io_model_parse("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":null}", NULL, &m, &err),
+        TP_OK);
+    assert_int_equal(m.attention_chunk, 0); /* null: no chunking */
+    assert_int_equal(m.global_every, 0);
     expect_parse_error("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
                        ",\"attention_chunk_size\":0}}",
                        "text_config.attention_chunk_size",
