@@ -328,6 +328,9 @@ tp_status tp_io__hf_llama4_parse(json_t *root, const char *origin, tp_model *out
                           "missing object \"text_config\" (HF config.json, model_type llama4)");
     else if ((st = llama4_text(text, &m, err)) != TP_OK && nested)
         prefix_text(err);
+    /* the composite config's own tie_word_embeddings, when text_config has none */
+    if (st == TP_OK && nested && !json_object_get(text, "tie_word_embeddings"))
+        st = tp_io__get_bool(root, "tie_word_embeddings", &m.tie_embeddings, err);
     const json_t *vc = nested ? json_object_get(root, VC) : NULL;
     if (st == TP_OK && vc && !json_is_null(vc))
         st = json_is_object(vc)
