@@ -663,13 +663,13 @@ static void test_llama4(void **state)
         tp_io_model_parse("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":null}", NULL, &m, &err),
         TP_OK);
     assert_int_equal(m.attention_chunk, 0); /* null: no chunking */
+    assert_int_equal(m.global_every, 0);
     /* a llama4 file's own tie_word_embeddings when its text_config has none */
     assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"tie_word_embeddings\":true,"
                                        "\"text_config\":{" HF_LLAMA4_TEXT "}}",
                                        NULL, &m, &err),
                      TP_OK);
     assert_true(m.tie_embeddings);
-    assert_int_equal(m.global_every, 0);
     expect_parse_error("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
                        ",\"attention_chunk_size\":0}}",
                        "text_config.attention_chunk_size",
