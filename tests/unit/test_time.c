@@ -803,7 +803,9 @@ static void test_offload_params(void **state)
     tp_result full = eval_ok(&c);
     assert_rel(full.memory.host_bytes, 18.0 * P, 1e-12);
     assert_false(full.memory.fits);
-    assert_true(strstr(full.reason, "GiB of offloaded state = ") != NULL);
+    char why[256];
+    assert_true(strstr(tp_result_reason(&full, why, sizeof why), "GiB of offloaded state = ") !=
+                NULL);
     tp_error err = {0};
     c.train.zero = 2;
     assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
