@@ -601,6 +601,10 @@ typedef struct tp_options {
                                     batched GEMMs and the mask compute and store the masked
                                     half too: time.c unfused_attention); default false, the
                                     causal half (issue 17: opt-in, docs/ACCURACY.md) */
+    bool grouped_gemm;            /* the local routed experts' FC1 (and FC2) as one grouped
+                                    GEMM whose tiles share the waves (time.c experts_gemm_s;
+                                    kernel-level model only); default false, one GEMM per
+                                    expert (issue 17: opt-in, docs/ACCURACY.md) */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

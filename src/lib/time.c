@@ -555,6 +555,36 @@ static void dense_layer(const ctx *x, cost *o)
 }
 
 /*
+ * One GEMM of the routed experts on this GPU: `local` experts of Me rows
+ * each, (Me x K) x (K x N) per expert. Flat (the default): a GEMM of its
+ * own per expert, local * gemm_s, so that under the kernel-level model
+ * (header 1b) every expert pays its own partial last wave. With
+ * opts.grouped_gemm, one grouped GEMM (TransformerEngine's GroupedLinear,
+ * DeepGEMM's contiguous layout, CUTLASS's grouped kernels with one
+ * persistent tile scheduler over all groups): every expert's rows are
+ * padded to tile_m (the contiguous layout aligns each expert's segment to
+ * the block M) and the tiles of all experts share the waves,
+ *     waves = ceil(local * ceil(Me/tile_m) * ceil(N/tile_n) / SMs),
+ * with every expert's operands crossing HBM once as before. DeepGEMM's
+ * H800 table (data/hardware/grouped-gemm.csv) measures exactly this: 4
+ * groups of 256 rows run at 932 TFLOPS where one 128-row GEMM of the same
+ * N and K runs at 533. The roofline (header 1) has no waves, and a sum of
+ * equal rooflines is the group's roofline: there both are the same.
+ */
+static double experts_gemm_s(const ctx *x, double local, double Me, double N, double K)
+{
+    if (!(x->sms > 0.0 && x->c->opts.grouped_gemm) || !(local > 1.0))
+        return local * gemm_s(x, Me, N, K);
+    if (!(Me > 0.0 && N > 0.0 && K > 0.0))
+        return 0.0;
+    double tiles =
+        local * ceil_div(Me, x->tile_m, x->inv_tile_m) * ceil_div(N, x->tile_n, x->inv_tile_n);
+    double compute = ceil_div(tiles, x->sms, x->inv_sms) * K * x->wave_s_per_k;
+    double bytes = 2.0 * local * (Me * K + K * N + Me * N);
+    return compute + bytes * x->s_per_byte;
+}
+
+/*
  * The MoE MLP of one layer (after its attention): router, experts and
  * shared experts through the GEMM path, their activations into *shard,
  * the token dispatcher's bytes per token into *perm. *g and *g_shared: the
@@ -579,7 +609,8 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     if (Me < 1.0)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
-    g += local * (gemm_s(x, Me, x->gate * fe / et, h) + gemm_s(x, Me, h, fe / et));
+    g += experts_gemm_s(x, local, Me, x->gate * fe / et, h) +
+         experts_gemm_s(x, local, Me, h, fe / et);
     double g_shared = 0.0;
     if (fsh > 0.0) {
         g_shared = gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
@@ -658,7 +689,7 @@ static void moe_layer(const ctx *x, cost *o)
     }
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
         o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
-                      local * gemm_s(x, Me, fe / et, h);
+                      experts_gemm_s(x, local, Me, fe / et, h);
     if (tp_expert_tp(&c->train) == c->train.tp)
         tp_part(x, o);
     else

@@ -322,4 +322,25 @@ PY
 if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -7.8" ]; then ok; else
     bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -7.8'"; fi
 
+# ---- --grouped-gemm: nothing moves under the roofline; with the kernel-level
+# model (H100 profile constants through --eff) only MoE rows move, faster ----
+run validate "$CSV" --json --grouped-gemm
+if cmp -s "$tmp/uf_half.json" "$tmp/out"; then ok; else
+    bad "validate --grouped-gemm changed the default (roofline) output"; fi
+prof="h100-sxm:sm_count=132,h100-sxm:tile_m=128,h100-sxm:tile_n=256,h100-sxm:mamf=0.8,h100-sxm:mamf_fp8=0.7"
+run validate "$CSV" --json --eff "$prof"
+cp "$tmp/out" "$tmp/gg_flat.json"
+run validate "$CSV" --json --eff "$prof" --grouped-gemm
+python3 - "$tmp/gg_flat.json" "$tmp/out" "$CSV" >"$tmp/gg_diff" <<'PY'
+import csv, json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+experts = {r["id"]: r["moe_experts"].strip() not in ("", "0") for r in csv.DictReader(open(sys.argv[3]))}
+pa = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in a["rows"] if r.get("throughput")}
+pb = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in b["rows"] if r.get("throughput")}
+moved = [i for i in pa if pb[i] != pa[i]]
+print(len(moved) > 0, all(experts[i] for i in moved), all(pb[i] > pa[i] for i in moved))
+PY
+if [ "$(cat "$tmp/gg_diff")" = "True True True" ]; then ok; else
+    bad "validate --grouped-gemm with a profile: got $(cat "$tmp/gg_diff"), want 'True True True'"; fi
+
 finish
