@@ -107,7 +107,7 @@
  * n_v/t): two all-to-alls each way, exposed. CP of Mamba-1 layers is
  * refused (no engine trainplan reads splits them).
  *
- * Step time (time.c): the projections run through the same GEMM path as
+ * Step time (time_hybrid.c): the projections run through the same GEMM path as
  * every layer; the Mamba-2 scan and the delta-rule recurrence are charged
  * as their FLOPs at the attention kernels' rate (peak x eff.attn: both are
  * chunked tensor-core kernels like FlashAttention) or their bytes at HBM
