@@ -17,6 +17,8 @@ src/lib/calib.c and docs/ACCURACY.md.
                                  # the kernel-level GEMM model of data/hardware/
     python3 tools/calibrate.py --unfused-full-matrix [--cv]
                                  # unfused attention over the whole matrix (opt-in)
+    python3 tools/calibrate.py --profiles --grouped-gemm [--cv]
+                                 # routed experts as one grouped GEMM (opt-in)
     python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs, GPU type,
                                                    # framework, dense/MoE
 
@@ -101,6 +103,7 @@ PARAMS_PROFILE = [
 ]
 PROFILES = False  # set by --profiles
 UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)
+GROUPED_GEMM = False  # set by --grouped-gemm (validate's switch, time.c experts_gemm_s)
 
 # the profile each GPU name of runs-dev.csv uses, and the preset whose peaks
 # the profile's rates divide (the 500 W H100 and the H800 have the H100 SXM's
@@ -179,6 +182,8 @@ def run(trainplan, csv, p):
     cmd = [trainplan, "validate", csv, "--json"] + (["--eff", eff_list(p)] if p else [])
     if UNFUSED_FULL:
         cmd.append("--unfused-full-matrix")
+    if GROUPED_GEMM:
+        cmd.append("--grouped-gemm")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -346,15 +351,18 @@ def main():
                     help="with --cv: hold out a source family (default) or a framework at a time")
     ap.add_argument("--unfused-full-matrix", action="store_true",
                     help="rows without FlashAttention charge the whole score matrix (opt-in)")
+    ap.add_argument("--grouped-gemm", action="store_true",
+                    help="the routed experts as one grouped GEMM (opt-in; moves --profiles only)")
     ap.add_argument("--cv-json", metavar="FILE",
                     help="with --cv: write every row's three errors and the folds' constants")
     ap.add_argument("--fit-from-neutral", action="store_true",
                     help="start the fit from the middle of each box, not the starts")
     args = ap.parse_args()
-    global PROFILES, UNFUSED_FULL, FOLD_BY
+    global PROFILES, UNFUSED_FULL, GROUPED_GEMM, FOLD_BY
     PROFILES = args.profiles
     FOLD_BY = args.cv_by
     UNFUSED_FULL = args.unfused_full_matrix
+    GROUPED_GEMM = args.grouped_gemm
     if args.cv:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
@@ -364,7 +372,8 @@ def main():
             rows = [{"id": i, "family": fam, "published": a, "in_sample": b, "held_out": c}
                     for fam, rs in out.items() for i, a, b, c in rs]
             with open(args.cv_json, "w", encoding="utf-8") as f:
-                json.dump({"profiles": PROFILES, "unfused_full_matrix": UNFUSED_FULL, "rows": rows,
+                json.dump({"profiles": PROFILES, "unfused_full_matrix": UNFUSED_FULL,
+                           "grouped_gemm": GROUPED_GEMM, "rows": rows,
                            "constants": consts}, f, indent=1)
         return 0
     p, f = fit(args.trainplan, args.csv, neutral() if args.fit_from_neutral else None)

@@ -355,9 +355,9 @@ typedef struct tp_model {
                                 (Qwen3-Next)                                            */
     bool shared_expert_gate; /* a 1-wide sigmoid gate h x 1 on the shared experts
                                 (Qwen2-MoE, Qwen3-Next)                                 */
-    int64_t attention_chunk;    /* chunked attention (Llama 4 attention_chunk_size): a token
-                                   sees the earlier tokens of its own chunk only (0: none);
-                                   global_every applies as to a window; not with one */
+    int64_t attention_chunk; /* chunked attention (Llama 4 attention_chunk_size): a token
+                                sees the earlier tokens of its own chunk only (0: none);
+                                global_every applies as to a window; not with one */
 } tp_model;
 
 /** Parameter counts by component, exact. */
@@ -383,8 +383,9 @@ typedef struct tp_params {
     int64_t vision_projector; /* merger / projector (trainable even when frozen)     */
     int64_t vision_text;      /* language-side additions: cross-attention norms and
                                  gates, extra embedding rows for image tokens        */
-    int64_t mixers;     /* hybrid models: all Mamba and gated delta-net mixers (their own
-                           norms included; the layers' pre-norms are in norms) */
+    int64_t mixers;           /* hybrid models: all Mamba and gated delta-net mixers
+                                 (their own norms included; the layers' pre-norms are in
+                                 norms) */
 } tp_params;
 
 /** mllama cross-attention layers among the language layers (0 without a vision tower). */
@@ -603,6 +604,10 @@ typedef struct tp_options {
                                     batched GEMMs and the mask compute and store the masked
                                     half too: time.c unfused_attention); default false, the
                                     causal half (issue 17: opt-in, docs/ACCURACY.md) */
+    bool grouped_gemm;            /* the local routed experts' FC1 (and FC2) as one grouped
+                                    GEMM whose tiles share the waves (time.c experts_gemm_s;
+                                    kernel-level model only); default false, one GEMM per
+                                    expert (issue 17: opt-in, docs/ACCURACY.md) */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

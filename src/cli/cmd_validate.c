@@ -22,7 +22,7 @@
 /* flags                                                               */
 /* ------------------------------------------------------------------ */
 
-enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_COUNT };
+enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_COUNT };
 
 static const cli_flag vflags[VF_COUNT] = {
     [VF_JSON] = {"--json", NULL, NULL, "off", "print one JSON object instead of the table",
@@ -37,6 +37,10 @@ static const cli_flag vflags[VF_COUNT] = {
     [VF_UNFUSED] = {"--unfused-full-matrix", NULL, NULL, "off",
                     "rows without FlashAttention charge the whole score matrix (as estimate "
                     "--unfused-full-matrix; opt-in, docs/ACCURACY.md)",
+                    CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
+    [VF_GROUPED] = {"--grouped-gemm", NULL, NULL, "off",
+                    "every row runs its routed experts as one grouped GEMM (as estimate "
+                    "--grouped-gemm; opt-in, docs/ACCURACY.md)",
                     CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
 };
 
@@ -286,7 +290,7 @@ int cmd_validate(int argc, char **argv)
 {
     const char *values[VF_COUNT];
     cli_extra extra = {vflags, VF_COUNT, values};
-    const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL;
+    const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL, *grouped = NULL;
     tp_error err = {0};
     int argi = 1;
     while (argi < argc) {
@@ -298,6 +302,8 @@ int cmd_validate(int argc, char **argv)
             eff = values[VF_EFF];
         if (values[VF_UNFUSED])
             unfused = values[VF_UNFUSED];
+        if (values[VF_GROUPED])
+            grouped = values[VF_GROUPED];
         if (argi < argc) {
             if (file) {
                 cli_say("trainplan: error: validate takes one file (got \"%s\" and "
@@ -315,6 +321,7 @@ int cmd_validate(int argc, char **argv)
     }
     tp_io_eff_overrides ov = {.n = 0};
     ov.unfused_full_matrix = unfused != NULL;
+    ov.grouped_gemm = grouped != NULL;
     if (eff && tp_io_eff_overrides_parse(eff, &ov, &err) != TP_OK)
         return cli_error_print(&err, NULL);
 

@@ -284,6 +284,10 @@ static const cli_flag help_rows[] = {
      "without FlashAttention, charge the whole s x s score matrix, which "
      "the batched GEMMs and the mask compute and store (opt-in; "
      "docs/ACCURACY.md)", .group = G_CONV},
+    {"--grouped-gemm", NULL, NULL, "off (one GEMM per expert)",
+     "run the routed experts on a GPU as one grouped GEMM whose tiles share "
+     "the waves (changes only the kernel-level model of --hw-profile; "
+     "opt-in, docs/ACCURACY.md)", .group = G_CONV},
     {"--json", NULL, NULL, "text report",
      "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };

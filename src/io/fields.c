@@ -172,6 +172,8 @@ static const tp_io_field fields[] = {
     {"conventions.framework", "--framework", "framework", ENUM(tp_io_fw_names)},
     {"conventions.unfused_full_matrix", "--unfused-full-matrix", "unfused-full-matrix",
      SWITCH_IN(CONVENTIONS, unfused_full_matrix)},
+    {"conventions.grouped_gemm", "--grouped-gemm", "grouped-gemm",
+     SWITCH_IN(CONVENTIONS, grouped_gemm)},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},

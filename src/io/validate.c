@@ -1247,6 +1247,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     if (!build_train(r, fw, v, &c, &rc_given))
         return;
     c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
+    c.opts.grouped_gemm = ov && ov->grouped_gemm;
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
     tp_result res;
     if (!row_predict(&c, rc_given, v, &res))

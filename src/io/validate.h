@@ -36,6 +36,7 @@ typedef struct tp_io_eff_overrides {
     tp_io_eff_override v[TP_IO_EFF_MAX_OVERRIDES];
     size_t n;
     bool unfused_full_matrix; /* validate --unfused-full-matrix: tp_options' of every row */
+    bool grouped_gemm;        /* validate --grouped-gemm: tp_options' of every row */
 } tp_io_eff_overrides;
 
 /**

@@ -107,7 +107,7 @@
  * n_v/t): two all-to-alls each way, exposed. CP of Mamba-1 layers is
  * refused (no engine trainplan reads splits them).
  *
- * Step time (time.c): the projections run through the same GEMM path as
+ * Step time (time_hybrid.c): the projections run through the same GEMM path as
  * every layer; the Mamba-2 scan and the delta-rule recurrence are charged
  * as their FLOPs at the attention kernels' rate (peak x eff.attn: both are
  * chunked tensor-core kernels like FlashAttention) or their bytes at HBM
@@ -289,14 +289,6 @@ double tp__mixer_act_bytes(const tp_model *m, int mixer, double *replicated)
     return 2.0 * (2.0 * K + 2.0 * W) + 4.0 * nv + 2.0 * (2.0 * K + W) + 8.0 * nv + 4.0 * W;
 }
 
-#define CHECK_RANGE(field, path, lo, hi)                                                           \
-    do {                                                                                           \
-        if ((field) < (lo) || (field) > (hi))                                                      \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                     \
-                                "%lld is out of range [%lld, %lld]", (long long)(field),           \
-                                (long long)(lo), (long long)(hi));                                 \
-    } while (0)
-
 /* Whether the pattern has a layer of character c ('G' also finds 'L':
  * both have a gated delta-net mixer). */
 static bool pattern_has(const tp_model *m, char c)
@@ -362,10 +354,10 @@ static tp_status validate_mamba(const tp_model *m, bool used, tp_error *err)
                             "a Mamba state or conv width is given but layer_pattern has no 'M' "
                             "or 'S' layer");
     if (mamba1) {
-        CHECK_RANGE(m->mamba1_inner, "model.mamba1_inner", 1, TP_MAX_FFN);
-        CHECK_RANGE(m->mamba1_dt_rank, "model.mamba1_dt_rank", 1, TP_MAX_DIM);
-        CHECK_RANGE(m->mamba_state, "model.mamba_state", 1, TP_MAX_DIM);
-        CHECK_RANGE(m->mamba_conv, "model.mamba_conv", 0, 64);
+        TP__CHECK_RANGE(m->mamba1_inner, "model.mamba1_inner", 1, TP_MAX_FFN);
+        TP__CHECK_RANGE(m->mamba1_dt_rank, "model.mamba1_dt_rank", 1, TP_MAX_DIM);
+        TP__CHECK_RANGE(m->mamba_state, "model.mamba_state", 1, TP_MAX_DIM);
+        TP__CHECK_RANGE(m->mamba_conv, "model.mamba_conv", 0, 64);
     } else if (m->mamba1_inner || m->mamba1_dt_rank) {
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.mamba1_inner",
                             "Mamba-1 dimensions are given but layer_pattern has no 'S' layer");
@@ -377,11 +369,11 @@ static tp_status validate_mamba(const tp_model *m, bool used, tp_error *err)
                                 "layer");
         return TP_OK;
     }
-    CHECK_RANGE(m->mamba_heads, "model.mamba_heads", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->mamba_head_dim, "model.mamba_head_dim", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->mamba_groups, "model.mamba_groups", 1, m->mamba_heads);
-    CHECK_RANGE(m->mamba_state, "model.mamba_state", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->mamba_conv, "model.mamba_conv", 0, 64);
+    TP__CHECK_RANGE(m->mamba_heads, "model.mamba_heads", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->mamba_head_dim, "model.mamba_head_dim", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->mamba_groups, "model.mamba_groups", 1, m->mamba_heads);
+    TP__CHECK_RANGE(m->mamba_state, "model.mamba_state", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->mamba_conv, "model.mamba_conv", 0, 64);
     if ((double)m->mamba_heads * (double)m->mamba_head_dim > TP_MAX_FFN)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.mamba_head_dim",
                             "%lld heads x %lld is wider than %d (the Mamba-2 inner width)",
@@ -408,11 +400,11 @@ static tp_status validate_gdn(const tp_model *m, bool used, tp_error *err)
                                 "'G' or 'L' layer");
         return TP_OK;
     }
-    CHECK_RANGE(m->gdn_k_heads, "model.gdn_k_heads", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->gdn_v_heads, "model.gdn_v_heads", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->gdn_k_head_dim, "model.gdn_k_head_dim", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->gdn_v_head_dim, "model.gdn_v_head_dim", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->gdn_conv, "model.gdn_conv", 0, 64);
+    TP__CHECK_RANGE(m->gdn_k_heads, "model.gdn_k_heads", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->gdn_v_heads, "model.gdn_v_heads", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->gdn_k_head_dim, "model.gdn_k_head_dim", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->gdn_v_head_dim, "model.gdn_v_head_dim", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->gdn_conv, "model.gdn_conv", 0, 64);
     if ((double)m->gdn_k_heads * (double)m->gdn_k_head_dim > TP_MAX_FFN ||
         (double)m->gdn_v_heads * (double)m->gdn_v_head_dim > TP_MAX_FFN)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.gdn_v_head_dim",

@@ -150,4 +150,14 @@ int64_t tp__vision_cross_in(const tp_model *m, int64_t first, int64_t n);
 double tp__vision_act_bytes(const tp_config *c);
 double tp__vision_cross_act_bytes(const tp_config *c);
 
+/* Return TP_ERR_INVALID_ARG at `path` when the integer `field` is outside
+ * [lo, hi] (the validators of model.c, hybrid.c and vision.c; needs `err`). */
+#define TP__CHECK_RANGE(field, path, lo, hi)                                                       \
+    do {                                                                                           \
+        if ((field) < (lo) || (field) > (hi))                                                      \
+            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                     \
+                                "%lld is out of range [%lld, %lld]", (long long)(field),           \
+                                (long long)(lo), (long long)(hi));                                 \
+    } while (0)
+
 #endif

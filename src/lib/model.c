@@ -306,14 +306,6 @@ int64_t tp_model_num_moe_layers(const tp_model *m)
     return moe_layers_below(m, m->num_layers);
 }
 
-#define CHECK_RANGE(field, path, lo, hi)                                                           \
-    do {                                                                                           \
-        if ((field) < (lo) || (field) > (hi))                                                      \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                     \
-                                "%lld is out of range [%lld, %lld]", (long long)(field),           \
-                                (long long)(lo), (long long)(hi));                                 \
-    } while (0)
-
 /* A real field of the model: finite and in [lo, hi] (NaN fails both tests). */
 #define CHECK_REAL(field, path, lo, hi)                                                            \
     do {                                                                                           \
@@ -333,22 +325,22 @@ static tp_status validate_rope_norm(const tp_model *m, tp_error *err)
     CHECK_REAL(m->rope_factor, "model.rope_factor", 0.0, 1e6);
     CHECK_REAL(m->rope_low_freq_factor, "model.rope_low_freq_factor", 0.0, 1e6);
     CHECK_REAL(m->rope_high_freq_factor, "model.rope_high_freq_factor", 0.0, 1e6);
-    CHECK_RANGE(m->rope_original_max, "model.rope_original_max", 0, TP_MAX_SEQ);
+    TP__CHECK_RANGE(m->rope_original_max, "model.rope_original_max", 0, TP_MAX_SEQ);
     return TP_OK;
 }
 
 /* The issue-16 fields: ranges, and the combinations trainplan cannot count. */
 static tp_status validate_features(const tp_model *m, tp_error *err)
 {
-    CHECK_RANGE(m->kv_lora_rank, "model.kv_lora_rank", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->q_lora_rank, "model.q_lora_rank", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->qk_rope_head_dim, "model.qk_rope_head_dim", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->qk_nope_head_dim, "model.qk_nope_head_dim", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->v_head_dim, "model.v_head_dim", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->mtp_layers, "model.mtp_layers", 0, TP_MAX_LAYERS);
-    CHECK_RANGE(m->norms_per_layer, "model.norms_per_layer", 0, 8);
-    CHECK_RANGE(m->sliding_window, "model.sliding_window", 0, TP_MAX_SEQ);
-    CHECK_RANGE(m->global_every, "model.global_every", 0, m->num_layers);
+    TP__CHECK_RANGE(m->kv_lora_rank, "model.kv_lora_rank", 0, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->q_lora_rank, "model.q_lora_rank", 0, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->qk_rope_head_dim, "model.qk_rope_head_dim", 0, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->qk_nope_head_dim, "model.qk_nope_head_dim", 0, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->v_head_dim, "model.v_head_dim", 0, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->mtp_layers, "model.mtp_layers", 0, TP_MAX_LAYERS);
+    TP__CHECK_RANGE(m->norms_per_layer, "model.norms_per_layer", 0, 8);
+    TP__CHECK_RANGE(m->sliding_window, "model.sliding_window", 0, TP_MAX_SEQ);
+    TP__CHECK_RANGE(m->global_every, "model.global_every", 0, m->num_layers);
     if (!(fpclassify(m->moe_imbalance) == FP_ZERO ||
           (m->moe_imbalance >= 1.0 && m->moe_imbalance <= 1e3)))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_imbalance",
@@ -363,7 +355,7 @@ static tp_status validate_features(const tp_model *m, tp_error *err)
     if ((int)m->qk_norm < 0 || m->qk_norm > TP_QK_NORM_FULL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.qk_norm",
                             "%d is not a QK-norm kind (none, head, full)", (int)m->qk_norm);
-    CHECK_RANGE(m->attention_chunk, "model.attention_chunk", 0, TP_MAX_SEQ);
+    TP__CHECK_RANGE(m->attention_chunk, "model.attention_chunk", 0, TP_MAX_SEQ);
     if (m->attention_chunk > 0 && m->sliding_window > 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.attention_chunk",
                             "chunked attention and a sliding window (%lld) cannot both be set",
@@ -404,15 +396,15 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
 {
     if (!m)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model", "no model given");
-    CHECK_RANGE(m->num_layers, "model.num_layers", 1, TP_MAX_LAYERS);
-    CHECK_RANGE(m->hidden, "model.hidden", 1, TP_MAX_DIM);
-    CHECK_RANGE(m->num_heads, "model.num_heads", 1, m->hidden);
-    CHECK_RANGE(m->num_kv_heads, "model.num_kv_heads", 0, m->num_heads);
-    CHECK_RANGE(m->head_dim, "model.head_dim", 0, TP_MAX_DIM);
-    CHECK_RANGE(m->ffn_hidden, "model.ffn_hidden", 1, TP_MAX_FFN);
-    CHECK_RANGE(m->vocab, "model.vocab", 1, TP_MAX_VOCAB);
-    CHECK_RANGE(m->max_positions, "model.max_positions", 0, TP_MAX_SEQ);
-    CHECK_RANGE(m->num_experts, "model.num_experts", 0, TP_MAX_EXPERTS);
+    TP__CHECK_RANGE(m->num_layers, "model.num_layers", 1, TP_MAX_LAYERS);
+    TP__CHECK_RANGE(m->hidden, "model.hidden", 1, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->num_heads, "model.num_heads", 1, m->hidden);
+    TP__CHECK_RANGE(m->num_kv_heads, "model.num_kv_heads", 0, m->num_heads);
+    TP__CHECK_RANGE(m->head_dim, "model.head_dim", 0, TP_MAX_DIM);
+    TP__CHECK_RANGE(m->ffn_hidden, "model.ffn_hidden", 1, TP_MAX_FFN);
+    TP__CHECK_RANGE(m->vocab, "model.vocab", 1, TP_MAX_VOCAB);
+    TP__CHECK_RANGE(m->max_positions, "model.max_positions", 0, TP_MAX_SEQ);
+    TP__CHECK_RANGE(m->num_experts, "model.num_experts", 0, TP_MAX_EXPERTS);
     if (m->head_dim == 0 && !tp__is_mla(m) && m->hidden % m->num_heads != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.num_heads",
                             "%lld heads do not divide hidden size %lld (set the head dimension)",
@@ -422,12 +414,12 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
                             "%lld kv heads do not divide %lld attention heads",
                             (long long)m->num_kv_heads, (long long)m->num_heads);
     if (m->num_experts > 0) {
-        CHECK_RANGE(m->topk, "model.topk", 1, m->num_experts);
-        CHECK_RANGE(m->moe_ffn_hidden, "model.moe_ffn_hidden", 0, TP_MAX_FFN);
-        CHECK_RANGE(m->num_shared_experts, "model.num_shared_experts", 0, TP_MAX_EXPERTS);
-        CHECK_RANGE(m->shared_ffn_hidden, "model.shared_ffn_hidden", 0, TP_MAX_FFN);
-        CHECK_RANGE(m->moe_first_dense, "model.moe_first_dense", 0, m->num_layers);
-        CHECK_RANGE(m->moe_layer_freq, "model.moe_layer_freq", 0, m->num_layers);
+        TP__CHECK_RANGE(m->topk, "model.topk", 1, m->num_experts);
+        TP__CHECK_RANGE(m->moe_ffn_hidden, "model.moe_ffn_hidden", 0, TP_MAX_FFN);
+        TP__CHECK_RANGE(m->num_shared_experts, "model.num_shared_experts", 0, TP_MAX_EXPERTS);
+        TP__CHECK_RANGE(m->shared_ffn_hidden, "model.shared_ffn_hidden", 0, TP_MAX_FFN);
+        TP__CHECK_RANGE(m->moe_first_dense, "model.moe_first_dense", 0, m->num_layers);
+        TP__CHECK_RANGE(m->moe_layer_freq, "model.moe_layer_freq", 0, m->num_layers);
     } else if (m->topk != 0 || m->num_shared_experts != 0) {
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.num_experts",
                             "topk and shared experts need a mixture-of-experts model "
@@ -468,8 +460,7 @@ tp_status tp_model_validate(const tp_model *m, tp_error *err)
                        fw * h * fe * (double)m->num_experts + fw * h * fsh;
     double approx = L * per_layer + (double)m->mtp_layers * (per_layer + 2.0 * h * h) +
                     2.0 * (double)m->vocab * h + (double)m->max_positions * h +
-                    tp__vision_params_approx(m) +
-                    tp__hybrid_mixer_bound(m);
+                    tp__vision_params_approx(m) + tp__hybrid_mixer_bound(m);
     if (approx > TP_MAX_PARAMS)
         return tp_error_set(err, TP_ERR_RANGE, "model",
                             "the model would have about %.3g parameters, more than the %.0e "

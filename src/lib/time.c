@@ -4,6 +4,14 @@
  * docs/model.md holds the same equations with their sources; calib.c the
  * constants; docs/ACCURACY.md the error they leave on runs-dev.csv.
  *
+ * Files: time.c holds the transformer's layers (dense, MoE, MTP), the
+ * stage sums, the pipeline, the data-parallel, optimizer and offload terms
+ * and tp__step_time; time_hybrid.c the layers of hybrid models (Mamba-2,
+ * Mamba-1, gated delta-net; hybrid.c design note); time_vision.c the
+ * vision tower and the mllama cross layers (header 10); time_internal.h
+ * the context and cost types they share and the out-of-line entries to
+ * time.c's static helpers (which stay static for the hot path's inlining).
+ *
  * Symbols (per GPU, per micro-batch): b micro-batch, s sequence, c/t/e/p/d
  * context/tensor/expert/pipeline/data parallel sizes, T = b*s/c tokens, h
  * hidden, q = a*d_h, kv = n_kv*d_h, f MLP width (f_e per expert, f_sh
@@ -143,7 +151,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "time_internal.h"
 
 /* Fraction of the step below which no part is called the bottleneck. */
 #define BOTTLENECK_MIN_SHARE 0.05
@@ -151,78 +159,6 @@
 /* Bytes per attention score of an unfused attention dropout, forward and
  * again backward: read 2 + write 2 + 1-byte mask (torch dropout, fp16/bf16). */
 #define ATTN_DROPOUT_BYTES 5.0
-
-typedef struct ctx {
-    const tp_config *c;
-    double T;  /* tokens per GPU per micro-batch, b*s/c */
-    double tt; /* tensor-parallel size t */
-    double et; /* expert tensor-parallel size t_e (etp, default t) */
-    double cc; /* context-parallel size c */
-    double h, q, kv, f, gate, V;
-    bool sp;                                /* sequence parallel in effect */
-    double peak_gemm, gemm_eff, half;       /* GEMM rate and shape constant */
-    double sms, tile_m, tile_n;             /* kernel-level GEMM model (1b); sms 0 = off */
-    double inv_sms, inv_tile_m, inv_tile_n; /* their reciprocals */
-    double wave_s_per_k;                    /* seconds per unit of K of one full wave */
-    double s_per_byte;                      /* its operand traffic: 1 / achieved HBM bandwidth */
-    double peak_attn, attn_eff;
-    double mem_bw; /* achieved HBM bandwidth, bytes/s */
-    double ov;     /* overlap fraction */
-    bool modules;  /* selective recompute with Megatron's modules: track their parts */
-    double cast;   /* fp8 cast bytes relative to delayed scaling's (the recipe, header 10) */
-    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
-} ctx;
-
-/* Per-micro-batch costs of one layer (or of the embedding/loss ends). */
-typedef struct cost {
-    double fwd;        /* forward compute */
-    double bwd;        /* backward compute */
-    double gemm_fwd;   /* GEMM part of fwd (window for TP overlap) */
-    double attn_fwd;   /* attention-core part of fwd (selective recompute) */
-    double tp_f, tp_b; /* exposed TP collectives */
-    double cp_f, cp_b; /* exposed CP ring exchange */
-    double ep_f, ep_b; /* EP all-to-all */
-    double recomp;     /* recompute: extra work inside backward */
-    double elem_fwd;   /* element-wise part of fwd */
-    double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
-} cost;
-
-/* Forward parts Megatron's recompute modules re-run (selective), one layer;
- * kept apart from cost so that the stage sums stay small. */
-typedef struct module_parts {
-    double norm_fwd;   /* the two norms */
-    double mlp_fwd;    /* the dense MLP: GEMMs and activation */
-    double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
-    double act_fwd;    /* the experts' activation function */
-    double shared_fwd; /* the shared experts' GEMMs and activation */
-} module_parts;
-
-/* All zero, field by field: a memset of the struct compiles to `rep stos`,
- * whose start-up costs more than these stores (several per evaluation). */
-_Static_assert(sizeof(cost) == 13 * sizeof(double), "cost_zero sets every field of cost");
-static void cost_zero(cost *o)
-{
-    o->fwd = o->bwd = o->gemm_fwd = o->attn_fwd = 0.0;
-    o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0.0;
-    o->recomp = o->elem_fwd = o->sac_gemm = 0.0;
-}
-
-static void cost_axpy(cost *y, double a, const cost *x)
-{
-    y->fwd += a * x->fwd;
-    y->bwd += a * x->bwd;
-    y->gemm_fwd += a * x->gemm_fwd;
-    y->attn_fwd += a * x->attn_fwd;
-    y->tp_f += a * x->tp_f;
-    y->tp_b += a * x->tp_b;
-    y->cp_f += a * x->cp_f;
-    y->cp_b += a * x->cp_b;
-    y->ep_f += a * x->ep_f;
-    y->ep_b += a * x->ep_b;
-    y->recomp += a * x->recomp;
-    y->elem_fwd += a * x->elem_fwd;
-    y->sac_gemm += a * x->sac_gemm;
-}
 
 static double compute_of(const cost *x)
 {
@@ -555,6 +491,36 @@ static void dense_layer(const ctx *x, cost *o)
 }
 
 /*
+ * One GEMM of the routed experts on this GPU: `local` experts of Me rows
+ * each, (Me x K) x (K x N) per expert. Flat (the default): a GEMM of its
+ * own per expert, local * gemm_s, so that under the kernel-level model
+ * (header 1b) every expert pays its own partial last wave. With
+ * opts.grouped_gemm, one grouped GEMM (TransformerEngine's GroupedLinear,
+ * DeepGEMM's contiguous layout, CUTLASS's grouped kernels with one
+ * persistent tile scheduler over all groups): every expert's rows are
+ * padded to tile_m (the contiguous layout aligns each expert's segment to
+ * the block M) and the tiles of all experts share the waves,
+ *     waves = ceil(local * ceil(Me/tile_m) * ceil(N/tile_n) / SMs),
+ * with every expert's operands crossing HBM once as before. DeepGEMM's
+ * H800 table (data/hardware/grouped-gemm.csv) measures exactly this: 4
+ * groups of 256 rows run at 932 TFLOPS where one 128-row GEMM of the same
+ * N and K runs at 533. The roofline (header 1) has no waves, and a sum of
+ * equal rooflines is the group's roofline: there both are the same.
+ */
+static double experts_gemm_s(const ctx *x, double local, double Me, double N, double K)
+{
+    if (!(x->sms > 0.0 && x->c->opts.grouped_gemm) || !(local > 1.0))
+        return local * gemm_s(x, Me, N, K);
+    if (!(Me > 0.0 && N > 0.0 && K > 0.0))
+        return 0.0;
+    double tiles =
+        local * ceil_div(Me, x->tile_m, x->inv_tile_m) * ceil_div(N, x->tile_n, x->inv_tile_n);
+    double compute = ceil_div(tiles, x->sms, x->inv_sms) * K * x->wave_s_per_k;
+    double bytes = 2.0 * local * (Me * K + K * N + Me * N);
+    return compute + bytes * x->s_per_byte;
+}
+
+/*
  * The MoE MLP of one layer (after its attention): router, experts and
  * shared experts through the GEMM path, their activations into *shard,
  * the token dispatcher's bytes per token into *perm. *g and *g_shared: the
@@ -579,7 +545,8 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     if (Me < 1.0)
         Me = 1.0;
     double g = gemm_s(x, T, E, h); /* router */
-    g += local * (gemm_s(x, Me, x->gate * fe / et, h) + gemm_s(x, Me, h, fe / et));
+    g += experts_gemm_s(x, local, Me, x->gate * fe / et, h) +
+         experts_gemm_s(x, local, Me, h, fe / et);
     double g_shared = 0.0;
     if (fsh > 0.0) {
         g_shared = gemm_s(x, T, x->gate * fsh / tt, h) + gemm_s(x, T, h, fsh / tt);
@@ -658,7 +625,7 @@ static void moe_layer(const ctx *x, cost *o)
     }
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE)
         o->sac_gemm = gemm_s(x, T, x->kv / tt, h) + gemm_s(x, T, h, x->q / tt) +
-                      local * gemm_s(x, Me, fe / et, h);
+                      experts_gemm_s(x, local, Me, fe / et, h);
     if (tp_expert_tp(&c->train) == c->train.tp)
         tp_part(x, o);
     else
@@ -690,89 +657,6 @@ static void embedding_part(const ctx *x, cost *o)
                                      x->T * x->h * 2.0, &x->tp_pl);
 }
 
-/*
- * The vision tower and projector on stage 0, one micro-batch (vision.c
- * design note): M = b*N patches through the blocks' GEMMs (split t ways
- * like the language layers', with their two all-reduces each way), a
- * bidirectional attention core over the mean span, element-wise norms,
- * residuals and activation; the patch embedding runs whole on every rank.
- * Frozen: the encoder has no backward, the projector only its weight
- * gradient. Recompute never re-runs the tower.
- */
-static void vision_part(const ctx *x, cost *o)
-{
-    const tp_config *c = x->c;
-    const tp_vision *v = &c->model.vision;
-    double tt = x->tt, b = (double)c->train.micro_batch;
-    double M = b * (double)v->image_tokens, hv = (double)v->hidden, fv = (double)v->ffn_hidden;
-    double r = v->merge > 0 ? (double)v->merge : 1.0;
-    memset(o, 0, sizeof *o);
-    if (!(M > 0.0))
-        return;
-    double gv = tp_mlp_gated(v->mlp) ? 2.0 : 1.0;
-    double blk = gemm_s(x, M, 3.0 * hv / tt, hv) + gemm_s(x, M, hv, hv / tt) +
-                 gemm_s(x, M, gv * fv / tt, hv) + gemm_s(x, M, hv, fv / tt);
-    tp_vision_flops vf;
-    tp__vision_flops(&c->model, (double)c->train.seq_len, true, &vf);
-    double span_flops = vf.encoder / (double)v->image_tokens -
-                        2.0 * (double)tp__vision_patch_in(v) * hv -
-                        (double)v->layers * 2.0 * (4.0 * hv * hv + (gv + 1.0) * hv * fv);
-    double attn_f, attn_b; /* all blocks' cores: vf.encoder less its GEMMs */
-    double heads = (double)v->heads / tt, span = tp__vision_span(v);
-    core_time(x, M * span_flops / tt, (double)v->layers * M * heads * span, &attn_f, &attn_b);
-    double elem = M * (20.0 * hv / (x->sp ? tt : 1.0) + (gv + 1.0) * 2.0 * fv / tt) / x->mem_bw;
-    double enc_f = (double)v->layers * (blk + elem) + attn_f +
-                   gemm_s(x, M, hv, (double)tp__vision_patch_in(v));
-    double Mp = M / r, in = (double)tp__vision_proj_in(v), ph = (double)v->proj_hidden;
-    double p2 = (double)v->proj_hidden2; /* Llama 4: a third linear */
-    double proj = ph > 0.0
-                      ? gemm_s(x, Mp, ph / tt, in) + gemm_s(x, Mp, p2 > 0.0 ? p2 : x->h, ph / tt)
-                      : gemm_s(x, Mp, x->h / tt, in);
-    if (ph > 0.0 && p2 > 0.0)
-        proj += gemm_s(x, Mp, x->h / tt, p2);
-    o->gemm_fwd = (double)v->layers * blk + proj;
-    o->fwd = enc_f + proj;
-    o->bwd = v->frozen ? proj : 2.0 * (enc_f - attn_f) + attn_b + 2.0 * proj;
-    if (c->train.tp > 1) {
-        double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
-                                       M * hv * 2.0, &x->tp_pl);
-        o->tp_f = 2.0 * (double)v->layers * ar;
-        o->tp_b = v->frozen ? 0.0 : o->tp_f;
-    }
-}
-
-/*
- * What one mllama cross-attention layer costs over the self-attention
- * layer it is counted as (vision.c design note): k/v projections over the
- * b*N_lm image states instead of the T text tokens, and a core where each
- * text token sees all N_lm image tokens of its sample instead of the causal
- * self-attention core. Components may be negative.
- */
-static void cross_delta(const ctx *x, cost *o)
-{
-    const tp_config *c = x->c;
-    const tp_model *m = &c->model;
-    const tp_train *t = &c->train;
-    double T = x->T, tt = x->tt, h = x->h, q = x->q, kv = x->kv;
-    double b = (double)t->micro_batch, s = (double)t->seq_len;
-    double r = m->vision.merge > 0 ? (double)m->vision.merge : 1.0;
-    double n = (double)m->vision.image_tokens / r; /* image states per sample */
-    memset(o, 0, sizeof *o);
-    double g = gemm_s(x, T, q / tt, h) + gemm_s(x, b * n, 2.0 * kv / tt, h) -
-               gemm_s(x, T, (q + 2.0 * kv) / tt, h);
-    double qv = 0.5 * (q + (double)tp__v_width(m));
-    double heads = (double)m->num_heads / tt;
-    double wsc = tp__window_scale(m, s, true);
-    double cf, cb, sf, sb;
-    core_time(x, 4.0 * T * n * qv / tt, T * heads * n, &cf, &cb);
-    core_time(x, 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * wsc,
-              b * heads * s * s / x->cc * 0.5 * wsc, &sf, &sb);
-    o->gemm_fwd = g;
-    o->attn_fwd = cf - sf;
-    o->fwd = g + cf - sf;
-    o->bwd = 2.0 * g + cb - sb;
-}
-
 /* Add the cross-layer differences of the layers [first, first + n). */
 static void add_cross(cost *st, const ctx *x, const cost *cross, int64_t first, int64_t n)
 {
@@ -783,195 +667,61 @@ static void add_cross(cost *st, const ctx *x, const cost *cross, int64_t first, 
         cost_axpy(st, (double)k, cross);
 }
 
-/* ---- hybrid models (hybrid.c design note) ---------------------------- */
+/* ---- entries for time_hybrid.c and time_vision.c (time_internal.h) --- */
 
-/* A chunked scan (Mamba-2's SSD, the gated delta rule): its FLOPs at the
- * attention kernels' rate or its bytes at HBM bandwidth, the larger. */
-static double scan_s(const ctx *x, double flops, double bytes)
+/* Out-of-line calls of the static helpers above: the dense path calls these
+ * helpers directly and the compiler inlines them (make bench); the hybrid
+ * and vision layers, off that path, call them through these. */
+double tp__time_gemm_s(const ctx *x, double M, double N, double K)
 {
-    double f = flops / (x->peak_attn * x->attn_eff), b = bytes / x->mem_bw;
-    return f > b ? f : b;
+    return gemm_s(x, M, N, K);
 }
 
-/* An all-to-all on the CP group, forward and again backward (Megatron-Core's
- * Mamba context parallelism: sequence-split to head-split and back). */
-static void cp_a2a(const ctx *x, cost *o, double bytes)
+double tp__time_exposed(double comm, double window, double ov)
 {
-    const tp_config *c = x->c;
-    double a2a =
-        tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->cp_pl);
-    o->cp_f += a2a;
-    o->cp_b += a2a;
+    return exposed(comm, window, ov);
 }
 
-/* Mamba-2 mixer: in_proj and out_proj GEMMs, the SSD scan, conv1d and the
- * gated norm as element-wise bytes; one pre-norm and residual (10h). */
-static void mamba_part(const ctx *x, cost *o, double *rep, double *shard)
+void tp__time_core(const ctx *x, double flops, double scores, double *fwd, double *bwd)
 {
-    const tp_model *m = &x->c->model;
-    double T = x->T, tt = x->tt, h = x->h;
-    double din = (double)tp__mamba_inner(m), win = (double)tp__mamba_in_width(m);
-    double gn = (double)(m->mamba_groups * m->mamba_state), nh = (double)m->mamba_heads;
-    double g = gemm_s(x, T, win / tt, h) + gemm_s(x, T, h, din / tt);
-    /* the scan reads x, B, C and dt (fp32) and writes y */
-    double sc = scan_s(x, T * tp__mamba_scan_flops(m) / tt,
-                       T * (2.0 * (din + 2.0 * gn) + 4.0 * nh + 2.0 * din) / tt);
-    o->gemm_fwd += g;
-    o->fwd += g + sc;
-    o->bwd += 2.0 * (g + sc);
-    *rep += 10.0 * h;
-    *shard += 4.0 * (din + 2.0 * gn) + 6.0 * din; /* conv1d in/out, gated norm y, z -> out */
-    if (x->c->train.precision == TP_PREC_FP8) {
-        *rep += h * x->cast;
-        *shard += 3.0 * din * x->cast;
-    }
-    if (x->cc > 1.0) /* in_proj output to heads, scan output back */
-        cp_a2a(x, o, T * (win + din) / tt * 2.0);
+    core_time(x, flops, scores, fwd, bwd);
 }
 
-/* Gated delta-net mixer: qkvz, ba and out projections, the chunked delta
- * rule, conv1d, gates and the gated norm as element-wise bytes. */
-static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
+void tp__time_attention(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
+                        double *shard_bytes)
 {
-    const tp_model *m = &x->c->model;
-    double T = x->T, tt = x->tt, h = x->h;
-    double K = (double)tp__gdn_key_dim(m), W = (double)tp__gdn_value_dim(m);
-    double nv = (double)m->gdn_v_heads;
-    double g = gemm_s(x, T, (2.0 * K + 2.0 * W) / tt, h) + gemm_s(x, T, 2.0 * nv / tt, h) +
-               gemm_s(x, T, h, W / tt);
-    double sc = scan_s(x, T * tp__gdn_core_flops(m) / tt,
-                       T * (2.0 * (2.0 * K + W) + 8.0 * nv + 2.0 * W) / tt);
-    o->gemm_fwd += g;
-    o->fwd += g + sc;
-    o->bwd += 2.0 * (g + sc);
-    *rep += 10.0 * h;
-    *shard += 4.0 * (2.0 * K + W) + 8.0 * nv + 6.0 * W;
-    if (x->c->train.precision == TP_PREC_FP8) {
-        *rep += h * x->cast;
-        *shard += 3.0 * W * x->cast;
-    }
-    if (x->cc > 1.0) /* q, k, v, z, beta, alpha to heads; the normed output back */
-        cp_a2a(x, o, T * (2.0 * K + 3.0 * W + 2.0 * nv) / tt * 2.0);
+    attention_part(x, o, mp, rep_bytes, shard_bytes);
 }
 
-/* Mamba-1 mixer (Jamba): in_proj, x_proj, dt_proj and out_proj GEMMs, the
- * selective scan, conv1d and the gate as element-wise bytes; x_proj is
- * row-parallel: one all-reduce of its r + 2N outputs each way. */
-static void mamba1_part(const ctx *x, cost *o, double *rep, double *shard)
+void tp__time_moe_mlp(const ctx *x, cost *o, double *shard, double *perm, double *g_out,
+                      double *g_shared_out)
 {
-    const tp_model *m = &x->c->model;
-    double T = x->T, tt = x->tt, h = x->h;
-    double d = (double)m->mamba1_inner, r = (double)m->mamba1_dt_rank;
-    double n = (double)m->mamba_state;
-    double g = gemm_s(x, T, 2.0 * d / tt, h) + gemm_s(x, T, r + 2.0 * n, d / tt) +
-               gemm_s(x, T, d / tt, r) + gemm_s(x, T, h, d / tt);
-    /* the scan reads x and dt and writes y (B and C are small) */
-    double sc = scan_s(x, T * tp__mamba1_scan_flops(m) / tt, T * 6.0 * d / tt);
-    o->gemm_fwd += g;
-    o->fwd += g + sc;
-    o->bwd += 2.0 * (g + sc);
-    *rep += 10.0 * h;
-    *shard += 4.0 * d + 6.0 * d; /* conv1d in/out; the gate y * silu(z) */
-    if (x->c->train.precision == TP_PREC_FP8) {
-        *rep += h * x->cast;
-        *shard += 3.0 * d * x->cast;
-    }
-    if (x->c->train.tp > 1) {
-        double ar = tp_group_coll_time(&x->c->gpu, x->c->opts.coll_model, TP_COLL_ALL_REDUCE,
-                                       T * (r + 2.0 * n) * 2.0, &x->tp_pl);
-        o->tp_f += ar;
-        o->tp_b += ar;
-    }
+    moe_mlp_part(x, o, shard, perm, g_out, g_shared_out);
 }
 
-/* TP all-reduces of a layer of n sublayers: one forward and one backward each. */
-static void tp_part_n(const ctx *x, cost *o, double n)
+void tp__time_ep(const ctx *x, cost *o, module_parts *mp)
 {
-    const tp_config *c = x->c;
-    if (c->train.tp <= 1 || n <= 0.0)
-        return;
-    double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
-                                   x->T * x->h * 2.0, &x->tp_pl);
-    double raw = n * ar;
-    if (c->opts.tp_comm_overlap) {
-        o->tp_f += exposed(raw, o->gemm_fwd, x->ov);
-        o->tp_b += exposed(raw, 2.0 * o->gemm_fwd, x->ov);
-    } else {
-        o->tp_f += raw;
-        o->tp_b += raw;
-    }
+    ep_part(x, o, mp);
 }
 
-/* One layer of kind k (mixer * 3 + ffn). 'A' layers are the transformer's. */
-TP__COLD static void hybrid_layer(const ctx *x, int kind, cost *o)
+void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp)
 {
-    const tp_config *c = x->c;
-    const tp_model *m = &c->model;
-    int mixer = kind / 3, ffn = kind % 3;
-    if (mixer == TP__MIX_ATTN && ffn == TP__FFN_DENSE) {
-        dense_layer(x, o);
-        return;
-    }
-    if (mixer == TP__MIX_ATTN && ffn == TP__FFN_MOE) {
-        moe_layer(x, o);
-        return;
-    }
-    double T = x->T, tt = x->tt, h = x->h, f = x->f;
-    bool fp8 = c->train.precision == TP_PREC_FP8;
-    double rep = 0.0, shard = 0.0, nsub = 0.0;
-    memset(o, 0, sizeof *o);
-    module_parts mp = {0};
-    if (mixer == TP__MIX_ATTN) { /* its half of attention_part's two norms and residuals */
-        attention_part(x, o, &mp, &rep, &shard);
-        rep -= 10.0 * h + (fp8 ? h * x->cast : 0.0);
-    } else if (mixer == TP__MIX_MAMBA) {
-        mamba_part(x, o, &rep, &shard);
-    } else if (mixer == TP__MIX_GDN) {
-        gdn_part(x, o, &rep, &shard);
-    } else if (mixer == TP__MIX_MAMBA1) {
-        mamba1_part(x, o, &rep, &shard);
-    }
-    nsub += mixer != TP__MIX_NONE;
-    if (ffn == TP__FFN_DENSE) {
-        double g = gemm_s(x, T, x->gate * f / tt, h) + gemm_s(x, T, h, f / tt);
-        o->gemm_fwd += g;
-        o->fwd += g;
-        o->bwd += 2.0 * g;
-        shard += act_bytes_per_f(m) * f + (fp8 ? 3.0 * f * x->cast : 0.0);
-    } else if (ffn == TP__FFN_MOE) {
-        double g, g_shared, perm;
-        moe_mlp_part(x, o, &shard, &perm, &g, &g_shared);
-        rep += perm + 8.0 * (double)m->num_experts;
-        ep_part(x, o, &mp);
-    }
-    if (ffn != TP__FFN_NONE) {
-        rep += 10.0 * h + (fp8 ? h * x->cast : 0.0);
-        nsub += 1.0;
-    }
-    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
-    o->fwd += elem;
-    o->bwd += 2.0 * elem;
-    o->elem_fwd = elem;
-    tp_part_n(x, o, nsub);
-    recompute_part(x, o, &mp);
+    recompute_part(x, o, mp);
 }
 
-/* Cost of layers [first, first + n) of a hybrid model, and its ends. */
-TP__COLD static cost hybrid_stage(const tp_model *m, const cost *kinds, int64_t first, int64_t n,
-                                  bool first_st, bool last_st, const cost *emb, const cost *head,
-                                  double block)
+double tp__time_act_bytes_per_f(const tp_model *m)
 {
-    cost s;
-    memset(&s, 0, sizeof s);
-    for (int64_t i = first; i < first + n; i++)
-        cost_axpy(&s, 1.0, &kinds[tp__layer_kind(m, i)]);
-    if (block > 0.0 && block < (double)n)
-        s.recomp *= block / (double)n;
-    if (first_st)
-        cost_axpy(&s, 1.0, emb);
-    if (last_st)
-        cost_axpy(&s, 1.0, head);
-    return s;
+    return act_bytes_per_f(m);
+}
+
+void tp__time_dense_layer(const ctx *x, cost *o)
+{
+    dense_layer(x, o);
+}
+
+void tp__time_moe_layer(const ctx *x, cost *o)
+{
+    moe_layer(x, o);
 }
 
 /* Cost of a stage with nd dense and nm MoE layers, and its ends. */
@@ -1395,9 +1145,9 @@ void tp__step_time(const tp_config *c, tp_result *r)
     cost cross;              /* read by add_cross only with cross layers, which sets it below */
     if (tp__has_vision(m)) { /* the tower rides with the embedding on stage 0 */
         cost vis;
-        vision_part(&x, &vis);
+        tp__time_vision(&x, &vis);
         cost_axpy(&emb, 1.0, &vis);
-        cross_delta(&x, &cross);
+        tp__time_cross_delta(&x, &cross);
     }
     if (m->mtp_layers > 0) {
         /* MTP modules on the last stage: eh_proj (2h -> h), one layer and a
@@ -1426,10 +1176,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
             seen[tp__layer_kind(m, i)] = true;
         for (int k = 0; k < TP__KINDS; k++)
             if (seen[k])
-                hybrid_layer(&x, k, &kinds[k]);
+                tp__time_hybrid_layer(&x, k, &kinds[k]);
     }
     cost st0 =
-        hybrid ? hybrid_stage(m, kinds, 0, L0, true, p == 1, &emb, &head, blk)
+        hybrid ? tp__time_hybrid_stage(m, kinds, 0, L0, true, p == 1, &emb, &head, blk)
                : stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     add_cross(&st0, &x, &cross, 0, L0);
     cost crit = st0;
@@ -1438,7 +1188,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
         int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
         double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
         cost stl =
-            hybrid ? hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
+            hybrid ? tp__time_hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
                    : stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
         add_cross(&stl, &x, &cross, L - Ll, Ll);
         double tl = stage_time(&stl);
@@ -1451,17 +1201,18 @@ void tp__step_time(const tp_config *c, tp_result *r)
             /* all middle stages together, and the largest of them (stage 1) */
             double n_mid = (double)(L - L0 - Ll);
             double nm_mid = (double)r->params.num_moe_layers - nm0 - nml;
-            cost all_mid = hybrid ? hybrid_stage(m, kinds, L0, L - L0 - Ll, false, false, &emb,
-                                                 &head, blk * (double)(p - 2))
+            cost all_mid = hybrid ? tp__time_hybrid_stage(m, kinds, L0, L - L0 - Ll, false, false,
+                                                          &emb, &head, blk * (double)(p - 2))
                                   : stage_cost(&dense, &moe, n_mid - nm_mid, nm_mid, false, false,
                                                &emb, &head, blk * (double)(p - 2));
             add_cross(&all_mid, &x, &cross, L0, L - L0 - Ll);
             tsum += stage_time(&all_mid);
             int64_t L1 = tp_stage_layers(t, L, 1);
             double nm1 = (double)tp__moe_layers_in(m, L0, L1);
-            cost st1 = hybrid ? hybrid_stage(m, kinds, L0, L1, false, false, &emb, &head, blk)
-                              : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,
-                                           &head, blk);
+            cost st1 = hybrid
+                           ? tp__time_hybrid_stage(m, kinds, L0, L1, false, false, &emb, &head, blk)
+                           : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,
+                                        &head, blk);
             add_cross(&st1, &x, &cross, L0, L1);
             double t1 = stage_time(&st1);
             if (t1 > tmax) {

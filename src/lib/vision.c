@@ -287,14 +287,6 @@ double tp__vision_params_approx(const tp_model *m)
            (double)v->extra_vocab * H + (double)tp__vision_patch_in(v) * h;
 }
 
-#define VCHECK(field, path, lo, hi)                                                                \
-    do {                                                                                           \
-        if ((field) < (lo) || (field) > (hi))                                                      \
-            return tp_error_set(err, TP_ERR_INVALID_ARG, path,                                     \
-                                "%lld is out of range [%lld, %lld]", (long long)(field),           \
-                                (long long)(lo), (long long)(hi));                                 \
-    } while (0)
-
 /* Whether any field but layers is set (field by field: padding may hold anything). */
 static bool vision_fields_set(const tp_vision *v)
 {
@@ -319,34 +311,34 @@ tp_status tp__vision_validate(const tp_model *m, tp_error *err)
                                 (long long)v->layers);
         return TP_OK;
     }
-    VCHECK(v->layers, "model.vision.layers", 1, 1000);
-    VCHECK(v->hidden, "model.vision.hidden", 1, 65536);
-    VCHECK(v->heads, "model.vision.heads", 1, v->hidden);
-    VCHECK(v->ffn_hidden, "model.vision.ffn_hidden", 1, 1048576);
-    VCHECK(v->channels, "model.vision.channels", 0, 16);
-    VCHECK(v->patch, "model.vision.patch", 1, 1024);
-    VCHECK(v->temporal, "model.vision.temporal", 0, 64);
-    VCHECK(v->positions, "model.vision.positions", 0, 65536);
-    VCHECK(v->tiles, "model.vision.tiles", 0, 16);
-    VCHECK(v->aspect_ids, "model.vision.aspect_ids", 0, 64);
-    VCHECK(v->gated_layers, "model.vision.gated_layers", 0, v->layers);
-    VCHECK(v->final_norms, "model.vision.final_norms", 0, 8);
-    VCHECK(v->image_size, "model.vision.image_size", 0, 65536);
-    VCHECK(v->window, "model.vision.window", 0, 1048576);
-    VCHECK(v->full_layers, "model.vision.full_layers", 0, v->layers);
-    VCHECK(v->merge, "model.vision.merge", 0, 1024);
-    VCHECK(v->proj_in, "model.vision.proj_in", 0, 1048576);
-    VCHECK(v->proj_hidden, "model.vision.proj_hidden", 0, 1048576);
-    VCHECK(v->proj_hidden2, "model.vision.proj_hidden2", 0, 1048576);
+    TP__CHECK_RANGE(v->layers, "model.vision.layers", 1, 1000);
+    TP__CHECK_RANGE(v->hidden, "model.vision.hidden", 1, 65536);
+    TP__CHECK_RANGE(v->heads, "model.vision.heads", 1, v->hidden);
+    TP__CHECK_RANGE(v->ffn_hidden, "model.vision.ffn_hidden", 1, 1048576);
+    TP__CHECK_RANGE(v->channels, "model.vision.channels", 0, 16);
+    TP__CHECK_RANGE(v->patch, "model.vision.patch", 1, 1024);
+    TP__CHECK_RANGE(v->temporal, "model.vision.temporal", 0, 64);
+    TP__CHECK_RANGE(v->positions, "model.vision.positions", 0, 65536);
+    TP__CHECK_RANGE(v->tiles, "model.vision.tiles", 0, 16);
+    TP__CHECK_RANGE(v->aspect_ids, "model.vision.aspect_ids", 0, 64);
+    TP__CHECK_RANGE(v->gated_layers, "model.vision.gated_layers", 0, v->layers);
+    TP__CHECK_RANGE(v->final_norms, "model.vision.final_norms", 0, 8);
+    TP__CHECK_RANGE(v->image_size, "model.vision.image_size", 0, 65536);
+    TP__CHECK_RANGE(v->window, "model.vision.window", 0, 1048576);
+    TP__CHECK_RANGE(v->full_layers, "model.vision.full_layers", 0, v->layers);
+    TP__CHECK_RANGE(v->merge, "model.vision.merge", 0, 1024);
+    TP__CHECK_RANGE(v->proj_in, "model.vision.proj_in", 0, 1048576);
+    TP__CHECK_RANGE(v->proj_hidden, "model.vision.proj_hidden", 0, 1048576);
+    TP__CHECK_RANGE(v->proj_hidden2, "model.vision.proj_hidden2", 0, 1048576);
     if (v->proj_hidden2 > 0 && v->proj_hidden == 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.vision.proj_hidden2",
                             "a second projector width %lld needs a first (proj_hidden is 0)",
                             (long long)v->proj_hidden2);
-    VCHECK(v->proj_norm, "model.vision.proj_norm", 0, 1048576);
-    VCHECK(v->extra_vocab, "model.vision.extra_vocab", 0, 65536);
-    VCHECK(v->cross_every, "model.vision.cross_every", 0, m->num_layers);
-    VCHECK(v->cross_first, "model.vision.cross_first", 0, m->num_layers - 1);
-    VCHECK(v->image_tokens, "model.vision.image_tokens", 0, 16777216);
+    TP__CHECK_RANGE(v->proj_norm, "model.vision.proj_norm", 0, 1048576);
+    TP__CHECK_RANGE(v->extra_vocab, "model.vision.extra_vocab", 0, 65536);
+    TP__CHECK_RANGE(v->cross_every, "model.vision.cross_every", 0, m->num_layers);
+    TP__CHECK_RANGE(v->cross_first, "model.vision.cross_first", 0, m->num_layers - 1);
+    TP__CHECK_RANGE(v->image_tokens, "model.vision.image_tokens", 0, 16777216);
     if (v->hidden % v->heads != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.vision.heads",
                             "%lld vision heads do not divide the vision width %lld",

@@ -19,10 +19,9 @@
 #include "internal.h"
 #include "export.h"
 #include "import.h"
+#include "fixtures_io.h"
 #include "io.h"
 #include "tp/tp.h"
-
-#define HF_DIR TP_SOURCE_DIR "/tests/data/hf/"
 
 /* DeepSeek-V3 as its HF config.json states it, MTP left out (mtp = 0). */
 static tp_model deepseek_v3(void)
@@ -40,28 +39,6 @@ static tp_model deepseek_v3(void)
     m.moe_first_dense = 3;
     m.moe_layer_freq = 1;
     m.router_bias = true;
-    return m;
-}
-
-static tp_params params_of(const tp_model *m)
-{
-    tp_params p;
-    tp_error err;
-    if (tp_model_params(m, 0, &p, &err) != TP_OK) {
-        print_error("%s: %s\n", err.path, err.message);
-        fail();
-    }
-    return p;
-}
-
-static tp_model load(const char *path)
-{
-    tp_model m;
-    tp_error err;
-    if (tp_io_model_load(path, &m, &err) != TP_OK) {
-        print_error("%s: %s: %s\n", path, err.path, err.message);
-        fail();
-    }
     return m;
 }
 

@@ -803,7 +803,9 @@ static void test_offload_params(void **state)
     tp_result full = eval_ok(&c);
     assert_rel(full.memory.host_bytes, 18.0 * P, 1e-12);
     assert_false(full.memory.fits);
-    assert_true(strstr(full.reason, "GiB of offloaded state = ") != NULL);
+    char why[256];
+    assert_true(strstr(tp_result_reason(&full, why, sizeof why), "GiB of offloaded state = ") !=
+                NULL);
     tp_error err = {0};
     c.train.zero = 2;
     assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
@@ -1034,6 +1036,65 @@ static void test_unfused_full_matrix(void **state)
     assert_rel(fa.time.step_s, fa0.time.step_s, 1e-15);
 }
 
+/*
+ * Grouped GEMM of the routed experts (opts.grouped_gemm, time.c
+ * experts_gemm_s), hand-derived. h = 2048, 8 experts of width 768 (SwiGLU),
+ * top-2, one GPU (EP 1: 8 local experts), s = 2048, b = 1: every expert gets
+ * Me = 2048 * 2 / 8 = 512 rows. Kernel-level model, 132 SMs, 128 x 256 tiles:
+ *   FC1 N = 1536, K = 2048: 4 x 6 = 24 tiles per expert; flat 8 x
+ *       ceil(24/132) = 8 waves, grouped ceil(192/132) = 2;
+ *   FC2 N = 2048, K = 768: 4 x 8 = 32 tiles per expert; flat 8 waves,
+ *       grouped ceil(256/132) = 2.
+ * A wave costs 2 * 132 * 128 * 256 * K / (peak * mamf * gemm_sw) and the
+ * operands cross HBM in both alike, so grouping saves (8 - 2) * (2048 + 768)
+ * = 16,896 units of K of one wave per layer forward, 3x that forward and
+ * backward, per layer and micro-batch. Without the kernel-level model (the
+ * roofline has no waves) and with one local expert, it changes nothing.
+ */
+static void test_grouped_gemm_shape(void **state)
+{
+    (void)state;
+    const double L = 2, mb = 3;
+    tp_model m = llama((int64_t)L, 2048, 16, 16, 8192, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    m.moe_ffn_hidden = 768;
+    tp_config c = fixture_config(m);
+    c.train.seq_len = 2048;
+    c.train.micro_batch = 1;
+    c.train.global_batch = (int64_t)mb;
+    c.gpu.eff.sm_count = 132.0;
+    c.gpu.eff.tile_m = 128.0;
+    c.gpu.eff.tile_n = 256.0;
+    c.gpu.eff.mamf = 0.8;
+    c.gpu.eff.gemm_sw = 0.9;
+    tp_result flat = eval_ok(&c);
+    c.opts.grouped_gemm = true;
+    tp_result grouped = eval_ok(&c);
+    check_contract(&c, &grouped);
+    double wave_per_k =
+        2.0 * 132.0 * 128.0 * 256.0 / (c.gpu.peak_flops_per_s[TP_PREC_BF16] * 0.8 * 0.9);
+    assert_rel(flat.time.compute_s - grouped.time.compute_s, L * mb * 3.0 * 16896.0 * wave_per_k,
+               1e-9);
+    /* one expert per GPU: one GEMM either way */
+    c.train.num_gpus = 8;
+    c.train.ep = 8;
+    c.train.global_batch = 8 * (int64_t)mb;
+    tp_result g1 = eval_ok(&c);
+    c.opts.grouped_gemm = false;
+    tp_result f1 = eval_ok(&c);
+    assert_rel(g1.time.step_s, f1.time.step_s, 1e-15);
+    /* the roofline: no waves, no change */
+    c.train.num_gpus = 1;
+    c.train.ep = 1;
+    c.train.global_batch = (int64_t)mb;
+    c.gpu.eff.sm_count = 0.0;
+    tp_result rf = eval_ok(&c);
+    c.opts.grouped_gemm = true;
+    tp_result rg = eval_ok(&c);
+    assert_rel(rg.time.step_s, rf.time.step_s, 1e-15);
+}
+
 /* Framework profiles: every name maps back to its profile; the profiles set
  * what their sources say (framework.c). */
 static void test_framework_profiles(void **state)
@@ -1108,6 +1169,7 @@ int main(void)
         cmocka_unit_test(test_recompute_block),
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_unfused_full_matrix),
+        cmocka_unit_test(test_grouped_gemm_shape),
         cmocka_unit_test(test_framework_profiles),
         cmocka_unit_test(test_extremes),
     };

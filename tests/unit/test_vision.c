@@ -15,32 +15,9 @@
 #include "helpers.h"
 #include "internal.h"
 #include "export.h"
+#include "fixtures_io.h"
 #include "io.h"
 #include "tp/tp.h"
-
-#define HF_DIR TP_SOURCE_DIR "/tests/data/hf/"
-
-static tp_params params_of(const tp_model *m)
-{
-    tp_params p;
-    tp_error err;
-    if (tp_model_params(m, 0, &p, &err) != TP_OK) {
-        print_error("%s: %s\n", err.path, err.message);
-        fail();
-    }
-    return p;
-}
-
-static tp_model load(const char *path)
-{
-    tp_model m;
-    tp_error err;
-    if (tp_io_model_load(path, &m, &err) != TP_OK) {
-        print_error("%s: %s: %s\n", path, err.path, err.message);
-        fail();
-    }
-    return m;
-}
 
 /* Bit-for-bit equal doubles (no tolerance: the metamorphic checks). */
 static bool same(double a, double b)

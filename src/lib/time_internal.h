@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * time_internal.h: what the files of the step-time model share (time.c
+ * design note): the evaluation context, the per-micro-batch cost of a layer
+ * and its operations, and out-of-line entries to time.c's layer helpers.
+ * The helpers themselves stay static in time.c, so that the dense path
+ * keeps its inlining (make bench); time_hybrid.c and time_vision.c, off
+ * that path, call them through the tp__time_ entries.
+ */
+#ifndef TP_TIME_INTERNAL_H
+#define TP_TIME_INTERNAL_H
+
+#include "internal.h"
+
+typedef struct ctx {
+    const tp_config *c;
+    double T;  /* tokens per GPU per micro-batch, b*s/c */
+    double tt; /* tensor-parallel size t */
+    double et; /* expert tensor-parallel size t_e (etp, default t) */
+    double cc; /* context-parallel size c */
+    double h, q, kv, f, gate, V;
+    bool sp;                                /* sequence parallel in effect */
+    double peak_gemm, gemm_eff, half;       /* GEMM rate and shape constant */
+    double sms, tile_m, tile_n;             /* kernel-level GEMM model (1b); sms 0 = off */
+    double inv_sms, inv_tile_m, inv_tile_n; /* their reciprocals */
+    double wave_s_per_k;                    /* seconds per unit of K of one full wave */
+    double s_per_byte;                      /* its operand traffic: 1 / achieved HBM bandwidth */
+    double peak_attn, attn_eff;
+    double mem_bw; /* achieved HBM bandwidth, bytes/s */
+    double ov;     /* overlap fraction */
+    bool modules;  /* selective recompute with Megatron's modules: track their parts */
+    double cast;   /* fp8 cast bytes relative to delayed scaling's (the recipe, header 10) */
+    tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
+} ctx;
+
+/* Per-micro-batch costs of one layer (or of the embedding/loss ends). */
+typedef struct cost {
+    double fwd;        /* forward compute */
+    double bwd;        /* backward compute */
+    double gemm_fwd;   /* GEMM part of fwd (window for TP overlap) */
+    double attn_fwd;   /* attention-core part of fwd (selective recompute) */
+    double tp_f, tp_b; /* exposed TP collectives */
+    double cp_f, cp_b; /* exposed CP ring exchange */
+    double ep_f, ep_b; /* EP all-to-all */
+    double recomp;     /* recompute: extra work inside backward */
+    double elem_fwd;   /* element-wise part of fwd */
+    double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
+} cost;
+
+/* Forward parts Megatron's recompute modules re-run (selective), one layer;
+ * kept apart from cost so that the stage sums stay small. */
+typedef struct module_parts {
+    double norm_fwd;   /* the two norms */
+    double mlp_fwd;    /* the dense MLP: GEMMs and activation */
+    double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
+    double act_fwd;    /* the experts' activation function */
+    double shared_fwd; /* the shared experts' GEMMs and activation */
+} module_parts;
+
+/* All zero, field by field: a memset of the struct compiles to `rep stos`,
+ * whose start-up costs more than these stores (several per evaluation). */
+_Static_assert(sizeof(cost) == 13 * sizeof(double), "cost_zero sets every field of cost");
+static inline void cost_zero(cost *o)
+{
+    o->fwd = o->bwd = o->gemm_fwd = o->attn_fwd = 0.0;
+    o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0.0;
+    o->recomp = o->elem_fwd = o->sac_gemm = 0.0;
+}
+
+static inline void cost_axpy(cost *y, double a, const cost *x)
+{
+    y->fwd += a * x->fwd;
+    y->bwd += a * x->bwd;
+    y->gemm_fwd += a * x->gemm_fwd;
+    y->attn_fwd += a * x->attn_fwd;
+    y->tp_f += a * x->tp_f;
+    y->tp_b += a * x->tp_b;
+    y->cp_f += a * x->cp_f;
+    y->cp_b += a * x->cp_b;
+    y->ep_f += a * x->ep_f;
+    y->ep_b += a * x->ep_b;
+    y->recomp += a * x->recomp;
+    y->elem_fwd += a * x->elem_fwd;
+    y->sac_gemm += a * x->sac_gemm;
+}
+
+/* time.c's helpers (see them there), out of line. */
+double tp__time_gemm_s(const ctx *x, double M, double N, double K);
+double tp__time_exposed(double comm, double window, double ov);
+void tp__time_core(const ctx *x, double flops, double scores, double *fwd, double *bwd);
+void tp__time_attention(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
+                        double *shard_bytes);
+void tp__time_moe_mlp(const ctx *x, cost *o, double *shard, double *perm, double *g_out,
+                      double *g_shared_out);
+void tp__time_ep(const ctx *x, cost *o, module_parts *mp);
+void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp);
+double tp__time_act_bytes_per_f(const tp_model *m);
+void tp__time_dense_layer(const ctx *x, cost *o);
+void tp__time_moe_layer(const ctx *x, cost *o);
+
+/* time_vision.c: the tower and projector on stage 0; one mllama cross
+ * layer's difference from a self-attention layer. */
+void tp__time_vision(const ctx *x, cost *o);
+void tp__time_cross_delta(const ctx *x, cost *o);
+
+/* time_hybrid.c: one layer of kind k (mixer * 3 + ffn); the layers
+ * [first, first + n) of a hybrid model and the stage's ends. */
+void tp__time_hybrid_layer(const ctx *x, int kind, cost *o);
+cost tp__time_hybrid_stage(const tp_model *m, const cost *kinds, int64_t first, int64_t n,
+                           bool first_st, bool last_st, const cost *emb, const cost *head,
+                           double block);
+
+#endif
