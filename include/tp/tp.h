@@ -242,11 +242,14 @@ typedef struct tp_vision {
     int64_t window;       /* Qwen2.5-VL: patches a windowed layer attends (0: none)    */
     int64_t full_layers;  /* Qwen2.5-VL: layers with full attention besides the windows */
     /* merger / projector into the language model */
-    int64_t merge;       /* patches merged into one language token (Qwen 4, Gemma 3 16) */
-    int64_t proj_in;     /* projector input width (0 -> hidden x merge)                */
-    int64_t proj_hidden; /* projector MLP width (0: one linear)                        */
-    bool proj_bias;      /* biases on the projector linears                            */
-    int64_t proj_norm;   /* width of the norm before the projector (0: none)           */
+    int64_t merge;        /* patches merged into one language token (Qwen 4, Gemma 3 16) */
+    int64_t proj_in;      /* projector input width (0 -> hidden x merge)                */
+    int64_t proj_hidden;  /* projector MLP width (0: one linear)                        */
+    int64_t proj_hidden2; /* a second projector MLP width (0: none): in -> proj_hidden ->
+                             proj_hidden2 -> language width, three linears (Llama 4's
+                             pixel-shuffle MLP and projector)                           */
+    bool proj_bias;       /* biases on the projector linears                            */
+    int64_t proj_norm;    /* width of the norm before the projector (0: none)           */
     tp_norm proj_norm_kind;
     int64_t extra_vocab; /* rows the language embedding adds for image tokens (mllama 8) */
     /* mllama cross-attention: language layer i is a cross-attention layer when

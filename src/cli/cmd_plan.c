@@ -597,6 +597,7 @@ static tp_status parse_request(const tp_io_request *rq, cli_plan_job *job, tp_io
     TRY(request_phases(rq, kept, &nkept, phase_specs, &nphase, owned, err));
     tp_io_desc desc;
     request_desc(kept, nkept, &desc);
+    desc.model_text = rq->model_text; /* "model-config" */
     tp_config c;
     const char *xv[X_COUNT];
     cli_extra extra = {xflags, X_COUNT, xv};

@@ -23,6 +23,7 @@
 #include "io.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
+#include "request.h"
 
 /* clang-format off */
 const char *const tp_io_mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL};
@@ -356,7 +357,8 @@ static tp_status apply_vision(const tp_io_desc *d, tp_model *m, tp_error *err)
                             VAL("--image-tokens") ? "model.vision.image_tokens"
                                                   : "model.vision.frozen",
                             "needs a model with a vision tower (a vision-language config: mllama, "
-                            "qwen2_vl, qwen2_5_vl, gemma3); this model has none");
+                            "qwen2_vl, qwen2_5_vl, gemma3, llama4, or a model file's \"vision\"); "
+                            "this model has none");
     m->vision.image_tokens = tokens;
     if (ORDER("--freeze-vision"))
         m->vision.frozen = true;
@@ -650,10 +652,14 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
             return tp_error_set(err, TP_ERR_INVALID_ARG, "hw-profile",
                                 "--hw-profile reads a file; here only presets are accepted");
     }
-    if (tp_io_model_load(model, &c->model, err) != TP_OK)
-        return load_error(err, "model", model, err_file);
-    if (o && o->model_loaded)
-        o->model_loaded(model);
+    if (d->model_text) {
+        TP_TRY(tp_io_inline_model_parse(d->model_text, &c->model, err));
+    } else {
+        if (tp_io_model_load(model, &c->model, err) != TP_OK)
+            return load_error(err, "model", model, err_file);
+        if (o && o->model_loaded)
+            o->model_loaded(model);
+    }
     TP_TRY(apply_model(d, &c->model, err));
     if (tp_io_gpu_load(gpu, &c->gpu, err) != TP_OK)
         return load_error(err, "gpu", gpu, err_file);

@@ -91,6 +91,10 @@ typedef struct tp_io_desc {
     tp_io_origin origin[TP_IO_DESC_SLOTS];
     tp_io_desc_src src[TP_IO_DESC_SLOTS]; /* origin TP_IO_ORIGIN_FILE: where in the file */
     int count;                            /* values set so far */
+    /* an inline model config (the web API's "model-config", borrowed; NULL:
+     * none): the model instead of loading --model, before the overrides and
+     * the vision tower's training settings apply, as to a --model file */
+    const char *model_text;
 } tp_io_desc;
 
 /** An empty description: nothing given. */

@@ -119,8 +119,10 @@ static const char *hf_supported(char *buf, size_t n)
     for (size_t i = 0; i < HF_ARCH_COUNT && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", hf_archs[i].model_type);
     if (at < n)
-        snprintf(buf + at, n - at, ", dbrx, %s, %s", /* hf_dbrx_parse, hf_vlm.c, hf_hybrid.c */
-                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon", "nemotron_h, qwen3_next, jamba");
+        snprintf(buf + at, n - at,
+                 ", dbrx, %s, %s", /* hf_dbrx_parse, hf_vlm.c, hf_hybrid.c, hf_llama4.c */
+                 "mllama, qwen2_vl, qwen2_5_vl, gemma3, falcon",
+                 "nemotron_h, qwen3_next, jamba, llama4_text, llama4");
     return buf;
 }
 
@@ -314,8 +316,6 @@ static tp_status hf_window(const json_t *root, const hf_arch *a, tp_model *m, tp
 static const struct {
     const char *model_type, *why;
 } hf_refused[] = {
-    {"llama4", "interleaved MoE layers, layers without positions and chunked attention in a "
-               "nested text_config that trainplan does not read yet"},
     {"falcon_h1", "attention and Mamba-2 heads in parallel within each layer, which trainplan's "
                   "layer pattern cannot express"},
 };
@@ -392,7 +392,7 @@ static tp_status hf_dbrx_parse(json_t *root, const char *origin, tp_model *out, 
 
 tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
 {
-    char known[256]; /* the supported model_types, for a refusal */
+    char known[512]; /* the supported model_types, for a refusal */
     const hf_arch *a = NULL;
     const json_t *mt = json_object_get(root, "model_type");
     if (mt) {
@@ -416,6 +416,10 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
             return tp_io__hf_qwen3_next_parse(root, origin, out, err);
         if (!a && strcmp(json_string_value(mt), "jamba") == 0)
             return tp_io__hf_jamba_parse(root, origin, out, err);
+        if (!a && strncmp(json_string_value(mt), "llama4", 6) == 0 &&
+            (strcmp(json_string_value(mt) + 6, "") == 0 ||
+             strcmp(json_string_value(mt) + 6, "_text") == 0))
+            return tp_io__hf_llama4_parse(root, origin, out, err); /* hf_llama4.c */
         for (size_t i = 0; !a && i < sizeof hf_refused / sizeof hf_refused[0]; i++)
             if (strcmp(json_string_value(mt), hf_refused[i].model_type) == 0)
                 FAIL(err, TP_ERR_CONFIG, "model_type",
@@ -738,7 +742,8 @@ typedef enum hf_reader {
     READER_VLM, /* hf_vlm.c: the VLMs and Falcon */
     READER_NEMOTRON_H,
     READER_QWEN3_NEXT,
-    READER_JAMBA
+    READER_JAMBA,
+    READER_LLAMA4
 } hf_reader;
 
 static hf_reader reader_of(const json_t *root, const hf_arch **arch)
@@ -761,6 +766,9 @@ static hf_reader reader_of(const json_t *root, const hf_arch **arch)
             return READER_QWEN3_NEXT;
         if (strcmp(json_string_value(mt), "jamba") == 0)
             return READER_JAMBA;
+        if (strcmp(json_string_value(mt), "llama4_text") == 0 ||
+            strcmp(json_string_value(mt), "llama4") == 0)
+            return READER_LLAMA4;
         return strcmp(json_string_value(mt), "dbrx") == 0 ? READER_DBRX : READER_NONE;
     }
     if (mt)
@@ -825,6 +833,7 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
             : r == READER_NEMOTRON_H ? tp_io__hf_nemotron_h_reads(key)
             : r == READER_QWEN3_NEXT ? tp_io__hf_qwen3_next_reads(key)
             : r == READER_JAMBA      ? tp_io__hf_jamba_reads(key)
+            : r == READER_LLAMA4     ? tp_io__hf_llama4_reads(key)
             : r == READER_VLM
                 ? tp_io__hf_vlm_reads(json_string_value(json_object_get(root, "model_type")), key)
                 : native_reads(key);
@@ -847,6 +856,21 @@ size_t tp_io_hf_ignored(const char *text, char *buf, size_t n)
             {
                 bool used = in_text ? (fa && hf_reads(fa, sub)) || tp_io__hf_vlm_reads(type, sub)
                                     : tp_io__hf_vlm_vision_reads(type, sub);
+                if (room && !used)
+                    room = list_add(buf, n, &at, &count,
+                                    in_text ? "text_config." : "vision_config.", sub);
+            }
+        }
+        /* Llama 4: the keys inside text_config and vision_config */
+        if (room && r == READER_LLAMA4 && json_is_object(v) &&
+            (strcmp(key, "text_config") == 0 || strcmp(key, "vision_config") == 0)) {
+            bool in_text = key[0] == 't';
+            const char *sub;
+            json_t *sv;
+            json_object_foreach(v, sub, sv)
+            {
+                bool used =
+                    in_text ? tp_io__hf_llama4_reads(sub) : tp_io__hf_llama4_vision_reads(sub);
                 if (room && !used)
                     room = list_add(buf, n, &at, &count,
                                     in_text ? "text_config." : "vision_config.", sub);

@@ -100,5 +100,11 @@ tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model 
 bool tp_io__hf_qwen3_next_reads(const char *key);
 tp_status tp_io__hf_jamba_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
 bool tp_io__hf_jamba_reads(const char *key);
+/* Llama 4 (hf_llama4.c): a llama4_text config.json, or a llama4 one (its
+ * text_config and vision_config); whether that reader reads `key` of the
+ * top level or text_config, and of vision_config. */
+tp_status tp_io__hf_llama4_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
+bool tp_io__hf_llama4_reads(const char *key);
+bool tp_io__hf_llama4_vision_reads(const char *key);
 
 #endif /* TP_IO_MODEL_JSON_H */

@@ -426,6 +426,7 @@ static const char *const model_keys[] = {"name",
                                          "norm_eps",
                                          "rope_scaling",
                                          "hybrid",
+                                         "vision",
                                          NULL};
 static const char *const moe_keys[] = {
     "num_experts", "topk",       "ffn_hidden",  "num_shared_experts", "shared_ffn_hidden",
@@ -440,6 +441,19 @@ static const char *const hybrid_keys[] = {
     "mamba_state",        "mamba_conv",     "gdn_k_heads",    "gdn_v_heads",
     "gdn_k_head_dim",     "gdn_v_head_dim", "gdn_conv",       "attn_output_gate",
     "shared_expert_gate", "mamba1_inner",   "mamba1_dt_rank", NULL};
+static const char *const vision_int_keys[] = {
+    "layers",       "hidden",      "heads",       "ffn_hidden",   "channels",
+    "patch",        "temporal",    "positions",   "tiles",        "aspect_ids",
+    "gated_layers", "final_norms", "image_size",  "window",       "full_layers",
+    "merge",        "proj_in",     "proj_hidden", "proj_hidden2", "proj_norm",
+    "extra_vocab",  "cross_every", "cross_first", "image_tokens", NULL};
+static const char *const vision_keys[] = {
+    "layers",       "hidden",    "heads",          "ffn_hidden",  "channels",     "patch",
+    "temporal",     "positions", "tiles",          "aspect_ids",  "gated_layers", "final_norms",
+    "image_size",   "window",    "full_layers",    "merge",       "proj_in",      "proj_hidden",
+    "proj_hidden2", "proj_norm", "extra_vocab",    "cross_every", "cross_first",  "image_tokens",
+    "mlp",          "norm",      "proj_norm_kind", "attn_bias",   "mlp_bias",     "patch_bias",
+    "class_token",  "proj_bias", "frozen",         NULL};
 static const char *const qk_norm_names[] = {"none", "head", "full", NULL}; /* tp_qk_norm */
 
 /* Index order = enum order (tp_norm, tp_mlp, tp_pos). */
@@ -610,6 +624,72 @@ static tp_status parse_hybrid(json_t *root, tp_model *m, tp_error *err)
     return TP_OK;
 }
 
+/* A "vision" enum key (absent: *out unchanged), named "vision.<key>". */
+static tp_status vision_enum(const json_t *o, const char *key, const char *const *names, int *out,
+                             tp_error *err)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v)
+        return TP_OK;
+    for (int i = 0; names[i] && json_is_string(v); i++)
+        if (strcmp(json_string_value(v), names[i]) == 0) {
+            *out = i;
+            return TP_OK;
+        }
+    char what[64], list[128] = "", path[48];
+    size_t used = 0;
+    snprintf(path, sizeof path, "vision.%s", key);
+    for (size_t i = 0; names[i] && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    tp_io__describe(v, what, sizeof what);
+    return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be one of %s, got %s", path, list,
+                        what);
+}
+
+/* "vision": the vision tower of a vision-language model, field for field
+ * tp_vision (libtp's vision.c design note); the library checks the ranges
+ * and how the fields combine. */
+static tp_status parse_vision(json_t *root, tp_model *m, tp_error *err)
+{
+    json_t *o;
+    tp_status st = get_object(root, "vision", vision_keys, &o, err);
+    if (st != TP_OK || !o)
+        return st;
+    tp_vision *v = &m->vision;
+    int64_t *dst[] = {&v->layers,      &v->hidden,      &v->heads,        &v->ffn_hidden,
+                      &v->channels,    &v->patch,       &v->temporal,     &v->positions,
+                      &v->tiles,       &v->aspect_ids,  &v->gated_layers, &v->final_norms,
+                      &v->image_size,  &v->window,      &v->full_layers,  &v->merge,
+                      &v->proj_in,     &v->proj_hidden, &v->proj_hidden2, &v->proj_norm,
+                      &v->extra_vocab, &v->cross_every, &v->cross_first,  &v->image_tokens};
+    for (size_t i = 0; vision_int_keys[i]; i++) {
+        bool required = i < 4 || strcmp(vision_int_keys[i], "patch") == 0;
+        if ((st = tp_io__get_int(o, "vision", vision_int_keys[i], required, 0, TP_MAX_FFN, NULL,
+                                 dst[i], err)) != TP_OK)
+            return st;
+    }
+    int mlp = TP_MLP_GELU, norm = TP_NORM_LAYERNORM, proj_norm = TP_NORM_LAYERNORM;
+    if ((st = vision_enum(o, "mlp", mlp_names, &mlp, err)) != TP_OK ||
+        (st = vision_enum(o, "norm", norm_names, &norm, err)) != TP_OK ||
+        (st = vision_enum(o, "proj_norm_kind", norm_names, &proj_norm, err)) != TP_OK)
+        return st;
+    v->mlp = (tp_mlp)mlp;
+    v->norm = (tp_norm)norm;
+    v->proj_norm_kind = (tp_norm)proj_norm;
+    static const char *const flags[] = {"attn_bias",   "mlp_bias",  "patch_bias",
+                                        "class_token", "proj_bias", "frozen"};
+    bool *fdst[] = {&v->attn_bias,   &v->mlp_bias,  &v->patch_bias,
+                    &v->class_token, &v->proj_bias, &v->frozen};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if ((st = tp_io__get_bool(o, flags[i], fdst[i], err)) != TP_OK)
+            return st;
+    return TP_OK;
+}
+
 static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_model *out,
                                        tp_error *err)
 {
@@ -651,6 +731,7 @@ static tp_status parse_trainplan_model(json_t *root, const char *origin, tp_mode
     TRY(parse_mla(root, &m, err));
     TRY(parse_attention(root, &m, err));
     TRY(parse_hybrid(root, &m, err));
+    TRY(parse_vision(root, &m, err));
     TRY(tp_io__get_int(root, NULL, "mtp_layers", OPTIONAL, 0, TP_MAX_LAYERS, NULL, &m.mtp_layers,
                        err));
     TRY(tp_io__get_int(root, NULL, "norms_per_layer", OPTIONAL, 1, 8, NULL, &m.norms_per_layer,

@@ -36,10 +36,13 @@ static bool is_gpu_override(const char *key)
     return tp_io_field_key_overrides(key, "gpu") || strcmp(key, "tflops") == 0;
 }
 
-/* Keys that change the preset model's architecture (src/io/fields.c). */
+/* Keys that change the preset model's architecture (src/io/fields.c); the
+ * vision tower's training settings (tp_vision.image_tokens, frozen) are
+ * not: they apply to an inline model as to a --model file. */
 static bool is_model_override(const char *key)
 {
-    return tp_io_field_key_overrides(key, "model");
+    return tp_io_field_key_overrides(key, "model") && strcmp(key, "image-tokens") != 0 &&
+           strcmp(key, "freeze-vision") != 0;
 }
 
 static bool flag_name_ok(const char *key)
@@ -209,6 +212,7 @@ static int push_item(tp_io_request *out, size_t *cap, const char *key, char *tex
 static void fill_desc(tp_io_request *r)
 {
     tp_io_desc_init(&r->desc);
+    r->desc.model_text = r->model_text;
     for (size_t i = 0; i < r->count; i++) {
         const tp_io_request_item *it = &r->items[i];
         tp_io_desc_set(&r->desc, tp_io_desc_slot_key(it->key), it->text ? it->text : "",
@@ -384,12 +388,17 @@ static void prefix_path(tp_error *err, const char *key)
     err->path[np] = '\0';
 }
 
-tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err)
+tp_status tp_io_inline_model_parse(const char *text, tp_model *out, tp_error *err)
 {
-    tp_status st = tp_io_model_parse(r->model_text, MODEL_CONFIG_KEY, out, err);
+    tp_status st = tp_io_model_parse(text, MODEL_CONFIG_KEY, out, err);
     if (st != TP_OK && err)
         prefix_path(err, MODEL_CONFIG_KEY);
     return st;
+}
+
+tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err)
+{
+    return tp_io_inline_model_parse(r->model_text, out, err);
 }
 
 tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err)
@@ -402,12 +411,7 @@ tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err)
 
 tp_status tp_io_request_inline(const tp_io_request *r, tp_config *c, tp_error *err)
 {
-    tp_status st = TP_OK;
-    if (r->model_text)
-        st = tp_io_request_model(r, &c->model, err);
-    if (st == TP_OK && r->gpu_text)
-        st = tp_io_request_gpu(r, &c->gpu, err);
-    return st;
+    return r->gpu_text ? tp_io_request_gpu(r, &c->gpu, err) : TP_OK;
 }
 
 /* ---- presets: the object of `trainplan presets --json` (cmd_presets.c) ---- */

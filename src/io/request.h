@@ -113,6 +113,9 @@ void tp_io_request_free(tp_io_request *r);
  */
 tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *err);
 
+/** tp_io_request_model of the text alone (tp_io_desc_build's model_text). */
+tp_status tp_io_inline_model_parse(const char *text, tp_model *out, tp_error *err);
+
 /**
  * Parse the "gpu-config" text (a trainplan GPU JSON) into *out; err->path
  * prefixed "gpu-config.". Replaces the preset GPU after the flags are
@@ -121,9 +124,11 @@ tp_status tp_io_request_model(const tp_io_request *r, tp_model *out, tp_error *e
 tp_status tp_io_request_gpu(const tp_io_request *r, tp_gpu *out, tp_error *err);
 
 /**
- * The one place a request's inline configs replace what the flags loaded:
- * "model-config" becomes c->model and "gpu-config" c->gpu (each when
- * given), after the command's parser filled c from the flags.
+ * The one place a request's inline GPU replaces what the flags loaded:
+ * "gpu-config" becomes c->gpu when given, after the command's parser
+ * filled c from the flags. ("model-config" is the run description's
+ * model_text: tp_io_desc_build reads it where it would load --model, so
+ * "image-tokens" and "freeze-vision" apply to it as to a --model file.)
  */
 tp_status tp_io_request_inline(const tp_io_request *r, tp_config *c, tp_error *err);
 

@@ -47,9 +47,12 @@ void tp__time_vision(const ctx *x, cost *o)
     double enc_f = (double)v->layers * (blk + elem) + attn_f +
                    tp__time_gemm_s(x, M, hv, (double)tp__vision_patch_in(v));
     double Mp = M / r, in = (double)tp__vision_proj_in(v), ph = (double)v->proj_hidden;
-    double proj = ph > 0.0
-                      ? tp__time_gemm_s(x, Mp, ph / tt, in) + tp__time_gemm_s(x, Mp, x->h, ph / tt)
-                      : tp__time_gemm_s(x, Mp, x->h / tt, in);
+    double p2 = (double)v->proj_hidden2; /* Llama 4: a third linear */
+    double proj = ph > 0.0 ? tp__time_gemm_s(x, Mp, ph / tt, in) +
+                                 tp__time_gemm_s(x, Mp, p2 > 0.0 ? p2 : x->h, ph / tt)
+                           : tp__time_gemm_s(x, Mp, x->h / tt, in);
+    if (ph > 0.0 && p2 > 0.0)
+        proj += tp__time_gemm_s(x, Mp, x->h / tt, p2);
     o->gemm_fwd = (double)v->layers * blk + proj;
     o->fwd = enc_f + proj;
     o->bwd = v->frozen ? proj : 2.0 * (enc_f - attn_f) + attn_b + 2.0 * proj;

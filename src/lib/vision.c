@@ -24,6 +24,8 @@
  *                     1, pre/post tile tables 2*(aspect*tiles*h_v + 1),
  *                     2 gates per global (gated) block
  *   projector         w(proj_norm) + in*H (one linear) or in*p_h + p_h*H (MLP),
+ *                     or in*p_h + p_h*p_2 + p_2*H (three linears: Llama 4's
+ *                     Llama4VisionMLP2 fc1, fc2, then Llama4MultiModalProjector),
  *                     + biases; in = h_v*r (Qwen: 2x2 patches concatenated),
  *                     or set (mllama: h_v x 6 layers' outputs = 7680; Gemma 3
  *                     average-pools 4x4 patches: in = h_v)
@@ -34,7 +36,8 @@
  *   Checks (tests/unit/test_vision.c, against the released checkpoints'
  *   totals, docs/models.md): Llama-3.2-11B-Vision 10,670,220,835 (vision
  *   863,567,379, projector 31,461,376, language side 34,832); Qwen2-VL-7B
- *   8,291,375,616; Qwen2.5-VL-7B 8,292,166,656; Gemma-3-4B 4,300,079,472.
+ *   8,291,375,616; Qwen2.5-VL-7B 8,292,166,656; Gemma-3-4B 4,300,079,472;
+ *   Llama 4 Scout 108,641,793,536, vision part 871,932,416 (test_arch.c).
  *   Hand derivation, Qwen2-VL-7B (h_v 1280, f_v 5120, 32 blocks, P 14,
  *   T_p 2): patch 3*2*14*14*1280 = 1,505,280; block 4*1280^2 + 4*1280 +
  *   2*1280*5120 + 5120 + 1280 + 2*2560 = 19,677,440, x32 = 629,678,080;
@@ -167,9 +170,12 @@ void tp__vision_params(const tp_model *m, tp_params *p)
     int64_t H = m->hidden, in = tp__vision_proj_in(v);
     p->vision = v->layers * (tp__vision_block_params(v) - 2 * vnorm(v->norm, v->hidden)) +
                 tp__vision_replicated_params(v);
-    int64_t proj = v->proj_hidden > 0 ? in * v->proj_hidden + v->proj_hidden * H +
-                                            (v->proj_bias ? v->proj_hidden + H : 0)
+    int64_t p2 = v->proj_hidden2, out = p2 > 0 ? p2 : H; /* the width after proj_hidden */
+    int64_t proj = v->proj_hidden > 0 ? in * v->proj_hidden + v->proj_hidden * out +
+                                            (v->proj_bias ? v->proj_hidden + out : 0)
                                       : in * H + (v->proj_bias ? H : 0);
+    if (v->proj_hidden > 0 && p2 > 0)
+        proj += p2 * H + (v->proj_bias ? H : 0);
     p->vision_projector = proj + (v->proj_norm > 0 ? vnorm(v->proj_norm_kind, v->proj_norm) : 0);
     int64_t dh = tp_head_dim(m);
     int64_t cross = tp__vision_cross_in(m, 0, m->num_layers);
@@ -210,11 +216,12 @@ void tp__vision_flops(const tp_model *m, double s, bool causal, tp_vision_flops 
     double g = tp_mlp_gated(v->mlp) ? 3.0 : 2.0;
     double r = v->merge > 0 ? (double)v->merge : 1.0, Nlm = N / r;
     double H = (double)m->hidden, in = (double)tp__vision_proj_in(v);
-    double ph = (double)v->proj_hidden;
+    double ph = (double)v->proj_hidden, p2 = (double)v->proj_hidden2;
     out->encoder =
         2.0 * N * (double)tp__vision_patch_in(v) * h +
         (double)v->layers * N * (2.0 * (4.0 * h * h + g * h * f) + 4.0 * mean_span(v) * h);
-    out->projector = 2.0 * Nlm * (ph > 0.0 ? in * ph + ph * H : in * H);
+    out->projector =
+        2.0 * Nlm * (ph > 0.0 ? in * ph + (p2 > 0.0 ? ph * p2 + p2 * H : ph * H) : in * H);
     double cross = (double)tp__vision_cross_in(m, 0, m->num_layers);
     if (cross > 0.0) {
         double q = (double)tp__q_width(m), kv = (double)tp__kv_width(m);
@@ -235,7 +242,9 @@ double tp__vision_act_bytes(const tp_config *c)
     const tp_train *t = &c->train;
     double N = (double)v->image_tokens, h = (double)v->hidden, tt = (double)t->tp;
     double r = v->merge > 0 ? (double)v->merge : 1.0;
-    double proj = N / r * (2.0 * (double)tp__vision_proj_in(v) + 4.0 * (double)v->proj_hidden);
+    double proj = N / r *
+                  (2.0 * (double)tp__vision_proj_in(v) +
+                   4.0 * ((double)v->proj_hidden + (double)v->proj_hidden2));
     if (v->frozen)
         return proj / tt;
     bool sp = t->sp && t->tp > 1;
@@ -270,11 +279,12 @@ double tp__vision_params_approx(const tp_model *m)
         return 0.0;
     double h = (double)v->hidden, f = (double)v->ffn_hidden, H = (double)m->hidden;
     double in = (double)tp__vision_proj_in(v), ph = (double)v->proj_hidden;
+    double p2 = (double)v->proj_hidden2;
     double tiles = v->tiles > 0 ? (double)v->tiles : 1.0;
     return (double)v->layers * (4.0 * h * h + 3.0 * h * f + 8.0 * h) +
            (double)v->positions * h * (1.0 + (double)v->aspect_ids * tiles) +
-           (ph > 0.0 ? in * ph + ph * H : in * H) + (double)v->extra_vocab * H +
-           (double)tp__vision_patch_in(v) * h;
+           (ph > 0.0 ? in * ph + (p2 > 0.0 ? ph * p2 + p2 * H : ph * H) : in * H) +
+           (double)v->extra_vocab * H + (double)tp__vision_patch_in(v) * h;
 }
 
 /* Whether any field but layers is set (field by field: padding may hold anything). */
@@ -283,8 +293,8 @@ static bool vision_fields_set(const tp_vision *v)
     int64_t any = v->hidden | v->heads | v->ffn_hidden | v->channels | v->patch | v->temporal |
                   v->positions | v->tiles | v->aspect_ids | v->gated_layers | v->final_norms |
                   v->image_size | v->window | v->full_layers | v->merge | v->proj_in |
-                  v->proj_hidden | v->proj_norm | v->extra_vocab | v->cross_every | v->cross_first |
-                  v->image_tokens;
+                  v->proj_hidden | v->proj_hidden2 | v->proj_norm | v->extra_vocab |
+                  v->cross_every | v->cross_first | v->image_tokens;
     return any != 0 || v->mlp != TP_MLP_GELU || v->norm != TP_NORM_LAYERNORM ||
            v->proj_norm_kind != TP_NORM_LAYERNORM || v->attn_bias || v->mlp_bias || v->patch_bias ||
            v->class_token || v->frozen;
@@ -319,6 +329,11 @@ tp_status tp__vision_validate(const tp_model *m, tp_error *err)
     TP__CHECK_RANGE(v->merge, "model.vision.merge", 0, 1024);
     TP__CHECK_RANGE(v->proj_in, "model.vision.proj_in", 0, 1048576);
     TP__CHECK_RANGE(v->proj_hidden, "model.vision.proj_hidden", 0, 1048576);
+    TP__CHECK_RANGE(v->proj_hidden2, "model.vision.proj_hidden2", 0, 1048576);
+    if (v->proj_hidden2 > 0 && v->proj_hidden == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.vision.proj_hidden2",
+                            "a second projector width %lld needs a first (proj_hidden is 0)",
+                            (long long)v->proj_hidden2);
     TP__CHECK_RANGE(v->proj_norm, "model.vision.proj_norm", 0, 1048576);
     TP__CHECK_RANGE(v->extra_vocab, "model.vision.extra_vocab", 0, 65536);
     TP__CHECK_RANGE(v->cross_every, "model.vision.cross_every", 0, m->num_layers);

@@ -667,7 +667,7 @@ check_json "vision tower in the JSON" "j['params']['total'] == 8292166656" \
 run estimate --model "$vl" --gpus 8 --zero 1 --image-tokens 4096 --freeze-vision
 has "frozen tower text" "frozen (forward only, no gradients or optimizer state; projector"
 has "vision assumptions" "  assumed         dynamic resolution: the tower attends over all of a sample's"
-expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3); this model has none" \
+expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3, llama4, or a model file's \"vision\"); this model has none" \
     estimate --model llama-3-8b --image-tokens 256
 
 finish

@@ -276,6 +276,34 @@ def test_estimate(s, exe):
     st, h, body = s.post_json("/api/estimate", {"model-config": HF_CONFIG, "layers": 4})
     e = error_shape(body)
     check(st == 400 and e and e["path"] == "layers", "model-config + layers -> 400 (%s)" % e)
+    # a vision-language config with its tower's training settings: image-tokens and
+    # freeze-vision apply to the pasted model as to --model FILE (issue 16)
+    vlm_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hf",
+                            "qwen2.5-vl-7b", "config.json")
+    with open(vlm_path) as f:
+        vlm = f.read()
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model-config.json")
+        with open(path, "w") as f:
+            f.write(vlm)
+        for obj in ({"gpus": 8, "tp": 2, "image-tokens": 1024},
+                    {"gpus": 8, "image-tokens": 256, "freeze-vision": True}):
+            st, h, body = s.post_json("/api/estimate", dict(obj, **{"model-config": vlm}))
+            rc, out, err = run_cli(exe, ["estimate", "--json", "--model", path, *flags(obj)])
+            check(rc == 0 and st == 200, "VLM model-config %s: CLI %d, API %d %s"
+                  % (obj, rc, st, body[:200]))
+            check(body == out, "VLM model-config %s: API body == CLI stdout for --model FILE"
+                  % (obj,))
+            j = json.loads(body) if st == 200 else {}
+            check(j.get("model", {}).get("vision", {}).get("image_tokens") == obj["image-tokens"],
+                  "VLM model-config: the image tokens reach the model (%s)"
+                  % j.get("model", {}).get("vision"))
+    # on a text model, as on the CLI: the field and what is missing
+    st, h, body = s.post_json("/api/estimate", {"model-config": HF_CONFIG, "image-tokens": 256})
+    e = error_shape(body)
+    check(st == 400 and e and e["path"] == "image-tokens"
+          and "needs a model with a vision tower" in e["message"],
+          "text model-config + image-tokens -> 400 (%s)" % e)
 
 
 def test_estimate_errors(s, exe):

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "fixtures.h"
 #include "helpers.h"
 #include "internal.h"
@@ -320,7 +322,10 @@ static void test_hf_families(void **state)
     static const char *const pairs[][2] = {{"deepseek-v3", "deepseek-v3/config.json"},
                                            {"gpt-oss-120b", "gpt-oss-120b/config.json"},
                                            {"kimi-k2", "kimi-k2/config.json"},
-                                           {"qwen3-30b-a3b", "qwen3-30b-a3b/config.json"}};
+                                           {"qwen3-30b-a3b", "qwen3-30b-a3b/config.json"},
+                                           {"nemotron-h-8b", "nemotron-h-8b/config.json"},
+                                           {"qwen2.5-vl-7b", "qwen2.5-vl-7b/config.json"},
+                                           {"llama-4-scout", "llama-4-scout/config.json"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, HF_DIR "%s", pairs[i][1]);
@@ -329,6 +334,11 @@ static void test_hf_families(void **state)
         assert_int_equal(pa.total, pb.total);
         assert_int_equal(pa.active, pb.active);
         assert_int_equal(pa.mtp, pb.mtp);
+        /* the hybrid and vision-language presets hold every field of their file */
+        if (i >= 4) {
+            memcpy(a.name, b.name, sizeof a.name);
+            assert_memory_equal(&a, &b, sizeof a);
+        }
     }
 }
 
@@ -511,6 +521,169 @@ static void test_megatron_import(void **state)
                         "RIGHT 0");
 }
 
+/* The text_config of a stored llama4 config.json, as a llama4_text model. */
+static tp_model llama4_text_of(const char *path)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    char *text = json_dumps(json_object_get(root, "text_config"), 0);
+    tp_model m;
+    tp_error err;
+    if (!text || tp_io_model_parse(text, "llama4-text", &m, &err) != TP_OK) {
+        print_error("%s: %s: %s\n", path, text ? err.path : "text_config", text ? err.message : "");
+        fail();
+    }
+    free(text);
+    json_decref(root);
+    return m;
+}
+
+#define HF_LLAMA4_TEXT                                                                             \
+    "\"model_type\":\"llama4_text\",\"hidden_size\":64,\"num_hidden_layers\":4,"                   \
+    "\"num_attention_heads\":4,\"num_key_value_heads\":2,\"intermediate_size\":32,"                \
+    "\"intermediate_size_mlp\":128,\"vocab_size\":100,\"num_local_experts\":4,"                    \
+    "\"num_experts_per_tok\":1"
+
+/* Llama 4 (hf_llama4.c): the released text models' exact counts, the MoE,
+ * NoPE and chunk patterns, and the vision part refused naming its field. */
+static void test_llama4(void **state)
+{
+    (void)state;
+    /* Scout: 108,641,793,536 in the checkpoint (HF safetensors metadata) less
+     * the 871,932,416 of its vision encoder and projector; 17.17B active (card: 17B) */
+    tp_model scout = llama4_text_of(HF_DIR "llama-4-scout/config.json");
+    tp_params ps = params_of(&scout);
+    assert_int_equal(ps.total, 107769861120LL);
+    assert_int_equal(ps.total + 871932416LL, 108641793536LL);
+    assert_int_equal(ps.active, 17172894720LL);
+    assert_int_equal(ps.num_moe_layers, 48);
+    assert_int_equal(ps.moe_shared, 48LL * 3 * 5120 * 8192);
+    assert_int_equal(ps.router, 48LL * 5120 * 16);
+    assert_int_equal(scout.attention_chunk, 8192);
+    assert_int_equal(scout.global_every, 4);          /* layers 3, 7, ...: NoPE, full attention */
+    assert_int_equal(scout.qk_norm, TP_QK_NORM_NONE); /* Llama4TextL2Norm has no weight */
+    assert_int_equal(scout.rope_scaling, TP_ROPE_SCALING_LLAMA3);
+    /* Maverick: 401,583,781,376 in the checkpoint less the same vision part;
+     * MoE on the odd layers, dense layers of intermediate_size_mlp between */
+    tp_model mav = llama4_text_of(HF_DIR "llama-4-maverick/config.json");
+    tp_params pm = params_of(&mav);
+    assert_int_equal(pm.total, 400711848960LL);
+    assert_int_equal(pm.total + 871932416LL, 401583781376LL);
+    assert_int_equal(pm.active, 17184691200LL);
+    assert_int_equal(pm.num_moe_layers, 24);
+    assert_false(tp__layer_is_moe(&mav, 0));
+    assert_true(tp__layer_is_moe(&mav, 1));
+    assert_int_equal(pm.mlp_dense, 24LL * 3 * 5120 * 16384);
+
+    /* the full files, vision tower included: the checkpoints' totals exactly */
+    tp_model full = load(HF_DIR "llama-4-scout/config.json");
+    tp_params pf = params_of(&full);
+    assert_int_equal(pf.total, 108641793536LL);
+    assert_int_equal(pf.vision + pf.vision_projector, 871932416LL);
+    /* fc1 5632 x 4096, fc2 4096 x 4096, projector 4096 x 5120, no biases */
+    assert_int_equal(pf.vision_projector, 23068672LL + 16777216LL + 20971520LL);
+    assert_int_equal(full.vision.merge, 4);
+    assert_int_equal(full.vision.positions, 577);
+    assert_int_equal(full.vision.image_tokens, 576);
+    tp_model mfull = load(HF_DIR "llama-4-maverick/config.json");
+    assert_int_equal(params_of(&mfull).total, 401583781376LL);
+    tp_model m;
+    tp_error err;
+#define L4_VISION                                                                                  \
+    "\"vision_config\":{\"num_hidden_layers\":2,\"hidden_size\":32,\"num_attention_heads\":4,"     \
+    "\"num_channels\":3,\"patch_size\":14,\"image_size\":56,\"projector_input_dim\":64,"           \
+    "\"projector_output_dim\":64"
+    expect_parse_error(
+        "{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT "}," L4_VISION
+        ",\"intermediate_size\":128,\"pixel_shuffle_ratio\":0.5,\"vision_output_dim\":32}}",
+        "vision_config.projector_output_dim",
+        "\"vision_config.projector_input_dim\" (64), \"projector_output_dim\" "
+        "(64) and \"vision_output_dim\" (32) must be equal (fc1's output is fc2's "
+        "input and the projector's)");
+    expect_parse_error(
+        "{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT "}," L4_VISION
+        ",\"intermediate_size\":128,\"pixel_shuffle_ratio\":0.3,\"vision_output_dim\":64}}",
+        "vision_config.pixel_shuffle_ratio",
+        "\"vision_config.pixel_shuffle_ratio\" must merge a whole number of "
+        "patches (1 / ratio^2: 0.5 merges 4)");
+    expect_parse_error(
+        "{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT "}," L4_VISION
+        ",\"intermediate_size\":96,\"pixel_shuffle_ratio\":0.5,\"vision_output_dim\":64}}",
+        "vision_config.intermediate_size",
+        "\"vision_config.intermediate_size\" 96 must be the pixel-shuffled width "
+        "hidden_size x 4 = 128 (Llama4VisionMLP2's fc1 reads it)");
+    assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
+                                       "}," L4_VISION
+                                       ",\"intermediate_size\":128,\"pixel_shuffle_ratio\":0.5,"
+                                       "\"vision_output_dim\":64}}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    /* 16 patches, 4 language tokens; projector 128x64 + 64x64 + 64x64 */
+    assert_int_equal(m.vision.image_tokens, 16);
+    assert_int_equal(params_of(&m).vision_projector, 128 * 64 + 64 * 64 + 64 * 64);
+    /* its forward: 2 FLOPs per multiply-add over the 4 language tokens, each linear */
+    tp_vision_flops vf;
+    tp__vision_flops(&m, 128.0, true, &vf);
+    assert_rel(vf.projector, 2.0 * 4 * (128 * 64 + 64 * 64 + 64 * 64), 1e-15);
+    m.vision.proj_hidden = 0;
+    expect_lib_error(&m, "model.vision.proj_hidden2",
+                     "a second projector width 64 needs a first (proj_hidden is 0)");
+    /* without a vision_config, a llama4 file is its text model */
+    assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
+                                       "}}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_int_equal(params_of(&m).num_moe_layers, 4);
+    assert_int_equal(m.attention_chunk, 8192); /* Llama4TextConfig's defaults: chunk 8192, */
+    assert_int_equal(m.global_every, 4);       /* every 4th layer NoPE and global */
+    assert_int_equal(
+        tp_io_model_parse("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":null}", NULL, &m, &err),
+        TP_OK);
+    assert_int_equal(m.attention_chunk, 0); /* null: no chunking */
+    assert_int_equal(m.global_every, 0);
+    /* a llama4 file's own tie_word_embeddings when its text_config has none */
+    assert_int_equal(tp_io_model_parse("{\"model_type\":\"llama4\",\"tie_word_embeddings\":true,"
+                                       "\"text_config\":{" HF_LLAMA4_TEXT "}}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_true(m.tie_embeddings);
+    expect_parse_error("{\"model_type\":\"llama4\",\"text_config\":{" HF_LLAMA4_TEXT
+                       ",\"attention_chunk_size\":0}}",
+                       "text_config.attention_chunk_size",
+                       "\"attention_chunk_size\" must be a positive integer, got 0");
+    expect_parse_error("{\"model_type\":\"llama4\"}", "text_config",
+                       "missing object \"text_config\" (HF config.json, model_type llama4)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":16,"
+                       "\"no_rope_layers\":[1,0,0,1]}",
+                       "no_rope_layers",
+                       "\"no_rope_layers\" is not a pattern trainplan can express (every n-th "
+                       "layer without RoPE and with full attention, the others chunked)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"no_rope_layers\":[1,0,1]}", "no_rope_layers",
+                       "\"no_rope_layers\" must be an array of 4 entries 0 or 1 (one per layer)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"interleave_moe_layer_step\":2,"
+                       "\"moe_layers\":[0,2]}",
+                       "moe_layers",
+                       "\"moe_layers\" is not a pattern trainplan can express (every "
+                       "\"interleave_moe_layer_step\"-th layer, 2 here, from layer 1)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"attention_bias\":true}", "attention_bias",
+                       "\"attention_bias\": true is not supported for model_type llama4_text (a "
+                       "bias on q, k, v and o with none on the MLP is not a layout trainplan "
+                       "counts)");
+    expect_parse_error("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":16,\"layer_types\":"
+                       "[\"full_attention\",\"full_attention\",\"full_attention\","
+                       "\"full_attention\"]}",
+                       "layer_types",
+                       "\"layer_types\" must be \"chunked_attention\" on the RoPE layers and "
+                       "\"full_attention\" on the others (no_rope_layers), one per layer");
+    /* no NoPE layer: every layer chunked */
+    assert_int_equal(tp_io_model_parse("{" HF_LLAMA4_TEXT ",\"attention_chunk_size\":16,"
+                                       "\"no_rope_layers\":[1,1,1,1]}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_int_equal(m.attention_chunk, 16);
+    assert_int_equal(m.global_every, 0);
+}
+
 /* Expert load: balanced by default; the busiest rank's work scales, FLOPs do not. */
 static void test_expert_load(void **state)
 {
@@ -556,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_chunked_attention),
         cmocka_unit_test(test_hf_families),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_llama4),
         cmocka_unit_test(test_megatron_import),
         cmocka_unit_test(test_expert_load),
     };

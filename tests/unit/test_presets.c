@@ -427,7 +427,8 @@ static void test_hf_errors(void **state)
                        "unsupported model_type \"bert\" (HF config.json); supported: llama, "
                        "mistral, mixtral, qwen2, gpt2, gpt_neox, qwen3, qwen3_moe, deepseek_v3, "
                        "kimi_k2, gpt_oss, olmo2, phi3, gemma2, gemma3_text, dbrx, mllama, "
-                       "qwen2_vl, qwen2_5_vl, gemma3, falcon, nemotron_h, qwen3_next, jamba");
+                       "qwen2_vl, qwen2_5_vl, gemma3, falcon, nemotron_h, qwen3_next, jamba, "
+                       "llama4_text, llama4");
     expect_model_error("{\"model_type\":\"llama\",\"hidden_size\":\"4096\"}", TP_ERR_CONFIG,
                        "hidden_size", "\"hidden_size\" must be a positive integer, got \"4096\"");
     expect_model_error("{\"model_type\":\"mixtral\",\"hidden_size\":64,\"num_hidden_layers\":2,"
@@ -799,6 +800,42 @@ static void test_enum_names(void **state)
     assert_string_equal(tp_io_optimizer_name(NULL), "unknown");
 }
 
+/* The model file's "vision" object: tp_vision field for field (docs/presets.md). */
+static void test_model_vision_object(void **state)
+{
+    (void)state;
+    tp_model m;
+    tp_error err;
+    assert_int_equal(tp_io_model_parse("{" BASE_MODEL ",\"vision\":{\"layers\":2,\"hidden\":32,"
+                                       "\"heads\":4,\"ffn_hidden\":128,\"patch\":14,\"merge\":4,"
+                                       "\"proj_hidden\":64,\"proj_hidden2\":48,\"mlp\":\"swiglu\","
+                                       "\"norm\":\"rmsnorm\",\"attn_bias\":true,"
+                                       "\"image_tokens\":16,\"frozen\":true}}",
+                                       NULL, &m, &err),
+                     TP_OK);
+    assert_int_equal(m.vision.layers, 2);
+    assert_int_equal(m.vision.proj_hidden2, 48);
+    assert_int_equal(m.vision.mlp, TP_MLP_SWIGLU);
+    assert_int_equal(m.vision.norm, TP_NORM_RMSNORM);
+    assert_true(m.vision.attn_bias && m.vision.frozen && !m.vision.mlp_bias);
+    assert_int_equal(m.vision.image_tokens, 16);
+    expect_model_error("{" BASE_MODEL ",\"vision\":{\"layers\":2}}", TP_ERR_CONFIG, "vision.hidden",
+                       "missing key \"vision.hidden\"");
+    expect_model_error("{" BASE_MODEL ",\"vision\":{\"layers\":2,\"hidden\":32,\"heads\":4,"
+                       "\"ffn_hidden\":128,\"patch\":14,\"mlp\":\"relu\"}}",
+                       TP_ERR_CONFIG, "vision.mlp",
+                       "\"vision.mlp\" must be one of \"gelu\", \"swiglu\", \"squared-relu\", "
+                       "\"geglu\", got \"relu\"");
+    expect_model_error("{" BASE_MODEL ",\"vision\":{\"layers\":2,\"hidden\":32,\"heads\":4,"
+                       "\"ffn_hidden\":128,\"patch\":14,\"tokens\":16}}",
+                       TP_ERR_CONFIG, "vision.tokens",
+                       "unknown key \"vision.tokens\" (did you mean \"vision.tiles\"?)");
+    expect_model_error("{" BASE_MODEL ",\"vision\":{\"layers\":2,\"hidden\":32,\"heads\":5,"
+                       "\"ffn_hidden\":128,\"patch\":14}}",
+                       TP_ERR_INVALID_ARG, "model.vision.heads",
+                       "5 vision heads do not divide the vision width 32");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -819,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_parse_suffixes),
         cmocka_unit_test(test_parse_numbers_exact),
         cmocka_unit_test(test_enum_names),
+        cmocka_unit_test(test_model_vision_object),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
