@@ -101,6 +101,12 @@ static const marg_map map_args[] = {
     {"--fp8-format", M_FP8},
     {"--fp8-param-gather", M_FP8_GATHER},
     {"--fp8-recipe", M_FP8_RECIPE},
+    {"--enable-gpt-oss", M_GPT_OSS},
+    {"--export-force-local-attention", M_LOCAL_ATTN},
+    {"--megatron-fsdp-grad-comm-dtype", M_MFSDP_COMM},
+    {"--megatron-fsdp-main-grads-dtype", M_MFSDP_GRADS},
+    {"--modelopt-enabled", M_MODELOPT},
+    {"--quick-geglu", M_QUICK_GEGLU},
     {"--global-batch-size", M_GB},
     {"--grad-reduce-in-bf16", M_GRAD_BF16},
     {"--group-query-attention", M_GQA},
@@ -476,6 +482,8 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
                     list_add(im->approximated, sizeof im->approximated, ma->name);
                 else
                     list_add(im->ignored, sizeof im->ignored, ma->name);
+                if (strcmp(ma->name, "--load") == 0) /* mg_modelopt asks */
+                    slots[M_LOAD] = (slot){.set = true, .name = ma->name, .flag = w};
             } else {
                 char nm[128];
                 snprintf(nm, sizeof nm, "%.*s", (int)strcspn(w->s, "="), w->s);
@@ -515,6 +523,28 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
 tp_status mg_missing(const char *name, tp_error *err)
 {
     return tp_error_set(err, TP_ERR_CONFIG, name, "the arguments do not set \"%s\"", name);
+}
+
+tp_status mg_modelopt(const slot *sl, const slot *s, tp_import *im, bool *on, tp_error *err)
+{
+    *on = sl[M_MODELOPT].set;
+    if (*on || !s->set)
+        return TP_OK;
+    if (sl[M_LOAD].set)
+        return word_at(err, s->flag,
+                       tp_error_set(err, TP_ERR_CONFIG, s->name,
+                                    "\"%s\" takes effect only when ModelOpt builds the model, "
+                                    "which a ModelOpt checkpoint in \"--load\" turns on: trainplan "
+                                    "cannot tell from the arguments; add \"--modelopt-enabled\" if "
+                                    "the checkpoint has ModelOpt state, or remove \"%s\"",
+                                    s->name, s->name));
+    char note[200];
+    snprintf(note, sizeof note,
+             "%s: without ModelOpt (--modelopt-enabled, or a ModelOpt checkpoint in --load) "
+             "Megatron-LM builds the model without it: changes nothing",
+             s->name);
+    assume(im, note);
+    return TP_OK;
 }
 
 /* Integer slot with a default. */

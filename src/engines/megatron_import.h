@@ -129,6 +129,16 @@ enum mid {
     M_FP4,
     M_FP4_RECIPE,
     M_FP4_GATHER,
+    /* Megatron-FSDP's gradient dtypes (mg_emit_precision) */
+    M_MFSDP_GRADS,
+    M_MFSDP_COMM,
+    /* gpt-oss: the gated quick-GELU MLP, and the ModelOpt builder's
+     * arguments of megatron/post_training/arguments.py (mg_modelopt) */
+    M_QUICK_GEGLU,
+    M_GPT_OSS,
+    M_LOCAL_ATTN,
+    M_MODELOPT,
+    M_LOAD, /* class ignored; its slot only says whether a checkpoint is loaded */
     M_COUNT
 };
 
@@ -175,6 +185,12 @@ tp_status mg_val_choice(const slot *s, const char *const *choices, int *out, tp_
 tp_status mg_not_modelled(const slot *s, const char *what, tp_error *err);
 /* "the arguments do not set NAME". */
 tp_status mg_missing(const char *name, tp_error *err);
+/* Whether Megatron-LM builds the model with ModelOpt's builder, which
+ * alone reads s (--enable-gpt-oss, --export-force-local-attention): yes
+ * with --modelopt-enabled; no without it and without --load (noted); an
+ * error with --load alone, whose checkpoint decides (a ModelOpt one turns
+ * the builder on) and which trainplan cannot open. */
+tp_status mg_modelopt(const slot *sl, const slot *s, tp_import *im, bool *on, tp_error *err);
 /* Integer slot with a default. */
 tp_status mg_opt_i64(const slot *s, int64_t def, int64_t min, int64_t max, int64_t *out,
                      tp_error *err);

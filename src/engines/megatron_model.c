@@ -169,6 +169,29 @@ static tp_status read_rope(const slot *sl, tp_model *m, tp_error *err)
     return TP_OK;
 }
 
+/* --enable-gpt-oss (megatron/post_training/arguments.py): ModelOpt's
+ * builder (model_builder.py, modelopt_gpt_hybrid_builder) then sets
+ * position_embedding_type "yarn" with gpt-oss's YaRN values (factor 32 over
+ * 131072 positions): rotary positions with scaling of a kind trainplan
+ * records as "other" (no parameters, no cost). Without ModelOpt, nothing. */
+static tp_status gpt_oss_yarn(const slot *sl, tp_import *im, tp_error *err)
+{
+    tp_model *m = &im->model;
+    bool modelopt;
+    TP_TRY(mg_modelopt(sl, &sl[M_GPT_OSS], im, &modelopt, err));
+    if (!modelopt || !sl[M_GPT_OSS].set)
+        return TP_OK;
+    if (m->pos != TP_POS_ROTARY) {
+        m->pos = TP_POS_ROTARY;
+        m->max_positions = 0;
+        TP_TRY(read_rope(sl, m, err));
+    }
+    m->rope_scaling = TP_ROPE_SCALING_OTHER;
+    m->rope_factor = m->rope_low_freq_factor = m->rope_high_freq_factor = 0.0;
+    m->rope_original_max = 0;
+    return TP_OK;
+}
+
 /* The sequence length and the position embeddings. */
 tp_status mg_read_positions(const slot *sl, tp_import *im, mread *x, tp_error *err)
 {
@@ -202,7 +225,8 @@ tp_status mg_read_positions(const slot *sl, tp_import *im, mread *x, tp_error *e
                    "parameters)");
     m->pos = pos == 0 ? TP_POS_LEARNED : TP_POS_ROTARY;
     m->max_positions = m->pos == TP_POS_LEARNED ? max_pos : 0;
-    return pos == 2 ? TP_OK : read_rope(sl, m, err);
+    TP_TRY(pos == 2 ? TP_OK : read_rope(sl, m, err));
+    return gpt_oss_yarn(sl, im, err);
 }
 
 /* TP, PP, CP, EP and expert TP (read before the vocabulary, whose padding
@@ -435,6 +459,16 @@ tp_status mg_read_arch(const slot *sl, tp_import *im, tp_error *err)
                            tp_error_set(err, TP_ERR_CONFIG, "--squared-relu",
                                         "\"--squared-relu\" and \"--swiglu\" are both given"));
         m->mlp = TP_MLP_SQRELU;
+        if (sl[M_QUICK_GEGLU].set) /* argument_utils.py: squared ReLU wins */
+            list_add(im->ignored, sizeof im->ignored, "--quick-geglu");
+    } else if (sl[M_QUICK_GEGLU].set) {
+        /* gpt-oss's MLP (argument_utils.py): gated, quick_gelu x*sigmoid(1.702x);
+         * the weights, FLOPs and stored tensors of a GeGLU */
+        if (sl[M_SWIGLU].set)
+            return word_at(err, sl[M_QUICK_GEGLU].flag,
+                           tp_error_set(err, TP_ERR_CONFIG, "--quick-geglu",
+                                        "\"--quick-geglu\" and \"--swiglu\" are both given"));
+        m->mlp = TP_MLP_GEGLU;
     }
     if (sl[M_EXPERT_BIAS].set && m->num_experts > 0)
         m->router_bias = true;
@@ -506,6 +540,7 @@ tp_status mg_emit_model(const slot *sl, tp_import *im, const mread *x, tp_error 
     PUSH(push_str(im, "--mlp",
                   x->swiglu                 ? "swiglu"
                   : m->mlp == TP_MLP_SQRELU ? "squared-relu"
+                  : m->mlp == TP_MLP_GEGLU  ? "geglu"
                                             : "gelu"));
     PUSH(push_str(im, "--norm", m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm"));
     PUSH(push_flag(im, m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings"));

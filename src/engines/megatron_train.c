@@ -95,6 +95,17 @@ tp_status mg_emit_layout(const slot *sl, tp_import *im, const mread *x, tp_error
     } else if (sl[M_VPP_STAGES].set) {
         TP_TRY(mg_val_i64(&sl[M_VPP_STAGES], 1, TP_MAX_LAYERS, &vpp, err));
     }
+    /* arguments.py: without virtual stages or a first/last stage size the
+     * layers must split evenly (a hybrid pattern's layers excepted) */
+    if (pp > 1 && pp <= L && vpp == 1 && !first && !last && !im->model.layer_pattern[0] && L % pp)
+        return word_at(err, sl[M_PP].flag,
+                       tp_error_set(err, TP_ERR_CONFIG, "--pipeline-model-parallel-size",
+                                    "%" PRId64 " layers do not split evenly over "
+                                    "\"--pipeline-model-parallel-size\" %" PRId64
+                                    " (Megatron-LM asserts it; an uneven split needs "
+                                    "\"--decoder-first-pipeline-num-layers\" or "
+                                    "\"--decoder-last-pipeline-num-layers\")",
+                                    L, pp));
     if (vpp > 1) {
         mg_from_slot(im, &sl[sl[M_VPP_LAYERS].set ? M_VPP_LAYERS : M_VPP_STAGES]);
         PUSH(push_i64(im, "--vpp", vpp));
@@ -283,6 +294,48 @@ static tp_status read_recipe(const slot *sl, tp_import *im, const char **recipe,
     return TP_OK;
 }
 
+/*
+ * Megatron-FSDP's gradient dtypes (arguments.py; DistributedDataParallel-
+ * Config: megatron_fsdp_main_grads_dtype, the gradient buffer, and
+ * megatron_fsdp_grad_comm_dtype, its reduce-scatter, "auto" following the
+ * main gradients): a 16-bit or fp32 gradient dtype when both agree; one
+ * given as "auto" keeps the dtype read so far. trainplan has one gradient
+ * dtype for the buffer and the collective, so a mix is refused. Without
+ * --use-megatron-fsdp both do nothing.
+ */
+static tp_status read_fsdp_grads(const slot *sl, tp_import *im, mread *x, tp_error *err)
+{
+    const slot *g = &sl[M_MFSDP_GRADS], *cm = &sl[M_MFSDP_COMM];
+    static const char *const dt[] = {"fp32", "bf16", "fp16", "auto", NULL};
+    int kg = 3, kc = 3;
+    if (g->set)
+        TP_TRY(mg_val_choice(g, dt, &kg, err));
+    if (cm->set)
+        TP_TRY(mg_val_choice(cm, dt, &kc, err));
+    if (!sl[M_MFSDP].set) {
+        if (g->set)
+            list_add(im->ignored, sizeof im->ignored, g->name);
+        if (cm->set)
+            list_add(im->ignored, sizeof im->ignored, cm->name);
+        return TP_OK;
+    }
+    const char *buffer = kg == 3 ? x->grad : kg == 0 ? "fp32" : "bf16"; /* 16-bit: bf16's bytes */
+    const char *comm = kc == 3 ? buffer : kc == 0 ? "fp32" : "bf16";
+    if (strcmp(buffer, comm) != 0) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "\"%s %s\" reduces gradients in %s but keeps them in %s (trainplan has one "
+                 "gradient dtype)",
+                 cm->name, dt[kc], comm, buffer);
+        return mg_not_modelled(cm, what, err);
+    }
+    if (g->set || cm->set) {
+        mg_from_slot(im, g->set ? g : cm);
+        x->grad = buffer;
+    }
+    return TP_OK;
+}
+
 /* The training precision (bf16, fp16 or fp8; fp32 is refused) and the
  * gradient dtype it implies. */
 tp_status mg_emit_precision(const slot *sl, tp_import *im, mread *x, tp_error *err)
@@ -325,7 +378,7 @@ tp_status mg_emit_precision(const slot *sl, tp_import *im, mread *x, tp_error *e
         x->grad = sl[M_ACC_FP32].set ? "fp32" : "bf16"; /* 16-bit gradients */
     else
         x->grad = sl[M_GRAD_BF16].set ? "bf16" : "fp32";
-    return TP_OK;
+    return read_fsdp_grads(sl, im, x, err);
 }
 
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", NULL};
@@ -442,6 +495,14 @@ tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_erro
     }
     if (sl[M_USE_FLASH].set)
         flash = true;
+    bool modelopt;
+    TP_TRY(mg_modelopt(sl, &sl[M_LOCAL_ATTN], im, &modelopt, err));
+    if (sl[M_MODELOPT].set) /* ModelOpt's layer spec: the same layers */
+        list_add(im->approximated, sizeof im->approximated, "--modelopt-enabled");
+    /* ModelOpt's local DotProductAttention (model_builder.py) is unfused;
+     * with CP > 1 the builder keeps Transformer Engine's */
+    if (modelopt && sl[M_LOCAL_ATTN].set && x->cp == 1)
+        flash = false;
     if (!flash)
         PUSH(push_flag(im, "--no-flash-attn"));
     if (x->pad > 1)
