@@ -237,6 +237,7 @@ TITAN=(
     "t-8b|--model llama-3.1-8b --gpus 16 --tp 2 --zero 0 --grad-dtype fp32 --micro-batch 2 --global-batch 64"
     "t-70b|--model llama-3.1-70b --gpus 256 --tp 8 --pp 2 --fsdp --grad-dtype fp32 --seq-len 8192 --global-batch 256 --recompute full"
     "t-405b|--model llama-3.1-405b --gpus 1792 --tp 8 --pp 7 --vpp 2 --schedule interleaved --cp 2 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full"
+    "t-8b-offload|--model llama-3.1-8b --gpus 16 --fsdp --offload-params cpu --offload-optimizer 1 --grad-dtype fp32 --global-batch 64"
     "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
     "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
     "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
@@ -280,6 +281,25 @@ for entry in "${TITAN[@]}"; do
             bad "$name: the $fmt import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -4)"; fi
     done
 done
+# FSDP2's CPU offload is torchtitan's training.enable_cpu_offload (both
+# forms, round trip above); a partial optimizer offload or NVMe is noted
+if grep -qx "    config.training.enable_cpu_offload = True" "$tmp/t-8b-offload/torchtitan" &&
+    grep -qx "enable_cpu_offload = true" "$tmp/t-8b-offload/torchtitan-toml"; then ok; else
+    bad "t-8b-offload: enable_cpu_offload is written"; fi
+"$T" export --format torchtitan --model llama-3.1-8b --gpus 16 --fsdp --offload-params cpu --offload-optimizer 0.5 --grad-dtype fp32 >"$tmp/po.py" 2>/dev/null
+if grep -q "^#   - parameter offload to the CPU with 0.5 of the optimizer state offloaded: not" "$tmp/po.py" &&
+    ! grep -q "enable_cpu_offload" <(sed '/^#/d' "$tmp/po.py"); then ok; else
+    bad "torchtitan: parameter offload with half the optimizer state is noted, not written"; fi
+"$T" export --format torchtitan-toml --model llama-3.1-8b --gpus 16 --fsdp --offload-params nvme --offload-optimizer 1 --grad-dtype fp32 >"$tmp/po.toml" 2>/dev/null
+if grep -q "^#   - parameter offload to the NVMe: not written" "$tmp/po.toml" && ! grep -q "^enable_cpu_offload" "$tmp/po.toml"; then ok; else
+    bad "torchtitan: parameter offload to NVMe is noted, not written"; fi
+# a torchtitan file with CPU offload but no sharding (ZeRO 0) is refused,
+# naming the setting and its line (trainplan models it at ZeRO 3)
+printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nlocal_batch_size = 1\nseq_len = 2048\nenable_cpu_offload = true\n[parallelism]\ndata_parallel_replicate_degree = 8\ndata_parallel_shard_degree = 1\n' >"$tmp/off0.toml"
+run estimate --from-torchtitan "$tmp/off0.toml"
+if [ "$rc" = 2 ] && grep -qF "off0.toml:7:1: training.enable_cpu_offload: optimizer offload needs a sharded optimizer (ZeRO >= 1" "$tmp/err"; then ok; else
+    bad "torchtitan: CPU offload without sharding: exit $rc, $(cat "$tmp/err")"; fi
+
 # t-3b: TP without SP is expressible in the Python form only
 if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
 # every key written is in the generated list of the version targeted
