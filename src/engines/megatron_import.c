@@ -16,7 +16,7 @@
  * tools/megatron_args.py from megatron/training/arguments.py and compiled
  * into the table of megatron_args.h at build time; a launch for either
  * version is read. data/engines/megatron-classes.tsv is trainplan's
- * decision for every name. The choices and defaults relied on below were
+ * decision for every name. The choices and defaults relied on here were
  * read in arguments.py @ 000c4ac2, the vocabulary padding in
  * megatron/training/tokenizer/tokenizer.py (_vocab_size_with_padding);
  * docs/export.md, "Sources of the engine facts", lists each fact with its
@@ -27,8 +27,8 @@
  * an unexpanded `$VAR` are remembered and rejected only where the value
  * matters. An optional launcher before the script (`torchrun ... x.py`)
  * gives the GPU count. Each `--flag` is then looked up (binary search) in
- * the argument table; its class decides: mapped (the read_* and emit_* steps
- * below say what it means), rejected (changes memory or time in a way
+ * the argument table; its class decides: mapped (the mg_read_* and mg_emit_*
+ * steps of megatron_model.c and megatron_train.c say what it means), rejected (changes memory or time in a way
  * trainplan does not model, with the reason: fine-grained activation offloading,
  * Muon, multimodal or relative positions, 16-bit master weights, ...),
  * approximated (noted) or ignored. As in
