@@ -8,7 +8,10 @@
 Reads megatron/training/arguments.py of a Megatron-LM source tree (a git
 repository at a named commit, or a plain directory) and writes one line per
 option string that pretrain_gpt.py's parser accepts: every add_argument call
-reachable from add_megatron_arguments(), and every argument that
+reachable from add_megatron_arguments(), and from the functions that
+pretrain_gpt.py passes as extra_args_provider (add_modelopt_args of
+megatron/post_training/arguments.py, registered when NVIDIA ModelOpt
+imports), and every argument that
 ArgumentGroupFactory(SomeConfig).build_group() derives from a dataclass's
 fields (megatron/training/argument_utils.py: a bool field becomes a switch,
 store_true when its default is False, otherwise store_false spelled --no-X
@@ -41,6 +44,7 @@ import sys
 
 ARGS_FILE = "megatron/training/arguments.py"
 ENTRY = "add_megatron_arguments"
+SCRIPT = "pretrain_gpt.py"  # its extra_args_provider adds arguments too
 REPO = "NVIDIA/Megatron-LM"
 SWITCH_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count",
                   "help", "version", "BooleanOptionalAction"}
@@ -496,7 +500,41 @@ def walk(mod, func, seen, rows):
             walk(mod, mod.defs[name], seen, rows)
 
 
-def collect(tree):
+def extra_providers(tree):
+    """[(module, FunctionDef)] of the functions SCRIPT passes as
+    extra_args_provider= (a name, or `f if cond else None`), each found
+    through the script's `from X import f` (a try block's too); [] when the
+    tree has no SCRIPT. A provider that cannot be found is an error."""
+    text = tree.read(SCRIPT)
+    if text is None:
+        return []
+    script = ast.parse(text, filename=SCRIPT)
+    names = []
+    for n in ast.walk(script):
+        if isinstance(n, ast.Call):
+            for k in n.keywords:
+                if k.arg == "extra_args_provider":
+                    names += [x.id for x in ast.walk(k.value) if isinstance(x, ast.Name)
+                              and not (isinstance(k.value, ast.IfExp) and x in
+                                       ast.walk(k.value.test))]
+    out = []
+    for name in dict.fromkeys(names):
+        where = None
+        for n in ast.walk(script):
+            if isinstance(n, ast.ImportFrom) and n.module and not n.level and \
+                    any((a.asname or a.name) == name for a in n.names):
+                real = next(a.name for a in n.names if (a.asname or a.name) == name)
+                mod = load_module(tree, n.module)
+                if mod is not None and real in mod.defs:
+                    where = (mod, mod.defs[real])
+        if where is None:
+            raise Error("%s: extra_args_provider %s is not a function imported from the tree"
+                        % (SCRIPT, name))
+        out.append(where)
+    return out
+
+
+def collect(tree, providers=None):
     mod = load_module(tree, ARGS_FILE[:-3].replace("/", "."))
     if mod is None:
         raise Error("%s is not in the source" % ARGS_FILE)
@@ -504,6 +542,8 @@ def collect(tree):
         raise Error("%s has no %s()" % (ARGS_FILE, ENTRY))
     rows = []
     walk(mod, mod.defs[ENTRY], set(), rows)
+    for pmod, func in providers or []:
+        walk(pmod, func, set(), rows)
     by_name = {}
     for r in rows:
         old = by_name.get(r[0])
@@ -527,7 +567,8 @@ def main(argv):
     tree = Tree(git_dir=a.git_dir, commit=a.commit, source_dir=a.source_dir)
     try:
         commit = tree.full_commit() if a.git_dir else a.commit
-        rows = collect(tree)
+        providers = extra_providers(tree)
+        rows = collect(tree, providers)
     except (Error, SyntaxError, subprocess.CalledProcessError) as e:
         print("megatron_args: %s" % e, file=sys.stderr)
         return 1
@@ -543,6 +584,9 @@ def main(argv):
                    "--commit %s -o FILE" % (commit[:12] if commit else "COMMIT"))
     else:
         out.append("#   python3 tools/megatron_args.py --source-dir TREE -o FILE")
+    for pmod, func in providers:
+        out.append("# Also: %s, every argument reachable from %s() (%s's extra_args_provider)"
+                   % (pmod.path, func.name, SCRIPT))
     out.append("# nargs: 0 = a switch (takes no value), 1 = one value, else argparse's.")
     out.append("# name\tdest\taction\tnargs\tchoices")
     out += ["\t".join(r) for r in rows]

@@ -566,7 +566,8 @@ typedef enum tp_fp8_recipe {
 #define TP_RC_MOE 8u             /* "moe": the whole MoE MLP, dispatch included */
 #define TP_RC_MOE_ACT 16u        /* "moe_act": the experts' activation function */
 #define TP_RC_SHARED_EXPERTS 32u /* "shared_experts": the shared experts */
-#define TP_RC_ALL 63u
+#define TP_RC_MLA_UP_PROJ 64u    /* "mla_up_proj": MLA's up-projection and RoPE outputs */
+#define TP_RC_ALL 127u
 
 /** Convention switches and calibrated memory overheads (one place). */
 typedef struct tp_options {

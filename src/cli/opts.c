@@ -220,7 +220,8 @@ static const cli_flag help_rows[] = {
      "needs --precision fp8 and ZeRO >= 1)", .group = G_MEM},
     {"--recompute-modules", "LIST", NULL, "core_attn",
      "what selective recompute re-runs, Megatron-Core's names, comma-"
-     "separated: core_attn, layernorm, mlp, moe, moe_act, shared_experts", .group = G_MEM},
+     "separated: core_attn, layernorm, mlp, moe, moe_act, shared_experts, mla_up_proj",
+     .group = G_MEM},
     {"--offload-optimizer", "X", "fraction", "0 (none)",
      "share of the optimizer state kept and updated on the host CPU "
      "(ZeRO-Offload; Megatron --optimizer-offload-fraction); needs ZeRO >= 1", .group = G_MEM},

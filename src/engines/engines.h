@@ -3,7 +3,8 @@
  * engines.h: the engine layer's inside. One module per training engine,
  * each holding everything trainplan knows of that engine's language:
  *
- *   megatron.c    Megatron-LM: export; megatron_import.c: --from-megatron
+ *   megatron.c    Megatron-LM: export; megatron_import.c, megatron_model.c,
+ *                 megatron_train.c (megatron_import.h): --from-megatron
  *   deepspeed.c   DeepSpeed: import (--from-deepspeed) and export
  *   torchtitan.c  torchtitan: export, Python (current) and job TOML (older);
  *                 titan_import.c: --from-torchtitan

@@ -2,9 +2,10 @@
 /*
  * megatron.c: Megatron-LM, written: a plan as pretrain_gpt.py arguments
  * (tp_io_export with TP_EXPORT_MEGATRON, export.h). The engine is one
- * module in two files, this one and megatron_import.c (--from-megatron),
- * split only to keep each under 1,500 lines: a change to Megatron-LM is a
- * change to these two files and their data.
+ * module in four files, this one and the --from-megatron import
+ * (megatron_import.c, megatron_model.c, megatron_train.c, sharing
+ * megatron_import.h), split only to keep each under 1,500 lines: a change
+ * to Megatron-LM is a change to these files and their data.
  *
  * Version spoken. The argument names and how many values each takes are
  * data, not code: data/engines/megatron-args-d98e8a64.tsv (NVIDIA/Megatron-LM

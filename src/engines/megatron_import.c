@@ -2,9 +2,12 @@
 /*
  * megatron_import.c: Megatron-LM, read: a pretrain_gpt.py launch read as
  * trainplan settings (--from-megatron, tp_io_import_megatron in import.h).
- * The engine is one module in two files, this one and megatron.c (the
- * export), split only to keep each under 1,500 lines: a change to
- * Megatron-LM is a change to these two files and their data.
+ * The engine is one module in four files, split only for length: megatron.c
+ * (the export), this one (the argument table, pass 1 and the entry points),
+ * megatron_model.c (the model's architecture) and megatron_train.c (layout,
+ * batch, ZeRO, recompute, precision, optimizer, offload), with their shared
+ * types in megatron_import.h. A change to Megatron-LM is a change to these
+ * files and their data.
  *
  * Version spoken. The argument names and how many values each takes are
  * data, not code: data/engines/megatron-args-d98e8a64.tsv (NVIDIA/Megatron-LM
@@ -13,7 +16,7 @@
  * tools/megatron_args.py from megatron/training/arguments.py and compiled
  * into the table of megatron_args.h at build time; a launch for either
  * version is read. data/engines/megatron-classes.tsv is trainplan's
- * decision for every name. The choices and defaults relied on below were
+ * decision for every name. The choices and defaults relied on here were
  * read in arguments.py @ 000c4ac2, the vocabulary padding in
  * megatron/training/tokenizer/tokenizer.py (_vocab_size_with_padding);
  * docs/export.md, "Sources of the engine facts", lists each fact with its
@@ -24,8 +27,8 @@
  * an unexpanded `$VAR` are remembered and rejected only where the value
  * matters. An optional launcher before the script (`torchrun ... x.py`)
  * gives the GPU count. Each `--flag` is then looked up (binary search) in
- * the argument table; its class decides: mapped (the read_* and emit_* steps
- * below say what it means), rejected (changes memory or time in a way
+ * the argument table; its class decides: mapped (the mg_read_* and mg_emit_*
+ * steps of megatron_model.c and megatron_train.c say what it means), rejected (changes memory or time in a way
  * trainplan does not model, with the reason: fine-grained activation offloading,
  * Muon, multimodal or relative positions, 16-bit master weights, ...),
  * approximated (noted) or ignored. As in
@@ -57,117 +60,11 @@
 #include "io_internal.h"
 #include "launch.h"
 #include "megatron_args.h"
-#include "recompute_modules.h"
+#include "megatron_import.h"
 
 /* ------------------------------------------------------------------ */
 /* Megatron-LM: the argument tables                                     */
 /* ------------------------------------------------------------------ */
-
-enum mid {
-    M_NUM_LAYERS,
-    M_HIDDEN,
-    M_FFN,
-    M_HEADS,
-    M_GQA,
-    M_QUERY_GROUPS,
-    M_KV_CHANNELS,
-    M_SEQ,
-    M_MAX_POS,
-    M_POS_TYPE,
-    M_ROTARY,
-    M_NORM,
-    M_SWIGLU,
-    M_UNTIE,
-    M_NO_BIAS,
-    M_QKV_BIAS,
-    M_VOCAB,
-    M_PADDED_VOCAB,
-    M_MAKE_DIV,
-    M_EXPERTS,
-    M_TOPK,
-    M_MOE_FFN,
-    M_SHARED,
-    M_MOE_FREQ,
-    M_ATT_DROP,
-    M_HID_DROP,
-    M_ATT_BACKEND,
-    M_USE_FLASH,
-    M_TP,
-    M_PP,
-    M_CP,
-    M_EP,
-    M_ETP,
-    M_SP,
-    M_VPP_LAYERS,
-    M_VPP_STAGES,
-    M_FIRST,
-    M_LAST,
-    M_DISTOPT,
-    M_MFSDP,
-    M_DP_SHARD,
-    M_FSDP2,
-    M_FSDP2_NORESHARD,
-    M_DISTOPT_INST,
-    M_MB,
-    M_GB,
-    M_RECOMP_ACT,
-    M_RECOMP_GRAN,
-    M_RECOMP_METHOD,
-    M_RECOMP_NUM,
-    M_RECOMP_MODULES,
-    M_BF16,
-    M_FP16,
-    M_FP8,
-    M_GRAD_BF16,
-    M_ACC_FP32,
-    M_OPTIMIZER,
-    M_SGD_MOM,
-    M_PREC_AWARE,
-    M_EXP_AVG,
-    M_EXP_AVG_SQ,
-    M_MAIN_GRADS,
-    M_MAIN_PARAMS,
-    M_CPU_OFFLOAD,
-    M_FP8_GATHER,
-    M_MOE_RECOMP,
-    M_OPT_OFFLOAD,
-    M_OPT_OFFLOAD_FRAC,
-    M_MTP,
-    M_HYBRID,
-    M_ROPE_BASE,
-    M_ROPE_SCALING,
-    M_ROPE_FACTOR,
-    M_NORM_EPS,
-    /* issue 16 architecture arguments (read_arch) */
-    M_MLA,
-    M_Q_LORA,
-    M_KV_LORA,
-    M_QK_HEAD,
-    M_QK_POS,
-    M_V_HEAD,
-    M_QK_LN,
-    M_WINDOW,
-    M_WINDOW_SKIP,
-    M_SQRELU,
-    M_EXPERT_BIAS,
-    M_CAPACITY,
-    M_SOFTMAX,
-    /* hybrid models (read_hybrid; src/lib/hybrid.c) */
-    M_HYB_LAYER,
-    M_HYB_OVERRIDE,
-    M_IS_HYBRID,
-    M_MAMBA_HEAD_DIM,
-    M_MAMBA_GROUPS,
-    M_MAMBA_HEADS,
-    M_MAMBA_STATE,
-    M_SPEC,
-    /* issue 16 training features: recipes */
-    M_FP8_RECIPE,
-    M_FP4,
-    M_FP4_RECIPE,
-    M_FP4_GATHER,
-    M_COUNT
-};
 
 typedef struct marg_map {
     const char *name;
@@ -204,6 +101,12 @@ static const marg_map map_args[] = {
     {"--fp8-format", M_FP8},
     {"--fp8-param-gather", M_FP8_GATHER},
     {"--fp8-recipe", M_FP8_RECIPE},
+    {"--enable-gpt-oss", M_GPT_OSS},
+    {"--export-force-local-attention", M_LOCAL_ATTN},
+    {"--megatron-fsdp-grad-comm-dtype", M_MFSDP_COMM},
+    {"--megatron-fsdp-main-grads-dtype", M_MFSDP_GRADS},
+    {"--modelopt-enabled", M_MODELOPT},
+    {"--quick-geglu", M_QUICK_GEGLU},
     {"--global-batch-size", M_GB},
     {"--grad-reduce-in-bf16", M_GRAD_BF16},
     {"--group-query-attention", M_GQA},
@@ -304,19 +207,8 @@ const char *tp_io_import_megatron_known(size_t i)
     return i < tp_io_import_megatron_known_count() ? tp_io_margs[i].name : NULL;
 }
 
-#define MAXV 16 /* values of one mapped argument (--recompute-modules takes several) */
-
-typedef struct slot {
-    bool set;
-    const char *name;     /* as written: "--num-layers" or an alias */
-    const word *flag;     /* the word of the flag */
-    const char *v[MAXV];  /* values */
-    const word *vw[MAXV]; /* their words (the flag's word for --flag=value) */
-    int nv;
-} slot;
-
 /* The next flag comes from this argument (when the file gave it). */
-static void from_slot(tp_import *im, const slot *s)
+void mg_from_slot(tp_import *im, const slot *s)
 {
     if (s->set && s->flag)
         from(im, s->name, s->flag->line, s->flag->col);
@@ -339,23 +231,23 @@ static const char *suggest(const char *name)
 
 /* ---- values ---- */
 
-static const word *val_word(const slot *s, int i)
+const word *mg_val_word(const slot *s, int i)
 {
     return (i < s->nv && s->vw[i]) ? s->vw[i] : s->flag;
 }
 
-static tp_status one_value(const slot *s, const char **out, tp_error *err)
+tp_status mg_one_value(const slot *s, const char **out, tp_error *err)
 {
     if (s->nv == 0)
         return word_at(err, s->flag,
                        tp_error_set(err, TP_ERR_CONFIG, s->name, "\"%s\" needs a value", s->name));
     if (s->nv > 1)
-        return word_at(err, val_word(s, 1),
+        return word_at(err, mg_val_word(s, 1),
                        tp_error_set(err, TP_ERR_CONFIG, s->name,
                                     "\"%s\" takes one value (got \"%s\" and \"%s\")", s->name,
                                     s->v[0], s->v[1]));
     if (s->vw[0] && s->vw[0]->var)
-        return word_at(err, val_word(s, 0),
+        return word_at(err, mg_val_word(s, 0),
                        tp_error_set(err, TP_ERR_CONFIG, s->name,
                                     "\"%s\" has the unexpanded shell value \"%s\"; expand the "
                                     "variables before importing",
@@ -365,38 +257,38 @@ static tp_status one_value(const slot *s, const char **out, tp_error *err)
 }
 
 /* A number parser's error located at the slot's value word, path = the argument. */
-static tp_status value_error(const slot *s, tp_status st, tp_error *err)
+tp_status mg_value_error(const slot *s, tp_status st, tp_error *err)
 {
     if (st == TP_OK)
         return st;
     if (err)
         snprintf(err->path, sizeof err->path, "%s", s->name);
-    return word_at(err, val_word(s, 0), st);
+    return word_at(err, mg_val_word(s, 0), st);
 }
 
-static tp_status val_i64(const slot *s, int64_t min, int64_t max, int64_t *out, tp_error *err)
+tp_status mg_val_i64(const slot *s, int64_t min, int64_t max, int64_t *out, tp_error *err)
 {
     const char *v;
-    tp_status st = one_value(s, &v, err);
+    tp_status st = mg_one_value(s, &v, err);
     if (st != TP_OK)
         return st;
-    return value_error(s, tp_io_parse_i64(s->name, v, min, max, out, err), err);
+    return mg_value_error(s, tp_io_parse_i64(s->name, v, min, max, out, err), err);
 }
 
-static tp_status val_f64(const slot *s, double min, double max, double *out, tp_error *err)
+tp_status mg_val_f64(const slot *s, double min, double max, double *out, tp_error *err)
 {
     const char *v;
-    tp_status st = one_value(s, &v, err);
+    tp_status st = mg_one_value(s, &v, err);
     if (st != TP_OK)
         return st;
-    return value_error(s, tp_io_parse_f64(s->name, v, min, max, out, err), err);
+    return mg_value_error(s, tp_io_parse_f64(s->name, v, min, max, out, err), err);
 }
 
 /* Index of the value in choices (NULL-terminated), or an error listing them. */
-static tp_status val_choice(const slot *s, const char *const *choices, int *out, tp_error *err)
+tp_status mg_val_choice(const slot *s, const char *const *choices, int *out, tp_error *err)
 {
     const char *v;
-    tp_status st = one_value(s, &v, err);
+    tp_status st = mg_one_value(s, &v, err);
     if (st != TP_OK)
         return st;
     char list[256] = "";
@@ -408,12 +300,12 @@ static tp_status val_choice(const slot *s, const char *const *choices, int *out,
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
     }
-    return word_at(err, val_word(s, 0),
+    return word_at(err, mg_val_word(s, 0),
                    tp_error_set(err, TP_ERR_CONFIG, s->name,
                                 "\"%s\" must be one of %s (got \"%s\")", s->name, list, v));
 }
 
-static tp_status not_modelled(const slot *s, const char *what, tp_error *err)
+tp_status mg_not_modelled(const slot *s, const char *what, tp_error *err)
 {
     tp_error_set(err, TP_ERR_CONFIG, s->name,
                  "%s, which changes memory or time in a way trainplan does not model", what);
@@ -450,83 +342,20 @@ static tp_status check_on_sight(const slot *s, enum mid id, tp_error *err)
         if (u->id != id)
             continue;
         int64_t n = 0;
-        st = val_i64(s, u->lo, u->hi, &n, err);
+        st = mg_val_i64(s, u->lo, u->hi, &n, err);
         if (st != TP_OK || n == u->neutral)
             return st;
         snprintf(what, sizeof what, "\"%s %" PRId64 "\" %s", s->name, n, u->does);
-        return not_modelled(s, what, err);
+        return mg_not_modelled(s, what, err);
     }
     if (id == M_HYBRID) {
         double x = 0.0;
-        st = val_f64(s, 0.0, 1.0, &x, err);
+        st = mg_val_f64(s, 0.0, 1.0, &x, err);
         if (st != TP_OK || !(x > 0.0))
             return st;
         snprintf(what, sizeof what, "\"%s %g\" builds a hybrid Mamba model", s->name, x);
-        return not_modelled(s, what, err);
+        return mg_not_modelled(s, what, err);
     }
-    return TP_OK;
-}
-
-/* ---- the MoE layer pattern (--moe-layer-freq) ---- */
-
-/* --moe-layer-freq as trainplan's (first dense layers, every k-th after). */
-static tp_status moe_freq(const slot *s, int64_t L, int64_t *first_dense, int64_t *freq,
-                          tp_error *err)
-{
-    const char *v;
-    tp_status st = one_value(s, &v, err);
-    if (st != TP_OK)
-        return st;
-    if (v[0] >= '0' && v[0] <= '9' && strspn(v, "0123456789") == strlen(v)) {
-        int64_t n;
-        st = val_i64(s, 1, TP_MAX_LAYERS, &n, err);
-        if (st != TP_OK)
-            return st;
-        *first_dense = 0; /* Megatron: layer i is MoE when i % n == 0 */
-        *freq = n;
-        return TP_OK;
-    }
-    int *layers;
-    size_t n;
-    bool parsed = launch_int_list(v, &layers, &n);
-    if (!parsed || (int64_t)n != L) {
-        free(layers);
-        if (!parsed)
-            return word_at(err, val_word(s, 0),
-                           tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                        "\"%s\" value \"%s\" is not an integer or a list "
-                                        "expression such as ([0]*3+[1]*29)",
-                                        s->name, v));
-        return word_at(err, val_word(s, 0),
-                       tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                    "\"%s\" lists %zu layers but the model has %" PRId64, s->name,
-                                    n, L));
-    }
-    int64_t d = -1, k = 0;
-    for (int64_t i = 0; i < L; i++) {
-        if (layers[i] != 0 && d < 0) {
-            d = i;
-        } else if (layers[i] != 0 && k == 0) {
-            k = i - d;
-        }
-    }
-    bool ok = d >= 0;
-    if (ok && k == 0)
-        k = L - d; /* a single MoE layer */
-    for (int64_t i = 0; ok && i < L; i++) {
-        bool moe = i >= d && (i - d) % k == 0;
-        if (moe != (layers[i] != 0))
-            ok = false;
-    }
-    free(layers);
-    if (!ok)
-        return word_at(err, val_word(s, 0),
-                       tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                    "\"%s\" pattern \"%s\" is not \"N dense layers, then every "
-                                    "k-th layer MoE\", the only layer patterns trainplan models",
-                                    s->name, v));
-    *first_dense = d;
-    *freq = k;
     return TP_OK;
 }
 
@@ -628,7 +457,7 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
                 s->v[s->nv] = ws->w[k].s;
                 s->vw[s->nv++] = &ws->w[k];
             }
-            tp_status st = check_values(ma, w, s->nv, s->v[0], val_word(s, 0), err);
+            tp_status st = check_values(ma, w, s->nv, s->v[0], mg_val_word(s, 0), err);
             if (st == TP_OK)
                 st = check_on_sight(s, mp->id, err);
             if (st != TP_OK)
@@ -644,7 +473,7 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
                 char what[200];
                 snprintf(what, sizeof what, "\"%s\" %s", ma->name, ma->why);
                 slot s = {.set = true, .name = ma->name, .flag = w};
-                return not_modelled(&s, what, err);
+                return mg_not_modelled(&s, what, err);
             } else if (ma && ma->cls != TP_IO_MARG_MAPPED) {
                 tp_status st = check_values(ma, w, nv, v0, vw0, err);
                 if (st != TP_OK)
@@ -653,6 +482,8 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
                     list_add(im->approximated, sizeof im->approximated, ma->name);
                 else
                     list_add(im->ignored, sizeof im->ignored, ma->name);
+                if (strcmp(ma->name, "--load") == 0) /* mg_modelopt asks */
+                    slots[M_LOAD] = (slot){.set = true, .name = ma->name, .flag = w};
             } else {
                 char nm[128];
                 snprintf(nm, sizeof nm, "%.*s", (int)strcspn(w->s, "="), w->s);
@@ -689,886 +520,42 @@ static tp_status scan_args(const words *ws, size_t start, slot *slots, tp_import
     return TP_OK;
 }
 
-static tp_status missing(const char *name, tp_error *err)
+tp_status mg_missing(const char *name, tp_error *err)
 {
     return tp_error_set(err, TP_ERR_CONFIG, name, "the arguments do not set \"%s\"", name);
 }
 
+tp_status mg_modelopt(const slot *sl, const slot *s, tp_import *im, bool *on, tp_error *err)
+{
+    *on = sl[M_MODELOPT].set;
+    if (*on || !s->set)
+        return TP_OK;
+    if (sl[M_LOAD].set)
+        return word_at(err, s->flag,
+                       tp_error_set(err, TP_ERR_CONFIG, s->name,
+                                    "\"%s\" takes effect only when ModelOpt builds the model, "
+                                    "which a ModelOpt checkpoint in \"--load\" turns on: trainplan "
+                                    "cannot tell from the arguments; add \"--modelopt-enabled\" if "
+                                    "the checkpoint has ModelOpt state, or remove \"%s\"",
+                                    s->name, s->name));
+    char note[200];
+    snprintf(note, sizeof note,
+             "%s: without ModelOpt (--modelopt-enabled, or a ModelOpt checkpoint in --load) "
+             "Megatron-LM builds the model without it: changes nothing",
+             s->name);
+    assume(im, note);
+    return TP_OK;
+}
+
 /* Integer slot with a default. */
-static tp_status opt_i64(const slot *s, int64_t def, int64_t min, int64_t max, int64_t *out,
-                         tp_error *err)
+tp_status mg_opt_i64(const slot *s, int64_t def, int64_t min, int64_t max, int64_t *out,
+                     tp_error *err)
 {
     if (!s->set) {
         *out = def;
         return TP_OK;
     }
-    return val_i64(s, min, max, out, err);
-}
-
-/* Pass 2 reads the slots into the model (im->model) and the equivalent
- * trainplan flags, in steps by group of arguments. The steps run in a
- * fixed order (interpret), which is also the order of the flags pushed and
- * of the errors found; what a later step needs from an earlier one is
- * carried in mread. */
-typedef struct mread {
-    bool swiglu;            /* --swiglu */
-    int64_t seq;            /* --seq-length */
-    int64_t tp, pp, cp, ep; /* the parallel sizes, 1 when not given */
-    int64_t etp;            /* expert TP, TP when not given */
-    int64_t pad;            /* vocabulary padding multiple (div x TP), 0 when none is needed */
-    const char *grad;       /* gradient dtype, "fp32" or "bf16" */
-} mread;
-
-/* Layers, hidden size, heads, FFN width, head width, KV groups, norm,
- * embeddings tying and biases. */
-static tp_status read_shape(const slot *sl, tp_import *im, mread *x, tp_error *err)
-{
-    tp_model *m = &im->model;
-    bool pattern = sl[M_HYB_LAYER].set || sl[M_HYB_OVERRIDE].set; /* gives the layers */
-    if (!sl[M_NUM_LAYERS].set && !pattern)
-        return missing("--num-layers", err);
-    if (!sl[M_HIDDEN].set)
-        return missing("--hidden-size", err);
-    if (!sl[M_HEADS].set)
-        return missing("--num-attention-heads", err);
-    if (sl[M_NUM_LAYERS].set)
-        TP_TRY(val_i64(&sl[M_NUM_LAYERS], 1, TP_MAX_LAYERS, &m->num_layers, err));
-    TP_TRY(val_i64(&sl[M_HIDDEN], 1, TP_MAX_DIM, &m->hidden, err));
-    TP_TRY(val_i64(&sl[M_HEADS], 1, TP_MAX_DIM, &m->num_heads, err));
-    int64_t h = m->hidden, a = m->num_heads;
-    bool swiglu = sl[M_SWIGLU].set;
-    x->swiglu = swiglu;
-    m->mlp = swiglu ? TP_MLP_SWIGLU : TP_MLP_GELU;
-    /* Megatron's default: 4h, or int((4h * 2/3) / 64) * 64 with SwiGLU */
-    TP_TRY(opt_i64(&sl[M_FFN], swiglu ? (8 * h / 192) * 64 : 4 * h, 1, TP_MAX_FFN, &m->ffn_hidden,
-                   err));
-    if (m->ffn_hidden < 1)
-        return missing("--ffn-hidden-size", err);
-    if (sl[M_KV_CHANNELS].set) {
-        TP_TRY(val_i64(&sl[M_KV_CHANNELS], 1, TP_MAX_DIM, &m->head_dim, err));
-    } else {
-        if (h % a != 0)
-            return word_at(err, sl[M_HIDDEN].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--hidden-size",
-                                        "\"--hidden-size\" %" PRId64
-                                        " is not a multiple of \"--num-attention-heads\" %" PRId64
-                                        " and \"--kv-channels\" is not set",
-                                        h, a));
-        m->head_dim = h / a;
-    }
-    m->num_kv_heads = a;
-    if (sl[M_GQA].set)
-        TP_TRY(opt_i64(&sl[M_QUERY_GROUPS], 1, 1, TP_MAX_DIM, &m->num_kv_heads, err));
-    m->norm = TP_NORM_LAYERNORM;
-    if (sl[M_NORM].set) {
-        static const char *const norms[] = {"LayerNorm", "RMSNorm", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_NORM], norms, &k, err));
-        m->norm = k == 1 ? TP_NORM_RMSNORM : TP_NORM_LAYERNORM;
-    }
-    m->tie_embeddings = !sl[M_UNTIE].set;
-    m->linear_bias = !sl[M_NO_BIAS].set;
-    m->qkv_bias = sl[M_QKV_BIAS].set && !m->linear_bias;
-    m->norm_eps = 1e-5; /* Megatron's --norm-epsilon default */
-    if (sl[M_NORM_EPS].set)
-        TP_TRY(val_f64(&sl[M_NORM_EPS], 1e-30, 0.1, &m->norm_eps, err));
-    return TP_OK;
-}
-
-/* The rotary base and Llama 3's frequency scaling, as Megatron builds them:
- * --rotary-base (an integer, default 10000), --use-rope-scaling with
- * --rope-scaling-factor (default 8) and the fixed low/high frequency
- * factors 1 and 4 and original context 8192 of RotaryEmbedding._apply_scaling. */
-static tp_status read_rope(const slot *sl, tp_model *m, tp_error *err)
-{
-    if (m->pos != TP_POS_ROTARY)
-        return TP_OK;
-    int64_t base = 10000;
-    TP_TRY(opt_i64(&sl[M_ROPE_BASE], 10000, 1, INT64_C(1000000000000), &base, err));
-    m->rope_theta = (double)base;
-    if (sl[M_ROPE_SCALING].set) {
-        m->rope_scaling = TP_ROPE_SCALING_LLAMA3;
-        m->rope_factor = 8.0;
-        if (sl[M_ROPE_FACTOR].set)
-            TP_TRY(val_f64(&sl[M_ROPE_FACTOR], 1e-6, 1e6, &m->rope_factor, err));
-        m->rope_low_freq_factor = 1.0;
-        m->rope_high_freq_factor = 4.0;
-        m->rope_original_max = 8192;
-    }
-    return TP_OK;
-}
-
-/* The sequence length and the position embeddings. */
-static tp_status read_positions(const slot *sl, tp_import *im, mread *x, tp_error *err)
-{
-    tp_model *m = &im->model;
-    if (!sl[M_SEQ].set)
-        return missing("--seq-length", err);
-    TP_TRY(val_i64(&sl[M_SEQ], 1, TP_MAX_SEQ, &x->seq, err));
-    int64_t max_pos = x->seq;
-    if (sl[M_MAX_POS].set)
-        TP_TRY(val_i64(&sl[M_MAX_POS], 1, TP_MAX_SEQ, &max_pos, err));
-    else
-        assume(im, "--max-position-embeddings not set: taken as --seq-length");
-    int pos = 0; /* Megatron's default: learned_absolute */
-    if (sl[M_POS_TYPE].set) {
-        static const char *const types[] = {"learned_absolute", "rope", "none", "mrope",
-                                            "relative",         NULL};
-        TP_TRY(val_choice(&sl[M_POS_TYPE], types, &pos, err));
-        if (pos >= 3) {
-            char what[120];
-            snprintf(what, sizeof what,
-                     "\"--position-embedding-type %s\" uses %s position "
-                     "embeddings",
-                     types[pos], pos == 3 ? "multimodal rotary" : "relative");
-            return not_modelled(&sl[M_POS_TYPE], what, err);
-        }
-    }
-    if (sl[M_ROTARY].set)
-        pos = 1;
-    if (pos == 2)
-        assume(im, "--position-embedding-type none: counted like rotary positions (no "
-                   "parameters)");
-    m->pos = pos == 0 ? TP_POS_LEARNED : TP_POS_ROTARY;
-    m->max_positions = m->pos == TP_POS_LEARNED ? max_pos : 0;
-    return pos == 2 ? TP_OK : read_rope(sl, m, err);
-}
-
-/* TP, PP, CP, EP and expert TP (read before the vocabulary, whose padding
- * needs TP). Expert TP defaults to TP, as in Megatron (MoE parallel
- * folding when it differs). */
-static tp_status read_parallel_sizes(const slot *sl, mread *x, tp_error *err)
-{
-    TP_TRY(opt_i64(&sl[M_TP], 1, 1, TP_MAX_GPUS, &x->tp, err));
-    TP_TRY(opt_i64(&sl[M_PP], 1, 1, TP_MAX_GPUS, &x->pp, err));
-    TP_TRY(opt_i64(&sl[M_CP], 1, 1, TP_MAX_GPUS, &x->cp, err));
-    TP_TRY(opt_i64(&sl[M_EP], 1, 1, TP_MAX_GPUS, &x->ep, err));
-    return opt_i64(&sl[M_ETP], x->tp, 1, TP_MAX_GPUS, &x->etp, err);
-}
-
-/* The vocabulary, and the padding Megatron adds to it. */
-static tp_status read_vocab(const slot *sl, tp_import *im, mread *x, tp_error *err)
-{
-    tp_model *m = &im->model;
-    x->pad = 0;
-    if (sl[M_PADDED_VOCAB].set) {
-        TP_TRY(val_i64(&sl[M_PADDED_VOCAB], 1, TP_MAX_VOCAB, &m->vocab, err));
-        im->has_vocab = true;
-        assume(im, "--padded-vocab-size: used as the vocabulary, without further padding");
-        return TP_OK;
-    }
-    int64_t div;
-    TP_TRY(opt_i64(&sl[M_MAKE_DIV], 128, 1, TP_MAX_VOCAB, &div, err));
-    /* Megatron pads to a multiple of make_vocab_size_divisible_by x TP
-     * (_vocab_size_with_padding), whether the vocabulary is an argument or
-     * comes from the tokenizer (then from --vocab); when a known vocabulary
-     * is already a multiple, no padding flag is needed. */
-    int64_t multiple = div * x->tp;
-    if (sl[M_VOCAB].set) {
-        TP_TRY(val_i64(&sl[M_VOCAB], 1, TP_MAX_VOCAB, &m->vocab, err));
-        im->has_vocab = true;
-        if (multiple > 1 && m->vocab % multiple != 0)
-            x->pad = multiple;
-    } else if (multiple > 1) {
-        x->pad = multiple;
-    }
-    return TP_OK;
-}
-
-/* Experts: count, top-k, widths, shared experts and the MoE layer pattern. */
-static tp_status read_experts(const slot *sl, tp_import *im, tp_error *err)
-{
-    tp_model *m = &im->model;
-    if (sl[M_EXPERTS].set)
-        TP_TRY(val_i64(&sl[M_EXPERTS], 0, TP_MAX_EXPERTS, &m->num_experts, err));
-    if (m->num_experts > 0) {
-        TP_TRY(opt_i64(&sl[M_TOPK], 2, 1, TP_MAX_EXPERTS, &m->topk, err));
-        TP_TRY(opt_i64(&sl[M_MOE_FFN], m->ffn_hidden, 1, TP_MAX_FFN, &m->moe_ffn_hidden, err));
-        int64_t shared = 0;
-        TP_TRY(opt_i64(&sl[M_SHARED], 0, 0, TP_MAX_FFN, &shared, err));
-        m->num_shared_experts = shared > 0 ? 1 : 0;
-        m->shared_ffn_hidden = shared;
-        m->moe_layer_freq = 1;
-        if (sl[M_MOE_FREQ].set)
-            TP_TRY(moe_freq(&sl[M_MOE_FREQ], m->num_layers, &m->moe_first_dense, &m->moe_layer_freq,
-                            err));
-    }
-    return TP_OK;
-}
-
-/* "--window-size L,R" (Megatron's tuple, optionally in parentheses): the
- * left context L; a causal model has R = 0. Keys per query: L + 1. */
-static tp_status window_size(const slot *s, int64_t *out, tp_error *err)
-{
-    const char *v;
-    TP_TRY(one_value(s, &v, err));
-    char buf[64];
-    size_t n = strlen(v);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) /* drop parentheses, brackets and blanks */
-        if (!strchr("()[] ", v[i]))
-            buf[k++] = v[i];
-    buf[k] = '\0';
-    char *comma = strchr(buf, ',');
-    int64_t left = 0, right = 0;
-    if (!comma)
-        return value_error(s,
-                           tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                        "\"%s\" must be \"LEFT,RIGHT\" (got \"%s\")", s->name, v),
-                           err);
-    *comma = '\0';
-    TP_TRY(value_error(s, tp_io_parse_i64(s->name, buf, -1, TP_MAX_SEQ, &left, err), err));
-    TP_TRY(value_error(s, tp_io_parse_i64(s->name, comma + 1, -1, TP_MAX_SEQ, &right, err), err));
-    if (right != 0 && right != -1)
-        return value_error(s,
-                           tp_error_set(err, TP_ERR_CONFIG, s->name,
-                                        "\"%s\" %s looks ahead %" PRId64
-                                        " tokens; a causal window has RIGHT 0",
-                                        s->name, v, right),
-                           err);
-    *out = left < 0 ? 0 : left + 1; /* -1: no window */
-    return TP_OK;
-}
-
-/*
- * Hybrid models (Megatron-Core's pretrain_hybrid.py / pretrain_mamba.py;
- * src/lib/hybrid.c): --hybrid-layer-pattern (or the deprecated
- * --hybrid-override-pattern) of 'M' Mamba-2, '*' attention, '-' MLP and
- * 'E' MoE layers; the layer count is the pattern's, as arguments.py
- * derives it (a different --num-layers is noted and overridden). The
- * Mamba-2 shape: TransformerConfig's defaults (transformer_config.py at
- * d98e8a64) mamba_state_dim 128, mamba_head_dim 64, mamba_num_groups 8,
- * mamba_num_heads 2h / head dim (MambaMixer: expand 2, d_conv 4, conv
- * bias, no projection biases). --spec is read only as the hybrid or Mamba
- * stack spec. Refused: a pattern's '|' pipeline and '/' MTP separators,
- * 'G', 'D' and '+' layers, --is-hybrid-model without a pattern (the layers
- * would come from --hybrid-attention-ratio and --hybrid-mlp-ratio).
- */
-static tp_status read_hybrid(const slot *sl, tp_import *im, tp_error *err)
-{
-    tp_model *m = &im->model;
-    const slot *ps = sl[M_HYB_LAYER].set ? &sl[M_HYB_LAYER] : &sl[M_HYB_OVERRIDE];
-    if (sl[M_SPEC].set) {
-        char spec[256] = "";
-        for (int i = 0; i < sl[M_SPEC].nv; i++)
-            snprintf(spec + strlen(spec), sizeof spec - strlen(spec), "%s%s", i ? " " : "",
-                     sl[M_SPEC].v[i]);
-        bool stack = strcmp(spec, "megatron.core.models.hybrid.hybrid_layer_specs "
-                                  "hybrid_stack_spec") == 0 ||
-                     strcmp(spec, "megatron.core.models.mamba.mamba_layer_specs "
-                                  "mamba_stack_spec") == 0;
-        if (!stack || !ps->set)
-            return not_modelled(&sl[M_SPEC],
-                                "\"--spec\" builds the layers from a custom module spec", err);
-    }
-    if (!ps->set) {
-        if (sl[M_IS_HYBRID].set)
-            return word_at(err, sl[M_IS_HYBRID].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--is-hybrid-model",
-                                        "\"--is-hybrid-model\" without \"--hybrid-layer-pattern\": "
-                                        "the layers would come from --hybrid-attention-ratio and "
-                                        "--hybrid-mlp-ratio, which trainplan does not read"));
-        return TP_OK;
-    }
-    if (sl[M_HYB_LAYER].set && sl[M_HYB_OVERRIDE].set)
-        return word_at(err, sl[M_HYB_OVERRIDE].flag,
-                       tp_error_set(err, TP_ERR_CONFIG, "--hybrid-override-pattern",
-                                    "\"--hybrid-override-pattern\" and \"--hybrid-layer-pattern\" "
-                                    "are both given (Megatron-LM refuses it)"));
-    const char *p;
-    TP_TRY(one_value(ps, &p, err));
-    size_t n = strlen(p);
-    for (size_t i = 0; i < n; i++)
-        if (!strchr("M*-E", p[i]))
-            return word_at(err, ps->vw[0],
-                           tp_error_set(err, TP_ERR_CONFIG, ps->name,
-                                        "\"%s\" character %zu '%c': only 'M' Mamba-2, '*' "
-                                        "attention, '-' MLP and 'E' MoE layers are read (no '|' "
-                                        "pipeline or '/' MTP separators, no 'G', 'D' or '+' "
-                                        "layers)",
-                                        ps->name, i + 1, p[i] > 32 && p[i] < 127 ? p[i] : '?'));
-    if (n < 1 || n >= TP_PATTERN_MAX)
-        return word_at(err, ps->vw[0],
-                       tp_error_set(err, TP_ERR_CONFIG, ps->name,
-                                    "\"%s\" must have 1 to %d layers, got %zu", ps->name,
-                                    TP_PATTERN_MAX - 1, n));
-    if (sl[M_NUM_LAYERS].set && m->num_layers != (int64_t)n) {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "--num-layers %lld: Megatron-LM uses the pattern's %zu layers instead",
-                 (long long)m->num_layers, n);
-        assume(im, msg);
-    }
-    m->num_layers = (int64_t)n;
-    memcpy(m->layer_pattern, p, n + 1);
-    if (strchr(p, 'M')) {
-        TP_TRY(opt_i64(&sl[M_MAMBA_STATE], 128, 1, TP_MAX_DIM, &m->mamba_state, err));
-        TP_TRY(opt_i64(&sl[M_MAMBA_HEAD_DIM], 64, 1, TP_MAX_DIM, &m->mamba_head_dim, err));
-        TP_TRY(opt_i64(&sl[M_MAMBA_GROUPS], 8, 1, TP_MAX_DIM, &m->mamba_groups, err));
-        int64_t inner = 2 * m->hidden; /* MambaMixer: d_inner = expand * h, expand 2 */
-        if (!sl[M_MAMBA_HEADS].set && inner % m->mamba_head_dim != 0)
-            return word_at(err, sl[M_MAMBA_HEAD_DIM].set ? sl[M_MAMBA_HEAD_DIM].flag : ps->flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--mamba-head-dim",
-                                        "2 x \"--hidden-size\" (%lld) is not a multiple of the "
-                                        "Mamba head dim %lld (Megatron-LM asserts it); give "
-                                        "\"--mamba-num-heads\"",
-                                        (long long)inner, (long long)m->mamba_head_dim));
-        TP_TRY(opt_i64(&sl[M_MAMBA_HEADS], inner / m->mamba_head_dim, 1, TP_MAX_DIM,
-                       &m->mamba_heads, err));
-        m->mamba_conv = 4;
-    }
-    return TP_OK;
-}
-
-/* Multi-latent attention, MTP, QK-norm, windows, squared ReLU, router bias. */
-static tp_status read_arch(const slot *sl, tp_import *im, tp_error *err)
-{
-    tp_model *m = &im->model;
-    if (sl[M_MLA].set) {
-        /* Megatron-LM's defaults (arguments.py): q_lora_rank None, kv_lora_rank 32,
-         * qk_head_dim 128, qk_pos_emb_head_dim 64, v_head_dim 128 */
-        TP_TRY(opt_i64(&sl[M_Q_LORA], 0, 0, TP_MAX_DIM, &m->q_lora_rank, err));
-        TP_TRY(opt_i64(&sl[M_KV_LORA], 32, 1, TP_MAX_DIM, &m->kv_lora_rank, err));
-        TP_TRY(opt_i64(&sl[M_QK_HEAD], 128, 0, TP_MAX_DIM, &m->qk_nope_head_dim, err));
-        TP_TRY(opt_i64(&sl[M_QK_POS], 64, 0, TP_MAX_DIM, &m->qk_rope_head_dim, err));
-        TP_TRY(opt_i64(&sl[M_V_HEAD], 128, 1, TP_MAX_DIM, &m->v_head_dim, err));
-        /* MLA has per-head K and V; its widths are the MLA dimensions
-         * above, and head_dim (--kv-channels, which MLA ignores) stays as
-         * given so that an export of the import writes the same arguments */
-        m->num_kv_heads = m->num_heads;
-        if (m->linear_bias)
-            return word_at(err, sl[M_MLA].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--multi-latent-attention",
-                                        "\"--multi-latent-attention\" with linear biases cannot "
-                                        "be counted: add \"--disable-bias-linear\""));
-        if (!sl[M_QK_LN].set)
-            assume(im, "--multi-latent-attention without --qk-layernorm: the latent norms "
-                       "(q_lora_rank + kv_lora_rank per layer) are counted anyway");
-    } else if (sl[M_QK_LN].set) {
-        m->qk_norm = TP_QK_NORM_HEAD; /* one norm of kv_channels each on q and k */
-    }
-    if (sl[M_MTP].set)
-        TP_TRY(val_i64(&sl[M_MTP], 0, TP_MAX_LAYERS, &m->mtp_layers, err));
-    if (sl[M_WINDOW].set) {
-        TP_TRY(window_size(&sl[M_WINDOW], &m->sliding_window, err));
-        if (sl[M_WINDOW_SKIP].set && m->sliding_window > 0)
-            TP_TRY(val_i64(&sl[M_WINDOW_SKIP], 1, m->num_layers, &m->global_every, err));
-    }
-    if (sl[M_SQRELU].set) {
-        if (sl[M_SWIGLU].set)
-            return word_at(err, sl[M_SQRELU].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--squared-relu",
-                                        "\"--squared-relu\" and \"--swiglu\" are both given"));
-        m->mlp = TP_MLP_SQRELU;
-    }
-    if (sl[M_EXPERT_BIAS].set && m->num_experts > 0)
-        m->router_bias = true;
-    if (sl[M_SOFTMAX].set) {
-        /* "learnable": one learned offset (sink logit) per head per layer,
-         * gpt-oss's attention sinks; "off-by-one" adds a constant 1 to the
-         * denominator, no parameter and no cost trainplan can tell */
-        static const char *const kinds[] = {"vanilla", "off-by-one", "learnable", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_SOFTMAX], kinds, &k, err));
-        m->attn_sinks = k == 2;
-    }
-    if (sl[M_CAPACITY].set && m->num_experts > 0) /* tokens past it are dropped */
-        TP_TRY(val_f64(&sl[M_CAPACITY], 0.01, 1e3, &m->moe_capacity_factor, err));
-    return TP_OK;
-}
-
-/* The features read_arch found, as trainplan flags (none for a plain model). */
-static tp_status emit_arch(const slot *sl, tp_import *im, tp_error *err)
-{
-    const tp_model *m = &im->model;
-    if (m->kv_lora_rank > 0) {
-        from_slot(im, &sl[M_MLA]);
-        PUSH(push_i64(im, "--q-lora-rank", m->q_lora_rank));
-        PUSH(push_i64(im, "--kv-lora-rank", m->kv_lora_rank));
-        PUSH(push_i64(im, "--qk-rope-head-dim", m->qk_rope_head_dim));
-        PUSH(push_i64(im, "--qk-nope-head-dim", m->qk_nope_head_dim));
-        PUSH(push_i64(im, "--v-head-dim", m->v_head_dim));
-    }
-    if (m->qk_norm == TP_QK_NORM_HEAD)
-        PUSH((from_slot(im, &sl[M_QK_LN]), push_str(im, "--qk-norm", "head")));
-    if (m->mtp_layers > 0)
-        PUSH((from_slot(im, &sl[M_MTP]), push_i64(im, "--mtp-layers", m->mtp_layers)));
-    if (m->sliding_window > 0) {
-        from_slot(im, &sl[M_WINDOW]);
-        PUSH(push_i64(im, "--sliding-window", m->sliding_window));
-        if (m->global_every > 0)
-            PUSH((from_slot(im, &sl[M_WINDOW_SKIP]),
-                  push_i64(im, "--global-every", m->global_every)));
-    }
-    if (m->router_bias)
-        PUSH((from_slot(im, &sl[M_EXPERT_BIAS]), push_flag(im, "--router-bias")));
-    if (m->attn_sinks)
-        PUSH((from_slot(im, &sl[M_SOFTMAX]), push_flag(im, "--attn-sinks")));
-    if (m->moe_capacity_factor > 0.0) {
-        char cf[32];
-        snprintf(cf, sizeof cf, "%.17g", m->moe_capacity_factor);
-        PUSH((from_slot(im, &sl[M_CAPACITY]), push_str(im, "--moe-capacity-factor", cf)));
-    }
-    return TP_OK;
-}
-
-/* The model read above as trainplan flags. */
-static tp_status emit_model(const slot *sl, tp_import *im, const mread *x, tp_error *err)
-{
-    const tp_model *m = &im->model;
-    from_slot(im, &sl[M_NUM_LAYERS]);
-    PUSH(push_i64(im, "--layers", m->num_layers));
-    from_slot(im, &sl[M_HIDDEN]);
-    PUSH(push_i64(im, "--hidden", m->hidden));
-    from_slot(im, &sl[M_HEADS]);
-    PUSH(push_i64(im, "--heads", m->num_heads));
-    PUSH(push_i64(im, "--kv-heads", m->num_kv_heads));
-    PUSH(push_i64(im, "--head-dim", m->head_dim));
-    from_slot(im, &sl[M_FFN]);
-    PUSH(push_i64(im, "--ffn-hidden", m->ffn_hidden));
-    if (im->has_vocab)
-        PUSH((from_slot(im, &sl[M_VOCAB]), push_i64(im, "--vocab", m->vocab)));
-    PUSH(push_str(im, "--mlp",
-                  x->swiglu                 ? "swiglu"
-                  : m->mlp == TP_MLP_SQRELU ? "squared-relu"
-                                            : "gelu"));
-    PUSH(push_str(im, "--norm", m->norm == TP_NORM_RMSNORM ? "rmsnorm" : "layernorm"));
-    PUSH(push_flag(im, m->tie_embeddings ? "--tie-embeddings" : "--no-tie-embeddings"));
-    PUSH(push_i64(im, "--experts", m->num_experts));
-    if (m->num_experts > 0) {
-        PUSH(push_i64(im, "--topk", m->topk));
-        PUSH(push_i64(im, "--moe-ffn-hidden", m->moe_ffn_hidden));
-        PUSH(push_i64(im, "--shared-experts", m->num_shared_experts));
-    }
-    return TP_OK;
-}
-
-/* Sequence, micro-batch and global batch. */
-static tp_status emit_batch(const slot *sl, tp_import *im, const mread *x, tp_error *err)
-{
-    from_slot(im, &sl[M_SEQ]);
-    PUSH(push_i64(im, "--seq-len", x->seq));
-    if (!sl[M_MB].set)
-        return missing("--micro-batch-size", err);
-    int64_t mb;
-    TP_TRY(val_i64(&sl[M_MB], 1, TP_MAX_BATCH, &mb, err));
-    from_slot(im, &sl[M_MB]);
-    PUSH(push_i64(im, "--micro-batch", mb));
-    if (sl[M_GB].set) {
-        int64_t gb;
-        TP_TRY(val_i64(&sl[M_GB], 1, TP_MAX_BATCH, &gb, err));
-        from_slot(im, &sl[M_GB]);
-        PUSH(push_i64(im, "--global-batch", gb));
-    }
-    return TP_OK;
-}
-
-/* The parallel layout: sizes, virtual stages (from either argument),
- * sequence parallelism, schedule and an uneven split. */
-static tp_status emit_layout(const slot *sl, tp_import *im, const mread *x, tp_error *err)
-{
-    int64_t L = im->model.num_layers, pp = x->pp;
-    from_slot(im, &sl[M_TP]);
-    PUSH(push_i64(im, "--tp", x->tp));
-    from_slot(im, &sl[M_PP]);
-    PUSH(push_i64(im, "--pp", pp));
-    from_slot(im, &sl[M_CP]);
-    PUSH(push_i64(im, "--cp", x->cp));
-    from_slot(im, &sl[M_EP]);
-    PUSH(push_i64(im, "--ep", x->ep));
-    if (x->etp != x->tp && im->model.num_experts == 0) {
-        /* a dense model has no expert layers: Megatron-LM ignores it */
-        list_add(im->ignored, sizeof im->ignored, "--expert-tensor-parallel-size");
-    } else if (x->etp != x->tp) {
-        from_slot(im, &sl[M_ETP]);
-        PUSH(push_i64(im, "--etp", x->etp));
-    }
-    int64_t vpp = 1, first = 0, last = 0;
-    if (sl[M_FIRST].set)
-        TP_TRY(val_i64(&sl[M_FIRST], 1, TP_MAX_LAYERS, &first, err));
-    if (sl[M_LAST].set)
-        TP_TRY(val_i64(&sl[M_LAST], 1, TP_MAX_LAYERS, &last, err));
-    if (sl[M_VPP_LAYERS].set && sl[M_VPP_STAGES].set)
-        return word_at(err, sl[M_VPP_STAGES].flag,
-                       tp_error_set(err, TP_ERR_CONFIG, "--num-virtual-stages-per-pipeline-rank",
-                                    "\"--num-layers-per-virtual-pipeline-stage\" and "
-                                    "\"--num-virtual-stages-per-pipeline-rank\" cannot both be "
-                                    "set"));
-    if (sl[M_VPP_LAYERS].set) {
-        const char *vpl = "--num-layers-per-virtual-pipeline-stage";
-        int64_t per;
-        TP_TRY(val_i64(&sl[M_VPP_LAYERS], 1, TP_MAX_LAYERS, &per, err));
-        if (first || last)
-            return word_at(err, sl[M_VPP_LAYERS].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, vpl,
-                                        "an uneven pipeline split needs "
-                                        "\"--num-virtual-stages-per-pipeline-rank\" instead of "
-                                        "\"--num-layers-per-virtual-pipeline-stage\""));
-        if (L % pp != 0 || (L / pp) % per != 0)
-            return word_at(err, sl[M_VPP_LAYERS].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, vpl,
-                                        "%" PRId64 " layers per pipeline stage are not a "
-                                        "multiple of \"--num-layers-per-virtual-pipeline-stage\" "
-                                        "%" PRId64,
-                                        L / pp, per));
-        vpp = (L / pp) / per;
-    } else if (sl[M_VPP_STAGES].set) {
-        TP_TRY(val_i64(&sl[M_VPP_STAGES], 1, TP_MAX_LAYERS, &vpp, err));
-    }
-    if (vpp > 1) {
-        from_slot(im, &sl[sl[M_VPP_LAYERS].set ? M_VPP_LAYERS : M_VPP_STAGES]);
-        PUSH(push_i64(im, "--vpp", vpp));
-    }
-    PUSH(push_flag(im, sl[M_SP].set && x->tp > 1 ? "--sp" : "--no-sp"));
-    PUSH(push_str(im, "--schedule", vpp > 1 ? "interleaved" : "1f1b"));
-    if (first)
-        PUSH(push_i64(im, "--first-stage-layers", first));
-    if (last)
-        PUSH(push_i64(im, "--last-stage-layers", last));
-    return TP_OK;
-}
-
-/* The ZeRO stage: distributed optimizer, Megatron-FSDP or torch FSDP2. */
-static tp_status emit_zero(const slot *sl, tp_import *im, tp_error *err)
-{
-    int zero = sl[M_DISTOPT].set ? 1 : 0;
-    if (sl[M_MFSDP].set) {
-        static const char *const strat[] = {"no_shard", "optim", "optim_grads",
-                                            "optim_grads_params", NULL};
-        int k = 0;
-        if (sl[M_DP_SHARD].set)
-            TP_TRY(val_choice(&sl[M_DP_SHARD], strat, &k, err));
-        if (k > zero)
-            zero = k;
-    }
-    if (sl[M_FSDP2].set)
-        zero = sl[M_FSDP2_NORESHARD].set ? 2 : 3;
-    PUSH(push_i64(im, "--zero", zero));
-    return TP_OK;
-}
-
-/* "--recompute-modules" as TP_RC_* bits (0: none given, Megatron's default
- * core_attn); a module trainplan does not know is an error at its word. */
-static tp_status read_recompute_modules(const slot *mods, unsigned *rc, tp_error *err)
-{
-    *rc = 0;
-    for (int i = 0; mods->set && i < mods->nv; i++) {
-        unsigned bit = 0;
-        if (tp_io_recompute_modules_parse(mods->name, mods->v[i], &bit, err) != TP_OK) {
-            if (err) {
-                err->code = TP_ERR_CONFIG;
-                snprintf(err->path, sizeof err->path, "%s", mods->name);
-            }
-            return word_at(err, val_word(mods, i), TP_ERR_CONFIG);
-        }
-        *rc |= bit;
-    }
-    return TP_OK;
-}
-
-/* Full recomputation: uniform (every layer, k per checkpoint) or block
- * (the first N layers of each stage, each checkpointed alone). */
-static tp_status read_full_recompute(const slot *sl, tp_import *im, int64_t *every, int64_t *block,
-                                     tp_error *err)
-{
-    if (!sl[M_RECOMP_METHOD].set)
-        return word_at(err, sl[M_RECOMP_GRAN].flag,
-                       tp_error_set(err, TP_ERR_CONFIG, "--recompute-granularity",
-                                    "\"--recompute-granularity full\" needs "
-                                    "\"--recompute-method uniform\""));
-    static const char *const meth[] = {"uniform", "block", NULL};
-    int k;
-    TP_TRY(val_choice(&sl[M_RECOMP_METHOD], meth, &k, err));
-    if (!sl[M_RECOMP_NUM].set)
-        assume(im, k == 0 ? "--recompute-num-layers not set: one layer per checkpoint"
-                          : "--recompute-num-layers not set: one layer of each stage "
-                            "recomputed");
-    int64_t n;
-    TP_TRY(opt_i64(&sl[M_RECOMP_NUM], 1, 1, TP_MAX_LAYERS, &n, err));
-    if (k == 0) {
-        *every = n;
-        *block = 0;
-    } else {
-        *every = 1; /* Megatron's block method checkpoints each layer alone */
-        *block = n;
-    }
-    return TP_OK;
-}
-
-/* Recomputation: selective (the modules, --moe-layer-recompute adding moe as
- * Megatron-Core's TransformerConfig does) or full, uniform or block. */
-static tp_status emit_recompute(const slot *sl, tp_import *im, tp_error *err)
-{
-    const char *recompute = "none";
-    int64_t every = 1, block = 0;
-    unsigned rc = 0;
-    int gran = -1; /* 0 full, 1 selective */
-    if (sl[M_RECOMP_GRAN].set) {
-        static const char *const g[] = {"full", "selective", NULL};
-        TP_TRY(val_choice(&sl[M_RECOMP_GRAN], g, &gran, err));
-    }
-    if (sl[M_RECOMP_ACT].set)
-        gran = 1; /* Megatron: --recompute-activations sets selective */
-    if (sl[M_MOE_RECOMP].set) {
-        if (gran == 0)
-            return word_at(err, sl[M_MOE_RECOMP].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--moe-layer-recompute",
-                                        "\"--moe-layer-recompute\" cannot be combined with "
-                                        "\"--recompute-granularity full\""));
-        gran = 1;
-    }
-    if (gran == 1) {
-        if (sl[M_RECOMP_METHOD].set)
-            return word_at(err, sl[M_RECOMP_METHOD].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--recompute-method",
-                                        "\"--recompute-method\" does not apply to selective "
-                                        "recomputation"));
-        TP_TRY(read_recompute_modules(&sl[M_RECOMP_MODULES], &rc, err));
-        if (sl[M_MOE_RECOMP].set)
-            rc = (rc ? rc : TP_RC_CORE_ATTN) | TP_RC_MOE;
-        recompute = "selective";
-    } else if (gran == 0) {
-        TP_TRY(read_full_recompute(sl, im, &every, &block, err));
-        if (sl[M_RECOMP_MODULES].set)
-            list_add(im->ignored, sizeof im->ignored, "--recompute-modules");
-        recompute = "full";
-    }
-    PUSH(push_str(im, "--recompute", recompute));
-    if (sl[M_CPU_OFFLOAD].set) { /* Megatron-LM: on when the count is above 0 */
-        int64_t n;
-        TP_TRY(val_i64(&sl[M_CPU_OFFLOAD], 0, TP_MAX_LAYERS, &n, err));
-        if (n > 0) {
-            from_slot(im, &sl[M_CPU_OFFLOAD]);
-            PUSH(push_i64(im, "--offload-activations", n));
-        }
-    }
-    if (strcmp(recompute, "full") == 0)
-        PUSH(push_i64(im, "--recompute-every", every));
-    if (block > 0) {
-        from_slot(im, &sl[M_RECOMP_NUM]);
-        PUSH(push_i64(im, "--recompute-block-layers", block));
-    }
-    if (rc != 0 && rc != TP_RC_CORE_ATTN) {
-        char mods[96];
-        from_slot(im, &sl[sl[M_RECOMP_MODULES].set ? M_RECOMP_MODULES : M_MOE_RECOMP]);
-        PUSH(push_str(im, "--recompute-modules",
-                      tp_io_recompute_modules_text(rc, mods, sizeof mods)));
-    }
-    return TP_OK;
-}
-
-/*
- * The low-precision recipe: --fp8-recipe under --fp8-format (delayed, the
- * default, tensorwise and mxfp8 modelled; blockwise and custom are not),
- * or --fp4-format e2m1 with --fp4-recipe nvfp4 (FP4 GEMMs; Megatron-LM's
- * default recipe). *recipe stays NULL for delayed scaling.
- */
-static tp_status read_recipe(const slot *sl, tp_import *im, const char **recipe, tp_error *err)
-{
-    *recipe = NULL;
-    if (sl[M_FP4].set) {
-        if (sl[M_FP8].set)
-            return word_at(err, sl[M_FP4].flag,
-                           tp_error_set(err, TP_ERR_CONFIG, "--fp4-format",
-                                        "\"--fp8-format\" and \"--fp4-format\" cannot both be "
-                                        "set"));
-        static const char *const e2m1[] = {"e2m1", NULL}, *const nvfp4[] = {"nvfp4", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_FP4], e2m1, &k, err));
-        if (sl[M_FP4_RECIPE].set)
-            TP_TRY(val_choice(&sl[M_FP4_RECIPE], nvfp4, &k, err));
-        if (sl[M_FP8_RECIPE].set)
-            list_add(im->ignored, sizeof im->ignored, "--fp8-recipe");
-        *recipe = "nvfp4";
-        return TP_OK;
-    }
-    if (sl[M_FP4_RECIPE].set)
-        list_add(im->ignored, sizeof im->ignored, "--fp4-recipe");
-    if (!sl[M_FP8_RECIPE].set)
-        return TP_OK;
-    if (!sl[M_FP8].set) {
-        list_add(im->ignored, sizeof im->ignored, "--fp8-recipe");
-        return TP_OK;
-    }
-    static const char *const r8[] = {"delayed", "tensorwise", "mxfp8", "blockwise", "custom", NULL};
-    int k;
-    TP_TRY(val_choice(&sl[M_FP8_RECIPE], r8, &k, err));
-    if (k >= 3) {
-        char what[96];
-        snprintf(what, sizeof what, "\"--fp8-recipe %s\" scales %s", r8[k],
-                 k == 3 ? "by 1x128 and 128x128 blocks" : "with a user-supplied quantizer");
-        return not_modelled(&sl[M_FP8_RECIPE], what, err);
-    }
-    *recipe = k == 0 ? NULL : r8[k];
-    return TP_OK;
-}
-
-/* The training precision (bf16, fp16 or fp8; fp32 is refused) and the
- * gradient dtype it implies. */
-static tp_status emit_precision(const slot *sl, tp_import *im, mread *x, tp_error *err)
-{
-    if (sl[M_BF16].set && sl[M_FP16].set)
-        return word_at(err, sl[M_FP16].flag,
-                       tp_error_set(err, TP_ERR_CONFIG, "--fp16",
-                                    "\"--bf16\" and \"--fp16\" cannot both be set"));
-    const char *prec = sl[M_FP16].set ? "fp16" : "bf16", *recipe;
-    TP_TRY(read_recipe(sl, im, &recipe, err));
-    if (sl[M_FP4].set && !sl[M_BF16].set && !sl[M_FP16].set) {
-        return tp_error_set(err, TP_ERR_CONFIG, "--bf16",
-                            "the arguments train in fp32 (neither \"--bf16\" nor \"--fp16\"); "
-                            "trainplan models 16-bit mixed precision");
-    } else if (sl[M_FP4].set) {
-        prec = "fp8"; /* FP4 GEMMs: trainplan's fp8 precision with the nvfp4 recipe */
-    } else if (sl[M_FP8].set) {
-        static const char *const f8[] = {"e4m3", "hybrid", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_FP8], f8, &k, err));
-        prec = "fp8";
-    } else if (!sl[M_BF16].set && !sl[M_FP16].set) {
-        return tp_error_set(err, TP_ERR_CONFIG, "--bf16",
-                            "the arguments train in fp32 (neither \"--bf16\" nor \"--fp16\"); "
-                            "trainplan models 16-bit mixed precision");
-    }
-    PUSH(push_str(im, "--precision", prec));
-    if (recipe) {
-        from_slot(im, &sl[sl[M_FP4].set ? M_FP4 : M_FP8_RECIPE]);
-        PUSH(push_str(im, "--fp8-recipe", recipe));
-    }
-    if (sl[M_FP4].set ? sl[M_FP4_GATHER].set : sl[M_FP8_GATHER].set) {
-        from_slot(im, &sl[sl[M_FP4].set ? M_FP4_GATHER : M_FP8_GATHER]);
-        PUSH(push_flag(im, "--fp8-param-gather"));
-    } else if (sl[M_FP4_GATHER].set) {
-        list_add(im->ignored, sizeof im->ignored, "--fp4-param-gather");
-    }
-    bool fp16 = strcmp(prec, "fp16") == 0;
-    if (fp16)
-        x->grad = sl[M_ACC_FP32].set ? "fp32" : "bf16"; /* 16-bit gradients */
-    else
-        x->grad = sl[M_GRAD_BF16].set ? "bf16" : "fp32";
-    return TP_OK;
-}
-
-static const char *const dtype_names[] = {"fp32", "bf16", "fp16", "fp8", NULL};
-
-/* The precision-aware optimizer's dtypes: the moment width (adamw,
- * adamw-bf16, adamw-8bit) and bf16 main gradients; without it they are
- * ignored, as Megatron ignores them. */
-static tp_status read_optimizer_dtypes(const slot *sl, tp_import *im, const char **opt,
-                                       const char **grad, tp_error *err)
-{
-    if (sl[M_PREC_AWARE].set) {
-        int ea = 0, eas = 0, mg = 0, mpar = 0;
-        if (sl[M_EXP_AVG].set)
-            TP_TRY(val_choice(&sl[M_EXP_AVG], dtype_names, &ea, err));
-        if (sl[M_EXP_AVG_SQ].set)
-            TP_TRY(val_choice(&sl[M_EXP_AVG_SQ], dtype_names, &eas, err));
-        if (sl[M_MAIN_GRADS].set)
-            TP_TRY(val_choice(&sl[M_MAIN_GRADS], dtype_names, &mg, err));
-        if (sl[M_MAIN_PARAMS].set)
-            TP_TRY(val_choice(&sl[M_MAIN_PARAMS], dtype_names, &mpar, err));
-        if (mpar != 0)
-            return not_modelled(&sl[M_MAIN_PARAMS],
-                                "\"--main-params-dtype\" keeps 16-bit master weights", err);
-        int bytes_a = ea == 0 ? 4 : ea == 3 ? 1 : 2, bytes_b = eas == 0 ? 4 : eas == 3 ? 1 : 2;
-        if (bytes_a != bytes_b)
-            return not_modelled(&sl[M_EXP_AVG_SQ],
-                                "different \"--exp-avg-dtype\" and \"--exp-avg-sq-dtype\" sizes",
-                                err);
-        if (strcmp(*opt, "adamw") == 0)
-            *opt = bytes_a == 4 ? "adamw" : bytes_a == 2 ? "adamw-bf16" : "adamw-8bit";
-        if (bytes_a == 1)
-            assume(im, "fp8 optimizer moments: counted as 8-bit moments (same bytes)");
-        if (mg == 1 || mg == 2)
-            *grad = "bf16";
-    } else {
-        if (sl[M_EXP_AVG].set)
-            list_add(im->ignored, sizeof im->ignored, "--exp-avg-dtype");
-        if (sl[M_EXP_AVG_SQ].set)
-            list_add(im->ignored, sizeof im->ignored, "--exp-avg-sq-dtype");
-        if (sl[M_MAIN_GRADS].set)
-            list_add(im->ignored, sizeof im->ignored, "--main-grads-dtype");
-        if (sl[M_MAIN_PARAMS].set)
-            list_add(im->ignored, sizeof im->ignored, "--main-params-dtype");
-    }
-    return TP_OK;
-}
-
-/* Optimizer CPU offload: --optimizer-cpu-offload keeps the share
- * --optimizer-offload-fraction (Megatron's default 1.0) of the optimizer
- * state on the host; the fraction alone does nothing. */
-static tp_status emit_offload(const slot *sl, tp_import *im, tp_error *err)
-{
-    if (!sl[M_OPT_OFFLOAD].set) {
-        if (sl[M_OPT_OFFLOAD_FRAC].set)
-            list_add(im->ignored, sizeof im->ignored, "--optimizer-offload-fraction");
-        return TP_OK;
-    }
-    double frac = 1.0;
-    if (sl[M_OPT_OFFLOAD_FRAC].set)
-        TP_TRY(val_f64(&sl[M_OPT_OFFLOAD_FRAC], 0.0, 1.0, &frac, err));
-    if (!(frac > 0.0)) {
-        list_add(im->ignored, sizeof im->ignored, "--optimizer-cpu-offload");
-        return TP_OK;
-    }
-    char v[32];
-    snprintf(v, sizeof v, "%.9g", frac);
-    from_slot(im, &sl[sl[M_OPT_OFFLOAD_FRAC].set ? M_OPT_OFFLOAD_FRAC : M_OPT_OFFLOAD]);
-    PUSH(push_str(im, "--offload-optimizer", v));
-    return TP_OK;
-}
-
-/* The optimizer (Adam as AdamW, SGD with or without momentum; Muon is
- * refused) and the gradient dtype, both pushed here. */
-static tp_status emit_optimizer(const slot *sl, tp_import *im, const mread *x, tp_error *err)
-{
-    const char *opt = "adamw", *grad = x->grad;
-    if (sl[M_OPTIMIZER].set) {
-        static const char *const opts[] = {"adam", "sgd", "muon", "dist_muon", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_OPTIMIZER], opts, &k, err));
-        if (k >= 2)
-            return not_modelled(&sl[M_OPTIMIZER], "\"--optimizer muon\" keeps Muon state", err);
-        if (k == 1) {
-            double mom;
-            if (sl[M_SGD_MOM].set)
-                TP_TRY(val_f64(&sl[M_SGD_MOM], 0.0, 1e6, &mom, err));
-            else
-                mom = 0.9;
-            opt = mom > 0.0 ? "sgd-momentum" : "sgd";
-        }
-    }
-    TP_TRY(read_optimizer_dtypes(sl, im, &opt, &grad, err));
-    PUSH(push_str(im, "--grad-dtype", grad));
-    PUSH(push_str(im, "--optimizer", opt));
-    return emit_offload(sl, im, err);
-}
-
-/* Dropout, the attention kernel and the vocabulary padding. */
-static tp_status emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_error *err)
-{
-    double pa = 0.1, ph = 0.1; /* Megatron's defaults */
-    if (sl[M_ATT_DROP].set)
-        TP_TRY(val_f64(&sl[M_ATT_DROP], 0.0, 1.0, &pa, err));
-    if (sl[M_HID_DROP].set)
-        TP_TRY(val_f64(&sl[M_HID_DROP], 0.0, 1.0, &ph, err));
-    if (pa > 0.0 || ph > 0.0)
-        PUSH(push_flag(im, "--dropout"));
-    bool flash = true;
-    if (sl[M_ATT_BACKEND].set) {
-        static const char *const be[] = {"flash", "fused", "auto", "unfused", "local", NULL};
-        int k;
-        TP_TRY(val_choice(&sl[M_ATT_BACKEND], be, &k, err));
-        flash = k <= 2;
-    }
-    if (sl[M_USE_FLASH].set)
-        flash = true;
-    if (!flash)
-        PUSH(push_flag(im, "--no-flash-attn"));
-    if (x->pad > 1)
-        PUSH(push_i64(im, "--pad-vocab", x->pad));
-    return TP_OK;
+    return mg_val_i64(s, min, max, out, err);
 }
 
 /* Pass 2: the model (im->model) and the equivalent trainplan flags. All
@@ -1581,22 +568,22 @@ static tp_status interpret(const slot *sl, const char *origin, tp_import *im, tp
     origin_name(origin, "megatron-args", m->name, sizeof m->name);
     im->has_model = true;
     mread x = {0};
-    TP_TRY(read_shape(sl, im, &x, err));
-    TP_TRY(read_hybrid(sl, im, err));
-    TP_TRY(read_positions(sl, im, &x, err));
-    TP_TRY(read_parallel_sizes(sl, &x, err));
-    TP_TRY(read_vocab(sl, im, &x, err));
-    TP_TRY(read_experts(sl, im, err));
-    TP_TRY(read_arch(sl, im, err));
-    TP_TRY(emit_model(sl, im, &x, err));
-    TP_TRY(emit_arch(sl, im, err));
-    TP_TRY(emit_batch(sl, im, &x, err));
-    TP_TRY(emit_layout(sl, im, &x, err));
-    TP_TRY(emit_zero(sl, im, err));
-    TP_TRY(emit_recompute(sl, im, err));
-    TP_TRY(emit_precision(sl, im, &x, err));
-    TP_TRY(emit_optimizer(sl, im, &x, err));
-    return emit_kernels(sl, im, &x, err);
+    TP_TRY(mg_read_shape(sl, im, &x, err));
+    TP_TRY(mg_read_hybrid(sl, im, err));
+    TP_TRY(mg_read_positions(sl, im, &x, err));
+    TP_TRY(mg_read_parallel_sizes(sl, &x, err));
+    TP_TRY(mg_read_vocab(sl, im, &x, err));
+    TP_TRY(mg_read_experts(sl, im, err));
+    TP_TRY(mg_read_arch(sl, im, err));
+    TP_TRY(mg_emit_model(sl, im, &x, err));
+    TP_TRY(mg_emit_arch(sl, im, err));
+    TP_TRY(mg_emit_batch(sl, im, &x, err));
+    TP_TRY(mg_emit_layout(sl, im, &x, err));
+    TP_TRY(mg_emit_zero(sl, im, err));
+    TP_TRY(mg_emit_recompute(sl, im, err));
+    TP_TRY(mg_emit_precision(sl, im, &x, err));
+    TP_TRY(mg_emit_optimizer(sl, im, &x, err));
+    return mg_emit_kernels(sl, im, &x, err);
 }
 
 tp_status tp_io_import_megatron(const char *text, const char *origin, tp_import *out, tp_error *err)

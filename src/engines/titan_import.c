@@ -27,7 +27,8 @@
  * with factor-8 rotary scaling), the batch, the degrees (the GPU count is
  * their product when data_parallel_shard_degree is given), the ZeRO stage
  * from replicate/shard/reshard, the schedule and layer split, recompute,
- * fp8 and the gradient dtype.
+ * fp8, the gradient dtype and FSDP2's CPU offload (enable_cpu_offload:
+ * --offload-params cpu --offload-optimizer 1).
  *
  * Invariant: an import never allocates memory that outlives the call.
  */
@@ -87,6 +88,7 @@ static const char *const titan_keys[] = {"model.name",
                                          "training.max_context_length",
                                          "training.num_tokens_per_microbatch_per_dp_rank",
                                          "training.num_tokens_per_train_step",
+                                         "training.enable_cpu_offload",
                                          "parallelism.data_parallel_replicate_degree",
                                          "parallelism.data_parallel_shard_degree",
                                          "parallelism.fsdp_reshard_after_forward",
@@ -922,6 +924,19 @@ static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
     const char *chunked = tk_str(t, "loss.chunked", t->python ? "true" : "false", l, sizeof l);
     if (strcmp(chunked, "true") == 0)
         PUSH(push_flag(im, "--fused-ce"));
+    /* FSDP2's CPUOffloadPolicy (torchtitan/distributed/fsdp.py,
+     * apply_fsdp_to_decoder @ b5bcd76c): the sharded parameters, their
+     * gradients and the optimizer state live on the CPU, which runs the
+     * optimizer step: trainplan's parameter offload to the CPU with the
+     * whole optimizer offloaded (ZeRO 3, as it checks). tk_add kept it only
+     * when true. */
+    int line = tk_line(t, "training.enable_cpu_offload");
+    if (line > 0) {
+        from(im, "training.enable_cpu_offload", line, 1);
+        PUSH(push_str(im, "--offload-params", "cpu"));
+        from(im, "training.enable_cpu_offload", line, 1);
+        PUSH(push_str(im, "--offload-optimizer", "1"));
+    }
     return TP_OK;
 }
 

@@ -35,13 +35,16 @@
  * Mapped: the flavor (fp8 as the float8 converter), batch, sequence,
  * steps, mixed precision, DP replicate or FSDP by ZeRO stage, TP (and SP in
  * the Python form), PP with its schedule and layer split, CP, EP, the
- * activation checkpointing policy. Not expressible: ZeRO-1 (FSDP shards
+ * activation checkpointing policy, FSDP2's CPU offload
+ * (training.enable_cpu_offload: parameter offload to the CPU with the whole
+ * optimizer offloaded, ZeRO 3). Not expressible: ZeRO-1 (FSDP shards
  * more), bf16 gradients, trainplan's selective recompute vs torchtitan's
  * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
  * form), fp16, moments other than fp32, no master weights, dropout,
  * attention without FlashAttention, vocabulary padding, a fused
  * cross-entropy without logits, expert TP other than TP, fp8 parameter
- * gather, block recompute, optimizer offload (docs/export.md).
+ * gather, block recompute, optimizer offload alone, parameter offload with
+ * part of the optimizer or to NVMe (docs/export.md).
  *
  * Invariant: the export is a pure function of its inputs.
  */
@@ -356,6 +359,16 @@ static void titan_optimizer(sbuf *b, const tp_config *c, notes *nx)
                      "(mixed_precision_param casts them for compute)");
 }
 
+/* FSDP2's CPU offload (training.enable_cpu_offload, CPUOffloadPolicy in
+ * torchtitan/distributed/fsdp.py @ b5bcd76c, the same field @ 238fa995):
+ * the sharded parameters, gradients and optimizer state on the CPU, which
+ * steps the optimizer: trainplan's parameter offload to the CPU with the
+ * whole optimizer state offloaded, at ZeRO 3. */
+static bool titan_cpu_offload(const tp_train *t)
+{
+    return t->offload_params == TP_OFFLOAD_CPU && t->offload_optimizer >= 1.0 && t->zero == 3;
+}
+
 /* [training]: batch, sequence, steps, mixed precision; returns the steps
  * (0 when the plan has no token budget). */
 static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
@@ -372,7 +385,10 @@ static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
     int64_t steps = eng_train_steps(c, o);
     if (steps > 0)
         sb_printf(b, "steps = %" PRId64 "\n", steps);
-    sb_puts(b, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n\n");
+    sb_puts(b, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n");
+    if (titan_cpu_offload(t))
+        sb_puts(b, "enable_cpu_offload = true\n");
+    sb_puts(b, "\n");
     if (t->precision == TP_PREC_FP16)
         eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
                      "(written as bfloat16)");
@@ -495,18 +511,22 @@ static void titan_feature_notes(const tp_config *c, bool python, notes *nx)
                  "recompute of the first %" PRId64 " layers of each stage only: torchtitan's "
                  "full activation checkpointing recomputes every layer",
                  t->recompute_layers);
-    if (t->offload_optimizer > 0.0)
+    if (t->offload_optimizer > 0.0 && t->offload_params == TP_OFFLOAD_NONE)
         eng_note(nx,
                  "optimizer offload of %g of the state: torchtitan's training.enable_cpu_offload "
                  "(FSDP2 CPUOffloadPolicy) moves the parameters and gradients to the CPU too; "
                  "not written",
                  t->offload_optimizer);
-    if (t->offload_params != TP_OFFLOAD_NONE)
+    if (t->offload_params == TP_OFFLOAD_NVME)
+        eng_note(nx, "parameter offload to the NVMe: not written; torchtitan's "
+                     "training.enable_cpu_offload (FSDP2 CPUOffloadPolicy) offloads to the CPU");
+    else if (t->offload_params == TP_OFFLOAD_CPU && !titan_cpu_offload(t))
         eng_note(nx,
-                 "parameter offload to the %s: not written; torchtitan's "
-                 "training.enable_cpu_offload (FSDP2 CPUOffloadPolicy) is the CPU form with the "
-                 "optimizer on the CPU too, which trainplan's torchtitan import does not read yet",
-                 t->offload_params == TP_OFFLOAD_NVME ? "NVMe" : "CPU");
+                 "parameter offload to the CPU with %g of the optimizer state offloaded: not "
+                 "written; torchtitan's training.enable_cpu_offload (FSDP2 CPUOffloadPolicy) "
+                 "offloads the whole optimizer state with the parameters; estimate with "
+                 "--offload-optimizer 1 to match it",
+                 t->offload_optimizer);
     if (t->offload_act_layers > 0)
         eng_note(nx,
                  "activations of %" PRId64 " layers offloaded to the CPU: torchtitan has no "
@@ -705,6 +725,8 @@ static int64_t py_training(sbuf *b, const tp_config *c, const tp_export_opts *o,
         sb_printf(b, "    config.training.steps = %" PRId64 "\n", steps);
     sb_puts(b, "    config.training.mixed_precision_param = \"bfloat16\"\n"
                "    config.training.mixed_precision_reduce = \"float32\"\n");
+    if (titan_cpu_offload(t))
+        sb_puts(b, "    config.training.enable_cpu_offload = True\n");
     if (t->precision == TP_PREC_FP16)
         eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
                      "(written as bfloat16)");

@@ -4,8 +4,8 @@
  * tp_train.recompute_modules (TP_RC_* bits), parsed from and written as a
  * comma-separated list in Megatron's spelling (megatron/core/transformer/
  * transformer_config.py recompute_modules at d98e8a64). Megatron's other
- * modules (mla_up_proj, gdn_*, gdp_*, mhc) name parts trainplan does not
- * model and are refused by name.
+ * modules (gdn_*, gdp_*, mhc) name parts trainplan does not model and are
+ * refused by name.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +22,7 @@ static const struct {
     {"moe", TP_RC_MOE},
     {"moe_act", TP_RC_MOE_ACT},
     {"shared_experts", TP_RC_SHARED_EXPERTS},
+    {"mla_up_proj", TP_RC_MLA_UP_PROJ}, /* last: the text of the others keeps its order */
 };
 #define N_MODULES (sizeof modules / sizeof modules[0])
 

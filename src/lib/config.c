@@ -404,6 +404,10 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
                             "moe, moe_act and shared_experts recompute need a mixture-of-experts "
                             "model (experts is 0)");
+    if (t->recompute_modules & TP_RC_MLA_UP_PROJ && !tp__is_mla(m))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
+                            "mla_up_proj recompute needs multi-latent attention (kv_lora_rank is "
+                            "0), as Megatron-Core checks");
     REQUIRE_RANGE(t->recompute_layers, "train.recompute_layers", 0, m->num_layers);
     if (t->recompute_layers > 0 && t->recompute != TP_RECOMPUTE_FULL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_layers",

@@ -36,11 +36,11 @@
 /*
  * Forward FLOPs per token re-run by selective recompute: the core attention
  * (Megatron's default), or the modules of tp_train.recompute_modules: the
- * dense MLPs, the MoE MLPs (or their shared experts alone); norms and
- * activations are element-wise (no FLOPs counted).
+ * dense MLPs, the MoE MLPs (or their shared experts alone), MLA's
+ * up-projections; norms and activations are element-wise (no FLOPs counted).
  */
 static double recompute_modules_flops(const tp_train *t, double core, double mlp, double moe,
-                                      double shared)
+                                      double shared, double up)
 {
     unsigned rc = tp_recompute_modules(t);
     double extra = 0.0;
@@ -52,7 +52,22 @@ static double recompute_modules_flops(const tp_train *t, double core, double mlp
         extra += moe;
     else if (rc & TP_RC_SHARED_EXPERTS)
         extra += shared;
+    if (rc & TP_RC_MLA_UP_PROJ)
+        extra += up;
     return extra;
+}
+
+/* Forward FLOPs per token of MLA's up-projections (mla_up_proj recompute):
+ * queries from the query latent (or the hidden state without one), keys
+ * and values from the KV latent; 0 without MLA. */
+static double mla_up_flops(const tp_model *m)
+{
+    if (!tp__is_mla(m))
+        return 0.0;
+    double a = (double)m->num_heads;
+    double rq = m->q_lora_rank > 0 ? (double)m->q_lora_rank : (double)m->hidden;
+    return 2.0 * (rq * (double)tp__q_width(m) +
+                  (double)m->kv_lora_rank * a * (double)(m->qk_nope_head_dim + m->v_head_dim));
 }
 
 void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
@@ -127,8 +142,8 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     else if (t->recompute == TP_RECOMPUTE_FULL)
         extra = layers_fwd;
     else if (t->recompute == TP_RECOMPUTE_SELECTIVE)
-        extra =
-            recompute_modules_flops(t, L_attn * core, L_dense * mlp, L_moe * moe, L_moe * shared);
+        extra = recompute_modules_flops(t, L_attn * core, L_dense * mlp, L_moe * moe,
+                                        L_moe * shared, L_attn * mla_up_flops(m));
     out->hardware_per_token = out->model_per_token + extra;
     out->six_n_per_token = 6.0 * (double)P->active;
     out->tokens_per_step = (double)t->global_batch * s;

@@ -49,7 +49,10 @@
  *    QKV and FC1 inputs, 4h); mlp the dense MLP's tensors (its input kept);
  *    moe the whole MoE MLP (routed copies, shared experts, router logits);
  *    moe_act the experts' activation outputs (2 f_e per routed copy);
- *    shared_experts the shared experts' tensors.
+ *    shared_experts the shared experts' tensors; mla_up_proj MLA's Q, K
+ *    and V (2q + 2(K+V) bytes: the up-projections' and RoPE's outputs,
+ *    which Megatron-Core's CheckpointWithoutOutput frees after the core
+ *    attention and rebuilds from the kept latents in the backward).
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch (the
@@ -324,7 +327,9 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         sharded += a * keys * (t->dropout ? 5.0 : 2.0);
     }
     if (rc & TP_RC_LAYERNORM)
-        replicated -= 4.0 * h; /* the norms' outputs: QKV and FC1 inputs */
+        replicated -= 4.0 * h;  /* the norms' outputs: QKV and FC1 inputs */
+    if (rc & TP_RC_MLA_UP_PROJ) /* validated: MLA; the latents stay */
+        sharded -= 2.0 * q + 2.0 * (double)tp__kv2_width(m);
     if (!moe) {
         if (!(rc & TP_RC_MLP)) /* recomputed from its input, which stays */
             sharded += mlp_mult * (double)m->ffn_hidden;

@@ -318,6 +318,10 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
         g_qkv = gemm_s(x, T, lat, h) + gemm_s(x, T, kv_up / tt, (double)m->kv_lora_rank);
         g_qkv +=
             rq > 0.0 ? gemm_s(x, T, rq, h) + gemm_s(x, T, q / tt, rq) : gemm_s(x, T, q / tt, h);
+        if (x->modules) /* mla_up_proj: the up-projections and RoPE (4(q+kv) B) again */
+            mp->up_fwd = gemm_s(x, T, kv_up / tt, (double)m->kv_lora_rank) +
+                         gemm_s(x, T, q / tt, rq > 0.0 ? rq : h) +
+                         T * 4.0 * (q + kv) / tt / x->mem_bw;
         g_o = gemm_s(x, T, h, (double)tp__v_width(m) / tt);
     } else {
         double qg = c->model.attn_output_gate ? 2.0 * q : q; /* queries and output gates */
@@ -443,6 +447,8 @@ static void recompute_part(const ctx *x, cost *o, const module_parts *mp)
             if (rc & TP_RC_SHARED_EXPERTS)
                 r += mp->shared_fwd;
         }
+        if (rc & TP_RC_MLA_UP_PROJ)
+            r += mp->up_fwd;
         o->recomp = r;
         break;
     }

@@ -55,6 +55,7 @@ typedef struct module_parts {
     double moe_fwd;    /* the MoE MLP: router, experts, shared, dispatch, all-to-all */
     double act_fwd;    /* the experts' activation function */
     double shared_fwd; /* the shared experts' GEMMs and activation */
+    double up_fwd;     /* MLA's up-projections and RoPE */
 } module_parts;
 
 /* All zero, field by field: a memset of the struct compiles to `rep stos`,

@@ -237,6 +237,7 @@ TITAN=(
     "t-8b|--model llama-3.1-8b --gpus 16 --tp 2 --zero 0 --grad-dtype fp32 --micro-batch 2 --global-batch 64"
     "t-70b|--model llama-3.1-70b --gpus 256 --tp 8 --pp 2 --fsdp --grad-dtype fp32 --seq-len 8192 --global-batch 256 --recompute full"
     "t-405b|--model llama-3.1-405b --gpus 1792 --tp 8 --pp 7 --vpp 2 --schedule interleaved --cp 2 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full"
+    "t-8b-offload|--model llama-3.1-8b --gpus 16 --fsdp --offload-params cpu --offload-optimizer 1 --grad-dtype fp32 --global-batch 64"
     "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
     "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
     "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
@@ -280,6 +281,25 @@ for entry in "${TITAN[@]}"; do
             bad "$name: the $fmt import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -4)"; fi
     done
 done
+# FSDP2's CPU offload is torchtitan's training.enable_cpu_offload (both
+# forms, round trip above); a partial optimizer offload or NVMe is noted
+if grep -qx "    config.training.enable_cpu_offload = True" "$tmp/t-8b-offload/torchtitan" &&
+    grep -qx "enable_cpu_offload = true" "$tmp/t-8b-offload/torchtitan-toml"; then ok; else
+    bad "t-8b-offload: enable_cpu_offload is written"; fi
+"$T" export --format torchtitan --model llama-3.1-8b --gpus 16 --fsdp --offload-params cpu --offload-optimizer 0.5 --grad-dtype fp32 >"$tmp/po.py" 2>/dev/null
+if grep -q "^#   - parameter offload to the CPU with 0.5 of the optimizer state offloaded: not" "$tmp/po.py" &&
+    ! grep -q "enable_cpu_offload" <(sed '/^#/d' "$tmp/po.py"); then ok; else
+    bad "torchtitan: parameter offload with half the optimizer state is noted, not written"; fi
+"$T" export --format torchtitan-toml --model llama-3.1-8b --gpus 16 --fsdp --offload-params nvme --offload-optimizer 1 --grad-dtype fp32 >"$tmp/po.toml" 2>/dev/null
+if grep -q "^#   - parameter offload to the NVMe: not written" "$tmp/po.toml" && ! grep -q "^enable_cpu_offload" "$tmp/po.toml"; then ok; else
+    bad "torchtitan: parameter offload to NVMe is noted, not written"; fi
+# a torchtitan file with CPU offload but no sharding (ZeRO 0) is refused,
+# naming the setting and its line (trainplan models it at ZeRO 3)
+printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nlocal_batch_size = 1\nseq_len = 2048\nenable_cpu_offload = true\n[parallelism]\ndata_parallel_replicate_degree = 8\ndata_parallel_shard_degree = 1\n' >"$tmp/off0.toml"
+run estimate --from-torchtitan "$tmp/off0.toml"
+if [ "$rc" = 2 ] && grep -qF "off0.toml:7:1: training.enable_cpu_offload: optimizer offload needs a sharded optimizer (ZeRO >= 1" "$tmp/err"; then ok; else
+    bad "torchtitan: CPU offload without sharding: exit $rc, $(cat "$tmp/err")"; fi
+
 # t-3b: TP without SP is expressible in the Python form only
 if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
 # every key written is in the generated list of the version targeted
@@ -403,6 +423,67 @@ if [ "$(ml "$tmp/m.json")" = "46702792704 8 2 1 4 8 8 1 False 1 256 4096" ]; the
     bad "Megatron's Mixtral 8x7B example reads as $(ml "$tmp/m.json") ($(cat "$tmp/err"))"; fi
 if grep -qx -- "--rotary-base 1000000" <("$T" export --format megatron --from-megatron "$tmp/mix.txt" --vocab 32000 2>/dev/null); then ok; else
     bad "the Mixtral example's --rotary-base 1000000 is kept"; fi
+
+# Megatron-LM's Megatron-FSDP DeepSeek-V3 launch (@ d98e8a64,
+# examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh): the script run by
+# bash up to its sbatch submission, its TRAINING_CMD's python line
+# imported. Its nodes are placeholders: 256 GPUs here; its tokenizer gives
+# DeepSeek-V3's vocabulary, 129280. The model is the deepseek-v3 preset
+# exactly (682,636,487,424 parameters with the MTP module: HF config and
+# README_WEIGHTS.md, presets/models/deepseek-v3.json); the file's layout:
+# EP 8 (expert TP 1 = TP), Megatron-FSDP optim_grads_params (ZeRO 3), bf16
+# gradients (--megatron-fsdp-main-grads-dtype and -grad-comm-dtype bf16),
+# selective recompute of layernorm, mlp, moe and mla_up_proj, the
+# vocabulary padded to a multiple of 3232
+mkdir "$tmp/dsv3"
+(cd "$tmp/dsv3" && { sed '/^set +e$/,$d' "$DATA/megatron/sbatch_mfsdp_deepseek_v3.sh"; echo 'printf "%s\n" "$TRAINING_CMD"'; } |
+    env -i PATH="$PATH" OUTPUT_PATH="$tmp/dsv3/out" bash -s) | sed -n 's/^ *python /python /p' >"$tmp/dsv3.txt"
+dsl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; m=d["model"]; print(d["params"]["total"], m["mtp_layers"], *(l[k] for k in ("tp","pp","ep","dp","zero","sp","micro_batch","global_batch","seq_len","recompute")), t["recompute_modules"], t["grad_dtype"], t["pad_vocab_to"])' "$1"; }
+"$T" estimate --from-megatron "$tmp/dsv3.txt" --gpus 256 --vocab 129280 --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(dsl "$tmp/m.json")" = "682636487424 1 1 1 8 256 3 False 4 2048 4096 selective layernorm,mlp,moe,mla_up_proj bf16 3232" ]; then ok; else
+    bad "Megatron's DeepSeek-V3 example reads as $(dsl "$tmp/m.json" 2>&1) ($(cat "$tmp/err"))"; fi
+"$T" estimate --model deepseek-v3 --gpus 256 --json >"$tmp/p.json"
+if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["total"])' "$tmp/p.json")" = 682636487424 ]; then ok; else
+    bad "the deepseek-v3 preset's count is not 682,636,487,424"; fi
+"$T" export --format megatron --from-megatron "$tmp/dsv3.txt" --gpus 256 --vocab 129280 >"$tmp/dsv3.args" 2>/dev/null
+if grep -qx -- "--recompute-modules layernorm mlp moe mla_up_proj" "$tmp/dsv3.args"; then ok; else
+    bad "the DeepSeek-V3 example's mla_up_proj recompute is exported"; fi
+
+# Megatron-LM's gpt-oss launch (@ d98e8a64, examples/gptoss/02_train.sh),
+# run by bash in a directory with a pretrain_gpt.py and a checkpoint
+# directory, its python line imported. Its model is a small gpt-oss (12
+# layers, hidden 512, 64 heads of 8 in 8 KV groups, 4 experts of 2048, top
+# 2, quick-GeGLU, no biases, untied, vocabulary 128256, learned sinks, a
+# 128-token window on every other layer), counted by hand: embeddings 2 x
+# 128256 x 512, per layer q and o 2 x 512 x 512, k and v 2 x 512 x 64, 64
+# sinks, 2 norms of 512, router 512 x 4, experts 4 x 3 x 512 x 2048; a
+# final norm. It sets PP to the world size: Megatron-LM refuses 12 layers
+# on its default 8 GPUs, so does the import; its --distributed-config-file
+# gives 4 GPUs per node (PP 4). --enable-gpt-oss and
+# --export-force-local-attention act only under ModelOpt's builder, which
+# the launch does not turn on (noted); with --modelopt-enabled, the YaRN
+# rotary scaling and the unfused local attention are read.
+gptoss() { # gptoss GPUS_PER_NODE: the launch's command line
+    rm -rf "$tmp/go" && mkdir -p "$tmp/go/ckpt" && : >"$tmp/go/pretrain_gpt.py" && echo "GPUS_PER_NODE=$1" >"$tmp/go/dist.sh"
+    (cd "$tmp/go" && sed 's/^python -m torch.distributed.run /printf "%q " python -m torch.distributed.run /' "$DATA/megatron/gptoss_02_train.sh" |
+        env -i PATH="$PATH" bash -s -- --checkpoint-path ckpt --distributed-config-file dist.sh) | grep -a '^python '
+}
+gol() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; m=d["model"]; print(d["params"]["total"], *(m[k] for k in ("layers","hidden","heads","kv_heads","head_dim","experts","topk","moe_ffn_hidden","mlp","sliding_window","global_every","attn_sinks","vocab")), *(l[k] for k in ("tp","pp","ep","dp","zero","micro_batch","global_batch","seq_len","recompute")), t["precision"], t["fp8_param_gather"], t["flash_attn"], m.get("rope_scaling"))' "$1"; }
+want=$(python3 -c 'V,h,L=128256,512,12; print(2*V*h + L*(2*h*h + 2*h*64 + 64 + 2*h + h*4 + 4*3*h*2048) + h)')
+gptoss 4 >"$tmp/gptoss.txt"
+"$T" estimate --from-megatron "$tmp/gptoss.txt" --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(gol "$tmp/m.json")" = "$want 12 512 64 8 8 4 2 2048 geglu 128 2 True 128256 1 4 1 1 1 1 128 8192 selective fp8 True True None" ]; then ok; else
+    bad "Megatron's gpt-oss example reads as $(gol "$tmp/m.json" 2>&1), want $want parameters ($(cat "$tmp/err"))"; fi
+if grep -q 'assumed: --enable-gpt-oss: without ModelOpt' "$tmp/err"; then ok; else
+    bad "the gpt-oss example's ModelOpt-only arguments are noted ($(cat "$tmp/err"))"; fi
+printf ' --modelopt-enabled' >>"$tmp/gptoss.txt"
+"$T" estimate --from-megatron "$tmp/gptoss.txt" --json >"$tmp/m.json" 2>"$tmp/err"
+if [ "$(gol "$tmp/m.json")" = "$want 12 512 64 8 8 4 2 2048 geglu 128 2 True 128256 1 4 1 1 1 1 128 8192 selective fp8 True False other" ]; then ok; else
+    bad "the gpt-oss example with --modelopt-enabled reads as $(gol "$tmp/m.json" 2>&1) ($(cat "$tmp/err"))"; fi
+gptoss 8 >"$tmp/gptoss.txt"
+run estimate --from-megatron "$tmp/gptoss.txt"
+if [ "$rc" = 2 ] && grep -q ': 12 layers do not split evenly over "--pipeline-model-parallel-size" 8 (Megatron-LM asserts it' "$tmp/err"; then ok; else
+    bad "Megatron's gpt-oss example on 8 GPUs (PP 8, 12 layers): exit $rc, $(cat "$tmp/err")"; fi
 
 # DeepSpeed's own configs (@ edaa7221, tests/data/engines/deepspeed) on 8 GPUs
 dl() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["layout"]; t=d["training"]; print(*(l[k] for k in ("dp","zero","micro_batch","global_batch","grad_accum")), t["precision"])' "$1"; }

@@ -100,6 +100,38 @@ class Errors(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("--swiglu is defined twice, differently", r.stderr)
 
+    def test_extra_args_provider(self):
+        """pretrain_gpt.py's extra_args_provider (a conditional, imported in a
+        try block) adds its arguments and a header line."""
+        os.makedirs(os.path.join(self.tree, "megatron/post_training"))
+        self.append("megatron/post_training/arguments.py",
+                    "def add_extra(parser):\n    g = parser.add_argument_group('x')\n"
+                    "    g.add_argument('--enable-extra', action='store_true')\n"
+                    "    g.add_argument('--extra-mode', choices=['a', 'b'], default='a')\n")
+        self.append("pretrain_gpt.py",
+                    "try:\n    from megatron.post_training.arguments import add_extra\n"
+                    "    has_extra = True\nexcept ImportError:\n    has_extra = False\n"
+                    "parse(extra_args_provider=add_extra if has_extra else None)\n")
+        r = run("--source-dir", self.tree, "--commit", COMMIT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[6], "# Also: megatron/post_training/arguments.py, every argument "
+                                   "reachable from add_extra() (pretrain_gpt.py's "
+                                   "extra_args_provider)")
+        self.assertIn("--enable-extra\tenable_extra\tstore_true\t0\t-", lines)
+        self.assertIn("--extra-mode\textra_mode\tstore\t1\ta,b", lines)
+        with open(os.path.join(FIXTURE, "expected.tsv"), encoding="utf-8") as f:
+            expected = f.read().splitlines()
+        rest = [l for l in lines if "extra" not in l]
+        self.assertEqual(rest, expected)
+
+    def test_missing_extra_args_provider(self):
+        self.append("pretrain_gpt.py", "parse(extra_args_provider=nowhere)\n")
+        r = run("--source-dir", self.tree)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "megatron_args: pretrain_gpt.py: extra_args_provider nowhere "
+                                   "is not a function imported from the tree\n")
+
     def test_no_entry_point(self):
         os.remove(os.path.join(self.tree, "megatron/training/arguments.py"))
         r = run("--source-dir", self.tree)

@@ -145,6 +145,46 @@ static void test_mla_tp_split(void **state)
     assert_rel(2.0 * r2.memory.params_on_gpu - r1.memory.params_on_gpu, whole, 1e-12);
 }
 
+/*
+ * Megatron-Core's mla_up_proj recompute (multi_latent_attention.py:
+ * CheckpointWithoutOutput around the up-projections and RoPE), by hand on
+ * DeepSeek-V3's attention, dense, TP 1, s 4096, b 1 (T = 4096 tokens): the
+ * Q, K and V it frees are a(d_nope + d_rope) each for Q and K and a d_v for
+ * V, 2 B each, per token and layer: 2 x 128 x (192 + 192 + 128) B; the
+ * up-projections re-run forward, 2 x (r_q x a(d_nope + d_rope) + r_kv x
+ * a(d_nope + d_v)) FLOPs per token and layer. A model without MLA refuses it.
+ */
+static void test_mla_up_proj_recompute(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    m.num_experts = m.topk = m.num_shared_experts = m.moe_first_dense = 0;
+    m.router_bias = false;
+    m.num_layers = 4;
+    tp_config c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15;
+    c.train.seq_len = 4096;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.train.recompute_modules = TP_RC_CORE_ATTN;
+    tp_result a, b;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &a, &err), TP_OK);
+    c.train.recompute_modules = TP_RC_CORE_ATTN | TP_RC_MLA_UP_PROJ;
+    assert_int_equal(tp_eval(&c, &b, &err), TP_OK);
+    double L = 4.0, T = 4096.0;
+    assert_rel(a.memory.activations_bytes - b.memory.activations_bytes,
+               L * T * 2.0 * 128.0 * (192.0 + 192.0 + 128.0), 1e-12);
+    assert_rel(b.flops.hardware_per_token - a.flops.hardware_per_token,
+               L * 2.0 * (1536.0 * 128.0 * 192.0 + 512.0 * 128.0 * 256.0), 1e-12);
+    assert_true(b.time.recompute_s > a.time.recompute_s);
+    assert_memory_equal(&a.flops.model_per_token, &b.flops.model_per_token, sizeof(double));
+    c.model = llama(4, 4096, 32, 8, 14336, 32000, false);
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.recompute_modules");
+    assert_string_equal(err.message, "mla_up_proj recompute needs multi-latent attention "
+                                     "(kv_lora_rank is 0), as Megatron-Core checks");
+}
+
 /* Bit-identical doubles. */
 static bool same(double a, double b)
 {
@@ -731,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_llama4),
         cmocka_unit_test(test_megatron_import),
+        cmocka_unit_test(test_mla_up_proj_recompute),
         cmocka_unit_test(test_expert_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,9 +122,10 @@ static void test_megatron_tables_are_facts(void **state)
         }
     }
     assert_true(ok);
-    /* 591 names at 000c4ac2, 878 at d98e8a64, 921 together */
-    assert_int_equal(tp_io_import_megatron_known_count(), 921);
-    assert_int_equal(tp_io_margs_count, 921);
+    /* 609 names at 000c4ac2, 900 at d98e8a64 (with pretrain_gpt.py's
+     * ModelOpt arguments), 944 together */
+    assert_int_equal(tp_io_import_megatron_known_count(), 944);
+    assert_int_equal(tp_io_margs_count, 944);
     assert_null(tp_io_import_megatron_known(tp_io_margs_count));
     /* the sorted index is sorted and covers each entry once */
     for (size_t i = 1; i < tp_io_margs_count; i++)
@@ -462,9 +463,23 @@ static void test_megatron_errors(void **state)
         {"--fp16", "\"--bf16\" and \"--fp16\" cannot both be set"},
         {"--normalization RMSnorm", "\"--normalization\" must be one of LayerNorm, RMSNorm (got "
                                     "\"RMSnorm\")"},
-        {"--recompute-activations --recompute-modules core_attn mla_up_proj",
-         "--recompute-modules: unknown recompute module \"mla_up_proj\" (known: "
-         "core_attn,layernorm,mlp,moe,moe_act,shared_experts)"},
+        {"--recompute-activations --recompute-modules core_attn mhc",
+         "--recompute-modules: unknown recompute module \"mhc\" (known: "
+         "core_attn,layernorm,mlp,moe,moe_act,shared_experts,mla_up_proj)"},
+        {"--swiglu --quick-geglu", "\"--quick-geglu\" and \"--swiglu\" are both given"},
+        {"--use-megatron-fsdp --megatron-fsdp-main-grads-dtype fp32 "
+         "--megatron-fsdp-grad-comm-dtype bf16",
+         "\"--megatron-fsdp-grad-comm-dtype bf16\" reduces gradients in bf16 but keeps them in "
+         "fp32 (trainplan has one gradient dtype), which changes memory or time in a way "
+         "trainplan does not model"},
+        {"--megatron-fsdp-grad-comm-dtype fp8",
+         "\"--megatron-fsdp-grad-comm-dtype\" must be one of fp32, bf16, fp16, auto (got "
+         "\"fp8\")"},
+        {"--load /ckpt --export-force-local-attention",
+         "\"--export-force-local-attention\" takes effect only when ModelOpt builds the model, "
+         "which a ModelOpt checkpoint in \"--load\" turns on: trainplan cannot tell from the "
+         "arguments; add \"--modelopt-enabled\" if the checkpoint has ModelOpt state, or "
+         "remove \"--export-force-local-attention\""},
         {"--optimizer-cpu-offload --optimizer-offload-fraction 1.5",
          "--optimizer-offload-fraction: 1.5 is out of range [0, 1]"},
     };
