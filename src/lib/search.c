@@ -67,7 +67,7 @@
 
 enum { L_GPUS, L_TP, L_PP, L_CP, L_ETP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
 
-#define MAXV 1024 /* values per level; more micro-batches than that: TP_ERR_RANGE */
+#define MAXV 1024     /* values per level; more micro-batches than that: TP_ERR_RANGE */
 #define LB_SLOTS 4096 /* step-time bounds kept per (GPUs, TP, PP, CP, ETP, EP) group */
 
 typedef struct closest_entry {

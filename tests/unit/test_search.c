@@ -204,8 +204,7 @@ static void test_time_bound_keeps_top(void **state)
                                 sizeof ta[i].config.train);
             assert_int_equal(ta[i].index, tb[i].index);
             /* the same figures to the bit */
-            assert_memory_equal(&ta[i].result.time, &tb[i].result.time,
-                                sizeof ta[i].result.time);
+            assert_memory_equal(&ta[i].result.time, &tb[i].result.time, sizeof ta[i].result.time);
             assert_memory_equal(&ta[i].cost_per_token_usd, &tb[i].cost_per_token_usd,
                                 sizeof(double));
         }
