@@ -49,10 +49,21 @@
  *  2. micro-batches ascend and memory is non-decreasing in b (activations
  *     and logits scale with b; in-flight micro-batches x b = min(m, p-i) x b
  *     never shrinks as b grows at fixed B), so after the first b that does
- *     not fit the rest of that layout is skipped.
+ *     not fit the rest of that layout is skipped;
+ *  3. step-time bound, tp_search_top only: the step time less its DP/ZeRO
+ *     and optimizer parts does not depend on the ZeRO level's value (ZeRO
+ *     stage, optimizer and parameter offload; time_floor), so the first
+ *     fitting layout of each (VPP, SP, recompute, micro-batch) slot of a
+ *     (GPUs, TP, PP, CP, ETP, EP) group leaves a bound for that slot under
+ *     the other ZeRO values. Once the top list is full, a fitting layout
+ *     whose bound ranks strictly below its last entry (by time, or by cost
+ *     at the bound; by headroom its own headroom) is counted as feasible
+ *     without its step time: the list, its figures and every count but
+ *     this one are those of no_prune, which turns it off (as verify does).
  *
  * Invariants (tests/unit/test_search.c): every leaf validates and evaluates
- * as tp_eval does (verify mode); the bound never exceeds the evaluated total;
+ * as tp_eval does (verify mode); the states bound never exceeds the
+ * evaluated total, nor the step-time bound the step time (verify mode);
  * pruning does not change the feasible set; fixing an axis never makes the
  * best faster. Cost: O(1) per candidate (no per-layer loops); the only
  * allocation is the handle.
@@ -727,7 +738,9 @@ static int lb_slot(const tp_search *s)
  * offload included: the recompute level), TP/CP/EP communication, the
  * pipeline p2p and the bubble from the layer costs, the micro-batches and
  * the stage split, none of which reads zero, offload_optimizer or
- * offload_params; step_s adds the two remaining parts, both >= 0. So this
+ * offload_params, nor do the memory figures they read (the stages' layer
+ * counts, the offloaded activations); step_s adds the two remaining parts,
+ * dp_comm_s and optimizer_s, both >= 0. So this
  * is <= the step time of the slot under every ZeRO value; the factor
  * leaves room for a different order of the sum. Verify mode checks it.
  */
