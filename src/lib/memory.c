@@ -167,8 +167,11 @@ typedef struct mem_shared {
 
 static double layer_activation_bytes(const tp_config *c, bool moe);
 
-/* moe_act: also the activations of a MoE layer (some stage holds one). */
-static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act, mem_shared *x)
+/* moe_act: also the activations of a MoE layer (some stage holds one).
+ * acts (or NULL): the two layer activations, read when *have, else stored
+ * there (tp__memory_stages_act). */
+static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act, mem_shared *x,
+                            double *acts, bool *have)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -200,8 +203,18 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act
     x->table = (double)V * (double)h / tpz;
     x->positions = m->pos == TP_POS_LEARNED ? (double)(m->max_positions * h) : 0.0;
 
+    if (acts && *have) {
+        x->a_dense = acts[0];
+        x->a_moe = acts[1];
+        return;
+    }
     x->a_dense = layer_activation_bytes(c, false);
     x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
+    if (acts) {
+        acts[0] = x->a_dense;
+        acts[1] = x->a_moe;
+        *have = true;
+    }
 }
 
 static stage_params stage_param_shard(const tp_config *c, const tp_params *P, const mem_shared *x,
@@ -685,15 +698,21 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
 {
     stage_layers sl = layers_of(c, stage);
     mem_shared x;
-    mem_shared_init(c, P, sl.n_moe > 0, &x);
+    mem_shared_init(c, P, sl.n_moe > 0, &x, NULL, NULL);
     memory_stage(c, P, &x, stage, sl, out);
+}
+
+void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+                           tp_memory *const *out, double *acts, bool *have)
+{
+    mem_shared x;
+    mem_shared_init(c, P, P->num_moe_layers > 0, &x, acts, have);
+    for (int i = 0; i < n; i++)
+        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
 }
 
 void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
                        tp_memory *const *out)
 {
-    mem_shared x;
-    mem_shared_init(c, P, P->num_moe_layers > 0, &x);
-    for (int i = 0; i < n; i++)
-        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
+    tp__memory_stages_act(c, P, n, stages, out, NULL, NULL);
 }

@@ -126,6 +126,9 @@ struct tp_search {
     uint32_t group;            /* generation of the current group (0: none yet) */
     uint32_t lb_gen[LB_SLOTS]; /* the generation each slot was set in */
     double lb_step[LB_SLOTS];
+    uint32_t act_gen[LB_SLOTS]; /* the generation each slot's activations were set in */
+    double acts[LB_SLOTS][2];   /* a dense and a MoE layer's (memory.c), the same under
+                                   every ZeRO value of the slot */
     closest_entry closest[TP_SEARCH_CLOSEST];
     int n_closest;
 };
@@ -771,7 +774,14 @@ static void evaluate(tp_search *s)
     r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
-    tp__memory_heaviest(c, &s->padded, r);
+    int slot = lb_slot(s);
+    if (slot >= 0) {
+        bool have = s->act_gen[slot] == s->group;
+        tp__memory_heaviest_act(c, &s->padded, r, s->acts[slot], &have);
+        s->act_gen[slot] = s->group;
+    } else {
+        tp__memory_heaviest(c, &s->padded, r);
+    }
     if (r->memory.fits && !s->lazy_time)
         step_time(s);
 }
