@@ -163,6 +163,7 @@ typedef struct mem_shared {
     double layer_dense, layer_expert; /* a MoE layer's non-expert and routed shards */
     double table, positions;          /* embedding / head table shard, position table */
     double a_dense, a_moe;            /* activations of one layer, one micro-batch */
+    double a_mtp;                     /* the layer of an MTP module (mtp_activation_bytes) */
 } mem_shared;
 
 static double layer_activation_bytes(const tp_config *c, bool moe);
@@ -206,15 +207,20 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act
     if (acts && *have) {
         x->a_dense = acts[0];
         x->a_moe = acts[1];
-        return;
+    } else {
+        x->a_dense = layer_activation_bytes(c, false);
+        x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
+        if (acts) {
+            acts[0] = x->a_dense;
+            acts[1] = x->a_moe;
+            *have = true;
+        }
     }
-    x->a_dense = layer_activation_bytes(c, false);
-    x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
-    if (acts) {
-        acts[0] = x->a_dense;
-        acts[1] = x->a_moe;
-        *have = true;
-    }
+    /* a MoE layer when the model has experts, as the step time counts it */
+    x->a_mtp = m->mtp_layers <= 0    ? 0.0
+               : m->num_experts <= 0 ? x->a_dense
+               : moe_act             ? x->a_moe
+                                     : layer_activation_bytes(c, true);
 }
 
 static stage_params stage_param_shard(const tp_config *c, const tp_params *P, const mem_shared *x,
@@ -499,14 +505,13 @@ static double offload_activations(const tp_train *t, double per_mb, double layer
  * 4h), not split by TP unless SP, and one transformer layer (a MoE layer
  * when the model has experts, as the step time counts it). Not recomputed.
  */
-static double mtp_activation_bytes(const tp_config *c, double a_dense)
+static double mtp_activation_bytes(const tp_config *c, const mem_shared *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
     double in = 8.0 * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
-    double layer = m->num_experts > 0 ? layer_activation_bytes(c, true) : a_dense;
-    return (double)m->mtp_layers * (in + layer);
+    return (double)m->mtp_layers * (in + x->a_mtp);
 }
 
 static int64_t num_communicators(const tp_train *t, int64_t dp)
@@ -654,7 +659,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
             act += inflight * (double)cross * tp__vision_cross_act_bytes(c);
     }
     if (stage == t->pp - 1 && m->mtp_layers > 0)
-        act += inflight * mtp_activation_bytes(c, a_dense);
+        act += inflight * mtp_activation_bytes(c, x);
     out->activations_bytes = act;
     out->act_per_layer_bytes = a_max;
     out->inflight_microbatches = inflight;
