@@ -147,7 +147,8 @@ typedef struct tp_search_item {
 
 typedef struct tp_search_stats {
     uint64_t candidates;           /* layouts enumerated: evaluated + pruned */
-    uint64_t evaluated;            /* full memory evaluations (time too when it fits) */
+    uint64_t evaluated;            /* full memory evaluations (time too when it fits, but for
+                                      pruned_time) */
     uint64_t feasible;             /* evaluated and fit */
     uint64_t infeasible;           /* evaluated and did not fit */
     uint64_t pruned_states;        /* skipped: model states + fixed overheads exceed capacity */
