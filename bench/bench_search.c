@@ -117,11 +117,13 @@ int main(void)
         printf("\n%s\n", bc->name);
         printf("  search        %.4f s CPU, %.4f s wall (target < %.1f s: %s), %llu layouts "
                "enumerated, %llu evaluated, %llu fit, %llu pruned by the states bound, %llu by "
-               "micro-batch, %llu (GPUs, TP, PP, CP) skipped for the batch\n",
+               "micro-batch, %llu fitting ones ranked without their step time (time bound), "
+               "%llu (GPUs, TP, PP, CP) skipped for the batch\n",
                cpu, wall, bc->target_s, cpu < bc->target_s ? "met" : "MISSED",
                (unsigned long long)st.candidates, (unsigned long long)st.evaluated,
                (unsigned long long)st.feasible, (unsigned long long)st.pruned_states,
-               (unsigned long long)st.pruned_micro_batch, (unsigned long long)st.batch_mismatch);
+               (unsigned long long)st.pruned_micro_batch, (unsigned long long)st.pruned_time,
+               (unsigned long long)st.batch_mismatch);
         printf("  rate          %.2f million layouts evaluated/s, %.2f million enumerated/s\n",
                cpu > 0.0 ? 1e-6 * (double)st.evaluated / cpu : 0.0,
                cpu > 0.0 ? 1e-6 * (double)st.candidates / cpu : 0.0);

@@ -147,7 +147,8 @@ typedef struct tp_search_item {
 
 typedef struct tp_search_stats {
     uint64_t candidates;           /* layouts enumerated: evaluated + pruned */
-    uint64_t evaluated;            /* full memory evaluations (time too when it fits) */
+    uint64_t evaluated;            /* full memory evaluations (time too when it fits, but for
+                                      pruned_time) */
     uint64_t feasible;             /* evaluated and fit */
     uint64_t infeasible;           /* evaluated and did not fit */
     uint64_t pruned_states;        /* skipped: model states + fixed overheads exceed capacity */
@@ -156,6 +157,8 @@ typedef struct tp_search_stats {
                                     b x DP divides the global batch */
     int64_t batch_mismatch_min_dp; /* the smallest DP among those layouts; 0 when none */
     uint64_t verify_failures;      /* verify mode: candidates tp_eval rejects or disagrees on */
+    uint64_t pruned_time;          /* fitting layouts ranked without their step time: a bound
+                                      showed they cannot enter the top list (tp_search_top) */
     bool done;                     /* the enumeration is exhausted */
     bool stopped;                  /* ended early by space.stop (see tp_search_status) */
 } tp_search_stats;

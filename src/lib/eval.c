@@ -47,6 +47,12 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes)
 
 void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r)
 {
+    tp__memory_heaviest_act(c, padded, r, NULL, NULL);
+}
+
+void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_result *r,
+                             double *acts, bool *have)
+{
     /* Stage 0 and the last stage carry the embedding and the loss; with 1F1B
      * stage 0 also holds the most micro-batches. A middle stage can only be
      * the heaviest under an uneven split (stage 1 gets the first extra layer
@@ -57,7 +63,7 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
     tp_memory mid;
     const int64_t stages[3] = {0, p - 1, 1};
     tp_memory *const out[3] = {&r->stage_first, &r->stage_last, &mid};
-    tp__memory_stages(c, padded, p > 2 ? 3 : p > 1 ? 2 : 1, stages, out);
+    tp__memory_stages_act(c, padded, p > 2 ? 3 : p > 1 ? 2 : 1, stages, out, acts, have);
     r->memory = r->stage_first;
     if (p > 1) {
         if (r->stage_last.total_bytes > r->memory.total_bytes)

@@ -52,6 +52,15 @@ void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result 
  * does not depend on the stage (bit-identical to n separate calls). */
 void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
                        tp_memory *const *out);
+/* The same two with the activations of one dense and one MoE layer, one
+ * micro-batch (acts[0], acts[1]; they depend on the layout's TP, CP, SP,
+ * ETP, recompute and micro-batch, not on its ZeRO stage or offload): read
+ * from acts when *have, else computed, stored there and *have set. The
+ * search hands the ones of a layout to its ZeRO siblings. */
+void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_result *r,
+                             double *acts, bool *have);
+void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+                           tp_memory *const *out, double *acts, bool *have);
 
 /** Greatest common divisor of two positive counts. */
 static inline int64_t tp__gcd64(int64_t a, int64_t b)

@@ -166,12 +166,16 @@ typedef struct mem_shared {
     double layer_dense, layer_expert; /* a MoE layer's non-expert and routed shards */
     double table, positions;          /* embedding / head table shard, position table */
     double a_dense, a_moe;            /* activations of one layer, one micro-batch */
+    double a_mtp;                     /* the layer of an MTP module (mtp_activation_bytes) */
 } mem_shared;
 
 static double layer_activation_bytes(const tp_config *c, bool moe);
 
-/* moe_act: also the activations of a MoE layer (some stage holds one). */
-static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act, mem_shared *x)
+/* moe_act: also the activations of a MoE layer (some stage holds one).
+ * acts (or NULL): the two layer activations, read when *have, else stored
+ * there (tp__memory_stages_act). */
+static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act, mem_shared *x,
+                            double *acts, bool *have)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -203,8 +207,23 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act
     x->table = (double)V * (double)h / tpz;
     x->positions = m->pos == TP_POS_LEARNED ? (double)(m->max_positions * h) : 0.0;
 
-    x->a_dense = layer_activation_bytes(c, false);
-    x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
+    if (acts && *have) {
+        x->a_dense = acts[0];
+        x->a_moe = acts[1];
+    } else {
+        x->a_dense = layer_activation_bytes(c, false);
+        x->a_moe = moe_act ? layer_activation_bytes(c, true) : 0.0;
+        if (acts) {
+            acts[0] = x->a_dense;
+            acts[1] = x->a_moe;
+            *have = true;
+        }
+    }
+    /* a MoE layer when the model has experts, as the step time counts it */
+    x->a_mtp = m->mtp_layers <= 0    ? 0.0
+               : m->num_experts <= 0 ? x->a_dense
+               : moe_act             ? x->a_moe
+                                     : layer_activation_bytes(c, true);
 }
 
 static stage_params stage_param_shard(const tp_config *c, const tp_params *P, const mem_shared *x,
@@ -491,14 +510,13 @@ static double offload_activations(const tp_train *t, double per_mb, double layer
  * 4h), not split by TP unless SP, and one transformer layer (a MoE layer
  * when the model has experts, as the step time counts it). Not recomputed.
  */
-static double mtp_activation_bytes(const tp_config *c, double a_dense)
+static double mtp_activation_bytes(const tp_config *c, const mem_shared *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
     double in = 8.0 * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
-    double layer = m->num_experts > 0 ? layer_activation_bytes(c, true) : a_dense;
-    return (double)m->mtp_layers * (in + layer);
+    return (double)m->mtp_layers * (in + x->a_mtp);
 }
 
 static int64_t num_communicators(const tp_train *t, int64_t dp)
@@ -646,7 +664,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
             act += inflight * (double)cross * tp__vision_cross_act_bytes(c);
     }
     if (stage == t->pp - 1 && m->mtp_layers > 0)
-        act += inflight * mtp_activation_bytes(c, a_dense);
+        act += inflight * mtp_activation_bytes(c, x);
     out->activations_bytes = act;
     out->act_per_layer_bytes = a_max;
     out->inflight_microbatches = inflight;
@@ -690,15 +708,21 @@ void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_m
 {
     stage_layers sl = layers_of(c, stage);
     mem_shared x;
-    mem_shared_init(c, P, sl.n_moe > 0, &x);
+    mem_shared_init(c, P, sl.n_moe > 0, &x, NULL, NULL);
     memory_stage(c, P, &x, stage, sl, out);
+}
+
+void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+                           tp_memory *const *out, double *acts, bool *have)
+{
+    mem_shared x;
+    mem_shared_init(c, P, P->num_moe_layers > 0, &x, acts, have);
+    for (int i = 0; i < n; i++)
+        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
 }
 
 void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
                        tp_memory *const *out)
 {
-    mem_shared x;
-    mem_shared_init(c, P, P->num_moe_layers > 0, &x);
-    for (int i = 0; i < n; i++)
-        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
+    tp__memory_stages_act(c, P, n, stages, out, NULL, NULL);
 }

@@ -49,10 +49,21 @@
  *  2. micro-batches ascend and memory is non-decreasing in b (activations
  *     and logits scale with b; in-flight micro-batches x b = min(m, p-i) x b
  *     never shrinks as b grows at fixed B), so after the first b that does
- *     not fit the rest of that layout is skipped.
+ *     not fit the rest of that layout is skipped;
+ *  3. step-time bound, tp_search_top only: the step time less its DP/ZeRO
+ *     and optimizer parts does not depend on the ZeRO level's value (ZeRO
+ *     stage, optimizer and parameter offload; time_floor), so the first
+ *     fitting layout of each (VPP, SP, recompute, micro-batch) slot of a
+ *     (GPUs, TP, PP, CP, ETP, EP) group leaves a bound for that slot under
+ *     the other ZeRO values. Once the top list is full, a fitting layout
+ *     whose bound ranks strictly below its last entry (by time, or by cost
+ *     at the bound; by headroom its own headroom) is counted as feasible
+ *     without its step time: the list, its figures and every count but
+ *     this one are those of no_prune, which turns it off (as verify does).
  *
  * Invariants (tests/unit/test_search.c): every leaf validates and evaluates
- * as tp_eval does (verify mode); the bound never exceeds the evaluated total;
+ * as tp_eval does (verify mode); the states bound never exceeds the
+ * evaluated total, nor the step-time bound the step time (verify mode);
  * pruning does not change the feasible set; fixing an axis never makes the
  * best faster. Cost: O(1) per candidate (no per-layer loops); the only
  * allocation is the handle.
@@ -67,7 +78,8 @@
 
 enum { L_GPUS, L_TP, L_PP, L_CP, L_ETP, L_EP, L_ZERO, L_VPP, L_SP, L_RC, L_MB, L_COUNT };
 
-#define MAXV 1024 /* values per level; more micro-batches than that: TP_ERR_RANGE */
+#define MAXV 1024     /* values per level; more micro-batches than that: TP_ERR_RANGE */
+#define LB_SLOTS 4096 /* step-time bounds kept per (GPUs, TP, PP, CP, ETP, EP) group */
 
 typedef struct closest_entry {
     tp_train train;
@@ -107,6 +119,16 @@ struct tp_search {
     unsigned polls;      /* steps since space.stop was last consulted */
     int64_t mb_overflow; /* B / DP with more than MAXV allowed micro-batches: stop (0: none) */
     tp_search_stats st;
+    /* step-time bound (pruning 3): per (VPP, SP, recompute, micro-batch)
+     * slot of the current group, the step time less its DP/ZeRO and
+     * optimizer parts, from the first ZeRO value evaluated there */
+    bool lazy_time;            /* tp_search_top: evaluate() leaves the step time to it */
+    uint32_t group;            /* generation of the current group (0: none yet) */
+    uint32_t lb_gen[LB_SLOTS]; /* the generation each slot was set in */
+    double lb_step[LB_SLOTS];
+    uint32_t act_gen[LB_SLOTS]; /* the generation each slot's activations were set in */
+    double acts[LB_SLOTS][2];   /* a dense and a MoE layer's (memory.c), the same under
+                                   every ZeRO value of the slot */
     closest_entry closest[TP_SEARCH_CLOSEST];
     int n_closest;
 };
@@ -582,7 +604,10 @@ static void apply(tp_search *s, int d)
     case L_PP: t->pp = x; break;
     case L_CP: t->cp = x; break;
     case L_ETP: t->etp = x == t->tp ? 0 : x; break;
-    case L_EP: t->ep = x; break;
+    case L_EP:
+        t->ep = x;
+        s->group++; /* a new group: every step-time bound slot is stale */
+        break;
     case L_ZERO:
         t->zero = (int)(x % OFFLOADED);
         t->offload_optimizer = x >= OFFLOADED ? 1.0 : t->zero >= 1 ? s->base_offload : 0.0;
@@ -695,7 +720,53 @@ static bool step(tp_search *s)
 
 /* ---- evaluation ------------------------------------------------------- */
 
-/* tp_eval without validation (eval.c), step time only when it fits. */
+/*
+ * The step-time bound slot of the current candidate, or -1. The VPP, SP,
+ * recompute and micro-batch lists do not depend on the ZeRO level above
+ * them (build), so within a group the same slot is the same
+ * (VPP, SP, recompute, micro-batch) under every ZeRO value.
+ */
+static int lb_slot(const tp_search *s)
+{
+    int64_t slot = (((int64_t)s->i[L_VPP] * 2 + (s->cfg.train.sp ? 1 : 0)) * 8 + s->rc_value) *
+                       (int64_t)s->n_mb_all +
+                   s->i[L_MB];
+    return slot < LB_SLOTS ? (int)slot : -1;
+}
+
+/*
+ * The step time less its DP/ZeRO communication and optimizer parts: what
+ * the ZeRO stage and the optimizer and parameter offload (the ZeRO level's
+ * values) leave unchanged. time.c builds compute, recompute (activation
+ * offload included: the recompute level), TP/CP/EP communication, the
+ * pipeline p2p and the bubble from the layer costs, the micro-batches and
+ * the stage split, none of which reads zero, offload_optimizer or
+ * offload_params, nor do the memory figures they read (the stages' layer
+ * counts, the offloaded activations); step_s adds the two remaining parts,
+ * dp_comm_s and optimizer_s, both >= 0. So this
+ * is <= the step time of the slot under every ZeRO value; the factor
+ * leaves room for a different order of the sum. Verify mode checks it.
+ */
+static double time_floor(const tp_time *tm)
+{
+    double s = tm->compute_s + tm->recompute_s + tm->tp_comm_s + tm->cp_comm_s + tm->ep_comm_s +
+               tm->pp_comm_s + tm->bubble_s;
+    return s * (1.0 - 1e-12);
+}
+
+/* Step time of the current (fitting) candidate; keeps its slot's bound. */
+static void step_time(tp_search *s)
+{
+    tp__step_time(&s->cfg, &s->cur);
+    int slot = lb_slot(s);
+    if (slot >= 0 && s->lb_gen[slot] != s->group) {
+        s->lb_gen[slot] = s->group;
+        s->lb_step[slot] = time_floor(&s->cur.time);
+    }
+}
+
+/* tp_eval without validation (eval.c), step time only when it fits (and
+ * then left to tp_search_top when it ranks lazily). */
 static void evaluate(tp_search *s)
 {
     const tp_config *c = &s->cfg;
@@ -703,9 +774,16 @@ static void evaluate(tp_search *s)
     r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
-    tp__memory_heaviest(c, &s->padded, r);
-    if (r->memory.fits)
-        tp__step_time(c, r);
+    int slot = lb_slot(s);
+    if (slot >= 0) {
+        bool have = s->act_gen[slot] == s->group;
+        tp__memory_heaviest_act(c, &s->padded, r, s->acts[slot], &have);
+        s->act_gen[slot] = s->group;
+    } else {
+        tp__memory_heaviest(c, &s->padded, r);
+    }
+    if (r->memory.fits && !s->lazy_time)
+        step_time(s);
 }
 
 static bool close_rel(double a, double b)
@@ -729,8 +807,12 @@ static void verify(tp_search *s)
                 ref.grad_accum == r->grad_accum &&
                 close_rel(ref.flops.hardware_per_step, r->flops.hardware_per_step) &&
                 (!r->memory.fits || close_rel(ref.time.step_s, r->time.step_s));
-    /* the states bound must never exceed the evaluated total */
-    if (!same || states_bound(s) > ref.memory.total_bytes * (1.0 + 1e-12))
+    /* the states bound must never exceed the evaluated total, nor the
+     * step-time bound of the slot the step time */
+    int slot = lb_slot(s);
+    bool time_ok = !r->memory.fits || slot < 0 || s->lb_gen[slot] != s->group ||
+                   s->lb_step[slot] <= ref.time.step_s;
+    if (!same || !time_ok || states_bound(s) > ref.memory.total_bytes * (1.0 + 1e-12))
         s->st.verify_failures++;
 }
 
@@ -805,6 +887,35 @@ static void costs(const tp_config *c, const tp_result *r, double *usd, double *g
     double g = tokens > 0.0 ? r->time.step_s * (double)c->train.num_gpus / tokens : 0.0;
     *gpu_s = g;
     *usd = g * c->gpu.price_per_gpu_hour / 3600.0;
+}
+
+/*
+ * A fitting candidate that cannot enter a full top list whose last entry
+ * is `worst` (pruning 3), decided before its step time: ranked by
+ * headroom, its headroom is below the last's; by time, its slot's bound
+ * exceeds the last's step; by cost, the cost at that bound exceeds the
+ * last's (cost is non-decreasing in the step at a positive price: the
+ * same operations, each rounding monotone). The ties key_order breaks by
+ * later keys are left to it: only a strictly worse first key skips.
+ */
+static bool cannot_enter(const tp_search *s, const tp_search_item *worst, tp_rank_by by)
+{
+    if (by == TP_RANK_HEADROOM)
+        return s->cur.memory.headroom_bytes < worst->result.memory.headroom_bytes;
+    int slot = lb_slot(s);
+    if (slot < 0 || s->lb_gen[slot] != s->group)
+        return false;
+    tp_result lb;
+    lb.flops.tokens_per_step = s->cur.flops.tokens_per_step;
+    lb.time.step_s = s->lb_step[slot];
+    if (by == TP_RANK_COST) {
+        if (!(s->cfg.gpu.price_per_gpu_hour > 0.0))
+            return false;
+        double usd, gpu_s;
+        costs(&s->cfg, &lb, &usd, &gpu_s);
+        return usd > worst->cost_per_token_usd;
+    }
+    return lb.time.step_s > worst->result.time.step_s;
 }
 
 static void fill_item(const tp_search *s, tp_search_item *out)
@@ -1037,9 +1148,17 @@ tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_
     if (st != TP_OK)
         return st;
     size_t have = 0;
+    s->lazy_time = !sp.no_prune && !sp.verify;
     while (advance(s)) {
         if (k == 0)
             continue;
+        if (s->lazy_time) {
+            if (have == k && cannot_enter(s, &top[k - 1], by)) {
+                s->st.pruned_time++;
+                continue;
+            }
+            step_time(s);
+        }
         double usd, gpu_s;
         costs(&s->cfg, &s->cur, &usd, &gpu_s);
         rank_key key = {s->cur.time.step_s, usd, s->cur.memory.headroom_bytes,

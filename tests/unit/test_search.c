@@ -168,6 +168,61 @@ static void test_prune_keeps_feasible_set(void **state)
     free(tb);
 }
 
+/*
+ * The step-time bound (pruning 3) ranks without the step time only the
+ * layouts that cannot enter the top list: with every axis open (MoE
+ * folding, recompute and offload variants) the top 20 by each key, their
+ * figures and the feasible count are those of the unpruned search, and the
+ * bound did skip some; verify mode checks it against every step time.
+ */
+static void test_time_bound_keeps_top(void **state)
+{
+    (void)state;
+    tp_config c = preset("mixtral-8x7b", "h100-sxm");
+    c.train.num_gpus = 64;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 256;
+    tp_search_space a, b;
+    tp_search_space_default(&a);
+    a.moe_folding = a.recompute_variants = a.offload_variants = true;
+    b = a;
+    b.no_prune = true;
+    enum { K = 20 };
+    for (int by = TP_RANK_TIME; by <= TP_RANK_HEADROOM; by++) {
+        tp_search_stats sa, sb;
+        size_t na, nb;
+        tp_search_item *ta = items(K), *tb = items(K);
+        assert_int_equal(tp_search_top(&c, &a, (tp_rank_by)by, ta, K, &na, &sa, NULL), TP_OK);
+        assert_int_equal(tp_search_top(&c, &b, (tp_rank_by)by, tb, K, &nb, &sb, NULL), TP_OK);
+        assert_true(sa.pruned_time > 0);
+        assert_int_equal(sb.pruned_time, 0);
+        assert_int_equal(sa.feasible, sb.feasible);
+        assert_int_equal(na, K);
+        assert_int_equal(nb, K);
+        for (size_t i = 0; i < na; i++) {
+            assert_memory_equal(&ta[i].config.train, &tb[i].config.train,
+                                sizeof ta[i].config.train);
+            assert_int_equal(ta[i].index, tb[i].index);
+            /* the same figures to the bit */
+            assert_memory_equal(&ta[i].result.time, &tb[i].result.time, sizeof ta[i].result.time);
+            assert_memory_equal(&ta[i].cost_per_token_usd, &tb[i].cost_per_token_usd,
+                                sizeof(double));
+        }
+        free(ta);
+        free(tb);
+    }
+    a.verify = true;
+    a.include_infeasible = true;
+    tp_search *s;
+    assert_int_equal(tp_search_new(&c, &a, &s, NULL), TP_OK);
+    while (tp_search_next(s, NULL))
+        ;
+    tp_search_stats st;
+    tp_search_get_stats(s, &st);
+    tp_search_free(s);
+    assert_int_equal(st.verify_failures, 0);
+}
+
 static void test_stream_matches_top(void **state)
 {
     (void)state;
@@ -1208,6 +1263,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_candidate_validates),
         cmocka_unit_test(test_prune_keeps_feasible_set),
+        cmocka_unit_test(test_time_bound_keeps_top),
         cmocka_unit_test(test_stream_matches_top),
         cmocka_unit_test(test_early_stop),
         cmocka_unit_test(test_stop),
