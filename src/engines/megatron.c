@@ -314,6 +314,10 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
         arg(w, "--data-parallel-sharding-strategy", "%s",
             t->zero == 2 ? "optim_grads" : "optim_grads_params");
         arg(w, "--ckpt-format", "fsdp_dtensor");
+        /* Megatron-FSDP keeps gradients in the parameters' 16-bit dtype
+         * unless told (its "auto"; megatron_train.c read_fsdp_grads) */
+        if (t->grad_dtype == TP_DTYPE_FP32)
+            arg(w, "--megatron-fsdp-main-grads-dtype", "fp32");
         break;
     }
 }

@@ -298,8 +298,8 @@ static tp_status read_recipe(const slot *sl, tp_import *im, const char **recipe,
  * Megatron-FSDP's gradient dtypes (arguments.py; DistributedDataParallel-
  * Config: megatron_fsdp_main_grads_dtype, the gradient buffer, and
  * megatron_fsdp_grad_comm_dtype, its reduce-scatter, "auto" following the
- * main gradients): a 16-bit or fp32 gradient dtype when both agree; one
- * given as "auto" keeps the dtype read so far. trainplan has one gradient
+ * main gradients): a 16-bit or fp32 gradient dtype when both agree; main
+ * gradients left "auto" are the parameters' 16-bit dtype. trainplan has one gradient
  * dtype for the buffer and the collective, so a mix is refused. Without
  * --use-megatron-fsdp both do nothing.
  */
@@ -319,7 +319,11 @@ static tp_status read_fsdp_grads(const slot *sl, tp_import *im, mread *x, tp_err
             list_add(im->ignored, sizeof im->ignored, cm->name);
         return TP_OK;
     }
-    const char *buffer = kg == 3 ? x->grad : kg == 0 ? "fp32" : "bf16"; /* 16-bit: bf16's bytes */
+    /* "auto" (None): the gradient buffer takes the parameters' dtype, 16-bit
+     * under --bf16/--fp16 and bf16 for fp8 parameters (megatron_fsdp/
+     * param_and_grad_buffer.py, _resolve_group_grad_dtype @ d98e8a64), not
+     * the fp32 main gradients of Megatron's own DDP */
+    const char *buffer = kg == 0 ? "fp32" : "bf16"; /* 16-bit: bf16's bytes */
     const char *comm = kc == 3 ? buffer : kc == 0 ? "fp32" : "bf16";
     if (strcmp(buffer, comm) != 0) {
         char what[200];
@@ -329,10 +333,9 @@ static tp_status read_fsdp_grads(const slot *sl, tp_import *im, mread *x, tp_err
                  cm->name, dt[kc], comm, buffer);
         return mg_not_modelled(cm, what, err);
     }
-    if (g->set || cm->set) {
+    if (g->set || cm->set)
         mg_from_slot(im, g->set ? g : cm);
-        x->grad = buffer;
-    }
+    x->grad = buffer;
     return TP_OK;
 }
 

@@ -449,6 +449,27 @@ if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"
 if grep -qx -- "--recompute-modules layernorm mlp moe mla_up_proj" "$tmp/dsv3.args"; then ok; else
     bad "the DeepSeek-V3 example's mla_up_proj recompute is exported"; fi
 
+# Megatron-FSDP with its gradient dtype left "auto": the gradient buffer
+# takes the parameters' dtype, bf16 under --bf16 (megatron_fsdp/
+# param_and_grad_buffer.py _resolve_group_grad_dtype @ d98e8a64), not the
+# fp32 main gradients of Megatron's DDP; the export of an fp32-gradient
+# FSDP plan names the dtype so that the launch keeps fp32 gradients
+printf '%s\n' "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 512" \
+    "--max-position-embeddings 512 --micro-batch-size 1 --vocab-size 1000 --bf16" \
+    "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params" \
+    "--ckpt-format fsdp_dtensor" >"$tmp/mfsdp.txt"
+gd() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["training"]["grad_dtype"])' "$1"; }
+"$T" estimate --from-megatron "$tmp/mfsdp.txt" --gpus 8 --json >"$tmp/mf.json" 2>"$tmp/err"
+if [ "$(gd "$tmp/mf.json")" = bf16 ]; then ok; else
+    bad "Megatron-FSDP's auto gradient dtype reads as $(gd "$tmp/mf.json" 2>&1) ($(cat "$tmp/err"))"; fi
+echo "--megatron-fsdp-main-grads-dtype fp32" >>"$tmp/mfsdp.txt"
+"$T" estimate --from-megatron "$tmp/mfsdp.txt" --gpus 8 --json >"$tmp/mf.json" 2>"$tmp/err"
+if [ "$(gd "$tmp/mf.json")" = fp32 ]; then ok; else
+    bad "--megatron-fsdp-main-grads-dtype fp32 reads as $(gd "$tmp/mf.json" 2>&1)"; fi
+"$T" export --format megatron --model llama-3-8b --gpus 8 --zero 3 --grad-dtype fp32 >"$tmp/mf.args" 2>/dev/null
+if grep -qx -- "--megatron-fsdp-main-grads-dtype fp32" "$tmp/mf.args"; then ok; else
+    bad "an fp32-gradient Megatron-FSDP export does not name its gradient dtype"; fi
+
 # Megatron-LM's gpt-oss launch (@ d98e8a64, examples/gptoss/02_train.sh),
 # run by bash in a directory with a pretrain_gpt.py and a checkpoint
 # directory, its python line imported. Its model is a small gpt-oss (12
