@@ -369,6 +369,20 @@ static bool titan_cpu_offload(const tp_train *t)
     return t->offload_params == TP_OFFLOAD_CPU && t->offload_optimizer >= 1.0 && t->zero == 3;
 }
 
+/* What torchtitan's fixed mixed precision (bfloat16 parameters, float32
+ * reduction) changes of the plan's precision and gradient dtype. */
+static void titan_precision_notes(const tp_train *t, notes *nx)
+{
+    if (t->precision == TP_PREC_FP16)
+        eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
+                     "(written as bfloat16)");
+    if (t->precision == TP_PREC_TF32)
+        eng_note(nx, "tf32 training: written as bfloat16 mixed precision");
+    if (t->grad_dtype != TP_DTYPE_FP32)
+        eng_note(nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
+                     "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+}
+
 /* [training]: batch, sequence, steps, mixed precision; returns the steps
  * (0 when the plan has no token budget). */
 static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
@@ -389,15 +403,25 @@ static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
     if (titan_cpu_offload(t))
         sb_puts(b, "enable_cpu_offload = true\n");
     sb_puts(b, "\n");
-    if (t->precision == TP_PREC_FP16)
-        eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
-                     "(written as bfloat16)");
-    if (t->precision == TP_PREC_TF32)
-        eng_note(nx, "tf32 training: written as bfloat16 mixed precision");
-    if (t->grad_dtype != TP_DTYPE_FP32)
-        eng_note(nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
-                     "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+    titan_precision_notes(t, nx);
     return steps;
+}
+
+static void titan_dp(const tp_train *t, int64_t dp, int64_t *replicate, int64_t *shard,
+                     const char **reshard, notes *nx)
+{
+    *replicate = dp;
+    *shard = 1;
+    *reshard = NULL;
+    if (t->zero == 0)
+        return;
+    *replicate = 1;
+    *shard = dp;
+    if (t->zero == 1 && dp > 1)
+        eng_note(nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which also "
+                     "shards gradients and weights (written as data_parallel_shard_degree)");
+    if (t->zero == 2)
+        *reshard = "never";
 }
 
 /* [parallelism]: DP replicate or shard by ZeRO stage, TP, PP with its schedule
@@ -406,30 +430,9 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    int64_t dp = r->dp;
-    /* [parallelism] */
-    int64_t replicate = dp, shard = 1;
-    const char *reshard = NULL;
-    switch (t->zero) {
-    case 0: break;
-    case 1:
-        replicate = 1;
-        shard = dp;
-        if (dp > 1)
-            eng_note(nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which "
-                         "also shards gradients and weights (written as "
-                         "data_parallel_shard_degree)");
-        break;
-    case 2:
-        replicate = 1;
-        shard = dp;
-        reshard = "never";
-        break;
-    default:
-        replicate = 1;
-        shard = dp;
-        break;
-    }
+    int64_t replicate, shard;
+    const char *reshard;
+    titan_dp(t, r->dp, &replicate, &shard, &reshard, nx);
     sb_printf(b,
               "[parallelism]\ndata_parallel_replicate_degree = %" PRId64
               "\ndata_parallel_shard_degree = %" PRId64 "\n",
@@ -615,23 +618,6 @@ tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *
 
 /* The data-parallel degrees by ZeRO stage: replicate (ZeRO 0) or FSDP
  * shard; *reshard "never" keeps the weights gathered (ZeRO 2). */
-static void titan_dp(const tp_train *t, int64_t dp, int64_t *replicate, int64_t *shard,
-                     const char **reshard, notes *nx)
-{
-    *replicate = dp;
-    *shard = 1;
-    *reshard = NULL;
-    if (t->zero == 0)
-        return;
-    *replicate = 1;
-    *shard = dp;
-    if (t->zero == 1 && dp > 1)
-        eng_note(nx, "ZeRO-1 (sharded optimizer only): torchtitan shards with FSDP, which also "
-                     "shards gradients and weights (written as data_parallel_shard_degree)");
-    if (t->zero == 2)
-        *reshard = "never";
-}
-
 /* config.model_spec of a family flavor (deepseek_v3, qwen3, gpt_oss): fp8
  * converts the dense and the grouped expert GEMMs, as the families' float8
  * recipes do; DeepSeek's MTP modules are a model_registry argument. */
@@ -727,14 +713,7 @@ static int64_t py_training(sbuf *b, const tp_config *c, const tp_export_opts *o,
                "    config.training.mixed_precision_reduce = \"float32\"\n");
     if (titan_cpu_offload(t))
         sb_puts(b, "    config.training.enable_cpu_offload = True\n");
-    if (t->precision == TP_PREC_FP16)
-        eng_note(nx, "fp16 training: torchtitan's mixed precision is bfloat16 or float32 "
-                     "(written as bfloat16)");
-    if (t->precision == TP_PREC_TF32)
-        eng_note(nx, "tf32 training: written as bfloat16 mixed precision");
-    if (t->grad_dtype != TP_DTYPE_FP32)
-        eng_note(nx, "bf16 gradients: torchtitan reduces and keeps gradients in float32 "
-                     "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
+    titan_precision_notes(t, nx);
     return steps;
 }
 

@@ -320,6 +320,19 @@ static const struct {
                   "layer pattern cannot express"},
 };
 
+tp_status tp_io__hf_finish(json_t *root, const char *origin, const char *fallback, tp_model *m,
+                           tp_model *out, tp_error *err)
+{
+    tp_io__name_from_origin(origin, m->name, sizeof m->name);
+    if (!m->name[0])
+        snprintf(m->name, sizeof m->name, "%s", fallback);
+    json_decref(root);
+    tp_status st = tp_model_validate(m, err);
+    if (st == TP_OK)
+        *out = *m;
+    return st;
+}
+
 /* DBRX (HF DbrxConfig): d_model, n_heads, n_layers, vocab_size, max_seq_len,
  * attn_config.kv_n_heads, ffn_config.ffn_hidden_size / moe_num_experts /
  * moe_top_k; LayerNorm without bias (DbrxBlock's nn.LayerNorm(bias=False)),
@@ -379,15 +392,7 @@ static tp_status hf_dbrx_parse(json_t *root, const char *origin, tp_model *out, 
     m.moe_layer_freq = 1;
     static const shape_keys keys = {"d_model", "n_heads", "attn_config.kv_n_heads", "head_dim"};
     TRY(tp_io__check_shape(&m, &keys, err));
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-dbrx");
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    return tp_io__hf_finish(root, origin, "hf-dbrx", &m, out, err);
 }
 
 tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
@@ -542,15 +547,9 @@ tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out,
                  attention_bias ? "attention_bias" : "mlp_bias", a->model_type);
     }
 
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-%s", a->model_type);
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    char fallback[TP_NAME_MAX];
+    snprintf(fallback, sizeof fallback, "hf-%s", a->model_type);
+    return tp_io__hf_finish(root, origin, fallback, &m, out, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -626,15 +625,7 @@ tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_mode
              (long long)m.num_heads, (long long)m.hidden);
     m.moe_layer_freq = 1;
     m.router_bias = m.hidden == 7168; /* inference/model.py Gate */
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "deepseek-native");
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    return tp_io__hf_finish(root, origin, "deepseek-native", &m, out, err);
 }
 
 /* ------------------------------------------------------------------ */

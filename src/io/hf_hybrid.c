@@ -155,15 +155,7 @@ tp_status tp_io__hf_nemotron_h_parse(json_t *root, const char *origin, tp_model 
     TRY(tp_io__get_real(root, NULL, "rms_norm_eps", 1e-30, 0.1, &m.norm_eps, err));
     TRY(tp_io__get_real(root, NULL, "layer_norm_epsilon", 1e-30, 0.1, &m.norm_eps, err));
     TRY(read_pattern(root, &m, err));
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-nemotron_h");
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    return tp_io__hf_finish(root, origin, "hf-nemotron_h", &m, out, err);
 }
 
 bool tp_io__hf_nemotron_h_reads(const char *key)
@@ -315,15 +307,7 @@ tp_status tp_io__hf_qwen3_next_parse(json_t *root, const char *origin, tp_model 
     TRY(qn_pattern(root, &m, err));
     TRY(tp_io__get_real(root, NULL, "rope_theta", 1e-30, 1e12, &m.rope_theta, err));
     TRY(tp_io__get_real(root, NULL, "rms_norm_eps", 1e-30, 0.1, &m.norm_eps, err));
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-qwen3_next");
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    return tp_io__hf_finish(root, origin, "hf-qwen3_next", &m, out, err);
 }
 
 bool tp_io__hf_qwen3_next_reads(const char *key)
@@ -486,15 +470,7 @@ tp_status tp_io__hf_jamba_parse(json_t *root, const char *origin, tp_model *out,
     TRY(jamba_pattern(root, &m, err));
     TRY(tp_io__get_real(root, NULL, "rope_theta", 1e-30, 1e12, &m.rope_theta, err));
     TRY(tp_io__get_real(root, NULL, "rms_norm_eps", 1e-30, 0.1, &m.norm_eps, err));
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-jamba");
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    return tp_io__hf_finish(root, origin, "hf-jamba", &m, out, err);
 }
 
 bool tp_io__hf_jamba_reads(const char *key)

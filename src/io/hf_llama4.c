@@ -336,16 +336,11 @@ tp_status tp_io__hf_llama4_parse(json_t *root, const char *origin, tp_model *out
         st = json_is_object(vc)
                  ? llama4_vision(vc, &m, err)
                  : tp_error_set(err, TP_ERR_CONFIG, VC, "\"vision_config\" must be an object");
-    if (st == TP_OK) {
-        tp_io__name_from_origin(origin, m.name, sizeof m.name);
-        if (!m.name[0])
-            snprintf(m.name, sizeof m.name, "hf-llama4");
-        st = tp_model_validate(&m, err);
+    if (st != TP_OK) {
+        json_decref(root);
+        return st;
     }
-    json_decref(root);
-    if (st == TP_OK)
-        *out = m;
-    return st;
+    return tp_io__hf_finish(root, origin, "hf-llama4", &m, out, err);
 }
 
 bool tp_io__hf_llama4_reads(const char *key)

@@ -459,16 +459,9 @@ tp_status tp_io__hf_vlm_parse(json_t *root, const char *origin, tp_model *out, t
         json_decref(root);
         return st;
     }
-    m.name[0] = '\0';
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-%s", type);
-    json_decref(root);
-    st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    char fallback[TP_NAME_MAX];
+    snprintf(fallback, sizeof fallback, "hf-%s", type);
+    return tp_io__hf_finish(root, origin, fallback, &m, out, err);
 }
 
 tp_status tp_io__hf_falcon_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
@@ -531,15 +524,7 @@ tp_status tp_io__hf_falcon_parse(json_t *root, const char *origin, tp_model *out
     static const shape_keys keys = {"hidden_size", "num_attention_heads", "num_kv_heads",
                                     "head_dim"};
     TRY(tp_io__check_shape(&m, &keys, err));
-    tp_io__name_from_origin(origin, m.name, sizeof m.name);
-    if (!m.name[0])
-        snprintf(m.name, sizeof m.name, "hf-falcon");
-    json_decref(root);
-    tp_status st = tp_model_validate(&m, err);
-    if (st != TP_OK)
-        return st;
-    *out = m;
-    return TP_OK;
+    return tp_io__hf_finish(root, origin, "hf-falcon", &m, out, err);
 }
 
 /* Top-level keys the readers above use (the rest are listed as ignored). */

@@ -74,6 +74,12 @@ tp_status tp_io__check_shape(const tp_model *m, const shape_keys *k, tp_error *e
 /* A Hugging Face config.json object (root, released here) as *out. */
 tp_status tp_io__hf_model_parse(json_t *root, const char *origin, tp_model *out, tp_error *err);
 
+/* The end of every Hugging Face reader (hf.c): m named after the file
+ * origin names (else fallback), root released, the whole model validated
+ * into *out. */
+tp_status tp_io__hf_finish(json_t *root, const char *origin, const char *fallback, tp_model *m,
+                           tp_model *out, tp_error *err);
+
 /* DeepSeek's native inference ModelArgs JSON (config_671B.json): root has
  * "dim", "n_layers" and "kv_lora_rank" and no "model_type". */
 tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_model *out,
