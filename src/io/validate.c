@@ -27,7 +27,8 @@
  *
  * Missing fields are filled with stated assumptions (listed per row);
  * rows that cannot be evaluated (TPU, missing architecture, an MLA model
- * with no preset or cells that disagree with it (mla_model), no
+ * with no preset or cells that disagree with it (mla_model), a gpt-oss
+ * row whose cells disagree with its preset (arch_preset_model), no
  * layout, unknown GPU) are listed with the reason, never dropped. A row's
  * gpu_type names its GPU through one table (validate_gpus below): a GPU
  * preset, or a GPU derived from one with stated changes (the 96 GB HBM2e
@@ -511,8 +512,8 @@ static const mla_preset mla_presets[] = {
 
 /* The row's integer cell (its leading integer when lead) against the
  * preset's value; true when the cell is blank or agrees. */
-static bool mla_cell_agrees(const rowref *r, const char *col, bool lead, int64_t want,
-                            tp_io_vrow *v)
+static bool preset_cell_agrees(const rowref *r, const char *col, bool lead, int64_t want,
+                               const char *kind, tp_io_vrow *v)
 {
     int64_t got = 0;
     if (!has(r, col))
@@ -520,9 +521,21 @@ static bool mla_cell_agrees(const rowref *r, const char *col, bool lead, int64_t
     bool ok = lead ? cell_lead_i64(r, col, &got) : cell_i64(r, col, &got);
     if (ok && got == want)
         return true;
-    snprintf(v->reason, sizeof v->reason, "%s \"%s\" disagrees with the MLA preset's %lld", col,
-             cell(r, col), (long long)want);
+    snprintf(v->reason, sizeof v->reason, "%s \"%s\" disagrees with the %s's %lld", col,
+             cell(r, col), kind, (long long)want);
     return false;
+}
+
+/* The row's shape cells against the preset m (kind names it in the reason). */
+static bool preset_cells_agree(const rowref *r, const tp_model *m, const char *kind,
+                               tp_io_vrow *v)
+{
+    return preset_cell_agrees(r, "layers", false, m->num_layers, kind, v) &&
+           preset_cell_agrees(r, "hidden", false, m->hidden, kind, v) &&
+           preset_cell_agrees(r, "heads", false, m->num_heads, kind, v) &&
+           preset_cell_agrees(r, "vocab", false, m->vocab, kind, v) &&
+           preset_cell_agrees(r, "moe_experts", true, m->num_experts, kind, v) &&
+           preset_cell_agrees(r, "moe_topk", false, m->topk, kind, v);
 }
 
 static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
@@ -545,15 +558,50 @@ static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
         snprintf(v->reason, sizeof v->reason, "preset %s: %.200s", preset, err.message);
         return false;
     }
-    if (!mla_cell_agrees(r, "layers", false, m->num_layers, v) ||
-        !mla_cell_agrees(r, "hidden", false, m->hidden, v) ||
-        !mla_cell_agrees(r, "heads", false, m->num_heads, v) ||
-        !mla_cell_agrees(r, "vocab", false, m->vocab, v) ||
-        !mla_cell_agrees(r, "moe_experts", true, m->num_experts, v) ||
-        !mla_cell_agrees(r, "moe_topk", false, m->topk, v))
+    if (!preset_cells_agree(r, m, "MLA preset", v))
         return false;
     note(v, "model: preset %s (MLA; the row's shape cells agree)%s", preset,
          m->mtp_layers > 0 ? ", with its MTP module" : "");
+    return true;
+}
+
+/*
+ * Models whose name the family rules would misread: "gpt-oss-120b" contains
+ * "gpt", which means GPT-2/3 (LayerNorm, a two-matrix GeLU MLP, learned
+ * positions, tied embeddings, head_dim = hidden/heads = 45), where gpt-oss
+ * has RMSNorm, SwiGLU experts, RoPE, untied embeddings, head_dim 64, a sink
+ * per head and a 128-token window on every other layer, none of which the
+ * row's cells can state. Such rows take the preset (HF config), as MLA rows
+ * do, and their shape cells must agree with it.
+ */
+static const mla_preset arch_presets[] = {
+    {"gpt-oss-120b", "gpt-oss-120b"},
+};
+
+/* The preset for a row's model_name, or NULL. */
+static const char *arch_preset_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof arch_presets / sizeof arch_presets[0]; i++)
+        if (contains(name, arch_presets[i].name_has))
+            return arch_presets[i].preset;
+    return NULL;
+}
+
+static bool arch_preset_model(const rowref *r, const char *preset, tp_io_vrow *v, tp_model *m)
+{
+    tp_error err;
+    memset(&err, 0, sizeof err);
+    if (tp_io_model_load(preset, m, &err) != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "preset %s: %.200s", preset, err.message);
+        return false;
+    }
+    if (!preset_cells_agree(r, m, "preset", v) ||
+        !preset_cell_agrees(r, "kv_heads", false, m->num_kv_heads, "preset", v) ||
+        !preset_cell_agrees(r, "ffn_hidden", true, m->moe_ffn_hidden, "preset", v))
+        return false;
+    note(v, "model: preset %s (its architecture is not the GPT family its name suggests; the "
+            "row's shape cells agree)",
+         preset);
     return true;
 }
 
@@ -565,6 +613,9 @@ static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *
     snprintf(m->name, sizeof m->name, "%s", name);
     if (contains(cell(r, "kv_heads"), "MLA"))
         return mla_model(r, v, m);
+    const char *arch_preset = arch_preset_of(cell(r, "model_name"));
+    if (arch_preset)
+        return arch_preset_model(r, arch_preset, v, m);
     int64_t L, h, a;
     if (!cell_i64(r, "layers", &L) || !cell_i64(r, "hidden", &h) || !cell_i64(r, "heads", &a)) {
         static const char *const arch[] = {"layers", "hidden", "heads"};

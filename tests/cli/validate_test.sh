@@ -229,6 +229,37 @@ check_json "MLA rows" \
     'by_id(j["rows"])["experts128"]["reason"] == "moe_experts \"128 routed\" disagrees with the MLA preset'"'"'s 256"' \
     'by_id(j["rows"])["other"]["reason"] == "multi-head latent attention (MLA) with no preset for \"DeepSeek-V2\" (the row cannot state the latent ranks)"'
 
+# ---- named presets: gpt-oss-120b is not the GPT family its name suggests ----
+# the Megatron-Bridge gpt-oss row and copies: as it is under another id; with
+# 48 heads; with 2048-wide experts; renamed "gpt-x" (read by the GPT family
+# rules: a two-matrix GeLU MLP and head_dim 45, so less work and a higher
+# prediction than the preset's SwiGLU experts and head_dim 64)
+python3 - "$CSV" "$tmp/oss.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+oss = next(r for r in rows if r[0] == "mbridge2602-h100-gptoss120b-bf16")
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(head)
+    w.writerow(oss)
+    for name, key, value in (("same", "id", "same"), ("heads48", "heads", "48"),
+                             ("ffn2048", "ffn_hidden", "2048 per expert"),
+                             ("gptx", "model_name", "gpt-x")):
+        r = list(oss)
+        r[head.index(key)] = value
+        r[0] = name
+        w.writerow(r)
+PY
+run validate "$tmp/oss.csv" --json
+check_json "gpt-oss preset" \
+    'by_id(j["rows"])["same"]["evaluated"] is True' \
+    'by_id(j["rows"])["same"]["assumptions"].startswith("model: preset gpt-oss-120b (its architecture")' \
+    'by_id(j["rows"])["same"]["throughput"]["predicted_tokens_per_s_per_gpu"] == by_id(j["rows"])["mbridge2602-h100-gptoss120b-bf16"]["throughput"]["predicted_tokens_per_s_per_gpu"] > 0' \
+    'by_id(j["rows"])["heads48"]["reason"] == "heads \"48\" disagrees with the preset'"'"'s 64"' \
+    'by_id(j["rows"])["ffn2048"]["reason"] == "ffn_hidden \"2048 per expert\" disagrees with the preset'"'"'s 2880"' \
+    'by_id(j["rows"])["gptx"]["throughput"]["predicted_tokens_per_s_per_gpu"] > by_id(j["rows"])["same"]["throughput"]["predicted_tokens_per_s_per_gpu"]'
+
 # ---- bad input ----
 expect_error "trainplan: error: validate needs a FILE.csv (run \`trainplan validate --help\`)" validate
 expect_error "trainplan: error: cannot read $tmp/none.csv: No such file or directory" validate "$tmp/none.csv"
