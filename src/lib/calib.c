@@ -39,7 +39,9 @@ void tp_options_default(tp_options *o)
      * (docs/ACCURACY.md), e.g. its context-parallel 8B rows at 32k tokens
      * per GPU, whose loss buffers are 47 of their 84 GiB. A compiled loss
      * (torchtitan's training.compile since commit bbb1b616e, 2025) keeps
-     * 4: its bf16 logits and their bf16 gradient (validate's H200 rows). */
+     * 4: its bf16 logits and their bf16 gradient (validate's H200 rows);
+     * torchtitan's loss parallel at TP > 1 (DTensor's eager cross-entropy,
+     * torch/distributed/tensor/parallel/loss.py) 16 (validate). */
     o->ce_bytes_per_logit = 12.0;
     /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
      * 2021 4.1); sequence parallelism shards them anyway. */

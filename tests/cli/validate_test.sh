@@ -66,6 +66,7 @@ has "active metric named" "torch peak active"
 has "OOM row expected" "OOM/"
 has "Ampere attention kernel stated" "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on Hopper"
 has "compiled loss stated" "loss compiled with the model (torchtitan since"
+has "loss parallel stated" "loss parallel (torchtitan's default at TP > 1)"
 
 # ---- JSON: contract and accuracy (regression guard at the reported levels) ----
 run validate "$CSV" --json
@@ -93,6 +94,13 @@ check_json "torchtitan compiled loss" \
     'by_id(j["rows"])["titan-8b-128gpu-fsdp-compile"]["predicted"]["memory_breakdown_gib"]["logits"] == 23.734375' \
     'by_id(j["rows"])["titan-8b-128gpu-fsdp"]["predicted"]["memory_breakdown_gib"]["logits"] == 23.734375' \
     'all(abs(by_id(j["rows"])[i]["memory"]["rel_error"]) < 0.03 for i in ("titan-8b-h200-32gpu-fsdp-fp8", "titan-8b-h200-64gpu-fsdp-fp8"))'
+# torchtitan's loss parallel at TP > 1 (DTensor cross-entropy, 16 B per
+# logit) and its head's gathered bf16 input (--tp-gathered-input). By hand
+# for the 70B row, T = 16 x 8192 = 131072, h 8192, V 128256, t 8, GiB:
+# 4Th/t 0.5 + 16TV/t 31.3125 + 2Th(1 - 1/t) 1.75 = 33.5625.
+check_json "torchtitan loss parallel" \
+    'by_id(j["rows"])["titan-70b-256gpu-2d"]["predicted"]["memory_breakdown_gib"]["logits"] == 33.5625' \
+    'abs(by_id(j["rows"])["titan-70b-256gpu-2d"]["memory"]["rel_error"]) < 0.06'
 # The constants of src/lib/calib.c were fitted on the file's first 91 rows;
 # the 20 rows added on 2026-11-23 (ids mbridge2509-, mbridge2602-,
 # mbridge2606-, automodel-; data/runs/runs-dev-sources.md) were never fitted on, so
