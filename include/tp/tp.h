@@ -609,6 +609,11 @@ typedef struct tp_options {
                                     GEMM whose tiles share the waves (time.c experts_gemm_s;
                                     kernel-level model only); default false, one GEMM per
                                     expert (issue 17: opt-in, docs/ACCURACY.md) */
+    bool tp_gathered_input;       /* with SP, the column-parallel linears save the input they
+                                    all-gather (the QKV and FC1 inputs, fp8 under fp8, and the
+                                    output head's bf16 input) whole, as torchtitan's DTensor TP
+                                    does; default false: Megatron saves the sequence shard and
+                                    re-gathers it in the backward */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

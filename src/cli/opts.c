@@ -289,6 +289,10 @@ static const cli_flag help_rows[] = {
      "run the routed experts on a GPU as one grouped GEMM whose tiles share "
      "the waves (changes only the kernel-level model of --hw-profile; "
      "opt-in, docs/ACCURACY.md)", .group = G_CONV},
+    {"--tp-gathered-input", NULL, NULL, "off (the shard, re-gathered)",
+     "with SP, TP linears save the input they all-gather whole (torchtitan's "
+     "DTensor TP), not the sequence shard Megatron re-gathers in the "
+     "backward", .group = G_CONV},
     {"--json", NULL, NULL, "text report",
      "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };

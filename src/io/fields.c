@@ -174,6 +174,8 @@ static const tp_io_field fields[] = {
      SWITCH_IN(CONVENTIONS, unfused_full_matrix)},
     {"conventions.grouped_gemm", "--grouped-gemm", "grouped-gemm",
      SWITCH_IN(CONVENTIONS, grouped_gemm)},
+    {"conventions.tp_gathered_input", "--tp-gathered-input", "tp-gathered-input",
+     SWITCH_IN(CONVENTIONS, tp_gathered_input)},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},

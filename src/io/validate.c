@@ -955,6 +955,28 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         t->grad_dtype = TP_DTYPE_FP32; /* FSDP reduce in fp32 */
         o->tp_comm_overlap = tp > 1 && contains(notes, "AsyncTP") && !contains(id, "vanilla");
         o->sac_ops = true; /* torchtitan's selective mode is per-op SAC */
+        /* training.compile compiles the loss too from commit bbb1b616e
+         * (2025-04-02, components/loss.py build_cross_entropy_loss; off at
+         * the 2024 benchmark's 9dec370, train.py: "compiling loss function
+         * causes CUDA errors"). Inductor fuses the fp32 upcast, log-softmax
+         * and their backward: the bf16 logits it saves (2 B) and their bf16
+         * gradient (2 B) are the loss's peak, no fp32 copy. */
+        if (contains(notes, "loss compiled")) {
+            o->ce_bytes_per_logit = 4.0;
+            note(v, "loss compiled with the model (torchtitan since bbb1b616e): bf16 logits "
+                    "and their bf16 gradient, 4 B per logit");
+        } else if (tp > 1) {
+            /* loss parallel, on by default at TP > 1 (parallel_dims.py
+             * loss_parallel_enabled at 9dec370): DTensor's cross-entropy
+             * (torch/distributed/tensor/parallel/loss.py) keeps the fp32
+             * log-probabilities and builds its gradient as
+             * (zeros + exp(x)) * grad in eager tensors: log-probabilities,
+             * zeros, exp and their sum, 4 B each, at the backward (the
+             * fused aten kernels of the unsharded loss hold 12) */
+            o->ce_bytes_per_logit = 16.0;
+            note(v, "loss parallel (torchtitan's default at TP > 1): DTensor cross-entropy, "
+                    "16 B per logit");
+        }
         break;
     case FW_TORCHTUNE:
         if (contains(cell(r, "precision"), "pure bf16")) {

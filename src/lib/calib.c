@@ -37,7 +37,11 @@ void tp_options_default(tp_options *o)
      * on upcast logits, torchtitan 2024); Megatron's estimator counts only
      * the fp32 logits (4). 12 fits the torchtitan rows of runs-dev.csv
      * (docs/ACCURACY.md), e.g. its context-parallel 8B rows at 32k tokens
-     * per GPU, whose loss buffers are 47 of their 84 GiB. */
+     * per GPU, whose loss buffers are 47 of their 84 GiB. A compiled loss
+     * (torchtitan's training.compile since commit bbb1b616e, 2025) keeps
+     * 4: its bf16 logits and their bf16 gradient (validate's H200 rows);
+     * torchtitan's loss parallel at TP > 1 (DTensor's eager cross-entropy,
+     * torch/distributed/tensor/parallel/loss.py) 16 (validate). */
     o->ce_bytes_per_logit = 12.0;
     /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
      * 2021 4.1); sequence parallelism shards them anyway. */
@@ -120,7 +124,17 @@ static const kind_eff kinds[] = {
 /* FITTED: achieved-clock factor of a power-capped H100 (the torchtitan
  * rows' 96 GB HBM2e parts at 500 W) relative to a 700 W H100 SXM; it
  * multiplies the Hopper GEMM and attention fractions. It also absorbs
- * torchtitan's own software efficiency, which the rows cannot separate. */
+ * torchtitan's own software efficiency, which the rows cannot separate.
+ * Still fitted (issue 17, third round; docs/ACCURACY.md): no published
+ * measurement of a 500 W H100's sustained GEMM rate or SM clock against
+ * 700 W could be read (Ujeniya et al. 2026, arXiv 2604.11391, measure
+ * DGEMM and the SM clock of a 94 GiB HBM2e H100 at caps of 200-700 W, but
+ * only their abstract and summaries were at hand, without the numbers).
+ * The benchmark page itself (pytorch/torchtitan
+ * benchmarks/llama3_h100_202412_torchtitan.md, footnote 2) only places the
+ * part's peak "between SXM and NVL" and says "we don't know its exact
+ * value": a bound on the peak (the NVL is a 350-400 W card), not a
+ * measurement of the sustained rate under the cap. */
 #define CLOCK_500W 0.7482
 
 /* SOURCED, not fitted: attention kernels written for Ampere run on Hopper

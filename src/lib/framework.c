@@ -96,6 +96,12 @@ static void torchtitan(tp_options *o)
      * saves the block input, every other matmul output and the attention
      * output (torchtitan's _save_list) */
     o->sac_ops = true;
+    /* with SP, PrepareModuleInput all-gathers the attention and MLP inputs
+     * and the ColwiseParallel linears (and the output head) save that
+     * gathered tensor for their backward (parallelize_llama.py apply_tp at
+     * 9dec370); Float8 gathers it in fp8 (torchao PrepareFloat8ModuleInput)
+     * and saves the fp8 copy (float8_linear.py:51 at eab345c) */
+    o->tp_gathered_input = true;
     /* unfused cross-entropy on fp32-upcast logits: the default 12 B */
 }
 

@@ -41,7 +41,9 @@
  *      dropout:   2h of masks when hidden dropout is on
  *    TP divides everything but the 8h of LN/QKV/FC1 inputs (and dropout
  *    masks), which sequence parallelism divides too. GPT/MHA/GeLU with
- *    dropout gives Korthikanti's 34*s*b*h exactly (test).
+ *    dropout gives Korthikanti's 34*s*b*h exactly (test). With
+ *    opts.tp_gathered_input (torchtitan's DTensor TP) the QKV and FC1
+ *    inputs stay whole under SP (gathered_input_extra; formulas.md 3.3.3).
  *    Korthikanti convention (seed 001): s*b*h*(34 + 5*a*s/h)/t per layer.
  *    Selective recompute drops the s^2 terms (no-op with flash attention).
  *    Megatron-Core's recompute modules (tp_train.recompute_modules, under
@@ -69,7 +71,9 @@
  *    the cross-entropy is not fused (Megatron's estimator counts 4, the fp32
  *    logits; PyTorch's F.cross_entropy on upcast logits also holds the fp32
  *    log-probabilities and their gradient at the backward: 12, calibrated on
- *    the torchtitan rows of runs-dev.csv); fused/chunked CE: 4*T*h/t.
+ *    the torchtitan rows of runs-dev.csv); fused/chunked CE: 4*T*h/t. With
+ *    opts.tp_gathered_input and SP the head also keeps its gathered bf16
+ *    input, 2*T*h*(1 - 1/t) more.
  *    Per-op selective checkpointing (opts.sac_ops, torchtitan) stores the
  *    block input, every other matmul output and the attention output.
  *    ZeRO-3 under PP keeps the stage's 16-bit weights and its gradients (in
@@ -305,6 +309,23 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     return saved / tpz + (sp ? input / tpz : input);
 }
 
+/*
+ * opts.tp_gathered_input (torchtitan's DTensor TP with SP): the attention's
+ * input and a dense MLP's are all-gathered before their column-parallel
+ * linears, which save the gathered tensor whole (2 B, or the 1 B fp8 copy
+ * when Float8 gathers in fp8) where Megatron saves the 2 B sequence shard
+ * and re-gathers it. Bytes per token beyond the shard layer_activation_bytes
+ * counts. A MoE layer's routed inputs are counted apart (the MoE terms):
+ * only its attention input here.
+ */
+static double gathered_input_extra(const tp_config *c, bool moe)
+{
+    double h = (double)c->model.hidden, tpz = (double)c->train.tp;
+    double in_bytes = c->train.precision == TP_PREC_FP8 ? 1.0 : 2.0;
+    double inputs = moe ? 1.0 : 2.0;
+    return inputs * h * (in_bytes - 2.0 / tpz);
+}
+
 /* Activation bytes of one layer for one micro-batch on one GPU. */
 static double layer_activation_bytes(const tp_config *c, bool moe)
 {
@@ -371,6 +392,8 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
     }
     double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);
+    if (sp && c->opts.tp_gathered_input && !(rc & TP_RC_LAYERNORM))
+        per_tok += gathered_input_extra(c, moe);
     if (t->recompute == TP_RECOMPUTE_SELECTIVE && c->opts.sac_ops)
         per_tok = sac_bytes_per_token(c, moe);
     return T * per_tok;
@@ -676,6 +699,10 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         double h = (double)m->hidden;
         double ce = o->ce_bytes_per_logit; /* range-checked by tp_config_validate */
         out->logits_bytes = (4.0 * T * h + (t->fused_ce ? 0.0 : ce * T * V)) / (double)t->tp;
+        /* the head's input gathered whole in bf16 (not converted to Float8:
+         * torchtitan's float8.py filters "output") beside the shard */
+        if (o->tp_gathered_input && t->sp && t->tp > 1)
+            out->logits_bytes += 2.0 * T * h * (1.0 - 1.0 / (double)t->tp);
         /* each MTP module's head keeps its fp32 input and, unfused, the fp32
          * logits its vocabulary-parallel loss saves for the backward */
         out->logits_bytes += (double)m->mtp_layers *

@@ -59,7 +59,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --json
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -509,6 +509,23 @@ if python3 -c "import sys; sys.exit(0 if float('$h_amp') > float('$h_nat') else 
 else bad "--attn-ampere-kernel on h100: step $h_amp not above $h_nat"; fi
 if [ -n "$a_nat" ] && [ "$a_nat" = "$a_amp" ]; then ok
 else bad "--attn-ampere-kernel on a100 changed the step ($a_nat -> $a_amp)"; fi
+
+# --tp-gathered-input (torchtitan's DTensor TP): with SP the QKV and FC1
+# inputs are saved whole, per layer 2 x (2h - 2h/t) x T more bytes, and the
+# head's bf16 input 2Th(1 - 1/t). By hand for llama-3-8b, T 8192, h 4096,
+# t 8: 3.5 x 8192 x 4096 = 117440512 and 1.75 x 8192 x 4096 = 58720256.
+GI="--model llama-3-8b --gpus 8 --gpu h100-sxm --tp 8 --sp --recompute full --seq-len 8192 --micro-batch 1 --json"
+gi_of() { python3 -c 'import json,sys; m=json.load(sys.stdin)["memory"]; print(m["act_per_layer_bytes"], m["breakdown"]["logits"])'; }
+# shellcheck disable=SC2086
+gi_off=$("$T" estimate $GI | gi_of)
+# shellcheck disable=SC2086
+gi_on=$("$T" estimate $GI --tp-gathered-input | gi_of)
+# shellcheck disable=SC2086
+gi_fw=$("$T" estimate $GI --framework torchtitan | gi_of)
+if python3 -c "import sys; a, b = '$gi_off'.split(), '$gi_on'.split(); sys.exit(0 if (int(b[0]) - int(a[0]), int(b[1]) - int(a[1])) == (117440512, 58720256) else 1)"; then ok
+else bad "--tp-gathered-input: activations/logits $gi_off -> $gi_on"; fi
+if [ -n "$gi_on" ] && [ "$gi_fw" = "$gi_on" ]; then ok
+else bad "--framework torchtitan does not save the gathered TP input ($gi_fw vs $gi_on)"; fi
 
 # issue 19, seed 001 exercise 2 (S1-7): 7B at 150k tokens/s on 64 H100 is
 # MFU 150e3 x 6 x 7e9 / (64 x 989.4e12) = 9.95% with the seed's 6N and 7e9;

@@ -65,6 +65,8 @@ has "nvidia-smi metric named" "nvidia-smi used G"
 has "active metric named" "torch peak active"
 has "OOM row expected" "OOM/"
 has "Ampere attention kernel stated" "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on Hopper"
+has "compiled loss stated" "loss compiled with the model (torchtitan since"
+has "loss parallel stated" "loss parallel (torchtitan's default at TP > 1)"
 
 # ---- JSON: contract and accuracy (regression guard at the reported levels) ----
 run validate "$CSV" --json
@@ -82,6 +84,23 @@ check_json "json contract" \
     'by_id(j["rows"])["torchtune-3b-a100-ac"]["memory"]["metric"] == "torch peak active"' \
     'by_id(j["rows"])["megatron21-t1-1T"]["throughput"]["basis"].startswith("from 163.0 hardware TFLOP/s/GPU")' \
     'by_id(j["rows"])["mosaic-a10080-mpt7b-s2048-g8"]["throughput"]["basis"] == "tokens/s per GPU as published"'
+# torchtitan compiles the loss with the model since bbb1b616e (2025): the
+# H200 rows (e7c0cae) hold 4 B per logit, the 2024 rows (9dec370, loss
+# compile off) the eager 12. By hand, T = 2 x 8192 = 16384 tokens, h 4096,
+# V 128256, GiB: (4Th + 4TV)/2^30 = 8.078125; (4Th + 12TV)/2^30 = 23.734375.
+check_json "torchtitan compiled loss" \
+    'by_id(j["rows"])["titan-8b-h200-32gpu-fsdp-fp8"]["predicted"]["memory_breakdown_gib"]["logits"] == 8.078125' \
+    'by_id(j["rows"])["titan-8b-h200-64gpu-fsdp-fp8"]["predicted"]["memory_breakdown_gib"]["logits"] == 8.078125' \
+    'by_id(j["rows"])["titan-8b-128gpu-fsdp-compile"]["predicted"]["memory_breakdown_gib"]["logits"] == 23.734375' \
+    'by_id(j["rows"])["titan-8b-128gpu-fsdp"]["predicted"]["memory_breakdown_gib"]["logits"] == 23.734375' \
+    'all(abs(by_id(j["rows"])[i]["memory"]["rel_error"]) < 0.03 for i in ("titan-8b-h200-32gpu-fsdp-fp8", "titan-8b-h200-64gpu-fsdp-fp8"))'
+# torchtitan's loss parallel at TP > 1 (DTensor cross-entropy, 16 B per
+# logit) and its head's gathered bf16 input (--tp-gathered-input). By hand
+# for the 70B row, T = 16 x 8192 = 131072, h 8192, V 128256, t 8, GiB:
+# 4Th/t 0.5 + 16TV/t 31.3125 + 2Th(1 - 1/t) 1.75 = 33.5625.
+check_json "torchtitan loss parallel" \
+    'by_id(j["rows"])["titan-70b-256gpu-2d"]["predicted"]["memory_breakdown_gib"]["logits"] == 33.5625' \
+    'abs(by_id(j["rows"])["titan-70b-256gpu-2d"]["memory"]["rel_error"]) < 0.06'
 # The constants of src/lib/calib.c were fitted on the file's first 91 rows;
 # the 20 rows added on 2026-11-23 (ids mbridge2509-, mbridge2602-,
 # mbridge2606-, automodel-; data/runs/runs-dev-sources.md) were never fitted on, so

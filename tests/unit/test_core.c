@@ -289,6 +289,52 @@ static void test_korthikanti_table(void **state)
     assert_rel(r.memory.act_per_layer_bytes / 1048576.0, 102, 0.001);
 }
 
+/* opts.tp_gathered_input (torchtitan's DTensor TP): with SP the QKV and FC1
+ * inputs are held whole, 2 x 2h bytes per token instead of Megatron's
+ * 2 x 2h / t (1 B each under fp8), and the head keeps its bf16 input whole
+ * beside the shard: 2Th (1 - 1/t) more. By hand for s 2048, h 12288, t 8:
+ * 3.5 sbh per layer (bf16), 1.5 sbh (fp8), 1.75 sbh at the head. Without SP,
+ * or with t = 1, nothing changes. */
+static void test_tp_gathered_input(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(gpt(96, 12288, 96, 51200, 2048));
+    c.train.seq_len = 2048;
+    c.train.num_gpus = 8;
+    c.train.global_batch = 1;
+    c.train.tp = 8;
+    c.train.sp = true;
+    double sbh = 2048.0 * 12288.0;
+    tp_result off, on;
+    assert_int_equal(tp_eval(&c, &off, NULL), TP_OK);
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &on, NULL), TP_OK);
+    assert_rel(on.memory.act_per_layer_bytes - off.memory.act_per_layer_bytes, 3.5 * sbh, 1e-12);
+    assert_rel(on.memory.logits_bytes - off.memory.logits_bytes, 1.75 * sbh, 1e-12);
+    c.train.precision = TP_PREC_FP8;
+    c.opts.tp_gathered_input = false;
+    assert_int_equal(tp_eval(&c, &off, NULL), TP_OK);
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &on, NULL), TP_OK);
+    assert_rel(on.memory.act_per_layer_bytes - off.memory.act_per_layer_bytes, 1.5 * sbh, 1e-12);
+    /* no SP: the inputs were whole already */
+    c.train.sp = false;
+    c.opts.tp_gathered_input = false;
+    assert_int_equal(tp_eval(&c, &off, NULL), TP_OK);
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &on, NULL), TP_OK);
+    assert_memory_equal(&on.memory, &off.memory, sizeof on.memory);
+    /* t = 1: no gather */
+    c.train.tp = 1;
+    c.train.num_gpus = 1;
+    c.train.sp = true;
+    c.opts.tp_gathered_input = false;
+    assert_int_equal(tp_eval(&c, &off, NULL), TP_OK);
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &on, NULL), TP_OK);
+    assert_memory_equal(&on.memory, &off.memory, sizeof on.memory);
+}
+
 static void test_bubble(void **state)
 {
     (void)state;
@@ -609,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_seed_s4_1_s4_2),
         cmocka_unit_test(test_seed_s4_5),
         cmocka_unit_test(test_korthikanti_table),
+        cmocka_unit_test(test_tp_gathered_input),
         cmocka_unit_test(test_bubble),
         cmocka_unit_test(test_pipeline_split),
         cmocka_unit_test(test_error_message_elides_values),

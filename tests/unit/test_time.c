@@ -1107,7 +1107,7 @@ static void test_framework_profiles(void **state)
     tp_options o;
     tp_options_default(&o);
     tp_framework_apply(TP_FW_TORCHTITAN, &o);
-    assert_true(o.sac_ops && o.dp_comm_overlap && !o.tp_comm_overlap);
+    assert_true(o.sac_ops && o.dp_comm_overlap && !o.tp_comm_overlap && o.tp_gathered_input);
     tp_options_default(&o);
     tp_framework_apply(TP_FW_DEEPSPEED, &o);
     assert_true(!o.dp_comm_overlap && !o.pp_scatter_gather);
@@ -1115,7 +1115,7 @@ static void test_framework_profiles(void **state)
     assert_rel(o.ce_bytes_per_logit, 4.0, 1e-15);
     tp_options_default(&o);
     tp_framework_apply(TP_FW_MEGATRON_CORE, &o);
-    assert_true(o.tp_comm_overlap && o.dp_comm_overlap && !o.sac_ops);
+    assert_true(o.tp_comm_overlap && o.dp_comm_overlap && !o.sac_ops && !o.tp_gathered_input);
     tp_options d;
     tp_options_default(&d);
     tp_options_default(&o);
