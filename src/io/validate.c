@@ -926,13 +926,33 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
                     "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
         break;
     case FW_AUTOMODEL:
-        t->grad_dtype = TP_DTYPE_FP32; /* FSDP2 reduce in fp32, as torchtitan (assumed) */
-        /* AutoModel offers MaskedCrossEntropy, TEParallelCrossEntropy,
-         * FusedLinearCrossEntropy (nemo_automodel/components/loss/); the
-         * benchmark's is not stated: the TE parallel loss's 4 B assumed */
-        o->ce_bytes_per_logit = 4.0;
-        note(v, "NeMo AutoModel: PyTorch FSDP2 (not Megatron-Core), TE attention; gradients "
-                "reduced in fp32, TE parallel cross-entropy (both assumed)");
+        /* What the benchmark configs behind these rows state
+         * (NVIDIA-NeMo/Automodel examples/benchmark/configs/NAME_te_deepep.yaml
+         * @01926a5c443b) and the code they run. The model classes build
+         * their weights in bf16 (initialize_weights: self.to(torch.bfloat16),
+         * components/models/{qwen3_moe,deepseek_v3,gpt_oss}/model.py) and the
+         * optimizer is torch.optim.Adam on them, whose moments take the
+         * parameters' dtype: no fp32 master copy, bf16 moments, and the
+         * gradients FSDP2 hands back are cast to the parameters' bf16 (its
+         * reduce-scatter runs in fp32, MixedPrecisionPolicy(reduce_dtype=
+         * float32) in components/moe/parallelizer.py apply_fsdp, for the
+         * non-expert weights only: charged at 2 B like the rest). */
+        t->optimizer.master_weights = false;
+        t->optimizer.moment_dtype = TP_DTYPE_BF16;
+        t->grad_dtype = TP_DTYPE_BF16;
+        /* loss_fn MaskedCrossEntropy(fp32_upcast: false): F.cross_entropy
+         * on the bf16 logits, which holds the logits, the log-probabilities
+         * and their gradient at 2 B each: the 12 B of the upcast loss at
+         * half width */
+        o->ce_bytes_per_logit = 6.0;
+        /* backend attn: flex on the gpt-oss rows (PyTorch FlexAttention, a
+         * Triton kernel of the FlashAttention-2 generation), te elsewhere */
+        o->attn_ampere_kernel = contains(notes, "FlexAttn");
+        note(v, "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): "
+                "PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them "
+                "(bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 "
+                "upcast (6 B per logit); %s attention",
+             o->attn_ampere_kernel ? "FlexAttention (FlashAttention-2-class kernel)" : "TE");
         break;
     case FW_GENERIC:
     case FW_COUNT:

@@ -102,7 +102,7 @@ check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.28' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
-    'j["summary"]["fit"]["rows"] == 103 and j["summary"]["fit"]["correct"] == 101'
+    'j["summary"]["fit"]["rows"] == 103 and j["summary"]["fit"]["correct"] == 102'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -133,8 +133,8 @@ assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
 assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.98% today: see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
-assert (n, ev, len(tput), len(mem), right) == (21, 18, 18, 0, 17), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.6% today
+assert (n, ev, len(tput), len(mem), right) == (21, 18, 18, 0, 18), (n, ev, len(tput), len(mem), right)
+assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.3% today
 assert pct(tput, 0.9) <= 0.64, pct(tput, 0.9)   # 61.6% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
 assert reasons == ["configuration rejected"] * 3, reasons   # interleaving that does not divide 61 layers
@@ -342,5 +342,31 @@ print(len(moved) > 0, all(experts[i] for i in moved), all(pb[i] > pa[i] for i in
 PY
 if [ "$(cat "$tmp/gg_diff")" = "True True True" ]; then ok; else
     bad "validate --grouped-gemm with a profile: got $(cat "$tmp/gg_diff"), want 'True True True'"; fi
+
+# ---- NeMo AutoModel rows: what the benchmark configs state (issue 17) ----
+# The Qwen3-30B-A3B row alone: examples/benchmark/configs/
+# qwen3_moe_30b_te_deepep.yaml @01926a5c443b trains bf16 weights with
+# torch.optim.Adam (bf16 moments, no fp32 master), so weights, gradients and
+# the two moments are 2 B each per parameter, all sharded alike: optimizer =
+# 2 x gradients = 2 x weights. With them the run fits (it ran); the fp32
+# master and moments assumed before put it at 87.3 GB of 85.5.
+python3 - "$CSV" "$tmp/am.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\r\n")
+    w.writerow(rows[0])
+    w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
+EOF
+run validate "$tmp/am.csv"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8159  -32.2%  fit/fit"
+has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
+has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
+run validate "$tmp/am.csv" --json
+check_json "AutoModel optimizer state" \
+    'j["rows"][0]["fit"]["predicted"] == "fits" and j["rows"][0]["fit"]["correct"]' \
+    'abs(j["rows"][0]["predicted"]["memory_breakdown_gib"]["grads"] / j["rows"][0]["predicted"]["memory_breakdown_gib"]["weights"] - 1) < 1e-12' \
+    'abs(j["rows"][0]["predicted"]["memory_breakdown_gib"]["optimizer"] / j["rows"][0]["predicted"]["memory_breakdown_gib"]["grads"] - 2) < 1e-12' \
+    '"recompute not stated" not in j["rows"][0]["assumptions"]'
 
 finish
