@@ -948,10 +948,11 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         /* backend attn: flex on the gpt-oss rows (PyTorch FlexAttention, a
          * Triton kernel of the FlashAttention-2 generation), te elsewhere */
         o->attn_ampere_kernel = contains(notes, "FlexAttn");
-        note(v, "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): "
-                "PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them "
-                "(bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 "
-                "upcast (6 B per logit); %s attention",
+        note(v,
+             "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): "
+             "PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them "
+             "(bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 "
+             "upcast (6 B per logit); %s attention",
              o->attn_ampere_kernel ? "FlexAttention (FlashAttention-2-class kernel)" : "TE");
         break;
     case FW_GENERIC:
