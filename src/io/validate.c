@@ -525,7 +525,10 @@ static bool mla_cell_agrees(const rowref *r, const char *col, bool lead, int64_t
     return false;
 }
 
-static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
+/* with_mtp false: the framework's model class has no MTP module (NeMo
+ * AutoModel's DeepseekV3ForCausalLM, components/models/deepseek_v3/model.py
+ * @01926a5c443b, builds none), so the preset's is dropped. */
+static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m, bool with_mtp)
 {
     const char *name = cell(r, "model_name");
     const char *preset = NULL;
@@ -552,8 +555,13 @@ static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
         !mla_cell_agrees(r, "moe_experts", true, m->num_experts, v) ||
         !mla_cell_agrees(r, "moe_topk", false, m->topk, v))
         return false;
+    bool had_mtp = m->mtp_layers > 0;
+    if (!with_mtp)
+        m->mtp_layers = 0;
     note(v, "model: preset %s (MLA; the row's shape cells agree)%s", preset,
-         m->mtp_layers > 0 ? ", with its MTP module" : "");
+         !had_mtp   ? ""
+         : with_mtp ? ", with its MTP module"
+                    : ", without its MTP module (AutoModel's DeepseekV3ForCausalLM has none)");
     return true;
 }
 
@@ -564,7 +572,7 @@ static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *
     const char *name = cell(r, "model_name");
     snprintf(m->name, sizeof m->name, "%s", name);
     if (contains(cell(r, "kv_heads"), "MLA"))
-        return mla_model(r, v, m);
+        return mla_model(r, v, m, fw != FW_AUTOMODEL);
     int64_t L, h, a;
     if (!cell_i64(r, "layers", &L) || !cell_i64(r, "hidden", &h) || !cell_i64(r, "heads", &a)) {
         static const char *const arch[] = {"layers", "hidden", "heads"};
@@ -954,6 +962,16 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
              "(bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 "
              "upcast (6 B per logit); %s attention",
              o->attn_ampere_kernel ? "FlexAttention (FlashAttention-2-class kernel)" : "TE");
+        /* autopipeline (interleaved1f1b, layers_per_stage 2): PyTorch's
+         * pipelining puts the layers on pp*vpp virtual stages in order, the
+         * first L mod (pp*vpp) one layer more (config.c header) */
+        t->pp_split = TP_PP_SPLIT_IN_ORDER;
+        if (t->pp > 1)
+            note(v,
+                 "pipeline split in order over pp*vpp = %lld virtual stages (AutoModel's "
+                 "pipelining; heaviest stage 0: %lld layers)",
+                 (long long)(t->pp * t->vpp),
+                 (long long)tp_stage_layers(t, c->model.num_layers, 0));
         break;
     case FW_GENERIC:
     case FW_COUNT:
