@@ -29,9 +29,10 @@
  * v*(L/S) + ceil((L mod S - i)/p) layers (the last term 0 for i >= L mod S):
  * 61 layers on p 4, v 8 give 16, 15, 15, 15. Stage 0 is the heaviest and
  * the counts never rise with i, so the checks of stages 0, 1 and p-1 still
- * find the heaviest. L need not divide by p*v (S <= L). As with Megatron's
- * interleaving, a stage's layers are counted as one consecutive run (for
- * the MoE/dense pattern), though its virtual stages are spread.
+ * find the heaviest by layer count. L need not divide by p*v (S <= L). The
+ * MoE/dense pattern is counted over the stage's own virtual stages
+ * (tp__stage_moe_layers); under Megatron's split, interleaved or not, a
+ * stage's layers are counted as one consecutive run.
  */
 #include <assert.h>
 #include <math.h>
@@ -162,6 +163,21 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
      * first, so stage 0 never has an extra layer (rem < p). */
     int64_t rem = L % p, mids = stage - 1;
     return stage * (L / p) + (mids < rem ? mids : rem);
+}
+
+int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage)
+{
+    int64_t L = m->num_layers;
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER && t->pp > 1 && t->vpp > 1) {
+        /* the stage's virtual stages j = stage + k*p lie apart in the model
+         * (DeepSeek-V3's dense layers 0-2 on p 4, v 8: 0 and 1 on stage 0,
+         * 2 on stage 1); at most v terms */
+        int64_t S = t->pp * t->vpp, base = L / S, rem = L % S, n = 0;
+        for (int64_t j = stage; j >= 0 && j < S; j += t->pp)
+            n += tp__moe_layers_in(m, j * base + (j < rem ? j : rem), base + (j < rem ? 1 : 0));
+        return n;
+    }
+    return tp__moe_layers_in(m, tp__stage_first_layer(t, L, stage), tp_stage_layers(t, L, stage));
 }
 
 #define REQUIRE_RANGE(v, path, lo, hi)                                                             \

@@ -380,6 +380,35 @@ static void test_pipeline_split_in_order(void **state)
             }
 }
 
+/* DeepSeek-V3's pattern (61 layers, the first 3 dense) split in order on
+ * PP 4 x VPP 8: stage 0 holds virtual stages 0, 4, ..., 28, layers {0, 1},
+ * {8, 9}, ..., {56, 57}: dense 0 and 1, 14 MoE; stage 1 holds {2, 3}, ...,
+ * {50, 51} and layer 58 (virtual stage 29): dense 2, 14 MoE; stages 2 and 3
+ * all 15 MoE. Counted as consecutive runs it would be 13 and 15. */
+static void test_pipeline_split_in_order_moe(void **state)
+{
+    (void)state;
+    tp_model m = mixtral();
+    m.num_layers = 61;
+    m.moe_first_dense = 3;
+    tp_train t;
+    tp_train_default(&t);
+    t.pp = 4;
+    t.vpp = 8;
+    t.schedule = TP_SCHED_INTERLEAVED;
+    t.pp_split = TP_PP_SPLIT_IN_ORDER;
+    static const int64_t want[4] = {14, 14, 15, 15};
+    for (int64_t s = 0; s < 4; s++)
+        assert_int_equal(tp__stage_moe_layers(&t, &m, s), want[s]);
+    /* without interleaving (and under Megatron's split) the runs are consecutive */
+    t.vpp = 1;
+    t.schedule = TP_SCHED_1F1B;
+    assert_int_equal(tp__stage_moe_layers(&t, &m, 0), 13);
+    t.pp_split = TP_PP_SPLIT_MEGATRON;
+    assert_int_equal(tp__stage_moe_layers(&t, &m, 0), 12);
+    assert_int_equal(tp__stage_moe_layers(&t, &m, 1), 16);
+}
+
 /* The heaviest stage of 61 layers split in order on PP 4 x VPP 8 is stage 0
  * with 16 layers and the embedding: byte for byte stage 0 of 64 layers split
  * evenly (same layers, same micro-batches in flight). And where the split is
@@ -714,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_bubble),
         cmocka_unit_test(test_pipeline_split),
         cmocka_unit_test(test_pipeline_split_in_order),
+        cmocka_unit_test(test_pipeline_split_in_order_moe),
         cmocka_unit_test(test_pipeline_split_in_order_memory),
         cmocka_unit_test(test_error_message_elides_values),
         cmocka_unit_test(test_validation_messages),
