@@ -180,6 +180,27 @@ int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage
     return tp__moe_layers_in(m, tp__stage_first_layer(t, L, stage), tp_stage_layers(t, L, stage));
 }
 
+int64_t tp__middle_stage(const tp_train *t, const tp_model *m)
+{
+    /* Stage 1 holds the most layers of the middle stages under either
+     * split. Under the in-order split with VPP > 1 the leading dense layers
+     * sit on the first virtual stages, so a later stage with as many layers
+     * can hold more MoE layers (DeepSeek-V3 on PP 4 x VPP 8: stage 2, 15
+     * MoE layers against stage 1's 14): the first such stage with the most. */
+    if (t->pp_split != TP_PP_SPLIT_IN_ORDER || t->vpp <= 1 || t->pp <= 2 || m->num_experts <= 0)
+        return 1;
+    int64_t L = m->num_layers, n1 = tp_stage_layers(t, L, 1);
+    int64_t best = 1, most = tp__stage_moe_layers(t, m, 1);
+    for (int64_t s = 2; s < t->pp - 1 && tp_stage_layers(t, L, s) == n1; s++) {
+        int64_t n = tp__stage_moe_layers(t, m, s);
+        if (n > most) {
+            most = n;
+            best = s;
+        }
+    }
+    return best;
+}
+
 #define REQUIRE_RANGE(v, path, lo, hi)                                                             \
     do {                                                                                           \
         if ((v) < (lo) || (v) > (hi))                                                              \

@@ -400,6 +400,12 @@ static void test_pipeline_split_in_order_moe(void **state)
     static const int64_t want[4] = {14, 14, 15, 15};
     for (int64_t s = 0; s < 4; s++)
         assert_int_equal(tp__stage_moe_layers(&t, &m, s), want[s]);
+    /* stage 2 has stage 1's 15 layers and one MoE layer more: the middle
+     * stage checked besides stage 1 */
+    assert_int_equal(tp__middle_stage(&t, &m), 2);
+    m.moe_first_dense = 0;
+    assert_int_equal(tp__middle_stage(&t, &m), 1);
+    m.moe_first_dense = 3;
     /* without interleaving (and under Megatron's split) the runs are consecutive */
     t.vpp = 1;
     t.schedule = TP_SCHED_1F1B;
@@ -407,6 +413,7 @@ static void test_pipeline_split_in_order_moe(void **state)
     t.pp_split = TP_PP_SPLIT_MEGATRON;
     assert_int_equal(tp__stage_moe_layers(&t, &m, 0), 12);
     assert_int_equal(tp__stage_moe_layers(&t, &m, 1), 16);
+    assert_int_equal(tp__middle_stage(&t, &m), 1);
 }
 
 /* The heaviest stage of 61 layers split in order on PP 4 x VPP 8 is stage 0
