@@ -1210,21 +1210,25 @@ void tp__step_time(const tp_config *c, tp_result *r)
                                                &emb, &head, blk * (double)(p - 2));
             add_cross(&all_mid, &x, &cross, L0, L - L0 - Ll);
             tsum += stage_time(&all_mid);
-            /* the largest middle stage: 1 (its first layer L0) but under
-             * the in-order split (tp__middle_stage) */
-            int64_t s1 = tp__middle_stage(t, m);
-            int64_t L1 = tp_stage_layers(t, L, s1);
-            int64_t f1 = s1 == 1 ? L0 : tp__stage_first_layer(t, L, s1);
-            double nm1 = (double)tp__stage_moe_layers(t, m, s1);
-            cost st1 = hybrid
-                           ? tp__time_hybrid_stage(m, kinds, f1, L1, false, false, &emb, &head, blk)
+            /* the largest middle stage, 1 (its first layer L0), and under
+             * the in-order split the one with more MoE layers
+             * (tp__middle_stage), when that is another */
+            const int64_t mids[2] = {1, tp__middle_stage(t, m)};
+            for (int k = 0; k < (mids[1] != 1 ? 2 : 1); k++) {
+                int64_t s1 = mids[k];
+                int64_t L1 = tp_stage_layers(t, L, s1);
+                int64_t f1 = s1 == 1 ? L0 : tp__stage_first_layer(t, L, s1);
+                double nm1 = (double)tp__stage_moe_layers(t, m, s1);
+                cost st1 =
+                    hybrid ? tp__time_hybrid_stage(m, kinds, f1, L1, false, false, &emb, &head, blk)
                            : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,
                                         &head, blk);
-            add_cross(&st1, &x, &cross, f1, L1);
-            double t1 = stage_time(&st1);
-            if (t1 > tmax) {
-                tmax = t1;
-                crit = st1;
+                add_cross(&st1, &x, &cross, f1, L1);
+                double t1 = stage_time(&st1);
+                if (t1 > tmax) {
+                    tmax = t1;
+                    crit = st1;
+                }
             }
         }
     }
