@@ -165,6 +165,15 @@ typedef enum tp_schedule {
     TP_SCHED_GPIPE
 } tp_schedule;
 
+/* How the layers go to the pipeline stages (config.c header). */
+typedef enum tp_pp_split {
+    TP_PP_SPLIT_MEGATRON = 0, /* L/pp each, the remainder one layer each to the middle stages,
+                                 then the last, then the first; with vpp > 1, pp*vpp divides L */
+    TP_PP_SPLIT_IN_ORDER      /* pp*vpp virtual stages of L/(pp*vpp) layers, the first
+                                 L mod (pp*vpp) one more; virtual stage j on stage j mod pp
+                                 (torch.distributed.pipelining as NeMo AutoModel splits) */
+} tp_pp_split;
+
 typedef enum tp_recompute {
     TP_RECOMPUTE_NONE = 0,
     TP_RECOMPUTE_SELECTIVE, /* attention core only (Korthikanti et al. 2022) */
@@ -490,6 +499,7 @@ typedef struct tp_train {
     tp_schedule schedule;
     int64_t first_stage_layers; /* uneven split: layers on stage 0 (0 = even) */
     int64_t last_stage_layers;  /* uneven split: layers on the last stage (0 = even) */
+    tp_pp_split pp_split;       /* where the layers pp*vpp does not divide go (default MEGATRON) */
     tp_recompute recompute;
     int64_t recompute_every; /* full recompute: layers per checkpoint group k (>= 1) */
     int64_t seq_len;         /* s, tokens */

@@ -186,6 +186,10 @@ static const cli_flag help_rows[] = {
      "layers on the first pipeline stage", .group = G_LAYOUT},
     {"--last-stage-layers", "N", "layers", "even split",
      "layers on the last pipeline stage", .group = G_LAYOUT},
+    {"--pp-split", NULL, NULL, "megatron",
+     "where the layers PP x VPP does not divide go: megatron (middle stages first; VPP must "
+     "divide) or in-order (the first virtual stages, PyTorch pipelining as in NeMo AutoModel)",
+     .group = G_LAYOUT},
     {"--etp", "N", "GPUs", "--tp",
      "expert tensor-parallel size (MoE parallel folding: GPUs divisible by ETP x EP x PP)",
      .group = G_LAYOUT},

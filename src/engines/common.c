@@ -495,6 +495,8 @@ void eng_layout_flags(sbuf *b, const tp_train *t)
         sb_printf(b, " --first-stage-layers %" PRId64, t->first_stage_layers);
     if (t->last_stage_layers > 0)
         sb_printf(b, " --last-stage-layers %" PRId64, t->last_stage_layers);
+    if (t->pp_split != TP_PP_SPLIT_MEGATRON)
+        sb_printf(b, " --pp-split %s", tp_io_pp_split_names[t->pp_split]);
 }
 
 void eng_recompute_flags(sbuf *b, const tp_train *t)

@@ -49,6 +49,7 @@ const char *const tp_io_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "nvf
                                           NULL}; /* = tp_fp8_recipe */
 const char *const tp_io_pos_names[] = {"rotary", "learned", "alibi", NULL};
 const char *const tp_io_rope_names[] = {"none", "llama3", NULL};
+const char *const tp_io_pp_split_names[] = {"megatron", "in-order", NULL}; /* = tp_pp_split */
 
 static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE};
 static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
@@ -419,6 +420,10 @@ static tp_status apply_train_kinds(const tp_io_desc *d, tp_train *t, tp_error *e
         t->schedule = sched_vals[k];
     } else if (t->vpp > 1) {
         t->schedule = TP_SCHED_INTERLEAVED;
+    }
+    if (VAL("--pp-split")) {
+        TP_TRY(get_enum(d, "--pp-split", &k, err));
+        t->pp_split = (tp_pp_split)k; /* the names are in the enum's order */
     }
     if (VAL("--recompute")) {
         TP_TRY(get_enum(d, "--recompute", &k, err));

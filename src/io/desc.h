@@ -65,6 +65,7 @@ extern const char *const tp_io_fw_names[];      /* tp_framework (framework.c) */
 extern const char *const tp_io_bias_names[];    /* linear biases */
 extern const char *const tp_io_pos_names[];     /* tp_pos */
 extern const char *const tp_io_rope_names[];    /* tp_rope_scaling */
+extern const char *const tp_io_pp_split_names[]; /* tp_pp_split */
 extern const char *const tp_io_offload_names[]; /* tp_offload_device (parameter offload) */
 extern const char *const tp_io_recipe_names[];  /* tp_fp8_recipe */
 

@@ -117,6 +117,7 @@ static const tp_io_field fields[] = {
      INT(1, TP_MAX_LAYERS)},
     {"layout.last_stage_layers", "--last-stage-layers", "last-stage-layers",
      INT(1, TP_MAX_LAYERS)},
+    {"layout.pp_split", "--pp-split", "pp-split", ENUM(tp_io_pp_split_names)},
     {"layout.zero", "--zero", "zero", INT(0, 3)},
     {"layout.zero", "--fsdp", "fsdp", SWITCH},
     {"layout.zero", "--distributed-optimizer", "distributed-optimizer", SWITCH},

@@ -242,6 +242,8 @@ static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_r
     put_int(b, o, "recompute_every", t->recompute_every);
     put_int(b, o, "first_stage_layers", t->first_stage_layers);
     put_int(b, o, "last_stage_layers", t->last_stage_layers);
+    if (t->pp_split != TP_PP_SPLIT_MEGATRON) /* absent: the default, as before the field */
+        put_str(b, o, "pp_split", tp_io_pp_split_names[t->pp_split]);
     put_int(b, o, "micro_batch", t->micro_batch);
     put_int(b, o, "global_batch", t->global_batch);
     put_int(b, o, "global_batch_tokens", t->global_batch * t->seq_len);

@@ -305,6 +305,10 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     if (t->first_stage_layers > 0 || t->last_stage_layers > 0)
         fprintf(f, "; layers on first stage %lld, last stage %lld",
                 (long long)r->stage_first.layers, (long long)r->stage_last.layers);
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER && t->pp > 1)
+        fprintf(f, "; layers in order over %lld virtual stages: first stage %lld, last stage %lld",
+                (long long)(t->pp * t->vpp), (long long)r->stage_first.layers,
+                (long long)r->stage_last.layers);
     fprintf(f, "\n");
     fprintf(f, "  memory savers   ZeRO stage %d; recompute %s", t->zero,
             tp_io_recompute_name(t->recompute));

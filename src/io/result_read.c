@@ -420,6 +420,9 @@ static tp_status tj_layout(tpj *t)
         return full(t->err);
     if (last > 0 && !push_i64(im, "--last-stage-layers", last))
         return full(t->err);
+    char split_path[96];
+    if (tj_get(t, "layout", "pp_split", split_path, sizeof split_path))
+        TP_TRY(tj_flag_str(t, "layout", "pp_split", "--pp-split"));
     TP_TRY(tj_flag_int(t, "layout", "seq_len", 1, "--seq-len"));
     TP_TRY(tj_flag_int(t, "layout", "micro_batch", 1, "--micro-batch"));
     TP_TRY(tj_flag_int(t, "layout", "global_batch", 1, "--global-batch"));

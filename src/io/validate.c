@@ -538,7 +538,10 @@ static bool preset_cells_agree(const rowref *r, const tp_model *m, const char *k
            preset_cell_agrees(r, "moe_topk", false, m->topk, kind, v);
 }
 
-static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
+/* with_mtp false: the framework's model class has no MTP module (NeMo
+ * AutoModel's DeepseekV3ForCausalLM, components/models/deepseek_v3/model.py
+ * @01926a5c443b, builds none), so the preset's is dropped. */
+static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m, bool with_mtp)
 {
     const char *name = cell(r, "model_name");
     const char *preset = NULL;
@@ -560,8 +563,13 @@ static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m)
     }
     if (!preset_cells_agree(r, m, "MLA preset", v))
         return false;
+    bool had_mtp = m->mtp_layers > 0;
+    if (!with_mtp)
+        m->mtp_layers = 0;
     note(v, "model: preset %s (MLA; the row's shape cells agree)%s", preset,
-         m->mtp_layers > 0 ? ", with its MTP module" : "");
+         !had_mtp   ? ""
+         : with_mtp ? ", with its MTP module"
+                    : ", without its MTP module (AutoModel's DeepseekV3ForCausalLM has none)");
     return true;
 }
 
@@ -612,7 +620,7 @@ static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *
     const char *name = cell(r, "model_name");
     snprintf(m->name, sizeof m->name, "%s", name);
     if (contains(cell(r, "kv_heads"), "MLA"))
-        return mla_model(r, v, m);
+        return mla_model(r, v, m, fw != FW_AUTOMODEL);
     const char *arch_preset = arch_preset_of(cell(r, "model_name"));
     if (arch_preset)
         return arch_preset_model(r, arch_preset, v, m);
@@ -999,13 +1007,44 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
                     "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
         break;
     case FW_AUTOMODEL:
-        t->grad_dtype = TP_DTYPE_FP32; /* FSDP2 reduce in fp32, as torchtitan (assumed) */
-        /* AutoModel offers MaskedCrossEntropy, TEParallelCrossEntropy,
-         * FusedLinearCrossEntropy (nemo_automodel/components/loss/); the
-         * benchmark's is not stated: the TE parallel loss's 4 B assumed */
-        o->ce_bytes_per_logit = 4.0;
-        note(v, "NeMo AutoModel: PyTorch FSDP2 (not Megatron-Core), TE attention; gradients "
-                "reduced in fp32, TE parallel cross-entropy (both assumed)");
+        /* What the benchmark configs behind these rows state
+         * (NVIDIA-NeMo/Automodel examples/benchmark/configs/NAME_te_deepep.yaml
+         * @01926a5c443b) and the code they run. The model classes build
+         * their weights in bf16 (initialize_weights: self.to(torch.bfloat16),
+         * components/models/{qwen3_moe,deepseek_v3,gpt_oss}/model.py) and the
+         * optimizer is torch.optim.Adam on them, whose moments take the
+         * parameters' dtype: no fp32 master copy, bf16 moments, and the
+         * gradients FSDP2 hands back are cast to the parameters' bf16 (its
+         * reduce-scatter runs in fp32, MixedPrecisionPolicy(reduce_dtype=
+         * float32) in components/moe/parallelizer.py apply_fsdp, for the
+         * non-expert weights only: charged at 2 B like the rest). */
+        t->optimizer.master_weights = false;
+        t->optimizer.moment_dtype = TP_DTYPE_BF16;
+        t->grad_dtype = TP_DTYPE_BF16;
+        /* loss_fn MaskedCrossEntropy(fp32_upcast: false): F.cross_entropy
+         * on the bf16 logits, which holds the logits, the log-probabilities
+         * and their gradient at 2 B each: the 12 B of the upcast loss at
+         * half width */
+        o->ce_bytes_per_logit = 6.0;
+        /* backend attn: flex on the gpt-oss rows (PyTorch FlexAttention, a
+         * Triton kernel of the FlashAttention-2 generation), te elsewhere */
+        o->attn_ampere_kernel = contains(notes, "FlexAttn");
+        note(v,
+             "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): "
+             "PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them "
+             "(bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 "
+             "upcast (6 B per logit); %s attention",
+             o->attn_ampere_kernel ? "FlexAttention (FlashAttention-2-class kernel)" : "TE");
+        /* autopipeline (interleaved1f1b, layers_per_stage 2): PyTorch's
+         * pipelining puts the layers on pp*vpp virtual stages in order, the
+         * first L mod (pp*vpp) one layer more (config.c header) */
+        t->pp_split = TP_PP_SPLIT_IN_ORDER;
+        if (t->pp > 1)
+            note(v,
+                 "pipeline split in order over pp*vpp = %lld virtual stages (AutoModel's "
+                 "pipelining; heaviest stage 0: %lld layers)",
+                 (long long)(t->pp * t->vpp),
+                 (long long)tp_stage_layers(t, c->model.num_layers, 0));
         break;
     case FW_GENERIC:
     case FW_COUNT:

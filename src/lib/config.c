@@ -21,6 +21,18 @@
  * stages (which must divide). Otherwise L/p each, and when p does not divide
  * L the remainder goes one layer each to the middle stages first, then the
  * last, then the first (the end stages also carry the embedding and loss).
+ * The in-order split (pp_split TP_PP_SPLIT_IN_ORDER) is PyTorch's, as NeMo
+ * AutoModel builds it (components/distributed/pipelining/functional.py,
+ * generate_hf_model_fqn_per_model_part and stage_ids_this_rank "loop"):
+ * S = p*v virtual stages in order, the first L mod S of them one layer more
+ * than L/S, virtual stage j on stage j mod p, so stage i holds
+ * v*(L/S) + ceil((L mod S - i)/p) layers (the last term 0 for i >= L mod S):
+ * 61 layers on p 4, v 8 give 16, 15, 15, 15. Stage 0 is the heaviest and
+ * the counts never rise with i, so the checks of stages 0, 1 and p-1 still
+ * find the heaviest by layer count. L need not divide by p*v (S <= L). The
+ * MoE/dense pattern is counted over the stage's own virtual stages
+ * (tp__stage_moe_layers); under Megatron's split, interleaved or not, a
+ * stage's layers are counted as one consecutive run.
  */
 #include <assert.h>
 #include <math.h>
@@ -101,6 +113,11 @@ int64_t tp_stage_layers(const tp_train *t, int64_t L, int64_t stage)
         return L;
     if (stage < 0 || stage >= p)
         return 0;
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER) {
+        int64_t v = t->vpp > 1 ? t->vpp : 1, S = p * v, rem = L % S;
+        /* its virtual stages stage + k*p below rem carry the extra layers */
+        return v * (L / S) + (stage < rem ? (rem - stage + p - 1) / p : 0);
+    }
     int64_t first = t->first_stage_layers, last = t->last_stage_layers;
     if (first > 0 || last > 0) {
         int64_t rest = L - first - last;
@@ -130,6 +147,12 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
         return 0;
     if (stage >= p)
         return L;
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER) {
+        int64_t first = 0; /* stage < p: at most p - 1 terms */
+        for (int64_t i = 0; i < stage; i++)
+            first += tp_stage_layers(t, L, i);
+        return first;
+    }
     /* Closed form of the sum of tp_stage_layers(0 .. stage-1); stages
      * 1 .. stage-1 are all middle stages here (stage <= p - 1). */
     if (t->first_stage_layers > 0 || t->last_stage_layers > 0) {
@@ -140,6 +163,42 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
      * first, so stage 0 never has an extra layer (rem < p). */
     int64_t rem = L % p, mids = stage - 1;
     return stage * (L / p) + (mids < rem ? mids : rem);
+}
+
+int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage)
+{
+    int64_t L = m->num_layers;
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER && t->pp > 1 && t->vpp > 1) {
+        /* the stage's virtual stages j = stage + k*p lie apart in the model
+         * (DeepSeek-V3's dense layers 0-2 on p 4, v 8: 0 and 1 on stage 0,
+         * 2 on stage 1); at most v terms */
+        int64_t S = t->pp * t->vpp, base = L / S, rem = L % S, n = 0;
+        for (int64_t j = stage; j >= 0 && j < S; j += t->pp)
+            n += tp__moe_layers_in(m, j * base + (j < rem ? j : rem), base + (j < rem ? 1 : 0));
+        return n;
+    }
+    return tp__moe_layers_in(m, tp__stage_first_layer(t, L, stage), tp_stage_layers(t, L, stage));
+}
+
+int64_t tp__middle_stage(const tp_train *t, const tp_model *m)
+{
+    /* Stage 1 holds the most layers of the middle stages under either
+     * split. Under the in-order split with VPP > 1 the leading dense layers
+     * sit on the first virtual stages, so a later stage with as many layers
+     * can hold more MoE layers (DeepSeek-V3 on PP 4 x VPP 8: stage 2, 15
+     * MoE layers against stage 1's 14): the first such stage with the most. */
+    if (t->pp_split != TP_PP_SPLIT_IN_ORDER || t->vpp <= 1 || t->pp <= 2 || m->num_experts <= 0)
+        return 1;
+    int64_t L = m->num_layers, n1 = tp_stage_layers(t, L, 1);
+    int64_t best = 1, most = tp__stage_moe_layers(t, m, 1);
+    for (int64_t s = 2; s < t->pp - 1 && tp_stage_layers(t, L, s) == n1; s++) {
+        int64_t n = tp__stage_moe_layers(t, m, s);
+        if (n > most) {
+            most = n;
+            best = s;
+        }
+    }
+    return best;
 }
 
 #define REQUIRE_RANGE(v, path, lo, hi)                                                             \
@@ -352,6 +411,13 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     if (t->first_stage_layers < 0 || t->last_stage_layers < 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
                             "layer counts must be >= 0");
+    if ((int)t->pp_split < 0 || t->pp_split > TP_PP_SPLIT_IN_ORDER)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp_split", "unknown split %d",
+                            (int)t->pp_split);
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER &&
+        (t->first_stage_layers > 0 || t->last_stage_layers > 0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp_split",
+                            "the in-order split takes no first/last stage layer counts");
     if ((t->first_stage_layers > 0 || t->last_stage_layers > 0)) {
         if (p < 2)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
@@ -372,7 +438,13 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         if (t->schedule != TP_SCHED_INTERLEAVED)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
                                 "virtual pipeline stages need the interleaved schedule");
-        if (t->first_stage_layers == 0 && t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
+        if (t->pp_split == TP_PP_SPLIT_IN_ORDER && p * t->vpp > L)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
+                                "layers %lld are fewer than the pp*vpp = %lld*%lld virtual stages "
+                                "of the in-order split",
+                                (long long)L, (long long)p, (long long)t->vpp);
+        if (t->pp_split == TP_PP_SPLIT_MEGATRON && t->first_stage_layers == 0 &&
+            t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
             return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
                                 "layers %lld are not divisible by pp*vpp = %lld*%lld", (long long)L,
                                 (long long)p, (long long)t->vpp);

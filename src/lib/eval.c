@@ -57,19 +57,28 @@ void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_res
      * stage 0 also holds the most micro-batches. A middle stage can only be
      * the heaviest under an uneven split (stage 1 gets the first extra layer
      * and holds the most micro-batches of the middle stages), so stage 1 is
-     * checked too. Known gap: a MoE layer pattern that puts more MoE layers
-     * on a later middle stage is not checked. */
+     * checked too, and under the in-order split the later middle stage of
+     * as many layers with more MoE layers (tp__middle_stage), if any. Known
+     * gap: under Megatron's split a MoE layer pattern that puts more MoE
+     * layers on a later middle stage is not checked. */
     int64_t p = c->train.pp;
-    tp_memory mid;
-    const int64_t stages[3] = {0, p - 1, 1};
-    tp_memory *const out[3] = {&r->stage_first, &r->stage_last, &mid};
-    tp__memory_stages_act(c, padded, p > 2 ? 3 : p > 1 ? 2 : 1, stages, out, acts, have);
+    tp_memory mid, mid2;
+    int64_t s2 = p > 2 ? tp__middle_stage(&c->train, &c->model) : 1;
+    const int64_t stages[4] = {0, p - 1, 1, s2};
+    tp_memory *const out[4] = {&r->stage_first, &r->stage_last, &mid, &mid2};
+    tp__memory_stages_act(c, padded,
+                          p > 2   ? (s2 != 1 ? 4 : 3)
+                          : p > 1 ? 2
+                                  : 1,
+                          stages, out, acts, have);
     r->memory = r->stage_first;
     if (p > 1) {
         if (r->stage_last.total_bytes > r->memory.total_bytes)
             r->memory = r->stage_last;
         if (p > 2 && mid.total_bytes > r->memory.total_bytes)
             r->memory = mid;
+        if (s2 != 1 && mid2.total_bytes > r->memory.total_bytes)
+            r->memory = mid2;
     } else {
         r->stage_last = r->stage_first;
     }

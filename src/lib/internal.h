@@ -37,6 +37,10 @@ void tp__model_params(const tp_model *m, int64_t pad_vocab_to, tp_params *out);
 int64_t tp__moe_layers_in(const tp_model *m, int64_t first, int64_t n);
 /** First layer index of pipeline stage `stage`. */
 int64_t tp__stage_first_layer(const tp_train *t, int64_t num_layers, int64_t stage);
+/** MoE layers on pipeline stage `stage` (its virtual stages under the in-order split). */
+int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage);
+/** The middle stage checked as the heaviest (1 but under the in-order split; pp > 2). */
+int64_t tp__middle_stage(const tp_train *t, const tp_model *m);
 /** Effective global batch micro-batches per pipeline: B / (b * dp). */
 int64_t tp__grad_accum(const tp_train *t);
 /** Bytes of one element of dtype. */

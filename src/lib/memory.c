@@ -560,7 +560,7 @@ static stage_layers layers_of(const tp_config *c, int64_t stage)
     int64_t L = c->model.num_layers;
     int64_t layers = tp_stage_layers(t, L, stage);
     int64_t first_layer = tp__stage_first_layer(t, L, stage);
-    stage_layers sl = {layers, tp__moe_layers_in(&c->model, first_layer, layers), first_layer};
+    stage_layers sl = {layers, tp__stage_moe_layers(t, &c->model, stage), first_layer};
     return sl;
 }
 

@@ -62,9 +62,9 @@
 
 /* ---- largest micro-batch ------------------------------------------------ */
 
-/* Memory of the checked stages (eval.c: 0, last, 1) at micro-batch b, m fixed. */
+/* Memory of the checked stages (eval.c: 0, last, 1, tp__middle_stage) at micro-batch b, m fixed. */
 static bool stage_totals(const tp_config *c, const tp_params *P, int64_t b, int64_t m,
-                         double tot[3], int64_t stages[3], int *ns)
+                         double tot[4], int64_t stages[4], int *ns)
 {
     tp_config v = *c;
     int64_t dp = tp_train_dp(&c->train);
@@ -79,6 +79,8 @@ static bool stage_totals(const tp_config *c, const tp_params *P, int64_t b, int6
         stages[n++] = p - 1;
     if (p > 2)
         stages[n++] = 1;
+    if (p > 2 && tp__middle_stage(&c->train, &c->model) != 1)
+        stages[n++] = tp__middle_stage(&c->train, &c->model);
     for (int j = 0; j < n; j++) {
         tp_memory mem;
         tp_memory_stage(&v, P, stages[j], &mem);
@@ -123,8 +125,8 @@ tp_status tp_micro_batch_max(const tp_config *c, tp_mb_max *out, tp_error *err)
     out->capacity_bytes = capacity;
 
     /* Formula: affine per stage from b = 1 and b = 2. */
-    double t1[3], t2[3];
-    int64_t stages[3];
+    double t1[4], t2[4];
+    int64_t stages[4];
     int n1 = 0, n2 = 0;
     stage_totals(c, &P, 1, m, t1, stages, &n1);
     stage_totals(c, &P, 2, m, t2, stages, &n2);

@@ -302,11 +302,10 @@ static void precompute_bound(tp_search *s)
 }
 
 /* Lower bound of the model states of one stage (bytes per GPU). */
-static double stage_states_lb(const tp_search *s, int64_t first_layer, int64_t layers,
-                              double tables)
+static double stage_states_lb(const tp_search *s, int64_t stage, int64_t layers, double tables)
 {
     const tp_train *t = &s->cfg.train;
-    int64_t n_moe = tp__moe_layers_in(&s->cfg.model, first_layer, layers);
+    int64_t n_moe = tp__stage_moe_layers(t, &s->cfg.model, stage);
     double tpz = (double)t->tp;
     double dense = ((double)(layers - n_moe) * s->lb_dense_layer + (double)n_moe * s->lb_moe_layer +
                     tables * s->lb_table) /
@@ -349,7 +348,7 @@ static double states_bound(const tp_search *s)
     } else {
         int64_t n0 = tp_stage_layers(t, L, 0), nl = tp_stage_layers(t, L, p - 1);
         double a = stage_states_lb(s, 0, n0, 1.0);
-        double b = stage_states_lb(s, L - nl, nl, 1.0);
+        double b = stage_states_lb(s, p - 1, nl, 1.0);
         lb = a > b ? a : b;
     }
     return lb + fixed_bytes(s);

@@ -883,8 +883,7 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     double total = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
     double expert = 0.0;
     if (mo->num_experts > 0 && r->params.num_moe_layers > 0) {
-        int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0) */
-        double nm0 = (double)tp__moe_layers_in(mo, 0, L0);
+        double nm0 = (double)tp__stage_moe_layers(t, mo, 0);
         double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
         expert = nm0 * routed_layer / (x->et * (double)t->ep);
     }
@@ -943,9 +942,7 @@ static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stag
     const tp_train *t = &x->c->train;
     if (mo->num_experts <= 0 || r->params.num_moe_layers <= 0)
         return 0.0;
-    int64_t first = tp__stage_first_layer(t, mo->num_layers, stage);
-    int64_t layers = tp_stage_layers(t, mo->num_layers, stage);
-    double nm = (double)tp__moe_layers_in(mo, first, layers);
+    double nm = (double)tp__stage_moe_layers(t, mo, stage);
     double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
     return nm * routed_layer / (x->et * (double)t->ep);
 }
@@ -1172,7 +1169,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0), memory.c's */
-    double nm0 = (double)tp__moe_layers_in(m, 0, L0);
+    double nm0 = (double)tp__stage_moe_layers(t, m, 0);
     bool hybrid = tp__is_hybrid(m);
     cost kinds[TP__KINDS]; /* set (and read) for hybrid models only: the hot path skips it */
     if (hybrid) {          /* one cost per layer kind the pattern has (hybrid.c) */
@@ -1192,7 +1189,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
-        double nml = (double)tp__moe_layers_in(m, L - Ll, Ll);
+        double nml = (double)tp__stage_moe_layers(t, m, p - 1);
         cost stl =
             hybrid ? tp__time_hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
                    : stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
@@ -1213,17 +1210,25 @@ void tp__step_time(const tp_config *c, tp_result *r)
                                                &emb, &head, blk * (double)(p - 2));
             add_cross(&all_mid, &x, &cross, L0, L - L0 - Ll);
             tsum += stage_time(&all_mid);
-            int64_t L1 = tp_stage_layers(t, L, 1);
-            double nm1 = (double)tp__moe_layers_in(m, L0, L1);
-            cost st1 = hybrid
-                           ? tp__time_hybrid_stage(m, kinds, L0, L1, false, false, &emb, &head, blk)
+            /* the largest middle stage, 1 (its first layer L0), and under
+             * the in-order split the one with more MoE layers
+             * (tp__middle_stage), when that is another */
+            const int64_t mids[2] = {1, tp__middle_stage(t, m)};
+            for (int k = 0; k < (mids[1] != 1 ? 2 : 1); k++) {
+                int64_t s1 = mids[k];
+                int64_t L1 = tp_stage_layers(t, L, s1);
+                int64_t f1 = s1 == 1 ? L0 : tp__stage_first_layer(t, L, s1);
+                double nm1 = (double)tp__stage_moe_layers(t, m, s1);
+                cost st1 =
+                    hybrid ? tp__time_hybrid_stage(m, kinds, f1, L1, false, false, &emb, &head, blk)
                            : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,
                                         &head, blk);
-            add_cross(&st1, &x, &cross, L0, L1);
-            double t1 = stage_time(&st1);
-            if (t1 > tmax) {
-                tmax = t1;
-                crit = st1;
+                add_cross(&st1, &x, &cross, f1, L1);
+                double t1 = stage_time(&st1);
+                if (t1 > tmax) {
+                    tmax = t1;
+                    crit = st1;
+                }
             }
         }
     }

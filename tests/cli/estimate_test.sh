@@ -55,7 +55,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --moe-capacity-factor --image-tokens --freeze-vision
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --tp --pp --cp --ep --vpp --sp --no-sp
---schedule --first-stage-layers --last-stage-layers --etp --zero --fsdp --distributed-optimizer
+--schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
@@ -686,5 +686,43 @@ has "frozen tower text" "frozen (forward only, no gradients or optimizer state; 
 has "vision assumptions" "  assumed         dynamic resolution: the tower attends over all of a sample's"
 expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3, llama4, or a model file's \"vision\"); this model has none" \
     estimate --model llama-3-8b --image-tokens 256
+
+# ---- --pp-split in-order (issue 17): PyTorch pipelining's split as NeMo
+# AutoModel builds it. 61 layers on PP 4 x VPP 8 = 32 virtual stages, the
+# first 29 with 2 layers: stage 0 holds virtual stages 0, 4, ..., 28 (16
+# layers), the others 15. Stage 0 (16 layers and the embedding) is then
+# byte for byte stage 0 of 64 layers split evenly. ----
+shape="--layers 61 --hidden 4096 --heads 32 --kv-heads 8 --ffn-hidden 14336 --vocab 32000 --mlp swiglu --norm rmsnorm --gpus 32 --pp 4 --vpp 8 --global-batch 64"
+# shellcheck disable=SC2086
+run estimate $shape --pp-split in-order
+has "in-order split shown" "  pipeline        schedule interleaved with 8 virtual stages per GPU; layers in order over 32 virtual stages: first stage 16, last stage 15"
+# shellcheck disable=SC2086
+run estimate $shape --pp-split in-order --json
+cp "$tmp/out" "$tmp/split61.json"
+# shellcheck disable=SC2086
+run estimate ${shape/--layers 61/--layers 64} --pp-split in-order --json
+python3 - "$tmp/split61.json" "$tmp/out" >"$tmp/split_cmp" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+f61, f64 = a["memory"]["stages"]["first"], b["memory"]["stages"]["first"]
+print(a["layout"]["pp_split"], a["memory"]["stage"], f61["layers"], a["memory"]["stages"]["last"]["layers"],
+      f61 == f64, "pp_split" in b["layout"])
+PY
+if [ "$(cat "$tmp/split_cmp")" = "in-order 0 16 15 True True" ]; then ok; else
+    bad "--pp-split in-order: got $(cat "$tmp/split_cmp"), want 'in-order 0 16 15 True True'"; fi
+# the default split leaves the JSON as it was (no pp_split key)
+# shellcheck disable=SC2086
+run estimate ${shape/--layers 61/--layers 64} --json
+if grep -q '"pp_split"' "$tmp/out"; then bad "default split writes pp_split"; else ok; fi
+# shellcheck disable=SC2086
+expect_error 'trainplan: error: --vpp: layers 61 are not divisible by pp*vpp = 4*8' estimate $shape
+# shellcheck disable=SC2086
+expect_error 'trainplan: error: --vpp: layers 61 are fewer than the pp*vpp = 8*8 virtual stages of the in-order split' \
+    estimate ${shape/--gpus 32 --pp 4/--gpus 64 --pp 8} --pp-split in-order
+# shellcheck disable=SC2086
+expect_error 'trainplan: error: --pp-split: the in-order split takes no first/last stage layer counts' \
+    estimate $shape --pp-split in-order --first-stage-layers 16
+expect_error 'trainplan: error: --pp-split: unknown value "front" (expected one of megatron|in-order)' \
+    estimate --pp-split front
 
 finish

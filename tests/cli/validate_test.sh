@@ -37,9 +37,9 @@ fi
 # ---- the text report ----
 run validate "$CSV"
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok; else bad "validate: exit $rc: $(cat "$tmp/err")"; fi
-has "header" "111 rows, 103 evaluated, 8 not evaluated"
+has "header" "111 rows, 106 evaluated, 5 not evaluated"
 has "summary" "Summary (absolute relative error)"
-has "throughput summary" "throughput (tokens/s per GPU), 102 rows: median"
+has "throughput summary" "throughput (tokens/s per GPU), 105 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
@@ -51,7 +51,8 @@ has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells a
 has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2889   +7.5%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
-has "uneven interleaving listed" "automodel-h100-kimi-k2-256gpu (line 109): configuration rejected: vpp: layers 61 are not divisible"
+# AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
+has "uneven interleaving evaluated" "pipeline split in order over pp*vpp = 32 virtual stages (AutoModel's pipelining; heaviest stage 0: 8 layers)"
 # MoE parallel folding: EP 32 with TP 2 on 256 GPUs runs with the row's expert TP 1 (etp column)
 has "EP wider than DP evaluated" "mbridge2602-h100-qwen3-235b-a22b (line 97): tokens/s per GPU as published; recompute none;"
 has "expert TP stated" "expert TP 1 apart from TP 2 (etp column: MoE parallel folding, EDP 1)"
@@ -71,8 +72,8 @@ has "loss parallel stated" "loss parallel (torchtitan's default at TP > 1)"
 # ---- JSON: contract and accuracy (regression guard at the reported levels) ----
 run validate "$CSV" --json
 check_json "json contract" \
-    'j["summary"]["rows"] == 111 and j["summary"]["evaluated"] == 103' \
-    'j["summary"]["not_evaluated"] == 8' \
+    'j["summary"]["rows"] == 111 and j["summary"]["evaluated"] == 106' \
+    'j["summary"]["not_evaluated"] == 5' \
     'len(j["rows"]) == 111' \
     'all(("reason" in r) != r["evaluated"] for r in j["rows"])' \
     'all(r["throughput"] is None or r["throughput"]["measured_tokens_per_s_per_gpu"] > 0 for r in j["rows"] if r["evaluated"])' \
@@ -108,7 +109,7 @@ check_json "torchtitan loss parallel" \
 # MoE, gpt-oss, PyTorch-native FSDP2). So is the DeepSeek-V3 pre-training
 # row (line 26), evaluated since MLA is modelled (through the deepseek-v3
 # preset) and never fitted on: a whole-run average under DualPipe, -64.7%.
-# With them the whole file's p90 is 26.9%, above the 15% target, which the
+# With them the whole file's p90 is 28.7%, above the 15% target, which the
 # fitted rows still meet. So the
 # guard is split: the fitted rows at the targets docs/ACCURACY.md reports
 # (as before the rows were added); the added rows and the whole file at
@@ -116,12 +117,12 @@ check_json "torchtitan loss parallel" \
 # them worse fails here and one that makes them better is recorded by
 # tightening these bounds. Percentiles as the program's (NumPy's linear).
 check_json "accuracy guard (whole file)" \
-    'j["summary"]["throughput"]["rows"] == 102' \
+    'j["summary"]["throughput"]["rows"] == 105' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.28' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.29' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
-    'j["summary"]["fit"]["rows"] == 103 and j["summary"]["fit"]["correct"] == 101'
+    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -152,11 +153,11 @@ assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
 assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.98% today: see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
-assert (n, ev, len(tput), len(mem), right) == (21, 18, 18, 0, 17), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.6% today
-assert pct(tput, 0.9) <= 0.64, pct(tput, 0.9)   # 61.6% today
+assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
+assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.7% today
+assert pct(tput, 0.9) <= 0.64, pct(tput, 0.9)   # 60.2% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
-assert reasons == ["configuration rejected"] * 3, reasons   # interleaving that does not divide 61 layers
+assert reasons == [], reasons   # all evaluated since the in-order split (61 layers, 32 virtual stages)
 PY
 
 # ---- held-out rows: the same chronicle table's rows that runs-dev.csv leaves
@@ -392,5 +393,31 @@ print(len(moved) > 0, all(experts[i] for i in moved), all(pb[i] > pa[i] for i in
 PY
 if [ "$(cat "$tmp/gg_diff")" = "True True True" ]; then ok; else
     bad "validate --grouped-gemm with a profile: got $(cat "$tmp/gg_diff"), want 'True True True'"; fi
+
+# ---- NeMo AutoModel rows: what the benchmark configs state (issue 17) ----
+# The Qwen3-30B-A3B row alone: examples/benchmark/configs/
+# qwen3_moe_30b_te_deepep.yaml @01926a5c443b trains bf16 weights with
+# torch.optim.Adam (bf16 moments, no fp32 master), so weights, gradients and
+# the two moments are 2 B each per parameter, all sharded alike: optimizer =
+# 2 x gradients = 2 x weights. With them the run fits (it ran); the fp32
+# master and moments assumed before put it at 87.3 GB of 85.5.
+python3 - "$CSV" "$tmp/am.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\r\n")
+    w.writerow(rows[0])
+    w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
+EOF
+run validate "$tmp/am.csv"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8159  -32.2%  fit/fit"
+has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
+has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
+run validate "$tmp/am.csv" --json
+check_json "AutoModel optimizer state" \
+    'j["rows"][0]["fit"]["predicted"] == "fits" and j["rows"][0]["fit"]["correct"]' \
+    'abs(j["rows"][0]["predicted"]["memory_breakdown_gib"]["grads"] / j["rows"][0]["predicted"]["memory_breakdown_gib"]["weights"] - 1) < 1e-12' \
+    'abs(j["rows"][0]["predicted"]["memory_breakdown_gib"]["optimizer"] / j["rows"][0]["predicted"]["memory_breakdown_gib"]["grads"] - 2) < 1e-12' \
+    '"recompute not stated" not in j["rows"][0]["assumptions"]'
 
 finish

@@ -375,6 +375,124 @@ static void test_pipeline_split(void **state)
             }
 }
 
+/* The in-order split (config.c header): S = p*v virtual stages in order,
+ * the first L mod S one layer more, virtual stage j on stage j mod p. */
+static void test_pipeline_split_in_order(void **state)
+{
+    (void)state;
+    tp_train t;
+    tp_train_default(&t);
+    t.pp_split = TP_PP_SPLIT_IN_ORDER;
+    /* by hand: 61 layers on 32 virtual stages of 1 layer, the first 29 with
+     * 2. p 4, v 8: stage 0 holds virtual stages 0, 4, ..., 28 (8 x 2 = 16),
+     * stage 1 holds 1, 5, ..., 25 (7 x 2) and 29 (1) = 15, and so on. p 8,
+     * v 4: stage i holds i, i+8, i+16, i+24; i+24 < 29 for i <= 4. No
+     * interleaving, 61 on 4: 15 each, the first one more. */
+    static const struct {
+        int64_t L, p, v, want[8];
+    } cases[] = {{61, 4, 8, {16, 15, 15, 15}},
+                 {61, 8, 4, {8, 8, 8, 8, 8, 7, 7, 7}},
+                 {61, 4, 1, {16, 15, 15, 15}},
+                 {10, 4, 2, {3, 3, 2, 2}}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        t.pp = cases[i].p;
+        t.vpp = cases[i].v;
+        for (int64_t s = 0; s < t.pp; s++)
+            assert_int_equal(tp_stage_layers(&t, cases[i].L, s), cases[i].want[s]);
+    }
+    /* Megatron's split of 61 on 4 gives the extra layer to stage 1 */
+    t.pp_split = TP_PP_SPLIT_MEGATRON;
+    t.vpp = 1;
+    assert_int_equal(tp_stage_layers(&t, 61, 0), 15);
+    assert_int_equal(tp_stage_layers(&t, 61, 1), 16);
+    /* a partition, first layers the running sum, never rising, at most v apart */
+    t.pp_split = TP_PP_SPLIT_IN_ORDER;
+    for (int64_t L = 1; L < 100; L++)
+        for (int64_t p = 1; p <= L && p < 17; p++)
+            for (int64_t v = 1; p * v <= L && v < 9; v++) {
+                t.pp = p;
+                t.vpp = v;
+                int64_t acc = 0;
+                for (int64_t s = 0; s < p; s++) {
+                    int64_t n = tp_stage_layers(&t, L, s);
+                    assert_int_equal(tp__stage_first_layer(&t, L, s), acc);
+                    assert_true(n >= v);
+                    if (s > 0)
+                        assert_true(n <= tp_stage_layers(&t, L, s - 1));
+                    assert_true(n - tp_stage_layers(&t, L, p - 1) <= v);
+                    acc += n;
+                }
+                assert_int_equal(acc, L);
+            }
+}
+
+/* DeepSeek-V3's pattern (61 layers, the first 3 dense) split in order on
+ * PP 4 x VPP 8: stage 0 holds virtual stages 0, 4, ..., 28, layers {0, 1},
+ * {8, 9}, ..., {56, 57}: dense 0 and 1, 14 MoE; stage 1 holds {2, 3}, ...,
+ * {50, 51} and layer 58 (virtual stage 29): dense 2, 14 MoE; stages 2 and 3
+ * all 15 MoE. Counted as consecutive runs it would be 13 and 15. */
+static void test_pipeline_split_in_order_moe(void **state)
+{
+    (void)state;
+    tp_model m = mixtral();
+    m.num_layers = 61;
+    m.moe_first_dense = 3;
+    tp_train t;
+    tp_train_default(&t);
+    t.pp = 4;
+    t.vpp = 8;
+    t.schedule = TP_SCHED_INTERLEAVED;
+    t.pp_split = TP_PP_SPLIT_IN_ORDER;
+    static const int64_t want[4] = {14, 14, 15, 15};
+    for (int64_t s = 0; s < 4; s++)
+        assert_int_equal(tp__stage_moe_layers(&t, &m, s), want[s]);
+    /* stage 2 has stage 1's 15 layers and one MoE layer more: the middle
+     * stage checked besides stage 1 */
+    assert_int_equal(tp__middle_stage(&t, &m), 2);
+    m.moe_first_dense = 0;
+    assert_int_equal(tp__middle_stage(&t, &m), 1);
+    m.moe_first_dense = 3;
+    /* without interleaving (and under Megatron's split) the runs are consecutive */
+    t.vpp = 1;
+    t.schedule = TP_SCHED_1F1B;
+    assert_int_equal(tp__stage_moe_layers(&t, &m, 0), 13);
+    t.pp_split = TP_PP_SPLIT_MEGATRON;
+    assert_int_equal(tp__stage_moe_layers(&t, &m, 0), 12);
+    assert_int_equal(tp__stage_moe_layers(&t, &m, 1), 16);
+    assert_int_equal(tp__middle_stage(&t, &m), 1);
+}
+
+/* The heaviest stage of 61 layers split in order on PP 4 x VPP 8 is stage 0
+ * with 16 layers and the embedding: byte for byte stage 0 of 64 layers split
+ * evenly (same layers, same micro-batches in flight). And where the split is
+ * even the two rules give the same result. */
+static void test_pipeline_split_in_order_memory(void **state)
+{
+    (void)state;
+    tp_config c61 = fixture_config(llama(61, 4096, 32, 8, 14336, 32000, false));
+    tp_config c64 = fixture_config(llama(64, 4096, 32, 8, 14336, 32000, false));
+    tp_config *cs[2] = {&c61, &c64};
+    for (int i = 0; i < 2; i++) {
+        cs[i]->train.num_gpus = 32;
+        cs[i]->train.pp = 4;
+        cs[i]->train.vpp = 8;
+        cs[i]->train.schedule = TP_SCHED_INTERLEAVED;
+        cs[i]->train.global_batch = 64;
+        cs[i]->train.pp_split = TP_PP_SPLIT_IN_ORDER;
+    }
+    tp_result r61, r64, even;
+    assert_int_equal(tp_eval(&c61, &r61, NULL), TP_OK);
+    assert_int_equal(tp_eval(&c64, &r64, NULL), TP_OK);
+    assert_int_equal(r61.memory.stage, 0);
+    assert_int_equal(r61.memory.layers, 16);
+    assert_int_equal(r61.stage_last.layers, 15);
+    assert_memory_equal(&r61.stage_first, &r64.stage_first, sizeof r61.stage_first);
+    c64.train.pp_split = TP_PP_SPLIT_MEGATRON;
+    assert_int_equal(tp_eval(&c64, &even, NULL), TP_OK);
+    assert_memory_equal(&even.memory, &r64.memory, sizeof even.memory);
+    assert_memory_equal(&even.time, &r64.time, sizeof even.time);
+}
+
 static void expect_error(tp_config *c, const char *path, const char *msg)
 {
     tp_result r;
@@ -442,6 +560,26 @@ static void test_validation_messages(void **state)
     c.train.ep = 1;
     c.train.tp = 0;
     expect_error(&c, "layout.tp", "0 is out of range [1, 1048576]");
+    c.train.tp = 1;
+    /* the in-order pipeline split (config.c header) */
+    c.train.num_gpus = 16;
+    c.train.pp = 4;
+    c.train.pp_split = (tp_pp_split)7;
+    expect_error(&c, "layout.pp_split", "unknown split 7");
+    c.train.pp_split = TP_PP_SPLIT_IN_ORDER;
+    c.train.first_stage_layers = 8;
+    expect_error(&c, "layout.pp_split",
+                 "the in-order split takes no first/last stage layer counts");
+    c.train.first_stage_layers = 0;
+    c.train.vpp = 9;
+    c.train.schedule = TP_SCHED_INTERLEAVED;
+    expect_error(&c, "layout.vpp",
+                 "layers 32 are fewer than the pp*vpp = 4*9 virtual stages of the in-order split");
+    c.train.vpp = 1;
+    c.train.pp = 1;
+    c.train.pp_split = TP_PP_SPLIT_MEGATRON;
+    c.train.schedule = TP_SCHED_1F1B;
+    c.train.tp = 0; /* as before this block */
     tp_config mx = fixture_config(mixtral());
     mx.train.num_gpus = 3;
     mx.train.ep = 3;
@@ -658,6 +796,9 @@ int main(void)
         cmocka_unit_test(test_tp_gathered_input),
         cmocka_unit_test(test_bubble),
         cmocka_unit_test(test_pipeline_split),
+        cmocka_unit_test(test_pipeline_split_in_order),
+        cmocka_unit_test(test_pipeline_split_in_order_moe),
+        cmocka_unit_test(test_pipeline_split_in_order_memory),
         cmocka_unit_test(test_error_message_elides_values),
         cmocka_unit_test(test_validation_messages),
         cmocka_unit_test(test_invariants),
