@@ -584,6 +584,7 @@ static bool mla_model(const rowref *r, tp_io_vrow *v, tp_model *m, bool with_mtp
  */
 static const mla_preset arch_presets[] = {
     {"gpt-oss-120b", "gpt-oss-120b"},
+    {"gpt-oss-20b", "gpt-oss-20b"},
 };
 
 /* The preset for a row's model_name, or NULL. */

