@@ -396,6 +396,7 @@ typedef struct derived_gpu {
     const char *name;
     double mem_capacity_bytes;
     double mem_bw_bytes_per_s;
+    double peak_rel; /* tensor-core peaks relative to the preset's */
     const char *note; /* the assumption, as listed with the row */
 } derived_gpu;
 
@@ -407,13 +408,21 @@ typedef struct derived_gpu {
  *    H100 (81,559 of 81,920 MiB): 97,871 MiB = 95.6 GiB;
  *  - HBM2e bandwidth: the 80 GB HBM2e H100 PCIe's 2.0 TB/s for 5 stacks,
  *    scaled to 6 stacks: 2.4 TB/s;
- *  - peak FLOP/s: the SXM5 tensor-core peaks (same GH100 silicon and boost
- *    clock); the 500 W cap lowers the sustained clock, which shows up as a
- *    lower achieved fraction (docs/ACCURACY.md reports the error it leaves).
+ *  - peak FLOP/s: the benchmark doc (footnote 2) puts the part's peak
+ *    "between SXM and NVL". NVIDIA's datasheets give the H100 NVL (350-400
+ *    W) 1,671 and the H100 SXM (700 W) 1,979 bf16 TFLOP/s with sparsity,
+ *    835.5 and 989.4 dense: the peak follows the clock the power limit
+ *    allows. Interpolated linearly in power between 400 W and 700 W, a
+ *    500 W part peaks at 835.5 + 153.9 / 3 = 886.8 TFLOP/s, 0.8963 of the
+ *    SXM's (the cube law of dynamic power, f ~ P^(1/3), from either end
+ *    gives 0.894-0.910). The fitted 500 W factor of calib.c is what the
+ *    rows run below that peak (docs/ACCURACY.md).
  */
 static const derived_gpu h100_96gb_500w = {
     "h100-96gb-500w", 96.0 * TP_GIB *(81559.0 / 81920.0), 2.4e12,
-    "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, SXM peaks)"};
+    (835.5 + (989.4 - 835.5) * (500.0 - 400.0) / (700.0 - 400.0)) / 989.4,
+    "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, peaks 0.896 of the SXM's: 500 W "
+    "between the NVL's 400 W and the SXM's 700 W)"};
 
 /*
  * gpu_type -> GPU: the first entry all of whose words the cell contains
@@ -473,6 +482,9 @@ static void derive_gpu(const derived_gpu *d, tp_gpu *g)
     snprintf(g->name, sizeof g->name, "%s", d->name);
     g->mem_capacity_bytes = d->mem_capacity_bytes;
     g->mem_bw_bytes_per_s = d->mem_bw_bytes_per_s;
+    for (int p = 0; p < TP_PREC_COUNT; p++)
+        g->peak_flops_per_s[p] *= d->peak_rel;
+    g->peak_fp4_flops_per_s *= d->peak_rel;
     tp_gpu_default_eff(g);
 }
 

@@ -60,7 +60,7 @@ has "HFU conversion named" "Megatron HFU 96BsLh^2(1+s/6h+V/16Lh), no causal disc
 has "NeMo conversion named" "NeMo model FLOPs, no causal discount, unpadded V"
 has "step-time basis named" "from the step time: global batch x seq / step / GPUs"
 has "assumption shown" "recompute not stated: none (the least that fits)"
-has "derived GPU stated" "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, SXM peaks)"
+has "derived GPU stated" "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, peaks 0.896 of the SXM's: 500 W"
 has "memory metric named" "torch reserved GiB"
 has "nvidia-smi metric named" "nvidia-smi used G"
 has "active metric named" "torch peak active"
