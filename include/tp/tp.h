@@ -609,6 +609,10 @@ typedef struct tp_options {
                                     GEMM whose tiles share the waves (time.c experts_gemm_s;
                                     kernel-level model only); default false, one GEMM per
                                     expert (issue 17: opt-in, docs/ACCURACY.md) */
+    bool moe_a2a_overlap;         /* EP all-to-all of one micro-batch hidden behind the
+                                    computation of another (Megatron-Core
+                                    --overlap-moe-expert-parallel-comm, the combined 1F1B
+                                    schedule; time.c ep_overlap_part); default false */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

@@ -289,6 +289,11 @@ static const cli_flag help_rows[] = {
      "run the routed experts on a GPU as one grouped GEMM whose tiles share "
      "the waves (changes only the kernel-level model of --hw-profile; "
      "opt-in, docs/ACCURACY.md)", .group = G_CONV},
+    {"--moe-a2a-overlap", NULL, NULL, "off (exposed)",
+     "hide one micro-batch's expert-parallel all-to-all behind another's "
+     "computation (Megatron-Core --overlap-moe-expert-parallel-comm; needs "
+     "ep > 1, no full or moe recompute, vpp under pp; docs/model.md 5)",
+     .group = G_CONV},
     {"--json", NULL, NULL, "text report",
      "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };

@@ -174,6 +174,8 @@ static const tp_io_field fields[] = {
      SWITCH_IN(CONVENTIONS, unfused_full_matrix)},
     {"conventions.grouped_gemm", "--grouped-gemm", "grouped-gemm",
      SWITCH_IN(CONVENTIONS, grouped_gemm)},
+    {"conventions.moe_a2a_overlap", "--moe-a2a-overlap", "moe-a2a-overlap",
+     SWITCH_IN(CONVENTIONS, moe_a2a_overlap)},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},
