@@ -82,7 +82,7 @@
  *    forward and K,V + dK,dV backward, each hidden under its step's
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
- *    exposed. PP: per micro-batch and virtual stage one activation
+ *    exposed unless opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and virtual stage one activation
  *    T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
  *    one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
  *    compute (up to eff.overlap) by the interleaved schedule.
@@ -144,8 +144,9 @@
  * Known approximations: GEMM efficiency from arithmetic intensity only (no
  * wave quantisation); attention efficiency independent of head dim and
  * sequence; kernel launch and framework overheads not modelled except
- * through the fitted efficiencies; MoE routing assumed balanced; p2p and
- * all-to-all never overlapped; ZeRO-3 per-micro-batch traffic is not
+ * through the fitted efficiencies; MoE routing assumed balanced; 1F1B p2p
+ * never overlapped, all-to-all only under opts.moe_a2a_overlap (Megatron-
+ * Core's combined 1F1B: ep_overlap_part); ZeRO-3 per-micro-batch traffic is not
  * inside the bubble.
  */
 #include <math.h>
