@@ -47,6 +47,7 @@
 #include "io_internal.h"
 #include "fields.h"
 #include "validate.h"
+#include "recompute_modules.h"
 
 /* ------------------------------------------------------------------ */
 /* efficiency overrides (--eff)                                       */
@@ -668,6 +669,25 @@ static bool recompute_of(const char *s, tp_recompute *out)
     return false;
 }
 
+/* Megatron-Core recompute modules a selective row names in parentheses,
+ * "selective (layernorm,mla_up_proj)" (DeepSeek-V3: its report's section
+ * 3.3.1); true when none are named. False (with v->reason) on a bad name. */
+static bool recompute_modules_of(const char *s, tp_io_vrow *v, unsigned *out)
+{
+    *out = 0u;
+    const char *open = strchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+    if (!open || !close || !contains(s, "selective"))
+        return true;
+    char list[96];
+    snprintf(list, sizeof list, "%.*s", (int)(close - open - 1), open + 1);
+    tp_error e;
+    if (tp_io_recompute_modules_parse("--recompute-modules", list, out, &e) != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "%s", e.message);
+        return false;
+    }
+    return true;
+}
+
 static const char *recompute_name(tp_recompute rc)
 {
     return rc == TP_RECOMPUTE_FULL ? "full" : rc == TP_RECOMPUTE_SELECTIVE ? "selective" : "none";
@@ -956,6 +976,8 @@ static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config 
     tp_recompute rc;
     *rc_given = recompute_of(cell(r, "recompute"), &rc);
     c->train.recompute = *rc_given ? rc : TP_RECOMPUTE_NONE;
+    if (!recompute_modules_of(cell(r, "recompute"), v, &c->train.recompute_modules))
+        return false;
     framework_conventions(r, fw, v, c);
     return true;
 }
