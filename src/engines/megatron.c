@@ -262,6 +262,14 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
         arg(w, "--expert-model-parallel-size", "%" PRId64, t->ep);
     if (tp_expert_tp(t) != t->tp)
         arg(w, "--expert-tensor-parallel-size", "%" PRId64, tp_expert_tp(t));
+    if (c->opts.moe_a2a_overlap) {
+        /* the combined 1F1B all-to-all overlap, with the dispatcher it
+         * needs (Megatron's default is allgather) and the delayed weight
+         * gradient its schedule splits out (the MoE README's pair) */
+        arg(w, "--moe-token-dispatcher-type", "alltoall");
+        sw(w, "--overlap-moe-expert-parallel-comm");
+        sw(w, "--delay-wgrad-compute");
+    }
     if (t->sp)
         sw(w, "--sequence-parallel");
 

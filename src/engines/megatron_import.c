@@ -106,6 +106,8 @@ static const marg_map map_args[] = {
     {"--megatron-fsdp-grad-comm-dtype", M_MFSDP_COMM},
     {"--megatron-fsdp-main-grads-dtype", M_MFSDP_GRADS},
     {"--modelopt-enabled", M_MODELOPT},
+    {"--moe-token-dispatcher-type", M_DISPATCHER},
+    {"--overlap-moe-expert-parallel-comm", M_A2A_OVERLAP},
     {"--quick-geglu", M_QUICK_GEGLU},
     {"--global-batch-size", M_GB},
     {"--grad-reduce-in-bf16", M_GRAD_BF16},

@@ -138,6 +138,9 @@ enum mid {
     M_GPT_OSS,
     M_LOCAL_ATTN,
     M_MODELOPT,
+    /* the EP all-to-all overlap and the dispatcher it needs (mg_emit_kernels) */
+    M_A2A_OVERLAP,
+    M_DISPATCHER,
     M_LOAD, /* class ignored; its slot only says whether a checkpoint is loaded */
     M_COUNT
 };

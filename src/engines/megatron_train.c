@@ -480,6 +480,36 @@ tp_status mg_emit_optimizer(const slot *sl, tp_import *im, const mread *x, tp_er
 }
 
 /* Dropout, the attention kernel and the vocabulary padding. */
+/*
+ * The EP all-to-all overlap (--overlap-moe-expert-parallel-comm ->
+ * --moe-a2a-overlap; trainplan checks the layout as Megatron-Core's
+ * transformer_config.py does). Its token dispatcher must be alltoall or
+ * flex, and Megatron's default is allgather (transformer_config.py
+ * moe_token_dispatcher_type); the dispatcher is otherwise approximated.
+ */
+static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
+{
+    static const char *const disp[] = {"allgather", "alltoall", "flex", NULL};
+    int k = 0; /* allgather */
+    if (sl[M_DISPATCHER].set)
+        TP_TRY(mg_val_choice(&sl[M_DISPATCHER], disp, &k, err));
+    if (!sl[M_A2A_OVERLAP].set) {
+        if (sl[M_DISPATCHER].set)
+            list_add(im->approximated, sizeof im->approximated, "--moe-token-dispatcher-type");
+        return TP_OK;
+    }
+    if (k == 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "--overlap-moe-expert-parallel-comm",
+                            "\"--overlap-moe-expert-parallel-comm\" needs \"--moe-token-"
+                            "dispatcher-type\" alltoall or flex (Megatron-Core), got allgather%s",
+                            sl[M_DISPATCHER].set ? "" : " (the default)");
+    if (sl[M_DISPATCHER].set)
+        list_add(im->approximated, sizeof im->approximated, "--moe-token-dispatcher-type");
+    mg_from_slot(im, &sl[M_A2A_OVERLAP]);
+    PUSH(push_flag(im, "--moe-a2a-overlap"));
+    return TP_OK;
+}
+
 tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_error *err)
 {
     double pa = 0.1, ph = 0.1; /* Megatron's defaults */
@@ -510,5 +540,5 @@ tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_erro
         PUSH(push_flag(im, "--no-flash-attn"));
     if (x->pad > 1)
         PUSH(push_i64(im, "--pad-vocab", x->pad));
-    return TP_OK;
+    return emit_a2a_overlap(sl, im, err);
 }
