@@ -1171,6 +1171,17 @@ static bool measured_cells_ok(const rowref *r, tp_io_vrow *v)
     return true;
 }
 
+/* validate --moe-a2a-overlap: the EP all-to-all overlap on a Megatron-Core
+ * row whose layout Megatron-Core allows it on (config.c check_a2a_overlap);
+ * row_predict turns it off again if it has to pick full recompute. */
+static void a2a_overlap_where_allowed(tp_config *c)
+{
+    tp_error e;
+    c->opts.moe_a2a_overlap = true;
+    if (tp_config_validate(c, &e) != TP_OK)
+        c->opts.moe_a2a_overlap = false;
+}
+
 /* Evaluate the row's configuration; when the row does not state its
  * recompute, the least that fits (none, selective, full) is what a user
  * of the framework would have run. False (with v->reason) when libtp
@@ -1184,6 +1195,8 @@ static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *r
                                              TP_RECOMPUTE_FULL};
         for (size_t i = 1; i < 3 && !res->memory.fits; i++) {
             c->train.recompute = order[i];
+            if (order[i] == TP_RECOMPUTE_FULL) /* Megatron-Core refuses the overlap with it */
+                c->opts.moe_a2a_overlap = false;
             st = tp_eval(c, res, &err);
             if (st != TP_OK)
                 break;
@@ -1270,10 +1283,14 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
         return;
     c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
+    if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
+        a2a_overlap_where_allowed(&c);
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
     tp_result res;
     if (!row_predict(&c, rc_given, v, &res))
         return;
+    if (c.opts.moe_a2a_overlap)
+        note(v, "EP all-to-all overlap on (validate --moe-a2a-overlap)");
     row_compare(r, fw, &c, &res, v);
 }
 

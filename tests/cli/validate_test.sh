@@ -348,4 +348,24 @@ PY
 if [ "$(cat "$tmp/gg_diff")" = "True True True" ]; then ok; else
     bad "validate --grouped-gemm with a profile: got $(cat "$tmp/gg_diff"), want 'True True True'"; fi
 
+# ---- --moe-a2a-overlap: only the Megatron-Core rows whose layout Megatron-Core
+# allows the overlap on (EP > 1, no full recompute, a virtual pipeline under
+# PP > 1) move, faster, and say so; the seven are Megatron-Bridge Qwen3 rows
+# (docs/ACCURACY.md, third round) ----
+run validate "$CSV" --json
+cp "$tmp/out" "$tmp/a2a_off.json"
+run validate "$CSV" --json --moe-a2a-overlap
+python3 - "$tmp/a2a_off.json" "$tmp/out" >"$tmp/a2a_diff" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pa = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in a["rows"] if r.get("throughput")}
+pb = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in b["rows"] if r.get("throughput")}
+moved = sorted(i for i in pa if pb[i] != pa[i])
+said = sorted(r["id"] for r in b["rows"] if "EP all-to-all overlap on" in r.get("assumptions", ""))
+print(len(moved), moved == said, all(i.startswith("mbridge") and "qwen3" in i for i in moved),
+      all(pb[i] > pa[i] for i in moved), round(100 * (pb["mbridge2602-h100-qwen3-235b-a22b"] / 1633 - 1), 1))
+PY
+if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 43.5" ]; then ok; else
+    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 43.5'"; fi
+
 finish
