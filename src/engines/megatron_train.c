@@ -481,20 +481,34 @@ tp_status mg_emit_optimizer(const slot *sl, tp_import *im, const mread *x, tp_er
 
 /* Dropout, the attention kernel and the vocabulary padding. */
 /*
- * The EP all-to-all overlap (--overlap-moe-expert-parallel-comm ->
- * --moe-a2a-overlap; trainplan checks the layout as Megatron-Core's
- * transformer_config.py does). Its token dispatcher must be alltoall or
- * flex, and Megatron's default is allgather (transformer_config.py
- * moe_token_dispatcher_type); the dispatcher is otherwise approximated.
+ * The token dispatcher and the EP all-to-all overlap. The flex dispatcher
+ * with its DeepEP or HybridEP backend (the default backend is deepep;
+ * --moe-enable-deepep, deprecated, sets both) sends a token once per
+ * destination node: --moe-node-dispatch. --overlap-moe-expert-parallel-comm
+ * -> --moe-a2a-overlap, whose dispatcher must be alltoall or flex, and
+ * Megatron's default is allgather (transformer_config.py
+ * moe_token_dispatcher_type); trainplan checks the layout as
+ * transformer_config.py does. Otherwise the dispatcher is approximated.
  */
 static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
 {
     static const char *const disp[] = {"allgather", "alltoall", "flex", NULL};
-    int k = 0; /* allgather */
+    static const char *const backends[] = {"deepep", "hybridep", "ncclep", NULL};
+    int k = sl[M_ENABLE_DEEPEP].set ? 2 : 0, be = 0; /* allgather; flex's deepep */
     if (sl[M_DISPATCHER].set)
         TP_TRY(mg_val_choice(&sl[M_DISPATCHER], disp, &k, err));
+    if (sl[M_FLEX_BACKEND].set)
+        TP_TRY(mg_val_choice(&sl[M_FLEX_BACKEND], backends, &be, err));
+    if (sl[M_ENABLE_DEEPEP].set)
+        be = 0;
+    if (k == 2 && be <= 1) {
+        mg_from_slot(im, &sl[sl[M_DISPATCHER].set ? M_DISPATCHER : M_ENABLE_DEEPEP]);
+        PUSH(push_flag(im, "--moe-node-dispatch"));
+    } else if (sl[M_FLEX_BACKEND].set) {
+        list_add(im->approximated, sizeof im->approximated, "--moe-flex-dispatcher-backend");
+    }
     if (!sl[M_A2A_OVERLAP].set) {
-        if (sl[M_DISPATCHER].set)
+        if (sl[M_DISPATCHER].set && k != 2)
             list_add(im->approximated, sizeof im->approximated, "--moe-token-dispatcher-type");
         return TP_OK;
     }
@@ -503,7 +517,7 @@ static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
                             "\"--overlap-moe-expert-parallel-comm\" needs \"--moe-token-"
                             "dispatcher-type\" alltoall or flex (Megatron-Core), got allgather%s",
                             sl[M_DISPATCHER].set ? "" : " (the default)");
-    if (sl[M_DISPATCHER].set)
+    if (sl[M_DISPATCHER].set && k != 2)
         list_add(im->approximated, sizeof im->approximated, "--moe-token-dispatcher-type");
     mg_from_slot(im, &sl[M_A2A_OVERLAP]);
     PUSH(push_flag(im, "--moe-a2a-overlap"));

@@ -861,5 +861,19 @@ expect_error "trainplan: error: $tmp/a2a_ag.txt: \"--overlap-moe-expert-parallel
 printf -- '--moe-token-dispatcher-type allgather\n' >>"$tmp/a2a_ag.txt"
 expect_error "trainplan: error: $tmp/a2a_ag.txt: \"--overlap-moe-expert-parallel-comm\" needs \"--moe-token-dispatcher-type\" alltoall or flex (Megatron-Core), got allgather" \
     estimate --from-megatron "$tmp/a2a_ag.txt" --gpus 64
+# node-deduplicating dispatch and group-limited routing: Megatron-Core's flex
+# dispatcher with its DeepEP backend, --moe-router-num-groups/-group-topk
+nd="--model deepseek-v3 --gpus 64 --ep 64 --zero 1 --global-batch 64 --recompute selective --moe-node-dispatch --moe-router-groups 8 --moe-router-group-topk 4"
+"$T" export --format megatron $nd >"$tmp/nd.txt" 2>/dev/null
+"$T" estimate $nd --json >"$tmp/nd_plan.json" 2>/dev/null
+"$T" estimate --from-megatron "$tmp/nd.txt" --gpus 64 --json >"$tmp/nd_back.json" 2>"$tmp/err"
+got=$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3]); print(a["time"]["breakdown"]["ep_comm"] == b["time"]["breakdown"]["ep_comm"] > 0, b["model"].get("moe_router_groups"), b["model"].get("moe_router_group_topk"))' "$tmp/nd_plan.json" "$tmp/nd_back.json" 2>&1)
+if [ "$got" = "True 8 4" ] && grep -qx -- "--moe-token-dispatcher-type flex" "$tmp/nd.txt" &&
+    grep -qx -- "--moe-flex-dispatcher-backend deepep" "$tmp/nd.txt" &&
+    grep -qx -- "--moe-router-num-groups 8" "$tmp/nd.txt" && grep -qx -- "--moe-router-group-topk 4" "$tmp/nd.txt"; then ok; else
+    bad "the Megatron round trip of --moe-node-dispatch and the router groups: $got $(cat "$tmp/err")"; fi
+grep -v -- "--moe-router-num-groups" "$tmp/nd.txt" >"$tmp/nd_ng.txt"
+expect_error "trainplan: error: $tmp/nd_ng.txt: \"--moe-router-group-topk\" needs \"--moe-router-num-groups\" (Megatron-Core)" \
+    estimate --from-megatron "$tmp/nd_ng.txt" --gpus 64
 
 finish

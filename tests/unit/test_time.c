@@ -1228,6 +1228,89 @@ static void test_moe_a2a_overlap_rules(void **state)
                                      "MTP layer (Megatron-Core), got 2");
 }
 
+/*
+ * The node-deduplicating dispatcher (opts.moe_node_dispatch, time.c
+ * ep_node_a2a), hand-derived with the latencies at 0. 64 experts, top-8,
+ * EP 32 over 4 nodes of 8 (N = 4, r = 8, n = 32): per rank and copy c of its
+ * tokens, one copy per expert sends c k (n - r)/n = 6c through the NIC; one
+ * per destination node sends c D (N - 1)/N with D = 4 (1 - (3/4)^8)
+ * = 3.599548339843750 distinct nodes, and c k (r - 1)/r = 7c over NVLink,
+ * below the NIC's time at 450 vs 50 GB/s. The all-to-all is NIC-bound
+ * both ways: the ratio is D (3/4) / 6. Group-limited routing aligned with
+ * the nodes, 4 groups (one per node) with 2 per token or 2 groups (two
+ * nodes each) with 1 per token, bounds D at 2: ratio 2 (3/4)/6 = 1/4. An
+ * EP group inside one node moves what it moved.
+ */
+static void test_moe_node_dispatch(void **state)
+{
+    (void)state;
+    tp_model m = llama(2, 2048, 16, 16, 8192, 32000, false);
+    m.num_experts = 64;
+    m.topk = 8;
+    m.moe_ffn_hidden = 1024;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 32;
+    c.train.ep = 32;
+    c.train.zero = 1;
+    c.train.seq_len = 2048;
+    c.train.global_batch = 32;
+    c.gpu.eff.intra_lat_s = c.gpu.eff.inter_lat_s = 0.0;
+    tp_result plain = eval_ok(&c);
+    c.opts.moe_node_dispatch = true;
+    tp_result node = eval_ok(&c);
+    check_contract(&c, &node);
+    double D = 4.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75);
+    assert_rel(node.time.ep_comm_s / plain.time.ep_comm_s, D * 0.75 / 6.0, 1e-12);
+    c.model.moe_router_groups = 4;
+    c.model.moe_group_topk = 2;
+    tp_result g4 = eval_ok(&c);
+    assert_rel(g4.time.ep_comm_s / plain.time.ep_comm_s, 0.25, 1e-12);
+    c.model.moe_router_groups = 2;
+    c.model.moe_group_topk = 1;
+    tp_result g2 = eval_ok(&c);
+    assert_rel(g2.time.ep_comm_s / plain.time.ep_comm_s, 0.25, 1e-12);
+    /* the groups alone change nothing */
+    c.opts.moe_node_dispatch = false;
+    tp_result g_plain = eval_ok(&c);
+    assert_rel(g_plain.time.step_s, plain.time.step_s, 1e-15);
+    /* inside one node: the same all-to-all */
+    c.train.gpus_per_node = 32;
+    tp_result in_off = eval_ok(&c);
+    c.opts.moe_node_dispatch = true;
+    tp_result in_on = eval_ok(&c);
+    assert_rel(in_on.time.ep_comm_s, in_off.time.ep_comm_s, 1e-15);
+}
+
+/* Group-limited routing's rules (model.c validate_router_groups). */
+static void test_router_groups_rules(void **state)
+{
+    (void)state;
+    tp_model m = llama(2, 2048, 16, 16, 8192, 32000, false);
+    m.num_experts = 64;
+    m.topk = 8;
+    m.moe_ffn_hidden = 1024;
+    tp_error err;
+    m.moe_router_groups = 8;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "model.moe_router_group_topk");
+    assert_string_equal(err.message, "group-limited routing needs both the groups and the groups "
+                                     "per token (got 8 and 0)");
+    m.moe_router_groups = 7;
+    m.moe_group_topk = 2;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "7 groups do not split the 64 experts evenly");
+    m.moe_router_groups = 32;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the top-8 experts do not fit in 2 of the 32 groups (2 "
+                                     "experts each)");
+    m.moe_router_groups = 8;
+    m.moe_group_topk = 9;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "9 groups per token is more than the 8 groups");
+    m.moe_group_topk = 4;
+    assert_int_equal(tp_model_validate(&m, &err), TP_OK);
+}
+
 /* Framework profiles: every name maps back to its profile; the profiles set
  * what their sources say (framework.c). */
 static void test_framework_profiles(void **state)
@@ -1305,6 +1388,8 @@ int main(void)
         cmocka_unit_test(test_grouped_gemm_shape),
         cmocka_unit_test(test_moe_a2a_overlap),
         cmocka_unit_test(test_moe_a2a_overlap_rules),
+        cmocka_unit_test(test_moe_node_dispatch),
+        cmocka_unit_test(test_router_groups_rules),
         cmocka_unit_test(test_framework_profiles),
         cmocka_unit_test(test_extremes),
     };
