@@ -1171,6 +1171,23 @@ static bool measured_cells_ok(const rowref *r, tp_io_vrow *v)
     return true;
 }
 
+/* DeepSeek-V3's node-limited routing (a row of its model whose notes say
+ * so): n_group 8 and topk_group 4 of its config.json, and its all-to-all
+ * crossing the inter-node network once per destination node and fanning
+ * out over NVLink (technical report section 3.2.2): --moe-node-dispatch. */
+static void node_limited_routing(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    tp_model *m = &c->model;
+    if (!contains(cell(r, "notes"), "node-limited routing") || m->kv_lora_rank <= 0 ||
+        m->num_experts != 256 || m->hidden != 7168)
+        return;
+    m->moe_router_groups = 8;
+    m->moe_group_topk = 4;
+    c->opts.moe_node_dispatch = true;
+    note(v, "node-limited routing: 4 of 8 expert groups per token (config.json n_group, "
+            "topk_group), one copy per destination node (report section 3.2.2)");
+}
+
 /* validate --moe-a2a-overlap: the EP all-to-all overlap on a Megatron-Core
  * row whose layout Megatron-Core allows it on (config.c check_a2a_overlap);
  * row_predict turns it off again if it has to pick full recompute. */
@@ -1283,6 +1300,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
         return;
     c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
+    node_limited_routing(r, v, &c);
     if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
         a2a_overlap_where_allowed(&c);
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
