@@ -82,7 +82,9 @@
  *    forward and K,V + dK,dV backward, each hidden under its step's
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
- *    exposed unless opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and virtual stage one activation
+ *    or with opts.moe_node_dispatch one copy per destination node over the
+ *    NIC and every copy over NVLink (ep_node_a2a), exposed unless
+ *    opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and virtual stage one activation
  *    T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
  *    one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
  *    compute (up to eff.overlap) by the interleaved schedule.
