@@ -84,8 +84,8 @@
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
  *    or with opts.moe_node_dispatch one copy per destination node over the
  *    NIC and every copy over NVLink (ep_node_a2a), exposed unless
- *    opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and virtual stage one activation
- *    T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
+ *    opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and
+ *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
  *    one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
  *    compute (up to eff.overlap) by the interleaved schedule.
  * 6. Pipeline (Narayanan 2021): per-micro-batch time t_i of every stage
@@ -148,8 +148,8 @@
  * sequence; kernel launch and framework overheads not modelled except
  * through the fitted efficiencies; MoE routing assumed balanced; 1F1B p2p
  * never overlapped, all-to-all only under opts.moe_a2a_overlap (Megatron-
- * Core's combined 1F1B: ep_overlap_part); ZeRO-3 per-micro-batch traffic is not
- * inside the bubble.
+ * Core's combined 1F1B: ep_overlap_part); ZeRO-3 per-micro-batch traffic
+ * is not inside the bubble.
  */
 #include <math.h>
 #include <string.h>
