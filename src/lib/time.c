@@ -85,8 +85,8 @@
  *    or with opts.moe_node_dispatch one copy per destination node over the
  *    NIC and every copy over NVLink (ep_node_a2a), exposed unless
  *    opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and
- *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
- *    one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
+ *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/
+ *    gather optimisation) forward and one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
  *    compute (up to eff.overlap) by the interleaved schedule.
  * 6. Pipeline (Narayanan 2021): per-micro-batch time t_i of every stage
  *    (forward + backward + recompute + exposed TP/CP/EP), stage 0 adding
