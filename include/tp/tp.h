@@ -333,6 +333,9 @@ typedef struct tp_model {
                                  (0 -> 1: balanced, the default assumption)             */
     double moe_capacity_factor; /* expert capacity in means (0: dropless); tokens over it
                                    are dropped, so the busiest rank does min(imbalance, cf) */
+    int64_t moe_router_groups;  /* group-limited routing: the experts in equal groups
+                                   (DeepSeek-V3 n_group 8; 0: none)                        */
+    int64_t moe_group_topk;     /* the groups a token's experts come from (topk_group 4)   */
     /* Vision-language models and Falcon (issue 16, vision.c design note) */
     tp_vision vision;   /* the vision tower (vision.layers 0: none)                 */
     bool parallel_attn; /* attention and MLP read the same input (Falcon, GPT-J):
@@ -624,6 +627,14 @@ typedef struct tp_options {
                                     output head's bf16 input) whole, as torchtitan's DTensor TP
                                     does; default false: Megatron saves the sequence shard and
                                     re-gathers it in the backward */
+    bool moe_a2a_overlap;         /* EP all-to-all of one micro-batch hidden behind the
+                                    computation of another (Megatron-Core
+                                    --overlap-moe-expert-parallel-comm, the combined 1F1B
+                                    schedule; time.c ep_overlap_part); default false */
+    bool moe_node_dispatch;       /* the EP dispatcher sends a token once to each destination
+                                    node over the inter-node network and fans it out over
+                                    NVLink there (DeepEP, DeepSeek-V3's all-to-all; time.c
+                                    ep_part); default false: one copy per routed expert */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

@@ -22,7 +22,7 @@
 /* flags                                                               */
 /* ------------------------------------------------------------------ */
 
-enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_COUNT };
+enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_A2A, VF_COUNT };
 
 static const cli_flag vflags[VF_COUNT] = {
     [VF_JSON] = {"--json", NULL, NULL, "off", "print one JSON object instead of the table",
@@ -42,6 +42,10 @@ static const cli_flag vflags[VF_COUNT] = {
                     "every row runs its routed experts as one grouped GEMM (as estimate "
                     "--grouped-gemm; opt-in, docs/ACCURACY.md)",
                     CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
+    [VF_A2A] = {"--moe-a2a-overlap", NULL, NULL, "off",
+                "every Megatron-Core row whose layout allows it hides its EP all-to-all "
+                "(as estimate --moe-a2a-overlap; not with full recompute; docs/ACCURACY.md)",
+                CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
 };
 
 void cmd_validate_help(FILE *f)
@@ -290,7 +294,8 @@ int cmd_validate(int argc, char **argv)
 {
     const char *values[VF_COUNT];
     cli_extra extra = {vflags, VF_COUNT, values};
-    const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL, *grouped = NULL;
+    const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL, *grouped = NULL,
+               *a2a = NULL;
     tp_error err = {0};
     int argi = 1;
     while (argi < argc) {
@@ -304,6 +309,8 @@ int cmd_validate(int argc, char **argv)
             unfused = values[VF_UNFUSED];
         if (values[VF_GROUPED])
             grouped = values[VF_GROUPED];
+        if (values[VF_A2A])
+            a2a = values[VF_A2A];
         if (argi < argc) {
             if (file) {
                 cli_say("trainplan: error: validate takes one file (got \"%s\" and "
@@ -322,6 +329,7 @@ int cmd_validate(int argc, char **argv)
     tp_io_eff_overrides ov = {.n = 0};
     ov.unfused_full_matrix = unfused != NULL;
     ov.grouped_gemm = grouped != NULL;
+    ov.moe_a2a_overlap = a2a != NULL;
     if (eff && tp_io_eff_overrides_parse(eff, &ov, &err) != TP_OK)
         return cli_error_print(&err, NULL);
 

@@ -136,6 +136,11 @@ static const cli_flag help_rows[] = {
      "routed tokens of the busiest expert-parallel rank over the mean", .group = G_MODEL},
     {"--moe-capacity-factor", "X", "ratio", "from --model (0: dropless)",
      "expert capacity in means; tokens beyond it are dropped", .group = G_MODEL},
+    {"--moe-router-groups", "N", "groups", "from --model (0: none)",
+     "group-limited routing: the experts in N equal groups (DeepSeek-V3 "
+     "n_group)", .group = G_MODEL},
+    {"--moe-router-group-topk", "N", "groups", "from --model",
+     "the groups a token's experts come from (DeepSeek-V3 topk_group)", .group = G_MODEL},
     {"--image-tokens", "N", "patches", "from --model (one image)",
      "vision-encoder patches per sample (a vision-language model)", .group = G_MODEL},
     {"--freeze-vision", NULL, NULL, "trainable",
@@ -297,6 +302,15 @@ static const cli_flag help_rows[] = {
      "with SP, TP linears save the input they all-gather whole (torchtitan's "
      "DTensor TP), not the sequence shard Megatron re-gathers in the "
      "backward", .group = G_CONV},
+    {"--moe-a2a-overlap", NULL, NULL, "off (exposed)",
+     "hide one micro-batch's expert-parallel all-to-all behind another's "
+     "computation (Megatron-Core --overlap-moe-expert-parallel-comm; needs "
+     "ep > 1, no full or moe recompute, vpp under pp; docs/model.md 5)",
+     .group = G_CONV},
+    {"--moe-node-dispatch", NULL, NULL, "off (a copy per expert)",
+     "the EP dispatcher sends a token once per destination node and fans "
+     "it out over NVLink there (DeepEP); with --moe-router-groups the "
+     "groups bound the nodes (docs/model.md 5)", .group = G_CONV},
     {"--json", NULL, NULL, "text report",
      "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };

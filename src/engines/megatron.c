@@ -212,6 +212,10 @@ static void megatron_model(argw *w, const tp_config *c, notes *nx, notes *unreco
             sw(w, "--moe-router-enable-expert-bias");
         if (m->moe_capacity_factor > 0.0)
             arg(w, "--moe-expert-capacity-factor", "%g", m->moe_capacity_factor);
+        if (m->moe_router_groups > 0) {
+            arg(w, "--moe-router-num-groups", "%" PRId64, m->moe_router_groups);
+            arg(w, "--moe-router-group-topk", "%" PRId64, m->moe_group_topk);
+        }
     }
     /* issue-16 features, as the import reads them back (read_arch) */
     if (m->kv_lora_rank > 0) {
@@ -262,6 +266,20 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
         arg(w, "--expert-model-parallel-size", "%" PRId64, t->ep);
     if (tp_expert_tp(t) != t->tp)
         arg(w, "--expert-tensor-parallel-size", "%" PRId64, tp_expert_tp(t));
+    if (c->opts.moe_node_dispatch) {
+        /* one copy per destination node: the flex dispatcher's DeepEP */
+        arg(w, "--moe-token-dispatcher-type", "flex");
+        arg(w, "--moe-flex-dispatcher-backend", "deepep");
+    }
+    if (c->opts.moe_a2a_overlap) {
+        /* the combined 1F1B all-to-all overlap, with the dispatcher it
+         * needs (Megatron's default is allgather) and the delayed weight
+         * gradient its schedule splits out (the MoE README's pair) */
+        if (!c->opts.moe_node_dispatch)
+            arg(w, "--moe-token-dispatcher-type", "alltoall");
+        sw(w, "--overlap-moe-expert-parallel-comm");
+        sw(w, "--delay-wgrad-compute");
+    }
     if (t->sp)
         sw(w, "--sequence-parallel");
 

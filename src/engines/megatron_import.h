@@ -138,6 +138,15 @@ enum mid {
     M_GPT_OSS,
     M_LOCAL_ATTN,
     M_MODELOPT,
+    /* the EP all-to-all overlap and the dispatcher it needs (mg_emit_kernels) */
+    M_A2A_OVERLAP,
+    M_DISPATCHER,
+    /* group-limited routing (read_arch) */
+    M_ROUTER_GROUPS,
+    M_ROUTER_GROUP_TOPK,
+    /* the flex dispatcher's node-deduplicating backends (mg_emit_kernels) */
+    M_ENABLE_DEEPEP,
+    M_FLEX_BACKEND,
     M_LOAD, /* class ignored; its slot only says whether a checkpoint is loaded */
     M_COUNT
 };

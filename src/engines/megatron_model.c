@@ -419,6 +419,26 @@ tp_status mg_read_hybrid(const slot *sl, tp_import *im, tp_error *err)
     return TP_OK;
 }
 
+/* Group-limited routing (--moe-router-num-groups, --moe-router-group-topk;
+ * Megatron-Core transformer_config.py: the groups matter only with a group
+ * top-k, which needs the groups). */
+static tp_status read_router_groups(const slot *sl, tp_import *im, tp_model *m, tp_error *err)
+{
+    if (!sl[M_ROUTER_GROUP_TOPK].set || m->num_experts <= 0) {
+        if (sl[M_ROUTER_GROUPS].set)
+            list_add(im->ignored, sizeof im->ignored, "--moe-router-num-groups");
+        if (sl[M_ROUTER_GROUP_TOPK].set)
+            list_add(im->ignored, sizeof im->ignored, "--moe-router-group-topk");
+        return TP_OK;
+    }
+    TP_TRY(mg_opt_i64(&sl[M_ROUTER_GROUP_TOPK], 0, 1, TP_MAX_EXPERTS, &m->moe_group_topk, err));
+    if (!sl[M_ROUTER_GROUPS].set)
+        return tp_error_set(err, TP_ERR_CONFIG, "--moe-router-group-topk",
+                            "\"--moe-router-group-topk\" needs \"--moe-router-num-groups\" "
+                            "(Megatron-Core)");
+    return mg_opt_i64(&sl[M_ROUTER_GROUPS], 0, 1, TP_MAX_EXPERTS, &m->moe_router_groups, err);
+}
+
 /* Multi-latent attention, MTP, QK-norm, windows, squared ReLU, router bias. */
 tp_status mg_read_arch(const slot *sl, tp_import *im, tp_error *err)
 {
@@ -483,6 +503,18 @@ tp_status mg_read_arch(const slot *sl, tp_import *im, tp_error *err)
     }
     if (sl[M_CAPACITY].set && m->num_experts > 0) /* tokens past it are dropped */
         TP_TRY(mg_val_f64(&sl[M_CAPACITY], 0.01, 1e3, &m->moe_capacity_factor, err));
+    return read_router_groups(sl, im, m, err);
+}
+
+/* Group-limited routing as trainplan flags (read_router_groups). */
+static tp_status emit_router_groups(const slot *sl, tp_import *im, const tp_model *m, tp_error *err)
+{
+    if (m->moe_router_groups <= 0)
+        return TP_OK;
+    PUSH((mg_from_slot(im, &sl[M_ROUTER_GROUPS]),
+          push_i64(im, "--moe-router-groups", m->moe_router_groups)));
+    PUSH((mg_from_slot(im, &sl[M_ROUTER_GROUP_TOPK]),
+          push_i64(im, "--moe-router-group-topk", m->moe_group_topk)));
     return TP_OK;
 }
 
@@ -518,7 +550,7 @@ tp_status mg_emit_arch(const slot *sl, tp_import *im, tp_error *err)
         snprintf(cf, sizeof cf, "%.17g", m->moe_capacity_factor);
         PUSH((mg_from_slot(im, &sl[M_CAPACITY]), push_str(im, "--moe-capacity-factor", cf)));
     }
-    return TP_OK;
+    return emit_router_groups(sl, im, m, err);
 }
 
 /* The model read above as trainplan flags. */

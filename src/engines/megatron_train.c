@@ -480,6 +480,50 @@ tp_status mg_emit_optimizer(const slot *sl, tp_import *im, const mread *x, tp_er
 }
 
 /* Dropout, the attention kernel and the vocabulary padding. */
+/*
+ * The token dispatcher and the EP all-to-all overlap. The flex dispatcher
+ * with its DeepEP or HybridEP backend (the default backend is deepep;
+ * --moe-enable-deepep, deprecated, sets both) sends a token once per
+ * destination node: --moe-node-dispatch. --overlap-moe-expert-parallel-comm
+ * -> --moe-a2a-overlap, whose dispatcher must be alltoall or flex, and
+ * Megatron's default is allgather (transformer_config.py
+ * moe_token_dispatcher_type); trainplan checks the layout as
+ * transformer_config.py does. Otherwise the dispatcher is approximated.
+ */
+static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
+{
+    static const char *const disp[] = {"allgather", "alltoall", "flex", NULL};
+    static const char *const backends[] = {"deepep", "hybridep", "ncclep", NULL};
+    int k = sl[M_ENABLE_DEEPEP].set ? 2 : 0, be = 0; /* allgather; flex's deepep */
+    if (sl[M_DISPATCHER].set)
+        TP_TRY(mg_val_choice(&sl[M_DISPATCHER], disp, &k, err));
+    if (sl[M_FLEX_BACKEND].set)
+        TP_TRY(mg_val_choice(&sl[M_FLEX_BACKEND], backends, &be, err));
+    if (sl[M_ENABLE_DEEPEP].set)
+        be = 0;
+    if (k == 2 && be <= 1) {
+        mg_from_slot(im, &sl[sl[M_DISPATCHER].set ? M_DISPATCHER : M_ENABLE_DEEPEP]);
+        PUSH(push_flag(im, "--moe-node-dispatch"));
+    } else if (sl[M_FLEX_BACKEND].set) {
+        list_add(im->approximated, sizeof im->approximated, "--moe-flex-dispatcher-backend");
+    }
+    if (!sl[M_A2A_OVERLAP].set) {
+        if (sl[M_DISPATCHER].set && k != 2)
+            list_add(im->approximated, sizeof im->approximated, "--moe-token-dispatcher-type");
+        return TP_OK;
+    }
+    if (k == 0)
+        return tp_error_set(err, TP_ERR_CONFIG, "--overlap-moe-expert-parallel-comm",
+                            "\"--overlap-moe-expert-parallel-comm\" needs \"--moe-token-"
+                            "dispatcher-type\" alltoall or flex (Megatron-Core), got allgather%s",
+                            sl[M_DISPATCHER].set ? "" : " (the default)");
+    if (sl[M_DISPATCHER].set && k != 2)
+        list_add(im->approximated, sizeof im->approximated, "--moe-token-dispatcher-type");
+    mg_from_slot(im, &sl[M_A2A_OVERLAP]);
+    PUSH(push_flag(im, "--moe-a2a-overlap"));
+    return TP_OK;
+}
+
 tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_error *err)
 {
     double pa = 0.1, ph = 0.1; /* Megatron's defaults */
@@ -510,5 +554,5 @@ tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_erro
         PUSH(push_flag(im, "--no-flash-attn"));
     if (x->pad > 1)
         PUSH(push_i64(im, "--pad-vocab", x->pad));
-    return TP_OK;
+    return emit_a2a_overlap(sl, im, err);
 }

@@ -49,25 +49,25 @@
 
 /* Choice lists of the enumerated fields, NULL-terminated; the index is
  * what tp_io_parse_enum returns. */
-extern const char *const tp_io_mlp_names[];     /* tp_mlp */
-extern const char *const tp_io_norm_names[];    /* tp_norm */
-extern const char *const tp_io_qk_norm_names[]; /* tp_qk_norm */
-extern const char *const tp_io_sched_names[];   /* schedule */
-extern const char *const tp_io_recomp_names[];  /* recompute */
-extern const char *const tp_io_prec_names[];    /* precision */
-extern const char *const tp_io_grad_names[];    /* gradient dtype */
-extern const char *const tp_io_opt_names[];     /* optimizer and moment dtype */
-extern const char *const tp_io_attn_names[];    /* tp_attn_flops */
-extern const char *const tp_io_act_names[];     /* tp_act_model */
-extern const char *const tp_io_ckpt_names[];    /* tp_ckpt_model */
-extern const char *const tp_io_coll_names[];    /* tp_coll_model */
-extern const char *const tp_io_fw_names[];      /* tp_framework (framework.c) */
-extern const char *const tp_io_bias_names[];    /* linear biases */
-extern const char *const tp_io_pos_names[];     /* tp_pos */
-extern const char *const tp_io_rope_names[];    /* tp_rope_scaling */
+extern const char *const tp_io_mlp_names[];      /* tp_mlp */
+extern const char *const tp_io_norm_names[];     /* tp_norm */
+extern const char *const tp_io_qk_norm_names[];  /* tp_qk_norm */
+extern const char *const tp_io_sched_names[];    /* schedule */
+extern const char *const tp_io_recomp_names[];   /* recompute */
+extern const char *const tp_io_prec_names[];     /* precision */
+extern const char *const tp_io_grad_names[];     /* gradient dtype */
+extern const char *const tp_io_opt_names[];      /* optimizer and moment dtype */
+extern const char *const tp_io_attn_names[];     /* tp_attn_flops */
+extern const char *const tp_io_act_names[];      /* tp_act_model */
+extern const char *const tp_io_ckpt_names[];     /* tp_ckpt_model */
+extern const char *const tp_io_coll_names[];     /* tp_coll_model */
+extern const char *const tp_io_fw_names[];       /* tp_framework (framework.c) */
+extern const char *const tp_io_bias_names[];     /* linear biases */
+extern const char *const tp_io_pos_names[];      /* tp_pos */
+extern const char *const tp_io_rope_names[];     /* tp_rope_scaling */
 extern const char *const tp_io_pp_split_names[]; /* tp_pp_split */
-extern const char *const tp_io_offload_names[]; /* tp_offload_device (parameter offload) */
-extern const char *const tp_io_recipe_names[];  /* tp_fp8_recipe */
+extern const char *const tp_io_offload_names[];  /* tp_offload_device (parameter offload) */
+extern const char *const tp_io_recipe_names[];   /* tp_fp8_recipe */
 
 /** Where a value came from (for the front end's wording). */
 typedef enum tp_io_origin {

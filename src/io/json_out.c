@@ -160,6 +160,10 @@ static json_t *model_json(jb *b, const tp_model *m)
         put_real(b, o, "moe_imbalance", m->moe_imbalance);
     if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
         put_real(b, o, "moe_capacity_factor", m->moe_capacity_factor);
+    if (m->num_experts > 0 && m->moe_router_groups > 0) {
+        put_int(b, o, "moe_router_groups", m->moe_router_groups);
+        put_int(b, o, "moe_router_group_topk", m->moe_group_topk);
+    }
     if (m->parallel_attn)
         put_bool(b, o, "parallel_attn", true);
     if (m->vision.layers > 0) { /* the tower and its training settings (vision.c) */

@@ -428,10 +428,19 @@ static const char *const model_keys[] = {"name",
                                          "hybrid",
                                          "vision",
                                          NULL};
-static const char *const moe_keys[] = {
-    "num_experts", "topk",       "ffn_hidden",  "num_shared_experts", "shared_ffn_hidden",
-    "first_dense", "layer_freq", "router_bias", "imbalance",          "capacity_factor",
-    NULL};
+static const char *const moe_keys[] = {"num_experts",
+                                       "topk",
+                                       "ffn_hidden",
+                                       "num_shared_experts",
+                                       "shared_ffn_hidden",
+                                       "first_dense",
+                                       "layer_freq",
+                                       "router_bias",
+                                       "imbalance",
+                                       "capacity_factor",
+                                       "router_groups",
+                                       "router_group_topk",
+                                       NULL};
 static const char *const mla_keys[] = {"q_lora_rank",      "kv_lora_rank", "qk_rope_head_dim",
                                        "qk_nope_head_dim", "v_head_dim",   NULL};
 static const char *const attention_keys[] = {"sliding_window", "global_every", "qk_norm", "sinks",
@@ -489,7 +498,11 @@ static tp_status parse_moe(json_t *moe, tp_model *m, tp_error *err)
         (st = get_num(moe, "moe", "imbalance", OPTIONAL, 0, 1.0, 1e3, &m->moe_imbalance, err)) !=
             TP_OK ||
         (st = get_num(moe, "moe", "capacity_factor", OPTIONAL, 0, 0.01, 1e3,
-                      &m->moe_capacity_factor, err)) != TP_OK)
+                      &m->moe_capacity_factor, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "router_groups", OPTIONAL, 0, TP_MAX_EXPERTS, NULL,
+                             &m->moe_router_groups, err)) != TP_OK ||
+        (st = tp_io__get_int(moe, "moe", "router_group_topk", OPTIONAL, 0, TP_MAX_EXPERTS, NULL,
+                             &m->moe_group_topk, err)) != TP_OK)
         return st;
     if (m->topk > m->num_experts)
         return tp_error_set(err, TP_ERR_CONFIG, "moe.topk",

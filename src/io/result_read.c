@@ -278,6 +278,8 @@ static tp_status tj_model_details(tpj *t)
     TP_TRY(tj_flag_opt_int(t, "shared_ffn_hidden", 0, "--shared-ffn-hidden"));
     TP_TRY(tj_flag_opt_int(t, "moe_first_dense", 0, "--moe-first-dense"));
     TP_TRY(tj_flag_opt_int(t, "moe_layer_freq", 1, "--moe-layer-freq"));
+    TP_TRY(tj_flag_opt_int(t, "moe_router_groups", 1, "--moe-router-groups"));
+    TP_TRY(tj_flag_opt_int(t, "moe_router_group_topk", 1, "--moe-router-group-topk"));
     return TP_OK;
 }
 

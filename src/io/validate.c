@@ -48,6 +48,7 @@
 #include "io_internal.h"
 #include "fields.h"
 #include "validate.h"
+#include "recompute_modules.h"
 
 /* ------------------------------------------------------------------ */
 /* efficiency overrides (--eff)                                       */
@@ -396,7 +397,7 @@ typedef struct derived_gpu {
     const char *name;
     double mem_capacity_bytes;
     double mem_bw_bytes_per_s;
-    double peak_rel; /* tensor-core peaks relative to the preset's */
+    double peak_rel;  /* tensor-core peaks relative to the preset's */
     const char *note; /* the assumption, as listed with the row */
 } derived_gpu;
 
@@ -539,8 +540,7 @@ static bool preset_cell_agrees(const rowref *r, const char *col, bool lead, int6
 }
 
 /* The row's shape cells against the preset m (kind names it in the reason). */
-static bool preset_cells_agree(const rowref *r, const tp_model *m, const char *kind,
-                               tp_io_vrow *v)
+static bool preset_cells_agree(const rowref *r, const tp_model *m, const char *kind, tp_io_vrow *v)
 {
     return preset_cell_agrees(r, "layers", false, m->num_layers, kind, v) &&
            preset_cell_agrees(r, "hidden", false, m->hidden, kind, v) &&
@@ -620,8 +620,9 @@ static bool arch_preset_model(const rowref *r, const char *preset, tp_io_vrow *v
         !preset_cell_agrees(r, "kv_heads", false, m->num_kv_heads, "preset", v) ||
         !preset_cell_agrees(r, "ffn_hidden", true, m->moe_ffn_hidden, "preset", v))
         return false;
-    note(v, "model: preset %s (its architecture is not the GPT family its name suggests; the "
-            "row's shape cells agree)",
+    note(v,
+         "model: preset %s (its architecture is not the GPT family its name suggests; the "
+         "row's shape cells agree)",
          preset);
     return true;
 }
@@ -738,6 +739,25 @@ static bool recompute_of(const char *s, tp_recompute *out)
         return true;
     }
     return false;
+}
+
+/* Megatron-Core recompute modules a selective row names in parentheses,
+ * "selective (layernorm,mla_up_proj)" (DeepSeek-V3: its report's section
+ * 3.3.1); true when none are named. False (with v->reason) on a bad name. */
+static bool recompute_modules_of(const char *s, tp_io_vrow *v, unsigned *out)
+{
+    *out = 0u;
+    const char *open = strchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+    if (!open || !close || !contains(s, "selective"))
+        return true;
+    char list[96];
+    snprintf(list, sizeof list, "%.*s", (int)(close - open - 1), open + 1);
+    tp_error e;
+    if (tp_io_recompute_modules_parse("--recompute-modules", list, out, &e) != TP_OK) {
+        snprintf(v->reason, sizeof v->reason, "%s", e.message);
+        return false;
+    }
+    return true;
 }
 
 static const char *recompute_name(tp_recompute rc)
@@ -1081,6 +1101,8 @@ static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config 
     tp_recompute rc;
     *rc_given = recompute_of(cell(r, "recompute"), &rc);
     c->train.recompute = *rc_given ? rc : TP_RECOMPUTE_NONE;
+    if (!recompute_modules_of(cell(r, "recompute"), v, &c->train.recompute_modules))
+        return false;
     framework_conventions(r, fw, v, c);
     return true;
 }
@@ -1274,6 +1296,34 @@ static bool measured_cells_ok(const rowref *r, tp_io_vrow *v)
     return true;
 }
 
+/* DeepSeek-V3's node-limited routing (a row of its model whose notes say
+ * so): n_group 8 and topk_group 4 of its config.json, and its all-to-all
+ * crossing the inter-node network once per destination node and fanning
+ * out over NVLink (technical report section 3.2.2): --moe-node-dispatch. */
+static void node_limited_routing(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    tp_model *m = &c->model;
+    if (!contains(cell(r, "notes"), "node-limited routing") || m->kv_lora_rank <= 0 ||
+        m->num_experts != 256 || m->hidden != 7168)
+        return;
+    m->moe_router_groups = 8;
+    m->moe_group_topk = 4;
+    c->opts.moe_node_dispatch = true;
+    note(v, "node-limited routing: 4 of 8 expert groups per token (config.json n_group, "
+            "topk_group), one copy per destination node (report section 3.2.2)");
+}
+
+/* validate --moe-a2a-overlap: the EP all-to-all overlap on a Megatron-Core
+ * row whose layout Megatron-Core allows it on (config.c check_a2a_overlap);
+ * row_predict turns it off again if it has to pick full recompute. */
+static void a2a_overlap_where_allowed(tp_config *c)
+{
+    tp_error e;
+    c->opts.moe_a2a_overlap = true;
+    if (tp_config_validate(c, &e) != TP_OK)
+        c->opts.moe_a2a_overlap = false;
+}
+
 /* Evaluate the row's configuration; when the row does not state its
  * recompute, the least that fits (none, selective, full) is what a user
  * of the framework would have run. False (with v->reason) when libtp
@@ -1287,6 +1337,8 @@ static bool row_predict(tp_config *c, bool rc_given, tp_io_vrow *v, tp_result *r
                                              TP_RECOMPUTE_FULL};
         for (size_t i = 1; i < 3 && !res->memory.fits; i++) {
             c->train.recompute = order[i];
+            if (order[i] == TP_RECOMPUTE_FULL) /* Megatron-Core refuses the overlap with it */
+                c->opts.moe_a2a_overlap = false;
             st = tp_eval(c, res, &err);
             if (st != TP_OK)
                 break;
@@ -1373,10 +1425,15 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
         return;
     c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
+    node_limited_routing(r, v, &c);
+    if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
+        a2a_overlap_where_allowed(&c);
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");
     tp_result res;
     if (!row_predict(&c, rc_given, v, &res))
         return;
+    if (c.opts.moe_a2a_overlap)
+        note(v, "EP all-to-all overlap on (validate --moe-a2a-overlap)");
     row_compare(r, fw, &c, &res, v);
 }
 

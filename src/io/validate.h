@@ -37,6 +37,8 @@ typedef struct tp_io_eff_overrides {
     size_t n;
     bool unfused_full_matrix; /* validate --unfused-full-matrix: tp_options' of every row */
     bool grouped_gemm;        /* validate --grouped-gemm: tp_options' of every row */
+    bool moe_a2a_overlap;     /* validate --moe-a2a-overlap: tp_options' of every Megatron-Core
+                                 row whose layout Megatron-Core allows it on */
 } tp_io_eff_overrides;
 
 /**

@@ -147,6 +147,21 @@ static double group_latency(const tp_gpu *g, tp_coll kind, const tp_group_place 
     return tree < ring ? tree : ring;
 }
 
+double tp__a2a_split_time(const tp_gpu *g, tp_coll_model model, double nvlink_bytes,
+                          double nic_bytes, const tp_group_place *pl)
+{
+    if (!(nvlink_bytes + nic_bytes > 0.0) || pl->size < 2)
+        return 0.0;
+    if (model == TP_COLL_SIMPLE) {
+        double line = g->inter_bw_bytes_per_s;
+        return line > 0.0 ? (nvlink_bytes + nic_bytes) / line : 0.0;
+    }
+    double bi = intra_bw(g), bn = nic_bw(g);
+    double t_in = bi > 0.0 ? nvlink_bytes / bi : 0.0;
+    double t_out = bn > 0.0 ? nic_bytes / bn : 0.0;
+    return group_latency(g, TP_COLL_ALL_TO_ALL, pl) + (t_in > t_out ? t_in : t_out);
+}
+
 double tp_group_coll_time(const tp_gpu *g, tp_coll_model model, tp_coll kind, double bytes,
                           const tp_group_place *pl)
 {

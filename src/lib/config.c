@@ -289,6 +289,51 @@ static tp_status check_offload(const tp_config *c, tp_error *err)
     return TP_OK;
 }
 
+/*
+ * The EP all-to-all overlap (opts.moe_a2a_overlap): the combinations
+ * Megatron-Core refuses for --overlap-moe-expert-parallel-comm
+ * (megatron/core/transformer/transformer_config.py __post_init__, NVIDIA/
+ * Megatron-LM d98e8a64dd): expert parallelism, the interleaved schedule when
+ * pp > 1, no full recompute (nor a block count), no "moe" recompute module,
+ * a 16-bit model (fp8 is a recipe over bf16 there), at most one MTP layer.
+ * Its token dispatcher must be alltoall or flex; trainplan's is alltoall.
+ */
+#define A2A_OVERLAP "conventions.moe_a2a_overlap"
+static tp_status check_a2a_overlap(const tp_config *c, tp_error *err)
+{
+    const tp_train *t = &c->train;
+    if (!c->opts.moe_a2a_overlap)
+        return TP_OK;
+    if (t->ep <= 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap needs ep > 1 (Megatron-Core: "
+                            "only supported with expert model parallelism), got ep %lld",
+                            (long long)t->ep);
+    if (t->pp > 1 && !(t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap needs the interleaved "
+                            "schedule (vpp > 1) when pp > 1 (Megatron-Core), got pp %lld, vpp %lld",
+                            (long long)t->pp, (long long)(t->vpp > 1 ? t->vpp : 1));
+    if (t->recompute == TP_RECOMPUTE_FULL)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap does not work with full "
+                            "recompute (Megatron-Core: disable full recomputation)");
+    if (t->recompute == TP_RECOMPUTE_SELECTIVE && (t->recompute_modules & TP_RC_MOE))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap does not work with the moe "
+                            "recompute module (Megatron-Core: disable moe in recompute_modules)");
+    if (t->precision == TP_PREC_TF32)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap needs a bf16 or fp16 model "
+                            "(Megatron-Core), got precision tf32");
+    if (c->model.mtp_layers > 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap takes at most one MTP layer "
+                            "(Megatron-Core), got %lld",
+                            (long long)c->model.mtp_layers);
+    return TP_OK;
+}
+
 static const char *const fp8_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "nvfp4"};
 
 /* The low-precision recipe (tp_train.fp8_recipe): under fp8 only, and the
@@ -497,7 +542,8 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.offload_optimizer",
                             "optimizer offload needs a sharded optimizer (ZeRO >= 1: "
                             "ZeRO-Offload, Megatron's distributed optimizer), got ZeRO 0");
-    if ((st = check_offload(c, err)) != TP_OK || (st = check_fp8_recipe(c, err)) != TP_OK)
+    if ((st = check_offload(c, err)) != TP_OK || (st = check_fp8_recipe(c, err)) != TP_OK ||
+        (st = check_a2a_overlap(c, err)) != TP_OK)
         return st;
     if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_param_gather",

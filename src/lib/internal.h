@@ -66,6 +66,15 @@ void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_res
 void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
                            tp_memory *const *out, double *acts, bool *have);
 
+/**
+ * An all-to-all on a group spanning nodes whose bytes per rank are split
+ * apart: nvlink_bytes inside the destination nodes, nic_bytes through the
+ * rank's own NIC, both at once (comm.c; the node-deduplicating dispatcher
+ * of time.c ep_part). Seconds.
+ */
+double tp__a2a_split_time(const tp_gpu *g, tp_coll_model model, double nvlink_bytes,
+                          double nic_bytes, const tp_group_place *pl);
+
 /** Greatest common divisor of two positive counts. */
 static inline int64_t tp__gcd64(int64_t a, int64_t b)
 {

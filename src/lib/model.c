@@ -329,6 +329,39 @@ static tp_status validate_rope_norm(const tp_model *m, tp_error *err)
     return TP_OK;
 }
 
+/* Group-limited routing (DeepSeek-V3 n_group / topk_group; Megatron-Core
+ * --moe-router-num-groups / --moe-router-group-topk): equal groups of
+ * experts, and enough experts in the chosen groups for the top-k. */
+static tp_status validate_router_groups(const tp_model *m, tp_error *err)
+{
+    int64_t g = m->moe_router_groups, gk = m->moe_group_topk;
+    TP__CHECK_RANGE(g, "model.moe_router_groups", 0, TP_MAX_EXPERTS);
+    TP__CHECK_RANGE(gk, "model.moe_router_group_topk", 0, TP_MAX_EXPERTS);
+    if (g == 0 && gk == 0)
+        return TP_OK;
+    if (g == 0 || gk == 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG,
+                            g == 0 ? "model.moe_router_groups" : "model.moe_router_group_topk",
+                            "group-limited routing needs both the groups and the groups per "
+                            "token (got %lld and %lld)",
+                            (long long)g, (long long)gk);
+    if (m->num_experts <= 0 || m->num_experts % g != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_router_groups",
+                            "%lld groups do not split the %lld experts evenly", (long long)g,
+                            (long long)m->num_experts);
+    if (gk > g)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_router_group_topk",
+                            "%lld groups per token is more than the %lld groups", (long long)gk,
+                            (long long)g);
+    if (gk * (m->num_experts / g) < m->topk)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_router_group_topk",
+                            "the top-%lld experts do not fit in %lld of the %lld groups (%lld "
+                            "experts each)",
+                            (long long)m->topk, (long long)gk, (long long)g,
+                            (long long)(m->num_experts / g));
+    return TP_OK;
+}
+
 /* The issue-16 fields: ranges, and the combinations trainplan cannot count. */
 static tp_status validate_features(const tp_model *m, tp_error *err)
 {
@@ -352,6 +385,9 @@ static tp_status validate_features(const tp_model *m, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.moe_capacity_factor",
                             "%g is not a capacity factor: 0 (dropless) or [0.01, 1000]",
                             m->moe_capacity_factor);
+    tp_status st = validate_router_groups(m, err);
+    if (st != TP_OK)
+        return st;
     if ((int)m->qk_norm < 0 || m->qk_norm > TP_QK_NORM_FULL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "model.qk_norm",
                             "%d is not a QK-norm kind (none, head, full)", (int)m->qk_norm);

@@ -954,6 +954,13 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     if (base->train.num_gpus < 1 || base->train.num_gpus > TP_MAX_GPUS)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpus", "%lld is out of range [1, %d]",
                             (long long)base->train.num_gpus, TP_MAX_GPUS);
+    /* the EP all-to-all overlap constrains the layout (config.c
+     * check_a2a_overlap): its leaves would not all validate */
+    if (base->opts.moe_a2a_overlap)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.moe_a2a_overlap",
+                            "the search does not take the expert-parallel all-to-all overlap "
+                            "(it needs ep > 1, no full recompute, vpp under pp): evaluate a "
+                            "layout with it instead");
 
     /* Validate everything that does not depend on the layout, once. */
     tp_config one = *base;

@@ -82,9 +82,11 @@
  *    forward and K,V + dK,dV backward, each hidden under its step's
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
- *    exposed. PP: per micro-batch and virtual stage one activation
- *    T*h*2/t (SP, or Megatron's scatter/gather optimisation) forward and
- *    one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
+ *    or with opts.moe_node_dispatch one copy per destination node over the
+ *    NIC and every copy over NVLink (ep_node_a2a), exposed unless
+ *    opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and
+ *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/
+ *    gather optimisation) forward and one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
  *    compute (up to eff.overlap) by the interleaved schedule.
  * 6. Pipeline (Narayanan 2021): per-micro-batch time t_i of every stage
  *    (forward + backward + recompute + exposed TP/CP/EP), stage 0 adding
@@ -144,9 +146,10 @@
  * Known approximations: GEMM efficiency from arithmetic intensity only (no
  * wave quantisation); attention efficiency independent of head dim and
  * sequence; kernel launch and framework overheads not modelled except
- * through the fitted efficiencies; MoE routing assumed balanced; p2p and
- * all-to-all never overlapped; ZeRO-3 per-micro-batch traffic is not
- * inside the bubble.
+ * through the fitted efficiencies; MoE routing assumed balanced; 1F1B p2p
+ * never overlapped, all-to-all only under opts.moe_a2a_overlap (Megatron-
+ * Core's combined 1F1B: ep_overlap_part); ZeRO-3 per-micro-batch traffic
+ * is not inside the bubble.
  */
 #include <math.h>
 #include <string.h>
@@ -579,6 +582,50 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     *g_shared_out = g_shared;
 }
 
+/*
+ * Distinct nodes a token's k routed copies reach, on an EP group of N
+ * nodes (opts.moe_node_dispatch): experts spread evenly, so
+ * N(1 - (1 - 1/N)^k); group-limited routing (model.moe_router_groups G,
+ * moe_group_topk g) bounds it when the groups align with the nodes,
+ * Megatron-Core's expert order placing E/N consecutive experts on a node:
+ * G a multiple of N puts G/N whole groups on a node (at most g nodes), N a
+ * multiple of G spreads a group over N/G nodes (at most g N/G).
+ */
+static double ep_dest_nodes(const tp_model *m, double N)
+{
+    double k = (double)m->topk;
+    double d = N * (1.0 - pow(1.0 - 1.0 / N, k));
+    int64_t G = m->moe_router_groups, n = (int64_t)N;
+    if (G <= 0)
+        return d;
+    double cap = G % n == 0   ? (double)m->moe_group_topk
+                 : n % G == 0 ? (double)m->moe_group_topk * (double)(n / G)
+                              : N;
+    return min2(d, cap);
+}
+
+/*
+ * One all-to-all of the node-deduplicating dispatcher (opts.moe_node_
+ * dispatch: DeepEP, DeepSeek-V3 report section 3.2.2): a token crosses the
+ * inter-node network once per destination node other than its own, to
+ * the GPU of its own local index there, which forwards every copy over
+ * NVLink to its expert's GPU. Per rank: NIC bytes c * D (N - 1)/N (D
+ * distinct nodes, its own among them with probability D/N), NVLink bytes
+ * c * k (r - 1)/r (a copy lands on its expert's GPU with probability 1/r);
+ * c = (T/t) h 2, one copy of each token. A group inside one node moves
+ * what the plain all-to-all moves.
+ */
+static double ep_node_a2a(const ctx *x)
+{
+    const tp_config *c = x->c;
+    const tp_group_place *pl = &x->ep_pl;
+    double copy = x->T / x->tt * x->h * 2.0;
+    double k = (double)c->model.topk, N = (double)pl->nodes, r = (double)pl->ranks_per_node;
+    double D = ep_dest_nodes(&c->model, N);
+    return tp__a2a_split_time(&c->gpu, c->opts.coll_model, copy * k * (r - 1.0) / r,
+                              copy * D * (N - 1.0) / N, pl);
+}
+
 /* Dispatch + combine all-to-alls of a MoE layer, forward and backward (4.9). */
 static void ep_part(const ctx *x, cost *o, module_parts *mp)
 {
@@ -587,10 +634,39 @@ static void ep_part(const ctx *x, cost *o, module_parts *mp)
         return;
     double bytes = x->T / x->tt * (double)c->model.topk * x->h * 2.0;
     double a2a =
-        tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
+        c->opts.moe_node_dispatch && !x->ep_pl.intra
+            ? ep_node_a2a(x)
+            : tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
     o->ep_f += 2.0 * a2a;
     o->ep_b += 2.0 * a2a;
     mp->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
+}
+
+/*
+ * The EP all-to-all overlap (opts.moe_a2a_overlap; Megatron-Core
+ * --overlap-moe-expert-parallel-comm): the combined 1F1B schedule runs one
+ * micro-batch's forward of a layer beside another's backward of the same
+ * layer, on two streams (megatron/core/models/common/
+ * model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run):
+ *     comm: combine_bwd       | dispatch_fwd -> dispatch_bwd   | combine_fwd
+ *     comp: pre_dispatch_fwd  | mlp_bwd -> mlp_bwd_dw -> mlp_fwd | pre_dispatch_bwd
+ * Each of the four all-to-alls hides behind the computation beside it, up
+ * to eff.overlap of it and never more than that computation's time: the
+ * backward combine behind the attention block's forward (pre_f), the
+ * forward dispatch behind the MoE MLP's backward (mlp_b), the backward
+ * dispatch behind its forward (mlp_f), the forward combine behind the
+ * attention block's backward (pre_b). o->ep_hid is the sum hidden per
+ * micro-batch whose passes are paired; tp__step_time counts the pairs.
+ */
+static void ep_overlap_part(const ctx *x, cost *o, double pre_f, double pre_b)
+{
+    const tp_config *c = x->c;
+    if (!c->opts.moe_a2a_overlap || c->train.ep <= 1)
+        return;
+    double a2a = 0.25 * (o->ep_f + o->ep_b); /* one of the four */
+    double mlp_f = o->fwd - pre_f, mlp_b = o->bwd - pre_b;
+    o->ep_hid = 4.0 * a2a - exposed(a2a, pre_f, x->ov) - exposed(a2a, mlp_b, x->ov) -
+                exposed(a2a, mlp_f, x->ov) - exposed(a2a, pre_b, x->ov);
 }
 
 static void moe_layer(const ctx *x, cost *o)
@@ -606,6 +682,10 @@ static void moe_layer(const ctx *x, cost *o)
     cost_zero(o);
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
+    /* the attention block's passes with their element-wise share: the
+     * windows of ep_overlap_part */
+    double pre_elem = x->T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    double pre_f = o->fwd + pre_elem, pre_b = o->bwd + 2.0 * pre_elem;
 
     double et = x->et;     /* expert TP (= tt unless folded apart) */
     double local = E / ep; /* experts on this GPU */
@@ -637,6 +717,7 @@ static void moe_layer(const ctx *x, cost *o)
     else
         tp_part_folded(x, o);
     ep_part(x, o, &mp);
+    ep_overlap_part(x, o, pre_f, pre_b);
     recompute_part(x, o, &mp);
 }
 
@@ -1091,6 +1172,28 @@ static double act_offload_time(const ctx *x, const tp_result *r, const cost *st0
     return m * (exposed(move, st0->fwd, x->ov) + exposed(move, st0->bwd, x->ov));
 }
 
+/*
+ * Micro-batches of the critical stage (pipeline rank r) whose forward runs
+ * beside another's backward under the EP all-to-all overlap, in whole
+ * micro-batches of the stage (ep_overlap_part). Without a pipeline the
+ * first forward and the last backward run alone (Megatron-Core
+ * combined_1f1b_schedule_for_no_pipelining): m - 1. Under the interleaved
+ * schedule, of the m*v chunk passes the warm-up forwards and as many
+ * cool-down backwards run alone: W = 2(p - r - 1) + (v - 1)p + 1
+ * (schedules.py get_pp_rank_microbatches: microbatch_group_size_per_vp_stage
+ * defaults to p; the overlap adds one forward), at most m*v; the rest pair,
+ * each a chunk of 1/v of the stage's layers: (m*v - W) / v.
+ */
+static double ep_paired(const tp_train *t, double m, double v, int64_t r)
+{
+    if (t->pp <= 1)
+        return m - 1.0;
+    double p = (double)t->pp;
+    double warm = 2.0 * (p - (double)r - 1.0) + (v - 1.0) * p + 1.0;
+    double passes = m * v;
+    return warm < passes ? (passes - warm) / v : 0.0;
+}
+
 static const char *bottleneck_of(const tp_time *tm, bool nvme)
 {
     struct {
@@ -1186,6 +1289,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
                : stage_cost(&dense, &moe, (double)L0 - nm0, nm0, true, p == 1, &emb, &head, blk);
     add_cross(&st0, &x, &cross, 0, L0);
     cost crit = st0;
+    int64_t crit_rank = 0; /* its pipeline rank (ep_paired) */
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
         int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
@@ -1199,6 +1303,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
         if (tl > tmax) {
             tmax = tl;
             crit = stl;
+            crit_rank = p - 1;
         }
         if (p > 2) {
             /* all middle stages together, and the largest of them (stage 1) */
@@ -1228,6 +1333,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
                 if (t1 > tmax) {
                     tmax = t1;
                     crit = st1;
+                    crit_rank = s1;
                 }
             }
         }
@@ -1238,6 +1344,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
     tm->tp_comm_s = mb * (crit.tp_f + crit.tp_b);
     tm->cp_comm_s = mb * (crit.cp_f + crit.cp_b);
     tm->ep_comm_s = mb * (crit.ep_f + crit.ep_b);
+    if (crit.ep_hid > 0.0) /* opts.moe_a2a_overlap: the paired passes hide some */
+        tm->ep_comm_s -= ep_paired(t, mb, v, crit_rank) * crit.ep_hid;
     tm->bubble_s = p > 1 ? (tsum - tmax) / v : 0.0;
     if (tm->bubble_s < 0.0)
         tm->bubble_s = 0.0;

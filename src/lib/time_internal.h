@@ -45,6 +45,8 @@ typedef struct cost {
     double recomp;     /* recompute: extra work inside backward */
     double elem_fwd;   /* element-wise part of fwd */
     double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
+    double ep_hid;     /* of ep_f + ep_b, what hides when the micro-batch's passes run
+                          beside another's (opts.moe_a2a_overlap; time.c ep_overlap_part) */
 } cost;
 
 /* Forward parts Megatron's recompute modules re-run (selective), one layer;
@@ -60,12 +62,12 @@ typedef struct module_parts {
 
 /* All zero, field by field: a memset of the struct compiles to `rep stos`,
  * whose start-up costs more than these stores (several per evaluation). */
-_Static_assert(sizeof(cost) == 13 * sizeof(double), "cost_zero sets every field of cost");
+_Static_assert(sizeof(cost) == 14 * sizeof(double), "cost_zero sets every field of cost");
 static inline void cost_zero(cost *o)
 {
     o->fwd = o->bwd = o->gemm_fwd = o->attn_fwd = 0.0;
     o->tp_f = o->tp_b = o->cp_f = o->cp_b = o->ep_f = o->ep_b = 0.0;
-    o->recomp = o->elem_fwd = o->sac_gemm = 0.0;
+    o->recomp = o->elem_fwd = o->sac_gemm = o->ep_hid = 0.0;
 }
 
 static inline void cost_axpy(cost *y, double a, const cost *x)
@@ -83,6 +85,7 @@ static inline void cost_axpy(cost *y, double a, const cost *x)
     y->recomp += a * x->recomp;
     y->elem_fwd += a * x->elem_fwd;
     y->sac_gemm += a * x->sac_gemm;
+    y->ep_hid += a * x->ep_hid;
 }
 
 /* time.c's helpers (see them there), out of line. */

@@ -842,4 +842,38 @@ printf '{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "expert
 expect_error "trainplan: error: $tmp/aetp.json: \"expert_parallel.expert_tensor_parallel_size\" shards each expert over its own tensor-parallel group, which changes memory or time in a way trainplan does not model" \
     estimate --from-deepspeed "$tmp/aetp.json" --model mixtral-8x7b --gpus 64
 
+# ---- the EP all-to-all overlap: --moe-a2a-overlap is Megatron-Core's
+# --overlap-moe-expert-parallel-comm, written with the alltoall dispatcher it
+# needs (and --delay-wgrad-compute), read back to the same prediction; a
+# launch that leaves the dispatcher at Megatron's allgather is refused ----
+a2a="--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --zero 1 --seq-len 4096 --global-batch 256 --recompute selective --moe-a2a-overlap"
+"$T" export --format megatron $a2a >"$tmp/a2a.txt" 2>/dev/null
+"$T" estimate $a2a --json >"$tmp/a2a_plan.json" 2>/dev/null
+"$T" estimate --from-megatron "$tmp/a2a.txt" --gpus 64 --json >"$tmp/a2a_back.json" 2>"$tmp/err"
+got=$(python3 -c 'import json,sys; a,b=(json.load(open(f))["time"]["breakdown"]["ep_comm"] for f in sys.argv[1:3]); print(a == b and a > 0)' "$tmp/a2a_plan.json" "$tmp/a2a_back.json" 2>&1)
+if [ "$got" = True ] && grep -qx -- "--overlap-moe-expert-parallel-comm" "$tmp/a2a.txt" &&
+    grep -qx -- "--moe-token-dispatcher-type alltoall" "$tmp/a2a.txt" &&
+    grep -qx -- "--delay-wgrad-compute" "$tmp/a2a.txt"; then ok; else
+    bad "the Megatron round trip of --moe-a2a-overlap: $got $(cat "$tmp/err")"; fi
+grep -v -- "--moe-token-dispatcher-type" "$tmp/a2a.txt" >"$tmp/a2a_ag.txt"
+expect_error "trainplan: error: $tmp/a2a_ag.txt: \"--overlap-moe-expert-parallel-comm\" needs \"--moe-token-dispatcher-type\" alltoall or flex (Megatron-Core), got allgather (the default)" \
+    estimate --from-megatron "$tmp/a2a_ag.txt" --gpus 64
+printf -- '--moe-token-dispatcher-type allgather\n' >>"$tmp/a2a_ag.txt"
+expect_error "trainplan: error: $tmp/a2a_ag.txt: \"--overlap-moe-expert-parallel-comm\" needs \"--moe-token-dispatcher-type\" alltoall or flex (Megatron-Core), got allgather" \
+    estimate --from-megatron "$tmp/a2a_ag.txt" --gpus 64
+# node-deduplicating dispatch and group-limited routing: Megatron-Core's flex
+# dispatcher with its DeepEP backend, --moe-router-num-groups/-group-topk
+nd="--model deepseek-v3 --gpus 64 --ep 64 --zero 1 --global-batch 64 --recompute selective --moe-node-dispatch --moe-router-groups 8 --moe-router-group-topk 4"
+"$T" export --format megatron $nd >"$tmp/nd.txt" 2>/dev/null
+"$T" estimate $nd --json >"$tmp/nd_plan.json" 2>/dev/null
+"$T" estimate --from-megatron "$tmp/nd.txt" --gpus 64 --json >"$tmp/nd_back.json" 2>"$tmp/err"
+got=$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3]); print(a["time"]["breakdown"]["ep_comm"] == b["time"]["breakdown"]["ep_comm"] > 0, b["model"].get("moe_router_groups"), b["model"].get("moe_router_group_topk"))' "$tmp/nd_plan.json" "$tmp/nd_back.json" 2>&1)
+if [ "$got" = "True 8 4" ] && grep -qx -- "--moe-token-dispatcher-type flex" "$tmp/nd.txt" &&
+    grep -qx -- "--moe-flex-dispatcher-backend deepep" "$tmp/nd.txt" &&
+    grep -qx -- "--moe-router-num-groups 8" "$tmp/nd.txt" && grep -qx -- "--moe-router-group-topk 4" "$tmp/nd.txt"; then ok; else
+    bad "the Megatron round trip of --moe-node-dispatch and the router groups: $got $(cat "$tmp/err")"; fi
+grep -v -- "--moe-router-num-groups" "$tmp/nd.txt" >"$tmp/nd_ng.txt"
+expect_error "trainplan: error: $tmp/nd_ng.txt: \"--moe-router-group-topk\" needs \"--moe-router-num-groups\" (Megatron-Core)" \
+    estimate --from-megatron "$tmp/nd_ng.txt" --gpus 64
+
 finish

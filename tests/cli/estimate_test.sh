@@ -52,14 +52,14 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --shared-ffn-hidden --moe-first-dense --moe-layer-freq
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
 --sliding-window --global-every --attention-chunk --qk-norm --attn-sinks --router-bias --moe-imbalance
---moe-capacity-factor --image-tokens --freeze-vision
+--moe-capacity-factor --moe-router-groups --moe-router-group-topk --image-tokens --freeze-vision
 --seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --json
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-node-dispatch --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -686,6 +686,50 @@ has "frozen tower text" "frozen (forward only, no gradients or optimizer state; 
 has "vision assumptions" "  assumed         dynamic resolution: the tower attends over all of a sample's"
 expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3, llama4, or a model file's \"vision\"); this model has none" \
     estimate --model llama-3-8b --image-tokens 256
+# ---------------------------------------------------------------- issue 17: EP all-to-all overlap
+# Mixtral 8x7B, TP 2 x EP 8 on 64 GPUs: DP 32, 256 sequences, m = 8
+# micro-batches; the all-to-alls are small beside each layer's computation and
+# eff.overlap is 1, so the 7 paired micro-batches hide all of theirs: 1/8 of
+# the exposed all-to-all stays, and nothing else moves (docs/model.md 5)
+moe="estimate --model mixtral-8x7b --gpu h100-sxm --gpus 64 --tp 2 --ep 8 --zero 1 --seq-len 4096 --global-batch 256 --recompute selective --json"
+run $moe
+cp "$tmp/out" "$tmp/a2a_off.json"
+run $moe --moe-a2a-overlap
+python3 - "$tmp/a2a_off.json" "$tmp/out" >"$tmp/a2a_chk" <<'PY'
+import json, sys
+a, b = (json.load(open(f))['time'] for f in sys.argv[1:3])
+ea, eb = a['breakdown']['ep_comm'], b['breakdown']['ep_comm']
+same = all(a['breakdown'][k] == b['breakdown'][k] for k in a['breakdown'] if k != 'ep_comm')
+print(ea > 0 and abs(eb - ea / 8) <= 1e-12 * ea and same and
+      abs((a['step_s'] - b['step_s']) - 7 * ea / 8) <= 1e-9 * a['step_s'])
+PY
+if [ "$(cat "$tmp/a2a_chk")" = True ]; then ok; else bad "--moe-a2a-overlap: ep_comm not 1/8 of the exposed one"; fi
+expect_error "trainplan: error: --moe-a2a-overlap: the expert-parallel all-to-all overlap needs ep > 1 (Megatron-Core: only supported with expert model parallelism), got ep 1" \
+    estimate --model mixtral-8x7b --gpus 8 --moe-a2a-overlap
+expect_error "trainplan: error: --moe-a2a-overlap: the expert-parallel all-to-all overlap needs the interleaved schedule (vpp > 1) when pp > 1 (Megatron-Core), got pp 2, vpp 1" \
+    estimate --model mixtral-8x7b --gpus 16 --pp 2 --ep 8 --moe-a2a-overlap
+expect_error "trainplan: error: --moe-a2a-overlap: the expert-parallel all-to-all overlap does not work with full recompute (Megatron-Core: disable full recomputation)" \
+    estimate --model mixtral-8x7b --gpus 8 --ep 8 --recompute full --moe-a2a-overlap
+expect_error "trainplan: error: --moe-a2a-overlap: the search does not take the expert-parallel all-to-all overlap (it needs ep > 1, no full recompute, vpp under pp): evaluate a layout with it instead" \
+    search --model mixtral-8x7b --gpus 64 --global-batch 256 --moe-a2a-overlap
+# node-deduplicating dispatch: DeepSeek-V3, EP 64 over 8 nodes, group-limited
+# to 4 of 8 groups (one per node): a token reaches at most 4 nodes, so the
+# NIC carries 4 x 7/8 copies per token instead of 8 x 7/8, half (docs/model.md 5)
+ds="estimate --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --zero 1 --precision fp8 --global-batch 15360 --seq-len 4096 --recompute selective --recompute-modules layernorm,mla_up_proj --json"
+run $ds
+cp "$tmp/out" "$tmp/nd_off.json"
+run $ds --moe-node-dispatch --moe-router-groups 8 --moe-router-group-topk 4
+python3 - "$tmp/nd_off.json" "$tmp/out" >"$tmp/nd_chk" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ea, eb = a['time']['breakdown']['ep_comm'], b['time']['breakdown']['ep_comm']
+print(0.5 < eb / ea < 0.52, b['model']['moe_router_groups'], b['model']['moe_router_group_topk'])
+PY
+if [ "$(cat "$tmp/nd_chk")" = "True 8 4" ]; then ok; else bad "--moe-node-dispatch with groups: $(cat "$tmp/nd_chk")"; fi
+expect_error "trainplan: error: --moe-router-groups: 7 groups do not split the 8 experts evenly" \
+    estimate --model mixtral-8x7b --gpus 8 --ep 8 --moe-router-groups 7 --moe-router-group-topk 1
+expect_error "trainplan: error: --moe-router-group-topk: group-limited routing needs both the groups and the groups per token (got 4 and 0)" \
+    estimate --model mixtral-8x7b --gpus 8 --ep 8 --moe-router-groups 4
 
 # ---- --pp-split in-order (issue 17): PyTorch pipelining's split as NeMo
 # AutoModel builds it. 61 layers on PP 4 x VPP 8 = 32 virtual stages, the

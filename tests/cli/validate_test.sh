@@ -46,7 +46,8 @@ has "fit summary" "fit verdict: "
 has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 116 s, MFU 37.8%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
 # MLA rows: the model is the preset their name gives, their shape cells checked against it
-has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute full;"
+# its stated recompute: the RMSNorms and MLA up-projections (report Sec 3.2.3)
+has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
 has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2889   +7.5%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
@@ -122,7 +123,7 @@ check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.29' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
-    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
+    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 104'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -153,7 +154,9 @@ assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
 assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.98% today: see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
-assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
+# 20 right: the DeepSeek-V3 row at its stated recompute is predicted out of
+# memory (its FP8 activation caching is not modelled: docs/ACCURACY.md)
+assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 20), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.7% today
 assert pct(tput, 0.9) <= 0.64, pct(tput, 0.9)   # 60.2% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
@@ -235,7 +238,8 @@ with open(sys.argv[2], "w", newline="") as f:
     w.writerow(ds)
     for name, key, value in (("same", "id", "same"), ("layers60", "layers", "60"),
                              ("experts128", "moe_experts", "128 routed"),
-                             ("other", "model_name", "DeepSeek-V2")):
+                             ("other", "model_name", "DeepSeek-V2"),
+                             ("rcbad", "recompute", "selective (layernorm,bogus)")):
         r = list(ds)
         r[head.index(key)] = value
         r[0] = name
@@ -247,7 +251,8 @@ check_json "MLA rows" \
     'by_id(j["rows"])["same"]["throughput"]["predicted_tokens_per_s_per_gpu"] == by_id(j["rows"])["deepseekv3-pretrain-2048xH800"]["throughput"]["predicted_tokens_per_s_per_gpu"] > 0' \
     'by_id(j["rows"])["layers60"]["reason"] == "layers \"60\" disagrees with the MLA preset'"'"'s 61"' \
     'by_id(j["rows"])["experts128"]["reason"] == "moe_experts \"128 routed\" disagrees with the MLA preset'"'"'s 256"' \
-    'by_id(j["rows"])["other"]["reason"] == "multi-head latent attention (MLA) with no preset for \"DeepSeek-V2\" (the row cannot state the latent ranks)"'
+    'by_id(j["rows"])["other"]["reason"] == "multi-head latent attention (MLA) with no preset for \"DeepSeek-V2\" (the row cannot state the latent ranks)"' \
+    'by_id(j["rows"])["rcbad"]["reason"] == "--recompute-modules: unknown recompute module \"bogus\" (known: core_attn,layernorm,mlp,moe,moe_act,shared_experts,mla_up_proj)"'
 
 # ---- named presets: gpt-oss-120b is not the GPT family its name suggests ----
 # the Megatron-Bridge gpt-oss row and copies: as it is under another id; with
@@ -419,5 +424,25 @@ check_json "AutoModel optimizer state" \
     'abs(j["rows"][0]["predicted"]["memory_breakdown_gib"]["grads"] / j["rows"][0]["predicted"]["memory_breakdown_gib"]["weights"] - 1) < 1e-12' \
     'abs(j["rows"][0]["predicted"]["memory_breakdown_gib"]["optimizer"] / j["rows"][0]["predicted"]["memory_breakdown_gib"]["grads"] - 2) < 1e-12' \
     '"recompute not stated" not in j["rows"][0]["assumptions"]'
+
+# ---- --moe-a2a-overlap: only the Megatron-Core rows whose layout Megatron-Core
+# allows the overlap on (EP > 1, no full recompute, a virtual pipeline under
+# PP > 1) move, faster, and say so; the seven are Megatron-Bridge Qwen3 rows
+# (docs/ACCURACY.md, third round) ----
+run validate "$CSV" --json
+cp "$tmp/out" "$tmp/a2a_off.json"
+run validate "$CSV" --json --moe-a2a-overlap
+python3 - "$tmp/a2a_off.json" "$tmp/out" >"$tmp/a2a_diff" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pa = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in a["rows"] if r.get("throughput")}
+pb = {r["id"]: r["throughput"]["predicted_tokens_per_s_per_gpu"] for r in b["rows"] if r.get("throughput")}
+moved = sorted(i for i in pa if pb[i] != pa[i])
+said = sorted(r["id"] for r in b["rows"] if "EP all-to-all overlap on" in r.get("assumptions", ""))
+print(len(moved), moved == said, all(i.startswith("mbridge") and "qwen3" in i for i in moved),
+      all(pb[i] > pa[i] for i in moved), round(100 * (pb["mbridge2602-h100-qwen3-235b-a22b"] / 1633 - 1), 1))
+PY
+if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 43.5" ]; then ok; else
+    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 43.5'"; fi
 
 finish

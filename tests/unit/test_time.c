@@ -1095,6 +1095,222 @@ static void test_grouped_gemm_shape(void **state)
     assert_rel(rg.time.step_s, rf.time.step_s, 1e-15);
 }
 
+/*
+ * EP all-to-all overlap (opts.moe_a2a_overlap, time.c ep_overlap_part and
+ * ep_paired), hand-derived. Every layer is MoE (8 experts, top-2, EP 8 over
+ * 8 GPUs, one micro-batch per GPU per pass, m = 4 micro-batches). Per
+ * layer and micro-batch four equal all-to-alls a; paired, each hides
+ * min(ov * a, its window), the windows summing to the layer's fwd + bwd.
+ *  - windows >> a (NVLink, h = 4096), ov = 1: a paired micro-batch hides
+ *    all of its 4a; without a pipeline m - 1 = 3 of the 4 pair, so the
+ *    exposed all-to-all is 1/4 of what it was;
+ *  - a >> windows (one GPU per node at 1 GB/s): each hides its window, so
+ *    (m - 1) * L * (fwd + bwd) of a layer, where m * (fwd + bwd) is the
+ *    compute difference between L = 2 and L = 1; what stays is > 0;
+ *  - pp 2, vpp 2, L = 4: the last stage (logits) is critical, rank 1: its
+ *    lone passes W = 2(2 - 1 - 1) + (2 - 1) * 2 + 1 = 3 of m * v = 8, so
+ *    (8 - 3) / 2 = 2.5 of 4 micro-batches pair: 1 - 2.5/4 = 0.375 stays.
+ * Off, nothing changes (the validate CLI test compares every row).
+ */
+static tp_config a2a_config(int64_t L, int64_t h)
+{
+    tp_model m = llama(L, h, 32, 32, 4 * h, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    m.moe_ffn_hidden = h;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 8;
+    c.train.ep = 8;
+    c.train.zero = 1;
+    c.train.seq_len = 2048;
+    c.train.micro_batch = 1;
+    c.train.global_batch = 8 * 4; /* m = 4 */
+    return c;
+}
+
+static void test_moe_a2a_overlap(void **state)
+{
+    (void)state;
+    /* windows >> a, ov = 1: 3 of 4 micro-batches hide all of theirs */
+    tp_config c = a2a_config(2, 4096);
+    c.gpu.eff.overlap = 1.0;
+    tp_result off = eval_ok(&c);
+    c.opts.moe_a2a_overlap = true;
+    tp_result on = eval_ok(&c);
+    check_contract(&c, &on);
+    assert_true(off.time.ep_comm_s > 0.0);
+    assert_rel(on.time.ep_comm_s, off.time.ep_comm_s / 4.0, 1e-12);
+    assert_rel(off.time.step_s - on.time.step_s, 0.75 * off.time.ep_comm_s, 1e-12);
+    assert_rel(on.time.compute_s, off.time.compute_s, 1e-15);
+    assert_rel(on.time.bubble_s, off.time.bubble_s, 1e-15);
+
+    /* a >> windows: each all-to-all hides its window only (default ov) */
+    tp_config s2 = a2a_config(2, 1024), s1 = a2a_config(1, 1024);
+    s2.train.gpus_per_node = s1.train.gpus_per_node = 1;
+    s2.gpu.inter_bw_bytes_per_s = s1.gpu.inter_bw_bytes_per_s = 1e9;
+    tp_result l1 = eval_ok(&s1), l2 = eval_ok(&s2);
+    double layer = (l2.time.compute_s - l1.time.compute_s) / 4.0; /* fwd + bwd of one layer */
+    s2.opts.moe_a2a_overlap = true;
+    tp_result slow = eval_ok(&s2);
+    check_contract(&s2, &slow);
+    assert_rel(l2.time.ep_comm_s - slow.time.ep_comm_s, 3.0 * 2.0 * layer, 1e-9);
+    assert_true(slow.time.ep_comm_s > 0.5 * l2.time.ep_comm_s); /* never negative: most stays */
+
+    /* pp 2, vpp 2: 2.5 of 4 micro-batches pair on the critical last stage */
+    tp_config p = a2a_config(4, 4096);
+    p.gpu.eff.overlap = 1.0;
+    p.train.num_gpus = 16;
+    p.train.pp = 2;
+    p.train.vpp = 2;
+    p.train.schedule = TP_SCHED_INTERLEAVED;
+    tp_result poff = eval_ok(&p);
+    p.opts.moe_a2a_overlap = true;
+    tp_result pon = eval_ok(&p);
+    check_contract(&p, &pon);
+    assert_rel(pon.time.ep_comm_s, 0.375 * poff.time.ep_comm_s, 1e-12);
+    assert_rel(pon.time.bubble_s, poff.time.bubble_s, 1e-15);
+
+    /* one micro-batch: nothing pairs, nothing hides */
+    c.train.global_batch = 8;
+    tp_result one = eval_ok(&c);
+    c.opts.moe_a2a_overlap = false;
+    tp_result one_off = eval_ok(&c);
+    assert_rel(one.time.ep_comm_s, one_off.time.ep_comm_s, 1e-15);
+}
+
+/* What Megatron-Core refuses with --overlap-moe-expert-parallel-comm
+ * (transformer_config.py), refused with the flag's field named. */
+static void test_moe_a2a_overlap_rules(void **state)
+{
+    (void)state;
+    tp_error err;
+    tp_config c = a2a_config(2, 1024);
+    c.opts.moe_a2a_overlap = true;
+    assert_int_equal(tp_config_validate(&c, &err), TP_OK);
+    c.train.ep = 1;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "conventions.moe_a2a_overlap");
+    assert_string_equal(err.message, "the expert-parallel all-to-all overlap needs ep > 1 "
+                                     "(Megatron-Core: only supported with expert model "
+                                     "parallelism), got ep 1");
+    c.train.ep = 8;
+    c.train.num_gpus = 16;
+    c.train.pp = 2;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the expert-parallel all-to-all overlap needs the "
+                                     "interleaved schedule (vpp > 1) when pp > 1 "
+                                     "(Megatron-Core), got pp 2, vpp 1");
+    c.train.num_gpus = 8;
+    c.train.pp = 1;
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the expert-parallel all-to-all overlap does not work with "
+                                     "full recompute (Megatron-Core: disable full "
+                                     "recomputation)");
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.train.recompute_modules = TP_RC_MOE;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the expert-parallel all-to-all overlap does not work with "
+                                     "the moe recompute module (Megatron-Core: disable moe in "
+                                     "recompute_modules)");
+    c.train.recompute_modules = TP_RC_MOE_ACT; /* allowed */
+    assert_int_equal(tp_config_validate(&c, &err), TP_OK);
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    c.train.recompute_modules = 0;
+    c.train.precision = TP_PREC_TF32;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the expert-parallel all-to-all overlap needs a bf16 or "
+                                     "fp16 model (Megatron-Core), got precision tf32");
+    c.train.precision = TP_PREC_BF16;
+    c.model.mtp_layers = 2;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the expert-parallel all-to-all overlap takes at most one "
+                                     "MTP layer (Megatron-Core), got 2");
+}
+
+/*
+ * The node-deduplicating dispatcher (opts.moe_node_dispatch, time.c
+ * ep_node_a2a), hand-derived with the latencies at 0. 64 experts, top-8,
+ * EP 32 over 4 nodes of 8 (N = 4, r = 8, n = 32): per rank and copy c of its
+ * tokens, one copy per expert sends c k (n - r)/n = 6c through the NIC; one
+ * per destination node sends c D (N - 1)/N with D = 4 (1 - (3/4)^8)
+ * = 3.599548339843750 distinct nodes, and c k (r - 1)/r = 7c over NVLink,
+ * below the NIC's time at 450 vs 50 GB/s. The all-to-all is NIC-bound
+ * both ways: the ratio is D (3/4) / 6. Group-limited routing aligned with
+ * the nodes, 4 groups (one per node) with 2 per token or 2 groups (two
+ * nodes each) with 1 per token, bounds D at 2: ratio 2 (3/4)/6 = 1/4. An
+ * EP group inside one node moves what it moved.
+ */
+static void test_moe_node_dispatch(void **state)
+{
+    (void)state;
+    tp_model m = llama(2, 2048, 16, 16, 8192, 32000, false);
+    m.num_experts = 64;
+    m.topk = 8;
+    m.moe_ffn_hidden = 1024;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 32;
+    c.train.ep = 32;
+    c.train.zero = 1;
+    c.train.seq_len = 2048;
+    c.train.global_batch = 32;
+    c.gpu.eff.intra_lat_s = c.gpu.eff.inter_lat_s = 0.0;
+    tp_result plain = eval_ok(&c);
+    c.opts.moe_node_dispatch = true;
+    tp_result node = eval_ok(&c);
+    check_contract(&c, &node);
+    double D = 4.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75);
+    assert_rel(node.time.ep_comm_s / plain.time.ep_comm_s, D * 0.75 / 6.0, 1e-12);
+    c.model.moe_router_groups = 4;
+    c.model.moe_group_topk = 2;
+    tp_result g4 = eval_ok(&c);
+    assert_rel(g4.time.ep_comm_s / plain.time.ep_comm_s, 0.25, 1e-12);
+    c.model.moe_router_groups = 2;
+    c.model.moe_group_topk = 1;
+    tp_result g2 = eval_ok(&c);
+    assert_rel(g2.time.ep_comm_s / plain.time.ep_comm_s, 0.25, 1e-12);
+    /* the groups alone change nothing */
+    c.opts.moe_node_dispatch = false;
+    tp_result g_plain = eval_ok(&c);
+    assert_rel(g_plain.time.step_s, plain.time.step_s, 1e-15);
+    /* inside one node: the same all-to-all */
+    c.train.gpus_per_node = 32;
+    tp_result in_off = eval_ok(&c);
+    c.opts.moe_node_dispatch = true;
+    tp_result in_on = eval_ok(&c);
+    assert_rel(in_on.time.ep_comm_s, in_off.time.ep_comm_s, 1e-15);
+}
+
+/* Group-limited routing's rules (model.c validate_router_groups). */
+static void test_router_groups_rules(void **state)
+{
+    (void)state;
+    tp_model m = llama(2, 2048, 16, 16, 8192, 32000, false);
+    m.num_experts = 64;
+    m.topk = 8;
+    m.moe_ffn_hidden = 1024;
+    tp_error err;
+    m.moe_router_groups = 8;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "model.moe_router_group_topk");
+    assert_string_equal(err.message, "group-limited routing needs both the groups and the groups "
+                                     "per token (got 8 and 0)");
+    m.moe_router_groups = 7;
+    m.moe_group_topk = 2;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "7 groups do not split the 64 experts evenly");
+    m.moe_router_groups = 32;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the top-8 experts do not fit in 2 of the 32 groups (2 "
+                                     "experts each)");
+    m.moe_router_groups = 8;
+    m.moe_group_topk = 9;
+    assert_int_equal(tp_model_validate(&m, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "9 groups per token is more than the 8 groups");
+    m.moe_group_topk = 4;
+    assert_int_equal(tp_model_validate(&m, &err), TP_OK);
+}
+
 /* Framework profiles: every name maps back to its profile; the profiles set
  * what their sources say (framework.c). */
 static void test_framework_profiles(void **state)
@@ -1170,6 +1386,10 @@ int main(void)
         cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_unfused_full_matrix),
         cmocka_unit_test(test_grouped_gemm_shape),
+        cmocka_unit_test(test_moe_a2a_overlap),
+        cmocka_unit_test(test_moe_a2a_overlap_rules),
+        cmocka_unit_test(test_moe_node_dispatch),
+        cmocka_unit_test(test_router_groups_rules),
         cmocka_unit_test(test_framework_profiles),
         cmocka_unit_test(test_extremes),
     };
