@@ -223,28 +223,35 @@ check_json "integer cells exact" \
     'by_id(j["rows"])["half"]["reason"] == "layers: expected an integer, got \"2.5\""' \
     'by_id(j["rows"])["sci"]["evaluated"] is True'
 
-# ---- MLA rows: the preset the name gives, the row's shape cells checked ----
-# the DeepSeek-V3 pre-training row (line 26) and copies of it: as it is
-# under another id; with 60 layers; with 128 experts; renamed to a model
-# with no MLA preset
-python3 - "$CSV" "$tmp/mla.csv" <<'PY'
+# row_variants OUT ID NAME|COLUMN|VALUE...: a CSV of the row ID of runs-dev.csv
+# followed by one copy per variant, renamed NAME, with COLUMN set to VALUE
+# (NAME|id|NAME: the row unchanged under another id)
+row_variants() {
+    python3 - "$CSV" "$@" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 head = rows[0]
-ds = next(r for r in rows if r[0] == "deepseekv3-pretrain-2048xH800")
+src = next(r for r in rows if r[0] == sys.argv[3])
 with open(sys.argv[2], "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(head)
-    w.writerow(ds)
-    for name, key, value in (("same", "id", "same"), ("layers60", "layers", "60"),
-                             ("experts128", "moe_experts", "128 routed"),
-                             ("other", "model_name", "DeepSeek-V2"),
-                             ("rcbad", "recompute", "selective (layernorm,bogus)")):
-        r = list(ds)
+    w.writerow(src)
+    for variant in sys.argv[4:]:
+        name, key, value = variant.split("|", 2)
+        r = list(src)
         r[head.index(key)] = value
         r[0] = name
         w.writerow(r)
 PY
+}
+
+# ---- MLA rows: the preset the name gives, the row's shape cells checked ----
+# the DeepSeek-V3 pre-training row (line 26) and copies of it: as it is
+# under another id; with 60 layers; with 128 experts; renamed to a model
+# with no MLA preset
+row_variants "$tmp/mla.csv" deepseekv3-pretrain-2048xH800 "same|id|same" "layers60|layers|60" \
+    "experts128|moe_experts|128 routed" "other|model_name|DeepSeek-V2" \
+    "rcbad|recompute|selective (layernorm,bogus)"
 run validate "$tmp/mla.csv" --json
 check_json "MLA rows" \
     'by_id(j["rows"])["same"]["evaluated"] is True' \
@@ -259,23 +266,8 @@ check_json "MLA rows" \
 # 48 heads; with 2048-wide experts; renamed "gpt-x" (read by the GPT family
 # rules: a two-matrix GeLU MLP and head_dim 45, so less work and a higher
 # prediction than the preset's SwiGLU experts and head_dim 64)
-python3 - "$CSV" "$tmp/oss.csv" <<'PY'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1], newline="")))
-head = rows[0]
-oss = next(r for r in rows if r[0] == "mbridge2602-h100-gptoss120b-bf16")
-with open(sys.argv[2], "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(head)
-    w.writerow(oss)
-    for name, key, value in (("same", "id", "same"), ("heads48", "heads", "48"),
-                             ("ffn2048", "ffn_hidden", "2048 per expert"),
-                             ("gptx", "model_name", "gpt-x")):
-        r = list(oss)
-        r[head.index(key)] = value
-        r[0] = name
-        w.writerow(r)
-PY
+row_variants "$tmp/oss.csv" mbridge2602-h100-gptoss120b-bf16 "same|id|same" "heads48|heads|48" \
+    "ffn2048|ffn_hidden|2048 per expert" "gptx|model_name|gpt-x"
 run validate "$tmp/oss.csv" --json
 check_json "gpt-oss preset" \
     'by_id(j["rows"])["same"]["evaluated"] is True' \
