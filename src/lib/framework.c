@@ -94,7 +94,11 @@ static void torchtitan(tp_options *o)
     o->tp_comm_overlap = false;
     /* activation_checkpoint.mode = "selective" with "op" is per-op SAC: it
      * saves the block input, every other matmul output and the attention
-     * output (torchtitan's _save_list) */
+     * output (torchtitan's _save_list). Under torchao Float8 too: the
+     * policy's dispatch mode sees the aten.mm on the Float8Tensor operands
+     * before the subclass turns it into aten._scaled_mm, so the mm count
+     * and the saved every-other output hold (docs/ACCURACY.md, issue 17
+     * third round: torchtitan per-op SAC under Float8) */
     o->sac_ops = true;
     /* with SP, PrepareModuleInput all-gathers the attention and MLP inputs
      * and the ColwiseParallel linears (and the output head) save that
