@@ -1332,8 +1332,8 @@ static void fake_gate_one_node(tp_io_vrow *v, tp_config *c)
     m->moe_router_groups = nodes;
     m->moe_group_topk = 1;
     note(v,
-         "fake balanced gate: a token's %lld experts are consecutive, on one of the %lld nodes "
-         "of its EP group (FakeBalancedGate, components/moe/layers.py)",
+         "fake balanced gate: a token's %lld experts on one of the %lld nodes of its EP group "
+         "(FakeBalancedGate)",
          (long long)m->topk, (long long)nodes);
 }
 
@@ -1350,7 +1350,7 @@ static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_con
     const char *notes = cell(r, "notes");
     const char *backend = NULL;
     if (fw == FW_AUTOMODEL && contains(notes, "DeepEP"))
-        backend = "DeepEP (backend.enable_deepep in the AutoModel benchmark config)";
+        backend = "DeepEP (AutoModel backend.enable_deepep)";
     else if (fw == FW_MCORE && contains(notes, "flex dispatcher with the DeepEP backend"))
         backend = "DeepEP (the recipe's flex dispatcher)";
     else if (fw == FW_MCORE && contains(notes, "flex dispatcher with the HybridEP backend"))
