@@ -637,6 +637,19 @@ done
 want_args deepseek-v3 "--multi-latent-attention" "--q-lora-rank 1536" "--kv-lora-rank 512" "--qk-head-dim 128" \
     "--qk-pos-emb-head-dim 64" "--v-head-dim 128" "--mtp-num-layers 1" "--moe-layer-freq ([0]*3+[1]*58)" \
     "--moe-router-enable-expert-bias" "--decoder-first-pipeline-num-layers 5" "--decoder-last-pipeline-num-layers 8"
+# the preset's group-limited routing (config.json n_group 8, topk_group 4)
+# is Megatron's --moe-router-num-groups/--moe-router-group-topk (above);
+# DeepSpeed's config holds no model, so its notes' flags carry the groups,
+# and a model that drops the preset's groups says so with 0 0
+want_args deepseek-v3 "--moe-router-num-groups 8" "--moe-router-group-topk 4"
+g0=(--model deepseek-v3 --moe-router-groups 0 --moe-router-group-topk 0 --gpus 64 --ep 8 --global-batch 64)
+"$T" estimate "${g0[@]}" --json >"$tmp/g0_plan.json" 2>/dev/null
+"$T" export --format deepspeed "${g0[@]}" --out "$tmp/g0.json" 2>/dev/null
+read -r -a dsf <<<"$(dsflags "$tmp/g0.json.notes.txt")"
+"$T" estimate --from-deepspeed "$tmp/g0.json" "${dsf[@]}" --json >"$tmp/g0_back.json" 2>"$tmp/err"
+if grep -q -- "--router-bias --moe-router-groups 0 --moe-router-group-topk 0" <(dsflags "$tmp/g0.json.notes.txt") &&
+    same "$tmp/g0_plan.json" "$tmp/g0_back.json" 2>"$tmp/why"; then ok; else
+    bad "deepseek-v3 without its groups through DeepSpeed: $(cat "$tmp/why" "$tmp/err" | head -3)"; fi
 want_args gpt-oss-120b "--window-size 127,0" "--window-attn-skip-freq 2" "--softmax-type learnable" "--num-experts 128"
 want_args qwen3-30b-a3b "--qk-layernorm" "--rotary-base 1000000"
 for n in deepseek-v3 kimi-k2 gpt-oss-120b qwen3-30b-a3b; do
