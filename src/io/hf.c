@@ -182,6 +182,12 @@ static tp_status hf_router_groups(const json_t *root, const hf_arch *a, const ch
         return tp_error_set(err, TP_ERR_CONFIG, topk_key,
                             "\"%s\" (%lld) must not exceed \"%s\" (%lld)", topk_key,
                             (long long)topk, groups_key, (long long)groups);
+    if (topk * (m->num_experts / groups) < m->topk)
+        return tp_error_set(err, TP_ERR_CONFIG, topk_key,
+                            "\"%s\" (%lld) groups of %lld experts hold fewer than the %lld "
+                            "experts a token takes",
+                            topk_key, (long long)topk, (long long)(m->num_experts / groups),
+                            (long long)m->topk);
     if (groups == 1)
         return TP_OK;
     m->moe_router_groups = groups;
