@@ -293,6 +293,8 @@ static bool same_shape(const tp_model *a, const tp_model *b)
            a->global_every == b->global_every && a->attention_chunk == b->attention_chunk &&
            a->qk_norm == b->qk_norm && a->attn_sinks == b->attn_sinks &&
            a->router_bias == b->router_bias &&
+           (a->num_experts == 0 || (a->moe_router_groups == b->moe_router_groups &&
+                                    a->moe_group_topk == b->moe_group_topk)) &&
            !(a->moe_imbalance < b->moe_imbalance || a->moe_imbalance > b->moe_imbalance) &&
            !(a->moe_capacity_factor < b->moe_capacity_factor ||
              a->moe_capacity_factor > b->moe_capacity_factor);
@@ -306,6 +308,8 @@ bool eng_same_arch(const tp_model *m, const tp_model *pre)
     p.rope_factor = m->rope_factor;
     p.norm_eps = m->norm_eps;
     p.mtp_layers = m->mtp_layers;
+    p.moe_router_groups = m->moe_router_groups; /* routing, not shape: the engines note it */
+    p.moe_group_topk = m->moe_group_topk;
     return same_shape(m, &p) && m->norms_per_layer == p.norms_per_layer &&
            m->norm_no_bias == p.norm_no_bias && m->attn_out_bias == p.attn_out_bias;
 }
@@ -356,6 +360,9 @@ static void feature_flags(sbuf *b, const tp_model *m)
         sb_puts(b, " --attn-sinks");
     if (m->num_experts > 0 && m->router_bias)
         sb_puts(b, " --router-bias");
+    if (m->num_experts > 0 && m->moe_router_groups > 0)
+        sb_printf(b, " --moe-router-groups %" PRId64 " --moe-router-group-topk %" PRId64,
+                  m->moe_router_groups, m->moe_group_topk);
     if (m->num_experts > 0 && m->moe_imbalance > 0.0)
         sb_printf(b, " --moe-imbalance %.17g", m->moe_imbalance);
     if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
@@ -452,8 +459,12 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
         sb_puts(b, "--model ");
         shell_word(b, m->name);
     }
-    if (!file_only && (!preset || !same_shape(m, &pre)))
+    if (!file_only && (!preset || !same_shape(m, &pre))) {
         eng_model_shape_flags(b, m, preset ? " " : "");
+        /* a preset's group-limited routing the model drops (the flags write only what is set) */
+        if (preset && m->num_experts > 0 && m->moe_router_groups == 0 && pre.moe_router_groups > 0)
+            sb_puts(b, " --moe-router-groups 0 --moe-router-group-topk 0");
+    }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
     sb_printf(b, " --gpus %" PRId64, t->num_gpus);

@@ -194,6 +194,26 @@ static const titan_family_flavor *titan_family_match(const tp_model *m)
     return NULL;
 }
 
+/* Group-limited routing is fixed by the flavor (torchtitan/models/
+ * deepseek_v3/__init__.py: 671B n_expert_groups 8, n_limited_groups 4;
+ * 16B and the other families none), so a model that routes otherwise is
+ * not expressible; eng_same_arch leaves the groups out of the match. */
+static void titan_group_note(const tp_model *m, const titan_family_flavor *f, notes *nx)
+{
+    tp_model pre;
+    if (m->num_experts <= 0 || family_model(f, &pre, NULL) != TP_OK ||
+        (m->moe_router_groups == pre.moe_router_groups && m->moe_group_topk == pre.moe_group_topk))
+        return;
+    char has[64] = "no group-limited routing", does[64] = "routes over all its experts";
+    if (m->moe_router_groups > 0)
+        snprintf(has, sizeof has, "group-limited routing (%" PRId64 " of %" PRId64 " groups)",
+                 m->moe_group_topk, m->moe_router_groups);
+    if (pre.moe_router_groups > 0)
+        snprintf(does, sizeof does, "routes to %" PRId64 " of %" PRId64 " groups",
+                 pre.moe_group_topk, pre.moe_router_groups);
+    eng_note(nx, "%s: torchtitan's %s flavor %s %s", has, f->family, f->flavor, does);
+}
+
 /* What the family flavor builds differently from the model. */
 static void titan_family_notes(const tp_model *m, const titan_family_flavor *f, notes *nx)
 {
@@ -213,6 +233,7 @@ static void titan_family_notes(const tp_model *m, const titan_family_flavor *f, 
                  eng_real(y, sizeof y, f->norm_eps));
     if (m->mtp_layers > 0 && !f->mtp_arg)
         eng_note(nx, "%" PRId64 " MTP layers: torchtitan's %s has none", m->mtp_layers, f->family);
+    titan_group_note(m, f, nx);
 }
 
 static const titan_flavor *titan_match(const tp_model *m, bool toml)

@@ -49,7 +49,8 @@
  *    first_k_dense_replace, MoE where layer_idx % moe_layer_freq == 0
  *    (DeepseekV3DecoderLayer); the router's e_score_correction_bias with
  *    topk_method "noaux_tc" (the default); num_nextn_predict_layers MTP
- *    modules (README_WEIGHTS.md of deepseek-ai/DeepSeek-V3).
+ *    modules (README_WEIGHTS.md of deepseek-ai/DeepSeek-V3); n_group and
+ *    topk_group, the group-limited routing (n_group 1: none).
  *  gpt_oss: biases on q, k, v, o (attention_bias) and on every expert's
  *    gate_up and down projections (GptOssExperts), a router bias
  *    (GptOssTopKRouter), one sink logit per head (GptOssAttention.sinks),
@@ -160,6 +161,40 @@ static tp_status hf_str(const json_t *obj, const char *key, const char **out, tp
     return TP_OK;
 }
 
+/* Group-limited routing (DeepSeek-V3 n_group 8, topk_group 4; DeepSeek's
+ * ModelArgs n_expert_groups / n_limited_groups): a token's experts come
+ * from the topk_group best of n_group equal groups. One group (Kimi K2's
+ * n_group 1, topk_group 1) is no limit: the model records none. */
+static tp_status hf_router_groups(const json_t *root, const hf_arch *a, const char *groups_key,
+                                  const char *topk_key, tp_model *m, tp_error *err)
+{
+    tp_status st;
+    int64_t groups = 1, topk = 1;
+    if ((st = hf_int(root, a, groups_key, NULL, OPTIONAL, 1, TP_MAX_EXPERTS, &groups, err)) !=
+            TP_OK ||
+        (st = hf_int(root, a, topk_key, NULL, OPTIONAL, 1, TP_MAX_EXPERTS, &topk, err)) != TP_OK)
+        return st;
+    if (m->num_experts % groups != 0)
+        return tp_error_set(err, TP_ERR_CONFIG, groups_key,
+                            "\"%s\" (%lld) must divide the %lld routed experts", groups_key,
+                            (long long)groups, (long long)m->num_experts);
+    if (topk > groups)
+        return tp_error_set(err, TP_ERR_CONFIG, topk_key,
+                            "\"%s\" (%lld) must not exceed \"%s\" (%lld)", topk_key,
+                            (long long)topk, groups_key, (long long)groups);
+    if (topk * (m->num_experts / groups) < m->topk)
+        return tp_error_set(err, TP_ERR_CONFIG, topk_key,
+                            "\"%s\" (%lld) groups of %lld experts hold fewer than the %lld "
+                            "experts a token takes",
+                            topk_key, (long long)topk, (long long)(m->num_experts / groups),
+                            (long long)m->topk);
+    if (groups == 1)
+        return TP_OK;
+    m->moe_router_groups = groups;
+    m->moe_group_topk = topk;
+    return TP_OK;
+}
+
 /* Fine-grained experts: qwen3_moe and deepseek_v3 keys (hf_archs notes). */
 static tp_status hf_moe_fine(const json_t *root, const hf_arch *a, tp_model *m, tp_error *err)
 {
@@ -219,7 +254,7 @@ static tp_status hf_moe_fine(const json_t *root, const hf_arch *a, tp_model *m, 
                             (long long)freq, (long long)m->moe_first_dense);
     m->moe_layer_freq = freq;
     m->router_bias = strcmp(method, "noaux_tc") == 0;
-    return TP_OK;
+    return hf_router_groups(root, a, "n_group", "topk_group", m, err);
 }
 
 /* Multi-head latent attention keys (DeepSeek-V2/V3, Kimi K2). */
@@ -623,6 +658,7 @@ tp_status tp_io__deepseek_native_parse(json_t *root, const char *origin, tp_mode
     if (m.num_heads > m.hidden)
         FAIL(err, TP_ERR_CONFIG, "n_heads", "\"n_heads\" (%lld) must not exceed \"dim\" (%lld)",
              (long long)m.num_heads, (long long)m.hidden);
+    TRY(hf_router_groups(root, a, "n_expert_groups", "n_limited_groups", &m, err));
     m.moe_layer_freq = 1;
     m.router_bias = m.hidden == 7168; /* inference/model.py Gate */
     return tp_io__hf_finish(root, origin, "deepseek-native", &m, out, err);
@@ -650,7 +686,8 @@ static bool hf_reads(const hf_arch *a, const char *key)
     static const char *const deepseek[] = {
         "n_routed_experts",         "num_experts_per_tok",   "moe_intermediate_size",
         "n_shared_experts",         "first_k_dense_replace", "moe_layer_freq",
-        "num_nextn_predict_layers", "topk_method",           NULL};
+        "num_nextn_predict_layers", "topk_method",           "n_group",
+        "topk_group",               NULL};
     static const char *const mla[] = {
         "kv_lora_rank",   "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
         "attention_bias", NULL};
@@ -710,6 +747,8 @@ static bool native_reads(const char *key)
                                        "n_shared_experts",
                                        "moe_inter_dim",
                                        "n_dense_layers",
+                                       "n_expert_groups",
+                                       "n_limited_groups",
                                        "q_lora_rank",
                                        "kv_lora_rank",
                                        "qk_nope_head_dim",

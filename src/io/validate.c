@@ -1313,6 +1313,58 @@ static void node_limited_routing(const rowref *r, tp_io_vrow *v, tp_config *c)
             "topk_group), one copy per destination node (report section 3.2.2)");
 }
 
+/* NeMo AutoModel's fake balanced gate (backend.fake_balanced_gate in the
+ * benchmark configs; FakeBalancedGate in components/moe/layers.py
+ * @01926a5c443b) gives token t the k consecutive experts from t*k (mod E),
+ * whatever the model's n_group says. With E/n experts on each of the EP
+ * group's n nodes a multiple of k, those k lie on one node: routing of 1
+ * of n groups, a group per node, for the destination count (time.c
+ * ep_dest_nodes). */
+static void fake_gate_one_node(tp_io_vrow *v, tp_config *c)
+{
+    tp_model *m = &c->model;
+    int64_t gpn = c->train.gpus_per_node, ep = c->train.ep;
+    if (gpn <= 0 || ep <= gpn || ep % gpn != 0)
+        return;
+    int64_t nodes = ep / gpn;
+    if (m->num_experts % nodes != 0 || (m->num_experts / nodes) % m->topk != 0)
+        return;
+    m->moe_router_groups = nodes;
+    m->moe_group_topk = 1;
+    note(v,
+         "fake balanced gate: a token's %lld experts on one of the %lld nodes of its EP group "
+         "(FakeBalancedGate)",
+         (long long)m->topk, (long long)nodes);
+}
+
+/* The DeepEP and HybridEP dispatchers where a row's recipe states one: a
+ * token crosses the inter-node network once per destination node and fans
+ * out over NVLink there, --moe-node-dispatch (time.c ep_part; an EP group
+ * inside one node moves what it moved). NeMo AutoModel's benchmark configs
+ * set backend.enable_deepep (examples/benchmark/configs/NAME_te_deepep.yaml
+ * @01926a5c443b; the rows' notes say "DeepEP"); Megatron-Bridge's
+ * performance presets set moe_flex_dispatcher_backend "deepep" or
+ * "hybridep" (the row notes cite the preset). */
+static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_config *c)
+{
+    const char *notes = cell(r, "notes");
+    const char *backend = NULL;
+    if (fw == FW_AUTOMODEL && contains(notes, "DeepEP"))
+        backend = "DeepEP (AutoModel backend.enable_deepep)";
+    else if (fw == FW_MCORE && contains(notes, "flex dispatcher with the DeepEP backend"))
+        backend = "DeepEP (the recipe's flex dispatcher)";
+    else if (fw == FW_MCORE && contains(notes, "flex dispatcher with the HybridEP backend"))
+        backend = "HybridEP (the recipe's flex dispatcher)";
+    if (!backend || c->opts.moe_node_dispatch || c->model.num_experts <= 0 || c->train.ep <= 1)
+        return;
+    c->opts.moe_node_dispatch = true;
+    int64_t gpn = c->train.gpus_per_node;
+    note(v, "%s: one copy per destination node, fanned out over NVLink%s", backend,
+         gpn > 0 && c->train.ep <= gpn ? " (EP inside one node: no change)" : "");
+    if (fw == FW_AUTOMODEL && contains(notes, "fake balanced gate"))
+        fake_gate_one_node(v, c);
+}
+
 /* validate --moe-a2a-overlap: the EP all-to-all overlap on a Megatron-Core
  * row whose layout Megatron-Core allows it on (config.c check_a2a_overlap);
  * row_predict turns it off again if it has to pick full recompute. */
@@ -1426,6 +1478,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     c.opts.unfused_full_matrix = ov && ov->unfused_full_matrix;
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
     node_limited_routing(r, v, &c);
+    deepep_dispatch(r, fw, v, &c);
     if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
         a2a_overlap_where_allowed(&c);
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");

@@ -72,7 +72,7 @@ typedef struct tp_io_vrow {
     int line;
     bool evaluated; /* false: reason says why (never dropped) */
     char reason[384];
-    char assume[700]; /* the assumptions that filled what the row leaves out, "; "-separated */
+    char assume[1024]; /* the assumptions that filled what the row leaves out, "; "-separated */
     char gpu[TP_NAME_MAX];
     /* throughput */
     bool has_tput;

@@ -242,7 +242,7 @@ TITAN=(
     "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
     "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
     "tf-dsv3|--model deepseek-v3 --rope-theta 10000 --norm-eps 1e-5 --gpus 256 --ep 32 --fsdp --grad-dtype fp32 --global-batch 256 --precision fp8 --recompute full"
-    "tf-ds16b|--model deepseek-v3 --layers 27 --hidden 2048 --heads 16 --ffn-hidden 10944 --vocab 102400 --q-lora-rank 0 --experts 64 --topk 6 --moe-ffn-hidden 1408 --shared-experts 2 --moe-first-dense 1 --mtp-layers 0 --rope-theta 10000 --norm-eps 1e-5 --gpus 16 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64"
+    "tf-ds16b|--model deepseek-v3 --layers 27 --hidden 2048 --heads 16 --ffn-hidden 10944 --vocab 102400 --q-lora-rank 0 --experts 64 --topk 6 --moe-ffn-hidden 1408 --shared-experts 2 --moe-first-dense 1 --mtp-layers 0 --moe-router-groups 0 --moe-router-group-topk 0 --rope-theta 10000 --norm-eps 1e-5 --gpus 16 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64"
     "tf-q30b|--model qwen3-30b-a3b --rope-theta 1000000 --norm-eps 1e-6 --gpus 32 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
     "tf-q8b|--model $SRC/tests/data/hf/qwen3-8b/config.json --gpus 16 --tp 2 --pp 2 --fsdp --grad-dtype fp32 --global-batch 64 --fused-ce"
     "tf-oss|--model gpt-oss-120b --rope-theta 150000 --norm-eps 1e-5 --gpus 64 --tp 2 --ep 8 --etp 1 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
@@ -281,6 +281,20 @@ for entry in "${TITAN[@]}"; do
             bad "$name: the $fmt import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -4)"; fi
     done
 done
+# group-limited routing is the flavor's (torchtitan/models/deepseek_v3/
+# __init__.py: 671B 4 of 8 groups, as the deepseek-v3 preset and its
+# config.json; 16B none): tf-dsv3's round trip above keeps 4 of 8, and a
+# 16B-shaped model that keeps the preset's groups is noted and read back
+# without them
+if python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; sys.exit(not (m["moe_router_groups"], m["moe_router_group_topk"]) == (8, 4))' "$tmp/tf-dsv3/back.json"; then ok; else
+    bad "tf-dsv3: the torchtitan 671B flavor reads back without its 4 of 8 groups"; fi
+read -r -a fl <<<"$(printf '%s\n' "${TITAN[@]}" | sed -n 's/^tf-ds16b|//p' | sed 's/ --moe-router-groups 0 --moe-router-group-topk 0//')"
+"$T" export --format torchtitan "${fl[@]}" >"$tmp/g16.py" 2>/dev/null
+"$T" estimate --from-torchtitan "$tmp/g16.py" --json >"$tmp/g16.json" 2>/dev/null
+if grep -q "Not expressible in torchtitan (2;" "$tmp/g16.py" &&
+    tr '\n' ' ' <"$tmp/g16.py" | sed 's/ *# */ /g' | grep -qF -- "- group-limited routing (4 of 8 groups): torchtitan's deepseek_v3 flavor 16B routes over all its experts" &&
+    python3 -c 'import json,sys; sys.exit("moe_router_groups" in json.load(open(sys.argv[1]))["model"])' "$tmp/g16.json"; then ok; else
+    bad "16B with 4 of 8 groups: the torchtitan export must note the groups and read back none: $(sed -n '/Not expressible/,/^#$/p' "$tmp/g16.py")"; fi
 # FSDP2's CPU offload is torchtitan's training.enable_cpu_offload (both
 # forms, round trip above); a partial optimizer offload or NVMe is noted
 if grep -qx "    config.training.enable_cpu_offload = True" "$tmp/t-8b-offload/torchtitan" &&
@@ -623,6 +637,19 @@ done
 want_args deepseek-v3 "--multi-latent-attention" "--q-lora-rank 1536" "--kv-lora-rank 512" "--qk-head-dim 128" \
     "--qk-pos-emb-head-dim 64" "--v-head-dim 128" "--mtp-num-layers 1" "--moe-layer-freq ([0]*3+[1]*58)" \
     "--moe-router-enable-expert-bias" "--decoder-first-pipeline-num-layers 5" "--decoder-last-pipeline-num-layers 8"
+# the preset's group-limited routing (config.json n_group 8, topk_group 4)
+# is Megatron's --moe-router-num-groups/--moe-router-group-topk (above);
+# DeepSpeed's config holds no model, so its notes' flags carry the groups,
+# and a model that drops the preset's groups says so with 0 0
+want_args deepseek-v3 "--moe-router-num-groups 8" "--moe-router-group-topk 4"
+g0=(--model deepseek-v3 --moe-router-groups 0 --moe-router-group-topk 0 --gpus 64 --ep 8 --global-batch 64)
+"$T" estimate "${g0[@]}" --json >"$tmp/g0_plan.json" 2>/dev/null
+"$T" export --format deepspeed "${g0[@]}" --out "$tmp/g0.json" 2>/dev/null
+read -r -a dsf <<<"$(dsflags "$tmp/g0.json.notes.txt")"
+"$T" estimate --from-deepspeed "$tmp/g0.json" "${dsf[@]}" --json >"$tmp/g0_back.json" 2>"$tmp/err"
+if grep -q -- "--router-bias --moe-router-groups 0 --moe-router-group-topk 0" <(dsflags "$tmp/g0.json.notes.txt") &&
+    same "$tmp/g0_plan.json" "$tmp/g0_back.json" 2>"$tmp/why"; then ok; else
+    bad "deepseek-v3 without its groups through DeepSpeed: $(cat "$tmp/why" "$tmp/err" | head -3)"; fi
 want_args gpt-oss-120b "--window-size 127,0" "--window-attn-skip-freq 2" "--softmax-type learnable" "--num-experts 128"
 want_args qwen3-30b-a3b "--qk-layernorm" "--rotary-base 1000000"
 for n in deepseek-v3 kimi-k2 gpt-oss-120b qwen3-30b-a3b; do

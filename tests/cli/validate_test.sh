@@ -437,4 +437,37 @@ PY
 if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 43.5" ]; then ok; else
     bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 43.5'"; fi
 
+# ---- DeepEP/HybridEP node dispatch (issue 17): exactly the rows whose
+# recipes state the dispatcher say so: the six AutoModel rows
+# (backend.enable_deepep) and the three Megatron-Bridge rows whose presets
+# set moe_flex_dispatcher_backend; only those whose EP group spans nodes
+# move. AutoModel's fake balanced gate puts a token's experts on one node
+# of its EP group (FakeBalancedGate) ----
+run validate "$CSV" --json
+python3 - "$tmp/out" >"$tmp/nd_rows" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+said = sorted(i for i, r in rows.items() if "one copy per destination node, fanned out" in r.get("assumptions", ""))
+inside = sorted(i for i, r in rows.items() if "(EP inside one node: no change)" in r.get("assumptions", ""))
+gate = sorted(i for i, r in rows.items() if "fake balanced gate: a token's" in r.get("assumptions", ""))
+print(said)
+print(inside)
+print(gate)
+a = rows["automodel-h100-deepseekv3-256gpu"]["assumptions"]
+print(a.endswith("; DeepEP (AutoModel backend.enable_deepep): one copy per destination node, fanned out over NVLink; fake balanced gate: a token's 8 experts on one of the 8 nodes of its EP group (FakeBalancedGate)"))
+b = rows["mbridge2606-h100-qwen3-30b-a3b-ep16"]["assumptions"]
+print("HybridEP (the recipe's flex dispatcher): one copy per destination node, fanned out over NVLink; " in b)
+print(round(rows["mbridge2606-h100-qwen3-30b-a3b-ep16"]["throughput"]["predicted_tokens_per_s_per_gpu"]))
+PY
+cat >"$tmp/nd_want" <<'EOF'
+['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-gptoss20b-8gpu', 'automodel-h100-kimi-k2-256gpu', 'automodel-h100-qwen3-30b-a3b-8gpu', 'mbridge2602-b200-deepseekv3-mxfp8', 'mbridge2602-h100-qwen3-30b-a3b', 'mbridge2606-h100-qwen3-30b-a3b-ep16']
+['automodel-h100-gptoss20b-8gpu', 'automodel-h100-qwen3-30b-a3b-8gpu', 'mbridge2602-b200-deepseekv3-mxfp8', 'mbridge2602-h100-qwen3-30b-a3b']
+['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-kimi-k2-256gpu']
+True
+True
+12267
+EOF
+if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
+    bad "DeepEP/HybridEP rows: $(diff "$tmp/nd_want" "$tmp/nd_rows")"; fi
+
 finish

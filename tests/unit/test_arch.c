@@ -305,12 +305,18 @@ static void test_hf_families(void **state)
     assert_int_equal(ds.moe_first_dense, 3);
     assert_int_equal(p.total - p.mtp, 671026419200LL);
     assert_int_equal(p.mtp, 11610068224LL);
+    /* n_group 8, topk_group 4: a token's experts from 4 of 8 groups */
+    assert_int_equal(ds.moe_router_groups, 8);
+    assert_int_equal(ds.moe_group_topk, 4);
 
     /* DeepSeek's own inference config gives the same model without MTP */
     tp_model native = load(HF_DIR "deepseek-v3-native/config_671B.json");
     tp_params pn = params_of(&native);
     assert_int_equal(pn.total, 671026419200LL);
     assert_int_equal(pn.active, 37552297472LL);
+    /* n_expert_groups 8, n_limited_groups 4 */
+    assert_int_equal(native.moe_router_groups, 8);
+    assert_int_equal(native.moe_group_topk, 4);
 
     /* Kimi K2: 1,026,408,232,448 total, 32,861,500,928 active (card: 1T / 32B) */
     tp_model kimi = load(HF_DIR "kimi-k2/config.json");
@@ -318,6 +324,9 @@ static void test_hf_families(void **state)
     assert_int_equal(pk.total, 1026408232448LL);
     assert_int_equal(pk.active, 32861500928LL);
     assert_int_equal(kimi.mtp_layers, 0);
+    /* n_group 1, topk_group 1: one group is no limit */
+    assert_int_equal(kimi.moe_router_groups, 0);
+    assert_int_equal(kimi.moe_group_topk, 0);
 
     /* gpt-oss-120b: 116,829,156,672 (model card Table 1: 116.83B; 5.13B active
      * without the input embedding) */
@@ -465,6 +474,19 @@ static void test_refusals(void **state)
                        "\"qk_rope_head_dim\":8,\"qk_nope_head_dim\":8,\"v_head_dim\":8}",
                        "kv_lora_rank",
                        "missing key \"kv_lora_rank\" (HF config.json, model_type deepseek_v3)");
+    /* group-limited routing: the groups split the experts, a token's groups are among them */
+#define DS_SMALL                                                                                   \
+    "{\"model_type\":\"deepseek_v3\",\"hidden_size\":64,\"num_hidden_layers\":4,"                \
+    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"                     \
+    "\"n_routed_experts\":8,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,"               \
+    "\"kv_lora_rank\":16,\"qk_rope_head_dim\":8,\"qk_nope_head_dim\":8,\"v_head_dim\":8,"
+    expect_parse_error(DS_SMALL "\"n_group\":3,\"topk_group\":1}", "n_group",
+                       "\"n_group\" (3) must divide the 8 routed experts");
+    expect_parse_error(DS_SMALL "\"n_group\":4,\"topk_group\":5}", "topk_group",
+                       "\"topk_group\" (5) must not exceed \"n_group\" (4)");
+    expect_parse_error(DS_SMALL "\"n_group\":0}", "n_group",
+                       "\"n_group\" must be a positive integer, got 0");
+#undef DS_SMALL
     expect_parse_error("{\"norm\":\"rmsnorm\",\"mlp\":\"swiglu\",\"position\":\"rotary\","
                        "\"num_layers\":2,\"hidden\":64,\"num_heads\":4,\"ffn_hidden\":128,"
                        "\"vocab\":100,\"mla\":{\"kv_lora_rank\":16,\"qk_rope_head_dim\":8,"
