@@ -49,7 +49,8 @@ has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the plann
 # its stated recompute: the RMSNorms and MLA up-projections (report Sec 3.2.3)
 has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
-has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2889   +7.5%  fit/fit"
+# the B200 row at its recipe's recompute (mla_up_proj, deepseek_workload_base_configs.py @ v0.3.0)
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2842   +5.7%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
