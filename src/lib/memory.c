@@ -326,6 +326,53 @@ static double gathered_input_extra(const tp_config *c, bool moe)
     return inputs * h * (in_bytes - 2.0 / tpz);
 }
 
+/*
+ * The fp8 activation cache (opts.fp8_act_cache; DeepSeek-V3 technical
+ * report, arXiv 2412.19437, section 3.3.3 "Low-Precision Activation"): the
+ * inputs the linear layers save for their backward are cached in fp8 with
+ * the fine-grained quantization of section 3.3.2 (one fp32 scale per 1x128
+ * tile: 1 + 4/128 B per element), the attention output (the input of the
+ * output projection, which the attention's backward also reads) in the
+ * report's 12-bit E5M6 on the same tiles (1.5 + 4/128 B), and a MoE MLP
+ * (routed and shared experts) keeps its activation's input in fp8 and
+ * recomputes the output in the backward. Here: the QKV and FC1 inputs
+ * (unless the layernorm module recomputes them), the attention output, a
+ * dense MLP's activation output (its FC2 input), a routed copy's permuted
+ * input (its FC1 input) and the experts' activation input and output. The
+ * norms' inputs, Q, K, V (the attention kernel's inputs), MLA's latents
+ * (the latent norms' inputs), the log-sum-exp and the router logits keep
+ * their bytes. Bytes per token saved, split like layer_activation_bytes.
+ */
+#define FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
+#define E5M6_TILE_BYTES (1.5 + 4.0 / 128.0)
+static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *rep, double *shard)
+{
+    const tp_model *m = &c->model;
+    double h = (double)m->hidden;
+    double in_elems = tp_mlp_gated(m->mlp) ? 2.0 : 1.0; /* activation input per f */
+    double in_saved = in_elems * (2.0 - FP8_TILE_BYTES);  /* per f, output kept */
+    *rep = rc & TP_RC_LAYERNORM ? 0.0 : 2.0 * (2.0 - FP8_TILE_BYTES) * h;
+    *shard = (2.0 - E5M6_TILE_BYTES) * (double)tp__v_width(m);
+    if (!moe) {
+        if (!(rc & TP_RC_MLP)) /* the FC2 input */
+            *shard += (2.0 - FP8_TILE_BYTES) * (double)m->ffn_hidden;
+        return;
+    }
+    if (rc & TP_RC_MOE)
+        return;
+    double fe = (double)tp_expert_ffn_hidden(m);
+    double fsh = (double)m->shared_ffn_hidden +
+                 (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
+    double k = (double)m->topk * tp_moe_load(m);
+    double tpz = (double)c->train.tp;
+    *rep += k * (2.0 - FP8_TILE_BYTES) * h * ((double)tp_expert_tp(&c->train) / tpz);
+    /* routed: the input in fp8, the output (2 B per f_e) recomputed unless
+     * moe_act has dropped it already */
+    *shard += k * fe * (in_saved + (rc & TP_RC_MOE_ACT ? 0.0 : 2.0));
+    if (!(rc & TP_RC_SHARED_EXPERTS))
+        *shard += fsh * (in_saved + 2.0);
+}
+
 /* Activation bytes of one layer for one micro-batch on one GPU. */
 static double layer_activation_bytes(const tp_config *c, bool moe)
 {
@@ -390,6 +437,12 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         if (rc & TP_RC_MOE_ACT)
             sharded -= k * 2.0 * fe;                /* the activation's output, 2 B per f_e */
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
+    }
+    if (c->opts.fp8_act_cache) { /* validated: fp8, detailed accounting */
+        double rep_saved, shard_saved;
+        fp8_cache_saving(c, moe, rc, &rep_saved, &shard_saved);
+        replicated -= rep_saved;
+        sharded -= shard_saved;
     }
     double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);
     if (sp && c->opts.tp_gathered_input && !(rc & TP_RC_LAYERNORM))
