@@ -55,6 +55,10 @@
  *    and V (2q + 2(K+V) bytes: the up-projections' and RoPE's outputs,
  *    which Megatron-Core's CheckpointWithoutOutput frees after the core
  *    attention and rebuilds from the kept latents in the backward).
+ *    opts.fp8_act_cache (DeepSeek-V3's storage, fp8_cache_saving): the
+ *    linear layers' saved inputs at 1 + 4/128 B, the attention output at
+ *    1.5 + 4/128 B (E5M6), a MoE MLP's activation input in fp8 and its
+ *    output not stored (re-run: time.c moe_layer).
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch (the
