@@ -47,9 +47,10 @@ void eng_note(notes *n, const char *fmt, ...)
 void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine)
 {
     if (c->opts.fp8_act_cache)
-        eng_note(n, "fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %s "
-                    "has no switch for it; its saved activations stay 16-bit, more memory than "
-                    "planned",
+        eng_note(n,
+                 "fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %s "
+                 "has no switch for it; its saved activations stay 16-bit, more memory than "
+                 "planned",
                  engine);
 }
 

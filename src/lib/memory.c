@@ -353,8 +353,8 @@ static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *
 {
     const tp_model *m = &c->model;
     double h = (double)m->hidden;
-    double in_elems = tp_mlp_gated(m->mlp) ? 2.0 : 1.0; /* activation input per f */
-    double in_saved = in_elems * (2.0 - FP8_TILE_BYTES);  /* per f, output kept */
+    double in_elems = tp_mlp_gated(m->mlp) ? 2.0 : 1.0;  /* activation input per f */
+    double in_saved = in_elems * (2.0 - FP8_TILE_BYTES); /* per f, output kept */
     *rep = rc & TP_RC_LAYERNORM ? 0.0 : 2.0 * (2.0 - FP8_TILE_BYTES) * h;
     *shard = (2.0 - E5M6_TILE_BYTES) * (double)tp__v_width(m);
     if (!moe) {

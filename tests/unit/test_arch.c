@@ -244,8 +244,7 @@ static void test_fp8_act_cache(void **state)
     assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
     c.opts.fp8_act_cache = true;
     assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
-    assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes, T * 39424.0,
-               1e-12);
+    assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes, T * 39424.0, 1e-12);
     assert_memory_equal(&on.time, &off.time, sizeof on.time); /* no experts to re-run */
 
     /* the combinations it is not modelled with */
