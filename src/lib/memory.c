@@ -313,6 +313,11 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     return saved / tpz + (sp ? input / tpz : input);
 }
 
+/* opts.fp8_act_cache (fp8_cache_saving): bytes per cached element, fp8 with
+ * one fp32 scale per 1x128 tile, and the attention output's E5M6 (12 bits) */
+#define FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
+#define E5M6_TILE_BYTES (1.5 + 4.0 / 128.0)
+
 /*
  * opts.tp_gathered_input (torchtitan's DTensor TP with SP): the attention's
  * input and a dense MLP's are all-gathered before their column-parallel
@@ -327,6 +332,8 @@ static double gathered_input_extra(const tp_config *c, bool moe)
     double h = (double)c->model.hidden, tpz = (double)c->train.tp;
     double in_bytes = c->train.precision == TP_PREC_FP8 ? 1.0 : 2.0;
     double inputs = moe ? 1.0 : 2.0;
+    if (c->opts.fp8_act_cache) /* the shard and the gathered copy both in fp8 tiles */
+        return inputs * h * (FP8_TILE_BYTES - FP8_TILE_BYTES / tpz);
     return inputs * h * (in_bytes - 2.0 / tpz);
 }
 
@@ -347,8 +354,6 @@ static double gathered_input_extra(const tp_config *c, bool moe)
  * (the latent norms' inputs), the log-sum-exp and the router logits keep
  * their bytes. Bytes per token saved, split like layer_activation_bytes.
  */
-#define FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
-#define E5M6_TILE_BYTES (1.5 + 4.0 / 128.0)
 static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *rep, double *shard)
 {
     const tp_model *m = &c->model;
@@ -587,15 +592,17 @@ static double offload_activations(const tp_train *t, double per_mb, double layer
  * micro-batch (DeepSeek-V3; Megatron-Core's MTP block sits after the last
  * layer): each module stores the inputs of its two norms (the embedding
  * and the hidden state, 2h each) and of its eh_proj (their concatenation,
- * 4h), not split by TP unless SP, and one transformer layer (a MoE layer
- * when the model has experts, as the step time counts it). Not recomputed.
+ * 4h; 2h elements in fp8 tiles with opts.fp8_act_cache), not split by TP
+ * unless SP, and one transformer layer (a MoE layer when the model has
+ * experts, as the step time counts it). Not recomputed.
  */
 static double mtp_activation_bytes(const tp_config *c, const mem_shared *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
-    double in = 8.0 * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
+    double in_b = c->opts.fp8_act_cache ? 4.0 + 2.0 * FP8_TILE_BYTES : 8.0; /* eh_proj: fp8 */
+    double in = in_b * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
     return (double)m->mtp_layers * (in + x->a_mtp);
 }
 

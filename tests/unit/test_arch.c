@@ -264,6 +264,53 @@ static void test_fp8_act_cache(void **state)
                                      "(sac-ops), which saves another set of tensors");
 }
 
+/*
+ * The fp8 activation cache beside the MTP module and torchtitan's gathered
+ * inputs, by hand. MTP (DeepSeek-V3, 4 MoE layers + 1 MTP module, pp 1, no
+ * recompute): each MoE layer saves 135808 B per token more than with the
+ * row's recompute (test_fp8_act_cache: 292480 - 156672 + the QKV and FC1
+ * inputs 13888 = 149696 here: no layernorm recompute), the MTP's layer the
+ * same, and its eh_proj input 2h elements 2 x 7168 x 0.96875 = 13888.
+ * Gathered inputs (GPT, h 12288, f 4h, t 8, SP, fp8): off, each of the two
+ * inputs is its 2 B shard plus the 1 B gathered copy less the shard, 1 B
+ * whole; on, 1.03125 B whole (fp8 tiles), +0.0625h; the attention output
+ * saves 0.46875h / 8 and the FC2 input 0.96875 x 4h / 8: 0.48046875h net.
+ */
+static void test_fp8_act_cache_mtp_gathered(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    m.num_layers = 4;
+    m.moe_first_dense = 0;
+    m.mtp_layers = 1;
+    tp_config c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15;
+    c.train.seq_len = 4096;
+    c.train.precision = TP_PREC_FP8;
+    tp_result off, on;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    double T = 4096.0;
+    assert_rel(off.memory.activations_bytes - on.memory.activations_bytes,
+               T * (5.0 * 149696.0 + 13888.0), 1e-12);
+
+    c = fixture_config(gpt(96, 12288, 96, 51200, 2048));
+    c.train.seq_len = 2048;
+    c.train.num_gpus = 8;
+    c.train.global_batch = 1;
+    c.train.tp = 8;
+    c.train.sp = true;
+    c.train.precision = TP_PREC_FP8;
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes,
+               2048.0 * 12288.0 * 0.48046875, 1e-12);
+}
+
 /* Bit-identical doubles. */
 static bool same(double a, double b)
 {
@@ -852,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_megatron_import),
         cmocka_unit_test(test_mla_up_proj_recompute),
         cmocka_unit_test(test_fp8_act_cache),
+        cmocka_unit_test(test_fp8_act_cache_mtp_gathered),
         cmocka_unit_test(test_expert_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
