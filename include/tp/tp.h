@@ -635,6 +635,12 @@ typedef struct tp_options {
                                     node over the inter-node network and fans it out over
                                     NVLink there (DeepEP, DeepSeek-V3's all-to-all; time.c
                                     ep_part); default false: one copy per routed expert */
+    bool fp8_act_cache;           /* under fp8, the activations kept for the backward of the
+                                    linear layers are cached in fp8 with a fp32 scale per
+                                    1x128 tile, the attention output in 12-bit E5M6, and a
+                                    MoE MLP keeps its activation's input in fp8 and recomputes
+                                    the output (DeepSeek-V3 report section 3.3.3; memory.c
+                                    header 3); default false: 16-bit activations */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

@@ -41,6 +41,19 @@ void eng_note(notes *n, const char *fmt, ...)
     n->count++;
 }
 
+/* The fp8 activation cache (DeepSeek-V3's storage, opts.fp8_act_cache): no
+ * engine trainplan writes for has a switch that stores the saved
+ * activations that way. */
+void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine)
+{
+    if (c->opts.fp8_act_cache)
+        eng_note(n,
+                 "fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %s "
+                 "has no switch for it; its saved activations stay 16-bit, more memory than "
+                 "planned",
+                 engine);
+}
+
 /* Append text as comment lines: "<prefix><lead>" then continuation lines
  * indented by `indent` spaces after the prefix, wrapped at WRAP_COLS. */
 void eng_wrap(sbuf *out, const char *prefix, const char *lead, size_t indent, const char *text)
@@ -595,6 +608,8 @@ char *tp_io_config_flags(const tp_config *c)
         sb_puts(&b, " --sac-ops");
     if (fabs(op->nvme_bw_bytes_per_s - d.nvme_bw_bytes_per_s) > 0.5)
         sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
+    if (op->fp8_act_cache)
+        sb_puts(&b, " --fp8-activation-cache");
     return sb_take(&b);
 }
 

@@ -87,6 +87,7 @@ typedef struct notes {
 __attribute__((format(printf, 2, 3)))
 #endif
 void eng_note(notes *n, const char *fmt, ...);
+void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine);
 
 /* Append text as comment lines: "<prefix><lead>" then continuation lines
  * indented by `indent` spaces after the prefix, wrapped at 96 columns. */

@@ -460,6 +460,7 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
     megatron_model(&w, c, &nx, &unrec);
     megatron_layout(&w, c, &nx);
     megatron_training(&w, c, o, &nx);
+    eng_note_fp8_act_cache(&nx, c, "Megatron-LM");
 
     sbuf doc = {0};
     eng_header(&doc, "# ", "Megatron-LM pretrain_gpt.py arguments", c, r, o, &nx, "Megatron-LM",

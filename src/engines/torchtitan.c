@@ -614,6 +614,7 @@ tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *
     int64_t steps = titan_training(&b, c, r, o, &nx);
     titan_parallelism(&b, c, r, &nx);
     titan_checkpoint(&b, c, &nx);
+    eng_note_fp8_act_cache(&nx, c, "torchtitan");
 
     sbuf doc = {0};
     eng_header(&doc, "# ",
@@ -845,6 +846,7 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     sbuf b = {0};
     const titan_flavor *fl = titan_match(&c->model, false);
     const titan_family_flavor *ff = fl ? NULL : titan_family_match(&c->model);
+    eng_note_fp8_act_cache(&nx, c, "torchtitan");
     sbuf body = {0};
     if (ff)
         py_family_model(&body, c, ff, &nx);

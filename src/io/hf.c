@@ -683,11 +683,17 @@ static bool hf_reads(const hf_arch *a, const char *key)
     static const char *const qwen[] = {"num_experts",           "num_experts_per_tok",
                                        "moe_intermediate_size", "decoder_sparse_step",
                                        "mlp_only_layers",       NULL};
-    static const char *const deepseek[] = {
-        "n_routed_experts",         "num_experts_per_tok",   "moe_intermediate_size",
-        "n_shared_experts",         "first_k_dense_replace", "moe_layer_freq",
-        "num_nextn_predict_layers", "topk_method",           "n_group",
-        "topk_group",               NULL};
+    static const char *const deepseek[] = {"n_routed_experts",
+                                           "num_experts_per_tok",
+                                           "moe_intermediate_size",
+                                           "n_shared_experts",
+                                           "first_k_dense_replace",
+                                           "moe_layer_freq",
+                                           "num_nextn_predict_layers",
+                                           "topk_method",
+                                           "n_group",
+                                           "topk_group",
+                                           NULL};
     static const char *const mla[] = {
         "kv_lora_rank",   "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
         "attention_bias", NULL};

@@ -328,6 +328,8 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
     if (t->offload_act_layers > 0)
         fprintf(f, "; activations of %lld %s offloaded to CPU", (long long)t->offload_act_layers,
                 tp_io_plural((double)t->offload_act_layers, "layer", "layers"));
+    if (c->opts.fp8_act_cache)
+        fprintf(f, "; activations cached in fp8");
     fprintf(f, "; FlashAttention %s\n", t->flash_attn ? "on" : "off");
     fprintf(f, "  training        %s GEMMs, %s gradients, optimizer %s (%s master weights)%s%s%s\n",
             tp_io_precision_name(t->precision), tp_io_dtype_name(t->grad_dtype),

@@ -1365,6 +1365,26 @@ static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_con
         fake_gate_one_node(v, c);
 }
 
+/* DeepSeek-V3's low-precision storage (technical report section 3.3.3,
+ * "Low-Precision Storage and Communication"), where a fp8 row's notes state
+ * it: activations cached in fp8 (--fp8-activation-cache), the AdamW moments
+ * in bf16 (--optimizer adamw-bf16), the master weights and gradients kept in
+ * fp32 (--grad-dtype fp32; the master copy is the default). */
+static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    const char *notes = cell(r, "notes");
+    if (c->train.precision != TP_PREC_FP8 || !contains(notes, "activations cached in FP8"))
+        return;
+    c->opts.fp8_act_cache = true;
+    note(v, "activations cached in fp8 (the linear layers' inputs; the attention output in "
+            "E5M6; the MoE SwiGLU input, its output recomputed; report section 3.3.3)");
+    if (!contains(notes, "AdamW moments in BF16"))
+        return;
+    c->train.optimizer.moment_dtype = TP_DTYPE_BF16;
+    c->train.grad_dtype = TP_DTYPE_FP32;
+    note(v, "AdamW moments in bf16, master weights and gradients in fp32 (report section 3.3.3)");
+}
+
 /* validate --moe-a2a-overlap: the EP all-to-all overlap on a Megatron-Core
  * row whose layout Megatron-Core allows it on (config.c check_a2a_overlap);
  * row_predict turns it off again if it has to pick full recompute. */
@@ -1479,6 +1499,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
     node_limited_routing(r, v, &c);
     deepep_dispatch(r, fw, v, &c);
+    low_precision_storage(r, v, &c);
     if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
         a2a_overlap_where_allowed(&c);
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");

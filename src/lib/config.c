@@ -334,6 +334,38 @@ static tp_status check_a2a_overlap(const tp_config *c, tp_error *err)
     return TP_OK;
 }
 
+/*
+ * The fp8 activation cache (opts.fp8_act_cache, memory.c header 3): fp8
+ * runs only, and only where memory.c counts tensor by tensor (not seed 001's
+ * 34 sbh, not per-op SAC's saved set, not the hybrid mixers).
+ */
+#define FP8_ACT "conventions.fp8_act_cache"
+static tp_status check_fp8_act_cache(const tp_config *c, tp_error *err)
+{
+    const tp_train *t = &c->train;
+    if (!c->opts.fp8_act_cache)
+        return TP_OK;
+    if (t->precision != TP_PREC_FP8)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, FP8_ACT,
+                            "the fp8 activation cache needs precision fp8, got %s",
+                            t->precision == TP_PREC_FP16   ? "fp16"
+                            : t->precision == TP_PREC_TF32 ? "tf32"
+                                                           : "bf16");
+    if (c->opts.act_model == TP_ACT_KORTHIKANTI)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, FP8_ACT,
+                            "the fp8 activation cache needs the per-tensor activation "
+                            "accounting (act-model detailed), not seed 001's 34 sbh");
+    if (c->opts.sac_ops)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, FP8_ACT,
+                            "the fp8 activation cache is not modelled with per-op SAC "
+                            "(sac-ops), which saves another set of tensors");
+    if (tp__is_hybrid(&c->model))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, FP8_ACT,
+                            "the fp8 activation cache is not modelled for hybrid "
+                            "(Mamba, delta-net) layers");
+    return TP_OK;
+}
+
 static const char *const fp8_recipe_names[] = {"delayed", "tensorwise", "mxfp8", "nvfp4"};
 
 /* The low-precision recipe (tp_train.fp8_recipe): under fp8 only, and the
@@ -543,7 +575,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "optimizer offload needs a sharded optimizer (ZeRO >= 1: "
                             "ZeRO-Offload, Megatron's distributed optimizer), got ZeRO 0");
     if ((st = check_offload(c, err)) != TP_OK || (st = check_fp8_recipe(c, err)) != TP_OK ||
-        (st = check_a2a_overlap(c, err)) != TP_OK)
+        (st = check_a2a_overlap(c, err)) != TP_OK || (st = check_fp8_act_cache(c, err)) != TP_OK)
         return st;
     if (t->fp8_param_gather && t->precision != TP_PREC_FP8)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.fp8_param_gather",

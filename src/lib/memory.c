@@ -55,6 +55,10 @@
  *    and V (2q + 2(K+V) bytes: the up-projections' and RoPE's outputs,
  *    which Megatron-Core's CheckpointWithoutOutput frees after the core
  *    attention and rebuilds from the kept latents in the backward).
+ *    opts.fp8_act_cache (DeepSeek-V3's storage, fp8_cache_saving): the
+ *    linear layers' saved inputs at 1 + 4/128 B, the attention output at
+ *    1.5 + 4/128 B (E5M6), a MoE MLP's activation input in fp8 and its
+ *    output not stored (re-run: time.c moe_layer).
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch (the
@@ -309,6 +313,11 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
     return saved / tpz + (sp ? input / tpz : input);
 }
 
+/* opts.fp8_act_cache (fp8_cache_saving): bytes per cached element, fp8 with
+ * one fp32 scale per 1x128 tile, and the attention output's E5M6 (12 bits) */
+#define FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
+#define E5M6_TILE_BYTES (1.5 + 4.0 / 128.0)
+
 /*
  * opts.tp_gathered_input (torchtitan's DTensor TP with SP): the attention's
  * input and a dense MLP's are all-gathered before their column-parallel
@@ -323,7 +332,54 @@ static double gathered_input_extra(const tp_config *c, bool moe)
     double h = (double)c->model.hidden, tpz = (double)c->train.tp;
     double in_bytes = c->train.precision == TP_PREC_FP8 ? 1.0 : 2.0;
     double inputs = moe ? 1.0 : 2.0;
+    if (c->opts.fp8_act_cache) /* the shard and the gathered copy both in fp8 tiles */
+        return inputs * h * (FP8_TILE_BYTES - FP8_TILE_BYTES / tpz);
     return inputs * h * (in_bytes - 2.0 / tpz);
+}
+
+/*
+ * The fp8 activation cache (opts.fp8_act_cache; DeepSeek-V3 technical
+ * report, arXiv 2412.19437, section 3.3.3 "Low-Precision Activation"): the
+ * inputs the linear layers save for their backward are cached in fp8 with
+ * the fine-grained quantization of section 3.3.2 (one fp32 scale per 1x128
+ * tile: 1 + 4/128 B per element), the attention output (the input of the
+ * output projection, which the attention's backward also reads) in the
+ * report's 12-bit E5M6 on the same tiles (1.5 + 4/128 B), and a MoE MLP
+ * (routed and shared experts) keeps its activation's input in fp8 and
+ * recomputes the output in the backward. Here: the QKV and FC1 inputs
+ * (unless the layernorm module recomputes them), the attention output, a
+ * dense MLP's activation output (its FC2 input), a routed copy's permuted
+ * input (its FC1 input) and the experts' activation input and output. The
+ * norms' inputs, Q, K, V (the attention kernel's inputs), MLA's latents
+ * (the latent norms' inputs), the log-sum-exp and the router logits keep
+ * their bytes. Bytes per token saved, split like layer_activation_bytes.
+ */
+static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *rep, double *shard)
+{
+    const tp_model *m = &c->model;
+    double h = (double)m->hidden;
+    double in_elems = tp_mlp_gated(m->mlp) ? 2.0 : 1.0;  /* activation input per f */
+    double in_saved = in_elems * (2.0 - FP8_TILE_BYTES); /* per f, output kept */
+    *rep = rc & TP_RC_LAYERNORM ? 0.0 : 2.0 * (2.0 - FP8_TILE_BYTES) * h;
+    *shard = (2.0 - E5M6_TILE_BYTES) * (double)tp__v_width(m);
+    if (!moe) {
+        if (!(rc & TP_RC_MLP)) /* the FC2 input */
+            *shard += (2.0 - FP8_TILE_BYTES) * (double)m->ffn_hidden;
+        return;
+    }
+    if (rc & TP_RC_MOE)
+        return;
+    double fe = (double)tp_expert_ffn_hidden(m);
+    double fsh = (double)m->shared_ffn_hidden +
+                 (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
+    double k = (double)m->topk * tp_moe_load(m);
+    double tpz = (double)c->train.tp;
+    *rep += k * (2.0 - FP8_TILE_BYTES) * h * ((double)tp_expert_tp(&c->train) / tpz);
+    /* routed: the input in fp8, the output (2 B per f_e) recomputed unless
+     * moe_act has dropped it already */
+    *shard += k * fe * (in_saved + (rc & TP_RC_MOE_ACT ? 0.0 : 2.0));
+    if (!(rc & TP_RC_SHARED_EXPERTS))
+        *shard += fsh * (in_saved + 2.0);
 }
 
 /* Activation bytes of one layer for one micro-batch on one GPU. */
@@ -390,6 +446,12 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         if (rc & TP_RC_MOE_ACT)
             sharded -= k * 2.0 * fe;                /* the activation's output, 2 B per f_e */
         replicated += 4.0 * (double)m->num_experts; /* fp32 router logits */
+    }
+    if (c->opts.fp8_act_cache) { /* validated: fp8, detailed accounting */
+        double rep_saved, shard_saved;
+        fp8_cache_saving(c, moe, rc, &rep_saved, &shard_saved);
+        replicated -= rep_saved;
+        sharded -= shard_saved;
     }
     double per_tok = sharded / tpz + (sp ? replicated / tpz : replicated);
     if (sp && c->opts.tp_gathered_input && !(rc & TP_RC_LAYERNORM))
@@ -530,15 +592,17 @@ static double offload_activations(const tp_train *t, double per_mb, double layer
  * micro-batch (DeepSeek-V3; Megatron-Core's MTP block sits after the last
  * layer): each module stores the inputs of its two norms (the embedding
  * and the hidden state, 2h each) and of its eh_proj (their concatenation,
- * 4h), not split by TP unless SP, and one transformer layer (a MoE layer
- * when the model has experts, as the step time counts it). Not recomputed.
+ * 4h; 2h elements in fp8 tiles with opts.fp8_act_cache), not split by TP
+ * unless SP, and one transformer layer (a MoE layer when the model has
+ * experts, as the step time counts it). Not recomputed.
  */
 static double mtp_activation_bytes(const tp_config *c, const mem_shared *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
     double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
-    double in = 8.0 * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
+    double in_b = c->opts.fp8_act_cache ? 4.0 + 2.0 * FP8_TILE_BYTES : 8.0; /* eh_proj: fp8 */
+    double in = in_b * T * (double)m->hidden / (t->sp && t->tp > 1 ? (double)t->tp : 1.0);
     return (double)m->mtp_layers * (in + x->a_mtp);
 }
 

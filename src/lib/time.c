@@ -719,6 +719,15 @@ static void moe_layer(const ctx *x, cost *o)
     ep_part(x, o, &mp);
     ep_overlap_part(x, o, pre_f, pre_b);
     recompute_part(x, o, &mp);
+    /* the fp8 activation cache (memory.c fp8_cache_saving) re-runs the
+     * experts' activation from its cached input, where no recompute does */
+    unsigned rc = tp_recompute_modules(&c->train);
+    if (c->opts.fp8_act_cache && c->train.recompute != TP_RECOMPUTE_FULL && !(rc & TP_RC_MOE)) {
+        if (!(rc & TP_RC_MOE_ACT))
+            o->recomp += T * k * a * fe / tt / x->mem_bw;
+        if (!(rc & TP_RC_SHARED_EXPERTS))
+            o->recomp += T * a * fsh / tt / x->mem_bw;
+    }
 }
 
 /* The output layer and loss, on the last stage. */

@@ -59,7 +59,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-node-dispatch --json
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-node-dispatch --fp8-activation-cache --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -726,6 +726,18 @@ ea, eb = a['time']['breakdown']['ep_comm'], b['time']['breakdown']['ep_comm']
 print(0.5 < eb / ea < 0.52, b['model']['moe_router_groups'], b['model']['moe_router_group_topk'])
 PY
 if [ "$(cat "$tmp/nd_chk")" = "True 8 4" ]; then ok; else bad "--moe-node-dispatch with groups: $(cat "$tmp/nd_chk")"; fi
+# the fp8 activation cache (DeepSeek-V3 report 3.3.3): the same layout's MoE
+# layer stores 156672 B per token instead of 292480 (test_arch.c
+# test_fp8_act_cache), T = 4096; the report line says so
+run $ds --fp8-activation-cache
+python3 - "$tmp/nd_off.json" "$tmp/out" >"$tmp/fa_chk" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print(a['memory']['act_per_layer_bytes'] == 4096 * 292480, b['memory']['act_per_layer_bytes'] == 4096 * 156672)
+PY
+if [ "$(cat "$tmp/fa_chk")" = "True True" ]; then ok; else bad "--fp8-activation-cache: $(cat "$tmp/fa_chk")"; fi
+run ${ds% --json} --fp8-activation-cache
+if grep -q "cached in fp8; FlashAttention on" "$tmp/out"; then ok; else bad "--fp8-activation-cache not in the report"; fi
 expect_error "trainplan: error: --moe-router-groups: 7 groups do not split the 8 experts evenly" \
     estimate --model mixtral-8x7b --gpus 8 --ep 8 --moe-router-groups 7 --moe-router-group-topk 1
 expect_error "trainplan: error: --moe-router-group-topk: group-limited routing needs both the groups and the groups per token (got 4 and 0)" \

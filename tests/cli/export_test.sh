@@ -572,6 +572,21 @@ assert abs(float(sched.get("data-simulated-bubble-fraction")) - 1 / 17) < 1e-9
 fwd = sched.findall(f"{ns}rect[@class='fwd']")
 assert len(fwd) == 2 * 16
 PY
+# the fp8 activation cache (DeepSeek-V3's storage) has no switch in any engine:
+# each export says so under "Not expressible", and its Reproduce line keeps it
+fa="--model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --zero 1 --precision fp8 --global-batch 15360 --seq-len 4096 --recompute selective --recompute-modules layernorm,mla_up_proj --fp8-activation-cache"
+for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
+    # shellcheck disable=SC2086
+    "$T" export --format "${pair%%:*}" $fa >"$tmp/fa.txt" 2>&1
+    check "${pair%%:*} notes the fp8 activation cache" python3 - "$tmp/fa.txt" "${pair#*:}" <<'PY'
+import re, sys
+text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
+assert ("fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %s has no switch "
+        "for it; its saved activations stay 16-bit, more memory than planned" % sys.argv[2]) in text
+assert "--recompute-modules layernorm,mla_up_proj --fp8-activation-cache" in text
+PY
+done
+
 if command -v rsvg-convert >/dev/null 2>&1; then
     rsvg-convert -o "$tmp/chart.png" "$tmp/chart.svg" 2>"$tmp/rsvg.err"
     check "rsvg-convert renders the SVG ($(cat "$tmp/rsvg.err"))" \

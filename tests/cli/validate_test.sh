@@ -111,7 +111,7 @@ check_json "torchtitan loss parallel" \
 # MoE, gpt-oss, PyTorch-native FSDP2). So is the DeepSeek-V3 pre-training
 # row (line 26), evaluated since MLA is modelled (through the deepseek-v3
 # preset) and never fitted on: a whole-run average under DualPipe, -64.7%.
-# With them the whole file's median is 7.1% and its p90 27.9%, above the 15% target, which the
+# With them the whole file's median is 6.9% and its p90 25.3%, above the 15% target, which the
 # fitted rows still meet. So the
 # guard is split: the fitted rows at the targets docs/ACCURACY.md reports
 # (as before the rows were added); the added rows and the whole file at
@@ -120,11 +120,11 @@ check_json "torchtitan loss parallel" \
 # tightening these bounds. Percentiles as the program's (NumPy's linear).
 check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.075' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.29' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.26' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
-    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 104'
+    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -152,14 +152,14 @@ added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
 n, ev, tput, mem, right = figures(fitted)
 assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
-assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.98% today: see docs/ACCURACY.md
+assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.66% today: see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
-# 20 right: the DeepSeek-V3 row at its stated recompute is predicted out of
-# memory (its FP8 activation caching is not modelled: docs/ACCURACY.md)
-assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 20), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 14.7% today
-assert pct(tput, 0.9) <= 0.64, pct(tput, 0.9)   # 60.2% today
+# all 21 right: the DeepSeek-V3 row fits at its stated recompute with the
+# FP8 activation cache and BF16 moments its notes state (docs/ACCURACY.md)
+assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
+assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 16.5% today
+assert pct(tput, 0.9) <= 0.42, pct(tput, 0.9)   # 39.6% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
 assert reasons == [], reasons   # all evaluated since the in-order split (61 layers, 32 virtual stages)
 PY
@@ -226,7 +226,8 @@ check_json "integer cells exact" \
 
 # row_variants OUT ID NAME|COLUMN|VALUE...: a CSV of the row ID of runs-dev.csv
 # followed by one copy per variant, renamed NAME, with COLUMN set to VALUE
-# (NAME|id|NAME: the row unchanged under another id)
+# (NAME|id|NAME: the row unchanged under another id; NAME|COLUMN~TEXT|VALUE:
+# TEXT in the cell replaced by VALUE)
 row_variants() {
     python3 - "$CSV" "$@" <<'PY'
 import csv, sys
@@ -240,6 +241,10 @@ with open(sys.argv[2], "w", newline="") as f:
     for variant in sys.argv[4:]:
         name, key, value = variant.split("|", 2)
         r = list(src)
+        key, _, old = key.partition("~")
+        if old:  # COLUMN~TEXT: TEXT in the cell replaced by VALUE
+            assert old in r[head.index(key)], (key, old)
+            value = r[head.index(key)].replace(old, value)
         r[head.index(key)] = value
         r[0] = name
         w.writerow(r)
@@ -252,7 +257,9 @@ PY
 # with no MLA preset
 row_variants "$tmp/mla.csv" deepseekv3-pretrain-2048xH800 "same|id|same" "layers60|layers|60" \
     "experts128|moe_experts|128 routed" "other|model_name|DeepSeek-V2" \
-    "rcbad|recompute|selective (layernorm,bogus)"
+    "rcbad|recompute|selective (layernorm,bogus)" \
+    "nofp8|notes~activations cached in FP8|(left out)" \
+    "nomoments|notes~AdamW moments in BF16|(left out)"
 run validate "$tmp/mla.csv" --json
 check_json "MLA rows" \
     'by_id(j["rows"])["same"]["evaluated"] is True' \
@@ -261,6 +268,34 @@ check_json "MLA rows" \
     'by_id(j["rows"])["experts128"]["reason"] == "moe_experts \"128 routed\" disagrees with the MLA preset'"'"'s 256"' \
     'by_id(j["rows"])["other"]["reason"] == "multi-head latent attention (MLA) with no preset for \"DeepSeek-V2\" (the row cannot state the latent ranks)"' \
     'by_id(j["rows"])["rcbad"]["reason"] == "--recompute-modules: unknown recompute module \"bogus\" (known: core_attn,layernorm,mlp,moe,moe_act,shared_experts,mla_up_proj)"'
+# The row's low-precision storage (report section 3.3.3; docs/ACCURACY.md),
+# by hand: stage 1 holds 4 MoE layers and 15 micro-batches in flight, T =
+# 4096 tokens, 156672 B per token and layer with the FP8 cache (test_arch.c
+# test_fp8_act_cache), 292480 without: 60 x 4096 x 156672 / 2^30 =
+# 35.859375 GiB, 60 x 4096 x 292480 / 2^30 = 66.943359375 GiB (out of
+# memory, the verdict wrong). FP32 gradients are twice the 16-bit weights;
+# BF16 moments make the optimizer state 4 + 2 x 2 = 8 B of 4 + 2 x 4 = 12.
+pycheck "DeepSeek-V3 low-precision storage" "$tmp/out" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+ds = rows["deepseekv3-pretrain-2048xH800"]
+mem = ds["predicted"]["memory_breakdown_gib"]
+assert ds["fit"]["predicted"] == "fits" and ds["fit"]["correct"], ds["fit"]
+assert mem["stage"] == 1 and mem["activations"] == 35.859375, mem
+assert abs(mem["grads"] / mem["weights"] - 2) < 1e-12, mem   # 15 digits in JSON
+assert ds["assumptions"].endswith(
+    "activations cached in fp8 (the linear layers' inputs; the attention output in E5M6; the MoE "
+    "SwiGLU input, its output recomputed; report section 3.3.3); AdamW moments in bf16, master "
+    "weights and gradients in fp32 (report section 3.3.3)"), ds["assumptions"]
+off = rows["nofp8"]
+assert off["predicted"]["memory_breakdown_gib"]["activations"] == 66.943359375, off
+assert off["fit"]["predicted"] == "out of memory" and not off["fit"]["correct"], off["fit"]
+assert "fp8" not in off["assumptions"] and "bf16" not in off["assumptions"], off["assumptions"]
+nom = rows["nomoments"]["predicted"]["memory_breakdown_gib"]
+assert nom["activations"] == 35.859375 and nom["grads"] == nom["weights"], nom
+assert abs(nom["optimizer"] * 8 / 12 / mem["optimizer"] - 1) < 1e-12, (nom, mem)
+assert rows["nomoments"]["assumptions"].endswith("report section 3.3.3)"), rows["nomoments"]
+PY
 
 # ---- named presets: gpt-oss-120b is not the GPT family its name suggests ----
 # the Megatron-Bridge gpt-oss row and copies: as it is under another id; with

@@ -185,6 +185,132 @@ static void test_mla_up_proj_recompute(void **state)
                                      "(kv_lora_rank is 0), as Megatron-Core checks");
 }
 
+/*
+ * The fp8 activation cache (opts.fp8_act_cache; DeepSeek-V3 report section
+ * 3.3.3), by hand on DeepSeek-V3, TP 1, s 4096, b 1 (T = 4096), the row's
+ * recompute (layernorm, mla_up_proj). Bytes per token of a MoE layer, off:
+ * norms' inputs 4h 28672, latents 2(1536 + 512 + 64) 4224, 8 routed inputs
+ * 8 x 2h 114688, router logits 4 x 256 1024; attention output 2 x 128 x 128
+ * 32768, log-sum-exp 4 x 128 512, routed 8 x 6 x 2048 98304, shared 6 x 2048
+ * 12288: 292480. On (fp8 element with a fp32 scale per 128: 1.03125 B; E5M6
+ * 1.53125 B): routed inputs 8 x 7168 x 1.03125 = 59136, attention output
+ * 16384 x 1.53125 = 25088, routed SwiGLU inputs 8 x 2 x 2048 x 1.03125 =
+ * 33792 with the outputs recomputed, shared 2 x 2048 x 1.03125 = 4224:
+ * 28672 + 4224 + 59136 + 1024 + 25088 + 512 + 33792 + 4224 = 156672.
+ * A dense layer without recompute saves the QKV and FC1 inputs 2 x 7168 x
+ * 0.96875 = 13888, the attention output 16384 x 0.46875 = 7680 and the FC2
+ * input 18432 x 0.96875 = 17856: 39424 per token.
+ */
+static void test_fp8_act_cache(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    m.num_layers = 4;
+    m.moe_first_dense = 0;
+    tp_config c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15;
+    c.train.seq_len = 4096;
+    c.train.precision = TP_PREC_FP8;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.train.recompute_modules = TP_RC_LAYERNORM | TP_RC_MLA_UP_PROJ;
+    tp_result off, on;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    double T = 4096.0;
+    assert_rel(off.memory.act_per_layer_bytes, T * 292480.0, 1e-12);
+    assert_rel(on.memory.act_per_layer_bytes, T * 156672.0, 1e-12);
+    /* the SwiGLU outputs are re-run from the cached inputs */
+    assert_true(on.time.recompute_s > off.time.recompute_s);
+    /* ... unless moe_act and shared_experts recompute them already: the
+     * same recompute time, and the outputs are not subtracted twice */
+    c.train.recompute_modules |= TP_RC_MOE_ACT | TP_RC_SHARED_EXPERTS;
+    c.opts.fp8_act_cache = false;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    assert_memory_equal(&on.time.recompute_s, &off.time.recompute_s, sizeof(double));
+    /* routed: 8 x 2048 x 2 x 0.96875 = 31744 (the outputs gone already);
+     * shared experts recomputed whole: nothing of theirs is stored */
+    assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes,
+               T * (8.0 * 7168.0 * 0.96875 + 16384.0 * 0.46875 + 31744.0), 1e-12);
+
+    c.model.num_experts = c.model.topk = c.model.num_shared_experts = 0;
+    c.model.router_bias = false;
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    c.train.recompute_modules = 0;
+    c.opts.fp8_act_cache = false;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes, T * 39424.0, 1e-12);
+    assert_memory_equal(&on.time, &off.time, sizeof on.time); /* no experts to re-run */
+
+    /* the combinations it is not modelled with */
+    c.train.precision = TP_PREC_BF16;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "conventions.fp8_act_cache");
+    assert_string_equal(err.message, "the fp8 activation cache needs precision fp8, got bf16");
+    c.train.precision = TP_PREC_FP8;
+    c.opts.act_model = TP_ACT_KORTHIKANTI;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the fp8 activation cache needs the per-tensor activation "
+                                     "accounting (act-model detailed), not seed 001's 34 sbh");
+    c.opts.act_model = TP_ACT_DETAILED;
+    c.opts.sac_ops = true;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "the fp8 activation cache is not modelled with per-op SAC "
+                                     "(sac-ops), which saves another set of tensors");
+}
+
+/*
+ * The fp8 activation cache beside the MTP module and torchtitan's gathered
+ * inputs, by hand. MTP (DeepSeek-V3, 4 MoE layers + 1 MTP module, pp 1, no
+ * recompute): each MoE layer saves 135808 B per token more than with the
+ * row's recompute (test_fp8_act_cache: 292480 - 156672 + the QKV and FC1
+ * inputs 13888 = 149696 here: no layernorm recompute), the MTP's layer the
+ * same, and its eh_proj input 2h elements 2 x 7168 x 0.96875 = 13888.
+ * Gathered inputs (GPT, h 12288, f 4h, t 8, SP, fp8): off, each of the two
+ * inputs is its 2 B shard plus the 1 B gathered copy less the shard, 1 B
+ * whole; on, 1.03125 B whole (fp8 tiles), +0.0625h; the attention output
+ * saves 0.46875h / 8 and the FC2 input 0.96875 x 4h / 8: 0.48046875h net.
+ */
+static void test_fp8_act_cache_mtp_gathered(void **state)
+{
+    (void)state;
+    tp_model m = deepseek_v3();
+    m.num_layers = 4;
+    m.moe_first_dense = 0;
+    m.mtp_layers = 1;
+    tp_config c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15;
+    c.train.seq_len = 4096;
+    c.train.precision = TP_PREC_FP8;
+    tp_result off, on;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    double T = 4096.0;
+    assert_rel(off.memory.activations_bytes - on.memory.activations_bytes,
+               T * (5.0 * 149696.0 + 13888.0), 1e-12);
+
+    c = fixture_config(gpt(96, 12288, 96, 51200, 2048));
+    c.train.seq_len = 2048;
+    c.train.num_gpus = 8;
+    c.train.global_batch = 1;
+    c.train.tp = 8;
+    c.train.sp = true;
+    c.train.precision = TP_PREC_FP8;
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
+    c.opts.fp8_act_cache = true;
+    assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
+    assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes,
+               2048.0 * 12288.0 * 0.48046875, 1e-12);
+}
+
 /* Bit-identical doubles. */
 static bool same(double a, double b)
 {
@@ -476,8 +602,8 @@ static void test_refusals(void **state)
                        "missing key \"kv_lora_rank\" (HF config.json, model_type deepseek_v3)");
     /* group-limited routing: the groups split the experts, a token's groups are among them */
 #define DS_SMALL                                                                                   \
-    "{\"model_type\":\"deepseek_v3\",\"hidden_size\":64,\"num_hidden_layers\":4,"                \
-    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"                     \
+    "{\"model_type\":\"deepseek_v3\",\"hidden_size\":64,\"num_hidden_layers\":4,"                  \
+    "\"num_attention_heads\":4,\"intermediate_size\":128,\"vocab_size\":100,"                      \
     "\"n_routed_experts\":8,\"num_experts_per_tok\":2,\"moe_intermediate_size\":32,"               \
     "\"kv_lora_rank\":16,\"qk_rope_head_dim\":8,\"qk_nope_head_dim\":8,\"v_head_dim\":8,"
     expect_parse_error(DS_SMALL "\"n_group\":3,\"topk_group\":1}", "n_group",
@@ -794,6 +920,8 @@ int main(void)
         cmocka_unit_test(test_llama4),
         cmocka_unit_test(test_megatron_import),
         cmocka_unit_test(test_mla_up_proj_recompute),
+        cmocka_unit_test(test_fp8_act_cache),
+        cmocka_unit_test(test_fp8_act_cache_mtp_gathered),
         cmocka_unit_test(test_expert_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
