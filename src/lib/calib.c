@@ -97,11 +97,11 @@ typedef struct kind_eff {
  * tools/calibrate.py from the neutral start (issue 17, third round: the
  * "(all)" row of `--cv`; objective 0.3023, in-sample median 5.0%, p90
  * 20.8%; docs/ACCURACY.md has the fit, the rows and the error left). Rows
- * per kind: Ampere = A100 40/80 GB
- * (Megatron 2021, BLOOM, Mosaic, torchtune: 28 rows); Hopper = H100 SXM,
- * the 500 W H100 and H200 (Megatron-Core 2024, Mosaic, NeMo, torchtitan,
- * Megatron-Bridge: 46 rows); Blackwell = B200 and GB200 (NeMo long-context,
- * Megatron-Bridge: 10 rows). The Ampere attn sits at the upper bound of the
+ * per kind: Ampere = A100 40/80 GB (Megatron 2021, BLOOM, Mosaic,
+ * torchtune: 28 rows); Hopper = H100 SXM, the 500 W H100, H200 and H800
+ * (Megatron-Core 2024, Mosaic, NeMo, torchtitan, Megatron-Bridge, NeMo
+ * AutoModel, DeepSeek-V3: 64 rows); Blackwell = B200 and GB200 (NeMo
+ * long-context, Megatron-Bridge: 13 rows). The Ampere attn sits at the upper bound of the
  * search (0.75, FlashAttention-2's forward on A100): the A100 rows with
  * FlashAttention have little attention work and do not pin it down.
  */
@@ -224,7 +224,7 @@ void tp_gpu_default_eff(tp_gpu *g)
  * rows), from the neutral start (docs/ACCURACY.md, "Headline"): six
  * constants instead of ten. PROFILE_GEMM_SW is the share of the measured
  * maximum matmul rate a training step sustains, shared by every GPU
- * (0.817-0.882 across the held-out folds); the attention fractions, the
+ * (0.772-0.836 across the held-out folds); the attention fractions, the
  * overlap and the 500 W clock are refit with it because they trade
  * against the GEMM rate (a profile alone would leave them at values fitted
  * for another GEMM model).
