@@ -76,16 +76,16 @@ PARAMS = [
     # name, start, lower, upper
     # starts: the values in src/lib/calib.c (a warm start; the search
     # still walks the whole box with steps of a quarter of each range)
-    ("gemm_ampere", 0.6995, 0.30, 1.00),
+    ("gemm_ampere", 0.7047, 0.30, 1.00),
     ("attn_ampere", 0.7500, 0.10, 0.75),
-    ("gemm_hopper", 0.7069, 0.30, 1.00),
-    ("attn_hopper", 0.2922, 0.10, 0.75),
-    ("gemm_blackwell", 0.7227, 0.30, 1.00),
-    ("attn_blackwell", 0.4038, 0.10, 0.75),
-    ("fp8_rel", 0.8665, 0.40, 1.00),
-    ("ridge", 1.3156, 0.0, 8.0),
-    ("overlap", 1.0, 0.0, 1.0),
-    ("clock_500w", 0.8300, 0.30, 1.20),
+    ("gemm_hopper", 0.7156, 0.30, 1.00),
+    ("attn_hopper", 0.3209, 0.10, 0.75),
+    ("gemm_blackwell", 0.6910, 0.30, 1.00),
+    ("attn_blackwell", 0.4148, 0.10, 0.75),
+    ("fp8_rel", 0.9039, 0.40, 1.00),
+    ("ridge", 2.0000, 0.0, 8.0),
+    ("overlap", 0.8711, 0.0, 1.0),
+    ("clock_500w", 0.8066, 0.30, 1.20),
 ]
 
 # --profiles: the kernel-level GEMM model of data/hardware/ (time.c 1b). The
@@ -95,12 +95,12 @@ PARAMS = [
 # loses against the kernel's best rate (framework, launch gaps, clocks):
 # gemm_sw, shared by every GPU. 6 constants instead of 10.
 PARAMS_PROFILE = [
-    ("gemm_sw", 0.85, 0.30, 1.00),
-    ("attn_ampere", 0.7500, 0.10, 0.75),
-    ("attn_hopper", 0.2922, 0.10, 0.75),
-    ("attn_blackwell", 0.4038, 0.10, 0.75),
-    ("overlap", 1.0, 0.0, 1.0),
-    ("clock_500w", 0.8300, 0.30, 1.20),
+    ("gemm_sw", 0.8141, 0.30, 1.00),
+    ("attn_ampere", 0.5748, 0.10, 0.75),
+    ("attn_hopper", 0.3158, 0.10, 0.75),
+    ("attn_blackwell", 0.4072, 0.10, 0.75),
+    ("overlap", 0.9668, 0.0, 1.0),
+    ("clock_500w", 0.8119, 0.30, 1.20),
 ]
 PROFILES = False  # set by --profiles
 UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)

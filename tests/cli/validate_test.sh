@@ -43,14 +43,14 @@ has "throughput summary" "throughput (tokens/s per GPU), 105 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
-has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 116 s, MFU 37.8%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
+has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 119 s, MFU 36.8%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
 # MLA rows: the model is the preset their name gives, their shape cells checked against it
 # its stated recompute: the RMSNorms and MLA up-projections (report Sec 3.2.3)
 has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
 # the B200 row at its recipe's recompute (mla_up_proj, deepseek_workload_base_configs.py @ v0.3.0)
-has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2842   +5.7%  fit/fit"
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2658   -1.2%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
@@ -104,32 +104,31 @@ check_json "torchtitan compiled loss" \
 check_json "torchtitan loss parallel" \
     'by_id(j["rows"])["titan-70b-256gpu-2d"]["predicted"]["memory_breakdown_gib"]["logits"] == 33.5625' \
     'abs(by_id(j["rows"])["titan-70b-256gpu-2d"]["memory"]["rel_error"]) < 0.06'
-# The constants of src/lib/calib.c were fitted on the file's first 91 rows;
-# the 20 rows added on 2026-11-23 (ids mbridge2509-, mbridge2602-,
-# mbridge2606-, automodel-; data/runs/runs-dev-sources.md) were never fitted on, so
-# they are out of sample, and their errors are much larger (fine-grained
-# MoE, gpt-oss, PyTorch-native FSDP2). So is the DeepSeek-V3 pre-training
-# row (line 26), evaluated since MLA is modelled (through the deepseek-v3
-# preset) and never fitted on: a whole-run average under DualPipe, -64.7%.
-# With them the whole file's median is 6.9% and its p90 25.3%, above the 15% target, which the
-# fitted rows still meet. So the
-# guard is split: the fitted rows at the targets docs/ACCURACY.md reports
-# (as before the rows were added); the added rows and the whole file at
-# their figures of today plus a small margin, so that a change that makes
-# them worse fails here and one that makes them better is recorded by
+# The constants of src/lib/calib.c are fitted on the whole file (its 105
+# throughput rows, from the neutral start; issue 17, third round). The
+# guard is still split by the rows' history: the file's first 91 rows (the
+# rows the earlier constants were fitted on) and the 20 rows added on
+# 2026-11-23 (ids mbridge2509-, mbridge2602-, mbridge2606-, automodel-;
+# data/runs/runs-dev-sources.md) with the DeepSeek-V3 pre-training row
+# (line 26; a whole-run average under DualPipe), whose errors are much
+# larger (fine-grained MoE, gpt-oss, PyTorch-native FSDP2). The whole-file
+# refit trades the first rows for the added ones: their p90 moves from
+# 14.7% to 17.3%, above the 15% target it met before (docs/ACCURACY.md).
+# Each guard is at its figure of today plus a small margin, so that a change
+# that makes it worse fails here and one that makes it better is recorded by
 # tightening these bounds. Percentiles as the program's (NumPy's linear).
 check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.26' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.055' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.22' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-# out of sample: the rows added on 2026-11-23 and the DeepSeek-V3 pre-training
-# row, which was not evaluated (MLA) when the constants were fitted
+# the rows added on 2026-11-23 and the DeepSeek-V3 pre-training row (not
+# evaluated, MLA, when the earlier constants were fitted)
 ADDED = ("mbridge2509-", "mbridge2602-", "mbridge2606-", "automodel-", "deepseekv3-pretrain-")
 
 
@@ -151,15 +150,15 @@ fitted = [r for r in j["rows"] if not r["id"].startswith(ADDED)]
 added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
 n, ev, tput, mem, right = figures(fitted)
 assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.07, pct(tput, 0.5)
-assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 14.66% today: see docs/ACCURACY.md
+assert pct(tput, 0.5) <= 0.05, pct(tput, 0.5)   # 4.5% today
+assert pct(tput, 0.9) <= 0.18, pct(tput, 0.9)   # 17.3% today: see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
 # all 21 right: the DeepSeek-V3 row fits at its stated recompute with the
 # FP8 activation cache and BF16 moments its notes state (docs/ACCURACY.md)
 assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.17, pct(tput, 0.5)   # 16.5% today
-assert pct(tput, 0.9) <= 0.42, pct(tput, 0.9)   # 39.6% today
+assert pct(tput, 0.5) <= 0.15, pct(tput, 0.5)   # 14.2% today
+assert pct(tput, 0.9) <= 0.42, pct(tput, 0.9)   # 39.8% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
 assert reasons == [], reasons   # all evaluated since the in-order split (61 layers, 32 virtual stages)
 PY
@@ -403,8 +402,8 @@ moved = sorted({i.split("-")[0] for i in pa if pb[i] != pa[i]})
 slower = all(pb[i] < pa[i] for i in pa if pb[i] != pa[i])
 print(" ".join(moved), slower, round(100 * (pb["megatron21-t1-1.7B"] / 9288 - 1), 1))
 PY
-if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -7.8" ]; then ok; else
-    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -7.8'"; fi
+if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -10.4" ]; then ok; else
+    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -10.4'"; fi
 
 # ---- --grouped-gemm: nothing moves under the roofline; with the kernel-level
 # model (H100 profile constants through --eff) only MoE rows move, faster ----
@@ -443,7 +442,7 @@ with open(sys.argv[2], "w", newline="") as f:
     w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
 EOF
 run validate "$tmp/am.csv"
-has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8159  -32.2%  fit/fit"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      7805  -35.2%  fit/fit"
 has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
 has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
 run validate "$tmp/am.csv" --json
@@ -470,8 +469,8 @@ said = sorted(r["id"] for r in b["rows"] if "EP all-to-all overlap on" in r.get(
 print(len(moved), moved == said, all(i.startswith("mbridge") and "qwen3" in i for i in moved),
       all(pb[i] > pa[i] for i in moved), round(100 * (pb["mbridge2602-h100-qwen3-235b-a22b"] / 1633 - 1), 1))
 PY
-if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 43.5" ]; then ok; else
-    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 43.5'"; fi
+if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 36.2" ]; then ok; else
+    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 36.2'"; fi
 
 # ---- DeepEP/HybridEP node dispatch (issue 17): exactly the rows whose
 # recipes state the dispatcher say so: the six AutoModel rows
@@ -501,7 +500,7 @@ cat >"$tmp/nd_want" <<'EOF'
 ['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-kimi-k2-256gpu']
 True
 True
-12267
+12128
 EOF
 if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
     bad "DeepEP/HybridEP rows: $(diff "$tmp/nd_want" "$tmp/nd_rows")"; fi

@@ -8,8 +8,8 @@
 #            --optimizer adamw
 # Predicted memory: 42.33 GiB of 79.65 GiB usable on the heaviest GPU (pipeline stage 0): fits,
 #                   37.32 GiB headroom
-# Predicted throughput: step 9.944 s, 210895 tokens/s (823.8 tokens/s per GPU), 370.1 model
-#                       TFLOP/s per GPU, MFU 37.4%, largest non-compute part: exposed
+# Predicted throughput: step 10.319 s, 203238 tokens/s (793.9 tokens/s per GPU), 356.6 model
+#                       TFLOP/s per GPU, MFU 36.0%, largest non-compute part: exposed
 #                       tensor-parallel communication
 # Not expressible in torchtitan (4; the run differs from the plan here):
 #   - rotary scaling: torchtitan's llama3 flavor 70B applies Llama 3.1's scaling (factor 8),
