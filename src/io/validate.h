@@ -51,6 +51,10 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
 /** Apply the overrides whose GPU prefix matches g->name (all, in order). */
 void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g);
 
+/* Internal (validate_eff.c): a GPU validate derives from a preset (the
+ * 500 W H100 of the torchtitan rows) has a name starting with prefix. */
+bool tp_io__derived_gpu_known(const char *prefix);
+
 /* ---- one row ---- */
 
 /** What a row's memory figure measures (column memory_metric). */

@@ -394,6 +394,58 @@ static tp_status check_fp8_recipe(const tp_config *c, tp_error *err)
     return TP_OK;
 }
 
+/* The pipeline split: Megatron's (uneven first/last stage counts, then
+ * an even rest; virtual stages dividing the layers) or PyTorch
+ * pipelining's in-order one (tp_train.pp_split). */
+static tp_status check_pp_split(const tp_config *c, tp_error *err)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    int64_t L = m->num_layers, p = t->pp;
+    if (t->first_stage_layers < 0 || t->last_stage_layers < 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
+                            "layer counts must be >= 0");
+    if ((int)t->pp_split < 0 || t->pp_split > TP_PP_SPLIT_IN_ORDER)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp_split", "unknown split %d",
+                            (int)t->pp_split);
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER &&
+        (t->first_stage_layers > 0 || t->last_stage_layers > 0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp_split",
+                            "the in-order split takes no first/last stage layer counts");
+    if ((t->first_stage_layers > 0 || t->last_stage_layers > 0)) {
+        if (p < 2)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
+                                "an uneven split needs pp >= 2");
+        int64_t rest = L - t->first_stage_layers - t->last_stage_layers;
+        int64_t middle = p - (t->first_stage_layers > 0) - (t->last_stage_layers > 0);
+        if (rest < 0 || (middle == 0 && rest != 0) ||
+            (middle > 0 && (rest < middle || rest % middle != 0)))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
+                                "the %lld layers left after the first/last stages do not "
+                                "split evenly over the %lld other stages",
+                                (long long)rest, (long long)middle);
+    }
+    if (t->vpp > 1) {
+        if (p < 2)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
+                                "virtual pipeline stages need pp >= 2");
+        if (t->schedule != TP_SCHED_INTERLEAVED)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
+                                "virtual pipeline stages need the interleaved schedule");
+        if (t->pp_split == TP_PP_SPLIT_IN_ORDER && p * t->vpp > L)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
+                                "layers %lld are fewer than the pp*vpp = %lld*%lld virtual stages "
+                                "of the in-order split",
+                                (long long)L, (long long)p, (long long)t->vpp);
+        if (t->pp_split == TP_PP_SPLIT_MEGATRON && t->first_stage_layers == 0 &&
+            t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
+                                "layers %lld are not divisible by pp*vpp = %lld*%lld", (long long)L,
+                                (long long)p, (long long)t->vpp);
+    }
+    return TP_OK;
+}
+
 tp_status tp_config_validate(const tp_config *c, tp_error *err)
 {
     if (!c)
@@ -483,59 +535,18 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "expert layers' layout)",
                             (long long)t->num_gpus, (long long)etp, (long long)t->ep,
                             (long long)t->pp);
-    /* Pipeline split. */
-    int64_t L = m->num_layers, p = t->pp;
-    if (t->first_stage_layers < 0 || t->last_stage_layers < 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
-                            "layer counts must be >= 0");
-    if ((int)t->pp_split < 0 || t->pp_split > TP_PP_SPLIT_IN_ORDER)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp_split", "unknown split %d",
-                            (int)t->pp_split);
-    if (t->pp_split == TP_PP_SPLIT_IN_ORDER &&
-        (t->first_stage_layers > 0 || t->last_stage_layers > 0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp_split",
-                            "the in-order split takes no first/last stage layer counts");
-    if ((t->first_stage_layers > 0 || t->last_stage_layers > 0)) {
-        if (p < 2)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
-                                "an uneven split needs pp >= 2");
-        int64_t rest = L - t->first_stage_layers - t->last_stage_layers;
-        int64_t middle = p - (t->first_stage_layers > 0) - (t->last_stage_layers > 0);
-        if (rest < 0 || (middle == 0 && rest != 0) ||
-            (middle > 0 && (rest < middle || rest % middle != 0)))
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.first_stage_layers",
-                                "the %lld layers left after the first/last stages do not "
-                                "split evenly over the %lld other stages",
-                                (long long)rest, (long long)middle);
-    }
-    if (t->vpp > 1) {
-        if (p < 2)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
-                                "virtual pipeline stages need pp >= 2");
-        if (t->schedule != TP_SCHED_INTERLEAVED)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
-                                "virtual pipeline stages need the interleaved schedule");
-        if (t->pp_split == TP_PP_SPLIT_IN_ORDER && p * t->vpp > L)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
-                                "layers %lld are fewer than the pp*vpp = %lld*%lld virtual stages "
-                                "of the in-order split",
-                                (long long)L, (long long)p, (long long)t->vpp);
-        if (t->pp_split == TP_PP_SPLIT_MEGATRON && t->first_stage_layers == 0 &&
-            t->last_stage_layers == 0 && L % (p * t->vpp) != 0)
-            return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
-                                "layers %lld are not divisible by pp*vpp = %lld*%lld", (long long)L,
-                                (long long)p, (long long)t->vpp);
-    }
+    if ((st = check_pp_split(c, err)) != TP_OK)
+        return st;
     if (dp * t->micro_batch > TP_MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
                             "%lld is not divisible by micro-batch * dp = %lld * %lld",
                             (long long)t->global_batch, (long long)t->micro_batch, (long long)dp);
     int64_t mb = t->global_batch / (t->micro_batch * dp);
-    if (t->schedule == TP_SCHED_INTERLEAVED && p > 1 && mb < p)
+    if (t->schedule == TP_SCHED_INTERLEAVED && t->pp > 1 && mb < t->pp)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per step, got %lld",
-                            (long long)p, (long long)mb);
+                            (long long)t->pp, (long long)mb);
     if (t->recompute_modules & ~TP_RC_ALL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
                             "unknown recompute module bits 0x%x",
