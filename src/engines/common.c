@@ -610,6 +610,30 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
     if (op->fp8_act_cache)
         sb_puts(&b, " --fp8-activation-cache");
+    /* the remaining conventions, each only when it differs from the default
+     * (a framework profile sets several of them; the line names each) */
+    if (op->tp_comm_overlap != d.tp_comm_overlap)
+        sb_puts(&b, op->tp_comm_overlap ? " --tp-comm-overlap" : "");
+    if (op->dp_comm_overlap != d.dp_comm_overlap)
+        sb_puts(&b, op->dp_comm_overlap ? "" : " --no-dp-comm-overlap");
+    if (op->attn_ampere_kernel)
+        sb_puts(&b, " --attn-ampere-kernel");
+    if (op->pp_scatter_gather != d.pp_scatter_gather)
+        sb_puts(&b, op->pp_scatter_gather ? "" : " --no-pp-scatter-gather");
+    if (fabs(op->extra_param_bytes - d.extra_param_bytes) > 1e-12)
+        sb_printf(&b, " --extra-param-bytes %.9g", op->extra_param_bytes);
+    if (fabs(op->ce_bytes_per_logit - d.ce_bytes_per_logit) > 1e-12)
+        sb_printf(&b, " --ce-bytes-per-logit %.9g", op->ce_bytes_per_logit);
+    if (op->unfused_full_matrix)
+        sb_puts(&b, " --unfused-full-matrix");
+    if (op->grouped_gemm)
+        sb_puts(&b, " --grouped-gemm");
+    if (op->tp_gathered_input)
+        sb_puts(&b, " --tp-gathered-input");
+    if (op->moe_a2a_overlap)
+        sb_puts(&b, " --moe-a2a-overlap");
+    if (op->moe_node_dispatch)
+        sb_puts(&b, " --moe-node-dispatch");
     return sb_take(&b);
 }
 

@@ -587,6 +587,36 @@ assert "--recompute-modules layernorm,mla_up_proj --fp8-activation-cache" in tex
 PY
 done
 
+# The Reproduce line reproduces the plan: the conventions a framework
+# profile or a flag sets are on it, so its estimate equals the original one
+# (every convention switch that changes the result, and two frameworks).
+rp_cases=(
+    "--model llama-3-70b --gpus 64 --tp 8 --pp 2 --global-batch 64 --framework torchtitan --recompute full"
+    "--model llama-3-70b --gpus 64 --tp 8 --pp 2 --global-batch 64 --framework deepspeed --extra-param-bytes 5"
+    "--model llama-3-70b --gpus 64 --tp 8 --pp 2 --global-batch 64 --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --no-pp-scatter-gather --ce-bytes-per-logit 4 --tp-gathered-input --no-flash-attn --unfused-full-matrix"
+    "--model mixtral-8x7b --gpus 64 --gpus-per-node 4 --tp 2 --pp 2 --vpp 16 --schedule interleaved --ep 8 --global-batch 256 --recompute selective --moe-a2a-overlap --moe-node-dispatch --grouped-gemm"
+)
+for i in "${!rp_cases[@]}"; do
+    # shellcheck disable=SC2086
+    "$T" export --format megatron ${rp_cases[$i]} >"$tmp/rp.txt" 2>/dev/null
+    python3 - "$tmp/rp.txt" >"$tmp/rp.flags" <<'PY'
+import re, sys
+text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
+print(re.search(r"Reproduce: trainplan estimate (.*?) Predicted memory", text).group(1))
+PY
+    # shellcheck disable=SC2086,SC2046
+    "$T" estimate --json ${rp_cases[$i]} >"$tmp/rp_a.json" 2>/dev/null
+    # shellcheck disable=SC2046
+    "$T" estimate --json $(cat "$tmp/rp.flags") >"$tmp/rp_b.json" 2>/dev/null
+    check "Reproduce line of case $i gives the same estimate" python3 - "$tmp/rp_a.json" "$tmp/rp_b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["time"]["step_s"] == b["time"]["step_s"], (a["time"]["step_s"], b["time"]["step_s"])
+assert a["memory"]["peak_bytes"] == b["memory"]["peak_bytes"], (a["memory"]["peak_bytes"], b["memory"]["peak_bytes"])
+assert a["conventions"] == b["conventions"], (a["conventions"], b["conventions"])
+PY
+done
+
 if command -v rsvg-convert >/dev/null 2>&1; then
     rsvg-convert -o "$tmp/chart.png" "$tmp/chart.svg" 2>"$tmp/rsvg.err"
     check "rsvg-convert renders the SVG ($(cat "$tmp/rsvg.err"))" \
