@@ -642,7 +642,7 @@ expect_error "trainplan: error: --params: needs a value (a parameter count, e.g.
 # ---- --framework: a named set of the convention flags (framework.c) ----
 fw_base="--model llama-3-8b --gpu h100-sxm --gpus 16 --pp 2 --recompute selective --json"
 # shellcheck disable=SC2086
-for pair in "torchtitan|--sac-ops" \
+for pair in "torchtitan|--sac-ops --tp-gathered-input" \
     "deepspeed|--no-dp-comm-overlap --no-pp-scatter-gather --extra-param-bytes 2 --ce-bytes-per-logit 4" \
     "none|"; do
     run estimate $fw_base --framework "${pair%%|*}"
@@ -670,7 +670,13 @@ run estimate $uf_base
 cp "$tmp/out" "$tmp/uf_a.json"
 # shellcheck disable=SC2086
 run estimate $uf_base --unfused-full-matrix
-if cmp -s "$tmp/out" "$tmp/uf_a.json"; then ok; else
+# (the result names the switch under "conventions"; everything else is equal)
+if python3 - "$tmp/out" "$tmp/uf_a.json" <<'PY'; then ok; else
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a.pop("conventions") == dict(b.pop("conventions"), unfused_full_matrix=True)
+sys.exit(a != b)
+PY
     bad "--unfused-full-matrix changed a FlashAttention run"; fi
 expect_error 'trainplan: error: --framework: unknown value "jax" (expected one of none|megatron-lm|megatron-core|deepspeed|torchtitan|torchtune|llm-foundry|nemo-automodel)' \
     estimate --framework jax

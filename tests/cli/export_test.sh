@@ -615,7 +615,21 @@ assert a["time"]["step_s"] == b["time"]["step_s"], (a["time"]["step_s"], b["time
 assert a["memory"]["peak_bytes"] == b["memory"]["peak_bytes"], (a["memory"]["peak_bytes"], b["memory"]["peak_bytes"])
 assert a["conventions"] == b["conventions"], (a["conventions"], b["conventions"])
 PY
+    # and the --json result read back (export --from) carries the same
+    # conventions: the same launch file, header (Reproduce, Predicted) included
+    "$T" export --format megatron --from "$tmp/rp_a.json" >"$tmp/rp_c.txt" 2>/dev/null
+    check "export --from the result of case $i gives the same file" cmp -s "$tmp/rp_c.txt" "$tmp/rp.txt"
 done
+# the switches a result writes when they are not the default
+"$T" estimate --json ${rp_cases[2]} >"$tmp/rp_d.json" 2>/dev/null
+check "a result names its non-default conventions" python3 - "$tmp/rp_d.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["conventions"]
+assert c["tp_comm_overlap"] is True and c["dp_comm_overlap"] is False, c
+assert c["attn_ampere_kernel"] is True and c["pp_scatter_gather"] is False, c
+assert c["ce_bytes_per_logit"] == 4 and c["tp_gathered_input"] is True, c
+assert c["unfused_full_matrix"] is True and "grouped_gemm" not in c, c
+PY
 
 if command -v rsvg-convert >/dev/null 2>&1; then
     rsvg-convert -o "$tmp/chart.png" "$tmp/chart.svg" 2>"$tmp/rsvg.err"
