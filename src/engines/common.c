@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "engines.h"
+#include "fields.h"
 #include "io.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
@@ -608,32 +609,20 @@ char *tp_io_config_flags(const tp_config *c)
         sb_puts(&b, " --sac-ops");
     if (fabs(op->nvme_bw_bytes_per_s - d.nvme_bw_bytes_per_s) > 0.5)
         sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
-    if (op->fp8_act_cache)
-        sb_puts(&b, " --fp8-activation-cache");
-    /* the remaining conventions, each only when it differs from the default
-     * (a framework profile sets several of them; the line names each) */
-    if (op->tp_comm_overlap != d.tp_comm_overlap)
-        sb_puts(&b, op->tp_comm_overlap ? " --tp-comm-overlap" : "");
-    if (op->dp_comm_overlap != d.dp_comm_overlap)
-        sb_puts(&b, op->dp_comm_overlap ? "" : " --no-dp-comm-overlap");
-    if (op->attn_ampere_kernel)
-        sb_puts(&b, " --attn-ampere-kernel");
-    if (op->pp_scatter_gather != d.pp_scatter_gather)
-        sb_puts(&b, op->pp_scatter_gather ? "" : " --no-pp-scatter-gather");
-    if (fabs(op->extra_param_bytes - d.extra_param_bytes) > 1e-12)
-        sb_printf(&b, " --extra-param-bytes %.9g", op->extra_param_bytes);
-    if (fabs(op->ce_bytes_per_logit - d.ce_bytes_per_logit) > 1e-12)
-        sb_printf(&b, " --ce-bytes-per-logit %.9g", op->ce_bytes_per_logit);
-    if (op->unfused_full_matrix)
-        sb_puts(&b, " --unfused-full-matrix");
-    if (op->grouped_gemm)
-        sb_puts(&b, " --grouped-gemm");
-    if (op->tp_gathered_input)
-        sb_puts(&b, " --tp-gathered-input");
-    if (op->moe_a2a_overlap)
-        sb_puts(&b, " --moe-a2a-overlap");
-    if (op->moe_node_dispatch)
-        sb_puts(&b, " --moe-node-dispatch");
+    /* the plain conventions (fields.c rows), each when not the default: a
+     * framework profile sets several of them, and the line names each */
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        if (!tp_io_field_plain_convention(f))
+            continue;
+        double v = tp_io_field_convention(f, op);
+        if (fabs(v - tp_io_field_convention(f, &d)) <= 1e-12)
+            continue;
+        if (f->type != TP_IO_FIELD_SWITCH)
+            sb_printf(&b, " %s %.9g", f->flag, v);
+        else if ((v > 0.5) == tp_io_field_switch_sets(f))
+            sb_printf(&b, " %s", f->flag);
+    }
     return sb_take(&b);
 }
 

@@ -228,6 +228,38 @@ const tp_io_field *tp_io_field_at(size_t i)
     return i < NUM_FIELDS ? &fields[i] : NULL;
 }
 
+bool tp_io_field_plain_convention(const tp_io_field *f)
+{
+    return f->part == TP_IO_PART_CONVENTIONS &&
+           (f->type == TP_IO_FIELD_SWITCH || f->type == TP_IO_FIELD_NUM ||
+            f->type == TP_IO_FIELD_NUM0) &&
+           strcmp(f->name, "conventions.sac_ops") != 0;
+}
+
+const char *tp_io_field_member(const tp_io_field *f)
+{
+    const char *dot = strchr(f->name, '.');
+    return dot ? dot + 1 : f->name;
+}
+
+bool tp_io_field_switch_sets(const tp_io_field *f)
+{
+    return strncmp(f->flag, "--no-", 5) != 0;
+}
+
+double tp_io_field_convention(const tp_io_field *f, const tp_options *o)
+{
+    const char *at = (const char *)o + f->offset;
+    if (f->type == TP_IO_FIELD_SWITCH) {
+        bool v;
+        memcpy(&v, at, sizeof v);
+        return v ? 1.0 : 0.0;
+    }
+    double v;
+    memcpy(&v, at, sizeof v);
+    return v;
+}
+
 const tp_io_field *tp_io_field_find(const char *name)
 {
     for (size_t i = 0; name && i < NUM_FIELDS; i++)

@@ -104,4 +104,23 @@ const char *tp_io_field_word(const char *path, bool for_cli);
  */
 bool tp_io_field_key_overrides(const char *key, const char *part);
 
+/**
+ * A plain switch or number of tp_options (a row of part CONVENTIONS, but
+ * conventions.sac_ops, which each writer names first: search chooses it).
+ * A --json result's "conventions" and an export's Reproduce line carry
+ * each one that is not the default, and reading a result back sets it:
+ * json_out.c, engines/common.c, result_read.c. Its JSON key is the
+ * member's name (tp_io_field_member).
+ */
+bool tp_io_field_plain_convention(const tp_io_field *f);
+
+/** The name after the part: "tp_comm_overlap" of "conventions.tp_comm_overlap". */
+const char *tp_io_field_member(const tp_io_field *f);
+
+/** The value a switch's flag sets: false for a "--no-" flag. */
+bool tp_io_field_switch_sets(const tp_io_field *f);
+
+/** A plain convention's value in o: a switch as 0 or 1, a number as stored. */
+double tp_io_field_convention(const tp_io_field *f, const tp_options *o);
+
 #endif /* TP_IO_FIELDS_H */

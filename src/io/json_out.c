@@ -19,6 +19,7 @@
 
 #include "io.h"
 #include "desc.h"
+#include "fields.h"
 #include "io_internal.h"
 #include "recompute_modules.h"
 #include "schedule.h"
@@ -301,32 +302,22 @@ static json_t *conventions_json(jb *b, const tp_options *op)
     put_real(b, o, "fragmentation", op->fragmentation);
     if (op->sac_ops) /* written only when on (search --recompute-variants may choose it) */
         put_bool(b, o, "sac_ops", true);
-    /* the other switches, each written only when it differs from the
-     * default (older outputs unchanged; result_read.c reads them back) */
+    /* the plain conventions (fields.c rows), each written only when it is
+     * not the default (older outputs unchanged; result_read.c reads them) */
     tp_options d;
     tp_options_default(&d);
-    const struct {
-        const char *key;
-        bool on, dflt;
-    } sw[] = {
-        {"tp_comm_overlap", op->tp_comm_overlap, d.tp_comm_overlap},
-        {"dp_comm_overlap", op->dp_comm_overlap, d.dp_comm_overlap},
-        {"attn_ampere_kernel", op->attn_ampere_kernel, d.attn_ampere_kernel},
-        {"pp_scatter_gather", op->pp_scatter_gather, d.pp_scatter_gather},
-        {"unfused_full_matrix", op->unfused_full_matrix, d.unfused_full_matrix},
-        {"grouped_gemm", op->grouped_gemm, d.grouped_gemm},
-        {"tp_gathered_input", op->tp_gathered_input, d.tp_gathered_input},
-        {"moe_a2a_overlap", op->moe_a2a_overlap, d.moe_a2a_overlap},
-        {"moe_node_dispatch", op->moe_node_dispatch, d.moe_node_dispatch},
-        {"fp8_act_cache", op->fp8_act_cache, d.fp8_act_cache},
-    };
-    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
-        if (sw[i].on != sw[i].dflt)
-            put_bool(b, o, sw[i].key, sw[i].on);
-    if (fabs(op->extra_param_bytes - d.extra_param_bytes) > 1e-12)
-        put_real(b, o, "extra_param_bytes", op->extra_param_bytes);
-    if (fabs(op->ce_bytes_per_logit - d.ce_bytes_per_logit) > 1e-12)
-        put_real(b, o, "ce_bytes_per_logit", op->ce_bytes_per_logit);
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        if (!tp_io_field_plain_convention(f))
+            continue;
+        double v = tp_io_field_convention(f, op);
+        if (fabs(v - tp_io_field_convention(f, &d)) <= 1e-12)
+            continue;
+        if (f->type == TP_IO_FIELD_SWITCH)
+            put_bool(b, o, tp_io_field_member(f), v > 0.5);
+        else
+            put_real(b, o, tp_io_field_member(f), v);
+    }
     return o;
 }
 

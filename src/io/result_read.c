@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "import.h"
 #include "import_build.h"
 #include "io.h"
@@ -483,48 +484,26 @@ static tp_status tj_training(tpj *t)
     return TP_OK;
 }
 
-/* The convention switches json_out.c writes only when they differ from the
- * default: each read back as the flag that sets it (on_flag when true,
- * off_flag when false; NULL: the default, nothing to set). */
+/* The plain conventions json_out.c writes only when they are not the
+ * default (tp_io_field_plain_convention), each read back as its flag. */
 static tp_status tj_convention_switches(tpj *t, const tp_options *d)
 {
-    static const struct {
-        const char *key, *on_flag, *off_flag;
-    } sw[] = {
-        {"tp_comm_overlap", "--tp-comm-overlap", NULL},
-        {"dp_comm_overlap", NULL, "--no-dp-comm-overlap"},
-        {"attn_ampere_kernel", "--attn-ampere-kernel", NULL},
-        {"pp_scatter_gather", NULL, "--no-pp-scatter-gather"},
-        {"unfused_full_matrix", "--unfused-full-matrix", NULL},
-        {"grouped_gemm", "--grouped-gemm", NULL},
-        {"tp_gathered_input", "--tp-gathered-input", NULL},
-        {"moe_a2a_overlap", "--moe-a2a-overlap", NULL},
-        {"moe_node_dispatch", "--moe-node-dispatch", NULL},
-        {"fp8_act_cache", "--fp8-activation-cache", NULL},
-    };
     char path[96];
-    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
-        if (!tj_get(t, "conventions", sw[i].key, path, sizeof path))
+    for (size_t i = 0; i < tp_io_field_count(); i++) {
+        const tp_io_field *f = tp_io_field_at(i);
+        if (!tp_io_field_plain_convention(f) ||
+            !tj_get(t, "conventions", tp_io_field_member(f), path, sizeof path))
             continue;
-        bool on;
-        TP_TRY(tj_bool(t, "conventions", sw[i].key, &on));
-        const char *flag = on ? sw[i].on_flag : sw[i].off_flag;
-        if (flag && !push_flag(t->im, flag))
-            return full(t->err);
-    }
-    static const struct {
-        const char *key, *flag;
-    } num[] = {
-        {"extra_param_bytes", "--extra-param-bytes"},
-        {"ce_bytes_per_logit", "--ce-bytes-per-logit"},
-    };
-    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
-        if (!tj_get(t, "conventions", num[i].key, path, sizeof path))
+        if (f->type == TP_IO_FIELD_SWITCH) {
+            bool on;
+            TP_TRY(tj_bool(t, "conventions", tp_io_field_member(f), &on));
+            if (on == tp_io_field_switch_sets(f) && !push_flag(t->im, f->flag))
+                return full(t->err);
             continue;
+        }
         double v;
-        TP_TRY(tj_num(t, "conventions", num[i].key, &v));
-        double dflt = i == 0 ? d->extra_param_bytes : d->ce_bytes_per_logit;
-        if (differs(v, dflt) && !push_real(t->im, num[i].flag, v))
+        TP_TRY(tj_num(t, "conventions", tp_io_field_member(f), &v));
+        if (differs(v, tp_io_field_convention(f, d)) && !push_real(t->im, f->flag, v))
             return full(t->err);
     }
     return TP_OK;

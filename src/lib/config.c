@@ -201,6 +201,21 @@ int64_t tp__middle_stage(const tp_train *t, const tp_model *m)
     return best;
 }
 
+int tp__checked_stages(const tp_train *t, const tp_model *m, int64_t stages[4])
+{
+    int n = 0;
+    stages[n++] = 0;
+    if (t->pp > 1)
+        stages[n++] = t->pp - 1;
+    if (t->pp > 2) {
+        stages[n++] = 1;
+        int64_t s = tp__middle_stage(t, m);
+        if (s != 1)
+            stages[n++] = s;
+    }
+    return n;
+}
+
 #define REQUIRE_RANGE(v, path, lo, hi)                                                             \
     do {                                                                                           \
         if ((v) < (lo) || (v) > (hi))                                                              \

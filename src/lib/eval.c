@@ -62,26 +62,17 @@ void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_res
      * gap: under Megatron's split a MoE layer pattern that puts more MoE
      * layers on a later middle stage is not checked. */
     int64_t p = c->train.pp;
-    tp_memory mid, mid2;
-    int64_t s2 = p > 2 ? tp__middle_stage(&c->train, &c->model) : 1;
-    const int64_t stages[4] = {0, p - 1, 1, s2};
-    tp_memory *const out[4] = {&r->stage_first, &r->stage_last, &mid, &mid2};
-    tp__memory_stages_act(c, padded,
-                          p > 2   ? (s2 != 1 ? 4 : 3)
-                          : p > 1 ? 2
-                                  : 1,
-                          stages, out, acts, have);
+    tp_memory mid[2];
+    int64_t stages[4];
+    int n = tp__checked_stages(&c->train, &c->model, stages);
+    tp_memory *const out[4] = {&r->stage_first, &r->stage_last, &mid[0], &mid[1]};
+    tp__memory_stages_act(c, padded, n, stages, out, acts, have);
     r->memory = r->stage_first;
-    if (p > 1) {
-        if (r->stage_last.total_bytes > r->memory.total_bytes)
-            r->memory = r->stage_last;
-        if (p > 2 && mid.total_bytes > r->memory.total_bytes)
-            r->memory = mid;
-        if (s2 != 1 && mid2.total_bytes > r->memory.total_bytes)
-            r->memory = mid2;
-    } else {
+    if (p == 1)
         r->stage_last = r->stage_first;
-    }
+    for (int i = 1; i < n; i++)
+        if (out[i]->total_bytes > r->memory.total_bytes)
+            r->memory = *out[i];
     /* the reported stage is the heaviest of those checked, and a real one */
     assert(r->memory.total_bytes >= r->stage_first.total_bytes &&
            r->memory.total_bytes >= r->stage_last.total_bytes);

@@ -93,8 +93,7 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     double moe = 0.0, shared = 0.0;
     if (m->num_experts > 0) {
         double fe = (double)tp_expert_ffn_hidden(m);
-        double fsh = (double)m->shared_ffn_hidden +
-                     (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+        double fsh = (double)tp_shared_ffn_hidden(m);
         shared = 2.0 * h * fsh * gate;
         moe = 2.0 * h * fe * gate * (double)m->topk + 2.0 * h * fsh * gate +
               2.0 * h * (double)m->num_experts;

@@ -41,6 +41,9 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t num_layers, int64_t sta
 int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage);
 /** The middle stage checked as the heaviest (1 but under the in-order split; pp > 2). */
 int64_t tp__middle_stage(const tp_train *t, const tp_model *m);
+/** The stages whose memory decides the heaviest, in this order: 0, the
+ *  last, 1 (pp > 2), tp__middle_stage when it is not 1; their count. */
+int tp__checked_stages(const tp_train *t, const tp_model *m, int64_t stages[4]);
 /** Effective global batch micro-batches per pipeline: B / (b * dp). */
 int64_t tp__grad_accum(const tp_train *t);
 /** Bytes of one element of dtype. */

@@ -370,8 +370,7 @@ static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *
     if (rc & TP_RC_MOE)
         return;
     double fe = (double)tp_expert_ffn_hidden(m);
-    double fsh = (double)m->shared_ffn_hidden +
-                 (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
+    double fsh = (double)tp_shared_ffn_hidden(m);
     double k = (double)m->topk * tp_moe_load(m);
     double tpz = (double)c->train.tp;
     *rep += k * (2.0 - FP8_TILE_BYTES) * h * ((double)tp_expert_tp(&c->train) / tpz);
@@ -433,8 +432,7 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
         /* the whole MoE MLP recomputed from its input: nothing of it stored */
     } else {
         double fe = (double)tp_expert_ffn_hidden(m);
-        double fsh = (double)m->shared_ffn_hidden +
-                     (double)m->num_shared_experts * (m->shared_ffn_hidden > 0 ? 0.0 : fe);
+        double fsh = (double)tp_shared_ffn_hidden(m);
         double k = (double)m->topk * tp_moe_load(m); /* the busiest rank's copies */
         /* Each routed copy stores its permuted input (2h, not TP-split) and the
          * expert MLP tensors (split by expert TP = t). With an expert TP t_e

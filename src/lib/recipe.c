@@ -62,7 +62,7 @@
 
 /* ---- largest micro-batch ------------------------------------------------ */
 
-/* Memory of the checked stages (eval.c: 0, last, 1, tp__middle_stage) at micro-batch b, m fixed. */
+/* Memory of the checked stages (tp__checked_stages) at micro-batch b, m fixed. */
 static bool stage_totals(const tp_config *c, const tp_params *P, int64_t b, int64_t m,
                          double tot[4], int64_t stages[4], int *ns)
 {
@@ -72,15 +72,7 @@ static bool stage_totals(const tp_config *c, const tp_params *P, int64_t b, int6
         return false;
     v.train.micro_batch = b;
     v.train.global_batch = b * dp * m;
-    int64_t p = c->train.pp;
-    int n = 0;
-    stages[n++] = 0;
-    if (p > 1)
-        stages[n++] = p - 1;
-    if (p > 2)
-        stages[n++] = 1;
-    if (p > 2 && tp__middle_stage(&c->train, &c->model) != 1)
-        stages[n++] = tp__middle_stage(&c->train, &c->model);
+    int n = tp__checked_stages(&c->train, &c->model, stages);
     for (int j = 0; j < n; j++) {
         tp_memory mem;
         tp_memory_stage(&v, P, stages[j], &mem);

@@ -481,7 +481,7 @@ static void dense_layer(const ctx *x, cost *o)
     shard += act_bytes_per_f(&c->model) * f;
     if (c->train.precision == TP_PREC_FP8)
         shard += 3.0 * f * x->cast;
-    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    double elem = tp__elem_s(x, rep, shard);
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
@@ -543,8 +543,7 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     double T = x->T, tt = x->tt, h = x->h;
     double E = (double)m->num_experts, k = (double)m->topk, ep = (double)c->train.ep;
     double fe = (double)tp_expert_ffn_hidden(m);
-    double fsh = (double)m->shared_ffn_hidden +
-                 (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+    double fsh = (double)tp_shared_ffn_hidden(m);
 
     double et = x->et;     /* expert TP (= tt unless folded apart) */
     double local = E / ep; /* experts on this GPU */
@@ -676,15 +675,14 @@ static void moe_layer(const ctx *x, cost *o)
     double T = x->T, tt = x->tt, h = x->h;
     double E = (double)m->num_experts, k = (double)m->topk, ep = (double)c->train.ep;
     double fe = (double)tp_expert_ffn_hidden(m);
-    double fsh = (double)m->shared_ffn_hidden +
-                 (m->shared_ffn_hidden > 0 ? 0.0 : (double)m->num_shared_experts * fe);
+    double fsh = (double)tp_shared_ffn_hidden(m);
     double rep = 0.0, shard = 0.0;
     cost_zero(o);
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
     /* the attention block's passes with their element-wise share: the
      * windows of ep_overlap_part */
-    double pre_elem = x->T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    double pre_elem = tp__elem_s(x, rep, shard);
     double pre_f = o->fwd + pre_elem, pre_b = o->bwd + 2.0 * pre_elem;
 
     double et = x->et;     /* expert TP (= tt unless folded apart) */
@@ -697,14 +695,14 @@ static void moe_layer(const ctx *x, cost *o)
     double a = act_bytes_per_f(m);
     double rep_attn = rep, shard_attn = shard;
     rep += perm + 8.0 * E;
-    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    double elem = tp__elem_s(x, rep, shard);
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
         shard_attn -= k * a * fe + a * fsh +
                       (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);
-        double elem_attn = T * (rep_attn / (x->sp ? tt : 1.0) + shard_attn / tt) / x->mem_bw;
+        double elem_attn = tp__elem_s(x, rep_attn, shard_attn);
         mp.act_fwd = T * k * a * fe / tt / x->mem_bw;
         mp.shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
         mp.moe_fwd = g + (elem - elem_attn);

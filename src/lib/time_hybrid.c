@@ -179,7 +179,7 @@ TP__COLD void tp__time_hybrid_layer(const ctx *x, int kind, cost *o)
         rep += 10.0 * h + (fp8 ? h * x->cast : 0.0);
         nsub += 1.0;
     }
-    double elem = T * (rep / (x->sp ? tt : 1.0) + shard / tt) / x->mem_bw;
+    double elem = tp__elem_s(x, rep, shard);
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;

@@ -70,6 +70,14 @@ static inline void cost_zero(cost *o)
     o->recomp = o->elem_fwd = o->sac_gemm = o->ep_hid = 0.0;
 }
 
+/* Forward time of a layer's element-wise work: rep bytes per token that TP
+ * splits only under SP, shard bytes per token that TP splits, at the
+ * achieved HBM bandwidth (header 3). The backward moves twice as much. */
+static inline double tp__elem_s(const ctx *x, double rep, double shard)
+{
+    return x->T * (rep / (x->sp ? x->tt : 1.0) + shard / x->tt) / x->mem_bw;
+}
+
 static inline void cost_axpy(cost *y, double a, const cost *x)
 {
     y->fwd += a * x->fwd;
