@@ -321,7 +321,7 @@ expect_error 'trainplan: error: --global-batch-tokens: 1000 tokens is not a mult
     estimate --global-batch-tokens 1000
 expect_error 'trainplan: error: --precision: unknown value "bf17" (did you mean "bf16"? expected one of bf16|fp16|fp8)' \
     estimate --precision bf17
-expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one of 1f1b|interleaved|gpipe)' \
+expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one of 1f1b|interleaved|gpipe|dualpipe)' \
     estimate --schedule zigzag
 expect_error 'trainplan: error: --zero: 4 is out of range [0, 3]' estimate --zero 4
 expect_error 'trainplan: error: --fragmentation: 2 is out of range (0, or [1e-06, 1])' estimate --fragmentation 2
