@@ -1469,9 +1469,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
         double p2p = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, X, &x.pp_pl);
         double raw = mb * 2.0 * v * p2p;
         /* the interleaved schedule overlaps p2p with compute (Megatron-Core
-         * overlap_p2p_comm), DualPipe too (report section 3.2.1: "both
-         * all-to-all and PP communication can be fully hidden"); 1F1B and
-         * GPipe wait for every transfer */
+         * overlap_p2p_comm), DualPipe too (its README: "full overlap of
+         * forward and backward computation-communication phases"; report
+         * section 3.2.1, recalled: the PP communication fully hidden);
+         * 1F1B and GPipe wait for every transfer */
         tm->pp_comm_s = v > 1.0 || dual ? exposed(raw, tm->compute_s, x.ov) : raw;
     }
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
