@@ -504,10 +504,16 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     time_line(f, "optimizer step", t->optimizer_s, t->step_s);
     time_line(f, "step", t->step_s, t->step_s);
     char tps[32], tpg[32];
-    fprintf(f,
-            "  bubble fraction            %.1f%% of the step, (p-1)/(m+p-1) style;\n"
-            "                             %.1f%% of the ideal time, (p-1)/m style\n",
-            100.0 * t->bubble_of_total, 100.0 * t->bubble_of_ideal);
+    if (c->train.schedule == TP_SCHED_DUALPIPE) /* eval.c: F = W, B = 2W */
+        fprintf(f,
+                "  bubble fraction            %.1f%% of the step, (p-2)/(3m+p-2) (DualPipe);\n"
+                "                             %.1f%% of the ideal time, (p-2)/(3m)\n",
+                100.0 * t->bubble_of_total, 100.0 * t->bubble_of_ideal);
+    else
+        fprintf(f,
+                "  bubble fraction            %.1f%% of the step, (p-1)/(m+p-1) style;\n"
+                "                             %.1f%% of the ideal time, (p-1)/m style\n",
+                100.0 * t->bubble_of_total, 100.0 * t->bubble_of_ideal);
     fprintf(f, "  throughput                 %s tokens/s (%s tokens/s per GPU)\n",
             count_text(t->tokens_per_s, tps, sizeof tps),
             count_text(t->tokens_per_s_per_gpu, tpg, sizeof tpg));

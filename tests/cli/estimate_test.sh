@@ -806,6 +806,7 @@ check_json "dualpipe estimate" \
     'j["pipeline_schedule"]["drawn"] is False and j["pipeline_schedule"]["schedule"] == "dualpipe"'
 run estimate $dual --global-batch 32
 has "dualpipe text" "Memory on the heaviest GPU (pipeline rank 0, 0-based, of 4: stages 0 and 3 under DualPipe: 16"
+has "dualpipe bubble text" "  bubble fraction            4.0% of the step, (p-2)/(3m+p-2) (DualPipe);"
 expect_error 'trainplan: error: --pp: the dualpipe schedule needs an even pp >= 2 (rank i holds stages i and pp-1-i), got pp 3' \
     estimate --model llama-3-8b --gpus 6 --pp 3 --schedule dualpipe --global-batch 48
 expect_error 'trainplan: error: --vpp: the dualpipe schedule has no virtual stages (vpp 1), got vpp 2' \
