@@ -610,7 +610,9 @@
     pipeKey = key;
     clear(svg);
     if (!ps.drawn) {
-      $('pipe-note').textContent = 'PP ' + p + ' is too deep to draw.';
+      $('pipe-note').textContent = sched === 'dualpipe'
+        ? 'DualPipe is not drawn (its two directions are not simulated); the bubble is the model\'s.'
+        : 'PP ' + p + ' is too deep to draw.';
       return;
     }
     // drawn in CSS pixels of the box it gets, so text is never stretched

@@ -162,7 +162,10 @@ typedef enum tp_optimizer_kind {
 typedef enum tp_schedule {
     TP_SCHED_1F1B = 0,
     TP_SCHED_INTERLEAVED, /* interleaved 1F1B with vpp virtual stages */
-    TP_SCHED_GPIPE
+    TP_SCHED_GPIPE,
+    TP_SCHED_DUALPIPE /* DeepSeek's bidirectional DualPipe (arXiv 2412.19437 section 3.2.1):
+                         pipeline rank i holds stages i and pp-1-i; pp even, micro-batches
+                         per step even and >= 2*pp, vpp 1 (config.c); never searched */
 } tp_schedule;
 
 /* How the layers go to the pipeline stages (config.c header). */
@@ -871,8 +874,9 @@ typedef struct tp_memory {
     double capacity_bytes;         /* the GPU's usable memory */
     double headroom_bytes;         /* capacity - total (negative when it does not fit) */
     bool fits;
-    int64_t stage;                /* which pipeline stage this is (0-based) */
-    int64_t layers;               /* transformer layers on the stage */
+    int64_t stage;                /* which pipeline stage this is (0-based; DualPipe: the
+                                     pipeline rank, holding stages stage and pp-1-stage) */
+    int64_t layers;               /* transformer layers on the stage (DualPipe: both) */
     double params_on_gpu;         /* parameters held by this GPU's model-parallel shard */
     double inflight_microbatches; /* micro-batches of activations held at peak */
     double act_per_layer_bytes;   /* one layer, one micro-batch */
@@ -958,7 +962,9 @@ TP_API tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err);
 
 /**
  * Memory of pipeline stage `stage` (0-based) for a validated config.
- * The caller must have validated c (tp_config_validate).
+ * The caller must have validated c (tp_config_validate). Under
+ * TP_SCHED_DUALPIPE `stage` is the pipeline rank, and the memory is that
+ * GPU's: stages stage and pp-1-stage together (memory.c header 4).
  */
 TP_API void tp_memory_stage(const tp_config *c, const tp_params *p, int64_t stage, tp_memory *out);
 
@@ -968,7 +974,8 @@ TP_API void tp_flops_eval(const tp_config *c, const tp_params *p, tp_flops *out)
 /** Layers on pipeline stage `stage` under the config's split. */
 TP_API int64_t tp_stage_layers(const tp_train *t, int64_t num_layers, int64_t stage);
 
-/** Pipeline bubble fractions for p stages, m micro-batches, v virtual stages. */
+/** Pipeline bubble fractions for p stages, m micro-batches, v virtual stages
+ *  (DualPipe: with forward = input gradient = weight gradient, eval.c). */
 TP_API double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bubble_def def);
 
 #ifdef __cplusplus

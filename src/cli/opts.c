@@ -186,7 +186,9 @@ static const cli_flag help_rows[] = {
     {"--no-sp", NULL, NULL, "off when --tp = 1",
      "no sequence parallelism", .group = G_LAYOUT},
     {"--schedule", NULL, NULL, NULL,
-     "pipeline schedule (interleaved when --vpp > 1)", .group = G_LAYOUT},
+     "pipeline schedule (interleaved when --vpp > 1; dualpipe: DeepSeek's, pp even, "
+     "micro-batches per step even and >= 2*pp, never searched)",
+     .group = G_LAYOUT},
     {"--first-stage-layers", "N", "layers", "even split",
      "layers on the first pipeline stage", .group = G_LAYOUT},
     {"--last-stage-layers", "N", "layers", "even split",

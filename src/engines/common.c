@@ -55,6 +55,20 @@ void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine)
                  engine);
 }
 
+/* DualPipe (--schedule dualpipe, DeepSeek-V3's): none of the engines
+ * trainplan writes for runs it (deepseek-ai/DualPipe is a library of its
+ * own, with a model written for it); the file keeps the engine's 1F1B. */
+void eng_note_dualpipe(notes *n, const tp_config *c, const char *engine, const char *also)
+{
+    if (c->train.schedule == TP_SCHED_DUALPIPE && c->train.pp > 1)
+        eng_note(n,
+                 "DualPipe schedule (--schedule dualpipe): %s has no DualPipe%s; written as "
+                 "1F1B, whose bubble is (pp-1)(F+B) against DualPipe's (pp/2-1)(F&B+B-3W), with "
+                 "one stage per rank (half DualPipe's parameters)%s",
+                 engine, also ? also : "",
+                 c->train.ep > 1 ? " and the expert-parallel all-to-all exposed" : "");
+}
+
 /* Append text as comment lines: "<prefix><lead>" then continuation lines
  * indented by `indent` spaces after the prefix, wrapped at WRAP_COLS. */
 void eng_wrap(sbuf *out, const char *prefix, const char *lead, size_t indent, const char *text)

@@ -57,6 +57,13 @@
 #include "io.h"
 #include "io_internal.h"
 
+/* PyTorch pipelining's ScheduleDualPipeV (torch/distributed/pipelining/
+ * schedules.py) is the "cut-in-half" DualPipeV: pp/2 ranks of two stages
+ * each (deepseek-ai/DualPipe README), not DualPipe's layout. */
+#define TITAN_DUALPIPEV                                                                            \
+    " (PyTorch's ScheduleDualPipeV is the cut-in-half variant, stages i and 2n-1-i on n ranks, "   \
+    "not this layout)"
+
 /* ------------------------------------------------------------------ */
 /* torchtitan                                                           */
 /* ------------------------------------------------------------------ */
@@ -615,6 +622,7 @@ tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *
     titan_parallelism(&b, c, r, &nx);
     titan_checkpoint(&b, c, &nx);
     eng_note_fp8_act_cache(&nx, c, "torchtitan");
+    eng_note_dualpipe(&nx, c, "torchtitan", TITAN_DUALPIPEV);
 
     sbuf doc = {0};
     eng_header(&doc, "# ",
@@ -847,6 +855,7 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     const titan_flavor *fl = titan_match(&c->model, false);
     const titan_family_flavor *ff = fl ? NULL : titan_family_match(&c->model);
     eng_note_fp8_act_cache(&nx, c, "torchtitan");
+    eng_note_dualpipe(&nx, c, "torchtitan", TITAN_DUALPIPEV);
     sbuf body = {0};
     if (ff)
         py_family_model(&body, c, ff, &nx);

@@ -29,7 +29,7 @@
 const char *const tp_io_mlp_names[] = {"gelu", "swiglu", "squared-relu", "geglu", NULL};
 const char *const tp_io_norm_names[] = {"layernorm", "rmsnorm", NULL};
 const char *const tp_io_qk_norm_names[] = {"none", "head", "full", NULL};
-const char *const tp_io_sched_names[] = {"1f1b", "interleaved", "gpipe", NULL};
+const char *const tp_io_sched_names[] = {"1f1b", "interleaved", "gpipe", "dualpipe", NULL};
 const char *const tp_io_recomp_names[] = {"none", "selective", "full", NULL};
 const char *const tp_io_prec_names[] = {"bf16", "fp16", "fp8", NULL};
 const char *const tp_io_grad_names[] = {"bf16", "fp32", NULL};
@@ -51,7 +51,8 @@ const char *const tp_io_pos_names[] = {"rotary", "learned", "alibi", NULL};
 const char *const tp_io_rope_names[] = {"none", "llama3", NULL};
 const char *const tp_io_pp_split_names[] = {"megatron", "in-order", NULL}; /* = tp_pp_split */
 
-static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE};
+static const tp_schedule sched_vals[] = {TP_SCHED_1F1B, TP_SCHED_INTERLEAVED, TP_SCHED_GPIPE,
+                                          TP_SCHED_DUALPIPE};
 static const tp_recompute recomp_vals[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE,
                                            TP_RECOMPUTE_FULL};
 static const tp_precision prec_vals[] = {TP_PREC_BF16, TP_PREC_FP16, TP_PREC_FP8};

@@ -83,10 +83,19 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
     }
 
     /* Stages are numbered as in the text report and the JSON: 0-based, said so. */
-    fprintf(f,
-            "\n### Memory per GPU (heaviest: pipeline stage %" PRId64 ", 0-based, of %" PRId64
-            "; %" PRId64 " layers)\n\n",
-            m->stage, t->pp, m->layers);
+    if (t->schedule == TP_SCHED_DUALPIPE) { /* a rank holds two stages (memory.c 4b) */
+        int64_t j = m->stage < t->pp - 1 - m->stage ? m->stage : t->pp - 1 - m->stage;
+        fprintf(f,
+                "\n### Memory per GPU (heaviest: pipeline rank %" PRId64 ", 0-based, of %" PRId64
+                ", holding stages %" PRId64 " and %" PRId64 " under DualPipe; %" PRId64
+                " layers)\n\n",
+                m->stage, t->pp, j, t->pp - 1 - j, m->layers);
+    } else {
+        fprintf(f,
+                "\n### Memory per GPU (heaviest: pipeline stage %" PRId64 ", 0-based, of %" PRId64
+                "; %" PRId64 " layers)\n\n",
+                m->stage, t->pp, m->layers);
+    }
     fputs("| Component | GiB | Share |\n|---|---:|---:|\n", f);
     double tot = m->total_bytes;
     for (size_t k = 0; k < TP_IO_NUM_MEM_PARTS; k++)

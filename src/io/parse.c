@@ -445,6 +445,7 @@ const char *tp_io_schedule_name(tp_schedule s)
     case TP_SCHED_1F1B: return "1f1b";
     case TP_SCHED_INTERLEAVED: return "interleaved";
     case TP_SCHED_GPIPE: return "gpipe";
+    case TP_SCHED_DUALPIPE: return "dualpipe";
     }
     return "unknown";
 }

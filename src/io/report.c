@@ -376,10 +376,19 @@ static void mem_line(FILE *f, const char *label, double bytes)
 static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_memory *m = &r->memory;
+    if (c->train.schedule == TP_SCHED_DUALPIPE) { /* a rank holds two stages (memory.c 4b) */
+        int64_t p = c->train.pp, j = m->stage < p - 1 - m->stage ? m->stage : p - 1 - m->stage;
+        fprintf(f, "\nMemory on the heaviest GPU (pipeline rank %lld, 0-based, of %lld: stages %lld "
+                   "and %lld under DualPipe",
+                (long long)m->stage, (long long)p, (long long)j, (long long)(p - 1 - j));
+    } else {
+        fprintf(f, "\nMemory on the heaviest GPU (pipeline stage %lld, 0-based, of %lld",
+                (long long)m->stage, (long long)c->train.pp);
+    }
     fprintf(f,
-            "\nMemory on the heaviest GPU (pipeline stage %lld, 0-based, of %lld: %lld %s, "
+            ": %lld %s, "
             "%.4g parameters held, %.3g %s of activations in flight)\n",
-            (long long)m->stage, (long long)c->train.pp, (long long)m->layers,
+            (long long)m->layers,
             tp_io_plural((double)m->layers, "layer", "layers"), m->params_on_gpu,
             m->inflight_microbatches,
             tp_io_plural(m->inflight_microbatches, "micro-batch", "micro-batches"));
@@ -495,10 +504,16 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     time_line(f, "optimizer step", t->optimizer_s, t->step_s);
     time_line(f, "step", t->step_s, t->step_s);
     char tps[32], tpg[32];
-    fprintf(f,
-            "  bubble fraction            %.1f%% of the step, (p-1)/(m+p-1) style;\n"
-            "                             %.1f%% of the ideal time, (p-1)/m style\n",
-            100.0 * t->bubble_of_total, 100.0 * t->bubble_of_ideal);
+    if (c->train.schedule == TP_SCHED_DUALPIPE) /* eval.c: F = W, B = 2W */
+        fprintf(f,
+                "  bubble fraction            %.1f%% of the step, (p-2)/(3m+p-2) (DualPipe);\n"
+                "                             %.1f%% of the ideal time, (p-2)/(3m)\n",
+                100.0 * t->bubble_of_total, 100.0 * t->bubble_of_ideal);
+    else
+        fprintf(f,
+                "  bubble fraction            %.1f%% of the step, (p-1)/(m+p-1) style;\n"
+                "                             %.1f%% of the ideal time, (p-1)/m style\n",
+                100.0 * t->bubble_of_total, 100.0 * t->bubble_of_ideal);
     fprintf(f, "  throughput                 %s tokens/s (%s tokens/s per GPU)\n",
             count_text(t->tokens_per_s, tps, sizeof tps),
             count_text(t->tokens_per_s_per_gpu, tpg, sizeof tpg));
@@ -618,20 +633,38 @@ static void coll_row_set(tp_io_coll_row *row, const tp_config *c, const char *na
     row->total_s = row->each_s * count;
 }
 
-/* A hybrid model's heaviest stage: its sublayers (one per mixer and MLP)
- * and its attention layers (src/lib/hybrid.c). */
-static void hybrid_stage_counts(const tp_config *c, const tp_result *r, double *subs, double *attn)
+/* Stage `stage` of a hybrid model: its sublayers (one per mixer and MLP)
+ * and its attention layers (src/lib/hybrid.c), added to subs and attn. */
+static void hybrid_stage_add(const tp_config *c, int64_t stage, double *subs, double *attn)
 {
     const tp_model *m = &c->model;
     int64_t first = 0;
-    for (int64_t s = 0; s < r->memory.stage; s++)
+    for (int64_t s = 0; s < stage; s++)
         first += tp_stage_layers(&c->train, m->num_layers, s);
-    *subs = *attn = 0.0;
-    for (int64_t i = first; i < first + r->memory.layers; i++) {
+    int64_t n = tp_stage_layers(&c->train, m->num_layers, stage);
+    for (int64_t i = first; i < first + n; i++) {
         char k = tp_layer_char(m, i);
         *subs += (k == 'A' || k == 'L' || k == 'S') ? 2.0 : 1.0;
         *attn += (k == 'A' || k == '*') ? 1.0 : 0.0;
     }
+}
+
+/* A hybrid model's heaviest stage: its sublayers and attention layers per
+ * micro-batch; under DualPipe the mean of the rank's two stages, each run
+ * by half the micro-batches. */
+static void hybrid_stage_counts(const tp_config *c, const tp_result *r, double *subs, double *attn)
+{
+    *subs = *attn = 0.0;
+    int64_t st = r->memory.stage, p = c->train.pp;
+    if (c->train.schedule != TP_SCHED_DUALPIPE) {
+        hybrid_stage_add(c, st, subs, attn);
+        return;
+    }
+    int64_t j = st < p - 1 - st ? st : p - 1 - st;
+    hybrid_stage_add(c, j, subs, attn);
+    hybrid_stage_add(c, p - 1 - j, subs, attn);
+    *subs *= 0.5;
+    *attn *= 0.5;
 }
 
 int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max)
@@ -642,6 +675,8 @@ int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *ro
         return 0;
     double T = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
     double mb = (double)r->grad_accum, L = (double)r->memory.layers;
+    if (t->schedule == TP_SCHED_DUALPIPE) /* half the micro-batches through each stage */
+        L *= 0.5;
     double act = T * (double)m->hidden * 2.0;
     double grad_b = t->grad_dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
     double params = r->memory.params_on_gpu;

@@ -19,6 +19,9 @@
  * backward b/v units (b = 2, 3 with full recompute). Idle time inside the
  * makespan is the bubble; for 1F1B it is exactly (p-1)/(m+p-1) of p x
  * makespan, the textbook value (Narayanan et al. 2021, section 2.2).
+ * DualPipe is not simulated (its micro-batches enter from both ends and
+ * every GPU runs two stages; its bubble is the model's, time.c): the
+ * writers say it is not drawn.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +122,8 @@ static double dep_end(const tp_io_sched *s, int64_t st, const tp_io_sched_op *o)
 bool tp_io_sched_run(tp_io_sched *s, tp_schedule sched, int64_t p, int64_t m, int64_t v, double tb)
 {
     memset(s, 0, sizeof *s);
-    if (p < 1 || m < 1 || v < 1 || p * m * v > TP_IO_SCHED_MAX_OPS / 2 || !(tb > 0.0))
+    if (p < 1 || m < 1 || v < 1 || p * m * v > TP_IO_SCHED_MAX_OPS / 2 || !(tb > 0.0) ||
+        sched == TP_SCHED_DUALPIPE)
         return false;
     s->interleaved = v > 1 && m % p == 0 && sched != TP_SCHED_GPIPE;
     if (!s->interleaved)

@@ -41,7 +41,8 @@ typedef struct tp_io_sched {
  * Simulate schedule sched for p stages, m micro-batches, v virtual stages
  * per GPU (interleaving applies when v > 1, m % p == 0 and sched is not
  * GPipe), forward 1/v and backward tb/v units. False when p, m, v < 1,
- * tb <= 0, p x m x v > TP_IO_SCHED_MAX_OPS / 2 or out of memory (*s is
+ * tb <= 0, p x m x v > TP_IO_SCHED_MAX_OPS / 2, sched is DualPipe (not
+ * simulated: its two directions share every GPU) or out of memory (*s is
  * then empty); else free with tp_io_sched_free.
  */
 bool tp_io_sched_run(tp_io_sched *s, tp_schedule sched, int64_t p, int64_t m, int64_t v, double tb);

@@ -98,10 +98,15 @@ static double memory_body(sbuf *b, const tp_config *c, const tp_result *r, doubl
     const char *names[3];
     int n = 0;
     char t0[64], t1[64], t2[64];
-    snprintf(t0, sizeof t0, "stage %" PRId64 " (peak)", r->memory.stage);
+    bool dual = c->train.schedule == TP_SCHED_DUALPIPE; /* per rank: its two stages */
+    snprintf(t0, sizeof t0, "%s %" PRId64 " (peak)", dual ? "rank" : "stage", r->memory.stage);
     rows[n] = &r->memory;
     names[n++] = t0;
-    if (c->train.pp > 1) {
+    if (c->train.pp > 1 && dual && r->stage_first.stage != r->memory.stage) {
+        snprintf(t1, sizeof t1, "rank %" PRId64 " (first)", r->stage_first.stage);
+        rows[n] = &r->stage_first;
+        names[n++] = t1;
+    } else if (c->train.pp > 1 && !dual) {
         if (r->stage_first.stage != r->memory.stage) {
             snprintf(t1, sizeof t1, "stage %" PRId64 " (first)", r->stage_first.stage);
             rows[n] = &r->stage_first;
@@ -276,7 +281,11 @@ static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, dou
               p, m, v, finite_or0(model_bubble), simb);
     double y = y0 + 36.0;
     if (!ok) {
-        label(b, 20.0, y + 14.0, "start", "#333333", "schedule too large to draw");
+        label(b, 20.0, y + 14.0, "start", "#333333",
+              t->schedule == TP_SCHED_DUALPIPE
+                  ? "dualpipe is not drawn (its two directions are not simulated); the bubble "
+                    "above is the model's"
+                  : "schedule too large to draw");
         sb_puts(b, "</g>\n");
         return y + 30.0 - y0;
     }

@@ -1232,6 +1232,27 @@ static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
     note(v, "AdamW moments in bf16, master weights and gradients in fp32 (report section 3.3.3)");
 }
 
+/* DeepSeek-V3's DualPipe (technical report section 3.2.1), where a
+ * pipelined row's notes state it: --schedule dualpipe (config.c checks
+ * its layout; a layout it refuses keeps 1F1B and says why). */
+static void dualpipe_schedule(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    if (c->train.pp <= 1 || !contains(cell(r, "notes"), "DualPipe schedule"))
+        return;
+    tp_error e;
+    if (tp_config_validate(c, &e) != TP_OK)
+        return; /* row_predict reports what is wrong */
+    tp_schedule was = c->train.schedule;
+    c->train.schedule = TP_SCHED_DUALPIPE;
+    if (tp_config_validate(c, &e) != TP_OK) {
+        c->train.schedule = was;
+        note(v, "DualPipe stated but not modelled: %s: %s", e.path, e.message);
+        return;
+    }
+    note(v, "DualPipe schedule (report section 3.2.1): stages i and pp-1-i on rank i, the EP "
+            "all-to-all hidden in its paired chunks");
+}
+
 /* validate --moe-a2a-overlap: the EP all-to-all overlap on a Megatron-Core
  * row whose layout Megatron-Core allows it on (config.c check_a2a_overlap);
  * row_predict turns it off again if it has to pick full recompute. */
@@ -1347,6 +1368,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     node_limited_routing(r, v, &c);
     deepep_dispatch(r, fw, v, &c);
     low_precision_storage(r, v, &c);
+    dualpipe_schedule(r, v, &c);
     if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
         a2a_overlap_where_allowed(&c);
     v->expect_fit = !contains(cell(r, "notes"), "OUT OF MEMORY");

@@ -324,6 +324,11 @@ static tp_status check_a2a_overlap(const tp_config *c, tp_error *err)
                             "the expert-parallel all-to-all overlap needs ep > 1 (Megatron-Core: "
                             "only supported with expert model parallelism), got ep %lld",
                             (long long)t->ep);
+    if (t->schedule == TP_SCHED_DUALPIPE)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
+                            "the expert-parallel all-to-all overlap is Megatron-Core's combined "
+                            "1F1B; the dualpipe schedule overlaps the all-to-all itself (leave "
+                            "the overlap off)");
     if (t->pp > 1 && !(t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1))
         return tp_error_set(err, TP_ERR_INVALID_ARG, A2A_OVERLAP,
                             "the expert-parallel all-to-all overlap needs the interleaved "
@@ -412,6 +417,39 @@ static tp_status check_fp8_recipe(const tp_config *c, tp_error *err)
 /* The pipeline split: Megatron's (uneven first/last stage counts, then
  * an even rest; virtual stages dividing the layers) or PyTorch
  * pipelining's in-order one (tp_train.pp_split). */
+/*
+ * DualPipe's layout (deepseek-ai/DualPipe dualpipe/dualpipe.py DualPipe.step
+ * @ 3da1bbe asserts num_ranks % 2 == 0, num_chunks % 2 == 0 and num_chunks
+ * >= num_ranks * 2): rank i holds stages i and pp-1-i, so pp is even; half
+ * the micro-batches enter at each end. It has no virtual stages. mb < 0:
+ * the micro-batches are not known yet (checked again once they are).
+ */
+static tp_status check_dualpipe(const tp_train *t, int64_t mb, tp_error *err)
+{
+    if (t->schedule != TP_SCHED_DUALPIPE)
+        return TP_OK;
+    if (t->pp < 2 || t->pp % 2 != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.pp",
+                            "the dualpipe schedule needs an even pp >= 2 (rank i holds stages i "
+                            "and pp-1-i), got pp %lld",
+                            (long long)t->pp);
+    if (t->vpp > 1)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
+                            "the dualpipe schedule has no virtual stages (vpp 1), got vpp %lld",
+                            (long long)t->vpp);
+    if (mb >= 0 && mb % 2 != 0)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
+                            "the dualpipe schedule needs an even number of micro-batches per "
+                            "step (half enter at each end), got %lld",
+                            (long long)mb);
+    if (mb >= 0 && mb < 2 * t->pp)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
+                            "the dualpipe schedule needs at least 2*pp = %lld micro-batches per "
+                            "step, got %lld",
+                            (long long)(2 * t->pp), (long long)mb);
+    return TP_OK;
+}
+
 static tp_status check_pp_split(const tp_config *c, tp_error *err)
 {
     const tp_model *m = &c->model;
@@ -489,7 +527,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     REQUIRE_RANGE(t->global_batch, "train.global_batch", 1, TP_MAX_BATCH);
     REQUIRE_RANGE(t->recompute_every, "train.recompute_every", 1, m->num_layers);
     REQUIRE_RANGE(t->pad_vocab_to, "train.pad_vocab_to", 0, TP_MAX_VOCAB);
-    if ((int)t->schedule < 0 || t->schedule > TP_SCHED_GPIPE)
+    if ((int)t->schedule < 0 || t->schedule > TP_SCHED_DUALPIPE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.schedule", "invalid schedule");
     if ((int)t->recompute < 0 || t->recompute > TP_RECOMPUTE_FULL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute", "invalid recompute mode");
@@ -550,7 +588,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "expert layers' layout)",
                             (long long)t->num_gpus, (long long)etp, (long long)t->ep,
                             (long long)t->pp);
-    if ((st = check_pp_split(c, err)) != TP_OK)
+    if ((st = check_dualpipe(t, -1, err)) != TP_OK || (st = check_pp_split(c, err)) != TP_OK)
         return st;
     if (dp * t->micro_batch > TP_MAX_BATCH || t->global_batch % (t->micro_batch * dp) != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
@@ -562,6 +600,8 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per step, got %lld",
                             (long long)t->pp, (long long)mb);
+    if ((st = check_dualpipe(t, mb, err)) != TP_OK)
+        return st;
     if (t->recompute_modules & ~TP_RC_ALL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",
                             "unknown recompute module bits 0x%x",

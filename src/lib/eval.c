@@ -16,6 +16,16 @@ double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bub
     if (p <= 1 || m <= 0)
         return 0.0;
     double pp = (double)p, mm = (double)m;
+    if (s == TP_SCHED_DUALPIPE) {
+        /* deepseek-ai/DualPipe README: (p/2 - 1)(F&B + B - 3W), B the full
+         * backward, F&B a forward and a backward overlapped. With F = 1, the
+         * input gradient 1 and the weight gradient W = 1 (B = 2, the
+         * uniform convention behind 1F1B's (p-1)/m) and F&B = F + B = 3
+         * (only communication hides): p - 2 units against m(F + B) = 3m. */
+        if (def == TP_BUBBLE_OF_IDEAL)
+            return (pp - 2.0) / (3.0 * mm);
+        return (pp - 2.0) / (3.0 * mm + pp - 2.0);
+    }
     double vv = (s == TP_SCHED_INTERLEAVED && v > 1) ? (double)v : 1.0;
     /* Narayanan et al. 2021: bubble / ideal = (p-1)/(v*m); as a share of
      * the whole step (zero-bubble README convention): (p-1)/(v*m + p-1). */
@@ -62,6 +72,10 @@ void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_res
      * gap: under Megatron's split a MoE layer pattern that puts more MoE
      * layers on a later middle stage is not checked. */
     int64_t p = c->train.pp;
+    if (c->train.schedule == TP_SCHED_DUALPIPE) { /* every rank holds a stage pair */
+        tp__memory_dualpipe(c, padded, r, acts, have);
+        return;
+    }
     tp_memory mid[2];
     int64_t stages[4];
     int n = tp__checked_stages(&c->train, &c->model, stages);

@@ -68,6 +68,11 @@ void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_res
                              double *acts, bool *have);
 void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
                            tp_memory *const *out, double *acts, bool *have);
+/* Under DualPipe (memory.c header 4b): every pipeline rank's memory (its
+ * two stages), rank 0 as stage_first, rank p-1 (the same pair) as
+ * stage_last, the heaviest as r->memory. */
+void tp__memory_dualpipe(const tp_config *c, const tp_params *P, tp_result *r, double *acts,
+                         bool *have);
 
 /**
  * An all-to-all on a group spanning nodes whose bytes per rank are split

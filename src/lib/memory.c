@@ -70,6 +70,17 @@
  * 4. Micro-batches in flight at peak (formulas.md 3.4): no PP 1; 1F1B
  *    min(m, p - i) on stage i; interleaved (p - i)*(1 + (p-1)/(p*v)) capped
  *    at m; GPipe m.
+ * 4b. DualPipe (TP_SCHED_DUALPIPE; deepseek-ai/DualPipe dualpipe/dualpipe.py
+ *    DualPipe.step @ 3da1bbe): the GPU at pipeline rank r holds stage
+ *    j = min(r, p-1-r) of one direction and stage p-1-j of the other, each
+ *    with its own weights, gradients and optimizer state (the README's 2x
+ *    parameters; ranks 0 and p-1 hold the embedding and the head). Its
+ *    forwards before the first backward are 2(p/2 - j - 1) + (j + 1) of
+ *    stage j and j + 1 of stage p-1-j, and the main loop runs one more
+ *    forward of stage j before a backward of stage p-1-j: p - j chunks of
+ *    stage j and j + 1 of stage p-1-j, p + 1 in all (the README's PP + 1),
+ *    which is p - i on either stage i, 1F1B's count. memory_rank_pair adds
+ *    the two stages; the CUDA context and NCCL buffers are counted once.
  * 5. Logits on the last stage (formulas.md 3.5): the fp32 output-layer
  *    input 4*T*h/t plus the loss peak opts.ce_bytes_per_logit * T*V/t when
  *    the cross-entropy is not fused (Megatron's estimator counts 4, the fp32
@@ -541,6 +552,7 @@ static double inflight_microbatches(const tp_train *t, int64_t stage, int64_t m)
         double n = (p - (double)stage) * (1.0 + (p - 1.0) / (p * v));
         return n < mm ? n : mm;
     }
+    case TP_SCHED_DUALPIPE: /* p - i on stage i (header 4b); m >= 2p: never capped */
     case TP_SCHED_1F1B:
     default: {
         double n = p - (double)stage;
@@ -793,12 +805,76 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     out->layers = layers;
 }
 
+/* The GPU at pipeline rank `rank` under DualPipe (header 4b): its two
+ * stages added, the fixed parts once, the checks of memory_stage redone. */
+static void memory_rank_pair(const tp_config *c, const tp_params *P, const mem_shared *x,
+                             int64_t rank, tp_memory *out)
+{
+    int64_t p = c->train.pp;
+    int64_t j = rank < p - 1 - rank ? rank : p - 1 - rank;
+    tp_memory hi;
+    memory_stage(c, P, x, j, layers_of(c, j), out);
+    memory_stage(c, P, x, p - 1 - j, layers_of(c, p - 1 - j), &hi);
+    out->weights_bytes += hi.weights_bytes;
+    out->weights_gathered_bytes += hi.weights_gathered_bytes;
+    out->grads_bytes += hi.grads_bytes;
+    out->optimizer_bytes += hi.optimizer_bytes;
+    out->activations_bytes += hi.activations_bytes;
+    out->logits_bytes += hi.logits_bytes;
+    out->fragmentation_bytes += hi.fragmentation_bytes; /* linear in the dynamic parts */
+    out->params_on_gpu += hi.params_on_gpu;
+    out->frozen_params += hi.frozen_params;
+    out->inflight_microbatches += hi.inflight_microbatches;
+    if (hi.act_per_layer_bytes > out->act_per_layer_bytes)
+        out->act_per_layer_bytes = hi.act_per_layer_bytes;
+    out->host_bytes += hi.host_bytes;
+    out->nvme_bytes += hi.nvme_bytes;
+    out->act_host_bytes += hi.act_host_bytes;
+    out->host_more = out->host_more || hi.host_more;
+    out->total_bytes = out->weights_bytes + out->weights_gathered_bytes + out->grads_bytes +
+                       out->optimizer_bytes + out->activations_bytes + out->logits_bytes +
+                       out->comm_buffers_bytes + out->framework_bytes + out->fragmentation_bytes;
+    out->headroom_bytes = out->capacity_bytes - out->total_bytes;
+    out->host_fits = true;
+    if (out->host_bytes > 0.0 && c->opts.host_mem_bytes_per_node > 0.0) {
+        out->host_gpus = tp_gpus_per_node(&c->train, &c->gpu);
+        out->host_fits =
+            out->host_bytes * (double)out->host_gpus <= c->opts.host_mem_bytes_per_node;
+    }
+    out->fits = out->total_bytes <= out->capacity_bytes && out->host_fits;
+    out->stage = rank;
+    out->layers += hi.layers;
+}
+
 void tp_memory_stage(const tp_config *c, const tp_params *P, int64_t stage, tp_memory *out)
 {
     stage_layers sl = layers_of(c, stage);
     mem_shared x;
+    if (c->train.schedule == TP_SCHED_DUALPIPE) {
+        mem_shared_init(c, P, P->num_moe_layers > 0, &x, NULL, NULL);
+        memory_rank_pair(c, P, &x, stage, out);
+        return;
+    }
     mem_shared_init(c, P, sl.n_moe > 0, &x, NULL, NULL);
     memory_stage(c, P, &x, stage, sl, out);
+}
+
+void tp__memory_dualpipe(const tp_config *c, const tp_params *P, tp_result *r, double *acts,
+                         bool *have)
+{
+    mem_shared x;
+    mem_shared_init(c, P, P->num_moe_layers > 0, &x, acts, have);
+    int64_t p = c->train.pp;
+    memory_rank_pair(c, P, &x, 0, &r->stage_first);
+    r->stage_last = r->stage_first; /* rank p-1 holds the same two stages */
+    r->stage_last.stage = p - 1;
+    r->memory = r->stage_first;
+    for (int64_t j = 1; j < p / 2; j++) {
+        tp_memory m;
+        memory_rank_pair(c, P, &x, j, &m);
+        if (m.total_bytes > r->memory.total_bytes)
+            r->memory = m;
+    }
 }
 
 void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,

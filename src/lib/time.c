@@ -92,7 +92,10 @@
  *    (forward + backward + recompute + exposed TP/CP/EP), stage 0 adding
  *    the embedding and the last stage the logits and loss; the step is
  *    m * t_max + (sum_i t_i - t_max) / v: the bubble is (p-1)(t_f+t_b)/v
- *    for uniform stages (1F1B, GPipe v = 1; interleaved v).
+ *    for uniform stages (1F1B, GPipe v = 1; interleaved v). DualPipe
+ *    (dualpipe_step): the busiest rank's m chunks at its stage pair's mean,
+ *    the EP all-to-all hidden in its paired chunks, the bubble
+ *    (p/2 - 1)(F&B + B - 3W), the p2p overlapped as the interleaved one's.
  *    Expert groups follow Megatron-Core's expert rank order ETP, EP, EDP, PP
  *    (parallel_state.py): the EP group's members are t_e ranks apart, so it
  *    stays inside a node when t_e * e <= the node, whatever c is.
@@ -660,7 +663,8 @@ static void ep_part(const ctx *x, cost *o, module_parts *mp)
 static void ep_overlap_part(const ctx *x, cost *o, double pre_f, double pre_b)
 {
     const tp_config *c = x->c;
-    if (!c->opts.moe_a2a_overlap || c->train.ep <= 1)
+    /* DualPipe pairs a forward with a backward the same way (dualpipe_step) */
+    if (!(c->opts.moe_a2a_overlap || c->train.schedule == TP_SCHED_DUALPIPE) || c->train.ep <= 1)
         return;
     double a2a = 0.25 * (o->ep_f + o->ep_b); /* one of the four */
     double mlp_f = o->fwd - pre_f, mlp_b = o->bwd - pre_b;
@@ -1201,6 +1205,101 @@ static double ep_paired(const tp_train *t, double m, double v, int64_t r)
     return warm < passes ? (passes - warm) / v : 0.0;
 }
 
+/* What a stage's cost is built from (tp__step_time), for the stages
+ * DualPipe pairs (dualpipe_step); cross and kinds are read only for
+ * models that have cross layers or are hybrid. */
+typedef struct stage_kit {
+    const ctx *x;
+    const cost *dense, *moe, *emb, *head, *cross, *kinds;
+    double blk;
+    bool hybrid;
+} stage_kit;
+
+/* Per-micro-batch cost of pipeline stage s, as tp__step_time builds its
+ * first, last and middle stages. */
+static cost stage_at(const stage_kit *k, int64_t s)
+{
+    const tp_train *t = &k->x->c->train;
+    const tp_model *m = &k->x->c->model;
+    int64_t L = m->num_layers, n = tp_stage_layers(t, L, s);
+    int64_t f = tp__stage_first_layer(t, L, s);
+    double nm = (double)tp__stage_moe_layers(t, m, s);
+    bool first = s == 0, last = s == t->pp - 1;
+    cost st = k->hybrid ? tp__time_hybrid_stage(m, k->kinds, f, n, first, last, k->emb, k->head,
+                                                k->blk)
+                        : stage_cost(k->dense, k->moe, (double)n - nm, nm, first, last, k->emb,
+                                     k->head, k->blk);
+    add_cross(&st, k->x, k->cross, f, n);
+    return st;
+}
+
+/*
+ * Paired forward-and-backward chunks (F&B) of the GPU at pipeline rank j
+ * under DualPipe (deepseek-ai/DualPipe dualpipe/dualpipe.py DualPipe.step
+ * @ 3da1bbe), with H = p/2 and j = min(rank, p-1-rank): step 4 runs
+ * C/2 - p + j + 1 rounds of two, step 5 H - j - 1 more, so
+ * C - 3H + j + 1; the middle ranks (j = H - 1) run their first pair apart
+ * ("we don't overlap these two chunks"): one fewer. The other chunks run
+ * alone.
+ */
+static double dualpipe_pairs(double m, int64_t p, int64_t j)
+{
+    double H = (double)(p / 2);
+    double n = m - 3.0 * H + (double)j + 1.0 - (j == p / 2 - 1 ? 1.0 : 0.0);
+    return n > 0.0 ? n : 0.0;
+}
+
+/*
+ * DualPipe's step (TP_SCHED_DUALPIPE; DeepSeek-V3 report arXiv 2412.19437
+ * section 3.2.1; deepseek-ai/DualPipe @ 3da1bbe). The GPU at rank j
+ * (j < p/2; rank p-1-j runs the mirror image) holds stages j and p-1-j
+ * and runs half the m micro-batches through each: m chunks of the pair's
+ * mean cost. Each of its F&B chunks (dualpipe_pairs) hides the EP
+ * all-to-all as Megatron-Core's combined 1F1B does (ep_overlap_part's
+ * ep_hid, up to eff.overlap and never more than the computation beside
+ * it), on every rank, with no virtual stages needed. The busiest rank
+ * sets the step. Its bubble is the README's (p/2 - 1)(F&B + B - 3W), F
+ * the forward chunk, B the full backward chunk (recompute included), W
+ * its weight-gradient part, F&B = F + B less what the pair hides (two
+ * chunks' computation does not overlap; their communication does), all
+ * the pair's means with their exposed TP/CP/EP collectives. trainplan's
+ * backward is not split in two: W is taken as the forward's GEMM time
+ * (gemm_fwd): a weight-gradient GEMM has the shape of its forward GEMM
+ * (header 1), and the attention core, norms and element-wise work have
+ * no weight gradient. Sets the compute, recompute, TP, CP, EP and bubble
+ * parts of tm.
+ */
+static void dualpipe_step(const stage_kit *k, double m, tp_time *tm)
+{
+    int64_t p = k->x->c->train.pp;
+    cost crit;
+    cost_zero(&crit);
+    double busy = -1.0, pairs = 0.0;
+    for (int64_t j = 0; j < p / 2; j++) {
+        cost a = stage_at(k, j), b = stage_at(k, p - 1 - j), pair;
+        cost_zero(&pair);
+        cost_axpy(&pair, 0.5, &a);
+        cost_axpy(&pair, 0.5, &b);
+        double n = dualpipe_pairs(m, p, j);
+        double t = m * stage_time(&pair) - n * pair.ep_hid;
+        if (t > busy) {
+            busy = t;
+            crit = pair;
+            pairs = n;
+        }
+    }
+    tm->compute_s = m * compute_of(&crit);
+    tm->recompute_s = m * crit.recomp;
+    tm->tp_comm_s = m * (crit.tp_f + crit.tp_b);
+    tm->cp_comm_s = m * (crit.cp_f + crit.cp_b);
+    tm->ep_comm_s = m * (crit.ep_f + crit.ep_b) - pairs * crit.ep_hid;
+    double F = crit.fwd + crit.tp_f + crit.cp_f + crit.ep_f;
+    double B = crit.bwd + crit.recomp + crit.tp_b + crit.cp_b + crit.ep_b;
+    double W = crit.gemm_fwd;
+    double bubble = (double)(p / 2 - 1) * (F + B - crit.ep_hid + B - 3.0 * W);
+    tm->bubble_s = bubble > 0.0 ? bubble : 0.0;
+}
+
 static const char *bottleneck_of(const tp_time *tm, bool nvme)
 {
     struct {
@@ -1278,7 +1377,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
     int64_t L = m->num_layers, p = t->pp;
     double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
-    int64_t L0 = r->stage_first.layers; /* tp_stage_layers(t, L, 0), memory.c's */
+    bool dual = t->schedule == TP_SCHED_DUALPIPE; /* memory.c: a rank's two stages */
+    int64_t L0 = dual ? tp_stage_layers(t, L, 0) : r->stage_first.layers; /* memory.c's */
     double nm0 = (double)tp__stage_moe_layers(t, m, 0);
     bool hybrid = tp__is_hybrid(m);
     cost kinds[TP__KINDS]; /* set (and read) for hybrid models only: the hot path skips it */
@@ -1299,7 +1399,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     int64_t crit_rank = 0; /* its pipeline rank (ep_paired) */
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
     if (p > 1) {
-        int64_t Ll = r->stage_last.layers; /* tp_stage_layers(t, L, p - 1) */
+        int64_t Ll = dual ? tp_stage_layers(t, L, p - 1) : r->stage_last.layers;
         double nml = (double)tp__stage_moe_layers(t, m, p - 1);
         cost stl =
             hybrid ? tp__time_hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
@@ -1346,16 +1446,21 @@ void tp__step_time(const tp_config *c, tp_result *r)
         }
     }
 
-    tm->compute_s = mb * compute_of(&crit);
-    tm->recompute_s = mb * crit.recomp;
-    tm->tp_comm_s = mb * (crit.tp_f + crit.tp_b);
-    tm->cp_comm_s = mb * (crit.cp_f + crit.cp_b);
-    tm->ep_comm_s = mb * (crit.ep_f + crit.ep_b);
-    if (crit.ep_hid > 0.0) /* opts.moe_a2a_overlap: the paired passes hide some */
-        tm->ep_comm_s -= ep_paired(t, mb, v, crit_rank) * crit.ep_hid;
-    tm->bubble_s = p > 1 ? (tsum - tmax) / v : 0.0;
-    if (tm->bubble_s < 0.0)
-        tm->bubble_s = 0.0;
+    if (dual) {
+        const stage_kit kit = {&x, &dense, &moe, &emb, &head, &cross, kinds, blk, hybrid};
+        dualpipe_step(&kit, mb, tm);
+    } else {
+        tm->compute_s = mb * compute_of(&crit);
+        tm->recompute_s = mb * crit.recomp;
+        tm->tp_comm_s = mb * (crit.tp_f + crit.tp_b);
+        tm->cp_comm_s = mb * (crit.cp_f + crit.cp_b);
+        tm->ep_comm_s = mb * (crit.ep_f + crit.ep_b);
+        if (crit.ep_hid > 0.0) /* opts.moe_a2a_overlap: the paired passes hide some */
+            tm->ep_comm_s -= ep_paired(t, mb, v, crit_rank) * crit.ep_hid;
+        tm->bubble_s = p > 1 ? (tsum - tmax) / v : 0.0;
+        if (tm->bubble_s < 0.0)
+            tm->bubble_s = 0.0;
+    }
     if (p > 1) {
         /* one activation forward and one gradient backward per micro-batch
          * and virtual stage; sharded t ways (SP, or Megatron's scatter/gather
@@ -1364,8 +1469,11 @@ void tp__step_time(const tp_config *c, tp_result *r)
         double p2p = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_P2P, X, &x.pp_pl);
         double raw = mb * 2.0 * v * p2p;
         /* the interleaved schedule overlaps p2p with compute (Megatron-Core
-         * overlap_p2p_comm); 1F1B and GPipe wait for every transfer */
-        tm->pp_comm_s = v > 1.0 ? exposed(raw, tm->compute_s, x.ov) : raw;
+         * overlap_p2p_comm), DualPipe too (its README: "full overlap of
+         * forward and backward computation-communication phases"; report
+         * section 3.2.1, recalled: the PP communication fully hidden);
+         * 1F1B and GPipe wait for every transfer */
+        tm->pp_comm_s = v > 1.0 || dual ? exposed(raw, tm->compute_s, x.ov) : raw;
     }
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
     if (t->offload_params != TP_OFFLOAD_NONE) {

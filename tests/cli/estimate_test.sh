@@ -321,7 +321,7 @@ expect_error 'trainplan: error: --global-batch-tokens: 1000 tokens is not a mult
     estimate --global-batch-tokens 1000
 expect_error 'trainplan: error: --precision: unknown value "bf17" (did you mean "bf16"? expected one of bf16|fp16|fp8)' \
     estimate --precision bf17
-expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one of 1f1b|interleaved|gpipe)' \
+expect_error 'trainplan: error: --schedule: unknown value "zigzag" (expected one of 1f1b|interleaved|gpipe|dualpipe)' \
     estimate --schedule zigzag
 expect_error 'trainplan: error: --zero: 4 is out of range [0, 3]' estimate --zero 4
 expect_error 'trainplan: error: --fragmentation: 2 is out of range (0, or [1e-06, 1])' estimate --fragmentation 2
@@ -788,5 +788,32 @@ expect_error 'trainplan: error: --pp-split: the in-order split takes no first/la
     estimate $shape --pp-split in-order --first-stage-layers 16
 expect_error 'trainplan: error: --pp-split: unknown value "front" (expected one of megatron|in-order)' \
     estimate --pp-split front
+
+# ---------------------------------------------------------------- DualPipe
+# --schedule dualpipe (memory.c 4b, time.c dualpipe_step): llama-3-8b on pp
+# 4, dp 2, 16 micro-batches. Rank 0 holds stages 0 and 3 (16 layers) with
+# 4 + 1 = 5 micro-batches in flight; the bubble fraction (p - 2)/(3m + p -
+# 2) = 2/50 (eval.c); the schedule is not drawn.
+dual="--model llama-3-8b --gpus 8 --pp 4 --schedule dualpipe"
+run estimate $dual --global-batch 32 --json
+check_json "dualpipe estimate" \
+    'j["layout"]["schedule"] == "dualpipe"' \
+    'j["memory"]["stage"] == 0 and j["memory"]["layers"] == 16' \
+    'j["memory"]["inflight_microbatches"] == 5' \
+    'j["memory"]["stages"]["last"]["stage"] == 3' \
+    'j["memory"]["stages"]["last"]["peak_bytes"] == j["memory"]["stages"]["first"]["peak_bytes"]' \
+    'j["time"]["bubble_fraction"]["of_total"] == 0.04' \
+    'j["pipeline_schedule"]["drawn"] is False and j["pipeline_schedule"]["schedule"] == "dualpipe"'
+run estimate $dual --global-batch 32
+has "dualpipe text" "Memory on the heaviest GPU (pipeline rank 0, 0-based, of 4: stages 0 and 3 under DualPipe: 16"
+has "dualpipe bubble text" "  bubble fraction            4.0% of the step, (p-2)/(3m+p-2) (DualPipe);"
+expect_error 'trainplan: error: --pp: the dualpipe schedule needs an even pp >= 2 (rank i holds stages i and pp-1-i), got pp 3' \
+    estimate --model llama-3-8b --gpus 6 --pp 3 --schedule dualpipe --global-batch 48
+expect_error 'trainplan: error: --vpp: the dualpipe schedule has no virtual stages (vpp 1), got vpp 2' \
+    estimate $dual --vpp 2 --global-batch 32
+expect_error 'trainplan: error: --global-batch: the dualpipe schedule needs an even number of micro-batches per step (half enter at each end), got 17' \
+    estimate $dual --global-batch 34
+expect_error 'trainplan: error: --global-batch: the dualpipe schedule needs at least 2*pp = 8 micro-batches per step, got 6' \
+    estimate $dual --global-batch 12
 
 finish

@@ -586,6 +586,23 @@ assert ("fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %
 assert "--recompute-modules layernorm,mla_up_proj --fp8-activation-cache" in text
 PY
 done
+# DualPipe is no engine's schedule: each export says so (torchtitan naming
+# PyTorch's DualPipeV apart) and its Reproduce line keeps it
+for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
+    # shellcheck disable=SC2086
+    "$T" export --format "${pair%%:*}" $fa --schedule dualpipe >"$tmp/fd.txt" 2>&1
+    check "${pair%%:*} notes DualPipe" python3 - "$tmp/fd.txt" "${pair#*:}" <<'PY'
+import re, sys
+text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
+extra = (" (PyTorch's ScheduleDualPipeV is the cut-in-half variant, stages i and 2n-1-i on n "
+         "ranks, not this layout)") if sys.argv[2] == "torchtitan" else ""
+assert ("DualPipe schedule (--schedule dualpipe): %s has no DualPipe%s; written as 1F1B, whose "
+        "bubble is (pp-1)(F+B) against DualPipe's (pp/2-1)(F&B+B-3W), with one stage per rank "
+        "(half DualPipe's parameters) and the expert-parallel all-to-all exposed"
+        % (sys.argv[2], extra)) in text, text
+assert "--schedule dualpipe" in text
+PY
+done
 
 # The Reproduce line reproduces the plan: the conventions a framework
 # profile or a flag sets are on it, so its estimate equals the original one

@@ -258,7 +258,8 @@ row_variants "$tmp/mla.csv" deepseekv3-pretrain-2048xH800 "same|id|same" "layers
     "experts128|moe_experts|128 routed" "other|model_name|DeepSeek-V2" \
     "rcbad|recompute|selective (layernorm,bogus)" \
     "nofp8|notes~activations cached in FP8|(left out)" \
-    "nomoments|notes~AdamW moments in BF16|(left out)"
+    "nomoments|notes~AdamW moments in BF16|(left out)" \
+    "nodual|notes~DualPipe schedule|(left out)"
 run validate "$tmp/mla.csv" --json
 check_json "MLA rows" \
     'by_id(j["rows"])["same"]["evaluated"] is True' \
@@ -268,16 +269,27 @@ check_json "MLA rows" \
     'by_id(j["rows"])["other"]["reason"] == "multi-head latent attention (MLA) with no preset for \"DeepSeek-V2\" (the row cannot state the latent ranks)"' \
     'by_id(j["rows"])["rcbad"]["reason"] == "--recompute-modules: unknown recompute module \"bogus\" (known: core_attn,layernorm,mlp,moe,moe_act,shared_experts,mla_up_proj)"'
 # The row's low-precision storage (report section 3.3.3; docs/ACCURACY.md),
-# by hand: stage 1 holds 4 MoE layers and 15 micro-batches in flight, T =
-# 4096 tokens, 156672 B per token and layer with the FP8 cache (test_arch.c
+# by hand, under 1F1B (the row without its DualPipe, "nodual"): stage 1
+# holds 4 MoE layers and 15 micro-batches in flight, T = 4096 tokens,
+# 156672 B per token and layer with the FP8 cache (test_arch.c
 # test_fp8_act_cache), 292480 without: 60 x 4096 x 156672 / 2^30 =
 # 35.859375 GiB, 60 x 4096 x 292480 / 2^30 = 66.943359375 GiB (out of
 # memory, the verdict wrong). FP32 gradients are twice the 16-bit weights;
 # BF16 moments make the optimizer state 4 + 2 x 2 = 8 B of 4 + 2 x 4 = 12.
+# Under DualPipe (the row as it is; memory.c header 4b) the heaviest GPU is
+# rank 0: stage 0 (the 3 dense layers, 16 micro-batches in flight) and
+# stage 15 (3 MoE layers and the MTP module, 1 in flight). A dense layer
+# stores per token the norms' inputs 28672, the latents 4224, the attention
+# output 25088 (E5M6), the log-sum-exp 512, the SwiGLU input 2f x 2 B =
+# 73728 and the FC2 input 18432 x 1.03125 = 19008 (fp8 tiles): 151232 B;
+# the MTP module its eh_proj input 7168 x 6.0625 = 43456 (2h in fp8 tiles,
+# with the 4h of its norms' inputs) and a MoE layer 156672: 200128 B.
+# 4096 x (16 x 3 x 151232 + 3 x 156672 + 200128) / 2^30 = 7929280 / 2^18
+# = 30.247802734375 GiB.
 pycheck "DeepSeek-V3 low-precision storage" "$tmp/out" <<'PY'
 import json, sys
 rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-ds = rows["deepseekv3-pretrain-2048xH800"]
+ds = rows["nodual"]
 mem = ds["predicted"]["memory_breakdown_gib"]
 assert ds["fit"]["predicted"] == "fits" and ds["fit"]["correct"], ds["fit"]
 assert mem["stage"] == 1 and mem["activations"] == 35.859375, mem
@@ -286,14 +298,25 @@ assert ds["assumptions"].endswith(
     "activations cached in fp8 (the linear layers' inputs; the attention output in E5M6; the MoE "
     "SwiGLU input, its output recomputed; report section 3.3.3); AdamW moments in bf16, master "
     "weights and gradients in fp32 (report section 3.3.3)"), ds["assumptions"]
+dual = rows["deepseekv3-pretrain-2048xH800"]
+dm = dual["predicted"]["memory_breakdown_gib"]
+assert dm["stage"] == 0 and dm["activations"] == 30.247802734375, dm
+assert dual["fit"]["predicted"] == "fits" and dual["fit"]["correct"], dual["fit"]
+assert dual["assumptions"].endswith(
+    "AdamW moments in bf16, master weights and gradients in fp32 (report section 3.3.3); DualPipe "
+    "schedule (report section 3.2.1): stages i and pp-1-i on rank i, the EP all-to-all hidden in "
+    "its paired chunks"), dual["assumptions"]
 off = rows["nofp8"]
-assert off["predicted"]["memory_breakdown_gib"]["activations"] == 66.943359375, off
+# without the cache rank 2 is the heaviest: stages 2 and 13, 4 MoE layers
+# each, 14 + 3 = 17 micro-batches in flight: 68 x 292480 / 2^18 GiB
+assert off["predicted"]["memory_breakdown_gib"]["stage"] == 2, off
+assert off["predicted"]["memory_breakdown_gib"]["activations"] == 75.869140625, off
 assert off["fit"]["predicted"] == "out of memory" and not off["fit"]["correct"], off["fit"]
 assert "fp8" not in off["assumptions"] and "bf16" not in off["assumptions"], off["assumptions"]
 nom = rows["nomoments"]["predicted"]["memory_breakdown_gib"]
-assert nom["activations"] == 35.859375 and nom["grads"] == nom["weights"], nom
-assert abs(nom["optimizer"] * 8 / 12 / mem["optimizer"] - 1) < 1e-12, (nom, mem)
-assert rows["nomoments"]["assumptions"].endswith("report section 3.3.3)"), rows["nomoments"]
+assert nom["activations"] == 30.247802734375 and nom["grads"] == nom["weights"], nom
+assert abs(nom["optimizer"] * 8 / 12 / dm["optimizer"] - 1) < 1e-12, (nom, dm)
+assert rows["nomoments"]["assumptions"].endswith("in its paired chunks"), rows["nomoments"]
 PY
 
 # ---- named presets: gpt-oss-120b is not the GPT family its name suggests ----
