@@ -378,8 +378,9 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
     const tp_memory *m = &r->memory;
     if (c->train.schedule == TP_SCHED_DUALPIPE) { /* a rank holds two stages (memory.c 4b) */
         int64_t p = c->train.pp, j = m->stage < p - 1 - m->stage ? m->stage : p - 1 - m->stage;
-        fprintf(f, "\nMemory on the heaviest GPU (pipeline rank %lld, 0-based, of %lld: stages %lld "
-                   "and %lld under DualPipe",
+        fprintf(f,
+                "\nMemory on the heaviest GPU (pipeline rank %lld, 0-based, of %lld: stages %lld "
+                "and %lld under DualPipe",
                 (long long)m->stage, (long long)p, (long long)j, (long long)(p - 1 - j));
     } else {
         fprintf(f, "\nMemory on the heaviest GPU (pipeline stage %lld, 0-based, of %lld",
@@ -388,9 +389,8 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
     fprintf(f,
             ": %lld %s, "
             "%.4g parameters held, %.3g %s of activations in flight)\n",
-            (long long)m->layers,
-            tp_io_plural((double)m->layers, "layer", "layers"), m->params_on_gpu,
-            m->inflight_microbatches,
+            (long long)m->layers, tp_io_plural((double)m->layers, "layer", "layers"),
+            m->params_on_gpu, m->inflight_microbatches,
             tp_io_plural(m->inflight_microbatches, "micro-batch", "micro-batches"));
     fprintf(f, "  %-26s %14s %13s\n", "component", "GiB (2^30 B)", "GB (1e9 B)");
     mem_line(f, "weights", m->weights_bytes);
