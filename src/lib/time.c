@@ -116,7 +116,7 @@
  *    the ZeRO parameter all-gather moves half the bytes and the update
  *    writes fp8 weights.
  *
- * 9. Optimizer offload (tp_train.offload_optimizer = f; offload_time):
+ * 9. Optimizer offload (tp_train.offload_optimizer = f; time_offload.c):
  *    f of the update runs on the CPU: gradients down (grad bytes) and
  *    weights up (weight bytes) over PCIe at opts.pcie_bw_bytes_per_s, the
  *    CPU Adam at opts.host_mem_bw_bytes_per_s / GPUs per node reading and
@@ -131,12 +131,12 @@
  *    difference from a self-attention layer on the stages that hold them
  *    (with CP they keep the self-attention's ring exchange: an
  *    over-estimate, stated in vision.c).
- * 11. Parameter offload (offload_params; param_offload_time): per gather
+ * 11. Parameter offload (offload_params; time_offload.c): per gather
  *    the weight shard comes up over PCIe (NVMe: the node's drives shared by
  *    its GPUs, the slower of the two), prefetched under compute up to
  *    eff.overlap as ZeRO-3's gathers, and goes back after the update; in
  *    dp_comm_s (param_offload_s). Activation offload (offload_act_layers;
- *    act_offload_time): the offloaded layers' activations down during the
+ *    time_offload.c): the offloaded layers' activations down during the
  *    forward and up during the backward, each hidden under that pass up to
  *    eff.overlap; in recompute_s (act_offload_s). FP8 recipes
  *    (fp8_recipe): the cast bytes of header 3 scaled (fp8_cast_ratio),
@@ -180,16 +180,6 @@ static double comm_of(const cost *x)
 static double stage_time(const cost *x)
 {
     return compute_of(x) + x->recomp + comm_of(x);
-}
-
-static double max2(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-static double min2(double a, double b)
-{
-    return a < b ? a : b;
 }
 
 /*
@@ -1067,6 +1057,21 @@ static double updated_params(const ctx *x, const tp_result *r)
     return b > a ? b : a;
 }
 
+double tp__time_sharded_params(const ctx *x, const tp_result *r, const tp_memory *st)
+{
+    return sharded_params(x, r, st);
+}
+
+double tp__time_updated_params(const ctx *x, const tp_result *r)
+{
+    return updated_params(x, r);
+}
+
+int64_t tp__time_nodes_gpus(const tp_config *c)
+{
+    return nodes_gpus(c);
+}
+
 /* Optimizer step at memory bandwidth (header 8). */
 static double optimizer_time(const ctx *x, const tp_result *r)
 {
@@ -1083,104 +1088,6 @@ static double optimizer_time(const ctx *x, const tp_result *r)
     if (!(f > 0.0))
         return params * bytes / x->mem_bw;
     return (1.0 - f) * params * bytes / x->mem_bw;
-}
-
-/*
- * Optimizer offload (header 9): for the offloaded share f of the parameters
- * this GPU updates, gradients down and 16-bit weights up over PCIe, and the
- * CPU update (the same bytes as on the GPU, at the node's CPU memory
- * bandwidth shared by its GPUs). The gradient copy hides under the last
- * micro-batch's backward (ZeRO-Offload swaps gradients during backward) up
- * to eff.overlap with opts.dp_comm_overlap; the CPU update and the weight
- * upload are exposed (no one-step delayed update).
- */
-static double offload_time(const ctx *x, const tp_result *r, double window_b)
-{
-    const tp_config *c = x->c;
-    const tp_train *t = &c->train;
-    double f = t->offload_optimizer;
-    if (!(f > 0.0))
-        return 0.0;
-    tp_state_bytes bpp;
-    tp_state_bytes_per_param(t, &bpp);
-    double params = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
-    if (r->stage_last.params_on_gpu - r->stage_last.frozen_params > params)
-        params = r->stage_last.params_on_gpu - r->stage_last.frozen_params;
-    double D = (double)x->dp_pl.size;
-    if (x->edp_pl.size == x->dp_pl.size || !(c->model.num_experts > 0))
-        params = f * params / (D > 1.0 ? D : 1.0);
-    else
-        params = f * updated_params(x, r); /* experts sharded over EDP */
-    const tp_options *o = &c->opts;
-    double d2h = params * bpp.grads / o->pcie_bw_bytes_per_s;
-    /* with the parameters offloaded the updated weights stay on the host
-     * (param_offload_time moves them to NVMe when they live there) */
-    double h2d =
-        t->offload_params != TP_OFFLOAD_NONE ? 0.0 : params * bpp.weights / o->pcie_bw_bytes_per_s;
-    double cpu_bw = o->host_mem_bw_bytes_per_s / (double)nodes_gpus(c);
-    double cpu = params * (2.0 * bpp.optimizer + 2.0 * 4.0 + bpp.weights) / cpu_bw;
-    double down = o->dp_comm_overlap ? exposed(d2h, window_b, x->ov) : d2h;
-    return down + cpu + h2d;
-}
-
-/* The rate one GPU's parameter shard moves at: its own PCIe link (ZeRO-
- * Infinity's bandwidth-centric partitioning: every GPU moves its own
- * shard), and from NVMe the node's drives shared by its GPUs, read through
- * a pinned host buffer, so the slower of the two. */
-static double param_offload_bw(const ctx *x)
-{
-    const tp_options *o = &x->c->opts;
-    double bw = o->pcie_bw_bytes_per_s;
-    if (x->c->train.offload_params == TP_OFFLOAD_NVME)
-        bw = min2(bw, o->nvme_bw_bytes_per_s / (double)nodes_gpus(x->c));
-    return bw;
-}
-
-/*
- * Parameter offload (header 10; ZeRO 3): every gather of stage 0's weights
- * first fetches this GPU's shard from the host or NVMe, prefetched under
- * compute (ZeRO-Infinity's overlap-centric design) up to eff.overlap with
- * opts.dp_comm_overlap, one layer's share always exposed: per micro-batch
- * a forward and a backward fetch, or under a pipeline once per step (the
- * stage stays gathered). After the step the updated weight shard goes back
- * (the GPU's update over the same link; the CPU's update only to NVMe).
- */
-static double param_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m,
-                                 double layers0, double *bytes)
-{
-    const tp_config *c = x->c;
-    const tp_train *t = &c->train;
-    tp_state_bytes bpp;
-    tp_state_bytes_per_param(t, &bpp);
-    double w = sharded_params(x, r, &r->stage_first) * bpp.weights;
-    double bw = param_offload_bw(x);
-    double fetch = w / bw;
-    double L = layers0 >= 1.0 ? layers0 : 1.0;
-    bool ovl = c->opts.dp_comm_overlap;
-    double ex_f = ovl ? max2(exposed(fetch, st0->fwd, x->ov), fetch / L) : fetch;
-    double ex_b = ovl ? max2(exposed(fetch, st0->bwd + st0->recomp, x->ov), fetch / L) : fetch;
-    double fetches = t->pp > 1 ? ex_f : m * (ex_f + ex_b);
-    double f = t->offload_optimizer;
-    double back = (1.0 - f) * w / bw;
-    bool nvme = t->offload_params == TP_OFFLOAD_NVME;
-    if (nvme)
-        back += f * w / (c->opts.nvme_bw_bytes_per_s / (double)nodes_gpus(c));
-    *bytes = (t->pp > 1 ? 1.0 : 2.0 * m) * w + (nvme ? 1.0 : 1.0 - f) * w;
-    return fetches + back;
-}
-
-/*
- * Activation offload (header 10): per micro-batch the offloaded layers'
- * activations go down over PCIe during the forward and come back during
- * the backward, each hidden under that pass's compute up to eff.overlap
- * (TE's offload streams are asynchronous).
- */
-static double act_offload_time(const ctx *x, const tp_result *r, const cost *st0, double m,
-                               double *bytes)
-{
-    *bytes = 2.0 * m * r->stage_first.act_host_bytes;
-    double move = r->stage_first.act_host_bytes / x->c->opts.pcie_bw_bytes_per_s;
-    return m * (exposed(move, st0->fwd, x->ov) + exposed(move, st0->bwd, x->ov));
 }
 
 /*
@@ -1225,10 +1132,10 @@ static cost stage_at(const stage_kit *k, int64_t s)
     int64_t f = tp__stage_first_layer(t, L, s);
     double nm = (double)tp__stage_moe_layers(t, m, s);
     bool first = s == 0, last = s == t->pp - 1;
-    cost st = k->hybrid ? tp__time_hybrid_stage(m, k->kinds, f, n, first, last, k->emb, k->head,
-                                                k->blk)
-                        : stage_cost(k->dense, k->moe, (double)n - nm, nm, first, last, k->emb,
-                                     k->head, k->blk);
+    cost st = k->hybrid
+                  ? tp__time_hybrid_stage(m, k->kinds, f, n, first, last, k->emb, k->head, k->blk)
+                  : stage_cost(k->dense, k->moe, (double)n - nm, nm, first, last, k->emb, k->head,
+                               k->blk);
     add_cross(&st, k->x, k->cross, f, n);
     return st;
 }
@@ -1478,16 +1385,16 @@ void tp__step_time(const tp_config *c, tp_result *r)
     tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
     if (t->offload_params != TP_OFFLOAD_NONE) {
         tm->param_offload_s =
-            param_offload_time(&x, r, &st0, mb, (double)L0, &tm->param_offload_bytes);
+            tp__time_param_offload(&x, r, &st0, mb, (double)L0, &tm->param_offload_bytes);
         tm->dp_comm_s += tm->param_offload_s;
     }
     if (t->offload_act_layers > 0) {
-        tm->act_offload_s = act_offload_time(&x, r, &st0, mb, &tm->act_offload_bytes);
+        tm->act_offload_s = tp__time_act_offload(&x, r, &st0, mb, &tm->act_offload_bytes);
         tm->recompute_s += tm->act_offload_s;
     }
     tm->optimizer_s = optimizer_time(&x, r);
     if (t->offload_optimizer > 0.0) {
-        tm->offload_s = offload_time(&x, r, st0.bwd + st0.recomp);
+        tm->offload_s = tp__time_opt_offload(&x, r, st0.bwd + st0.recomp);
         tm->optimizer_s += tm->offload_s;
     }
     tm->step_s = tm->compute_s + tm->recompute_s + tm->tp_comm_s + tm->cp_comm_s + tm->ep_comm_s +

@@ -12,6 +12,16 @@
 
 #include "internal.h"
 
+static inline double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static inline double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 typedef struct ctx {
     const tp_config *c;
     double T;  /* tokens per GPU per micro-batch, b*s/c */
@@ -109,6 +119,21 @@ void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp);
 double tp__time_act_bytes_per_f(const tp_model *m);
 void tp__time_dense_layer(const ctx *x, cost *o);
 void tp__time_moe_layer(const ctx *x, cost *o);
+
+/* time.c's ZeRO shard of a stage's parameters, the larger of the first
+ * and last stages' (the one this GPU updates), GPUs per node. */
+double tp__time_sharded_params(const ctx *x, const tp_result *r, const tp_memory *st);
+double tp__time_updated_params(const ctx *x, const tp_result *r);
+int64_t tp__time_nodes_gpus(const tp_config *c);
+
+/* time_offload.c: the optimizer offload's exposed time (the gradient copy
+ * hidden in window_b), the parameter fetches and write-back (their bytes
+ * in *bytes), the activation copies. */
+double tp__time_opt_offload(const ctx *x, const tp_result *r, double window_b);
+double tp__time_param_offload(const ctx *x, const tp_result *r, const cost *st0, double m,
+                              double layers0, double *bytes);
+double tp__time_act_offload(const ctx *x, const tp_result *r, const cost *st0, double m,
+                            double *bytes);
 
 /* time_vision.c: the tower and projector on stage 0; one mllama cross
  * layer's difference from a self-attention layer. */
