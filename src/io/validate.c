@@ -884,7 +884,7 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         o->attn_ampere_kernel = true;
         if (contains(cell(r, "gpu_type"), "H100"))
             note(v, "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on "
-                    "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
+                    "Hopper: 1/1.75 of the native rate (FlashAttention-3 paper)");
         break;
     case FW_AUTOMODEL:
         /* What the benchmark configs behind these rows state
