@@ -124,17 +124,6 @@ static const kind_eff kinds[] = {
 /* FITTED: share of overlappable communication that hides. */
 #define OVERLAP 0.8711
 
-/* FITTED: what a power-capped H100 (the torchtitan rows' 96 GB HBM2e parts
- * at 500 W) sustains below its own peak, relative to a 700 W H100 SXM; it
- * multiplies the Hopper GEMM and attention fractions. The peak itself is
- * sourced, not fitted: validate derives the part with 0.8963 of the SXM's
- * peaks (the benchmark's "between SXM and NVL", interpolated in power
- * between NVIDIA's datasheets; src/io/validate.c). What is left here is the
- * sustained clock under the cap below the datasheet's boost and
- * torchtitan's own software efficiency, which the rows cannot separate;
- * held out (tools/calibrate.py --cv) it is 1. */
-#define CLOCK_500W 0.8066
-
 /* SOURCED, not fitted: an attention kernel written for Ampere
  * (FlashAttention-2, PyTorch SDPA's flash backend) runs on Hopper at
  * 1/1.75 of the rate of the Hopper-native kernel (wgmma, TMA:
@@ -195,11 +184,9 @@ void tp_gpu_default_eff(tp_gpu *g)
     name[TP_NAME_MAX] = '\0';
     gpu_kind kind = kind_of(name, g);
     const kind_eff *k = &kinds[kind];
-    /* a power-capped part ("...-500w") sustains a lower clock */
-    double clock = name_has(name, "500w") ? CLOCK_500W : 1.0;
-    g->eff.gemm = k->gemm * clock;
-    g->eff.gemm_fp8 = k->gemm * clock * FP8_GEMM_REL;
-    g->eff.attn = k->attn * clock;
+    g->eff.gemm = k->gemm;
+    g->eff.gemm_fp8 = k->gemm * FP8_GEMM_REL;
+    g->eff.attn = k->attn;
     g->eff.attn_ampere_kernel = kind == KIND_AMPERE ? 1.0 : ATTN_AMPERE_KERNEL_REL;
     /* GEMM intensity (FLOP per 2-byte element) at which a GEMM runs at half
      * its large-size rate: the roofline ridge point peak / HBM bandwidth of
@@ -235,7 +222,6 @@ void tp_gpu_default_eff(tp_gpu *g)
  */
 #define PROFILE_GEMM_SW 0.8141
 #define PROFILE_OVERLAP 0.9668
-#define PROFILE_CLOCK_500W 0.8119
 static const double profile_attn[] = {
     [KIND_AMPERE] = 0.5748,
     [KIND_HOPPER] = 0.3158,
@@ -249,8 +235,7 @@ void tp_gpu_profile_eff(tp_gpu *g)
     memcpy(name, g->name, TP_NAME_MAX);
     name[TP_NAME_MAX] = '\0';
     gpu_kind kind = kind_of(name, g);
-    double clock = name_has(name, "500w") ? PROFILE_CLOCK_500W : 1.0;
-    g->eff.gemm_sw = PROFILE_GEMM_SW * clock;
-    g->eff.attn = profile_attn[kind] * clock;
+    g->eff.gemm_sw = PROFILE_GEMM_SW;
+    g->eff.attn = profile_attn[kind];
     g->eff.overlap = PROFILE_OVERLAP;
 }
