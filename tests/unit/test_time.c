@@ -960,7 +960,7 @@ static void test_recompute_block(void **state)
 /* Attention kernels (header 2-3 of time.c): unfused attention dropout
  * costs 5 B per score each way at HBM bandwidth, on top of the hidden
  * dropout's 10 B per token and hidden unit; an attention kernel written
- * for Ampere runs on Hopper at 35/75 of the native rate, on Ampere at it. */
+ * for Ampere runs on Hopper at 1/1.75 of the native rate, on Ampere at it. */
 static void test_attention_kernels(void **state)
 {
     (void)state;
