@@ -615,7 +615,7 @@ typedef struct tp_options {
     double fragmentation;         /* allocator reserve as a fraction of dynamic memory */
     double zero3_prefetch_layers; /* gathered layers resident under ZeRO-3 */
     bool attn_ampere_kernel;      /* attention runs a kernel written for Ampere (FlashAttention-2,
-                                    2023 triton) on a Hopper or newer GPU: it reaches 35/75 of
+                                    2023 triton) on a Hopper or newer GPU: it reaches 1/1.75 of
                                     the Hopper-native rate (Shah et al. 2024); default false */
     bool unfused_full_matrix;     /* without FlashAttention, charge the whole s x s matrix (the
                                     batched GEMMs and the mask compute and store the masked

@@ -273,7 +273,7 @@ static const cli_flag help_rows[] = {
      "gradient reduction and parameter gathers not overlapped with compute", .group = G_CONV},
     {"--attn-ampere-kernel", NULL, NULL, "off",
      "attention runs a kernel written for Ampere (FlashAttention-2) on a "
-     "Hopper or newer GPU: 35/75 of the native kernel's rate (FA3 paper)", .group = G_CONV},
+     "Hopper or newer GPU: 1/1.75 of the native kernel's rate (FA3 paper)", .group = G_CONV},
     {"--sac-ops", NULL, NULL, "off (selective = attention core)",
      "selective recompute is torchtitan's per-op checkpointing", .group = G_CONV},
     {"--no-pp-scatter-gather", NULL, NULL, "sharded over TP",

@@ -843,6 +843,21 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         t->grad_dtype = TP_DTYPE_FP32; /* FSDP reduce in fp32 */
         o->tp_comm_overlap = tp > 1 && contains(notes, "AsyncTP") && !contains(id, "vanilla");
         o->sac_ops = true; /* torchtitan's selective mode is per-op SAC */
+        /* Attention: torchtitan's Llama calls F.scaled_dot_product_attention
+         * (models/llama/model.py:209 at 9dec370; at e7c0cae through
+         * models/attention.py ScaledDotProductAttention, whose backends are
+         * FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH, with CUDNN_ATTENTION
+         * first only on compute capability 10.0). PyTorch's flash backend is
+         * FlashAttention-2, and cuDNN attention has been opt-in in PyTorch
+         * since pytorch/pytorch#138522 (2024-10; the benchmark's torch is
+         * 1963fc8 of 2024-12-23). So on these H100 and H200 the kernel is the
+         * one written for Ampere. torchtitan puts cuDNN first on every GPU
+         * from 6a3a9da95 (2025-10-09): the framework profile (framework.c)
+         * describes that current torchtitan, these rows predate it. */
+        o->attn_ampere_kernel = true;
+        note(v, "attention: PyTorch SDPA's flash backend (FlashAttention-2, written for "
+                "Ampere) on Hopper, as torchtitan before 6a3a9da95 selects it: 1/1.75 of "
+                "the native rate (FlashAttention-3 paper)");
         /* training.compile compiles the loss too from commit bbb1b616e
          * (2025-04-02, components/loss.py build_cross_entropy_loss; off at
          * the 2024 benchmark's 9dec370, train.py: "compiling loss function
@@ -884,7 +899,7 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         o->attn_ampere_kernel = true;
         if (contains(cell(r, "gpu_type"), "H100"))
             note(v, "attention kernel written for Ampere (FlashAttention-2/triton, 2023) on "
-                    "Hopper: 35/75 of the native rate (FlashAttention-3 paper)");
+                    "Hopper: 1/1.75 of the native rate (FlashAttention-3 paper)");
         break;
     case FW_AUTOMODEL:
         /* What the benchmark configs behind these rows state

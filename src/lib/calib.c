@@ -104,6 +104,12 @@ typedef struct kind_eff {
  * long-context, Megatron-Bridge: 13 rows). The Ampere attn sits at the upper bound of the
  * search (0.75, FlashAttention-2's forward on A100): the A100 rows with
  * FlashAttention have little attention work and do not pin it down.
+ * Kept in issue 17's fourth round, without the 500 W clock they were
+ * fitted with (in-sample 5.9% / 21.8%, objective 0.3096): the refit with
+ * the torchtitan rows' attention kernel reaches 0.2994 only at a Hopper
+ * GEMM fraction of 0.90, above the measured maximum achievable matmul
+ * rate (0.803 of the H100's peak, data/hardware/h100-sxm.json), and an
+ * overlap of 0.47 (docs/ACCURACY.md, "Headline").
  */
 static const kind_eff kinds[] = {
     [KIND_AMPERE] = {"ampere", 0.7047, 0.7500},
@@ -124,26 +130,19 @@ static const kind_eff kinds[] = {
 /* FITTED: share of overlappable communication that hides. */
 #define OVERLAP 0.8711
 
-/* FITTED: what a power-capped H100 (the torchtitan rows' 96 GB HBM2e parts
- * at 500 W) sustains below its own peak, relative to a 700 W H100 SXM; it
- * multiplies the Hopper GEMM and attention fractions. The peak itself is
- * sourced, not fitted: validate derives the part with 0.8963 of the SXM's
- * peaks (the benchmark's "between SXM and NVL", interpolated in power
- * between NVIDIA's datasheets; src/io/validate.c). What is left here is the
- * sustained clock under the cap below the datasheet's boost and
- * torchtitan's own software efficiency, which the rows cannot separate;
- * held out (tools/calibrate.py --cv) it is 1. */
-#define CLOCK_500W 0.8066
-
-/* SOURCED, not fitted: attention kernels written for Ampere run on Hopper
- * at 35% of the dense peak where the Hopper-native kernel (wgmma, TMA,
- * FlashAttention-3; TransformerEngine's cuDNN attention is of that class)
- * reaches 75% (Shah et al. 2024, "FlashAttention-3", arXiv 2407.08608,
- * abstract: FlashAttention-2 "achieves only 35% utilization on H100",
- * FlashAttention-3 "up to 75%"). Stored as eff.attn_ampere_kernel of every GPU
- * but Ampere (Blackwell: not measured, the same ratio) and applied under
- * opts.attn_ampere_kernel. */
-#define ATTN_AMPERE_KERNEL_REL (35.0 / 75.0)
+/* SOURCED, not fitted: an attention kernel written for Ampere
+ * (FlashAttention-2, PyTorch SDPA's flash backend) runs on Hopper at
+ * 1/1.75 of the rate of the Hopper-native kernel (wgmma, TMA:
+ * FlashAttention-3; TransformerEngine's cuDNN attention is of that class):
+ * Shah et al. 2024, "FlashAttention-3", arXiv 2407.08608, abstract:
+ * FlashAttention-3 "achieves speedup on H100 GPUs by 1.5-2.0x" over
+ * FlashAttention-2; 1.75 is the middle of that range. (Until issue 17's
+ * fourth round this was 35/75, the abstract's two headline utilizations,
+ * FlashAttention-2's typical against FlashAttention-3's best case: 1/2.14,
+ * outside the measured speedups.) Stored as eff.attn_ampere_kernel of
+ * every GPU but Ampere (Blackwell: not measured, the same ratio) and
+ * applied under opts.attn_ampere_kernel. */
+#define ATTN_AMPERE_KERNEL_REL (1.0 / 1.75)
 
 static char lower(char ch)
 {
@@ -191,11 +190,9 @@ void tp_gpu_default_eff(tp_gpu *g)
     name[TP_NAME_MAX] = '\0';
     gpu_kind kind = kind_of(name, g);
     const kind_eff *k = &kinds[kind];
-    /* a power-capped part ("...-500w") sustains a lower clock */
-    double clock = name_has(name, "500w") ? CLOCK_500W : 1.0;
-    g->eff.gemm = k->gemm * clock;
-    g->eff.gemm_fp8 = k->gemm * clock * FP8_GEMM_REL;
-    g->eff.attn = k->attn * clock;
+    g->eff.gemm = k->gemm;
+    g->eff.gemm_fp8 = k->gemm * FP8_GEMM_REL;
+    g->eff.attn = k->attn;
     g->eff.attn_ampere_kernel = kind == KIND_AMPERE ? 1.0 : ATTN_AMPERE_KERNEL_REL;
     /* GEMM intensity (FLOP per 2-byte element) at which a GEMM runs at half
      * its large-size rate: the roofline ridge point peak / HBM bandwidth of
@@ -221,22 +218,22 @@ void tp_gpu_default_eff(tp_gpu *g)
  * FITTED with the kernel-level GEMM model (a hardware profile: measured
  * matmul rates, tile and wave quantization; time.c 1b) by
  * `tools/calibrate.py --profiles` on the whole file (its 105 throughput
- * rows), from the neutral start (docs/ACCURACY.md, "Headline"): six
- * constants instead of ten. PROFILE_GEMM_SW is the share of the measured
- * maximum matmul rate a training step sustains, shared by every GPU
- * (0.772-0.836 across the held-out folds); the attention fractions, the
- * overlap and the 500 W clock are refit with it because they trade
- * against the GEMM rate (a profile alone would leave them at values fitted
- * for another GEMM model).
+ * rows), from the neutral start (issue 17, fourth round: the "(all)" row
+ * of `--cv --profiles`, objective 0.3413; docs/ACCURACY.md, "Headline"):
+ * five constants instead of nine. PROFILE_GEMM_SW is the share of the
+ * measured maximum matmul rate a training step sustains, shared by every
+ * GPU (0.781-0.833 across the held-out folds); the attention fractions
+ * and the overlap are refit with it because they trade against the GEMM
+ * rate (a profile alone would leave them at values fitted for another
+ * GEMM model).
  */
-#define PROFILE_GEMM_SW 0.8141
-#define PROFILE_OVERLAP 0.9668
-#define PROFILE_CLOCK_500W 0.8119
+#define PROFILE_GEMM_SW 0.8250
+#define PROFILE_OVERLAP 0.8887
 static const double profile_attn[] = {
-    [KIND_AMPERE] = 0.5748,
-    [KIND_HOPPER] = 0.3158,
-    [KIND_BLACKWELL] = 0.4072,
-    [KIND_OTHER] = 0.3158,
+    [KIND_AMPERE] = 0.5012,
+    [KIND_HOPPER] = 0.3285,
+    [KIND_BLACKWELL] = 0.4110,
+    [KIND_OTHER] = 0.3285,
 };
 
 void tp_gpu_profile_eff(tp_gpu *g)
@@ -245,8 +242,7 @@ void tp_gpu_profile_eff(tp_gpu *g)
     memcpy(name, g->name, TP_NAME_MAX);
     name[TP_NAME_MAX] = '\0';
     gpu_kind kind = kind_of(name, g);
-    double clock = name_has(name, "500w") ? PROFILE_CLOCK_500W : 1.0;
-    g->eff.gemm_sw = PROFILE_GEMM_SW * clock;
-    g->eff.attn = profile_attn[kind] * clock;
+    g->eff.gemm_sw = PROFILE_GEMM_SW;
+    g->eff.attn = profile_attn[kind];
     g->eff.overlap = PROFILE_OVERLAP;
 }

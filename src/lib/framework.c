@@ -115,7 +115,7 @@ static void llm_foundry(tp_options *o)
     o->dp_comm_overlap = true; /* PyTorch FSDP with backward prefetch */
     /* FlashAttention-2 or the triton flash attention of 2023, written for
      * Ampere (FlashAttention-3 appeared in July 2024): on Hopper it runs at
-     * 35/75 of the native kernel's rate (Shah et al. 2024) */
+     * 1/1.75 of the native kernel's rate (Shah et al. 2024) */
     o->attn_ampere_kernel = true;
 }
 

@@ -50,7 +50,7 @@
  * 2. FlashAttention: forward 4*b*s^2*q/(c*t) * 1/2 FLOPs (it skips the
  *    masked half; ring attention with load balancing gives every CP rank
  *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
- *    against 2), at the 16-bit peak times eff.attn (times 35/75 for a kernel
+ *    against 2), at the 16-bit peak times eff.attn (times 1/1.75 for a kernel
  *    written for Ampere on a Hopper or newer GPU, opts.attn_ampere_kernel
  *    and eff.attn_ampere_kernel, calib.c). Without FlashAttention
  *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per

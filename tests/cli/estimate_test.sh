@@ -493,7 +493,7 @@ if [ "$rc" -eq 0 ] && cmp -s "$tmp/out" "$tmp/est.json"; then ok; else bad "esti
 no_temp_files "estimate --svg" "$tmp"
 expect_error "trainplan: error: --force needs --svg FILE" estimate --force
 
-# --attn-ampere-kernel: attention at 35/75 of the native rate on Hopper and
+# --attn-ampere-kernel: attention at 1/1.75 of the native rate on Hopper and
 # newer (calib.c); no effect on an Ampere GPU, whose kernels are native.
 step_of() { python3 -c 'import json,sys; print(json.load(sys.stdin)["time"]["step_s"])'; }
 AK="--model llama-3-8b --gpus 8 --json"

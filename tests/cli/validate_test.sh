@@ -117,9 +117,12 @@ check_json "torchtitan loss parallel" \
 # Each guard is at its figure of today plus a small margin, so that a change
 # that makes it worse fails here and one that makes it better is recorded by
 # tightening these bounds. Percentiles as the program's (NumPy's linear).
+# Loosened once, in issue 17's fourth round (median 5.0% to 5.9%): the
+# torchtitan rows' attention kernel replaced the fitted 500 W clock, which
+# the held-out error gains from (docs/ACCURACY.md, "Headline").
 check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.055' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.065' \
     'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.22' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
