@@ -80,7 +80,8 @@ double tp__time_param_offload(const ctx *x, const tp_result *r, const cost *st0,
     double L = layers0 >= 1.0 ? layers0 : 1.0;
     bool ovl = c->opts.dp_comm_overlap;
     double ex_f = ovl ? max2(tp__time_exposed(fetch, st0->fwd, x->ov), fetch / L) : fetch;
-    double ex_b = ovl ? max2(tp__time_exposed(fetch, st0->bwd + st0->recomp, x->ov), fetch / L) : fetch;
+    double ex_b =
+        ovl ? max2(tp__time_exposed(fetch, st0->bwd + st0->recomp, x->ov), fetch / L) : fetch;
     double fetches = t->pp > 1 ? ex_f : m * (ex_f + ex_b);
     double f = t->offload_optimizer;
     double back = (1.0 - f) * w / bw;

@@ -948,8 +948,7 @@ static void test_attention_kernels(void **state)
     check_contract(&c, &old);
     double core = 4.0 * b * s * s * h * 0.5; /* causal forward FLOPs, q = h */
     double t_attn = 3.5 * core / (c.gpu.peak_flops_per_s[TP_PREC_BF16] * c.gpu.eff.attn);
-    assert_rel(old.time.compute_s - native.time.compute_s, L * m * t_attn * (1.75 - 1.0),
-               1e-9);
+    assert_rel(old.time.compute_s - native.time.compute_s, L * m * t_attn * (1.75 - 1.0), 1e-9);
     /* the same kernel on an Ampere GPU runs at the native rate: its calibrated
      * eff.attn_ampere_kernel is 1 (the efficiencies are a property of the GPU, so
      * the A100 gets its own from tp_gpu_default_eff, as a preset does) */

@@ -56,7 +56,6 @@ static void check_contract(const tp_config *c, const tp_result *r)
     assert_true(t->bottleneck[0] != '\0');
 }
 
-
 /* Every layer MoE (8 experts, top-2, EP 8 over 8 GPUs), sequence 2048,
  * micro-batch 1, m = 4 micro-batches: the EP all-to-all cases of
  * test_time.c (--moe-a2a-overlap) and test_dualpipe.c. */
