@@ -168,8 +168,11 @@ static const cli_flag help_rows[] = {
      "dense peak of the chosen --precision", .group = G_GPU},
     {"--price", "X", "USD per GPU-hour", "from --gpu",
      "price of one GPU-hour", .group = G_GPU},
-    {"--hw-profile", "FILE", NULL, "none: fitted GEMM fractions",
+    {"--hw-profile", "FILE", NULL, "the GPU preset's GEMM part",
      "hardware profile JSON (data/hardware/, tools/probe/): measured rates", .group = G_GPU},
+    {"--fitted-gemm", NULL, NULL, "off: a GPU preset's measured matmul rate",
+     "GEMMs at the fitted fractions of calib.c instead of the kernel-level model of the "
+     "GPU's shipped hardware profile", .group = G_GPU},
     {"--tp", "N", "GPUs", NULL,
      "tensor-parallel size", .group = G_LAYOUT},
     {"--pp", "N", "stages", NULL,

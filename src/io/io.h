@@ -72,6 +72,15 @@ tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err);
 tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err);
 tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err);
 
+/*
+ * Back to the fitted-fraction GEMM model (--fitted-gemm): drops the
+ * kernel-level GEMM model a GPU's "hw_profile" set (eff.sm_count, tile,
+ * mamf, mamf_fp8, gemm_sw) and restores the attention and overlap
+ * fractions fitted with eff.gemm (tp_gpu_default_eff). A GPU without a
+ * profile is unchanged.
+ */
+void tp_io_gpu_fitted_gemm(tp_gpu *g);
+
 /** Parse a GPU from JSON text (trainplan GPU schema). */
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err);
 
