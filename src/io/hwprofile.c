@@ -429,3 +429,44 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g)
     g->eff.mamf_fp8 = 0.0;
     g->eff.gemm_sw = 0.0;
 }
+
+static bool same(double a, double b)
+{
+    return !(a < b) && !(a > b);
+}
+
+/* The "hw_profile" a GPU preset names, into buf ("" when none). */
+static void preset_profile(const char *gpu, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const char *text = tp_io_preset_text(TP_IO_GPU, gpu);
+    bool oom;
+    json_t *root = text ? tp_io__json_loads(text, strlen(text), 0, NULL, &oom) : NULL;
+    const char *name = json_string_value(json_object_get(root, "hw_profile"));
+    if (name)
+        snprintf(buf, n, "%s", name);
+    json_decref(root);
+}
+
+void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out)
+{
+    memset(out, 0, sizeof *out);
+    const tp_gpu_eff *e = &g->eff;
+    bool fp8 = prec == TP_PREC_FP8;
+    out->kernel = e->sm_count >= 1.0 && e->mamf > 0.0; /* as time.c decides */
+    if (!out->kernel) {
+        out->rate = fp8 && e->gemm_fp8 > 0.0 ? e->gemm_fp8 : e->gemm;
+        return;
+    }
+    out->rate = fp8 && e->mamf_fp8 > 0.0 ? e->mamf_fp8 : e->mamf;
+    out->gemm_sw = e->gemm_sw > 0.0 ? e->gemm_sw : 1.0;
+    /* the preset's own profile, unless --hw-profile replaced its GEMM part */
+    char name[TP_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", TP_NAME_MAX, g->name);
+    tp_gpu p;
+    if (tp_io_preset_text(TP_IO_GPU, name) && tp_io_gpu_load(name, &p, NULL) == TP_OK &&
+        same(p.eff.sm_count, e->sm_count) && same(p.eff.mamf, e->mamf) &&
+        same(p.eff.mamf_fp8, e->mamf_fp8) && same(p.eff.tile_m, e->tile_m) &&
+        same(p.eff.tile_n, e->tile_n))
+        preset_profile(name, out->profile, sizeof out->profile);
+}
