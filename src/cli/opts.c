@@ -301,8 +301,8 @@ static const cli_flag help_rows[] = {
      "docs/ACCURACY.md)", .group = G_CONV},
     {"--grouped-gemm", NULL, NULL, "off (one GEMM per expert)",
      "run the routed experts on a GPU as one grouped GEMM whose tiles share "
-     "the waves (changes only the kernel-level model of --hw-profile; "
-     "opt-in, docs/ACCURACY.md)", .group = G_CONV},
+     "the waves (changes only the kernel-level model of a hardware profile, "
+     "not --fitted-gemm; opt-in, docs/ACCURACY.md)", .group = G_CONV},
     {"--tp-gathered-input", NULL, NULL, "off (the shard, re-gathered)",
      "with SP, TP linears save the input they all-gather whole (torchtitan's "
      "DTensor TP), not the sequence shard Megatron re-gathers in the "
