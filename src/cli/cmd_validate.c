@@ -32,7 +32,9 @@ static const cli_flag vflags[VF_COUNT] = {
          "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
          "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; fractions of a peak in "
          "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
-         "prefix limits one); for sensitivity studies and tools/calibrate.py",
+         "prefix limits one; gemm, gemm_fp8 and gemm_half_dim move only the fitted-fraction "
+         "model, --fitted-gemm or a GPU without a profile); for sensitivity studies and "
+         "tools/calibrate.py",
          CLI_STR, 0, 0, 0, 0, NULL, "Model"},
     [VF_UNFUSED] = {"--unfused-full-matrix", NULL, NULL, "off",
                     "rows without FlashAttention charge the whole score matrix (as estimate "
