@@ -409,6 +409,12 @@ tp_status tp_io__hw_profile_gemm(const char *name, const char *key, tp_gpu *g, t
     tp_gpu out = *g;
     tp_status st = gemm_apply(root, &out, err);
     json_decref(root);
+    if (st != TP_OK && err) {
+        /* the profile's key means nothing in the GPU file: name the file's */
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "%s", err->message);
+        return tp_error_set(err, st, key, "\"%s\" \"%.64s\": %s", key, name, msg);
+    }
     if (st != TP_OK)
         return st;
     tp_gpu_profile_eff(&out);
