@@ -280,7 +280,7 @@ static void section_gemm_model(FILE *f, const tp_gpu *g, tp_precision prec)
                 gm.rate);
         return;
     }
-    char origin[TP_NAME_MAX + 32] = "--hw-profile";
+    char origin[TP_NAME_MAX + 32] = "a hardware profile";
     if (gm.profile[0])
         snprintf(origin, sizeof origin, "data/hardware/%s.json", gm.profile);
     fprintf(f,
