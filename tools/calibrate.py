@@ -30,6 +30,11 @@ The constants in calib.c were fitted on the file's first 91 rows, before
 `head -n 92 data/runs/runs-dev.csv >fitted.csv` and `--csv fitted.csv`
 (docs/ACCURACY.md).
 
+The GPU presets' default GEMM model is the kernel-level one of their
+shipped profiles (--profiles fits its constants, PROFILE_* in calib.c);
+without --profiles every validate run gets --fitted-gemm, so the nine
+constants below stay the fitted-fraction model's (tp_gpu_default_eff).
+
 --cv answers "how wrong is the model on a source it was not fitted on":
 for each source family (the row id's first word: megatron21, mcore24,
 bloom, titan, torchtune, mosaic, nemo2407, nemo, mbridge2511) it refits
@@ -174,6 +179,10 @@ def eff_list(p):
 def run(trainplan, csv, p):
     """validate --json with the constants p (None: the published ones, calib.c)."""
     cmd = [trainplan, "validate", csv, "--json"] + (["--eff", eff_list(p)] if p else [])
+    if not PROFILES:
+        # the GPU presets' default is the profile model: the nine fitted
+        # constants are the fitted-fraction model's (validate --fitted-gemm)
+        cmd.append("--fitted-gemm")
     if UNFUSED_FULL:
         cmd.append("--unfused-full-matrix")
     if GROUPED_GEMM:

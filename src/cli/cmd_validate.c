@@ -22,7 +22,7 @@
 /* flags                                                               */
 /* ------------------------------------------------------------------ */
 
-enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_A2A, VF_COUNT };
+enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_A2A, VF_FITTED, VF_COUNT };
 
 static const cli_flag vflags[VF_COUNT] = {
     [VF_JSON] = {"--json", NULL, NULL, "off", "print one JSON object instead of the table",
@@ -32,7 +32,9 @@ static const cli_flag vflags[VF_COUNT] = {
          "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
          "gemm_fp8 gemm_half_dim attn mem_bw intra_bw inter_bw overlap; fractions of a peak in "
          "[0.001, 1], overlap [0, 1], gemm_half_dim 0 or [1, 1e6]; a GPU preset or "
-         "prefix limits one); for sensitivity studies and tools/calibrate.py",
+         "prefix limits one; gemm, gemm_fp8 and gemm_half_dim move only the fitted-fraction "
+         "model, --fitted-gemm or a GPU without a profile); for sensitivity studies and "
+         "tools/calibrate.py",
          CLI_STR, 0, 0, 0, 0, NULL, "Model"},
     [VF_UNFUSED] = {"--unfused-full-matrix", NULL, NULL, "off",
                     "rows without FlashAttention charge the whole score matrix (as estimate "
@@ -46,6 +48,10 @@ static const cli_flag vflags[VF_COUNT] = {
                 "every Megatron-Core row whose layout allows it hides its EP all-to-all "
                 "(as estimate --moe-a2a-overlap; not with full recompute; docs/ACCURACY.md)",
                 CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
+    [VF_FITTED] = {"--fitted-gemm", NULL, NULL, "off",
+                   "every row's GEMMs at the fitted fractions of calib.c, not at its GPU "
+                   "preset's measured matmul rate (as estimate --fitted-gemm)",
+                   CLI_SWITCH, 0, 0, 0, 0, NULL, "Model"},
 };
 
 void cmd_validate_help(FILE *f)
@@ -295,7 +301,7 @@ int cmd_validate(int argc, char **argv)
     const char *values[VF_COUNT];
     cli_extra extra = {vflags, VF_COUNT, values};
     const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL, *grouped = NULL,
-               *a2a = NULL;
+               *a2a = NULL, *fitted = NULL;
     tp_error err = {0};
     int argi = 1;
     while (argi < argc) {
@@ -311,6 +317,8 @@ int cmd_validate(int argc, char **argv)
             grouped = values[VF_GROUPED];
         if (values[VF_A2A])
             a2a = values[VF_A2A];
+        if (values[VF_FITTED])
+            fitted = values[VF_FITTED];
         if (argi < argc) {
             if (file) {
                 cli_say("trainplan: error: validate takes one file (got \"%s\" and "
@@ -330,6 +338,7 @@ int cmd_validate(int argc, char **argv)
     ov.unfused_full_matrix = unfused != NULL;
     ov.grouped_gemm = grouped != NULL;
     ov.moe_a2a_overlap = a2a != NULL;
+    ov.fitted_gemm = fitted != NULL;
     if (eff && tp_io_eff_overrides_parse(eff, &ov, &err) != TP_OK)
         return cli_error_print(&err, NULL);
 

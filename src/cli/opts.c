@@ -168,8 +168,11 @@ static const cli_flag help_rows[] = {
      "dense peak of the chosen --precision", .group = G_GPU},
     {"--price", "X", "USD per GPU-hour", "from --gpu",
      "price of one GPU-hour", .group = G_GPU},
-    {"--hw-profile", "FILE", NULL, "none: fitted GEMM fractions",
+    {"--hw-profile", "FILE", NULL, "the GPU preset's GEMM part",
      "hardware profile JSON (data/hardware/, tools/probe/): measured rates", .group = G_GPU},
+    {"--fitted-gemm", NULL, NULL, "off: a GPU preset's measured matmul rate",
+     "GEMMs at the fitted fractions of calib.c instead of the kernel-level model of the "
+     "GPU's shipped hardware profile", .group = G_GPU},
     {"--tp", "N", "GPUs", NULL,
      "tensor-parallel size", .group = G_LAYOUT},
     {"--pp", "N", "stages", NULL,
@@ -298,8 +301,8 @@ static const cli_flag help_rows[] = {
      "docs/ACCURACY.md)", .group = G_CONV},
     {"--grouped-gemm", NULL, NULL, "off (one GEMM per expert)",
      "run the routed experts on a GPU as one grouped GEMM whose tiles share "
-     "the waves (changes only the kernel-level model of --hw-profile; "
-     "opt-in, docs/ACCURACY.md)", .group = G_CONV},
+     "the waves (changes only the kernel-level model of a hardware profile, "
+     "not --fitted-gemm; opt-in, docs/ACCURACY.md)", .group = G_CONV},
     {"--tp-gathered-input", NULL, NULL, "off (the shard, re-gathered)",
      "with SP, TP linears save the input they all-gather whole (torchtitan's "
      "DTensor TP), not the sequence shard Megatron re-gathers in the "

@@ -495,6 +495,13 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
     }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
+    /* a preset whose default GEMM model is its profile's, run without it */
+    tp_gpu pg;
+    char gname[TP_NAME_MAX + 1];
+    snprintf(gname, sizeof gname, "%.*s", TP_NAME_MAX, c->gpu.name);
+    if (tp_io_preset_text(TP_IO_GPU, gname) && tp_io_gpu_load(gname, &pg, NULL) == TP_OK &&
+        pg.eff.mamf > 0.0 && !(c->gpu.eff.mamf > 0.0))
+        sb_puts(b, " --fitted-gemm");
     sb_printf(b, " --gpus %" PRId64, t->num_gpus);
     if (t->gpus_per_node > 0)
         sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);

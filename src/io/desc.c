@@ -651,6 +651,10 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
     *err_file = NULL;
     TP_TRY(check_flags(err));
     memset(c, 0, sizeof *c);
+    if (profile && ORDER("--fitted-gemm"))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "fitted-gemm",
+                            "--fitted-gemm and --hw-profile both given: --hw-profile applies a "
+                            "measured GEMM model, --fitted-gemm the fitted fractions; give one");
     if (o && o->presets_only) {
         TP_TRY(preset_only(TP_IO_MODEL, "model", model, err));
         TP_TRY(preset_only(TP_IO_GPU, "gpu", gpu, err));
@@ -669,6 +673,8 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
     TP_TRY(apply_model(d, &c->model, err));
     if (tp_io_gpu_load(gpu, &c->gpu, err) != TP_OK)
         return load_error(err, "gpu", gpu, err_file);
+    if (ORDER("--fitted-gemm"))
+        tp_io_gpu_fitted_gemm(&c->gpu);
     tp_train_default(&c->train);
     tp_options_default(&c->opts);
     TP_TRY(apply_train(d, &c->train, err));

@@ -90,11 +90,17 @@ static void compare(FILE *f, const tp_recipe *rc, const tp_search_item *best)
             "  The search is faster by %.3f s per step (%.1f%% of the recipe's %.3f s; MFU "
             "%.1f%% vs %.1f%%).\n",
             d, 100.0 * d / a->step_s, a->step_s, 100.0 * b->mfu, 100.0 * a->mfu);
+    /* which GEMM model made the compute time (docs/model.md 1a, 1b) */
+    tp_io_gemm_model gm;
+    tp_io_gemm_model_of(&best->config.gpu, best->config.train.precision, &gm);
+    char gemm_why[240];
+    snprintf(gemm_why, sizeof gemm_why,
+             "GEMM efficiency (%s): TP and CP shrink every GEMM, smaller GEMMs run further "
+             "from peak (the recipe counts only memory)",
+             gm.kernel ? "kernel-level: the measured matmul rate, tile and wave quantization"
+                       : "the fitted fraction, less for small GEMMs");
     time_part parts[] = {
-        {"compute",
-         "GEMM efficiency: TP and CP shrink every GEMM, smaller GEMMs run further "
-         "from peak (the recipe counts only memory)",
-         a->compute_s - b->compute_s},
+        {"compute", gemm_why, a->compute_s - b->compute_s},
         {"recompute", "the extra forward of activation recomputation",
          a->recompute_s - b->recompute_s},
         {"TP communication",

@@ -105,6 +105,8 @@ static const tp_io_field fields[] = {
     {"gpu.price_per_gpu_hour", "--price", "price", NUM0_IN(1e-3, 1e6, GPU, price_per_gpu_hour)},
     /* not a field of tp_gpu: a measured profile (a file) that refines the GPU's rates */
     {"hw_profile", "--hw-profile", "hw-profile", STR},
+    /* not a field of tp_gpu: drops the GPU's default profile GEMM model */
+    {"fitted_gemm", "--fitted-gemm", "fitted-gemm", SWITCH},
     /* layout: the parallel layout (tp_train) */
     {"layout.num_gpus", "--gpus", "gpus", INT(1, TP_MAX_GPUS)},
     {"layout.gpus_per_node", "--gpus-per-node", "gpus-per-node", INT(1, TP_MAX_GPUS_PER_NODE)},

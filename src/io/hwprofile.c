@@ -14,8 +14,10 @@
  * (eff.sm_count, tile, mamf, mamf_fp8), the constants fitted with that
  * model (tp_gpu_profile_eff: gemm_sw, attention, overlap) and, where the
  * profile measures them, eff.mem_bw and the intra-node busbw fraction and
- * latency. The
- * rates are divided by the GPU's own peaks, so a profile measured on a
+ * latency. A GPU preset that names a shipped profile ("hw_profile",
+ * presets/gpus/) gets its GEMM part by default (tp_io__hw_profile_gemm):
+ * the measured matmul rate replaces the fitted GEMM fraction unless
+ * --fitted-gemm says otherwise. The rates are divided by the GPU's own peaks, so a profile measured on a
  * faster GPU than --gpu names is refused (a fraction above 1), never
  * clamped.
  */
@@ -331,7 +333,9 @@ static tp_status informative_parse(json_t *root, tp_error *err)
     return TP_OK;
 }
 
-static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
+/* The checks of the whole file and its GEMM part: the SM count, the tile,
+ * the matmul rates (what a GPU preset's "hw_profile" applies). */
+static tp_status gemm_apply(json_t *root, tp_gpu *g, tp_error *err)
 {
     TP_TRY(unknown_keys(root, "", profile_keys, err));
     const json_t *f = json_object_get(root, "format");
@@ -341,7 +345,12 @@ static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
                             "profile)");
     TP_TRY(informative_parse(root, err));
     TP_TRY(shape_parse(root, g, err));
-    TP_TRY(matmul_parse(root, g, err));
+    return matmul_parse(root, g, err);
+}
+
+static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
+{
+    TP_TRY(gemm_apply(root, g, err));
     double hbm = 0.0;
     TP_TRY(num(root, "", "hbm_gb_per_s", false, 1e-3, 1e7, &hbm, err));
     if (hbm > 0.0)
@@ -381,4 +390,89 @@ tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err)
                        : tp_error_set(err, TP_ERR_PARSE, "", "invalid JSON: a NUL byte");
     free(text);
     return st;
+}
+
+tp_status tp_io__hw_profile_gemm(const char *name, const char *key, tp_gpu *g, tp_error *err)
+{
+    const char *text = tp_io__hw_profile_text(name);
+    if (!text) {
+        char names[256];
+        tp_io__hw_profile_names(names, sizeof names);
+        return tp_error_set(err, TP_ERR_CONFIG, key,
+                            "\"%s\" \"%.64s\" is not a shipped hardware profile (one of %s, "
+                            "data/hardware/)",
+                            key, name, names);
+    }
+    json_t *root;
+    TP_TRY(tp_io__json_parse(text, JSON_REJECT_DUPLICATES, "out of memory parsing JSON",
+                             "invalid JSON: ", &root, err));
+    tp_gpu out = *g;
+    tp_status st = gemm_apply(root, &out, err);
+    json_decref(root);
+    if (st != TP_OK && err) {
+        /* the profile's key means nothing in the GPU file: name the file's */
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "%s", err->message);
+        return tp_error_set(err, st, key, "\"%s\" \"%.64s\": %s", key, name, msg);
+    }
+    if (st != TP_OK)
+        return st;
+    tp_gpu_profile_eff(&out);
+    *g = out;
+    return TP_OK;
+}
+
+void tp_io_gpu_fitted_gemm(tp_gpu *g)
+{
+    tp_gpu fitted = *g;
+    tp_gpu_default_eff(&fitted);
+    g->eff.attn = fitted.eff.attn;
+    g->eff.overlap = fitted.eff.overlap;
+    g->eff.sm_count = 0.0;
+    g->eff.tile_m = 0.0;
+    g->eff.tile_n = 0.0;
+    g->eff.mamf = 0.0;
+    g->eff.mamf_fp8 = 0.0;
+    g->eff.gemm_sw = 0.0;
+}
+
+static bool same(double a, double b)
+{
+    return !(a < b) && !(a > b);
+}
+
+/* The "hw_profile" a GPU preset names, into buf ("" when none). */
+static void preset_profile(const char *gpu, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const char *text = tp_io_preset_text(TP_IO_GPU, gpu);
+    bool oom;
+    json_t *root = text ? tp_io__json_loads(text, strlen(text), 0, NULL, &oom) : NULL;
+    const char *name = json_string_value(json_object_get(root, "hw_profile"));
+    if (name)
+        snprintf(buf, n, "%s", name);
+    json_decref(root);
+}
+
+void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out)
+{
+    memset(out, 0, sizeof *out);
+    const tp_gpu_eff *e = &g->eff;
+    bool fp8 = prec == TP_PREC_FP8;
+    out->kernel = e->sm_count >= 1.0 && e->mamf > 0.0; /* as time.c decides */
+    if (!out->kernel) {
+        out->rate = fp8 && e->gemm_fp8 > 0.0 ? e->gemm_fp8 : e->gemm;
+        return;
+    }
+    out->rate = fp8 && e->mamf_fp8 > 0.0 ? e->mamf_fp8 : e->mamf;
+    out->gemm_sw = e->gemm_sw > 0.0 ? e->gemm_sw : 1.0;
+    /* the preset's own profile, unless --hw-profile replaced its GEMM part */
+    char name[TP_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", TP_NAME_MAX, g->name);
+    tp_gpu p;
+    if (tp_io_preset_text(TP_IO_GPU, name) && tp_io_gpu_load(name, &p, NULL) == TP_OK &&
+        same(p.eff.sm_count, e->sm_count) && same(p.eff.mamf, e->mamf) &&
+        same(p.eff.mamf_fp8, e->mamf_fp8) && same(p.eff.tile_m, e->tile_m) &&
+        same(p.eff.tile_n, e->tile_n))
+        preset_profile(name, out->profile, sizeof out->profile);
 }

@@ -72,6 +72,32 @@ tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err);
 tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err);
 tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err);
 
+/*
+ * Back to the fitted-fraction GEMM model (--fitted-gemm): drops the
+ * kernel-level GEMM model a GPU's "hw_profile" set (eff.sm_count, tile,
+ * mamf, mamf_fp8, gemm_sw) and restores the attention and overlap
+ * fractions fitted with eff.gemm (tp_gpu_default_eff). A GPU without a
+ * profile is unchanged.
+ */
+void tp_io_gpu_fitted_gemm(tp_gpu *g);
+
+/*
+ * Which GEMM model a GPU's eff describes, for the reports (text, JSON):
+ * the kernel-level model of a hardware profile (docs/model.md 1b) or the
+ * fitted fraction (1a). rate: of the dense peak of prec, the measured
+ * matmul rate (eff.mamf, mamf_fp8 for fp8) or the fitted eff.gemm
+ * (gemm_fp8). profile: the shipped profile's name when g is a preset's
+ * GPU with its own "hw_profile" GEMM part, else "" (--hw-profile FILE, a
+ * GPU file).
+ */
+typedef struct tp_io_gemm_model {
+    bool kernel;
+    char profile[TP_NAME_MAX];
+    double rate;
+    double gemm_sw; /* kernel: the share a training step sustains */
+} tp_io_gemm_model;
+void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out);
+
 /** Parse a GPU from JSON text (trainplan GPU schema). */
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err);
 

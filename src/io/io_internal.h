@@ -64,6 +64,23 @@ json_t *tp_io__json_loads(const char *text, size_t len, size_t flags, json_error
 tp_status tp_io__json_parse(const char *text, size_t flags, const char *oom_message,
                             const char *prefix, json_t **root, tp_error *err);
 
+/* ---- the shipped hardware profiles (presets.c, hwprofile.c) ---- */
+
+/* data/hardware/NAME.json as embedded in the binary, or NULL. */
+const char *tp_io__hw_profile_text(const char *name);
+/* The shipped profiles' names, ", "-separated, into buf (n bytes). */
+void tp_io__hw_profile_names(char *buf, size_t n);
+
+/*
+ * The GEMM part of the shipped profile NAME applied to *g, the default of
+ * a GPU whose description names it ("hw_profile"): eff.sm_count, tile,
+ * mamf and mamf_fp8 as fractions of g's own peaks, then
+ * tp_gpu_profile_eff. Not its HBM or collective measurements (those only
+ * with --hw-profile FILE). key names the field in errors. *g is unchanged
+ * on error (TP_ERR_CONFIG).
+ */
+tp_status tp_io__hw_profile_gemm(const char *name, const char *key, tp_gpu *g, tp_error *err);
+
 /* ---- the parts of memory and step time (util.c) ---- */
 
 /* v with its digits grouped in threes, "8,030,261,248", into buf (n bytes);

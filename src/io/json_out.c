@@ -212,6 +212,27 @@ static json_t *model_json(jb *b, const tp_model *m)
     return o;
 }
 
+/* Which GEMM model produced the compute time (docs/model.md 1a, 1b). */
+static json_t *gemm_model_json(jb *b, const tp_gpu *g, tp_precision prec)
+{
+    tp_io_gemm_model gm;
+    tp_io_gemm_model_of(g, prec, &gm);
+    json_t *o = jb_obj(b);
+    put_str(b, o, "kind", gm.kernel ? "kernel" : "fitted");
+    if (!gm.kernel) {
+        put_real(b, o, "gemm_fraction", gm.rate);
+        return o;
+    }
+    if (gm.profile[0])
+        put_str(b, o, "hw_profile", gm.profile);
+    put_real(b, o, "matmul_fraction", gm.rate);
+    put_real(b, o, "gemm_sw", gm.gemm_sw);
+    put_int(b, o, "sm_count", (int64_t)g->eff.sm_count);
+    put_int(b, o, "tile_m", (int64_t)(g->eff.tile_m > 0.0 ? g->eff.tile_m : 128.0));
+    put_int(b, o, "tile_n", (int64_t)(g->eff.tile_n > 0.0 ? g->eff.tile_n : 256.0));
+    return o;
+}
+
 static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
 {
     json_t *o = jb_obj(b);
@@ -224,6 +245,7 @@ static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
     put_real(b, o, "inter_bw_bytes_per_s", g->inter_bw_bytes_per_s);
     put_int(b, o, "gpus_per_node", g->gpus_per_node);
     put_real(b, o, "price_per_gpu_hour", g->price_per_gpu_hour);
+    jb_set(b, o, "gemm_model", gemm_model_json(b, g, t->precision));
     return o;
 }
 

@@ -809,6 +809,7 @@ static const char *const gpu_keys[] = {"name",
                                        "gpus_per_node",
                                        "price_per_gpu_hour_usd",
                                        "price_source",
+                                       "hw_profile",
                                        NULL};
 /* Index order = tp_precision order. */
 static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp4", NULL};
@@ -825,13 +826,14 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     }
     tp_gpu g;
     memset(&g, 0, sizeof g);
-    const char *name = NULL, *source = NULL, *price_source = NULL;
+    const char *name = NULL, *source = NULL, *price_source = NULL, *profile = NULL;
     double mem_mib = 0.0, marketing_gb = 0.0, bw_gb = 0.0, intra_gb = 0.0, nic_gb = 0.0;
 
     TRY(check_keys(root, NULL, gpu_keys, err));
     TRY(get_str(root, "name", &name, err));
     TRY(get_str(root, "source", &source, err));
     TRY(get_str(root, "price_source", &price_source, err));
+    TRY(get_str(root, "hw_profile", &profile, err));
     json_t *peak = json_object_get(root, "peak_tflops");
     if (!peak)
         FAIL(err, TP_ERR_CONFIG, "peak_tflops",
@@ -873,8 +875,12 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
         if (!g.name[0])
             snprintf(g.name, sizeof g.name, "custom");
     }
-    json_decref(root);
     tp_gpu_default_eff(&g);
+    /* the shipped profile it names: its measured GEMM rates by default
+     * (docs/model.md 1b; --fitted-gemm goes back to the fitted fractions) */
+    if (profile)
+        TRY(tp_io__hw_profile_gemm(profile, "hw_profile", &g, err));
+    json_decref(root);
     st = tp_gpu_validate(&g, err);
     if (st != TP_OK)
         return st;

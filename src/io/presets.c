@@ -35,6 +35,7 @@
 
 #define MODELS_DIR "presets/models/"
 #define GPUS_DIR "presets/gpus/"
+#define HARDWARE_DIR "data/hardware/"
 #define JSON_EXT ".json"
 /* A model or GPU description is a few KiB; refuse anything absurd before reading it all. */
 
@@ -222,6 +223,38 @@ const char *tp_io_preset_suggest(tp_io_kind kind, const char *name)
         }
     }
     return best && best_d <= len / 3 + 1 ? best : NULL;
+}
+
+/* The shipped hardware profile data/hardware/NAME.json (exact name, no
+ * registry: a handful of files, read once per GPU preset parse), or
+ * NULL. */
+const char *tp_io__hw_profile_text(const char *name)
+{
+    size_t dir = strlen(HARDWARE_DIR), len = strlen(name);
+    for (size_t i = 0; i < tp_io_embedded_count; i++) {
+        const char *path = tp_io_embedded[i].path;
+        if (strncmp(path, HARDWARE_DIR, dir) == 0 && strncmp(path + dir, name, len) == 0 &&
+            strcmp(path + dir + len, JSON_EXT) == 0)
+            return tp_io_embedded[i].data;
+    }
+    return NULL;
+}
+
+/* The names of the shipped hardware profiles, ", "-separated, into buf. */
+void tp_io__hw_profile_names(char *buf, size_t n)
+{
+    size_t dir = strlen(HARDWARE_DIR), used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < tp_io_embedded_count && used < n; i++) {
+        const char *path = tp_io_embedded[i].path;
+        size_t len = strlen(path);
+        if (strncmp(path, HARDWARE_DIR, dir) != 0 || len <= dir + strlen(JSON_EXT) ||
+            strcmp(path + len - strlen(JSON_EXT), JSON_EXT) != 0)
+            continue;
+        int w = snprintf(buf + used, n - used, "%s%.*s", used ? ", " : "",
+                         (int)(len - dir - strlen(JSON_EXT)), path + dir);
+        used += w > 0 ? (size_t)w : 0;
+    }
 }
 
 /* ------------------------------------------------------------------ */

@@ -268,6 +268,28 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
         section_hybrid(f, m, p);
 }
 
+/* Which GEMM model produced the compute time (docs/model.md 1a, 1b). */
+static void section_gemm_model(FILE *f, const tp_gpu *g, tp_precision prec)
+{
+    tp_io_gemm_model gm;
+    tp_io_gemm_model_of(g, prec, &gm);
+    if (!gm.kernel) {
+        fprintf(f,
+                "  GEMM model      fitted: large GEMMs at %.3f of peak, smaller ones slower "
+                "(calib.c)\n",
+                gm.rate);
+        return;
+    }
+    char origin[TP_NAME_MAX + 32] = "a hardware profile";
+    if (gm.profile[0])
+        snprintf(origin, sizeof origin, "data/hardware/%s.json", gm.profile);
+    fprintf(f,
+            "  GEMM model      kernel-level: measured matmul rate %.3f of peak (%s)\n"
+            "                  x %.3f sustained; %g x %g tiles in waves on %g SMs\n",
+            gm.rate, origin, gm.gemm_sw, g->eff.tile_m > 0.0 ? g->eff.tile_m : 128.0,
+            g->eff.tile_n > 0.0 ? g->eff.tile_n : 256.0, floor(g->eff.sm_count));
+}
+
 static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
@@ -282,6 +304,7 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->name[0] ? tp_io_safe_text(g->name, name, sizeof name) : "(custom)", (long long)gpn,
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
+    section_gemm_model(f, g, t->precision);
     if (t->etp > 0 && t->etp != t->tp)
         /* MoE parallel folding: the expert layers' own layout */
         fprintf(f,

@@ -389,6 +389,12 @@ static tp_status tj_gpu(tpj *t)
     if (!is_preset || differs(price, g.price_per_gpu_hour))
         if (!push_real(im, "--price", price))
             return full(t->err);
+    /* a result of --fitted-gemm on a preset whose default is its profile */
+    const json_t *gm = json_object_get(json_object_get(t->root, "gpu"), "gemm_model");
+    const char *kind = json_string_value(json_object_get(gm, "kind"));
+    if (is_preset && g.eff.mamf > 0.0 && kind && strcmp(kind, "fitted") == 0 &&
+        !push_flag(im, "--fitted-gemm"))
+        return full(t->err);
     return TP_OK;
 }
 

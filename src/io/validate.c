@@ -334,6 +334,11 @@ static void derive_gpu(const derived_gpu *d, tp_gpu *g)
         g->peak_flops_per_s[p] *= d->peak_rel;
     g->peak_fp4_flops_per_s *= d->peak_rel;
     tp_gpu_default_eff(g);
+    /* the preset's profile stays, as fractions of the derived peaks (no
+     * MAMF of the derived part is published; the same die and clocks'
+     * per-SM rate), with the constants fitted with it */
+    if (g->eff.mamf > 0.0)
+        tp_gpu_profile_eff(g);
 }
 
 typedef enum family { FAM_UNKNOWN = 0, FAM_GPT, FAM_LLAMA, FAM_BLOOM, FAM_NEMOTRON } family;
@@ -1123,6 +1128,8 @@ static bool row_gpu(const rowref *r, const validate_gpu *ge, const tp_io_eff_ove
         snprintf(v->reason, sizeof v->reason, "GPU preset %s: %.150s", ge->preset, err.message);
         return false;
     }
+    if (ov && ov->fitted_gemm)
+        tp_io_gpu_fitted_gemm(g);
     if (ge->derived) {
         derive_gpu(ge->derived, g);
         note(v, "%s", ge->derived->note);

@@ -37,6 +37,8 @@ typedef struct tp_io_eff_overrides {
     size_t n;
     bool unfused_full_matrix; /* validate --unfused-full-matrix: tp_options' of every row */
     bool grouped_gemm;        /* validate --grouped-gemm: tp_options' of every row */
+    bool fitted_gemm;         /* validate --fitted-gemm: every row's GPU at the fitted GEMM
+                                 fractions, not its preset's profile (tp_io_gpu_fitted_gemm) */
     bool moe_a2a_overlap;     /* validate --moe-a2a-overlap: tp_options' of every Megatron-Core
                                  row whose layout Megatron-Core allows it on */
 } tp_io_eff_overrides;

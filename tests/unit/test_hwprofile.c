@@ -190,6 +190,7 @@ static void test_shape_model_switch(void **state)
 {
     (void)state;
     tp_gpu fitted = gpu("h100-sxm"), prof = fitted;
+    tp_io_gpu_fitted_gemm(&fitted); /* the preset's default is the profile model */
     tp_error err;
     assert_int_equal(tp_io_hw_profile_load(HW_DIR "h100-sxm.json", &prof, &err), TP_OK);
     /* the profile changes the compute time; without one nothing changes */
@@ -202,13 +203,107 @@ static void test_shape_model_switch(void **state)
     assert_true(c > 1.3 * b && c < 2.0 * b);
 }
 
+/* The fitted-fraction GPU of a preset: its eff as tp_gpu_default_eff gives it. */
+static tp_gpu fitted_of(const char *name)
+{
+    tp_gpu g = gpu(name);
+    memset(&g.eff, 0, sizeof g.eff);
+    tp_gpu_default_eff(&g);
+    return g;
+}
+
+/* The presets' default GEMM model is their shipped profile's GEMM part
+ * (issue 17): the measured rates as fractions of the preset's own peaks,
+ * the profile constants of calib.c; the HBM and collective fractions stay
+ * the defaults (only --hw-profile FILE applies those). */
+static void test_preset_default_profile(void **state)
+{
+    (void)state;
+    tp_gpu g = gpu("h100-sxm"), f = fitted_of("h100-sxm");
+    assert_same(g.eff.sm_count, 132.0);
+    assert_same(g.eff.tile_m, 128.0);
+    assert_same(g.eff.tile_n, 256.0);
+    assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
+    assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
+    assert_same(g.eff.gemm_sw, 0.8250);
+    assert_same(g.eff.attn, 0.3285);
+    assert_same(g.eff.overlap, 0.8887);
+    assert_same(g.eff.mem_bw, f.eff.mem_bw);
+    assert_same(g.eff.intra_bw, f.eff.intra_bw);
+    assert_same(g.eff.inter_bw, f.eff.inter_bw);
+    assert_same(g.eff.intra_lat_s, f.eff.intra_lat_s);
+    /* --fitted-gemm: exactly the fitted-fraction GPU again */
+    tp_io_gpu_fitted_gemm(&g);
+    assert_memory_equal(&g, &f, sizeof g);
+    assert_same(g.eff.gemm, 0.7156);
+    assert_same(g.eff.attn, 0.3209);
+    assert_same(g.eff.overlap, 0.8711);
+    /* the H800 names h100-sxm's profile (the same die, SMs and peaks) */
+    tp_gpu h8 = gpu("h800"), h1 = gpu("h100-sxm");
+    assert_memory_equal(&h8.eff, &h1.eff, sizeof h8.eff);
+    /* the PCIe H100 names none: the fitted fractions */
+    tp_gpu pcie = gpu("h100-pcie"), pf = fitted_of("h100-pcie");
+    assert_memory_equal(&pcie, &pf, sizeof pcie);
+    /* the A100 40 GB: its own profile, 271.2 of 312 TFLOP/s, no fp8 */
+    tp_gpu a = gpu("a100-40gb");
+    assert_same(a.eff.sm_count, 108.0);
+    assert_same(a.eff.mamf, 271.2e12 / 312e12);
+    assert_same(a.eff.mamf_fp8, 0.0);
+    assert_same(a.eff.attn, 0.5012);
+    /* the reports name the model and the profile */
+    tp_io_gemm_model gm;
+    tp_io_gemm_model_of(&h8, TP_PREC_FP8, &gm);
+    assert_true(gm.kernel);
+    assert_string_equal(gm.profile, "h100-sxm");
+    assert_same(gm.rate, 1402.6e12 / 1978.9e12);
+    assert_same(gm.gemm_sw, 0.8250);
+    tp_io_gemm_model_of(&g, TP_PREC_BF16, &gm);
+    assert_false(gm.kernel);
+    assert_same(gm.rate, 0.7156);
+    /* a profile from a file (--hw-profile) is not the preset's */
+    tp_gpu hand_gpu = gpu("h100-sxm");
+    tp_error err;
+    assert_int_equal(tp_io_hw_profile_parse(hand, &hand_gpu, &err), TP_OK);
+    tp_io_gemm_model_of(&hand_gpu, TP_PREC_BF16, &gm);
+    assert_true(gm.kernel);
+    assert_string_equal(gm.profile, "");
+}
+
+/* A GPU file may name a shipped profile too; an unknown name fails naming
+ * the key, the value and the shipped names. */
+static void test_gpu_file_profile(void **state)
+{
+    (void)state;
+    static const char base[] =
+        "{\"name\": \"mine\", \"peak_tflops\": {\"bf16\": 989.4, \"fp8\": 1978.9}, "
+        "\"memory_mib\": 81559, \"memory_bw_gb_per_s\": 3350, "
+        "\"intra_node_gb_per_s\": 450, \"nic_gb_per_s\": 50, "
+        "\"gpus_per_node\": 8, \"hw_profile\": \"%s\"}";
+    char text[512];
+    tp_gpu g;
+    tp_error err;
+    snprintf(text, sizeof text, base, "h100-sxm");
+    assert_int_equal(tp_io_gpu_parse(text, "mine.json", &g, &err), TP_OK);
+    assert_same(g.eff.sm_count, 132.0);
+    assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
+    assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
+    assert_same(g.eff.gemm_sw, 0.8250);
+    snprintf(text, sizeof text, base, "h100-nvl");
+    memset(&err, 0, sizeof err);
+    assert_int_not_equal(tp_io_gpu_parse(text, "mine.json", &g, &err), TP_OK);
+    assert_string_equal(err.path, "hw_profile");
+    assert_string_equal(err.message,
+                        "\"hw_profile\" \"h100-nvl\" is not a shipped hardware profile (one of "
+                        "a100-40gb, a100-80gb, b200, gb200, h100-sxm, h200, mi300x, "
+                        "data/hardware/)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_written_exact),
-        cmocka_unit_test(test_shipped_profiles_load),
-        cmocka_unit_test(test_bad_profiles),
-        cmocka_unit_test(test_shape_model_switch),
+        cmocka_unit_test(test_hand_written_exact),     cmocka_unit_test(test_shipped_profiles_load),
+        cmocka_unit_test(test_bad_profiles),           cmocka_unit_test(test_shape_model_switch),
+        cmocka_unit_test(test_preset_default_profile), cmocka_unit_test(test_gpu_file_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
