@@ -1254,9 +1254,8 @@ static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
     note(v, "AdamW moments in bf16, master weights and gradients in fp32 (report section 3.3.3)");
 }
 
-/* NeMo 24.07's packed SFT runs (NVIDIA/NeMo-Framework-Launcher @ 24.07,
- * examples/peft/llama/h100/{7b_1node,13b_1node,70b_2node}.sh over
- * launcher_scripts/conf/peft/llama/sft.yaml), where a row's notes state them:
+/* NeMo 24.07's packed SFT runs (NeMo-Framework-Launcher @ 24.07 examples/
+ * peft/llama/h100 7B, 13B, 70B scripts; conf/peft/llama/sft.yaml), as notes state:
  * - "packed-seq-len N": packed_sequence=true; the packs' cu_seqlens reach
  *   TransformerEngine in THD format (NVIDIA/NeMo @ 579983fbfc, the 24.07
  *   r2.0.0rc1, megatron_gpt_model.py: PackedSeqParams(qkv_format='thd')),
@@ -1273,15 +1272,13 @@ static void nemo_packed_sft(const rowref *r, tp_io_vrow *v, tp_config *c)
 {
     const char *notes = cell(r, "notes");
     const char *pk = strstr(notes, "packed-seq-len ");
-    if (pk) {
-        long long n = strtoll(pk + strlen("packed-seq-len "), NULL, 10);
-        if (n > 0) {
-            c->train.packed_seq_len = n;
-            note(v,
-                 "packed sequences: examples of %lld tokens, each attending within itself "
-                 "(TransformerEngine THD)",
-                 n);
-        }
+    long long n = pk ? strtoll(pk + strlen("packed-seq-len "), NULL, 10) : 0;
+    if (n > 0) {
+        c->train.packed_seq_len = n;
+        note(v,
+             "packed sequences: examples of %lld tokens, each attending within itself "
+             "(TransformerEngine THD)",
+             n);
     }
     if (contains(notes, "distributed_fused_adam in bf16")) {
         tp_train *t = &c->train;
