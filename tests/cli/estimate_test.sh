@@ -866,6 +866,12 @@ a, b = (json.load(open(f)) for f in sys.argv[1:3])
 print(a["memory"] == b["memory"] and b["time"]["step_s"] < a["time"]["step_s"])
 PY
 if [ "$(cat "$tmp/pk_chk")" = True ]; then ok; else bad "--packed-seq-len: memory moved or the step did not shrink"; fi
+# the export's Reproduce line carries it (and only when set)
+run export --format megatron $pk --packed-seq-len 120
+if grep -q -- '--optimizer adamw --packed-seq-len 120$' "$tmp/out"; then ok; else
+    bad "export: the Reproduce line lacks --packed-seq-len 120"; fi
+run export --format megatron $pk
+if grep -q -- 'packed-seq-len' "$tmp/out"; then bad "export: --packed-seq-len when not set"; else ok; fi
 expect_error "trainplan: error: --packed-seq-len: 4097 is out of range [1, seq_len 4096] (0: not packed)" \
     estimate $pk --packed-seq-len 4097
 expect_error "trainplan: error: --packed-seq-len: 0 is out of range [1, 134217728]" \
