@@ -859,8 +859,13 @@ run estimate $pk --json
 cp "$tmp/out" "$tmp/pk_off.json"
 run estimate $pk --packed-seq-len 120 --json
 check_json "--packed-seq-len 120" 'j["flops"]["attn_per_token"] == 94371840' \
-    'j["flops"]["model_per_token"] == 39736836096'
-python3 - "$tmp/pk_off.json" "$tmp/out" >"$tmp/pk_chk" <<'PY'
+    'j["flops"]["model_per_token"] == 39736836096' 'j["layout"]["packed_seq_len"] == 120'
+cp "$tmp/out" "$tmp/pk_on.json"
+run export --format megatron --from "$tmp/pk_on.json"
+if grep -q -- '--packed-seq-len 120$' "$tmp/out"; then ok; else
+    bad "export --from: --packed-seq-len lost on the way back"; fi
+if grep -q packed_seq_len "$tmp/pk_off.json"; then bad "layout.packed_seq_len when not set"; else ok; fi
+python3 - "$tmp/pk_off.json" "$tmp/pk_on.json" >"$tmp/pk_chk" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 print(a["memory"] == b["memory"] and b["time"]["step_s"] < a["time"]["step_s"])
