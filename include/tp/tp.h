@@ -557,6 +557,14 @@ typedef struct tp_train {
      * delayed (default), tensorwise current scaling, MXFP8 or NVFP4 (both
      * Blackwell block scaling; NVFP4 runs the GEMMs at the fp4 peak). */
     int fp8_recipe;
+    /* Packed sequences with per-example attention (NeMo's
+     * GPTSFTPackedDataset through TransformerEngine's THD format and
+     * cu_seqlens): each seq_len-token sequence holds examples of
+     * packed_seq_len tokens and a token attends only within its own, so
+     * the attention core of a sequence costs seq_len * packed_seq_len,
+     * not seq_len^2 (model FLOPs too). 0: off, one document per
+     * sequence; else in [1, seq_len]. */
+    int64_t packed_seq_len;
 } tp_train;
 
 /* tp_train.offload_params */

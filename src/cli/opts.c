@@ -154,6 +154,10 @@ static const cli_flag help_rows[] = {
      "sequences per optimizer step", .group = G_BATCH},
     {"--global-batch-tokens", "N", "tokens", "unset",
      "tokens per optimizer step (a multiple of --seq-len)", .group = G_BATCH},
+    {"--packed-seq-len", "N", "tokens", "not packed",
+     "packed sequences of N-token examples, each attending only within itself "
+     "(NeMo packed SFT): the attention core scales with N, not --seq-len",
+     .group = G_BATCH},
     {"--gpu", "NAME|FILE", NULL, TP_IO_DEFAULT_GPU,
      "GPU preset or GPU JSON file", .group = G_GPU},
     {"--gpus", "N", "GPUs", NULL,

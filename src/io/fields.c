@@ -154,6 +154,8 @@ static const tp_io_field fields[] = {
     {"train.offload_act_layers", "--offload-activations", "offload-activations",
      INT(1, TP_MAX_LAYERS)},
     {"train.fp8_recipe", "--fp8-recipe", "fp8-recipe", ENUM(tp_io_recipe_names)},
+    {"train.packed_seq_len", "--packed-seq-len", "packed-seq-len",
+     INT_IN(1, TP_MAX_SEQ, TRAIN, packed_seq_len)},
     /* conventions: tp_options */
     {"conventions.attn_flops", "--attn-flops", "attn-flops", ENUM(tp_io_attn_names)},
     {"conventions.act_model", "--act-model", "act-model", ENUM(tp_io_act_names)},

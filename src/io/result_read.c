@@ -433,6 +433,9 @@ static tp_status tj_layout(tpj *t)
     if (tj_get(t, "layout", "pp_split", split_path, sizeof split_path))
         TP_TRY(tj_flag_str(t, "layout", "pp_split", "--pp-split"));
     TP_TRY(tj_flag_int(t, "layout", "seq_len", 1, "--seq-len"));
+    char packed_path[96]; /* optional: written only with --packed-seq-len */
+    if (tj_get(t, "layout", "packed_seq_len", packed_path, sizeof packed_path))
+        TP_TRY(tj_flag_int(t, "layout", "packed_seq_len", 1, "--packed-seq-len"));
     TP_TRY(tj_flag_int(t, "layout", "micro_batch", 1, "--micro-batch"));
     TP_TRY(tj_flag_int(t, "layout", "global_batch", 1, "--global-batch"));
     im->has_gpus = true;

@@ -1254,6 +1254,49 @@ static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
     note(v, "AdamW moments in bf16, master weights and gradients in fp32 (report section 3.3.3)");
 }
 
+/* NeMo 24.07's packed SFT runs (NeMo-Framework-Launcher @ 24.07 examples/
+ * peft/llama/h100 7B, 13B, 70B scripts; conf/peft/llama/sft.yaml), as notes state:
+ * - "packed-seq-len N": packed_sequence=true; the packs' cu_seqlens reach
+ *   TransformerEngine in THD format (NVIDIA/NeMo @ 579983fbfc, the 24.07
+ *   r2.0.0rc1, megatron_gpt_model.py: PackedSeqParams(qkv_format='thd')),
+ *   so each example attends within itself only: --packed-seq-len N;
+ * - "distributed_fused_adam in bf16": optim dtype bf16, grad_sync_dtype bf16
+ *   (sft.yaml) of apex's DistributedFusedAdam, whose dtype is the "datatype
+ *   for optimizer state" and which keeps "a distributed copy of the
+ *   parameters as optimizer state" (store_params, default True; NVIDIA/apex
+ *   @ d571f3ee2c apex/contrib/optimizers/distributed_fused_adam.py): bf16
+ *   moments, that bf16 copy sharded over DP (2/DP B per parameter), no fp32
+ *   master, bf16 gradients;
+ * - "fp8_params": fp8 weights, gathered in fp8 (--fp8-param-gather). */
+static void nemo_packed_sft(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    const char *notes = cell(r, "notes");
+    const char *pk = strstr(notes, "packed-seq-len ");
+    long long n = pk ? strtoll(pk + strlen("packed-seq-len "), NULL, 10) : 0;
+    if (n > 0) {
+        c->train.packed_seq_len = n;
+        note(v,
+             "packed sequences: examples of %lld tokens, each attending within itself "
+             "(TransformerEngine THD)",
+             n);
+    }
+    if (contains(notes, "distributed_fused_adam in bf16")) {
+        tp_train *t = &c->train;
+        int64_t mp = t->tp * t->pp * t->cp;
+        int64_t dp = mp > 0 ? t->num_gpus / mp : 1;
+        t->optimizer.moment_dtype = TP_DTYPE_BF16;
+        t->optimizer.master_weights = false;
+        t->grad_dtype = TP_DTYPE_BF16;
+        c->opts.extra_param_bytes += 2.0 / (double)(dp > 0 ? dp : 1);
+        note(v, "apex distributed Adam in bf16: bf16 moments and parameter copy (sharded), "
+                "bf16 gradients, no fp32 master");
+    }
+    if (contains(notes, "fp8_params") && c->train.precision == TP_PREC_FP8) {
+        c->train.fp8_param_gather = true;
+        note(v, "fp8 weights (fp8_params)");
+    }
+}
+
 /* DeepSeek-V3's DualPipe (technical report section 3.2.1), where a
  * pipelined row's notes state it: --schedule dualpipe (config.c checks
  * its layout; a layout it refuses keeps 1F1B and says why). */
@@ -1390,6 +1433,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     node_limited_routing(r, v, &c);
     deepep_dispatch(r, fw, v, &c);
     low_precision_storage(r, v, &c);
+    nemo_packed_sft(r, v, &c);
     dualpipe_schedule(r, v, &c);
     if (ov && ov->moe_a2a_overlap && fw == FW_MCORE)
         a2a_overlap_where_allowed(&c);

@@ -527,6 +527,17 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     REQUIRE_RANGE(t->global_batch, "train.global_batch", 1, TP_MAX_BATCH);
     REQUIRE_RANGE(t->recompute_every, "train.recompute_every", 1, m->num_layers);
     REQUIRE_RANGE(t->pad_vocab_to, "train.pad_vocab_to", 0, TP_MAX_VOCAB);
+    if (t->packed_seq_len != 0 && (t->packed_seq_len < 1 || t->packed_seq_len > t->seq_len))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.packed_seq_len",
+                            "%lld is out of range [1, seq_len %lld] (0: not packed)",
+                            (long long)t->packed_seq_len, (long long)t->seq_len);
+    /* per-example attention is the variable-length kernels' (FlashAttention,
+     * TransformerEngine); a masked full matrix costs the whole s^2 (NeMo
+     * docs/source/features/throughput_optimizations.rst) */
+    if (t->packed_seq_len != 0 && !t->flash_attn)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.packed_seq_len",
+                            "packed sequences attend per example only with FlashAttention "
+                            "(drop --no-flash-attn)");
     if ((int)t->schedule < 0 || t->schedule > TP_SCHED_DUALPIPE)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.schedule", "invalid schedule");
     if ((int)t->recompute < 0 || t->recompute > TP_RECOMPUTE_FULL)

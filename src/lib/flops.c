@@ -10,6 +10,8 @@
  *                          convention (default: it is what FlashAttention
  *                          executes; TP_ATTN_FLOPS_FULL keeps PaLM's 12LHQT);
  *                          with a sliding window scaled by tp__window_scale
+ *                          (s is the packed example's length N under
+ *                          train.packed_seq_len: per-example attention)
  *   MLA                    projections per model.c's design note, core
  *                          2*s*a*(d_qk + d_v)
  *   MTP module             2*2h*h + one layer + logits (its own head pass)
@@ -84,11 +86,12 @@ void tp_flops_eval(const tp_config *c, const tp_params *P, tp_flops *out)
     (void)kv;
     double proj = 2.0 * (double)tp__attn_proj_macs(m);
     /* QK^T over the q width, AV over the v width (= q but under MLA) */
-    double core = 2.0 * s * (q + (double)tp__v_width(m));
+    double span = tp__attn_span(t); /* s, or the packed example's length */
+    double core = 2.0 * span * (q + (double)tp__v_width(m));
     bool causal = c->opts.attn_flops == TP_ATTN_FLOPS_CAUSAL;
     if (causal)
         core *= 0.5;
-    core *= tp__window_scale(m, s, causal);
+    core *= tp__window_scale(m, span, causal);
     double mlp = 2.0 * h * (double)m->ffn_hidden * gate;
     double moe = 0.0, shared = 0.0;
     if (m->num_experts > 0) {

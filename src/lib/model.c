@@ -78,6 +78,12 @@
  *   sees its own chunk's earlier tokens: (n C^2 + r^2) / s^2 of the full
  *   work, n = floor(s/C) chunks and r left over (causal or not: the same
  *   ratio); global_every marks the full-attention layers as for a window.
+ * Packed sequences (train.packed_seq_len = N, NeMo's packed SFT through
+ *   TransformerEngine's THD format): a sequence of s tokens holds s/N
+ *   examples of N tokens, each attending only within itself (NeMo
+ *   docs/source/features/throughput_optimizations.rst: the complexity stays
+ *   sum_i s_i^2). The score work is s*N instead of s^2 (tp__attn_span); a
+ *   window or chunk caps it within the example.
  */
 #include <math.h>
 
@@ -211,6 +217,11 @@ double tp__window_scale(const tp_model *m, double s, bool causal)
     double local = causal ? (w - w * w / (2.0 * s)) / (s / 2.0) : w / s;
     double L = (double)m->num_layers, G = (double)global_layers(m);
     return (G + (L - G) * local) / L;
+}
+
+double tp__attn_span(const tp_train *t)
+{
+    return t->packed_seq_len > 0 ? (double)t->packed_seq_len : (double)t->seq_len;
 }
 
 int64_t tp__padded_vocab(int64_t vocab, int64_t pad)

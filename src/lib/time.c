@@ -329,8 +329,9 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     /* attention core: per CP rank 1/c of the causal work (header 2), QK^T
      * over the q width and AV over the v width, capped by a window */
     double qv = 0.5 * (q + (double)tp__v_width(&c->model));
-    double wsc = tp__window_scale(&c->model, s, true);
-    double core_flops = 4.0 * b * s * s * qv / (x->cc * tt) * 0.5 * wsc;
+    double span = tp__attn_span(t); /* keys per query row: s, or the packed example's N */
+    double wsc = tp__window_scale(&c->model, span, true);
+    double core_flops = 4.0 * b * s * span * qv / (x->cc * tt) * 0.5 * wsc;
     double attn_f, attn_b;
     if (!t->flash_attn && c->opts.unfused_full_matrix) {
         unfused_attention(x, &attn_f, &attn_b);

@@ -53,7 +53,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
 --sliding-window --global-every --attention-chunk --qk-norm --attn-sinks --router-bias --moe-imbalance
 --moe-capacity-factor --moe-router-groups --moe-router-group-topk --image-tokens --freeze-vision
---seq-len --micro-batch --global-batch --global-batch-tokens --gpu --gpus --gpus-per-node
+--seq-len --micro-batch --global-batch --global-batch-tokens --packed-seq-len --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --fitted-gemm --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
@@ -849,5 +849,39 @@ expect_error "trainplan: error: --fitted-gemm: --fitted-gemm and --hw-profile bo
 printf '{"name": "mine", "peak_tflops": {"bf16": 989.4}, "memory_mib": 81559, "memory_bw_gb_per_s": 3350, "intra_node_gb_per_s": 450, "nic_gb_per_s": 50, "gpus_per_node": 8, "hw_profile": "h100"}\n' >"$tmp/gpu_badprof.json"
 expect_error "trainplan: error: $tmp/gpu_badprof.json: \"hw_profile\" \"h100\" is not a shipped hardware profile (one of a100-40gb, a100-80gb, b200, gb200, h100-sxm, h200, mi300x, data/hardware/)" \
     estimate --gpu "$tmp/gpu_badprof.json" --gpus 8
+
+# ---------------------------------------------------------------- --packed-seq-len (issue 17)
+# Llama 2 7B packed with 120-token examples: the causal core is 120 * 8192
+# FLOPs per token per layer forward, x3 x32 = 94371840 (was 4096/120 times
+# that); the memory does not move (FlashAttention keeps no scores).
+pk="--model llama-2-7b --gpus 8 --seq-len 4096 --global-batch 32 --precision fp8"
+run estimate $pk --json
+cp "$tmp/out" "$tmp/pk_off.json"
+run estimate $pk --packed-seq-len 120 --json
+check_json "--packed-seq-len 120" 'j["flops"]["attn_per_token"] == 94371840' \
+    'j["flops"]["model_per_token"] == 39736836096' 'j["layout"]["packed_seq_len"] == 120'
+cp "$tmp/out" "$tmp/pk_on.json"
+run export --format megatron --from "$tmp/pk_on.json"
+if grep -q -- '--packed-seq-len 120$' "$tmp/out"; then ok; else
+    bad "export --from: --packed-seq-len lost on the way back"; fi
+if grep -q packed_seq_len "$tmp/pk_off.json"; then bad "layout.packed_seq_len when not set"; else ok; fi
+python3 - "$tmp/pk_off.json" "$tmp/pk_on.json" >"$tmp/pk_chk" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print(a["memory"] == b["memory"] and b["time"]["step_s"] < a["time"]["step_s"])
+PY
+if [ "$(cat "$tmp/pk_chk")" = True ]; then ok; else bad "--packed-seq-len: memory moved or the step did not shrink"; fi
+# the export's Reproduce line carries it (and only when set)
+run export --format megatron $pk --packed-seq-len 120
+if grep -q -- '--optimizer adamw --packed-seq-len 120$' "$tmp/out"; then ok; else
+    bad "export: the Reproduce line lacks --packed-seq-len 120"; fi
+run export --format megatron $pk
+if grep -q -- 'packed-seq-len' "$tmp/out"; then bad "export: --packed-seq-len when not set"; else ok; fi
+expect_error "trainplan: error: --packed-seq-len: 4097 is out of range [1, seq_len 4096] (0: not packed)" \
+    estimate $pk --packed-seq-len 4097
+expect_error "trainplan: error: --packed-seq-len: 0 is out of range [1, 134217728]" \
+    estimate $pk --packed-seq-len 0
+expect_error "trainplan: error: --packed-seq-len: packed sequences attend per example only with FlashAttention (drop --no-flash-attn)" \
+    estimate $pk --packed-seq-len 120 --no-flash-attn
 
 finish

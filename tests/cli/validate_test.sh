@@ -559,4 +559,37 @@ EOF
 if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
     bad "DeepEP/HybridEP rows: $(diff "$tmp/nd_want" "$tmp/nd_rows")"; fi
 
+# ---- NeMo 24.07 packed SFT (issue 17; docs/ACCURACY.md, fourth round) ----
+# The 70B SFT row (line 75) and copies without its packing and without its
+# bf16 distributed Adam. By hand, per parameter: fp8 weights 1 B; the bf16
+# gradients 2 B plus apex's bf16 parameter copy 2/DP = 2 B (DP 1, counted
+# with the gradients) = 4 B; bf16 moments 2 x 2 = 4 B, no master. Without
+# it: fp32 gradients 4 B, master 4 + moments 2 x 4 = 12 B: out of memory,
+# the wrong verdict. Unpacked, the attention core is s/N = 4096/120 times
+# larger: the prediction falls, memory unmoved.
+row_variants "$tmp/sft.csv" nemo2407-sft-LLAMA2-70B-16gpu \
+    "nopack|notes~packed-seq-len 120|(left out)" \
+    "noadam|notes~distributed_fused_adam in bf16|(left out)"
+run validate "$tmp/sft.csv" --json
+pycheck "NeMo packed SFT row" "$tmp/out" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+sft, nopack, noadam = rows["nemo2407-sft-LLAMA2-70B-16gpu"], rows["nopack"], rows["noadam"]
+m = sft["predicted"]["memory_breakdown_gib"]
+assert m["grads"] == 4 * m["weights"] and m["optimizer"] == 4 * m["weights"], m
+assert sft["fit"]["predicted"] == "fits" and sft["fit"]["correct"], sft["fit"]
+assert sft["recompute"] == "none", sft["recompute"]
+assert sft["assumptions"].endswith(
+    "packed sequences: examples of 120 tokens, each attending within itself (TransformerEngine "
+    "THD); apex distributed Adam in bf16: bf16 moments and parameter copy (sharded), bf16 "
+    "gradients, no fp32 master; fp8 weights (fp8_params)"), sft["assumptions"]
+n = noadam["predicted"]["memory_breakdown_gib"]
+assert n["optimizer"] == 12 * n["weights"] and n["grads"] == 4 * n["weights"], n
+assert noadam["fit"]["predicted"] == "out of memory" and not noadam["fit"]["correct"], noadam
+tp = lambda r: r["throughput"]["predicted_tokens_per_s_per_gpu"]
+assert tp(nopack) < tp(sft), (tp(nopack), tp(sft))
+assert nopack["predicted"]["memory_breakdown_gib"] == m
+assert "packed" not in nopack["assumptions"], nopack["assumptions"]
+PY
+
 finish

@@ -317,6 +317,50 @@ static bool same(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* Packed sequences (train.packed_seq_len, NeMo packed SFT): Llama 2 7B at
+ * s = 4096 packed with examples of N = 120 tokens. By hand: the causal
+ * core is 2*N*(q + v)/2 = 120 * 8192 FLOPs per token per layer forward,
+ * x3 (forward and backward) x32 layers = 94,371,840 per token, N/s of the
+ * unpacked 3,221,225,472; the rest of the model is unchanged. N = s is the
+ * unpacked run bit for bit. Out of [1, s], or without FlashAttention, it
+ * is refused. */
+static void test_packed_sequences_attend_per_example(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(32, 4096, 32, 32, 11008, 32000, false));
+    c.train.seq_len = 4096;
+    tp_result full, packed;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &full, &err), TP_OK);
+    assert_rel(full.flops.attn_per_token, 3221225472.0, 1e-12);
+    c.train.packed_seq_len = 120;
+    assert_int_equal(tp_eval(&c, &packed, &err), TP_OK);
+    assert_rel(packed.flops.attn_per_token, 94371840.0, 1e-12);
+    assert_rel(packed.flops.model_per_token, full.flops.model_per_token - 3221225472.0 + 94371840.0,
+               1e-12);
+    assert_true(packed.time.step_s < full.time.step_s);
+    assert_true(same(packed.memory.total_bytes, full.memory.total_bytes));
+
+    c.train.packed_seq_len = 4096;
+    assert_int_equal(tp_eval(&c, &packed, &err), TP_OK);
+    assert_true(same(packed.flops.model_per_token, full.flops.model_per_token));
+    assert_true(same(packed.time.step_s, full.time.step_s));
+
+    c.train.packed_seq_len = 4097;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.packed_seq_len");
+    assert_string_equal(err.message, "4097 is out of range [1, seq_len 4096] (0: not packed)");
+    c.train.packed_seq_len = -1;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.message, "-1 is out of range [1, seq_len 4096] (0: not packed)");
+    c.train.packed_seq_len = 120;
+    c.train.flash_attn = false;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.packed_seq_len");
+    assert_string_equal(err.message, "packed sequences attend per example only with "
+                                     "FlashAttention (drop --no-flash-attn)");
+}
+
 /* Metamorphic: a window that covers the sequence is full attention. */
 static void test_window_of_the_sequence_is_full_attention(void **state)
 {
@@ -914,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_mla_flops),
         cmocka_unit_test(test_mla_tp_split),
         cmocka_unit_test(test_window_of_the_sequence_is_full_attention),
+        cmocka_unit_test(test_packed_sequences_attend_per_example),
         cmocka_unit_test(test_chunked_attention),
         cmocka_unit_test(test_hf_families),
         cmocka_unit_test(test_refusals),
