@@ -99,11 +99,11 @@ PARAMS = [
 # loses against the kernel's best rate (framework, launch gaps, clocks):
 # gemm_sw, shared by every GPU. 5 constants instead of 9.
 PARAMS_PROFILE = [
-    ("gemm_sw", 0.8250, 0.30, 1.00),
-    ("attn_ampere", 0.5012, 0.10, 0.75),
-    ("attn_hopper", 0.3285, 0.10, 0.75),
-    ("attn_blackwell", 0.4110, 0.10, 0.75),
-    ("overlap", 0.8887, 0.0, 1.0),
+    ("gemm_sw", 0.7758, 0.30, 1.00),
+    ("attn_ampere", 0.7500, 0.10, 0.75),
+    ("attn_hopper", 0.3361, 0.10, 0.75),
+    ("attn_blackwell", 0.4136, 0.10, 0.75),
+    ("overlap", 0.8809, 0.0, 1.0),
 ]
 PROFILES = False  # set by --profiles
 UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)

@@ -72,17 +72,17 @@ static void test_hand_written_exact(void **state)
      * fitted with the profile model replace the others (calib.c) */
     tp_gpu d = gpu("h100-sxm");
     assert_same(g.eff.gemm, d.eff.gemm);
-    assert_same(g.eff.gemm_sw, 0.8250);
-    assert_same(g.eff.attn, 0.3285);
-    assert_same(g.eff.overlap, 0.8887);
+    assert_same(g.eff.gemm_sw, 0.7758);
+    assert_same(g.eff.attn, 0.3361);
+    assert_same(g.eff.overlap, 0.8809);
     /* the 500 W part: no clock factor since issue 17's fourth round (its
      * peaks are derived from the datasheets; calib.c) */
     tp_gpu w = gpu("h100-sxm");
     snprintf(w.name, sizeof w.name, "h100-96gb-500w");
     tp_error err2;
     assert_int_equal(tp_io_hw_profile_parse(hand, &w, &err2), TP_OK);
-    assert_same(w.eff.gemm_sw, 0.8250);
-    assert_same(w.eff.attn, 0.3285);
+    assert_same(w.eff.gemm_sw, 0.7758);
+    assert_same(w.eff.attn, 0.3361);
 }
 
 static void test_shipped_profiles_load(void **state)
@@ -193,9 +193,12 @@ static void test_shape_model_switch(void **state)
     tp_io_gpu_fitted_gemm(&fitted); /* the preset's default is the profile model */
     tp_error err;
     assert_int_equal(tp_io_hw_profile_load(HW_DIR "h100-sxm.json", &prof, &err), TP_OK);
-    /* the profile changes the compute time; without one nothing changes */
-    double a = step_s(&fitted, 4096), b = step_s(&prof, 4096);
-    assert_true(a > 0.0 && b > 0.0 && fabs(a / b - 1.0) > 0.01);
+    /* the profile changes the compute time; without one nothing changes.
+     * At hidden 4096 the two models agree to 0.3% since the profile
+     * constants' refit (calib.c), so the check takes 8192 (2.7% apart) */
+    double a = step_s(&fitted, 8192), b8 = step_s(&prof, 8192);
+    assert_true(a > 0.0 && b8 > 0.0 && fabs(a / b8 - 1.0) > 0.01);
+    double b = step_s(&prof, 4096);
     /* gemm_sw scales the GEMM part only: halving it adds less than 2x */
     tp_gpu half = prof;
     half.eff.gemm_sw = 0.5;
@@ -225,9 +228,9 @@ static void test_preset_default_profile(void **state)
     assert_same(g.eff.tile_n, 256.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.8250);
-    assert_same(g.eff.attn, 0.3285);
-    assert_same(g.eff.overlap, 0.8887);
+    assert_same(g.eff.gemm_sw, 0.7758);
+    assert_same(g.eff.attn, 0.3361);
+    assert_same(g.eff.overlap, 0.8809);
     assert_same(g.eff.mem_bw, f.eff.mem_bw);
     assert_same(g.eff.intra_bw, f.eff.intra_bw);
     assert_same(g.eff.inter_bw, f.eff.inter_bw);
@@ -249,14 +252,14 @@ static void test_preset_default_profile(void **state)
     assert_same(a.eff.sm_count, 108.0);
     assert_same(a.eff.mamf, 271.2e12 / 312e12);
     assert_same(a.eff.mamf_fp8, 0.0);
-    assert_same(a.eff.attn, 0.5012);
+    assert_same(a.eff.attn, 0.7500);
     /* the reports name the model and the profile */
     tp_io_gemm_model gm;
     tp_io_gemm_model_of(&h8, TP_PREC_FP8, &gm);
     assert_true(gm.kernel);
     assert_string_equal(gm.profile, "h100-sxm");
     assert_same(gm.rate, 1402.6e12 / 1978.9e12);
-    assert_same(gm.gemm_sw, 0.8250);
+    assert_same(gm.gemm_sw, 0.7758);
     tp_io_gemm_model_of(&g, TP_PREC_BF16, &gm);
     assert_false(gm.kernel);
     assert_same(gm.rate, 0.7156);
@@ -287,7 +290,7 @@ static void test_gpu_file_profile(void **state)
     assert_same(g.eff.sm_count, 132.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.8250);
+    assert_same(g.eff.gemm_sw, 0.7758);
     snprintf(text, sizeof text, base, "h100-nvl");
     memset(&err, 0, sizeof err);
     assert_int_not_equal(tp_io_gpu_parse(text, "mine.json", &g, &err), TP_OK);
