@@ -105,11 +105,13 @@ typedef struct kind_eff {
  * search (0.75, FlashAttention-2's forward on A100): the A100 rows with
  * FlashAttention have little attention work and do not pin it down.
  * Kept in issue 17's fourth round, without the 500 W clock they were
- * fitted with (in-sample 5.9% / 21.8%, objective 0.3096): the refit with
- * the torchtitan rows' attention kernel reaches 0.2994 only at a Hopper
- * GEMM fraction of 0.90, above the measured maximum achievable matmul
- * rate (0.803 of the H100's peak, data/hardware/h100-sxm.json), and an
- * overlap of 0.47 (docs/ACCURACY.md, "Headline").
+ * fitted with (in-sample 5.0% / 20.5%, objective 0.2880): the whole-file
+ * refit (objective 0.2671) reaches its optimum only at a Hopper GEMM
+ * fraction of 0.86, above the measured maximum achievable matmul rate
+ * (0.803 of the H100's peak, data/hardware/h100-sxm.json), with an
+ * overlap of 0.74 (docs/ACCURACY.md, "Headline"). These fractions serve
+ * --fitted-gemm and GPUs without a profile; the presets' default is the
+ * kernel-level model below.
  */
 static const kind_eff kinds[] = {
     [KIND_AMPERE] = {"ampere", 0.7047, 0.7500},
