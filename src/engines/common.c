@@ -636,10 +636,8 @@ char *tp_io_config_flags(const tp_config *c)
      * framework profile sets several of them, and the line names each */
     for (size_t i = 0; i < tp_io_field_count(); i++) {
         const tp_io_field *f = tp_io_field_at(i);
-        if (!tp_io_field_plain_convention(f))
-            continue;
-        double v = tp_io_field_convention(f, op);
-        if (fabs(v - tp_io_field_convention(f, &d)) <= 1e-12)
+        double v;
+        if (!tp_io_field_convention_set(f, op, &d, &v))
             continue;
         if (f->type != TP_IO_FIELD_SWITCH)
             sb_printf(&b, " %s %.9g", f->flag, v);

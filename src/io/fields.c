@@ -5,6 +5,7 @@
  * index is its slot in the run description (desc.h); the CLI's shared
  * flags (src/cli/opts.c) take their type, range and choices from here.
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -262,6 +263,15 @@ double tp_io_field_convention(const tp_io_field *f, const tp_options *o)
     double v;
     memcpy(&v, at, sizeof v);
     return v;
+}
+
+bool tp_io_field_convention_set(const tp_io_field *f, const tp_options *o, const tp_options *d,
+                                double *v)
+{
+    if (!tp_io_field_plain_convention(f))
+        return false;
+    *v = tp_io_field_convention(f, o);
+    return fabs(*v - tp_io_field_convention(f, d)) > 1e-12;
 }
 
 const tp_io_field *tp_io_field_find(const char *name)

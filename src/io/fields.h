@@ -123,4 +123,12 @@ bool tp_io_field_switch_sets(const tp_io_field *f);
 /** A plain convention's value in o: a switch as 0 or 1, a number as stored. */
 double tp_io_field_convention(const tp_io_field *f, const tp_options *o);
 
+/**
+ * Whether f is a plain convention whose value in o differs from its value
+ * in d (the defaults), that value into *v: what a result's "conventions"
+ * and an export's Reproduce line name.
+ */
+bool tp_io_field_convention_set(const tp_io_field *f, const tp_options *o, const tp_options *d,
+                                double *v);
+
 #endif /* TP_IO_FIELDS_H */

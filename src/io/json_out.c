@@ -332,10 +332,8 @@ static json_t *conventions_json(jb *b, const tp_options *op)
     tp_options_default(&d);
     for (size_t i = 0; i < tp_io_field_count(); i++) {
         const tp_io_field *f = tp_io_field_at(i);
-        if (!tp_io_field_plain_convention(f))
-            continue;
-        double v = tp_io_field_convention(f, op);
-        if (fabs(v - tp_io_field_convention(f, &d)) <= 1e-12)
+        double v;
+        if (!tp_io_field_convention_set(f, op, &d, &v))
             continue;
         if (f->type == TP_IO_FIELD_SWITCH)
             put_bool(b, o, tp_io_field_member(f), v > 0.5);
