@@ -471,6 +471,11 @@ typedef struct tp_gpu {
     /* Dense FP4 tensor-core peak (NVFP4, Blackwell); 0: the GPU has neither
      * FP4 nor the block-scaled (MXFP8, NVFP4) tensor-core formats. */
     double peak_fp4_flops_per_s;
+    /* The hardware profile whose GEMM part eff holds (data/hardware/NAME.json,
+     * docs/hardware.md), empty when none: what the reports name. Set and
+     * cleared by the I/O layer with eff.sm_count, tile and mamf; libtp
+     * never reads it. */
+    char hw_profile[TP_NAME_MAX];
 } tp_gpu;
 
 /** Validate a GPU description (all sizes > 0, finite). */

@@ -146,12 +146,14 @@ static int list_gpus(FILE *f, bool as_json, json_t *out)
         const char *src = tp_io_preset_source(TP_IO_GPU, name);
         if (as_json) {
             if (add(arr,
-                    json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o}", "name", name,
+                    json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o, s:o}", "name", name,
                               "peak_bf16_flops_per_s", peak, "memory_bytes",
                               (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
                               g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s", g.intra_bw_bytes_per_s,
                               "gpus_per_node", (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
-                              g.price_per_gpu_hour, "source", str_or_null(src))) != 0) {
+                              g.price_per_gpu_hour, "hw_profile",
+                              str_or_null(g.hw_profile[0] ? g.hw_profile : NULL), "source",
+                              str_or_null(src))) != 0) {
                 json_decref(arr);
                 return CLI_EXIT_INTERNAL;
             }

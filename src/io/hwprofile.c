@@ -19,7 +19,8 @@
  * the measured matmul rate replaces the fitted GEMM fraction unless
  * --fitted-gemm says otherwise. The rates are divided by the GPU's own peaks, so a profile measured on a
  * faster GPU than --gpu names is refused (a fraction above 1), never
- * clamped.
+ * clamped. The name of the shipped profile whose GEMM part a GPU runs goes
+ * with it (tp_gpu.hw_profile), for the reports to cite.
  */
 #include <math.h>
 #include <stdio.h>
@@ -359,6 +360,22 @@ static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
     return collectives_parse(root, g, err);
 }
 
+/*
+ * g->hw_profile after a profile's text replaced the GEMM part: its "name"
+ * when the text is that shipped profile's, byte for byte (--hw-profile
+ * data/hardware/h100-sxm.json), else "". A profile of the user's own, even
+ * one named like a shipped one, is not data/hardware/NAME.json, which the
+ * reports would then cite.
+ */
+static void shipped_name(const json_t *root, const char *text, tp_gpu *g)
+{
+    const char *name = json_string_value(json_object_get(root, "name"));
+    const char *shipped = name ? tp_io__hw_profile_text(name) : NULL;
+    memset(g->hw_profile, 0, sizeof g->hw_profile);
+    if (shipped && strcmp(shipped, text) == 0)
+        snprintf(g->hw_profile, sizeof g->hw_profile, "%s", name);
+}
+
 tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err)
 {
     json_t *root;
@@ -371,6 +388,8 @@ tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err)
     tp_gpu out = *g;
     tp_gpu_profile_eff(&out);
     tp_status st = apply(root, &out, err);
+    if (st == TP_OK)
+        shipped_name(root, text, &out);
     json_decref(root);
     if (st != TP_OK)
         return st;
@@ -418,6 +437,7 @@ tp_status tp_io__hw_profile_gemm(const char *name, const char *key, tp_gpu *g, t
     if (st != TP_OK)
         return st;
     tp_gpu_profile_eff(&out);
+    snprintf(out.hw_profile, sizeof out.hw_profile, "%s", name); /* shipped: a short name */
     *g = out;
     return TP_OK;
 }
@@ -434,24 +454,7 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g)
     g->eff.mamf = 0.0;
     g->eff.mamf_fp8 = 0.0;
     g->eff.gemm_sw = 0.0;
-}
-
-static bool same(double a, double b)
-{
-    return !(a < b) && !(a > b);
-}
-
-/* The "hw_profile" a GPU preset names, into buf ("" when none). */
-static void preset_profile(const char *gpu, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    const char *text = tp_io_preset_text(TP_IO_GPU, gpu);
-    bool oom;
-    json_t *root = text ? tp_io__json_loads(text, strlen(text), 0, NULL, &oom) : NULL;
-    const char *name = json_string_value(json_object_get(root, "hw_profile"));
-    if (name)
-        snprintf(buf, n, "%s", name);
-    json_decref(root);
+    memset(g->hw_profile, 0, sizeof g->hw_profile);
 }
 
 void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out)
@@ -466,13 +469,7 @@ void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *o
     }
     out->rate = fp8 && e->mamf_fp8 > 0.0 ? e->mamf_fp8 : e->mamf;
     out->gemm_sw = e->gemm_sw > 0.0 ? e->gemm_sw : 1.0;
-    /* the preset's own profile, unless --hw-profile replaced its GEMM part */
-    char name[TP_NAME_MAX + 1];
-    snprintf(name, sizeof name, "%.*s", TP_NAME_MAX, g->name);
-    tp_gpu p;
-    if (tp_io_preset_text(TP_IO_GPU, name) && tp_io_gpu_load(name, &p, NULL) == TP_OK &&
-        same(p.eff.sm_count, e->sm_count) && same(p.eff.mamf, e->mamf) &&
-        same(p.eff.mamf_fp8, e->mamf_fp8) && same(p.eff.tile_m, e->tile_m) &&
-        same(p.eff.tile_n, e->tile_n))
-        preset_profile(name, out->profile, sizeof out->profile);
+    /* bounded: a tp_gpu built by hand may fill the array without a NUL */
+    snprintf(out->profile, sizeof out->profile, "%.*s", (int)sizeof out->profile - 1,
+             g->hw_profile);
 }

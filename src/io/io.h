@@ -66,8 +66,10 @@ tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err);
 /*
  * A hardware profile (hwprofile.c, docs/hardware.md) applied to *g: the
  * kernel-level GEMM model's SM count, tile and measured matmul rates, and
- * where measured the HBM and intra-node collective fractions. *g is
- * unchanged on error (TP_ERR_CONFIG naming the key, TP_ERR_IO, TP_ERR_PARSE).
+ * where measured the HBM and intra-node collective fractions; g->hw_profile
+ * the profile's "name" when the text is that shipped profile's, else "".
+ * *g is unchanged on error (TP_ERR_CONFIG naming the key, TP_ERR_IO,
+ * TP_ERR_PARSE).
  */
 tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err);
 tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err);
@@ -75,9 +77,9 @@ tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err);
 /*
  * Back to the fitted-fraction GEMM model (--fitted-gemm): drops the
  * kernel-level GEMM model a GPU's "hw_profile" set (eff.sm_count, tile,
- * mamf, mamf_fp8, gemm_sw) and restores the attention and overlap
- * fractions fitted with eff.gemm (tp_gpu_default_eff). A GPU without a
- * profile is unchanged.
+ * mamf, mamf_fp8, gemm_sw; hw_profile) and restores the attention and
+ * overlap fractions fitted with eff.gemm (tp_gpu_default_eff). A GPU
+ * without a profile is unchanged.
  */
 void tp_io_gpu_fitted_gemm(tp_gpu *g);
 
@@ -86,9 +88,9 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g);
  * the kernel-level model of a hardware profile (docs/model.md 1b) or the
  * fitted fraction (1a). rate: of the dense peak of prec, the measured
  * matmul rate (eff.mamf, mamf_fp8 for fp8) or the fitted eff.gemm
- * (gemm_fp8). profile: the shipped profile's name when g is a preset's
- * GPU with its own "hw_profile" GEMM part, else "" (--hw-profile FILE, a
- * GPU file).
+ * (gemm_fp8). profile: g->hw_profile, the shipped profile whose GEMM part
+ * the kernel-level model runs ("" for the fitted fraction, or a profile
+ * file of the user's own).
  */
 typedef struct tp_io_gemm_model {
     bool kernel;

@@ -75,7 +75,7 @@ void tp_io__hw_profile_names(char *buf, size_t n);
  * The GEMM part of the shipped profile NAME applied to *g, the default of
  * a GPU whose description names it ("hw_profile"): eff.sm_count, tile,
  * mamf and mamf_fp8 as fractions of g's own peaks, then
- * tp_gpu_profile_eff. Not its HBM or collective measurements (those only
+ * tp_gpu_profile_eff; g->hw_profile = NAME. Not its HBM or collective measurements (those only
  * with --hw-profile FILE). key names the field in errors. *g is unchanged
  * on error (TP_ERR_CONFIG).
  */

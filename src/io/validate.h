@@ -50,7 +50,9 @@ typedef struct tp_io_eff_overrides {
  */
 tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, tp_error *err);
 
-/** Apply the overrides whose GPU prefix matches g->name (all, in order). */
+/** Apply the overrides whose GPU prefix matches g->name (all, in order).
+ *  One that changes the profile's GEMM part (sm_count, tile_m, tile_n,
+ *  mamf, mamf_fp8) clears g->hw_profile. */
 void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g);
 
 /* Internal (validate_eff.c): a GPU validate derives from a preset (the

@@ -153,6 +153,18 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
     return TP_OK;
 }
 
+/* A key of the profile's GEMM part (hwprofile.c): set to another value,
+ * the GPU no longer runs the shipped profile g->hw_profile names (gemm_sw
+ * is a calibrated constant, not the profile's). */
+static bool profile_key(const char *key)
+{
+    static const char *const keys[] = {"sm_count", "tile_m", "tile_n", "mamf", "mamf_fp8"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
 void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g)
 {
     for (size_t i = 0; i < ov->n; i++) {
@@ -160,6 +172,8 @@ void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g)
         if (o->gpu[0] && strncmp(g->name, o->gpu, strlen(o->gpu)) != 0)
             continue;
         double *f = eff_field(&g->eff, o->key);
+        if (f && (*f < o->value || *f > o->value) && profile_key(o->key))
+            memset(g->hw_profile, 0, sizeof g->hw_profile);
         if (f)
             *f = o->value;
     }

@@ -1306,8 +1306,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
     cost crit = st0;
     int64_t crit_rank = 0; /* its pipeline rank (ep_paired) */
     double t0 = stage_time(&st0), tmax = t0, tsum = t0;
-    if (p > 1) {
-        int64_t Ll = dual ? tp_stage_layers(t, L, p - 1) : r->stage_last.layers;
+    /* the other stages for 1F1B's critical stage and bubble; DualPipe
+     * prices its rank's stage pairs itself (dualpipe_step) */
+    if (p > 1 && !dual) {
+        int64_t Ll = r->stage_last.layers;
         double nml = (double)tp__stage_moe_layers(t, m, p - 1);
         cost stl =
             hybrid ? tp__time_hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)

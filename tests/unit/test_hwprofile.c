@@ -13,6 +13,8 @@
 
 #include "helpers.h"
 #include "io.h"
+#include "io_internal.h"
+#include "validate.h"
 
 #define HW_DIR TP_SOURCE_DIR "/data/hardware/"
 
@@ -75,6 +77,9 @@ static void test_hand_written_exact(void **state)
     assert_same(g.eff.gemm_sw, 0.7758);
     assert_same(g.eff.attn, 0.3361);
     assert_same(g.eff.overlap, 0.8809);
+    /* a profile of the user's own is not a shipped one: the reports name none */
+    assert_string_equal(d.hw_profile, "h100-sxm");
+    assert_string_equal(g.hw_profile, "");
     /* the 500 W part: no clock factor since issue 17's fourth round (its
      * peaks are derived from the datasheets; calib.c) */
     tp_gpu w = gpu("h100-sxm");
@@ -106,6 +111,26 @@ static void test_shipped_profiles_load(void **state)
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
     assert_same(g.eff.intra_bw, 370e9 / 450e9);
     assert_same(g.eff.inter_bw, 47e9 / 50e9);
+    /* a shipped file names itself, also on a preset that names none */
+    tp_gpu pcie = gpu("h100-pcie");
+    assert_string_equal(pcie.hw_profile, "");
+    assert_int_equal(tp_io_hw_profile_load(HW_DIR "a100-40gb.json", &pcie, &err), TP_OK);
+    assert_string_equal(pcie.hw_profile, "a100-40gb");
+    /* the shipped text with one byte more is a file of the user's own */
+    const char *shipped = tp_io__hw_profile_text("h100-sxm");
+    assert_non_null(shipped);
+    size_t len = strlen(shipped);
+    char *edited = malloc(len + 2);
+    assert_non_null(edited);
+    memcpy(edited, shipped, len);
+    memcpy(edited + len, " ", 2);
+    g = gpu("h100-sxm");
+    assert_int_equal(tp_io_hw_profile_parse(edited, &g, &err), TP_OK);
+    assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
+    assert_string_equal(g.hw_profile, "");
+    assert_int_equal(tp_io_hw_profile_parse(shipped, &g, &err), TP_OK);
+    assert_string_equal(g.hw_profile, "h100-sxm");
+    free(edited);
 }
 
 static void expect_bad(const char *gpu_name, const char *text, const char *path, const char *msg)
@@ -211,6 +236,7 @@ static tp_gpu fitted_of(const char *name)
 {
     tp_gpu g = gpu(name);
     memset(&g.eff, 0, sizeof g.eff);
+    memset(g.hw_profile, 0, sizeof g.hw_profile);
     tp_gpu_default_eff(&g);
     return g;
 }
@@ -235,7 +261,8 @@ static void test_preset_default_profile(void **state)
     assert_same(g.eff.intra_bw, f.eff.intra_bw);
     assert_same(g.eff.inter_bw, f.eff.inter_bw);
     assert_same(g.eff.intra_lat_s, f.eff.intra_lat_s);
-    /* --fitted-gemm: exactly the fitted-fraction GPU again */
+    assert_string_equal(g.hw_profile, "h100-sxm");
+    /* --fitted-gemm: exactly the fitted-fraction GPU again, no profile named */
     tp_io_gpu_fitted_gemm(&g);
     assert_memory_equal(&g, &f, sizeof g);
     assert_same(g.eff.gemm, 0.7156);
@@ -244,6 +271,7 @@ static void test_preset_default_profile(void **state)
     /* the H800 names h100-sxm's profile (the same die, SMs and peaks) */
     tp_gpu h8 = gpu("h800"), h1 = gpu("h100-sxm");
     assert_memory_equal(&h8.eff, &h1.eff, sizeof h8.eff);
+    assert_string_equal(h8.hw_profile, "h100-sxm");
     /* the PCIe H100 names none: the fitted fractions */
     tp_gpu pcie = gpu("h100-pcie"), pf = fitted_of("h100-pcie");
     assert_memory_equal(&pcie, &pf, sizeof pcie);
@@ -272,6 +300,40 @@ static void test_preset_default_profile(void **state)
     assert_string_equal(gm.profile, "");
 }
 
+/* validate --eff: an override of the profile's GEMM part to another value
+ * means the GPU no longer runs the shipped profile, so the reports must
+ * not name it; gemm_sw, attn or the same value leave the name. */
+static void test_eff_override_drops_name(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *list, *profile;
+    } cases[] = {
+        {"gemm_sw=0.5,attn=0.4", "h100-sxm"},
+        {"sm_count=132", "h100-sxm"},
+        {"h100-sxm:tile_m=128", "h100-sxm"},
+        {"a100:mamf=0.5", "h100-sxm"},
+        {"sm_count=100", ""},
+        {"tile_m=64", ""},
+        {"tile_n=128", ""},
+        {"mamf=0.5", ""},
+        {"mamf_fp8=0", ""},
+        {"h100:mamf=0.5", ""},
+    };
+    tp_error err;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *list = cases[i].list;
+        tp_io_eff_overrides ov = {.n = 0};
+        assert_int_equal(tp_io_eff_overrides_parse(list, &ov, &err), TP_OK);
+        tp_gpu g = gpu("h100-sxm");
+        tp_io_eff_overrides_apply(&ov, &g);
+        tp_io_gemm_model gm;
+        tp_io_gemm_model_of(&g, TP_PREC_BF16, &gm);
+        if (strcmp(gm.profile, cases[i].profile) != 0)
+            fail_msg("--eff %s: profile \"%s\"", list, gm.profile);
+    }
+}
+
 /* A GPU file may name a shipped profile too; an unknown name fails naming
  * the key, the value and the shipped names. */
 static void test_gpu_file_profile(void **state)
@@ -291,6 +353,7 @@ static void test_gpu_file_profile(void **state)
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
     assert_same(g.eff.gemm_sw, 0.7758);
+    assert_string_equal(g.hw_profile, "h100-sxm");
     snprintf(text, sizeof text, base, "h100-nvl");
     memset(&err, 0, sizeof err);
     assert_int_not_equal(tp_io_gpu_parse(text, "mine.json", &g, &err), TP_OK);
@@ -304,9 +367,13 @@ static void test_gpu_file_profile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_written_exact),     cmocka_unit_test(test_shipped_profiles_load),
-        cmocka_unit_test(test_bad_profiles),           cmocka_unit_test(test_shape_model_switch),
-        cmocka_unit_test(test_preset_default_profile), cmocka_unit_test(test_gpu_file_profile),
+        cmocka_unit_test(test_hand_written_exact),
+        cmocka_unit_test(test_shipped_profiles_load),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_shape_model_switch),
+        cmocka_unit_test(test_preset_default_profile),
+        cmocka_unit_test(test_gpu_file_profile),
+        cmocka_unit_test(test_eff_override_drops_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
