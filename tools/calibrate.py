@@ -92,19 +92,21 @@ PARAMS = [
     ("overlap", 0.8711, 0.0, 1.0),
 ]
 
-# --profiles: the kernel-level GEMM model of data/hardware/ (time.c 1b). The
+# --profiles: the kernel-level model of data/hardware/ (time.c 1b and 2). The
 # GEMM rate is measured (the profile's maximum achievable matmul rate, by
 # dtype, with tile and wave quantization on the SM count), so gemm_KIND,
-# fp8_rel and ridge are gone; one constant is left for what a training step
-# loses against the kernel's best rate (framework, launch gaps, clocks):
-# gemm_sw, shared by every GPU. 5 constants instead of 9.
+# fp8_rel and ridge are gone; the attention rate is the profile's best
+# attention kernel (attention_tflops), so attn_KIND is gone. Three constants
+# are left: what a training step loses against the best GEMM kernel
+# (gemm_sw) and against the best attention kernel (attn_sw), both shared by
+# every GPU, and the overlap. 3 constants instead of 9.
 PARAMS_PROFILE = [
-    ("gemm_sw", 0.7758, 0.30, 1.00),
-    ("attn_ampere", 0.7500, 0.10, 0.75),
-    ("attn_hopper", 0.3361, 0.10, 0.75),
-    ("attn_blackwell", 0.4136, 0.10, 0.75),
-    ("overlap", 0.8809, 0.0, 1.0),
+    ("gemm_sw", 0.8086, 0.30, 1.00),
+    ("attn_sw", 0.5465, 0.10, 1.00),
+    ("overlap", 0.7656, 0.0, 1.0),
 ]
+# calib.c ATTN_KERNEL_OF_MAMF: a profile without attention_tflops
+ATTN_KERNEL_OF_MAMF = 0.92
 PROFILES = False  # set by --profiles
 UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)
 GROUPED_GEMM = False  # set by --grouped-gemm (validate's switch, time.c experts_gemm_s)
@@ -122,7 +124,8 @@ def params():
 
 
 def profile_fractions(name):
-    """(sm_count, tile_m, tile_n, mamf, mamf_fp8) of the profile of GPU `name`."""
+    """(sm_count, tile_m, tile_n, mamf, mamf_fp8, attention kernel) of the profile of GPU
+    `name`, rates as fractions of the preset's dense peaks."""
     prof = PROFILE_OF[name]
     with open(os.path.join(ROOT, "data", "hardware", prof + ".json"), encoding="utf-8") as f:
         d = json.load(f)
@@ -132,7 +135,9 @@ def profile_fractions(name):
     mm = d["matmul_tflops"]
     fp8 = mm["fp8"] / peak["fp8"] if "fp8" in mm and peak.get("fp8") else 0.0
     tm, tn = d.get("gemm_tile", [128, 256])
-    return d["sm_count"], tm, tn, mm["bf16"] / peak["bf16"], fp8
+    mamf = mm["bf16"] / peak["bf16"]
+    at = d.get("attention_tflops", {}).get("bf16")
+    return d["sm_count"], tm, tn, mamf, fp8, at / peak["bf16"] if at else mamf * ATTN_KERNEL_OF_MAMF
 
 
 # GPU name prefix (as --eff matches it) -> its kind
@@ -156,12 +161,11 @@ def gpu_eff(p, name):
 def eff_list_profiles(p):
     items = []
     for name in GPUS:
-        kind = GPUS[name]
-        sms, tm, tn, mamf, mamf8 = profile_fractions(name)
+        sms, tm, tn, mamf, mamf8, attn_kernel = profile_fractions(name)
         items += [f"{name}:sm_count={sms}", f"{name}:tile_m={tm}", f"{name}:tile_n={tn}",
                   f"{name}:mamf={mamf:.6f}", f"{name}:mamf_fp8={mamf8:.6f}",
                   f"{name}:gemm_sw={p['gemm_sw']:.6f}",
-                  f"{name}:attn={p['attn_' + kind]:.6f}"]
+                  f"{name}:attn={p['attn_sw'] * attn_kernel:.6f}"]
     items.append(f"overlap={p['overlap']:.6f}")
     return ",".join(items)
 

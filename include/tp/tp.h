@@ -456,6 +456,10 @@ typedef struct tp_gpu_eff {
     double mamf;     /* maximum achievable matmul rate, 16-bit, fraction of the dense peak */
     double mamf_fp8; /* the same for fp8, fraction of the fp8 peak; 0 -> mamf */
     double gemm_sw;  /* share of the kernel rate a training step sustains; 0 -> 1 */
+    /* Kernel-level attention (docs/model.md 2): the best attention kernel's
+     * forward rate, 16-bit, as a fraction of the dense peak, from a hardware
+     * profile (0 = none); tp_gpu_profile_eff derives attn from it. */
+    double attn_kernel;
 } tp_gpu_eff;
 
 typedef struct tp_gpu {

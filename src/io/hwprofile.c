@@ -37,11 +37,25 @@
  * big (64 KiB: a few microseconds of bandwidth on any link). */
 #define SMALL_MESSAGE_BYTES 65536.0
 
-static const char *const profile_keys[] = {
-    "format",       "name",       "gpu",         "source",        "measured",
-    "sm_count",     "gemm_tile",  "peak_tflops", "matmul_tflops", "matmul_source",
-    "hbm_gb_per_s", "hbm_source", "collectives", "gemm_sweep",    "attention",
-    "probe",        NULL};
+static const char *const profile_keys[] = {"format",
+                                           "name",
+                                           "gpu",
+                                           "source",
+                                           "measured",
+                                           "sm_count",
+                                           "gemm_tile",
+                                           "peak_tflops",
+                                           "matmul_tflops",
+                                           "matmul_source",
+                                           "hbm_gb_per_s",
+                                           "hbm_source",
+                                           "collectives",
+                                           "gemm_sweep",
+                                           "attention",
+                                           "probe",
+                                           "attention_tflops",
+                                           "attention_source",
+                                           NULL};
 static const char *const curve_keys[] = {"op",    "link",   "gpus",   "gpus_per_node",
                                          "dtype", "source", "points", NULL};
 static const char *const dtype_keys[] = {"bf16", "fp16", "fp8", "tf32", NULL}; /* tp_precision */
@@ -245,6 +259,31 @@ static tp_status matmul_parse(json_t *root, tp_gpu *g, tp_error *err)
     return TP_OK;
 }
 
+/*
+ * "attention_tflops": {"bf16": R}, the best forward rate of the attention
+ * kernel measured on this GPU (the probe: the fastest point of its sweep;
+ * the shipped profiles: the FlashAttention papers' headline rates). Optional:
+ * without it eff.attn_kernel is 0 and tp_gpu_profile_eff derives the kernel
+ * rate from the measured matmul rate (calib.c).
+ */
+static tp_status attention_parse(json_t *root, tp_gpu *g, tp_error *err)
+{
+    g->eff.attn_kernel = 0.0;
+    json_t *a = json_object_get(root, "attention_tflops");
+    if (!a)
+        return TP_OK;
+    if (!json_is_object(a))
+        return tp_error_set(err, TP_ERR_CONFIG, "attention_tflops",
+                            "\"attention_tflops\" must be an object of the measured forward "
+                            "TFLOP/s of the attention kernel by dtype (bf16 required)");
+    static const char *const keys[] = {"bf16", NULL};
+    TP_TRY(unknown_keys(a, "attention_tflops", keys, err));
+    double bf16 = 0.0;
+    TP_TRY(num(a, "attention_tflops", "bf16", true, 1e-3, 1e7, &bf16, err));
+    return fraction("attention_tflops.bf16", bf16 * 1e12, g->peak_flops_per_s[TP_PREC_BF16], 1e12,
+                    "TFLOP/s", g->name, &g->eff.attn_kernel, err);
+}
+
 static tp_status shape_parse(const json_t *root, tp_gpu *g, tp_error *err)
 {
     double sms = 0.0;
@@ -310,8 +349,8 @@ static tp_status collectives_parse(const json_t *root, tp_gpu *g, tp_error *err)
 
 static tp_status informative_parse(json_t *root, tp_error *err)
 {
-    static const char *const strs[] = {"name",     "gpu",           "source",
-                                       "measured", "matmul_source", "hbm_source"};
+    static const char *const strs[] = {"name",          "gpu",        "source",          "measured",
+                                       "matmul_source", "hbm_source", "attention_source"};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         const char *s;
         TP_TRY(str(root, strs[i], NULL, "", &s, err));
@@ -346,7 +385,8 @@ static tp_status gemm_apply(json_t *root, tp_gpu *g, tp_error *err)
                             "profile)");
     TP_TRY(informative_parse(root, err));
     TP_TRY(shape_parse(root, g, err));
-    return matmul_parse(root, g, err);
+    TP_TRY(matmul_parse(root, g, err));
+    return attention_parse(root, g, err);
 }
 
 static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
@@ -386,10 +426,11 @@ tp_status tp_io_hw_profile_parse(const char *text, tp_gpu *g, tp_error *err)
         return tp_error_set(err, TP_ERR_CONFIG, "", "a hardware profile is a JSON object");
     }
     tp_gpu out = *g;
-    tp_gpu_profile_eff(&out);
     tp_status st = apply(root, &out, err);
-    if (st == TP_OK)
+    if (st == TP_OK) {
+        tp_gpu_profile_eff(&out); /* after apply: attention follows the profile's kernel */
         shipped_name(root, text, &out);
+    }
     json_decref(root);
     if (st != TP_OK)
         return st;
@@ -454,6 +495,7 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g)
     g->eff.mamf = 0.0;
     g->eff.mamf_fp8 = 0.0;
     g->eff.gemm_sw = 0.0;
+    g->eff.attn_kernel = 0.0;
     memset(g->hw_profile, 0, sizeof g->hw_profile);
 }
 

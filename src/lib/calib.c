@@ -217,36 +217,44 @@ void tp_gpu_default_eff(tp_gpu *g)
 }
 
 /*
- * FITTED with the kernel-level GEMM model (a hardware profile: measured
- * matmul rates, tile and wave quantization; time.c 1b) by
- * `tools/calibrate.py --profiles` on the whole file (its 105 throughput
- * rows), from the neutral start, refit after the NeMo 24.07 SFT rows were
- * corrected (issue 17, fourth round: the "(all)" row of `--cv --profiles`,
- * objective 0.2838, in-sample median 6.6%, p90 19.6%; docs/ACCURACY.md,
- * "Headline"): five constants instead of nine. PROFILE_GEMM_SW is the
- * share of the measured maximum matmul rate a training step sustains,
- * shared by every GPU (0.759-0.825 across the held-out folds); the
- * attention fractions and the overlap are refit with it because they
- * trade against the GEMM rate (a profile alone would leave them at values
- * fitted for another GEMM model). The Ampere attention fraction sits at
- * the search's upper bound, 0.75.
+ * FITTED with the kernel-level model (a hardware profile: measured matmul
+ * rates with tile and wave quantization, time.c 1b; the best attention
+ * kernel's measured rate, time.c 2) by `tools/calibrate.py --profiles` on
+ * the whole file (its 105 throughput rows), from the neutral start (issue
+ * 17, fifth round: the "(all)" row of `--cv --profiles`; docs/ACCURACY.md,
+ * "Headline"): three constants. PROFILE_GEMM_SW is the share of the
+ * measured maximum matmul rate a training step sustains, PROFILE_ATTN_SW
+ * the share of the best attention kernel's forward rate (forward and
+ * backward together: the backward kernels run slower, and a step's
+ * attention calls are shorter than the benchmarks'), both shared by every
+ * GPU; PROFILE_OVERLAP is the share of overlappable communication that
+ * hides. Their ranges across the held-out folds are in ACCURACY.md.
  */
-#define PROFILE_GEMM_SW 0.7758
-#define PROFILE_OVERLAP 0.8809
-static const double profile_attn[] = {
-    [KIND_AMPERE] = 0.7500,
-    [KIND_HOPPER] = 0.3361,
-    [KIND_BLACKWELL] = 0.4136,
-    [KIND_OTHER] = 0.3361,
-};
+#define PROFILE_GEMM_SW 0.8086
+#define PROFILE_ATTN_SW 0.5465
+#define PROFILE_OVERLAP 0.7656
+
+/*
+ * SOURCED, not fitted: where a profile measures no attention kernel, its
+ * best forward rate is taken as 0.92 of the profile's measured matmul rate,
+ * the middle of the three shipped generations' ratios of best published
+ * attention kernel to maximum achievable matmul: FlashAttention-4 on B200
+ * 1613 / 1745 TFLOP/s = 0.92 ("FlashAttention-4", arXiv 2603.05451,
+ * abstract), FlashAttention-3 on H100 740 / 794.5 = 0.93 (Shah et al. 2024,
+ * arXiv 2407.08608, abstract), FlashAttention-2 on A100 0.73 x 312 / 271.2
+ * = 0.84 (Dao 2023, arXiv 2307.08691, abstract); the matmul rates are the
+ * profiles' (data/hardware/). Without a profile: the H100's 740 / 989.4.
+ */
+#define ATTN_KERNEL_OF_MAMF 0.92
+#define ATTN_KERNEL_DEFAULT (740.0 / 989.4)
 
 void tp_gpu_profile_eff(tp_gpu *g)
 {
-    char name[TP_NAME_MAX + 1];
-    memcpy(name, g->name, TP_NAME_MAX);
-    name[TP_NAME_MAX] = '\0';
-    gpu_kind kind = kind_of(name, g);
+    const tp_gpu_eff *e = &g->eff;
+    double kernel = e->attn_kernel > 0.0 ? e->attn_kernel
+                    : e->mamf > 0.0      ? e->mamf * ATTN_KERNEL_OF_MAMF
+                                         : ATTN_KERNEL_DEFAULT;
     g->eff.gemm_sw = PROFILE_GEMM_SW;
-    g->eff.attn = profile_attn[kind];
+    g->eff.attn = PROFILE_ATTN_SW * kernel;
     g->eff.overlap = PROFILE_OVERLAP;
 }

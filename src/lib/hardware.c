@@ -82,7 +82,8 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
               {"attn_ampere_kernel", e->attn_ampere_kernel, true},
               {"mamf", e->mamf, true},
               {"mamf_fp8", e->mamf_fp8, true},
-              {"gemm_sw", e->gemm_sw, true}};
+              {"gemm_sw", e->gemm_sw, true},
+              {"attn_kernel", e->attn_kernel, true}};
     for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
         double v = fr[i].v;
         if (fr[i].zero_ok && fpclassify(v) == FP_ZERO)

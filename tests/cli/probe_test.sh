@@ -65,6 +65,7 @@ assert d["gpu"] == "cpu-test" and d["sm_count"] >= 1
 assert len(d["gemm_sweep"]) == 4 and all(r[3] == "bf16" and r[4] > 0 for r in d["gemm_sweep"])
 assert d["matmul_tflops"]["bf16"] == max(r[4] for r in d["gemm_sweep"])
 assert len(d["attention"]) == 2 and all(a["fwd_tflops"] > 0 for a in d["attention"])
+assert d["attention_tflops"]["bf16"] == round(max(a["fwd_tflops"] for a in d["attention"]), 4)
 assert d["hbm_gb_per_s"] > 0 and "collectives" not in d
 EOF
 

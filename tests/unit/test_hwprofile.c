@@ -74,9 +74,12 @@ static void test_hand_written_exact(void **state)
      * fitted with the profile model replace the others (calib.c) */
     tp_gpu d = gpu("h100-sxm");
     assert_same(g.eff.gemm, d.eff.gemm);
-    assert_same(g.eff.gemm_sw, 0.7758);
-    assert_same(g.eff.attn, 0.3361);
-    assert_same(g.eff.overlap, 0.8809);
+    assert_same(g.eff.gemm_sw, 0.8086);
+    /* no attention_tflops: the kernel rate is 0.92 of the measured matmul
+     * rate, times the fitted step share (calib.c) */
+    assert_same(g.eff.attn_kernel, 0.0);
+    assert_same(g.eff.attn, 0.5465 * (791.52e12 / 989.4e12 * 0.92));
+    assert_same(g.eff.overlap, 0.7656);
     /* a profile of the user's own is not a shipped one: the reports name none */
     assert_string_equal(d.hw_profile, "h100-sxm");
     assert_string_equal(g.hw_profile, "");
@@ -86,8 +89,23 @@ static void test_hand_written_exact(void **state)
     snprintf(w.name, sizeof w.name, "h100-96gb-500w");
     tp_error err2;
     assert_int_equal(tp_io_hw_profile_parse(hand, &w, &err2), TP_OK);
-    assert_same(w.eff.gemm_sw, 0.7758);
-    assert_same(w.eff.attn, 0.3361);
+    assert_same(w.eff.gemm_sw, 0.8086);
+    assert_same(w.eff.attn, 0.5465 * (791.52e12 / 989.4e12 * 0.92));
+    /* a measured attention kernel: its rate, not the matmul's */
+    static const char with_attn[] =
+        "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132,\n"
+        " \"matmul_tflops\": {\"bf16\": 791.52}, \"attention_tflops\": {\"bf16\": 612.5},\n"
+        " \"attention_source\": \"hand\"}\n";
+    tp_gpu a = gpu("h100-sxm");
+    assert_int_equal(tp_io_hw_profile_parse(with_attn, &a, &err2), TP_OK);
+    assert_same(a.eff.attn_kernel, 612.5e12 / 989.4e12);
+    assert_same(a.eff.attn, 0.5465 * (612.5e12 / 989.4e12));
+    /* --fitted-gemm drops it with the rest of the kernel model */
+    tp_io_gpu_fitted_gemm(&a);
+    assert_same(a.eff.attn_kernel, 0.0);
+    tp_gpu f = gpu("h100-sxm");
+    tp_io_gpu_fitted_gemm(&f);
+    assert_same(a.eff.attn, f.eff.attn);
 }
 
 static void test_shipped_profiles_load(void **state)
@@ -111,6 +129,20 @@ static void test_shipped_profiles_load(void **state)
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
     assert_same(g.eff.intra_bw, 370e9 / 450e9);
     assert_same(g.eff.inter_bw, 47e9 / 50e9);
+    /* FlashAttention-3's 740 TFLOP/s (arXiv 2407.08608, abstract) */
+    assert_same(g.eff.attn_kernel, 740e12 / 989.4e12);
+    assert_same(g.eff.attn, 0.5465 * (740e12 / 989.4e12));
+    /* the preset loads the same attention (its "hw_profile") */
+    tp_gpu pre = gpu("h100-sxm");
+    assert_same(pre.eff.attn, g.eff.attn);
+    /* FlashAttention-2's 73% on A100 (arXiv 2307.08691), FlashAttention-4's
+     * 1613 TFLOP/s on B200 (arXiv 2603.05451); MI300X measures none: 0.92
+     * of its matmul rate, 668.4 of 1307.4 TFLOP/s */
+    tp_gpu a100 = gpu("a100-80gb"), b200 = gpu("b200"), mi = gpu("mi300x");
+    assert_same(a100.eff.attn_kernel, 227.8e12 / 312e12);
+    assert_same(b200.eff.attn_kernel, 1613e12 / 2250e12);
+    assert_same(mi.eff.attn_kernel, 0.0);
+    assert_same(mi.eff.attn, 0.5465 * (mi.eff.mamf * 0.92));
     /* a shipped file names itself, also on a preset that names none */
     tp_gpu pcie = gpu("h100-pcie");
     assert_string_equal(pcie.hw_profile, "");
@@ -178,6 +210,23 @@ static void test_bad_profiles(void **state)
                "\"link\": \"nvlink\", \"gpus\": 8, \"points\": [[1024, 1], [512, 2]]}]}",
                "collectives[0].points[1]",
                "\"collectives[0].points[1]\": message sizes must increase");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
+               "\"matmul_tflops\": {\"bf16\": 790}, \"attention_tflops\": 600}",
+               "attention_tflops",
+               "\"attention_tflops\" must be an object of the measured forward TFLOP/s of the "
+               "attention kernel by dtype (bf16 required)");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
+               "\"matmul_tflops\": {\"bf16\": 790}, \"attention_tflops\": {\"fp8\": 900}}",
+               "attention_tflops", "unknown key \"attention_tflops.fp8\"");
+    expect_bad("a100-80gb",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 108, "
+               "\"matmul_tflops\": {\"bf16\": 270}, \"attention_tflops\": {\"bf16\": 740}}",
+               "attention_tflops.bf16",
+               "\"attention_tflops.bf16\" (740 TFLOP/s) is 2.37 of the peak of GPU a100-80gb "
+               "(312 TFLOP/s): a measured rate must be in [0.001, 1] of it (a profile of "
+               "another GPU?)");
     expect_bad("h100-sxm",
                "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
                "\"matmul_tflops\": {\"bf16\": 790}, \"collectives\": [{\"op\": \"bcast\", "
@@ -254,9 +303,10 @@ static void test_preset_default_profile(void **state)
     assert_same(g.eff.tile_n, 256.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.7758);
-    assert_same(g.eff.attn, 0.3361);
-    assert_same(g.eff.overlap, 0.8809);
+    assert_same(g.eff.gemm_sw, 0.8086);
+    assert_same(g.eff.attn_kernel, 740e12 / 989.4e12);
+    assert_same(g.eff.attn, 0.5465 * (740e12 / 989.4e12));
+    assert_same(g.eff.overlap, 0.7656);
     assert_same(g.eff.mem_bw, f.eff.mem_bw);
     assert_same(g.eff.intra_bw, f.eff.intra_bw);
     assert_same(g.eff.inter_bw, f.eff.inter_bw);
@@ -280,14 +330,14 @@ static void test_preset_default_profile(void **state)
     assert_same(a.eff.sm_count, 108.0);
     assert_same(a.eff.mamf, 271.2e12 / 312e12);
     assert_same(a.eff.mamf_fp8, 0.0);
-    assert_same(a.eff.attn, 0.7500);
+    assert_same(a.eff.attn, 0.5465 * (227.8e12 / 312e12));
     /* the reports name the model and the profile */
     tp_io_gemm_model gm;
     tp_io_gemm_model_of(&h8, TP_PREC_FP8, &gm);
     assert_true(gm.kernel);
     assert_string_equal(gm.profile, "h100-sxm");
     assert_same(gm.rate, 1402.6e12 / 1978.9e12);
-    assert_same(gm.gemm_sw, 0.7758);
+    assert_same(gm.gemm_sw, 0.8086);
     tp_io_gemm_model_of(&g, TP_PREC_BF16, &gm);
     assert_false(gm.kernel);
     assert_same(gm.rate, 0.7156);
@@ -352,7 +402,8 @@ static void test_gpu_file_profile(void **state)
     assert_same(g.eff.sm_count, 132.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.7758);
+    assert_same(g.eff.gemm_sw, 0.8086);
+    assert_same(g.eff.attn, 0.5465 * (740e12 / 989.4e12));
     assert_string_equal(g.hw_profile, "h100-sxm");
     snprintf(text, sizeof text, base, "h100-nvl");
     memset(&err, 0, sizeof err);

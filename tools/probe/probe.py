@@ -277,6 +277,14 @@ def profile(args, torch, dev, gemm_rows, attn_rows, hbm, curves, world):
                   "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                   "tiny": bool(args.tiny), "iters": args.iters},
     }
+    if attn_rows:
+        # the attention kernel's best forward rate, as matmul_tflops is the
+        # GEMMs' (trainplan derives its attention rate from it, model.md 2)
+        top = max(attn_rows, key=lambda r: r["fwd_tflops"])
+        doc["attention_tflops"] = {"bf16": round(top["fwd_tflops"], 4)}
+        doc["attention_source"] = (f"best forward rate of the attention sweep below "
+                                   f"(kernel {top['kernel']}, seq {top['seq']}, "
+                                   f"head dim {top['head_dim']}, causal)")
     if args.gpu:
         doc["gpu"] = args.gpu
     if curves:
@@ -293,6 +301,7 @@ def check_profile(doc):
     assert doc["format"] == FORMAT
     assert isinstance(doc["sm_count"], int) and 1 <= doc["sm_count"] <= 100000
     assert doc["matmul_tflops"].get("bf16", 0) > 0
+    assert doc.get("attention_tflops", {"bf16": 1}).get("bf16", 0) > 0
     for c in doc.get("collectives", []):
         sizes = [b for b, _ in c["points"]]
         assert sizes == sorted(set(sizes)), "message sizes must increase"
