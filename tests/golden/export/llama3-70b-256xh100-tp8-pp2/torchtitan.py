@@ -8,8 +8,8 @@
 #            --optimizer adamw
 # Predicted memory: 42.33 GiB of 79.65 GiB usable on the heaviest GPU (pipeline stage 0): fits,
 #                   37.32 GiB headroom
-# Predicted throughput: step 10.408 s, 201502 tokens/s (787.1 tokens/s per GPU), 353.6 model
-#                       TFLOP/s per GPU, MFU 35.7%, largest non-compute part: exposed
+# Predicted throughput: step 9.969 s, 210365 tokens/s (821.7 tokens/s per GPU), 369.1 model
+#                       TFLOP/s per GPU, MFU 37.3%, largest non-compute part: exposed
 #                       tensor-parallel communication
 # Not expressible in torchtitan (4; the run differs from the plan here):
 #   - rotary scaling: torchtitan's llama3 flavor 70B applies Llama 3.1's scaling (factor 8),
