@@ -515,3 +515,13 @@ void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *o
     snprintf(out->profile, sizeof out->profile, "%.*s", (int)sizeof out->profile - 1,
              g->hw_profile);
 }
+
+void tp_io_attn_model_of(const tp_gpu *g, const tp_options *o, tp_io_gemm_model *out)
+{
+    const tp_gpu_eff *e = &g->eff;
+    /* as time.c's FlashAttention rate decides */
+    out->attn_ampere_rel =
+        o->attn_ampere_kernel && e->attn_ampere_kernel > 0.0 ? e->attn_ampere_kernel : 1.0;
+    out->attn = (e->attn > 0.0 ? e->attn : e->gemm) * out->attn_ampere_rel;
+    out->attn_kernel = e->attn_kernel;
+}

@@ -97,8 +97,16 @@ typedef struct tp_io_gemm_model {
     char profile[TP_NAME_MAX];
     double rate;
     double gemm_sw; /* kernel: the share a training step sustains */
+    /* attention (docs/model.md 2): the fraction of the 16-bit peak it runs
+     * at (eff.attn, times the Ampere-kernel factor when that applies), and,
+     * when the profile measured its kernel, that kernel's rate */
+    double attn;
+    double attn_kernel;     /* 0: a fitted fraction, no measured kernel */
+    double attn_ampere_rel; /* 1, or the factor of a kernel written for Ampere */
 } tp_io_gemm_model;
 void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out);
+/* The attention part of out, for a run with these options. */
+void tp_io_attn_model_of(const tp_gpu *g, const tp_options *o, tp_io_gemm_model *out);
 
 /** Parse a GPU from JSON text (trainplan GPU schema). */
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err);

@@ -233,8 +233,32 @@ static json_t *gemm_model_json(jb *b, const tp_gpu *g, tp_precision prec)
     return o;
 }
 
-static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
+/* The rate attention ran at (docs/model.md 2), as the report's line. */
+static json_t *attn_model_json(jb *b, const tp_config *c)
 {
+    json_t *o = jb_obj(b);
+    put_str(b, o, "kind", c->train.flash_attn ? "flash" : "unfused");
+    if (!c->train.flash_attn)
+        return o;
+    tp_io_gemm_model gm;
+    tp_io_gemm_model_of(&c->gpu, c->train.precision, &gm);
+    tp_io_attn_model_of(&c->gpu, &c->opts, &gm);
+    put_real(b, o, "peak_fraction", gm.attn);
+    if (gm.attn_kernel > 0.0) {
+        if (gm.profile[0])
+            put_str(b, o, "hw_profile", gm.profile);
+        put_real(b, o, "kernel_fraction", gm.attn_kernel);
+        put_real(b, o, "attn_sw", gm.attn / gm.attn_ampere_rel / gm.attn_kernel);
+    }
+    if (gm.attn_ampere_rel < 1.0)
+        put_real(b, o, "ampere_kernel_factor", gm.attn_ampere_rel);
+    return o;
+}
+
+static json_t *gpu_json(jb *b, const tp_config *c)
+{
+    const tp_gpu *g = &c->gpu;
+    const tp_train *t = &c->train;
     json_t *o = jb_obj(b);
     put_str(b, o, "name", g->name);
     put_real(b, o, "peak_flops_per_s", g->peak_flops_per_s[t->precision]);
@@ -246,6 +270,7 @@ static json_t *gpu_json(jb *b, const tp_gpu *g, const tp_train *t)
     put_int(b, o, "gpus_per_node", g->gpus_per_node);
     put_real(b, o, "price_per_gpu_hour", g->price_per_gpu_hour);
     jb_set(b, o, "gemm_model", gemm_model_json(b, g, t->precision));
+    jb_set(b, o, "attention_model", attn_model_json(b, c));
     return o;
 }
 
@@ -487,7 +512,7 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r)
     json_t *o = jb_obj(&b);
     put_str(&b, o, "trainplan_version", tp_version_string());
     jb_set(&b, o, "model", model_json(&b, &c->model));
-    jb_set(&b, o, "gpu", gpu_json(&b, &c->gpu, &c->train));
+    jb_set(&b, o, "gpu", gpu_json(&b, c));
     jb_set(&b, o, "layout", layout_json(&b, &c->gpu, &c->train, r));
     jb_set(&b, o, "training", training_json(&b, &c->train));
     jb_set(&b, o, "conventions", conventions_json(&b, &c->opts));

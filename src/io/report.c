@@ -290,6 +290,34 @@ static void section_gemm_model(FILE *f, const tp_gpu *g, tp_precision prec)
             g->eff.tile_n > 0.0 ? g->eff.tile_n : 256.0, floor(g->eff.sm_count));
 }
 
+/* The rate attention runs at (docs/model.md 2). */
+static void section_attn_model(FILE *f, const tp_config *c)
+{
+    if (!c->train.flash_attn) {
+        fprintf(f,
+                "  attention       unfused: its matmuls as GEMMs, the scores at HBM bandwidth\n");
+        return;
+    }
+    tp_io_gemm_model gm;
+    tp_io_gemm_model_of(&c->gpu, c->train.precision, &gm);
+    tp_io_attn_model_of(&c->gpu, &c->opts, &gm);
+    fprintf(f, "  attention       FlashAttention at %.3f of the 16-bit peak", gm.attn);
+    if (gm.attn_kernel > 0.0) {
+        char origin[TP_NAME_MAX + 32] = "the profile's";
+        if (gm.profile[0])
+            snprintf(origin, sizeof origin, "data/hardware/%s.json", gm.profile);
+        fprintf(f, ": best kernel %.3f\n                  (%s) x %.4g sustained\n", gm.attn_kernel,
+                origin, gm.attn / gm.attn_ampere_rel / gm.attn_kernel);
+    } else {
+        fprintf(f, "\n                  (%s)\n",
+                gm.kernel ? "the profile measured no attention kernel: from its matmul rate"
+                          : "a fitted fraction, calib.c");
+    }
+    if (gm.attn_ampere_rel < 1.0)
+        fprintf(f, "                  x %.3f: a kernel written for Ampere on this GPU\n",
+                gm.attn_ampere_rel);
+}
+
 static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
@@ -305,6 +333,7 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->peak_flops_per_s[t->precision] / 1e12, tp_io_precision_name(t->precision),
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
     section_gemm_model(f, g, t->precision);
+    section_attn_model(f, c);
     if (t->etp > 0 && t->etp != t->tp)
         /* MoE parallel folding: the expert layers' own layout */
         fprintf(f,

@@ -825,8 +825,26 @@ expect_error 'trainplan: error: --global-batch: the dualpipe schedule needs at l
 run estimate --gpus 8 --zero 1
 has "default GEMM model text" "  GEMM model      kernel-level: measured matmul rate 0.803 of peak (data/hardware/h100-sxm.json)"
 has "default GEMM model text, tile" "                  x 0.809 sustained; 128 x 256 tiles in waves on 132 SMs"
+# attention (docs/model.md 2): FlashAttention-3's 740 of 989.4 TFLOP/s
+# (data/hardware/h100-sxm.json) x attn_sw 0.5465 (calib.c) = 0.409
+has "default attention text" "  attention       FlashAttention at 0.409 of the 16-bit peak: best kernel 0.748"
+has "default attention text, share" "                  (data/hardware/h100-sxm.json) x 0.5465 sustained"
+run estimate --gpus 8 --zero 1 --json --attn-ampere-kernel
+check_json "attention model JSON, Ampere kernel" \
+    'close(j["gpu"]["attention_model"].pop("peak_fraction"), 0.5465 * 740 / 989.4 / 1.75, 1e-14)' \
+    'close(j["gpu"]["attention_model"].pop("kernel_fraction"), 740 / 989.4, 1e-14)' \
+    'close(j["gpu"]["attention_model"].pop("attn_sw"), 0.5465, 1e-14)' \
+    'close(j["gpu"]["attention_model"].pop("ampere_kernel_factor"), 1 / 1.75, 1e-14)' \
+    'j["gpu"]["attention_model"] == {"kind": "flash", "hw_profile": "h100-sxm"}'
+run estimate --gpus 8 --zero 1 --attn-ampere-kernel
+has "attention text, Ampere kernel" "                  x 0.571: a kernel written for Ampere on this GPU"
+run estimate --gpus 8 --zero 1 --no-flash-attn --json
+check_json "attention model JSON, unfused" 'j["gpu"]["attention_model"] == {"kind": "unfused"}'
+run estimate --gpu mi300x --gpus 8 --zero 1
+has "attention text, no kernel measured" "                  (the profile measured no attention kernel: from its matmul rate)"
 run estimate --gpus 8 --zero 1 --fitted-gemm
 has "fitted GEMM model text" "  GEMM model      fitted: large GEMMs at 0.716 of peak, smaller ones slower (calib.c)"
+has "fitted attention text" "                  (a fitted fraction, calib.c)"
 run estimate --gpu h800 --gpus 8 --zero 1 --precision fp8 --json
 check_json "h800: h100-sxm's profile, fp8 rate" \
     'close(j["gpu"]["gemm_model"].pop("matmul_fraction"), 1402.6 / 1978.9, 1e-14)' \
