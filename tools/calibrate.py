@@ -58,6 +58,12 @@ Until issue 17's fourth round a tenth constant, clock_500w, scaled the
 500 W H100 rows (torchtitan); with the attention kernel those rows ran
 (FlashAttention-2, validate.c) it fitted 1.04 and was dropped.
 
+With --profiles (the presets' default model) 3 constants are free instead:
+  gemm_sw       share of the profile's measured matmul rate a step sustains
+  attn_sw       share of the profile's best attention kernel (attention_tflops)
+  overlap       as above
+the profiles' measured rates (data/hardware/) being fixed.
+
 Objective: mean |log(predicted / measured)| over every row with a
 throughput plus the 90th percentile of the same (the median target and the
 tail target both count; no single row can pull the constants far). Search: coordinate descent with shrinking steps from one start (the values
