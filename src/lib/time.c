@@ -52,7 +52,9 @@
  *    1/c of it), backward 2.5x forward (it recomputes QK^T: 5 matmuls
  *    against 2), at the 16-bit peak times eff.attn (times 1/1.75 for a kernel
  *    written for Ampere on a Hopper or newer GPU, opts.attn_ampere_kernel
- *    and eff.attn_ampere_kernel, calib.c). Without FlashAttention
+ *    and eff.attn_ampere_kernel, calib.c; with a hardware profile eff.attn
+ *    is a share of the profile's best kernel, calib.c, and narrow heads pay
+ *    tp__attn_head_dim_factor). Without FlashAttention
  *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per
  *    score forward and 16 backward at memory bandwidth, over the causal
  *    half, or with opts.unfused_full_matrix over the whole matrix, which
@@ -272,6 +274,31 @@ static void unfused_attention(const ctx *x, double *fwd, double *bwd)
     double rate = x->peak_gemm * x->gemm_eff;
     *fwd = flops / rate + (8.0 + drop) * scores / x->mem_bw;
     *bwd = 2.0 * flops / rate + (16.0 + drop) * scores / x->mem_bw;
+}
+
+/*
+ * The attention kernels' rate by head dim (header 2; docs/model.md 2),
+ * relative to head dim 128, where the profiles' best rates are measured.
+ * FlashAttention-3 on H100 in BF16 (Shah et al. 2024, arXiv 2407.08608,
+ * Figures 5 and 6, the rates labelled on the bars) at head dim 64 against
+ * 128: forward causal 420 against 579 TFLOP/s at 4k tokens (0.725),
+ * backward 422 against 501 at 2k (0.842); in the 1 : 2.5 FLOP ratio of
+ * forward to backward charged here, 3.5 / (1/0.725 + 2.5/0.842) = 0.805.
+ * Linear between 64 and 128; 1 from 128 up (head dim 256 runs at 128's
+ * rate or above in the same figures; MLA's 192-wide q/k heads count as
+ * their q/k width); 0.805 below 64 (not measured there: at least that
+ * slow). The language model's heads; a vision tower's share the factor.
+ */
+double tp__attn_head_dim_factor(const tp_model *m)
+{
+    double d = m->qk_rope_head_dim > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim)
+                                       : (double)tp_head_dim(m);
+    const double at64 = 0.805;
+    if (d >= 128.0)
+        return 1.0;
+    if (d <= 64.0)
+        return at64;
+    return at64 + (1.0 - at64) * (d - 64.0) / 64.0;
 }
 
 /* Forward and backward time of an attention core of `flops` forward FLOPs
@@ -931,6 +958,8 @@ static void ctx_init(const tp_config *c, ctx *x)
     gemm_shape_init(c, x);
     bool ampere_kernel = c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0;
     x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) * (ampere_kernel ? e->attn_ampere_kernel : 1.0);
+    if (x->sms > 0.0) /* the kernel-level model: the attention kernel by head dim too */
+        x->attn_eff *= tp__attn_head_dim_factor(&c->model);
     x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
     x->ov = e->overlap >= 0.0 && e->overlap <= 1.0 ? e->overlap : 0.0;
 
