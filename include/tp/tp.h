@@ -460,6 +460,12 @@ typedef struct tp_gpu_eff {
      * forward rate, 16-bit, as a fraction of the dense peak, from a hardware
      * profile (0 = none); tp_gpu_profile_eff derives attn from it. */
     double attn_kernel;
+    /* Host-bound MoE layers (docs/model.md 2b): the host time to issue one
+     * MoE layer's forward and backward for one micro-batch, a base and a
+     * share per local expert, seconds; a dropless layer synchronises with
+     * the host and takes at least that (0 = no floor). */
+    double moe_host_layer_s;
+    double moe_host_expert_s;
 } tp_gpu_eff;
 
 typedef struct tp_gpu {
@@ -647,6 +653,9 @@ typedef struct tp_options {
                                     output head's bf16 input) whole, as torchtitan's DTensor TP
                                     does; default false: Megatron saves the sequence shard and
                                     re-gathers it in the backward */
+    bool moe_sync_free;           /* the MoE layers never wait on the host (a CUDA graph over a
+                                    sync-free dispatcher): no host floor (time.c moe_layer,
+                                    eff.moe_host_*); default false */
     bool moe_a2a_overlap;         /* EP all-to-all of one micro-batch hidden behind the
                                     computation of another (Megatron-Core
                                     --overlap-moe-expert-parallel-comm, the combined 1F1B

@@ -316,6 +316,10 @@ static const cli_flag help_rows[] = {
      "computation (Megatron-Core --overlap-moe-expert-parallel-comm; needs "
      "ep > 1, no full or moe recompute, vpp under pp; docs/model.md 5)",
      .group = G_CONV},
+    {"--moe-sync-free", NULL, NULL, "off (dropless layers wait on the host)",
+     "the MoE layers never wait on the host (a CUDA graph over a sync-free "
+     "dispatcher): no host floor on a dropless MoE layer (docs/model.md 2b)",
+     .group = G_CONV},
     {"--moe-node-dispatch", NULL, NULL, "off (a copy per expert)",
      "the EP dispatcher sends a token once per destination node and fans "
      "it out over NVLink there (DeepEP); with --moe-router-groups the "

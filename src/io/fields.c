@@ -188,6 +188,8 @@ static const tp_io_field fields[] = {
      SWITCH_IN(CONVENTIONS, tp_gathered_input)},
     {"conventions.moe_a2a_overlap", "--moe-a2a-overlap", "moe-a2a-overlap",
      SWITCH_IN(CONVENTIONS, moe_a2a_overlap)},
+    {"conventions.moe_sync_free", "--moe-sync-free", "moe-sync-free",
+     SWITCH_IN(CONVENTIONS, moe_sync_free)},
     {"conventions.moe_node_dispatch", "--moe-node-dispatch", "moe-node-dispatch",
      SWITCH_IN(CONVENTIONS, moe_node_dispatch)},
     {"conventions.fp8_act_cache", "--fp8-activation-cache", "fp8-activation-cache",

@@ -496,6 +496,8 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g)
     g->eff.mamf_fp8 = 0.0;
     g->eff.gemm_sw = 0.0;
     g->eff.attn_kernel = 0.0;
+    g->eff.moe_host_layer_s = 0.0;
+    g->eff.moe_host_expert_s = 0.0;
     memset(g->hw_profile, 0, sizeof g->hw_profile);
 }
 

@@ -1234,6 +1234,19 @@ static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_con
         fake_gate_one_node(v, c);
 }
 
+/* Megatron-Bridge 25.09's token-drop runs (scripts/performance/
+ * run_script.py at r0.1.0, apply_moe_token_drop: moe_expert_capacity_factor
+ * 1.0 and moe_pad_expert_input_to_capacity, as the rows' notes state):
+ * every expert gets exactly its capacity, static shapes, so the layers
+ * never wait on the host (time.c host_floor). */
+static void token_drop_padded(const rowref *r, tp_io_vrow *v, tp_config *c)
+{
+    if (c->model.num_experts <= 0 || !contains(cell(r, "notes"), "moe_expert_capacity_factor 1.0"))
+        return;
+    c->model.moe_capacity_factor = 1.0;
+    note(v, "token drop padded to capacity (capacity factor 1.0): static shapes, no host wait");
+}
+
 /* DeepSeek-V3's low-precision storage (technical report section 3.3.3,
  * "Low-Precision Storage and Communication"), where a fp8 row's notes state
  * it: activations cached in fp8 (--fp8-activation-cache), the AdamW moments
@@ -1432,6 +1445,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
     node_limited_routing(r, v, &c);
     deepep_dispatch(r, fw, v, &c);
+    token_drop_padded(r, v, &c);
     low_precision_storage(r, v, &c);
     nemo_packed_sft(r, v, &c);
     dualpipe_schedule(r, v, &c);

@@ -52,6 +52,9 @@ static const eff_key eff_keys[] = {
     EFF_KEY(mamf, TP_MIN_EFF, 1.0, true),
     EFF_KEY(mamf_fp8, TP_MIN_EFF, 1.0, true),
     EFF_KEY(gemm_sw, TP_MIN_EFF, 1.0, true),
+    /* host-bound MoE layers (time.c host_floor), seconds */
+    EFF_KEY(moe_host_layer_s, 0.0, 1.0, true),
+    EFF_KEY(moe_host_expert_s, 0.0, 1.0, true),
 };
 #define NUM_EFF_KEYS (sizeof eff_keys / sizeof eff_keys[0])
 
@@ -138,7 +141,8 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
             return tp_error_set(err, TP_ERR_INVALID_ARG, "eff",
                                 "--eff: unknown efficiency \"%s\" (expected one of gemm, "
                                 "gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, "
-                                "overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw)",
+                                "overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw, "
+                                "moe_host_layer_s, moe_host_expert_s)",
                                 tp_io_quote(key, q, sizeof q));
         snprintf(o->key, sizeof o->key, "%s", k->name);
         char field[40];

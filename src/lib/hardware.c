@@ -97,6 +97,12 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     tp_status st = kernel_shape_validate(g, err);
     if (st != TP_OK)
         return st;
+    if (!(e->moe_host_layer_s >= 0.0 && e->moe_host_layer_s <= 1.0) ||
+        !(e->moe_host_expert_s >= 0.0 && e->moe_host_expert_s <= 1.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                            "eff.moe_host_layer_s and eff.moe_host_expert_s of %s must be in "
+                            "[0, 1] s",
+                            g->name);
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
         !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
         !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))

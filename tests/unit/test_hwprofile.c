@@ -75,12 +75,12 @@ static void test_hand_written_exact(void **state)
      * fitted with the profile model replace the others (calib.c) */
     tp_gpu d = gpu("h100-sxm");
     assert_same(g.eff.gemm, d.eff.gemm);
-    assert_same(g.eff.gemm_sw, 0.8086);
+    assert_same(g.eff.gemm_sw, 0.8154);
     /* no attention_tflops: the kernel rate is 0.92 of the measured matmul
      * rate, times the fitted step share (calib.c) */
     assert_same(g.eff.attn_kernel, 0.0);
-    assert_same(g.eff.attn, 0.5465 * (791.52e12 / 989.4e12 * 0.92));
-    assert_same(g.eff.overlap, 0.7656);
+    assert_same(g.eff.attn, 0.5430 * (791.52e12 / 989.4e12 * 0.92));
+    assert_same(g.eff.overlap, 0.6055);
     /* a profile of the user's own is not a shipped one: the reports name none */
     assert_string_equal(d.hw_profile, "h100-sxm");
     assert_string_equal(g.hw_profile, "");
@@ -90,8 +90,8 @@ static void test_hand_written_exact(void **state)
     snprintf(w.name, sizeof w.name, "h100-96gb-500w");
     tp_error err2;
     assert_int_equal(tp_io_hw_profile_parse(hand, &w, &err2), TP_OK);
-    assert_same(w.eff.gemm_sw, 0.8086);
-    assert_same(w.eff.attn, 0.5465 * (791.52e12 / 989.4e12 * 0.92));
+    assert_same(w.eff.gemm_sw, 0.8154);
+    assert_same(w.eff.attn, 0.5430 * (791.52e12 / 989.4e12 * 0.92));
     /* a measured attention kernel: its rate, not the matmul's */
     static const char with_attn[] =
         "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132,\n"
@@ -100,7 +100,7 @@ static void test_hand_written_exact(void **state)
     tp_gpu a = gpu("h100-sxm");
     assert_int_equal(tp_io_hw_profile_parse(with_attn, &a, &err2), TP_OK);
     assert_same(a.eff.attn_kernel, 612.5e12 / 989.4e12);
-    assert_same(a.eff.attn, 0.5465 * (612.5e12 / 989.4e12));
+    assert_same(a.eff.attn, 0.5430 * (612.5e12 / 989.4e12));
     /* --fitted-gemm drops it with the rest of the kernel model */
     tp_io_gpu_fitted_gemm(&a);
     assert_same(a.eff.attn_kernel, 0.0);
@@ -132,7 +132,7 @@ static void test_shipped_profiles_load(void **state)
     assert_same(g.eff.inter_bw, 47e9 / 50e9);
     /* FlashAttention-3's 740 TFLOP/s (arXiv 2407.08608, abstract) */
     assert_same(g.eff.attn_kernel, 740e12 / 989.4e12);
-    assert_same(g.eff.attn, 0.5465 * (740e12 / 989.4e12));
+    assert_same(g.eff.attn, 0.5430 * (740e12 / 989.4e12));
     /* the preset loads the same attention (its "hw_profile") */
     tp_gpu pre = gpu("h100-sxm");
     assert_same(pre.eff.attn, g.eff.attn);
@@ -143,7 +143,7 @@ static void test_shipped_profiles_load(void **state)
     assert_same(a100.eff.attn_kernel, 227.8e12 / 312e12);
     assert_same(b200.eff.attn_kernel, 1613e12 / 2250e12);
     assert_same(mi.eff.attn_kernel, 0.0);
-    assert_same(mi.eff.attn, 0.5465 * (mi.eff.mamf * 0.92));
+    assert_same(mi.eff.attn, 0.5430 * (mi.eff.mamf * 0.92));
     /* a shipped file names itself, also on a preset that names none */
     tp_gpu pcie = gpu("h100-pcie");
     assert_string_equal(pcie.hw_profile, "");
@@ -317,6 +317,63 @@ static void test_attn_head_dim(void **state)
     }
 }
 
+/* Host-bound dropless MoE layers (time.c host_floor): with a floor far
+ * above the GPU's work every MoE layer costs exactly the floor, a third
+ * forward and two thirds backward; a capacity factor, --moe-sync-free and
+ * the fitted fractions have none. */
+static double moe_compute_s(tp_config *c, double layer_s, double expert_s)
+{
+    c->gpu.eff.moe_host_layer_s = layer_s;
+    c->gpu.eff.moe_host_expert_s = expert_s;
+    tp_result r;
+    tp_error err;
+    assert_int_equal(tp_eval(c, &r, &err), TP_OK);
+    return r.time.compute_s + r.time.recompute_s;
+}
+
+static void test_moe_host_floor(void **state)
+{
+    (void)state;
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    tp_error err;
+    assert_int_equal(tp_io_model_load("qwen3-30b-a3b", &c.model, &err), TP_OK);
+    c.gpu = gpu("h100-sxm");
+    assert_same(c.gpu.eff.moe_host_layer_s, 3.4375e-3);
+    assert_same(c.gpu.eff.moe_host_expert_s, 0.5469e-3);
+    tp_train_default(&c.train);
+    tp_options_default(&c.opts);
+    c.train.num_gpus = 8;
+    c.train.ep = 8;
+    c.train.seq_len = 4096;
+    c.train.micro_batch = 1;
+    c.train.global_batch = 16; /* 2 micro-batches per GPU */
+    double L = (double)c.model.num_layers, m = 2.0, local = 128.0 / 8.0;
+    /* 0.5 s and 0.6 s a layer: 48 layers x 2 micro-batches x 0.1 s apart */
+    double a = moe_compute_s(&c, 0.5, 0.0), b = moe_compute_s(&c, 0.6, 0.0);
+    assert_true(fabs((b - a) - L * m * 0.1) < 1e-9);
+    /* the per-expert share: 16 local experts */
+    double e = moe_compute_s(&c, 0.5, 0.01);
+    assert_true(fabs((e - a) - L * m * local * 0.01) < 1e-9);
+    /* full recompute re-runs the forward: a third more */
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    double fa = moe_compute_s(&c, 0.5, 0.0), fb = moe_compute_s(&c, 0.6, 0.0);
+    assert_true(fabs((fb - fa) - L * m * 0.1 * 4.0 / 3.0) < 1e-9);
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    /* no floor: sync-free, a capacity factor (token drop, padded) */
+    double none = moe_compute_s(&c, 0.0, 0.0);
+    c.opts.moe_sync_free = true;
+    assert_same(moe_compute_s(&c, 0.5, 0.01), none);
+    c.opts.moe_sync_free = false;
+    c.model.moe_capacity_factor = 1.0;
+    assert_same(moe_compute_s(&c, 0.5, 0.01), none);
+    /* --fitted-gemm: no floor constants */
+    tp_gpu f = gpu("h100-sxm");
+    tp_io_gpu_fitted_gemm(&f);
+    assert_same(f.eff.moe_host_layer_s, 0.0);
+    assert_same(f.eff.moe_host_expert_s, 0.0);
+}
+
 static void test_shape_model_switch(void **state)
 {
     (void)state;
@@ -360,10 +417,10 @@ static void test_preset_default_profile(void **state)
     assert_same(g.eff.tile_n, 256.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.8086);
+    assert_same(g.eff.gemm_sw, 0.8154);
     assert_same(g.eff.attn_kernel, 740e12 / 989.4e12);
-    assert_same(g.eff.attn, 0.5465 * (740e12 / 989.4e12));
-    assert_same(g.eff.overlap, 0.7656);
+    assert_same(g.eff.attn, 0.5430 * (740e12 / 989.4e12));
+    assert_same(g.eff.overlap, 0.6055);
     assert_same(g.eff.mem_bw, f.eff.mem_bw);
     assert_same(g.eff.intra_bw, f.eff.intra_bw);
     assert_same(g.eff.inter_bw, f.eff.inter_bw);
@@ -387,14 +444,14 @@ static void test_preset_default_profile(void **state)
     assert_same(a.eff.sm_count, 108.0);
     assert_same(a.eff.mamf, 271.2e12 / 312e12);
     assert_same(a.eff.mamf_fp8, 0.0);
-    assert_same(a.eff.attn, 0.5465 * (227.8e12 / 312e12));
+    assert_same(a.eff.attn, 0.5430 * (227.8e12 / 312e12));
     /* the reports name the model and the profile */
     tp_io_gemm_model gm;
     tp_io_gemm_model_of(&h8, TP_PREC_FP8, &gm);
     assert_true(gm.kernel);
     assert_string_equal(gm.profile, "h100-sxm");
     assert_same(gm.rate, 1402.6e12 / 1978.9e12);
-    assert_same(gm.gemm_sw, 0.8086);
+    assert_same(gm.gemm_sw, 0.8154);
     tp_io_gemm_model_of(&g, TP_PREC_BF16, &gm);
     assert_false(gm.kernel);
     assert_same(gm.rate, 0.7156);
@@ -459,8 +516,8 @@ static void test_gpu_file_profile(void **state)
     assert_same(g.eff.sm_count, 132.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.8086);
-    assert_same(g.eff.attn, 0.5465 * (740e12 / 989.4e12));
+    assert_same(g.eff.gemm_sw, 0.8154);
+    assert_same(g.eff.attn, 0.5430 * (740e12 / 989.4e12));
     assert_string_equal(g.hw_profile, "h100-sxm");
     snprintf(text, sizeof text, base, "h100-nvl");
     memset(&err, 0, sizeof err);
@@ -475,10 +532,15 @@ static void test_gpu_file_profile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_written_exact), cmocka_unit_test(test_shipped_profiles_load),
-        cmocka_unit_test(test_bad_profiles),       cmocka_unit_test(test_shape_model_switch),
-        cmocka_unit_test(test_attn_head_dim),      cmocka_unit_test(test_preset_default_profile),
-        cmocka_unit_test(test_gpu_file_profile),   cmocka_unit_test(test_eff_override_drops_name),
+        cmocka_unit_test(test_hand_written_exact),
+        cmocka_unit_test(test_shipped_profiles_load),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_shape_model_switch),
+        cmocka_unit_test(test_attn_head_dim),
+        cmocka_unit_test(test_moe_host_floor),
+        cmocka_unit_test(test_preset_default_profile),
+        cmocka_unit_test(test_gpu_file_profile),
+        cmocka_unit_test(test_eff_override_drops_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
