@@ -661,6 +661,10 @@ typedef struct tp_options {
                                     MoE MLP keeps its activation's input in fp8 and recomputes
                                     the output (DeepSeek-V3 report section 3.3.3; memory.c
                                     header 3); default false: 16-bit activations */
+    bool fp8_hp_saved_inputs;     /* under fp8, the linear layers save their 16-bit inputs
+                                    for the backward (torchao's Float8Linear, torchtitan's
+                                    profile); default false: TransformerEngine saves the
+                                    quantized copy (memory.c te_fp8_saving) */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node
