@@ -58,7 +58,11 @@
  *    opts.fp8_act_cache (DeepSeek-V3's storage, fp8_cache_saving): the
  *    linear layers' saved inputs at 1 + 4/128 B, the attention output at
  *    1.5 + 4/128 B (E5M6), a MoE MLP's activation input in fp8 and its
- *    output not stored (re-run: time.c moe_layer).
+ *    output not stored (re-run: time.c moe_layer). Otherwise fp8 runs save
+ *    TransformerEngine's quantized copies (te_fp8_saving): the QKV, dense
+ *    FC1, FC2 and routed inputs at 1 B (MXFP8 1 + 1/32, NVFP4 0.5 + 1/16),
+ *    under delayed scaling the output projection's and shared experts'
+ *    extra copies; opts.fp8_hp_saved_inputs (torchao) keeps 16 bits.
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch (the
