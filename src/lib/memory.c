@@ -438,7 +438,11 @@ static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *
  *    recipe other than delayed, sets save_original_input on linear_proj
  *    to avoid it (megatron/core/transformer/attention.py 428-444 at
  *    Megatron-LM d98e8a64dd; commit 781e765818, 2025-08). So the extra
- *    copy is counted under the delayed recipe only.
+ *    copy is counted under the delayed recipe only. With the core_attn
+ *    recompute module the checkpointed core saves q, k, v but not its
+ *    output: under delayed scaling the projection's fp8 copy replaces
+ *    the 16-bit output (with the other recipes the projection saves the
+ *    16-bit original, as before).
  *  - MoE (Megatron-LM d98e8a64dd): the router's gating GEMM, outside TE,
  *    saves the pre-MLP norm output at 16 bits (moe/moe_utils.py 1382),
  *    so a MoE layer's FC1 input stays 2h; the shared experts' FC1 (a TE
@@ -488,8 +492,10 @@ static void te_fp8_saving(const tp_config *c, bool moe, unsigned rc, double *rep
     /* the QKV input, and a dense layer's FC1 input (a MoE layer's stays:
      * the router holds it) */
     *rep = rc & TP_RC_LAYERNORM ? 0.0 : (moe ? 1.0 : 2.0) * cut * h;
-    /* the output projection's copy beside the attention kernel's output */
-    *shard = delayed ? -b * (double)tp__v_width(m) : 0.0;
+    /* the output projection's copy beside the attention kernel's output;
+     * a recomputed core (core_attn) saves no output: the copy alone */
+    double v = (double)tp__v_width(m);
+    *shard = !delayed ? 0.0 : rc & TP_RC_CORE_ATTN ? cut * v : -b * v;
     if (!moe) {
         if (!(rc & TP_RC_MLP)) /* the FC2 input */
             *shard += cut * (double)m->ffn_hidden;

@@ -326,7 +326,9 @@ static void test_fp8_act_cache_mtp_gathered(void **state)
  * input 1 B (-14336): 120960. Tensorwise: no projection copy (Megatron-
  * Core saves the original input there): 116864. MXFP8 (1 + 1/32 B): the
  * inputs -2 x 0.96875 x 4096 = -7936, the FC2 input -0.96875 x 14336 =
- * -13888: 117568.
+ * -13888: 117568. Delayed with the core_attn recompute module: the
+ * recomputed core saves no output, the projection's fp8 copy replaces it
+ * (-4096): 139392 - 8192 - 14336 - 4096 = 112768.
  * DeepSeek-V3 MoE layer (test_fp8_act_cache's 16-bit 292480, recompute
  * layernorm and mla_up_proj), delayed: 8 routed inputs 1 B (-57344), the
  * attention output's copy (+16384), the routed FC2 inputs 8 x 2048 1 B
@@ -359,6 +361,14 @@ static void test_te_fp8_storage(void **state)
     c.opts.fp8_hp_saved_inputs = true; /* torchao: the 16-bit inputs */
     assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
     assert_rel(r.memory.act_per_layer_bytes, T * 139392.0, 1e-12);
+    c.opts.fp8_hp_saved_inputs = false;
+    c.train.fp8_recipe = TP_FP8_DELAYED;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.train.recompute_modules = TP_RC_CORE_ATTN;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 112768.0, 1e-12);
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    c.train.recompute_modules = 0;
 
     tp_model m = deepseek_v3();
     m.num_layers = 4;
