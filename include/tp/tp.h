@@ -669,7 +669,12 @@ typedef struct tp_options {
                                     1x128 tile, the attention output in 12-bit E5M6, and a
                                     MoE MLP keeps its activation's input in fp8 and recomputes
                                     the output (DeepSeek-V3 report section 3.3.3; memory.c
-                                    header 3); default false: 16-bit activations */
+                                    header 3); default false: TransformerEngine's
+                                    storage, or 16 bits with fp8_hp_saved_inputs */
+    bool fp8_hp_saved_inputs;     /* under fp8, the linear layers save their 16-bit inputs
+                                    for the backward (torchao's Float8Linear, torchtitan's
+                                    profile); default false: TransformerEngine saves the
+                                    quantized copy (memory.c te_fp8_saving) */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

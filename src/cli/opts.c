@@ -324,11 +324,15 @@ static const cli_flag help_rows[] = {
      "the EP dispatcher sends a token once per destination node and fans "
      "it out over NVLink there (DeepEP); with --moe-router-groups the "
      "groups bound the nodes (docs/model.md 5)", .group = G_CONV},
-    {"--fp8-activation-cache", NULL, NULL, "off (16-bit activations)",
+    {"--fp8-activation-cache", NULL, NULL, "off (TE fp8 copies)",
      "under fp8, cache the linear layers' saved inputs in fp8 (1x128 "
      "tiles), the attention output in E5M6, and a MoE MLP's activation "
      "input in fp8 with its output recomputed (DeepSeek-V3; docs/model.md "
      "11)", .group = G_CONV},
+    {"--fp8-hp-saved-inputs", NULL, NULL, "off (fp8 saved inputs)",
+     "under fp8, the linear layers save their 16-bit inputs for the "
+     "backward (torchao Float8Linear; the torchtitan profile) instead of "
+     "TransformerEngine's quantized copy (docs/model.md 11)", .group = G_CONV},
     {"--json", NULL, NULL, "text report",
      "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };

@@ -194,6 +194,8 @@ static const tp_io_field fields[] = {
      SWITCH_IN(CONVENTIONS, moe_node_dispatch)},
     {"conventions.fp8_act_cache", "--fp8-activation-cache", "fp8-activation-cache",
      SWITCH_IN(CONVENTIONS, fp8_act_cache)},
+    {"conventions.fp8_hp_saved_inputs", "--fp8-hp-saved-inputs", "fp8-hp-saved-inputs",
+     SWITCH_IN(CONVENTIONS, fp8_hp_saved_inputs)},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},

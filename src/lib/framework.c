@@ -106,6 +106,13 @@ static void torchtitan(tp_options *o)
      * 9dec370); Float8 gathers it in fp8 (torchao PrepareFloat8ModuleInput)
      * and saves the fp8 copy (float8_linear.py:51 at eab345c) */
     o->tp_gathered_input = true;
+    /* torchao's Float8Linear saves the 16-bit input for its backward
+     * (matmul_with_hp_or_float8_args: ctx.save_for_backward(input_hp, ...),
+     * torchao/float8/float8_linear.py:76 at 0afa4c1), not TransformerEngine's
+     * quantized copy (memory.c te_fp8_saving); the 2024 tensorwise path saved
+     * the fp8 input (line 51 at eab345c), but the measured memory of the
+     * torchtitan Float8 rows fits the 16-bit count (docs/ACCURACY.md) */
+    o->fp8_hp_saved_inputs = true;
     /* unfused cross-entropy on fp32-upcast logits: the default 12 B */
 }
 

@@ -58,7 +58,11 @@
  *    opts.fp8_act_cache (DeepSeek-V3's storage, fp8_cache_saving): the
  *    linear layers' saved inputs at 1 + 4/128 B, the attention output at
  *    1.5 + 4/128 B (E5M6), a MoE MLP's activation input in fp8 and its
- *    output not stored (re-run: time.c moe_layer).
+ *    output not stored (re-run: time.c moe_layer). Otherwise fp8 runs save
+ *    TransformerEngine's quantized copies (te_fp8_saving): the QKV, dense
+ *    FC1, FC2 and routed inputs at 1 B (MXFP8 1 + 1/32, NVFP4 0.5 + 1/16),
+ *    under delayed scaling the output projection's and shared experts'
+ *    extra copies; opts.fp8_hp_saved_inputs (torchao) keeps 16 bits.
  *    Full recompute with groups of k layers (formulas.md 3.3.1 last row):
  *      exact   : ceil(L_s/k) stored inputs of 2*T*h (/t with SP) per
  *                micro-batch in flight + k layers of one micro-batch (the
@@ -338,6 +342,9 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
  * counts. A MoE layer's routed inputs are counted apart (the MoE terms):
  * only its attention input here.
  */
+static double te_saved_input_bytes(const tp_train *t);
+static bool te_fp8_storage(const tp_config *c);
+
 static double gathered_input_extra(const tp_config *c, bool moe)
 {
     double h = (double)c->model.hidden, tpz = (double)c->train.tp;
@@ -345,6 +352,10 @@ static double gathered_input_extra(const tp_config *c, bool moe)
     double inputs = moe ? 1.0 : 2.0;
     if (c->opts.fp8_act_cache) /* the shard and the gathered copy both in fp8 tiles */
         return inputs * h * (FP8_TILE_BYTES - FP8_TILE_BYTES / tpz);
+    if (te_fp8_storage(c)) { /* the shard and the gathered copy both quantized */
+        double b = te_saved_input_bytes(&c->train);
+        return inputs * h * (b - b / tpz);
+    }
     return inputs * h * (in_bytes - 2.0 / tpz);
 }
 
@@ -390,6 +401,119 @@ static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *
     *shard += k * fe * (in_saved + (rc & TP_RC_MOE_ACT ? 0.0 : 2.0));
     if (!(rc & TP_RC_SHARED_EXPERTS))
         *shard += fsh * (in_saved + 2.0);
+}
+
+/*
+ * TransformerEngine's fp8 storage (te_fp8_saving; the default under
+ * --precision fp8 unless opts.fp8_hp_saved_inputs or opts.fp8_act_cache).
+ * Under fp8 autocast a TE linear quantizes its input for the forward GEMM
+ * and saves that quantized copy, not the 16-bit tensor, for the weight-
+ * gradient GEMM. Read at TransformerEngine d0067d0da (2026-08) and v1.11
+ * (c27ee60ec, 2024, the rows' era), transformer_engine/pytorch/:
+ *  - Linear (module/linear.py): `inputmat = input_quantizer(inputmat)`,
+ *    own_quantized_input (lines 372-440); only the column-wise data is
+ *    kept and `saved_inputmat = inputmat` (597-621), the local sequence
+ *    shard under SP (the gathered inputmat_total is freed, 553-557, and
+ *    re-gathered in the backward, 979-1001); save_original_input is the
+ *    opt-out (299-334). v1.11 saves inputmat or its fp8 transpose
+ *    inputmat_t (linear.py 287-299): one 1-byte copy either way.
+ *  - LayerNormLinear (layernorm_linear.py): the norm writes ln_out
+ *    quantized (with_quantized_norm, 243-317); ln_out, the local shard,
+ *    is saved with one usage (478-497, 526-536) beside the 16-bit norm
+ *    input `inputmat`. Megatron-Core's QKV (and a dense layer's FC1) is
+ *    this module.
+ *  - LayerNormMLP (layernorm_mlp.py): fc1_out, the GEMM output, stays
+ *    16-bit for the activation's backward; act_out, the FC2 input, is
+ *    quantized (628-655); both saved (807-824). Megatron-Core's separate
+ *    FC2 (a TE Linear after its own bias-SwiGLU, which saves only its
+ *    input) stores the same.
+ *  - GroupedLinear (grouped_linear.py): the experts' inputs quantized,
+ *    the row-wise data dropped, the rest saved (538-556); v1.11 the same
+ *    (grouped_linear.py 209-221). So a routed copy's permuted tokens (FC1
+ *    input) and its activation output (FC2 input) are 1 B per element.
+ *  - DotProductAttention (attention/dot_product_attention/backends.py,
+ *    FusedAttnFunc): without fp8 attention it saves q, k, v and its own
+ *    16-bit out (1629-1664). The output projection's quantized copy of out
+ *    is a second tensor: Megatron-Core says so and, from TE 2.6 with a
+ *    recipe other than delayed, sets save_original_input on linear_proj
+ *    to avoid it (megatron/core/transformer/attention.py 428-444 at
+ *    Megatron-LM d98e8a64dd; commit 781e765818, 2025-08). So the extra
+ *    copy is counted under the delayed recipe only. With the core_attn
+ *    recompute module the checkpointed core saves q, k, v but not its
+ *    output: under delayed scaling the projection's fp8 copy replaces
+ *    the 16-bit output (with the other recipes the projection saves the
+ *    16-bit original, as before).
+ *  - MoE (Megatron-LM d98e8a64dd): the router's gating GEMM, outside TE,
+ *    saves the pre-MLP norm output at 16 bits (moe/moe_utils.py 1382),
+ *    so a MoE layer's FC1 input stays 2h; the shared experts' FC1 (a TE
+ *    Linear) adds its quantized copy, again avoided with save_original_
+ *    input from TE 2.6 except under delayed scaling (moe/shared_experts.py
+ *    146-161). moe_act recompute with fp8 sets save_original_input on the
+ *    experts' FC2 (moe/experts.py 269-276): its input, recomputed, is not
+ *    stored at all (the moe_act term already drops it).
+ * What stays 16-bit: the norms' inputs, Q, K, V and the kernel's output,
+ * the log-sum-exp, the activations' inputs (FC1 outputs), MLA's latents,
+ * the router logits. Bytes per element of a quantized copy: 1 with the
+ * per-tensor recipes (one fp32 scale per tensor), MXFP8 1 + 1/32 (one E8M0
+ * scale per 32 elements), NVFP4 0.5 + 1/16 (one E4M3 scale per 16), as the
+ * fp8 weights of tp_state_bytes_per_param. The layernorm recompute module
+ * drops the QKV and FC1 inputs outright (Megatron-Core sets save_original_
+ * input on those linears too: transformer_layer.py 470-536), mlp, moe and
+ * shared_experts drop their tensors as in layer_activation_bytes.
+ * Hybrid models keep 16 bits (hybrid_activations splits a layer at 16-bit
+ * sizes). Bytes per token saved (negative: added), split like
+ * layer_activation_bytes.
+ */
+static double te_saved_input_bytes(const tp_train *t)
+{
+    switch (t->fp8_recipe) {
+    case TP_FP8_MXFP8: return 1.0 + 1.0 / 32.0;
+    case TP_FP8_NVFP4: return 0.5 + 1.0 / 16.0;
+    case TP_FP8_DELAYED:
+    case TP_FP8_TENSORWISE:
+    default: return 1.0;
+    }
+}
+
+/* TransformerEngine's storage applies (te_fp8_saving design note). */
+static bool te_fp8_storage(const tp_config *c)
+{
+    return c->train.precision == TP_PREC_FP8 && !c->opts.fp8_act_cache &&
+           !c->opts.fp8_hp_saved_inputs && !tp__is_hybrid(&c->model);
+}
+
+static void te_fp8_saving(const tp_config *c, bool moe, unsigned rc, double *rep, double *shard)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
+    double h = (double)m->hidden;
+    double b = te_saved_input_bytes(t), cut = 2.0 - b;
+    bool delayed = t->fp8_recipe == TP_FP8_DELAYED;
+    /* the QKV input, and a dense layer's FC1 input (a MoE layer's stays:
+     * the router holds it) */
+    *rep = rc & TP_RC_LAYERNORM ? 0.0 : (moe ? 1.0 : 2.0) * cut * h;
+    /* the output projection's copy beside the attention kernel's output;
+     * a recomputed core (core_attn) saves no output: the copy alone */
+    double v = (double)tp__v_width(m);
+    *shard = !delayed ? 0.0 : rc & TP_RC_CORE_ATTN ? cut * v : -b * v;
+    if (!moe) {
+        if (!(rc & TP_RC_MLP)) /* the FC2 input */
+            *shard += cut * (double)m->ffn_hidden;
+        return;
+    }
+    if (rc & TP_RC_MOE)
+        return;
+    double fe = (double)tp_expert_ffn_hidden(m);
+    double fsh = (double)tp_shared_ffn_hidden(m);
+    double k = (double)m->topk * tp_moe_load(m);
+    *rep += k * cut * h * ((double)tp_expert_tp(t) / (double)t->tp); /* permuted tokens */
+    if (!(rc & TP_RC_MOE_ACT))                                       /* the experts' FC2 inputs */
+        *shard += k * cut * fe;
+    if (fsh > 0.0 && !(rc & TP_RC_SHARED_EXPERTS)) {
+        *shard += cut * fsh;
+        if (delayed) /* the shared experts' FC1 copy of the norm output */
+            *rep -= b * h;
+    }
 }
 
 /* Activation bytes of one layer for one micro-batch on one GPU. */
@@ -459,6 +583,11 @@ static double layer_activation_bytes(const tp_config *c, bool moe)
     if (c->opts.fp8_act_cache) { /* validated: fp8, detailed accounting */
         double rep_saved, shard_saved;
         fp8_cache_saving(c, moe, rc, &rep_saved, &shard_saved);
+        replicated -= rep_saved;
+        sharded -= shard_saved;
+    } else if (te_fp8_storage(c)) { /* validated: fp8 TE, te_fp8_saving */
+        double rep_saved, shard_saved;
+        te_fp8_saving(c, moe, rc, &rep_saved, &shard_saved);
         replicated -= rep_saved;
         sharded -= shard_saved;
     }

@@ -59,7 +59,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --json
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -643,7 +643,7 @@ expect_error "trainplan: error: --params: needs a value (a parameter count, e.g.
 # ---- --framework: a named set of the convention flags (framework.c) ----
 fw_base="--model llama-3-8b --gpu h100-sxm --gpus 16 --pp 2 --recompute selective --json"
 # shellcheck disable=SC2086
-for pair in "torchtitan|--sac-ops --tp-gathered-input" \
+for pair in "torchtitan|--sac-ops --tp-gathered-input --fp8-hp-saved-inputs" \
     "deepspeed|--no-dp-comm-overlap --no-pp-scatter-gather --extra-param-bytes 2 --ce-bytes-per-logit 4" \
     "none|"; do
     run estimate $fw_base --framework "${pair%%|*}"
@@ -737,17 +737,35 @@ print(0.5 < eb / ea < 0.52, b['model']['moe_router_groups'], b['model']['moe_rou
 PY
 if [ "$(cat "$tmp/nd_chk")" = "True 8 4" ]; then ok; else bad "--moe-node-dispatch with groups: $(cat "$tmp/nd_chk")"; fi
 # the fp8 activation cache (DeepSeek-V3 report 3.3.3): the same layout's MoE
-# layer stores 156672 B per token instead of 292480 (test_arch.c
-# test_fp8_act_cache), T = 4096; the report line says so
+# layer stores 156672 B per token instead of TransformerEngine's 240256
+# (test_arch.c test_fp8_act_cache, test_te_fp8_storage), T = 4096; the
+# report line says so
 run $ds --fp8-activation-cache
 python3 - "$tmp/nd_off.json" "$tmp/out" >"$tmp/fa_chk" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-print(a['memory']['act_per_layer_bytes'] == 4096 * 292480, b['memory']['act_per_layer_bytes'] == 4096 * 156672)
+print(a['memory']['act_per_layer_bytes'] == 4096 * 240256, b['memory']['act_per_layer_bytes'] == 4096 * 156672)
 PY
 if [ "$(cat "$tmp/fa_chk")" = "True True" ]; then ok; else bad "--fp8-activation-cache: $(cat "$tmp/fa_chk")"; fi
 run ${ds% --json} --fp8-activation-cache
 if grep -q "cached in fp8; FlashAttention on" "$tmp/out"; then ok; else bad "--fp8-activation-cache not in the report"; fi
+# fp8 saved inputs (memory.c te_fp8_saving): TransformerEngine's quantized
+# copies by default, the 16-bit inputs with --fp8-hp-saved-inputs (292480 B
+# per token, test_fp8_act_cache), which the cache overrides; Llama 3 8B at
+# T = 4096 (test_arch.c test_te_fp8_storage): 120960 B per token under TE,
+# 139392 with the switch or the torchtitan profile (torchao), as in bf16
+run $ds --fp8-hp-saved-inputs
+check_json "--fp8-hp-saved-inputs" 'j["memory"]["act_per_layer_bytes"] == 4096 * 292480' \
+    'j["conventions"]["fp8_hp_saved_inputs"] is True'
+run $ds --fp8-hp-saved-inputs --fp8-activation-cache
+check_json "the cache over --fp8-hp-saved-inputs" 'j["memory"]["act_per_layer_bytes"] == 4096 * 156672'
+te8="estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --seq-len 4096 --micro-batch 1 --json"
+for pair in "--precision fp8|120960" "--precision fp8 --fp8-hp-saved-inputs|139392" \
+    "--precision fp8 --framework torchtitan|139392" "--precision bf16|139392"; do
+    # shellcheck disable=SC2086
+    run $te8 ${pair%%|*}
+    check_json "fp8 saved inputs: ${pair%%|*}" "j['memory']['act_per_layer_bytes'] == 4096 * ${pair#*|}"
+done
 expect_error "trainplan: error: --moe-router-groups: 7 groups do not split the 8 experts evenly" \
     estimate --model mixtral-8x7b --gpus 8 --ep 8 --moe-router-groups 7 --moe-router-group-topk 1
 expect_error "trainplan: error: --moe-router-group-topk: group-limited routing needs both the groups and the groups per token (got 4 and 0)" \

@@ -213,6 +213,7 @@ static void test_fp8_act_cache(void **state)
     c.train.precision = TP_PREC_FP8;
     c.train.recompute = TP_RECOMPUTE_SELECTIVE;
     c.train.recompute_modules = TP_RC_LAYERNORM | TP_RC_MLA_UP_PROJ;
+    c.opts.fp8_hp_saved_inputs = true; /* off: 16-bit, not TE's fp8 copies */
     tp_result off, on;
     tp_error err;
     assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
@@ -287,6 +288,7 @@ static void test_fp8_act_cache_mtp_gathered(void **state)
     c.gpu.mem_capacity_bytes = 1e15;
     c.train.seq_len = 4096;
     c.train.precision = TP_PREC_FP8;
+    c.opts.fp8_hp_saved_inputs = true; /* off: 16-bit, not TE's fp8 copies */
     tp_result off, on;
     tp_error err;
     assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
@@ -304,11 +306,94 @@ static void test_fp8_act_cache_mtp_gathered(void **state)
     c.train.sp = true;
     c.train.precision = TP_PREC_FP8;
     c.opts.tp_gathered_input = true;
+    c.opts.fp8_hp_saved_inputs = true;
     assert_int_equal(tp_eval(&c, &off, &err), TP_OK);
     c.opts.fp8_act_cache = true;
     assert_int_equal(tp_eval(&c, &on, &err), TP_OK);
     assert_rel(off.memory.act_per_layer_bytes - on.memory.act_per_layer_bytes,
                2048.0 * 12288.0 * 0.48046875, 1e-12);
+}
+
+/*
+ * TransformerEngine's fp8 storage (memory.c te_fp8_saving), the default
+ * under fp8, by hand. Llama 3 8B (h 4096, q 4096, K+V 2 x 1024, f 14336,
+ * 32 heads), TP 1, s 4096, b 1 (T = 4096), FlashAttention, no recompute.
+ * 16-bit (bf16, or fp8 with fp8_hp_saved_inputs) per token: norms' inputs
+ * 4h 16384, QKV and FC1 inputs 4h 16384, Q 8192, K and V 4096, attention
+ * output 8192, log-sum-exp 4 x 32 128, SwiGLU 6f 86016: 139392. TE fp8,
+ * delayed: the QKV and FC1 inputs 1 B (-8192), the output projection's
+ * fp8 copy of the attention output beside the kernel's (+4096), the FC2
+ * input 1 B (-14336): 120960. Tensorwise: no projection copy (Megatron-
+ * Core saves the original input there): 116864. MXFP8 (1 + 1/32 B): the
+ * inputs -2 x 0.96875 x 4096 = -7936, the FC2 input -0.96875 x 14336 =
+ * -13888: 117568. Delayed with the core_attn recompute module: the
+ * recomputed core saves no output, the projection's fp8 copy replaces it
+ * (-4096): 139392 - 8192 - 14336 - 4096 = 112768.
+ * DeepSeek-V3 MoE layer (test_fp8_act_cache's 16-bit 292480, recompute
+ * layernorm and mla_up_proj), delayed: 8 routed inputs 1 B (-57344), the
+ * attention output's copy (+16384), the routed FC2 inputs 8 x 2048 1 B
+ * (-16384), the shared expert's FC2 input (-2048) and its FC1 copy of the
+ * norm output (+7168): 240256. MXFP8: -8 x 0.96875 x 7168 = -55552,
+ * -0.96875 x (8 x 2048 + 2048) = -17856: 219072. moe_act drops the routed
+ * FC2 inputs whole (16-bit -8 x 2 x 2048): delayed 240256 - 16384.
+ */
+static void test_te_fp8_storage(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(4, 4096, 32, 8, 14336, 128256, false));
+    c.gpu.mem_capacity_bytes = 1e15;
+    c.gpu.peak_fp4_flops_per_s = 1e16; /* lets mxfp8 run */
+    c.train.seq_len = 4096;
+    tp_result r;
+    tp_error err;
+    double T = 4096.0;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK); /* bf16 */
+    assert_rel(r.memory.act_per_layer_bytes, T * 139392.0, 1e-12);
+    c.train.precision = TP_PREC_FP8;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 120960.0, 1e-12);
+    c.train.fp8_recipe = TP_FP8_TENSORWISE;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 116864.0, 1e-12);
+    c.train.fp8_recipe = TP_FP8_MXFP8;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 117568.0, 1e-12);
+    c.opts.fp8_hp_saved_inputs = true; /* torchao: the 16-bit inputs */
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 139392.0, 1e-12);
+    c.opts.fp8_hp_saved_inputs = false;
+    c.train.fp8_recipe = TP_FP8_DELAYED;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.train.recompute_modules = TP_RC_CORE_ATTN;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 112768.0, 1e-12);
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    c.train.recompute_modules = 0;
+
+    tp_model m = deepseek_v3();
+    m.num_layers = 4;
+    m.moe_first_dense = 0;
+    c = fixture_config(m);
+    c.gpu.mem_capacity_bytes = 1e15;
+    c.gpu.peak_fp4_flops_per_s = 1e16;
+    c.train.seq_len = 4096;
+    c.train.precision = TP_PREC_FP8;
+    c.train.recompute = TP_RECOMPUTE_SELECTIVE;
+    c.train.recompute_modules = TP_RC_LAYERNORM | TP_RC_MLA_UP_PROJ;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 240256.0, 1e-12);
+    tp_result cache;
+    c.opts.fp8_act_cache = true; /* DeepSeek's storage takes precedence */
+    assert_int_equal(tp_eval(&c, &cache, &err), TP_OK);
+    assert_rel(cache.memory.act_per_layer_bytes, T * 156672.0, 1e-12);
+    c.opts.fp8_act_cache = false;
+    c.train.fp8_recipe = TP_FP8_MXFP8;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * 219072.0, 1e-12);
+    c.train.fp8_recipe = TP_FP8_DELAYED;
+    c.train.recompute_modules |= TP_RC_MOE_ACT;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.act_per_layer_bytes, T * (240256.0 - 16384.0), 1e-12);
 }
 
 /* Bit-identical doubles. */
@@ -967,6 +1052,7 @@ int main(void)
         cmocka_unit_test(test_mla_up_proj_recompute),
         cmocka_unit_test(test_fp8_act_cache),
         cmocka_unit_test(test_fp8_act_cache_mtp_gathered),
+        cmocka_unit_test(test_te_fp8_storage),
         cmocka_unit_test(test_expert_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

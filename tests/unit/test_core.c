@@ -293,8 +293,9 @@ static void test_korthikanti_table(void **state)
  * inputs are held whole, 2 x 2h bytes per token instead of Megatron's
  * 2 x 2h / t (1 B each under fp8), and the head keeps its bf16 input whole
  * beside the shard: 2Th (1 - 1/t) more. By hand for s 2048, h 12288, t 8:
- * 3.5 sbh per layer (bf16), 1.5 sbh (fp8), 1.75 sbh at the head. Without SP,
- * or with t = 1, nothing changes. */
+ * 3.5 sbh per layer (bf16), 1.5 sbh (fp8 with 16-bit saved inputs, as
+ * torchtitan; 1.75 sbh over TransformerEngine's 1 B shard), 1.75 sbh at
+ * the head. Without SP, or with t = 1, nothing changes. */
 static void test_tp_gathered_input(void **state)
 {
     (void)state;
@@ -312,11 +313,20 @@ static void test_tp_gathered_input(void **state)
     assert_rel(on.memory.act_per_layer_bytes - off.memory.act_per_layer_bytes, 3.5 * sbh, 1e-12);
     assert_rel(on.memory.logits_bytes - off.memory.logits_bytes, 1.75 * sbh, 1e-12);
     c.train.precision = TP_PREC_FP8;
+    c.opts.fp8_hp_saved_inputs = true; /* torchtitan's profile */
     c.opts.tp_gathered_input = false;
     assert_int_equal(tp_eval(&c, &off, NULL), TP_OK);
     c.opts.tp_gathered_input = true;
     assert_int_equal(tp_eval(&c, &on, NULL), TP_OK);
     assert_rel(on.memory.act_per_layer_bytes - off.memory.act_per_layer_bytes, 1.5 * sbh, 1e-12);
+    /* TransformerEngine's fp8 storage: the shard is 1 B already, the
+     * gathered copy adds 2 x 1 B x (1 - 1/8) = 1.75 sbh */
+    c.opts.fp8_hp_saved_inputs = false;
+    c.opts.tp_gathered_input = false;
+    assert_int_equal(tp_eval(&c, &off, NULL), TP_OK);
+    c.opts.tp_gathered_input = true;
+    assert_int_equal(tp_eval(&c, &on, NULL), TP_OK);
+    assert_rel(on.memory.act_per_layer_bytes - off.memory.act_per_layer_bytes, 1.75 * sbh, 1e-12);
     /* no SP: the inputs were whole already */
     c.train.sp = false;
     c.opts.tp_gathered_input = false;
