@@ -527,3 +527,25 @@ void tp_io_attn_model_of(const tp_gpu *g, const tp_options *o, tp_io_gemm_model 
     out->attn = (e->attn > 0.0 ? e->attn : e->gemm) * out->attn_ampere_rel;
     out->attn_kernel = e->attn_kernel;
 }
+
+bool tp_io_moe_host_of(const tp_config *c, tp_io_moe_host *out)
+{
+    memset(out, 0, sizeof *out);
+    if (c->model.num_experts <= 0)
+        return false;
+    const tp_gpu_eff *e = &c->gpu.eff;
+    int64_t ep = c->train.ep > 0 ? c->train.ep : 1;
+    out->layer_s = e->moe_host_layer_s;
+    out->expert_s = e->moe_host_expert_s;
+    out->local_experts = c->model.num_experts / ep;
+    /* as time.c host_floor decides */
+    if (c->opts.moe_sync_free)
+        out->why_none = "--moe-sync-free";
+    else if (c->model.moe_capacity_factor > 0.0)
+        out->why_none = "a capacity factor: token drop, padded";
+    else if (!(out->layer_s + (double)out->local_experts * out->expert_s > 0.0))
+        out->why_none = "no hardware profile: the fitted fractions";
+    else
+        out->floor_s = out->layer_s + (double)out->local_experts * out->expert_s;
+    return true;
+}

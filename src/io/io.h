@@ -108,6 +108,16 @@ void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *o
 /* The attention part of out, for a run with these options. */
 void tp_io_attn_model_of(const tp_gpu *g, const tp_options *o, tp_io_gemm_model *out);
 
+/* The host floor of a dropless MoE layer (docs/model.md 2b): false when
+ * the model has no experts; floor_s 0 and why_none when no floor applies. */
+typedef struct tp_io_moe_host {
+    double layer_s, expert_s; /* the GPU's eff.moe_host_* */
+    int64_t local_experts;    /* experts / EP */
+    double floor_s;           /* layer_s + local_experts x expert_s, or 0 */
+    const char *why_none;
+} tp_io_moe_host;
+bool tp_io_moe_host_of(const tp_config *c, tp_io_moe_host *out);
+
 /** Parse a GPU from JSON text (trainplan GPU schema). */
 tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_error *err);
 

@@ -271,6 +271,17 @@ static json_t *gpu_json(jb *b, const tp_config *c)
     put_real(b, o, "price_per_gpu_hour", g->price_per_gpu_hour);
     jb_set(b, o, "gemm_model", gemm_model_json(b, g, t->precision));
     jb_set(b, o, "attention_model", attn_model_json(b, c));
+    tp_io_moe_host h;
+    if (tp_io_moe_host_of(c, &h)) {
+        json_t *mh = jb_obj(b);
+        put_real(b, mh, "layer_s", h.layer_s);
+        put_real(b, mh, "expert_s", h.expert_s);
+        put_int(b, mh, "local_experts", h.local_experts);
+        put_real(b, mh, "floor_s", h.floor_s);
+        if (h.why_none)
+            put_str(b, mh, "none", h.why_none);
+        jb_set(b, o, "moe_host_floor", mh);
+    }
     return o;
 }
 

@@ -318,6 +318,21 @@ static void section_attn_model(FILE *f, const tp_config *c)
                 gm.attn_ampere_rel);
 }
 
+/* The host floor of dropless MoE layers (docs/model.md 2b). */
+static void section_moe_host(FILE *f, const tp_config *c)
+{
+    tp_io_moe_host h;
+    if (!tp_io_moe_host_of(c, &h))
+        return;
+    if (h.floor_s > 0.0)
+        fprintf(f,
+                "  MoE host floor  %.2f + %lld local experts x %.3f = %.2f ms per MoE layer\n"
+                "                  (forward and backward; dropless layers wait on the host)\n",
+                h.layer_s * 1e3, (long long)h.local_experts, h.expert_s * 1e3, h.floor_s * 1e3);
+    else
+        fprintf(f, "  MoE host floor  none (%s)\n", h.why_none);
+}
+
 static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
@@ -334,6 +349,7 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             g->mem_capacity_bytes / TP_GIB, g->mem_capacity_bytes / TP_GB, g->price_per_gpu_hour);
     section_gemm_model(f, g, t->precision);
     section_attn_model(f, c);
+    section_moe_host(f, c);
     if (t->etp > 0 && t->etp != t->tp)
         /* MoE parallel folding: the expert layers' own layout */
         fprintf(f,

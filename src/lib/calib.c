@@ -222,13 +222,14 @@ void tp_gpu_default_eff(tp_gpu *g)
  * kernel's measured rate, time.c 2) by `tools/calibrate.py --profiles` on
  * the whole file (its 105 throughput rows), from the neutral start (issue
  * 17, fifth round: the "(all)" row of `--cv --profiles`; docs/ACCURACY.md,
- * "Headline"): three constants. PROFILE_GEMM_SW is the share of the
+ * "Headline"): five constants. PROFILE_GEMM_SW is the share of the
  * measured maximum matmul rate a training step sustains, PROFILE_ATTN_SW
  * the share of the best attention kernel's forward rate (forward and
  * backward together: the backward kernels run slower, and a step's
  * attention calls are shorter than the benchmarks'), both shared by every
  * GPU; PROFILE_OVERLAP is the share of overlappable communication that
- * hides. Their ranges across the held-out folds are in ACCURACY.md.
+ * hides; the two below are the host floor of dropless MoE layers. Their
+ * ranges across the held-out folds are in ACCURACY.md.
  */
 #define PROFILE_GEMM_SW 0.8154
 #define PROFILE_ATTN_SW 0.5430
@@ -238,7 +239,9 @@ void tp_gpu_default_eff(tp_gpu *g)
  * FITTED with them (docs/model.md 2b): the host time to issue one dropless
  * MoE layer's forward and backward of one micro-batch, a base and a share
  * per expert on the GPU. A dropless layer waits on the host to learn its
- * experts' token counts, so it takes at least this long.
+ * experts' token counts, so it takes at least this long. Only the
+ * Megatron-Bridge rows whose layers are host-bound pin them (ACCURACY.md,
+ * "The MoE tail"); no host time was measured.
  */
 #define PROFILE_MOE_HOST_LAYER_S 3.4375e-3
 #define PROFILE_MOE_HOST_EXPERT_S 0.5469e-3

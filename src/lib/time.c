@@ -59,6 +59,12 @@
  *    score forward and 16 backward at memory bandwidth, over the causal
  *    half, or with opts.unfused_full_matrix over the whole matrix, which
  *    the batched GEMMs and the mask compute and store (unfused_attention).
+ * 2b. Host floor (host_floor): with a hardware profile a dropless MoE
+ *    layer's forward and backward take at least 1/3 and 2/3 of
+ *    eff.moe_host_layer_s + local experts * eff.moe_host_expert_s, the
+ *    host's time to issue them after the layer waited on the host for its
+ *    experts' token counts; none with a capacity factor or
+ *    opts.moe_sync_free.
  * 3. Memory-bound work at HBM bandwidth * eff.mem_bw, forward bytes per
  *    token (backward = 2x): two norms 8h and two residual adds 12h
  *    (divided by t only with sequence parallelism), hidden dropout 10h,

@@ -860,6 +860,29 @@ run estimate --gpus 8 --zero 1 --no-flash-attn --json
 check_json "attention model JSON, unfused" 'j["gpu"]["attention_model"] == {"kind": "unfused"}'
 run estimate --gpu mi300x --gpus 8 --zero 1
 has "attention text, no kernel measured" "                  (the profile measured no attention kernel: from its matmul rate)"
+# the host floor of dropless MoE layers (docs/model.md 2b): calib.c's
+# 3.4375 ms + 16 local experts (128 / EP 8) x 0.5469 ms = 12.19 ms
+run estimate --model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp
+has "MoE host floor text" "  MoE host floor  3.44 + 16 local experts x 0.547 = 12.19 ms per MoE layer"
+run estimate --model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp --json
+check_json "MoE host floor JSON" \
+    'close(j["gpu"]["moe_host_floor"].pop("floor_s"), 3.4375e-3 + 16 * 0.5469e-3, 1e-12)' \
+    'j["gpu"]["moe_host_floor"] == {"layer_s": 0.0034375, "expert_s": 0.0005469, "local_experts": 16}'
+cp "$tmp/out" "$tmp/host_on.json"
+run estimate --model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp --json --moe-sync-free
+check_json "--moe-sync-free: no floor" 'j["gpu"]["moe_host_floor"]["none"] == "--moe-sync-free"' \
+    'j["gpu"]["moe_host_floor"]["floor_s"] == 0'
+python3 - "$tmp/host_on.json" "$tmp/out" >"$tmp/host_chk" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["time"]["breakdown"] for f in sys.argv[1:3])
+# the floor binds here (16 local experts, 4096 tokens): compute only moves
+print(a["compute"] > b["compute"] and all(a[k] == b[k] for k in a if k not in ("compute", "recompute")))
+PY
+if [ "$(cat "$tmp/host_chk")" = True ]; then ok; else bad "--moe-sync-free: the compute did not drop, or more moved"; fi
+run estimate --model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp --moe-capacity-factor 1.25
+has "MoE host floor text, token drop" "  MoE host floor  none (a capacity factor: token drop, padded)"
+run estimate --model llama-3-8b --gpus 8 --zero 1
+if ! grep -q "MoE host floor" "$tmp/out"; then ok; else bad "a dense model shows a MoE host floor"; fi
 run estimate --gpus 8 --zero 1 --fitted-gemm
 has "fitted GEMM model text" "  GEMM model      fitted: large GEMMs at 0.716 of peak, smaller ones slower (calib.c)"
 has "fitted attention text" "                  (a fitted fraction, calib.c)"
