@@ -55,6 +55,34 @@ void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine)
                  engine);
 }
 
+/* The host floor switched off (--moe-sync-free, docs/model.md 2b): the
+ * plan assumes MoE layers that never wait on the host (a CUDA graph over a
+ * sync-free dispatcher); no file trainplan writes sets one up. */
+void eng_note_moe_sync_free(notes *n, const tp_config *c, const char *engine)
+{
+    if (c->opts.moe_sync_free && c->model.num_experts > 0 && !(c->model.moe_capacity_factor > 0.0))
+        eng_note(n,
+                 "MoE layers that never wait on the host (--moe-sync-free): the plan assumes a "
+                 "CUDA graph over a sync-free dispatcher, which this %s file does not set up; "
+                 "without it each dropless MoE layer waits on the host and the step is slower "
+                 "than planned",
+                 engine);
+}
+
+/* fp8 saved inputs (docs/model.md, "FP8 saved inputs"): the plan counts
+ * TransformerEngine's 1-byte copies unless --fp8-hp-saved-inputs; an engine
+ * whose fp8 layers keep 16-bit inputs (torchao's Float8Linear) needs more. */
+void eng_note_fp8_hp_inputs(notes *n, const tp_config *c, const char *engine)
+{
+    if (c->train.precision == TP_PREC_FP8 && !c->opts.fp8_hp_saved_inputs && !c->opts.fp8_act_cache)
+        eng_note(n,
+                 "fp8 saved inputs: the plan counts TransformerEngine's 1-byte copies of the "
+                 "linear layers' inputs; %s's Float8 layers (torchao) save them in 16 bits, more "
+                 "activation memory than planned (plan with --fp8-hp-saved-inputs, or "
+                 "--framework torchtitan)",
+                 engine);
+}
+
 /* DualPipe (--schedule dualpipe, DeepSeek-V3's): none of the engines
  * trainplan writes for runs it (deepseek-ai/DualPipe is a library of its
  * own, with a model written for it); the file keeps the engine's 1F1B. */

@@ -1162,6 +1162,7 @@ tp_status tp_engine_deepspeed_export(const tp_config *c, const tp_result *r,
         eng_note(&outside, "fp8 GEMMs: not a DeepSpeed setting; use Transformer Engine layers in "
                            "the model code (bf16 is enabled below)");
     eng_note_fp8_act_cache(&nx, c, "DeepSpeed");
+    eng_note_moe_sync_free(&nx, c, "DeepSpeed");
     eng_note_dualpipe(&nx, c, "DeepSpeed", NULL);
 
     json_t *dt = json_object();

@@ -27,8 +27,9 @@
  * with factor-8 rotary scaling), the batch, the degrees (the GPU count is
  * their product when data_parallel_shard_degree is given), the ZeRO stage
  * from replicate/shard/reshard, the schedule and layer split, recompute,
- * fp8, the gradient dtype and FSDP2's CPU offload (enable_cpu_offload:
- * --offload-params cpu --offload-optimizer 1).
+ * fp8 (the float8 converter: torchao's Float8Linear, which saves 16-bit
+ * inputs, --fp8-hp-saved-inputs), the gradient dtype and FSDP2's CPU
+ * offload (enable_cpu_offload: --offload-params cpu --offload-optimizer 1).
  *
  * Invariant: an import never allocates memory that outlives the call.
  */
@@ -908,6 +909,8 @@ static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
     char b[64];
     const char *conv = tk_str(t, "model.converters", "", b, sizeof b);
     PUSH(push_str(im, "--precision", strstr(conv, "float8") ? "fp8" : "bf16"));
+    if (strstr(conv, "float8")) /* torchao's Float8Linear saves its 16-bit input */
+        PUSH(push_flag(im, "--fp8-hp-saved-inputs"));
     char r[32];
     const char *reduce = tk_str(t, "training.mixed_precision_reduce", "float32", r, sizeof r);
     PUSH(push_str(im, "--grad-dtype", strcmp(reduce, "float32") == 0 ? "fp32" : "bf16"));

@@ -622,6 +622,8 @@ tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *
     titan_parallelism(&b, c, r, &nx);
     titan_checkpoint(&b, c, &nx);
     eng_note_fp8_act_cache(&nx, c, "torchtitan");
+    eng_note_fp8_hp_inputs(&nx, c, "torchtitan");
+    eng_note_moe_sync_free(&nx, c, "torchtitan");
     eng_note_dualpipe(&nx, c, "torchtitan", TITAN_DUALPIPEV);
 
     sbuf doc = {0};
@@ -855,6 +857,8 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
     const titan_flavor *fl = titan_match(&c->model, false);
     const titan_family_flavor *ff = fl ? NULL : titan_family_match(&c->model);
     eng_note_fp8_act_cache(&nx, c, "torchtitan");
+    eng_note_fp8_hp_inputs(&nx, c, "torchtitan");
+    eng_note_moe_sync_free(&nx, c, "torchtitan");
     eng_note_dualpipe(&nx, c, "torchtitan", TITAN_DUALPIPEV);
     sbuf body = {0};
     if (ff)

@@ -216,7 +216,7 @@ if "$T" estimate --from-megatron "$tmp/detp.txt" --gpus 8 --json 2>"$tmp/err" >/
 # torchtitan (both forms) says what it cannot hold of them
 for fmt in torchtitan torchtitan-toml; do
     "$T" export --format "$fmt" --model llama-3.1-8b --gpus 16 --fsdp --grad-dtype fp32 --global-batch 64 \
-        --precision fp8 --fp8-param-gather --recompute full --recompute-block-layers 4 --offload-optimizer 1 >"$tmp/f16.$fmt" 2>/dev/null
+        --precision fp8 --fp8-hp-saved-inputs --fp8-param-gather --recompute full --recompute-block-layers 4 --offload-optimizer 1 >"$tmp/f16.$fmt" 2>/dev/null
     if grep -q "Not expressible in torchtitan (3;" "$tmp/f16.$fmt" &&
         grep -q "^#   - fp8 parameter gather: not written" "$tmp/f16.$fmt" &&
         grep -q "^#   - recompute of the first 4 layers of each stage only: torchtitan's full" "$tmp/f16.$fmt" &&
@@ -238,10 +238,10 @@ TITAN=(
     "t-70b|--model llama-3.1-70b --gpus 256 --tp 8 --pp 2 --fsdp --grad-dtype fp32 --seq-len 8192 --global-batch 256 --recompute full"
     "t-405b|--model llama-3.1-405b --gpus 1792 --tp 8 --pp 7 --vpp 2 --schedule interleaved --cp 2 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full"
     "t-8b-offload|--model llama-3.1-8b --gpus 16 --fsdp --offload-params cpu --offload-optimizer 1 --grad-dtype fp32 --global-batch 64"
-    "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8"
+    "t-8b-uneven|--model llama-3.1-8b --gpus 16 --pp 4 --first-stage-layers 5 --last-stage-layers 9 --schedule gpipe --fsdp --grad-dtype fp32 --global-batch 64 --precision fp8 --fp8-hp-saved-inputs"
     "t-1b|--model llama-3.2-1b --rope-factor 8 --gpus 8 --zero 2 --grad-dtype fp32 --global-batch 64"
     "t-3b|--model llama-3.2-3b --rope-factor 8 --gpus 8 --tp 2 --no-sp --fsdp --grad-dtype fp32 --global-batch 32 --fused-ce"
-    "tf-dsv3|--model deepseek-v3 --rope-theta 10000 --norm-eps 1e-5 --gpus 256 --ep 32 --fsdp --grad-dtype fp32 --global-batch 256 --precision fp8 --recompute full"
+    "tf-dsv3|--model deepseek-v3 --rope-theta 10000 --norm-eps 1e-5 --gpus 256 --ep 32 --fsdp --grad-dtype fp32 --global-batch 256 --precision fp8 --fp8-hp-saved-inputs --recompute full"
     "tf-ds16b|--model deepseek-v3 --layers 27 --hidden 2048 --heads 16 --ffn-hidden 10944 --vocab 102400 --q-lora-rank 0 --experts 64 --topk 6 --moe-ffn-hidden 1408 --shared-experts 2 --moe-first-dense 1 --mtp-layers 0 --moe-router-groups 0 --moe-router-group-topk 0 --rope-theta 10000 --norm-eps 1e-5 --gpus 16 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64"
     "tf-q30b|--model qwen3-30b-a3b --rope-theta 1000000 --norm-eps 1e-6 --gpus 32 --ep 8 --fsdp --grad-dtype fp32 --global-batch 64 --recompute full"
     "tf-q8b|--model $SRC/tests/data/hf/qwen3-8b/config.json --gpus 16 --tp 2 --pp 2 --fsdp --grad-dtype fp32 --global-batch 64 --fused-ce"

@@ -586,6 +586,32 @@ assert ("fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %
 assert "--recompute-modules layernorm,mla_up_proj --fp8-activation-cache" in text
 PY
 done
+# --moe-sync-free (docs/model.md 2b): no engine file sets up the CUDA graph
+# it assumes, each export says so; torchtitan's Float8 layers save 16-bit
+# inputs where the plan counted TransformerEngine's fp8 copies
+fs="--model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp --moe-sync-free"
+for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
+    # shellcheck disable=SC2086
+    "$T" export --format "${pair%%:*}" $fs >"$tmp/fs.txt" 2>&1
+    check "${pair%%:*} notes --moe-sync-free" python3 - "$tmp/fs.txt" "${pair#*:}" <<'PY'
+import re, sys
+text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
+assert ("MoE layers that never wait on the host (--moe-sync-free): the plan assumes a CUDA graph "
+        "over a sync-free dispatcher, which this %s file does not set up" % sys.argv[2]) in text
+assert "fp8 saved inputs" not in text
+PY
+done
+for fmt in torchtitan torchtitan-toml; do
+    "$T" export --format "$fmt" --model llama-3-8b --gpus 8 --precision fp8 >"$tmp/f8.txt" 2>&1
+    check "$fmt notes fp8 saved inputs" python3 - "$tmp/f8.txt" <<'PY'
+import re, sys
+text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
+assert ("fp8 saved inputs: the plan counts TransformerEngine's 1-byte copies of the linear "
+        "layers' inputs; torchtitan's Float8 layers (torchao) save them in 16 bits") in text
+PY
+    "$T" export --format "$fmt" --model llama-3-8b --gpus 8 --precision fp8 --framework torchtitan >"$tmp/f8.txt" 2>&1
+    if ! grep -q "fp8 saved inputs" "$tmp/f8.txt"; then ok; else bad "$fmt: fp8 saved inputs noted under --framework torchtitan"; fi
+done
 # DualPipe is no engine's schedule: each export says so (torchtitan naming
 # PyTorch's DualPipeV apart) and its Reproduce line keeps it
 for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
