@@ -58,10 +58,13 @@ Until issue 17's fourth round a tenth constant, clock_500w, scaled the
 500 W H100 rows (torchtitan); with the attention kernel those rows ran
 (FlashAttention-2, validate.c) it fitted 1.04 and was dropped.
 
-With --profiles (the presets' default model) 3 constants are free instead:
+With --profiles (the presets' default model) 5 constants are free instead:
   gemm_sw       share of the profile's measured matmul rate a step sustains
   attn_sw       share of the profile's best attention kernel (attention_tflops)
   overlap       as above
+  moe_host_layer_ms, moe_host_expert_ms
+                the host floor of a dropless MoE layer (time.c host_floor):
+                base and per local expert, milliseconds
 the profiles' measured rates (data/hardware/) being fixed.
 
 Objective: mean |log(predicted / measured)| over every row with a
@@ -102,10 +105,10 @@ PARAMS = [
 # GEMM rate is measured (the profile's maximum achievable matmul rate, by
 # dtype, with tile and wave quantization on the SM count), so gemm_KIND,
 # fp8_rel and ridge are gone; the attention rate is the profile's best
-# attention kernel (attention_tflops), so attn_KIND is gone. Three constants
+# attention kernel (attention_tflops), so attn_KIND is gone. Five constants
 # are left: what a training step loses against the best GEMM kernel
 # (gemm_sw) and against the best attention kernel (attn_sw), both shared by
-# every GPU, and the overlap. 3 constants instead of 9.
+# every GPU, the overlap, and the two of the MoE host floor. 5 instead of 9.
 PARAMS_PROFILE = [
     ("gemm_sw", 0.8154, 0.30, 1.00),
     ("attn_sw", 0.5430, 0.10, 1.00),
