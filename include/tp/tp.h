@@ -1005,6 +1005,33 @@ TP_API void tp_flops_eval(const tp_config *c, const tp_params *p, tp_flops *out)
 /** Layers on pipeline stage `stage` under the config's split. */
 TP_API int64_t tp_stage_layers(const tp_train *t, int64_t num_layers, int64_t stage);
 
+/** The GPU runs the kernel-level model of a hardware profile (docs/model.md
+ *  1b): eff.sm_count >= 1 and eff.mamf > 0; else the fitted fractions. */
+TP_API bool tp_gpu_kernel_model(const tp_gpu *g);
+
+/**
+ * The rate FlashAttention runs at in the step-time model (docs/model.md 2),
+ * as a fraction of the 16-bit dense peak, with its factors: eff.attn (0 ->
+ * eff.gemm, 0 -> 1), times ampere_rel (eff.attn_ampere_kernel under
+ * opts.attn_ampere_kernel, else 1), times head_dim_rel (the head-dim factor,
+ * kernel-level model only, else 1).
+ */
+typedef struct tp_attn_rate {
+    double fraction;     /* of the 16-bit dense peak */
+    double ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
+    double head_dim_rel; /* 1 from head dim 128 up; 0.805 at 64 or less */
+} tp_attn_rate;
+TP_API tp_attn_rate tp_attn_rate_of(const tp_config *c);
+
+/**
+ * The host floor of one dropless MoE layer's forward and backward for one
+ * micro-batch (docs/model.md 2b), seconds: eff.moe_host_layer_s + local
+ * experts x eff.moe_host_expert_s. 0 when none applies, and then *why_none
+ * (if given) says why: a dense model, --moe-sync-free, a capacity factor,
+ * or no floor constants (the fitted fractions); NULL when one applies.
+ */
+TP_API double tp_moe_host_floor_s(const tp_config *c, const char **why_none);
+
 /** Pipeline bubble fractions for p stages, m micro-batches, v virtual stages
  *  (DualPipe: with forward = input gradient = weight gradient, eval.c). */
 TP_API double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bubble_def def);

@@ -506,7 +506,7 @@ void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *o
     memset(out, 0, sizeof *out);
     const tp_gpu_eff *e = &g->eff;
     bool fp8 = prec == TP_PREC_FP8;
-    out->kernel = e->sm_count >= 1.0 && e->mamf > 0.0; /* as time.c decides */
+    out->kernel = tp_gpu_kernel_model(g);
     if (!out->kernel) {
         out->rate = fp8 && e->gemm_fp8 > 0.0 ? e->gemm_fp8 : e->gemm;
         return;
@@ -533,19 +533,10 @@ bool tp_io_moe_host_of(const tp_config *c, tp_io_moe_host *out)
     memset(out, 0, sizeof *out);
     if (c->model.num_experts <= 0)
         return false;
-    const tp_gpu_eff *e = &c->gpu.eff;
     int64_t ep = c->train.ep > 0 ? c->train.ep : 1;
-    out->layer_s = e->moe_host_layer_s;
-    out->expert_s = e->moe_host_expert_s;
+    out->layer_s = c->gpu.eff.moe_host_layer_s;
+    out->expert_s = c->gpu.eff.moe_host_expert_s;
     out->local_experts = c->model.num_experts / ep;
-    /* as time.c host_floor decides */
-    if (c->opts.moe_sync_free)
-        out->why_none = "--moe-sync-free";
-    else if (c->model.moe_capacity_factor > 0.0)
-        out->why_none = "a capacity factor: token drop, padded";
-    else if (!(out->layer_s + (double)out->local_experts * out->expert_s > 0.0))
-        out->why_none = "no hardware profile: the fitted fractions";
-    else
-        out->floor_s = out->layer_s + (double)out->local_experts * out->expert_s;
+    out->floor_s = tp_moe_host_floor_s(c, &out->why_none);
     return true;
 }

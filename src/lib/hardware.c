@@ -97,12 +97,17 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     tp_status st = kernel_shape_validate(g, err);
     if (st != TP_OK)
         return st;
-    if (!(e->moe_host_layer_s >= 0.0 && e->moe_host_layer_s <= 1.0) ||
-        !(e->moe_host_expert_s >= 0.0 && e->moe_host_expert_s <= 1.0))
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
-                            "eff.moe_host_layer_s and eff.moe_host_expert_s of %s must be in "
-                            "[0, 1] s",
-                            g->name);
+    const struct {
+        const char *name;
+        double v;
+    } host[] = {{"moe_host_layer_s", e->moe_host_layer_s},
+                {"moe_host_expert_s", e->moe_host_expert_s}};
+    for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
+        if (!(host[i].v >= 0.0 && host[i].v <= 1.0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                                "eff.%s of %s is %g s: a MoE layer's host time must be in "
+                                "[0, 1] s",
+                                host[i].name, g->name, host[i].v);
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
         !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
         !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))

@@ -8,7 +8,9 @@
  * stage sums, the pipeline, the data-parallel, optimizer and offload terms
  * and tp__step_time; time_hybrid.c the layers of hybrid models (Mamba-2,
  * Mamba-1, gated delta-net; hybrid.c design note); time_vision.c the
- * vision tower and the mllama cross layers (header 10); time_internal.h
+ * vision tower and the mllama cross layers (header 10); kernel.c the
+ * attention rate and the MoE host floor the reports state too;
+ * time_internal.h
  * the context and cost types they share and the out-of-line entries to
  * time.c's static helpers (which stay static for the hot path's inlining).
  *
@@ -54,7 +56,7 @@
  *    written for Ampere on a Hopper or newer GPU, opts.attn_ampere_kernel
  *    and eff.attn_ampere_kernel, calib.c; with a hardware profile eff.attn
  *    is a share of the profile's best kernel, calib.c, and narrow heads pay
- *    tp__attn_head_dim_factor). Without FlashAttention
+ *    tp__attn_head_dim_factor; tp_attn_rate_of). Without FlashAttention
  *    the two matmuls run as GEMMs and the s x s scores cost 8 bytes per
  *    score forward and 16 backward at memory bandwidth, over the causal
  *    half, or with opts.unfused_full_matrix over the whole matrix, which
@@ -280,31 +282,6 @@ static void unfused_attention(const ctx *x, double *fwd, double *bwd)
     double rate = x->peak_gemm * x->gemm_eff;
     *fwd = flops / rate + (8.0 + drop) * scores / x->mem_bw;
     *bwd = 2.0 * flops / rate + (16.0 + drop) * scores / x->mem_bw;
-}
-
-/*
- * The attention kernels' rate by head dim (header 2; docs/model.md 2),
- * relative to head dim 128, where the profiles' best rates are measured.
- * FlashAttention-3 on H100 in BF16 (Shah et al. 2024, arXiv 2407.08608,
- * Figures 5 and 6, the rates labelled on the bars) at head dim 64 against
- * 128: forward causal 420 against 579 TFLOP/s at 4k tokens (0.725),
- * backward 422 against 501 at 2k (0.842); in the 1 : 2.5 FLOP ratio of
- * forward to backward charged here, 3.5 / (1/0.725 + 2.5/0.842) = 0.805.
- * Linear between 64 and 128; 1 from 128 up (head dim 256 runs at 128's
- * rate or above in the same figures; MLA's 192-wide q/k heads count as
- * their q/k width); 0.805 below 64 (not measured there: at least that
- * slow). The language model's heads; a vision tower's share the factor.
- */
-double tp__attn_head_dim_factor(const tp_model *m)
-{
-    double d = m->qk_rope_head_dim > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim)
-                                       : (double)tp_head_dim(m);
-    const double at64 = 0.805;
-    if (d >= 128.0)
-        return 1.0;
-    if (d <= 64.0)
-        return at64;
-    return at64 + (1.0 - at64) * (d - 64.0) / 64.0;
 }
 
 /* Forward and backward time of an attention core of `flops` forward FLOPs
@@ -705,15 +682,12 @@ static void ep_overlap_part(const ctx *x, cost *o, double pre_f, double pre_b)
  * host's pace. The forward and backward take at least a third and two
  * thirds of eff.moe_host_layer_s + local experts x eff.moe_host_expert_s
  * (the backward issues twice the GEMMs). No floor with a capacity factor
- * (token drop padded to capacity: static shapes) or opts.moe_sync_free.
+ * (token drop padded to capacity: static shapes) or opts.moe_sync_free
+ * (kernel.c tp_moe_host_floor_s decides, for the reports too).
  */
-static void host_floor(const ctx *x, double local, cost *o)
+static void host_floor(const ctx *x, cost *o)
 {
-    const tp_config *c = x->c;
-    const tp_gpu_eff *e = &c->gpu.eff;
-    if (c->opts.moe_sync_free || c->model.moe_capacity_factor > 0.0)
-        return;
-    double host = e->moe_host_layer_s + local * e->moe_host_expert_s;
+    double host = tp_moe_host_floor_s(x->c, NULL);
     if (!(host > 0.0))
         return;
     if (o->fwd < host / 3.0)
@@ -753,7 +727,7 @@ static void moe_layer(const ctx *x, cost *o)
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
-    host_floor(x, local, o);
+    host_floor(x, o);
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
         shard_attn -= k * a * fe + a * fsh +
                       (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);
@@ -908,7 +882,7 @@ static void gemm_shape_init(const tp_config *c, ctx *x)
     const tp_gpu_eff *e = &c->gpu.eff;
     x->sms = x->tile_m = x->tile_n = x->inv_sms = x->inv_tile_m = x->inv_tile_n = 0.0;
     x->wave_s_per_k = x->s_per_byte = 0.0;
-    if (!(e->sm_count >= 1.0 && e->mamf > 0.0))
+    if (!tp_gpu_kernel_model(&c->gpu))
         return;
     bool fp8 = c->train.precision == TP_PREC_FP8;
     double mamf = fp8 && e->mamf_fp8 > 0.0 ? e->mamf_fp8 : e->mamf;
@@ -989,10 +963,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     x->cast = fp8_cast_ratio(t->fp8_recipe);
     x->half = e->gemm_half_dim > 0.0 ? e->gemm_half_dim : 0.0;
     gemm_shape_init(c, x);
-    bool ampere_kernel = c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0;
-    x->attn_eff = (e->attn > 0.0 ? e->attn : gemm) * (ampere_kernel ? e->attn_ampere_kernel : 1.0);
-    if (x->sms > 0.0) /* the kernel-level model: the attention kernel by head dim too */
-        x->attn_eff *= tp__attn_head_dim_factor(&c->model);
+    x->attn_eff = tp_attn_rate_of(c).fraction;
     x->mem_bw = c->gpu.mem_bw_bytes_per_s * (e->mem_bw > 0.0 ? e->mem_bw : 1.0);
     x->ov = e->overlap >= 0.0 && e->overlap <= 1.0 ? e->overlap : 0.0;
 

@@ -261,7 +261,7 @@ static double step_s(const tp_gpu *g, int64_t hidden)
     return r.time.compute_s;
 }
 
-/* The attention kernels by head dim (time.c tp__attn_head_dim_factor): the
+/* The attention kernels by head dim (kernel.c tp__attn_head_dim_factor): the
  * FlashAttention-3 paper's head-dim-64 rates over its head-dim-128 ones,
  * forward 420/579 and backward 422/501 in the 1 : 2.5 FLOP ratio. */
 static void test_attn_head_dim(void **state)
