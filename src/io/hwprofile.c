@@ -518,14 +518,13 @@ void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *o
              g->hw_profile);
 }
 
-void tp_io_attn_model_of(const tp_gpu *g, const tp_options *o, tp_io_gemm_model *out)
+void tp_io_attn_model_of(const tp_config *c, tp_io_gemm_model *out)
 {
-    const tp_gpu_eff *e = &g->eff;
-    /* as time.c's FlashAttention rate decides */
-    out->attn_ampere_rel =
-        o->attn_ampere_kernel && e->attn_ampere_kernel > 0.0 ? e->attn_ampere_kernel : 1.0;
-    out->attn = (e->attn > 0.0 ? e->attn : e->gemm) * out->attn_ampere_rel;
-    out->attn_kernel = e->attn_kernel;
+    tp_attn_rate a = tp_attn_rate_of(c); /* the rate time.c charges */
+    out->attn = a.fraction;
+    out->attn_ampere_rel = a.ampere_rel;
+    out->attn_head_dim_rel = a.head_dim_rel;
+    out->attn_kernel = c->gpu.eff.attn_kernel;
 }
 
 bool tp_io_moe_host_of(const tp_config *c, tp_io_moe_host *out)

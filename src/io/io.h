@@ -98,15 +98,17 @@ typedef struct tp_io_gemm_model {
     double rate;
     double gemm_sw; /* kernel: the share a training step sustains */
     /* attention (docs/model.md 2): the fraction of the 16-bit peak it runs
-     * at (eff.attn, times the Ampere-kernel factor when that applies), and,
-     * when the profile measured its kernel, that kernel's rate */
+     * at (tp_attn_rate_of: eff.attn, times the Ampere-kernel and head-dim
+     * factors when they apply), and, when the profile measured its kernel,
+     * that kernel's rate */
     double attn;
-    double attn_kernel;     /* 0: a fitted fraction, no measured kernel */
-    double attn_ampere_rel; /* 1, or the factor of a kernel written for Ampere */
+    double attn_kernel;       /* 0: a fitted fraction, no measured kernel */
+    double attn_ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
+    double attn_head_dim_rel; /* 1, or the factor of heads narrower than 128 */
 } tp_io_gemm_model;
 void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out);
-/* The attention part of out, for a run with these options. */
-void tp_io_attn_model_of(const tp_gpu *g, const tp_options *o, tp_io_gemm_model *out);
+/* The attention part of out, for this run. */
+void tp_io_attn_model_of(const tp_config *c, tp_io_gemm_model *out);
 
 /* The host floor of a dropless MoE layer (docs/model.md 2b): false when
  * the model has no experts; floor_s 0 and why_none when no floor applies. */

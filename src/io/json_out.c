@@ -242,16 +242,19 @@ static json_t *attn_model_json(jb *b, const tp_config *c)
         return o;
     tp_io_gemm_model gm;
     tp_io_gemm_model_of(&c->gpu, c->train.precision, &gm);
-    tp_io_attn_model_of(&c->gpu, &c->opts, &gm);
+    tp_io_attn_model_of(c, &gm);
     put_real(b, o, "peak_fraction", gm.attn);
     if (gm.attn_kernel > 0.0) {
         if (gm.profile[0])
             put_str(b, o, "hw_profile", gm.profile);
         put_real(b, o, "kernel_fraction", gm.attn_kernel);
-        put_real(b, o, "attn_sw", gm.attn / gm.attn_ampere_rel / gm.attn_kernel);
+        put_real(b, o, "attn_sw",
+                 gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_kernel);
     }
     if (gm.attn_ampere_rel < 1.0)
         put_real(b, o, "ampere_kernel_factor", gm.attn_ampere_rel);
+    if (gm.attn_head_dim_rel < 1.0)
+        put_real(b, o, "head_dim_factor", gm.attn_head_dim_rel);
     return o;
 }
 

@@ -300,14 +300,14 @@ static void section_attn_model(FILE *f, const tp_config *c)
     }
     tp_io_gemm_model gm;
     tp_io_gemm_model_of(&c->gpu, c->train.precision, &gm);
-    tp_io_attn_model_of(&c->gpu, &c->opts, &gm);
+    tp_io_attn_model_of(c, &gm);
     fprintf(f, "  attention       FlashAttention at %.3f of the 16-bit peak", gm.attn);
     if (gm.attn_kernel > 0.0) {
         char origin[TP_NAME_MAX + 32] = "the profile's";
         if (gm.profile[0])
             snprintf(origin, sizeof origin, "data/hardware/%s.json", gm.profile);
         fprintf(f, ": best kernel %.3f\n                  (%s) x %.4g sustained\n", gm.attn_kernel,
-                origin, gm.attn / gm.attn_ampere_rel / gm.attn_kernel);
+                origin, gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_kernel);
     } else {
         fprintf(f, "\n                  (%s)\n",
                 gm.kernel ? "the profile measured no attention kernel: from its matmul rate"
@@ -316,6 +316,9 @@ static void section_attn_model(FILE *f, const tp_config *c)
     if (gm.attn_ampere_rel < 1.0)
         fprintf(f, "                  x %.3f: a kernel written for Ampere on this GPU\n",
                 gm.attn_ampere_rel);
+    if (gm.attn_head_dim_rel < 1.0)
+        fprintf(f, "                  x %.3f: heads of %lld, narrower than 128\n",
+                gm.attn_head_dim_rel, (long long)tp_head_dim(&c->model));
 }
 
 /* The host floor of dropless MoE layers (docs/model.md 2b). */

@@ -858,6 +858,16 @@ run estimate --gpus 8 --zero 1 --attn-ampere-kernel
 has "attention text, Ampere kernel" "                  x 0.571: a kernel written for Ampere on this GPU"
 run estimate --gpus 8 --zero 1 --no-flash-attn --json
 check_json "attention model JSON, unfused" 'j["gpu"]["attention_model"] == {"kind": "unfused"}'
+# heads of 64 (gpt-oss): the rate the model charges, x 0.805 (kernel.c
+# tp__attn_head_dim_factor), stated: 0.5430 x 740 / 989.4 x 0.805 = 0.327
+run estimate --model gpt-oss-20b --gpus 8 --ep 8 --fsdp
+has "attention text, narrow heads" "  attention       FlashAttention at 0.327 of the 16-bit peak: best kernel 0.748"
+has "attention text, head-dim factor" "                  x 0.805: heads of 64, narrower than 128"
+run estimate --model gpt-oss-20b --gpus 8 --ep 8 --fsdp --json
+check_json "attention model JSON, narrow heads" \
+    'close(j["gpu"]["attention_model"]["peak_fraction"], 0.5430 * 740 / 989.4 * 0.805, 1e-14)' \
+    'close(j["gpu"]["attention_model"]["attn_sw"], 0.5430, 1e-14)' \
+    'j["gpu"]["attention_model"]["head_dim_factor"] == 0.805'
 run estimate --gpu mi300x --gpus 8 --zero 1
 has "attention text, no kernel measured" "                  (the profile measured no attention kernel: from its matmul rate)"
 # the host floor of dropless MoE layers (docs/model.md 2b): calib.c's
