@@ -703,6 +703,36 @@ static void train_precision(const rowref *r, tp_io_vrow *v, tp_train *t)
         note(v, "precision not stated: bf16");
 }
 
+/* The value a row's cited recipe gives a layout knob where its notes say
+ * the published table prints another: "VP 12 and MBS 1 (default) where
+ * the table prints VP 24 and MBS 2", "vp 12 (the table prints VP 24)".
+ * The clause before "table prints", back to the last comma or semicolon,
+ * names the recipe's values; knob is "VP" or "MBS" (any case). The recipe
+ * is what ran: Megatron-Bridge's archive reprints the previous release's
+ * layout cells (the rows' notes cite the preset at the release branch).
+ * 0: the notes state none. */
+static int64_t recipe_over_table(const rowref *r, const char *knob)
+{
+    const char *notes = cell(r, "notes");
+    const char *end = strstr(notes, "table prints");
+    if (!end)
+        return 0;
+    const char *seg = end;
+    while (seg > notes && seg[-1] != ',' && seg[-1] != ';')
+        seg--;
+    size_t n = strlen(knob);
+    for (const char *p = seg; p + n < end; p++) {
+        bool word = p == notes || !isalnum((unsigned char)p[-1]);
+        if (!word || strncasecmp(p, knob, n) != 0 || p[n] != ' ')
+            continue;
+        char *num_end;
+        long long x = strtoll(p + n + 1, &num_end, 10);
+        if (num_end > p + n + 1 && x > 0 && x <= TP_MAX_BATCH)
+            return x;
+    }
+    return 0;
+}
+
 /* Micro-batch, accumulation and global batch. torchtitan's micro_batch
  * column holds its local (per-DP-rank) batch; elsewhere a missing global
  * batch means no accumulation. */
@@ -713,6 +743,12 @@ static void train_batch(const rowref *r, framework fw, tp_io_vrow *v, tp_train *
     if (!cell_i64(r, "micro_batch", &mb) || mb < 1 || mb > TP_MAX_BATCH) {
         mb = 1;
         note(v, "micro-batch not stated: 1");
+    }
+    int64_t recipe_mb = recipe_over_table(r, "MBS");
+    if (recipe_mb > 0 && recipe_mb != mb) {
+        note(v, "micro-batch %lld as the cited recipe sets (the table prints %lld)",
+             (long long)recipe_mb, (long long)mb);
+        mb = recipe_mb;
     }
     bool gb_given = cell_i64(r, "global_batch", &gb) && gb > 0;
     if (fw == FW_TORCHTITAN && pp > 1) {
@@ -750,7 +786,15 @@ static void train_pipeline(const rowref *r, tp_io_vrow *v, tp_config *c)
     const char *notes = cell(r, "notes");
     int64_t pp = t->pp;
     int64_t vv = 1;
-    if (cell_i64(r, "interleave_v", &vv) && vv > 1 && pp > 1) {
+    bool vv_given = cell_i64(r, "interleave_v", &vv);
+    int64_t recipe_vv = pp > 1 ? recipe_over_table(r, "VP") : 0;
+    if (recipe_vv > 0 && recipe_vv != vv) {
+        note(v, "interleaving %lld as the cited recipe sets (the table prints %lld)",
+             (long long)recipe_vv, (long long)(vv_given ? vv : 1));
+        vv = recipe_vv;
+        vv_given = true;
+    }
+    if (vv_given && vv > 1 && pp > 1) {
         t->schedule = TP_SCHED_INTERLEAVED;
         t->vpp = vv;
     }

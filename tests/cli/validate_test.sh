@@ -605,4 +605,29 @@ assert nopack["predicted"]["memory_breakdown_gib"] == m
 assert "packed" not in nopack["assumptions"], nopack["assumptions"]
 PY
 
+# ---- the recipe's layout where the published table prints another (issue
+# 17, sixth round): the 25.11 Qwen3-30B row (line 89) cites the r0.2.0
+# preset (VP 12, MBS 1) where the table prints the 25.09 cells (VP 24,
+# MBS 2). Copies: the clause left out (the table's cells stand), and a
+# clause naming only VP in another case ("vp 6 (the table prints VP 24)").
+# With the recipe's micro-batch the step holds twice as many micro-batches,
+# each paying the MoE host floor (model.md 2b): the prediction falls. ----
+row_variants "$tmp/recipe.csv" mbridge2511-h100-qwen3-30b-a3b \
+    "table|notes~VP 12 and MBS 1 (default) where the table prints VP 24 and MBS 2|VP 24 and MBS 2" \
+    "vponly|notes~VP 12 and MBS 1 (default) where the table prints|vp 6 (the table prints"
+run validate "$tmp/recipe.csv" --json
+pycheck "recipe layout over the table" "$tmp/out" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+row, table, vponly = rows["mbridge2511-h100-qwen3-30b-a3b"], rows["table"], rows["vponly"]
+assert ("; micro-batch 1 as the cited recipe sets (the table prints 2); interleaving 12 as the "
+        "cited recipe sets (the table prints 24); ") in row["assumptions"], row["assumptions"]
+assert "cited recipe" not in table["assumptions"], table["assumptions"]
+assert vponly["assumptions"].count("as the cited recipe sets") == 1, vponly["assumptions"]
+assert "; interleaving 6 as the cited recipe sets (the table prints 24); " in vponly["assumptions"]
+tp = lambda r: r["throughput"]["predicted_tokens_per_s_per_gpu"]
+assert tp(row) < 0.65 * tp(table), (tp(row), tp(table))
+assert abs(row["throughput"]["rel_error"]) < abs(table["throughput"]["rel_error"])
+PY
+
 finish
