@@ -30,7 +30,7 @@
  * with no preset or cells that disagree with it (mla_model), a gpt-oss
  * row whose cells disagree with its preset (arch_preset_model), no
  * layout, unknown GPU) are listed with the reason, never dropped. A row's
- * gpu_type names its GPU through one table (validate_gpus below): a GPU
+ * gpu_type names its GPU through one table (validate_gpu.c): a GPU
  * preset, or a GPU derived from one with stated changes (the 96 GB HBM2e
  * H100 at 500 W of the torchtitan rows).
  */
@@ -146,11 +146,7 @@ static bool cell_f64(const rowref *r, const char *col, double *out)
 /* Case-insensitive substring. */
 static bool contains(const char *hay, const char *needle)
 {
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return true;
-    return false;
+    return tp_io__contains_ci(hay, needle);
 }
 
 /* ------------------------------------------------------------------ */
@@ -236,109 +232,6 @@ static framework framework_of(const rowref *r)
     if (contains(src, "Megatron"))
         return FW_MEGATRON21;
     return FW_GENERIC;
-}
-
-/* A GPU derived from a preset for rows whose GPU no preset describes. */
-typedef struct derived_gpu {
-    const char *name;
-    double mem_capacity_bytes;
-    double mem_bw_bytes_per_s;
-    double peak_rel;  /* tensor-core peaks relative to the preset's */
-    const char *note; /* the assumption, as listed with the row */
-} derived_gpu;
-
-/*
- * The torchtitan benchmark GPUs: H100 with 96 GB HBM2e capped at 500 W on
- * Meta's Grand Teton (runs-dev-sources.md section 10; the benchmark doc
- * says their peak is unknown). Derived from h100-sxm, stated assumptions:
- *  - capacity: 96 GiB of HBM2e less the same driver reserve as the 80 GB
- *    H100 (81,559 of 81,920 MiB): 97,871 MiB = 95.6 GiB;
- *  - HBM2e bandwidth: the 80 GB HBM2e H100 PCIe's 2.0 TB/s for 5 stacks,
- *    scaled to 6 stacks: 2.4 TB/s;
- *  - peak FLOP/s: the benchmark doc (footnote 2) puts the part's peak
- *    "between SXM and NVL". NVIDIA's datasheets give the H100 NVL (350-400
- *    W) 1,671 and the H100 SXM (700 W) 1,979 bf16 TFLOP/s with sparsity,
- *    835.5 and 989.4 dense: the peak follows the clock the power limit
- *    allows. Interpolated linearly in power between 400 W and 700 W, a
- *    500 W part peaks at 835.5 + 153.9 / 3 = 886.8 TFLOP/s, 0.8963 of the
- *    SXM's (the cube law of dynamic power, f ~ P^(1/3), from either end
- *    gives 0.894-0.910). The fitted 500 W factor of calib.c is what the
- *    rows run below that peak (docs/ACCURACY.md).
- */
-static const derived_gpu h100_96gb_500w = {
-    "h100-96gb-500w", 96.0 * TP_GIB *(81559.0 / 81920.0), 2.4e12,
-    (835.5 + (989.4 - 835.5) * (500.0 - 400.0) / (700.0 - 400.0)) / 989.4,
-    "GPU: derived h100-96gb-500w (95.6 GiB, 2.4 TB/s, peaks 0.896 of the SXM's: 500 W "
-    "between the NVL's 400 W and the SXM's 700 W)"};
-
-/*
- * gpu_type -> GPU: the first entry all of whose words the cell contains
- * (case-insensitively) decides; order matters ("GB200" before "B200", the
- * 96 GB 500 W H100 before the PCIe H100 before any H100). preset NULL: not
- * a GPU trainplan models. This table is the only place a row's GPU comes
- * from.
- */
-typedef struct validate_gpu {
-    const char *all_of[3];      /* NULL-terminated */
-    const char *preset;         /* GPU preset name, NULL = not modelled */
-    const derived_gpu *derived; /* applied to the preset, or NULL */
-} validate_gpu;
-
-static const validate_gpu validate_gpus[] = {
-    {{"TPU"}, NULL, NULL},
-    {{"GB200"}, "gb200", NULL},
-    {{"B200"}, "b200", NULL},
-    {{"H200"}, "h200", NULL},
-    {{"H800"}, "h800", NULL},
-    {{"H100", "96GB", "500W"}, "h100-sxm", &h100_96gb_500w},
-    {{"H100", "PCIe"}, "h100-pcie", NULL},
-    {{"H100"}, "h100-sxm", NULL},
-    {{"A100", "40GB"}, "a100-40gb", NULL},
-    {{"A100"}, "a100-80gb", NULL},
-    {{"MI300X"}, "mi300x", NULL},
-};
-
-/* tools/calibrate.py fits the derived GPUs' constants by name (--eff
- * h100-96gb:gemm=...): a derived name is as known as a preset's
- * (validate_eff.c). */
-bool tp_io__derived_gpu_known(const char *prefix)
-{
-    for (size_t i = 0; i < sizeof validate_gpus / sizeof validate_gpus[0]; i++) {
-        const derived_gpu *d = validate_gpus[i].derived;
-        if (d && strncmp(d->name, prefix, strlen(prefix)) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* The table entry for a gpu_type cell; NULL when none matches. */
-static const validate_gpu *validate_gpu_of(const char *type)
-{
-    for (size_t i = 0; i < sizeof validate_gpus / sizeof validate_gpus[0]; i++) {
-        const validate_gpu *e = &validate_gpus[i];
-        bool all = true;
-        for (size_t k = 0; k < 3 && e->all_of[k] && all; k++)
-            all = contains(type, e->all_of[k]);
-        if (all)
-            return e;
-    }
-    return NULL;
-}
-
-static void derive_gpu(const derived_gpu *d, tp_gpu *g)
-{
-    snprintf(g->name, sizeof g->name, "%s", d->name);
-    g->mem_capacity_bytes = d->mem_capacity_bytes;
-    g->mem_bw_bytes_per_s = d->mem_bw_bytes_per_s;
-    for (int p = 0; p < TP_PREC_COUNT; p++)
-        g->peak_flops_per_s[p] *= d->peak_rel;
-    g->peak_fp4_flops_per_s *= d->peak_rel;
-    tp_gpu_default_eff(g);
-    /* the preset's profile stays, as fractions of the derived peaks (no
-     * MAMF of the derived part is published; the same die and clocks'
-     * per-SM rate), with the constants fitted with it */
-    if (g->eff.mamf > 0.0)
-        tp_gpu_profile_eff(g);
 }
 
 typedef enum family { FAM_UNKNOWN = 0, FAM_GPT, FAM_LLAMA, FAM_BLOOM, FAM_NEMOTRON } family;
@@ -1147,10 +1040,10 @@ static bool measured_throughput(const rowref *r, framework fw, const tp_config *
 /* Evaluate one row into v. */
 /* The table entry of the row's GPU; NULL (with v->reason) when it is not
  * a GPU trainplan models. */
-static const validate_gpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
+static const tp_io__vgpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
 {
     const char *gtype = cell(r, "gpu_type");
-    const validate_gpu *ge = validate_gpu_of(gtype);
+    const tp_io__vgpu *ge = tp_io__validate_gpu_of(gtype);
     if (ge && ge->preset)
         return ge;
     snprintf(v->reason, sizeof v->reason, "%s: not a GPU trainplan models",
@@ -1163,7 +1056,7 @@ static const validate_gpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
 /* The row's GPU: the table's preset (derived where the table says), the
  * row's interconnect where it differs from the preset's NIC, then the
  * --eff overrides. False (with v->reason) when the preset does not load. */
-static bool row_gpu(const rowref *r, const validate_gpu *ge, const tp_io_eff_overrides *ov,
+static bool row_gpu(const rowref *r, const tp_io__vgpu *ge, const tp_io_eff_overrides *ov,
                     tp_io_vrow *v, tp_gpu *g)
 {
     const char *gtype = cell(r, "gpu_type");
@@ -1174,10 +1067,8 @@ static bool row_gpu(const rowref *r, const validate_gpu *ge, const tp_io_eff_ove
     }
     if (ov && ov->fitted_gemm)
         tp_io_gpu_fitted_gemm(g);
-    if (ge->derived) {
-        derive_gpu(ge->derived, g);
-        note(v, "%s", ge->derived->note);
-    }
+    if (ge->derived)
+        note(v, "%s", tp_io__derive_gpu(ge, g));
     if (contains(gtype, "capacity not stated"))
         note(v, "GPU capacity not stated: 80 GB");
     if (contains(cell(r, "interconnect"), "Omni-Path")) {
@@ -1473,7 +1364,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     memset(&c, 0, sizeof c);
     /* in this order: it decides which reason a bad row gets, and the
      * order of the assumptions listed */
-    const validate_gpu *ge = row_gpu_entry(r, v);
+    const tp_io__vgpu *ge = row_gpu_entry(r, v);
     if (!ge || !measured_cells_ok(r, v))
         return;
     framework fw = framework_of(r);

@@ -59,6 +59,22 @@ void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g);
  * 500 W H100 of the torchtitan rows) has a name starting with prefix. */
 bool tp_io__derived_gpu_known(const char *prefix);
 
+/* Internal (validate_gpu.c): does hay contain needle, case-insensitively?
+ * (how validate reads the runs file's free-text cells) */
+bool tp_io__contains_ci(const char *hay, const char *needle);
+
+/* Internal (validate_gpu.c): the table entry for a gpu_type cell, NULL
+ * when none matches; preset NULL: not a GPU trainplan models. */
+typedef struct tp_io__vgpu {
+    const char *all_of[3];                    /* NULL-terminated words, all in the cell */
+    const char *preset;                       /* GPU preset name, NULL = not modelled */
+    const struct tp_io__derived_gpu *derived; /* applied to the preset, or NULL */
+} tp_io__vgpu;
+const tp_io__vgpu *tp_io__validate_gpu_of(const char *type);
+/* Apply e's derivation (e->derived not NULL) to its preset's g; returns
+ * the assumption as listed with the row. */
+const char *tp_io__derive_gpu(const tp_io__vgpu *e, tp_gpu *g);
+
 /* ---- one row ---- */
 
 /** What a row's memory figure measures (column memory_metric). */
