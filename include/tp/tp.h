@@ -1013,13 +1013,16 @@ TP_API bool tp_gpu_kernel_model(const tp_gpu *g);
  * The rate FlashAttention runs at in the step-time model (docs/model.md 2),
  * as a fraction of the 16-bit dense peak, with its factors: eff.attn (0 ->
  * eff.gemm, 0 -> 1), times ampere_rel (eff.attn_ampere_kernel under
- * opts.attn_ampere_kernel, else 1), times head_dim_rel (the head-dim factor,
- * kernel-level model only, else 1).
+ * opts.attn_ampere_kernel, else 1), times head_dim_rel (the head-dim factor)
+ * and seq_rel (the sequence-length factor; both kernel-level model only,
+ * else 1).
  */
 typedef struct tp_attn_rate {
     double fraction;     /* of the 16-bit dense peak */
     double ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
     double head_dim_rel; /* 1 from head dim 128 up; 0.805 at 64 or less */
+    double seq_rel;      /* 1 from 16k tokens a kernel call up; 0.535 at 512 or less */
+    double seq_tokens;   /* tokens a kernel call sees: the sequence (or packed example) / CP */
 } tp_attn_rate;
 TP_API tp_attn_rate tp_attn_rate_of(const tp_config *c);
 

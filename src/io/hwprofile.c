@@ -524,6 +524,8 @@ void tp_io_attn_model_of(const tp_config *c, tp_io_gemm_model *out)
     out->attn = a.fraction;
     out->attn_ampere_rel = a.ampere_rel;
     out->attn_head_dim_rel = a.head_dim_rel;
+    out->attn_seq_rel = a.seq_rel;
+    out->attn_seq_tokens = a.seq_tokens;
     out->attn_kernel = c->gpu.eff.attn_kernel;
 }
 

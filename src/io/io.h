@@ -98,13 +98,15 @@ typedef struct tp_io_gemm_model {
     double rate;
     double gemm_sw; /* kernel: the share a training step sustains */
     /* attention (docs/model.md 2): the fraction of the 16-bit peak it runs
-     * at (tp_attn_rate_of: eff.attn, times the Ampere-kernel and head-dim
-     * factors when they apply), and, when the profile measured its kernel,
+     * at (tp_attn_rate_of: eff.attn, times the Ampere-kernel, head-dim and
+     * sequence-length factors when they apply), and, when the profile measured its kernel,
      * that kernel's rate */
     double attn;
     double attn_kernel;       /* 0: a fitted fraction, no measured kernel */
     double attn_ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
     double attn_head_dim_rel; /* 1, or the factor of heads narrower than 128 */
+    double attn_seq_rel;      /* 1, or the factor of kernel calls shorter than 16k tokens */
+    double attn_seq_tokens;   /* tokens a kernel call sees */
 } tp_io_gemm_model;
 void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out);
 /* The attention part of out, for this run. */

@@ -249,12 +249,17 @@ static json_t *attn_model_json(jb *b, const tp_config *c)
             put_str(b, o, "hw_profile", gm.profile);
         put_real(b, o, "kernel_fraction", gm.attn_kernel);
         put_real(b, o, "attn_sw",
-                 gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_kernel);
+                 gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_seq_rel /
+                     gm.attn_kernel);
     }
     if (gm.attn_ampere_rel < 1.0)
         put_real(b, o, "ampere_kernel_factor", gm.attn_ampere_rel);
     if (gm.attn_head_dim_rel < 1.0)
         put_real(b, o, "head_dim_factor", gm.attn_head_dim_rel);
+    if (gm.attn_seq_rel < 1.0) {
+        put_real(b, o, "seq_len_factor", gm.attn_seq_rel);
+        put_real(b, o, "kernel_seq_tokens", gm.attn_seq_tokens);
+    }
     return o;
 }
 

@@ -306,8 +306,10 @@ static void section_attn_model(FILE *f, const tp_config *c)
         char origin[TP_NAME_MAX + 32] = "the profile's";
         if (gm.profile[0])
             snprintf(origin, sizeof origin, "data/hardware/%s.json", gm.profile);
-        fprintf(f, ": best kernel %.3f\n                  (%s) x %.4g sustained\n", gm.attn_kernel,
-                origin, gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_kernel);
+        fprintf(f, ": best kernel %.3f of peak\n                  (%s) x %.4g sustained\n",
+                gm.attn_kernel, origin,
+                gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_seq_rel /
+                    gm.attn_kernel);
     } else {
         fprintf(f, "\n                  (%s)\n",
                 gm.kernel ? "the profile measured no attention kernel: from its matmul rate"
@@ -319,6 +321,16 @@ static void section_attn_model(FILE *f, const tp_config *c)
     if (gm.attn_head_dim_rel < 1.0)
         fprintf(f, "                  x %.3f: heads of %lld, narrower than 128\n",
                 gm.attn_head_dim_rel, (long long)tp_head_dim(&c->model));
+    if (gm.attn_seq_rel < 1.0) {
+        const tp_model *m = &c->model;
+        int64_t local = m->attention_chunk > 0 ? m->attention_chunk : m->sliding_window;
+        fprintf(f, "                  x %.3f: kernel calls of %.0f tokens", gm.attn_seq_rel,
+                gm.attn_seq_tokens);
+        if (local > 0 && (double)local < gm.attn_seq_tokens)
+            fprintf(f, " (%lld in %s layers)", (long long)local,
+                    m->attention_chunk > 0 ? "chunked" : "windowed");
+        fprintf(f, ", shorter than 16k\n");
+    }
 }
 
 /* The host floor of dropless MoE layers (docs/model.md 2b). */
@@ -329,7 +341,8 @@ static void section_moe_host(FILE *f, const tp_config *c)
         return;
     if (h.floor_s > 0.0)
         fprintf(f,
-                "  MoE host floor  %.2f + %lld local experts x %.3f = %.2f ms per MoE layer\n"
+                "  MoE host floor  %.2f ms + %lld local experts x %.3f ms = %.2f ms per MoE "
+                "layer\n"
                 "                  (forward and backward; dropless layers wait on the host)\n",
                 h.layer_s * 1e3, (long long)h.local_experts, h.expert_s * 1e3, h.floor_s * 1e3);
     else

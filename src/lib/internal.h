@@ -26,6 +26,8 @@ int64_t tp__layer_norms(const tp_model *m);
 int64_t tp__router_params(const tp_model *m);
 /* Mean over layers of the score work with the window over that without (1 = no window). */
 double tp__window_scale(const tp_model *m, double s, bool causal);
+/* layers with full attention (all but the windowed or chunked ones) */
+int64_t tp__global_attn_layers(const tp_model *m);
 /* Keys a query's example spans: packed_seq_len when sequences are packed
  * with per-example attention, else seq_len (tp_train.packed_seq_len). */
 double tp__attn_span(const tp_train *t);

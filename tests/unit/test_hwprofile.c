@@ -75,12 +75,12 @@ static void test_hand_written_exact(void **state)
      * fitted with the profile model replace the others (calib.c) */
     tp_gpu d = gpu("h100-sxm");
     assert_same(g.eff.gemm, d.eff.gemm);
-    assert_same(g.eff.gemm_sw, 0.8154);
+    assert_same(g.eff.gemm_sw, 0.8236);
     /* no attention_tflops: the kernel rate is 0.92 of the measured matmul
      * rate, times the fitted step share (calib.c) */
     assert_same(g.eff.attn_kernel, 0.0);
-    assert_same(g.eff.attn, 0.5430 * (791.52e12 / 989.4e12 * 0.92));
-    assert_same(g.eff.overlap, 0.6055);
+    assert_same(g.eff.attn, 0.5342 * (791.52e12 / 989.4e12 * 0.92));
+    assert_same(g.eff.overlap, 0.6074);
     /* a profile of the user's own is not a shipped one: the reports name none */
     assert_string_equal(d.hw_profile, "h100-sxm");
     assert_string_equal(g.hw_profile, "");
@@ -90,8 +90,8 @@ static void test_hand_written_exact(void **state)
     snprintf(w.name, sizeof w.name, "h100-96gb-500w");
     tp_error err2;
     assert_int_equal(tp_io_hw_profile_parse(hand, &w, &err2), TP_OK);
-    assert_same(w.eff.gemm_sw, 0.8154);
-    assert_same(w.eff.attn, 0.5430 * (791.52e12 / 989.4e12 * 0.92));
+    assert_same(w.eff.gemm_sw, 0.8236);
+    assert_same(w.eff.attn, 0.5342 * (791.52e12 / 989.4e12 * 0.92));
     /* a measured attention kernel: its rate, not the matmul's */
     static const char with_attn[] =
         "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132,\n"
@@ -100,7 +100,7 @@ static void test_hand_written_exact(void **state)
     tp_gpu a = gpu("h100-sxm");
     assert_int_equal(tp_io_hw_profile_parse(with_attn, &a, &err2), TP_OK);
     assert_same(a.eff.attn_kernel, 612.5e12 / 989.4e12);
-    assert_same(a.eff.attn, 0.5430 * (612.5e12 / 989.4e12));
+    assert_same(a.eff.attn, 0.5342 * (612.5e12 / 989.4e12));
     /* --fitted-gemm drops it with the rest of the kernel model */
     tp_io_gpu_fitted_gemm(&a);
     assert_same(a.eff.attn_kernel, 0.0);
@@ -132,7 +132,7 @@ static void test_shipped_profiles_load(void **state)
     assert_same(g.eff.inter_bw, 47e9 / 50e9);
     /* FlashAttention-3's 740 TFLOP/s (arXiv 2407.08608, abstract) */
     assert_same(g.eff.attn_kernel, 740e12 / 989.4e12);
-    assert_same(g.eff.attn, 0.5430 * (740e12 / 989.4e12));
+    assert_same(g.eff.attn, 0.5342 * (740e12 / 989.4e12));
     /* the preset loads the same attention (its "hw_profile") */
     tp_gpu pre = gpu("h100-sxm");
     assert_same(pre.eff.attn, g.eff.attn);
@@ -143,7 +143,7 @@ static void test_shipped_profiles_load(void **state)
     assert_same(a100.eff.attn_kernel, 227.8e12 / 312e12);
     assert_same(b200.eff.attn_kernel, 1613e12 / 2250e12);
     assert_same(mi.eff.attn_kernel, 0.0);
-    assert_same(mi.eff.attn, 0.5430 * (mi.eff.mamf * 0.92));
+    assert_same(mi.eff.attn, 0.5342 * (mi.eff.mamf * 0.92));
     /* a shipped file names itself, also on a preset that names none */
     tp_gpu pcie = gpu("h100-pcie");
     assert_string_equal(pcie.hw_profile, "");
@@ -317,6 +317,72 @@ static void test_attn_head_dim(void **state)
     }
 }
 
+/* The attention kernels by sequence length (kernel.c tp__attn_seq_factor):
+ * the FlashAttention-3 paper's causal forward and backward rates at head
+ * dim 128 over their 16k rates, in the 1 : 2.5 FLOP ratio; a kernel call
+ * sees the CP rank's block, a windowed layer its window. */
+static double seq_factor(tp_config *c, int64_t seq, int64_t cp, int64_t window, int64_t every)
+{
+    c->train.seq_len = seq;
+    c->train.cp = cp;
+    c->model.sliding_window = window;
+    c->model.global_every = every;
+    return tp__attn_seq_factor(c);
+}
+
+static void test_attn_seq_len(void **state)
+{
+    (void)state;
+    const double at4k = 3.5 / (616.0 / 579.0 + 2.5 * 561.0 / 542.0);
+    const double at512 = 3.5 / (616.0 / 292.0 + 2.5 * 561.0 / 316.0);
+    assert_true(fabs(at4k - 0.9585) < 1e-4 && fabs(at512 - 0.5345) < 1e-4);
+    assert_same(tp__attn_seq_factor_at(4096), at4k);
+    assert_same(tp__attn_seq_factor_at(512), at512);
+    assert_same(tp__attn_seq_factor_at(100), at512); /* below the figures: the 512 value */
+    assert_same(tp__attn_seq_factor_at(16384), 1.0);
+    assert_same(tp__attn_seq_factor_at(1 << 20), 1.0);
+    /* 3k: halfway between 2k and 4k in log2 would be 2^11.5; 2896 is */
+    double at2k = tp__attn_seq_factor_at(2048);
+    double mid = tp__attn_seq_factor_at(2048.0 * sqrt(2.0));
+    assert_true(fabs(mid - 0.5 * (at2k + at4k)) < 1e-12);
+    for (double n = 256; n < 40000; n *= 1.1) /* never falls as the calls grow */
+        assert_true(tp__attn_seq_factor_at(n * 1.1) >= tp__attn_seq_factor_at(n));
+
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    tp_error err;
+    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
+    tp_train_default(&c.train);
+    tp_options_default(&c.opts);
+    assert_same(seq_factor(&c, 4096, 1, 0, 0), at4k);
+    assert_same(seq_factor(&c, 8192, 2, 0, 0), at4k); /* CP 2: 4k-token blocks */
+    c.train.packed_seq_len = 512;                     /* packed: the example's length */
+    assert_same(seq_factor(&c, 8192, 1, 0, 0), at512);
+    c.train.packed_seq_len = 0;
+    /* every layer windowed at 512 over 16k tokens: the window's rate */
+    assert_same(seq_factor(&c, 16384, 1, 512, 0), at512);
+    /* one global layer in two: the time-weighted mean of 1 (global, work
+     * 1) and the window's factor (work w - w^2/2s over s/2) */
+    double local = (512.0 - 512.0 * 512.0 / (2.0 * 16384.0)) / 8192.0;
+    double want = (0.5 + 0.5 * local) / (0.5 / 1.0 + 0.5 * local / at512);
+    assert_true(fabs(seq_factor(&c, 16384, 1, 512, 2) - want) < 1e-12);
+    /* a window as long as the sequence changes nothing */
+    assert_same(seq_factor(&c, 4096, 1, 4096, 2), at4k);
+    /* the rate charged: the kernel-level model only */
+    seq_factor(&c, 2048, 1, 0, 0);
+    c.train.num_gpus = 1;
+    c.train.micro_batch = 1;
+    c.train.global_batch = 1;
+    c.gpu = gpu("h100-sxm");
+    tp_attn_rate a = tp_attn_rate_of(&c);
+    assert_same(a.seq_rel, at2k);
+    assert_same(a.seq_tokens, 2048.0);
+    assert_same(a.fraction, c.gpu.eff.attn * at2k);
+    tp_io_gpu_fitted_gemm(&c.gpu);
+    a = tp_attn_rate_of(&c);
+    assert_same(a.seq_rel, 1.0);
+}
+
 /* Host-bound dropless MoE layers (time.c host_floor): with a floor far
  * above the GPU's work every MoE layer costs exactly the floor, a third
  * forward and two thirds backward; a capacity factor, --moe-sync-free and
@@ -339,8 +405,8 @@ static void test_moe_host_floor(void **state)
     tp_error err;
     assert_int_equal(tp_io_model_load("qwen3-30b-a3b", &c.model, &err), TP_OK);
     c.gpu = gpu("h100-sxm");
-    assert_same(c.gpu.eff.moe_host_layer_s, 3.4375e-3);
-    assert_same(c.gpu.eff.moe_host_expert_s, 0.5469e-3);
+    assert_same(c.gpu.eff.moe_host_layer_s, 3.3984e-3);
+    assert_same(c.gpu.eff.moe_host_expert_s, 0.5547e-3);
     tp_train_default(&c.train);
     tp_options_default(&c.opts);
     c.train.num_gpus = 8;
@@ -417,10 +483,10 @@ static void test_preset_default_profile(void **state)
     assert_same(g.eff.tile_n, 256.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.8154);
+    assert_same(g.eff.gemm_sw, 0.8236);
     assert_same(g.eff.attn_kernel, 740e12 / 989.4e12);
-    assert_same(g.eff.attn, 0.5430 * (740e12 / 989.4e12));
-    assert_same(g.eff.overlap, 0.6055);
+    assert_same(g.eff.attn, 0.5342 * (740e12 / 989.4e12));
+    assert_same(g.eff.overlap, 0.6074);
     assert_same(g.eff.mem_bw, f.eff.mem_bw);
     assert_same(g.eff.intra_bw, f.eff.intra_bw);
     assert_same(g.eff.inter_bw, f.eff.inter_bw);
@@ -444,14 +510,14 @@ static void test_preset_default_profile(void **state)
     assert_same(a.eff.sm_count, 108.0);
     assert_same(a.eff.mamf, 271.2e12 / 312e12);
     assert_same(a.eff.mamf_fp8, 0.0);
-    assert_same(a.eff.attn, 0.5430 * (227.8e12 / 312e12));
+    assert_same(a.eff.attn, 0.5342 * (227.8e12 / 312e12));
     /* the reports name the model and the profile */
     tp_io_gemm_model gm;
     tp_io_gemm_model_of(&h8, TP_PREC_FP8, &gm);
     assert_true(gm.kernel);
     assert_string_equal(gm.profile, "h100-sxm");
     assert_same(gm.rate, 1402.6e12 / 1978.9e12);
-    assert_same(gm.gemm_sw, 0.8154);
+    assert_same(gm.gemm_sw, 0.8236);
     tp_io_gemm_model_of(&g, TP_PREC_BF16, &gm);
     assert_false(gm.kernel);
     assert_same(gm.rate, 0.7156);
@@ -516,8 +582,8 @@ static void test_gpu_file_profile(void **state)
     assert_same(g.eff.sm_count, 132.0);
     assert_same(g.eff.mamf, 794.5e12 / 989.4e12);
     assert_same(g.eff.mamf_fp8, 1402.6e12 / 1978.9e12);
-    assert_same(g.eff.gemm_sw, 0.8154);
-    assert_same(g.eff.attn, 0.5430 * (740e12 / 989.4e12));
+    assert_same(g.eff.gemm_sw, 0.8236);
+    assert_same(g.eff.attn, 0.5342 * (740e12 / 989.4e12));
     assert_string_equal(g.hw_profile, "h100-sxm");
     snprintf(text, sizeof text, base, "h100-nvl");
     memset(&err, 0, sizeof err);
@@ -532,15 +598,11 @@ static void test_gpu_file_profile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_written_exact),
-        cmocka_unit_test(test_shipped_profiles_load),
-        cmocka_unit_test(test_bad_profiles),
-        cmocka_unit_test(test_shape_model_switch),
-        cmocka_unit_test(test_attn_head_dim),
-        cmocka_unit_test(test_moe_host_floor),
-        cmocka_unit_test(test_preset_default_profile),
-        cmocka_unit_test(test_gpu_file_profile),
-        cmocka_unit_test(test_eff_override_drops_name),
+        cmocka_unit_test(test_hand_written_exact), cmocka_unit_test(test_shipped_profiles_load),
+        cmocka_unit_test(test_bad_profiles),       cmocka_unit_test(test_shape_model_switch),
+        cmocka_unit_test(test_attn_head_dim),      cmocka_unit_test(test_attn_seq_len),
+        cmocka_unit_test(test_moe_host_floor),     cmocka_unit_test(test_preset_default_profile),
+        cmocka_unit_test(test_gpu_file_profile),   cmocka_unit_test(test_eff_override_drops_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
