@@ -71,6 +71,7 @@ TP_API const char *tp_version_string(void);
 #define TP_MAX_GPUS_PER_NODE 1024               /* GPUs in one node (an NVLink domain) */
 #define TP_MAX_TOKENS_PER_STEP 1000000000000000 /* 1e15 tokens in one step */
 #define TP_MIN_EFF 1e-3         /* smallest efficiency factor (a fraction of a peak) */
+#define TP_ATTN_SEQ_POINTS 16   /* points of a profile's attention rate by sequence length */
 #define TP_MAX_SMS 100000.0     /* largest SM count of a hardware profile */
 #define TP_MAX_GEMM_TILE 4096.0 /* largest GEMM tile side of a hardware profile */
 
@@ -466,6 +467,15 @@ typedef struct tp_gpu_eff {
      * the host and takes at least that (0 = no floor). */
     double moe_host_layer_s;
     double moe_host_expert_s;
+    /* The attention kernels' rate by the tokens a kernel call sees (docs/
+     * model.md 2), from a hardware profile's attention sweep: attn_seq_n
+     * points (0, or 2 to TP_ATTN_SEQ_POINTS), tokens increasing, the rate
+     * there (forward and backward in the 1 : 2.5 FLOP ratio) over the
+     * sweep's best, in (0, 1]; 0 points: the FlashAttention-3 paper's
+     * shape (kernel.c). */
+    int attn_seq_n;
+    double attn_seq_tokens[TP_ATTN_SEQ_POINTS];
+    double attn_seq_rel[TP_ATTN_SEQ_POINTS];
 } tp_gpu_eff;
 
 typedef struct tp_gpu {
@@ -1021,7 +1031,8 @@ typedef struct tp_attn_rate {
     double fraction;     /* of the 16-bit dense peak */
     double ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
     double head_dim_rel; /* 1 from head dim 128 up; 0.805 at 64 or less */
-    double seq_rel;      /* 1 from 16k tokens a kernel call up; 0.535 at 512 or less */
+    double seq_rel;      /* 1 from 16k tokens a kernel call up; 0.535 at 512 or less (the
+                          * FA3 paper's shape), or the profile's attention sweep's */
     double seq_tokens;   /* tokens a kernel call sees: the sequence (or packed example) / CP */
 } tp_attn_rate;
 TP_API tp_attn_rate tp_attn_rate_of(const tp_config *c);

@@ -284,6 +284,72 @@ static tp_status attention_parse(json_t *root, tp_gpu *g, tp_error *err)
                     "TFLOP/s", g->name, &g->eff.attn_kernel, err);
 }
 
+/*
+ * "attention": the probe's sweep, rows {"seq", "head_dim", "causal",
+ * "fwd_tflops", "bwd_tflops", ...}. Its causal rows at head dim 128 (the
+ * heads the rate is charged at; other head dims take kernel.c's factor)
+ * set the rate by sequence length (docs/model.md 2): at each seq, forward
+ * and backward in the 1 : 2.5 FLOP ratio of the step time, over the best
+ * of those points. Fewer than two such rows: the built-in shape (kernel.c,
+ * the FlashAttention-3 paper's). The rows used are checked; the others are
+ * informative.
+ */
+static tp_status attention_sweep_parse(json_t *root, tp_gpu *g, tp_error *err)
+{
+    tp_gpu_eff *e = &g->eff;
+    e->attn_seq_n = 0;
+    json_t *rows = json_object_get(root, "attention");
+    size_t i;
+    json_t *row;
+    double tok[TP_ATTN_SEQ_POINTS], rate[TP_ATTN_SEQ_POINTS];
+    int n = 0;
+    json_array_foreach(rows, i, row)
+    {
+        char path[48];
+        snprintf(path, sizeof path, "attention[%zu]", i);
+        if (!json_is_object(row))
+            return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s\" must be an object", path);
+        double hd = 0.0;
+        TP_TRY(num(row, path, "head_dim", true, 1.0, 4096.0, &hd, err));
+        if (hd > floor(hd))
+            return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s.head_dim\" must be a whole number",
+                                path);
+        if ((int64_t)hd != 128 || !json_is_true(json_object_get(row, "causal")))
+            continue;
+        double seq = 0.0, fwd = 0.0, bwd = 0.0;
+        TP_TRY(num(row, path, "seq", true, 1.0, 1e9, &seq, err));
+        if (seq > floor(seq))
+            return tp_error_set(err, TP_ERR_CONFIG, path, "\"%s.seq\" must be a whole number",
+                                path);
+        TP_TRY(num(row, path, "fwd_tflops", true, 1e-3, 1e7, &fwd, err));
+        TP_TRY(num(row, path, "bwd_tflops", true, 1e-3, 1e7, &bwd, err));
+        int at = n;
+        while (at > 0 && tok[at - 1] > seq)
+            at--;
+        if ((at > 0 && !(tok[at - 1] < seq)) || n == TP_ATTN_SEQ_POINTS)
+            return tp_error_set(err, TP_ERR_CONFIG, path,
+                                "\"%s\": the causal rows at head dim 128 must be at most %d, "
+                                "one per seq (seq %g repeats or one too many)",
+                                path, TP_ATTN_SEQ_POINTS, seq);
+        memmove(tok + at + 1, tok + at, (size_t)(n - at) * sizeof tok[0]);
+        memmove(rate + at + 1, rate + at, (size_t)(n - at) * sizeof rate[0]);
+        tok[at] = seq;
+        rate[at] = 3.5 / (1.0 / fwd + 2.5 / bwd); /* per FLOP of the two passes */
+        n++;
+    }
+    if (n < 2)
+        return TP_OK;
+    double best = 0.0;
+    for (int k = 0; k < n; k++)
+        best = rate[k] > best ? rate[k] : best;
+    for (int k = 0; k < n; k++) {
+        e->attn_seq_tokens[k] = tok[k];
+        e->attn_seq_rel[k] = rate[k] / best;
+    }
+    e->attn_seq_n = n;
+    return TP_OK;
+}
+
 static tp_status shape_parse(const json_t *root, tp_gpu *g, tp_error *err)
 {
     double sms = 0.0;
@@ -386,7 +452,8 @@ static tp_status gemm_apply(json_t *root, tp_gpu *g, tp_error *err)
     TP_TRY(informative_parse(root, err));
     TP_TRY(shape_parse(root, g, err));
     TP_TRY(matmul_parse(root, g, err));
-    return attention_parse(root, g, err);
+    TP_TRY(attention_parse(root, g, err));
+    return attention_sweep_parse(root, g, err);
 }
 
 static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
@@ -496,6 +563,7 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g)
     g->eff.mamf_fp8 = 0.0;
     g->eff.gemm_sw = 0.0;
     g->eff.attn_kernel = 0.0;
+    g->eff.attn_seq_n = 0;
     g->eff.moe_host_layer_s = 0.0;
     g->eff.moe_host_expert_s = 0.0;
     memset(g->hw_profile, 0, sizeof g->hw_profile);
@@ -526,6 +594,7 @@ void tp_io_attn_model_of(const tp_config *c, tp_io_gemm_model *out)
     out->attn_head_dim_rel = a.head_dim_rel;
     out->attn_seq_rel = a.seq_rel;
     out->attn_seq_tokens = a.seq_tokens;
+    out->attn_seq_measured = c->gpu.eff.attn_seq_n >= 2;
     out->attn_kernel = c->gpu.eff.attn_kernel;
 }
 

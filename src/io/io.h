@@ -107,6 +107,7 @@ typedef struct tp_io_gemm_model {
     double attn_head_dim_rel; /* 1, or the factor of heads narrower than 128 */
     double attn_seq_rel;      /* 1, or the factor of kernel calls shorter than 16k tokens */
     double attn_seq_tokens;   /* tokens a kernel call sees */
+    bool attn_seq_measured;   /* the factor from the profile's attention sweep, not FA3's */
 } tp_io_gemm_model;
 void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out);
 /* The attention part of out, for this run. */

@@ -259,6 +259,8 @@ static json_t *attn_model_json(jb *b, const tp_config *c)
     if (gm.attn_seq_rel < 1.0) {
         put_real(b, o, "seq_len_factor", gm.attn_seq_rel);
         put_real(b, o, "kernel_seq_tokens", gm.attn_seq_tokens);
+        put_str(b, o, "seq_len_source",
+                gm.attn_seq_measured ? "profile attention sweep" : "FlashAttention-3 paper");
     }
     return o;
 }

@@ -329,7 +329,8 @@ static void section_attn_model(FILE *f, const tp_config *c)
         if (local > 0 && (double)local < gm.attn_seq_tokens)
             fprintf(f, " (%lld in %s layers)", (long long)local,
                     m->attention_chunk > 0 ? "chunked" : "windowed");
-        fprintf(f, ", shorter than 16k\n");
+        fprintf(f, "%s\n",
+                gm.attn_seq_measured ? ": the profile's attention sweep" : ", shorter than 16k");
     }
 }
 

@@ -33,6 +33,30 @@ static tp_status kernel_shape_validate(const tp_gpu *g, tp_error *err)
     return TP_OK;
 }
 
+/* The attention rate by sequence length (eff.attn_seq_*): none, or 2 to
+ * TP_ATTN_SEQ_POINTS points, tokens increasing from 1, rates in
+ * [TP_MIN_EFF, 1] of the sweep's best. */
+static tp_status attn_seq_validate(const tp_gpu *g, tp_error *err)
+{
+    const tp_gpu_eff *e = &g->eff;
+    if (e->attn_seq_n == 0)
+        return TP_OK;
+    if (e->attn_seq_n < 2 || e->attn_seq_n > TP_ATTN_SEQ_POINTS)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                            "eff.attn_seq_n of %s is %d: 0, or 2 to %d points", g->name,
+                            e->attn_seq_n, TP_ATTN_SEQ_POINTS);
+    for (int i = 0; i < e->attn_seq_n; i++) {
+        double n = e->attn_seq_tokens[i], r = e->attn_seq_rel[i];
+        bool up = i == 0 ? n >= 1.0 : n > e->attn_seq_tokens[i - 1];
+        if (!(up && isfinite(n) && r >= TP_MIN_EFF && r <= 1.0))
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.eff",
+                                "eff.attn_seq point %d of %s (%g tokens, %g): tokens must "
+                                "increase from 1, rates be in [%g, 1]",
+                                i, g->name, n, r, TP_MIN_EFF);
+    }
+    return TP_OK;
+}
+
 tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
 {
     if (!g)
@@ -108,6 +132,9 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
                                 "eff.%s of %s is %g s: a MoE layer's host time must be in "
                                 "[0, 1] s",
                                 host[i].name, g->name, host[i].v);
+    st = attn_seq_validate(g, err);
+    if (st != TP_OK)
+        return st;
     if (!(e->overlap >= 0.0 && e->overlap <= 1.0) || !(e->gemm_half_dim >= 0.0) ||
         !isfinite(e->gemm_half_dim) || !(e->intra_lat_s >= 0.0) || !(e->inter_lat_s >= 0.0) ||
         !isfinite(e->intra_lat_s) || !isfinite(e->inter_lat_s))

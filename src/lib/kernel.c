@@ -50,7 +50,9 @@ double tp__attn_head_dim_factor(const tp_model *m)
  * below 512 (not measured there: at least that slow). The FlashAttention-2
  * bars of the same figures rise the same way within 3% from 2k up (0.57
  * against 0.47 forward at 512); the shape is applied to every GPU with a
- * kernel-level profile, whose attention_tflops sets the level.
+ * kernel-level profile, whose attention_tflops sets the level, unless the
+ * profile carries its own sweep (eff.attn_seq_*: the probe's, over its
+ * best point; hwprofile.c).
  */
 static const double seq_tokens[] = {512, 1024, 2048, 4096, 8192, 16384};
 static const double seq_fwd_tflops[] = {292, 423, 521, 579, 602, 616};
@@ -64,17 +66,28 @@ static double seq_point(int i)
     return 3.5 / (1.0 / fwd + 2.5 / bwd);
 }
 
-double tp__attn_seq_factor_at(double tokens)
+/* Linear in log2(tokens) between n points; the end points' values beyond. */
+static double seq_interp(const double *tokens_at, const double *rel, int n, double tokens)
 {
-    if (!(tokens > seq_tokens[0]))
-        return seq_point(0);
-    for (int i = 1; i < SEQ_POINTS; i++) {
-        if (tokens <= seq_tokens[i]) {
-            double u = log2(tokens / seq_tokens[i - 1]);
-            return seq_point(i - 1) + (seq_point(i) - seq_point(i - 1)) * u;
+    if (!(tokens > tokens_at[0]))
+        return rel[0];
+    for (int i = 1; i < n; i++) {
+        if (tokens <= tokens_at[i]) {
+            double u = log2(tokens / tokens_at[i - 1]) / log2(tokens_at[i] / tokens_at[i - 1]);
+            return rel[i - 1] + (rel[i] - rel[i - 1]) * u;
         }
     }
-    return 1.0;
+    return rel[n - 1];
+}
+
+double tp__attn_seq_factor_at(const tp_gpu_eff *e, double tokens)
+{
+    if (e && e->attn_seq_n >= 2) /* the profile's own sweep (validated: hardware.c) */
+        return seq_interp(e->attn_seq_tokens, e->attn_seq_rel, e->attn_seq_n, tokens);
+    double rel[SEQ_POINTS];
+    for (int i = 0; i < SEQ_POINTS; i++)
+        rel[i] = seq_point(i);
+    return seq_interp(seq_tokens, rel, SEQ_POINTS, tokens);
 }
 
 /*
@@ -90,13 +103,14 @@ double tp__attn_seq_factor(const tp_config *c)
     double cp = c->train.cp > 0 ? (double)c->train.cp : 1.0;
     double span = tp__attn_span(&c->train);
     double n = span / cp;
-    double f_global = tp__attn_seq_factor_at(n);
+    const tp_gpu_eff *e = &c->gpu.eff;
+    double f_global = tp__attn_seq_factor_at(e, n);
     double local_len = m->attention_chunk > 0  ? (double)m->attention_chunk
                        : m->sliding_window > 0 ? (double)m->sliding_window
                                                : 0.0;
     if (!(local_len > 0.0 && local_len < n) || m->num_layers <= 0)
         return f_global;
-    double f_local = tp__attn_seq_factor_at(local_len);
+    double f_local = tp__attn_seq_factor_at(e, local_len);
     double g = (double)tp__global_attn_layers(m) / (double)m->num_layers;
     double work = tp__window_scale(m, span, true); /* g + local share */
     double local = work - g > 0.0 ? work - g : 0.0;

@@ -111,9 +111,10 @@ double tp__time_gemm_s(const ctx *x, double M, double N, double K);
 double tp__time_exposed(double comm, double window, double ov);
 void tp__time_core(const ctx *x, double flops, double scores, double *fwd, double *bwd);
 double tp__attn_head_dim_factor(const tp_model *m);
-/* kernel.c: the sequence-length factor at a kernel call's length, and a
- * run's over its global and windowed layers */
-double tp__attn_seq_factor_at(double tokens);
+/* kernel.c: the sequence-length factor at a kernel call's length (e's
+ * profile sweep, or the FA3 paper's shape when e is NULL or has none),
+ * and a run's over its global and windowed layers */
+double tp__attn_seq_factor_at(const tp_gpu_eff *e, double tokens);
 double tp__attn_seq_factor(const tp_config *c);
 void tp__time_attention(const ctx *x, cost *o, module_parts *mp, double *rep_bytes,
                         double *shard_bytes);

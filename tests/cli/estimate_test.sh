@@ -855,6 +855,7 @@ check_json "attention model JSON, Ampere kernel" \
     'close(j["gpu"]["attention_model"].pop("peak_fraction"), 0.5342 * 740 / 989.4 / 1.75 * seq_factor(2048), 1e-14)' \
     'close(j["gpu"]["attention_model"].pop("seq_len_factor"), seq_factor(2048), 1e-14)' \
     'j["gpu"]["attention_model"].pop("kernel_seq_tokens") == 2048' \
+    'j["gpu"]["attention_model"].pop("seq_len_source") == "FlashAttention-3 paper"' \
     'close(j["gpu"]["attention_model"].pop("kernel_fraction"), 740 / 989.4, 1e-14)' \
     'close(j["gpu"]["attention_model"].pop("attn_sw"), 0.5342, 1e-14)' \
     'close(j["gpu"]["attention_model"].pop("ampere_kernel_factor"), 1 / 1.75, 1e-14)' \
@@ -879,6 +880,22 @@ check_json "attention model JSON, narrow heads" \
     'j["gpu"]["attention_model"]["head_dim_factor"] == 0.805'
 run estimate --gpu mi300x --gpus 8 --zero 1
 has "attention text, no kernel measured" "                  (the profile measured no attention kernel: from its matmul rate)"
+# a profile's own attention sweep sets the rate by sequence length
+# (hardware.md, "The probe"): the shipped H100 profile with causal rows at
+# head dim 128 of 1k and 4k tokens; at 2048 tokens halfway in log2
+python3 - "$SRC/data/hardware/h100-sxm.json" "$tmp/sweep.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["attention"] = [{"seq": 1024, "head_dim": 128, "causal": True, "fwd_tflops": 300, "bwd_tflops": 250},
+                  {"seq": 4096, "head_dim": 128, "causal": True, "fwd_tflops": 500, "bwd_tflops": 400}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run estimate --gpus 8 --zero 1 --hw-profile "$tmp/sweep.json" --json
+check_json "attention sweep of the profile" \
+    'j["gpu"]["attention_model"]["seq_len_source"] == "profile attention sweep"' \
+    'close(j["gpu"]["attention_model"]["seq_len_factor"], 0.5 * (1 + (3.5 / (1 / 300 + 2.5 / 250)) / (3.5 / (1 / 500 + 2.5 / 400))), 1e-14)'
+run estimate --gpus 8 --zero 1 --hw-profile "$tmp/sweep.json"
+has "attention text, profile sweep" "                  x 0.809: kernel calls of 2048 tokens: the profile's attention sweep"
 # the host floor of dropless MoE layers (docs/model.md 2b): calib.c's
 # 3.3984 ms + 16 local experts (128 / EP 8) x 0.5547 ms = 12.27 ms
 run estimate --model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp

@@ -336,17 +336,17 @@ static void test_attn_seq_len(void **state)
     const double at4k = 3.5 / (616.0 / 579.0 + 2.5 * 561.0 / 542.0);
     const double at512 = 3.5 / (616.0 / 292.0 + 2.5 * 561.0 / 316.0);
     assert_true(fabs(at4k - 0.9585) < 1e-4 && fabs(at512 - 0.5345) < 1e-4);
-    assert_same(tp__attn_seq_factor_at(4096), at4k);
-    assert_same(tp__attn_seq_factor_at(512), at512);
-    assert_same(tp__attn_seq_factor_at(100), at512); /* below the figures: the 512 value */
-    assert_same(tp__attn_seq_factor_at(16384), 1.0);
-    assert_same(tp__attn_seq_factor_at(1 << 20), 1.0);
+    assert_same(tp__attn_seq_factor_at(NULL, 4096), at4k);
+    assert_same(tp__attn_seq_factor_at(NULL, 512), at512);
+    assert_same(tp__attn_seq_factor_at(NULL, 100), at512); /* below the figures: the 512 value */
+    assert_same(tp__attn_seq_factor_at(NULL, 16384), 1.0);
+    assert_same(tp__attn_seq_factor_at(NULL, 1 << 20), 1.0);
     /* 3k: halfway between 2k and 4k in log2 would be 2^11.5; 2896 is */
-    double at2k = tp__attn_seq_factor_at(2048);
-    double mid = tp__attn_seq_factor_at(2048.0 * sqrt(2.0));
+    double at2k = tp__attn_seq_factor_at(NULL, 2048);
+    double mid = tp__attn_seq_factor_at(NULL, 2048.0 * sqrt(2.0));
     assert_true(fabs(mid - 0.5 * (at2k + at4k)) < 1e-12);
     for (double n = 256; n < 40000; n *= 1.1) /* never falls as the calls grow */
-        assert_true(tp__attn_seq_factor_at(n * 1.1) >= tp__attn_seq_factor_at(n));
+        assert_true(tp__attn_seq_factor_at(NULL, n * 1.1) >= tp__attn_seq_factor_at(NULL, n));
 
     tp_config c;
     memset(&c, 0, sizeof c);
@@ -381,6 +381,91 @@ static void test_attn_seq_len(void **state)
     tp_io_gpu_fitted_gemm(&c.gpu);
     a = tp_attn_rate_of(&c);
     assert_same(a.seq_rel, 1.0);
+}
+
+/* A profile's own attention sweep (hwprofile.c attention_sweep_parse): its
+ * causal rows at head dim 128, by seq, forward and backward 1 : 2.5 over
+ * the best point; other rows informative; bad rows refused. */
+#define SWEEP_HEAD                                                                                 \
+    "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "                                 \
+    "\"matmul_tflops\": {\"bf16\": 794.5}, \"attention\": ["
+#define SWEEP_ROW(seq, hd, causal, f, b)                                                           \
+    "{\"seq\": " #seq ", \"head_dim\": " #hd ", \"causal\": " #causal ", \"fwd_tflops\": " #f      \
+    ", \"bwd_tflops\": " #b ", \"kernel\": \"sdpa\"}"
+
+static void test_attn_sweep(void **state)
+{
+    (void)state;
+    tp_error err;
+    tp_gpu g = gpu("h100-sxm");
+    const char *text = SWEEP_HEAD SWEEP_ROW(4096, 128, true, 500, 400) ", " SWEEP_ROW(
+        1024, 128, true, 300,
+        250) ", " SWEEP_ROW(2048, 64, true, 900,
+                            900) ", " SWEEP_ROW(2048, 128, false, 900,
+                                                900) ", " SWEEP_ROW(8192, 128, true, 520, 420) "]}";
+    assert_int_equal(tp_io_hw_profile_parse(text, &g, &err), TP_OK);
+    assert_int_equal(g.eff.attn_seq_n, 3); /* the head-dim-64 and non-causal rows left */
+    double r1k = 3.5 / (1.0 / 300 + 2.5 / 250), r4k = 3.5 / (1.0 / 500 + 2.5 / 400);
+    double r8k = 3.5 / (1.0 / 520 + 2.5 / 420);
+    assert_same(g.eff.attn_seq_tokens[0], 1024.0);
+    assert_same(g.eff.attn_seq_tokens[2], 8192.0);
+    assert_same(g.eff.attn_seq_rel[0], r1k / r8k);
+    assert_same(g.eff.attn_seq_rel[1], r4k / r8k);
+    assert_same(g.eff.attn_seq_rel[2], 1.0);
+    /* the rate charged follows the sweep: 2048 tokens halfway in log2 */
+    tp_config c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
+    tp_train_default(&c.train);
+    tp_options_default(&c.opts);
+    c.gpu = g;
+    c.train.seq_len = 2048;
+    tp_attn_rate a = tp_attn_rate_of(&c);
+    assert_true(fabs(a.seq_rel - 0.5 * (r1k + r4k) / r8k) < 1e-15);
+    c.train.seq_len = 65536; /* beyond the sweep: its last point */
+    assert_same(tp_attn_rate_of(&c).seq_rel, 1.0);
+    c.train.seq_len = 256; /* before it: its first */
+    assert_same(tp_attn_rate_of(&c).seq_rel, r1k / r8k);
+    /* one usable row: the built-in shape */
+    g = gpu("h100-sxm");
+    assert_int_equal(
+        tp_io_hw_profile_parse(SWEEP_HEAD SWEEP_ROW(4096, 128, true, 500, 400) "]}", &g, &err),
+        TP_OK);
+    assert_int_equal(g.eff.attn_seq_n, 0);
+    /* --fitted-gemm drops it with the rest of the profile */
+    g = gpu("h100-sxm");
+    assert_int_equal(tp_io_hw_profile_parse(text, &g, &err), TP_OK);
+    tp_io_gpu_fitted_gemm(&g);
+    assert_int_equal(g.eff.attn_seq_n, 0);
+
+    expect_bad("h100-sxm", SWEEP_HEAD "3]}", "attention[0]", "\"attention[0]\" must be an object");
+    expect_bad("h100-sxm", SWEEP_HEAD SWEEP_ROW(4096.5, 128, true, 500, 400) "]}", "attention[0]",
+               "\"attention[0].seq\" must be a whole number");
+    expect_bad("h100-sxm", SWEEP_HEAD SWEEP_ROW(4096, 127.5, true, 500, 400) "]}", "attention[0]",
+               "\"attention[0].head_dim\" must be a whole number");
+    expect_bad("h100-sxm", SWEEP_HEAD SWEEP_ROW(4096, 128, true, 0, 400) "]}",
+               "attention[0].fwd_tflops",
+               "\"attention[0].fwd_tflops\" must be a number in [0.001, 1e+07]");
+    expect_bad("h100-sxm",
+               SWEEP_HEAD SWEEP_ROW(4096, 128, true, 500, 400) ", " SWEEP_ROW(4096, 128, true, 510,
+                                                                              410) "]}",
+               "attention[1]",
+               "\"attention[1]\": the causal rows at head dim 128 must be at most 16, one per seq "
+               "(seq 4096 repeats or one too many)");
+    expect_bad("h100-sxm", SWEEP_HEAD "{\"seq\": 4096, \"causal\": true}]}",
+               "attention[0].head_dim", "missing key \"attention[0].head_dim\"");
+    /* a hand-built GPU's sweep is checked too */
+    g = gpu("h100-sxm");
+    g.eff.attn_seq_n = 2;
+    g.eff.attn_seq_tokens[0] = 4096;
+    g.eff.attn_seq_tokens[1] = 2048;
+    g.eff.attn_seq_rel[0] = g.eff.attn_seq_rel[1] = 1.0;
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    assert_string_equal(err.message, "eff.attn_seq point 1 of h100-sxm (2048 tokens, 1): tokens "
+                                     "must increase from 1, rates be in [0.001, 1]");
+    g.eff.attn_seq_n = 1;
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    assert_string_equal(err.message, "eff.attn_seq_n of h100-sxm is 1: 0, or 2 to 16 points");
 }
 
 /* Host-bound dropless MoE layers (time.c host_floor): with a floor far
@@ -598,11 +683,17 @@ static void test_gpu_file_profile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_written_exact), cmocka_unit_test(test_shipped_profiles_load),
-        cmocka_unit_test(test_bad_profiles),       cmocka_unit_test(test_shape_model_switch),
-        cmocka_unit_test(test_attn_head_dim),      cmocka_unit_test(test_attn_seq_len),
-        cmocka_unit_test(test_moe_host_floor),     cmocka_unit_test(test_preset_default_profile),
-        cmocka_unit_test(test_gpu_file_profile),   cmocka_unit_test(test_eff_override_drops_name),
+        cmocka_unit_test(test_hand_written_exact),
+        cmocka_unit_test(test_shipped_profiles_load),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_shape_model_switch),
+        cmocka_unit_test(test_attn_head_dim),
+        cmocka_unit_test(test_attn_seq_len),
+        cmocka_unit_test(test_attn_sweep),
+        cmocka_unit_test(test_moe_host_floor),
+        cmocka_unit_test(test_preset_default_profile),
+        cmocka_unit_test(test_gpu_file_profile),
+        cmocka_unit_test(test_eff_override_drops_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
