@@ -171,7 +171,7 @@ assert reasons == [], reasons   # all evaluated since the in-order split (61 lay
 PY
 # The default model (issue 17: the presets' profiles, time.c 1b, 2 and
 # the host floor, with the constants calibrate.py --profiles fits):
-# in-sample 8.0% / 18.5% on the whole file; it is the better model held
+# in-sample 7.9% / 16.6% on the whole file; it is the better model held
 # out (docs/ACCURACY.md).
 # Tightened from 7.5% / 25% when its five constants were refit after the
 # NeMo 24.07 SFT rows were corrected (calib.c, objective 0.2838); loosened
@@ -180,12 +180,14 @@ PY
 # constants instead of five): held out by family 9.2% / 23.6% -> 8.0% /
 # 20.8%, in-sample 6.6% -> 7.9%; with the host floor of dropless MoE
 # layers (five constants) the p90 guard tightens from 21% to 20% (18.5%
-# today) and the median's loosens to 8.5% (8.0%).
+# then) and the median's loosens to 8.5% (8.0%). Sixth round (the
+# recipes' layouts, the attention rate by sequence length, refit): 7.9% /
+# 16.6% today, the p90 guard tightens to 17.5%.
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.085' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.20' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.175' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
