@@ -57,10 +57,18 @@ void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine)
 
 /* The host floor switched off (--moe-sync-free, docs/model.md 2b): the
  * plan assumes MoE layers that never wait on the host (a CUDA graph over a
- * sync-free dispatcher); no file trainplan writes sets one up. */
+ * sync-free dispatcher); no file trainplan writes sets one up. Noted only
+ * where the flag removed a floor: libtp (tp_moe_host_floor_s) decides
+ * whether one would apply without it (not to a dense model, a capacity
+ * factor or a GPU without the floor constants, where the plan is the same
+ * either way). */
 void eng_note_moe_sync_free(notes *n, const tp_config *c, const char *engine)
 {
-    if (c->opts.moe_sync_free && c->model.num_experts > 0 && !(c->model.moe_capacity_factor > 0.0))
+    if (!c->opts.moe_sync_free)
+        return;
+    tp_config waits = *c;
+    waits.opts.moe_sync_free = false;
+    if (tp_moe_host_floor_s(&waits, NULL) > 0.0)
         eng_note(n,
                  "MoE layers that never wait on the host (--moe-sync-free): the plan assumes a "
                  "CUDA graph over a sync-free dispatcher, which this %s file does not set up; "

@@ -572,21 +572,51 @@ static void titan_feature_notes(const tp_config *c, bool python, notes *nx)
                                                     : "nvfp4");
 }
 
-static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
+/* What the two forms write for the activation checkpointing policy, and
+ * the words their notes differ in. */
+typedef struct titan_form {
+    bool python;
+    const char *ac_none, *ac_selective, *ac_full; /* the lines written */
+    const char *selective_how;                    /* the selective policy, in the note */
+    const char *attention;                        /* the attention torchtitan always uses */
+    const char *vocab_from;                       /* what sizes torchtitan's embedding */
+} titan_form;
+
+static const titan_form TITAN_TOML = {
+    false,
+    "mode = \"none\"\n",
+    "mode = \"selective\"\nselective_ac_option = \"op\"\n",
+    "mode = \"full\"\n",
+    "op-level",
+    "fused SDPA attention",
+    "tokenizer",
+};
+static const titan_form TITAN_PY = {
+    true,
+    "    config.activation_checkpoint = None\n",
+    "    config.activation_checkpoint = SelectiveAC.Config()\n",
+    "    config.activation_checkpoint = FullAC.Config()\n",
+    "per-op",
+    "fused attention",
+    "flavor's vocabulary",
+};
+
+/* The activation checkpointing policy and what it, and the parallel
+ * features, leave unexpressed (titan_feature_notes). */
+static void titan_recompute(sbuf *b, const tp_config *c, const titan_form *f, notes *nx)
 {
-    const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    /* [activation_checkpoint] */
-    sb_puts(b, "[activation_checkpoint]\n");
     switch (t->recompute) {
-    case TP_RECOMPUTE_NONE: sb_puts(b, "mode = \"none\"\n"); break;
+    case TP_RECOMPUTE_NONE: sb_puts(b, f->ac_none); break;
     case TP_RECOMPUTE_SELECTIVE:
-        sb_puts(b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
-        eng_note(nx, "selective recompute: torchtitan's op-level selective checkpointing saves "
-                     "matmul outputs and recomputes the rest, not only the attention core");
+        sb_puts(b, f->ac_selective);
+        eng_note(nx,
+                 "selective recompute: torchtitan's %s selective checkpointing saves matmul "
+                 "outputs and recomputes the rest, not only the attention core",
+                 f->selective_how);
         break;
     case TP_RECOMPUTE_FULL:
-        sb_puts(b, "mode = \"full\"\n");
+        sb_puts(b, f->ac_full);
         if (t->recompute_every > 1)
             eng_note(nx,
                      "full recompute in groups of %" PRId64 " layers: torchtitan checkpoints every "
@@ -594,21 +624,33 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
                      t->recompute_every);
         break;
     }
-    titan_feature_notes(c, false, nx);
-    if (t->fused_ce)
-        eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
-                     "no setting for it (the Python form's ChunkedLossWrapper has)");
+    titan_feature_notes(c, f->python, nx);
+}
 
+/* What torchtitan's llama3 model code lacks. */
+static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
+{
+    const tp_model *m = &c->model;
+    const tp_train *t = &c->train;
     if (!t->flash_attn)
-        eng_note(nx, "attention without FlashAttention: torchtitan always uses fused SDPA "
-                     "attention");
+        eng_note(nx, "attention without FlashAttention: torchtitan always uses %s", f->attention);
     if (t->dropout)
         eng_note(nx, "dropout: torchtitan's llama3 has no dropout layers");
     if (t->pad_vocab_to > 1 && tp_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
         eng_note(nx,
-                 "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
-                 "tokenizer",
-                 tp_padded_vocab(m->vocab, t->pad_vocab_to));
+                 "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the %s",
+                 tp_padded_vocab(m->vocab, t->pad_vocab_to), f->vocab_from);
+}
+
+static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
+{
+    /* [activation_checkpoint] */
+    sb_puts(b, "[activation_checkpoint]\n");
+    titan_recompute(b, c, &TITAN_TOML, nx);
+    if (c->train.fused_ce)
+        eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
+                     "no setting for it (the Python form's ChunkedLossWrapper has)");
+    titan_code_notes(c, &TITAN_TOML, nx);
 }
 
 tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
@@ -809,34 +851,9 @@ static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, note
 /* config.activation_checkpoint and what torchtitan's model code lacks. */
 static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
 {
-    const tp_model *m = &c->model;
     const tp_train *t = &c->train;
-    switch (t->recompute) {
-    case TP_RECOMPUTE_NONE: sb_puts(b, "    config.activation_checkpoint = None\n"); break;
-    case TP_RECOMPUTE_SELECTIVE:
-        sb_puts(b, "    config.activation_checkpoint = SelectiveAC.Config()\n");
-        eng_note(nx, "selective recompute: torchtitan's per-op selective checkpointing saves "
-                     "matmul outputs and recomputes the rest, not only the attention core");
-        break;
-    case TP_RECOMPUTE_FULL:
-        sb_puts(b, "    config.activation_checkpoint = FullAC.Config()\n");
-        if (t->recompute_every > 1)
-            eng_note(nx,
-                     "full recompute in groups of %" PRId64 " layers: torchtitan checkpoints every "
-                     "layer separately",
-                     t->recompute_every);
-        break;
-    }
-    titan_feature_notes(c, true, nx);
-    if (!t->flash_attn)
-        eng_note(nx, "attention without FlashAttention: torchtitan always uses fused attention");
-    if (t->dropout)
-        eng_note(nx, "dropout: torchtitan's llama3 has no dropout layers");
-    if (t->pad_vocab_to > 1 && tp_padded_vocab(m->vocab, t->pad_vocab_to) != m->vocab)
-        eng_note(nx,
-                 "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the "
-                 "flavor's vocabulary",
-                 tp_padded_vocab(m->vocab, t->pad_vocab_to));
+    titan_recompute(b, c, &TITAN_PY, nx);
+    titan_code_notes(c, &TITAN_PY, nx);
     if (t->optimizer.kind != TP_OPT_ADAMW)
         eng_note(nx, "optimizer %s: the recipe's optimizer is AdamW (default_adamw)",
                  tp_io_optimizer_name(&t->optimizer));

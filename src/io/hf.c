@@ -709,9 +709,8 @@ static bool hf_reads(const hf_arch *a, const char *key)
                                   a->mla ? mla : NULL,
                                   a->window ? window : NULL};
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-        for (size_t i = 0; lists[l] && lists[l][i]; i++)
-            if (strcmp(key, lists[l][i]) == 0)
-                return true;
+        if (tp_io__key_listed(key, lists[l]))
+            return true;
     return false;
 }
 
@@ -734,10 +733,7 @@ static bool dbrx_reads(const char *key)
                                        "ffn_config.moe_num_experts",
                                        "ffn_config.moe_top_k",
                                        NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }
 
 /* The keys tp_io__deepseek_native_parse reads (DeepSeek's ModelArgs). */
@@ -761,10 +757,7 @@ static bool native_reads(const char *key)
                                        "qk_rope_head_dim",
                                        "v_head_dim",
                                        NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }
 
 /* Which reader a config goes to, as tp_io_model_parse and

@@ -188,10 +188,7 @@ bool tp_io__hf_nemotron_h_reads(const char *key)
                                        "layer_norm_epsilon",
                                        "hybrid_override_pattern",
                                        NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }
 
 /* Qwen3-Next's layer kinds: layer_types when given, else every n-th full
@@ -342,10 +339,7 @@ bool tp_io__hf_qwen3_next_reads(const char *key)
                                        "rope_theta",
                                        "rms_norm_eps",
                                        NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }
 
 #define NOTE_JAMBA " (HF config.json, model_type jamba)"
@@ -501,8 +495,5 @@ bool tp_io__hf_jamba_reads(const char *key)
                                        "rope_theta",
                                        "rms_norm_eps",
                                        NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }

@@ -354,10 +354,7 @@ bool tp_io__hf_llama4_reads(const char *key)
         "tie_word_embeddings", "attention_bias", "hidden_act",
         /* read for the exports, not the count */
         "rope_theta", "rope_scaling", "rms_norm_eps", NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }
 
 bool tp_io__hf_llama4_vision_reads(const char *key)
@@ -369,8 +366,5 @@ bool tp_io__hf_llama4_vision_reads(const char *key)
                                        "projector_output_dim", "vision_output_dim",
                                        "pixel_shuffle_ratio",  "multi_modal_projector_bias",
                                        "hidden_act",           NULL};
-    for (size_t i = 0; keys[i]; i++)
-        if (strcmp(key, keys[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, keys);
 }

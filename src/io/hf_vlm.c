@@ -51,10 +51,7 @@ static const char *const vlm_types[] = {"mllama", "qwen2_vl", "qwen2_5_vl", "gem
 
 bool tp_io__hf_vlm_type(const char *model_type)
 {
-    for (size_t i = 0; vlm_types[i]; i++)
-        if (strcmp(model_type, vlm_types[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(model_type, vlm_types);
 }
 
 /* A string member, or def when absent or null; NULL when not a string. */
@@ -152,9 +149,8 @@ static tp_status vision_act(const json_t *vc, const char *def, const char *const
                             tp_error *err)
 {
     const char *act = str_or(vc, "hidden_act", def);
-    for (size_t i = 0; act && gelu_names[i]; i++)
-        if (strcmp(act, gelu_names[i]) == 0)
-            return TP_OK;
+    if (act && tp_io__key_listed(act, gelu_names))
+        return TP_OK;
     return tp_error_set(err, TP_ERR_CONFIG, VC ".hidden_act",
                         "\"vision_config.hidden_act\" %s%s%s is not the activation this family's "
                         "vision MLP is counted with (%s)",
@@ -415,10 +411,7 @@ bool tp_io__hf_vlm_vision_reads(const char *model_type, const char *key)
                               : strcmp(model_type, "qwen2_vl") == 0   ? qwen2
                               : strcmp(model_type, "qwen2_5_vl") == 0 ? qwen25
                                                                       : gemma3;
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(key, list[i]) == 0)
-            return true;
-    return false;
+    return tp_io__key_listed(key, list);
 }
 
 tp_status tp_io__hf_vlm_parse(json_t *root, const char *origin, tp_model *out, tp_error *err)
@@ -564,9 +557,8 @@ bool tp_io__hf_vlm_reads(const char *model_type, const char *key)
                                          NULL};
     bool is_falcon = strcmp(model_type, "falcon") == 0;
     const char *const *list = is_falcon ? falcon : vlm;
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(key, list[i]) == 0)
-            return true;
+    if (tp_io__key_listed(key, list))
+        return true;
     /* Qwen2-VL: the language keys are at the top level */
     if (!is_falcon && strncmp(model_type, "qwen2", 5) == 0) {
         static const char *const qwen[] = {"hidden_size",
@@ -581,9 +573,7 @@ bool tp_io__hf_vlm_reads(const char *model_type, const char *key)
                                            "rms_norm_eps",
                                            "use_sliding_window",
                                            NULL};
-        for (size_t i = 0; qwen[i]; i++)
-            if (strcmp(key, qwen[i]) == 0)
-                return true;
+        return tp_io__key_listed(key, qwen);
     }
     return false;
 }

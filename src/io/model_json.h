@@ -46,6 +46,10 @@ enum { OPTIONAL = 0, REQUIRED = 1 };
 /* A JSON value as the user wrote it, for messages: "abc" quoted, 1.5, true, an object. */
 void tp_io__describe(const json_t *v, char *buf, size_t n);
 
+/* Whether key is one of keys (NULL-terminated; NULL keys: none): the
+ * readers' lists of the keys they read, and of the names they accept. */
+bool tp_io__key_listed(const char *key, const char *const *keys);
+
 /* Integer key in [min, max] (model_parse.c has the rules); missing_note
  * completes the "missing key" message. */
 tp_status tp_io__get_int(const json_t *obj, const char *parent, const char *key, int required,

@@ -210,6 +210,14 @@ static tp_status get_num(const json_t *obj, const char *parent, const char *key,
     return TP_OK;
 }
 
+bool tp_io__key_listed(const char *key, const char *const *keys)
+{
+    for (size_t i = 0; keys && keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
 tp_status tp_io__get_bool(const json_t *obj, const char *key, bool *out, tp_error *err)
 {
     const json_t *v = json_object_get(obj, key);

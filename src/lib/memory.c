@@ -333,6 +333,19 @@ static double sac_bytes_per_token(const tp_config *c, bool moe)
 #define FP8_TILE_BYTES (1.0 + 4.0 / 128.0)
 #define E5M6_TILE_BYTES (1.5 + 4.0 / 128.0)
 
+/* What one fp8 storage saves against the 16-bit activations, bytes per
+ * element of each tensor it touches (fp8_saved_bytes; negative: added). */
+typedef struct fp8_store {
+    double cut;                /* a quantized linear input (2 B less its bytes) */
+    double norm_inputs;        /* how many of the QKV and FC1 inputs (h each) */
+    double attn_out;           /* the attention output, per element of v */
+    double routed_per_fe;      /* a routed copy's expert tensors, per f_e */
+    double shared_per_fsh;     /* the shared experts' tensors, per f_sh */
+    double shared_added_per_h; /* beside the shared experts, per h */
+} fp8_store;
+static void fp8_saved_bytes(const tp_config *c, bool moe, unsigned rc, const fp8_store *st,
+                            double *rep, double *shard);
+
 /*
  * opts.tp_gathered_input (torchtitan's DTensor TP with SP): the attention's
  * input and a dense MLP's are all-gathered before their column-parallel
@@ -378,29 +391,20 @@ static double gathered_input_extra(const tp_config *c, bool moe)
  */
 static void fp8_cache_saving(const tp_config *c, bool moe, unsigned rc, double *rep, double *shard)
 {
-    const tp_model *m = &c->model;
-    double h = (double)m->hidden;
-    double in_elems = tp_mlp_gated(m->mlp) ? 2.0 : 1.0;  /* activation input per f */
-    double in_saved = in_elems * (2.0 - FP8_TILE_BYTES); /* per f, output kept */
-    *rep = rc & TP_RC_LAYERNORM ? 0.0 : 2.0 * (2.0 - FP8_TILE_BYTES) * h;
-    *shard = (2.0 - E5M6_TILE_BYTES) * (double)tp__v_width(m);
-    if (!moe) {
-        if (!(rc & TP_RC_MLP)) /* the FC2 input */
-            *shard += (2.0 - FP8_TILE_BYTES) * (double)m->ffn_hidden;
-        return;
-    }
-    if (rc & TP_RC_MOE)
-        return;
-    double fe = (double)tp_expert_ffn_hidden(m);
-    double fsh = (double)tp_shared_ffn_hidden(m);
-    double k = (double)m->topk * tp_moe_load(m);
-    double tpz = (double)c->train.tp;
-    *rep += k * (2.0 - FP8_TILE_BYTES) * h * ((double)tp_expert_tp(&c->train) / tpz);
-    /* routed: the input in fp8, the output (2 B per f_e) recomputed unless
-     * moe_act has dropped it already */
-    *shard += k * fe * (in_saved + (rc & TP_RC_MOE_ACT ? 0.0 : 2.0));
-    if (!(rc & TP_RC_SHARED_EXPERTS))
-        *shard += fsh * (in_saved + 2.0);
+    double cut = 2.0 - FP8_TILE_BYTES;
+    double in_elems = tp_mlp_gated(c->model.mlp) ? 2.0 : 1.0; /* activation input per f */
+    double in_saved = in_elems * cut;                         /* per f, output kept */
+    fp8_store st = {
+        .cut = cut,
+        .norm_inputs = 2.0, /* the QKV and FC1 inputs, a MoE layer's too */
+        .attn_out = 2.0 - E5M6_TILE_BYTES,
+        /* routed: the input in fp8, the output (2 B per f_e) recomputed
+         * unless moe_act has dropped it already */
+        .routed_per_fe = in_saved + (rc & TP_RC_MOE_ACT ? 0.0 : 2.0),
+        .shared_per_fsh = in_saved + 2.0,
+        .shared_added_per_h = 0.0,
+    };
+    fp8_saved_bytes(c, moe, rc, &st, rep, shard);
 }
 
 /*
@@ -484,21 +488,45 @@ static bool te_fp8_storage(const tp_config *c)
 
 static void te_fp8_saving(const tp_config *c, bool moe, unsigned rc, double *rep, double *shard)
 {
+    double b = te_saved_input_bytes(&c->train), cut = 2.0 - b;
+    bool delayed = c->train.fp8_recipe == TP_FP8_DELAYED;
+    fp8_store st = {
+        .cut = cut,
+        /* the QKV input, and a dense layer's FC1 input (a MoE layer's
+         * stays: the router holds it) */
+        .norm_inputs = moe ? 1.0 : 2.0,
+        /* the output projection's copy beside the attention kernel's
+         * output; a recomputed core (core_attn) saves no output: the copy
+         * alone */
+        .attn_out = !delayed               ? 0.0
+                    : rc & TP_RC_CORE_ATTN ? cut
+                                           : -b,
+        .routed_per_fe = rc & TP_RC_MOE_ACT ? 0.0 : cut, /* the experts' FC2 inputs */
+        .shared_per_fsh = cut,
+        /* the shared experts' FC1 copy of the norm output */
+        .shared_added_per_h = delayed ? b : 0.0,
+    };
+    fp8_saved_bytes(c, moe, rc, &st, rep, shard);
+}
+
+/*
+ * What either fp8 storage saves (fp8_cache_saving, te_fp8_saving), bytes
+ * per token split like layer_activation_bytes: the QKV and FC1 inputs
+ * (unless the layernorm module recomputes them), the attention output, a
+ * dense MLP's FC2 input, a routed copy's permuted input and its experts'
+ * tensors, the shared experts' tensors. The storages differ only in the
+ * bytes per element (fp8_store).
+ */
+static void fp8_saved_bytes(const tp_config *c, bool moe, unsigned rc, const fp8_store *st,
+                            double *rep, double *shard)
+{
     const tp_model *m = &c->model;
-    const tp_train *t = &c->train;
     double h = (double)m->hidden;
-    double b = te_saved_input_bytes(t), cut = 2.0 - b;
-    bool delayed = t->fp8_recipe == TP_FP8_DELAYED;
-    /* the QKV input, and a dense layer's FC1 input (a MoE layer's stays:
-     * the router holds it) */
-    *rep = rc & TP_RC_LAYERNORM ? 0.0 : (moe ? 1.0 : 2.0) * cut * h;
-    /* the output projection's copy beside the attention kernel's output;
-     * a recomputed core (core_attn) saves no output: the copy alone */
-    double v = (double)tp__v_width(m);
-    *shard = !delayed ? 0.0 : rc & TP_RC_CORE_ATTN ? cut * v : -b * v;
+    *rep = rc & TP_RC_LAYERNORM ? 0.0 : st->norm_inputs * st->cut * h;
+    *shard = st->attn_out * (double)tp__v_width(m);
     if (!moe) {
         if (!(rc & TP_RC_MLP)) /* the FC2 input */
-            *shard += cut * (double)m->ffn_hidden;
+            *shard += st->cut * (double)m->ffn_hidden;
         return;
     }
     if (rc & TP_RC_MOE)
@@ -506,13 +534,12 @@ static void te_fp8_saving(const tp_config *c, bool moe, unsigned rc, double *rep
     double fe = (double)tp_expert_ffn_hidden(m);
     double fsh = (double)tp_shared_ffn_hidden(m);
     double k = (double)m->topk * tp_moe_load(m);
-    *rep += k * cut * h * ((double)tp_expert_tp(t) / (double)t->tp); /* permuted tokens */
-    if (!(rc & TP_RC_MOE_ACT))                                       /* the experts' FC2 inputs */
-        *shard += k * cut * fe;
+    double etp_share = (double)tp_expert_tp(&c->train) / (double)c->train.tp;
+    *rep += k * st->cut * h * etp_share; /* permuted tokens */
+    *shard += k * fe * st->routed_per_fe;
     if (fsh > 0.0 && !(rc & TP_RC_SHARED_EXPERTS)) {
-        *shard += cut * fsh;
-        if (delayed) /* the shared experts' FC1 copy of the norm output */
-            *rep -= b * h;
+        *shard += fsh * st->shared_per_fsh;
+        *rep -= st->shared_added_per_h * h;
     }
 }
 

@@ -601,6 +601,16 @@ assert ("MoE layers that never wait on the host (--moe-sync-free): the plan assu
 assert "fp8 saved inputs" not in text
 PY
 done
+# ... but only where the flag removed a host floor: on a GPU without the
+# floor constants (h100-pcie) or with a capacity factor the plan is the
+# same without it, and no export notes it
+for extra in "--gpu h100-pcie" "--moe-capacity-factor 1.25"; do
+    for fmt in megatron torchtitan torchtitan-toml deepspeed; do
+        # shellcheck disable=SC2086
+        "$T" export --format "$fmt" $fs $extra >"$tmp/fs.txt" 2>&1
+        if ! grep -q "never wait on the host" "$tmp/fs.txt"; then ok; else bad "$fmt $extra: --moe-sync-free noted without a floor"; fi
+    done
+done
 for fmt in torchtitan torchtitan-toml; do
     "$T" export --format "$fmt" --model llama-3-8b --gpus 8 --precision fp8 >"$tmp/f8.txt" 2>&1
     check "$fmt notes fp8 saved inputs" python3 - "$tmp/f8.txt" <<'PY'
