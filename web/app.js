@@ -574,8 +574,45 @@
     kpi(dl, 'bottleneck', t.bottleneck || 'none');
   }
 
+  // The rates the step time charges (the report's Layout lines; docs/model.md
+  // 1b, 2, 2b): GEMMs, attention with its factors, the MoE host floor.
+  function ratesText(g) {
+    const f3 = (x) => x.toFixed(3);
+    const gm = g.gemm_model || {}, am = g.attention_model || {}, hf = g.moe_host_floor;
+    const parts = [];
+    if (gm.kind === 'kernel') {
+      parts.push('GEMMs at the measured matmul rate, ' + f3(gm.matmul_fraction) + ' of peak' +
+        (gm.hw_profile ? ' (data/hardware/' + gm.hw_profile + '.json)' : '') + ', x ' +
+        f3(gm.gemm_sw) + ' sustained, in ' + gm.tile_m + ' x ' + gm.tile_n + ' tiles on ' +
+        gm.sm_count + ' SMs');
+    } else if (gm.kind === 'fitted') {
+      parts.push('GEMMs at a fitted ' + f3(gm.gemm_fraction) + ' of peak');
+    }
+    if (am.kind === 'flash') {
+      const why = [];
+      if (am.kernel_fraction) why.push('best kernel ' + f3(am.kernel_fraction) + ' of peak x ' + f3(am.attn_sw) + ' sustained');
+      if (am.ampere_kernel_factor) why.push('x ' + f3(am.ampere_kernel_factor) + ' for a kernel written for Ampere');
+      if (am.head_dim_factor) why.push('x ' + f3(am.head_dim_factor) + ' for heads narrower than 128');
+      if (am.seq_len_factor) why.push('x ' + f3(am.seq_len_factor) + ' for kernel calls of ' +
+        int(Math.round(am.kernel_seq_tokens)) + ' tokens (' + am.seq_len_source + ')');
+      parts.push('attention at ' + f3(am.peak_fraction) + ' of the 16-bit peak' +
+        (why.length ? ' (' + why.join(', ') + ')' : ''));
+    } else if (am.kind === 'unfused') {
+      parts.push('attention unfused: its matmuls as GEMMs, the scores at HBM bandwidth');
+    }
+    if (hf) {
+      parts.push(hf.floor_s > 0
+        ? 'MoE host floor ' + (hf.floor_s * 1e3).toFixed(2) + ' ms per MoE layer (' +
+          (hf.layer_s * 1e3).toFixed(2) + ' ms + ' + plural(hf.local_experts, 'local expert') + ' x ' +
+          (hf.expert_s * 1e3).toFixed(3) + ' ms, forward and backward)'
+        : 'no MoE host floor (' + hf.none + ')');
+    }
+    return parts.length ? 'Rates: ' + parts.join('; ') + '.' : '';
+  }
+
   function renderTime(r) {
     const t = r.time;
+    $('rates-note').textContent = t && r.gpu ? ratesText(r.gpu) : '';
     if (!t) {
       clear($('time-bar'));
       clear($('time-table').tBodies[0]);

@@ -557,6 +557,12 @@ try {
   const computeText = await page.textContent('#time-table tr[data-part=compute] td');
   check(/^\d+\.\d\d s$/.test(stepText) && /^\d+\.\d\d s$/.test(computeText),
     'step times above a second are in seconds (' + stepText + ', compute ' + computeText + ')');
+  // the rates the step time charges, as the report's Layout lines state them
+  // (docs/model.md 1b, 2): the H100 profile's measured matmul rate, its best
+  // attention kernel, the sequence-length factor of the FA3 paper's shape
+  const rates = await page.textContent('#rates-note');
+  check(/^Rates: GEMMs at the measured matmul rate, 0\.803 of peak \(data\/hardware\/h100-sxm\.json\), x 0\.\d{3} sustained, in 128 x 256 tiles on 132 SMs; attention at 0\.\d{3} of the 16-bit peak \(best kernel 0\.748 of peak x 0\.\d{3} sustained, x 0\.\d{3} for kernel calls of [\d,]+ tokens \(FlashAttention-3 paper\)\)\.$/.test(rates),
+    'the rates the step time charges are stated (' + rates + ')');
   await page.selectOption('#plan-cluster', 'gpus');
   await page.click('#plan-run');
   await page.waitForFunction(() => document.getElementById('plan-verdict').dataset.feasible !== undefined,
