@@ -95,7 +95,9 @@ double tp__attn_seq_factor_at(const tp_gpu_eff *e, double tokens)
  * CP rank's block, n = span / c (span: the sequence, or the packed
  * example); a windowed or chunked layer min(window, n). Over both kinds of
  * layer, weighted by their work (tp__window_scale = global share + local
- * share of the full work): the time-weighted (harmonic) mean.
+ * share of the full work): the time-weighted (harmonic) mean. The
+ * language model's calls; a vision tower's attention shares the factor,
+ * as it shares the head-dim one.
  */
 double tp__attn_seq_factor(const tp_config *c)
 {
