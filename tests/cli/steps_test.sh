@@ -189,15 +189,23 @@ for id in $(cut -d, -f1 "$tmp/rows.csv" | tail -n +2); do
 done
 
 # ---------------------------------------------------------------- --append and errors
+# a configuration already in the file is skipped (a resumed run), a new one added
 if "$PY" "$STEPS" --out "$tmp/rows.csv" --append --device cpu --tiny --iters 1 --warmup 0 \
-    --models dense-350m --seq-lens 32 --micro-batches 1 --recompute none 2>"$tmp/steps.err"; then ok
+    --models dense-125m,dense-350m --seq-lens 32,64 --micro-batches 2 --recompute none \
+    2>"$tmp/steps.err"; then ok
 else bad "--append failed: $(tail -3 "$tmp/steps.err")"; fi
+if grep -qx "# already in $tmp/rows.csv: steps-cpu-tiny-dense-125m-s64-mb2-rcnone" "$tmp/steps.err" &&
+    grep -qx "steps.py: wrote $tmp/rows.csv: 3 configuration(s), 6 row(s), 0 skipped (out of memory)" \
+        "$tmp/steps.err"; then ok
+else bad "--append: $(cat "$tmp/steps.err")"; fi
 pycheck "appended" "$tmp/rows.csv" <<'EOF'
 import sys
 lines = open(sys.argv[1]).read().splitlines()
 assert sum(l.startswith("id,source,") for l in lines) == 1
-assert [l.split(",")[0] for l in lines[-2:]] == ["steps-cpu-tiny-dense-350m-s32-mb1-rcnone",
-                                                 "steps-cpu-tiny-dense-350m-s32-mb1-rcnone-reserved"]
+ids = [l.split(",")[0] for l in lines if l.startswith("steps-")]
+assert len(ids) == len(set(ids)) == 12, ids
+assert ids[6:] == [f"steps-cpu-tiny-{m}-s{s}-mb2-rcnone{r}" for m, s in
+                   (("dense-125m", 32), ("dense-350m", 32), ("dense-350m", 64)) for r in ("", "-reserved")]
 EOF
 printf 'id,source\n' >"$tmp/other.csv"
 "$PY" "$STEPS" --out "$tmp/other.csv" --append --device cpu --tiny --models dense-125m \

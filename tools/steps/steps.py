@@ -8,6 +8,7 @@ one GPU and write them as rows of a trainplan runs file (issue 17, item 5).
     python3 tools/steps/steps.py --out rows.csv --models dense-125m,moe-8e-top2 \\
         --seq-lens 2048 --micro-batches 1,2 --recompute none    # a part of it
     python3 tools/steps/steps.py --out rows.csv --append ...    # add to a file
+    timeout 580 python3 tools/steps/steps.py --out rows.csv --append   # again: resumes
     python3 tools/steps/steps.py --list                         # the grid's ids
     trainplan validate rows.csv                                 # compare
 
@@ -39,8 +40,9 @@ validate` compares each memory metric like with like (docs/ACCURACY.md,
 this script at its git commit, the date, the device and torch; the notes
 say what ran. The framework cell is "none": trainplan's framework
 profile without conventions (plain PyTorch has no profile of its own).
-Rows are written as each configuration finishes (a run cut short keeps
-what it measured).
+Rows are written as each configuration finishes: a run cut short keeps
+what it measured, and --append skips the configurations whose id the file
+has already, so that running the same command again resumes it.
 
 --device cpu --tiny runs tiny shapes on the CPU in fp32 (no autocast:
 the notes say so) for the tests (tests/cli/steps_test.sh): the times mean
@@ -422,7 +424,7 @@ def measure(torch, shape, dev, seq, mb, recompute, args, simulate_oom=False):
         alloc = torch.cuda.max_memory_allocated(dev) / 2 ** 30
         reserved = torch.cuda.max_memory_reserved(dev) / 2 ** 30
     impl = "foreach" if foreach else "for-loop"
-    what = {"attention": attn_kind, "params": n,
+    what = {"attention": attn_kind, "params": n, "min_s": min(times), "max_s": max(times),
             "optimizer": f"torch.optim.AdamW ({impl}, lr 1e-4, weight decay 0.1, fp32 moments), "
                          "zero_grad(set_to_none=True)"}
     return statistics.median(times), alloc, reserved, what
@@ -448,7 +450,8 @@ def rows_of(cid, shape, seq, mb, recompute, gpu_type, source, precision, step_s,
               f"GQA by repeat_interleave of K/V, RoPE; RMSNorm in fp32; untied head; "
               f"loss F.cross_entropy on fp32-upcast logits; {moe}random tokens; recompute {rc}; "
               f"step = zero_grad, forward, backward, optimizer step, synchronised: median of "
-              f"{args.iters} after {args.warmup} warm-up")
+              f"{args.iters} after {args.warmup} warm-up (min {what['min_s']:.6g} s, "
+              f"max {what['max_s']:.6g} s)")
     if cuda:
         mem_note = (f"; memory peaks over the measured steps (reset after the warm-up): "
                     f"max_memory_allocated {alloc:.3f} GiB, "
@@ -482,27 +485,30 @@ def rows_of(cid, shape, seq, mb, recompute, gpu_type, source, precision, step_s,
 
 
 def open_out(path, append):
-    """The CSV writer on path: a new file with the header, or (append) an
-    existing one whose header must be COLUMNS."""
+    """(file, CSV writer, ids already there) on path: a new file with the
+    header, or (append) an existing one whose header must be COLUMNS."""
     if append and os.path.exists(path) and os.path.getsize(path) > 0:
         with open(path, newline="", encoding="utf-8") as f:
-            head = next(csv.reader(f), [])
-        if head != COLUMNS:
-            raise ValueError(f"{path}: --append: its header is not the runs file's "
-                             f"({len(head)} columns)")
+            rows = csv.reader(f)
+            head = next(rows, [])
+            if head != COLUMNS:
+                raise ValueError(f"{path}: --append: its header is not the runs file's "
+                                 f"({len(head)} columns)")
+            ids = {r[0] for r in rows if r}
         f = open(path, "a", newline="", encoding="utf-8")
-        return f, csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        return f, csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n"), ids
     f = open(path, "w", newline="", encoding="utf-8")
     w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
     f.flush()
-    return f, w
+    return f, w, set()
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--out", help="runs CSV to write (the columns of data/runs/runs-dev.csv)")
-    ap.add_argument("--append", action="store_true", help="add rows to an existing --out")
+    ap.add_argument("--append", action="store_true",
+                    help="add rows to an existing --out, skipping the ids it has")
     ap.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
     ap.add_argument("--tiny", action="store_true", help="tiny shapes (tests, CPU)")
     ap.add_argument("--models", help="comma-separated names (default: all; --list shows them)")
@@ -556,7 +562,7 @@ def main(argv=None):
     oom_type = getattr(torch.cuda, "OutOfMemoryError", None)
     fail = {x for x in args.simulate_oom.split(",") if x}
     try:
-        f, writer = open_out(args.out, args.append)
+        f, writer, have = open_out(args.out, args.append)
     except (OSError, ValueError) as e:
         print(f"steps.py: {e}", file=sys.stderr)
         return 2
@@ -564,6 +570,9 @@ def main(argv=None):
     with f:
         for shape, seq, mb, rc in configs:
             cid = config_id(gpu_type, shape, seq, mb, rc, args.tiny)
+            if cid in have:  # --append resumes a run cut short
+                print(f"# already in {args.out}: {cid}", file=sys.stderr)
+                continue
             result, oom = None, ""
             try:
                 result = measure(torch, shape, dev, seq, mb, rc, args, simulate_oom=cid in fail)
