@@ -71,6 +71,7 @@ class Oom(RuntimeError):
 assert steps.is_oom(Oom("x"), Oom) and steps.is_oom(MemoryError())
 assert steps.is_oom(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
 assert steps.is_oom(RuntimeError("[enforce fail] DefaultCPUAllocator: can't allocate memory"))
+assert steps.is_oom(RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling cublasCreate"))
 assert not steps.is_oom(RuntimeError("shape mismatch")) and not steps.is_oom(ValueError("x"), Oom)
 EOF
 

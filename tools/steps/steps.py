@@ -206,8 +206,9 @@ def is_oom(exc, oom_type=None):
     if isinstance(exc, MemoryError):
         return True
     msg = str(exc)
-    return isinstance(exc, RuntimeError) and ("out of memory" in msg
-                                              or "can't allocate memory" in msg)
+    # cuBLAS reports a failed workspace allocation in its own words
+    return isinstance(exc, RuntimeError) and any(
+        w in msg for w in ("out of memory", "can't allocate memory", "CUBLAS_STATUS_ALLOC_FAILED"))
 
 
 def git_commit(path):
@@ -419,12 +420,14 @@ def measure(torch, shape, dev, seq, mb, recompute, args, simulate_oom=False):
         times.append(time.perf_counter() - t0)
     if not math.isfinite(float(loss)):
         raise RuntimeError(f"{shape.name}: the loss is {float(loss)}")
-    alloc = reserved = None
+    alloc = reserved = active = None
     if cuda:
         alloc = torch.cuda.max_memory_allocated(dev) / 2 ** 30
         reserved = torch.cuda.max_memory_reserved(dev) / 2 ** 30
+        active = torch.cuda.memory_stats(dev).get("active_bytes.all.peak", 0) / 2 ** 30
     impl = "foreach" if foreach else "for-loop"
     what = {"attention": attn_kind, "params": n, "min_s": min(times), "max_s": max(times),
+            "active": active,
             "optimizer": f"torch.optim.AdamW ({impl}, lr 1e-4, weight decay 0.1, fp32 moments), "
                          "zero_grad(set_to_none=True)"}
     return statistics.median(times), alloc, reserved, what
@@ -455,7 +458,8 @@ def rows_of(cid, shape, seq, mb, recompute, gpu_type, source, precision, step_s,
     if cuda:
         mem_note = (f"; memory peaks over the measured steps (reset after the warm-up): "
                     f"max_memory_allocated {alloc:.3f} GiB, "
-                    f"max_memory_reserved {reserved:.3f} GiB")
+                    f"max_memory_reserved {reserved:.3f} GiB, "
+                    f"peak active (active_bytes.all.peak) {what['active']:.3f} GiB")
     else:
         mem_note = "; on the CPU: no memory figure, the times mean nothing (tests)"
     base = {c: "" for c in COLUMNS}
@@ -505,7 +509,9 @@ def open_out(path, append):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap = argparse.ArgumentParser(description="Time training steps of small Llama-shaped and "
+                                 "MoE models on one GPU; write them as rows of a trainplan runs "
+                                 "file (the module's docstring says more).")
     ap.add_argument("--out", help="runs CSV to write (the columns of data/runs/runs-dev.csv)")
     ap.add_argument("--append", action="store_true",
                     help="add rows to an existing --out, skipping the ids it has")
@@ -517,7 +523,8 @@ def main(argv=None):
     ap.add_argument("--recompute", help="comma-separated none,full (default both)")
     ap.add_argument("--iters", type=int, default=10, help="measured steps (default 10)")
     ap.add_argument("--warmup", type=int, default=3, help="steps before them (default 3)")
-    ap.add_argument("--list", action="store_true", help="print the grid's ids and exit")
+    ap.add_argument("--list", action="store_true",
+                    help="print the grid's ids (\"gpu\" for the device's name) and exit")
     ap.add_argument("--simulate-oom", default="", help=argparse.SUPPRESS)  # tests: ids to fail
     args = ap.parse_args(argv)
     if args.iters < 1 or args.warmup < 0:
