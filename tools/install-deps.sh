@@ -12,7 +12,7 @@ pkgs=(
   librsvg2-bin                       # rsvg-convert: export_test.sh renders the --svg charts
   valgrind                           # memcheck over the CLI (tests/valgrind/valgrind_test.sh)
   chromium                           # the real-browser test of the serve page (tests/browser)
-  python3-torch                      # tools/probe/ on the CPU (tests/cli/probe_test.sh)
+  python3-torch                      # tools/probe/, tools/steps/ on the CPU (tests/cli/probe_test.sh, steps_test.sh)
 )
 # node and npm drive chromium (playwright-core, tests/browser): Debian's unless
 # some node is already installed (Debian 12's node 18 runs the pinned version).
