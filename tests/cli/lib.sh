@@ -222,3 +222,23 @@ finish() {
     echo "$pass passed, $fail failed"
     [ "$fail" -eq 0 ]
 }
+
+# need_torch_python WHAT: PY is the first python3 on PATH that imports
+# torch (tools/probe, tools/steps). Without one, under CI=true a failure
+# (tools/install-deps.sh installs python3-torch), else the test skips
+# (exit 77: ctest's SKIP_RETURN_CODE) saying that WHAT runs went untested.
+need_torch_python() {
+    PY=""
+    for py in $(type -ap python3 python3.11 python3.12 2>/dev/null | awk '!seen[$0]++'); do
+        if "$py" -c "import torch" 2>/dev/null; then PY=$py; break; fi
+    done
+    [ -n "$PY" ] && return 0
+    if [ "${CI:-}" = true ]; then
+        bad "no python3 with PyTorch under CI=true (tools/install-deps.sh installs python3-torch)"
+        finish
+        exit 1
+    fi
+    echo "SKIP: no python3 with PyTorch on PATH: the $1 runs were not tested" \
+        "(Debian: apt-get install python3-torch, or tools/install-deps.sh)"
+    exit 77
+}

@@ -39,19 +39,7 @@ except ValueError:
 EOF
 
 # ---------------------------------------------------------------- a python3 with torch
-PY=""
-for py in $(type -ap python3 python3.11 python3.12 2>/dev/null | awk '!seen[$0]++'); do
-    if "$py" -c "import torch" 2>/dev/null; then PY=$py; break; fi
-done
-if [ -z "$PY" ]; then
-    if [ "${CI:-}" = true ]; then
-        bad "no python3 with PyTorch under CI=true (tools/install-deps.sh installs python3-torch)"
-        finish
-    fi
-    echo "SKIP: no python3 with PyTorch on PATH: the probe runs were not tested" \
-        "(Debian: apt-get install python3-torch, or tools/install-deps.sh)"
-    exit 77
-fi
+need_torch_python probe
 
 # ---------------------------------------------------------------- one process
 probe_args=(--device cpu --tiny --iters 2 --warmup 1 --gpu cpu-test)

@@ -76,19 +76,7 @@ assert not steps.is_oom(RuntimeError("shape mismatch")) and not steps.is_oom(Val
 EOF
 
 # ---------------------------------------------------------------- a python3 with torch
-PY=""
-for py in $(type -ap python3 python3.11 python3.12 2>/dev/null | awk '!seen[$0]++'); do
-    if "$py" -c "import torch" 2>/dev/null; then PY=$py; break; fi
-done
-if [ -z "$PY" ]; then
-    if [ "${CI:-}" = true ]; then
-        bad "no python3 with PyTorch under CI=true (tools/install-deps.sh installs python3-torch)"
-        finish
-    fi
-    echo "SKIP: no python3 with PyTorch on PATH: the step runs were not tested" \
-        "(Debian: apt-get install python3-torch, or tools/install-deps.sh)"
-    exit 77
-fi
+need_torch_python step
 
 # ---------------------------------------------------------------- the model is causal
 # changing tokens from position 20 on leaves the logits before it alone and
