@@ -85,8 +85,11 @@ def attention_shapes(tiny):
     """(batch, heads, seq, head_dim) of the attention sweep."""
     if tiny:
         return [(1, 2, 32, 16), (1, 2, 64, 16)]
-    return [(b, 16, s, d) for d in (64, 128) for (b, s) in ((8, 1024), (4, 2048), (2, 4096),
-                                                            (1, 8192), (1, 16384))]
+    # 16k tokens per call at 512 to 16k tokens per sequence: the FlashAttention-3
+    # paper's points (its Figures 5-6), which trainplan's curve by sequence
+    # length interpolates (kernel.c; the head-dim-128 rows replace it)
+    return [(b, 16, s, d) for d in (64, 128) for (b, s) in ((32, 512), (16, 1024), (8, 2048),
+                                                            (4, 4096), (2, 8192), (1, 16384))]
 
 
 def message_sizes(tiny):
