@@ -914,23 +914,23 @@ typedef struct tp_memory {
     double total_bytes;            /* sum of the above */
     double capacity_bytes;         /* the GPU's usable memory */
     double headroom_bytes;         /* capacity - total (negative when it does not fit) */
-    bool fits;
-    int64_t stage;                /* which pipeline stage this is (0-based; DualPipe: the
+    bool fits;                     /* total <= capacity and host_fits */
+    int64_t stage;                 /* which pipeline stage this is (0-based; DualPipe: the
                                      pipeline rank, holding stages stage and pp-1-stage) */
-    int64_t layers;               /* transformer layers on the stage (DualPipe: both) */
-    double params_on_gpu;         /* parameters held by this GPU's model-parallel shard */
-    double inflight_microbatches; /* micro-batches of activations held at peak */
-    double act_per_layer_bytes;   /* one layer, one micro-batch */
-    double host_bytes;            /* host memory this GPU's offloaded state uses (optimizer,
+    int64_t layers;                /* transformer layers on the stage (DualPipe: both) */
+    double params_on_gpu;          /* parameters held by this GPU's model-parallel shard */
+    double inflight_microbatches;  /* micro-batches of activations held at peak */
+    double act_per_layer_bytes;    /* one layer, one micro-batch */
+    double host_bytes;             /* host memory this GPU's offloaded state uses (optimizer,
                                      parameters, activations) */
-    bool host_fits;               /* host_bytes x GPUs per node within host_mem_bytes_per_node */
-    int64_t host_gpus;            /* GPUs per node sharing host memory (0: nothing offloaded) */
-    double host_capacity_bytes;   /* host memory per node (opts.host_mem_bytes_per_node) */
-    double frozen_params;         /* of params_on_gpu, a frozen vision tower's: 16-bit weights
+    bool host_fits;                /* host_bytes x GPUs per node within host_mem_bytes_per_node */
+    int64_t host_gpus;             /* GPUs per node sharing host memory (0: nothing offloaded) */
+    double host_capacity_bytes;    /* host memory per node (opts.host_mem_bytes_per_node) */
+    double frozen_params;          /* of params_on_gpu, a frozen vision tower's: 16-bit weights
                                      only, no gradients, optimizer state or DP traffic */
-    double nvme_bytes;            /* NVMe this GPU's offloaded parameters use (not checked) */
-    double act_host_bytes;        /* of host_bytes: offloaded activations, one micro-batch */
-    bool host_more;               /* host_bytes holds parameters or activations too, not only
+    double nvme_bytes;             /* NVMe this GPU's offloaded parameters use (not checked) */
+    double act_host_bytes;         /* of host_bytes: offloaded activations, one micro-batch */
+    bool host_more;                /* host_bytes holds parameters or activations too, not only
                                      optimizer state (tp_result_reason's wording) */
 } tp_memory;
 

@@ -121,7 +121,8 @@
  *
  * Invariants (tests/unit/test_memory.c): every part >= 0; total = sum of
  * parts; raising t, p or the ZeRO stage never raises weights/grads/optimizer
- * per GPU; fits == (total <= capacity).
+ * per GPU; fits == (total <= capacity && host_fits), host_fits false only
+ * with something offloaded (tests/fuzz/fuzz_eval_invariants.c).
  * Known approximations: biases of row-parallel linears are counted as split;
  * embedding-stage token ids and dropout masks are ignored (< 0.1%);
  * the interleaved in-flight count for stages i > 0 is the 1F1B count scaled

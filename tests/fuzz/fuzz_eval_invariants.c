@@ -4,7 +4,8 @@
  * field by field -> tp_eval, then the model's invariants; abort() on a
  * violation (so libFuzzer and the replay test report it):
  *  - no NaN or infinity in the memory, FLOPs and time results;
- *  - each stage's memory parts sum to its total, and fits == (total <= capacity);
+ *  - each stage's memory parts sum to its total, and fits == (total <=
+ *    capacity and the offloaded state fits the node's host memory);
  *  - per-GPU weights + gradients + optimizer state never increase when the
  *    ZeRO stage goes up (everything else equal).
  * Configurations the library rejects (tp_config_validate) are skipped:
@@ -79,8 +80,11 @@ static void check_memory(const tp_memory *m)
     check_finite("in-flight micro-batches", m->inflight_microbatches);
     if (!close_rel(sum, m->total_bytes))
         fail("memory parts do not sum to the total", sum, m->total_bytes);
-    if (m->fits != (m->total_bytes <= m->capacity_bytes))
-        fail("fits disagrees with total <= capacity", m->total_bytes, m->capacity_bytes);
+    if (m->fits != (m->total_bytes <= m->capacity_bytes && m->host_fits))
+        fail("fits disagrees with total <= capacity and host_fits", m->total_bytes,
+             m->capacity_bytes);
+    if (!m->host_fits && !(m->host_bytes > 0.0))
+        fail("host memory exceeded with nothing offloaded", m->host_bytes, 0.0);
 }
 
 static void check_result(const tp_result *r)
@@ -224,6 +228,15 @@ static void build(bytes *b, tp_config *c)
         c->gpu.peak_fp4_flops_per_s = 2.0 * c->gpu.peak_flops_per_s[TP_PREC_FP8];
     m->attention_chunk = next(b) & 1 ? range(b, 1, 65536) : 0;
     m->global_every = m->attention_chunk > 0 ? range(b, 0, m->num_layers) : 0;
+    /* issue 17, sixth round (the attention rate by the tokens a kernel
+     * call sees, kernel.c): a sliding window where no chunk is set, and
+     * packed examples; read last, all off at 0 */
+    if (!m->attention_chunk && (next(b) & 1)) {
+        m->sliding_window = range(b, 1, 65536);
+        m->global_every = range(b, 0, m->num_layers);
+    }
+    if (next(b) & 1)
+        t->packed_seq_len = range(b, 1, t->seq_len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
