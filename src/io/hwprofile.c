@@ -177,7 +177,7 @@ static tp_status curve_parse(json_t *c, size_t idx, link_fit *intra, link_fit *i
                             MAX_POINTS);
     double steps, factor;
     op_steps(op, gpus, &steps, &factor);
-    double best = 0.0, small_bytes = INFINITY, small_s = 0.0, prev = 0.0;
+    double best = 0.0, small_bytes = HUGE_VAL, small_s = 0.0, prev = 0.0;
     for (size_t i = 0; i < json_array_size(pts); i++) {
         const json_t *p = json_array_get(pts, i);
         const json_t *b = json_array_get(p, 0), *w = json_array_get(p, 1);
