@@ -1028,12 +1028,13 @@ TP_API bool tp_gpu_kernel_model(const tp_gpu *g);
  * else 1).
  */
 typedef struct tp_attn_rate {
-    double fraction;     /* of the 16-bit dense peak */
-    double ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
-    double head_dim_rel; /* 1 from head dim 128 up; 0.805 at 64 or less */
-    double seq_rel;      /* 1 from 16k tokens a kernel call up; 0.535 at 512 or less (the
+    double fraction;         /* of the 16-bit dense peak */
+    double ampere_rel;       /* 1, or the factor of a kernel written for Ampere */
+    double head_dim_rel;     /* 1 from head dim 128 up; 0.805 at 64 or less */
+    double seq_rel;          /* 1 from 16k tokens a kernel call up; 0.535 at 512 or less (the
                           * FA3 paper's shape), or the profile's attention sweep's */
-    double seq_tokens;   /* tokens a kernel call sees: the sequence (or packed example) / CP */
+    double seq_tokens;       /* tokens a kernel call sees: the sequence (or packed example) / CP */
+    double local_seq_tokens; /* a windowed or chunked layer's call, when fewer; else 0 */
 } tp_attn_rate;
 TP_API tp_attn_rate tp_attn_rate_of(const tp_config *c);
 

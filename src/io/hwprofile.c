@@ -594,8 +594,12 @@ void tp_io_attn_model_of(const tp_config *c, tp_io_gemm_model *out)
     out->attn_head_dim_rel = a.head_dim_rel;
     out->attn_seq_rel = a.seq_rel;
     out->attn_seq_tokens = a.seq_tokens;
+    out->attn_local_tokens = a.local_seq_tokens;
     out->attn_seq_measured = c->gpu.eff.attn_seq_n >= 2;
     out->attn_kernel = c->gpu.eff.attn_kernel;
+    out->attn_sw = out->attn_kernel > 0.0
+                       ? a.fraction / a.ampere_rel / a.head_dim_rel / a.seq_rel / out->attn_kernel
+                       : 0.0;
 }
 
 bool tp_io_moe_host_of(const tp_config *c, tp_io_moe_host *out)

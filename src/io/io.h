@@ -103,10 +103,13 @@ typedef struct tp_io_gemm_model {
      * that kernel's rate */
     double attn;
     double attn_kernel;       /* 0: a fitted fraction, no measured kernel */
+    double attn_sw;           /* with attn_kernel: the share a step sustains (attn over the
+                                 kernel's rate and the factors) */
     double attn_ampere_rel;   /* 1, or the factor of a kernel written for Ampere */
     double attn_head_dim_rel; /* 1, or the factor of heads narrower than 128 */
     double attn_seq_rel;      /* 1, or the factor of kernel calls shorter than 16k tokens */
     double attn_seq_tokens;   /* tokens a kernel call sees */
+    double attn_local_tokens; /* a windowed or chunked layer's call, when fewer; else 0 */
     bool attn_seq_measured;   /* the factor from the profile's attention sweep, not FA3's */
 } tp_io_gemm_model;
 void tp_io_gemm_model_of(const tp_gpu *g, tp_precision prec, tp_io_gemm_model *out);

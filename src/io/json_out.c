@@ -248,9 +248,7 @@ static json_t *attn_model_json(jb *b, const tp_config *c)
         if (gm.profile[0])
             put_str(b, o, "hw_profile", gm.profile);
         put_real(b, o, "kernel_fraction", gm.attn_kernel);
-        put_real(b, o, "attn_sw",
-                 gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_seq_rel /
-                     gm.attn_kernel);
+        put_real(b, o, "attn_sw", gm.attn_sw);
     }
     if (gm.attn_ampere_rel < 1.0)
         put_real(b, o, "ampere_kernel_factor", gm.attn_ampere_rel);

@@ -307,9 +307,7 @@ static void section_attn_model(FILE *f, const tp_config *c)
         if (gm.profile[0])
             snprintf(origin, sizeof origin, "data/hardware/%s.json", gm.profile);
         fprintf(f, ": best kernel %.3f of peak\n                  (%s) x %.4g sustained\n",
-                gm.attn_kernel, origin,
-                gm.attn / gm.attn_ampere_rel / gm.attn_head_dim_rel / gm.attn_seq_rel /
-                    gm.attn_kernel);
+                gm.attn_kernel, origin, gm.attn_sw);
     } else {
         fprintf(f, "\n                  (%s)\n",
                 gm.kernel ? "the profile measured no attention kernel: from its matmul rate"
@@ -322,13 +320,11 @@ static void section_attn_model(FILE *f, const tp_config *c)
         fprintf(f, "                  x %.3f: heads of %lld, narrower than 128\n",
                 gm.attn_head_dim_rel, (long long)tp_head_dim(&c->model));
     if (gm.attn_seq_rel < 1.0) {
-        const tp_model *m = &c->model;
-        int64_t local = m->attention_chunk > 0 ? m->attention_chunk : m->sliding_window;
         fprintf(f, "                  x %.3f: kernel calls of %.0f tokens", gm.attn_seq_rel,
                 gm.attn_seq_tokens);
-        if (local > 0 && (double)local < gm.attn_seq_tokens)
-            fprintf(f, " (%lld in %s layers)", (long long)local,
-                    m->attention_chunk > 0 ? "chunked" : "windowed");
+        if (gm.attn_local_tokens > 0.0)
+            fprintf(f, " (%.0f in %s layers)", gm.attn_local_tokens,
+                    c->model.attention_chunk > 0 ? "chunked" : "windowed");
         fprintf(f, "%s\n",
                 gm.attn_seq_measured ? ": the profile's attention sweep" : ", shorter than 16k");
     }

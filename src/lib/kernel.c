@@ -66,28 +66,53 @@ static double seq_point(int i)
     return 3.5 / (1.0 / fwd + 2.5 / bwd);
 }
 
-/* Linear in log2(tokens) between n points; the end points' values beyond. */
-static double seq_interp(const double *tokens_at, const double *rel, int n, double tokens)
+/* Where tokens falls among n increasing points: the index i of the point
+ * at or above it (1 .. n-1) and its place u in [0, 1] between points i-1
+ * and i, linear in log2(tokens); before the first point i = 1, u = 0, past
+ * the last i = n-1, u = 1 (the end points' values beyond). */
+static int seq_bracket(const double *tokens_at, int n, double tokens, double *u)
 {
-    if (!(tokens > tokens_at[0]))
-        return rel[0];
-    for (int i = 1; i < n; i++) {
-        if (tokens <= tokens_at[i]) {
-            double u = log2(tokens / tokens_at[i - 1]) / log2(tokens_at[i] / tokens_at[i - 1]);
-            return rel[i - 1] + (rel[i] - rel[i - 1]) * u;
-        }
+    if (!(tokens > tokens_at[0])) {
+        *u = 0.0;
+        return 1;
     }
-    return rel[n - 1];
+    for (int i = 1; i < n; i++)
+        if (tokens <= tokens_at[i]) {
+            *u = log2(tokens / tokens_at[i - 1]) / log2(tokens_at[i] / tokens_at[i - 1]);
+            return i;
+        }
+    *u = 1.0;
+    return n - 1;
 }
 
 double tp__attn_seq_factor_at(const tp_gpu_eff *e, double tokens)
 {
-    if (e && e->attn_seq_n >= 2) /* the profile's own sweep (validated: hardware.c) */
-        return seq_interp(e->attn_seq_tokens, e->attn_seq_rel, e->attn_seq_n, tokens);
-    double rel[SEQ_POINTS];
-    for (int i = 0; i < SEQ_POINTS; i++)
-        rel[i] = seq_point(i);
-    return seq_interp(seq_tokens, rel, SEQ_POINTS, tokens);
+    double u;
+    if (e && e->attn_seq_n >= 2) { /* the profile's own sweep (validated: hardware.c) */
+        int i = seq_bracket(e->attn_seq_tokens, e->attn_seq_n, tokens, &u);
+        return e->attn_seq_rel[i - 1] + (e->attn_seq_rel[i] - e->attn_seq_rel[i - 1]) * u;
+    }
+    int i = seq_bracket(seq_tokens, SEQ_POINTS, tokens, &u);
+    return seq_point(i - 1) + (seq_point(i) - seq_point(i - 1)) * u;
+}
+
+/* Tokens a global layer's kernel call sees: its CP rank's block of the
+ * sequence, or of the packed example. */
+static double call_tokens(const tp_config *c)
+{
+    double cp = c->train.cp > 0 ? (double)c->train.cp : 1.0;
+    return tp__attn_span(&c->train) / cp;
+}
+
+/* Tokens a windowed or chunked layer's call sees, when fewer than a
+ * global layer's: the window or the chunk; else 0. */
+static double local_call_tokens(const tp_config *c)
+{
+    const tp_model *m = &c->model;
+    double local = m->attention_chunk > 0  ? (double)m->attention_chunk
+                   : m->sliding_window > 0 ? (double)m->sliding_window
+                                           : 0.0;
+    return local > 0.0 && local < call_tokens(c) && m->num_layers > 0 ? local : 0.0;
 }
 
 /*
@@ -102,19 +127,14 @@ double tp__attn_seq_factor_at(const tp_gpu_eff *e, double tokens)
 double tp__attn_seq_factor(const tp_config *c)
 {
     const tp_model *m = &c->model;
-    double cp = c->train.cp > 0 ? (double)c->train.cp : 1.0;
-    double span = tp__attn_span(&c->train);
-    double n = span / cp;
     const tp_gpu_eff *e = &c->gpu.eff;
-    double f_global = tp__attn_seq_factor_at(e, n);
-    double local_len = m->attention_chunk > 0  ? (double)m->attention_chunk
-                       : m->sliding_window > 0 ? (double)m->sliding_window
-                                               : 0.0;
-    if (!(local_len > 0.0 && local_len < n) || m->num_layers <= 0)
+    double f_global = tp__attn_seq_factor_at(e, call_tokens(c));
+    double local_len = local_call_tokens(c);
+    if (!(local_len > 0.0))
         return f_global;
     double f_local = tp__attn_seq_factor_at(e, local_len);
     double g = (double)tp__global_attn_layers(m) / (double)m->num_layers;
-    double work = tp__window_scale(m, span, true); /* g + local share */
+    double work = tp__window_scale(m, tp__attn_span(&c->train), true); /* g + local share */
     double local = work - g > 0.0 ? work - g : 0.0;
     return work / (g / f_global + local / f_local);
 }
@@ -133,8 +153,8 @@ tp_attn_rate tp_attn_rate_of(const tp_config *c)
     bool kernel = tp_gpu_kernel_model(&c->gpu);
     a.head_dim_rel = kernel ? tp__attn_head_dim_factor(&c->model) : 1.0;
     a.seq_rel = kernel ? tp__attn_seq_factor(c) : 1.0;
-    double cp = c->train.cp > 0 ? (double)c->train.cp : 1.0;
-    a.seq_tokens = tp__attn_span(&c->train) / cp;
+    a.seq_tokens = call_tokens(c);
+    a.local_seq_tokens = local_call_tokens(c);
     double base = e->attn > 0.0 ? e->attn : e->gemm > 0.0 ? e->gemm : 1.0;
     a.fraction = base * a.ampere_rel * a.head_dim_rel * a.seq_rel;
     return a;

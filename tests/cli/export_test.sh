@@ -572,35 +572,42 @@ assert abs(float(sched.get("data-simulated-bubble-fraction")) - 1 / 17) < 1e-9
 fwd = sched.findall(f"{ns}rect[@class='fwd']")
 assert len(fwd) == 2 * 16
 PY
+# each_engine LABEL FLAGS...: export the plan FLAGS give in every format;
+# the Python script on stdin checks each file (argv: the file, the engine's
+# name as its notes give it)
+each_engine() {
+    local label=$1 script pair
+    shift
+    script=$(cat)
+    for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
+        "$T" export --format "${pair%%:*}" "$@" >"$tmp/each.txt" 2>&1
+        check "${pair%%:*} $label" python3 -c "$script" "$tmp/each.txt" "${pair#*:}"
+    done
+}
+
 # the fp8 activation cache (DeepSeek-V3's storage) has no switch in any engine:
 # each export says so under "Not expressible", and its Reproduce line keeps it
 fa="--model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --zero 1 --precision fp8 --global-batch 15360 --seq-len 4096 --recompute selective --recompute-modules layernorm,mla_up_proj --fp8-activation-cache"
-for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
-    # shellcheck disable=SC2086
-    "$T" export --format "${pair%%:*}" $fa >"$tmp/fa.txt" 2>&1
-    check "${pair%%:*} notes the fp8 activation cache" python3 - "$tmp/fa.txt" "${pair#*:}" <<'PY'
+# shellcheck disable=SC2086
+each_engine "notes the fp8 activation cache" $fa <<'PY'
 import re, sys
 text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
 assert ("fp8 activation cache (--fp8-activation-cache, DeepSeek-V3's storage): %s has no switch "
         "for it; its saved activations stay 16-bit, more memory than planned" % sys.argv[2]) in text
 assert "--recompute-modules layernorm,mla_up_proj --fp8-activation-cache" in text
 PY
-done
 # --moe-sync-free (docs/model.md 2b): no engine file sets up the CUDA graph
 # it assumes, each export says so; torchtitan's Float8 layers save 16-bit
 # inputs where the plan counted TransformerEngine's fp8 copies
 fs="--model qwen3-30b-a3b --gpus 8 --ep 8 --fsdp --moe-sync-free"
-for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
-    # shellcheck disable=SC2086
-    "$T" export --format "${pair%%:*}" $fs >"$tmp/fs.txt" 2>&1
-    check "${pair%%:*} notes --moe-sync-free" python3 - "$tmp/fs.txt" "${pair#*:}" <<'PY'
+# shellcheck disable=SC2086
+each_engine "notes --moe-sync-free" $fs <<'PY'
 import re, sys
 text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
 assert ("MoE layers that never wait on the host (--moe-sync-free): the plan assumes a CUDA graph "
         "over a sync-free dispatcher, which this %s file does not set up" % sys.argv[2]) in text
 assert "fp8 saved inputs" not in text
 PY
-done
 # ... but only where the flag removed a host floor: on a GPU without the
 # floor constants (h100-pcie) or with a capacity factor the plan is the
 # same without it, and no export notes it
@@ -624,10 +631,8 @@ PY
 done
 # DualPipe is no engine's schedule: each export says so (torchtitan naming
 # PyTorch's DualPipeV apart) and its Reproduce line keeps it
-for pair in megatron:Megatron-LM torchtitan:torchtitan torchtitan-toml:torchtitan deepspeed:DeepSpeed; do
-    # shellcheck disable=SC2086
-    "$T" export --format "${pair%%:*}" $fa --schedule dualpipe >"$tmp/fd.txt" 2>&1
-    check "${pair%%:*} notes DualPipe" python3 - "$tmp/fd.txt" "${pair#*:}" <<'PY'
+# shellcheck disable=SC2086
+each_engine "notes DualPipe" $fa --schedule dualpipe <<'PY'
 import re, sys
 text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
 extra = (" (PyTorch's ScheduleDualPipeV is the cut-in-half variant, stages i and 2n-1-i on n "
@@ -638,7 +643,6 @@ assert ("DualPipe schedule (--schedule dualpipe): %s has no DualPipe%s; written 
         % (sys.argv[2], extra)) in text, text
 assert "--schedule dualpipe" in text
 PY
-done
 
 # The Reproduce line reproduces the plan: the conventions a framework
 # profile or a flag sets are on it, so its estimate equals the original one

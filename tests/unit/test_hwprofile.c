@@ -237,25 +237,33 @@ static void test_bad_profiles(void **state)
                "all_to_all, send_recv");
 }
 
+/* Llama 3 8B on one GPU, one sequence of seq_len tokens per step, on the
+ * GPU it is given afterwards. */
+static void llama8b_one_gpu(tp_config *c, int64_t seq_len)
+{
+    memset(c, 0, sizeof *c);
+    tp_error err;
+    assert_int_equal(tp_io_model_load("llama-3-8b", &c->model, &err), TP_OK);
+    tp_train_default(&c->train);
+    tp_options_default(&c->opts);
+    c->train.num_gpus = 1;
+    c->train.seq_len = seq_len;
+    c->train.micro_batch = 1;
+    c->train.global_batch = 1;
+}
+
 /* One GEMM's forward time through the whole model: a one-layer model whose
  * step is dominated by it is awkward, so test the quantization through the
  * ratio of two estimates that differ only in a shape crossing a wave. */
 static double step_s(const tp_gpu *g, int64_t hidden)
 {
     tp_config c;
-    memset(&c, 0, sizeof c);
-    tp_error err;
-    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
+    llama8b_one_gpu(&c, 4096);
     c.model.hidden = hidden;
     c.model.num_heads = hidden / 128;
     c.model.num_kv_heads = hidden / 128;
     c.gpu = *g;
-    tp_train_default(&c.train);
-    tp_options_default(&c.opts);
-    c.train.num_gpus = 1;
-    c.train.seq_len = 4096;
-    c.train.micro_batch = 1;
-    c.train.global_batch = 1;
+    tp_error err;
     tp_result r;
     assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
     return r.time.compute_s;
@@ -287,15 +295,8 @@ static void test_attn_head_dim(void **state)
     /* the kernel-level model applies it, the fitted fractions do not: the
      * same q width in 64-wide heads costs the same FLOPs */
     tp_config c;
-    memset(&c, 0, sizeof c);
+    llama8b_one_gpu(&c, 8192);
     tp_error err;
-    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
-    tp_train_default(&c.train);
-    tp_options_default(&c.opts);
-    c.train.num_gpus = 1;
-    c.train.seq_len = 8192;
-    c.train.micro_batch = 1;
-    c.train.global_batch = 1;
     c.model.num_layers = 2;
     for (int fitted = 0; fitted < 2; fitted++) {
         c.gpu = gpu("h100-sxm");
@@ -349,11 +350,7 @@ static void test_attn_seq_len(void **state)
         assert_true(tp__attn_seq_factor_at(NULL, n * 1.1) >= tp__attn_seq_factor_at(NULL, n));
 
     tp_config c;
-    memset(&c, 0, sizeof c);
-    tp_error err;
-    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
-    tp_train_default(&c.train);
-    tp_options_default(&c.opts);
+    llama8b_one_gpu(&c, 4096);
     assert_same(seq_factor(&c, 4096, 1, 0, 0), at4k);
     assert_same(seq_factor(&c, 8192, 2, 0, 0), at4k); /* CP 2: 4k-token blocks */
     c.train.packed_seq_len = 512;                     /* packed: the example's length */
@@ -370,9 +367,6 @@ static void test_attn_seq_len(void **state)
     assert_same(seq_factor(&c, 4096, 1, 4096, 2), at4k);
     /* the rate charged: the kernel-level model only */
     seq_factor(&c, 2048, 1, 0, 0);
-    c.train.num_gpus = 1;
-    c.train.micro_batch = 1;
-    c.train.global_batch = 1;
     c.gpu = gpu("h100-sxm");
     tp_attn_rate a = tp_attn_rate_of(&c);
     assert_same(a.seq_rel, at2k);
@@ -414,12 +408,8 @@ static void test_attn_sweep(void **state)
     assert_same(g.eff.attn_seq_rel[2], 1.0);
     /* the rate charged follows the sweep: 2048 tokens halfway in log2 */
     tp_config c;
-    memset(&c, 0, sizeof c);
-    assert_int_equal(tp_io_model_load("llama-3-8b", &c.model, &err), TP_OK);
-    tp_train_default(&c.train);
-    tp_options_default(&c.opts);
+    llama8b_one_gpu(&c, 2048);
     c.gpu = g;
-    c.train.seq_len = 2048;
     tp_attn_rate a = tp_attn_rate_of(&c);
     assert_true(fabs(a.seq_rel - 0.5 * (r1k + r4k) / r8k) < 1e-15);
     c.train.seq_len = 65536; /* beyond the sweep: its last point */
