@@ -322,11 +322,17 @@ static void section_attn_model(FILE *f, const tp_config *c)
     if (gm.attn_seq_rel < 1.0) {
         fprintf(f, "                  x %.3f: kernel calls of %.0f tokens", gm.attn_seq_rel,
                 gm.attn_seq_tokens);
+        /* "shorter than 16k" says which calls are: the global ones, or
+         * only the windowed or chunked layers' */
+        bool global_short = gm.attn_seq_tokens < 16384.0;
         if (gm.attn_local_tokens > 0.0)
-            fprintf(f, " (%.0f in %s layers)", gm.attn_local_tokens,
-                    c->model.attention_chunk > 0 ? "chunked" : "windowed");
+            fprintf(f, " (%.0f in %s layers%s)", gm.attn_local_tokens,
+                    c->model.attention_chunk > 0 ? "chunked" : "windowed",
+                    gm.attn_seq_measured || global_short ? "" : ", under 16k");
         fprintf(f, "%s\n",
-                gm.attn_seq_measured ? ": the profile's attention sweep" : ", shorter than 16k");
+                gm.attn_seq_measured ? ": the profile's attention sweep"
+                : global_short       ? ", shorter than 16k"
+                                     : "");
     }
 }
 
@@ -338,10 +344,11 @@ static void section_moe_host(FILE *f, const tp_config *c)
         return;
     if (h.floor_s > 0.0)
         fprintf(f,
-                "  MoE host floor  %.2f ms + %lld local experts x %.3f ms = %.2f ms per MoE "
+                "  MoE host floor  %.2f ms + %lld local expert%s x %.3f ms = %.2f ms per MoE "
                 "layer\n"
                 "                  (forward and backward; dropless layers wait on the host)\n",
-                h.layer_s * 1e3, (long long)h.local_experts, h.expert_s * 1e3, h.floor_s * 1e3);
+                h.layer_s * 1e3, (long long)h.local_experts, h.local_experts == 1 ? "" : "s",
+                h.expert_s * 1e3, h.floor_s * 1e3);
     else
         fprintf(f, "  MoE host floor  none (%s)\n", h.why_none);
 }

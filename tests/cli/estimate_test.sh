@@ -878,6 +878,11 @@ check_json "attention model JSON, narrow heads" \
     'close(j["gpu"]["attention_model"]["seq_len_factor"], oss(), 1e-14) and 0.8217 < oss() < 0.8219' \
     'close(j["gpu"]["attention_model"]["attn_sw"], 0.5342, 1e-14)' \
     'j["gpu"]["attention_model"]["head_dim_factor"] == 0.805'
+# chunked layers alone shorter than 16k (Llama 4 Scout's 8192-token chunks
+# beside its global layers, at 16384 tokens): the note says which calls
+run estimate --model llama-4-scout --gpus 16 --ep 16 --fsdp --seq-len 16384
+has "attention text, chunked layers only" "                  x 0.995: kernel calls of 16384 tokens (8192 in chunked layers, under 16k)"
+has "MoE host floor text, one local expert" "  MoE host floor  3.40 ms + 1 local expert x 0.555 ms = 3.95 ms per MoE layer"
 run estimate --gpu mi300x --gpus 8 --zero 1
 has "attention text, no kernel measured" "                  (the profile measured no attention kernel: from its matmul rate)"
 # a profile's own attention sweep sets the rate by sequence length
