@@ -626,6 +626,10 @@ typedef struct tp_options {
     tp_coll_model coll_model;
     bool tp_comm_overlap;         /* TP collectives overlapped with the GEMMs (Megatron
                                     --tp-comm-overlap, torchtitan async TP); default false */
+    bool tp_overlap_chunked;      /* with tp_comm_overlap: TransformerEngine's userbuffers split
+                                    each TP collective into TP chunks pipelined with its GEMM
+                                    or run it beside an independent GEMM (time.c
+                                    tp_exposed); default false: up to eff.overlap hidden */
     bool dp_comm_overlap;         /* gradient reduction, parameter gathers and ZeRO-3 prefetch
                                     overlapped with compute (DDP buckets, --overlap-grad-reduce,
                                     FSDP); default true */

@@ -276,6 +276,10 @@ static const cli_flag help_rows[] = {
     {"--tp-comm-overlap", NULL, NULL, "off",
      "TP collectives overlapped with the GEMMs (Megatron --tp-comm-overlap, "
      "torchtitan async TP)", .group = G_CONV},
+    {"--tp-overlap-chunked", NULL, NULL, "off (up to the overlap efficiency hides)",
+     "with --tp-comm-overlap and SP: TransformerEngine userbuffers, each TP collective "
+     "pipelined with its GEMM in TP chunks; one chunk of the forward reduce-scatters "
+     "stays exposed (Megatron-Core)", .group = G_CONV},
     {"--no-dp-comm-overlap", NULL, NULL, "overlapped",
      "gradient reduction and parameter gathers not overlapped with compute", .group = G_CONV},
     {"--attn-ampere-kernel", NULL, NULL, "off",

@@ -164,6 +164,8 @@ static const tp_io_field fields[] = {
     {"conventions.coll_model", "--coll-model", "coll-model", ENUM(tp_io_coll_names)},
     {"conventions.tp_comm_overlap", "--tp-comm-overlap", "tp-comm-overlap",
      SWITCH_IN(CONVENTIONS, tp_comm_overlap)},
+    {"conventions.tp_overlap_chunked", "--tp-overlap-chunked", "tp-overlap-chunked",
+     SWITCH_IN(CONVENTIONS, tp_overlap_chunked)},
     {"conventions.dp_comm_overlap", "--no-dp-comm-overlap", "no-dp-comm-overlap",
      SWITCH_IN(CONVENTIONS, dp_comm_overlap)},
     {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel",

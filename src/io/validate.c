@@ -777,7 +777,8 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         t->grad_dtype = TP_DTYPE_FP32; /* fp32 main grads */
         t->pad_vocab_to = 128 * tp;
         o->tp_comm_overlap = tp > 1;
-        o->ce_bytes_per_logit = 4.0; /* vocab-parallel CE: fp32 logits only */
+        o->tp_overlap_chunked = true; /* TE userbuffers, as framework.c */
+        o->ce_bytes_per_logit = 4.0;  /* vocab-parallel CE: fp32 logits only */
         if (tp > 1 && !contains(notes, "tp-comm-overlap"))
             note(v, "TP communication overlap on (NeMo/Megatron-Bridge performance recipes)");
         break;

@@ -55,6 +55,10 @@ static void megatron_core(tp_options *o)
      * GEMMs (--tp-comm-overlap); the performance recipes set it whenever
      * TP > 1 (it has no effect at TP 1) */
     o->tp_comm_overlap = true;
+    /* ... as TE's userbuffers: each collective pipelined with its GEMM in
+     * TP chunks (Megatron-Bridge training/comm_overlap.py; time.c
+     * tp_exposed) */
+    o->tp_overlap_chunked = true;
     /* vocab-parallel cross-entropy keeps only the fp32 logits
      * (megatron/core/tensor_parallel/cross_entropy.py) */
     o->ce_bytes_per_logit = 4.0;

@@ -87,7 +87,9 @@
  *    PP): TP 2 all-reduces of T*h*2 bytes per layer forward, 2 backward
  *    (reduce-scatter + all-gather with SP: same time); exposed in full
  *    unless opts.tp_comm_overlap, then hidden up to eff.overlap of it under
- *    the layer's GEMMs; a MoE layer with t_e != t pays one all-reduce on the
+ *    the layer's GEMMs, or with opts.tp_overlap_chunked (TransformerEngine's
+ *    userbuffers) all but one chunk of the forward reduce-scatters
+ *    (tp_exposed); a MoE layer with t_e != t pays one all-reduce on the
  *    TP group and one of t_e/t times the bytes on the ETP group. CP: c-1 ring steps of K,V (2*T*kv/t*2 bytes)
  *    forward and K,V + dK,dV backward, each hidden under its step's
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
@@ -378,6 +380,41 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     }
 }
 
+/*
+ * Exposed part of a layer's TP collectives, `raw` seconds each way, beside
+ * the GEMMs of the pass (header 5). Without opts.tp_comm_overlap all of it.
+ * With opts.tp_overlap_chunked, TransformerEngine's userbuffers as
+ * Megatron-Bridge configures them (training/comm_overlap.py, every
+ * TransformerLayerTPOverlapCfg): forward, the QKV and FC1 all-gathers run
+ * as a ring exchange, GEMM chunk i on the shard that has arrived while the
+ * next arrives, and the proj and FC2 reduce-scatters are split with their
+ * GEMMs into chunks sent while the next is computed, so one chunk of the
+ * reduce-scatter half (raw / 2 over t chunks) stays exposed; backward, the
+ * dgrad all-gathers run as a ring exchange and the rest in bulk beside the
+ * other GEMM of the pair (dgrad beside wgrad), nothing exposed. Whatever
+ * the GEMMs cannot cover stays exposed: the larger of the two. The SMs the
+ * userbuffers kernels take from the GEMMs (1 for a ring exchange, 2 to 24
+ * in bulk or split; the bf16 presets split the forward reduce-scatters in
+ * 4 on 16 to 32 SMs) are not charged. Otherwise (torchtitan's async TP,
+ * or the flag alone) up to eff.overlap of it hides under the GEMMs.
+ * Userbuffers need sequence parallelism (Megatron-Bridge turns the
+ * overlap off without it): without SP the chunked form exposes it all.
+ */
+static void tp_exposed(const ctx *x, double raw, double gemm_f, double gemm_b, cost *o)
+{
+    const tp_options *op = &x->c->opts;
+    if (!op->tp_comm_overlap || (op->tp_overlap_chunked && !x->sp)) {
+        o->tp_f += raw;
+        o->tp_b += raw;
+    } else if (op->tp_overlap_chunked) {
+        o->tp_f += max2(0.5 * raw / x->tt, raw - gemm_f);
+        o->tp_b += max2(0.0, raw - gemm_b);
+    } else {
+        o->tp_f += exposed(raw, gemm_f, x->ov);
+        o->tp_b += exposed(raw, gemm_b, x->ov);
+    }
+}
+
 /* TP collectives of one layer: 2 all-reduces forward, 2 backward (4.4). */
 static void tp_part(const ctx *x, cost *o)
 {
@@ -388,14 +425,7 @@ static void tp_part(const ctx *x, cost *o)
     double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE, X, &x->tp_pl);
     /* parallel attention + MLP (Falcon): their outputs are summed before one all-reduce */
     double raw = (c->model.parallel_attn ? 1.0 : 2.0) * ar;
-    double gemm_f = o->gemm_fwd, gemm_b = 2.0 * o->gemm_fwd;
-    if (c->opts.tp_comm_overlap) {
-        o->tp_f += exposed(raw, gemm_f, x->ov);
-        o->tp_b += exposed(raw, gemm_b, x->ov);
-    } else {
-        o->tp_f += raw;
-        o->tp_b += raw;
-    }
+    tp_exposed(x, raw, o->gemm_fwd, 2.0 * o->gemm_fwd, o);
 }
 
 /*
@@ -415,14 +445,7 @@ static void tp_part_folded(const ctx *x, cost *o)
     if (x->et > 1.0)
         raw += tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
                                   X * (x->et / x->tt), &x->etp_pl);
-    double gemm_f = o->gemm_fwd, gemm_b = 2.0 * o->gemm_fwd;
-    if (c->opts.tp_comm_overlap) {
-        o->tp_f += exposed(raw, gemm_f, x->ov);
-        o->tp_b += exposed(raw, gemm_b, x->ov);
-    } else {
-        o->tp_f += raw;
-        o->tp_b += raw;
-    }
+    tp_exposed(x, raw, o->gemm_fwd, 2.0 * o->gemm_fwd, o);
 }
 
 /* Recompute of one layer (header 4). */
@@ -803,6 +826,11 @@ double tp__time_gemm_s(const ctx *x, double M, double N, double K)
 double tp__time_exposed(double comm, double window, double ov)
 {
     return exposed(comm, window, ov);
+}
+
+void tp__time_tp_exposed(const ctx *x, double raw, double gemm_f, double gemm_b, cost *o)
+{
+    tp_exposed(x, raw, gemm_f, gemm_b, o);
 }
 
 void tp__time_core(const ctx *x, double flops, double scores, double *fwd, double *bwd)

@@ -123,14 +123,7 @@ static void tp_part_n(const ctx *x, cost *o, double n)
         return;
     double ar = tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_REDUCE,
                                    x->T * x->h * 2.0, &x->tp_pl);
-    double raw = n * ar;
-    if (c->opts.tp_comm_overlap) {
-        o->tp_f += tp__time_exposed(raw, o->gemm_fwd, x->ov);
-        o->tp_b += tp__time_exposed(raw, 2.0 * o->gemm_fwd, x->ov);
-    } else {
-        o->tp_f += raw;
-        o->tp_b += raw;
-    }
+    tp__time_tp_exposed(x, n * ar, o->gemm_fwd, 2.0 * o->gemm_fwd, o);
 }
 
 /* One layer of kind k (mixer * 3 + ffn). 'A' layers are the transformer's. */

@@ -109,6 +109,7 @@ static inline void cost_axpy(cost *y, double a, const cost *x)
 /* time.c's helpers (see them there), out of line. */
 double tp__time_gemm_s(const ctx *x, double M, double N, double K);
 double tp__time_exposed(double comm, double window, double ov);
+void tp__time_tp_exposed(const ctx *x, double raw, double gemm_f, double gemm_b, cost *o);
 void tp__time_core(const ctx *x, double flops, double scores, double *fwd, double *bwd);
 double tp__attn_head_dim_factor(const tp_model *m);
 /* kernel.c: the sequence-length factor at a kernel call's length (e's

@@ -315,12 +315,12 @@ run plan $SEED --deadline 24 --json
 check_json "24 h clean cluster" 0 'j["cluster"]["first_fit_gpus"] == 9728' \
     'j["cluster"]["num_gpus"] == 12288' \
     '48 % j["phases"][0]["layout"]["pp"] == 0 and j["phases"][0]["layout"]["cp"] == 1'
-# the tie-break: at seq 16384 on 512 GPUs TP 2 x PP 2 x CP 2 is 0.6% faster
+# the tie-break: at seq 16384 on 512 GPUs TP 2 x PP 2 x CP 2 is 0.5% faster
 # than TP 4 x CP 1; TP 4 without PP and CP is simpler
 run plan --gpus 512 --seq-len 16384 --json
 check_json "tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is True' \
     'j["phases"][0]["layout"]["cp"] == 1 and j["phases"][0]["layout"]["tp"] == 4' \
-    '"0.6% slower than the fastest, TP 2 x PP 2 x CP 2" in j["phases"][0]["layout"]["tie_break_note"]'
+    '"0.5% slower than the fastest, TP 2 x PP 2 x CP 2" in j["phases"][0]["layout"]["tie_break_note"]'
 run plan --gpus 512 --seq-len 16384 --tie-tolerance 0 --json
 check_json "no tie-break" 0 'j["phases"][0]["layout"]["tie_break"] is False' \
     'j["phases"][0]["layout"]["cp"] == 2'

@@ -43,7 +43,7 @@ has "throughput summary" "throughput (tokens/s per GPU), 105 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
-has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 114 s, MFU 38.4%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
+has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 114 s, MFU 38.5%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
 has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the planner's domain"
 # MLA rows: the model is the preset their name gives, their shape cells checked against it
 # its stated recompute: the RMSNorms and MLA up-projections (report Sec 3.2.3)
@@ -182,12 +182,16 @@ PY
 # layers (five constants) the p90 guard tightens from 21% to 20% (18.5%
 # then) and the median's loosens to 8.5% (8.0%). Sixth round (the
 # recipes' layouts, the attention rate by sequence length, refit): 7.9% /
-# 16.6% today, the p90 guard tightens to 17.5%.
+# 16.6% today, the p90 guard tightens to 17.5%. Seventh round (TE's
+# userbuffers chunks for Megatron-Core's TP overlap, refit): 6.8% / 18.0%;
+# the median's guard tightens to 7.5%, the p90's loosens to 18.5% (the
+# NeMo H100 long-context rows, over-predicted, move up with less TP time;
+# held out by family the p90 stays 19.2%: docs/ACCURACY.md).
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.085' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.175' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.075' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.185' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
@@ -471,8 +475,8 @@ moved = sorted({i.split("-")[0] for i in pa if pb[i] != pa[i]})
 slower = all(pb[i] < pa[i] for i in pa if pb[i] != pa[i])
 print(" ".join(moved), slower, round(100 * (pb["megatron21-t1-1.7B"] / 9288 - 1), 1))
 PY
-if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -6.0" ]; then ok; else
-    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -6.0'"; fi
+if [ "$(cat "$tmp/uf_diff")" = "bloom megatron21 True -5.9" ]; then ok; else
+    bad "validate --unfused-full-matrix: moved $(cat "$tmp/uf_diff"), want 'bloom megatron21 True -5.9'"; fi
 
 # ---- --grouped-gemm: nothing moves under the fitted fractions' roofline
 # (--fitted-gemm); with the default kernel-level model of the presets'
@@ -512,7 +516,7 @@ with open(sys.argv[2], "w", newline="") as f:
     w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
 EOF
 run validate "$tmp/am.csv"
-has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8662  -28.1%  fit/fit"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      8655  -28.1%  fit/fit"
 has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
 has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
 run validate "$tmp/am.csv" --json
@@ -539,8 +543,8 @@ said = sorted(r["id"] for r in b["rows"] if "EP all-to-all overlap on" in r.get(
 print(len(moved), moved == said, all(i.startswith("mbridge") and "qwen3" in i for i in moved),
       all(pb[i] > pa[i] for i in moved), round(100 * (pb["mbridge2602-h100-qwen3-235b-a22b"] / 1633 - 1), 1))
 PY
-if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 20.7" ]; then ok; else
-    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 20.7'"; fi
+if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 20.0" ]; then ok; else
+    bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 20.0'"; fi
 
 # ---- DeepEP/HybridEP node dispatch (issue 17): exactly the rows whose
 # recipes state the dispatcher say so: the six AutoModel rows

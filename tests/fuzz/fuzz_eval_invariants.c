@@ -210,7 +210,9 @@ static void build(bytes *b, tp_config *c)
     c->opts.act_model = next(b) & 1 ? TP_ACT_KORTHIKANTI : TP_ACT_DETAILED;
     c->opts.ckpt_model = next(b) & 1 ? TP_CKPT_SEED001 : TP_CKPT_EXACT;
     c->opts.coll_model = next(b) & 1 ? TP_COLL_SIMPLE : TP_COLL_RING;
-    c->opts.tp_comm_overlap = next(b) & 1;
+    unsigned tpo = next(b); /* one byte, two switches: the corpus keeps its meaning */
+    c->opts.tp_comm_overlap = tpo & 1;
+    c->opts.tp_overlap_chunked = (tpo >> 1) & 1;
     c->opts.dp_comm_overlap = next(b) & 1;
     c->opts.sac_ops = next(b) & 1;
     c->opts.pp_scatter_gather = next(b) & 1;

@@ -191,6 +191,7 @@ static void test_random_contract(void **state)
         if (t->pp > 1 && rnd() % 3 == 0)
             t->schedule = TP_SCHED_GPIPE;
         c.opts.tp_comm_overlap = rnd() % 2;
+        c.opts.tp_overlap_chunked = rnd() % 2;
         c.opts.dp_comm_overlap = rnd() % 2;
         c.opts.sac_ops = rnd() % 2;
         c.opts.coll_model = rnd() % 5 == 0 ? TP_COLL_SIMPLE : TP_COLL_RING;
@@ -298,6 +299,37 @@ static void test_monotone(void **state)
     f = c;
     f.opts.coll_model = TP_COLL_SIMPLE;
     assert_le_rel(eval_ok(&f).time.tp_comm_s, base.time.tp_comm_s);
+}
+
+/* TransformerEngine's userbuffers (opts.tp_overlap_chunked, time.c
+ * tp_exposed): with GEMMs that cover the traffic, one chunk of the forward
+ * reduce-scatters stays exposed, raw / (2t) of a layer's forward raw and
+ * nothing of the backward, where the generic overlap leaves (1 - overlap)
+ * of both; without SP, Megatron-Bridge turns the overlap off: all of it. */
+static void test_tp_overlap_chunked(void **state)
+{
+    (void)state;
+    tp_config c = base_3d();
+    double off = eval_ok(&c).time.tp_comm_s;
+    c.opts.tp_comm_overlap = true;
+    double generic = eval_ok(&c).time.tp_comm_s;
+    c.opts.tp_overlap_chunked = true;
+    double chunked = eval_ok(&c).time.tp_comm_s;
+    /* per layer and micro-batch: off 2 raw, generic 2 (1 - ov) raw, both
+     * beside an embedding all-reduce that no overlap touches */
+    double ov = c.gpu.eff.overlap, t = (double)c.train.tp;
+    assert_true(ov > 0.0 && generic < off);
+    double raw = (off - generic) / (2.0 * ov); /* the layers' raw, one way */
+    assert_rel(chunked, off - raw * (2.0 - 1.0 / (2.0 * t)), 1e-9);
+    c.train.sp = false;
+    tp_config o = c;
+    o.opts.tp_comm_overlap = false;
+    o.opts.tp_overlap_chunked = false;
+    assert_rel(eval_ok(&c).time.tp_comm_s, eval_ok(&o).time.tp_comm_s, 0);
+    /* alone, the switch changes nothing */
+    c = base_3d();
+    c.opts.tp_overlap_chunked = true;
+    assert_rel(eval_ok(&c).time.tp_comm_s, off, 0);
 }
 
 /* Context parallelism: the ring exchange hides under long attention on
@@ -1311,6 +1343,7 @@ int main(void)
         cmocka_unit_test(test_seed_s3_2),
         cmocka_unit_test(test_seed_s4_3),
         cmocka_unit_test(test_random_contract),
+        cmocka_unit_test(test_tp_overlap_chunked),
         cmocka_unit_test(test_single_gpu),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_context_parallel),

@@ -8,7 +8,7 @@
 #            --optimizer adamw
 # Predicted memory: 42.33 GiB of 79.65 GiB usable on the heaviest GPU (pipeline stage 0): fits,
 #                   37.32 GiB headroom
-# Predicted throughput: step 9.949 s, 210790 tokens/s (823.4 tokens/s per GPU), 369.9 model
+# Predicted throughput: step 9.955 s, 210663 tokens/s (822.9 tokens/s per GPU), 369.7 model
 #                       TFLOP/s per GPU, MFU 37.4%, largest non-compute part: exposed
 #                       tensor-parallel communication
 # Not expressible in torchtitan (4; the run differs from the plan here):

@@ -8,8 +8,8 @@
 #            --optimizer adamw
 # Predicted memory: 52.52 GiB of 79.65 GiB usable on the heaviest GPU (pipeline stage 0): fits,
 #                   27.12 GiB headroom
-# Predicted throughput: step 9.066 s, 57829 tokens/s (7228.6 tokens/s per GPU), 372.1 model
-#                       TFLOP/s per GPU, MFU 37.6%, largest non-compute part: activation
+# Predicted throughput: step 9.082 s, 57726 tokens/s (7215.8 tokens/s per GPU), 371.4 model
+#                       TFLOP/s per GPU, MFU 37.5%, largest non-compute part: activation
 #                       recompute
 # Not expressible in torchtitan (1; the run differs from the plan here):
 #   - rotary scaling: torchtitan's llama3 flavor 8B applies Llama 3.1's scaling (factor 8),
