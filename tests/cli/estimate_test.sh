@@ -693,6 +693,22 @@ has "frozen tower text" "frozen (forward only, no gradients or optimizer state; 
 has "vision assumptions" "  assumed         dynamic resolution: the tower attends over all of a sample's"
 expect_error "trainplan: error: --image-tokens: needs a model with a vision tower (a vision-language config: mllama, qwen2_vl, qwen2_5_vl, gemma3, llama4, or a model file's \"vision\"); this model has none" \
     estimate --model llama-3-8b --image-tokens 256
+# ---------------------------------------------------------------- issue 17: the TP overlap line
+# which TP overlap the step charges (time.c tp_exposed): none, the generic
+# share (eff.overlap, calib.c PROFILE_OVERLAP), or TE's userbuffers chunks,
+# which need SP; none at TP 1
+tpo="estimate --model llama-3-70b --gpus 16 --tp 4 --pp 4 --sp --global-batch 64"
+run $tpo
+has "TP overlap off" "  TP overlap: none (--tp-comm-overlap): every TP collective is exposed"
+run $tpo --tp-comm-overlap
+has "TP overlap generic" "  TP overlap: up to 0.582 of each pass's TP time hides under its GEMMs"
+run $tpo --framework megatron-core
+has "TP overlap chunked" "  TP overlap: TransformerEngine's userbuffers in 4 chunks: one chunk of the forward"
+has "TP overlap chunked, 2nd line" "              reduce-scatters stays exposed, and what the GEMMs cannot cover"
+run $tpo --framework megatron-core --no-sp
+has "TP overlap chunked without SP" "  TP overlap: none: TransformerEngine's userbuffers need sequence parallelism (--sp)"
+run estimate --gpus 8 --zero 1
+if grep -q "TP overlap" "$tmp/out"; then bad "TP overlap line at TP 1"; else ok; fi
 # ---------------------------------------------------------------- issue 17: EP all-to-all overlap
 # Mixtral 8x7B, TP 2 x EP 8 on 64 GPUs: DP 32, 256 sequences, m = 8
 # micro-batches; the all-to-alls are small beside each layer's computation, so
