@@ -630,6 +630,10 @@ typedef struct tp_options {
                                     each TP collective into TP chunks pipelined with its GEMM
                                     or run it beside an independent GEMM (time.c
                                     tp_exposed); default false: up to eff.overlap hidden */
+    bool eager_elementwise;       /* the element-wise ops run as PyTorch eager kernels, one HBM
+                                    pass each (torchtitan without torch.compile: its RMSNorm,
+                                    rotary, repeat_kv and SwiGLU; time.c header 3); default
+                                    false: fused (TransformerEngine, torch.compile) */
     bool dp_comm_overlap;         /* gradient reduction, parameter gathers and ZeRO-3 prefetch
                                     overlapped with compute (DDP buckets, --overlap-grad-reduce,
                                     FSDP); default true */

@@ -287,6 +287,9 @@ static const cli_flag help_rows[] = {
      "Hopper or newer GPU: 1/1.75 of the native kernel's rate (FA3 paper)", .group = G_CONV},
     {"--sac-ops", NULL, NULL, "off (selective = attention core)",
      "selective recompute is torchtitan's per-op checkpointing", .group = G_CONV},
+    {"--eager-elementwise", NULL, NULL, "off (fused, as TE or torch.compile)",
+     "element-wise ops run as PyTorch eager kernels, one pass over memory each "
+     "(torchtitan without torch.compile: RMSNorm, rotary, SwiGLU)", .group = G_CONV},
     {"--no-pp-scatter-gather", NULL, NULL, "sharded over TP",
      "pipeline sends whole activations (DeepSpeed), not TP-sharded ones", .group = G_CONV},
     {"--extra-param-bytes", "X", "bytes per parameter", NULL,

@@ -171,6 +171,8 @@ static const tp_io_field fields[] = {
     {"conventions.attn_ampere_kernel", "--attn-ampere-kernel", "attn-ampere-kernel",
      SWITCH_IN(CONVENTIONS, attn_ampere_kernel)},
     {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH_IN(CONVENTIONS, sac_ops)},
+    {"conventions.eager_elementwise", "--eager-elementwise", "eager-elementwise",
+     SWITCH_IN(CONVENTIONS, eager_elementwise)},
     {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather",
      SWITCH_IN(CONVENTIONS, pp_scatter_gather)},
     {"conventions.extra_param_bytes", "--extra-param-bytes", "extra-param-bytes",

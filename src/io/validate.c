@@ -785,6 +785,10 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
     case FW_TORCHTITAN:
         t->grad_dtype = TP_DTYPE_FP32; /* FSDP reduce in fp32 */
         o->tp_comm_overlap = tp > 1 && contains(notes, "AsyncTP") && !contains(id, "vanilla");
+        o->eager_elementwise = contains(notes, "eager"); /* "FSDP only, eager" */
+        if (o->eager_elementwise)
+            note(v, "eager (no torch.compile): element-wise ops as PyTorch kernels, one "
+                    "pass over memory each (docs/model.md 3)");
         o->sac_ops = true; /* torchtitan's selective mode is per-op SAC */
         /* Attention: torchtitan's Llama calls F.scaled_dot_product_attention
          * (models/llama/model.py:209 at 9dec370; at e7c0cae through

@@ -76,6 +76,9 @@
  *    copy + 2h, with EP the expert sort and unsort 8h per copy) and
  *    router 8E; unfused attention dropout 5 B per score each way;
  *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
+ *    opts.eager_elementwise (PyTorch eager, torchtitan 9dec370): norms 72h,
+ *    rotary 20(q+kv), SwiGLU 10f, + the attention output's copy 4q and
+ *    repeat_kv's 4(q+kv) under GQA (docs/model.md 3).
  * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
  *    collectives) inside backward (with the block method, recompute_layers
  *    = n, only n of a stage's layers: n / L_s of the stage's recompute); selective re-runs the attention core, or
@@ -359,11 +362,15 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
     o->bwd += 2.0 * (g_qkv + g_o) + attn_b;
 
     /* element-wise bytes per token (header 3) */
-    *rep_bytes += 20.0 * h + (t->dropout ? 10.0 * h : 0.0);
+    bool eager = c->opts.eager_elementwise;
+    double norms = eager ? 72.0 * h : 8.0 * h; /* two norms */
+    *rep_bytes += norms + 12.0 * h + (t->dropout ? 10.0 * h : 0.0);
     if (x->modules)
-        mp->norm_fwd = T * 8.0 * h / (x->sp ? tt : 1.0) / x->mem_bw; /* of the 20h: two norms */
+        mp->norm_fwd = T * norms / (x->sp ? tt : 1.0) / x->mem_bw;
     if (c->model.pos == TP_POS_ROTARY)
-        *shard_bytes += 4.0 * (q + kv);
+        *shard_bytes += (eager ? 20.0 : 4.0) * (q + kv);
+    if (eager) /* the attention output made contiguous; repeat_kv's copies */
+        *shard_bytes += 4.0 * q + (kv < q ? 4.0 * (q + kv) : 0.0);
     if (t->precision == TP_PREC_FP8) {
         *rep_bytes += 2.0 * h * x->cast;
         *shard_bytes += 3.0 * q * x->cast;
@@ -492,6 +499,15 @@ static double act_bytes_per_f(const tp_model *m)
     return tp_mlp_gated(m->mlp) ? 6.0 : 4.0;
 }
 
+/* With opts.eager_elementwise: eager SwiGLU runs silu (read 2, write 2) and
+ * the product (read 4, write 2) apart, 10 B per element; GeLU is one kernel. */
+static double act_bytes(const ctx *x)
+{
+    const tp_model *m = &x->c->model;
+    double g = act_bytes_per_f(m);
+    return x->c->opts.eager_elementwise && tp_mlp_gated(m->mlp) ? g + 4.0 : g;
+}
+
 static void dense_layer(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
@@ -505,7 +521,7 @@ static void dense_layer(const ctx *x, cost *o)
     o->gemm_fwd += g1 + g2;
     o->fwd += g1 + g2;
     o->bwd += 2.0 * (g1 + g2);
-    shard += act_bytes_per_f(&c->model) * f;
+    shard += act_bytes(x) * f;
     if (c->train.precision == TP_PREC_FP8)
         shard += 3.0 * f * x->cast;
     double elem = tp__elem_s(x, rep, shard);
@@ -513,7 +529,7 @@ static void dense_layer(const ctx *x, cost *o)
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
     if (x->modules)
-        mp.mlp_fwd = g1 + g2 + T * act_bytes_per_f(&c->model) * f / tt / x->mem_bw;
+        mp.mlp_fwd = g1 + g2 + T * act_bytes(x) * f / tt / x->mem_bw;
     if (c->opts.sac_ops && c->train.recompute == TP_RECOMPUTE_SELECTIVE) {
         /* re-run matmuls: Llama wk, wo, w3; fused GPT o, fc2 */
         if (tp_mlp_gated(c->model.mlp))
@@ -590,7 +606,7 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     o->gemm_fwd += g;
     o->fwd += g;
     o->bwd += 2.0 * g;
-    double a = act_bytes_per_f(m);
+    double a = act_bytes(x);
     *shard += k * tp_moe_load(m) * a * fe + a * fsh;
     if (c->train.precision == TP_PREC_FP8)
         *shard += 3.0 * (k * fe + fsh) * x->cast;
@@ -743,7 +759,7 @@ static void moe_layer(const ctx *x, cost *o)
         Me = 1.0;
     double g, g_shared, perm;
     moe_mlp_part(x, o, &shard, &perm, &g, &g_shared);
-    double a = act_bytes_per_f(m);
+    double a = act_bytes(x);
     double rep_attn = rep, shard_attn = shard;
     rep += perm + 8.0 * E;
     double elem = tp__elem_s(x, rep, shard);

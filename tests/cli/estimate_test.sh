@@ -58,7 +58,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
---coll-model --tp-comm-overlap --tp-overlap-chunked --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --no-pp-scatter-gather
+--coll-model --tp-comm-overlap --tp-overlap-chunked --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --eager-elementwise --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help

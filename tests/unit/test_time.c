@@ -194,6 +194,7 @@ static void test_random_contract(void **state)
         c.opts.tp_overlap_chunked = rnd() % 2;
         c.opts.dp_comm_overlap = rnd() % 2;
         c.opts.sac_ops = rnd() % 2;
+        c.opts.eager_elementwise = rnd() % 2;
         c.opts.coll_model = rnd() % 5 == 0 ? TP_COLL_SIMPLE : TP_COLL_RING;
         if (rnd() % 4 == 0)
             t->gpus_per_node = 1; /* every group across nodes */
@@ -330,6 +331,39 @@ static void test_tp_overlap_chunked(void **state)
     c = base_3d();
     c.opts.tp_overlap_chunked = true;
     assert_rel(eval_ok(&c).time.tp_comm_s, off, 0);
+}
+
+/* PyTorch eager element-wise ops (opts.eager_elementwise, time.c header
+ * 3): per token and layer forward, the two RMSNorms' 64h more bytes, rotary
+ * 16 (q + kv), the contiguous attention output 4q, repeat_kv 4 (q + kv)
+ * under GQA, SwiGLU 4f; the backward twice that; at memory bandwidth. */
+static void test_eager_elementwise(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(llama(8, 1024, 16, 4, 2816, 32000, false));
+    c.train.num_gpus = 1;
+    c.train.seq_len = 2048;
+    c.train.micro_batch = 2;
+    c.train.global_batch = 8;
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    tp_result fused = eval_ok(&c);
+    c.opts.eager_elementwise = true;
+    tp_result eager = eval_ok(&c);
+    double h = 1024, q = 1024, kv = 256, f = 2816;
+    double extra = 64 * h + 16 * (q + kv) + 4 * q + 4 * (q + kv) + 4 * f;
+    double T = 2.0 * 2048, layers = 8, m = 4;
+    double bw = c.gpu.mem_bw_bytes_per_s * c.gpu.eff.mem_bw;
+    assert_rel(eager.time.compute_s - fused.time.compute_s, 3 * layers * m * T * extra / bw, 1e-9);
+    /* GeLU is one kernel: a GPT model pays the norms, not the activation */
+    tp_config g = fixture_config(gpt(4, 1024, 16, 32000, 2048));
+    g.train.num_gpus = 1;
+    g.train.global_batch = 8;
+    g.train.recompute = TP_RECOMPUTE_NONE;
+    double g0 = eval_ok(&g).time.compute_s;
+    g.opts.eager_elementwise = true;
+    double T1 = (double)g.train.micro_batch * (double)g.train.seq_len;
+    double m1 = 8.0 / (double)g.train.micro_batch;
+    assert_rel(eval_ok(&g).time.compute_s - g0, 3 * 4 * m1 * T1 * (64 * h + 4 * q) / bw, 1e-9);
 }
 
 /* Context parallelism: the ring exchange hides under long attention on
@@ -1344,6 +1378,7 @@ int main(void)
         cmocka_unit_test(test_seed_s4_3),
         cmocka_unit_test(test_random_contract),
         cmocka_unit_test(test_tp_overlap_chunked),
+        cmocka_unit_test(test_eager_elementwise),
         cmocka_unit_test(test_single_gpu),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_context_parallel),
