@@ -1055,6 +1055,21 @@ TP_API tp_attn_rate tp_attn_rate_of(const tp_config *c);
  */
 TP_API double tp_moe_host_floor_s(const tp_config *c, const char **why_none);
 
+/**
+ * Which TP overlap the step-time model charges (docs/model.md 5): none
+ * (TP 1, or opts.tp_comm_overlap off), none because TransformerEngine's
+ * userbuffers (opts.tp_overlap_chunked) need sequence parallelism, up to
+ * eff.overlap of the TP time (opts.tp_comm_overlap alone), or the
+ * userbuffers' chunks. time.c charges it, the reports state it.
+ */
+typedef enum tp_tp_overlap {
+    TP_TP_OVERLAP_NONE = 0,
+    TP_TP_OVERLAP_NEEDS_SP, /* chunked asked for, SP off: Megatron-Bridge turns it off */
+    TP_TP_OVERLAP_SHARE,    /* up to eff.overlap hides under the pass's GEMMs */
+    TP_TP_OVERLAP_CHUNKED   /* one chunk of the forward reduce-scatters exposed */
+} tp_tp_overlap;
+TP_API tp_tp_overlap tp_tp_overlap_of(const tp_config *c);
+
 /** Pipeline bubble fractions for p stages, m micro-batches, v virtual stages
  *  (DualPipe: with forward = input gradient = weight gradient, eval.c). */
 TP_API double tp_bubble_fraction(tp_schedule s, int64_t p, int64_t m, int64_t v, tp_bubble_def def);

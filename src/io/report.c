@@ -828,23 +828,28 @@ void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r)
                 w->each_s * 1e3, w->total_s);
     }
     fprintf(f, "  (the step-time breakdown above shows what overlap leaves exposed)\n");
-    const tp_options *o = &c->opts;
     if (c->train.tp <= 1)
         return;
-    if (!o->tp_comm_overlap)
-        fprintf(f, "  TP overlap: none (--tp-comm-overlap): every TP collective is exposed\n");
-    else if (o->tp_overlap_chunked && !c->train.sp)
+    switch (tp_tp_overlap_of(c)) {
+    case TP_TP_OVERLAP_NEEDS_SP:
         fprintf(f, "  TP overlap: none: TransformerEngine's userbuffers need sequence "
                    "parallelism (--sp)\n");
-    else if (o->tp_overlap_chunked)
+        break;
+    case TP_TP_OVERLAP_CHUNKED:
         fprintf(f,
                 "  TP overlap: TransformerEngine's userbuffers in %lld chunks: one chunk of the "
                 "forward\n              reduce-scatters stays exposed, and what the GEMMs "
                 "cannot cover\n",
                 (long long)c->train.tp);
-    else
+        break;
+    case TP_TP_OVERLAP_SHARE:
         fprintf(f, "  TP overlap: up to %.3f of each pass's TP time hides under its GEMMs\n",
                 c->gpu.eff.overlap);
+        break;
+    default:
+        fprintf(f, "  TP overlap: none (--tp-comm-overlap): every TP collective is exposed\n");
+        break;
+    }
 }
 
 json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r)

@@ -222,8 +222,9 @@ void tp_gpu_default_eff(tp_gpu *g)
  * rates with tile and wave quantization, time.c 1b; the best attention
  * kernel's measured rate, time.c 2) by `tools/calibrate.py --profiles` on
  * the whole file (its 105 throughput rows), from the neutral start (issue
- * 17, seventh round: the "(all)" row of `--cv --profiles`; docs/ACCURACY.md,
- * "Headline"): five constants. PROFILE_GEMM_SW is the share of the
+ * 17, seventh round, after its step 1: the "(all)" row of `--cv --profiles`;
+ * step 2, eager kernels, left them: its refit scores within the optimiser's
+ * spread; docs/ACCURACY.md, "Headline"): five constants. PROFILE_GEMM_SW is the share of the
  * measured maximum matmul rate a training step sustains, PROFILE_ATTN_SW
  * the share of the best attention kernel's forward rate (forward and
  * backward together: the backward kernels run slower; a step's attention

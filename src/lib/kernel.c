@@ -5,8 +5,9 @@
  * reports that state them (src/io): whether the kernel-level model runs
  * (tp_gpu_kernel_model), the rate FlashAttention runs at
  * (tp_attn_rate_of: the profile's share, the Ampere-kernel factor, the
- * head-dim and sequence-length factors) and the host floor of a dropless MoE layer
- * (tp_moe_host_floor_s). docs/model.md sections 1b, 2 and 2b.
+ * head-dim and sequence-length factors), the host floor of a dropless MoE layer
+ * (tp_moe_host_floor_s) and which TP overlap hides the TP collectives
+ * (tp_tp_overlap_of). docs/model.md sections 1b, 2, 2b and 5.
  */
 #include <math.h>
 
@@ -182,4 +183,16 @@ double tp_moe_host_floor_s(const tp_config *c, const char **why_none)
     if (why_none)
         *why_none = why;
     return host;
+}
+
+/* Userbuffers need sequence parallelism: Megatron-Bridge turns the overlap
+ * off without it (training/comm_overlap.py), so chunked without SP is none. */
+tp_tp_overlap tp_tp_overlap_of(const tp_config *c)
+{
+    const tp_options *o = &c->opts;
+    if (c->train.tp <= 1 || !o->tp_comm_overlap)
+        return TP_TP_OVERLAP_NONE;
+    if (!o->tp_overlap_chunked)
+        return TP_TP_OVERLAP_SHARE;
+    return c->train.sp ? TP_TP_OVERLAP_CHUNKED : TP_TP_OVERLAP_NEEDS_SP;
 }

@@ -389,8 +389,8 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
 
 /*
  * Exposed part of a layer's TP collectives, `raw` seconds each way, beside
- * the GEMMs of the pass (header 5). Without opts.tp_comm_overlap all of it.
- * With opts.tp_overlap_chunked, TransformerEngine's userbuffers as
+ * the GEMMs of the pass (header 5), by kernel.c's tp_tp_overlap_of (x->tpo,
+ * as the reports say). Chunked: TransformerEngine's userbuffers as
  * Megatron-Bridge configures them (training/comm_overlap.py, every
  * TransformerLayerTPOverlapCfg): forward, the QKV and FC1 all-gathers run
  * as a ring exchange, GEMM chunk i on the shard that has arrived while the
@@ -398,27 +398,23 @@ static void attention_part(const ctx *x, cost *o, module_parts *mp, double *rep_
  * GEMMs into chunks sent while the next is computed, so one chunk of the
  * reduce-scatter half (raw / 2 over t chunks) stays exposed; backward, the
  * dgrad all-gathers run as a ring exchange and the rest in bulk beside the
- * other GEMM of the pair (dgrad beside wgrad), nothing exposed. Whatever
- * the GEMMs cannot cover stays exposed: the larger of the two. The SMs the
- * userbuffers kernels take from the GEMMs (1 for a ring exchange, 2 to 24
- * in bulk or split; the bf16 presets split the forward reduce-scatters in
- * 4 on 16 to 32 SMs) are not charged. Otherwise (torchtitan's async TP,
- * or the flag alone) up to eff.overlap of it hides under the GEMMs.
- * Userbuffers need sequence parallelism (Megatron-Bridge turns the
- * overlap off without it): without SP the chunked form exposes it all.
+ * other GEMM of the pair, nothing exposed; what the GEMMs cannot cover
+ * stays exposed. The SMs the userbuffers take from the GEMMs (1 for a ring
+ * exchange, 2 to 32 in bulk or split) are not charged. Share (torchtitan's
+ * async TP, or the flag alone): up to eff.overlap hides under the GEMMs.
  */
 static void tp_exposed(const ctx *x, double raw, double gemm_f, double gemm_b, cost *o)
 {
-    const tp_options *op = &x->c->opts;
-    if (!op->tp_comm_overlap || (op->tp_overlap_chunked && !x->sp)) {
-        o->tp_f += raw;
-        o->tp_b += raw;
-    } else if (op->tp_overlap_chunked) {
+    switch (x->tpo) {
+    case TP_TP_OVERLAP_CHUNKED:
         o->tp_f += max2(0.5 * raw / x->tt, raw - gemm_f);
         o->tp_b += max2(0.0, raw - gemm_b);
-    } else {
+        break;
+    case TP_TP_OVERLAP_SHARE:
         o->tp_f += exposed(raw, gemm_f, x->ov);
         o->tp_b += exposed(raw, gemm_b, x->ov);
+        break;
+    default: o->tp_f += raw; o->tp_b += raw;
     }
 }
 
@@ -977,6 +973,7 @@ static void ctx_init(const tp_config *c, ctx *x)
     x->gate = tp_mlp_gated(m->mlp) ? 2.0 : 1.0;
     x->V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
     x->sp = t->sp && t->tp > 1;
+    x->tpo = tp_tp_overlap_of(c);
     x->modules = t->recompute == TP_RECOMPUTE_SELECTIVE && t->recompute_modules != 0 &&
                  t->recompute_modules != TP_RC_CORE_ATTN && !c->opts.sac_ops;
 

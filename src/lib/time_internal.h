@@ -38,6 +38,7 @@ typedef struct ctx {
     double peak_attn, attn_eff;
     double mem_bw; /* achieved HBM bandwidth, bytes/s */
     double ov;     /* overlap fraction */
+    int tpo;       /* tp_tp_overlap_of: which TP overlap applies (tp_exposed) */
     bool modules;  /* selective recompute with Megatron's modules: track their parts */
     double cast;   /* fp8 cast bytes relative to delayed scaling's (the recipe, header 10) */
     tp_group_place tp_pl, cp_pl, ep_pl, pp_pl, dp_pl, edp_pl, etp_pl;
