@@ -83,7 +83,7 @@ void tp__memory_dualpipe(const tp_config *c, const tp_params *P, tp_result *r, d
  * An all-to-all on a group spanning nodes whose bytes per rank are split
  * apart: nvlink_bytes inside the destination nodes, nic_bytes through the
  * rank's own NIC, both at once (comm.c; the node-deduplicating dispatcher
- * of time.c ep_part). Seconds.
+ * of time_moe.c tp__time_ep). Seconds.
  */
 double tp__a2a_split_time(const tp_gpu *g, tp_coll_model model, double nvlink_bytes,
                           double nic_bytes, const tp_group_place *pl);

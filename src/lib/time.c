@@ -61,7 +61,7 @@
  *    score forward and 16 backward at memory bandwidth, over the causal
  *    half, or with opts.unfused_full_matrix over the whole matrix, which
  *    the batched GEMMs and the mask compute and store (unfused_attention).
- * 2b. Host floor (host_floor): with a hardware profile a dropless MoE
+ * 2b. Host floor (time_moe.c tp__time_host_floor): with a hardware profile a dropless MoE
  *    layer's forward and backward take at least 1/3 and 2/3 of
  *    eff.moe_host_layer_s + local experts * eff.moe_host_expert_s, the
  *    host's time to issue them after the layer waited on the host for its
@@ -99,7 +99,7 @@
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
  *    or with opts.moe_node_dispatch one copy per destination node over the
  *    NIC and every copy over NVLink (ep_node_a2a), exposed unless
- *    opts.moe_a2a_overlap (ep_overlap_part). PP: per micro-batch and
+ *    opts.moe_a2a_overlap (time_moe.c). PP: per micro-batch and
  *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/
  *    gather optimisation) forward and one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
  *    compute (up to eff.overlap) by the interleaved schedule.
@@ -166,7 +166,7 @@
  * sequence; kernel launch and framework overheads not modelled except
  * through the fitted efficiencies; MoE routing assumed balanced; 1F1B p2p
  * never overlapped, all-to-all only under opts.moe_a2a_overlap (Megatron-
- * Core's combined 1F1B: ep_overlap_part); ZeRO-3 per-micro-batch traffic
+ * Core's combined 1F1B: time_moe.c tp__time_ep_overlap); ZeRO-3 per-micro-batch traffic
  * is not inside the bubble.
  */
 #include <math.h>
@@ -620,117 +620,6 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     *g_shared_out = g_shared;
 }
 
-/*
- * Distinct nodes a token's k routed copies reach, on an EP group of N
- * nodes (opts.moe_node_dispatch): experts spread evenly, so
- * N(1 - (1 - 1/N)^k); group-limited routing (model.moe_router_groups G,
- * moe_group_topk g) bounds it when the groups align with the nodes,
- * Megatron-Core's expert order placing E/N consecutive experts on a node:
- * G a multiple of N puts G/N whole groups on a node (at most g nodes), N a
- * multiple of G spreads a group over N/G nodes (at most g N/G).
- */
-static double ep_dest_nodes(const tp_model *m, double N)
-{
-    double k = (double)m->topk;
-    double d = N * (1.0 - pow(1.0 - 1.0 / N, k));
-    int64_t G = m->moe_router_groups, n = (int64_t)N;
-    if (G <= 0)
-        return d;
-    double cap = G % n == 0   ? (double)m->moe_group_topk
-                 : n % G == 0 ? (double)m->moe_group_topk * (double)(n / G)
-                              : N;
-    return min2(d, cap);
-}
-
-/*
- * One all-to-all of the node-deduplicating dispatcher (opts.moe_node_
- * dispatch: DeepEP, DeepSeek-V3 report section 3.2.2): a token crosses the
- * inter-node network once per destination node other than its own, to
- * the GPU of its own local index there, which forwards every copy over
- * NVLink to its expert's GPU. Per rank: NIC bytes c * D (N - 1)/N (D
- * distinct nodes, its own among them with probability D/N), NVLink bytes
- * c * k (r - 1)/r (a copy lands on its expert's GPU with probability 1/r);
- * c = (T/t) h 2, one copy of each token. A group inside one node moves
- * what the plain all-to-all moves.
- */
-static double ep_node_a2a(const ctx *x)
-{
-    const tp_config *c = x->c;
-    const tp_group_place *pl = &x->ep_pl;
-    double copy = x->T / x->tt * x->h * 2.0;
-    double k = (double)c->model.topk, N = (double)pl->nodes, r = (double)pl->ranks_per_node;
-    double D = ep_dest_nodes(&c->model, N);
-    return tp__a2a_split_time(&c->gpu, c->opts.coll_model, copy * k * (r - 1.0) / r,
-                              copy * D * (N - 1.0) / N, pl);
-}
-
-/* Dispatch + combine all-to-alls of a MoE layer, forward and backward (4.9). */
-static void ep_part(const ctx *x, cost *o, module_parts *mp)
-{
-    const tp_config *c = x->c;
-    if (c->train.ep <= 1)
-        return;
-    double bytes = x->T / x->tt * (double)c->model.topk * x->h * 2.0;
-    double a2a =
-        c->opts.moe_node_dispatch && !x->ep_pl.intra
-            ? ep_node_a2a(x)
-            : tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
-    o->ep_f += 2.0 * a2a;
-    o->ep_b += 2.0 * a2a;
-    mp->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
-}
-
-/*
- * The EP all-to-all overlap (opts.moe_a2a_overlap; Megatron-Core
- * --overlap-moe-expert-parallel-comm): the combined 1F1B schedule runs one
- * micro-batch's forward of a layer beside another's backward of the same
- * layer, on two streams (megatron/core/models/common/
- * model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run):
- *     comm: combine_bwd       | dispatch_fwd -> dispatch_bwd   | combine_fwd
- *     comp: pre_dispatch_fwd  | mlp_bwd -> mlp_bwd_dw -> mlp_fwd | pre_dispatch_bwd
- * Each of the four all-to-alls hides behind the computation beside it, up
- * to eff.overlap of it and never more than that computation's time: the
- * backward combine behind the attention block's forward (pre_f), the
- * forward dispatch behind the MoE MLP's backward (mlp_b), the backward
- * dispatch behind its forward (mlp_f), the forward combine behind the
- * attention block's backward (pre_b). o->ep_hid is the sum hidden per
- * micro-batch whose passes are paired; tp__step_time counts the pairs.
- */
-static void ep_overlap_part(const ctx *x, cost *o, double pre_f, double pre_b)
-{
-    const tp_config *c = x->c;
-    /* DualPipe pairs a forward with a backward the same way (dualpipe_step) */
-    if (!(c->opts.moe_a2a_overlap || c->train.schedule == TP_SCHED_DUALPIPE) || c->train.ep <= 1)
-        return;
-    double a2a = 0.25 * (o->ep_f + o->ep_b); /* one of the four */
-    double mlp_f = o->fwd - pre_f, mlp_b = o->bwd - pre_b;
-    o->ep_hid = 4.0 * a2a - exposed(a2a, pre_f, x->ov) - exposed(a2a, mlp_b, x->ov) -
-                exposed(a2a, mlp_f, x->ov) - exposed(a2a, pre_b, x->ov);
-}
-
-/*
- * Host-bound MoE layers (header 2b; docs/model.md 2b). A dropless MoE layer
- * synchronises with the host to learn how many tokens each expert gets
- * (Megatron-Core's all-to-all splits and TransformerEngine's grouped GEMM
- * take them as host lists), and the host then issues the rest of the
- * layer: when that takes longer than the GPU's work, the layer runs at the
- * host's pace. The forward and backward take at least a third and two
- * thirds of eff.moe_host_layer_s + local experts x eff.moe_host_expert_s
- * (the backward issues twice the GEMMs). No floor with a capacity factor
- * (token drop padded to capacity: static shapes) or opts.moe_sync_free
- * (kernel.c tp_moe_host_floor_s decides, for the reports too).
- */
-static void host_floor(const ctx *x, cost *o)
-{
-    double host = tp_moe_host_floor_s(x->c, NULL);
-    if (!(host > 0.0))
-        return;
-    if (o->fwd < host / 3.0)
-        o->fwd = host / 3.0;
-    if (o->bwd < 2.0 * host / 3.0)
-        o->bwd = 2.0 * host / 3.0;
-}
-
 static void moe_layer(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
@@ -744,7 +633,7 @@ static void moe_layer(const ctx *x, cost *o)
     module_parts mp = {0};
     attention_part(x, o, &mp, &rep, &shard);
     /* the attention block's passes with their element-wise share: the
-     * windows of ep_overlap_part */
+     * windows of tp__time_ep_overlap */
     double pre_elem = tp__elem_s(x, rep, shard);
     double pre_f = o->fwd + pre_elem, pre_b = o->bwd + 2.0 * pre_elem;
 
@@ -762,7 +651,7 @@ static void moe_layer(const ctx *x, cost *o)
     o->fwd += elem;
     o->bwd += 2.0 * elem;
     o->elem_fwd = elem;
-    host_floor(x, o);
+    tp__time_host_floor(x, o);
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
         shard_attn -= k * a * fe + a * fsh +
                       (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);
@@ -778,8 +667,8 @@ static void moe_layer(const ctx *x, cost *o)
         tp_part(x, o);
     else
         tp_part_folded(x, o);
-    ep_part(x, o, &mp);
-    ep_overlap_part(x, o, pre_f, pre_b);
+    tp__time_ep(x, o, &mp);
+    tp__time_ep_overlap(x, o, pre_f, pre_b);
     recompute_part(x, o, &mp);
     /* the fp8 activation cache (memory.c fp8_cache_saving) re-runs the
      * experts' activation from its cached input, where no recompute does */
@@ -860,11 +749,6 @@ void tp__time_moe_mlp(const ctx *x, cost *o, double *shard, double *perm, double
                       double *g_shared_out)
 {
     moe_mlp_part(x, o, shard, perm, g_out, g_shared_out);
-}
-
-void tp__time_ep(const ctx *x, cost *o, module_parts *mp)
-{
-    ep_part(x, o, mp);
 }
 
 void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp)
@@ -1168,7 +1052,7 @@ static double optimizer_time(const ctx *x, const tp_result *r)
 /*
  * Micro-batches of the critical stage (pipeline rank r) whose forward runs
  * beside another's backward under the EP all-to-all overlap, in whole
- * micro-batches of the stage (ep_overlap_part). Without a pipeline the
+ * micro-batches of the stage (tp__time_ep_overlap). Without a pipeline the
  * first forward and the last backward run alone (Megatron-Core
  * combined_1f1b_schedule_for_no_pipelining): m - 1. Under the interleaved
  * schedule, of the m*v chunk passes the warm-up forwards and as many
@@ -1237,7 +1121,7 @@ static double dualpipe_pairs(double m, int64_t p, int64_t j)
  * (j < p/2; rank p-1-j runs the mirror image) holds stages j and p-1-j
  * and runs half the m micro-batches through each: m chunks of the pair's
  * mean cost. Each of its F&B chunks (dualpipe_pairs) hides the EP
- * all-to-all as Megatron-Core's combined 1F1B does (ep_overlap_part's
+ * all-to-all as Megatron-Core's combined 1F1B does (tp__time_ep_overlap's
  * ep_hid, up to eff.overlap and never more than the computation beside
  * it), on every rank, with no virtual stages needed. The busiest rank
  * sets the step. Its bubble is the README's (p/2 - 1)(F&B + B - 3W), F

@@ -57,7 +57,7 @@ typedef struct cost {
     double elem_fwd;   /* element-wise part of fwd */
     double sac_gemm;   /* GEMMs per-op SAC re-runs (opts.sac_ops) */
     double ep_hid;     /* of ep_f + ep_b, what hides when the micro-batch's passes run
-                          beside another's (opts.moe_a2a_overlap; time.c ep_overlap_part) */
+                          beside another's (opts.moe_a2a_overlap; time_moe.c tp__time_ep_overlap) */
 } cost;
 
 /* Forward parts Megatron's recompute modules re-run (selective), one layer;
@@ -122,7 +122,6 @@ void tp__time_attention(const ctx *x, cost *o, module_parts *mp, double *rep_byt
                         double *shard_bytes);
 void tp__time_moe_mlp(const ctx *x, cost *o, double *shard, double *perm, double *g_out,
                       double *g_shared_out);
-void tp__time_ep(const ctx *x, cost *o, module_parts *mp);
 void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp);
 double tp__time_act_bytes_per_f(const tp_model *m);
 void tp__time_dense_layer(const ctx *x, cost *o);
@@ -142,6 +141,14 @@ double tp__time_param_offload(const ctx *x, const tp_result *r, const cost *st0,
                               double layers0, double *bytes);
 double tp__time_act_offload(const ctx *x, const tp_result *r, const cost *st0, double m,
                             double *bytes);
+
+/* time_moe.c: one MoE layer's EP all-to-alls (their time in o->ep_f,
+ * o->ep_b), what of them hides beside another micro-batch's passes given
+ * the attention block's forward and backward (o->ep_hid), and the host's
+ * floor under its forward and backward. */
+void tp__time_ep(const ctx *x, cost *o, module_parts *mp);
+void tp__time_ep_overlap(const ctx *x, cost *o, double pre_f, double pre_b);
+void tp__time_host_floor(const ctx *x, cost *o);
 
 /* time_vision.c: the tower and projector on stage 0; one mllama cross
  * layer's difference from a self-attention layer. */
