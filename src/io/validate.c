@@ -1153,7 +1153,9 @@ static void fake_gate_one_node(tp_io_vrow *v, tp_config *c)
  * set backend.enable_deepep (examples/benchmark/configs/NAME_te_deepep.yaml
  * @01926a5c443b; the rows' notes say "DeepEP"); Megatron-Bridge's
  * performance presets set moe_flex_dispatcher_backend "deepep" or
- * "hybridep" (the row notes cite the preset). */
+ * "hybridep" (the row notes cite the preset). Either dispatcher permutes
+ * the tokens it receives by expert once, without the alltoall
+ * dispatcher's sort (time.c moe_mlp_part). */
 static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_config *c)
 {
     const char *notes = cell(r, "notes");
@@ -1168,8 +1170,11 @@ static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_con
         return;
     c->opts.moe_node_dispatch = true;
     int64_t gpn = c->train.gpus_per_node;
-    note(v, "%s: one copy per destination node, fanned out over NVLink%s", backend,
-         gpn > 0 && c->train.ep <= gpn ? " (EP inside one node: no change)" : "");
+    note(v,
+         "%s: one copy per destination node, fanned out over NVLink%s; the received tokens "
+         "permuted by expert once, no sort by expert",
+         backend,
+         gpn > 0 && c->train.ep <= gpn ? " (EP inside one node: the same all-to-all)" : "");
     if (fw == FW_AUTOMODEL && contains(notes, "fake balanced gate"))
         fake_gate_one_node(v, c);
 }

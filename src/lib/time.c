@@ -611,10 +611,12 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
      * and write, 4h per copy), unpermute reads the copies and writes the
      * combined token (2h per copy + 2h); with EP and more than one local
      * expert the received chunks are sorted by expert before the experts
-     * and back after them (sort_chunks_by_idxs, 4h per copy each way).
-     * Router: fp32 logits read and probabilities written, 8 B per expert. */
+     * and back after them (sort_chunks_by_idxs, 4h per copy each way); the
+     * flex dispatcher (opts.moe_node_dispatch: DeepEP, HybridEP) permutes
+     * the received tokens once, by expert, and has no such sort. Router:
+     * fp32 logits read and probabilities written, 8 B per expert. */
     *perm = (6.0 * k + 2.0) * h;
-    if (c->train.ep > 1 && local > 1.0)
+    if (c->train.ep > 1 && local > 1.0 && !c->opts.moe_node_dispatch)
         *perm += 8.0 * k * h;
     *g_out = g;
     *g_shared_out = g_shared;

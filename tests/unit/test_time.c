@@ -1248,7 +1248,10 @@ static void test_moe_a2a_overlap_rules(void **state)
  * both ways: the ratio is D (3/4) / 6. Group-limited routing aligned with
  * the nodes, 4 groups (one per node) with 2 per token or 2 groups (two
  * nodes each) with 1 per token, bounds D at 2: ratio 2 (3/4)/6 = 1/4. An
- * EP group inside one node moves what it moved.
+ * EP group inside one node moves what it moved. The flex dispatcher
+ * permutes the received tokens once: 2 local experts, so the alltoall
+ * dispatcher's sort by expert, 4h per copy each way (8kh a token), goes,
+ * forward and twice in the backward, on 2 layers of one micro-batch.
  */
 static void test_moe_node_dispatch(void **state)
 {
@@ -1268,6 +1271,8 @@ static void test_moe_node_dispatch(void **state)
     c.opts.moe_node_dispatch = true;
     tp_result node = eval_ok(&c);
     check_contract(&c, &node);
+    double bw = c.gpu.mem_bw_bytes_per_s * c.gpu.eff.mem_bw, T = 2048.0;
+    assert_rel(plain.time.compute_s - node.time.compute_s, 3 * 2 * T * 8 * 8 * 2048.0 / bw, 1e-9);
     double D = 4.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75);
     assert_rel(node.time.ep_comm_s / plain.time.ep_comm_s, D * 0.75 / 6.0, 1e-12);
     c.model.moe_router_groups = 4;
