@@ -329,8 +329,10 @@ static const cli_flag help_rows[] = {
      .group = G_CONV},
     {"--moe-node-dispatch", NULL, NULL, "off (a copy per expert)",
      "the EP dispatcher sends a token once per destination node and fans "
-     "it out over NVLink there (DeepEP); with --moe-router-groups the "
-     "groups bound the nodes (docs/model.md 5)", .group = G_CONV},
+     "it out over NVLink there, and permutes what it receives by expert "
+     "once, without a sort by expert (DeepEP, HybridEP: Megatron-Core's "
+     "flex dispatcher); with --moe-router-groups the groups bound the "
+     "nodes (docs/model.md 5)", .group = G_CONV},
     {"--fp8-activation-cache", NULL, NULL, "off (TE fp8 copies)",
      "under fp8, cache the linear layers' saved inputs in fp8 (1x128 "
      "tiles), the attention output in E5M6, and a MoE MLP's activation "
