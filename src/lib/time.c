@@ -73,8 +73,9 @@
  *    rotary 4(q+kv), activation GeLU 4f / SwiGLU 6f, fp8 casts 2h + 3(q+f)
  *    (TransformerEngine casts every GEMM input; the norm-fused ones cost
  *    1 byte), MoE token dispatch (permute 4h and unpermute 2h per routed
- *    copy + 2h, with EP the expert sort and unsort 8h per copy) and
- *    router 8E; unfused attention dropout 5 B per score each way;
+ *    copy + 2h, with EP the expert sort and unsort 8h per copy, not
+ *    under opts.moe_node_dispatch's flex dispatcher) and router 8E;
+ *    unfused attention dropout 5 B per score each way;
  *    cross-entropy over V/t logits 20 bytes per logit fwd+bwd (8 fused).
  *    opts.eager_elementwise (PyTorch eager, torchtitan 9dec370): norms 72h,
  *    rotary 20(q+kv), SwiGLU 10f, + the attention output's copy 4q and
@@ -98,7 +99,7 @@
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
  *    or with opts.moe_node_dispatch one copy per destination node over the
- *    NIC and every copy over NVLink (ep_node_a2a), exposed unless
+ *    NIC and every copy over NVLink (time_moe.c ep_node_a2a), exposed unless
  *    opts.moe_a2a_overlap (time_moe.c). PP: per micro-batch and
  *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/
  *    gather optimisation) forward and one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
