@@ -590,6 +590,15 @@ typedef struct tp_train {
      * not seq_len^2 (model FLOPs too). 0: off, one document per
      * sequence; else in [1, seq_len]. */
     int64_t packed_seq_len;
+    /* Local batch: sequences per data-parallel rank in one run of the
+     * training loop's forward-backward, the pipeline schedule's micro-batches
+     * under pp > 1. torchtitan (training.local_batch_size) and NeMo AutoModel
+     * (step_scheduler.local_batch_size) accumulate gradients over
+     * global_batch / (local_batch * dp) runs, and each run fills and drains
+     * the pipeline: that many bubbles per step. 0: global_batch / dp, every
+     * micro-batch of the step in one schedule (Megatron, DeepSpeed). Else a
+     * multiple of micro_batch that divides global_batch / dp. */
+    int64_t local_batch;
 } tp_train;
 
 /* tp_train.offload_params */

@@ -154,6 +154,11 @@ static const cli_flag help_rows[] = {
      "sequences per optimizer step", .group = G_BATCH},
     {"--global-batch-tokens", "N", "tokens", "unset",
      "tokens per optimizer step (a multiple of --seq-len)", .group = G_BATCH},
+    {"--local-batch", "N", "sequences", "global batch / DP",
+     "sequences per DP rank in one run of the pipeline schedule; the step "
+     "accumulates over global / (N x DP) runs, each filling and draining the "
+     "pipeline (torchtitan and NeMo AutoModel local_batch_size)",
+     .group = G_BATCH},
     {"--packed-seq-len", "N", "tokens", "not packed",
      "packed sequences of N-token examples, each attending only within itself "
      "(NeMo packed SFT): the attention core scales with N, not --seq-len",

@@ -638,6 +638,8 @@ char *tp_io_config_flags(const tp_config *c)
     static const char *const recipes[] = {"delayed", "tensorwise", "mxfp8", "nvfp4"};
     if (t->fp8_recipe > TP_FP8_DELAYED && t->fp8_recipe <= TP_FP8_NVFP4)
         sb_printf(&b, " --fp8-recipe %s", recipes[t->fp8_recipe]);
+    if (t->local_batch > 0) /* schedule runs per step, only when set */
+        sb_printf(&b, " --local-batch %" PRId64, t->local_batch);
     if (t->packed_seq_len > 0) /* issue 17: packed sequences, only when set */
         sb_printf(&b, " --packed-seq-len %" PRId64, t->packed_seq_len);
     tp_options d;

@@ -872,16 +872,30 @@ static tp_status tk_batch(const tkeys *t, tp_import *im, int64_t dp, int64_t pp,
                             "is not a multiple of training.max_context_length: trainplan "
                             "plans whole sequences");
         mb = tok_mb / seq;
+        int64_t m = 1; /* micro-batches per schedule run (trainer.py) */
+        if (pp > 1)
+            TP_TRY(tk_int(t, "parallelism.num_pp_microbatches", 1, 1, TP_MAX_BATCH, &m, err));
         if (tok_step > 0) {
             if (tok_step % seq != 0)
                 return tk_error(err, tk_line(t, "training.num_tokens_per_train_step"),
                                 "training.num_tokens_per_train_step",
                                 "is not a multiple of training.max_context_length");
             gb = tok_step / seq;
+            /* trainer.py accumulates over gb / (mb x m x dp) schedule runs
+             * (and raises where that does not divide) */
+            if (pp > 1 && dp > 0 && gb > mb * m * dp) {
+                if (gb % (mb * m * dp) != 0)
+                    return tk_error(err, tk_line(t, "training.num_tokens_per_train_step"),
+                                    "training.num_tokens_per_train_step",
+                                    "is not a multiple of the tokens of one gradient "
+                                    "accumulation iteration (micro-batch x "
+                                    "parallelism.num_pp_microbatches x data-parallel degree)");
+                from(im, "parallelism.num_pp_microbatches",
+                     tk_line(t, "parallelism.num_pp_microbatches"), 1);
+                PUSH(push_i64(im, "--local-batch", mb * m));
+            }
         } else if (dp > 0) {
-            int64_t m;
-            TP_TRY(tk_int(t, "parallelism.num_pp_microbatches", 1, 1, TP_MAX_BATCH, &m, err));
-            gb = mb * dp * (pp > 1 ? m : 1);
+            gb = mb * dp * m;
         }
     } else {
         int64_t local;
@@ -895,6 +909,17 @@ static tp_status tk_batch(const tkeys *t, tp_import *im, int64_t dp, int64_t pp,
             mb = local;
         if (gb <= 0 && dp > 0)
             gb = local * dp;
+        /* train.py runs the pipeline schedule once per local batch and
+         * accumulates over global / (local x dp) runs (its own check) */
+        if (pp > 1 && dp > 0 && gb > local * dp) {
+            if (gb % (local * dp) != 0)
+                return tk_error(err, tk_line(t, "training.global_batch_size"),
+                                "training.global_batch_size",
+                                "is not a multiple of training.local_batch_size x the "
+                                "data-parallel degree (torchtitan's gradient accumulation)");
+            from(im, "training.local_batch_size", tk_line(t, "training.local_batch_size"), 1);
+            PUSH(push_i64(im, "--local-batch", local));
+        }
     }
     PUSH(push_i64(im, "--seq-len", seq));
     PUSH(push_i64(im, "--micro-batch", mb));

@@ -419,7 +419,11 @@ static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
     const tp_train *t = &c->train;
     /* [training] */
     int64_t dp = r->dp;
-    int64_t local = t->pp > 1 ? t->global_batch / (dp > 0 ? dp : 1) : t->micro_batch;
+    /* under PP one schedule run per local batch (--local-batch; else the
+     * whole step's) */
+    int64_t local = t->pp <= 1           ? t->micro_batch
+                    : t->local_batch > 0 ? t->local_batch
+                                         : t->global_batch / (dp > 0 ? dp : 1);
     sb_printf(b,
               "[training]\nlocal_batch_size = %" PRId64 "\nglobal_batch_size = %" PRId64
               "\nseq_len = %" PRId64 "\n",
@@ -820,7 +824,7 @@ static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, note
         sb_printf(b, "        pipeline_parallel_schedule=\"%s\",\n", sched);
         int64_t dp = r->dp > 0 ? r->dp : 1;
         sb_printf(b, "        num_pp_microbatches=%" PRId64 ",\n",
-                  t->global_batch / (t->micro_batch * dp));
+                  (t->local_batch > 0 ? t->local_batch : t->global_batch / dp) / t->micro_batch);
         if (t->vpp > 1) {
             int64_t per = m->num_layers / (t->pp * t->vpp);
             bool even = t->first_stage_layers == 0 && t->last_stage_layers == 0 &&

@@ -134,6 +134,8 @@ static const tp_io_field fields[] = {
     {"train.global_batch", "--global-batch", "global-batch", INT(1, TP_MAX_BATCH)},
     {"train.global_batch", "--global-batch-tokens", "global-batch-tokens",
      INT(1, TP_MAX_TOKENS_PER_STEP)},
+    {"train.local_batch", "--local-batch", "local-batch",
+     INT_IN(1, TP_MAX_BATCH, TRAIN, local_batch)},
     {"train.recompute", "--recompute", "recompute", ENUM(tp_io_recomp_names)},
     {"train.recompute_every", "--recompute-every", "recompute-every", INT(1, TP_MAX_LAYERS)},
     {"train.precision", "--precision", "precision", ENUM(tp_io_prec_names)},

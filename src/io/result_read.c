@@ -438,6 +438,9 @@ static tp_status tj_layout(tpj *t)
         TP_TRY(tj_flag_int(t, "layout", "packed_seq_len", 1, "--packed-seq-len"));
     TP_TRY(tj_flag_int(t, "layout", "micro_batch", 1, "--micro-batch"));
     TP_TRY(tj_flag_int(t, "layout", "global_batch", 1, "--global-batch"));
+    char local_path[96]; /* optional: written only with --local-batch */
+    if (tj_get(t, "layout", "local_batch", local_path, sizeof local_path))
+        TP_TRY(tj_flag_int(t, "layout", "local_batch", 1, "--local-batch"));
     im->has_gpus = true;
     return TP_OK;
 }

@@ -95,6 +95,17 @@ int64_t tp__grad_accum(const tp_train *t)
     return t->global_batch / (t->micro_batch * dp);
 }
 
+int64_t tp__flush_microbatches(const tp_train *t)
+{
+    int64_t m = tp__grad_accum(t);
+    if (t->local_batch > 0 && t->micro_batch > 0 && t->local_batch % t->micro_batch == 0) {
+        int64_t f = t->local_batch / t->micro_batch;
+        if (f > 0 && f <= m && m % f == 0)
+            return f;
+    }
+    return m;
+}
+
 double tp__dtype_bytes(tp_dtype d)
 {
     switch (d) {
@@ -437,16 +448,19 @@ static tp_status check_dualpipe(const tp_train *t, int64_t mb, tp_error *err)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "layout.vpp",
                             "the dualpipe schedule has no virtual stages (vpp 1), got vpp %lld",
                             (long long)t->vpp);
+    /* mb: one schedule run's micro-batches (the step's, or the local batch's) */
+    const char *path = t->local_batch ? "train.local_batch" : "train.global_batch";
+    const char *per = t->local_batch ? "schedule run (local batch / micro-batch)" : "step";
     if (mb >= 0 && mb % 2 != 0)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, path,
                             "the dualpipe schedule needs an even number of micro-batches per "
-                            "step (half enter at each end), got %lld",
-                            (long long)mb);
+                            "%s (half enter at each end), got %lld",
+                            per, (long long)mb);
     if (mb >= 0 && mb < 2 * t->pp)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, path,
                             "the dualpipe schedule needs at least 2*pp = %lld micro-batches per "
-                            "step, got %lld",
-                            (long long)(2 * t->pp), (long long)mb);
+                            "%s, got %lld",
+                            (long long)(2 * t->pp), per, (long long)mb);
     return TP_OK;
 }
 
@@ -606,12 +620,26 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "%lld is not divisible by micro-batch * dp = %lld * %lld",
                             (long long)t->global_batch, (long long)t->micro_batch, (long long)dp);
     int64_t mb = t->global_batch / (t->micro_batch * dp);
-    if (t->schedule == TP_SCHED_INTERLEAVED && t->pp > 1 && mb < t->pp)
-        return tp_error_set(err, TP_ERR_INVALID_ARG, "train.global_batch",
+    const char *per = "step";
+    int64_t mf = mb; /* micro-batches per schedule run */
+    if (t->local_batch != 0) {
+        if (t->local_batch < 0 || t->local_batch % t->micro_batch != 0 ||
+            (t->global_batch / dp) % t->local_batch != 0)
+            return tp_error_set(err, TP_ERR_INVALID_ARG, "train.local_batch",
+                                "%lld is not a multiple of micro-batch %lld dividing global "
+                                "batch / dp = %lld / %lld (0: one schedule run per step)",
+                                (long long)t->local_batch, (long long)t->micro_batch,
+                                (long long)t->global_batch, (long long)dp);
+        mf = t->local_batch / t->micro_batch;
+        per = "schedule run (local batch / micro-batch)";
+    }
+    if (t->schedule == TP_SCHED_INTERLEAVED && t->pp > 1 && mf < t->pp)
+        return tp_error_set(err, TP_ERR_INVALID_ARG,
+                            t->local_batch ? "train.local_batch" : "train.global_batch",
                             "the interleaved schedule needs at least pp = %lld micro-batches "
-                            "per step, got %lld",
-                            (long long)t->pp, (long long)mb);
-    if ((st = check_dualpipe(t, mb, err)) != TP_OK)
+                            "per %s, got %lld",
+                            (long long)t->pp, per, (long long)mf);
+    if ((st = check_dualpipe(t, mf, err)) != TP_OK)
         return st;
     if (t->recompute_modules & ~TP_RC_ALL)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "train.recompute_modules",

@@ -51,6 +51,9 @@ int64_t tp__middle_stage(const tp_train *t, const tp_model *m);
 int tp__checked_stages(const tp_train *t, const tp_model *m, int64_t stages[4]);
 /** Effective global batch micro-batches per pipeline: B / (b * dp). */
 int64_t tp__grad_accum(const tp_train *t);
+/* micro-batches per run of the pipeline schedule (tp_train.local_batch;
+ * the step's grad_accum when it is 0) */
+int64_t tp__flush_microbatches(const tp_train *t);
 /** Bytes of one element of dtype. */
 double tp__dtype_bytes(tp_dtype d);
 

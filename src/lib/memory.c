@@ -210,7 +210,7 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act
     double whole = (double)tp__layer_norms(m) * norm_w + (double)tp__attn_replicated_params(m);
     /* every field is set below (no memset: this runs once per evaluation) */
     x->dp = tp_train_dp(t);
-    x->mb = tp__grad_accum(t);
+    x->mb = tp__flush_microbatches(t); /* in flight: one schedule run's */
     tp_state_bytes_per_param(t, &x->bpp);
     x->tpz = tpz;
     x->ep = ep;

@@ -980,6 +980,9 @@ tp_status tp_search_new(const tp_config *base, const tp_search_space *space, tp_
     int64_t base_act = t->offload_act_layers; /* checked with pp 1 and no recompute */
     t->schedule = TP_SCHED_1F1B;
     t->first_stage_layers = t->last_stage_layers = 0;
+    /* one schedule run per step (global / dp sequences per rank): the
+     * fewest pipeline bubbles, which any framework can be set to run */
+    t->local_batch = 0;
     t->recompute = base_rc ? TP_RECOMPUTE_SELECTIVE : TP_RECOMPUTE_NONE;
     t->micro_batch = 1;
     if ((st = tp_config_validate(&one, err)) != TP_OK)

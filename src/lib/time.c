@@ -1138,9 +1138,10 @@ static double dualpipe_pairs(double m, int64_t p, int64_t j)
  * no weight gradient. Sets the compute, recompute, TP, CP, EP and bubble
  * parts of tm.
  */
-static void dualpipe_step(const stage_kit *k, double m, tp_time *tm)
+static void dualpipe_step(const stage_kit *k, double mf, double fl, tp_time *tm)
 {
     int64_t p = k->x->c->train.pp;
+    double m = mf * fl; /* fl runs of the schedule, mf micro-batches each */
     cost crit;
     cost_zero(&crit);
     double busy = -1.0, pairs = 0.0;
@@ -1149,7 +1150,7 @@ static void dualpipe_step(const stage_kit *k, double m, tp_time *tm)
         cost_zero(&pair);
         cost_axpy(&pair, 0.5, &a);
         cost_axpy(&pair, 0.5, &b);
-        double n = dualpipe_pairs(m, p, j);
+        double n = fl * dualpipe_pairs(mf, p, j);
         double t = m * stage_time(&pair) - n * pair.ep_hid;
         if (t > busy) {
             busy = t;
@@ -1166,7 +1167,7 @@ static void dualpipe_step(const stage_kit *k, double m, tp_time *tm)
     double B = crit.bwd + crit.recomp + crit.tp_b + crit.cp_b + crit.ep_b;
     double W = crit.gemm_fwd;
     double bubble = (double)(p / 2 - 1) * (F + B - crit.ep_hid + B - 3.0 * W);
-    tm->bubble_s = bubble > 0.0 ? bubble : 0.0;
+    tm->bubble_s = bubble > 0.0 ? fl * bubble : 0.0;
 }
 
 static const char *bottleneck_of(const tp_time *tm, bool nvme)
@@ -1245,6 +1246,10 @@ void tp__step_time(const tp_config *c, tp_result *r)
     /* Stage types: first, last, and the middle ones (header 6). */
     int64_t L = m->num_layers, p = t->pp;
     double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
+    /* the step's schedule runs (tp_train.local_batch): each fills and
+     * drains the pipeline, mf micro-batches at a time */
+    int64_t mf_i = tp__flush_microbatches(t);
+    double mf = mf_i > 0 ? (double)mf_i : mb, fl = mb / mf;
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     bool dual = t->schedule == TP_SCHED_DUALPIPE; /* memory.c: a rank's two stages */
     int64_t L0 = dual ? tp_stage_layers(t, L, 0) : r->stage_first.layers; /* memory.c's */
@@ -1319,7 +1324,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
 
     if (dual) {
         const stage_kit kit = {&x, &dense, &moe, &emb, &head, &cross, kinds, blk, hybrid};
-        dualpipe_step(&kit, mb, tm);
+        dualpipe_step(&kit, mf, fl, tm);
     } else {
         tm->compute_s = mb * compute_of(&crit);
         tm->recompute_s = mb * crit.recomp;
@@ -1327,8 +1332,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
         tm->cp_comm_s = mb * (crit.cp_f + crit.cp_b);
         tm->ep_comm_s = mb * (crit.ep_f + crit.ep_b);
         if (crit.ep_hid > 0.0) /* opts.moe_a2a_overlap: the paired passes hide some */
-            tm->ep_comm_s -= ep_paired(t, mb, v, crit_rank) * crit.ep_hid;
-        tm->bubble_s = p > 1 ? (tsum - tmax) / v : 0.0;
+            tm->ep_comm_s -= fl * ep_paired(t, mf, v, crit_rank) * crit.ep_hid;
+        tm->bubble_s = p > 1 ? fl * (tsum - tmax) / v : 0.0;
         if (tm->bubble_s < 0.0)
             tm->bubble_s = 0.0;
     }
@@ -1366,10 +1371,8 @@ void tp__step_time(const tp_config *c, tp_result *r)
     if (!(tm->step_s > 0.0))
         return;
 
-    tm->bubble_of_total =
-        tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp, TP_BUBBLE_OF_TOTAL);
-    tm->bubble_of_ideal =
-        tp_bubble_fraction(t->schedule, p, r->grad_accum, t->vpp, TP_BUBBLE_OF_IDEAL);
+    tm->bubble_of_total = tp_bubble_fraction(t->schedule, p, mf_i, t->vpp, TP_BUBBLE_OF_TOTAL);
+    tm->bubble_of_ideal = tp_bubble_fraction(t->schedule, p, mf_i, t->vpp, TP_BUBBLE_OF_IDEAL);
     double gpus = (double)t->num_gpus;
     tm->tokens_per_s = r->flops.tokens_per_step / tm->step_s;
     tm->tokens_per_s_per_gpu = tm->tokens_per_s / gpus;

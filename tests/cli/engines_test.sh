@@ -314,6 +314,26 @@ run estimate --from-torchtitan "$tmp/off0.toml"
 if [ "$rc" = 2 ] && grep -qF "off0.toml:7:1: training.enable_cpu_offload: optimizer offload needs a sharded optimizer (ZeRO >= 1" "$tmp/err"; then ok; else
     bad "torchtitan: CPU offload without sharding: exit $rc, $(cat "$tmp/err")"; fi
 
+# torchtitan accumulates over schedule runs: under PP, train.py runs the
+# schedule once per local batch (toml) or per num_pp_microbatches
+# micro-batches (trainer.py at b5bcd76c): 64 / (8 x DP 4) = 2 runs per
+# step, read as --local-batch 8 and written back as the same keys
+printf '[model]\nname = "llama3"\nflavor = "8B"\n[training]\nlocal_batch_size = 8\nglobal_batch_size = 64\nseq_len = 2048\n[parallelism]\ndata_parallel_replicate_degree = 1\ndata_parallel_shard_degree = 4\npipeline_parallel_degree = 2\npipeline_parallel_microbatch_size = 1\n' >"$tmp/lb.toml"
+run estimate --from-torchtitan "$tmp/lb.toml" --gpus 8 --json
+json_check "torchtitan: local batch read" 0 'j["layout"]["local_batch"] == 8' 'j["layout"]["grad_accum"] == 16'
+run export --format torchtitan-toml --from-torchtitan "$tmp/lb.toml" --gpus 8
+if grep -q '^local_batch_size = 8$' "$tmp/out" && grep -q '^global_batch_size = 64$' "$tmp/out"; then ok; else
+    bad "torchtitan-toml: local_batch_size 8 not written back"; fi
+run export --format torchtitan --from-torchtitan "$tmp/lb.toml" --gpus 8
+cp "$tmp/out" "$tmp/lb.py"
+if grep -q 'num_pp_microbatches=8,' "$tmp/lb.py"; then ok; else bad "torchtitan: num_pp_microbatches 8 not written"; fi
+run estimate --from-torchtitan "$tmp/lb.py" --gpus 8 --json
+json_check "torchtitan python: local batch read back" 0 'j["layout"]["local_batch"] == 8'
+sed -i 's/global_batch_size = 64/global_batch_size = 48/' "$tmp/lb.toml"
+run estimate --from-torchtitan "$tmp/lb.toml" --gpus 8
+if [ "$rc" = 2 ] && grep -qF 'lb.toml:6:1: "training.global_batch_size" is not a multiple of training.local_batch_size x the data-parallel degree' "$tmp/err"; then ok; else
+    bad "torchtitan: a global batch that is not whole local batches: exit $rc, $(cat "$tmp/err")"; fi
+
 # t-3b: TP without SP is expressible in the Python form only
 if grep -q "enable_sequence_parallel=False" "$tmp/t-3b/torchtitan"; then ok; else bad "t-3b: enable_sequence_parallel=False"; fi
 # every key written is in the generated list of the version targeted

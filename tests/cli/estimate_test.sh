@@ -53,7 +53,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --q-lora-rank --kv-lora-rank --qk-rope-head-dim --qk-nope-head-dim --v-head-dim --mtp-layers
 --sliding-window --global-every --attention-chunk --qk-norm --attn-sinks --router-bias --moe-imbalance
 --moe-capacity-factor --moe-router-groups --moe-router-group-topk --image-tokens --freeze-vision
---seq-len --micro-batch --global-batch --global-batch-tokens --packed-seq-len --gpu --gpus --gpus-per-node
+--seq-len --micro-batch --global-batch --global-batch-tokens --local-batch --packed-seq-len --gpu --gpus --gpus-per-node
 --gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --fitted-gemm --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
@@ -966,6 +966,47 @@ expect_error "trainplan: error: --fitted-gemm: --fitted-gemm and --hw-profile bo
 printf '{"name": "mine", "peak_tflops": {"bf16": 989.4}, "memory_mib": 81559, "memory_bw_gb_per_s": 3350, "intra_node_gb_per_s": 450, "nic_gb_per_s": 50, "gpus_per_node": 8, "hw_profile": "h100"}\n' >"$tmp/gpu_badprof.json"
 expect_error "trainplan: error: $tmp/gpu_badprof.json: \"hw_profile\" \"h100\" is not a shipped hardware profile (one of a100-40gb, a100-80gb, b200, gb200, h100-sxm, h200, mi300x, data/hardware/)" \
     estimate --gpu "$tmp/gpu_badprof.json" --gpus 8
+
+# ---------------------------------------------------------------- --local-batch (issue 17)
+# torchtitan and NeMo AutoModel run the pipeline schedule once per local
+# batch and accumulate over global / (local x DP) runs: 4 runs of 4
+# micro-batches fill and drain the pipeline 4 times, so the step is 4 steps
+# of a quarter of the batch (bubble and compute 4x, the same memory), and
+# 1F1B's bubble is (p-1)/(m+p-1) = 3/7 of the step at p = m = 4, not 3/19.
+lb="--model llama-3-70b --gpus 64 --tp 8 --pp 4 --recompute full"
+run estimate $lb --global-batch 8 --json
+cp "$tmp/out" "$tmp/lb_quarter.json"
+run estimate $lb --global-batch 32 --local-batch 4 --json
+check_json "--local-batch 4" 'j["layout"]["local_batch"] == 4' 'j["layout"]["grad_accum"] == 16' \
+    'abs(j["time"]["bubble_fraction"]["of_total"] - 3/7) < 1e-12' \
+    'abs(j["time"]["bubble_fraction"]["of_ideal"] - 3/4) < 1e-12'
+cp "$tmp/out" "$tmp/lb_on.json"
+python3 - "$tmp/lb_quarter.json" "$tmp/lb_on.json" >"$tmp/lb_chk" <<'PY'
+import json, sys
+q, a = (json.load(open(f)) for f in sys.argv[1:3])
+Q, A = q["time"]["breakdown"], a["time"]["breakdown"]
+print(q["memory"] == a["memory"] and all(abs(A[k] - 4 * Q[k]) <= 1e-12 * A[k]
+                                        for k in ("bubble", "compute", "recompute", "pp_comm")))
+PY
+if [ "$(cat "$tmp/lb_chk")" = True ]; then ok; else
+    bad "--local-batch 4: not 4 runs of the quarter batch (bubble, compute, memory)"; fi
+run estimate $lb --global-batch 32 --json
+check_json "no --local-batch: one schedule run" 'abs(j["time"]["bubble_fraction"]["of_total"] - 3/19) < 1e-12' \
+    '"local_batch" not in j["layout"]'
+run estimate $lb --global-batch 32 --local-batch 4
+if grep -q 'local batch     4 sequences per DP rank in one schedule run: 4 runs per step, each filling and' "$tmp/out"; then
+    ok; else bad "report: the local batch line is missing"; fi
+run export --format megatron --from "$tmp/lb_on.json"
+if grep -q -- '--local-batch 4$' "$tmp/out"; then ok; else
+    bad "export --from: --local-batch lost on the way back"; fi
+expect_error "trainplan: error: --local-batch: 3 is not a multiple of micro-batch 1 dividing global batch / dp = 32 / 2 (0: one schedule run per step)" \
+    estimate $lb --global-batch 32 --local-batch 3
+expect_error "trainplan: error: --local-batch: 32 is not a multiple of micro-batch 1 dividing global batch / dp = 32 / 2 (0: one schedule run per step)" \
+    estimate $lb --global-batch 32 --local-batch 32
+expect_error "trainplan: error: --local-batch: the interleaved schedule needs at least pp = 4 micro-batches per schedule run (local batch / micro-batch), got 2" \
+    estimate $lb --global-batch 32 --local-batch 2 --schedule interleaved --vpp 2
+expect_error "trainplan: error: --local-batch: 0 is out of range [1, 1099511627776]" \
+    estimate $lb --global-batch 32 --local-batch 0
 
 # ---------------------------------------------------------------- --packed-seq-len (issue 17)
 # Llama 2 7B packed with 120-token examples: the causal core is 120 * 8192

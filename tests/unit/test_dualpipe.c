@@ -216,6 +216,32 @@ static void test_dualpipe_rules(void **state)
     assert_string_equal(err.path, "layout.schedule");
 }
 
+/* A local batch (tp_train.local_batch) runs the schedule once per local
+ * batch: 2 runs of 8 micro-batches are 2 steps of 8, bubble and all
+ * (torchtitan's and AutoModel's accumulation over schedule runs); each run
+ * must hold DualPipe's 2*pp micro-batches. */
+static void test_dualpipe_local_batch(void **state)
+{
+    (void)state;
+    tp_config half = dualpipe_config(8, 4, 8);
+    tp_result r8 = eval_ok(&half);
+    tp_config c = dualpipe_config(8, 4, 16);
+    c.train.local_batch = 8;
+    tp_result r = eval_ok(&c);
+    check_contract(&c, &r);
+    assert_true(r8.time.bubble_s > 0.0);
+    assert_rel(r.time.bubble_s, 2.0 * r8.time.bubble_s, 1e-12);
+    assert_rel(r.time.compute_s, 2.0 * r8.time.compute_s, 1e-12);
+    assert_rel(r.time.bubble_of_total, r8.time.bubble_of_total, 1e-15);
+    assert_rel(r.memory.total_bytes, r8.memory.total_bytes, 1e-15);
+    tp_error err;
+    c.train.local_batch = 4;
+    assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
+    assert_string_equal(err.path, "train.local_batch");
+    assert_string_equal(err.message, "the dualpipe schedule needs at least 2*pp = 8 micro-batches "
+                                     "per schedule run (local batch / micro-batch), got 4");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_dualpipe_step),
         cmocka_unit_test(test_dualpipe_a2a),
         cmocka_unit_test(test_dualpipe_rules),
+        cmocka_unit_test(test_dualpipe_local_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
