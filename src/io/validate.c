@@ -626,6 +626,46 @@ static int64_t recipe_over_table(const rowref *r, const char *knob)
     return 0;
 }
 
+/* The local batch a row's framework runs the pipeline schedule on (tp_train
+ * .local_batch), 0 when none: torchtitan's micro_batch column holds it
+ * (training.local_batch_size; its train loop runs pp_schedule.step once
+ * per accumulation step, train.py at 9dec370); NeMo AutoModel's rows note
+ * it as "LBS=N" (step_scheduler.local_batch_size; recipes/llm/benchmark.py
+ * runs _forward_backward_step, one schedule run under PP, ga_steps times
+ * per optimizer step, @01926a5c443b). */
+static int64_t local_of(const rowref *r, framework fw, int64_t mb_cell)
+{
+    if (fw == FW_TORCHTITAN)
+        return mb_cell;
+    const char *lbs = fw == FW_AUTOMODEL ? strstr(cell(r, "notes"), "LBS=") : NULL;
+    long long n = lbs ? strtoll(lbs + 4, NULL, 10) : 0;
+    return n > 0 && n <= TP_MAX_BATCH ? (int64_t)n : 0;
+}
+
+/* Set the local batch where it makes more than one schedule run per step
+ * under PP (where the runs change the step: each fills and drains the
+ * pipeline), and say so; a local batch that does not divide the step is
+ * left unset with a note. */
+static void train_local_batch(tp_io_vrow *v, tp_train *t, int64_t local)
+{
+    int64_t dp = t->num_gpus / (t->tp * t->pp * t->cp);
+    if (local <= 0 || t->pp <= 1 || dp < 1)
+        return;
+    int64_t per_rank = t->global_batch / dp;
+    if (local % t->micro_batch != 0 || per_rank % local != 0) {
+        note(v,
+             "local batch %lld does not divide the global batch per DP rank %lld in "
+             "micro-batches of %lld: one schedule run per step",
+             (long long)local, (long long)per_rank, (long long)t->micro_batch);
+        return;
+    }
+    if (per_rank / local < 2)
+        return;
+    t->local_batch = local;
+    note(v, "local batch %lld: %lld schedule runs per step, each filling and draining the pipeline",
+         (long long)local, (long long)(per_rank / local));
+}
+
 /* Micro-batch, accumulation and global batch. torchtitan's micro_batch
  * column holds its local (per-DP-rank) batch; elsewhere a missing global
  * batch means no accumulation. */
@@ -644,10 +684,10 @@ static void train_batch(const rowref *r, framework fw, tp_io_vrow *v, tp_train *
         mb = recipe_mb;
     }
     bool gb_given = cell_i64(r, "global_batch", &gb) && gb > 0;
+    int64_t local = local_of(r, fw, mb);
     if (fw == FW_TORCHTITAN && pp > 1) {
         /* micro_batch holds torchtitan's local (per-DP-rank) batch, split
          * into as many micro-batches as pipeline stages (its default) */
-        int64_t local = mb;
         if (local % pp == 0) {
             mb = local / pp;
             note(v,
@@ -668,6 +708,7 @@ static void train_batch(const rowref *r, framework fw, tp_io_vrow *v, tp_train *
     }
     t->micro_batch = mb;
     t->global_batch = gb;
+    train_local_batch(v, t, local);
 }
 
 /* Interleaving (VPP) and the pipeline split: when the embedding and the

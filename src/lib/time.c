@@ -910,8 +910,14 @@ static void ctx_init(const tp_config *c, ctx *x)
     tp_group_place_of(edp, etp * ep, gpn, &x->edp_pl);
 }
 
-/* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7). */
-static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, double m,
+/* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7).
+ * runs: the step's runs of the pipeline schedule (tp_train.local_batch).
+ * torch.distributed.pipelining turns gradient sync on for the last
+ * backward of each run (stage.py backward_maybe_with_nosync: FSDP's
+ * post-backward reduce-scatter and reshard, DDP's all-reduce), so under
+ * PP each run reduces the gradients and, under FSDP, gathers the weights
+ * again; ZeRO 1-2's weight gather follows the optimizer, once a step. */
+static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, double m, double runs,
                          double layers0)
 {
     const tp_config *c = x->c;
@@ -953,9 +959,9 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
             /* under a pipeline the stage stays gathered: one all-gather in
              * the first forward, one reduce-scatter after the last backward */
             if (!ovl)
-                return ag + rs;
-            return max2(exposed(ag, window_f, x->ov), ag / L) +
-                   max2(exposed(rs, window_b, x->ov), rs / L);
+                return runs * (ag + rs);
+            return runs * (max2(exposed(ag, window_f, x->ov), ag / L) +
+                           max2(exposed(rs, window_b, x->ov), rs / L));
         }
         if (!ovl)
             return m * (2.0 * ag + rs);
@@ -971,9 +977,11 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
         gather = COLL2(TP_COLL_ALL_GATHER, dense * wb, expert * wb);
     }
 #undef COLL2
+    if (t->pp <= 1)
+        runs = 1.0;
     if (!ovl)
-        return grad + gather;
-    double ex = max2(exposed(grad, window_b, x->ov), grad / L);
+        return runs * grad + gather;
+    double ex = runs * max2(exposed(grad, window_b, x->ov), grad / L);
     if (gather > 0.0)
         ex += max2(exposed(gather, window_f, x->ov), gather / L);
     return ex;
@@ -1351,7 +1359,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
          * 1F1B and GPipe wait for every transfer */
         tm->pp_comm_s = v > 1.0 || dual ? exposed(raw, tm->compute_s, x.ov) : raw;
     }
-    tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, (double)L0);
+    tm->dp_comm_s = dp_exposed(&x, r, &st0, mb, fl, (double)L0);
     if (t->offload_params != TP_OFFLOAD_NONE) {
         tm->param_offload_s =
             tp__time_param_offload(&x, r, &st0, mb, (double)L0, &tm->param_offload_bytes);

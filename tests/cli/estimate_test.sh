@@ -971,7 +971,9 @@ expect_error "trainplan: error: $tmp/gpu_badprof.json: \"hw_profile\" \"h100\" i
 # torchtitan and NeMo AutoModel run the pipeline schedule once per local
 # batch and accumulate over global / (local x DP) runs: 4 runs of 4
 # micro-batches fill and drain the pipeline 4 times, so the step is 4 steps
-# of a quarter of the batch (bubble and compute 4x, the same memory), and
+# of a quarter of the batch (bubble, compute and the DP all-reduce, which
+# torch.distributed.pipelining runs at the end of each run, 4x; the same
+# memory), and
 # 1F1B's bubble is (p-1)/(m+p-1) = 3/7 of the step at p = m = 4, not 3/19.
 lb="--model llama-3-70b --gpus 64 --tp 8 --pp 4 --recompute full"
 run estimate $lb --global-batch 8 --json
@@ -986,7 +988,7 @@ import json, sys
 q, a = (json.load(open(f)) for f in sys.argv[1:3])
 Q, A = q["time"]["breakdown"], a["time"]["breakdown"]
 print(q["memory"] == a["memory"] and all(abs(A[k] - 4 * Q[k]) <= 1e-12 * A[k]
-                                        for k in ("bubble", "compute", "recompute", "pp_comm")))
+                                        for k in ("bubble", "compute", "recompute", "pp_comm", "dp_comm")))
 PY
 if [ "$(cat "$tmp/lb_chk")" = True ]; then ok; else
     bad "--local-batch 4: not 4 runs of the quarter batch (bubble, compute, memory)"; fi

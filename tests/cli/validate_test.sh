@@ -55,6 +55,9 @@ has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architectu
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
 has "uneven interleaving evaluated" "pipeline split in order over pp*vpp = 32 virtual stages (AutoModel's pipelining; heaviest stage 0: 8 layers)"
+# AutoModel's benchmark loop runs the pipeline schedule once per local
+# batch: DeepSeek-V3 on 1,024 GPUs, LBS 8 and GA 4
+has "schedule runs per step" "local batch 8: 4 schedule runs per step, each filling and draining the pipeline"
 # MoE parallel folding: EP 32 with TP 2 on 256 GPUs runs with the row's expert TP 1 (etp column)
 has "EP wider than DP evaluated" "mbridge2602-h100-qwen3-235b-a22b (line 97): tokens/s per GPU as published; recompute none;"
 has "expert TP stated" "expert TP 1 apart from TP 2 (etp column: MoE parallel folding, EDP 1)"
@@ -158,13 +161,13 @@ added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
 n, ev, tput, mem, right = figures(fitted)
 assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.05, pct(tput, 0.5)   # 4.5% today
-assert pct(tput, 0.9) <= 0.18, pct(tput, 0.9)   # 17.3% today: see docs/ACCURACY.md
+assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 13.9% today (17.3% after the refit; tightened in the ninth round): see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
 # all 21 right: the DeepSeek-V3 row fits at its stated recompute with the
 # FP8 activation cache and BF16 moments its notes state (docs/ACCURACY.md)
 assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.15, pct(tput, 0.5)   # 14.2% today
+assert pct(tput, 0.5) <= 0.15, pct(tput, 0.5)   # 13.7% today
 # loosened from 42% in issue 17's eighth round: the flex dispatcher's rows
 # lost the alltoall dispatcher's sort by expert (time.c moe_mlp_part), and
 # the fitted fractions over-predict the 26.02/26.06 Qwen3 rows (+151%, +50%)
@@ -194,12 +197,15 @@ PY
 # round (the flex dispatcher, DeepEP and HybridEP, has no sort by expert):
 # 6.7% / 18.5%; the p90's guard loosens to 19% (the AutoModel rows, which
 # other costs keep too fast, move up; held out by family the figures go
-# from 7.3% / 19.0% to 6.9% / 19.1%: docs/ACCURACY.md).
+# from 7.3% / 19.0% to 6.9% / 19.1%: docs/ACCURACY.md). Ninth round
+# (AutoModel and torchtitan run the pipeline schedule once per local
+# batch; AutoModel's configs' virtual stages): 6.7% / 17.8%, the p90's
+# guard tightens to 18%.
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.075' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.19' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.18' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
