@@ -157,7 +157,8 @@ static const cli_flag help_rows[] = {
     {"--local-batch", "N", "sequences", "global batch / DP",
      "sequences per DP rank in one run of the pipeline schedule; the step "
      "accumulates over global / (N x DP) runs, each filling and draining the "
-     "pipeline (torchtitan and NeMo AutoModel local_batch_size)",
+     "pipeline and, under PP, reducing the gradients (FSDP: gathering the "
+     "weights again) (torchtitan and NeMo AutoModel local_batch_size)",
      .group = G_BATCH},
     {"--packed-seq-len", "N", "tokens", "not packed",
      "packed sequences of N-token examples, each attending only within itself "
