@@ -411,6 +411,15 @@ static void titan_precision_notes(const tp_train *t, notes *nx)
                      "(mixed_precision_reduce); estimate with --grad-dtype fp32 to match it");
 }
 
+/* Sequences per DP rank in one run of the pipeline schedule under PP
+ * (--local-batch; else the whole step's); without PP the micro-batch. */
+static int64_t titan_local(const tp_train *t, int64_t dp)
+{
+    if (t->pp <= 1)
+        return t->micro_batch;
+    return t->local_batch > 0 ? t->local_batch : t->global_batch / (dp > 0 ? dp : 1);
+}
+
 /* [training]: batch, sequence, steps, mixed precision; returns the steps
  * (0 when the plan has no token budget). */
 static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
@@ -419,11 +428,7 @@ static int64_t titan_training(sbuf *b, const tp_config *c, const tp_result *r,
     const tp_train *t = &c->train;
     /* [training] */
     int64_t dp = r->dp;
-    /* under PP one schedule run per local batch (--local-batch; else the
-     * whole step's) */
-    int64_t local = t->pp <= 1           ? t->micro_batch
-                    : t->local_batch > 0 ? t->local_batch
-                                         : t->global_batch / (dp > 0 ? dp : 1);
+    int64_t local = titan_local(t, dp);
     sb_printf(b,
               "[training]\nlocal_batch_size = %" PRId64 "\nglobal_batch_size = %" PRId64
               "\nseq_len = %" PRId64 "\n",
@@ -822,9 +827,8 @@ static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, note
         if (t->schedule == TP_SCHED_GPIPE && t->vpp > 1)
             eng_note(nx, "GPipe with virtual stages: torchtitan's GPipe runs one stage per rank");
         sb_printf(b, "        pipeline_parallel_schedule=\"%s\",\n", sched);
-        int64_t dp = r->dp > 0 ? r->dp : 1;
         sb_printf(b, "        num_pp_microbatches=%" PRId64 ",\n",
-                  (t->local_batch > 0 ? t->local_batch : t->global_batch / dp) / t->micro_batch);
+                  titan_local(t, r->dp) / t->micro_batch);
         if (t->vpp > 1) {
             int64_t per = m->num_layers / (t->pp * t->vpp);
             bool even = t->first_stage_layers == 0 && t->last_stage_layers == 0 &&

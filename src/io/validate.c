@@ -648,7 +648,7 @@ static int64_t local_of(const rowref *r, framework fw, int64_t mb_cell)
  * left unset with a note. */
 static void train_local_batch(tp_io_vrow *v, tp_train *t, int64_t local)
 {
-    int64_t dp = t->num_gpus / (t->tp * t->pp * t->cp);
+    int64_t dp = tp_train_dp(t);
     if (local <= 0 || t->pp <= 1 || dp < 1)
         return;
     int64_t per_rank = t->global_batch / dp;

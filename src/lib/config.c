@@ -435,6 +435,18 @@ static tp_status check_fp8_recipe(const tp_config *c, tp_error *err)
  * the micro-batches enter at each end. It has no virtual stages. mb < 0:
  * the micro-batches are not known yet (checked again once they are).
  */
+/* What one run of the pipeline schedule is called in messages, and the
+ * field that sets its micro-batches. */
+static const char *run_unit(const tp_train *t)
+{
+    return t->local_batch ? "schedule run (local batch / micro-batch)" : "step";
+}
+
+static const char *run_field(const tp_train *t)
+{
+    return t->local_batch ? "train.local_batch" : "train.global_batch";
+}
+
 static tp_status check_dualpipe(const tp_train *t, int64_t mb, tp_error *err)
 {
     if (t->schedule != TP_SCHED_DUALPIPE)
@@ -449,8 +461,7 @@ static tp_status check_dualpipe(const tp_train *t, int64_t mb, tp_error *err)
                             "the dualpipe schedule has no virtual stages (vpp 1), got vpp %lld",
                             (long long)t->vpp);
     /* mb: one schedule run's micro-batches (the step's, or the local batch's) */
-    const char *path = t->local_batch ? "train.local_batch" : "train.global_batch";
-    const char *per = t->local_batch ? "schedule run (local batch / micro-batch)" : "step";
+    const char *path = run_field(t), *per = run_unit(t);
     if (mb >= 0 && mb % 2 != 0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, path,
                             "the dualpipe schedule needs an even number of micro-batches per "
@@ -620,7 +631,6 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                             "%lld is not divisible by micro-batch * dp = %lld * %lld",
                             (long long)t->global_batch, (long long)t->micro_batch, (long long)dp);
     int64_t mb = t->global_batch / (t->micro_batch * dp);
-    const char *per = "step";
     int64_t mf = mb; /* micro-batches per schedule run */
     if (t->local_batch != 0) {
         if (t->local_batch < 0 || t->local_batch % t->micro_batch != 0 ||
@@ -631,14 +641,12 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
                                 (long long)t->local_batch, (long long)t->micro_batch,
                                 (long long)t->global_batch, (long long)dp);
         mf = t->local_batch / t->micro_batch;
-        per = "schedule run (local batch / micro-batch)";
     }
     if (t->schedule == TP_SCHED_INTERLEAVED && t->pp > 1 && mf < t->pp)
-        return tp_error_set(err, TP_ERR_INVALID_ARG,
-                            t->local_batch ? "train.local_batch" : "train.global_batch",
+        return tp_error_set(err, TP_ERR_INVALID_ARG, run_field(t),
                             "the interleaved schedule needs at least pp = %lld micro-batches "
                             "per %s, got %lld",
-                            (long long)t->pp, per, (long long)mf);
+                            (long long)t->pp, run_unit(t), (long long)mf);
     if ((st = check_dualpipe(t, mf, err)) != TP_OK)
         return st;
     if (t->recompute_modules & ~TP_RC_ALL)
