@@ -643,6 +643,11 @@ typedef struct tp_options {
                                     pass each (torchtitan without torch.compile: its RMSNorm,
                                     rotary, repeat_kv and SwiGLU; time.c header 3); default
                                     false: fused (TransformerEngine, torch.compile) */
+    bool eager_experts;           /* the routed experts' activation, routing-weight product and
+                                    (with linear_bias) biases run as PyTorch eager kernels, one
+                                    HBM pass each (NeMo AutoModel's gpt-oss experts:
+                                    quick_geglu_deepep, _apply_bias; time.c header 3); default
+                                    false: one fused kernel */
     bool dp_comm_overlap;         /* gradient reduction, parameter gathers and ZeRO-3 prefetch
                                     overlapped with compute (DDP buckets, --overlap-grad-reduce,
                                     FSDP); default true */
@@ -688,9 +693,10 @@ typedef struct tp_options {
                                     --overlap-moe-expert-parallel-comm, the combined 1F1B
                                     schedule; time.c ep_overlap_part); default false */
     bool moe_node_dispatch;       /* the EP dispatcher sends a token once to each destination
-                                    node over the inter-node network and fans it out over
-                                    NVLink there (DeepEP, DeepSeek-V3's all-to-all; time.c
-                                    ep_part); default false: one copy per routed expert */
+                                    GPU, across nodes once to each destination node over the
+                                    inter-node network and over NVLink once to each GPU there
+                                    (DeepEP, HybridEP, DeepSeek-V3's all-to-all; time_moe.c
+                                    ep_node_a2a); default false: one copy per routed expert */
     bool fp8_act_cache;           /* under fp8, the activations kept for the backward of the
                                     linear layers are cached in fp8 with a fp32 scale per
                                     1x128 tile, the attention output in 12-bit E5M6, and a

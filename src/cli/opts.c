@@ -296,6 +296,9 @@ static const cli_flag help_rows[] = {
     {"--eager-elementwise", NULL, NULL, "off (fused, as TE or torch.compile)",
      "element-wise ops run as PyTorch eager kernels, one pass over memory each "
      "(torchtitan without torch.compile: RMSNorm, rotary, SwiGLU)", .group = G_CONV},
+    {"--eager-experts", NULL, NULL, "off (one fused kernel)",
+     "the routed experts' activation, routing-weight product and biases run as "
+     "PyTorch eager kernels (NeMo AutoModel's gpt-oss experts)", .group = G_CONV},
     {"--no-pp-scatter-gather", NULL, NULL, "sharded over TP",
      "pipeline sends whole activations (DeepSpeed), not TP-sharded ones", .group = G_CONV},
     {"--extra-param-bytes", "X", "bytes per parameter", NULL,
@@ -334,11 +337,12 @@ static const cli_flag help_rows[] = {
      "dispatcher): no host floor on a dropless MoE layer (docs/model.md 2b)",
      .group = G_CONV},
     {"--moe-node-dispatch", NULL, NULL, "off (a copy per expert)",
-     "the EP dispatcher sends a token once per destination node and fans "
-     "it out over NVLink there, and permutes what it receives by expert "
-     "once, without a sort by expert (DeepEP, HybridEP: Megatron-Core's "
-     "flex dispatcher); with --moe-router-groups the groups bound the "
-     "nodes (docs/model.md 5)", .group = G_CONV},
+     "the EP dispatcher sends a token once per destination GPU (across "
+     "nodes once per node, then over NVLink once per GPU there), and "
+     "permutes what it receives by expert once, without a sort by expert "
+     "(DeepEP, HybridEP: Megatron-Core's flex dispatcher); with "
+     "--moe-router-groups the groups bound the nodes and GPUs (docs/model.md "
+     "5)", .group = G_CONV},
     {"--fp8-activation-cache", NULL, NULL, "off (TE fp8 copies)",
      "under fp8, cache the linear layers' saved inputs in fp8 (1x128 "
      "tiles), the attention output in E5M6, and a MoE MLP's activation "

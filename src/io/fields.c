@@ -175,6 +175,8 @@ static const tp_io_field fields[] = {
     {"conventions.sac_ops", "--sac-ops", "sac-ops", SWITCH_IN(CONVENTIONS, sac_ops)},
     {"conventions.eager_elementwise", "--eager-elementwise", "eager-elementwise",
      SWITCH_IN(CONVENTIONS, eager_elementwise)},
+    {"conventions.eager_experts", "--eager-experts", "eager-experts",
+     SWITCH_IN(CONVENTIONS, eager_experts)},
     {"conventions.pp_scatter_gather", "--no-pp-scatter-gather", "no-pp-scatter-gather",
      SWITCH_IN(CONVENTIONS, pp_scatter_gather)},
     {"conventions.extra_param_bytes", "--extra-param-bytes", "extra-param-bytes",

@@ -1166,31 +1166,29 @@ static void node_limited_routing(const rowref *r, tp_io_vrow *v, tp_config *c)
 /* NeMo AutoModel's fake balanced gate (backend.fake_balanced_gate in the
  * benchmark configs; FakeBalancedGate in components/moe/layers.py
  * @01926a5c443b) gives token t the k consecutive experts from t*k (mod E),
- * whatever the model's n_group says. With E/n experts on each of the EP
- * group's n nodes a multiple of k, those k lie on one node: routing of 1
- * of n groups, a group per node, for the destination count (time.c
- * ep_dest_nodes). */
-static void fake_gate_one_node(tp_io_vrow *v, tp_config *c)
+ * whatever the model's n_group says: group-limited routing over E/k groups
+ * of k experts, one group a token. Under Megatron-Core's expert order the
+ * destinations follow (time_moe.c ep_dest_units): one GPU when a GPU holds
+ * a multiple of k experts (Qwen3-30B, gpt-oss-20b), k/(E/ep) GPUs when k
+ * is a multiple of what a GPU holds (gpt-oss-120b, DeepSeek-V3: 2), and
+ * one node when a node holds a multiple of k. */
+static void fake_gate_groups(tp_io_vrow *v, tp_config *c)
 {
     tp_model *m = &c->model;
-    int64_t gpn = c->train.gpus_per_node, ep = c->train.ep;
-    if (gpn <= 0 || ep <= gpn || ep % gpn != 0)
+    if (m->topk <= 0 || m->num_experts % m->topk != 0)
         return;
-    int64_t nodes = ep / gpn;
-    if (m->num_experts % nodes != 0 || (m->num_experts / nodes) % m->topk != 0)
-        return;
-    m->moe_router_groups = nodes;
+    m->moe_router_groups = m->num_experts / m->topk;
     m->moe_group_topk = 1;
     note(v,
-         "fake balanced gate: a token's %lld experts on one of the %lld nodes of its EP group "
-         "(FakeBalancedGate)",
-         (long long)m->topk, (long long)nodes);
+         "fake balanced gate: a token's %lld experts are %lld consecutive ones (FakeBalancedGate: "
+         "%lld groups, one a token)",
+         (long long)m->topk, (long long)m->topk, (long long)m->moe_router_groups);
 }
 
 /* The DeepEP and HybridEP dispatchers where a row's recipe states one: a
- * token crosses the inter-node network once per destination node and fans
- * out over NVLink there, --moe-node-dispatch (time.c ep_part; an EP group
- * inside one node moves what it moved). NeMo AutoModel's benchmark configs
+ * token crosses the inter-node network once per destination node and goes
+ * over NVLink once to each destination GPU, --moe-node-dispatch (time_moe.c
+ * ep_node_a2a). NeMo AutoModel's benchmark configs
  * set backend.enable_deepep (examples/benchmark/configs/NAME_te_deepep.yaml
  * @01926a5c443b; the rows' notes say "DeepEP"); Megatron-Bridge's
  * performance presets set moe_flex_dispatcher_backend "deepep" or
@@ -1212,12 +1210,27 @@ static void deepep_dispatch(const rowref *r, framework fw, tp_io_vrow *v, tp_con
     c->opts.moe_node_dispatch = true;
     int64_t gpn = c->train.gpus_per_node;
     note(v,
-         "%s: one copy per destination node, fanned out over NVLink%s; the received tokens "
-         "permuted by expert once, no sort by expert",
+         "%s: one copy per destination %s; the received tokens permuted by expert once, no "
+         "sort by expert",
          backend,
-         gpn > 0 && c->train.ep <= gpn ? " (EP inside one node: the same all-to-all)" : "");
+         gpn > 0 && c->train.ep <= gpn ? "GPU" : "node, fanned out over NVLink once per GPU");
     if (fw == FW_AUTOMODEL && contains(notes, "fake balanced gate"))
-        fake_gate_one_node(v, c);
+        fake_gate_groups(v, c);
+}
+
+/* NeMo AutoModel's experts with biases, gpt-oss's (GroupedExpertsDeepEP
+ * with expert_bias and expert_activation quick_geglu, components/moe/
+ * layers.py at ce005dd86, the code of its published table): the activation
+ * quick_geglu_deepep and the per-expert bias loop _apply_bias are eager
+ * PyTorch, where the models without expert biases run the compiled
+ * weighted_swiglu (time.c eager_expert_extra). */
+static void automodel_eager_experts(framework fw, tp_io_vrow *v, tp_config *c)
+{
+    if (fw != FW_AUTOMODEL || c->model.num_experts <= 0 || !c->model.linear_bias)
+        return;
+    c->opts.eager_experts = true;
+    note(v, "experts with biases (gpt-oss): quick_geglu_deepep and the per-expert bias loop "
+            "run as eager PyTorch kernels (components/moe/layers.py)");
 }
 
 /* Megatron-Bridge 25.09's token-drop runs (scripts/performance/
@@ -1431,6 +1444,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     c.opts.grouped_gemm = ov && ov->grouped_gemm;
     node_limited_routing(r, v, &c);
     deepep_dispatch(r, fw, v, &c);
+    automodel_eager_experts(fw, v, &c);
     token_drop_padded(r, v, &c);
     low_precision_storage(r, v, &c);
     nemo_packed_sft(r, v, &c);

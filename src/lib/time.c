@@ -80,6 +80,10 @@
  *    opts.eager_elementwise (PyTorch eager, torchtitan 9dec370): norms 72h,
  *    rotary 20(q+kv), SwiGLU 10f, + the attention output's copy 4q and
  *    repeat_kv's 4(q+kv) under GQA (docs/model.md 3).
+ *    opts.eager_experts (NeMo AutoModel's gpt-oss experts at ce005dd86):
+ *    per routed copy the activation 48f forward and 108f backward instead
+ *    of 6f and 12f, the expert biases 16f + 28h and 12f + 28h more
+ *    (eager_expert_extra; the backward counted, not 2x).
  * 4. Recompute: full re-runs each layer's forward (compute and its TP/CP/EP
  *    collectives) inside backward (with the block method, recompute_layers
  *    = n, only n of a stage's layers: n / L_s of the stage's recompute); selective re-runs the attention core, or
@@ -99,7 +103,8 @@
  *    attention (1/c of it) up to eff.overlap (formulas.md 4.8). EP: 4
  *    all-to-alls of (T/t)*k*h*2 bytes per MoE layer (formulas.md 4.9),
  *    or with opts.moe_node_dispatch one copy per destination node over the
- *    NIC and every copy over NVLink (time_moe.c ep_node_a2a), exposed unless
+ *    NIC and one per destination GPU over NVLink (time_moe.c ep_node_a2a;
+ *    inside one node, an all-to-all of one copy per GPU), exposed unless
  *    opts.moe_a2a_overlap (time_moe.c). PP: per micro-batch and
  *    virtual stage one activation T*h*2/t (SP, or Megatron's scatter/
  *    gather optimisation) forward and one gradient backward, p2p; exposed with 1F1B/GPipe, overlapped with
@@ -505,6 +510,49 @@ static double act_bytes(const ctx *x)
     return x->c->opts.eager_elementwise && tp_mlp_gated(m->mlp) ? g + 4.0 : g;
 }
 
+/* opts.eager_experts: NeMo AutoModel's GroupedExpertsDeepEP runs gpt-oss's
+ * expert activation, quick_geglu_deepep (components/moe/layers.py at
+ * ce005dd86, the code of its published table), as eager PyTorch ops on the
+ * interleaved 2f-wide FC1 output: two clamps of strided halves (each reads
+ * the whole row), alpha * g, sigmoid, g * sigmoid, u + 1, the product, the
+ * product with the fp32 routing weight (an fp32 result) and the cast back:
+ * 48f bytes per routed copy forward against the fused kernel's 6f. Autograd
+ * runs each op's backward and the strided slices' (zeros, then a strided
+ * copy, then the sum of both halves): 108f against 12f. With expert biases
+ * (linear_bias), _apply_bias adds them expert by expert over torch.split
+ * and torch.cat: after FC1 16f forward (add, cat) and 12f backward (the
+ * bias sum, split's cat), after FC2 with the routing weight in fp32 28h
+ * forward (b * p, add, cat, cast) and 28h backward (the casts, split's
+ * cat, the bias gradient). Bytes per routed copy beyond the fused
+ * activation's, f the expert width and he the FC2 output width; docs/model.md
+ * 3 lists every op. */
+static void eager_expert_extra(const tp_model *m, double f, double he, double *fwd, double *bwd)
+{
+    *fwd = (48.0 - 6.0) * f;
+    *bwd = (108.0 - 12.0) * f;
+    if (m->linear_bias) {
+        *fwd += 16.0 * f + 28.0 * he;
+        *bwd += 12.0 * f + 28.0 * he;
+    }
+}
+
+/* Forward bytes per token of the routed experts' element-wise work (the
+ * activation, eager or fused) on the busiest rank. */
+static double routed_act_bytes(const ctx *x)
+{
+    const tp_config *c = x->c;
+    const tp_model *m = &c->model;
+    double kl = (double)m->topk * tp_moe_load(m);
+    double fe = (double)tp_expert_ffn_hidden(m);
+    double b = act_bytes(x) * fe;
+    if (c->opts.eager_experts) {
+        double ef, eb;
+        eager_expert_extra(m, fe, x->h * x->et, &ef, &eb);
+        b += ef;
+    }
+    return kl * b;
+}
+
 static void dense_layer(const ctx *x, cost *o)
 {
     const tp_config *c = x->c;
@@ -604,7 +652,12 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     o->fwd += g;
     o->bwd += 2.0 * g;
     double a = act_bytes(x);
-    *shard += k * tp_moe_load(m) * a * fe + a * fsh;
+    *shard += routed_act_bytes(x) + a * fsh;
+    if (c->opts.eager_experts) { /* the backward as counted, not twice the forward */
+        double ef, eb;
+        eager_expert_extra(m, fe, h * et, &ef, &eb);
+        o->bwd += T * k * tp_moe_load(m) * (eb - 2.0 * ef) / tt / x->mem_bw;
+    }
     if (c->train.precision == TP_PREC_FP8)
         *shard += 3.0 * (k * fe + fsh) * x->cast;
     /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused
@@ -656,10 +709,10 @@ static void moe_layer(const ctx *x, cost *o)
     o->elem_fwd = elem;
     tp__time_host_floor(x, o);
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
-        shard_attn -= k * a * fe + a * fsh +
+        shard_attn -= routed_act_bytes(x) + a * fsh +
                       (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);
         double elem_attn = tp__elem_s(x, rep_attn, shard_attn);
-        mp.act_fwd = T * k * a * fe / tt / x->mem_bw;
+        mp.act_fwd = T * routed_act_bytes(x) / tt / x->mem_bw;
         mp.shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
         mp.moe_fwd = g + (elem - elem_attn);
     }

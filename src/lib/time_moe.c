@@ -11,15 +11,16 @@
 #include <math.h>
 
 /*
- * Distinct nodes a token's k routed copies reach, on an EP group of N
- * nodes (opts.moe_node_dispatch): experts spread evenly, so
- * N(1 - (1 - 1/N)^k); group-limited routing (model.moe_router_groups G,
- * moe_group_topk g) bounds it when the groups align with the nodes,
- * Megatron-Core's expert order placing E/N consecutive experts on a node:
- * G a multiple of N puts G/N whole groups on a node (at most g nodes), N a
- * multiple of G spreads a group over N/G nodes (at most g N/G).
+ * Distinct units (nodes, or GPUs) a token's k routed copies reach, on an
+ * EP group spread over N of them (opts.moe_node_dispatch): experts spread
+ * evenly, so N(1 - (1 - 1/N)^k); group-limited routing (model.
+ * moe_router_groups G, moe_group_topk g) bounds it when the groups align
+ * with the units, Megatron-Core's expert order placing E/N consecutive
+ * experts on each: G a multiple of N puts G/N whole groups on a unit (at
+ * most g units), N a multiple of G spreads a group over N/G units (at most
+ * g N/G).
  */
-static double ep_dest_nodes(const tp_model *m, double N)
+static double ep_dest_units(const tp_model *m, double N)
 {
     double k = (double)m->topk;
     double d = N * (1.0 - pow(1.0 - 1.0 / N, k));
@@ -33,24 +34,30 @@ static double ep_dest_nodes(const tp_model *m, double N)
 }
 
 /*
- * One all-to-all of the node-deduplicating dispatcher (opts.moe_node_
- * dispatch: DeepEP, DeepSeek-V3 report section 3.2.2): a token crosses the
- * inter-node network once per destination node other than its own, to
- * the GPU of its own local index there, which forwards every copy over
- * NVLink to its expert's GPU. Per rank: NIC bytes c * D (N - 1)/N (D
- * distinct nodes, its own among them with probability D/N), NVLink bytes
- * c * k (r - 1)/r (a copy lands on its expert's GPU with probability 1/r);
- * c = (T/t) h 2, one copy of each token. A group inside one node moves
- * what the plain all-to-all moves.
+ * One all-to-all of the deduplicating dispatcher (opts.moe_node_dispatch:
+ * DeepEP, DeepSeek-V3 report section 3.2.2). DeepEP sends a token once to
+ * each GPU that holds one of its experts (get_dispatch_layout's
+ * is_token_in_rank, one flag per token and rank), which permutes what it
+ * receives by expert: Dg distinct GPUs of the EP group, not k copies.
+ * Across nodes a token crosses the inter-node network once per
+ * destination node other than its own, to the GPU of its own local index
+ * there, which forwards it over NVLink once to each of its GPUs there. Per
+ * rank: NIC bytes c * D (N - 1)/N (D distinct nodes, its own among them
+ * with probability D/N), NVLink bytes c * Dg (r - 1)/r (a GPU is the
+ * forwarding one with probability 1/r); c = (T/t) h 2, one copy of each
+ * token. Inside one node: the all-to-all of Dg copies.
  */
 static double ep_node_a2a(const ctx *x)
 {
     const tp_config *c = x->c;
     const tp_group_place *pl = &x->ep_pl;
     double copy = x->T / x->tt * x->h * 2.0;
-    double k = (double)c->model.topk, N = (double)pl->nodes, r = (double)pl->ranks_per_node;
-    double D = ep_dest_nodes(&c->model, N);
-    return tp__a2a_split_time(&c->gpu, c->opts.coll_model, copy * k * (r - 1.0) / r,
+    double N = (double)pl->nodes, r = (double)pl->ranks_per_node;
+    double Dg = ep_dest_units(&c->model, (double)c->train.ep);
+    if (pl->intra)
+        return tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, copy * Dg, pl);
+    double D = ep_dest_units(&c->model, N);
+    return tp__a2a_split_time(&c->gpu, c->opts.coll_model, copy * Dg * (r - 1.0) / r,
                               copy * D * (N - 1.0) / N, pl);
 }
 
@@ -62,7 +69,7 @@ void tp__time_ep(const ctx *x, cost *o, module_parts *mp)
         return;
     double bytes = x->T / x->tt * (double)c->model.topk * x->h * 2.0;
     double a2a =
-        c->opts.moe_node_dispatch && !x->ep_pl.intra
+        c->opts.moe_node_dispatch
             ? ep_node_a2a(x)
             : tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
     o->ep_f += 2.0 * a2a;

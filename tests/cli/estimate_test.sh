@@ -58,7 +58,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
---coll-model --tp-comm-overlap --tp-overlap-chunked --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --eager-elementwise --no-pp-scatter-gather
+--coll-model --tp-comm-overlap --tp-overlap-chunked --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --eager-elementwise --eager-experts --no-pp-scatter-gather
 --extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
@@ -752,6 +752,22 @@ ea, eb = a['time']['breakdown']['ep_comm'], b['time']['breakdown']['ep_comm']
 print(0.5 < eb / ea < 0.52, b['model']['moe_router_groups'], b['model']['moe_router_group_topk'])
 PY
 if [ "$(cat "$tmp/nd_chk")" = "True 8 4" ]; then ok; else bad "--moe-node-dispatch with groups: $(cat "$tmp/nd_chk")"; fi
+# NeMo AutoModel's eager gpt-oss experts: per routed copy and layer 58f +
+# 28h bytes more forward and 108f + 28h backward (f = h = 2880), at the
+# preset's 3.35 TB/s x 0.8: 24 layers x 16 micro-batches x 8192 tokens x
+# top-4 x 222 x 2880 B = 8.04 TB, 3.000 s more compute; the JSON says so
+oss="estimate --model gpt-oss-20b --gpu h100-sxm --gpus 8 --ep 8 --fsdp --global-batch 256 --micro-batch 2 --seq-len 4096 --recompute none --json"
+run $oss
+cp "$tmp/out" "$tmp/ee_off.json"
+run $oss --eager-experts
+python3 - "$tmp/ee_off.json" "$tmp/out" >"$tmp/ee_chk" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+d = b['time']['breakdown']['compute'] - a['time']['breakdown']['compute']
+want = 24 * 16 * 8192 * 4 * 222 * 2880 / (3.35e12 * 0.8)
+print(abs(d / want - 1) < 1e-9, b['conventions'].get('eager_experts'), 'eager_experts' in a['conventions'])
+PY
+if [ "$(cat "$tmp/ee_chk")" = "True True False" ]; then ok; else bad "--eager-experts: $(cat "$tmp/ee_chk")"; fi
 # the fp8 activation cache (DeepSeek-V3 report 3.3.3): the same layout's MoE
 # layer stores 156672 B per token instead of TransformerEngine's 240256
 # (test_arch.c test_fp8_act_cache, test_te_fp8_storage), T = 4096; the

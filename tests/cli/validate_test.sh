@@ -50,7 +50,7 @@ has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the plann
 has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
 # the B200 row at its recipe's recompute (mla_up_proj, deepseek_workload_base_configs.py @ v0.3.0)
-has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2022  -24.8%  fit/fit"
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2100  -21.9%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
@@ -160,14 +160,14 @@ fitted = [r for r in j["rows"] if not r["id"].startswith(ADDED)]
 added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
 n, ev, tput, mem, right = figures(fitted)
 assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.05, pct(tput, 0.5)   # 4.5% today
+assert pct(tput, 0.5) <= 0.05, pct(tput, 0.5)   # 4.6% today
 assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 13.9% today (17.3% after the refit; tightened in the ninth round): see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
 # all 21 right: the DeepSeek-V3 row fits at its stated recompute with the
 # FP8 activation cache and BF16 moments its notes state (docs/ACCURACY.md)
 assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
-assert pct(tput, 0.5) <= 0.15, pct(tput, 0.5)   # 13.7% today
+assert pct(tput, 0.5) <= 0.15, pct(tput, 0.5)   # 12.1% today (13.7% before the tenth round)
 # loosened from 42% in issue 17's eighth round: the flex dispatcher's rows
 # lost the alltoall dispatcher's sort by expert (time.c moe_mlp_part), and
 # the fitted fractions over-predict the 26.02/26.06 Qwen3 rows (+151%, +50%)
@@ -200,12 +200,14 @@ PY
 # from 7.3% / 19.0% to 6.9% / 19.1%: docs/ACCURACY.md). Ninth round
 # (AutoModel and torchtitan run the pipeline schedule once per local
 # batch; AutoModel's configs' virtual stages): 6.7% / 17.8%, the p90's
-# guard tightens to 18%.
+# guard tightens to 18%. Tenth round (AutoModel's eager gpt-oss experts;
+# DeepEP sends a token once per destination GPU): 5.9% / 16.0%, the guards
+# tighten to 6.5% / 17%.
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.075' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.18' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.065' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.17' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
@@ -484,6 +486,11 @@ check_json "eager rows" \
     'sorted(r["id"] for r in j["rows"] if "eager (no torch.compile)" in r.get("assumptions", "")) == ["titan-8b-128gpu-fsdp", "titan-8b-8gpu-fsdp"]' \
     'abs(by_id(j["rows"])["titan-8b-128gpu-fsdp-compile"]["throughput"]["predicted_tokens_per_s_per_gpu"] / by_id(j["rows"])["titan-8b-128gpu-fsdp"]["throughput"]["predicted_tokens_per_s_per_gpu"] - 1.19) < 0.01'
 
+# ---- NeMo AutoModel's gpt-oss experts (expert biases) run eager
+# (--eager-experts) and say so; no other row does ----
+check_json "eager experts" \
+    'sorted(r["id"] for r in j["rows"] if "run as eager PyTorch kernels" in r.get("assumptions", "")) == ["automodel-h100-gptoss120b-64gpu", "automodel-h100-gptoss20b-8gpu"]'
+
 # ---- --unfused-full-matrix: only the rows without FlashAttention move ----
 run validate "$CSV" --json
 cp "$tmp/out" "$tmp/uf_half.json"
@@ -538,7 +545,7 @@ with open(sys.argv[2], "w", newline="") as f:
     w.writerows(r for r in rows[1:] if r[0] == "automodel-h100-qwen3-30b-a3b-8gpu")
 EOF
 run validate "$tmp/am.csv"
-has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040      9420  -21.8%  fit/fit"
+has "AutoModel row fits" "    2 automodel-h100-qwen3-3 h100-sxm       published*       12040     11551   -4.1%  fit/fit"
 has "AutoModel assumptions" "NeMo AutoModel benchmark config (examples/benchmark/configs @01926a5c443b): PyTorch FSDP2 (not Megatron-Core); bf16 weights and torch.optim.Adam on them (bf16 moments and gradients, no fp32 master); MaskedCrossEntropy without fp32 upcast (6 B per logit); TE attention"
 has "AutoModel recompute stated" "automodel-h100-qwen3-30b-a3b-8gpu (line 2): tokens/s per GPU as published; recompute full;"
 run validate "$tmp/am.csv" --json
@@ -568,32 +575,33 @@ PY
 if [ "$(cat "$tmp/a2a_diff")" = "7 True True True 20.0" ]; then ok; else
     bad "validate --moe-a2a-overlap: got $(cat "$tmp/a2a_diff"), want '7 True True True 20.0'"; fi
 
-# ---- DeepEP/HybridEP node dispatch (issue 17): exactly the rows whose
-# recipes state the dispatcher say so: the six AutoModel rows
+# ---- DeepEP/HybridEP dispatch (issue 17): exactly the rows whose recipes
+# state the dispatcher say so: the six AutoModel rows
 # (backend.enable_deepep) and the three Megatron-Bridge rows whose presets
-# set moe_flex_dispatcher_backend; only those whose EP group spans nodes
-# move. AutoModel's fake balanced gate puts a token's experts on one node
-# of its EP group (FakeBalancedGate) ----
+# set moe_flex_dispatcher_backend; those whose EP group spans nodes send a
+# token once per node and once per GPU there, the others once per GPU.
+# AutoModel's fake balanced gate gives a token k consecutive experts
+# (FakeBalancedGate): E/k groups, one a token ----
 run validate "$CSV" --json
 python3 - "$tmp/out" >"$tmp/nd_rows" <<'PY'
 import json, sys
 rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-said = sorted(i for i, r in rows.items() if "one copy per destination node, fanned out" in r.get("assumptions", ""))
-inside = sorted(i for i, r in rows.items() if "(EP inside one node: the same all-to-all); the received tokens permuted by expert once, no sort by expert" in r.get("assumptions", ""))
+said = sorted(i for i, r in rows.items() if "one copy per destination node, fanned out over NVLink once per GPU; " in r.get("assumptions", ""))
+inside = sorted(i for i, r in rows.items() if "one copy per destination GPU; the received tokens permuted by expert once, no sort by expert" in r.get("assumptions", ""))
 gate = sorted(i for i, r in rows.items() if "fake balanced gate: a token's" in r.get("assumptions", ""))
 print(said)
 print(inside)
 print(gate)
 a = rows["automodel-h100-deepseekv3-256gpu"]["assumptions"]
-print(a.endswith("; DeepEP (AutoModel backend.enable_deepep): one copy per destination node, fanned out over NVLink; the received tokens permuted by expert once, no sort by expert; fake balanced gate: a token's 8 experts on one of the 8 nodes of its EP group (FakeBalancedGate)"))
+print(a.endswith("; DeepEP (AutoModel backend.enable_deepep): one copy per destination node, fanned out over NVLink once per GPU; the received tokens permuted by expert once, no sort by expert; fake balanced gate: a token's 8 experts are 8 consecutive ones (FakeBalancedGate: 32 groups, one a token)"))
 b = rows["mbridge2606-h100-qwen3-30b-a3b-ep16"]["assumptions"]
-print("HybridEP (the recipe's flex dispatcher): one copy per destination node, fanned out over NVLink; the received tokens permuted by expert once, no sort by expert; " in b)
+print("HybridEP (the recipe's flex dispatcher): one copy per destination node, fanned out over NVLink once per GPU; the received tokens permuted by expert once, no sort by expert; " in b)
 print(round(rows["mbridge2606-h100-qwen3-30b-a3b-ep16"]["throughput"]["predicted_tokens_per_s_per_gpu"]))
 PY
 cat >"$tmp/nd_want" <<'EOF'
-['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-gptoss20b-8gpu', 'automodel-h100-kimi-k2-256gpu', 'automodel-h100-qwen3-30b-a3b-8gpu', 'mbridge2602-b200-deepseekv3-mxfp8', 'mbridge2602-h100-qwen3-30b-a3b', 'mbridge2606-h100-qwen3-30b-a3b-ep16']
+['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-kimi-k2-256gpu', 'mbridge2606-h100-qwen3-30b-a3b-ep16']
 ['automodel-h100-gptoss20b-8gpu', 'automodel-h100-qwen3-30b-a3b-8gpu', 'mbridge2602-b200-deepseekv3-mxfp8', 'mbridge2602-h100-qwen3-30b-a3b']
-['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-kimi-k2-256gpu']
+['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-gptoss20b-8gpu', 'automodel-h100-kimi-k2-256gpu', 'automodel-h100-qwen3-30b-a3b-8gpu']
 True
 True
 8816

@@ -214,9 +214,10 @@ static void build(bytes *b, tp_config *c)
     c->opts.tp_comm_overlap = tpo & 1;
     c->opts.tp_overlap_chunked = (tpo >> 1) & 1;
     c->opts.dp_comm_overlap = next(b) & 1;
-    unsigned sac = next(b); /* two switches, one byte, as above */
+    unsigned sac = next(b); /* three switches, one byte, as above */
     c->opts.sac_ops = sac & 1;
     c->opts.eager_elementwise = (sac >> 1) & 1;
+    c->opts.eager_experts = (sac >> 2) & 1;
     c->opts.pp_scatter_gather = next(b) & 1;
     c->opts.fragmentation = (double)range(b, 0, 50) / 100.0;
     if (next(b) % 8 == 0)

@@ -195,6 +195,7 @@ static void test_random_contract(void **state)
         c.opts.dp_comm_overlap = rnd() % 2;
         c.opts.sac_ops = rnd() % 2;
         c.opts.eager_elementwise = rnd() % 2;
+        c.opts.eager_experts = rnd() % 2;
         c.opts.coll_model = rnd() % 5 == 0 ? TP_COLL_SIMPLE : TP_COLL_RING;
         if (rnd() % 4 == 0)
             t->gpus_per_node = 1; /* every group across nodes */
@@ -364,6 +365,46 @@ static void test_eager_elementwise(void **state)
     double T1 = (double)g.train.micro_batch * (double)g.train.seq_len;
     double m1 = 8.0 / (double)g.train.micro_batch;
     assert_rel(eval_ok(&g).time.compute_s - g0, 3 * 4 * m1 * T1 * (64 * h + 4 * q) / bw, 1e-9);
+}
+
+/* NeMo AutoModel's eager gpt-oss experts (opts.eager_experts, time.c
+ * eager_expert_extra): per routed copy and layer, the eager activation
+ * 48f forward and 108f backward against the fused 6f and 12f, and with
+ * expert biases 16f + 28h forward and 12f + 28h backward more, at memory
+ * bandwidth. Full recompute re-runs the forward's share. */
+static void test_eager_experts(void **state)
+{
+    (void)state;
+    tp_model m = llama(2, 1024, 16, 16, 4096, 32000, false);
+    m.num_experts = 8;
+    m.topk = 2;
+    m.moe_ffn_hidden = 512;
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 1;
+    c.train.seq_len = 2048;
+    c.train.micro_batch = 1;
+    c.train.global_batch = 4;
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    c.opts.moe_sync_free = true; /* no host floor under the layer */
+    tp_result fused = eval_ok(&c);
+    c.opts.eager_experts = true;
+    tp_result eager = eval_ok(&c);
+    check_contract(&c, &eager);
+    double bw = c.gpu.mem_bw_bytes_per_s * c.gpu.eff.mem_bw;
+    double f = 512, h = 1024, copies = 2 * 2048.0 * 2 * 4; /* layers x T x k x m */
+    assert_rel(eager.time.compute_s - fused.time.compute_s, copies * (42 + 96) * f / bw, 1e-9);
+    c.model.linear_bias = true;
+    c.opts.eager_experts = false;
+    fused = eval_ok(&c);
+    c.opts.eager_experts = true;
+    eager = eval_ok(&c);
+    double fwd = 58 * f + 28 * h, bwd = 108 * f + 28 * h;
+    assert_rel(eager.time.compute_s - fused.time.compute_s, copies * (fwd + bwd) / bw, 1e-9);
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    tp_result rf = eval_ok(&c);
+    c.opts.eager_experts = false;
+    tp_result rf0 = eval_ok(&c);
+    assert_rel(rf.time.recompute_s - rf0.time.recompute_s, copies * fwd / bw, 1e-9);
 }
 
 /* Context parallelism: the ring exchange hides under long attention on
@@ -1244,11 +1285,12 @@ static void test_moe_a2a_overlap_rules(void **state)
  * tokens, one copy per expert sends c k (n - r)/n = 6c through the NIC; one
  * per destination node sends c D (N - 1)/N with D = 4 (1 - (3/4)^8)
  * = 3.599548339843750 distinct nodes, and c k (r - 1)/r = 7c over NVLink,
- * below the NIC's time at 450 vs 50 GB/s. The all-to-all is NIC-bound
- * both ways: the ratio is D (3/4) / 6. Group-limited routing aligned with
+ * below the NIC's time at 450 vs 50 GB/s (a copy per distinct GPU,
+ * fewer still). The all-to-all is NIC-bound both ways: the ratio is D
+ * (3/4) / 6. Group-limited routing aligned with
  * the nodes, 4 groups (one per node) with 2 per token or 2 groups (two
  * nodes each) with 1 per token, bounds D at 2: ratio 2 (3/4)/6 = 1/4. An
- * EP group inside one node moves what it moved. The flex dispatcher
+ * EP group inside one node sends a copy per distinct GPU. The flex dispatcher
  * permutes the received tokens once: 2 local experts, so the alltoall
  * dispatcher's sort by expert, 4h per copy each way (8kh a token), goes,
  * forward and twice in the backward, on 2 layers of one micro-batch.
@@ -1287,12 +1329,21 @@ static void test_moe_node_dispatch(void **state)
     c.opts.moe_node_dispatch = false;
     tp_result g_plain = eval_ok(&c);
     assert_rel(g_plain.time.step_s, plain.time.step_s, 1e-15);
-    /* inside one node: the same all-to-all */
+    /* inside one node: a token goes once to each of the Dg distinct GPUs of
+     * its experts, 32 (1 - (31/32)^8) = 7.16 of 8 copies without a bound
+     * (2 groups of 16 GPUs each bound it at 16); 8 groups of 8 experts
+     * (AutoModel's fake balanced gate: k consecutive experts), one a token,
+     * put them on 4 GPUs of 2 experts each: half the copies */
     c.train.gpus_per_node = 32;
     tp_result in_off = eval_ok(&c);
     c.opts.moe_node_dispatch = true;
     tp_result in_on = eval_ok(&c);
-    assert_rel(in_on.time.ep_comm_s, in_off.time.ep_comm_s, 1e-15);
+    double Dg = 32.0 * (1.0 - pow(31.0 / 32.0, 8.0));
+    assert_rel(in_on.time.ep_comm_s / in_off.time.ep_comm_s, Dg / 8.0, 1e-12);
+    c.model.moe_router_groups = 8;
+    c.model.moe_group_topk = 1;
+    tp_result fake = eval_ok(&c);
+    assert_rel(fake.time.ep_comm_s / in_off.time.ep_comm_s, 0.5, 1e-12);
 }
 
 /* Group-limited routing's rules (model.c validate_router_groups). */
@@ -1384,6 +1435,7 @@ int main(void)
         cmocka_unit_test(test_random_contract),
         cmocka_unit_test(test_tp_overlap_chunked),
         cmocka_unit_test(test_eager_elementwise),
+        cmocka_unit_test(test_eager_experts),
         cmocka_unit_test(test_single_gpu),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_context_parallel),
