@@ -537,20 +537,21 @@ static void eager_expert_extra(const tp_model *m, double f, double he, double *f
 }
 
 /* Forward bytes per token of the routed experts' element-wise work (the
- * activation, eager or fused) on the busiest rank. */
-static double routed_act_bytes(const ctx *x)
+ * activation, eager or fused) on the busiest rank; *bwd_excess (may be
+ * NULL): what the eager backward moves beyond twice that forward, the
+ * convention of tp__elem_s (negative: it moves less). */
+static double routed_act_bytes(const ctx *x, double *bwd_excess)
 {
     const tp_config *c = x->c;
     const tp_model *m = &c->model;
     double kl = (double)m->topk * tp_moe_load(m);
     double fe = (double)tp_expert_ffn_hidden(m);
-    double b = act_bytes(x) * fe;
-    if (c->opts.eager_experts) {
-        double ef, eb;
+    double ef = 0.0, eb = 0.0;
+    if (c->opts.eager_experts)
         eager_expert_extra(m, fe, x->h * x->et, &ef, &eb);
-        b += ef;
-    }
-    return kl * b;
+    if (bwd_excess)
+        *bwd_excess = kl * (eb - 2.0 * ef);
+    return kl * (act_bytes(x) * fe + ef);
 }
 
 static void dense_layer(const ctx *x, cost *o)
@@ -651,13 +652,9 @@ static void moe_mlp_part(const ctx *x, cost *o, double *shard, double *perm, dou
     o->gemm_fwd += g;
     o->fwd += g;
     o->bwd += 2.0 * g;
-    double a = act_bytes(x);
-    *shard += routed_act_bytes(x) + a * fsh;
-    if (c->opts.eager_experts) { /* the backward as counted, not twice the forward */
-        double ef, eb;
-        eager_expert_extra(m, fe, h * et, &ef, &eb);
-        o->bwd += T * k * tp_moe_load(m) * (eb - 2.0 * ef) / tt / x->mem_bw;
-    }
+    double a = act_bytes(x), bwd_excess;
+    *shard += routed_act_bytes(x, &bwd_excess) + a * fsh;
+    o->bwd += T * bwd_excess / tt / x->mem_bw; /* the eager backward as counted */
     if (c->train.precision == TP_PREC_FP8)
         *shard += 3.0 * (k * fe + fsh) * x->cast;
     /* Token dispatcher (Megatron-Core moe/token_dispatcher.py, fused
@@ -709,10 +706,11 @@ static void moe_layer(const ctx *x, cost *o)
     o->elem_fwd = elem;
     tp__time_host_floor(x, o);
     if (x->modules) { /* the MoE MLP's own element-wise share, its pieces */
-        shard_attn -= routed_act_bytes(x) + a * fsh +
+        double routed = routed_act_bytes(x, NULL);
+        shard_attn -= routed + a * fsh +
                       (c->train.precision == TP_PREC_FP8 ? 3.0 * (k * fe + fsh) * x->cast : 0.0);
         double elem_attn = tp__elem_s(x, rep_attn, shard_attn);
-        mp.act_fwd = T * routed_act_bytes(x) / tt / x->mem_bw;
+        mp.act_fwd = T * routed / tt / x->mem_bw;
         mp.shared_fwd = g_shared + T * a * fsh / tt / x->mem_bw;
         mp.moe_fwd = g + (elem - elem_attn);
     }

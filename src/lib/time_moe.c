@@ -44,14 +44,13 @@ static double ep_dest_units(const tp_model *m, double N)
  * there, which forwards it over NVLink once to each of its GPUs there. Per
  * rank: NIC bytes c * D (N - 1)/N (D distinct nodes, its own among them
  * with probability D/N), NVLink bytes c * Dg (r - 1)/r (a GPU is the
- * forwarding one with probability 1/r); c = (T/t) h 2, one copy of each
- * token. Inside one node: the all-to-all of Dg copies.
+ * forwarding one with probability 1/r); copy = c = (T/t) h 2, one copy of
+ * each token. Inside one node: the all-to-all of Dg copies.
  */
-static double ep_node_a2a(const ctx *x)
+static double ep_node_a2a(const ctx *x, double copy)
 {
     const tp_config *c = x->c;
     const tp_group_place *pl = &x->ep_pl;
-    double copy = x->T / x->tt * x->h * 2.0;
     double N = (double)pl->nodes, r = (double)pl->ranks_per_node;
     double Dg = ep_dest_units(&c->model, (double)c->train.ep);
     if (pl->intra)
@@ -67,11 +66,11 @@ void tp__time_ep(const ctx *x, cost *o, module_parts *mp)
     const tp_config *c = x->c;
     if (c->train.ep <= 1)
         return;
-    double bytes = x->T / x->tt * (double)c->model.topk * x->h * 2.0;
-    double a2a =
-        c->opts.moe_node_dispatch
-            ? ep_node_a2a(x)
-            : tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, bytes, &x->ep_pl);
+    double copy = x->T / x->tt * x->h * 2.0; /* one copy of each token */
+    double a2a = c->opts.moe_node_dispatch
+                     ? ep_node_a2a(x, copy)
+                     : tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL,
+                                          copy * (double)c->model.topk, &x->ep_pl);
     o->ep_f += 2.0 * a2a;
     o->ep_b += 2.0 * a2a;
     mp->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
