@@ -249,10 +249,12 @@ static const cli_flag help_rows[] = {
     {"--offload-optimizer", "X", "fraction", "0 (none)",
      "share of the optimizer state kept and updated on the host CPU "
      "(ZeRO-Offload; Megatron --optimizer-offload-fraction); needs ZeRO >= 1", .group = G_MEM},
-    {"--host-memory-gb", "X", "GB (1e9 bytes) per node", NULL,
+    {"--host-memory-gb", "X", "GB (1e9 bytes) per node", "the GPU preset's, else 2000",
      "host memory for offloaded state per node (0: not checked)", .group = G_MEM},
-    {"--pcie-gbps", "X", "GB/s per GPU per direction", NULL,
-     "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63)", .group = G_MEM},
+    {"--pcie-gbps", "X", "GB/s per GPU per direction", "the GPU preset's, else 50",
+     "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63; "
+     "Gen4: 32; GB200's NVLink-C2C: 225 a GPU)",
+     .group = G_MEM},
     {"--host-mem-bw-gbps", "X", "GB/s per node", NULL,
      "achieved CPU memory bandwidth of a node, for the CPU optimizer update", .group = G_MEM},
     {"--recompute-block-layers", "N", "layers per stage", "all layers",

@@ -677,6 +677,7 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
         tp_io_gpu_fitted_gemm(&c->gpu);
     tp_train_default(&c->train);
     tp_options_default(&c->opts);
+    tp_io_host_defaults(&c->gpu, &c->opts); /* the user's flags below override */
     TP_TRY(apply_train(d, &c->train, err));
     TP_TRY(apply_options(d, &c->opts, err));
     TP_TRY(apply_gpu(d, c->train.precision, &c->gpu, err));

@@ -614,3 +614,11 @@ bool tp_io_moe_host_of(const tp_config *c, tp_io_moe_host *out)
     out->floor_s = tp_moe_host_floor_s(c, &out->why_none);
     return true;
 }
+
+void tp_io_host_defaults(const tp_gpu *g, tp_options *o)
+{
+    if (g->host_link_bytes_per_s > 0.0)
+        o->pcie_bw_bytes_per_s = g->host_link_bytes_per_s;
+    if (g->host_mem_bytes_per_node > 0.0)
+        o->host_mem_bytes_per_node = g->host_mem_bytes_per_node;
+}

@@ -84,6 +84,15 @@ tp_status tp_io_hw_profile_load(const char *path, tp_gpu *g, tp_error *err);
 void tp_io_gpu_fitted_gemm(tp_gpu *g);
 
 /*
+ * The host side a GPU preset states (tp_gpu.host_link_bytes_per_s,
+ * host_mem_bytes_per_node) made the options' defaults: opts.pcie_bw_
+ * bytes_per_s and opts.host_mem_bytes_per_node take them where stated
+ * (non-zero), else keep tp_options_default's (a DGX H100's). Call it after
+ * tp_options_default and before the user's own values.
+ */
+void tp_io_host_defaults(const tp_gpu *g, tp_options *o);
+
+/*
  * Which GEMM model a GPU's eff describes, for the reports (text, JSON):
  * the kernel-level model of a hardware profile (docs/model.md 1b) or the
  * fitted fraction (1a). rate: of the dense peak of prec, the measured

@@ -818,6 +818,9 @@ static const char *const gpu_keys[] = {"name",
                                        "price_per_gpu_hour_usd",
                                        "price_source",
                                        "hw_profile",
+                                       "host_link_gb_per_s",
+                                       "host_memory_gb_per_node",
+                                       "host_source",
                                        NULL};
 /* Index order = tp_precision order. */
 static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp4", NULL};
@@ -835,6 +838,7 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     tp_gpu g;
     memset(&g, 0, sizeof g);
     const char *name = NULL, *source = NULL, *price_source = NULL, *profile = NULL;
+    const char *host_source = NULL;
     double mem_mib = 0.0, marketing_gb = 0.0, bw_gb = 0.0, intra_gb = 0.0, nic_gb = 0.0;
 
     TRY(check_keys(root, NULL, gpu_keys, err));
@@ -842,6 +846,7 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     TRY(get_str(root, "source", &source, err));
     TRY(get_str(root, "price_source", &price_source, err));
     TRY(get_str(root, "hw_profile", &profile, err));
+    TRY(get_str(root, "host_source", &host_source, err));
     json_t *peak = json_object_get(root, "peak_tflops");
     if (!peak)
         FAIL(err, TP_ERR_CONFIG, "peak_tflops",
@@ -872,6 +877,15 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
                        &g.gpus_per_node, err));
     TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6, &g.price_per_gpu_hour,
                 err));
+    /* the host side (0: not stated; tp_io_host_defaults) */
+    double link_gb = 0.0, host_gb = 0.0;
+    TRY(get_num(root, NULL, "host_link_gb_per_s", OPTIONAL, 0, 1e-3, 1e4, &link_gb, err));
+    TRY(get_num(root, NULL, "host_memory_gb_per_node", OPTIONAL, 0, 1e-3, 1e6, &host_gb, err));
+    if ((link_gb > 0.0 || host_gb > 0.0) && !host_source)
+        FAIL(err, TP_ERR_CONFIG, "host_source",
+             "missing key \"host_source\": the host link and memory need their source");
+    g.host_link_bytes_per_s = link_gb * TP_GB;
+    g.host_mem_bytes_per_node = host_gb * TP_GB;
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
     g.mem_bw_bytes_per_s = bw_gb * TP_GB;
     g.intra_bw_bytes_per_s = intra_gb * TP_GB;

@@ -585,8 +585,11 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     time_line(f, "compute", t->compute_s, t->step_s);
     time_line(f, "recompute", t->recompute_s, t->step_s);
     if (t->act_offload_s > 0.0 || t->act_offload_bytes > 0.0)
-        fprintf(f, "    of it activation offload %10.4f s exposed of %.2f GB per step over PCIe\n",
-                t->act_offload_s, t->act_offload_bytes / TP_GB);
+        fprintf(f,
+                "    of it activation offload %10.4f s exposed of %.2f GB per step over the host "
+                "link (%.0f GB/s)\n",
+                t->act_offload_s, t->act_offload_bytes / TP_GB,
+                c->opts.pcie_bw_bytes_per_s / TP_GB);
     time_line(f, "TP communication", t->tp_comm_s, t->step_s);
     time_line(f, "CP communication", t->cp_comm_s, t->step_s);
     time_line(f, "EP all-to-all", t->ep_comm_s, t->step_s);
@@ -594,9 +597,12 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     time_line(f, "pipeline bubble", t->bubble_s, t->step_s);
     time_line(f, "DP / ZeRO communication", t->dp_comm_s, t->step_s);
     if (t->param_offload_bytes > 0.0)
-        fprintf(f, "    of it parameter offload  %10.4f s exposed of %.2f GB per step over %s\n",
+        fprintf(f,
+                "    of it parameter offload  %10.4f s exposed of %.2f GB per step over %s link "
+                "(%.0f GB/s)\n",
                 t->param_offload_s, t->param_offload_bytes / TP_GB,
-                c->train.offload_params == TP_OFFLOAD_NVME ? "NVMe and PCIe" : "PCIe");
+                c->train.offload_params == TP_OFFLOAD_NVME ? "NVMe and the host" : "the host",
+                c->opts.pcie_bw_bytes_per_s / TP_GB);
     time_line(f, "optimizer step", t->optimizer_s, t->step_s);
     time_line(f, "step", t->step_s, t->step_s);
     char tps[32], tpg[32];

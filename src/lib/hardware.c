@@ -90,6 +90,19 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.price_per_gpu_hour",
                             "price per GPU-hour must be finite and >= 0");
+    if (!isfinite(g->host_link_bytes_per_s) || g->host_link_bytes_per_s < 0.0 ||
+        (g->host_link_bytes_per_s > 0.0 && g->host_link_bytes_per_s < 1e6) ||
+        g->host_link_bytes_per_s > 1e13)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.host_link_bytes_per_s",
+                            "the host link of %s must be 0 (not stated) or in [0.001, 10000] "
+                            "GB/s",
+                            g->name);
+    if (!isfinite(g->host_mem_bytes_per_node) || g->host_mem_bytes_per_node < 0.0 ||
+        g->host_mem_bytes_per_node > 1e15)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.host_mem_bytes_per_node",
+                            "the host memory of %s must be in [0, 1e6] GB a node (0: not "
+                            "stated)",
+                            g->name);
     /* Achieved fractions of a peak: below TP_MIN_EFF no real GPU runs, and
      * a tiny or subnormal factor divides a step time to inf (issue 14). */
     const tp_gpu_eff *e = &g->eff;

@@ -1060,4 +1060,32 @@ expect_error "trainplan: error: --packed-seq-len: 0 is out of range [1, 13421772
 expect_error "trainplan: error: --packed-seq-len: packed sequences attend per example only with FlashAttention (drop --no-flash-attn)" \
     estimate $pk --packed-seq-len 120 --no-flash-attn
 
+# ---- the host side from the GPU preset (issue 17, eleventh round): a
+# preset's host_link_gb_per_s and host_memory_gb_per_node are the defaults
+# of --pcie-gbps and --host-memory-gb (presets/gpus/*.json host_source);
+# the flags win wherever they stand; a preset that states none keeps 50 GB/s
+# and 2000 GB. ----
+OFF="--model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --json"
+host_same() { # NAME ARGS_A -- ARGS_B: the two estimates are the same JSON
+    local name=$1 a=() b=()
+    shift
+    while [ "$1" != "--" ]; do a+=("$1"); shift; done
+    shift
+    "$T" estimate $OFF "${a[@]}" >"$tmp/ha" 2>&1
+    "$T" estimate $OFF "$@" >"$tmp/hb" 2>&1
+    if cmp -s "$tmp/ha" "$tmp/hb"; then ok; else bad "$name: $(diff "$tmp/ha" "$tmp/hb" | head -4)"; fi
+}
+host_same "a100-80gb: 25 GB/s, 2000 GB" --gpu a100-80gb -- --pcie-gbps 25 --host-memory-gb 2000 --gpu a100-80gb
+host_same "a100-40gb: 25 GB/s, 1000 GB" --gpu a100-40gb -- --gpu a100-40gb --pcie-gbps 25 --host-memory-gb 1000
+host_same "gb200: 173 GB/s, 17280 GB" --gpu gb200 -- --pcie-gbps 173 --gpu gb200 --host-memory-gb 17280
+host_same "h100-sxm: the defaults" --gpu h100-sxm -- --gpu h100-sxm --pcie-gbps 50 --host-memory-gb 2000
+run estimate $OFF --gpu a100-80gb
+check_json "a100-80gb: offload at 25 GB/s, slower than at 50" \
+    'j["time"]["act_offload_bytes"] > 0'
+a100_s=$(python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["time"]["step_s"])' "$tmp/out")
+run estimate $OFF --gpu a100-80gb --pcie-gbps 50
+check_json "a100-80gb: --pcie-gbps 50 is faster" "j[\"time\"][\"step_s\"] < $a100_s"
+run estimate --model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --gpu gb200
+has "gb200: the report names the host link" "over the host link (173 GB/s)"
+
 finish

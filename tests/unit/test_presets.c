@@ -325,6 +325,29 @@ static void test_gpu_presets(void **state)
     assert_rel(g.intra_bw_bytes_per_s, 200e9, 1e-12);
     assert_int_equal(tp_io_gpu_load("gb200", &g, &err), TP_OK);
     assert_int_equal(g.gpus_per_node, 72);
+    /* the host side (presets' host_source): NVLink-C2C's 900 GB/s both
+     * ways shared by two GPUs, x 346/450 as a GH200 measured; 36 Graces of
+     * 480 GB per NVL72 */
+    assert_rel(g.host_link_bytes_per_s, 173e9, 1e-12);
+    assert_rel(g.host_mem_bytes_per_node, 17280e9, 1e-12);
+    assert_int_equal(tp_io_gpu_load("a100-40gb", &g, &err), TP_OK);
+    assert_rel(g.host_link_bytes_per_s, 25e9, 1e-12);     /* PCIe Gen4 x16, measured 25.13 */
+    assert_rel(g.host_mem_bytes_per_node, 1000e9, 1e-12); /* DGX A100 320GB */
+    assert_int_equal(tp_io_gpu_load("a100-80gb", &g, &err), TP_OK);
+    assert_rel(g.host_mem_bytes_per_node, 2000e9, 1e-12); /* DGX A100 640GB */
+    assert_int_equal(tp_io_gpu_load("h100-sxm", &g, &err), TP_OK);
+    assert_true(g.host_link_bytes_per_s <= 0.0 && g.host_mem_bytes_per_node <= 0.0);
+
+    /* tp_io_host_defaults: a stated side replaces the options' defaults */
+    tp_options o;
+    tp_options_default(&o);
+    tp_io_host_defaults(&g, &o); /* h100-sxm states none */
+    assert_rel(o.pcie_bw_bytes_per_s, 50e9, 1e-12);
+    assert_rel(o.host_mem_bytes_per_node, 2e12, 1e-12);
+    assert_int_equal(tp_io_gpu_load("gb200", &g, &err), TP_OK);
+    tp_io_host_defaults(&g, &o);
+    assert_rel(o.pcie_bw_bytes_per_s, 173e9, 1e-12);
+    assert_rel(o.host_mem_bytes_per_node, 17280e9, 1e-12);
 }
 
 /* ---- unknown names ---- */
@@ -610,6 +633,20 @@ static void test_gpu_file(void **state)
                      "gpus_per_node", "missing key \"gpus_per_node\"");
     expect_gpu_error("{" BASE_GPU ",\"price_per_gpu_hour_usd\":-1}", "price_per_gpu_hour_usd",
                      "\"price_per_gpu_hour_usd\" must be a non-negative number, got -1");
+    expect_gpu_error("{" BASE_GPU ",\"host_link_gb_per_s\":64}", "host_source",
+                     "missing key \"host_source\": the host link and memory need their source");
+    expect_gpu_error("{" BASE_GPU ",\"host_link_gb_per_s\":-1,\"host_source\":\"x\"}",
+                     "host_link_gb_per_s",
+                     "\"host_link_gb_per_s\" must be a non-negative number, got -1");
+    expect_gpu_error("{" BASE_GPU ",\"host_memory_gb_per_node\":1e7,\"host_source\":\"x\"}",
+                     "host_memory_gb_per_node",
+                     "\"host_memory_gb_per_node\": 1e+07 is out of range (0, or [0.001, 1e+06])");
+    assert_int_equal(tp_io_gpu_parse("{" BASE_GPU ",\"host_link_gb_per_s\":64,\"host_source\":"
+                                     "\"lab\"}",
+                                     "gpus/lab-gpu.json", &g, &err),
+                     TP_OK);
+    assert_rel(g.host_link_bytes_per_s, 64e9, 1e-15);
+    assert_true(g.host_mem_bytes_per_node <= 0.0);
 }
 
 /* ---- numbers and names shared with the CLI ---- */
