@@ -505,6 +505,23 @@ static bool recompute_modules_of(const char *s, tp_io_vrow *v, unsigned *out)
     return true;
 }
 
+/* Activation offload a row's recompute cell states in Megatron-Core's
+ * words, "none; cpu_offloading_num_layers=40" (Megatron-Bridge's GB200
+ * Llama 3 70B presets): that many layers' activations go to the host
+ * (tp_train.offload_act_layers; config.c checks the layout allows it). */
+static void act_offload_of(const char *s, tp_io_vrow *v, tp_train *t)
+{
+    const char *key = strstr(s, "cpu_offloading_num_layers=");
+    long long n = key ? strtoll(key + strlen("cpu_offloading_num_layers="), NULL, 10) : 0;
+    if (n <= 0 || n > TP_MAX_LAYERS)
+        return;
+    t->offload_act_layers = n;
+    note(v,
+         "activations of %lld layers offloaded to the host (the recipe's "
+         "cpu_offloading_num_layers)",
+         n);
+}
+
 static const char *recompute_name(tp_recompute rc)
 {
     return rc == TP_RECOMPUTE_FULL ? "full" : rc == TP_RECOMPUTE_SELECTIVE ? "selective" : "none";
@@ -815,7 +832,17 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
                 "unsharded (2 from its code, 3 fitted on these rows)");
         break;
     case FW_MCORE:
-        t->grad_dtype = TP_DTYPE_FP32; /* fp32 main grads */
+        /* fp32 main grads (Megatron-Core's grad buffer follows
+         * grad_reduce_in_fp32); Megatron-Bridge's performance configs turn
+         * it off for every model (scripts/performance: llama3_70b_llm_
+         * pretrain.yaml @ v0.1.0rc4, set_*_common_configs @ v0.2.0 and
+         * v0.3.0): bf16 buffers, reduced in bf16. */
+        t->grad_dtype = TP_DTYPE_FP32;
+        if (contains(cell(r, "source"), "Megatron-Bridge")) {
+            t->grad_dtype = TP_DTYPE_BF16;
+            note(v, "bf16 gradients, reduced in bf16 (grad_reduce_in_fp32 false in "
+                    "Megatron-Bridge's performance configs)");
+        }
         t->pad_vocab_to = 128 * tp;
         o->tp_comm_overlap = tp > 1;
         o->tp_overlap_chunked = true; /* TE userbuffers, as framework.c */
@@ -942,6 +969,7 @@ static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config 
 {
     tp_train_default(&c->train);
     tp_options_default(&c->opts);
+    tp_io_host_defaults(&c->gpu, &c->opts);
     if (!train_layout(r, v, &c->train))
         return false;
     train_precision(r, v, &c->train);
@@ -953,6 +981,7 @@ static bool build_train(const rowref *r, framework fw, tp_io_vrow *v, tp_config 
     c->train.recompute = *rc_given ? rc : TP_RECOMPUTE_NONE;
     if (!recompute_modules_of(cell(r, "recompute"), v, &c->train.recompute_modules))
         return false;
+    act_offload_of(cell(r, "recompute"), v, &c->train);
     framework_conventions(r, fw, v, c);
     return true;
 }

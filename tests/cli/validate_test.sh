@@ -50,7 +50,7 @@ has "TPU row listed" "palm540b-tpuv4 (line 25): TPU, not a GPU: out of the plann
 has "MLA row evaluated" "deepseekv3-pretrain-2048xH800 (line 26): tokens/s per GPU as published; recompute selective;"
 has "MLA preset stated" "model: preset deepseek-v3 (MLA; the row's shape cells agree), with its MTP module"
 # the B200 row at its recipe's recompute (mla_up_proj, deepseek_workload_base_configs.py @ v0.3.0)
-has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2100  -21.9%  fit/fit"
+has "MLA B200 row" "   99 mbridge2602-b200-deeps b200           published*        2689      2101  -21.9%  fit/fit"
 has "missing architecture listed" "nemo2407-GPT3-20B-64gpu (line 64): architecture not stated"
 has "missing layout listed" "mcore24-strong-177B-4608gpu (line 13): parallel layout (TP, PP, DP) not stated"
 # AutoModel's in-order pipeline split of 61 layers over 32 virtual stages (config.c header)
@@ -133,7 +133,7 @@ check_json "accuracy guard (whole file)" \
     'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.22' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
-    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
+    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 103'
 pycheck "accuracy guard (fitted rows, added rows)" "$tmp/out" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -159,14 +159,16 @@ def figures(rows):
 fitted = [r for r in j["rows"] if not r["id"].startswith(ADDED)]
 added = [r for r in j["rows"] if r["id"].startswith(ADDED)]
 n, ev, tput, mem, right = figures(fitted)
-assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 84), (n, ev, len(tput), len(mem), right)
+# 83: the GB200 Llama 3 70B row's verdict (the recipe's offload; below)
+assert (n, ev, len(tput), len(mem), right) == (90, 85, 84, 27, 83), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.05, pct(tput, 0.5)   # 4.6% today
 assert pct(tput, 0.9) <= 0.15, pct(tput, 0.9)   # 13.9% today (17.3% after the refit; tightened in the ninth round): see docs/ACCURACY.md
 assert pct(mem, 0.5) <= 0.10, pct(mem, 0.5)
 n, ev, tput, mem, right = figures(added)
-# all 21 right: the DeepSeek-V3 row fits at its stated recompute with the
-# FP8 activation cache and BF16 moments its notes state (docs/ACCURACY.md)
-assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 21), (n, ev, len(tput), len(mem), right)
+# 20 right: the DeepSeek-V3 row fits at its stated recompute with the FP8
+# activation cache and BF16 moments its notes state (docs/ACCURACY.md); the
+# 26.02 GB200 Llama 3 70B row does not (its recipe's offload; below)
+assert (n, ev, len(tput), len(mem), right) == (21, 21, 21, 0, 20), (n, ev, len(tput), len(mem), right)
 assert pct(tput, 0.5) <= 0.15, pct(tput, 0.5)   # 12.1% today (13.7% before the tenth round)
 # loosened from 42% in issue 17's eighth round: the flex dispatcher's rows
 # lost the alltoall dispatcher's sort by expert (time.c moe_mlp_part), and
@@ -202,15 +204,18 @@ PY
 # batch; AutoModel's configs' virtual stages): 6.7% / 17.8%, the p90's
 # guard tightens to 18%. Tenth round (AutoModel's eager gpt-oss experts;
 # DeepEP sends a token once per destination GPU): 5.9% / 16.0%, the guards
-# tighten to 6.5% / 17%.
+# tighten to 6.5% / 17%. Eleventh round (the GB200 Llama 3 70B rows run
+# their recipe's activation offload over the preset's host link;
+# Megatron-Bridge's bf16 gradients): 5.9% / 15.6%, the p90's guard
+# tightens to 16.5%; their two verdicts turn wrong (below).
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.065' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.17' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.165' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
-    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
+    'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 103'
 
 # ---- held-out rows: the same chronicle table's rows that runs-dev.csv leaves
 # out (tests/data/bloom-prequel-heldout.csv, never used to calibrate). The
@@ -604,7 +609,7 @@ cat >"$tmp/nd_want" <<'EOF'
 ['automodel-h100-deepseekv3-1024gpu', 'automodel-h100-deepseekv3-256gpu', 'automodel-h100-gptoss120b-64gpu', 'automodel-h100-gptoss20b-8gpu', 'automodel-h100-kimi-k2-256gpu', 'automodel-h100-qwen3-30b-a3b-8gpu']
 True
 True
-8816
+8817
 EOF
 if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
     bad "DeepEP/HybridEP rows: $(diff "$tmp/nd_want" "$tmp/nd_rows")"; fi
@@ -665,6 +670,48 @@ assert "; interleaving 6 as the cited recipe sets (the table prints 24); " in vp
 tp = lambda r: r["throughput"]["predicted_tokens_per_s_per_gpu"]
 assert tp(row) < 0.65 * tp(table), (tp(row), tp(table))
 assert abs(row["throughput"]["rel_error"]) < abs(table["throughput"]["rel_error"])
+PY
+
+# ---- the GB200 Llama 3 70B rows' recipe (issue 17, eleventh round):
+# Megatron-Bridge's presets (LLAMA3_70B_GB200_FP8_CS_BASE_CONFIG at
+# v0.2.0, ..._V2 at v0.3.0) set no recompute and cpu_offloading_num_layers
+# 40, which the rows' recompute cells now state. The activations of 40 of
+# the 80 layers cross the gb200 preset's host link (173 GB/s a GPU a
+# direction, presets/gpus/gb200.json); the stage comes to 191.1 GiB of
+# 185.0, over by less than its 8.3 GiB fragmentation reserve: a verdict
+# wrong on rows that ran (docs/ACCURACY.md, eleventh round). Copies: the
+# cell left blank (the least recompute that fits: full), 20 layers
+# offloaded (more memory, less traffic). And Megatron-Bridge's bf16
+# gradients on its rows only. ----
+row_variants "$tmp/gb200.csv" mbridge2511-gb200-llama3-70b \
+    "blank|recompute|" "off20|recompute|none; cpu_offloading_num_layers=20"
+run validate "$tmp/gb200.csv" --json
+pycheck "GB200 offload recipe" "$tmp/out" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+row, blank, off20 = rows["mbridge2511-gb200-llama3-70b"], rows["blank"], rows["off20"]
+note = "activations of 40 layers offloaded to the host (the recipe's cpu_offloading_num_layers)"
+assert row["recompute"] == "none" and note in row["assumptions"], row["assumptions"]
+assert round(row["predicted"]["step_s"], 3) == 9.107, row["predicted"]["step_s"]
+assert round(row["throughput"]["rel_error"], 3) == -0.166, row["throughput"]
+assert row["fit"]["predicted"] == "out of memory" and round(row["fit"]["predicted_gib"], 1) == 191.1
+mem = row["predicted"]["memory_breakdown_gib"]
+assert mem["total"] - mem["fragmentation"] < mem["capacity"], mem  # inside the reserve
+assert blank["recompute"] == "full" and blank["fit"]["predicted"] == "fits"
+assert "offloaded to the host" not in blank["assumptions"]
+assert blank["predicted"]["step_s"] > row["predicted"]["step_s"]
+assert off20["predicted"]["memory_breakdown_gib"]["activations"] > mem["activations"]
+assert off20["predicted"]["time_breakdown_s"]["recompute"] < row["predicted"]["time_breakdown_s"]["recompute"]
+PY
+run validate "$CSV" --json
+pycheck "Megatron-Bridge bf16 gradients" "$tmp/out" "$CSV" <<'PY'
+import csv, json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+src = {r["id"]: r["source"] for r in csv.DictReader(open(sys.argv[2], newline=""))}
+said = "bf16 gradients, reduced in bf16 (grad_reduce_in_fp32 false in Megatron-Bridge's performance configs)"
+got = sorted(r["id"] for r in rows if said in r.get("assumptions", ""))
+want = sorted(i for i, s in src.items() if "Megatron-Bridge" in s)
+assert got == want and len(got) == 18, (got, want)
 PY
 
 finish
