@@ -598,10 +598,10 @@ static void section_time(FILE *f, const tp_config *c, const tp_time *t)
     time_line(f, "DP / ZeRO communication", t->dp_comm_s, t->step_s);
     if (t->param_offload_bytes > 0.0)
         fprintf(f,
-                "    of it parameter offload  %10.4f s exposed of %.2f GB per step over %s link "
-                "(%.0f GB/s)\n",
+                "    of it parameter offload  %10.4f s exposed of %.2f GB per step over %sthe host "
+                "link (%.0f GB/s)\n",
                 t->param_offload_s, t->param_offload_bytes / TP_GB,
-                c->train.offload_params == TP_OFFLOAD_NVME ? "NVMe and the host" : "the host",
+                c->train.offload_params == TP_OFFLOAD_NVME ? "NVMe and " : "",
                 c->opts.pcie_bw_bytes_per_s / TP_GB);
     time_line(f, "optimizer step", t->optimizer_s, t->step_s);
     time_line(f, "step", t->step_s, t->step_s);

@@ -837,12 +837,11 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
          * it off for every model (scripts/performance: llama3_70b_llm_
          * pretrain.yaml @ v0.1.0rc4, set_*_common_configs @ v0.2.0 and
          * v0.3.0): bf16 buffers, reduced in bf16. */
-        t->grad_dtype = TP_DTYPE_FP32;
-        if (contains(cell(r, "source"), "Megatron-Bridge")) {
-            t->grad_dtype = TP_DTYPE_BF16;
+        t->grad_dtype =
+            contains(cell(r, "source"), "Megatron-Bridge") ? TP_DTYPE_BF16 : TP_DTYPE_FP32;
+        if (t->grad_dtype == TP_DTYPE_BF16)
             note(v, "bf16 gradients, reduced in bf16 (grad_reduce_in_fp32 false in "
                     "Megatron-Bridge's performance configs)");
-        }
         t->pad_vocab_to = 128 * tp;
         o->tp_comm_overlap = tp > 1;
         o->tp_overlap_chunked = true; /* TE userbuffers, as framework.c */
