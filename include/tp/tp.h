@@ -567,7 +567,7 @@ typedef struct tp_train {
      * --optimizer-cpu-offload --optimizer-offload-fraction): this fraction
      * [0, 1] of the optimizer state (fp32 master + moments) lives in host
      * memory and is updated by the CPU; each step the gradients go down and
-     * the updated 16-bit weights come back over PCIe. Needs ZeRO >= 1. */
+     * the updated 16-bit weights come back over the host link. Needs ZeRO >= 1. */
     double offload_optimizer;
     /* Megatron --recompute-method block --recompute-num-layers N: under full
      * recompute only the first N layers of each pipeline stage are
@@ -577,7 +577,7 @@ typedef struct tp_train {
     /* Parameter offload (ZeRO-Infinity offload_param, Rajbhandari et al.
      * 2021; FSDP2 CPUOffloadPolicy): this GPU's ZeRO-3 shard of the 16-bit
      * weights lives on the host (TP_OFFLOAD_CPU) or on the node's NVMe
-     * drives (TP_OFFLOAD_NVME) and is fetched over PCIe for every gather;
+     * drives (TP_OFFLOAD_NVME) and is fetched over the host link for every gather;
      * with the optimizer offloaded too (offload_optimizer = 1) the
      * gradient shard goes to the host as well. Needs ZeRO 3. */
     int offload_params; /* tp_offload_device */
@@ -998,9 +998,9 @@ typedef struct tp_time {
     double mfu;             /* model FLOPs / (step * gpus * peak) */
     double hfu;             /* hardware FLOPs / (step * gpus * peak) */
     const char *bottleneck; /* static string naming the largest non-compute part */
-    double offload_s;       /* of optimizer_s: exposed host offload (PCIe transfers, CPU update) */
+    double offload_s; /* of optimizer_s: exposed host offload (host-link transfers, CPU update) */
     double param_offload_s; /* of dp_comm_s: exposed parameter fetches from host or NVMe */
-    double act_offload_s;   /* of recompute_s: exposed activation offload transfers (PCIe) */
+    double act_offload_s;   /* of recompute_s: exposed activation offload transfers (host link) */
     double param_offload_bytes; /* parameter offload: bytes moved per step, before overlap */
     double act_offload_bytes;   /* activation offload: bytes moved per step, before overlap */
 } tp_time;

@@ -9,7 +9,7 @@
 
 /*
  * Optimizer offload (header 9): for the offloaded share f of the parameters
- * this GPU updates, gradients down and 16-bit weights up over PCIe, and the
+ * this GPU updates, gradients down and 16-bit weights up over the host link, and the
  * CPU update (the same bytes as on the GPU, at the node's CPU memory
  * bandwidth shared by its GPUs). The gradient copy hides under the last
  * micro-batch's backward (ZeRO-Offload swaps gradients during backward) up
@@ -45,7 +45,7 @@ double tp__time_opt_offload(const ctx *x, const tp_result *r, double window_b)
     return down + cpu + h2d;
 }
 
-/* The rate one GPU's parameter shard moves at: its own PCIe link (ZeRO-
+/* The rate one GPU's parameter shard moves at: its own host link (ZeRO-
  * Infinity's bandwidth-centric partitioning: every GPU moves its own
  * shard), and from NVMe the node's drives shared by its GPUs, read through
  * a pinned host buffer, so the slower of the two. */
@@ -94,7 +94,7 @@ double tp__time_param_offload(const ctx *x, const tp_result *r, const cost *st0,
 
 /*
  * Activation offload (header 10): per micro-batch the offloaded layers'
- * activations go down over PCIe during the forward and come back during
+ * activations go down over the host link during the forward and come back during
  * the backward, each hidden under that pass's compute up to eff.overlap
  * (TE's offload streams are asynchronous).
  */

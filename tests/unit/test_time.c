@@ -789,7 +789,7 @@ static void test_offload_optimizer(void **state)
     c.train.offload_optimizer = 1.0;
     c.opts.host_mem_bw_bytes_per_s = 1e9;
     tp_result slow = eval_ok(&c);
-    assert_string_equal(slow.time.bottleneck, "optimizer offload (PCIe and CPU)");
+    assert_string_equal(slow.time.bottleneck, "optimizer offload (host link and CPU)");
     /* host memory is a resource */
     c.opts.host_mem_bytes_per_node = 8.0 * 16.0 * P * 0.99;
     tp_result full = eval_ok(&c);
@@ -905,7 +905,7 @@ static void test_offload_activations(void **state)
     assert_rel(b.time.compute_s, a.time.compute_s, 1e-12);
     c.opts.pcie_bw_bytes_per_s = 1e9; /* transfer-bound */
     tp_result slow = eval_ok(&c);
-    assert_string_equal(slow.time.bottleneck, "activation offload (PCIe)");
+    assert_string_equal(slow.time.bottleneck, "activation offload (host link)");
     tp_error err = {0};
     c.train.offload_act_layers = 4;
     assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
