@@ -498,12 +498,15 @@ typedef struct tp_gpu {
     char hw_profile[TP_NAME_MAX];
     /* The host side of the GPU's system, as its preset states it (0: not
      * stated): the GPU<->host link per GPU per direction, achieved (PCIe,
-     * or NVLink-C2C on a Grace superchip), and the host memory of one node
-     * of gpus_per_node GPUs. The I/O layer makes them the defaults of
-     * opts.pcie_bw_bytes_per_s and opts.host_mem_bytes_per_node
-     * (tp_io_host_defaults); libtp reads only the options. */
+     * or NVLink-C2C on a Grace superchip), the host memory of one node
+     * of gpus_per_node GPUs and that memory's achieved bandwidth (the CPU
+     * optimizer's). The I/O layer makes them the defaults of
+     * opts.pcie_bw_bytes_per_s, opts.host_mem_bytes_per_node and
+     * opts.host_mem_bw_bytes_per_s (tp_io_host_defaults); libtp reads only
+     * the options. */
     double host_link_bytes_per_s;
     double host_mem_bytes_per_node;
+    double host_mem_bw_bytes_per_s;
 } tp_gpu;
 
 /** Validate a GPU description (all sizes > 0, finite). */

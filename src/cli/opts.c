@@ -255,7 +255,7 @@ static const cli_flag help_rows[] = {
      "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63; "
      "Gen4: 32; GB200's NVLink-C2C: 225 a GPU)",
      .group = G_MEM},
-    {"--host-mem-bw-gbps", "X", "GB/s per node", NULL,
+    {"--host-mem-bw-gbps", "X", "GB/s per node", "the GPU preset's, else 450",
      "achieved CPU memory bandwidth of a node, for the CPU optimizer update", .group = G_MEM},
     {"--recompute-block-layers", "N", "layers per stage", "all layers",
      "under --recompute full recompute only the first N layers of each "

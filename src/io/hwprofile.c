@@ -621,4 +621,6 @@ void tp_io_host_defaults(const tp_gpu *g, tp_options *o)
         o->pcie_bw_bytes_per_s = g->host_link_bytes_per_s;
     if (g->host_mem_bytes_per_node > 0.0)
         o->host_mem_bytes_per_node = g->host_mem_bytes_per_node;
+    if (g->host_mem_bw_bytes_per_s > 0.0)
+        o->host_mem_bw_bytes_per_s = g->host_mem_bw_bytes_per_s;
 }

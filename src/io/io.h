@@ -85,8 +85,9 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g);
 
 /*
  * The host side a GPU preset states (tp_gpu.host_link_bytes_per_s,
- * host_mem_bytes_per_node) made the options' defaults: opts.pcie_bw_
- * bytes_per_s and opts.host_mem_bytes_per_node take them where stated
+ * host_mem_bytes_per_node, host_mem_bw_bytes_per_s) made the options'
+ * defaults: opts.pcie_bw_bytes_per_s, opts.host_mem_bytes_per_node and
+ * opts.host_mem_bw_bytes_per_s take them where stated
  * (non-zero), else keep tp_options_default's (a DGX H100's). Call it after
  * tp_options_default and before the user's own values.
  */

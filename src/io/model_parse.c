@@ -820,6 +820,7 @@ static const char *const gpu_keys[] = {"name",
                                        "hw_profile",
                                        "host_link_gb_per_s",
                                        "host_memory_gb_per_node",
+                                       "host_memory_bw_gb_per_s",
                                        "host_source",
                                        NULL};
 /* Index order = tp_precision order. */
@@ -878,14 +879,16 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     TRY(get_num(root, NULL, "price_per_gpu_hour_usd", OPTIONAL, 0, 1e-3, 1e6, &g.price_per_gpu_hour,
                 err));
     /* the host side (0: not stated; tp_io_host_defaults) */
-    double link_gb = 0.0, host_gb = 0.0;
+    double link_gb = 0.0, host_gb = 0.0, host_bw_gb = 0.0;
     TRY(get_num(root, NULL, "host_link_gb_per_s", OPTIONAL, 0, 1e-3, 1e4, &link_gb, err));
     TRY(get_num(root, NULL, "host_memory_gb_per_node", OPTIONAL, 0, 1e-3, 1e6, &host_gb, err));
-    if ((link_gb > 0.0 || host_gb > 0.0) && !host_source)
+    TRY(get_num(root, NULL, "host_memory_bw_gb_per_s", OPTIONAL, 0, 1e-3, 1e5, &host_bw_gb, err));
+    if ((link_gb > 0.0 || host_gb > 0.0 || host_bw_gb > 0.0) && !host_source)
         FAIL(err, TP_ERR_CONFIG, "host_source",
              "missing key \"host_source\": the host link and memory need their source");
     g.host_link_bytes_per_s = link_gb * TP_GB;
     g.host_mem_bytes_per_node = host_gb * TP_GB;
+    g.host_mem_bw_bytes_per_s = host_bw_gb * TP_GB;
     g.mem_capacity_bytes = mem_mib * BYTES_PER_MIB;
     g.mem_bw_bytes_per_s = bw_gb * TP_GB;
     g.intra_bw_bytes_per_s = intra_gb * TP_GB;

@@ -67,7 +67,8 @@ void tp_options_default(tp_options *o)
      * achieved is an assumption (80%; a Gen4 host gives half: set it).
      * CPU memory: two Xeon 8480C sockets of 8 DDR5-4800 channels, 2 x 307
      * GB/s; CPU Adam is bandwidth-bound, 450 GB/s achieved is an assumption
-     * (about 73%). */
+     * (about 73%). GPU presets that state their host side replace these
+     * three (tp_io_host_defaults; presets/gpus host_source). */
     o->host_mem_bytes_per_node = 2e12;
     o->pcie_bw_bytes_per_s = 50e9;
     o->host_mem_bw_bytes_per_s = 450e9;

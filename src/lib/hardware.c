@@ -103,6 +103,13 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
                             "the host memory of %s must be in [0, 1e6] GB a node (0: not "
                             "stated)",
                             g->name);
+    if (!isfinite(g->host_mem_bw_bytes_per_s) || g->host_mem_bw_bytes_per_s < 0.0 ||
+        (g->host_mem_bw_bytes_per_s > 0.0 && g->host_mem_bw_bytes_per_s < 1e6) ||
+        g->host_mem_bw_bytes_per_s > 1e14)
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.host_mem_bw_bytes_per_s",
+                            "the host memory bandwidth of %s must be 0 (not stated) or in "
+                            "[0.001, 1e5] GB/s a node",
+                            g->name);
     /* Achieved fractions of a peak: below TP_MIN_EFF no real GPU runs, and
      * a tiny or subnormal factor divides a step time to inf (issue 14). */
     const tp_gpu_eff *e = &g->eff;

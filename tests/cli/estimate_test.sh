@@ -1061,10 +1061,11 @@ expect_error "trainplan: error: --packed-seq-len: packed sequences attend per ex
     estimate $pk --packed-seq-len 120 --no-flash-attn
 
 # ---- the host side from the GPU preset (issue 17, eleventh round): a
-# preset's host_link_gb_per_s and host_memory_gb_per_node are the defaults
-# of --pcie-gbps and --host-memory-gb (presets/gpus/*.json host_source);
-# the flags win wherever they stand; a preset that states none keeps 50 GB/s
-# and 2000 GB. ----
+# preset's host_link_gb_per_s, host_memory_gb_per_node and
+# host_memory_bw_gb_per_s are the defaults of --pcie-gbps, --host-memory-gb
+# and --host-mem-bw-gbps (presets/gpus/*.json host_source); the flags win
+# wherever they stand; a preset that states none keeps 50 GB/s, 2000 GB and
+# 450 GB/s. ----
 OFF="--model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --json"
 host_same() { # NAME ARGS_A -- ARGS_B: the two estimates are the same JSON
     local name=$1 a=() b=()
@@ -1075,10 +1076,14 @@ host_same() { # NAME ARGS_A -- ARGS_B: the two estimates are the same JSON
     "$T" estimate $OFF "$@" >"$tmp/hb" 2>&1
     if cmp -s "$tmp/ha" "$tmp/hb"; then ok; else bad "$name: $(diff "$tmp/ha" "$tmp/hb" | head -4)"; fi
 }
-host_same "a100-80gb: 25 GB/s, 2000 GB" --gpu a100-80gb -- --pcie-gbps 25 --host-memory-gb 2000 --gpu a100-80gb
-host_same "a100-40gb: 25 GB/s, 1000 GB" --gpu a100-40gb -- --gpu a100-40gb --pcie-gbps 25 --host-memory-gb 1000
-host_same "gb200: 173 GB/s, 17280 GB" --gpu gb200 -- --pcie-gbps 173 --gpu gb200 --host-memory-gb 17280
-host_same "h100-sxm: the defaults" --gpu h100-sxm -- --gpu h100-sxm --pcie-gbps 50 --host-memory-gb 2000
+host_same "a100-80gb: 25 GB/s, 2000 GB, 300 GB/s" --gpu a100-80gb -- --pcie-gbps 25 --host-memory-gb 2000 \
+    --host-mem-bw-gbps 300 --gpu a100-80gb
+host_same "a100-40gb: 25 GB/s, 1000 GB, 300 GB/s" --gpu a100-40gb -- --gpu a100-40gb --pcie-gbps 25 \
+    --host-memory-gb 1000 --host-mem-bw-gbps 300
+host_same "gb200: 173 GB/s, 17280 GB, 13450 GB/s" --gpu gb200 -- --pcie-gbps 173 --gpu gb200 \
+    --host-mem-bw-gbps 13450 --host-memory-gb 17280
+host_same "h100-sxm: the defaults" --gpu h100-sxm -- --gpu h100-sxm --pcie-gbps 50 --host-memory-gb 2000 \
+    --host-mem-bw-gbps 450
 run estimate $OFF --gpu a100-80gb
 check_json "a100-80gb: offload at 25 GB/s, slower than at 50" \
     'j["time"]["act_offload_bytes"] > 0'
@@ -1087,5 +1092,13 @@ run estimate $OFF --gpu a100-80gb --pcie-gbps 50
 check_json "a100-80gb: --pcie-gbps 50 is faster" "j[\"time\"][\"step_s\"] < $a100_s"
 run estimate --model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --gpu gb200
 has "gb200: the report names the host link" "over the host link (173 GB/s)"
+# the CPU optimizer update runs at the node's memory bandwidth: a DGX A100's
+# 300 GB/s is slower than the DGX H100 default's 450
+CPUOPT="--model llama-3-8b --gpus 8 --gpu a100-80gb --zero 1 --offload-optimizer 1 --json"
+run estimate $CPUOPT
+a100_opt=$(python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["time"]["breakdown"]["optimizer"])' "$tmp/out")
+run estimate $CPUOPT --host-mem-bw-gbps 450
+check_json "a100-80gb: the CPU update at 450 GB/s is faster than at the preset's 300" \
+    "j[\"time\"][\"breakdown\"][\"optimizer\"] < $a100_opt"
 
 finish

@@ -330,13 +330,19 @@ static void test_gpu_presets(void **state)
      * 480 GB per NVL72 */
     assert_rel(g.host_link_bytes_per_s, 173e9, 1e-12);
     assert_rel(g.host_mem_bytes_per_node, 17280e9, 1e-12);
+    /* 36 Graces x 512 GB/s LPDDR5X = 18.4 TB/s, x 0.73 as the DGX H100 default */
+    assert_rel(g.host_mem_bw_bytes_per_s, 13450e9, 1e-12);
     assert_int_equal(tp_io_gpu_load("a100-40gb", &g, &err), TP_OK);
     assert_rel(g.host_link_bytes_per_s, 25e9, 1e-12);     /* PCIe Gen4 x16, measured 25.13 */
     assert_rel(g.host_mem_bytes_per_node, 1000e9, 1e-12); /* DGX A100 320GB */
+    /* two EPYC 7742 x 8 DDR4-3200 channels = 409.6 GB/s, x 0.73 */
+    assert_rel(g.host_mem_bw_bytes_per_s, 300e9, 1e-12);
     assert_int_equal(tp_io_gpu_load("a100-80gb", &g, &err), TP_OK);
     assert_rel(g.host_mem_bytes_per_node, 2000e9, 1e-12); /* DGX A100 640GB */
+    assert_rel(g.host_mem_bw_bytes_per_s, 300e9, 1e-12);
     assert_int_equal(tp_io_gpu_load("h100-sxm", &g, &err), TP_OK);
-    assert_true(g.host_link_bytes_per_s <= 0.0 && g.host_mem_bytes_per_node <= 0.0);
+    assert_true(g.host_link_bytes_per_s <= 0.0 && g.host_mem_bytes_per_node <= 0.0 &&
+                g.host_mem_bw_bytes_per_s <= 0.0);
 
     /* tp_io_host_defaults: a stated side replaces the options' defaults */
     tp_options o;
@@ -344,10 +350,12 @@ static void test_gpu_presets(void **state)
     tp_io_host_defaults(&g, &o); /* h100-sxm states none */
     assert_rel(o.pcie_bw_bytes_per_s, 50e9, 1e-12);
     assert_rel(o.host_mem_bytes_per_node, 2e12, 1e-12);
+    assert_rel(o.host_mem_bw_bytes_per_s, 450e9, 1e-12);
     assert_int_equal(tp_io_gpu_load("gb200", &g, &err), TP_OK);
     tp_io_host_defaults(&g, &o);
     assert_rel(o.pcie_bw_bytes_per_s, 173e9, 1e-12);
     assert_rel(o.host_mem_bytes_per_node, 17280e9, 1e-12);
+    assert_rel(o.host_mem_bw_bytes_per_s, 13450e9, 1e-12);
 }
 
 /* ---- unknown names ---- */
@@ -641,6 +649,11 @@ static void test_gpu_file(void **state)
     expect_gpu_error("{" BASE_GPU ",\"host_memory_gb_per_node\":1e7,\"host_source\":\"x\"}",
                      "host_memory_gb_per_node",
                      "\"host_memory_gb_per_node\": 1e+07 is out of range (0, or [0.001, 1e+06])");
+    expect_gpu_error("{" BASE_GPU ",\"host_memory_bw_gb_per_s\":300}", "host_source",
+                     "missing key \"host_source\": the host link and memory need their source");
+    expect_gpu_error("{" BASE_GPU ",\"host_memory_bw_gb_per_s\":2e5,\"host_source\":\"x\"}",
+                     "host_memory_bw_gb_per_s",
+                     "\"host_memory_bw_gb_per_s\": 200000 is out of range (0, or [0.001, 100000])");
     assert_int_equal(tp_io_gpu_parse("{" BASE_GPU ",\"host_link_gb_per_s\":64,\"host_source\":"
                                      "\"lab\"}",
                                      "gpus/lab-gpu.json", &g, &err),
