@@ -57,6 +57,12 @@ static tp_status attn_seq_validate(const tp_gpu *g, tp_error *err)
     return TP_OK;
 }
 
+/* A rate a preset may leave unstated: 0, or finite in [lo, hi]. */
+static bool unstated_or_in(double v, double lo, double hi)
+{
+    return isfinite(v) && ((v >= 0.0 && v <= 0.0) || (v >= lo && v <= hi));
+}
+
 tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
 {
     if (!g)
@@ -90,9 +96,7 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
     if (!isfinite(g->price_per_gpu_hour) || g->price_per_gpu_hour < 0.0)
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.price_per_gpu_hour",
                             "price per GPU-hour must be finite and >= 0");
-    if (!isfinite(g->host_link_bytes_per_s) || g->host_link_bytes_per_s < 0.0 ||
-        (g->host_link_bytes_per_s > 0.0 && g->host_link_bytes_per_s < 1e6) ||
-        g->host_link_bytes_per_s > 1e13)
+    if (!unstated_or_in(g->host_link_bytes_per_s, 1e6, 1e13))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.host_link_bytes_per_s",
                             "the host link of %s must be 0 (not stated) or in [0.001, 10000] "
                             "GB/s",
@@ -103,9 +107,7 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
                             "the host memory of %s must be in [0, 1e6] GB a node (0: not "
                             "stated)",
                             g->name);
-    if (!isfinite(g->host_mem_bw_bytes_per_s) || g->host_mem_bw_bytes_per_s < 0.0 ||
-        (g->host_mem_bw_bytes_per_s > 0.0 && g->host_mem_bw_bytes_per_s < 1e6) ||
-        g->host_mem_bw_bytes_per_s > 1e14)
+    if (!unstated_or_in(g->host_mem_bw_bytes_per_s, 1e6, 1e14))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.host_mem_bw_bytes_per_s",
                             "the host memory bandwidth of %s must be 0 (not stated) or in "
                             "[0.001, 1e5] GB/s a node",

@@ -610,6 +610,36 @@ static void test_model_file_defaults(void **state)
     "\"peak_tflops\":{\"bf16\":100},\"memory_mib\":1024,\"memory_bw_gb_per_s\":100,"               \
     "\"intra_node_gb_per_s\":10,\"nic_gb_per_s\":5,\"gpus_per_node\":8"
 
+/* tp_gpu_validate on a hand-built GPU's host side: each rate is 0 (not
+ * stated) or in its range; NaN, negative and sub-range values are refused
+ * with the field named. */
+static void test_gpu_host_validate(void **state)
+{
+    (void)state;
+    tp_gpu g;
+    tp_error err;
+    assert_int_equal(tp_io_gpu_load("gb200", &g, &err), TP_OK);
+    assert_int_equal(tp_gpu_validate(&g, &err), TP_OK);
+    g.host_link_bytes_per_s = NAN;
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    assert_string_equal(err.path, "gpu.host_link_bytes_per_s");
+    assert_string_equal(err.message,
+                        "the host link of gb200 must be 0 (not stated) or in [0.001, 10000] GB/s");
+    g.host_link_bytes_per_s = 0.0;
+    assert_int_equal(tp_gpu_validate(&g, &err), TP_OK);
+    g.host_mem_bw_bytes_per_s = 5e5; /* 0.0005 GB/s: below the range, not 0 */
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    assert_string_equal(err.path, "gpu.host_mem_bw_bytes_per_s");
+    assert_string_equal(err.message, "the host memory bandwidth of gb200 must be 0 (not stated) "
+                                     "or in [0.001, 1e5] GB/s a node");
+    g.host_mem_bw_bytes_per_s = -1.0;
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    g.host_mem_bw_bytes_per_s = INFINITY;
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    g.host_mem_bw_bytes_per_s = 0.0;
+    assert_int_equal(tp_gpu_validate(&g, &err), TP_OK);
+}
+
 static void test_gpu_file(void **state)
 {
     (void)state;
@@ -902,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_model_file_errors),
         cmocka_unit_test(test_model_file_defaults),
         cmocka_unit_test(test_gpu_file),
+        cmocka_unit_test(test_gpu_host_validate),
         cmocka_unit_test(test_parse_numbers),
         cmocka_unit_test(test_parse_suffixes),
         cmocka_unit_test(test_parse_numbers_exact),
