@@ -846,6 +846,20 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         if (t->grad_dtype == TP_DTYPE_BF16)
             note(v, "bf16 gradients, reduced in bf16 (grad_reduce_in_fp32 false in "
                     "Megatron-Bridge's performance configs)");
+        /* Megatron-Bridge's FP8 recipes keep the weights in fp8 and gather
+         * them in fp8: fp8_param_gather = True in bf16_with_fp8_delayed_
+         * scaling_mixed, bf16_with_fp8_current_scaling_mixed and
+         * bf16_with_mxfp8_mixed (src/megatron/bridge/training/
+         * mixed_precision.py @ v0.1.0rc4, v0.2.0, v0.3.0), which its
+         * scripts/performance get_precision_config returns unchanged but
+         * for first_last_layers_bf16 (its blockwise and NVFP4 recipes do
+         * not; no row ran them). */
+        if (t->grad_dtype == TP_DTYPE_BF16 && t->precision == TP_PREC_FP8 &&
+            t->fp8_recipe != TP_FP8_NVFP4 && t->zero >= 1 && !t->fp8_param_gather) {
+            t->fp8_param_gather = true;
+            note(v, "fp8 weights, gathered in fp8 (fp8_param_gather in Megatron-Bridge's FP8 "
+                    "recipes)");
+        }
         t->pad_vocab_to = 128 * tp;
         o->tp_comm_overlap = tp > 1;
         o->tp_overlap_chunked = true; /* TE userbuffers, as framework.c */
