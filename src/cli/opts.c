@@ -251,7 +251,8 @@ static const cli_flag help_rows[] = {
      "(ZeRO-Offload; Megatron --optimizer-offload-fraction); needs ZeRO >= 1", .group = G_MEM},
     {"--host-memory-gb", "X", "GB (1e9 bytes) per node", "the GPU preset's, else 2000",
      "host memory for offloaded state per node (0: not checked)", .group = G_MEM},
-    {"--pcie-gbps", "X", "GB/s per GPU per direction", "the GPU preset's, else 50",
+    {"--pcie-gbps", "X", "GB/s per GPU per direction",
+     "--hw-profile's, else the GPU preset's, else 50",
      "achieved GPU-host bandwidth for offload (PCIe Gen5 x16 line rate: 63; "
      "Gen4: 32; GB200's NVLink-C2C: 225 a GPU)",
      .group = G_MEM},

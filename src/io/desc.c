@@ -681,7 +681,15 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
     TP_TRY(apply_train(d, &c->train, err));
     TP_TRY(apply_options(d, &c->opts, err));
     TP_TRY(apply_gpu(d, c->train.precision, &c->gpu, err));
-    if (profile && tp_io_hw_profile_load(profile, &c->gpu, err) != TP_OK)
-        return load_error(err, "hw-profile", profile, err_file);
+    if (profile) {
+        double preset_link = c->gpu.host_link_bytes_per_s;
+        if (tp_io_hw_profile_load(profile, &c->gpu, err) != TP_OK)
+            return load_error(err, "hw-profile", profile, err_file);
+        /* a measured host link is --pcie-gbps's default in the preset's
+         * place; the flag still wins */
+        double link = c->gpu.host_link_bytes_per_s;
+        if ((link > preset_link || link < preset_link) && !VAL("--pcie-gbps"))
+            c->opts.pcie_bw_bytes_per_s = link;
+    }
     return check_flags(err);
 }

@@ -13,8 +13,9 @@
  * Applying a profile to a tp_gpu sets the kernel-level GEMM model's inputs
  * (eff.sm_count, tile, mamf, mamf_fp8), the constants fitted with that
  * model (tp_gpu_profile_eff: gemm_sw, attention, overlap) and, where the
- * profile measures them, eff.mem_bw and the intra-node busbw fraction and
- * latency. A GPU preset that names a shipped profile ("hw_profile",
+ * profile measures them, eff.mem_bw, the intra-node busbw fraction and
+ * latency, and the host link (tp_gpu.host_link_bytes_per_s, which desc.c
+ * makes --pcie-gbps's default). A GPU preset that names a shipped profile ("hw_profile",
  * presets/gpus/) gets its GEMM part by default (tp_io__hw_profile_gemm):
  * the measured matmul rate replaces the fitted GEMM fraction unless
  * --fitted-gemm says otherwise. The rates are divided by the GPU's own peaks, so a profile measured on a
@@ -55,6 +56,8 @@ static const char *const profile_keys[] = {"format",
                                            "probe",
                                            "attention_tflops",
                                            "attention_source",
+                                           "host_link_gb_per_s",
+                                           "host_link_source",
                                            NULL};
 static const char *const curve_keys[] = {"op",    "link",   "gpus",   "gpus_per_node",
                                          "dtype", "source", "points", NULL};
@@ -415,8 +418,9 @@ static tp_status collectives_parse(const json_t *root, tp_gpu *g, tp_error *err)
 
 static tp_status informative_parse(json_t *root, tp_error *err)
 {
-    static const char *const strs[] = {"name",          "gpu",        "source",          "measured",
-                                       "matmul_source", "hbm_source", "attention_source"};
+    static const char *const strs[] = {
+        "name",          "gpu",        "source",           "measured",
+        "matmul_source", "hbm_source", "attention_source", "host_link_source"};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         const char *s;
         TP_TRY(str(root, strs[i], NULL, "", &s, err));
@@ -464,6 +468,11 @@ static tp_status apply(json_t *root, tp_gpu *g, tp_error *err)
     if (hbm > 0.0)
         TP_TRY(fraction("hbm_gb_per_s", hbm * TP_GB, g->mem_bw_bytes_per_s, TP_GB, "GB/s", g->name,
                         &g->eff.mem_bw, err));
+    /* a measured host link replaces the preset's (tp_io_host_defaults) */
+    double link = 0.0;
+    TP_TRY(num(root, "", "host_link_gb_per_s", false, 1e-3, 1e4, &link, err));
+    if (link > 0.0)
+        g->host_link_bytes_per_s = link * TP_GB;
     return collectives_parse(root, g, err);
 }
 

@@ -1092,6 +1092,31 @@ run estimate $OFF --gpu a100-80gb --pcie-gbps 50
 check_json "a100-80gb: --pcie-gbps 50 is faster" "j[\"time\"][\"step_s\"] < $a100_s"
 run estimate --model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --gpu gb200
 has "gb200: the report names the host link" "over the host link (173 GB/s)"
+# a measured profile's host link (tools/probe/probe.py writes it) replaces
+# the preset's as --pcie-gbps's default; the flag still wins
+python3 - "$SRC/data/hardware/h100-sxm.json" "$tmp/link.json" "$tmp/nolink.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(d, open(sys.argv[3], "w"))  # the same profile, not the shipped text
+d["host_link_gb_per_s"] = 20
+d["host_link_source"] = "test: a slow host"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+step_of() { python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["time"]["step_s"])' "$tmp/out"; }
+run estimate $OFF --gpu h100-sxm --hw-profile "$tmp/link.json"
+s_prof=$(step_of)
+run estimate $OFF --gpu h100-sxm --pcie-gbps 20 --hw-profile "$tmp/nolink.json"
+s_flag=$(step_of)
+run estimate $OFF --gpu h100-sxm --hw-profile "$tmp/nolink.json"
+s_pre=$(step_of)
+run estimate $OFF --gpu h100-sxm --pcie-gbps 50 --hw-profile "$tmp/link.json"
+s_win=$(step_of)
+if [ "$s_prof" = "$s_flag" ] && [ "$s_win" = "$s_pre" ] &&
+    python3 -c "import sys; sys.exit(not float('$s_prof') > float('$s_pre'))"; then ok
+else bad "profile host link: profile $s_prof, --pcie-gbps 20 $s_flag, preset $s_pre, flag wins $s_win"; fi
+run estimate --model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --gpu h100-sxm \
+    --hw-profile "$tmp/link.json"
+has "the profile's host link in the report" "over the host link (20 GB/s)"
 # the CPU optimizer update runs at the node's memory bandwidth: a DGX A100's
 # 300 GB/s is slower than the DGX H100 default's 450
 CPUOPT="--model llama-3-8b --gpus 8 --gpu a100-80gb --zero 1 --offload-optimizer 1 --json"

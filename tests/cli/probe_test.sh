@@ -36,6 +36,16 @@ try:
     raise SystemExit("a zero time must be refused")
 except ValueError:
     pass
+# the host link: the slower direction, with both in the source; none on the CPU
+f = probe.host_link_fields({"h2d": 346.2, "d2h": 295.04, "bytes": 1 << 30}, 2)
+assert f["host_link_gb_per_s"] == 295.04, f
+assert "2 rank(s) at once" in f["host_link_source"] and "346.2" in f["host_link_source"]
+assert probe.host_link_fields(None, 1) == {}
+try:
+    probe.host_link_fields({"h2d": 0.0, "d2h": 1.0, "bytes": 1}, 1)
+    raise SystemExit("a zero rate must be refused")
+except ValueError:
+    pass
 EOF
 
 # ---------------------------------------------------------------- a python3 with torch
@@ -55,6 +65,7 @@ assert d["matmul_tflops"]["bf16"] == max(r[4] for r in d["gemm_sweep"])
 assert len(d["attention"]) == 2 and all(a["fwd_tflops"] > 0 for a in d["attention"])
 assert d["attention_tflops"]["bf16"] == round(max(a["fwd_tflops"] for a in d["attention"]), 4)
 assert d["hbm_gb_per_s"] > 0 and "collectives" not in d
+assert "host_link_gb_per_s" not in d  # no host link to time on the CPU
 EOF
 
 # ---------------------------------------------------------------- two processes (gloo)

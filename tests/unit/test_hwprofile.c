@@ -107,6 +107,17 @@ static void test_hand_written_exact(void **state)
     tp_gpu f = gpu("h100-sxm");
     tp_io_gpu_fitted_gemm(&f);
     assert_same(a.eff.attn, f.eff.attn);
+    /* a measured host link (the probe's slower direction) replaces the
+     * preset's, which h100-sxm leaves unstated */
+    static const char with_link[] =
+        "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132,\n"
+        " \"matmul_tflops\": {\"bf16\": 791.52}, \"host_link_gb_per_s\": 53.4,\n"
+        " \"host_link_source\": \"hand\"}\n";
+    tp_gpu h = gpu("h100-sxm");
+    assert_same(h.host_link_bytes_per_s, 0.0);
+    assert_int_equal(tp_io_hw_profile_parse(with_link, &h, &err2), TP_OK);
+    assert_same(h.host_link_bytes_per_s, 53.4e9);
+    assert_same(g.host_link_bytes_per_s, 0.0); /* none in the profile: unchanged */
 }
 
 static void test_shipped_profiles_load(void **state)
@@ -188,6 +199,10 @@ static void test_bad_profiles(void **state)
     expect_bad("h100-sxm",
                "{\"format\": \"trainplan-hw-profile-1\", \"matmul_tflops\": {\"bf16\": 1}}",
                "sm_count", "missing key \"sm_count\"");
+    expect_bad("h100-sxm",
+               "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 132, "
+               "\"matmul_tflops\": {\"bf16\": 791.52}, \"host_link_gb_per_s\": 2e4}",
+               "host_link_gb_per_s", "\"host_link_gb_per_s\" must be a number in [0.001, 10000]");
     expect_bad("h100-sxm",
                "{\"format\": \"trainplan-hw-profile-1\", \"sm_count\": 13.5, "
                "\"matmul_tflops\": {\"bf16\": 1}}",

@@ -19,6 +19,12 @@ It measures, with PyTorch, what trainplan's kernel-level model needs
     or cuDNN where torch picks them; the plain math where torch has no SDPA),
     forward and backward, causal, by sequence length and head dim;
   - HBM bandwidth: a device-to-device copy of a large tensor (read + write);
+  - the host link (CUDA only): copies between pinned host memory and the GPU,
+    each direction, every rank at once (GPUs that share a link, as a GB200
+    superchip's two may share its NVLink-C2C, then show their share); the
+    profile keeps the slower direction of the slowest rank, which trainplan
+    takes as --pcie-gbps's default (nvbandwidth's host_to_device_memcpy_ce
+    and device_to_host_memcpy_ce measure the same one GPU at a time);
   - under torchrun (WORLD_SIZE > 1): all-reduce, all-gather, reduce-scatter,
     all-to-all and send/recv by message size, as nccl-tests reports them
     (busbw: all-reduce 2(n-1)/n, all-gather / reduce-scatter / all-to-all
@@ -182,6 +188,40 @@ def hbm_bandwidth(torch, dev, timer, tiny):
     return 2.0 * 2.0 * n / t / 1e9  # read + write
 
 
+def host_link(torch, dist, dev, timer, tiny):
+    """Pinned host <-> GPU copy rates, GB/s per direction, the slowest rank's
+    (every rank copies at once); None without CUDA (no host link to time)."""
+    if dev.type != "cuda":
+        return None
+    n = (1 << 20) if tiny else (1 << 30)  # bytes: 1 MiB or 1 GiB (nvbandwidth's sizes)
+    host = torch.empty(n, dtype=torch.uint8, pin_memory=True)
+    gpu = torch.empty(n, dtype=torch.uint8, device=dev)
+    rates = []
+    for fn in (lambda: gpu.copy_(host, non_blocking=True),
+               lambda: host.copy_(gpu, non_blocking=True)):
+        if dist:
+            dist.barrier()
+        rates.append(n / timer(fn) / 1e9)
+    if dist:
+        x = torch.tensor(rates, device=dev, dtype=torch.float64)
+        dist.all_reduce(x, op=dist.ReduceOp.MIN)
+        rates = x.tolist()
+    return {"h2d": rates[0], "d2h": rates[1], "bytes": n}
+
+
+def host_link_fields(link, world):
+    """The profile's host-link keys from host_link()'s measurement."""
+    if not link:
+        return {}
+    if not (link["h2d"] > 0 and link["d2h"] > 0):
+        raise ValueError("host link rates must be positive")
+    return {"host_link_gb_per_s": round(min(link["h2d"], link["d2h"]), 4),
+            "host_link_source": (f"pinned host memory <-> GPU copies of {link['bytes']} bytes, "
+                                 f"{world} rank(s) at once, the slowest rank: host to device "
+                                 f"{link['h2d']:.1f}, device to host {link['d2h']:.1f} GB/s; "
+                                 f"the slower direction")}
+
+
 def collectives(torch, dist, dev, timer, tiny, world, local_world):
     """Curves of every collective this backend runs; rank 0's view."""
     link = link_of(world, local_world, dev.type == "cuda")
@@ -252,7 +292,7 @@ def collective_fn(torch, dist, op, x, world):
     return lambda: (pingpong(), None)[1]
 
 
-def profile(args, torch, dev, gemm_rows, attn_rows, hbm, curves, world):
+def profile(args, torch, dev, gemm_rows, attn_rows, hbm, curves, world, link=None):
     """The profile document trainplan reads (hwprofile.c)."""
     best = {}
     for m, n, k, dtype, tflops in gemm_rows:
@@ -290,6 +330,7 @@ def profile(args, torch, dev, gemm_rows, attn_rows, hbm, curves, world):
                                    f"head dim {top['head_dim']}, causal)")
     if args.gpu:
         doc["gpu"] = args.gpu
+    doc.update(host_link_fields(link, world))
     if curves:
         for c in curves:
             if c["op"] == "send_recv":  # a ping-pong is two transfers
@@ -305,6 +346,7 @@ def check_profile(doc):
     assert isinstance(doc["sm_count"], int) and 1 <= doc["sm_count"] <= 100000
     assert doc["matmul_tflops"].get("bf16", 0) > 0
     assert doc.get("attention_tflops", {"bf16": 1}).get("bf16", 0) > 0
+    assert 0 < doc.get("host_link_gb_per_s", 1) <= 1e4
     for c in doc.get("collectives", []):
         sizes = [b for b, _ in c["points"]]
         assert sizes == sorted(set(sizes)), "message sizes must increase"
@@ -379,16 +421,20 @@ def main(argv=None):
     gemm_rows = gemm_sweep(torch, dev, timer, args.tiny)
     attn_rows = [] if args.skip_attention else attention_sweep(torch, dev, timer, args.tiny)
     hbm = hbm_bandwidth(torch, dev, timer, args.tiny)
+    link = host_link(torch, dist, dev, timer, args.tiny)
     curves = collectives(torch, dist, dev, timer, args.tiny, world, local_world) if dist else []
     if rank == 0:
-        doc = check_profile(profile(args, torch, dev, gemm_rows, attn_rows, hbm, curves, world))
+        doc = check_profile(profile(args, torch, dev, gemm_rows, attn_rows, hbm, curves, world,
+                                    link))
         tmp = args.out + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")
         os.replace(tmp, args.out)
         print(f"probe.py: wrote {args.out}: bf16 matmul {doc['matmul_tflops']['bf16']:.3f} "
-              f"TFLOP/s, HBM {hbm:.1f} GB/s, {len(curves)} collective curve(s)")
+              f"TFLOP/s, HBM {hbm:.1f} GB/s, "
+              + (f"host link {doc['host_link_gb_per_s']:.1f} GB/s, " if link else "")
+              + f"{len(curves)} collective curve(s)")
     if dist:
         dist.barrier()
         dist.destroy_process_group()
