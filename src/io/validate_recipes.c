@@ -163,6 +163,10 @@ static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
  *   @ d571f3ee2c apex/contrib/optimizers/distributed_fused_adam.py): bf16
  *   moments, that bf16 copy sharded over DP (2/DP B per parameter), no fp32
  *   master, bf16 gradients;
+ * - "grad_sync_dtype=bf16" (the release's fp8 pretraining examples,
+ *   NeMo-Framework-Launcher @ 24.07, examples/training, the fp8 scripts): the same
+ *   optimizer with its default fp32 state and store_params, gradients
+ *   accumulated and reduced in bf16: bf16 gradients only;
  * - "fp8_params": fp8 weights, gathered in fp8 (--fp8-param-gather). */
 static void nemo_packed_sft(const rowref *r, tp_io_vrow *v, tp_config *c)
 {
@@ -186,6 +190,10 @@ static void nemo_packed_sft(const rowref *r, tp_io_vrow *v, tp_config *c)
         c->opts.extra_param_bytes += 2.0 / (double)(dp > 0 ? dp : 1);
         tp_io__vnote(v, "apex distributed Adam in bf16: bf16 moments and parameter copy (sharded), "
                         "bf16 gradients, no fp32 master");
+    } else if (contains(notes, "grad_sync_dtype=bf16")) {
+        c->train.grad_dtype = TP_DTYPE_BF16;
+        tp_io__vnote(v, "apex distributed Adam with grad_sync_dtype bf16: bf16 gradients, fp32 "
+                        "moments and parameter shard (the release's fp8 example)");
     }
     if (contains(notes, "fp8_params") && c->train.precision == TP_PREC_FP8) {
         c->train.fp8_param_gather = true;

@@ -647,6 +647,34 @@ assert nopack["predicted"]["memory_breakdown_gib"] == m
 assert "packed" not in nopack["assumptions"], nopack["assumptions"]
 PY
 
+# ---- NeMo 24.07's fp8 pretraining examples reduce gradients in bf16
+# (issue 17, twelfth round): +training.model.optim.grad_sync_dtype=bf16 over
+# distributed_fused_adam in every fp8 example of NeMo-Framework-Launcher
+# 24.07; the five rows whose notes cite one get bf16 gradients, fp32 state.
+# A copy without the clause keeps Megatron's fp32 gradients: twice the
+# gradient memory, a slower step. ----
+run validate "$CSV" --json
+pycheck "NeMo 24.07 grad_sync_dtype bf16 rows" "$tmp/out" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+said = ("apex distributed Adam with grad_sync_dtype bf16: bf16 gradients, fp32 moments and "
+        "parameter shard (the release's fp8 example)")
+got = sorted(r["id"] for r in rows if said in r.get("assumptions", ""))
+assert got == ["nemo2407-GPT3-175B-512gpu", "nemo2407-LLAMA2-13B-16gpu", "nemo2407-LLAMA2-70B-64gpu",
+               "nemo2407-LLAMA2-7B-8gpu", "nemo2407-LLAMA3-8B-8gpu"], got
+PY
+row_variants "$tmp/gs.csv" nemo2407-LLAMA2-70B-64gpu "fp32|notes~grad_sync_dtype=bf16|(left out)"
+run validate "$tmp/gs.csv" --json
+pycheck "without grad_sync_dtype bf16: fp32 gradients" "$tmp/out" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+bf, fp = rows["nemo2407-LLAMA2-70B-64gpu"], rows["fp32"]
+g = lambda r: r["predicted"]["memory_breakdown_gib"]["grads"]
+assert abs(g(fp) - 2 * g(bf)) < 1e-9 * g(fp), (g(fp), g(bf))
+assert fp["predicted"]["step_s"] > bf["predicted"]["step_s"]
+assert "grad_sync_dtype" not in fp["assumptions"], fp["assumptions"]
+PY
+
 # ---- the recipe's layout where the published table prints another (issue
 # 17, sixth round): the 25.11 Qwen3-30B row (line 89) cites the r0.2.0
 # preset (VP 12, MBS 1) where the table prints the 25.09 cells (VP 24,
