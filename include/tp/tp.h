@@ -719,6 +719,14 @@ typedef struct tp_options {
                                     for the backward (torchao's Float8Linear, torchtitan's
                                     profile); default false: TransformerEngine saves the
                                     quantized copy (memory.c te_fp8_saving) */
+    bool fp8_weight_cache;        /* under fp8 with TransformerEngine (not fp8_hp_saved_inputs
+                                    or fp8_act_cache), the fp8 copies of the linear weights
+                                    live through the step: Megatron-Core's is_first_microbatch
+                                    cache, and a fp8 weight's transpose (Hopper) or
+                                    column-wise copy (MXFP8, NVFP4) (memory.c header 2);
+                                    default true; false: transient per layer (TE called
+                                    without is_first_microbatch; Megatron-Core's
+                                    disable_parameter_transpose_cache) */
     /* The host side of offload (tp_train.offload_optimizer, offload_params,
      * offload_act_layers) */
     double host_mem_bytes_per_node; /* host memory the offloaded state may use per node

@@ -355,6 +355,12 @@ static const cli_flag help_rows[] = {
      "under fp8, the linear layers save their 16-bit inputs for the "
      "backward (torchao Float8Linear; the torchtitan profile) instead of "
      "TransformerEngine's quantized copy (docs/model.md 11)", .group = G_CONV},
+    {"--no-fp8-weight-cache", NULL, NULL, "kept through the step",
+     "under fp8, TransformerEngine's fp8 copies of the linear weights (the "
+     "cast Megatron-Core caches over a step's micro-batches, the transpose "
+     "on Hopper) live with their layer only (TE called without "
+     "is_first_microbatch; the torchtitan, llm-foundry and nemo-automodel "
+     "profiles); docs/model.md 10", .group = G_CONV},
     {"--json", NULL, NULL, "text report",
      "print one JSON object instead of the report", .kind = CLI_SWITCH, .group = G_OUT},
 };

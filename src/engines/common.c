@@ -91,6 +91,23 @@ void eng_note_fp8_hp_inputs(notes *n, const tp_config *c, const char *engine)
                  engine);
 }
 
+/* TransformerEngine's fp8 weight copies (docs/model.md, "FP8 weight
+ * copies"): Megatron-Core caches them over a step's micro-batches and
+ * Megatron-LM has no argument that stops it (disable_parameter_transpose_
+ * cache is a config field only), so a plan made without them
+ * (--no-fp8-weight-cache) under-counts that file's memory. */
+void eng_note_fp8_weight_cache(notes *n, const tp_config *c, const char *engine)
+{
+    if (c->train.precision == TP_PREC_FP8 && !c->opts.fp8_weight_cache &&
+        !c->opts.fp8_hp_saved_inputs && !c->opts.fp8_act_cache)
+        eng_note(n,
+                 "fp8 weight copies (--no-fp8-weight-cache): the plan does not count "
+                 "TransformerEngine's cached fp8 copies of the linear weights, which %s keeps "
+                 "through the step (up to 2 bytes per linear parameter): more memory than "
+                 "planned",
+                 engine);
+}
+
 /* DualPipe (--schedule dualpipe, DeepSeek-V3's): none of the engines
  * trainplan writes for runs it (deepseek-ai/DualPipe is a library of its
  * own, with a model written for it); the file keeps the engine's 1F1B. */

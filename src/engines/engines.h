@@ -90,6 +90,7 @@ void eng_note(notes *n, const char *fmt, ...);
 void eng_note_fp8_act_cache(notes *n, const tp_config *c, const char *engine);
 void eng_note_moe_sync_free(notes *n, const tp_config *c, const char *engine);
 void eng_note_fp8_hp_inputs(notes *n, const tp_config *c, const char *engine);
+void eng_note_fp8_weight_cache(notes *n, const tp_config *c, const char *engine);
 /* --schedule dualpipe: not expressible in any engine (common.c); `also`
  * (or NULL) is appended after "has no DualPipe". */
 void eng_note_dualpipe(notes *n, const tp_config *c, const char *engine, const char *also);

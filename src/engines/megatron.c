@@ -462,6 +462,7 @@ tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, cons
     megatron_training(&w, c, o, &nx);
     eng_note_fp8_act_cache(&nx, c, "Megatron-LM");
     eng_note_moe_sync_free(&nx, c, "Megatron-LM");
+    eng_note_fp8_weight_cache(&nx, c, "Megatron-LM");
     eng_note_dualpipe(&nx, c, "Megatron-LM", NULL);
 
     sbuf doc = {0};

@@ -347,6 +347,7 @@ typedef enum nid {
     N_OPT_OFFLOAD,
     N_OPT_OFFLOAD_FRAC,
     N_FP8_GATHER,
+    N_NO_WCACHE, /* model.disable_parameter_transpose_cache */
     N_COUNT
 } nid;
 
@@ -394,6 +395,7 @@ static const struct {
     {"optimizer.optimizer", N_OPTIMIZER},
     {"optimizer.optimizer_cpu_offload", N_OPT_OFFLOAD},
     {"optimizer.optimizer_offload_fraction", N_OPT_OFFLOAD_FRAC},
+    {"model.disable_parameter_transpose_cache", N_NO_WCACHE},
 };
 #define NEMO_MAP (sizeof nemo_map / sizeof nemo_map[0])
 
@@ -772,6 +774,13 @@ static tp_status n_optimizer(const nslot *sl, tp_import *im, tp_error *err)
             }
             n_from(im, sl[N_OPT_OFFLOAD].k);
             PUSH(push_str(im, "--offload-optimizer", frac));
+        }
+    }
+    if (sl[N_NO_WCACHE].k) { /* TE casts the fp8 weights per micro-batch */
+        TP_TRY(n_bool(sl[N_NO_WCACHE].k, &on, err));
+        if (on) {
+            n_from(im, sl[N_NO_WCACHE].k);
+            PUSH(push_flag(im, "--no-fp8-weight-cache"));
         }
     }
     return TP_OK;

@@ -204,6 +204,8 @@ static const tp_io_field fields[] = {
      SWITCH_IN(CONVENTIONS, fp8_act_cache)},
     {"conventions.fp8_hp_saved_inputs", "--fp8-hp-saved-inputs", "fp8-hp-saved-inputs",
      SWITCH_IN(CONVENTIONS, fp8_hp_saved_inputs)},
+    {"conventions.fp8_weight_cache", "--no-fp8-weight-cache", "no-fp8-weight-cache",
+     SWITCH_IN(CONVENTIONS, fp8_weight_cache)},
     {"conventions.host_mem_bytes_per_node", "--host-memory-gb", "host-memory-gb",
      NUM0(1e-3, 1e6)},
     {"conventions.pcie_bw_bytes_per_s", "--pcie-gbps", "pcie-gbps", NUM(0.001, 10000.0)},

@@ -47,6 +47,12 @@ void tp_options_default(tp_options *o)
     /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
      * 2021 4.1); sequence parallelism shards them anyway. */
     o->pp_scatter_gather = true;
+    /* TransformerEngine keeps the fp8 weights it casts on a step's first
+     * micro-batch for the others (Linear's weight workspace, cached when
+     * Megatron-Core passes is_first_microbatch: extensions/
+     * transformer_engine.py @ core_v0.15.0, disable_parameter_transpose_cache
+     * false by default) */
+    o->fp8_weight_cache = true;
     /* CUDA context: 287 MB lazy vs 667 MB eager module loading
      * (pytorch/pytorch#86509); lazy is the default since CUDA 12.2. */
     o->cuda_context_bytes = 0.5e9;

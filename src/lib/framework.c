@@ -117,6 +117,7 @@ static void torchtitan(tp_options *o)
      * the fp8 input (line 51 at eab345c), but the measured memory of the
      * torchtitan Float8 rows fits the 16-bit count (docs/ACCURACY.md) */
     o->fp8_hp_saved_inputs = true;
+    o->fp8_weight_cache = false; /* torchao casts the weights per call */
     /* unfused cross-entropy on fp32-upcast logits: the default 12 B */
 }
 
@@ -128,6 +129,9 @@ static void llm_foundry(tp_options *o)
      * Ampere (FlashAttention-3 appeared in July 2024): on Hopper it runs at
      * 1/1.75 of the native kernel's rate (Shah et al. 2024) */
     o->attn_ampere_kernel = true;
+    /* TE modules (fc_type te) called without is_first_microbatch cast the
+     * weights per call: no cached fp8 copy */
+    o->fp8_weight_cache = false;
 }
 
 /* NeMo AutoModel: PyTorch FSDP2 with TransformerEngine kernels and DeepEP. */
@@ -137,6 +141,9 @@ static void automodel(tp_options *o)
     o->tp_comm_overlap = false;
     /* TE's fused (cuDNN) attention: a Hopper-native kernel, the default */
     o->attn_ampere_kernel = false;
+    /* its TE linears are called without is_first_microbatch: the fp8
+     * weights are cast per call, not cached */
+    o->fp8_weight_cache = false;
 }
 
 void tp_framework_apply(tp_framework fw, tp_options *o)

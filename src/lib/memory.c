@@ -16,8 +16,15 @@
  *    final norm; with tied weights and p > 1 both end stages hold the table
  *    (Megatron keeps a copy on each).
  * 2. States: weights 2 B/param (4 for tf32, 1 with fp8 parameter gather:
- *    TransformerEngine holds the weights in fp8, Megatron --fp8-param-gather;
- *    its cached fp8 transpose, transient per layer, is not counted),
+ *    TransformerEngine holds the weights in fp8, Megatron --fp8-param-gather),
+ *    plus, under fp8 with opts.fp8_weight_cache, TransformerEngine's fp8
+ *    copies of the linear weights (fp8_weight_cache_bytes): the row-wise
+ *    copy Megatron-Core caches over a step's micro-batches (none with fp8
+ *    parameters, which are it) and the column-wise one for the backward, a
+ *    transpose where fp8 GEMMs take only the TN layout (before compute
+ *    capability 10: TE's is_non_tn_fp8_gemm_supported; a GPU with an FP4
+ *    peak is taken as Blackwell) and a separately scaled copy under MXFP8
+ *    and NVFP4; under ZeRO-3 with the gathered layers only,
  *    gradients 2 or 4 (grad_dtype),
  *    optimizer = master 4 (if kept) + moments (AdamW 2, SGD-momentum 1, SGD 0
  *    moments of 4/2/1(+4/2048 block absmax) bytes). ZeRO shards over the
@@ -667,6 +674,27 @@ TP__COLD static void hybrid_activations(const tp_config *c, int64_t first, int64
 
 static double optimizer_bytes_per_param(const tp_train *t);
 
+/* TransformerEngine's fp8 copies of a linear weight beside the weight
+ * itself, bytes per parameter (header 2; 0 when not kept). */
+static double fp8_weight_cache_bytes(const tp_config *c)
+{
+    const tp_train *t = &c->train;
+    const tp_options *o = &c->opts;
+    if (t->precision != TP_PREC_FP8 || !o->fp8_weight_cache || o->fp8_hp_saved_inputs ||
+        o->fp8_act_cache)
+        return 0.0;
+    double row, col;
+    if (t->fp8_recipe == TP_FP8_MXFP8) {
+        row = col = 1.0 + 1.0 / 32.0; /* E4M3 + one E8M0 scale per 32, each direction */
+    } else if (t->fp8_recipe == TP_FP8_NVFP4) {
+        row = col = 0.5 + 1.0 / 16.0; /* E2M1 + one E4M3 scale per 16 */
+    } else {
+        row = 1.0;
+        col = c->gpu.peak_fp4_flops_per_s > 0.0 ? 0.0 : 1.0; /* the transpose before Blackwell */
+    }
+    return (t->fp8_param_gather ? 0.0 : row) + col;
+}
+
 void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out)
 {
     out->weights = t->precision == TP_PREC_TF32 ? 4.0 : 2.0;
@@ -853,6 +881,15 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     if (sp.frozen > 0.0) /* frozen tower: 16-bit weights, sharded only by ZeRO-3 */
         w += sp.frozen * wb / (t->zero >= 3 ? D : 1.0);
     out->weights_bytes = w + we;
+    double cache = fp8_weight_cache_bytes(c);
+    if (cache > 0.0) { /* TE's fp8 copies of the linear weights (header 2) */
+        double lin = sp.dense - sp.ends + sp.expert;
+        if (t->zero < 3)
+            out->weights_bytes += lin * cache;
+        else
+            out->weights_gathered_bytes +=
+                (t->pp > 1 ? lin : o->zero3_prefetch_layers * sp.largest_layer) * cache;
+    }
     out->grads_bytes = g + ge;
     out->optimizer_bytes = opt + opte;
     if (t->offload_optimizer > 0.0) {

@@ -625,6 +625,17 @@ printf 'mixed_precision: bf16_with_fp8_delayed_scaling_mixed\n' >"$tmp/mp.yaml"
 if [ "$("$T" estimate --from-nemo "$tmp/mp.yaml" --model llama-3-8b --gpus 8 --distributed-optimizer --json 2>/dev/null |
     python3 -c 'import json,sys; t=json.load(sys.stdin)["training"]; print(t["precision"], t["grad_dtype"], t.get("fp8_param_gather"))')" = "fp8 fp32 True" ]; then ok; else
     bad "mixed_precision: bf16_with_fp8_delayed_scaling_mixed is fp8, fp32 gradients, fp8 parameter gather"; fi
+# Megatron-Bridge's disable_parameter_transpose_cache (set by its llama3
+# fine-tuning performance configs at v0.3.0): TE casts the fp8 weights per
+# call, no cached copies (docs/model.md, "FP8 weight copies")
+printf 'model:\n  fp8: hybrid\n  disable_parameter_transpose_cache: true\n' >"$tmp/wc.yaml"
+if [ "$("$T" estimate --from-nemo "$tmp/wc.yaml" --model llama-3-8b --gpus 8 --json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["conventions"].get("fp8_weight_cache"))')" = False ]; then ok; else
+    bad "model.disable_parameter_transpose_cache: true is --no-fp8-weight-cache"; fi
+printf 'model:\n  fp8: hybrid\n  disable_parameter_transpose_cache: false\n' >"$tmp/wc0.yaml"
+if [ "$("$T" estimate --from-nemo "$tmp/wc0.yaml" --model llama-3-8b --gpus 8 --json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["conventions"].get("fp8_weight_cache"))')" = None ]; then ok; else
+    bad "model.disable_parameter_transpose_cache: false keeps the default cache"; fi
 # the overrides hold no model and no GPU count: both are asked for
 printf 'model:\n  tensor_model_parallel_size: 2\n' >"$tmp/tp.yaml"
 expect_error "trainplan: error: --model: the NeMo overrides do not define the model (the recipe does); add --model NAME or FILE" \

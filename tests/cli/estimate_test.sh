@@ -59,7 +59,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --tp-overlap-chunked --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --eager-elementwise --eager-experts --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --json
+--extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --no-fp8-weight-cache --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -643,7 +643,7 @@ expect_error "trainplan: error: --params: needs a value (a parameter count, e.g.
 # ---- --framework: a named set of the convention flags (framework.c) ----
 fw_base="--model llama-3-8b --gpu h100-sxm --gpus 16 --pp 2 --recompute selective --json"
 # shellcheck disable=SC2086
-for pair in "torchtitan|--sac-ops --tp-gathered-input --fp8-hp-saved-inputs" \
+for pair in "torchtitan|--sac-ops --tp-gathered-input --fp8-hp-saved-inputs --no-fp8-weight-cache" \
     "deepspeed|--no-dp-comm-overlap --no-pp-scatter-gather --extra-param-bytes 2 --ce-bytes-per-logit 4" \
     "none|"; do
     run estimate $fw_base --framework "${pair%%|*}"

@@ -618,6 +618,19 @@ for extra in "--gpu h100-pcie" "--moe-capacity-factor 1.25"; do
         if ! grep -q "never wait on the host" "$tmp/fs.txt"; then ok; else bad "$fmt $extra: --moe-sync-free noted without a floor"; fi
     done
 done
+# a plan without TransformerEngine's fp8 weight copies: Megatron-LM keeps
+# them (no argument stops its cache), its export says so; with them, no note
+"$T" export --format megatron --model llama-3-8b --gpus 8 --precision fp8 --no-fp8-weight-cache \
+    >"$tmp/wc.txt" 2>&1
+check "megatron notes fp8 weight copies the plan left out" python3 - "$tmp/wc.txt" <<'PY'
+import re, sys
+text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
+assert ("fp8 weight copies (--no-fp8-weight-cache): the plan does not count TransformerEngine's "
+        "cached fp8 copies of the linear weights, which Megatron-LM keeps through the step") in text, text
+assert "--no-fp8-weight-cache" in text.split("Reproduce:")[1]
+PY
+"$T" export --format megatron --model llama-3-8b --gpus 8 --precision fp8 >"$tmp/wc1.txt" 2>&1
+if ! grep -q "fp8 weight copies" "$tmp/wc1.txt"; then ok; else bad "megatron notes fp8 weight copies the plan counts"; fi
 for fmt in torchtitan torchtitan-toml; do
     "$T" export --format "$fmt" --model llama-3-8b --gpus 8 --precision fp8 >"$tmp/f8.txt" 2>&1
     check "$fmt notes fp8 saved inputs" python3 - "$tmp/f8.txt" <<'PY'

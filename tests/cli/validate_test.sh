@@ -616,7 +616,9 @@ if cmp -s "$tmp/nd_rows" "$tmp/nd_want"; then ok; else
 
 # ---- NeMo 24.07 packed SFT (issue 17; docs/ACCURACY.md, fourth round) ----
 # The 70B SFT row (line 75) and copies without its packing and without its
-# bf16 distributed Adam. By hand, per parameter: fp8 weights 1 B; the bf16
+# bf16 distributed Adam. By hand, per parameter: fp8 weights 1 B, and 1 B
+# more for the transpose TE keeps of each linear weight on H100 (all but
+# the embedding: docs/model.md, "FP8 weight copies"); the bf16
 # gradients 2 B plus apex's bf16 parameter copy 2/DP = 2 B (DP 1, counted
 # with the gradients) = 4 B; bf16 moments 2 x 2 = 4 B, no master. Without
 # it: fp32 gradients 4 B, master 4 + moments 2 x 4 = 12 B: out of memory,
@@ -631,7 +633,8 @@ import json, sys
 rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 sft, nopack, noadam = rows["nemo2407-sft-LLAMA2-70B-16gpu"], rows["nopack"], rows["noadam"]
 m = sft["predicted"]["memory_breakdown_gib"]
-assert m["grads"] == 4 * m["weights"] and m["optimizer"] == 4 * m["weights"], m
+per_b = m["grads"] / 4  # GiB per byte a parameter
+assert m["optimizer"] == m["grads"] and 0.98 < (m["weights"] - per_b) / per_b < 1.0, m
 assert sft["fit"]["predicted"] == "fits" and sft["fit"]["correct"], sft["fit"]
 assert sft["recompute"] == "none", sft["recompute"]
 assert sft["assumptions"].endswith(
@@ -639,7 +642,7 @@ assert sft["assumptions"].endswith(
     "THD); apex distributed Adam in bf16: bf16 moments and parameter copy (sharded), bf16 "
     "gradients, no fp32 master; fp8 weights (fp8_params)"), sft["assumptions"]
 n = noadam["predicted"]["memory_breakdown_gib"]
-assert n["optimizer"] == 12 * n["weights"] and n["grads"] == 4 * n["weights"], n
+assert n["optimizer"] == 3 * n["grads"] and n["grads"] == m["grads"] and n["weights"] == m["weights"], n
 assert noadam["fit"]["predicted"] == "out of memory" and not noadam["fit"]["correct"], noadam
 tp = lambda r: r["throughput"]["predicted_tokens_per_s_per_gpu"]
 assert tp(nopack) < tp(sft), (tp(nopack), tp(sft))
@@ -747,7 +750,8 @@ PY
 # ..._delayed_scaling_mixed and bf16_with_mxfp8_mixed (mixed_precision.py
 # at v0.1.0rc4, v0.2.0, v0.3.0). Its 17 fp8 rows say so, its bf16 row
 # does not; the 405B row's weights are 1 B a parameter, half of its copy
-# run in bf16. ----
+# run in bf16, plus the 1 B transpose H100 needs of each linear weight
+# (all but the embedding and head: over 90% of the stage). ----
 pycheck "Megatron-Bridge fp8 weights" "$tmp/out" "$CSV" <<'PY'
 import csv, json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
@@ -759,12 +763,13 @@ assert got == want and len(got) == 17, (got, want)
 PY
 row_variants "$tmp/fp8w.csv" mbridge2509-h100-llama31-405b "bf16|precision|bf16"
 run validate "$tmp/fp8w.csv" --json
-pycheck "fp8 weights are half the bf16 copy's" "$tmp/out" <<'PY'
+pycheck "fp8 weights: half the bf16 copy, and the transposes" "$tmp/out" <<'PY'
 import json, sys
 rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 fp8, bf16 = rows["mbridge2509-h100-llama31-405b"], rows["bf16"]
 w = lambda r: r["predicted"]["memory_breakdown_gib"]["weights"]
-assert abs(w(fp8) - 0.5 * w(bf16)) < 1e-9 * w(bf16), (w(fp8), w(bf16))
+half = 0.5 * w(bf16)
+assert 0.9 < (w(fp8) - half) / half < 1.0, (w(fp8), w(bf16))
 assert "fp8_param_gather" not in bf16["assumptions"], bf16["assumptions"]
 PY
 

@@ -12,7 +12,7 @@
 #include "fixtures.h"
 #include "tp/tp.h"
 
-static tp_result eval_ok(const tp_config *c)
+static inline tp_result eval_ok(const tp_config *c)
 {
     tp_result r;
     tp_error err = {0};
@@ -26,7 +26,7 @@ static tp_result eval_ok(const tp_config *c)
 }
 
 /* The output contract of one evaluation. */
-static void check_contract(const tp_config *c, const tp_result *r)
+static inline void check_contract(const tp_config *c, const tp_result *r)
 {
     const tp_time *t = &r->time;
     const double parts[] = {t->compute_s, t->recompute_s, t->tp_comm_s, t->cp_comm_s,  t->ep_comm_s,
@@ -62,7 +62,7 @@ static void check_contract(const tp_config *c, const tp_result *r)
 /* Every layer MoE (8 experts, top-2, EP 8 over 8 GPUs), sequence 2048,
  * micro-batch 1, m = 4 micro-batches: the EP all-to-all cases of
  * test_time.c (--moe-a2a-overlap) and test_dualpipe.c. */
-static tp_config a2a_config(int64_t L, int64_t h)
+static inline tp_config a2a_config(int64_t L, int64_t h)
 {
     tp_model m = llama(L, h, 32, 32, 4 * h, 32000, false);
     m.num_experts = 8;
