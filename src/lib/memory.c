@@ -123,6 +123,15 @@
  *    its activations per sample in flight; mllama cross layers add the K, V
  *    of the image states on the stages that hold them.
  * 6. Fixed: CUDA context; NCCL buffers per communicator (groups of size >1);
+ *    with TransformerEngine's chunked TP overlap (tp_tp_overlap_of
+ *    CHUNKED) its userbuffers, counted with the NCCL buffers:
+ *    initialize_ub (TE v2.9 module/base.py) registers one buffer for each
+ *    of 12 GEMMs (qkv, proj, fc1, fc2 by fprop, dgrad, wgrad) of Megatron's
+ *    shape [seq x micro-batch / CP, h] (training/initialize.py @
+ *    core_v0.15.0), 2 B an element, 1 B for the 8 all-gather ones under
+ *    fp8: 24 or 16 B per token and hidden unit (a reduce-scatter GEMM a
+ *    user config moves to ring exchange takes 2 - 1/t times more, not
+ *    counted);
  *    fragmentation = fraction x dynamic memory (activations, logits, ZeRO-3
  *    gathered set).
  *
@@ -801,6 +810,17 @@ static double mtp_activation_bytes(const tp_config *c, const mem_shared *x)
     return (double)m->mtp_layers * (in + x->a_mtp);
 }
 
+/* TransformerEngine's userbuffers for the chunked TP overlap (header 6). */
+static double userbuffer_bytes(const tp_config *c)
+{
+    if (tp_tp_overlap_of(c) != TP_TP_OVERLAP_CHUNKED)
+        return 0.0;
+    const tp_train *t = &c->train;
+    double tokens = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
+    double per = t->precision == TP_PREC_FP8 ? 8.0 * 1.0 + 4.0 * 2.0 : 12.0 * 2.0;
+    return tokens * (double)c->model.hidden * per;
+}
+
 static int64_t num_communicators(const tp_train *t, int64_t dp)
 {
     int64_t etp = tp_expert_tp(t);
@@ -978,7 +998,8 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     }
 
     /* 6. Fixed and reserve. */
-    out->comm_buffers_bytes = (double)num_communicators(t, dp) * o->comm_buffer_bytes;
+    out->comm_buffers_bytes =
+        (double)num_communicators(t, dp) * o->comm_buffer_bytes + userbuffer_bytes(c);
     out->framework_bytes = o->cuda_context_bytes;
     out->fragmentation_bytes = o->fragmentation * (out->activations_bytes + out->logits_bytes +
                                                    out->weights_gathered_bytes);

@@ -217,6 +217,47 @@ static void test_invariants(void **state)
     assert_true(isfinite(tp_allreduce_hier_time(1e9, 0, 0, 1e9, 1e9, 0, 0)));
 }
 
+/*
+ * TransformerEngine's userbuffers (memory.c header 6), hand-derived: with
+ * the chunked TP overlap on (SP on, TP 2) a GPU registers 12 buffers of
+ * [seq x micro-batch / CP, h]: 24 B per token and hidden unit in bf16, 16
+ * under fp8 (the 8 all-gather ones in fp8); counted with the NCCL buffers,
+ * outside torch's allocator. None without SP (the overlap is then off),
+ * with the plain share overlap (torchtitan's async TP) or at TP 1.
+ */
+static void test_userbuffers(void **state)
+{
+    (void)state;
+    const double h = 1024, S = 4096, mb = 2, cp = 2;
+    tp_config c = fixture_config(llama(4, (int64_t)h, 8, 8, 4096, 32000, false));
+    c.train.num_gpus = 4;
+    c.train.tp = 2;
+    c.train.cp = (int64_t)cp;
+    c.train.sp = true;
+    c.train.seq_len = (int64_t)S;
+    c.train.micro_batch = (int64_t)mb;
+    c.train.global_batch = 4;
+    tp_result r;
+    tp_error err;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    double none = r.memory.comm_buffers_bytes;
+    c.opts.tp_comm_overlap = true;
+    c.opts.tp_overlap_chunked = true;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    double tokens = S * mb / cp;
+    assert_rel(r.memory.comm_buffers_bytes - none, tokens * h * 24.0, 1e-12);
+    c.train.precision = TP_PREC_FP8;
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.comm_buffers_bytes - none, tokens * h * 16.0, 1e-12);
+    c.train.sp = false; /* TE's userbuffers need SP: no overlap, no buffers */
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.comm_buffers_bytes, none, 1e-12);
+    c.train.sp = true;
+    c.opts.tp_overlap_chunked = false; /* the share overlap: no userbuffers */
+    assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
+    assert_rel(r.memory.comm_buffers_bytes, none, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_seed_s1_3),         cmocka_unit_test(test_seed_s1_4),
         cmocka_unit_test(test_multinode_example), cmocka_unit_test(test_placement),
         cmocka_unit_test(test_all_to_all),        cmocka_unit_test(test_invariants),
+        cmocka_unit_test(test_userbuffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
