@@ -944,13 +944,14 @@ TP_API tp_status tp_config_validate(const tp_config *c, tp_error *err);
 
 /** Per-GPU memory of one pipeline stage, bytes, by component. */
 typedef struct tp_memory {
-    double weights_bytes;          /* 16-bit weights held (sharded under ZeRO-3) */
+    double weights_bytes;          /* 16-bit weights held (sharded under ZeRO-3), with
+                                     fp8_copies_bytes unless ZeRO-3 */
     double weights_gathered_bytes; /* ZeRO-3 all-gathered working set */
     double grads_bytes;            /* gradients (sharded under ZeRO-2/3) */
     double optimizer_bytes;        /* master weights + moments (sharded under ZeRO >= 1) */
     double activations_bytes;      /* stored activations, all in-flight micro-batches */
     double logits_bytes;           /* output-layer input + logits, last stage */
-    double comm_buffers_bytes;     /* NCCL buffers */
+    double comm_buffers_bytes;     /* NCCL buffers and userbuffers_bytes */
     double framework_bytes;        /* CUDA context */
     double fragmentation_bytes;    /* allocator reserve */
     double total_bytes;            /* sum of the above */
@@ -974,6 +975,11 @@ typedef struct tp_memory {
     double act_host_bytes;         /* of host_bytes: offloaded activations, one micro-batch */
     bool host_more;                /* host_bytes holds parameters or activations too, not only
                                      optimizer state (tp_result_reason's wording) */
+    double fp8_copies_bytes;       /* of weights_bytes (ZeRO-3: of weights_gathered_bytes):
+                                     TransformerEngine's fp8 copies of the linear weights
+                                     (opts.fp8_weight_cache; memory.c header 2) */
+    double userbuffers_bytes;      /* of comm_buffers_bytes: TransformerEngine's userbuffers
+                                     for the chunked TP overlap (memory.c header 6) */
 } tp_memory;
 
 /** FLOPs per token and per step (formulas.md section 2). */

@@ -15,12 +15,12 @@
  * model (tp_gpu_profile_eff: gemm_sw, attention, overlap) and, where the
  * profile measures them, eff.mem_bw, the intra-node busbw fraction and
  * latency, and the host link (tp_gpu.host_link_bytes_per_s, which desc.c
- * makes --pcie-gbps's default). A GPU preset that names a shipped profile ("hw_profile",
- * presets/gpus/) gets its GEMM part by default (tp_io__hw_profile_gemm):
- * the measured matmul rate replaces the fitted GEMM fraction unless
- * --fitted-gemm says otherwise. The rates are divided by the GPU's own peaks, so a profile measured on a
- * faster GPU than --gpu names is refused (a fraction above 1), never
- * clamped. The name of the shipped profile whose GEMM part a GPU runs goes
+ * makes --pcie-gbps's default). A GPU preset that names a shipped profile
+ * ("hw_profile", presets/gpus/) gets its GEMM part by default
+ * (tp_io__hw_profile_gemm): the measured matmul rate replaces the fitted
+ * GEMM fraction unless --fitted-gemm says otherwise. The rates are divided
+ * by the GPU's own peaks, so a profile measured on a faster GPU than --gpu
+ * names is refused (a fraction above 1), never clamped. The name of the shipped profile whose GEMM part a GPU runs goes
  * with it (tp_gpu.hw_profile), for the reports to cite.
  */
 #include <math.h>

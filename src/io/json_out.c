@@ -455,6 +455,10 @@ static void memory_fields(jb *b, json_t *o, const tp_memory *m)
         put_bytes(b, o, "act_host_bytes", m->act_host_bytes);
     if (m->nvme_bytes > 0.0) /* NVMe parameter offload only */
         put_bytes(b, o, "nvme_bytes", m->nvme_bytes);
+    if (m->fp8_copies_bytes > 0.0) /* fp8 with TE's cached weight copies only */
+        put_bytes(b, o, "fp8_copies_bytes", m->fp8_copies_bytes);
+    if (m->userbuffers_bytes > 0.0) /* TE's chunked TP overlap only */
+        put_bytes(b, o, "userbuffers_bytes", m->userbuffers_bytes);
     put_int(b, o, "stage", m->stage);
     put_int(b, o, "layers", m->layers);
     put_bytes(b, o, "params_on_gpu", m->params_on_gpu);

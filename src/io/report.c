@@ -469,6 +469,14 @@ static void mem_line(FILE *f, const char *label, double bytes)
     fprintf(f, "  %-26s %10.2f GiB %10.2f GB\n", label, bytes / TP_GIB, bytes / TP_GB);
 }
 
+/* A part of the line above, when there is one: TransformerEngine's fp8
+ * weight copies (docs/model.md 6), its userbuffers (model.md 5). */
+static void mem_part(FILE *f, const char *label, double bytes)
+{
+    if (bytes > 0.0)
+        fprintf(f, "    %-24s %10.2f GiB %10.2f GB\n", label, bytes / TP_GIB, bytes / TP_GB);
+}
+
 static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
 {
     const tp_memory *m = &r->memory;
@@ -490,12 +498,17 @@ static void section_memory(FILE *f, const tp_config *c, const tp_result *r)
             tp_io_plural(m->inflight_microbatches, "micro-batch", "micro-batches"));
     fprintf(f, "  %-26s %14s %13s\n", "component", "GiB (2^30 B)", "GB (1e9 B)");
     mem_line(f, "weights", m->weights_bytes);
+    if (c->train.zero < 3)
+        mem_part(f, "of which fp8 copies", m->fp8_copies_bytes);
     mem_line(f, "weights gathered (ZeRO-3)", m->weights_gathered_bytes);
+    if (c->train.zero >= 3)
+        mem_part(f, "of which fp8 copies", m->fp8_copies_bytes);
     mem_line(f, "gradients", m->grads_bytes);
     mem_line(f, "optimizer state", m->optimizer_bytes);
     mem_line(f, "activations", m->activations_bytes);
     mem_line(f, "logits and loss", m->logits_bytes);
     mem_line(f, "communication buffers", m->comm_buffers_bytes);
+    mem_part(f, "of which userbuffers", m->userbuffers_bytes);
     mem_line(f, "CUDA context", m->framework_bytes);
     mem_line(f, "fragmentation reserve", m->fragmentation_bytes);
     mem_line(f, "total", m->total_bytes);

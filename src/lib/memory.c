@@ -904,11 +904,13 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     double cache = fp8_weight_cache_bytes(c);
     if (cache > 0.0) { /* TE's fp8 copies of the linear weights (header 2) */
         double lin = sp.dense - sp.ends + sp.expert;
+        if (t->zero >= 3) /* with the gathered layers only */
+            lin = t->pp > 1 ? lin : o->zero3_prefetch_layers * sp.largest_layer;
+        out->fp8_copies_bytes = lin * cache;
         if (t->zero < 3)
-            out->weights_bytes += lin * cache;
+            out->weights_bytes += out->fp8_copies_bytes;
         else
-            out->weights_gathered_bytes +=
-                (t->pp > 1 ? lin : o->zero3_prefetch_layers * sp.largest_layer) * cache;
+            out->weights_gathered_bytes += out->fp8_copies_bytes;
     }
     out->grads_bytes = g + ge;
     out->optimizer_bytes = opt + opte;
@@ -998,8 +1000,9 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     }
 
     /* 6. Fixed and reserve. */
+    out->userbuffers_bytes = userbuffer_bytes(c);
     out->comm_buffers_bytes =
-        (double)num_communicators(t, dp) * o->comm_buffer_bytes + userbuffer_bytes(c);
+        (double)num_communicators(t, dp) * o->comm_buffer_bytes + out->userbuffers_bytes;
     out->framework_bytes = o->cuda_context_bytes;
     out->fragmentation_bytes = o->fragmentation * (out->activations_bytes + out->logits_bytes +
                                                    out->weights_gathered_bytes);
@@ -1032,6 +1035,7 @@ static void memory_rank_pair(const tp_config *c, const tp_params *P, const mem_s
     memory_stage(c, P, x, p - 1 - j, layers_of(c, p - 1 - j), &hi);
     out->weights_bytes += hi.weights_bytes;
     out->weights_gathered_bytes += hi.weights_gathered_bytes;
+    out->fp8_copies_bytes += hi.fp8_copies_bytes;
     out->grads_bytes += hi.grads_bytes;
     out->optimizer_bytes += hi.optimizer_bytes;
     out->activations_bytes += hi.activations_bytes;

@@ -1117,6 +1117,18 @@ else bad "profile host link: profile $s_prof, --pcie-gbps 20 $s_flag, preset $s_
 run estimate --model llama-3-8b --gpus 8 --recompute none --offload-activations 16 --gpu h100-sxm \
     --hw-profile "$tmp/link.json"
 has "the profile's host link in the report" "over the host link (20 GB/s)"
+# TransformerEngine's fp8 weight copies and userbuffers are parts of the
+# weights and the communication buffers, named in the report and the JSON
+# (docs/model.md 5 and 6); a bf16 plan without TP overlap has neither
+run estimate --model llama-3-70b --gpus 64 --tp 4 --precision fp8 --framework megatron-core
+has "report: fp8 weight copies" "    of which fp8 copies           31.88 GiB      34.23 GB"
+has "report: userbuffers" "    of which userbuffers"
+run estimate --model llama-3-70b --gpus 64 --tp 4 --precision fp8 --framework megatron-core --json
+check_json "JSON: the copies are 2 B a linear parameter, inside the weights" \
+    'abs(j["memory"]["fp8_copies_bytes"] - 34.23e9) < 0.01e9 and j["memory"]["breakdown"]["weights"] > j["memory"]["fp8_copies_bytes"] and j["memory"]["userbuffers_bytes"] > 0'
+run estimate --model llama-3-70b --gpus 64 --tp 4 --json
+check_json "JSON: neither part in a bf16 plan without TP overlap" \
+    '"fp8_copies_bytes" not in j["memory"] and "userbuffers_bytes" not in j["memory"]'
 # the CPU optimizer update runs at the node's memory bandwidth: a DGX A100's
 # 300 GB/s is slower than the DGX H100 default's 450
 CPUOPT="--model llama-3-8b --gpus 8 --gpu a100-80gb --zero 1 --offload-optimizer 1 --json"

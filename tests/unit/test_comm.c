@@ -246,6 +246,7 @@ static void test_userbuffers(void **state)
     assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
     double tokens = S * mb / cp;
     assert_rel(r.memory.comm_buffers_bytes - none, tokens * h * 24.0, 1e-12);
+    assert_rel(r.memory.userbuffers_bytes, tokens * h * 24.0, 1e-12); /* reported apart too */
     c.train.precision = TP_PREC_FP8;
     assert_int_equal(tp_eval(&c, &r, &err), TP_OK);
     assert_rel(r.memory.comm_buffers_bytes - none, tokens * h * 16.0, 1e-12);

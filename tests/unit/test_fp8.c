@@ -149,6 +149,8 @@ static void test_fp8_weight_cache(void **state)
     c.opts.fp8_weight_cache = false;
     tp_result off = eval_ok(&c);
     assert_rel(on.memory.weights_bytes - off.memory.weights_bytes, 2.0 * lin, 1e-12);
+    assert_rel(on.memory.fp8_copies_bytes, 2.0 * lin, 1e-12); /* reported apart too */
+    assert_true(off.memory.fp8_copies_bytes <= 0.0);
     /* a state: no fragmentation reserve on it (that is on dynamic memory) */
     assert_rel(on.memory.total_bytes - off.memory.total_bytes, 2.0 * lin, 1e-9);
     assert_rel(on.time.step_s, off.time.step_s, 1e-15); /* memory only */
@@ -193,6 +195,7 @@ static void test_fp8_weight_cache(void **state)
     assert_rel(z3.memory.weights_bytes, z3off.memory.weights_bytes, 1e-12);
     assert_rel(z3.memory.weights_gathered_bytes - z3off.memory.weights_gathered_bytes,
                c.opts.zero3_prefetch_layers * layer * 2.0, 1e-12);
+    assert_rel(z3.memory.fp8_copies_bytes, c.opts.zero3_prefetch_layers * layer * 2.0, 1e-12);
 }
 
 int main(void)
