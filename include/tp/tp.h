@@ -917,6 +917,14 @@ typedef struct tp_state_bytes {
 TP_API void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out);
 
 /**
+ * Bytes per linear parameter of TransformerEngine's fp8 copies of the
+ * weights beside the weights themselves (opts.fp8_weight_cache; memory.c
+ * header 2): 0 outside fp8 or with the switch off, up to 2 (the cached
+ * cast and its transpose on a GPU without an FP4 peak).
+ */
+TP_API double tp_fp8_weight_copy_bytes(const tp_config *c);
+
+/**
  * Validate a whole configuration: model, GPU, and every layout constraint
  * (tp divides heads and kv heads, pp <= layers, gpus divisible by tp*pp*cp,
  * ep divides experts, gpus divisible by etp*ep*pp (MoE parallel folding),

@@ -162,6 +162,13 @@ static void narrate_fit(FILE *f, const tp_config *c, const tp_recipe *r)
             "activation.\n",
             r->params / 1e9, r->state_bytes_per_param, sb.weights, sb.grads, sb.optimizer,
             r->state_bytes / TP_GB, r->weights_bytes / TP_GB, (long long)r->gpus_for_state);
+    double copies = tp_fp8_weight_copy_bytes(c);
+    if (copies > 0.0)
+        fprintf(f,
+                "   Beside them TransformerEngine keeps fp8 copies of the linear weights, %.4g "
+                "bytes a linear parameter (docs/model.md 6): the memory figures below count "
+                "them, the bill does not.\n",
+                copies);
     fprintf(f,
             "   Activations of one %lld-token sequence through %lld layers: %.1f GB without "
             "recompute, %.1f GB with full recompute.\n\n",

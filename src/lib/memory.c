@@ -18,7 +18,7 @@
  * 2. States: weights 2 B/param (4 for tf32, 1 with fp8 parameter gather:
  *    TransformerEngine holds the weights in fp8, Megatron --fp8-param-gather),
  *    plus, under fp8 with opts.fp8_weight_cache, TransformerEngine's fp8
- *    copies of the linear weights (fp8_weight_cache_bytes): the row-wise
+ *    copies of the linear weights (tp_fp8_weight_copy_bytes): the row-wise
  *    copy Megatron-Core caches over a step's micro-batches (none with fp8
  *    parameters, which are it) and the column-wise one for the backward, a
  *    transpose where fp8 GEMMs take only the TN layout (before compute
@@ -685,7 +685,7 @@ static double optimizer_bytes_per_param(const tp_train *t);
 
 /* TransformerEngine's fp8 copies of a linear weight beside the weight
  * itself, bytes per parameter (header 2; 0 when not kept). */
-static double fp8_weight_cache_bytes(const tp_config *c)
+double tp_fp8_weight_copy_bytes(const tp_config *c)
 {
     const tp_train *t = &c->train;
     const tp_options *o = &c->opts;
@@ -901,7 +901,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     if (sp.frozen > 0.0) /* frozen tower: 16-bit weights, sharded only by ZeRO-3 */
         w += sp.frozen * wb / (t->zero >= 3 ? D : 1.0);
     out->weights_bytes = w + we;
-    double cache = fp8_weight_cache_bytes(c);
+    double cache = tp_fp8_weight_copy_bytes(c);
     if (cache > 0.0) { /* TE's fp8 copies of the linear weights (header 2) */
         double lin = sp.dense - sp.ends + sp.expert;
         if (t->zero >= 3) /* with the gathered layers only */

@@ -253,6 +253,12 @@ need(j["search_best"]["time"]["step_s"] <= j["recipe_layout"]["time"]["step_s"] 
 run explain --model llama-3.1-405b --gpus 8 --seq-len 8192 --global-batch 16
 expect_rc 1 "explain 405B on 8 GPUs"
 has "explain 405B on 8 GPUs" "DOES NOT FIT"
+# the bill is the seed's 16N; under fp8 it says what the memory figures add:
+# TransformerEngine's fp8 weight copies (docs/model.md 6), 2 B on H100
+run explain --model llama-3-70b --gpu h100-sxm --gpus 64 --seq-len 4096 --global-batch 512 --precision fp8
+has "explain fp8: the weight copies" "Beside them TransformerEngine keeps fp8 copies of the linear weights, 2 bytes a linear parameter"
+run explain --model llama-3-70b --gpu h100-sxm --gpus 64 --seq-len 4096 --global-batch 512
+if ! grep -qF "fp8 copies" "$tmp/out"; then ok; else bad "explain bf16 names fp8 weight copies"; fi
 
 # ---------------------------------------------------------------- never NaN or inf
 for args in "$SMALL" "$VIZZ" "--model mixtral-8x7b --gpus 64 --seq-len 4096 --global-batch 256"; do
