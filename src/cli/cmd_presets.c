@@ -2,7 +2,8 @@
 /*
  * cmd_presets.c: `trainplan presets [--json]`: the built-in models (name,
  * exact parameter counts, source) and GPUs (name, dense bf16 peak, memory,
- * price, source).
+ * price, source) as tables; --json prints tp_io_presets_json's object, the
+ * one the server's /api/presets sends.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "cli.h"
 #include "io_internal.h"
+#include "request.h"
 
 static const cli_flag presets_flags[] = {
     {"--json", NULL, NULL, "tables",
@@ -63,111 +65,57 @@ static void short_source(const char *src, size_t room, char *buf, size_t n)
 #define MODEL_COLS 80
 #define GPU_COLS 67
 
-static int add(json_t *arr, json_t *obj)
-{
-    return obj && json_array_append_new(arr, obj) == 0 ? 0 : -1;
-}
-
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
-
-static int list_models(FILE *f, bool as_json, json_t *out)
+static int list_models(FILE *f)
 {
     size_t n = tp_io_preset_count(TP_IO_MODEL);
-    json_t *arr = json_array();
-    if (!arr)
-        return CLI_EXIT_INTERNAL;
-    if (!as_json)
-        fprintf(f,
-                "Models (%zu), parameters with the true vocabulary (full sources: --json):\n"
-                "  %-18s  %17s %9s  %17s %9s  %s\n",
-                n, "name", "total", "", "active", "", "source");
+    fprintf(f,
+            "Models (%zu), parameters with the true vocabulary (full sources: --json):\n"
+            "  %-18s  %17s %9s  %17s %9s  %s\n",
+            n, "name", "total", "", "active", "", "source");
     for (size_t i = 0; i < n; i++) {
         const char *name = tp_io_preset_name(TP_IO_MODEL, i);
         tp_model m;
         tp_params p;
         tp_error err = {0};
-        if (tp_io_model_load(name, &m, &err) != TP_OK ||
-            tp_model_params(&m, 0, &p, &err) != TP_OK) {
-            json_decref(arr);
+        if (tp_io_model_load(name, &m, &err) != TP_OK || tp_model_params(&m, 0, &p, &err) != TP_OK)
             return fail("model", name, &err);
-        }
         const char *src = tp_io_preset_source(TP_IO_MODEL, name);
-        if (as_json) {
-            if (add(arr, json_pack("{s:s, s:I, s:I, s:o}", "name", name, "params_total",
-                                   (json_int_t)p.total, "params_active", (json_int_t)p.active,
-                                   "source", str_or_null(src))) != 0) {
-                json_decref(arr);
-                return CLI_EXIT_INTERNAL;
-            }
-        } else {
-            char tot[32], act[32];
-            tp_io_commas(p.total, tot, sizeof tot);
-            tp_io_commas(p.active, act, sizeof act);
-            char cite[1024];
-            short_source(src, (size_t)cli_columns() - MODEL_COLS, cite, sizeof cite);
-            fprintf(f, "  %-18s  %17s %7.2f B  %17s %7.2f B  %s\n", name, tot,
-                    (double)p.total / 1e9, act, (double)p.active / 1e9, cite);
-        }
+        char tot[32], act[32];
+        tp_io_commas(p.total, tot, sizeof tot);
+        tp_io_commas(p.active, act, sizeof act);
+        char cite[1024];
+        short_source(src, (size_t)cli_columns() - MODEL_COLS, cite, sizeof cite);
+        fprintf(f, "  %-18s  %17s %7.2f B  %17s %7.2f B  %s\n", name, tot, (double)p.total / 1e9,
+                act, (double)p.active / 1e9, cite);
     }
-    if (as_json)
-        return json_object_set_new(out, "models", arr) == 0 ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
-    json_decref(arr);
     return CLI_EXIT_OK;
 }
 
-static int list_gpus(FILE *f, bool as_json, json_t *out)
+static int list_gpus(FILE *f)
 {
     size_t n = tp_io_preset_count(TP_IO_GPU);
-    json_t *arr = json_array();
-    if (!arr)
-        return CLI_EXIT_INTERNAL;
-    if (!as_json)
-        fprintf(f,
-                "\nGPUs (%zu), dense peaks (no sparsity):\n"
-                "  %-12s %12s %14s %12s %9s  %s\n",
-                n, "name", "bf16 TFLOP/s", "memory GiB", "memory GB", "USD/GPU-h", "source");
+    fprintf(f,
+            "\nGPUs (%zu), dense peaks (no sparsity):\n"
+            "  %-12s %12s %14s %12s %9s  %s\n",
+            n, "name", "bf16 TFLOP/s", "memory GiB", "memory GB", "USD/GPU-h", "source");
     for (size_t i = 0; i < n; i++) {
         const char *name = tp_io_preset_name(TP_IO_GPU, i);
         tp_gpu g;
         tp_error err = {0};
-        if (tp_io_gpu_load(name, &g, &err) != TP_OK) {
-            json_decref(arr);
+        if (tp_io_gpu_load(name, &g, &err) != TP_OK)
             return fail("GPU", name, &err);
-        }
         double peak = g.peak_flops_per_s[TP_PREC_BF16];
         if (!isfinite(peak) || !isfinite(g.mem_capacity_bytes) || !isfinite(g.price_per_gpu_hour)) {
-            json_decref(arr);
             cli_say("trainplan: error: internal: GPU preset \"%s\" has a non-finite value\n", name);
             return CLI_EXIT_INTERNAL;
         }
-        const char *src = tp_io_preset_source(TP_IO_GPU, name);
-        if (as_json) {
-            if (add(arr,
-                    json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o, s:o}", "name", name,
-                              "peak_bf16_flops_per_s", peak, "memory_bytes",
-                              (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
-                              g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s", g.intra_bw_bytes_per_s,
-                              "gpus_per_node", (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
-                              g.price_per_gpu_hour, "hw_profile",
-                              str_or_null(g.hw_profile[0] ? g.hw_profile : NULL), "source",
-                              str_or_null(src))) != 0) {
-                json_decref(arr);
-                return CLI_EXIT_INTERNAL;
-            }
-        } else {
-            char cite[1024];
-            short_source(src, (size_t)cli_columns() - GPU_COLS, cite, sizeof cite);
-            fprintf(f, "  %-12s %12.1f %10.2f GiB %9.2f GB %9.2f  %s\n", name, peak / 1e12,
-                    g.mem_capacity_bytes / TP_GIB, g.mem_capacity_bytes / TP_GB,
-                    g.price_per_gpu_hour, cite);
-        }
+        char cite[1024];
+        short_source(tp_io_preset_source(TP_IO_GPU, name), (size_t)cli_columns() - GPU_COLS, cite,
+                     sizeof cite);
+        fprintf(f, "  %-12s %12.1f %10.2f GiB %9.2f GB %9.2f  %s\n", name, peak / 1e12,
+                g.mem_capacity_bytes / TP_GIB, g.mem_capacity_bytes / TP_GB, g.price_per_gpu_hour,
+                cite);
     }
-    if (as_json)
-        return json_object_set_new(out, "gpus", arr) == 0 ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
-    json_decref(arr);
     return CLI_EXIT_OK;
 }
 
@@ -184,19 +132,21 @@ int cmd_presets(int argc, char **argv)
                 argv[argi]);
         return CLI_EXIT_USAGE;
     }
-    bool as_json = values[0] != NULL;
-    json_t *out = json_object();
-    if (!out)
-        return CLI_EXIT_INTERNAL;
+    if (values[0] != NULL) { /* --json: the object the server's /api/presets sends */
+        json_t *out = tp_io_presets_json(&err);
+        if (!out) {
+            cli_say("trainplan: error: internal: presets: %s: %s\n", err.path, err.message);
+            return CLI_EXIT_INTERNAL;
+        }
+        int rc = cli_json_print(out);
+        json_decref(out);
+        return rc;
+    }
     cli_text t; /* the tables, folded to the terminal if a source still overflows */
-    FILE *f = as_json ? stdout : cli_text_open(&t, stdout);
-    int rc = list_models(f, as_json, out);
+    FILE *f = cli_text_open(&t, stdout);
+    int rc = list_models(f);
     if (rc == CLI_EXIT_OK)
-        rc = list_gpus(f, as_json, out);
-    if (!as_json)
-        cli_text_close(&t);
-    if (rc == CLI_EXIT_OK && as_json)
-        rc = cli_json_print(out);
-    json_decref(out);
+        rc = list_gpus(f);
+    cli_text_close(&t);
     return rc;
 }

@@ -446,6 +446,12 @@ static int models_json(json_t *arr, tp_error *err)
     return 0;
 }
 
+/* A host-side figure a preset may leave unstated (0): null then. */
+static json_t *stated_or_null(double v)
+{
+    return v > 0.0 ? json_real(v) : json_null();
+}
+
 static int gpus_json(json_t *arr, tp_error *err)
 {
     size_t n = tp_io_preset_count(TP_IO_GPU);
@@ -462,14 +468,17 @@ static int gpus_json(json_t *arr, tp_error *err)
             return -1;
         }
         if (append(arr,
-                   json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o, s:o}", "name", name,
-                             "peak_bf16_flops_per_s", peak, "memory_bytes",
+                   json_pack("{s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:o, s:o, s:o, s:o, s:o}", "name",
+                             name, "peak_bf16_flops_per_s", peak, "memory_bytes",
                              (json_int_t)llround(g.mem_capacity_bytes), "mem_bw_bytes_per_s",
                              g.mem_bw_bytes_per_s, "intra_bw_bytes_per_s", g.intra_bw_bytes_per_s,
                              "gpus_per_node", (json_int_t)g.gpus_per_node, "price_per_gpu_hour",
                              g.price_per_gpu_hour, "hw_profile",
-                             str_or_null(g.hw_profile[0] ? g.hw_profile : NULL), "source",
-                             str_or_null(tp_io_preset_source(TP_IO_GPU, name)))) != 0) {
+                             str_or_null(g.hw_profile[0] ? g.hw_profile : NULL),
+                             "host_link_bytes_per_s", stated_or_null(g.host_link_bytes_per_s),
+                             "host_mem_bytes_per_node", stated_or_null(g.host_mem_bytes_per_node),
+                             "host_mem_bw_bytes_per_s", stated_or_null(g.host_mem_bw_bytes_per_s),
+                             "source", str_or_null(tp_io_preset_source(TP_IO_GPU, name)))) != 0) {
             nomem(err);
             return -1;
         }

@@ -276,7 +276,9 @@ check_json "presets --json" \
     'set(["a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h800", "h200", "b200", "gb200", "mi300x"]) <= set(g["name"] for g in j["gpus"])' \
     'set(["llama-2-7b", "llama-3-8b", "llama-3.1-405b", "gpt3-175b", "mixtral-8x7b"]) <= set(m["name"] for m in j["models"])' \
     'all(num(g["peak_bf16_flops_per_s"]) and integer(g["memory_bytes"]) and num(g["price_per_gpu_hour"]) for g in j["gpus"])' \
-    '{g["name"]: g["hw_profile"] for g in j["gpus"]} == {"a100-40gb": "a100-40gb", "a100-80gb": "a100-80gb", "b200": "b200", "gb200": "gb200", "h100-pcie": None, "h100-sxm": "h100-sxm", "h200": "h200", "h800": "h100-sxm", "mi300x": "mi300x"}'
+    '{g["name"]: g["hw_profile"] for g in j["gpus"]} == {"a100-40gb": "a100-40gb", "a100-80gb": "a100-80gb", "b200": "b200", "gb200": "gb200", "h100-pcie": None, "h100-sxm": "h100-sxm", "h200": "h200", "h800": "h100-sxm", "mi300x": "mi300x"}' \
+    '{g["name"]: (g["host_link_bytes_per_s"], g["host_mem_bytes_per_node"], g["host_mem_bw_bytes_per_s"]) for g in j["gpus"] if g["host_link_bytes_per_s"] is not None} == {"a100-40gb": (25e9, 1000e9, 300e9), "a100-80gb": (25e9, 2000e9, 300e9), "gb200": (173e9, 17280e9, 13450e9)}' \
+    'all(g["host_mem_bw_bytes_per_s"] is None for g in j["gpus"] if g["name"] in ("h100-sxm", "b200"))'
 run presets
 if [ "$rc" -eq 0 ] && grep -q 'llama-3-8b' "$tmp/out" && grep -q 'h100-sxm' "$tmp/out" &&
     grep -q 'TFLOP/s' "$tmp/out" && grep -q 'GiB' "$tmp/out"; then ok; else bad "presets: exit $rc"; fi
