@@ -79,16 +79,23 @@ void eng_note_moe_sync_free(notes *n, const tp_config *c, const char *engine)
 
 /* fp8 saved inputs (docs/model.md, "FP8 saved inputs"): the plan counts
  * TransformerEngine's 1-byte copies unless --fp8-hp-saved-inputs; an engine
- * whose fp8 layers keep 16-bit inputs (torchao's Float8Linear) needs more. */
+ * whose fp8 layers keep 16-bit inputs (torchao's Float8Linear) needs more.
+ * Such a plan also counts TE's fp8 weight copies ("FP8 weight copies"),
+ * which torchao does not keep (tp_fp8_weight_copy_bytes is 0 with
+ * --fp8-hp-saved-inputs). */
 void eng_note_fp8_hp_inputs(notes *n, const tp_config *c, const char *engine)
 {
     if (c->train.precision == TP_PREC_FP8 && !c->opts.fp8_hp_saved_inputs && !c->opts.fp8_act_cache)
         eng_note(n,
                  "fp8 saved inputs: the plan counts TransformerEngine's 1-byte copies of the "
                  "linear layers' inputs; %s's Float8 layers (torchao) save them in 16 bits, more "
-                 "activation memory than planned (plan with --fp8-hp-saved-inputs, or "
+                 "activation memory than planned%s (plan with --fp8-hp-saved-inputs, or "
                  "--framework torchtitan)",
-                 engine);
+                 engine,
+                 tp_fp8_weight_copy_bytes(c) > 0.0
+                     ? "; it also counts TransformerEngine's fp8 copies of the linear weights, "
+                       "which torchao does not keep (less weight memory than planned)"
+                     : "");
 }
 
 /* TransformerEngine's fp8 weight copies (docs/model.md, "FP8 weight

@@ -638,6 +638,8 @@ import re, sys
 text = re.sub(r"\n#\s+", " ", open(sys.argv[1]).read())
 assert ("fp8 saved inputs: the plan counts TransformerEngine's 1-byte copies of the linear "
         "layers' inputs; torchtitan's Float8 layers (torchao) save them in 16 bits") in text
+assert ("it also counts TransformerEngine's fp8 copies of the linear weights, which torchao "
+        "does not keep (less weight memory than planned)") in text
 PY
     "$T" export --format "$fmt" --model llama-3-8b --gpus 8 --precision fp8 --framework torchtitan >"$tmp/f8.txt" 2>&1
     if ! grep -q "fp8 saved inputs" "$tmp/f8.txt"; then ok; else bad "$fmt: fp8 saved inputs noted under --framework torchtitan"; fi
