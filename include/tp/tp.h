@@ -507,6 +507,10 @@ typedef struct tp_gpu {
     double host_link_bytes_per_s;
     double host_mem_bytes_per_node;
     double host_mem_bw_bytes_per_s;
+    /* CUDA compute capability, major x 10 + minor (H100: 90, B200: 100);
+     * 0: not stated (not an NVIDIA GPU, or a GPU file without it). Decides
+     * whether fp8 GEMMs take every layout (memory.c header 2). */
+    int compute_capability;
 } tp_gpu;
 
 /** Validate a GPU description (all sizes > 0, finite). */
@@ -920,7 +924,8 @@ TP_API void tp_state_bytes_per_param(const tp_train *t, tp_state_bytes *out);
  * Bytes per linear parameter of TransformerEngine's fp8 copies of the
  * weights beside the weights themselves (opts.fp8_weight_cache; memory.c
  * header 2): 0 outside fp8 or with the switch off, up to 2 (the cached
- * cast and its transpose on a GPU without an FP4 peak).
+ * cast and its transpose where fp8 GEMMs take only TN: gpu.compute_capability
+ * below 10.0 or 12.x, or, not stated, no FP4 peak).
  */
 TP_API double tp_fp8_weight_copy_bytes(const tp_config *c);
 

@@ -822,6 +822,7 @@ static const char *const gpu_keys[] = {"name",
                                        "host_memory_gb_per_node",
                                        "host_memory_bw_gb_per_s",
                                        "host_source",
+                                       "compute_capability",
                                        NULL};
 /* Index order = tp_precision order. */
 static const char *const peak_keys[] = {"bf16", "fp16", "fp8", "tf32", "fp4", NULL};
@@ -886,6 +887,9 @@ tp_status tp_io_gpu_parse(const char *text, const char *origin, tp_gpu *out, tp_
     if ((link_gb > 0.0 || host_gb > 0.0 || host_bw_gb > 0.0) && !host_source)
         FAIL(err, TP_ERR_CONFIG, "host_source",
              "missing key \"host_source\": the host link and memory need their source");
+    double cc = 0.0; /* "9.0": major.minor */
+    TRY(get_num(root, NULL, "compute_capability", OPTIONAL, 0, 1.0, 99.9, &cc, err));
+    g.compute_capability = (int)lround(cc * 10.0);
     g.host_link_bytes_per_s = link_gb * TP_GB;
     g.host_mem_bytes_per_node = host_gb * TP_GB;
     g.host_mem_bw_bytes_per_s = host_bw_gb * TP_GB;

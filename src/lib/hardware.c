@@ -107,6 +107,11 @@ tp_status tp_gpu_validate(const tp_gpu *g, tp_error *err)
                             "the host memory of %s must be in [0, 1e6] GB a node (0: not "
                             "stated)",
                             g->name);
+    if (g->compute_capability != 0 && (g->compute_capability < 10 || g->compute_capability > 999))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.compute_capability",
+                            "the compute capability of %s must be 0 (not stated) or in [1.0, "
+                            "99.9] (major x 10 + minor: 10 to 999), got %d",
+                            g->name, g->compute_capability);
     if (!unstated_or_in(g->host_mem_bw_bytes_per_s, 1e6, 1e14))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "gpu.host_mem_bw_bytes_per_s",
                             "the host memory bandwidth of %s must be 0 (not stated) or in "

@@ -21,9 +21,10 @@
  *    copies of the linear weights (tp_fp8_weight_copy_bytes): the row-wise
  *    copy Megatron-Core caches over a step's micro-batches (none with fp8
  *    parameters, which are it) and the column-wise one for the backward, a
- *    transpose where fp8 GEMMs take only the TN layout (before compute
- *    capability 10: TE's is_non_tn_fp8_gemm_supported; a GPU with an FP4
- *    peak is taken as Blackwell) and a separately scaled copy under MXFP8
+ *    transpose where fp8 GEMMs take only the TN layout (TE's
+ *    is_non_tn_fp8_gemm_supported: any layout at compute capability 10.x,
+ *    11.x and from 13.0; a GPU that states none is taken as such when it
+ *    has an FP4 peak) and a separately scaled copy under MXFP8
  *    and NVFP4; under ZeRO-3 with the gathered layers only,
  *    gradients 2 or 4 (grad_dtype),
  *    optimizer = master 4 (if kept) + moments (AdamW 2, SGD-momentum 1, SGD 0
@@ -697,9 +698,12 @@ double tp_fp8_weight_copy_bytes(const tp_config *c)
         row = col = 1.0 + 1.0 / 32.0; /* E4M3 + one E8M0 scale per 32, each direction */
     } else if (t->fp8_recipe == TP_FP8_NVFP4) {
         row = col = 0.5 + 1.0 / 16.0; /* E2M1 + one E4M3 scale per 16 */
-    } else {
+    } else {                          /* the transpose, where fp8 GEMMs take only TN */
+        int cc = c->gpu.compute_capability;
+        bool any_layout =
+            cc > 0 ? (cc >= 100 && cc < 120) || cc >= 130 : c->gpu.peak_fp4_flops_per_s > 0.0;
         row = 1.0;
-        col = c->gpu.peak_fp4_flops_per_s > 0.0 ? 0.0 : 1.0; /* the transpose before Blackwell */
+        col = any_layout ? 0.0 : 1.0;
     }
     return (t->fp8_param_gather ? 0.0 : row) + col;
 }

@@ -166,6 +166,18 @@ static void test_fp8_weight_cache(void **state)
     c.train.fp8_param_gather = false;
     tp_result bw = eval_ok(&c);
     assert_rel(bw.memory.weights_bytes - off.memory.weights_bytes, lin, 1e-12);
+    /* a stated compute capability decides, not the FP4 peak: 9.0 takes the
+     * transpose, 10.0 and 13.0 not, 12.0 (consumer Blackwell) does */
+    static const struct {
+        int cc;
+        double copies;
+    } by_cc[] = {{90, 2.0}, {100, 1.0}, {110, 1.0}, {120, 2.0}, {130, 1.0}};
+    for (size_t i = 0; i < sizeof by_cc / sizeof by_cc[0]; i++) {
+        c.gpu.compute_capability = by_cc[i].cc;
+        tp_result r = eval_ok(&c);
+        assert_rel(r.memory.fp8_copies_bytes, by_cc[i].copies * lin, 1e-12);
+    }
+    c.gpu.compute_capability = 0;
     c.train.fp8_param_gather = true;
     tp_result bwp = eval_ok(&c);
     assert_rel(bwp.memory.weights_bytes, on.memory.params_on_gpu, 1e-12); /* 1 B, no copy */

@@ -343,6 +343,18 @@ static void test_gpu_presets(void **state)
     assert_int_equal(tp_io_gpu_load("h100-sxm", &g, &err), TP_OK);
     assert_true(g.host_link_bytes_per_s <= 0.0 && g.host_mem_bytes_per_node <= 0.0 &&
                 g.host_mem_bw_bytes_per_s <= 0.0);
+    /* compute capability (NVIDIA's list), major x 10 + minor; none for AMD */
+    static const struct {
+        const char *name;
+        int cc;
+    } ccs[] = {{"a100-40gb", 80}, {"a100-80gb", 80}, {"h100-sxm", 90},
+               {"h100-pcie", 90}, {"h800", 90},      {"h200", 90},
+               {"b200", 100},     {"gb200", 100},    {"mi300x", 0}};
+    for (size_t i = 0; i < sizeof ccs / sizeof ccs[0]; i++) {
+        tp_gpu x;
+        assert_int_equal(tp_io_gpu_load(ccs[i].name, &x, &err), TP_OK);
+        assert_int_equal(x.compute_capability, ccs[i].cc);
+    }
 
     /* tp_io_host_defaults: a stated side replaces the options' defaults */
     tp_options o;
@@ -638,6 +650,11 @@ static void test_gpu_host_validate(void **state)
     assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
     g.host_mem_bw_bytes_per_s = 0.0;
     assert_int_equal(tp_gpu_validate(&g, &err), TP_OK);
+    g.compute_capability = 1000;
+    assert_int_not_equal(tp_gpu_validate(&g, &err), TP_OK);
+    assert_string_equal(err.path, "gpu.compute_capability");
+    assert_string_equal(err.message, "the compute capability of gb200 must be 0 (not stated) or in "
+                                     "[1.0, 99.9] (major x 10 + minor: 10 to 999), got 1000");
 }
 
 static void test_gpu_file(void **state)
@@ -679,6 +696,8 @@ static void test_gpu_file(void **state)
     expect_gpu_error("{" BASE_GPU ",\"host_memory_gb_per_node\":1e7,\"host_source\":\"x\"}",
                      "host_memory_gb_per_node",
                      "\"host_memory_gb_per_node\": 1e+07 is out of range (0, or [0.001, 1e+06])");
+    expect_gpu_error("{" BASE_GPU ",\"compute_capability\":0.5}", "compute_capability",
+                     "\"compute_capability\": 0.5 is out of range (0, or [1, 99.9])");
     expect_gpu_error("{" BASE_GPU ",\"host_memory_bw_gb_per_s\":300}", "host_source",
                      "missing key \"host_source\": the host link and memory need their source");
     expect_gpu_error("{" BASE_GPU ",\"host_memory_bw_gb_per_s\":2e5,\"host_source\":\"x\"}",
