@@ -105,8 +105,11 @@ void eng_note_fp8_hp_inputs(notes *n, const tp_config *c, const char *engine)
  * (--no-fp8-weight-cache) under-counts that file's memory. */
 void eng_note_fp8_weight_cache(notes *n, const tp_config *c, const char *engine)
 {
-    if (c->train.precision == TP_PREC_FP8 && !c->opts.fp8_weight_cache &&
-        !c->opts.fp8_hp_saved_inputs && !c->opts.fp8_act_cache)
+    if (c->opts.fp8_weight_cache)
+        return;
+    tp_config kept = *c; /* the copies the engine keeps, if the plan counted them */
+    kept.opts.fp8_weight_cache = true;
+    if (tp_fp8_weight_copy_bytes(&kept) > 0.0)
         eng_note(n,
                  "fp8 weight copies (--no-fp8-weight-cache): the plan does not count "
                  "TransformerEngine's cached fp8 copies of the linear weights, which %s keeps "

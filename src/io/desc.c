@@ -677,19 +677,13 @@ tp_status tp_io_desc_build(const tp_io_desc *d, const tp_io_desc_opts *o, tp_con
         tp_io_gpu_fitted_gemm(&c->gpu);
     tp_train_default(&c->train);
     tp_options_default(&c->opts);
-    tp_io_host_defaults(&c->gpu, &c->opts); /* the user's flags below override */
     TP_TRY(apply_train(d, &c->train, err));
-    TP_TRY(apply_options(d, &c->opts, err));
     TP_TRY(apply_gpu(d, c->train.precision, &c->gpu, err));
-    if (profile) {
-        double preset_link = c->gpu.host_link_bytes_per_s;
-        if (tp_io_hw_profile_load(profile, &c->gpu, err) != TP_OK)
-            return load_error(err, "hw-profile", profile, err_file);
-        /* a measured host link is --pcie-gbps's default in the preset's
-         * place; the flag still wins */
-        double link = c->gpu.host_link_bytes_per_s;
-        if ((link > preset_link || link < preset_link) && !VAL("--pcie-gbps"))
-            c->opts.pcie_bw_bytes_per_s = link;
-    }
+    if (profile && tp_io_hw_profile_load(profile, &c->gpu, err) != TP_OK)
+        return load_error(err, "hw-profile", profile, err_file);
+    /* the GPU's host side, its preset's or a measured profile's, is the
+     * default of the host flags; the user's flags override it */
+    tp_io_host_defaults(&c->gpu, &c->opts);
+    TP_TRY(apply_options(d, &c->opts, err));
     return check_flags(err);
 }

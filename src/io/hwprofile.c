@@ -20,8 +20,9 @@
  * (tp_io__hw_profile_gemm): the measured matmul rate replaces the fitted
  * GEMM fraction unless --fitted-gemm says otherwise. The rates are divided
  * by the GPU's own peaks, so a profile measured on a faster GPU than --gpu
- * names is refused (a fraction above 1), never clamped. The name of the shipped profile whose GEMM part a GPU runs goes
- * with it (tp_gpu.hw_profile), for the reports to cite.
+ * names is refused (a fraction above 1), never clamped. The name of the
+ * shipped profile whose GEMM part a GPU runs goes with it
+ * (tp_gpu.hw_profile), for the reports to cite.
  */
 #include <math.h>
 #include <stdio.h>

@@ -87,9 +87,10 @@ void tp_io_gpu_fitted_gemm(tp_gpu *g);
  * The host side a GPU preset states (tp_gpu.host_link_bytes_per_s,
  * host_mem_bytes_per_node, host_mem_bw_bytes_per_s) made the options'
  * defaults: opts.pcie_bw_bytes_per_s, opts.host_mem_bytes_per_node and
- * opts.host_mem_bw_bytes_per_s take them where stated
- * (non-zero), else keep tp_options_default's (a DGX H100's). Call it after
- * tp_options_default and before the user's own values.
+ * opts.host_mem_bw_bytes_per_s take them where stated (non-zero), else
+ * keep tp_options_default's (a DGX H100's). Call it once the GPU is final
+ * (its preset, the user's GPU flags, a --hw-profile's measured host link)
+ * and before the user's own option values.
  */
 void tp_io_host_defaults(const tp_gpu *g, tp_options *o);
 

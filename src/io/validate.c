@@ -835,15 +835,15 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
                 "not overlapped; no FlashAttention (2022); BF16_Optimizer buffers 5 B/param "
                 "unsharded (2 from its code, 3 fitted on these rows)");
         break;
-    case FW_MCORE:
+    case FW_MCORE: {
         /* fp32 main grads (Megatron-Core's grad buffer follows
          * grad_reduce_in_fp32); Megatron-Bridge's performance configs turn
          * it off for every model (scripts/performance: llama3_70b_llm_
          * pretrain.yaml @ v0.1.0rc4, set_*_common_configs @ v0.2.0 and
          * v0.3.0): bf16 buffers, reduced in bf16. */
-        t->grad_dtype =
-            contains(cell(r, "source"), "Megatron-Bridge") ? TP_DTYPE_BF16 : TP_DTYPE_FP32;
-        if (t->grad_dtype == TP_DTYPE_BF16)
+        bool bridge = contains(cell(r, "source"), "Megatron-Bridge");
+        t->grad_dtype = bridge ? TP_DTYPE_BF16 : TP_DTYPE_FP32;
+        if (bridge)
             note(v, "bf16 gradients, reduced in bf16 (grad_reduce_in_fp32 false in "
                     "Megatron-Bridge's performance configs)");
         /* Megatron-Bridge's FP8 recipes keep the weights in fp8 and gather
@@ -854,8 +854,8 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
          * scripts/performance get_precision_config returns unchanged but
          * for first_last_layers_bf16 (its blockwise and NVFP4 recipes do
          * not; no row ran them). */
-        if (t->grad_dtype == TP_DTYPE_BF16 && t->precision == TP_PREC_FP8 &&
-            t->fp8_recipe != TP_FP8_NVFP4 && t->zero >= 1 && !t->fp8_param_gather) {
+        if (bridge && t->precision == TP_PREC_FP8 && t->fp8_recipe != TP_FP8_NVFP4 &&
+            t->zero >= 1 && !t->fp8_param_gather) {
             t->fp8_param_gather = true;
             note(v, "fp8 weights, gathered in fp8 (fp8_param_gather in Megatron-Bridge's FP8 "
                     "recipes)");
@@ -867,6 +867,7 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         if (tp > 1 && !contains(notes, "tp-comm-overlap"))
             note(v, "TP communication overlap on (NeMo/Megatron-Bridge performance recipes)");
         break;
+    }
     case FW_TORCHTITAN:
         t->grad_dtype = TP_DTYPE_FP32; /* FSDP reduce in fp32 */
         o->tp_comm_overlap = tp > 1 && contains(notes, "AsyncTP") && !contains(id, "vanilla");

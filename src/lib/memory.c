@@ -208,7 +208,11 @@ typedef struct mem_shared {
     double table, positions;          /* embedding / head table shard, position table */
     double a_dense, a_moe;            /* activations of one layer, one micro-batch */
     double a_mtp;                     /* the layer of an MTP module (mtp_activation_bytes) */
+    double fp8_copy;                  /* TE's fp8 weight copies, B per linear parameter */
+    double userbuffers;               /* TE's userbuffers (header 6), bytes */
 } mem_shared;
+
+static double userbuffer_bytes(const tp_config *c);
 
 static double layer_activation_bytes(const tp_config *c, bool moe);
 
@@ -229,6 +233,8 @@ static void mem_shared_init(const tp_config *c, const tp_params *P, bool moe_act
     x->dp = tp_train_dp(t);
     x->mb = tp__flush_microbatches(t); /* in flight: one schedule run's */
     tp_state_bytes_per_param(t, &x->bpp);
+    x->fp8_copy = tp_fp8_weight_copy_bytes(c);
+    x->userbuffers = userbuffer_bytes(c);
     x->tpz = tpz;
     x->ep = ep;
     x->norm_w = norm_w;
@@ -905,7 +911,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     if (sp.frozen > 0.0) /* frozen tower: 16-bit weights, sharded only by ZeRO-3 */
         w += sp.frozen * wb / (t->zero >= 3 ? D : 1.0);
     out->weights_bytes = w + we;
-    double cache = tp_fp8_weight_copy_bytes(c);
+    double cache = x->fp8_copy;
     if (cache > 0.0) { /* TE's fp8 copies of the linear weights (header 2) */
         double lin = sp.dense - sp.ends + sp.expert;
         if (t->zero >= 3) /* with the gathered layers only */
@@ -1004,7 +1010,7 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
     }
 
     /* 6. Fixed and reserve. */
-    out->userbuffers_bytes = userbuffer_bytes(c);
+    out->userbuffers_bytes = x->userbuffers;
     out->comm_buffers_bytes =
         (double)num_communicators(t, dp) * o->comm_buffer_bytes + out->userbuffers_bytes;
     out->framework_bytes = o->cuda_context_bytes;

@@ -139,12 +139,13 @@
  *
  * 9. Optimizer offload (tp_train.offload_optimizer = f; time_offload.c):
  *    f of the update runs on the CPU: gradients down (grad bytes) and
- *    weights up (weight bytes) over the host link at opts.pcie_bw_bytes_per_s, the
- *    CPU Adam at opts.host_mem_bw_bytes_per_s / GPUs per node reading and
+ *    weights up (weight bytes) over the host link at
+ *    opts.pcie_bw_bytes_per_s, the CPU Adam at
+ *    opts.host_mem_bw_bytes_per_s / GPUs per node reading and
  *    writing master and moments and reading an fp32 gradient twice; counted
  *    in optimizer_s (and reported as offload_s). When it is the largest
- *    part the bottleneck reads "optimizer offload (host link and CPU)": the step
- *    is transfer-bound.
+ *    part the bottleneck reads "optimizer offload (host link and CPU)": the
+ *    step is transfer-bound.
  * 10. A vision tower (vision.c design note) runs on stage 0 with the
  *    embedding: its blocks' GEMMs, core and element-wise work as above over
  *    b*N patches, two TP all-reduces per block each way, the projector; a
@@ -153,8 +154,8 @@
  *    (with CP they keep the self-attention's ring exchange: an
  *    over-estimate, stated in vision.c).
  * 11. Parameter offload (offload_params; time_offload.c): per gather
- *    the weight shard comes up over the host link (NVMe: the node's drives shared by
- *    its GPUs, the slower of the two), prefetched under compute up to
+ *    the weight shard comes up over the host link (NVMe: the node's drives
+ *    shared by its GPUs, the slower of the two), prefetched under compute up to
  *    eff.overlap as ZeRO-3's gathers, and goes back after the update; in
  *    dp_comm_s (param_offload_s). Activation offload (offload_act_layers;
  *    time_offload.c): the offloaded layers' activations down during the
@@ -162,7 +163,8 @@
  *    eff.overlap; in recompute_s (act_offload_s). FP8 recipes
  *    (fp8_recipe): the cast bytes of header 3 scaled (fp8_cast_ratio),
  *    NVFP4's GEMMs at the GPU's fp4 peak. Bottleneck: "parameter offload
- *    (host link|NVMe)", "activation offload (host link)" when transfer-bound.
+ *    (host link|NVMe)", "activation offload (host link)" when
+ *    transfer-bound.
  * Outputs: parts sum to step_s; tokens/s = B*s / step; MFU and HFU use the
  * dense peak of the precision used (fp8 runs: the fp8 peak).
  * Cost: no loops over layers or stages (closed forms per stage type),

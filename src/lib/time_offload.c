@@ -9,12 +9,12 @@
 
 /*
  * Optimizer offload (header 9): for the offloaded share f of the parameters
- * this GPU updates, gradients down and 16-bit weights up over the host link, and the
- * CPU update (the same bytes as on the GPU, at the node's CPU memory
- * bandwidth shared by its GPUs). The gradient copy hides under the last
- * micro-batch's backward (ZeRO-Offload swaps gradients during backward) up
- * to eff.overlap with opts.dp_comm_overlap; the CPU update and the weight
- * upload are exposed (no one-step delayed update).
+ * this GPU updates, gradients down and 16-bit weights up over the host
+ * link, and the CPU update (the same bytes as on the GPU, at the node's
+ * CPU memory bandwidth shared by its GPUs). The gradient copy hides under
+ * the last micro-batch's backward (ZeRO-Offload swaps gradients during
+ * backward) up to eff.overlap with opts.dp_comm_overlap; the CPU update
+ * and the weight upload are exposed (no one-step delayed update).
  */
 double tp__time_opt_offload(const ctx *x, const tp_result *r, double window_b)
 {
@@ -94,9 +94,9 @@ double tp__time_param_offload(const ctx *x, const tp_result *r, const cost *st0,
 
 /*
  * Activation offload (header 10): per micro-batch the offloaded layers'
- * activations go down over the host link during the forward and come back during
- * the backward, each hidden under that pass's compute up to eff.overlap
- * (TE's offload streams are asynchronous).
+ * activations go down over the host link during the forward and come back
+ * during the backward, each hidden under that pass's compute up to
+ * eff.overlap (TE's offload streams are asynchronous).
  */
 double tp__time_act_offload(const ctx *x, const tp_result *r, const cost *st0, double m,
                             double *bytes)
