@@ -150,12 +150,30 @@ static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
         v, "AdamW moments in bf16, master weights and gradients in fp32 (report section 3.3.3)");
 }
 
-/* NeMo 24.07's packed SFT runs (NeMo-Framework-Launcher @ 24.07 examples/
- * peft/llama/h100 7B, 13B, 70B scripts; conf/peft/llama/sft.yaml), as notes state:
- * - "packed-seq-len N": packed_sequence=true; the packs' cu_seqlens reach
- *   TransformerEngine in THD format (NVIDIA/NeMo @ 579983fbfc, the 24.07
- *   r2.0.0rc1, megatron_gpt_model.py: PackedSeqParams(qkv_format='thd')),
- *   so each example attends within itself only: --packed-seq-len N;
+/* Packed sequences, where a row's notes state "packed-seq-len N" (N: the
+ * mean example's tokens): each example attends within itself only, so
+ * --packed-seq-len N.
+ * - NeMo 24.07's packed SFT (NeMo-Framework-Launcher @ 24.07 examples/peft/
+ *   llama/h100 7B, 13B, 70B; conf/peft/llama/sft.yaml: packed_sequence=true):
+ *   the packs' cu_seqlens reach TransformerEngine in THD format (NVIDIA/NeMo
+ *   @ 579983fbfc, the 24.07 r2.0.0rc1, megatron_gpt_model.py:
+ *   PackedSeqParams(qkv_format='thd'));
+ * - torchtune's packed datasets (pytorch/torchtune @ 1814feb17: PackedDataset;
+ *   modules/attention_utils.py): flex_attention with a block-causal mask on
+ *   a GPU of compute capability 7.5 or more (utils/_import_guard.py). */
+static void packed_sequences(const rowref *r, framework fw, tp_io_vrow *v, tp_config *c)
+{
+    const char *pk = strstr(cell(r, "notes"), "packed-seq-len ");
+    long long n = pk ? strtoll(pk + strlen("packed-seq-len "), NULL, 10) : 0;
+    if (n <= 0)
+        return;
+    c->train.packed_seq_len = n;
+    tp_io__vnote(
+        v, "packed sequences: examples of %lld tokens, each attending within itself (%s)", n,
+        fw == FW_TORCHTUNE ? "flex attention, block-causal mask" : "TransformerEngine THD");
+}
+
+/* NeMo 24.07's optimizers and weights, as notes state:
  * - "distributed_fused_adam in bf16": optim dtype bf16, grad_sync_dtype bf16
  *   (sft.yaml) of apex's DistributedFusedAdam, whose dtype is the "datatype
  *   for optimizer state" and which keeps "a distributed copy of the
@@ -168,18 +186,9 @@ static void low_precision_storage(const rowref *r, tp_io_vrow *v, tp_config *c)
  *   optimizer with its default fp32 state and store_params, gradients
  *   accumulated and reduced in bf16: bf16 gradients only;
  * - "fp8_params": fp8 weights, gathered in fp8 (--fp8-param-gather). */
-static void nemo_packed_sft(const rowref *r, tp_io_vrow *v, tp_config *c)
+static void nemo_optimizer(const rowref *r, tp_io_vrow *v, tp_config *c)
 {
     const char *notes = cell(r, "notes");
-    const char *pk = strstr(notes, "packed-seq-len ");
-    long long n = pk ? strtoll(pk + strlen("packed-seq-len "), NULL, 10) : 0;
-    if (n > 0) {
-        c->train.packed_seq_len = n;
-        tp_io__vnote(v,
-                     "packed sequences: examples of %lld tokens, each attending within itself "
-                     "(TransformerEngine THD)",
-                     n);
-    }
     if (contains(notes, "distributed_fused_adam in bf16")) {
         tp_train *t = &c->train;
         int64_t mp = t->tp * t->pp * t->cp;
@@ -230,6 +239,7 @@ void tp_io__validate_recipes(const rowref *r, framework fw, tp_io_vrow *v, tp_co
     automodel_eager_experts(fw, v, c);
     token_drop_padded(r, v, c);
     low_precision_storage(r, v, c);
-    nemo_packed_sft(r, v, c);
+    packed_sequences(r, fw, v, c);
+    nemo_optimizer(r, v, c);
     dualpipe_schedule(r, v, c);
 }

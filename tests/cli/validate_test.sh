@@ -650,6 +650,45 @@ assert nopack["predicted"]["memory_breakdown_gib"] == m
 assert "packed" not in nopack["assumptions"], nopack["assumptions"]
 PY
 
+# ---- torchtune's packed Alpaca (issue 17, thirteenth round;
+# runs-dev-sources.md section 11): flex attention with a block-causal mask,
+# examples of 148 tokens. Both rows within 3% of the published tokens/s
+# (7210 and 9174); as whole 4096-token sequences they were 15% slow. The
+# figure the row states is derived, not measured: 100 or 300 tokens move the
+# prediction by under 2%. Memory does not move (the same tokens a step).
+# The copies keep "-ac" in their ids: the id names the cumulative
+# technique (chunked cross-entropy is on from that row on). ----
+row_variants "$tmp/tt.csv" torchtune-3b-a100-ac \
+    "whole-ac|notes~, packed-seq-len 148|" \
+    "short-ac|notes~packed-seq-len 148|packed-seq-len 100" \
+    "long-ac|notes~packed-seq-len 148|packed-seq-len 300"
+run validate "$tmp/tt.csv" --json
+pycheck "torchtune packed Alpaca rows" "$tmp/out" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+ac, whole = rows["torchtune-3b-a100-ac"], rows["whole-ac"]
+tp = lambda r: r["throughput"]["predicted_tokens_per_s_per_gpu"]
+assert ac["throughput"]["measured_tokens_per_s_per_gpu"] == 7210
+assert abs(ac["throughput"]["rel_error"]) < 0.03, ac["throughput"]
+assert whole["throughput"]["rel_error"] < -0.12, whole["throughput"]
+assert ac["assumptions"].endswith(
+    "packed sequences: examples of 148 tokens, each attending within itself (flex attention, "
+    "block-causal mask)"), ac["assumptions"]
+assert "packed" not in whole["assumptions"], whole["assumptions"]
+for other in ("short-ac", "long-ac"):
+    assert abs(tp(rows[other]) / tp(ac) - 1) < 0.02, (other, tp(rows[other]), tp(ac))
+assert tp(rows["short-ac"]) > tp(ac) > tp(rows["long-ac"])
+assert whole["predicted"]["memory_breakdown_gib"] == ac["predicted"]["memory_breakdown_gib"]
+PY
+run validate "$CSV" --json
+pycheck "torchtune chunked-CE row" "$tmp/out" <<'PY'
+import json, sys
+r = next(r for r in json.load(open(sys.argv[1]))["rows"] if r["id"] == "torchtune-3b-a100-chunkedce")
+assert r["throughput"]["measured_tokens_per_s_per_gpu"] == 9174
+assert abs(r["throughput"]["rel_error"]) < 0.03, r["throughput"]
+assert "examples of 148 tokens" in r["assumptions"], r["assumptions"]
+PY
+
 # ---- NeMo 24.07's fp8 pretraining examples reduce gradients in bf16
 # (issue 17, twelfth round): +training.model.optim.grad_sync_dtype=bf16 over
 # distributed_fused_adam in every fp8 example of NeMo-Framework-Launcher
