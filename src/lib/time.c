@@ -812,9 +812,16 @@ void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp)
     recompute_part(x, o, mp);
 }
 
-double tp__time_act_bytes_per_f(const tp_model *m)
+double tp__time_act_bytes(const ctx *x)
 {
-    return act_bytes_per_f(m);
+    return act_bytes(x);
+}
+
+/* One sub-layer's pre-norm and residual, bytes per token: half of
+ * attention_part's two norms and 12h (fused 4h + 6h = 10h; eager 36h + 6h). */
+double tp__time_sublayer_bytes(const ctx *x)
+{
+    return (x->c->opts.eager_elementwise ? 36.0 : 4.0) * x->h + 6.0 * x->h;
 }
 
 void tp__time_dense_layer(const ctx *x, cost *o)

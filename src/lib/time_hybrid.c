@@ -36,7 +36,7 @@ static void cp_a2a(const ctx *x, cost *o, double bytes)
 }
 
 /* Mamba-2 mixer: in_proj and out_proj GEMMs, the SSD scan, conv1d and the
- * gated norm as element-wise bytes; one pre-norm and residual (10h). */
+ * gated norm as element-wise bytes; one pre-norm and residual (tp__time_sublayer_bytes). */
 static void mamba_part(const ctx *x, cost *o, double *rep, double *shard)
 {
     const tp_model *m = &x->c->model;
@@ -50,7 +50,7 @@ static void mamba_part(const ctx *x, cost *o, double *rep, double *shard)
     o->gemm_fwd += g;
     o->fwd += g + sc;
     o->bwd += 2.0 * (g + sc);
-    *rep += 10.0 * h;
+    *rep += tp__time_sublayer_bytes(x);
     *shard += 4.0 * (din + 2.0 * gn) + 6.0 * din; /* conv1d in/out, gated norm y, z -> out */
     if (x->c->train.precision == TP_PREC_FP8) {
         *rep += h * x->cast;
@@ -75,7 +75,7 @@ static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
     o->gemm_fwd += g;
     o->fwd += g + sc;
     o->bwd += 2.0 * (g + sc);
-    *rep += 10.0 * h;
+    *rep += tp__time_sublayer_bytes(x);
     *shard += 4.0 * (2.0 * K + W) + 8.0 * nv + 6.0 * W;
     if (x->c->train.precision == TP_PREC_FP8) {
         *rep += h * x->cast;
@@ -101,7 +101,7 @@ static void mamba1_part(const ctx *x, cost *o, double *rep, double *shard)
     o->gemm_fwd += g;
     o->fwd += g + sc;
     o->bwd += 2.0 * (g + sc);
-    *rep += 10.0 * h;
+    *rep += tp__time_sublayer_bytes(x);
     *shard += 4.0 * d + 6.0 * d; /* conv1d in/out; the gate y * silu(z) */
     if (x->c->train.precision == TP_PREC_FP8) {
         *rep += h * x->cast;
@@ -147,7 +147,7 @@ TP__COLD void tp__time_hybrid_layer(const ctx *x, int kind, cost *o)
     module_parts mp = {0};
     if (mixer == TP__MIX_ATTN) { /* its half of attention_part's two norms and residuals */
         tp__time_attention(x, o, &mp, &rep, &shard);
-        rep -= 10.0 * h + (fp8 ? h * x->cast : 0.0);
+        rep -= tp__time_sublayer_bytes(x) + (fp8 ? h * x->cast : 0.0);
     } else if (mixer == TP__MIX_MAMBA) {
         mamba_part(x, o, &rep, &shard);
     } else if (mixer == TP__MIX_GDN) {
@@ -161,7 +161,7 @@ TP__COLD void tp__time_hybrid_layer(const ctx *x, int kind, cost *o)
         o->gemm_fwd += g;
         o->fwd += g;
         o->bwd += 2.0 * g;
-        shard += tp__time_act_bytes_per_f(m) * f + (fp8 ? 3.0 * f * x->cast : 0.0);
+        shard += tp__time_act_bytes(x) * f + (fp8 ? 3.0 * f * x->cast : 0.0);
     } else if (ffn == TP__FFN_MOE) {
         double g, g_shared, perm;
         tp__time_moe_mlp(x, o, &shard, &perm, &g, &g_shared);
@@ -169,7 +169,7 @@ TP__COLD void tp__time_hybrid_layer(const ctx *x, int kind, cost *o)
         tp__time_ep(x, o, &mp);
     }
     if (ffn != TP__FFN_NONE) {
-        rep += 10.0 * h + (fp8 ? h * x->cast : 0.0);
+        rep += tp__time_sublayer_bytes(x) + (fp8 ? h * x->cast : 0.0);
         nsub += 1.0;
     }
     double elem = tp__elem_s(x, rep, shard);

@@ -123,7 +123,8 @@ void tp__time_attention(const ctx *x, cost *o, module_parts *mp, double *rep_byt
 void tp__time_moe_mlp(const ctx *x, cost *o, double *shard, double *perm, double *g_out,
                       double *g_shared_out);
 void tp__time_recompute(const ctx *x, cost *o, const module_parts *mp);
-double tp__time_act_bytes_per_f(const tp_model *m);
+double tp__time_act_bytes(const ctx *x);
+double tp__time_sublayer_bytes(const ctx *x);
 void tp__time_dense_layer(const ctx *x, cost *o);
 void tp__time_moe_layer(const ctx *x, cost *o);
 

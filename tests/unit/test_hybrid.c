@@ -219,7 +219,9 @@ static void test_all_attention_is_the_transformer(void **state)
 }
 
 /* Megatron's one-sublayer layers "*-" twice as deep are the same transformer:
- * the same parameters, FLOPs, activations and step time (to rounding). */
+ * the same parameters, FLOPs, activations and step time (to rounding), with
+ * fused element-wise kernels and with eager ones (--eager-elementwise: each
+ * sub-layer's norm and the eager SwiGLU, time.c act_bytes). */
 static void test_split_sublayers_are_the_transformer(void **state)
 {
     (void)state;
@@ -228,8 +230,10 @@ static void test_split_sublayers_are_the_transformer(void **state)
     split.num_layers = 16;
     strcpy(split.layer_pattern, "*-");
     assert_true(tp_model_is_hybrid(&split));
-    for (int tpz = 1; tpz <= 2; tpz++) {
+    for (int k = 0; k < 4; k++) {
+        int tpz = 1 + k % 2;
         tp_config a = fixture_config(dense), b;
+        a.opts.eager_elementwise = k >= 2;
         a.train.num_gpus = tpz; /* no DP: its exposed tail is one layer's share */
         a.train.tp = tpz;
         a.train.sp = tpz > 1;
@@ -249,6 +253,31 @@ static void test_split_sublayers_are_the_transformer(void **state)
         assert_rel(rb.time.tp_comm_s + 1.0, ra.time.tp_comm_s + 1.0, 1e-12);
         assert_rel(rb.time.step_s, ra.time.step_s, 1e-12);
     }
+}
+
+/* --eager-elementwise on Mamba-2 and MLP sub-layers: each pays the eager
+ * pre-norm, 36h read and written per token against the fused 4h (time.c
+ * tp__time_sublayer_bytes), forward once and backward twice; the squared
+ * ReLU is one kernel either way. 8 sub-layers of h 4096, 4 micro-batches of
+ * 4096 tokens, at the fixture's HBM rate. */
+static void test_eager_sublayers(void **state)
+{
+    (void)state;
+    tp_model m = nemotron_h_8b();
+    m.num_layers = 8;
+    strcpy(m.layer_pattern, "M-");
+    tp_config c = fixture_config(m);
+    c.train.num_gpus = 1;
+    c.train.seq_len = 4096;
+    c.train.micro_batch = 1;
+    c.train.global_batch = 4;
+    c.train.recompute = TP_RECOMPUTE_NONE;
+    tp_result fused = eval_ok(&c);
+    c.opts.eager_elementwise = true;
+    tp_result eager = eval_ok(&c);
+    double bw = c.gpu.mem_bw_bytes_per_s * c.gpu.eff.mem_bw;
+    assert_rel(eager.time.compute_s - fused.time.compute_s, 3 * 8 * 4 * 4096.0 * 32 * 4096 / bw,
+               1e-9);
 }
 
 /* Megatron-Core splits the whole Mamba-2 mixer over TP; the norms stay whole. */
@@ -507,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_gdn_count),
         cmocka_unit_test(test_jamba_count),
         cmocka_unit_test(test_flops),
+        cmocka_unit_test(test_eager_sublayers),
         cmocka_unit_test(test_all_attention_is_the_transformer),
         cmocka_unit_test(test_split_sublayers_are_the_transformer),
         cmocka_unit_test(test_tp_split),
