@@ -1042,8 +1042,11 @@ typedef struct tp_result {
     tp_memory stage_first; /* stage 0 */
     tp_memory stage_last;  /* stage pp-1 */
     tp_time time;
-    int64_t dp;         /* derived data-parallel size */
-    int64_t grad_accum; /* micro-batches per step per pipeline (m) */
+    int64_t dp;            /* derived data-parallel size */
+    int64_t grad_accum;    /* micro-batches per step per pipeline (m) */
+    int64_t schedule_runs; /* runs of the pipeline schedule per step, each filling and
+                              draining it: m / (local_batch / micro_batch) under
+                              tp_train.local_batch, else 1 */
 } tp_result;
 
 /**

@@ -320,8 +320,10 @@ static json_t *layout_json(jb *b, const tp_gpu *g, const tp_train *t, const tp_r
     put_int(b, o, "global_batch_tokens", t->global_batch * t->seq_len);
     put_int(b, o, "grad_accum", r->grad_accum);
     put_int(b, o, "seq_len", t->seq_len);
-    if (t->local_batch > 0) /* --local-batch only: older readers unchanged */
+    if (t->local_batch > 0) { /* --local-batch only: older readers unchanged */
         put_int(b, o, "local_batch", t->local_batch);
+        put_int(b, o, "schedule_runs", r->schedule_runs);
+    }
     if (t->packed_seq_len > 0) /* --packed-seq-len only: older readers unchanged */
         put_int(b, o, "packed_seq_len", t->packed_seq_len);
     put_int(b, o, "num_gpus", t->num_gpus);

@@ -439,7 +439,7 @@ static void section_layout(FILE *f, const tp_config *c, const tp_result *r)
             plural(t->global_batch, "sequence", "sequences"),
             tp_io_commas(t->global_batch * t->seq_len, b, sizeof b), (long long)t->seq_len);
     if (t->local_batch > 0) {
-        long long runs = (long long)(t->global_batch / (r->dp > 0 ? r->dp : 1) / t->local_batch);
+        long long runs = (long long)r->schedule_runs;
         fprintf(
             f, "  local batch     %lld %s per DP rank in one schedule run: %lld run%s per step%s\n",
             (long long)t->local_batch, plural(t->local_batch, "sequence", "sequences"), runs,

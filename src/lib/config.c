@@ -106,6 +106,12 @@ int64_t tp__flush_microbatches(const tp_train *t)
     return m;
 }
 
+int64_t tp__schedule_runs(const tp_train *t)
+{
+    int64_t m = tp__grad_accum(t), f = tp__flush_microbatches(t);
+    return f > 0 ? m / f : 1;
+}
+
 double tp__dtype_bytes(tp_dtype d)
 {
     switch (d) {

@@ -133,6 +133,7 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
         tp__model_params(&c->model, c->train.pad_vocab_to, &padded);
     out->dp = tp_train_dp(&c->train);
     out->grad_accum = tp__grad_accum(&c->train);
+    out->schedule_runs = tp__schedule_runs(&c->train);
     tp_flops_eval(c, &padded, &out->flops);
 
     tp__memory_heaviest(c, &padded, out);

@@ -54,6 +54,9 @@ int64_t tp__grad_accum(const tp_train *t);
 /* micro-batches per run of the pipeline schedule (tp_train.local_batch;
  * the step's grad_accum when it is 0) */
 int64_t tp__flush_microbatches(const tp_train *t);
+/* Runs of the pipeline schedule per step: grad_accum / tp__flush_microbatches
+ * (1 without a local batch, or where the accumulation is 0). */
+int64_t tp__schedule_runs(const tp_train *t);
 /** Bytes of one element of dtype. */
 double tp__dtype_bytes(tp_dtype d);
 

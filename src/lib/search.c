@@ -773,6 +773,7 @@ static void evaluate(tp_search *s)
     r->flops = s->flops[s->rc_value];
     r->dp = dp_of(&c->train);
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
+    r->schedule_runs = 1; /* the search plans without a local batch (search.md) */
     int slot = lb_slot(s);
     if (slot >= 0) {
         bool have = s->act_gen[slot] == s->group;

@@ -997,7 +997,7 @@ lb="--model llama-3-70b --gpus 64 --tp 8 --pp 4 --recompute full"
 run estimate $lb --global-batch 8 --json
 cp "$tmp/out" "$tmp/lb_quarter.json"
 run estimate $lb --global-batch 32 --local-batch 4 --json
-check_json "--local-batch 4" 'j["layout"]["local_batch"] == 4' 'j["layout"]["grad_accum"] == 16' \
+check_json "--local-batch 4" 'j["layout"]["local_batch"] == 4' 'j["layout"]["schedule_runs"] == 4' 'j["layout"]["grad_accum"] == 16' \
     'abs(j["time"]["bubble_fraction"]["of_total"] - 3/7) < 1e-12' \
     'abs(j["time"]["bubble_fraction"]["of_ideal"] - 3/4) < 1e-12'
 cp "$tmp/out" "$tmp/lb_on.json"
@@ -1012,7 +1012,7 @@ if [ "$(cat "$tmp/lb_chk")" = True ]; then ok; else
     bad "--local-batch 4: not 4 runs of the quarter batch (bubble, compute, memory)"; fi
 run estimate $lb --global-batch 32 --json
 check_json "no --local-batch: one schedule run" 'abs(j["time"]["bubble_fraction"]["of_total"] - 3/19) < 1e-12' \
-    '"local_batch" not in j["layout"]'
+    '"local_batch" not in j["layout"] and "schedule_runs" not in j["layout"]'
 run estimate $lb --global-batch 32 --local-batch 4
 if grep -q 'local batch     4 sequences per DP rank in one schedule run: 4 runs per step, each filling and' "$tmp/out"; then
     ok; else bad "report: the local batch line is missing"; fi

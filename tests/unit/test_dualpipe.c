@@ -234,6 +234,8 @@ static void test_dualpipe_local_batch(void **state)
     assert_rel(r.time.compute_s, 2.0 * r8.time.compute_s, 1e-12);
     assert_rel(r.time.bubble_of_total, r8.time.bubble_of_total, 1e-15);
     assert_rel(r.memory.total_bytes, r8.memory.total_bytes, 1e-15);
+    assert_int_equal(r.schedule_runs, 2);
+    assert_int_equal(r8.schedule_runs, 1);
     tp_error err;
     c.train.local_batch = 4;
     assert_int_equal(tp_config_validate(&c, &err), TP_ERR_INVALID_ARG);
