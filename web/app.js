@@ -641,7 +641,8 @@
     const p = ps.stages, v = ps.virtual_stages, m = ps.microbatches, shownM = ps.microbatches_drawn;
     const sched = ps.schedule;
     if (!pipeWidth || force) pipeWidth = Math.round(svg.getBoundingClientRect().width) || 640;
-    const key = [p, m, v, sched, ps.backward_units, pipeWidth,
+    const runs = ps.runs || 1; // "runs" only under a local batch: the step repeats the run drawn
+    const key = [p, m, v, runs, sched, ps.backward_units, pipeWidth,
       r.time ? r.time.bubble_fraction.of_total : ''].join('/');
     if (key === pipeKey && !force) return;
     pipeKey = key;
@@ -687,7 +688,8 @@
     const bubble = ps.bubble_fraction;
     const name = { '1f1b': '1F1B', interleaved: 'interleaved 1F1B', gpipe: 'GPipe' }[sched] || sched;
     let note = name + ', PP ' + p + (sched === 'interleaved' ? ' x ' + v + ' virtual stages' : '') + ', ' +
-      plural(m, 'micro-batch') + ': idle ' + pct(bubble) + ' of the drawn step';
+      (runs > 1 ? runs + ' runs of ' : '') + plural(m, 'micro-batch') + ': idle ' + pct(bubble) +
+      ' of the drawn ' + (runs > 1 ? 'run' : 'step');
     if (r.time) note += ' (model: ' + pct(r.time.bubble_fraction.of_total) + ')';
     if (shownM < m) note += '; the first ' + shownM + ' micro-batches are drawn';
     if (!ps.complete) note += '; this order deadlocks when drawn, shown as far as it runs';

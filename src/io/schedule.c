@@ -211,7 +211,8 @@ void tp_io_sched_of(const tp_config *c, const tp_result *r, int64_t *p, int64_t 
 {
     const tp_train *t = &c->train;
     *p = t->pp;
-    *m = r->grad_accum > 0 ? r->grad_accum : 1;
+    int64_t runs = r->schedule_runs > 1 ? r->schedule_runs : 1;
+    *m = r->grad_accum >= runs ? r->grad_accum / runs : 1;
     *v = t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1 ? t->vpp : 1;
     *tb = t->recompute == TP_RECOMPUTE_FULL ? 3.0 : 2.0;
 }
@@ -279,6 +280,11 @@ json_t *tp_io_schedule_json(const tp_config *c, const tp_result *r)
                            "complete", drawn && !s.stalled, "makespan", s.makespan,
                            "bubble_fraction", drawn ? tp_io_sched_idle(&s) : 0.0, "ops", stages)
                : NULL;
+    if (j && r->schedule_runs > 1 && /* --local-batch only: older readers unchanged */
+        json_object_set_new(j, "runs", json_integer((json_int_t)r->schedule_runs)) != 0) {
+        json_decref(j);
+        j = NULL;
+    }
     if (drawn)
         tp_io_sched_free(&s);
     return j;

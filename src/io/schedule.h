@@ -52,9 +52,11 @@ void tp_io_sched_free(tp_io_sched *s);
 double tp_io_sched_idle(const tp_io_sched *s);
 
 /**
- * The schedule of an estimate: p = PP, m = the micro-batches of one step,
- * v = VPP under the interleaved schedule (else 1), backward 2 forward
- * passes (3 with full recompute).
+ * The schedule of an estimate: p = PP, m = the micro-batches of one run of
+ * the schedule (the step's under one run; tp_result.schedule_runs runs of m
+ * under a local batch, each filling and draining the pipeline), v = VPP
+ * under the interleaved schedule (else 1), backward 2 forward passes (3
+ * with full recompute).
  */
 void tp_io_sched_of(const tp_config *c, const tp_result *r, int64_t *p, int64_t *m, int64_t *v,
                     double *tb);

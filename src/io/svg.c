@@ -267,11 +267,14 @@ static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, dou
     tp_io_sched s;
     bool ok = tp_io_sched_run(&s, t->schedule, p, m_draw, v, tb);
     double simb = ok ? tp_io_sched_idle(&s) : 0.0;
-    char title[256];
+    int64_t runs = r->schedule_runs > 1 ? r->schedule_runs : 1;
+    char title[256], of_runs[64] = "";
+    if (runs > 1) /* --local-batch: the step repeats the run drawn */
+        snprintf(of_runs, sizeof of_runs, "%" PRId64 " runs of ", runs);
     snprintf(title, sizeof title,
-             "Pipeline schedule: %s, %" PRId64 " stage%s, %" PRId64 " micro-batch%s%s; bubble "
+             "Pipeline schedule: %s, %" PRId64 " stage%s, %s%" PRId64 " micro-batch%s%s; bubble "
              "%.1f%% of the step",
-             tp_io_schedule_name(t->schedule), p, p == 1 ? "" : "s", m, m == 1 ? "" : "es",
+             tp_io_schedule_name(t->schedule), p, p == 1 ? "" : "s", of_runs, m, m == 1 ? "" : "es",
              v > 1 ? ", interleaved" : "", 100.0 * finite_or0(model_bubble));
     chart_title(b, y0 + 20.0, title);
     sb_printf(b,
@@ -294,7 +297,8 @@ static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, dou
     /* time axis: seconds when the step time is known, else forward-pass units */
     double unit_s = 0.0;
     if (r->time.computed && s.makespan > 0.0)
-        unit_s = (r->time.compute_s + r->time.recompute_s + r->time.bubble_s) / s.makespan;
+        unit_s = (r->time.compute_s + r->time.recompute_s + r->time.bubble_s) /
+                 ((double)runs * s.makespan);
     for (int64_t st = 0; st < p; st++) {
         double ry = y + (double)st * (row_h + 2.0);
         char sl[32];
@@ -326,8 +330,8 @@ static double schedule_body(sbuf *b, const tp_config *c, const tp_result *r, dou
     y += (double)p * (row_h + 2.0) + 16.0;
     char axis[160];
     if (unit_s > 0.0)
-        snprintf(axis, sizeof axis, "time: 0 to %.3f s (compute, recompute and bubble of one step)",
-                 s.makespan * unit_s);
+        snprintf(axis, sizeof axis, "time: 0 to %.3f s (compute, recompute and bubble of %s)",
+                 s.makespan * unit_s, runs > 1 ? "one run; the step repeats it" : "one step");
     else
         snprintf(axis, sizeof axis, "time in forward passes of one micro-batch: 0 to %.1f",
                  s.makespan);

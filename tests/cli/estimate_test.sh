@@ -999,7 +999,9 @@ cp "$tmp/out" "$tmp/lb_quarter.json"
 run estimate $lb --global-batch 32 --local-batch 4 --json
 check_json "--local-batch 4" 'j["layout"]["local_batch"] == 4' 'j["layout"]["schedule_runs"] == 4' 'j["layout"]["grad_accum"] == 16' \
     'abs(j["time"]["bubble_fraction"]["of_total"] - 3/7) < 1e-12' \
-    'abs(j["time"]["bubble_fraction"]["of_ideal"] - 3/4) < 1e-12'
+    'abs(j["time"]["bubble_fraction"]["of_ideal"] - 3/4) < 1e-12' \
+    'j["pipeline_schedule"]["runs"] == 4 and j["pipeline_schedule"]["microbatches"] == 4' \
+    'abs(j["pipeline_schedule"]["bubble_fraction"] - 3/7) < 1e-12'
 cp "$tmp/out" "$tmp/lb_on.json"
 python3 - "$tmp/lb_quarter.json" "$tmp/lb_on.json" >"$tmp/lb_chk" <<'PY'
 import json, sys
@@ -1012,7 +1014,14 @@ if [ "$(cat "$tmp/lb_chk")" = True ]; then ok; else
     bad "--local-batch 4: not 4 runs of the quarter batch (bubble, compute, memory)"; fi
 run estimate $lb --global-batch 32 --json
 check_json "no --local-batch: one schedule run" 'abs(j["time"]["bubble_fraction"]["of_total"] - 3/19) < 1e-12' \
-    '"local_batch" not in j["layout"] and "schedule_runs" not in j["layout"]'
+    '"local_batch" not in j["layout"] and "schedule_runs" not in j["layout"]' \
+    '"runs" not in j["pipeline_schedule"] and j["pipeline_schedule"]["microbatches"] == 16'
+# the chart draws one run, as the model counts its bubble, and says so
+run estimate $lb --global-batch 32 --local-batch 4 --svg "$tmp/lb.svg"
+if grep -q 'Pipeline schedule: 1f1b, 4 stages, 4 runs of 4 micro-batches; bubble 42.9% of the step' "$tmp/lb.svg" &&
+    grep -q 'data-microbatches="4" data-virtual-stages="1" data-bubble-fraction="0.428571429" data-simulated-bubble-fraction="0.428571429"' "$tmp/lb.svg" &&
+    grep -q 'bubble of one run; the step repeats it)' "$tmp/lb.svg"; then ok; else
+    bad "--svg with --local-batch: not one run of 4 drawn"; fi
 run estimate $lb --global-batch 32 --local-batch 4
 if grep -q 'local batch     4 sequences per DP rank in one schedule run: 4 runs per step, each filling and' "$tmp/out"; then
     ok; else bad "report: the local batch line is missing"; fi
