@@ -864,6 +864,19 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
         o->tp_comm_overlap = tp > 1;
         o->tp_overlap_chunked = true; /* TE userbuffers, as framework.c */
         o->ce_bytes_per_logit = 4.0;  /* vocab-parallel CE: fp32 logits only */
+        /* Megatron-Bridge's performance scripts fuse the loss with
+         * TransformerEngine's cross-entropy (cross_entropy_fusion_impl
+         * "te": scripts/performance llama3_*.yaml @ v0.1.0rc4, helpers.py
+         * @ v0.2.0, utils/overrides.py @ v0.3.0; cross_entropy_loss_fusion
+         * True in GPTModelProvider), which takes the bf16 logits, computes
+         * the loss in fp32 in registers and writes the gradient into the
+         * logits in place (TE v2.9 pytorch/cross_entropy.py,
+         * triton/cross_entropy.py): 2 B per logit. */
+        if (bridge) {
+            o->ce_bytes_per_logit = 2.0;
+            note(v, "TransformerEngine's fused cross-entropy (cross_entropy_fusion_impl te): the "
+                    "bf16 logits, the gradient written in place");
+        }
         if (tp > 1 && !contains(notes, "tp-comm-overlap"))
             note(v, "TP communication overlap on (NeMo/Megatron-Bridge performance recipes)");
         break;
