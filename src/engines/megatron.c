@@ -450,6 +450,10 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     if (t->fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: Megatron-LM's "
                      "--cross-entropy-loss-fusion fuses the loss but still stores the logits");
+    else if (c->opts.ce_bytes_per_logit <= 2.0) { /* TE's loss (2 B), as the import reads it */
+        sw(w, "--cross-entropy-loss-fusion");
+        arg(w, "--cross-entropy-fusion-impl", "te");
+    }
 }
 
 tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, const tp_export_opts *o,

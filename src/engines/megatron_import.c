@@ -112,6 +112,8 @@ static const marg_map map_args[] = {
     {"--moe-router-group-topk", M_ROUTER_GROUP_TOPK},
     {"--moe-enable-deepep", M_ENABLE_DEEPEP},
     {"--moe-flex-dispatcher-backend", M_FLEX_BACKEND},
+    {"--cross-entropy-loss-fusion", M_CE_FUSION},
+    {"--cross-entropy-fusion-impl", M_CE_IMPL},
     {"--quick-geglu", M_QUICK_GEGLU},
     {"--global-batch-size", M_GB},
     {"--grad-reduce-in-bf16", M_GRAD_BF16},

@@ -147,6 +147,9 @@ enum mid {
     /* the flex dispatcher's node-deduplicating backends (mg_emit_kernels) */
     M_ENABLE_DEEPEP,
     M_FLEX_BACKEND,
+    /* the loss: Megatron's vocab-parallel cross-entropy or TE's (mg_emit_kernels) */
+    M_CE_FUSION,
+    M_CE_IMPL,
     M_LOAD, /* class ignored; its slot only says whether a checkpoint is loaded */
     M_COUNT
 };

@@ -524,6 +524,38 @@ static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
     return TP_OK;
 }
 
+/*
+ * The loss (language_module.py compute_language_model_loss @ core_v0.15.0).
+ * With --cross-entropy-loss-fusion and --cross-entropy-fusion-impl te,
+ * TransformerEngine's kernel takes the bf16 logits and writes the gradient
+ * into them in place (TE v2.9 pytorch/cross_entropy.py): 2 B per logit,
+ * --ce-bytes-per-logit 2, which the export writes back as those two
+ * arguments. Otherwise Megatron's vocabulary-parallel cross-entropy, unfused
+ * or fused natively, saves the fp32 softmax (tensor_parallel/
+ * cross_entropy.py, fusions/fused_cross_entropy.py: 4 B per logit); the
+ * import leaves that to the conventions (--framework megatron-core sets 4;
+ * without a profile a plan holds PyTorch's 12), as it leaves the others.
+ */
+static tp_status emit_loss(const slot *sl, tp_import *im, tp_error *err)
+{
+    static const char *const impls[] = {"native", "te", NULL};
+    int k = 0; /* Megatron's default impl */
+    if (sl[M_CE_IMPL].set)
+        TP_TRY(mg_val_choice(&sl[M_CE_IMPL], impls, &k, err));
+    if (sl[M_CE_FUSION].set && k == 1) {
+        mg_from_slot(im, &sl[M_CE_FUSION]);
+        PUSH(push_str(im, "--ce-bytes-per-logit", "2"));
+        return TP_OK;
+    }
+    /* the native fusion, or an impl without the fusion: as before, folded
+     * into the conventions */
+    if (sl[M_CE_FUSION].set)
+        list_add(im->approximated, sizeof im->approximated, "--cross-entropy-loss-fusion");
+    if (sl[M_CE_IMPL].set)
+        list_add(im->approximated, sizeof im->approximated, "--cross-entropy-fusion-impl");
+    return TP_OK;
+}
+
 tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_error *err)
 {
     double pa = 0.1, ph = 0.1; /* Megatron's defaults */
@@ -554,5 +586,6 @@ tp_status mg_emit_kernels(const slot *sl, tp_import *im, const mread *x, tp_erro
         PUSH(push_flag(im, "--no-flash-attn"));
     if (x->pad > 1)
         PUSH(push_i64(im, "--pad-vocab", x->pad));
+    TP_TRY(emit_loss(sl, im, err));
     return emit_a2a_overlap(sl, im, err);
 }

@@ -934,4 +934,27 @@ grep -v -- "--moe-router-num-groups" "$tmp/nd.txt" >"$tmp/nd_ng.txt"
 expect_error "trainplan: error: $tmp/nd_ng.txt: \"--moe-router-group-topk\" needs \"--moe-router-num-groups\" (Megatron-Core)" \
     estimate --from-megatron "$tmp/nd_ng.txt" --gpus 64
 
+# the loss (issue 17, thirteenth round): --cross-entropy-loss-fusion with
+# --cross-entropy-fusion-impl te is TransformerEngine's cross-entropy, the
+# gradient written into the bf16 logits: 2 B a logit, and the export writes
+# the two arguments back; the native fusion stays approximated. Llama 3 8B,
+# 2048 tokens, TP 1: logits 4 x 2048 x 4096 (the fp32 head input) + 2 x 2048
+# x 128256 bytes.
+ce="--model llama-3-8b --gpus 8 --distributed-optimizer --global-batch 64 --ce-bytes-per-logit 2"
+"$T" export --format megatron $ce >"$tmp/ce.txt" 2>/dev/null
+"$T" estimate --from-megatron "$tmp/ce.txt" --gpus 8 --json >"$tmp/ce_back.json" 2>"$tmp/err"
+got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["conventions"]["ce_bytes_per_logit"], j["memory"]["stages"]["last"]["breakdown"]["logits"] == 4*2048*4096 + 2*2048*128256)' "$tmp/ce_back.json" 2>&1)
+if [ "$got" = "2.0 True" ] && grep -qx -- "--cross-entropy-loss-fusion" "$tmp/ce.txt" &&
+    grep -qx -- "--cross-entropy-fusion-impl te" "$tmp/ce.txt" && ! grep -q "approximated.*cross-entropy" "$tmp/err"; then ok; else
+    bad "the Megatron round trip of TE's cross-entropy: $got $(cat "$tmp/err")"; fi
+sed 's/^--cross-entropy-fusion-impl te$/--cross-entropy-fusion-impl native/' "$tmp/ce.txt" >"$tmp/ce_native.txt"
+"$T" estimate --from-megatron "$tmp/ce_native.txt" --gpus 8 --json >"$tmp/ce_native.json" 2>"$tmp/err"
+if ! grep -q ce_bytes_per_logit "$tmp/ce_native.json" &&
+    grep -q "approximated by trainplan's calibrated efficiencies: .*--cross-entropy-loss-fusion, --cross-entropy-fusion-impl" "$tmp/err"; then ok; else
+    bad "the native fused loss: not approximated: $(cat "$tmp/err")"; fi
+sed 's/^--cross-entropy-fusion-impl te$/--cross-entropy-fusion-impl fast/' "$tmp/ce.txt" >"$tmp/ce_bad.txt"
+n=$(grep -n -- "--cross-entropy-fusion-impl" "$tmp/ce_bad.txt" | cut -d: -f1)
+expect_error "trainplan: error: $tmp/ce_bad.txt:$n:29: \"--cross-entropy-fusion-impl\" must be one of native, te (got \"fast\")" \
+    estimate --from-megatron "$tmp/ce_bad.txt" --gpus 8
+
 finish
