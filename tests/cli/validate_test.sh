@@ -208,12 +208,14 @@ PY
 # tighten to 6.5% / 17%. Eleventh round (the GB200 Llama 3 70B rows run
 # their recipe's activation offload over the preset's host link;
 # Megatron-Bridge's bf16 gradients): 5.9% / 15.6%, the p90's guard
-# tightens to 16.5%; their two verdicts turn wrong (below).
+# tightens to 16.5%; their two verdicts turn wrong (below). Thirteenth
+# round (torchtune's packed examples; Megatron-Bridge's fused loss turns
+# those two verdicts right): 5.6% / 15.4%, the guards tighten to 6% / 16%.
 run validate "$CSV" --json
 check_json "accuracy guard (default: profile GEMM model)" \
     'j["summary"]["throughput"]["rows"] == 105' \
-    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.065' \
-    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.165' \
+    'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.06' \
+    'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.16' \
     'j["summary"]["memory"]["rows"] == 27' \
     'j["summary"]["memory"]["median_abs_rel_error"] <= 0.03' \
     'j["summary"]["fit"]["rows"] == 106 and j["summary"]["fit"]["correct"] == 105'
