@@ -1003,10 +1003,15 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
          * torchtitan's float8.py filters "output") beside the shard */
         if (o->tp_gathered_input && t->sp && t->tp > 1)
             out->logits_bytes += 2.0 * T * h * (1.0 - 1.0 / (double)t->tp);
-        /* each MTP module's head keeps its fp32 input and, unfused, the fp32
-         * logits its vocabulary-parallel loss saves for the backward */
+        /* each MTP module's head keeps its fp32 input and, unfused, what
+         * Megatron-Core's loss (the main head's, compute_language_model_loss)
+         * saves for the backward: the vocabulary-parallel loss's fp32
+         * softmax, 4 B a logit, or with TransformerEngine's fused loss the
+         * bf16 logits, 2 (MTP is Megatron-Core's: a larger ce is another
+         * framework's loss, and its head still runs Megatron's) */
+        double mtp_ce = ce < 4.0 ? ce : 4.0;
         out->logits_bytes += (double)m->mtp_layers *
-                             (4.0 * T * h + (t->fused_ce ? 0.0 : 4.0 * T * V)) / (double)t->tp;
+                             (4.0 * T * h + (t->fused_ce ? 0.0 : mtp_ce * T * V)) / (double)t->tp;
     }
 
     /* 6. Fixed and reserve. */

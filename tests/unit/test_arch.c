@@ -114,6 +114,14 @@ static void test_mla_flops(void **state)
     assert_rel(r2.memory.activations_bytes - r.memory.activations_bytes,
                8.0 * s * h + r.memory.act_per_layer_bytes, 1e-12);
     assert_rel(r2.memory.logits_bytes - r.memory.logits_bytes, 4.0 * s * h + 4.0 * s * V, 1e-12);
+    /* with TransformerEngine's fused loss (2 B a logit) the MTP head's too */
+    c.opts.ce_bytes_per_logit = 2.0;
+    tp_result r3;
+    assert_int_equal(tp_eval(&c, &r3, &err), TP_OK);
+    c.model.mtp_layers = 0;
+    tp_result r4;
+    assert_int_equal(tp_eval(&c, &r4, &err), TP_OK);
+    assert_rel(r3.memory.logits_bytes - r4.memory.logits_bytes, 4.0 * s * h + 2.0 * s * V, 1e-12);
 }
 
 /* MLA's down-projections and latent norms stay whole on every TP rank. */
