@@ -55,18 +55,8 @@
 #include "recompute_modules.h"
 
 /* ------------------------------------------------------------------ */
-/* cells                                                               */
+/* cells (cell and contains: validate_row.h)                          */
 /* ------------------------------------------------------------------ */
-
-static const char *cell(const rowref *r, const char *col)
-{
-    return tp_io_csv_cell(r->csv, r->row, tp_io_csv_col(r->csv, col));
-}
-
-const char *tp_io__vcell(const rowref *r, const char *col)
-{
-    return cell(r, col);
-}
 
 static bool has(const rowref *r, const char *col)
 {
@@ -145,12 +135,6 @@ static bool cell_f64(const rowref *r, const char *col, double *out)
     if (!*s)
         return false;
     return tp_io_parse_f64_or0(col, s, MEASURED_MIN, MEASURED_MAX, out, NULL) == TP_OK;
-}
-
-/* Case-insensitive substring. */
-static bool contains(const char *hay, const char *needle)
-{
-    return tp_io__contains_ci(hay, needle);
 }
 
 /* ------------------------------------------------------------------ */

@@ -15,16 +15,6 @@
 #include "validate.h"
 #include "validate_row.h"
 
-static const char *cell(const rowref *r, const char *col)
-{
-    return tp_io__vcell(r, col);
-}
-
-static bool contains(const char *hay, const char *needle)
-{
-    return tp_io__contains_ci(hay, needle);
-}
-
 /* DeepSeek-V3's node-limited routing (a row of its model whose notes say
  * so): n_group 8 and topk_group 4 of its config.json, and its all-to-all
  * crossing the inter-node network once per destination node and fanning

@@ -2,12 +2,14 @@
 /*
  * validate_row.h: internal to validate.c and validate_recipes.c. One row
  * of a measured-runs file as both read it, the framework it ran on, and
- * the two helpers the recipe readers share with the row builder: a cell
- * by column name and an assumption added to the row's list.
+ * the helpers the recipe readers share with the row builder: a cell by
+ * column name, a case-insensitive substring test and an assumption added
+ * to the row's list.
  */
 #ifndef TP_IO_VALIDATE_ROW_H
 #define TP_IO_VALIDATE_ROW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runs_csv.h"
@@ -32,7 +34,16 @@ typedef enum framework {
 } framework;
 
 /* The row's cell in column col ("" when the column or cell is absent). */
-const char *tp_io__vcell(const rowref *r, const char *col);
+static inline const char *cell(const rowref *r, const char *col)
+{
+    return tp_io_csv_cell(r->csv, r->row, tp_io_csv_col(r->csv, col));
+}
+
+/* Case-insensitive substring. */
+static inline bool contains(const char *hay, const char *needle)
+{
+    return tp_io__contains_ci(hay, needle);
+}
 
 /* Append one assumption to v->assume ("; "-separated; silently cut at
  * the buffer's end, as validate.c's own notes are). */
@@ -45,8 +56,9 @@ void tp_io__vnote(tp_io_vrow *v, const char *fmt, ...)
 /*
  * validate_recipes.c: what a row's notes and its framework's recipes say
  * beyond the layout (node-limited routing, the flex dispatcher, eager
- * experts, padded token drop, low-precision storage, NeMo's packed SFT,
- * DualPipe), applied to c in that order after build_train.
+ * experts, padded token drop, low-precision storage, packed sequences,
+ * NeMo 24.07's optimizers and fp8 weights, DualPipe), applied to c in that
+ * order after build_train.
  */
 void tp_io__validate_recipes(const rowref *r, framework fw, tp_io_vrow *v, tp_config *c);
 
