@@ -79,6 +79,23 @@ void cmd_export_help(FILE *f)
                "  trainplan export --format torchtitan --from-megatron args.txt --gpus 256\n");
 }
 
+/* What the export could not do, on stderr once its text is out. */
+static void export_said(const tp_result *r, const tp_export *e, tp_export_format fmt)
+{
+    if (!r->memory.fits) {
+        char reason[TP_REASON_MAX];
+        tp_result_reason(r, reason, sizeof reason);
+        cli_say("trainplan: warning: this plan does not fit in GPU memory (%s); exported "
+                "anyway\n",
+                reason[0] ? reason : "over capacity");
+    }
+    if (e->num_unexpressed > 0)
+        cli_say("trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
+                "expressible\" in the header\n",
+                e->num_unexpressed, e->num_unexpressed == 1 ? "" : "s",
+                tp_io_export_format_name(fmt));
+}
+
 int cmd_export(int argc, char **argv)
 {
     tp_config c;
@@ -119,19 +136,6 @@ int cmd_export(int argc, char **argv)
     tp_export e;
     if (tp_io_export((tp_export_format)k, &c, &r, &opts, &e, &err) != TP_OK)
         return cli_error_print(&err, NULL);
-    if (!r.memory.fits) {
-        char reason[TP_REASON_MAX];
-        tp_result_reason(&r, reason, sizeof reason);
-        cli_say("trainplan: warning: this plan does not fit in GPU memory (%s); exported "
-                "anyway\n",
-                reason[0] ? reason : "over capacity");
-    }
-    if (e.num_unexpressed > 0)
-        cli_say("trainplan: note: %d part%s of the plan cannot be expressed in %s; see \"Not "
-                "expressible\" in the header\n",
-                e.num_unexpressed, e.num_unexpressed == 1 ? "" : "s",
-                tp_io_export_format_name((tp_export_format)k));
-
     int rc = CLI_EXIT_OK;
     if (vals[X_OUT]) {
         /* DeepSpeed: FILE and FILE.notes.txt, both or neither */
@@ -155,6 +159,8 @@ int cmd_export(int argc, char **argv)
         if (e.notes)
             fputs(e.notes, stderr);
     }
+    if (rc == CLI_EXIT_OK) /* after the files: a failed write says only why */
+        export_said(&r, &e, (tp_export_format)k);
     tp_io_export_free(&e);
     return rc;
 }
