@@ -1018,6 +1018,15 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
                   t->fp8_recipe == TP_FP8_TENSORWISE ? "tensorwise"
                   : t->fp8_recipe == TP_FP8_MXFP8    ? "mxfp8"
                                                      : "nvfp4");
+    /* the loss is the model code's (Megatron-DeepSpeed's vocabulary-parallel
+     * cross-entropy holds 4 B a logit), not the config's */
+    tp_options d;
+    tp_options_default(&d);
+    if (c->opts.ce_bytes_per_logit < d.ce_bytes_per_logit ||
+        c->opts.ce_bytes_per_logit > d.ce_bytes_per_logit) {
+        char x[32];
+        sb_printf(b, " --ce-bytes-per-logit %s", eng_real(x, sizeof x, c->opts.ce_bytes_per_logit));
+    }
 }
 
 /* Optimizer offload as ZeRO-Offload: device "cpu"; a partial share only at

@@ -30,7 +30,8 @@
  * expressible" instead: block recompute in groups of k > 1,
  * GPipe, an interleaved schedule without virtual stages, uneven middle
  * stages, no fp32 master weights, a fused cross-entropy that never stores
- * the logits, block-wise int8 moments, tf32 training (docs/export.md).
+ * the logits, a loss at other than 2 or 4 B a logit (the default 12),
+ * block-wise int8 moments, tf32 training (docs/export.md).
  *
  * Invariant: the export is a pure function of its inputs.
  */
@@ -340,6 +341,31 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
     }
 }
 
+/*
+ * The loss (megatron_train.c emit_loss reads it back): TE's fused
+ * cross-entropy holds 2 B a logit (the gradient written into the bf16
+ * logits), Megatron-Core's own vocabulary-parallel one 4 (the fp32
+ * softmax it saves), with or without its native fusion. A plan at any
+ * other figure (PyTorch's upcast loss, 12 B, the default) runs at 4.
+ */
+static void megatron_loss(argw *w, double ce, notes *nx)
+{
+    if (ce <= 2.0) {
+        sw(w, "--cross-entropy-loss-fusion");
+        arg(w, "--cross-entropy-fusion-impl", "te");
+    }
+    if (!(ce < 2.0 || ce > 2.0) || !(ce < 4.0 || ce > 4.0))
+        return; /* exactly what Megatron runs */
+    char x[32];
+    const char *runs = ce < 2.0 ? "2" : "4";
+    eng_note(nx,
+             "the loss at %s B a logit: Megatron-LM's cross-entropy holds %s (%s), so the run "
+             "needs %s memory than the plan (plan with --ce-bytes-per-logit %s%s)",
+             eng_real(x, sizeof x, ce), runs,
+             ce < 2.0 ? "TransformerEngine's, the gradient in the bf16 logits" : "its fp32 softmax",
+             ce > 4.0 ? "less" : "more", runs, ce < 2.0 ? "" : ", or --framework megatron-core");
+}
+
 static void megatron_training(argw *w, const tp_config *c, const tp_export_opts *o, notes *nx)
 {
     const tp_train *t = &c->train;
@@ -450,10 +476,8 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
     if (t->fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: Megatron-LM's "
                      "--cross-entropy-loss-fusion fuses the loss but still stores the logits");
-    else if (c->opts.ce_bytes_per_logit <= 2.0) { /* TE's loss (2 B), as the import reads it */
-        sw(w, "--cross-entropy-loss-fusion");
-        arg(w, "--cross-entropy-fusion-impl", "te");
-    }
+    else
+        megatron_loss(w, c->opts.ce_bytes_per_logit, nx);
 }
 
 tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, const tp_export_opts *o,

@@ -532,9 +532,10 @@ static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
  * --ce-bytes-per-logit 2, which the export writes back as those two
  * arguments. Otherwise Megatron's vocabulary-parallel cross-entropy, unfused
  * or fused natively, saves the fp32 softmax (tensor_parallel/
- * cross_entropy.py, fusions/fused_cross_entropy.py: 4 B per logit); the
- * import leaves that to the conventions (--framework megatron-core sets 4;
- * without a profile a plan holds PyTorch's 12), as it leaves the others.
+ * cross_entropy.py, fusions/fused_cross_entropy.py): --ce-bytes-per-logit
+ * 4, as --framework megatron-core sets, whatever the profile (a plan
+ * without one holds PyTorch's 12, which the export notes). The native
+ * fusion's speed is approximated.
  */
 static tp_status emit_loss(const slot *sl, tp_import *im, tp_error *err)
 {
@@ -547,12 +548,12 @@ static tp_status emit_loss(const slot *sl, tp_import *im, tp_error *err)
         PUSH(push_str(im, "--ce-bytes-per-logit", "2"));
         return TP_OK;
     }
-    /* the native fusion, or an impl without the fusion: as before, folded
-     * into the conventions */
+    /* the native fusion (its speed), or an impl without the fusion */
     if (sl[M_CE_FUSION].set)
         list_add(im->approximated, sizeof im->approximated, "--cross-entropy-loss-fusion");
     if (sl[M_CE_IMPL].set)
         list_add(im->approximated, sizeof im->approximated, "--cross-entropy-fusion-impl");
+    PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
     return TP_OK;
 }
 

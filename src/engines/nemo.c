@@ -27,7 +27,8 @@
  * hidden, FFN, heads, query groups, kv channels), recompute granularity,
  * method and layers, fp8, the mixed precision, micro and global batch,
  * the distributed optimizer or Megatron-FSDP sharding (the ZeRO stage),
- * fp32 gradient reduction, the optimizer kind and its CPU offload. The
+ * fp32 gradient reduction, the optimizer kind and its CPU offload, the
+ * loss (n_loss: Megatron-Core's, 4 B a logit unless TE's fused one). The
  * model otherwise comes from the recipe, which the file does not hold:
  * --model gives it (tp_engine_nemo_apply asks for it). Run control, data,
  * logging, checkpoints, the learning rate and its schedule are ignored;
@@ -348,6 +349,8 @@ typedef enum nid {
     N_OPT_OFFLOAD_FRAC,
     N_FP8_GATHER,
     N_NO_WCACHE, /* model.disable_parameter_transpose_cache */
+    N_CE_FUSION, /* model.cross_entropy_loss_fusion */
+    N_CE_IMPL,   /* model.cross_entropy_fusion_impl */
     N_COUNT
 } nid;
 
@@ -396,6 +399,8 @@ static const struct {
     {"optimizer.optimizer_cpu_offload", N_OPT_OFFLOAD},
     {"optimizer.optimizer_offload_fraction", N_OPT_OFFLOAD_FRAC},
     {"model.disable_parameter_transpose_cache", N_NO_WCACHE},
+    {"model.cross_entropy_loss_fusion", N_CE_FUSION},
+    {"model.cross_entropy_fusion_impl", N_CE_IMPL},
 };
 #define NEMO_MAP (sizeof nemo_map / sizeof nemo_map[0])
 
@@ -441,7 +446,6 @@ static const char *const nemo_approx[] = {"comm_overlap.",
                                           "ddp.align_param_gather",
                                           "model.tp_comm_overlap",
                                           "model.gradient_accumulation_fusion",
-                                          "model.cross_entropy_loss_fusion",
                                           "model.apply_rope_fusion",
                                           "model.bias_activation_fusion",
                                           "model.masked_softmax_fusion",
@@ -786,6 +790,43 @@ static tp_status n_optimizer(const nslot *sl, tp_import *im, tp_error *err)
     return TP_OK;
 }
 
+/*
+ * The loss is Megatron-Core's (language_module.py compute_language_model_loss
+ * @ core_v0.15.0), as in megatron_train.c emit_loss: with the fusion and
+ * the "te" implementation, TransformerEngine's cross-entropy writes the
+ * gradient into the bf16 logits (2 B a logit); otherwise the
+ * vocabulary-parallel loss saves the fp32 softmax (4 B), also when the
+ * file leaves both to the recipe. The native fusion's speed is
+ * approximated.
+ */
+static tp_status n_loss(const nslot *sl, tp_import *im, tp_error *err)
+{
+    static const char *const impls[] = {"native", "te", NULL};
+    const nkey *fk = sl[N_CE_FUSION].k, *ik = sl[N_CE_IMPL].k;
+    bool fused = false;
+    int impl = 0; /* TransformerConfig's default, native */
+    if (fk && !is_null(fk->val))
+        TP_TRY(n_bool(fk, &fused, err));
+    if (ik && !is_null(ik->val))
+        TP_TRY(n_choice(ik, impls, &impl, err));
+    if (fused && impl == 1) {
+        n_from(im, ik);
+        PUSH(push_str(im, "--ce-bytes-per-logit", "2"));
+        return TP_OK;
+    }
+    if (fused)
+        list_add(im->approximated, sizeof im->approximated, fk->key);
+    else if (fk)
+        list_add(im->ignored, sizeof im->ignored, fk->key);
+    if (ik)
+        list_add(im->ignored, sizeof im->ignored, ik->key); /* without the fusion */
+    if (!fk && !ik)
+        assume(im, "no cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel loss, 4 B "
+                   "a logit (a recipe with TransformerEngine's holds 2)");
+    PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
+    return TP_OK;
+}
+
 tp_status tp_io_import_nemo(const char *text, const char *origin, tp_import *out, tp_error *err)
 {
     (void)origin; /* the overrides do not name the model */
@@ -808,6 +849,8 @@ tp_status tp_io_import_nemo(const char *text, const char *origin, tp_import *out
         st = n_precision(sl, out, err);
     if (st == TP_OK)
         st = n_optimizer(sl, out, err);
+    if (st == TP_OK)
+        st = n_loss(sl, out, err);
     out->has_model = sl[N_LAYERS].k != NULL; /* the file sets the shape itself */
     free(ks);
     return st;

@@ -42,7 +42,8 @@
  * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
  * form), fp16, moments other than fp32, no master weights, dropout,
  * attention without FlashAttention, vocabulary padding, a fused
- * cross-entropy without logits, expert TP other than TP, fp8 parameter
+ * cross-entropy without logits (TOML form) or a loss at other than the
+ * default 12 B a logit, expert TP other than TP, fp8 parameter
  * gather, block recompute, optimizer offload alone, parameter offload with
  * part of the optimizer or to NVMe (docs/export.md).
  *
@@ -649,6 +650,20 @@ static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
         eng_note(nx,
                  "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the %s",
                  tp_padded_vocab(m->vocab, t->pad_vocab_to), f->vocab_from);
+    /* torchtitan's cross_entropy_loss upcasts the logits to fp32: the
+     * default 12 B a logit (framework.c torchtitan) */
+    tp_options d;
+    tp_options_default(&d);
+    double ce = c->opts.ce_bytes_per_logit;
+    if (!t->fused_ce && (ce < d.ce_bytes_per_logit || ce > d.ce_bytes_per_logit)) {
+        char x[32], y[32];
+        eng_note(nx,
+                 "the loss at %s B a logit: torchtitan's cross-entropy upcasts the logits to "
+                 "fp32, %s B a logit, so the run needs %s memory than the plan (plan without "
+                 "--ce-bytes-per-logit)",
+                 eng_real(x, sizeof x, ce), eng_real(y, sizeof y, d.ce_bytes_per_logit),
+                 ce < d.ce_bytes_per_logit ? "more" : "less");
+    }
 }
 
 static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)

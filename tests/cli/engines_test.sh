@@ -83,10 +83,14 @@ for entry in "${MODELS[@]}"; do
         continue
     fi
     "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
-    # Megatron: the launch read back
+    # Megatron: the launch read back. The plan's loss holds PyTorch's 12 B a
+    # logit; Megatron's holds 4, which the export notes and the import reads
+    "$T" estimate "${fl[@]}" --ce-bytes-per-logit 4 --json >"$d/plan4.json" 2>/dev/null
     "$T" estimate --from-megatron "$d/meg.txt" --gpus "$gpus" --json >"$d/meg.json" 2>"$tmp/err"
-    if same "$d/plan.json" "$d/meg.json" shared 2>"$tmp/why"; then ok; else
+    if same "$d/plan4.json" "$d/meg.json" shared 2>"$tmp/why"; then ok; else
         bad "$name: Megatron round trip differs: $(cat "$tmp/why" "$tmp/err")"; fi
+    if grep -q "the loss at 12 B a logit: Megatron-LM's cross-entropy holds 4" "$d/meg.txt"; then ok; else
+        bad "$name: the Megatron export does not note the 12-B loss"; fi
     "$T" export --format megatron --from-megatron "$d/meg.txt" --gpus "$gpus" >"$d/meg2.txt" 2>/dev/null
     if cmp -s <(args "$d/meg.txt") <(args "$d/meg2.txt"); then ok; else
         bad "$name: Megatron export of the import differs: $(diff <(args "$d/meg.txt") <(args "$d/meg2.txt") | head -5)"; fi
@@ -107,14 +111,14 @@ done
 # offload in its config and says what it cannot hold (the flags of its
 # notes carry the rest, so the plan still comes back).
 F16=(
-    "f16-etp|--model mixtral-8x7b --gpus 64 --tp 4 --etp 1 --ep 8 --distributed-optimizer --global-batch 64||expert tensor parallelism 1 with tensor parallelism 4"
-    "f16-fp8g|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-param-gather --distributed-optimizer --global-batch 64||fp8 parameter gather: DeepSpeed has no fp8 weights"
-    "f16-mods|--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --distributed-optimizer --global-batch 64 --recompute selective --recompute-modules core_attn,moe_act,layernorm||selective recompute of core_attn,layernorm,moe_act: DeepSpeed's config cannot select"
-    "f16-block|--model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --global-batch 64 --recompute full --recompute-block-layers 3|x|"
-    "f16-off1|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-optimizer 1|x|"
-    "f16-off3|--model llama-3-8b --gpus 16 --tp 2 --zero 3 --global-batch 64 --offload-optimizer 0.5|x|"
-    "f16-act|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-activations 8||activations of 8 layers offloaded to the CPU"
-    "f16-tw|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-recipe tensorwise --distributed-optimizer --global-batch 64||fp8 recipe tensorwise"
+    "f16-etp|--model mixtral-8x7b --gpus 64 --tp 4 --etp 1 --ep 8 --distributed-optimizer --global-batch 64 --ce-bytes-per-logit 4||expert tensor parallelism 1 with tensor parallelism 4"
+    "f16-fp8g|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-param-gather --distributed-optimizer --global-batch 64 --ce-bytes-per-logit 4||fp8 parameter gather: DeepSpeed has no fp8 weights"
+    "f16-mods|--model mixtral-8x7b --gpus 64 --tp 2 --ep 8 --distributed-optimizer --global-batch 64 --recompute selective --recompute-modules core_attn,moe_act,layernorm --ce-bytes-per-logit 4||selective recompute of core_attn,layernorm,moe_act: DeepSpeed's config cannot select"
+    "f16-block|--model llama-3-8b --gpus 16 --pp 4 --distributed-optimizer --global-batch 64 --recompute full --recompute-block-layers 3 --ce-bytes-per-logit 4|x|"
+    "f16-off1|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-optimizer 1 --ce-bytes-per-logit 4|x|"
+    "f16-off3|--model llama-3-8b --gpus 16 --tp 2 --zero 3 --global-batch 64 --offload-optimizer 0.5 --ce-bytes-per-logit 4|x|"
+    "f16-act|--model llama-3-8b --gpus 16 --tp 2 --distributed-optimizer --global-batch 64 --offload-activations 8 --ce-bytes-per-logit 4||activations of 8 layers offloaded to the CPU"
+    "f16-tw|--model llama-3-8b --gpus 16 --tp 2 --precision fp8 --fp8-recipe tensorwise --distributed-optimizer --global-batch 64 --ce-bytes-per-logit 4||fp8 recipe tensorwise"
 )
 for entry in "${F16[@]}"; do
     IFS='|' read -r name flags full note <<<"$entry"
@@ -636,8 +640,23 @@ printf 'model:\n  fp8: hybrid\n  disable_parameter_transpose_cache: false\n' >"$
 if [ "$("$T" estimate --from-nemo "$tmp/wc0.yaml" --model llama-3-8b --gpus 8 --json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["conventions"].get("fp8_weight_cache"))')" = None ]; then ok; else
     bad "model.disable_parameter_transpose_cache: false keeps the default cache"; fi
-# the overrides hold no model and no GPU count: both are asked for
 printf 'model:\n  tensor_model_parallel_size: 2\n' >"$tmp/tp.yaml"
+# the loss (issue 17, fourteenth round): Megatron-Core's, 2 B a logit with
+# TransformerEngine's fused cross-entropy, else 4 (the fp32 softmax), also
+# when the file leaves it to the recipe (said so)
+ce_of() { "$T" estimate --from-nemo "$1" --model llama-3-8b --gpus 8 --json 2>"$tmp/err" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["conventions"].get("ce_bytes_per_logit"))' 2>/dev/null; }
+printf 'model:\n  cross_entropy_loss_fusion: true\n  cross_entropy_fusion_impl: te\n' >"$tmp/ce_te.yaml"
+if [ "$(ce_of "$tmp/ce_te.yaml")" = 2.0 ]; then ok; else bad "NeMo: TE's fused loss is not 2 B a logit"; fi
+printf 'model:\n  cross_entropy_loss_fusion: true\n' >"$tmp/ce_native.yaml"
+if [ "$(ce_of "$tmp/ce_native.yaml")" = 4.0 ] && grep -q "approximated.*model.cross_entropy_loss_fusion" "$tmp/err"; then ok; else
+    bad "NeMo: the native fused loss is not 4 B a logit, approximated: $(cat "$tmp/err")"; fi
+if [ "$(ce_of "$tmp/tp.yaml")" = 4.0 ] && grep -q "no cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel loss, 4 B a logit" "$tmp/err"; then ok; else
+    bad "NeMo: a file without the loss does not assume Megatron-Core's: $(cat "$tmp/err")"; fi
+printf 'model:\n  cross_entropy_loss_fusion: true\n  cross_entropy_fusion_impl: triton\n' >"$tmp/ce_bad.yaml"
+expect_error "trainplan: error: $tmp/ce_bad.yaml:3:1: \"model.cross_entropy_fusion_impl\" must be one of native, te, got triton" \
+    estimate --from-nemo "$tmp/ce_bad.yaml" --model llama-3-8b --gpus 8
+# the overrides hold no model and no GPU count: both are asked for
 expect_error "trainplan: error: --model: the NeMo overrides do not define the model (the recipe does); add --model NAME or FILE" \
     estimate --from-nemo "$tmp/tp.yaml" --gpus 8
 expect_error "trainplan: error: --gpus: the NeMo overrides do not give the number of GPUs (the launcher does); add --gpus N" \
@@ -683,8 +702,9 @@ if grep -q -- "--router-bias --moe-router-groups 0 --moe-router-group-topk 0" <(
     bad "deepseek-v3 without its groups through DeepSpeed: $(cat "$tmp/why" "$tmp/err" | head -3)"; fi
 want_args gpt-oss-120b "--window-size 127,0" "--window-attn-skip-freq 2" "--softmax-type learnable" "--num-experts 128"
 want_args qwen3-30b-a3b "--qk-layernorm" "--rotary-base 1000000"
+# (all but the plan's 12-B loss, the one note, checked above)
 for n in deepseek-v3 kimi-k2 gpt-oss-120b qwen3-30b-a3b; do
-    if grep -q "Everything in the plan is expressed in Megatron-LM" "$tmp/$n/meg.txt"; then ok; else
+    if grep -q "^# Not expressible in Megatron-LM (1; " "$tmp/$n/meg.txt"; then ok; else
         bad "$n: the Megatron export notes something: $(sed -n '/Not expressible/,/^#$/p' "$tmp/$n/meg.txt" | head -4)"; fi
 done
 # what Megatron-LM cannot express is said, never claimed: Gemma 2's GeGLU
@@ -699,7 +719,7 @@ for want in "gemma-2-9b|features Megatron-LM has no argument for (GeGLU|extra no
     d=$tmp/hf-$n
     mkdir -p "$d"
     file=$SRC/tests/data/hf/$n/config.json
-    fl=(--model "$file" --gpus 64 $lay --distributed-optimizer --global-batch 64)
+    fl=(--model "$file" --gpus 64 $lay --distributed-optimizer --global-batch 64 --ce-bytes-per-logit 4)
     "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
     "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>"$tmp/err"
     if grep -qF -- "$mnote" "$d/meg.txt" && ! grep -q "Everything in the plan is expressed" "$d/meg.txt" &&
@@ -937,7 +957,9 @@ expect_error "trainplan: error: $tmp/nd_ng.txt: \"--moe-router-group-topk\" need
 # the loss (issue 17, thirteenth round): --cross-entropy-loss-fusion with
 # --cross-entropy-fusion-impl te is TransformerEngine's cross-entropy, the
 # gradient written into the bf16 logits: 2 B a logit, and the export writes
-# the two arguments back; the native fusion stays approximated. Llama 3 8B,
+# the two arguments back. The native fusion, or none, is Megatron's
+# vocabulary-parallel loss: the fp32 softmax, 4 B a logit (the native
+# fusion's speed stays approximated; issue 17, fourteenth round). Llama 3 8B,
 # 2048 tokens, TP 1: logits 4 x 2048 x 4096 (the fp32 head input) + 2 x 2048
 # x 128256 bytes.
 ce="--model llama-3-8b --gpus 8 --distributed-optimizer --global-batch 64 --ce-bytes-per-logit 2"
@@ -949,9 +971,22 @@ if [ "$got" = "2.0 True" ] && grep -qx -- "--cross-entropy-loss-fusion" "$tmp/ce
     bad "the Megatron round trip of TE's cross-entropy: $got $(cat "$tmp/err")"; fi
 sed 's/^--cross-entropy-fusion-impl te$/--cross-entropy-fusion-impl native/' "$tmp/ce.txt" >"$tmp/ce_native.txt"
 "$T" estimate --from-megatron "$tmp/ce_native.txt" --gpus 8 --json >"$tmp/ce_native.json" 2>"$tmp/err"
-if ! grep -q ce_bytes_per_logit "$tmp/ce_native.json" &&
+got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["conventions"]["ce_bytes_per_logit"], j["memory"]["stages"]["last"]["breakdown"]["logits"] == 4*2048*4096 + 4*2048*128256)' "$tmp/ce_native.json" 2>&1)
+if [ "$got" = "4.0 True" ] &&
     grep -q "approximated by trainplan's calibrated efficiencies: .*--cross-entropy-loss-fusion, --cross-entropy-fusion-impl" "$tmp/err"; then ok; else
-    bad "the native fused loss: not approximated: $(cat "$tmp/err")"; fi
+    bad "the native fused loss: not 4 B a logit, or not approximated: $got $(cat "$tmp/err")"; fi
+# torchtitan's loss upcasts the logits to fp32 (12 B): a 4-B plan is noted
+for fmt in torchtitan torchtitan-toml; do
+    "$T" export --format $fmt --model llama-3-8b --gpus 8 --fsdp --global-batch 64 --ce-bytes-per-logit 4 >"$tmp/ce_tt.txt" 2>/dev/null
+    if tr '\n' ' ' <"$tmp/ce_tt.txt" | sed 's/ *# */ /g' | grep -qF "the loss at 4 B a logit: torchtitan's cross-entropy upcasts the logits to fp32, 12 B a logit, so the run needs more memory than the plan"; then ok; else
+        bad "the $fmt export does not note a 4-B loss"; fi
+done
+# without the fusion, Megatron's vocabulary-parallel loss: 4 B a logit too
+grep -v -- "--cross-entropy-" "$tmp/ce.txt" >"$tmp/ce_plain.txt"
+"$T" estimate --from-megatron "$tmp/ce_plain.txt" --gpus 8 --json >"$tmp/ce_plain.json" 2>"$tmp/err"
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["conventions"]["ce_bytes_per_logit"])' "$tmp/ce_plain.json" 2>&1)
+if [ "$got" = "4.0" ] && ! grep -q "cross-entropy" "$tmp/err"; then ok; else
+    bad "the unfused Megatron loss: $got $(cat "$tmp/err")"; fi
 sed 's/^--cross-entropy-fusion-impl te$/--cross-entropy-fusion-impl fast/' "$tmp/ce.txt" >"$tmp/ce_bad.txt"
 n=$(grep -n -- "--cross-entropy-fusion-impl" "$tmp/ce_bad.txt" | cut -d: -f1)
 expect_error "trainplan: error: $tmp/ce_bad.txt:$n:29: \"--cross-entropy-fusion-impl\" must be one of native, te (got \"fast\")" \

@@ -232,6 +232,14 @@ static void test_megatron_round_trip_flags(void **state)
     tp_result r;
     assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
     tp_export e;
+    /* the default loss, PyTorch's 12 B a logit, is not Megatron's */
+    assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &c, &r, NULL, &e, NULL), TP_OK);
+    assert_int_equal(e.num_unexpressed, 1);
+    assert_non_null(
+        strstr(e.text, "the loss at 12 B a logit: Megatron-LM's cross-entropy holds 4"));
+    tp_io_export_free(&e);
+    c.opts.ce_bytes_per_logit = 4.0; /* Megatron's vocabulary-parallel loss */
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
     assert_int_equal(tp_io_export(TP_EXPORT_MEGATRON, &c, &r, NULL, &e, NULL), TP_OK);
     assert_int_equal(e.num_unexpressed, 0);
     tp_import im;
@@ -246,6 +254,7 @@ static void test_megatron_round_trip_flags(void **state)
     assert_string_equal(flag_value(&im, "--recompute"), "selective");
     assert_string_equal(flag_value(&im, "--global-batch"), "256");
     assert_string_equal(flag_value(&im, "--grad-dtype"), "bf16");
+    assert_string_equal(flag_value(&im, "--ce-bytes-per-logit"), "4");
     assert_true(has_flag(&im, "--sp"));
     assert_true(has_flag(&im, "--no-tie-embeddings"));
     assert_false(has_flag(&im, "--pad-vocab")); /* 128256 is a multiple of 1 x TP 8 */
