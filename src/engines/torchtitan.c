@@ -659,9 +659,10 @@ static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
         char x[32], y[32];
         eng_note(nx,
                  "the loss at %s B a logit: torchtitan's cross-entropy upcasts the logits to "
-                 "fp32, %s B a logit, so the run needs %s memory than the plan (plan without "
+                 "fp32, %s B a logit%s, so the run needs %s memory than the plan (plan without "
                  "--ce-bytes-per-logit)",
                  eng_real(x, sizeof x, ce), eng_real(y, sizeof y, d.ce_bytes_per_logit),
+                 t->tp > 1 ? " (16 under loss parallel, its default at TP > 1)" : "",
                  ce < d.ce_bytes_per_logit ? "more" : "less");
     }
 }
