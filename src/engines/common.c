@@ -629,6 +629,18 @@ void eng_switch_flags(sbuf *b, const tp_train *t)
         sb_printf(b, " --pad-vocab %" PRId64, t->pad_vocab_to);
 }
 
+/* " FLAG V" for a plain convention that differs from its default d. */
+static void convention_arg(sbuf *b, const tp_io_field *f, const tp_options *o, const tp_options *d)
+{
+    double v;
+    if (!tp_io_field_convention_set(f, o, d, &v))
+        return;
+    if (f->type != TP_IO_FIELD_SWITCH)
+        sb_printf(b, " %s %.9g", f->flag, v);
+    else if ((v > 0.5) == tp_io_field_switch_sets(f))
+        sb_printf(b, " %s", f->flag);
+}
+
 char *tp_io_config_flags(const tp_config *c)
 {
     const tp_train *t = &c->train;
@@ -699,17 +711,30 @@ char *tp_io_config_flags(const tp_config *c)
         sb_printf(&b, " --nvme-gbps %.9g", op->nvme_bw_bytes_per_s / 1e9);
     /* the plain conventions (fields.c rows), each when not the default: a
      * framework profile sets several of them, and the line names each */
-    for (size_t i = 0; i < tp_io_field_count(); i++) {
-        const tp_io_field *f = tp_io_field_at(i);
-        double v;
-        if (!tp_io_field_convention_set(f, op, &d, &v))
-            continue;
-        if (f->type != TP_IO_FIELD_SWITCH)
-            sb_printf(&b, " %s %.9g", f->flag, v);
-        else if ((v > 0.5) == tp_io_field_switch_sets(f))
-            sb_printf(&b, " %s", f->flag);
-    }
+    for (size_t i = 0; i < tp_io_field_count(); i++)
+        convention_arg(&b, tp_io_field_at(i), op, &d);
     return sb_take(&b);
+}
+
+void eng_convention_flag(sbuf *b, const tp_options *o, const char *flag)
+{
+    tp_options d;
+    tp_options_default(&d);
+    const tp_io_field *f = tp_io_field_by_flag(flag);
+    if (f)
+        convention_arg(b, f, o, &d);
+}
+
+const char *const eng_mcore_ce_impls[] = {"native", "te", NULL};
+
+double eng_mcore_ce_bytes(bool te_fused)
+{
+    if (te_fused) /* the gradient written into the bf16 logits (TE v2.9) */
+        return 2.0;
+    tp_options o;
+    tp_options_default(&o);
+    tp_framework_apply(TP_FW_MEGATRON_CORE, &o);
+    return o.ce_bytes_per_logit;
 }
 
 tp_status eng_finish(tp_export *out, sbuf *doc, notes *nx, tp_error *err)

@@ -1020,13 +1020,7 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
                                                      : "nvfp4");
     /* the loss is the model code's (Megatron-DeepSpeed's vocabulary-parallel
      * cross-entropy holds 4 B a logit), not the config's */
-    tp_options d;
-    tp_options_default(&d);
-    if (c->opts.ce_bytes_per_logit < d.ce_bytes_per_logit ||
-        c->opts.ce_bytes_per_logit > d.ce_bytes_per_logit) {
-        char x[32];
-        sb_printf(b, " --ce-bytes-per-logit %s", eng_real(x, sizeof x, c->opts.ce_bytes_per_logit));
-    }
+    eng_convention_flag(b, &c->opts, "--ce-bytes-per-logit");
 }
 
 /* Optimizer offload as ZeRO-Offload: device "cpu"; a partial share only at

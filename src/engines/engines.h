@@ -132,6 +132,17 @@ bool eng_same_arch(const tp_model *m, const tp_model *pre);
 void eng_layout_flags(sbuf *b, const tp_train *t);
 void eng_recompute_flags(sbuf *b, const tp_train *t);
 void eng_switch_flags(sbuf *b, const tp_train *t);
+/* " FLAG V" (a switch: " FLAG") when the plain convention of that flag
+ * (fields.c) differs from its default, as the Reproduce line writes it. */
+void eng_convention_flag(sbuf *b, const tp_options *o, const char *flag);
+
+/* Megatron-Core's loss in bytes per logit (language_module.py
+ * compute_language_model_loss @ core_v0.15.0): TransformerEngine's fused
+ * cross-entropy (te_fused), else the vocabulary-parallel one of the
+ * megatron-core framework profile. The implementations Megatron-Core names
+ * (--cross-entropy-fusion-impl, cross_entropy_fusion_impl), "te" second. */
+double eng_mcore_ce_bytes(bool te_fused);
+extern const char *const eng_mcore_ce_impls[];
 
 /* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */
 /* The export's last step: its text taken from doc, nx's count kept, nx freed;

@@ -350,20 +350,21 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
  */
 static void megatron_loss(argw *w, double ce, notes *nx)
 {
-    if (ce <= 2.0) {
+    bool te = ce <= eng_mcore_ce_bytes(true);
+    if (te) {
         sw(w, "--cross-entropy-loss-fusion");
-        arg(w, "--cross-entropy-fusion-impl", "te");
+        arg(w, "--cross-entropy-fusion-impl", "%s", eng_mcore_ce_impls[1]);
     }
-    if (!(ce < 2.0 || ce > 2.0) || !(ce < 4.0 || ce > 4.0))
+    double runs = eng_mcore_ce_bytes(te);
+    if (!(ce < runs || ce > runs))
         return; /* exactly what Megatron runs */
-    char x[32];
-    const char *runs = ce < 2.0 ? "2" : "4";
+    char x[32], y[32];
     eng_note(nx,
              "the loss at %s B a logit: Megatron-LM's cross-entropy holds %s (%s), so the run "
              "needs %s memory than the plan (plan with --ce-bytes-per-logit %s%s)",
-             eng_real(x, sizeof x, ce), runs,
-             ce < 2.0 ? "TransformerEngine's, the gradient in the bf16 logits" : "its fp32 softmax",
-             ce > 4.0 ? "less" : "more", runs, ce < 2.0 ? "" : ", or --framework megatron-core");
+             eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs),
+             te ? "TransformerEngine's, the gradient in the bf16 logits" : "its fp32 softmax",
+             ce > runs ? "less" : "more", y, te ? "" : ", or --framework megatron-core");
 }
 
 static void megatron_training(argw *w, const tp_config *c, const tp_export_opts *o, notes *nx)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engines.h"
 #include "io.h"
 #include "io_internal.h"
 #include "megatron_import.h"
@@ -539,21 +540,20 @@ static tp_status emit_a2a_overlap(const slot *sl, tp_import *im, tp_error *err)
  */
 static tp_status emit_loss(const slot *sl, tp_import *im, tp_error *err)
 {
-    static const char *const impls[] = {"native", "te", NULL};
     int k = 0; /* Megatron's default impl */
     if (sl[M_CE_IMPL].set)
-        TP_TRY(mg_val_choice(&sl[M_CE_IMPL], impls, &k, err));
-    if (sl[M_CE_FUSION].set && k == 1) {
+        TP_TRY(mg_val_choice(&sl[M_CE_IMPL], eng_mcore_ce_impls, &k, err));
+    bool te = sl[M_CE_FUSION].set && k == 1;
+    if (te) {
         mg_from_slot(im, &sl[M_CE_FUSION]);
-        PUSH(push_str(im, "--ce-bytes-per-logit", "2"));
-        return TP_OK;
+    } else { /* the native fusion (its speed), or an impl without the fusion */
+        if (sl[M_CE_FUSION].set)
+            list_add(im->approximated, sizeof im->approximated, "--cross-entropy-loss-fusion");
+        if (sl[M_CE_IMPL].set)
+            list_add(im->approximated, sizeof im->approximated, "--cross-entropy-fusion-impl");
     }
-    /* the native fusion (its speed), or an impl without the fusion */
-    if (sl[M_CE_FUSION].set)
-        list_add(im->approximated, sizeof im->approximated, "--cross-entropy-loss-fusion");
-    if (sl[M_CE_IMPL].set)
-        list_add(im->approximated, sizeof im->approximated, "--cross-entropy-fusion-impl");
-    PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
+    char x[32];
+    PUSH(push_str(im, "--ce-bytes-per-logit", eng_real(x, sizeof x, eng_mcore_ce_bytes(te))));
     return TP_OK;
 }
 

@@ -801,29 +801,35 @@ static tp_status n_optimizer(const nslot *sl, tp_import *im, tp_error *err)
  */
 static tp_status n_loss(const nslot *sl, tp_import *im, tp_error *err)
 {
-    static const char *const impls[] = {"native", "te", NULL};
     const nkey *fk = sl[N_CE_FUSION].k, *ik = sl[N_CE_IMPL].k;
     bool fused = false;
     int impl = 0; /* TransformerConfig's default, native */
     if (fk && !is_null(fk->val))
         TP_TRY(n_bool(fk, &fused, err));
     if (ik && !is_null(ik->val))
-        TP_TRY(n_choice(ik, impls, &impl, err));
-    if (fused && impl == 1) {
+        TP_TRY(n_choice(ik, eng_mcore_ce_impls, &impl, err));
+    bool te = fused && impl == 1;
+    char x[32], y[32];
+    if (te) {
         n_from(im, ik);
-        PUSH(push_str(im, "--ce-bytes-per-logit", "2"));
-        return TP_OK;
+    } else {
+        if (fused)
+            list_add(im->approximated, sizeof im->approximated, fk->key);
+        else if (fk)
+            list_add(im->ignored, sizeof im->ignored, fk->key);
+        if (ik)
+            list_add(im->ignored, sizeof im->ignored, ik->key); /* without the fusion */
+        if (!fk && !ik) {
+            char text[160];
+            snprintf(text, sizeof text,
+                     "no cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel loss, %s "
+                     "B a logit (a recipe with TransformerEngine's holds %s)",
+                     eng_real(x, sizeof x, eng_mcore_ce_bytes(false)),
+                     eng_real(y, sizeof y, eng_mcore_ce_bytes(true)));
+            assume(im, text);
+        }
     }
-    if (fused)
-        list_add(im->approximated, sizeof im->approximated, fk->key);
-    else if (fk)
-        list_add(im->ignored, sizeof im->ignored, fk->key);
-    if (ik)
-        list_add(im->ignored, sizeof im->ignored, ik->key); /* without the fusion */
-    if (!fk && !ik)
-        assume(im, "no cross_entropy_loss_fusion: Megatron-Core's vocabulary-parallel loss, 4 B "
-                   "a logit (a recipe with TransformerEngine's holds 2)");
-    PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
+    PUSH(push_str(im, "--ce-bytes-per-logit", eng_real(x, sizeof x, eng_mcore_ce_bytes(te))));
     return TP_OK;
 }
 
