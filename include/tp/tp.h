@@ -677,6 +677,11 @@ typedef struct tp_options {
     double ce_bytes_per_logit;    /* loss peak per logit element when the cross-entropy is
                                     not fused: fp32 logits, log-probabilities, gradient
                                     (default 12; Megatron's vocab-parallel loss: 4) */
+    double ce_bytes_per_logit_tp; /* the same at TP > 1, where the logits are sharded over the
+                                    vocabulary: torchtitan's loss parallel holds 16 (its DTensor
+                                    or autograd cross-entropy keeps fp32 log-probabilities and
+                                    builds the gradient in eager fp32 tensors); 0 (default):
+                                    ce_bytes_per_logit at every TP */
     bool pp_scatter_gather;       /* pipeline p2p tensors sharded over the TP group (Megatron's
                                     scatter/gather optimisation; implied by SP); default true,
                                     DeepSpeed's pipeline engine sends them whole */
@@ -845,6 +850,14 @@ static inline bool tp_layer_is_moe(const tp_model *m, int64_t i)
 static inline int64_t tp_padded_vocab(int64_t vocab, int64_t pad)
 {
     return pad > 1 ? (vocab + pad - 1) / pad * pad : vocab;
+}
+
+/** The unfused loss's bytes a logit at TP degree tp: ce_bytes_per_logit_tp
+ *  at TP > 1 where set (> 0), else ce_bytes_per_logit. */
+static inline double tp_ce_bytes_at(const tp_options *o, int64_t tp)
+{
+    return tp > 1 && o->ce_bytes_per_logit_tp > 0.0 ? o->ce_bytes_per_logit_tp
+                                                    : o->ce_bytes_per_logit;
 }
 
 /** Selective-recompute modules in effect: recompute_modules, or the core attention when 0. */

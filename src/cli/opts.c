@@ -308,6 +308,9 @@ static const cli_flag help_rows[] = {
      "unsharded framework buffers per parameter (DeepSpeed BF16_Optimizer: 5)", .group = G_OVER},
     {"--ce-bytes-per-logit", "X", "bytes per logit", NULL,
      "loss peak per logit when the cross-entropy is not fused (Megatron: 4)", .group = G_OVER},
+    {"--ce-bytes-per-logit-tp", "X", "bytes per logit", "as --ce-bytes-per-logit",
+     "the same at TP > 1, the logits sharded over the vocabulary (torchtitan's loss "
+     "parallel: 16); 0: as --ce-bytes-per-logit", .group = G_OVER},
     {"--cuda-context-gb", "X", "GB (1e9 bytes)", NULL,
      "CUDA context and kernels per GPU", .group = G_OVER},
     {"--comm-buffer-gb", "X", "GB (1e9 bytes)", NULL,

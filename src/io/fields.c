@@ -183,6 +183,8 @@ static const tp_io_field fields[] = {
      NUM0_IN(1e-6, 16.0, CONVENTIONS, extra_param_bytes)},
     {"conventions.ce_bytes_per_logit", "--ce-bytes-per-logit", "ce-bytes-per-logit",
      NUM0_IN(1e-6, 64.0, CONVENTIONS, ce_bytes_per_logit)},
+    {"conventions.ce_bytes_per_logit_tp", "--ce-bytes-per-logit-tp", "ce-bytes-per-logit-tp",
+     NUM0_IN(1e-6, 64.0, CONVENTIONS, ce_bytes_per_logit_tp)},
     {"conventions.cuda_context_bytes", "--cuda-context-gb", "cuda-context-gb",
      NUM0(1e-9, 1000.0)},
     {"conventions.comm_buffer_bytes", "--comm-buffer-gb", "comm-buffer-gb", NUM0(1e-9, 1000.0)},

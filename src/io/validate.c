@@ -896,17 +896,13 @@ static void framework_conventions(const rowref *r, framework fw, tp_io_vrow *v, 
          * gradient (2 B) are the loss's peak, no fp32 copy. */
         if (contains(notes, "loss compiled")) {
             o->ce_bytes_per_logit = 4.0;
+            o->ce_bytes_per_logit_tp = 4.0;
             note(v, "loss compiled with the model (torchtitan since bbb1b616e): bf16 logits "
                     "and their bf16 gradient, 4 B per logit");
         } else if (tp > 1) {
             /* loss parallel, on by default at TP > 1 (parallel_dims.py
-             * loss_parallel_enabled at 9dec370): DTensor's cross-entropy
-             * (torch/distributed/tensor/parallel/loss.py) keeps the fp32
-             * log-probabilities and builds its gradient as
-             * (zeros + exp(x)) * grad in eager tensors: log-probabilities,
-             * zeros, exp and their sum, 4 B each, at the backward (the
-             * fused aten kernels of the unsharded loss hold 12) */
-            o->ce_bytes_per_logit = 16.0;
+             * loss_parallel_enabled at 9dec370): the framework profile's
+             * ce_bytes_per_logit_tp, 16 (framework.c) */
             note(v, "loss parallel (torchtitan's default at TP > 1): DTensor cross-entropy, "
                     "16 B per logit");
         }

@@ -44,6 +44,7 @@ void tp_options_default(tp_options *o)
      * torchtitan's loss parallel at TP > 1 (DTensor's eager cross-entropy,
      * torch/distributed/tensor/parallel/loss.py) 16 (validate). */
     o->ce_bytes_per_logit = 12.0;
+    o->ce_bytes_per_logit_tp = 0.0; /* as ce_bytes_per_logit */
     /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
      * 2021 4.1); sequence parallelism shards them anyway. */
     o->pp_scatter_gather = true;

@@ -266,6 +266,11 @@ static tp_status validate_options(const tp_options *o, tp_error *err)
           o->ce_bytes_per_logit <= 64.0))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.ce_bytes_per_logit",
                             "must be a finite number in [0, 64] bytes per logit");
+    if (!(isfinite(o->ce_bytes_per_logit_tp) && o->ce_bytes_per_logit_tp >= 0.0 &&
+          o->ce_bytes_per_logit_tp <= 64.0))
+        return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.ce_bytes_per_logit_tp",
+                            "must be a finite number in [0, 64] bytes per logit (0: as "
+                            "ce_bytes_per_logit)");
     if (!(isfinite(o->host_mem_bytes_per_node) && o->host_mem_bytes_per_node >= 0.0 &&
           o->host_mem_bytes_per_node <= 1e15))
         return tp_error_set(err, TP_ERR_INVALID_ARG, "conventions.host_mem_bytes_per_node",

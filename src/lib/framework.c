@@ -118,7 +118,19 @@ static void torchtitan(tp_options *o)
      * torchtitan Float8 rows fits the 16-bit count (docs/ACCURACY.md) */
     o->fp8_hp_saved_inputs = true;
     o->fp8_weight_cache = false; /* torchao casts the weights per call */
-    /* unfused cross-entropy on fp32-upcast logits: the default 12 B */
+    /* unfused cross-entropy on fp32-upcast logits: the default 12 B at
+     * TP 1. At TP > 1 the output head keeps its logits sharded over the
+     * vocabulary and the loss runs loss-parallel, on by default
+     * (parallelize.py apply_tp: output_layouts Shard(-1) unless
+     * disable_loss_parallel @ 238fa995; always since b3b60dabf, 2026-06-18):
+     * DTensor's cross-entropy (torch/distributed/tensor/parallel/loss.py)
+     * or, since fec0c175d, _LossParallelCrossEntropy (components/loss.py @
+     * b5bcd76c) keeps the fp32 log-probabilities and builds the gradient as
+     * (zeros + exp(log_probs)) * grad in eager fp32 tensors: four 4-B
+     * tensors a logit at the backward. A compiled loss (compile.components
+     * "loss") fuses them: plan it with --ce-bytes-per-logit 4 and
+     * --ce-bytes-per-logit-tp 4 (what the torchtitan import does). */
+    o->ce_bytes_per_logit_tp = 16.0;
 }
 
 /* MosaicML llm-foundry / Composer (2023 benchmarks). */

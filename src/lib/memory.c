@@ -98,7 +98,8 @@
  *    the cross-entropy is not fused (Megatron's estimator counts 4, the fp32
  *    logits; PyTorch's F.cross_entropy on upcast logits also holds the fp32
  *    log-probabilities and their gradient at the backward: 12, calibrated on
- *    the torchtitan rows of runs-dev.csv); fused/chunked CE: 4*T*h/t. With
+ *    the torchtitan rows of runs-dev.csv; at TP > 1 opts.ce_bytes_per_logit_tp
+ *    where set: torchtitan's loss parallel, 16); fused/chunked CE: 4*T*h/t. With
  *    opts.tp_gathered_input and SP the head also keeps its gathered bf16
  *    input, 2*T*h*(1 - 1/t) more.
  *    Per-op selective checkpointing (opts.sac_ops, torchtitan) stores the
@@ -997,7 +998,10 @@ static void memory_stage(const tp_config *c, const tp_params *P, const mem_share
         double T = (double)t->seq_len * (double)t->micro_batch / (double)t->cp;
         double V = (double)tp__padded_vocab(m->vocab, t->pad_vocab_to);
         double h = (double)m->hidden;
-        double ce = o->ce_bytes_per_logit; /* range-checked by tp_config_validate */
+        /* range-checked by tp_config_validate; at TP > 1 the vocabulary-
+         * parallel figure where a framework has one (torchtitan's loss
+         * parallel) */
+        double ce = tp_ce_bytes_at(o, t->tp);
         out->logits_bytes = (4.0 * T * h + (t->fused_ce ? 0.0 : ce * T * V)) / (double)t->tp;
         /* the head's input gathered whole in bf16 (not converted to Float8:
          * torchtitan's float8.py filters "output") beside the shard */

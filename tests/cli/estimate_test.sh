@@ -59,7 +59,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
 --coll-model --tp-comm-overlap --tp-overlap-chunked --no-dp-comm-overlap --attn-ampere-kernel --sac-ops --eager-elementwise --eager-experts --no-pp-scatter-gather
---extra-param-bytes --ce-bytes-per-logit --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --no-fp8-weight-cache --json
+--extra-param-bytes --ce-bytes-per-logit --ce-bytes-per-logit-tp --cuda-context-gb --comm-buffer-gb --fragmentation --framework --unfused-full-matrix --grouped-gemm --tp-gathered-input --moe-a2a-overlap --moe-sync-free --moe-node-dispatch --fp8-activation-cache --fp8-hp-saved-inputs --no-fp8-weight-cache --json
 --from-megatron --from-deepspeed --from-torchtitan --from-nemo --markdown --csv --svg --force --measured-tokens-per-s --params"
 run estimate --help
 cp "$tmp/out" "$tmp/help"
@@ -524,11 +524,28 @@ gi_off=$("$T" estimate $GI | gi_of)
 # shellcheck disable=SC2086
 gi_on=$("$T" estimate $GI --tp-gathered-input | gi_of)
 # shellcheck disable=SC2086
-gi_fw=$("$T" estimate $GI --framework torchtitan | gi_of)
+gi_fw=$("$T" estimate $GI --framework torchtitan --ce-bytes-per-logit-tp 0 | gi_of)
 if python3 -c "import sys; a, b = '$gi_off'.split(), '$gi_on'.split(); sys.exit(0 if (int(b[0]) - int(a[0]), int(b[1]) - int(a[1])) == (117440512, 58720256) else 1)"; then ok
 else bad "--tp-gathered-input: activations/logits $gi_off -> $gi_on"; fi
 if [ -n "$gi_on" ] && [ "$gi_fw" = "$gi_on" ]; then ok
 else bad "--framework torchtitan does not save the gathered TP input ($gi_fw vs $gi_on)"; fi
+# --ce-bytes-per-logit-tp: the loss at TP > 1 (torchtitan's loss parallel,
+# 16 B a logit, its profile's). By hand at TP 8, T 8192, V 128256: 4 B a
+# logit more than the default 12 is 4 x 8192 x 128256 / 8 = 525336576; at
+# TP 1 the figure does not apply; 0 is ce_bytes_per_logit's.
+# shellcheck disable=SC2086
+ce_tp=$("$T" estimate $GI --ce-bytes-per-logit-tp 16 | gi_of)
+# shellcheck disable=SC2086
+ce_fw=$("$T" estimate $GI --framework torchtitan | gi_of)
+# shellcheck disable=SC2086
+ce_zero=$("$T" estimate $GI --ce-bytes-per-logit-tp 0 | gi_of)
+if python3 -c "import sys; a, b = '$gi_off'.split(), '$ce_tp'.split(); sys.exit(0 if int(b[1]) - int(a[1]) == 525336576 else 1)" &&
+    [ "$ce_zero" = "$gi_off" ] && [ "$(echo "$ce_fw" | cut -d' ' -f2)" -gt "$(echo "$gi_on" | cut -d' ' -f2)" ]; then ok
+else bad "--ce-bytes-per-logit-tp 16 at TP 8: logits $gi_off -> $ce_tp (0: $ce_zero, torchtitan $ce_fw)"; fi
+TP1="--model llama-3-8b --gpus 8 --gpu h100-sxm --tp 1 --seq-len 8192 --micro-batch 1 --recompute full --json"
+# shellcheck disable=SC2086
+if [ "$("$T" estimate $TP1 --ce-bytes-per-logit-tp 16 | gi_of)" = "$("$T" estimate $TP1 | gi_of)" ]; then ok
+else bad "--ce-bytes-per-logit-tp changes the loss at TP 1"; fi
 
 # issue 19, seed 001 exercise 2 (S1-7): 7B at 150k tokens/s on 64 H100 is
 # MFU 150e3 x 6 x 7e9 / (64 x 989.4e12) = 9.95% with the seed's 6N and 7e9;
@@ -645,7 +662,7 @@ expect_error "trainplan: error: --params: needs a value (a parameter count, e.g.
 # ---- --framework: a named set of the convention flags (framework.c) ----
 fw_base="--model llama-3-8b --gpu h100-sxm --gpus 16 --pp 2 --recompute selective --json"
 # shellcheck disable=SC2086
-for pair in "torchtitan|--sac-ops --tp-gathered-input --fp8-hp-saved-inputs --no-fp8-weight-cache" \
+for pair in "torchtitan|--sac-ops --tp-gathered-input --fp8-hp-saved-inputs --no-fp8-weight-cache --ce-bytes-per-logit-tp 16" \
     "deepspeed|--no-dp-comm-overlap --no-pp-scatter-gather --extra-param-bytes 2 --ce-bytes-per-logit 4" \
     "none|"; do
     run estimate $fw_base --framework "${pair%%|*}"

@@ -608,6 +608,13 @@ static void test_validation_messages(void **state)
     hd = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     hd.opts.fragmentation = 2.0;
     expect_error(&hd, "conventions.fragmentation", "must be a fraction in [0, 1]");
+    hd = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    hd.opts.ce_bytes_per_logit_tp = NAN;
+    expect_error(&hd, "conventions.ce_bytes_per_logit_tp",
+                 "must be a finite number in [0, 64] bytes per logit (0: as ce_bytes_per_logit)");
+    hd.opts.ce_bytes_per_logit_tp = 65.0;
+    expect_error(&hd, "conventions.ce_bytes_per_logit_tp",
+                 "must be a finite number in [0, 64] bytes per logit (0: as ce_bytes_per_logit)");
     /* the GPU's efficiency factors (a hand-made tp_gpu, or --eff in validate) */
     tp_config g = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
     g.gpu.eff.attn = 1.5;

@@ -1281,6 +1281,9 @@ static void test_framework_profiles(void **state)
     tp_options_default(&o);
     tp_framework_apply(TP_FW_TORCHTITAN, &o);
     assert_true(o.sac_ops && o.dp_comm_overlap && !o.tp_comm_overlap && o.tp_gathered_input);
+    /* PyTorch's loss on fp32-upcast logits at TP 1, loss parallel's 16 above */
+    assert_rel(tp_ce_bytes_at(&o, 1), 12.0, 1e-15);
+    assert_rel(tp_ce_bytes_at(&o, 2), 16.0, 1e-15);
     tp_options_default(&o);
     tp_framework_apply(TP_FW_DEEPSPEED, &o);
     assert_true(!o.dp_comm_overlap && !o.pp_scatter_gather);
@@ -1289,6 +1292,9 @@ static void test_framework_profiles(void **state)
     tp_options_default(&o);
     tp_framework_apply(TP_FW_MEGATRON_CORE, &o);
     assert_true(o.tp_comm_overlap && o.dp_comm_overlap && !o.sac_ops && !o.tp_gathered_input);
+    /* Megatron-Core's vocabulary-parallel loss: 4 B at every TP */
+    assert_rel(tp_ce_bytes_at(&o, 1), 4.0, 1e-15);
+    assert_rel(tp_ce_bytes_at(&o, 8), 4.0, 1e-15);
     tp_options d;
     tp_options_default(&d);
     tp_options_default(&o);
