@@ -1021,6 +1021,7 @@ static void ds_outside_flags(sbuf *b, const tp_config *c)
     /* the loss is the model code's (Megatron-DeepSpeed's vocabulary-parallel
      * cross-entropy holds 4 B a logit), not the config's */
     eng_convention_flag(b, &c->opts, "--ce-bytes-per-logit");
+    eng_convention_flag(b, &c->opts, "--ce-bytes-per-logit-tp");
 }
 
 /* Optimizer offload as ZeRO-Offload: device "cpu"; a partial share only at

@@ -142,6 +142,11 @@ void eng_convention_flag(sbuf *b, const tp_options *o, const char *flag);
  * megatron-core framework profile. The implementations Megatron-Core names
  * (--cross-entropy-fusion-impl, cross_entropy_fusion_impl), "te" second. */
 double eng_mcore_ce_bytes(bool te_fused);
+
+/* Whether torchtitan's recipe (a config_registry.py function @ b5bcd76c)
+ * compiles the loss: then an unchunked cross-entropy holds 4 B a logit
+ * (torchtitan.c). */
+bool eng_titan_recipe_compiles_loss(const char *recipe);
 extern const char *const eng_mcore_ce_impls[];
 
 /* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */
@@ -154,6 +159,10 @@ int64_t eng_head_dim(const tp_model *m);
 int64_t eng_expert_ffn(const tp_model *m);
 /* x in the fewest digits (6 or more) that read back as exactly x; buf is returned. */
 const char *eng_real(char *buf, size_t n, double x);
+/* The flag that plans the loss at y B a logit at the plan's TP
+ * (tp_ce_bytes_at): "--ce-bytes-per-logit-tp Y" where that figure rules,
+ * else "--ce-bytes-per-logit Y". */
+const char *eng_ce_flag(char *buf, size_t n, const tp_config *c, double y);
 /* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */

@@ -348,8 +348,9 @@ static void megatron_layout(argw *w, const tp_config *c, notes *nx)
  * softmax it saves), with or without its native fusion. A plan at any
  * other figure (PyTorch's upcast loss, 12 B, the default) runs at 4.
  */
-static void megatron_loss(argw *w, double ce, notes *nx)
+static void megatron_loss(argw *w, const tp_config *c, notes *nx)
 {
+    double ce = tp_ce_bytes_at(&c->opts, c->train.tp);
     bool te = ce <= eng_mcore_ce_bytes(true);
     if (te) {
         sw(w, "--cross-entropy-loss-fusion");
@@ -358,13 +359,14 @@ static void megatron_loss(argw *w, double ce, notes *nx)
     double runs = eng_mcore_ce_bytes(te);
     if (!(ce < runs || ce > runs))
         return; /* exactly what Megatron runs */
-    char x[32], y[32];
+    char x[32], y[32], f[64];
     eng_note(nx,
              "the loss at %s B a logit: Megatron-LM's cross-entropy holds %s (%s), so the run "
-             "needs %s memory than the plan (plan with --ce-bytes-per-logit %s%s)",
+             "needs %s memory than the plan (plan with %s%s)",
              eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs),
              te ? "TransformerEngine's, the gradient in the bf16 logits" : "its fp32 softmax",
-             ce > runs ? "less" : "more", y, te ? "" : ", or --framework megatron-core");
+             ce > runs ? "less" : "more", eng_ce_flag(f, sizeof f, c, runs),
+             te ? "" : ", or --framework megatron-core");
 }
 
 static void megatron_training(argw *w, const tp_config *c, const tp_export_opts *o, notes *nx)
@@ -478,7 +480,7 @@ static void megatron_training(argw *w, const tp_config *c, const tp_export_opts 
         eng_note(nx, "fused cross-entropy without a logits tensor: Megatron-LM's "
                      "--cross-entropy-loss-fusion fuses the loss but still stores the logits");
     else
-        megatron_loss(w, c->opts.ce_bytes_per_logit, nx);
+        megatron_loss(w, c, nx);
 }
 
 tp_status tp_engine_megatron_export(const tp_config *c, const tp_result *r, const tp_export_opts *o,

@@ -57,6 +57,8 @@ typedef struct tkeys {
     bool python;
     char family[64]; /* the torchtitan model family of model_registry */
     int family_line;
+    char recipe[64]; /* `config = RECIPE()`: the recipe the configuration starts from */
+    int recipe_line;
     tp_import *im; /* for the lists of ignored and approximated settings */
 } tkeys;
 
@@ -107,6 +109,9 @@ static const char *const titan_keys[] = {"model.name",
                                          "activation_checkpoint.selective_ac_option",
                                          "job.description",
                                          "loss.chunked",
+                                         "compile.enable",
+                                         "compile.components",
+                                         "parallelism.disable_loss_parallel",
                                          "optimizer.name",
                                          NULL};
 
@@ -148,7 +153,6 @@ static const char *const ignored_keys[] = {"model.hf_assets_path",
                                            "training.deterministic",
                                            "parallelism.context_parallel_load_balancer",
                                            "parallelism.pipeline_parallel_schedule_csv",
-                                           "parallelism.disable_loss_parallel",
                                            "parallelism.spmd_backend",
                                            NULL};
 static const char *const approx_prefixes[] = {"compile.", "training.disable_cuda_graphs",
@@ -197,7 +201,10 @@ static tp_status tk_add(tkeys *t, const char *key, const char *val, int line, tp
     }
     if (has_prefix(key, approx_prefixes)) {
         list_add(t->im->approximated, sizeof t->im->approximated, key);
-        return TP_OK;
+        /* compile's speed is approximated, but whether it compiles the
+         * loss is read (tk_loss) */
+        if (strcmp(key, "compile.enable") != 0 && strcmp(key, "compile.components") != 0)
+            return TP_OK;
     }
     if (!known_key(key))
         return tk_error(err, line, key,
@@ -407,11 +414,46 @@ static tp_status ac_policy(tkeys *t, const char *v, int line, tp_error *err)
     return tk_add(t, "activation_checkpoint.mode", mode, line, err);
 }
 
+/* The keyword arguments of a `CLASS(...)` value (TrainingConfig,
+ * ParallelismConfig, CompileConfig) as section.name keys; `line` is the
+ * line the value starts on. */
+static tp_status call_keys(tkeys *t, const char *section, const char *val, int line, tp_error *err)
+{
+    const char *q = strchr(val, '(');
+    char k2[64], v2[1024], key[160];
+    size_t at;
+    for (q = q ? q + 1 : ""; kw_next(&q, k2, sizeof k2, v2, sizeof v2, &at);) {
+        if (!k2[0])
+            return tk_error(err, line, section, "has a positional argument");
+        int_product(v2);
+        snprintf(key, sizeof key, "%s.%s", section, k2);
+        TP_TRY(tk_add(t, key, v2, line_at(val, (size_t)(q - val) - strlen(v2), line), err));
+    }
+    return TP_OK;
+}
+
 /* Top-level settings of Trainer.Config(...) that cannot change memory or
  * time (data, logging, checkpoints, the learning rate and its schedule). */
 static const char *const trainer_ignored[] = {
     "hf_assets_path", "dataloader", "lr_scheduler", "checkpoint", "metrics",  "validator",
     "profiler",       "tokenizer",  "debug",        "comm",       "override", NULL};
+
+/* The compile setting, `CompileConfig(...)` as compile.* keys; anything
+ * else (a variable, as llama3_405b's compile_config) is not read: listed as
+ * approximated, and the loss planned as not compiled, which is said. */
+static tp_status compile_value(tkeys *t, const char *val, int line, tp_error *err)
+{
+    if (strncmp(val, "CompileConfig(", 14) == 0)
+        return call_keys(t, "compile", val, line, err);
+    list_add(t->im->approximated, sizeof t->im->approximated, "compile");
+    char a[160];
+    snprintf(a, sizeof a,
+             "compile = %.40s (not a CompileConfig(...)): the loss planned as not "
+             "compiled",
+             val);
+    assume(t->im, a);
+    return TP_OK;
+}
 
 /* One recipe written as `return Trainer.Config(...)` (the form of
  * torchtitan's own config_registry.py): its keyword arguments, the
@@ -437,24 +479,14 @@ static tp_status trainer_call(tkeys *t, const char *call, int line, tp_error *er
                                 "is not default_adamw(...), the optimizer trainplan reads");
             list_add(t->im->ignored, sizeof t->im->ignored, "optimizer (lr)");
         } else if (strcmp(name, "compile") == 0) {
-            list_add(t->im->approximated, sizeof t->im->approximated, "compile");
+            TP_TRY(compile_value(t, val, ln, err));
         } else if (strcmp(name, "training") == 0 || strcmp(name, "parallelism") == 0) {
-            const char *q = strchr(val, '(');
-            if (!q || (strncmp(val, "TrainingConfig(", 15) != 0 &&
-                       strncmp(val, "ParallelismConfig(", 18) != 0))
+            if (strncmp(val, "TrainingConfig(", 15) != 0 &&
+                strncmp(val, "ParallelismConfig(", 18) != 0)
                 return tk_error(err, ln, name,
                                 "is not a TrainingConfig(...) or "
                                 "ParallelismConfig(...) trainplan can read");
-            char k2[64], v2[1024], key[160];
-            size_t at2;
-            int base = ln;
-            for (q++; kw_next(&q, k2, sizeof k2, v2, sizeof v2, &at2);) {
-                if (!k2[0])
-                    return tk_error(err, base, name, "has a positional argument");
-                int_product(v2);
-                snprintf(key, sizeof key, "%s.%s", name, k2);
-                TP_TRY(tk_add(t, key, v2, line_at(val, (size_t)(q - val) - strlen(v2), base), err));
-            }
+            TP_TRY(call_keys(t, name, val, ln, err));
         } else {
             bool ign = false;
             for (size_t i = 0; trainer_ignored[i]; i++)
@@ -496,7 +528,8 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
     char section[40] = "", pending_key[96] = "";
     char line[1024], acc[4096];
     acc[0] = '\0';
-    bool in_par = false;
+    const char *in_call = NULL; /* "parallelism" or "compile" inside `config.X = CLASS(` */
+    int in_call_line = 0;
     int no = 0, acc_line = 0, call_kind = 0, call_line = 0;
     char call[16384];
     call[0] = '\0';
@@ -515,7 +548,10 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
             if (!balanced(acc))
                 continue;
             char v[1024];
-            fqn_counts(acc, v, sizeof v);
+            if (strstr(pending_key, "module_fqns_per_model_part"))
+                fqn_counts(acc, v, sizeof v);
+            else
+                snprintf(v, sizeof v, "%.1023s", acc);
             TP_TRY(tk_add(t, pending_key, v, acc_line, err));
             pending_key[0] = '\0';
             continue;
@@ -554,12 +590,33 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
                 call_kind = 0;
                 continue;
             }
-            if (strncmp(line, "config.parallelism = ParallelismConfig(", 39) == 0) {
-                in_par = true;
+            if (strncmp(line, "config.parallelism = ParallelismConfig(", 39) == 0 ||
+                strncmp(line, "config.compile = ", 17) == 0) {
+                bool par = line[7] == 'p';
+                const char *v = line + (par ? 21 : 17);
+                if (!balanced(v)) {
+                    if (par || strcmp(v, "CompileConfig(") == 0) {
+                        in_call = par ? "parallelism" : "compile";
+                        in_call_line = no;
+                        continue;
+                    }
+                    return tk_error(err, no, "config.compile",
+                                    "is not a CompileConfig(...) trainplan can read (on one "
+                                    "line, or one keyword a line after \"CompileConfig(\")");
+                }
+                TP_TRY(par ? call_keys(t, "parallelism", v, no, err)
+                           : compile_value(t, v, no, err));
                 continue;
             }
-            if (in_par && strcmp(line, ")") == 0) {
-                in_par = false;
+            if (in_call && strcmp(line, ")") == 0) {
+                in_call = NULL;
+                continue;
+            }
+            char rname[64];
+            if (sscanf(line, "config = %63[A-Za-z0-9_]()", rname) == 1 &&
+                strcmp(line + strlen(line) - 2, "()") == 0) {
+                snprintf(t->recipe, sizeof t->recipe, "%s", rname);
+                t->recipe_line = no;
                 continue;
             }
             if (strncmp(line, "config.loss = ", 14) == 0)
@@ -576,8 +633,8 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
             char *lhs = line, *rhs = eq + 1;
             trim(lhs);
             trim(rhs);
-            if (in_par)
-                snprintf(key, sizeof key, "parallelism.%.83s", lhs);
+            if (in_call)
+                snprintf(key, sizeof key, "%s.%.80s", in_call, lhs);
             else if (strncmp(lhs, "config.", 7) == 0 && strchr(lhs + 7, '.'))
                 snprintf(key, sizeof key, "%.95s", lhs + 7);
             else
@@ -625,6 +682,10 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
         return tk_error(err, acc_line, pending_key, "has an array that is never closed");
     if (call_kind)
         return tk_error(err, call_line, call_kind == 1 ? "model_registry" : "Trainer.Config",
+                        "has a parenthesis that is never closed");
+    if (in_call)
+        return tk_error(err, in_call_line,
+                        in_call[0] == 'p' ? "config.parallelism" : "config.compile",
                         "has a parenthesis that is never closed");
     return TP_OK;
 }
@@ -928,6 +989,82 @@ static tp_status tk_batch(const tkeys *t, tp_import *im, int64_t dp, int64_t pp,
     return TP_OK;
 }
 
+static bool tk_true(const tkeys *t, const char *key)
+{
+    const tkey *k = tk_get(t, key);
+    return k && (strncmp(k->val, "true", 4) == 0 || strncmp(k->val, "True", 4) == 0);
+}
+
+/*
+ * The loss's bytes a logit, as torchtitan runs it (framework.c torchtitan
+ * has the sources):
+ *   - ChunkedLossWrapper (the recipes' default): no whole logits,
+ *     --fused-ce;
+ *   - compiled (compile.enable with "loss" in compile.components, the
+ *     default list; or a recipe that compiles it): 4 B, the bf16 logits and
+ *     their bf16 gradient (measured at TP 1, validate's H200 rows; taken
+ *     the same under loss parallel, which is said at TP > 1);
+ *   - otherwise 12 B at TP 1 (PyTorch's cross-entropy on fp32-upcast
+ *     logits, the default) and 16 at TP > 1 (loss parallel):
+ *     --ce-bytes-per-logit-tp 16, whatever the TP, so that another --tp
+ *     keeps it; parallelism.disable_loss_parallel replicates the logits
+ *     over TP, which trainplan plans sharded (approximated, and said).
+ */
+static tp_status tk_loss(const tkeys *t, tp_import *im, tp_error *err)
+{
+    char l[16];
+    const char *chunked = tk_str(t, "loss.chunked", t->python ? "true" : "false", l, sizeof l);
+    if (strcmp(chunked, "true") == 0) {
+        from(im, "loss", tk_line(t, "loss.chunked"), 1);
+        PUSH(push_flag(im, "--fused-ce"));
+        return TP_OK;
+    }
+    int64_t tp;
+    TP_TRY(tk_int(t, "parallelism.tensor_parallel_degree", 1, 1, TP_MAX_GPUS, &tp, err));
+    const tkey *en = tk_get(t, "compile.enable"), *comp = tk_get(t, "compile.components");
+    bool recipe = eng_titan_recipe_compiles_loss(t->recipe);
+    bool compiled = en ? tk_true(t, "compile.enable") : recipe;
+    if (compiled && comp) /* the list given replaces the default */
+        compiled = strstr(comp->val, "\"loss\"") || strstr(comp->val, "'loss'");
+    if (compiled) {
+        const char *key = en ? "compile.enable" : "config";
+        int line = en ? en->line : t->recipe_line;
+        if (comp && (!en || comp->line > en->line)) {
+            key = "compile.components";
+            line = comp->line;
+        }
+        from(im, key, line, 1);
+        PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
+        from(im, key, line, 1);
+        PUSH(push_str(im, "--ce-bytes-per-logit-tp", "4"));
+        if (!en) {
+            char a[128];
+            snprintf(a, sizeof a, "the recipe %s compiles the loss: 4 B a logit", t->recipe);
+            assume(im, a);
+        }
+        if (tp > 1)
+            assume(im, "the compiled loss under loss parallel (TP > 1) taken at 4 B a logit, as "
+                       "measured at TP 1");
+        return TP_OK;
+    }
+    if (tk_true(t, "parallelism.disable_loss_parallel")) {
+        int line = tk_line(t, "parallelism.disable_loss_parallel");
+        from(im, "parallelism.disable_loss_parallel", line, 1);
+        PUSH(push_str(im, "--ce-bytes-per-logit-tp", "12"));
+        if (tp > 1) {
+            list_add(im->approximated, sizeof im->approximated,
+                     "parallelism.disable_loss_parallel");
+            assume(im, "disable_loss_parallel replicates the logits over TP: trainplan plans "
+                       "them sharded, TP times less loss memory than the run's");
+        }
+        return TP_OK;
+    }
+    from(im, "parallelism.tensor_parallel_degree", tk_line(t, "parallelism.tensor_parallel_degree"),
+         1);
+    PUSH(push_str(im, "--ce-bytes-per-logit-tp", "16"));
+    return TP_OK;
+}
+
 /* Precision, gradients, recompute, the loss. */
 static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
 {
@@ -947,11 +1084,7 @@ static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
     PUSH(push_str(im, "--recompute", mode));
     if (strcmp(mode, "selective") == 0)
         assume(im, "selective activation checkpointing read as trainplan's selective recompute");
-    char l[16];
-    /* the recipes' default loss is ChunkedLossWrapper */
-    const char *chunked = tk_str(t, "loss.chunked", t->python ? "true" : "false", l, sizeof l);
-    if (strcmp(chunked, "true") == 0)
-        PUSH(push_flag(im, "--fused-ce"));
+    TP_TRY(tk_loss(t, im, err));
     /* FSDP2's CPUOffloadPolicy (torchtitan/distributed/fsdp.py,
      * apply_fsdp_to_decoder @ b5bcd76c): the sharded parameters, their
      * gradients and the optimizer state live on the CPU, which runs the

@@ -135,6 +135,20 @@ static const char gpt_oss_20b[] =
     "32, \"topk\": 4, \"ffn_hidden\": 2880, \"num_shared_experts\": 0, \"first_dense\": 0, "
     "\"layer_freq\": 1, \"router_bias\": true}}";
 
+/* The recipes of config_registry.py @ b5bcd76c that compile the loss:
+ * llama3_405b (CompileConfig(enable=True, ...), components by default
+ * ["model", "loss"]), deepseek_v3_16b and deepseek_v3_671b (components
+ * ["loss"]); the others the export starts from (llama3_8b/70b, qwen3_*,
+ * gpt_oss_*) leave compile off. */
+bool eng_titan_recipe_compiles_loss(const char *recipe)
+{
+    static const char *const r[] = {"llama3_405b", "deepseek_v3_16b", "deepseek_v3_671b", NULL};
+    for (size_t i = 0; recipe && r[i]; i++)
+        if (strcmp(recipe, r[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The flavors of torchtitan's other families, read @ b5bcd76c in
  * torchtitan/models/<family>/__init__.py (the flavor's shape, rotary base,
  * scaling and RMSNorm epsilon: torchtitan's default 1e-5 unless the family
@@ -637,8 +651,44 @@ static void titan_recompute(sbuf *b, const tp_config *c, const titan_form *f, no
     titan_feature_notes(c, f->python, nx);
 }
 
-/* What torchtitan's llama3 model code lacks. */
-static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
+/* The loss as torchtitan runs it unchunked (framework.c torchtitan has
+ * the sources): compiled by the recipe (recipe NULL: the TOML form, whose
+ * compile is off by default) 4 B a logit, as measured at TP 1; else
+ * PyTorch's cross-entropy on fp32-upcast logits, 12, and at TP > 1 loss
+ * parallel, 16 (the torchtitan profile's two figures). A plan at another
+ * figure is noted, with the flag that plans the run's. */
+static void titan_loss_note(const tp_config *c, const char *recipe, notes *nx)
+{
+    tp_options d;
+    tp_options_default(&d);
+    tp_framework_apply(TP_FW_TORCHTITAN, &d);
+    bool compiled = eng_titan_recipe_compiles_loss(recipe);
+    double runs = compiled ? 4.0 : tp_ce_bytes_at(&d, c->train.tp);
+    double ce = tp_ce_bytes_at(&c->opts, c->train.tp);
+    if (!(ce < runs || ce > runs))
+        return;
+    char x[32], y[32], f[64], how[96];
+    if (!compiled && c->train.tp > 1) /* the figure torchtitan's varies with TP */
+        snprintf(f, sizeof f, "--ce-bytes-per-logit-tp %s", eng_real(y, sizeof y, runs));
+    else
+        eng_ce_flag(f, sizeof f, c, runs);
+    if (compiled)
+        snprintf(how, sizeof how, "the recipe %s compiles it", recipe);
+    else if (c->train.tp > 1)
+        snprintf(how, sizeof how, "loss parallel at TP %" PRId64 ", fp32 log-probabilities",
+                 c->train.tp);
+    else
+        snprintf(how, sizeof how, "the logits upcast to fp32");
+    eng_note(nx,
+             "the loss at %s B a logit: torchtitan's cross-entropy holds %s (%s), so the run "
+             "needs %s memory than the plan (plan with %s%s)",
+             eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs), how,
+             ce < runs ? "more" : "less", f, compiled ? "" : ", or --framework torchtitan");
+}
+
+/* What torchtitan's llama3 model code lacks; recipe: the Python form's
+ * (NULL: the TOML form). */
+static void titan_code_notes(const tp_config *c, const titan_form *f, const char *recipe, notes *nx)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -650,21 +700,8 @@ static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
         eng_note(nx,
                  "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the %s",
                  tp_padded_vocab(m->vocab, t->pad_vocab_to), f->vocab_from);
-    /* torchtitan's cross_entropy_loss upcasts the logits to fp32: the
-     * default 12 B a logit (framework.c torchtitan) */
-    tp_options d;
-    tp_options_default(&d);
-    double ce = c->opts.ce_bytes_per_logit;
-    if (!t->fused_ce && (ce < d.ce_bytes_per_logit || ce > d.ce_bytes_per_logit)) {
-        char x[32], y[32];
-        eng_note(nx,
-                 "the loss at %s B a logit: torchtitan's cross-entropy upcasts the logits to "
-                 "fp32, %s B a logit%s, so the run needs %s memory than the plan (plan without "
-                 "--ce-bytes-per-logit)",
-                 eng_real(x, sizeof x, ce), eng_real(y, sizeof y, d.ce_bytes_per_logit),
-                 t->tp > 1 ? " (16 under loss parallel, its default at TP > 1)" : "",
-                 ce < d.ce_bytes_per_logit ? "more" : "less");
-    }
+    if (!t->fused_ce)
+        titan_loss_note(c, recipe, nx);
 }
 
 static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
@@ -675,7 +712,7 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
     if (c->train.fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
                      "no setting for it (the Python form's ChunkedLossWrapper has)");
-    titan_code_notes(c, &TITAN_TOML, nx);
+    titan_code_notes(c, &TITAN_TOML, NULL, nx);
 }
 
 tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
@@ -873,11 +910,11 @@ static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, note
 }
 
 /* config.activation_checkpoint and what torchtitan's model code lacks. */
-static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
+static void py_checkpoint(sbuf *b, const tp_config *c, const char *recipe, notes *nx)
 {
     const tp_train *t = &c->train;
     titan_recompute(b, c, &TITAN_PY, nx);
-    titan_code_notes(c, &TITAN_PY, nx);
+    titan_code_notes(c, &TITAN_PY, recipe, nx);
     if (t->optimizer.kind != TP_OPT_ADAMW)
         eng_note(nx, "optimizer %s: the recipe's optimizer is AdamW (default_adamw)",
                  tp_io_optimizer_name(&t->optimizer));
@@ -908,10 +945,10 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         py_model(&body, c, fl, &nx);
     int64_t steps = py_training(&body, c, o, &nx);
     py_parallelism(&body, c, r, &nx);
-    py_checkpoint(&body, c, &nx);
+    const char *recipe = ff ? ff->recipe : fl ? fl->recipe : "llama3_8b";
+    py_checkpoint(&body, c, recipe, &nx);
     sb_puts(&body, "    return config\n");
 
-    const char *recipe = ff ? ff->recipe : fl ? fl->recipe : "llama3_8b";
     const char *family = ff ? ff->family : "llama3";
     bool mtp = ff && ff->mtp_arg && c->model.mtp_layers > 0;
     sb_puts(&b, "from torchtitan.components.loss import ");

@@ -105,6 +105,18 @@ for entry in "${MODELS[@]}"; do
         bad "$name: the DeepSpeed import defines another model: $(diff <(args "$d/meg.txt") <(args "$d/ds_meg.txt") | head -5)"; fi
 done
 
+# the loss at TP > 1 (--ce-bytes-per-logit-tp) rides in the DeepSpeed notes'
+# flags, so the plan comes back
+d=$tmp/ds-cetp
+mkdir -p "$d"
+cetp=(--model llama-3-8b --gpus 8 --tp 2 --zero 1 --global-batch 64 --ce-bytes-per-logit-tp 16)
+"$T" estimate "${cetp[@]}" --json >"$d/plan.json" 2>/dev/null
+"$T" export --format deepspeed "${cetp[@]}" --out "$d/ds.json" 2>/dev/null
+read -r -a dsf <<<"$(dsflags "$d/ds.json.notes.txt")"
+"$T" estimate --from-deepspeed "$d/ds.json" "${dsf[@]}" --json >"$d/back.json" 2>"$tmp/err"
+if same "$d/plan.json" "$d/back.json" 2>"$tmp/why" && grep -q -- "--ce-bytes-per-logit-tp 16" "$d/ds.json.notes.txt"; then ok; else
+    bad "DeepSpeed: the loss at TP > 1 does not come back: $(cat "$tmp/why" "$tmp/err")"; fi
+
 # issue 16 features: MoE parallel folding (expert TP != TP), fp8 parameter
 # gather, recompute modules, block recompute, optimizer offload. Megatron
 # writes each with its own argument and reads it back; DeepSpeed holds the
@@ -259,16 +271,26 @@ TITAN_NOTE=(
     "tf-oss|rotary scaling: torchtitan's gpt_oss flavor 120b applies yarn, unlike this model"
 )
 titan_note() { local e; for e in "${TITAN_NOTE[@]}"; do [ "${e%%|*}" = "$1" ] && echo "${e#*|}"; done; }
+# the loss as torchtitan runs it, unchunked (framework.c torchtitan): 4 B a
+# logit where the Python form's recipe compiles it (llama3_405b,
+# deepseek_v3_*), else 12 at TP 1 and 16 under loss parallel at TP > 1
+titan_loss() {
+    case "$1|$2" in
+    *--fused-ce*) ;;
+    t-405b\|*torchtitan | tf-ds*) echo "--ce-bytes-per-logit 4 --ce-bytes-per-logit-tp 4" ;;
+    *) echo "--ce-bytes-per-logit-tp 16" ;;
+    esac
+}
 for entry in "${TITAN[@]}"; do
     name=${entry%%|*}
-    read -r -a fl <<<"${entry#*|}"
     d=$tmp/$name
     mkdir -p "$d"
-    "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
-    "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
     forms="torchtitan"
     case $name in t-1b | t-3b | tf-*) ;; *) forms="torchtitan torchtitan-toml" ;; esac
     for fmt in $forms; do
+        read -r -a fl <<<"${entry#*|} $(titan_loss "$entry" "$fmt")"
+        "$T" estimate "${fl[@]}" --json >"$d/plan.json" 2>/dev/null
+        "$T" export --format megatron "${fl[@]}" >"$d/meg.txt" 2>/dev/null
         "$T" export --format "$fmt" "${fl[@]}" >"$d/$fmt" 2>"$tmp/err"
         note=$(titan_note "$name")
         if [ -n "$note" ]; then
@@ -292,7 +314,7 @@ done
 # without them
 if python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; sys.exit(not (m["moe_router_groups"], m["moe_router_group_topk"]) == (8, 4))' "$tmp/tf-dsv3/back.json"; then ok; else
     bad "tf-dsv3: the torchtitan 671B flavor reads back without its 4 of 8 groups"; fi
-read -r -a fl <<<"$(printf '%s\n' "${TITAN[@]}" | sed -n 's/^tf-ds16b|//p' | sed 's/ --moe-router-groups 0 --moe-router-group-topk 0//')"
+read -r -a fl <<<"$(printf '%s\n' "${TITAN[@]}" | sed -n 's/^tf-ds16b|//p' | sed 's/ --moe-router-groups 0 --moe-router-group-topk 0//') --ce-bytes-per-logit 4 --ce-bytes-per-logit-tp 4"
 "$T" export --format torchtitan "${fl[@]}" >"$tmp/g16.py" 2>/dev/null
 "$T" estimate --from-torchtitan "$tmp/g16.py" --json >"$tmp/g16.json" 2>/dev/null
 if grep -q "Not expressible in torchtitan (2;" "$tmp/g16.py" &&
@@ -975,12 +997,70 @@ got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["conv
 if [ "$got" = "4.0 True" ] &&
     grep -q "approximated by trainplan's calibrated efficiencies: .*--cross-entropy-loss-fusion, --cross-entropy-fusion-impl" "$tmp/err"; then ok; else
     bad "the native fused loss: not 4 B a logit, or not approximated: $got $(cat "$tmp/err")"; fi
-# torchtitan's loss upcasts the logits to fp32 (12 B): a 4-B plan is noted
+# torchtitan's loss (framework.c torchtitan): its cross-entropy upcasts the
+# logits to fp32, 12 B a logit at TP 1; loss parallel holds 16 at TP > 1; a
+# recipe that compiles the loss (llama3_405b) 4. A plan at another figure is
+# noted with the flag that plans the run's (issue 17, fifteenth round).
+flat() { tr '\n' ' ' <"$1" | sed 's/ *# */ /g'; }
 for fmt in torchtitan torchtitan-toml; do
     "$T" export --format $fmt --model llama-3-8b --gpus 8 --fsdp --global-batch 64 --ce-bytes-per-logit 4 >"$tmp/ce_tt.txt" 2>/dev/null
-    if tr '\n' ' ' <"$tmp/ce_tt.txt" | sed 's/ *# */ /g' | grep -qF "the loss at 4 B a logit: torchtitan's cross-entropy upcasts the logits to fp32, 12 B a logit, so the run needs more memory than the plan"; then ok; else
-        bad "the $fmt export does not note a 4-B loss"; fi
+    if flat "$tmp/ce_tt.txt" | grep -qF "the loss at 4 B a logit: torchtitan's cross-entropy holds 12 (the logits upcast to fp32), so the run needs more memory than the plan (plan with --ce-bytes-per-logit 12, or --framework torchtitan)"; then ok; else
+        bad "the $fmt export does not note a 4-B loss: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce_tt.txt")"; fi
+    "$T" export --format $fmt --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 >"$tmp/ce_tp.txt" 2>/dev/null
+    if flat "$tmp/ce_tp.txt" | grep -qF "the loss at 12 B a logit: torchtitan's cross-entropy holds 16 (loss parallel at TP 2, fp32 log-probabilities), so the run needs more memory than the plan (plan with --ce-bytes-per-logit-tp 16, or --framework torchtitan)"; then ok; else
+        bad "the $fmt export does not note a 12-B loss at TP 2: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce_tp.txt")"; fi
+    "$T" export --format $fmt --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 --framework torchtitan >"$tmp/ce_fw.txt" 2>/dev/null
+    if ! grep -q "the loss at" "$tmp/ce_fw.txt"; then ok; else bad "the $fmt export notes the torchtitan profile's loss"; fi
 done
+"$T" export --format torchtitan --model llama-3.1-405b --gpus 1024 --tp 8 --pp 8 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full >"$tmp/ce_405.txt" 2>/dev/null
+if flat "$tmp/ce_405.txt" | grep -qF "the loss at 12 B a logit: torchtitan's cross-entropy holds 4 (the recipe llama3_405b compiles it), so the run needs less memory than the plan (plan with --ce-bytes-per-logit 4)"; then ok; else
+    bad "the torchtitan export does not note llama3_405b's compiled loss: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce_405.txt")"; fi
+# the import reads the loss: compile (its default components hold "loss"),
+# a components list without it, disable_loss_parallel, and the Python forms
+# of compile. Llama 3.1 8B, 2048 tokens, TP 2: logits (4 x 2048 x 4096 + ce x
+# 2048 x 128256) / 2 bytes
+"$T" export --format torchtitan-toml --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 >"$tmp/lp.toml" 2>/dev/null
+"$T" export --format torchtitan --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 >"$tmp/lp.py" 2>/dev/null
+loss_of() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); c=j["conventions"]; l=j["memory"]["stages"]["last"]["breakdown"]["logits"]; ce=(2*l - 4*2048*4096)/(2048*128256); print(c.get("ce_bytes_per_logit", 12), c.get("ce_bytes_per_logit_tp", 0), ce)' "$1"; }
+ll=(
+    "lp.toml||12 16.0 16.0|"
+    "lp.toml|[compile]~enable = true|4.0 4.0 4.0|assumed: the compiled loss under loss parallel (TP > 1) taken at 4 B a logit, as measured at TP 1"
+    "lp.toml|[compile]~enable = true~components = [\"model\"]|12 16.0 16.0|approximated by trainplan's calibrated efficiencies: compile.enable, compile.components"
+    "lp.toml|[compile]~enable = false|12 16.0 16.0|"
+    "lp.py||12 16.0 16.0|"
+    "lp.py|    config.compile.enable = True|4.0 4.0 4.0|assumed: the compiled loss under loss parallel"
+    "lp.py|    config.compile = CompileConfig(enable=True, components=[\"model\"])|12 16.0 16.0|"
+    "lp.py|    config.compile = CompileConfig(~        enable=True,~        components=[\"loss\"],~    )|4.0 4.0 4.0|"
+    "lp.py|    config.compile = compile_config|12 16.0 16.0|assumed: compile = compile_config (not a CompileConfig(...)): the loss planned as not compiled"
+)
+for e in "${ll[@]}"; do
+    IFS='|' read -r base add want msg <<<"$e"
+    if [ "$base" = lp.toml ]; then
+        { cat "$tmp/lp.toml"; printf '%s\n' "$add" | tr '~' '\n'; } >"$tmp/ll.toml"
+        f=$tmp/ll.toml
+    else
+        sed '/^    return config$/d' "$tmp/lp.py" >"$tmp/ll.py"
+        { printf '%s\n' "$add" | tr '~' '\n'; echo "    return config"; } >>"$tmp/ll.py"
+        f=$tmp/ll.py
+    fi
+    "$T" estimate --from-torchtitan "$f" --json >"$tmp/ll.json" 2>"$tmp/err"
+    got=$(loss_of "$tmp/ll.json" 2>&1)
+    if [ "$got" = "$want" ] && { [ -z "$msg" ] || grep -qF -- "$msg" "$tmp/err"; }; then ok; else
+        bad "torchtitan import, $base + '$add': the loss reads $got, want $want ($msg): $(cat "$tmp/err")"; fi
+done
+# disable_loss_parallel (TOML form): the logits replicate over TP, which the
+# plan shards: 12 B a logit, approximated and said
+sed 's/^\[parallelism\]$/[parallelism]\ndisable_loss_parallel = true/' "$tmp/lp.toml" >"$tmp/dlp.toml"
+"$T" estimate --from-torchtitan "$tmp/dlp.toml" --json >"$tmp/dlp.json" 2>"$tmp/err"
+if [ "$(loss_of "$tmp/dlp.json")" = "12 12.0 12.0" ] &&
+    grep -q "approximated by trainplan's calibrated efficiencies: .*parallelism.disable_loss_parallel" "$tmp/err" &&
+    grep -qF "assumed: disable_loss_parallel replicates the logits over TP: trainplan plans them sharded, TP times less loss memory than the run's" "$tmp/err"; then ok; else
+    bad "disable_loss_parallel: $(loss_of "$tmp/dlp.json") $(cat "$tmp/err")"; fi
+# a recipe that compiles the loss, with the loss unchunked: 4 B, assumed
+sed 's/= llama3_8b()/= llama3_405b()/' "$tmp/lp.py" >"$tmp/r405.py"
+"$T" estimate --from-torchtitan "$tmp/r405.py" --json >"$tmp/r405.json" 2>"$tmp/err"
+if [ "$(loss_of "$tmp/r405.json")" = "4.0 4.0 4.0" ] && grep -qF "assumed: the recipe llama3_405b compiles the loss: 4 B a logit" "$tmp/err"; then ok; else
+    bad "config = llama3_405b(): $(loss_of "$tmp/r405.json") $(cat "$tmp/err")"; fi
 # without the fusion, Megatron's vocabulary-parallel loss: 4 B a logit too
 grep -v -- "--cross-entropy-" "$tmp/ce.txt" >"$tmp/ce_plain.txt"
 "$T" estimate --from-megatron "$tmp/ce_plain.txt" --gpus 8 --json >"$tmp/ce_plain.json" 2>"$tmp/err"

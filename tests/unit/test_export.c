@@ -651,16 +651,28 @@ static void test_exports_mark_the_inexpressible(void **state)
     plan_70b(&c);
     assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
     assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN_TOML, &c, &r, NULL, &e, NULL), TP_OK);
-    /* ZeRO-1, bf16 gradients and selective recompute have no torchtitan equivalent, and
-     * its 70B flavor is Llama 3.1's, with the rotary scaling Llama 3 70B lacks */
-    assert_int_equal(e.num_unexpressed, 4);
+    /* ZeRO-1, bf16 gradients and selective recompute have no torchtitan equivalent, its
+     * 70B flavor is Llama 3.1's, with the rotary scaling Llama 3 70B lacks, and at TP 8
+     * its loss parallel holds 16 B a logit, not the plan's 12 */
+    assert_int_equal(e.num_unexpressed, 5);
     assert_non_null(strstr(e.text, "\n[parallelism]\n"));
     assert_non_null(strstr(e.text, "flavor = \"70B\""));
     assert_non_null(strstr(e.text, "rotary scaling: torchtitan's llama3 flavor 70B applies"));
+    assert_non_null(
+        strstr(e.text, "the loss at 12 B a logit: torchtitan's cross-entropy holds 16"));
     tp_io_export_free(&e);
-    /* the Python form: the same four */
+    /* the Python form: the same five (its recipe llama3_70b does not compile the loss) */
+    assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, NULL, &e, NULL), TP_OK);
+    assert_int_equal(e.num_unexpressed, 5);
+    assert_non_null(
+        strstr(e.text, "the loss at 12 B a logit: torchtitan's cross-entropy holds 16"));
+    tp_io_export_free(&e);
+    /* planned at the loss-parallel figure, the loss is expressed */
+    c.opts.ce_bytes_per_logit_tp = 16.0;
+    assert_int_equal(tp_eval(&c, &r, NULL), TP_OK);
     assert_int_equal(tp_io_export(TP_EXPORT_TORCHTITAN, &c, &r, NULL, &e, NULL), TP_OK);
     assert_int_equal(e.num_unexpressed, 4);
+    assert_null(strstr(e.text, "the loss at"));
     assert_non_null(strstr(e.text, "    config = llama3_70b()"));
     assert_non_null(strstr(e.text, "    config.model_spec = model_registry(\"70B\")\n"));
     assert_non_null(strstr(e.text, "        tensor_parallel_degree=8,\n"));

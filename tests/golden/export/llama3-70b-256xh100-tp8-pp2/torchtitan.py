@@ -11,7 +11,7 @@
 # Predicted throughput: step 9.955 s, 210663 tokens/s (822.9 tokens/s per GPU), 369.7 model
 #                       TFLOP/s per GPU, MFU 37.4%, largest non-compute part: exposed
 #                       tensor-parallel communication
-# Not expressible in torchtitan (4; the run differs from the plan here):
+# Not expressible in torchtitan (5; the run differs from the plan here):
 #   - rotary scaling: torchtitan's llama3 flavor 70B applies Llama 3.1's scaling (factor 8),
 #     which this model does not have
 #   - bf16 gradients: torchtitan reduces and keeps gradients in float32
@@ -20,6 +20,9 @@
 #     and weights (written as data_parallel_shard_degree)
 #   - selective recompute: torchtitan's per-op selective checkpointing saves matmul outputs and
 #     recomputes the rest, not only the attention core
+#   - the loss at 12 B a logit: torchtitan's cross-entropy holds 16 (loss parallel at TP 8, fp32
+#     log-probabilities), so the run needs more memory than the plan (plan with
+#     --ce-bytes-per-logit-tp 16, or --framework torchtitan)
 #
 # Run: save as trainplan_run.py on PYTHONPATH, then
 #   NGPU=8 MODULE=trainplan_run CONFIG=trainplan_config ./run_train.sh
