@@ -72,7 +72,8 @@ def toml_rows(repo, commit):
 def python_rows(repo, commit):
     trainer = classes(ast.parse(show(repo, commit, "torchtitan/trainer.py")))
     configs = classes(ast.parse(show(repo, commit, "torchtitan/config/configs.py")))
-    sections = {"TrainingConfig": "training", "ParallelismConfig": "parallelism"}
+    sections = {"TrainingConfig": "training", "ParallelismConfig": "parallelism",
+                "CompileConfig": "compile"}
     for name, t, d in fields(trainer["Trainer.Config"]):
         yield name, t, d
         sec = sections.get(t)

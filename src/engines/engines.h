@@ -142,11 +142,6 @@ void eng_convention_flag(sbuf *b, const tp_options *o, const char *flag);
  * megatron-core framework profile. The implementations Megatron-Core names
  * (--cross-entropy-fusion-impl, cross_entropy_fusion_impl), "te" second. */
 double eng_mcore_ce_bytes(bool te_fused);
-
-/* Whether torchtitan's recipe (a config_registry.py function @ b5bcd76c)
- * compiles the loss: then an unchunked cross-entropy holds 4 B a logit
- * (torchtitan.c). */
-bool eng_titan_recipe_compiles_loss(const char *recipe);
 extern const char *const eng_mcore_ce_impls[];
 
 /* Facts of the plan with its defaults resolved (0 fields mean "the usual"). */

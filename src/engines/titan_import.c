@@ -57,7 +57,8 @@ typedef struct tkeys {
     bool python;
     char family[64]; /* the torchtitan model family of model_registry */
     int family_line;
-    char recipe[64]; /* `config = RECIPE()`: the recipe the configuration starts from */
+    char recipe[64];       /* `config = RECIPE()`: the recipe the configuration starts from */
+    bool compile_replaced; /* compile given whole (CompileConfig(...)): not the recipe's */
     int recipe_line;
     tp_import *im; /* for the lists of ignored and approximated settings */
 } tkeys;
@@ -111,6 +112,8 @@ static const char *const titan_keys[] = {"model.name",
                                          "loss.chunked",
                                          "compile.enable",
                                          "compile.components",
+                                         "compile.enable_async_tensor_parallel",
+                                         "parallelism.enable_async_tensor_parallel",
                                          "parallelism.disable_loss_parallel",
                                          "optimizer.name",
                                          NULL};
@@ -156,7 +159,6 @@ static const char *const ignored_keys[] = {"model.hf_assets_path",
                                            "parallelism.spmd_backend",
                                            NULL};
 static const char *const approx_prefixes[] = {"compile.", "training.disable_cuda_graphs",
-                                              "parallelism.enable_async_tensor_parallel",
                                               "parallelism.enable_fsdp_symm_mem", NULL};
 
 static bool has_prefix(const char *k, const char *const *list)
@@ -199,12 +201,9 @@ static tp_status tk_add(tkeys *t, const char *key, const char *val, int line, tp
         list_add(t->im->ignored, sizeof t->im->ignored, key);
         return TP_OK;
     }
-    if (has_prefix(key, approx_prefixes)) {
+    if (has_prefix(key, approx_prefixes) && !known_key(key)) {
         list_add(t->im->approximated, sizeof t->im->approximated, key);
-        /* compile's speed is approximated, but whether it compiles the
-         * loss is read (tk_loss) */
-        if (strcmp(key, "compile.enable") != 0 && strcmp(key, "compile.components") != 0)
-            return TP_OK;
+        return TP_OK;
     }
     if (!known_key(key))
         return tk_error(err, line, key,
@@ -440,16 +439,16 @@ static const char *const trainer_ignored[] = {
 
 /* The compile setting, `CompileConfig(...)` as compile.* keys; anything
  * else (a variable, as llama3_405b's compile_config) is not read: listed as
- * approximated, and the loss planned as not compiled, which is said. */
+ * approximated, and planned as not compiled (tk_compile), which is said. */
 static tp_status compile_value(tkeys *t, const char *val, int line, tp_error *err)
 {
-    if (strncmp(val, "CompileConfig(", 14) == 0)
+    if (strncmp(val, "CompileConfig(", 14) == 0) {
+        t->compile_replaced = true;
         return call_keys(t, "compile", val, line, err);
+    }
     list_add(t->im->approximated, sizeof t->im->approximated, "compile");
     char a[160];
-    snprintf(a, sizeof a,
-             "compile = %.40s (not a CompileConfig(...)): the loss planned as not "
-             "compiled",
+    snprintf(a, sizeof a, "compile = %.40s (not a CompileConfig(...)): planned as not compiled",
              val);
     assume(t->im, a);
     return TP_OK;
@@ -596,6 +595,7 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
                 const char *v = line + (par ? 21 : 17);
                 if (!balanced(v)) {
                     if (par || strcmp(v, "CompileConfig(") == 0) {
+                        t->compile_replaced = t->compile_replaced || !par;
                         in_call = par ? "parallelism" : "compile";
                         in_call_line = no;
                         continue;
@@ -995,23 +995,105 @@ static bool tk_true(const tkeys *t, const char *key)
     return k && (strncmp(k->val, "true", 4) == 0 || strncmp(k->val, "True", 4) == 0);
 }
 
-/*
- * The loss's bytes a logit, as torchtitan runs it (framework.c torchtitan
- * has the sources):
- *   - ChunkedLossWrapper (the recipes' default): no whole logits,
- *     --fused-ce;
- *   - compiled (compile.enable with "loss" in compile.components, the
- *     default list; or a recipe that compiles it): 4 B, the bf16 logits and
- *     their bf16 gradient (measured at TP 1, validate's H200 rows; taken
- *     the same under loss parallel, which is said at TP > 1);
- *   - otherwise 12 B at TP 1 (PyTorch's cross-entropy on fp32-upcast
- *     logits, the default) and 16 at TP > 1 (loss parallel):
- *     --ce-bytes-per-logit-tp 16, whatever the TP, so that another --tp
- *     keeps it; parallelism.disable_loss_parallel replicates the logits
- *     over TP, which trainplan plans sharded (approximated, and said).
- */
-static tp_status tk_loss(const tkeys *t, tp_import *im, tp_error *err)
+/* What the recipes of config_registry.py @ b5bcd76c compile (their
+ * CompileConfig): llama3_405b the model and the loss (the default
+ * components) with async TP; deepseek_v3_16b and deepseek_v3_671b the loss
+ * only; every other recipe nothing. */
+typedef struct titan_recipe_compile {
+    const char *recipe;
+    bool model, loss, async_tp;
+} titan_recipe_compile;
+
+static const titan_recipe_compile recipe_compiles[] = {
+    {"llama3_405b", true, true, true},
+    {"deepseek_v3_16b", false, true, false},
+    {"deepseek_v3_671b", false, true, false},
+};
+
+static const titan_recipe_compile *recipe_compile(const char *recipe)
 {
+    for (size_t i = 0; i < sizeof recipe_compiles / sizeof recipe_compiles[0]; i++)
+        if (strcmp(recipe, recipe_compiles[i].recipe) == 0)
+            return &recipe_compiles[i];
+    return NULL;
+}
+
+/* Whether a components list ("[\"model\", \"loss\"]") names c. */
+static bool names_component(const char *list, const char *c)
+{
+    char q1[24], q2[24];
+    snprintf(q1, sizeof q1, "\"%s\"", c);
+    snprintf(q2, sizeof q2, "'%s'", c);
+    return strstr(list, q1) || strstr(list, q2);
+}
+
+/*
+ * torch.compile and what it changes (framework.c torchtitan has the
+ * sources), from the file's settings, else the recipe it starts from
+ * (`config = RECIPE()`), else torchtitan's defaults (compile off; its
+ * components ["model", "loss"]):
+ *   - the model not compiled: its element-wise ops run eager,
+ *     --eager-elementwise (said when only the default says so);
+ *   - async TP (compile.enable_async_tensor_parallel, or in the TOML form
+ *     parallelism.enable_async_tensor_parallel) at TP > 1:
+ *     --tp-comm-overlap; without the model compiled torchtitan refuses it,
+ *     and so does the import;
+ *   - the loss: ChunkedLossWrapper (the recipes' default), --fused-ce;
+ *     compiled, 4 B a logit, the bf16 logits and their bf16 gradient
+ *     (measured at TP 1, validate's H200 rows; taken the same under loss
+ *     parallel, which is said at TP > 1); otherwise 12 at TP 1 and 16 at
+ *     TP > 1 (loss parallel), --ce-bytes-per-logit-tp 16 whatever the TP,
+ *     so that another --tp keeps it; parallelism.disable_loss_parallel
+ *     replicates the logits over TP, which trainplan plans sharded
+ *     (approximated, and said).
+ */
+static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
+{
+    int64_t tp;
+    TP_TRY(tk_int(t, "parallelism.tensor_parallel_degree", 1, 1, TP_MAX_GPUS, &tp, err));
+    /* a whole CompileConfig(...) replaces the recipe's: its defaults apply */
+    const titan_recipe_compile *rc =
+        t->recipe[0] && !t->compile_replaced ? recipe_compile(t->recipe) : NULL;
+    const tkey *en = tk_get(t, "compile.enable"), *comp = tk_get(t, "compile.components");
+    const tkey *as = tk_get(t, "compile.enable_async_tensor_parallel");
+    if (!as)
+        as = tk_get(t, "parallelism.enable_async_tensor_parallel");
+    bool enabled = en ? tk_true(t, "compile.enable") : rc != NULL;
+    bool model = enabled && (comp ? names_component(comp->val, "model") : rc ? rc->model : true);
+    bool loss = enabled && (comp ? names_component(comp->val, "loss") : rc ? rc->loss : true);
+    bool async_tp = as ? strncmp(as->val, "true", 4) == 0 || strncmp(as->val, "True", 4) == 0
+                       : rc && rc->async_tp;
+    const char *ckey = comp ? "compile.components" : en ? "compile.enable" : "config";
+    int cline = comp ? comp->line : en ? en->line : t->recipe_line;
+    if (async_tp && !model)
+        return tk_error(err, as ? as->line : cline,
+                        as ? (as->key[0] == 'c' ? "compile.enable_async_tensor_parallel"
+                                                : "parallelism.enable_async_tensor_parallel")
+                           : "compile",
+                        "needs \"model\" in compile.components and compile.enable (torchtitan "
+                        "refuses async TP without it)");
+    if (!model) {
+        from(im, ckey, cline, 1);
+        PUSH(push_flag(im, "--eager-elementwise"));
+        if (!en && !rc)
+            assume(im, "no compile.enable: torchtitan's default, the model not compiled (its "
+                       "element-wise ops eager, --eager-elementwise)");
+    }
+    if (async_tp && tp > 1) {
+        from(im,
+             as ? (as->key[0] == 'c' ? "compile.enable_async_tensor_parallel"
+                                     : "parallelism.enable_async_tensor_parallel")
+                : "config",
+             as ? as->line : t->recipe_line, 1);
+        PUSH(push_flag(im, "--tp-comm-overlap"));
+    }
+    if (rc && !en) {
+        char a[160];
+        snprintf(a, sizeof a, "the recipe %s's compile: the model %s, the loss %s", t->recipe,
+                 rc->model ? "compiled" : "not compiled", rc->loss ? "compiled" : "not compiled");
+        assume(im, a);
+    }
+
     char l[16];
     const char *chunked = tk_str(t, "loss.chunked", t->python ? "true" : "false", l, sizeof l);
     if (strcmp(chunked, "true") == 0) {
@@ -1019,29 +1101,11 @@ static tp_status tk_loss(const tkeys *t, tp_import *im, tp_error *err)
         PUSH(push_flag(im, "--fused-ce"));
         return TP_OK;
     }
-    int64_t tp;
-    TP_TRY(tk_int(t, "parallelism.tensor_parallel_degree", 1, 1, TP_MAX_GPUS, &tp, err));
-    const tkey *en = tk_get(t, "compile.enable"), *comp = tk_get(t, "compile.components");
-    bool recipe = eng_titan_recipe_compiles_loss(t->recipe);
-    bool compiled = en ? tk_true(t, "compile.enable") : recipe;
-    if (compiled && comp) /* the list given replaces the default */
-        compiled = strstr(comp->val, "\"loss\"") || strstr(comp->val, "'loss'");
-    if (compiled) {
-        const char *key = en ? "compile.enable" : "config";
-        int line = en ? en->line : t->recipe_line;
-        if (comp && (!en || comp->line > en->line)) {
-            key = "compile.components";
-            line = comp->line;
-        }
-        from(im, key, line, 1);
+    if (loss) {
+        from(im, ckey, cline, 1);
         PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
-        from(im, key, line, 1);
+        from(im, ckey, cline, 1);
         PUSH(push_str(im, "--ce-bytes-per-logit-tp", "4"));
-        if (!en) {
-            char a[128];
-            snprintf(a, sizeof a, "the recipe %s compiles the loss: 4 B a logit", t->recipe);
-            assume(im, a);
-        }
         if (tp > 1)
             assume(im, "the compiled loss under loss parallel (TP > 1) taken at 4 B a logit, as "
                        "measured at TP 1");
@@ -1084,7 +1148,7 @@ static tp_status tk_training(const tkeys *t, tp_import *im, tp_error *err)
     PUSH(push_str(im, "--recompute", mode));
     if (strcmp(mode, "selective") == 0)
         assume(im, "selective activation checkpointing read as trainplan's selective recompute");
-    TP_TRY(tk_loss(t, im, err));
+    TP_TRY(tk_compile(t, im, err));
     /* FSDP2's CPUOffloadPolicy (torchtitan/distributed/fsdp.py,
      * apply_fsdp_to_decoder @ b5bcd76c): the sharded parameters, their
      * gradients and the optimizer state live on the CPU, which runs the

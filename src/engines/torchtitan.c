@@ -37,7 +37,9 @@
  * the Python form), PP with its schedule and layer split, CP, EP, the
  * activation checkpointing policy, FSDP2's CPU offload
  * (training.enable_cpu_offload: parameter offload to the CPU with the whole
- * optimizer offloaded, ZeRO 3). Not expressible: ZeRO-1 (FSDP shards
+ * optimizer offloaded, ZeRO 3), torch.compile (the model unless the plan
+ * runs the element-wise ops eager, the loss at 4 B a logit, async TP for TP
+ * communication overlap; titan_compile_of). Not expressible: ZeRO-1 (FSDP shards
  * more), bf16 gradients, trainplan's selective recompute vs torchtitan's
  * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
  * form), fp16, moments other than fp32, no master weights, dropout,
@@ -134,20 +136,6 @@ static const char gpt_oss_20b[] =
     "{\"sliding_window\": 128, \"global_every\": 2, \"sinks\": true}, \"moe\": {\"num_experts\": "
     "32, \"topk\": 4, \"ffn_hidden\": 2880, \"num_shared_experts\": 0, \"first_dense\": 0, "
     "\"layer_freq\": 1, \"router_bias\": true}}";
-
-/* The recipes of config_registry.py @ b5bcd76c that compile the loss:
- * llama3_405b (CompileConfig(enable=True, ...), components by default
- * ["model", "loss"]), deepseek_v3_16b and deepseek_v3_671b (components
- * ["loss"]); the others the export starts from (llama3_8b/70b, qwen3_*,
- * gpt_oss_*) leave compile off. */
-bool eng_titan_recipe_compiles_loss(const char *recipe)
-{
-    static const char *const r[] = {"llama3_405b", "deepseek_v3_16b", "deepseek_v3_671b", NULL};
-    for (size_t i = 0; recipe && r[i]; i++)
-        if (strcmp(recipe, r[i]) == 0)
-            return true;
-    return false;
-}
 
 /* The flavors of torchtitan's other families, read @ b5bcd76c in
  * torchtitan/models/<family>/__init__.py (the flavor's shape, rotary base,
@@ -476,6 +464,36 @@ static void titan_dp(const tp_train *t, int64_t dp, int64_t *replicate, int64_t 
         *reshard = "never";
 }
 
+/* torch.compile as the plan runs (both forms write it): the model compiled
+ * unless its element-wise ops run eager (--eager-elementwise, the cost of
+ * torchtitan without compile); the loss compiled when the plan holds it
+ * unchunked at 4 B a logit (the bf16 logits and their gradient,
+ * framework.c torchtitan); async TP for TP communication overlap at TP > 1,
+ * which needs the model compiled (compile.enable_async_tensor_parallel @
+ * b5bcd76c, parallelism.enable_async_tensor_parallel @ 238fa995, both
+ * refuse it without "model" in compile.components). */
+typedef struct titan_compile {
+    bool model, loss, async_tp;
+} titan_compile;
+
+static titan_compile titan_compile_of(const tp_config *c, notes *nx)
+{
+    titan_compile k = {!c->opts.eager_elementwise, false, false};
+    double ce = tp_ce_bytes_at(&c->opts, c->train.tp);
+    k.loss = !c->train.fused_ce && !(ce < 4.0 || ce > 4.0);
+    if (c->train.tp > 1 && c->opts.tp_comm_overlap) {
+        k.async_tp = k.model;
+        if (!k.model && nx)
+            eng_note(nx, "TP communication overlap with eager element-wise ops: torchtitan's "
+                         "async TP needs the model compiled (not written)");
+        if (k.async_tp && c->opts.tp_overlap_chunked && nx)
+            eng_note(nx, "TP overlap in chunks (TransformerEngine's userbuffers): written as "
+                         "torchtitan's async TP, which trainplan models without the chunks "
+                         "(plan without --tp-overlap-chunked)");
+    }
+    return k;
+}
+
 /* [parallelism]: DP replicate or shard by ZeRO stage, TP, PP with its schedule
  * and layer split, CP, EP. */
 static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, notes *nx)
@@ -492,6 +510,8 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
     if (reshard)
         sb_printf(b, "fsdp_reshard_after_forward = \"%s\"\n", reshard);
     sb_printf(b, "tensor_parallel_degree = %" PRId64 "\n", t->tp);
+    if (titan_compile_of(c, NULL).async_tp)
+        sb_puts(b, "enable_async_tensor_parallel = true\n");
     if (t->tp > 1 && !t->sp)
         eng_note(nx, "tensor parallelism without sequence parallelism: torchtitan always shards "
                      "the sequence across the TP group");
@@ -652,43 +672,36 @@ static void titan_recompute(sbuf *b, const tp_config *c, const titan_form *f, no
 }
 
 /* The loss as torchtitan runs it unchunked (framework.c torchtitan has
- * the sources): compiled by the recipe (recipe NULL: the TOML form, whose
- * compile is off by default) 4 B a logit, as measured at TP 1; else
- * PyTorch's cross-entropy on fp32-upcast logits, 12, and at TP > 1 loss
- * parallel, 16 (the torchtitan profile's two figures). A plan at another
- * figure is noted, with the flag that plans the run's. */
-static void titan_loss_note(const tp_config *c, const char *recipe, notes *nx)
+ * the sources): compiled 4 B a logit (titan_compile_of writes that for a
+ * plan at 4); else PyTorch's cross-entropy on fp32-upcast logits, 12, and
+ * at TP > 1 loss parallel, 16 (the torchtitan profile's two figures). A
+ * plan at another figure is noted, with the flag that plans the run's. */
+static void titan_loss_note(const tp_config *c, notes *nx)
 {
     tp_options d;
     tp_options_default(&d);
     tp_framework_apply(TP_FW_TORCHTITAN, &d);
-    bool compiled = eng_titan_recipe_compiles_loss(recipe);
-    double runs = compiled ? 4.0 : tp_ce_bytes_at(&d, c->train.tp);
+    double runs = tp_ce_bytes_at(&d, c->train.tp);
     double ce = tp_ce_bytes_at(&c->opts, c->train.tp);
-    if (!(ce < runs || ce > runs))
+    if (!(ce < runs || ce > runs) || !(ce < 4.0 || ce > 4.0))
         return;
-    char x[32], y[32], f[64], how[96];
-    if (!compiled && c->train.tp > 1) /* the figure torchtitan's varies with TP */
+    char x[32], y[32], f[64];
+    if (c->train.tp > 1) /* the figure torchtitan's varies with TP */
         snprintf(f, sizeof f, "--ce-bytes-per-logit-tp %s", eng_real(y, sizeof y, runs));
     else
         eng_ce_flag(f, sizeof f, c, runs);
-    if (compiled)
-        snprintf(how, sizeof how, "the recipe %s compiles it", recipe);
-    else if (c->train.tp > 1)
-        snprintf(how, sizeof how, "loss parallel at TP %" PRId64 ", fp32 log-probabilities",
-                 c->train.tp);
-    else
-        snprintf(how, sizeof how, "the logits upcast to fp32");
     eng_note(nx,
-             "the loss at %s B a logit: torchtitan's cross-entropy holds %s (%s), so the run "
-             "needs %s memory than the plan (plan with %s%s)",
-             eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs), how,
-             ce < runs ? "more" : "less", f, compiled ? "" : ", or --framework torchtitan");
+             "the loss at %s B a logit: torchtitan's cross-entropy holds %s (%s), or 4 compiled, "
+             "so the run needs %s memory than the plan (plan with %s, or --framework "
+             "torchtitan)",
+             eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs),
+             c->train.tp > 1 ? "loss parallel, fp32 log-probabilities"
+                             : "the logits upcast to fp32",
+             ce < runs ? "more" : "less", f);
 }
 
-/* What torchtitan's llama3 model code lacks; recipe: the Python form's
- * (NULL: the TOML form). */
-static void titan_code_notes(const tp_config *c, const titan_form *f, const char *recipe, notes *nx)
+/* What torchtitan's llama3 model code lacks. */
+static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -701,7 +714,7 @@ static void titan_code_notes(const tp_config *c, const titan_form *f, const char
                  "vocabulary padding to %" PRId64 ": torchtitan sizes the embedding from the %s",
                  tp_padded_vocab(m->vocab, t->pad_vocab_to), f->vocab_from);
     if (!t->fused_ce)
-        titan_loss_note(c, recipe, nx);
+        titan_loss_note(c, nx);
 }
 
 static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
@@ -712,7 +725,12 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
     if (c->train.fused_ce)
         eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
                      "no setting for it (the Python form's ChunkedLossWrapper has)");
-    titan_code_notes(c, &TITAN_TOML, NULL, nx);
+    titan_code_notes(c, &TITAN_TOML, nx);
+    titan_compile k = titan_compile_of(c, nx);
+    sb_printf(b, "\n[compile]\nenable = %s\n", k.model || k.loss ? "true" : "false");
+    if (k.model || k.loss)
+        sb_printf(b, "components = [%s%s%s]\n", k.model ? "\"model\"" : "",
+                  k.model && k.loss ? ", " : "", k.loss ? "\"loss\"" : "");
 }
 
 tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
@@ -910,11 +928,23 @@ static void py_parallelism(sbuf *b, const tp_config *c, const tp_result *r, note
 }
 
 /* config.activation_checkpoint and what torchtitan's model code lacks. */
-static void py_checkpoint(sbuf *b, const tp_config *c, const char *recipe, notes *nx)
+static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
 {
     const tp_train *t = &c->train;
     titan_recompute(b, c, &TITAN_PY, nx);
-    titan_code_notes(c, &TITAN_PY, recipe, nx);
+    titan_code_notes(c, &TITAN_PY, nx);
+    /* written whatever the recipe sets (llama3_405b compiles the model and
+     * the loss with async TP, deepseek_v3_* the loss, the others nothing) */
+    titan_compile k = titan_compile_of(c, nx);
+    if (k.model || k.loss)
+        sb_printf(b,
+                  "    config.compile = CompileConfig(\n        enable=True,\n"
+                  "        components=[%s%s%s],\n%s    )\n",
+                  k.model ? "\"model\"" : "", k.model && k.loss ? ", " : "",
+                  k.loss ? "\"loss\"" : "",
+                  k.async_tp ? "        enable_async_tensor_parallel=True,\n" : "");
+    else
+        sb_puts(b, "    config.compile = CompileConfig(enable=False)\n");
     if (t->optimizer.kind != TP_OPT_ADAMW)
         eng_note(nx, "optimizer %s: the recipe's optimizer is AdamW (default_adamw)",
                  tp_io_optimizer_name(&t->optimizer));
@@ -945,10 +975,10 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         py_model(&body, c, fl, &nx);
     int64_t steps = py_training(&body, c, o, &nx);
     py_parallelism(&body, c, r, &nx);
-    const char *recipe = ff ? ff->recipe : fl ? fl->recipe : "llama3_8b";
-    py_checkpoint(&body, c, recipe, &nx);
+    py_checkpoint(&body, c, &nx);
     sb_puts(&body, "    return config\n");
 
+    const char *recipe = ff ? ff->recipe : fl ? fl->recipe : "llama3_8b";
     const char *family = ff ? ff->family : "llama3";
     bool mtp = ff && ff->mtp_arg && c->model.mtp_layers > 0;
     sb_puts(&b, "from torchtitan.components.loss import ");
@@ -958,7 +988,7 @@ tp_status tp_engine_torchtitan_export(const tp_config *c, const tp_result *r,
         sb_printf(&b, "from torchtitan.components.quantization import %s\n",
                   ff ? "(\n    Float8GroupedExpertsConverter,\n    Float8LinearConverter,\n)"
                      : "Float8LinearConverter");
-    sb_puts(&b, "from torchtitan.config import ParallelismConfig\n");
+    sb_puts(&b, "from torchtitan.config import CompileConfig, ParallelismConfig\n");
     if (t->recompute != TP_RECOMPUTE_NONE)
         sb_printf(&b, "from torchtitan.distributed.activation_checkpoint import %s\n",
                   t->recompute == TP_RECOMPUTE_FULL ? "FullAC" : "SelectiveAC");

@@ -271,13 +271,11 @@ TITAN_NOTE=(
     "tf-oss|rotary scaling: torchtitan's gpt_oss flavor 120b applies yarn, unlike this model"
 )
 titan_note() { local e; for e in "${TITAN_NOTE[@]}"; do [ "${e%%|*}" = "$1" ] && echo "${e#*|}"; done; }
-# the loss as torchtitan runs it, unchunked (framework.c torchtitan): 4 B a
-# logit where the Python form's recipe compiles it (llama3_405b,
-# deepseek_v3_*), else 12 at TP 1 and 16 under loss parallel at TP > 1
+# the loss as torchtitan runs it, unchunked and not compiled (framework.c
+# torchtitan): 12 B a logit at TP 1, 16 under loss parallel at TP > 1
 titan_loss() {
-    case "$1|$2" in
+    case "$1" in
     *--fused-ce*) ;;
-    t-405b\|*torchtitan | tf-ds*) echo "--ce-bytes-per-logit 4 --ce-bytes-per-logit-tp 4" ;;
     *) echo "--ce-bytes-per-logit-tp 16" ;;
     esac
 }
@@ -314,7 +312,7 @@ done
 # without them
 if python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; sys.exit(not (m["moe_router_groups"], m["moe_router_group_topk"]) == (8, 4))' "$tmp/tf-dsv3/back.json"; then ok; else
     bad "tf-dsv3: the torchtitan 671B flavor reads back without its 4 of 8 groups"; fi
-read -r -a fl <<<"$(printf '%s\n' "${TITAN[@]}" | sed -n 's/^tf-ds16b|//p' | sed 's/ --moe-router-groups 0 --moe-router-group-topk 0//') --ce-bytes-per-logit 4 --ce-bytes-per-logit-tp 4"
+read -r -a fl <<<"$(printf '%s\n' "${TITAN[@]}" | sed -n 's/^tf-ds16b|//p' | sed 's/ --moe-router-groups 0 --moe-router-group-topk 0//') --ce-bytes-per-logit-tp 16"
 "$T" export --format torchtitan "${fl[@]}" >"$tmp/g16.py" 2>/dev/null
 "$T" estimate --from-torchtitan "$tmp/g16.py" --json >"$tmp/g16.json" 2>/dev/null
 if grep -q "Not expressible in torchtitan (2;" "$tmp/g16.py" &&
@@ -997,41 +995,65 @@ got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["conv
 if [ "$got" = "4.0 True" ] &&
     grep -q "approximated by trainplan's calibrated efficiencies: .*--cross-entropy-loss-fusion, --cross-entropy-fusion-impl" "$tmp/err"; then ok; else
     bad "the native fused loss: not 4 B a logit, or not approximated: $got $(cat "$tmp/err")"; fi
-# torchtitan's loss (framework.c torchtitan): its cross-entropy upcasts the
-# logits to fp32, 12 B a logit at TP 1; loss parallel holds 16 at TP > 1; a
-# recipe that compiles the loss (llama3_405b) 4. A plan at another figure is
-# noted with the flag that plans the run's (issue 17, fifteenth round).
+# torchtitan's loss and torch.compile (framework.c torchtitan; issue 17,
+# fifteenth round). Both forms write compile as the plan runs: the model
+# compiled unless --eager-elementwise, the loss when the plan holds it at 4
+# B a logit, async TP for --tp-comm-overlap at TP > 1; the import reads them
+# back. Uncompiled, torchtitan's loss holds 12 B a logit at TP 1 and 16
+# under loss parallel at TP > 1: a plan at another figure is noted.
 flat() { tr '\n' ' ' <"$1" | sed 's/ *# */ /g'; }
+conv_of() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["conventions"]; print(c.get("ce_bytes_per_logit", 12), c.get("ce_bytes_per_logit_tp", 0), c.get("eager_elementwise", False), c.get("tp_comm_overlap", False))' "$1"; }
+titan_trip() { # titan_trip FMT NAME FLAGS...: export, import, the same plan
+    local fmt=$1 n=$2
+    shift 2
+    "$T" estimate "$@" --json >"$tmp/$n.plan.json" 2>/dev/null
+    "$T" export --format "$fmt" "$@" >"$tmp/$n.$fmt" 2>/dev/null
+    "$T" estimate --from-torchtitan "$tmp/$n.$fmt" --json >"$tmp/$n.back.json" 2>"$tmp/err"
+    same "$tmp/$n.plan.json" "$tmp/$n.back.json" 2>"$tmp/why"
+}
 for fmt in torchtitan torchtitan-toml; do
-    "$T" export --format $fmt --model llama-3-8b --gpus 8 --fsdp --global-batch 64 --ce-bytes-per-logit 4 >"$tmp/ce_tt.txt" 2>/dev/null
-    if flat "$tmp/ce_tt.txt" | grep -qF "the loss at 4 B a logit: torchtitan's cross-entropy holds 12 (the logits upcast to fp32), so the run needs more memory than the plan (plan with --ce-bytes-per-logit 12, or --framework torchtitan)"; then ok; else
-        bad "the $fmt export does not note a 4-B loss: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce_tt.txt")"; fi
-    "$T" export --format $fmt --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 >"$tmp/ce_tp.txt" 2>/dev/null
-    if flat "$tmp/ce_tp.txt" | grep -qF "the loss at 12 B a logit: torchtitan's cross-entropy holds 16 (loss parallel at TP 2, fp32 log-probabilities), so the run needs more memory than the plan (plan with --ce-bytes-per-logit-tp 16, or --framework torchtitan)"; then ok; else
+    base=(--model llama-3.1-8b --gpus 8 --grad-dtype fp32 --global-batch 64)
+    if titan_trip $fmt ce4 "${base[@]}" --fsdp --ce-bytes-per-logit 4 --ce-bytes-per-logit-tp 4 &&
+        grep -Eq 'components ?= ?\["model", "loss"\]' "$tmp/ce4.$fmt" && ! grep -q "the loss at" "$tmp/ce4.$fmt"; then ok; else
+        bad "$fmt: a 4-B loss is not written compiled and read back: $(cat "$tmp/why" "$tmp/err")"; fi
+    if titan_trip $fmt eager "${base[@]}" --tp 2 --eager-elementwise --ce-bytes-per-logit-tp 16 &&
+        grep -Eq '^enable = false$|CompileConfig\(enable=False\)' "$tmp/eager.$fmt" &&
+        grep -q "Everything in the plan is expressed" "$tmp/eager.$fmt"; then ok; else
+        bad "$fmt: eager element-wise ops are not written uncompiled and read back: $(cat "$tmp/why" "$tmp/err")"; fi
+    if titan_trip $fmt async "${base[@]}" --tp 2 --tp-comm-overlap --ce-bytes-per-logit-tp 16 &&
+        grep -Eq 'enable_async_tensor_parallel ?= ?(true|True)' "$tmp/async.$fmt" &&
+        grep -q "Everything in the plan is expressed" "$tmp/async.$fmt"; then ok; else
+        bad "$fmt: TP overlap is not written as async TP and read back: $(cat "$tmp/why" "$tmp/err")"; fi
+    "$T" export --format $fmt "${base[@]}" --tp 2 --tp-comm-overlap --eager-elementwise >"$tmp/ea.txt" 2>/dev/null
+    if flat "$tmp/ea.txt" | grep -qF "TP communication overlap with eager element-wise ops: torchtitan's async TP needs the model compiled (not written)" &&
+        ! grep -Eq 'enable_async_tensor_parallel' "$tmp/ea.txt"; then ok; else
+        bad "$fmt: async TP without a compiled model is not noted"; fi
+    "$T" export --format $fmt "${base[@]}" --tp 2 >"$tmp/ce_tp.txt" 2>/dev/null
+    if flat "$tmp/ce_tp.txt" | grep -qF "the loss at 12 B a logit: torchtitan's cross-entropy holds 16 (loss parallel, fp32 log-probabilities), or 4 compiled, so the run needs more memory than the plan (plan with --ce-bytes-per-logit-tp 16, or --framework torchtitan)"; then ok; else
         bad "the $fmt export does not note a 12-B loss at TP 2: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce_tp.txt")"; fi
-    "$T" export --format $fmt --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 --framework torchtitan >"$tmp/ce_fw.txt" 2>/dev/null
+    "$T" export --format $fmt "${base[@]}" --ce-bytes-per-logit 6 >"$tmp/ce6.txt" 2>/dev/null
+    if flat "$tmp/ce6.txt" | grep -qF "the loss at 6 B a logit: torchtitan's cross-entropy holds 12 (the logits upcast to fp32), or 4 compiled, so the run needs more memory than the plan (plan with --ce-bytes-per-logit 12, or --framework torchtitan)"; then ok; else
+        bad "the $fmt export does not note a 6-B loss: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce6.txt")"; fi
+    "$T" export --format $fmt "${base[@]}" --tp 2 --framework torchtitan >"$tmp/ce_fw.txt" 2>/dev/null
     if ! grep -q "the loss at" "$tmp/ce_fw.txt"; then ok; else bad "the $fmt export notes the torchtitan profile's loss"; fi
 done
-"$T" export --format torchtitan --model llama-3.1-405b --gpus 1024 --tp 8 --pp 8 --fsdp --grad-dtype fp32 --global-batch 512 --recompute full >"$tmp/ce_405.txt" 2>/dev/null
-if flat "$tmp/ce_405.txt" | grep -qF "the loss at 12 B a logit: torchtitan's cross-entropy holds 4 (the recipe llama3_405b compiles it), so the run needs less memory than the plan (plan with --ce-bytes-per-logit 4)"; then ok; else
-    bad "the torchtitan export does not note llama3_405b's compiled loss: $(sed -n '/Not expressible/,/^#$/p' "$tmp/ce_405.txt")"; fi
-# the import reads the loss: compile (its default components hold "loss"),
-# a components list without it, disable_loss_parallel, and the Python forms
-# of compile. Llama 3.1 8B, 2048 tokens, TP 2: logits (4 x 2048 x 4096 + ce x
-# 2048 x 128256) / 2 bytes
-"$T" export --format torchtitan-toml --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 >"$tmp/lp.toml" 2>/dev/null
-"$T" export --format torchtitan --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 >"$tmp/lp.py" 2>/dev/null
-loss_of() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); c=j["conventions"]; l=j["memory"]["stages"]["last"]["breakdown"]["logits"]; ce=(2*l - 4*2048*4096)/(2048*128256); print(c.get("ce_bytes_per_logit", 12), c.get("ce_bytes_per_logit_tp", 0), ce)' "$1"; }
+# the import: compile (its default components hold "model" and "loss") from
+# the file, else the recipe, else torchtitan's default (off). Llama 3.1 8B,
+# 2048 tokens, TP 2: logits (4 x 2048 x 4096 + ce x 2048 x 128256) / 2 bytes
+"$T" export --format torchtitan-toml --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 2>/dev/null | sed '/^\[compile\]$/,$d' >"$tmp/lp.toml"
+"$T" export --format torchtitan --model llama-3.1-8b --gpus 8 --tp 2 --grad-dtype fp32 --global-batch 64 2>/dev/null | sed '/^    config.compile = CompileConfig($/,/^    )$/d' >"$tmp/lp.py"
+loss_of() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); c=j["conventions"]; l=j["memory"]["stages"]["last"]["breakdown"]["logits"]; ce=(2*l - 4*2048*4096)/(2048*128256); print(c.get("ce_bytes_per_logit", 12), c.get("ce_bytes_per_logit_tp", 0), ce, c.get("eager_elementwise", False), c.get("tp_comm_overlap", False))' "$1"; }
 ll=(
-    "lp.toml||12 16.0 16.0|"
-    "lp.toml|[compile]~enable = true|4.0 4.0 4.0|assumed: the compiled loss under loss parallel (TP > 1) taken at 4 B a logit, as measured at TP 1"
-    "lp.toml|[compile]~enable = true~components = [\"model\"]|12 16.0 16.0|approximated by trainplan's calibrated efficiencies: compile.enable, compile.components"
-    "lp.toml|[compile]~enable = false|12 16.0 16.0|"
-    "lp.py||12 16.0 16.0|"
-    "lp.py|    config.compile.enable = True|4.0 4.0 4.0|assumed: the compiled loss under loss parallel"
-    "lp.py|    config.compile = CompileConfig(enable=True, components=[\"model\"])|12 16.0 16.0|"
-    "lp.py|    config.compile = CompileConfig(~        enable=True,~        components=[\"loss\"],~    )|4.0 4.0 4.0|"
-    "lp.py|    config.compile = compile_config|12 16.0 16.0|assumed: compile = compile_config (not a CompileConfig(...)): the loss planned as not compiled"
+    "lp.toml||12 16.0 16.0 True False|assumed: no compile.enable: torchtitan's default, the model not compiled (its element-wise ops eager, --eager-elementwise)"
+    "lp.toml|[compile]~enable = true|4.0 4.0 4.0 False False|assumed: the compiled loss under loss parallel (TP > 1) taken at 4 B a logit, as measured at TP 1"
+    "lp.toml|[compile]~enable = true~components = [\"model\"]|12 16.0 16.0 False False|"
+    "lp.toml|[compile]~enable = true~components = [\"loss\"]|4.0 4.0 4.0 True False|"
+    "lp.toml|[compile]~enable = false|12 16.0 16.0 True False|"
+    "lp.py||12 16.0 16.0 True False|"
+    "lp.py|    config.compile.enable = True|4.0 4.0 4.0 False False|assumed: the compiled loss under loss parallel"
+    "lp.py|    config.compile = CompileConfig(enable=True, components=[\"model\"], enable_async_tensor_parallel=True)|12 16.0 16.0 False True|"
+    "lp.py|    config.compile = CompileConfig(~        enable=True,~        components=[\"loss\"],~    )|4.0 4.0 4.0 True False|"
+    "lp.py|    config.compile = compile_config|12 16.0 16.0 True False|assumed: compile = compile_config (not a CompileConfig(...)): planned as not compiled"
 )
 for e in "${ll[@]}"; do
     IFS='|' read -r base add want msg <<<"$e"
@@ -1046,20 +1068,29 @@ for e in "${ll[@]}"; do
     "$T" estimate --from-torchtitan "$f" --json >"$tmp/ll.json" 2>"$tmp/err"
     got=$(loss_of "$tmp/ll.json" 2>&1)
     if [ "$got" = "$want" ] && { [ -z "$msg" ] || grep -qF -- "$msg" "$tmp/err"; }; then ok; else
-        bad "torchtitan import, $base + '$add': the loss reads $got, want $want ($msg): $(cat "$tmp/err")"; fi
+        bad "torchtitan import, $base + '$add': reads $got, want $want ($msg): $(cat "$tmp/err")"; fi
 done
+# async TP in the TOML form (parallelism.enable_async_tensor_parallel):
+# with the model compiled, TP overlap; without, torchtitan's error
+sed 's/^\[parallelism\]$/[parallelism]\nenable_async_tensor_parallel = true/' "$tmp/lp.toml" >"$tmp/as.toml"
+{ cat "$tmp/as.toml"; printf '[compile]\nenable = true\ncomponents = ["model"]\n'; } >"$tmp/as2.toml"
+"$T" estimate --from-torchtitan "$tmp/as2.toml" --json >"$tmp/as2.json" 2>"$tmp/err"
+if [ "$(loss_of "$tmp/as2.json")" = "12 16.0 16.0 False True" ]; then ok; else bad "TOML async TP: $(loss_of "$tmp/as2.json") $(cat "$tmp/err")"; fi
+if ! "$T" estimate --from-torchtitan "$tmp/as.toml" --json >/dev/null 2>"$tmp/err" &&
+    grep -qF '"parallelism.enable_async_tensor_parallel" needs "model" in compile.components and compile.enable (torchtitan refuses async TP without it)' "$tmp/err"; then ok; else
+    bad "async TP without compile is not an error: $(cat "$tmp/err")"; fi
 # disable_loss_parallel (TOML form): the logits replicate over TP, which the
 # plan shards: 12 B a logit, approximated and said
 sed 's/^\[parallelism\]$/[parallelism]\ndisable_loss_parallel = true/' "$tmp/lp.toml" >"$tmp/dlp.toml"
 "$T" estimate --from-torchtitan "$tmp/dlp.toml" --json >"$tmp/dlp.json" 2>"$tmp/err"
-if [ "$(loss_of "$tmp/dlp.json")" = "12 12.0 12.0" ] &&
+if [ "$(loss_of "$tmp/dlp.json")" = "12 12.0 12.0 True False" ] &&
     grep -q "approximated by trainplan's calibrated efficiencies: .*parallelism.disable_loss_parallel" "$tmp/err" &&
-    grep -qF "assumed: disable_loss_parallel replicates the logits over TP: trainplan plans them sharded, TP times less loss memory than the run's" "$tmp/err"; then ok; else
+    grep -qF "disable_loss_parallel replicates the logits over TP: trainplan plans them sharded, TP times less loss memory than the run's" "$tmp/err"; then ok; else
     bad "disable_loss_parallel: $(loss_of "$tmp/dlp.json") $(cat "$tmp/err")"; fi
-# a recipe that compiles the loss, with the loss unchunked: 4 B, assumed
+# a recipe's compile (llama3_405b: the model and the loss, with async TP)
 sed 's/= llama3_8b()/= llama3_405b()/' "$tmp/lp.py" >"$tmp/r405.py"
 "$T" estimate --from-torchtitan "$tmp/r405.py" --json >"$tmp/r405.json" 2>"$tmp/err"
-if [ "$(loss_of "$tmp/r405.json")" = "4.0 4.0 4.0" ] && grep -qF "assumed: the recipe llama3_405b compiles the loss: 4 B a logit" "$tmp/err"; then ok; else
+if [ "$(loss_of "$tmp/r405.json")" = "4.0 4.0 4.0 False True" ] && grep -qF "assumed: the recipe llama3_405b's compile: the model compiled, the loss compiled" "$tmp/err"; then ok; else
     bad "config = llama3_405b(): $(loss_of "$tmp/r405.json") $(cat "$tmp/err")"; fi
 # without the fusion, Megatron's vocabulary-parallel loss: 4 B a logit too
 grep -v -- "--cross-entropy-" "$tmp/ce.txt" >"$tmp/ce_plain.txt"

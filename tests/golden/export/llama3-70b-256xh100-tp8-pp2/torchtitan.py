@@ -20,8 +20,8 @@
 #     and weights (written as data_parallel_shard_degree)
 #   - selective recompute: torchtitan's per-op selective checkpointing saves matmul outputs and
 #     recomputes the rest, not only the attention core
-#   - the loss at 12 B a logit: torchtitan's cross-entropy holds 16 (loss parallel at TP 8, fp32
-#     log-probabilities), so the run needs more memory than the plan (plan with
+#   - the loss at 12 B a logit: torchtitan's cross-entropy holds 16 (loss parallel, fp32
+#     log-probabilities), or 4 compiled, so the run needs more memory than the plan (plan with
 #     --ce-bytes-per-logit-tp 16, or --framework torchtitan)
 #
 # Run: save as trainplan_run.py on PYTHONPATH, then
@@ -33,7 +33,7 @@
 # function.
 
 from torchtitan.components.loss import CrossEntropyLoss
-from torchtitan.config import ParallelismConfig
+from torchtitan.config import CompileConfig, ParallelismConfig
 from torchtitan.distributed.activation_checkpoint import SelectiveAC
 from torchtitan.models.common.config_utils import decoder_vocab_size
 from torchtitan.models.llama3 import model_registry
@@ -71,4 +71,8 @@ def trainplan_config() -> Trainer.Config:
         expert_parallel_degree=1,
     )
     config.activation_checkpoint = SelectiveAC.Config()
+    config.compile = CompileConfig(
+        enable=True,
+        components=["model"],
+    )
     return config

@@ -23,7 +23,7 @@
 # function.
 
 from torchtitan.components.loss import CrossEntropyLoss
-from torchtitan.config import ParallelismConfig
+from torchtitan.config import CompileConfig, ParallelismConfig
 from torchtitan.distributed.activation_checkpoint import FullAC
 from torchtitan.models.common.config_utils import decoder_vocab_size
 from torchtitan.models.llama3 import model_registry
@@ -55,4 +55,8 @@ def trainplan_config() -> Trainer.Config:
         expert_parallel_degree=1,
     )
     config.activation_checkpoint = FullAC.Config()
+    config.compile = CompileConfig(
+        enable=True,
+        components=["model"],
+    )
     return config
