@@ -1065,11 +1065,12 @@ static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
                        : rc && rc->async_tp;
     const char *ckey = comp ? "compile.components" : en ? "compile.enable" : "config";
     int cline = comp ? comp->line : en ? en->line : t->recipe_line;
-    if (async_tp && !model)
-        return tk_error(err, as ? as->line : cline,
-                        as ? (as->key[0] == 'c' ? "compile.enable_async_tensor_parallel"
-                                                : "parallelism.enable_async_tensor_parallel")
-                           : "compile",
+    if (async_tp && !model && !as)
+        async_tp = false;   /* the recipe's, with its compile turned off */
+    if (async_tp && !model) /* given in the file (as) */
+        return tk_error(err, as->line,
+                        as->key[0] == 'c' ? "compile.enable_async_tensor_parallel"
+                                          : "parallelism.enable_async_tensor_parallel",
                         "needs \"model\" in compile.components and compile.enable (torchtitan "
                         "refuses async TP without it)");
     if (!model) {
