@@ -725,10 +725,10 @@ void eng_convention_flag(sbuf *b, const tp_options *o, const char *flag)
         convention_arg(b, f, o, &d);
 }
 
-const char *eng_ce_flag(char *buf, size_t n, const tp_config *c, double y)
+const char *eng_ce_flag(char *buf, size_t n, const tp_config *c, double y, bool by_tp)
 {
     char x[32];
-    bool tpf = c->train.tp > 1 && c->opts.ce_bytes_per_logit_tp > 0.0;
+    bool tpf = c->train.tp > 1 && (by_tp || c->opts.ce_bytes_per_logit_tp > 0.0);
     snprintf(buf, n, "--ce-bytes-per-logit%s %s", tpf ? "-tp" : "", eng_real(x, sizeof x, y));
     return buf;
 }

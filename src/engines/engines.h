@@ -155,9 +155,16 @@ int64_t eng_expert_ffn(const tp_model *m);
 /* x in the fewest digits (6 or more) that read back as exactly x; buf is returned. */
 const char *eng_real(char *buf, size_t n, double x);
 /* The flag that plans the loss at y B a logit at the plan's TP
- * (tp_ce_bytes_at): "--ce-bytes-per-logit-tp Y" where that figure rules,
+ * (tp_ce_bytes_at): "--ce-bytes-per-logit-tp Y" where that figure rules
+ * (TP > 1 with it set, or by_tp: an engine whose figure varies with TP),
  * else "--ce-bytes-per-logit Y". */
-const char *eng_ce_flag(char *buf, size_t n, const tp_config *c, double y);
+const char *eng_ce_flag(char *buf, size_t n, const tp_config *c, double y, bool by_tp);
+
+/* torchtitan's compiled cross-entropy (compile.components "loss"), in bytes
+ * a logit: Inductor fuses the fp32 upcast, log-softmax and their backward,
+ * leaving the bf16 logits and their bf16 gradient (validate's H200 rows,
+ * "loss compiled"; measured at TP 1 only). */
+#define ENG_TITAN_COMPILED_CE 4.0
 /* Steps of a run of o->train_tokens tokens, 0 when the plan has no budget. */
 int64_t eng_train_steps(const tp_config *c, const tp_export_opts *o);
 /* A name safe to put in a comment line or a TOML/JSON string: printable ASCII. */

@@ -365,7 +365,7 @@ static void megatron_loss(argw *w, const tp_config *c, notes *nx)
              "needs %s memory than the plan (plan with %s%s)",
              eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs),
              te ? "TransformerEngine's, the gradient in the bf16 logits" : "its fp32 softmax",
-             ce > runs ? "less" : "more", eng_ce_flag(f, sizeof f, c, runs),
+             ce > runs ? "less" : "more", eng_ce_flag(f, sizeof f, c, runs, false),
              te ? "" : ", or --framework megatron-core");
 }
 

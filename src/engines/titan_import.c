@@ -187,6 +187,12 @@ static tp_status tk_error(tp_error *err, int line, const char *key, const char *
     return st;
 }
 
+/* A Python or TOML true. */
+static bool is_true(const char *v)
+{
+    return strncmp(v, "true", 4) == 0 || strncmp(v, "True", 4) == 0;
+}
+
 static tp_status tk_add(tkeys *t, const char *key, const char *val, int line, tp_error *err)
 {
     if (strcmp(key, "training.dtype") == 0 && strstr(val, "float32") == NULL)
@@ -195,7 +201,7 @@ static tp_status tk_add(tkeys *t, const char *key, const char *val, int line, tp
                         "changes memory in a way trainplan does not model");
     if ((strcmp(key, "training.enable_cpu_offload") == 0 ||
          strcmp(key, "optimizer.early_step_in_backward") == 0) &&
-        strncmp(val, "true", 4) != 0 && strncmp(val, "True", 4) != 0)
+        !is_true(val))
         return TP_OK; /* off: changes nothing */
     if (has_prefix(key, ignored_sections) || has_prefix(key, ignored_keys)) {
         list_add(t->im->ignored, sizeof t->im->ignored, key);
@@ -992,7 +998,7 @@ static tp_status tk_batch(const tkeys *t, tp_import *im, int64_t dp, int64_t pp,
 static bool tk_true(const tkeys *t, const char *key)
 {
     const tkey *k = tk_get(t, key);
-    return k && (strncmp(k->val, "true", 4) == 0 || strncmp(k->val, "True", 4) == 0);
+    return k && is_true(k->val);
 }
 
 /* What the recipes of config_registry.py @ b5bcd76c compile (their
@@ -1061,8 +1067,7 @@ static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
     bool enabled = en ? tk_true(t, "compile.enable") : rc != NULL;
     bool model = enabled && (comp ? names_component(comp->val, "model") : rc ? rc->model : true);
     bool loss = enabled && (comp ? names_component(comp->val, "loss") : rc ? rc->loss : true);
-    bool async_tp = as ? strncmp(as->val, "true", 4) == 0 || strncmp(as->val, "True", 4) == 0
-                       : rc && rc->async_tp;
+    bool async_tp = as ? is_true(as->val) : rc && rc->async_tp;
     const char *ckey = comp ? "compile.components" : en ? "compile.enable" : "config";
     int cline = comp ? comp->line : en ? en->line : t->recipe_line;
     if (async_tp && !model && !as)
@@ -1102,20 +1107,31 @@ static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
         PUSH(push_flag(im, "--fused-ce"));
         return TP_OK;
     }
+    /* the figures: compiled, else the torchtitan profile's (12 and 16) */
+    tp_options d;
+    tp_options_default(&d);
+    tp_framework_apply(TP_FW_TORCHTITAN, &d);
+    char x[32];
     if (loss) {
+        eng_real(x, sizeof x, ENG_TITAN_COMPILED_CE);
         from(im, ckey, cline, 1);
-        PUSH(push_str(im, "--ce-bytes-per-logit", "4"));
+        PUSH(push_str(im, "--ce-bytes-per-logit", x));
         from(im, ckey, cline, 1);
-        PUSH(push_str(im, "--ce-bytes-per-logit-tp", "4"));
-        if (tp > 1)
-            assume(im, "the compiled loss under loss parallel (TP > 1) taken at 4 B a logit, as "
-                       "measured at TP 1");
+        PUSH(push_str(im, "--ce-bytes-per-logit-tp", x));
+        if (tp > 1) {
+            char a[128];
+            snprintf(a, sizeof a,
+                     "the compiled loss under loss parallel (TP > 1) taken at %s B a logit, as "
+                     "measured at TP 1",
+                     x);
+            assume(im, a);
+        }
         return TP_OK;
     }
     if (tk_true(t, "parallelism.disable_loss_parallel")) {
         int line = tk_line(t, "parallelism.disable_loss_parallel");
         from(im, "parallelism.disable_loss_parallel", line, 1);
-        PUSH(push_str(im, "--ce-bytes-per-logit-tp", "12"));
+        PUSH(push_str(im, "--ce-bytes-per-logit-tp", eng_real(x, sizeof x, d.ce_bytes_per_logit)));
         if (tp > 1) {
             list_add(im->approximated, sizeof im->approximated,
                      "parallelism.disable_loss_parallel");
@@ -1126,7 +1142,7 @@ static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
     }
     from(im, "parallelism.tensor_parallel_degree", tk_line(t, "parallelism.tensor_parallel_degree"),
          1);
-    PUSH(push_str(im, "--ce-bytes-per-logit-tp", "16"));
+    PUSH(push_str(im, "--ce-bytes-per-logit-tp", eng_real(x, sizeof x, d.ce_bytes_per_logit_tp)));
     return TP_OK;
 }
 

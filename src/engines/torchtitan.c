@@ -44,8 +44,9 @@
  * op-level policy, full recompute in groups of k > 1, TP without SP (TOML
  * form), fp16, moments other than fp32, no master weights, dropout,
  * attention without FlashAttention, vocabulary padding, a fused
- * cross-entropy without logits (TOML form) or a loss at other than the
- * default 12 B a logit, expert TP other than TP, fp8 parameter
+ * cross-entropy without logits (TOML form) or a loss at other than
+ * torchtitan's (12 B a logit at TP 1, 16 at TP > 1, 4 compiled), TP
+ * overlap with eager element-wise ops, expert TP other than TP, fp8 parameter
  * gather, block recompute, optimizer offload alone, parameter offload with
  * part of the optimizer or to NVMe (docs/export.md).
  *
@@ -476,27 +477,39 @@ typedef struct titan_compile {
     bool model, loss, async_tp;
 } titan_compile;
 
-static titan_compile titan_compile_of(const tp_config *c, notes *nx)
+static titan_compile titan_compile_of(const tp_config *c)
 {
-    titan_compile k = {!c->opts.eager_elementwise, false, false};
     double ce = tp_ce_bytes_at(&c->opts, c->train.tp);
-    k.loss = !c->train.fused_ce && !(ce < 4.0 || ce > 4.0);
-    if (c->train.tp > 1 && c->opts.tp_comm_overlap) {
-        k.async_tp = k.model;
-        if (!k.model && nx)
-            eng_note(nx, "TP communication overlap with eager element-wise ops: torchtitan's "
-                         "async TP needs the model compiled (not written)");
-        if (k.async_tp && c->opts.tp_overlap_chunked && nx)
-            eng_note(nx, "TP overlap in chunks (TransformerEngine's userbuffers): written as "
-                         "torchtitan's async TP, which trainplan models without the chunks "
-                         "(plan without --tp-overlap-chunked)");
-    }
+    titan_compile k = {!c->opts.eager_elementwise, false, false};
+    k.loss = !c->train.fused_ce && !(ce < ENG_TITAN_COMPILED_CE || ce > ENG_TITAN_COMPILED_CE);
+    k.async_tp = k.model && c->train.tp > 1 && c->opts.tp_comm_overlap;
     return k;
+}
+
+/* What of the plan's TP overlap k does not write as it is. */
+static void titan_compile_notes(const tp_config *c, titan_compile k, notes *nx)
+{
+    if (c->train.tp > 1 && c->opts.tp_comm_overlap && !k.model)
+        eng_note(nx, "TP communication overlap with eager element-wise ops: torchtitan's "
+                     "async TP needs the model compiled (not written)");
+    if (k.async_tp && c->opts.tp_overlap_chunked)
+        eng_note(nx, "TP overlap in chunks (TransformerEngine's userbuffers): written as "
+                     "torchtitan's async TP, which trainplan models without the chunks "
+                     "(plan without --tp-overlap-chunked)");
+}
+
+/* The compiled components as a list literal: ["model", "loss"]. */
+static const char *titan_components(char *buf, size_t n, titan_compile k)
+{
+    snprintf(buf, n, "[%s%s%s]", k.model ? "\"model\"" : "", k.model && k.loss ? ", " : "",
+             k.loss ? "\"loss\"" : "");
+    return buf;
 }
 
 /* [parallelism]: DP replicate or shard by ZeRO stage, TP, PP with its schedule
  * and layer split, CP, EP. */
-static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, notes *nx)
+static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, titan_compile k,
+                              notes *nx)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -510,7 +523,7 @@ static void titan_parallelism(sbuf *b, const tp_config *c, const tp_result *r, n
     if (reshard)
         sb_printf(b, "fsdp_reshard_after_forward = \"%s\"\n", reshard);
     sb_printf(b, "tensor_parallel_degree = %" PRId64 "\n", t->tp);
-    if (titan_compile_of(c, NULL).async_tp)
+    if (k.async_tp)
         sb_puts(b, "enable_async_tensor_parallel = true\n");
     if (t->tp > 1 && !t->sp)
         eng_note(nx, "tensor parallelism without sequence parallelism: torchtitan always shards "
@@ -683,21 +696,18 @@ static void titan_loss_note(const tp_config *c, notes *nx)
     tp_framework_apply(TP_FW_TORCHTITAN, &d);
     double runs = tp_ce_bytes_at(&d, c->train.tp);
     double ce = tp_ce_bytes_at(&c->opts, c->train.tp);
-    if (!(ce < runs || ce > runs) || !(ce < 4.0 || ce > 4.0))
+    if (!(ce < runs || ce > runs) || !(ce < ENG_TITAN_COMPILED_CE || ce > ENG_TITAN_COMPILED_CE))
         return;
-    char x[32], y[32], f[64];
-    if (c->train.tp > 1) /* the figure torchtitan's varies with TP */
-        snprintf(f, sizeof f, "--ce-bytes-per-logit-tp %s", eng_real(y, sizeof y, runs));
-    else
-        eng_ce_flag(f, sizeof f, c, runs);
+    char x[32], y[32], z[32], f[64];
     eng_note(nx,
-             "the loss at %s B a logit: torchtitan's cross-entropy holds %s (%s), or 4 compiled, "
+             "the loss at %s B a logit: torchtitan's cross-entropy holds %s (%s), or %s compiled, "
              "so the run needs %s memory than the plan (plan with %s, or --framework "
              "torchtitan)",
              eng_real(x, sizeof x, ce), eng_real(y, sizeof y, runs),
              c->train.tp > 1 ? "loss parallel, fp32 log-probabilities"
                              : "the logits upcast to fp32",
-             ce < runs ? "more" : "less", f);
+             eng_real(z, sizeof z, ENG_TITAN_COMPILED_CE), ce < runs ? "more" : "less",
+             eng_ce_flag(f, sizeof f, c, runs, true)); /* torchtitan's figure varies with TP */
 }
 
 /* What torchtitan's llama3 model code lacks. */
@@ -717,7 +727,7 @@ static void titan_code_notes(const tp_config *c, const titan_form *f, notes *nx)
         titan_loss_note(c, nx);
 }
 
-static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
+static void titan_checkpoint(sbuf *b, const tp_config *c, titan_compile k, notes *nx)
 {
     /* [activation_checkpoint] */
     sb_puts(b, "[activation_checkpoint]\n");
@@ -726,11 +736,11 @@ static void titan_checkpoint(sbuf *b, const tp_config *c, notes *nx)
         eng_note(nx, "fused cross-entropy without a logits tensor: the job TOML of 238fa995 has "
                      "no setting for it (the Python form's ChunkedLossWrapper has)");
     titan_code_notes(c, &TITAN_TOML, nx);
-    titan_compile k = titan_compile_of(c, nx);
+    titan_compile_notes(c, k, nx);
+    char list[32];
     sb_printf(b, "\n[compile]\nenable = %s\n", k.model || k.loss ? "true" : "false");
     if (k.model || k.loss)
-        sb_printf(b, "components = [%s%s%s]\n", k.model ? "\"model\"" : "",
-                  k.model && k.loss ? ", " : "", k.loss ? "\"loss\"" : "");
+        sb_printf(b, "components = %s\n", titan_components(list, sizeof list, k));
 }
 
 tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *r,
@@ -741,8 +751,9 @@ tp_status tp_engine_torchtitan_toml_export(const tp_config *c, const tp_result *
     titan_job_model(&b, c, r, &nx);
     titan_optimizer(&b, c, &nx);
     int64_t steps = titan_training(&b, c, r, o, &nx);
-    titan_parallelism(&b, c, r, &nx);
-    titan_checkpoint(&b, c, &nx);
+    titan_compile k = titan_compile_of(c);
+    titan_parallelism(&b, c, r, k, &nx);
+    titan_checkpoint(&b, c, k, &nx);
     eng_note_fp8_act_cache(&nx, c, "torchtitan");
     eng_note_fp8_hp_inputs(&nx, c, "torchtitan");
     eng_note_moe_sync_free(&nx, c, "torchtitan");
@@ -935,13 +946,14 @@ static void py_checkpoint(sbuf *b, const tp_config *c, notes *nx)
     titan_code_notes(c, &TITAN_PY, nx);
     /* written whatever the recipe sets (llama3_405b compiles the model and
      * the loss with async TP, deepseek_v3_* the loss, the others nothing) */
-    titan_compile k = titan_compile_of(c, nx);
+    titan_compile k = titan_compile_of(c);
+    titan_compile_notes(c, k, nx);
+    char list[32];
     if (k.model || k.loss)
         sb_printf(b,
                   "    config.compile = CompileConfig(\n        enable=True,\n"
-                  "        components=[%s%s%s],\n%s    )\n",
-                  k.model ? "\"model\"" : "", k.model && k.loss ? ", " : "",
-                  k.loss ? "\"loss\"" : "",
+                  "        components=%s,\n%s    )\n",
+                  titan_components(list, sizeof list, k),
                   k.async_tp ? "        enable_async_tensor_parallel=True,\n" : "");
     else
         sb_puts(b, "    config.compile = CompileConfig(enable=False)\n");

@@ -42,7 +42,8 @@ void tp_options_default(tp_options *o)
      * (torchtitan's training.compile since commit bbb1b616e, 2025) keeps
      * 4: its bf16 logits and their bf16 gradient (validate's H200 rows);
      * torchtitan's loss parallel at TP > 1 (DTensor's eager cross-entropy,
-     * torch/distributed/tensor/parallel/loss.py) 16 (validate). */
+     * torch/distributed/tensor/parallel/loss.py) 16: ce_bytes_per_logit_tp,
+     * set by the torchtitan framework profile (framework.c). */
     o->ce_bytes_per_logit = 12.0;
     o->ce_bytes_per_logit_tp = 0.0; /* as ce_bytes_per_logit */
     /* Megatron shards pipeline p2p tensors over the TP group (Narayanan
