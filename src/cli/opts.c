@@ -176,6 +176,9 @@ static const cli_flag help_rows[] = {
      "usable memory per GPU", .group = G_GPU},
     {"--peak-tflops", "X", "TFLOP/s (1e12 FLOP/s)", "from --gpu",
      "dense peak of the chosen --precision", .group = G_GPU},
+    {"--nic-gbps", "X", "GB/s per GPU per direction", "from --gpu",
+     "scale-out network bandwidth of one GPU, the line rate of its share of the node's NICs "
+     "(one 400 Gb/s port per GPU: 50)", .group = G_GPU},
     {"--price", "X", "USD per GPU-hour", "from --gpu",
      "price of one GPU-hour", .group = G_GPU},
     {"--hw-profile", "FILE", NULL, "the GPU preset's GEMM part",

@@ -427,17 +427,19 @@ const char *eng_real(char *buf, size_t n, double x)
     return buf;
 }
 
-/* The issue-16 model flags (cli opts.c), only those a model sets. */
-static void feature_flags(sbuf *b, const tp_model *m)
+/* The issue-16 model flags (cli opts.c): those the model sets, and a zero
+ * (or none) for each the base (the preset --model names, else the default
+ * model) sets and the model does not, so that none is inherited. */
+static void feature_flags(sbuf *b, const tp_model *m, const tp_model *base)
 {
-    if (m->kv_lora_rank > 0)
+    if (m->kv_lora_rank > 0 || base->kv_lora_rank > 0)
         sb_printf(b,
                   " --q-lora-rank %" PRId64 " --kv-lora-rank %" PRId64
                   " --qk-rope-head-dim %" PRId64 " --qk-nope-head-dim %" PRId64
                   " --v-head-dim %" PRId64,
                   m->q_lora_rank, m->kv_lora_rank, m->qk_rope_head_dim, m->qk_nope_head_dim,
                   m->v_head_dim);
-    if (m->mtp_layers > 0)
+    if (m->mtp_layers > 0 || base->mtp_layers > 0)
         sb_printf(b, " --mtp-layers %" PRId64, m->mtp_layers);
     if (m->sliding_window > 0)
         sb_printf(b, " --sliding-window %" PRId64 " --global-every %" PRId64, m->sliding_window,
@@ -445,18 +447,26 @@ static void feature_flags(sbuf *b, const tp_model *m)
     if (m->attention_chunk > 0)
         sb_printf(b, " --attention-chunk %" PRId64 " --global-every %" PRId64, m->attention_chunk,
                   m->global_every);
-    if (m->qk_norm != TP_QK_NORM_NONE)
-        sb_printf(b, " --qk-norm %s", m->qk_norm == TP_QK_NORM_HEAD ? "head" : "full");
+    if (m->sliding_window == 0 && base->sliding_window > 0)
+        sb_puts(b, " --sliding-window 0");
+    if (m->attention_chunk == 0 && base->attention_chunk > 0)
+        sb_puts(b, " --attention-chunk 0");
+    if (m->sliding_window == 0 && m->attention_chunk == 0 && base->global_every > 0)
+        sb_puts(b, " --global-every 0");
+    if (m->qk_norm != TP_QK_NORM_NONE || base->qk_norm != TP_QK_NORM_NONE)
+        sb_printf(b, " --qk-norm %s", tp_io_qk_norm_names[m->qk_norm]);
     if (m->attn_sinks)
         sb_puts(b, " --attn-sinks");
-    if (m->num_experts > 0 && m->router_bias)
+    if (m->num_experts <= 0)
+        return;
+    if (m->router_bias)
         sb_puts(b, " --router-bias");
-    if (m->num_experts > 0 && m->moe_router_groups > 0)
+    if (m->moe_router_groups > 0 || base->moe_router_groups > 0)
         sb_printf(b, " --moe-router-groups %" PRId64 " --moe-router-group-topk %" PRId64,
                   m->moe_router_groups, m->moe_group_topk);
-    if (m->num_experts > 0 && m->moe_imbalance > 0.0)
+    if (m->moe_imbalance > 0.0 || base->moe_imbalance > 0.0)
         sb_printf(b, " --moe-imbalance %.17g", m->moe_imbalance);
-    if (m->num_experts > 0 && m->moe_capacity_factor > 0.0)
+    if (m->moe_capacity_factor > 0.0 || base->moe_capacity_factor > 0.0)
         sb_printf(b, " --moe-capacity-factor %.17g", m->moe_capacity_factor);
 }
 
@@ -515,11 +525,15 @@ static bool is_preset(const tp_model *m, tp_model *pre)
 
 int eng_flags_lost(sbuf *b, const tp_model *m)
 {
-    tp_model pre;
-    if (is_preset(m, &pre) && same_shape(m, &pre))
+    tp_model base;
+    bool preset = is_preset(m, &base);
+    if (preset && same_shape(m, &base))
         return 0;
-    /* the model fields no trainplan flag sets (a model file or HF config does) */
-    const char *lost[4];
+    if (!preset)
+        (void)tp_io_model_load(TP_IO_DEFAULT_MODEL, &base, NULL); /* embedded: cannot fail */
+    /* the model fields no trainplan flag sets (a model file or HF config
+     * does), and the switches a flag turns on only, on in the base */
+    const char *lost[7];
     int n = 0;
     if (m->norms_per_layer > 2)
         lost[n++] = "extra norms per layer";
@@ -529,9 +543,31 @@ int eng_flags_lost(sbuf *b, const tp_model *m)
         lost[n++] = "q/k/v/o biases alone";
     if (m->pos == TP_POS_ROTARY && m->rope_scaling == TP_ROPE_SCALING_OTHER)
         lost[n++] = "rotary scaling other than Llama 3's";
+    if (m->pos == TP_POS_LEARNED && m->max_positions == 0)
+        lost[n++] = "learned positions without a table";
+    if (base.attn_sinks && !m->attn_sinks)
+        lost[n++] = "attention sinks off";
+    if (m->num_experts > 0 && base.router_bias && !m->router_bias)
+        lost[n++] = "router bias off";
     for (int i = 0; i < n; i++)
         sb_printf(b, "%s%s", i ? ", " : "", lost[i]);
     return n;
+}
+
+/* The flags that change a preset GPU, p, into g: its memory, the peak of
+ * the plan's precision, the NIC bandwidth and the price, each where it
+ * differs. */
+static void gpu_override_flags(sbuf *b, const tp_gpu *g, const tp_gpu *p, tp_precision prec)
+{
+    char x[32];
+    if (!same_real(g->mem_capacity_bytes, p->mem_capacity_bytes))
+        sb_printf(b, " --gpu-memory-gb %s", eng_real(x, sizeof x, g->mem_capacity_bytes / TP_GB));
+    if (!same_real(g->peak_flops_per_s[prec], p->peak_flops_per_s[prec]))
+        sb_printf(b, " --peak-tflops %s", eng_real(x, sizeof x, g->peak_flops_per_s[prec] / 1e12));
+    if (!same_real(g->inter_bw_bytes_per_s, p->inter_bw_bytes_per_s))
+        sb_printf(b, " --nic-gbps %s", eng_real(x, sizeof x, g->inter_bw_bytes_per_s / 1e9));
+    if (!same_real(g->price_per_gpu_hour, p->price_per_gpu_hour))
+        sb_printf(b, " --price %s", eng_real(x, sizeof x, g->price_per_gpu_hour));
 }
 
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
@@ -551,10 +587,7 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
         shell_word(b, m->name);
     }
     if (!file_only && (!preset || !same_shape(m, &pre))) {
-        eng_model_shape_flags(b, m, preset ? " " : "");
-        /* a preset's group-limited routing the model drops (the flags write only what is set) */
-        if (preset && m->num_experts > 0 && m->moe_router_groups == 0 && pre.moe_router_groups > 0)
-            sb_puts(b, " --moe-router-groups 0 --moe-router-group-topk 0");
+        eng_model_shape_flags(b, m, preset ? &pre : NULL, preset ? " " : "");
     }
     sb_puts(b, " --gpu ");
     shell_word(b, c->gpu.name[0] ? c->gpu.name : "unnamed");
@@ -562,16 +595,24 @@ void eng_model_gpu_flags(sbuf *b, const tp_config *c)
     tp_gpu pg;
     char gname[TP_NAME_MAX + 1];
     snprintf(gname, sizeof gname, "%.*s", TP_NAME_MAX, c->gpu.name);
-    if (tp_io_preset_text(TP_IO_GPU, gname) && tp_io_gpu_load(gname, &pg, NULL) == TP_OK &&
-        pg.eff.mamf > 0.0 && !(c->gpu.eff.mamf > 0.0))
-        sb_puts(b, " --fitted-gemm");
+    if (tp_io_preset_text(TP_IO_GPU, gname) && tp_io_gpu_load(gname, &pg, NULL) == TP_OK) {
+        if (pg.eff.mamf > 0.0 && !(c->gpu.eff.mamf > 0.0))
+            sb_puts(b, " --fitted-gemm");
+        gpu_override_flags(b, &c->gpu, &pg, t->precision);
+    }
     sb_printf(b, " --gpus %" PRId64, t->num_gpus);
     if (t->gpus_per_node > 0)
         sb_printf(b, " --gpus-per-node %" PRId64, t->gpus_per_node);
 }
 
-void eng_model_shape_flags(sbuf *b, const tp_model *m, const char *lead)
+void eng_model_shape_flags(sbuf *b, const tp_model *m, const tp_model *base, const char *lead)
 {
+    tp_model def;
+    if (!base) {
+        memset(&def, 0, sizeof def);
+        (void)tp_io_model_load(TP_IO_DEFAULT_MODEL, &def, NULL); /* embedded: cannot fail */
+        base = &def;
+    }
     sb_printf(b,
               "%s--layers %" PRId64 " --hidden %" PRId64 " --heads %" PRId64 " --kv-heads %" PRId64
               " --head-dim %" PRId64 " --ffn-hidden %" PRId64 " --vocab %" PRId64
@@ -589,7 +630,7 @@ void eng_model_shape_flags(sbuf *b, const tp_model *m, const char *lead)
                   " --moe-layer-freq %" PRId64,
                   m->shared_ffn_hidden, m->moe_first_dense, moe_freq(m));
     model_more_flags(b, m);
-    feature_flags(b, m);
+    feature_flags(b, m, base);
 }
 
 void eng_layout_flags(sbuf *b, const tp_train *t)
@@ -714,6 +755,35 @@ char *tp_io_config_flags(const tp_config *c)
     for (size_t i = 0; i < tp_io_field_count(); i++)
         convention_arg(&b, tp_io_field_at(i), op, &d);
     return sb_take(&b);
+}
+
+int tp_io_config_flags_lost(const tp_config *c, char *buf, size_t n)
+{
+    sbuf b = {0};
+    int k = 0;
+    if (c->model.vision.layers > 0 || c->model.parallel_attn) {
+        sb_puts(&b, "the model's vision tower or parallel block (give its file with --model)");
+        k++;
+    } else {
+        sbuf lost = {0};
+        int m = eng_flags_lost(&lost, &c->model);
+        if (m > 0)
+            sb_printf(&b, "the model's %s (give its file with --model)", lost.s ? lost.s : "");
+        sb_free(&lost);
+        k += m > 0;
+    }
+    char gname[TP_NAME_MAX + 1];
+    snprintf(gname, sizeof gname, "%.*s", TP_NAME_MAX, c->gpu.name);
+    if (!tp_io_preset_text(TP_IO_GPU, gname)) {
+        char safe[TP_NAME_MAX];
+        eng_safe_name(c->gpu.name, safe, sizeof safe);
+        sb_printf(&b, "%sthe GPU %s, not a preset (give its file with --gpu)", k ? "; " : "", safe);
+        k++;
+    }
+    if (n > 0)
+        snprintf(buf, n, "%s", b.s ? b.s : "");
+    sb_free(&b);
+    return k;
 }
 
 void eng_convention_flag(sbuf *b, const tp_options *o, const char *flag)

@@ -117,8 +117,10 @@ void eng_plan_summary(sbuf *b, const tp_config *c, const tp_result *r);
 /* "--model NAME [shape] --gpu NAME --gpus N [--gpus-per-node G]" */
 void eng_model_gpu_flags(sbuf *b, const tp_config *c);
 /* The model as shape and feature flags ("--layers ... --qk-norm head"),
- * after lead; what eng_flags_lost names is not among them. */
-void eng_model_shape_flags(sbuf *b, const tp_model *m, const char *lead);
+ * after lead, over base (the preset --model names; NULL: the default model,
+ * which a line without --model starts from): a feature base has and m has
+ * not is written off. What eng_flags_lost names is not among them. */
+void eng_model_shape_flags(sbuf *b, const tp_model *m, const tp_model *base, const char *lead);
 /* The model features those flags cannot carry (Gemma's four norms, yarn
  * rotary scaling, ...), as a comma list appended to b; their number (0 for
  * an exact preset, which --model NAME carries whole). */

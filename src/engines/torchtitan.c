@@ -189,7 +189,7 @@ tp_status titan_family_flags(const titan_family_flavor *f, sbuf *b, tp_error *er
     }
     tp_model m;
     TP_TRY(family_model(f, &m, err));
-    eng_model_shape_flags(b, &m, "");
+    eng_model_shape_flags(b, &m, NULL, "");
     return TP_OK;
 }
 

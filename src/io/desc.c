@@ -592,6 +592,10 @@ static tp_status apply_gpu(const tp_io_desc *d, tp_precision prec, tp_gpu *g, tp
         TP_TRY(get_f64(d, "--peak-tflops", &x, err));
         g->peak_flops_per_s[prec] = x * 1e12;
     }
+    if (VAL("--nic-gbps")) {
+        TP_TRY(get_f64(d, "--nic-gbps", &x, err));
+        g->inter_bw_bytes_per_s = x * 1e9;
+    }
     return apply_plain(d, TP_IO_PART_GPU, g, err); /* the price */
 }
 

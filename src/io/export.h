@@ -72,6 +72,16 @@ void tp_io_export_free(tp_export *e);
  */
 char *tp_io_config_flags(const tp_config *c);
 
+/**
+ * What the line of tp_io_config_flags cannot carry of c: the model fields
+ * no flag sets, a vision tower or a parallel block (give the model's file
+ * with --model), a GPU that is not a preset (give its file with --gpu).
+ * Written to buf as a "; "-separated list (cut at n); returns the number of
+ * items, 0 when the line rebuilds c. Efficiencies changed in code (validate
+ * --eff) are not seen: no flag sets them.
+ */
+int tp_io_config_flags_lost(const tp_config *c, char *buf, size_t n);
+
 /* The estimate as Markdown and CSV moved to tabular.h (markdown.c, csv.c);
  * included here for the files that still reach them through export.h. */
 #include "tabular.h"

@@ -103,6 +103,7 @@ static const tp_io_field fields[] = {
     {"gpu.mem_capacity_bytes", "--gpu-memory-gb", "gpu-memory-gb", NUM(0.001, 1e6)},
     {"gpu.mem_capacity_bytes", "--gpu-memory-gib", "gpu-memory-gib", NUM(0.001, 1e6)},
     {"gpu.peak_flops_per_s", "--peak-tflops", "peak-tflops", NUM(0.001, 1e7)},
+    {"gpu.inter_bw_bytes_per_s", "--nic-gbps", "nic-gbps", NUM(0.001, 1e5)},
     {"gpu.price_per_gpu_hour", "--price", "price", NUM0_IN(1e-3, 1e6, GPU, price_per_gpu_hour)},
     /* not a field of tp_gpu: a measured profile (a file) that refines the GPU's rates */
     {"hw_profile", "--hw-profile", "hw-profile", STR},

@@ -389,6 +389,14 @@ static tp_status tj_gpu(tpj *t)
     if (!is_preset || differs(price, g.price_per_gpu_hour))
         if (!push_real(im, "--price", price))
             return full(t->err);
+    /* the NIC (optional: results before --nic-gbps may lack it) */
+    double nic = 0.0;
+    if (json_object_get(json_object_get(t->root, "gpu"), "inter_bw_bytes_per_s")) {
+        TP_TRY(tj_num(t, "gpu", "inter_bw_bytes_per_s", &nic));
+        if ((!is_preset || differs(nic, g.inter_bw_bytes_per_s)) &&
+            !push_real(im, "--nic-gbps", nic / 1e9))
+            return full(t->err);
+    }
     /* a result of --fitted-gemm on a preset whose default is its profile */
     const json_t *gm = json_object_get(json_object_get(t->root, "gpu"), "gemm_model");
     const char *kind = json_string_value(json_object_get(gm, "kind"));

@@ -54,7 +54,7 @@ flags="--model --layers --hidden --heads --kv-heads --head-dim --ffn-hidden --vo
 --sliding-window --global-every --attention-chunk --qk-norm --attn-sinks --router-bias --moe-imbalance
 --moe-capacity-factor --moe-router-groups --moe-router-group-topk --image-tokens --freeze-vision
 --seq-len --micro-batch --global-batch --global-batch-tokens --local-batch --packed-seq-len --gpu --gpus --gpus-per-node
---gpu-memory-gb --gpu-memory-gib --peak-tflops --price --hw-profile --fitted-gemm --tp --pp --cp --ep --vpp --sp --no-sp
+--gpu-memory-gb --gpu-memory-gib --peak-tflops --nic-gbps --price --hw-profile --fitted-gemm --tp --pp --cp --ep --vpp --sp --no-sp
 --schedule --first-stage-layers --last-stage-layers --pp-split --etp --zero --fsdp --distributed-optimizer
 --recompute --recompute-every --precision --grad-dtype --optimizer --no-master-weights
 --no-flash-attn --dropout --fused-ce --pad-vocab --fp8-param-gather --recompute-modules --offload-optimizer --host-memory-gb --pcie-gbps --host-mem-bw-gbps --recompute-block-layers --offload-params --nvme-gbps --offload-activations --fp8-recipe --attn-flops --act-model --ckpt-model
@@ -229,6 +229,11 @@ run estimate --json --gpu-memory-gb 100 --peak-tflops 500 --price 2.5 --gpus-per
 check_json "GPU overrides" 'j["memory"]["capacity_bytes"] == 100000000000' \
     'j["gpu"]["peak_flops_per_s"] == 5e14' 'j["gpu"]["price_per_gpu_hour"] == 2.5' \
     'j["layout"]["gpus_per_node"] == 4'
+# a slower NIC: the inter-node ring of 2 nodes runs at the 8 NICs of a node
+# at NCCL's 0.94 of line rate (docs/model.md section 8), no longer at NVLink's
+run estimate --json --gpus 16 --zero 1 --nic-gbps 25
+check_json "--nic-gbps" 'j["gpu"]["inter_bw_bytes_per_s"] == 25e9' \
+    'j["collectives"][0]["nodes"] == 2' 'close(j["collectives"][0]["busbw_bytes_per_s"], 8 * 0.94 * 25e9, 1e-12)'
 run estimate --json --gpu-memory-gib 100
 check_json "--gpu-memory-gib" 'j["memory"]["capacity_bytes"] == 107374182400'
 run estimate --json --layers 16 --no-tie-embeddings

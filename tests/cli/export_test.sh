@@ -220,6 +220,21 @@ for plan in "${!PLAN[@]}"; do
     check "export of the imported $plan launch gives the same arguments" \
         cmp -s <(grep -v '^#' "$d/again.txt") <(grep -v '^#' "$d/megatron.txt")
 done
+# a GPU changed by flags: the Reproduce line carries the changes, from flags
+# and from the estimate's JSON alike, and gives the same estimate back
+"$T" estimate --gpus 16 --zero 1 --gpu-memory-gb 40 --peak-tflops 900 --nic-gbps 25 --price 3 \
+    --json >"$tmp/gpu.json"
+for src in "--gpus 16 --zero 1 --gpu-memory-gb 40 --peak-tflops 900 --nic-gbps 25 --price 3" \
+    "--from $tmp/gpu.json"; do
+    # shellcheck disable=SC2086
+    "$T" export --format megatron $src >"$tmp/gpu.txt" 2>/dev/null
+    repro=$(sed -n '/^# Reproduce: /,/^# [A-Z]/p' "$tmp/gpu.txt" | sed '$d' | sed 's/^# Reproduce: //; s/^#  *//' | tr '\n' ' ')
+    check "export ($src): the Reproduce line carries the GPU's overrides" \
+        grep -q -- '--gpu h100-sxm --gpu-memory-gb 40 --peak-tflops 900 --nic-gbps 25 --price 3 ' <<<"$repro"
+    # shellcheck disable=SC2086
+    "$T" ${repro#trainplan } --json >"$tmp/gpu2.json"
+    check "export ($src): the Reproduce line gives the estimate back" same "$tmp/gpu.json" "$tmp/gpu2.json"
+done
 # a search result (array of estimates): the first, best ranked, is exported
 python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); json.dump([e, e], open(sys.argv[2], "w"))' \
     "$P8/estimate.json" "$tmp/search.json"

@@ -826,6 +826,30 @@ static void test_megatron_import(void **state)
     assert_non_null(strstr(flags, " --mtp-layers 2 "));
     assert_non_null(strstr(flags, " --router-bias "));
     free(flags);
+    /* and a feature of the preset the model lacks is written off, not
+     * inherited from --model: no MTP module, no group-limited routing */
+    c.model.mtp_layers = 0;
+    c.model.moe_router_groups = c.model.moe_group_topk = 0;
+    flags = tp_io_config_flags(&c);
+    assert_non_null(flags);
+    assert_non_null(strstr(flags, "--model deepseek-v3 "));
+    assert_non_null(strstr(flags, " --mtp-layers 0 "));
+    assert_non_null(strstr(flags, " --moe-router-groups 0 --moe-router-group-topk 0 "));
+    free(flags);
+    /* Qwen3's per-head q/k norms off; gpt-oss's sinks cannot be turned off
+     * by a flag, so the line says it cannot carry the model */
+    tp_config q = fixture_config(load("qwen3-30b-a3b"));
+    q.model.qk_norm = TP_QK_NORM_NONE;
+    flags = tp_io_config_flags(&q);
+    assert_non_null(flags);
+    assert_non_null(strstr(flags, " --qk-norm none "));
+    free(flags);
+    char lost[256];
+    assert_int_equal(tp_io_config_flags_lost(&q, lost, sizeof lost), 0);
+    tp_config g = fixture_config(load("gpt-oss-20b"));
+    g.model.attn_sinks = false;
+    assert_int_equal(tp_io_config_flags_lost(&g, lost, sizeof lost), 1);
+    assert_string_equal(lost, "the model's attention sinks off (give its file with --model)");
 
     /* a window of 4096 left tokens, every 4th layer global; squared ReLU */
     static const char nemo[] = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
