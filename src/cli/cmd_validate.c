@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "io_internal.h"
 #include "runs_csv.h"
+#include "export.h" /* tp_io_config_flags */
 #include "validate.h"
 
 /* ------------------------------------------------------------------ */
@@ -199,7 +200,39 @@ static json_t *stats_json(tp_io_vstats s)
     return o;
 }
 
-static json_t *row_json(const tp_io_vrow *v)
+/*
+ * "reproduce": the estimate command that gives the row's prediction (the
+ * flags of the configuration validate built: its assumptions included),
+ * or null with "reproduce_unavailable" saying what no flag carries.
+ */
+static void reproduce_json(json_t *o, const tp_io_vrow *v, bool eff_given)
+{
+    char lost[512];
+    if (eff_given)
+        snprintf(lost, sizeof lost, "efficiencies set with --eff (no flag sets them)");
+    else if (tp_io__derived_gpu_known(v->gpu))
+        snprintf(lost, sizeof lost,
+                 "the GPU %s is derived by validate from a preset (its assumptions above); no "
+                 "preset or flag describes it",
+                 v->gpu);
+    else if (tp_io_config_flags_lost(&v->config, lost, sizeof lost) == 0)
+        lost[0] = '\0';
+    char *flags = lost[0] ? NULL : tp_io_config_flags(&v->config);
+    if (!flags) {
+        jset(o, "reproduce", json_null());
+        jset(o, "reproduce_unavailable", json_string(lost[0] ? lost : "out of memory"));
+        return;
+    }
+    size_t len = strlen(flags) + sizeof "trainplan estimate ";
+    char *line = malloc(len);
+    if (line)
+        snprintf(line, len, "trainplan estimate %s", flags);
+    jset(o, "reproduce", line ? json_string(line) : json_null());
+    free(line);
+    free(flags);
+}
+
+static json_t *row_json(const tp_io_vrow *v, bool eff_given)
 {
     json_t *o = json_object();
     if (!o)
@@ -214,6 +247,7 @@ static json_t *row_json(const tp_io_vrow *v)
     jset(o, "gpu", json_string(v->gpu));
     jset(o, "recompute", json_string(v->recompute));
     jset(o, "assumptions", json_string(v->assume));
+    reproduce_json(o, v, eff_given);
     json_t *p = json_object();
     jset(p, "step_s", jnum(v->step_s));
     jset(p, "mfu", jnum(v->mfu));
@@ -265,7 +299,7 @@ static json_t *row_json(const tp_io_vrow *v)
     return o;
 }
 
-static int print_json(const char *file, const tp_io_vrow *rows, size_t n)
+static int print_json(const char *file, const tp_io_vrow *rows, size_t n, bool eff_given)
 {
     json_t *root = json_object(), *arr = json_array();
     if (!root || !arr) {
@@ -276,7 +310,7 @@ static int print_json(const char *file, const tp_io_vrow *rows, size_t n)
     size_t evaluated, fit_ok;
     tp_io_validate_counts(rows, n, &evaluated, &fit_ok);
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, row_json(&rows[i]));
+        json_array_append_new(arr, row_json(&rows[i], eff_given));
     jset(root, "file", json_string(file));
     jset(root, "rows", arr);
     json_t *s = json_object();
@@ -362,7 +396,7 @@ int cmd_validate(int argc, char **argv)
         tp_io_validate_row(csv, i, &ov, &rows[i]);
     int rc = CLI_EXIT_OK;
     if (json)
-        rc = print_json(file, rows, csv->num_rows);
+        rc = print_json(file, rows, csv->num_rows, eff != NULL);
     else {
         cli_text t;
         print_text(cli_text_open(&t, stdout), file, rows, csv->num_rows);

@@ -415,7 +415,8 @@ static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *
         m->tie_embeddings = contains(name, "3.2");
         if (contains(name, "qwen3")) {
             m->head_dim = 128;
-            note(v, "head_dim 128 (official Qwen3 config)");
+            m->qk_norm = TP_QK_NORM_HEAD;
+            note(v, "head_dim 128, q and k normed per head (official Qwen3 config)");
         }
         break;
     case FAM_NEMOTRON: /* squared-ReLU MLP: two matrices like GeLU */
@@ -438,6 +439,10 @@ static bool build_model(const rowref *r, framework fw, tp_io_vrow *v, tp_model *
         m->pos = TP_POS_LEARNED;
         m->linear_bias = true;
         m->tie_embeddings = true;
+        /* Megatron's --max-position-embeddings, the sequence in these recipes */
+        if (cell_i64(r, "seq_len", &m->max_positions) && m->max_positions > 0)
+            note(v, "learned positions: a table of %lld (the sequence length)",
+                 (long long)m->max_positions);
         break;
     }
     int64_t E = 0, k = 0;
@@ -1308,4 +1313,5 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
     if (c.opts.moe_a2a_overlap)
         note(v, "EP all-to-all overlap on (validate --moe-a2a-overlap)");
     row_compare(r, fw, &c, &res, v);
+    v->config = c;
 }

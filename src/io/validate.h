@@ -118,6 +118,7 @@ typedef struct tp_io_vrow {
     double step_s, mfu;
     const char *bottleneck;
     const char *recompute;
+    tp_config config;
 } tp_io_vrow;
 
 /**
