@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "io_internal.h"
 #include "runs_csv.h"
-#include "export.h" /* tp_io_config_flags */
 #include "validate.h"
 
 /* ------------------------------------------------------------------ */
@@ -200,36 +199,16 @@ static json_t *stats_json(tp_io_vstats s)
     return o;
 }
 
-/*
- * "reproduce": the estimate command that gives the row's prediction (the
- * flags of the configuration validate built: its assumptions included),
- * or null with "reproduce_unavailable" saying what no flag carries.
- */
+/* "reproduce": the estimate command of the row's prediction, or null with
+ * "reproduce_unavailable" saying why (tp_io_validate_reproduce). */
 static void reproduce_json(json_t *o, const tp_io_vrow *v, bool eff_given)
 {
-    char lost[512];
-    if (eff_given)
-        snprintf(lost, sizeof lost, "efficiencies set with --eff (no flag sets them)");
-    else if (tp_io__derived_gpu_known(v->gpu))
-        snprintf(lost, sizeof lost,
-                 "the GPU %s is derived by validate from a preset (its assumptions above); no "
-                 "preset or flag describes it",
-                 v->gpu);
-    else if (tp_io_config_flags_lost(&v->config, lost, sizeof lost) == 0)
-        lost[0] = '\0';
-    char *flags = lost[0] ? NULL : tp_io_config_flags(&v->config);
-    if (!flags) {
-        jset(o, "reproduce", json_null());
-        jset(o, "reproduce_unavailable", json_string(lost[0] ? lost : "out of memory"));
-        return;
-    }
-    size_t len = strlen(flags) + sizeof "trainplan estimate ";
-    char *line = malloc(len);
-    if (line)
-        snprintf(line, len, "trainplan estimate %s", flags);
+    char why[512];
+    char *line = tp_io_validate_reproduce(v, eff_given, why, sizeof why);
     jset(o, "reproduce", line ? json_string(line) : json_null());
+    if (!line)
+        jset(o, "reproduce_unavailable", json_string(why));
     free(line);
-    free(flags);
 }
 
 static json_t *row_json(const tp_io_vrow *v, bool eff_given)

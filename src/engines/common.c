@@ -523,14 +523,21 @@ static bool is_preset(const tp_model *m, tp_model *pre)
            tp_io_model_load(m->name, pre, NULL) == TP_OK;
 }
 
+/* The default model, which a line of flags without --model starts from. */
+static void default_model(tp_model *base)
+{
+    memset(base, 0, sizeof *base);
+    (void)tp_io_model_load(TP_IO_DEFAULT_MODEL, base, NULL); /* embedded: cannot fail */
+}
+
 int eng_flags_lost(sbuf *b, const tp_model *m)
 {
-    tp_model base;
+    tp_model base; /* what the line starts from: the preset, else the default model */
     bool preset = is_preset(m, &base);
     if (preset && same_shape(m, &base))
         return 0;
     if (!preset)
-        (void)tp_io_model_load(TP_IO_DEFAULT_MODEL, &base, NULL); /* embedded: cannot fail */
+        default_model(&base);
     /* the model fields no trainplan flag sets (a model file or HF config
      * does), and the switches a flag turns on only, on in the base */
     const char *lost[7];
@@ -609,8 +616,7 @@ void eng_model_shape_flags(sbuf *b, const tp_model *m, const tp_model *base, con
 {
     tp_model def;
     if (!base) {
-        memset(&def, 0, sizeof def);
-        (void)tp_io_model_load(TP_IO_DEFAULT_MODEL, &def, NULL); /* embedded: cannot fail */
+        default_model(&def);
         base = &def;
     }
     sb_printf(b,

@@ -50,6 +50,8 @@
 #include "io.h"
 #include "io_internal.h"
 #include "fields.h"
+#include "export.h" /* tp_io_config_flags */
+#include "sbuf.h"
 #include "validate.h"
 #include "validate_row.h"
 #include "recompute_modules.h"
@@ -1158,7 +1160,8 @@ static bool row_gpu(const rowref *r, const tp_io__vgpu *ge, const tp_io_eff_over
     }
     if (ov && ov->fitted_gemm)
         tp_io_gpu_fitted_gemm(g);
-    if (ge->derived)
+    v->gpu_derived = ge->derived != NULL;
+    if (v->gpu_derived)
         note(v, "%s", tp_io__derive_gpu(ge, g));
     if (contains(gtype, "capacity not stated"))
         note(v, "GPU capacity not stated: 80 GB");
@@ -1314,4 +1317,30 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
         note(v, "EP all-to-all overlap on (validate --moe-a2a-overlap)");
     row_compare(r, fw, &c, &res, v);
     v->config = c;
+}
+
+char *tp_io_validate_reproduce(const tp_io_vrow *v, bool eff_given, char *why, size_t n)
+{
+    if (eff_given) {
+        snprintf(why, n, "efficiencies set with --eff (no flag sets them)");
+        return NULL;
+    }
+    if (v->gpu_derived) {
+        snprintf(why, n,
+                 "the GPU %s is derived by validate from a preset (its assumptions above); no "
+                 "preset or flag describes it",
+                 v->gpu);
+        return NULL;
+    }
+    if (tp_io_config_flags_lost(&v->config, why, n) > 0)
+        return NULL;
+    char *flags = tp_io_config_flags(&v->config);
+    sbuf b = {0};
+    if (flags)
+        sb_printf(&b, "trainplan estimate %s", flags);
+    free(flags);
+    char *line = sb_take(&b);
+    if (!line)
+        snprintf(why, n, "out of memory");
+    return line;
 }

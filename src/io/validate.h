@@ -118,7 +118,8 @@ typedef struct tp_io_vrow {
     double step_s, mfu;
     const char *bottleneck;
     const char *recompute;
-    tp_config config;
+    bool gpu_derived; /* the GPU is one validate derives from a preset (no preset is it) */
+    tp_config config; /* the configuration predicted (its assumptions applied) */
 } tp_io_vrow;
 
 /**
@@ -127,6 +128,15 @@ typedef struct tp_io_vrow {
  */
 void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overrides *ov,
                         tp_io_vrow *v);
+
+/**
+ * The `trainplan estimate` command that gives evaluated row v's prediction
+ * (the flags of v->config, tp_io_config_flags). New string; NULL when no
+ * command can: why then says what no flag carries (eff_given: efficiencies
+ * set with --eff; a derived GPU; what tp_io_config_flags_lost names), or
+ * "out of memory".
+ */
+char *tp_io_validate_reproduce(const tp_io_vrow *v, bool eff_given, char *why, size_t n);
 
 /* ---- the summary ---- */
 
