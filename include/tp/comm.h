@@ -120,6 +120,34 @@ TP_API double tp_group_coll_time(const tp_gpu *g, tp_coll_model model, tp_coll k
  */
 TP_API double tp_group_busbw(const tp_gpu *g, const tp_group_place *place);
 
+/** One kind of collective a GPU runs in a training step (tp_step_collectives). */
+typedef struct tp_coll_row {
+    const char *name; /* "TP all-reduce", "EP all-to-all", ... (static) */
+    tp_coll kind;
+    int64_t group;            /* ranks */
+    int64_t nodes;            /* nodes the group spans */
+    double bytes;             /* one collective's buffer, M above */
+    double count;             /* per step (fractional where a schedule halves a stage's share) */
+    double busbw_bytes_per_s; /* tp_group_busbw of the group */
+    double each_s, total_s;   /* one (tp_group_coll_time), and count of them, before overlap */
+} tp_coll_row;
+
+/** Rows tp_step_collectives may fill. */
+#define TP_COLL_ROWS_MAX 10
+
+/**
+ * The collectives of one step on one GPU as the step-time model counts and
+ * times them (src/lib/colls.c): TP all-reduces (and the expert TP group's
+ * under MoE parallel folding), the CP ring, the EP all-to-alls and the PP
+ * sends of the critical stage (tp_time.critical_stage), and the DP
+ * gradient and weight collectives of stage 0, dense parameters over DP x CP
+ * and routed experts over the expert-data-parallel group apart. Before any
+ * overlap: the step's breakdown says what stays exposed. Fills up to
+ * max (>= TP_COLL_ROWS_MAX) rows of r, a result of c with a step time, and
+ * returns how many (0 without a step time).
+ */
+TP_API int tp_step_collectives(const tp_config *c, const tp_result *r, tp_coll_row *rows, int max);
+
 #ifdef __cplusplus
 }
 #endif

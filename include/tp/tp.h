@@ -1046,6 +1046,8 @@ typedef struct tp_time {
     double act_offload_s;   /* of recompute_s: exposed activation offload transfers (host link) */
     double param_offload_bytes; /* parameter offload: bytes moved per step, before overlap */
     double act_offload_bytes;   /* activation offload: bytes moved per step, before overlap */
+    int64_t critical_stage;     /* the pipeline stage whose passes set compute_s, TP, CP and EP
+                                   (0 under DualPipe, which prices stage pairs: 0 with pp-1) */
 } tp_time;
 
 typedef struct tp_result {

@@ -193,19 +193,8 @@ json_t *tp_io_result_json(const tp_config *c, const tp_result *r);
 json_t *tp_io_estimate_json(const tp_config *c, const tp_result *r);
 /** Human-readable estimate report. */
 void tp_io_result_text(FILE *f, const tp_config *c, const tp_result *r);
-/** One collective of a step, seed 001's way: volume, group, busbw, time (report.c). */
-typedef struct tp_io_coll_row {
-    const char *name; /* "TP all-reduce", ... (static) */
-    int64_t group;    /* ranks */
-    int64_t nodes;    /* nodes the group spans */
-    double bytes;     /* per collective (the full buffer, as comm.h defines it) */
-    double count;     /* per step, on one GPU of the heaviest stage */
-    double busbw_bytes_per_s;
-    double each_s, total_s; /* one, and count of them, before overlap */
-} tp_io_coll_row;
-/** Fill up to max (>= 6) rows; returns how many. */
-int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max);
-/** The rows as a report section (nothing without a step time or a collective). */
+/** tp_step_collectives' rows as a report section (nothing without a step time or a
+ * collective). */
 void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r);
 /** The rows as a JSON array (empty without a step time); new reference, NULL on failure. */
 json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r);

@@ -514,6 +514,7 @@ static json_t *time_json(jb *b, const tp_time *t)
     put_real(b, th, "hfu", t->hfu);
     jb_set(b, o, "throughput", th);
     put_str(b, o, "bottleneck", t->bottleneck ? t->bottleneck : "none");
+    put_int(b, o, "critical_stage", t->critical_stage);
     return o;
 }
 

@@ -711,120 +711,7 @@ json_t *tp_io_measured_json(const tp_measured *m)
     return o;
 }
 
-/* ---- raw collectives (seed 001's communication estimates; issue 19) ---- */
-
-/*
- * Each collective one GPU of the heaviest stage runs in a step, as seed 001
- * counts them: volume, group, busbw and time, before any overlap with
- * compute (the step-time breakdown shows what stays exposed). Counts:
- *  - TP: 2 all-reduces forward and 2 backward per layer and micro-batch
- *    (Megatron's f and g, Shoeybi et al. 2019 sec. 3) of b s/cp h 16-bit
- *    values; SP's all-gather + reduce-scatter pairs cost the same;
- *  - CP: the K and V chunk passed around the ring, cp - 1 times forward and
- *    twice that backward (their gradients return), per layer;
- *  - PP: one activation forward and one gradient backward per micro-batch
- *    and virtual stage, sharded over TP (SP or Megatron's scatter/gather);
- *  - DP over DP x CP ranks: the gradients once per step, an all-reduce
- *    under ZeRO-0, else a reduce-scatter plus the updated 16-bit weights'
- *    all-gather; ZeRO-3 gathers the weights again for every micro-batch's
- *    forward and backward.
- * The model's own timing (time.c) adds latency terms, buckets and overlap;
- * these rows are the volumes behind it, to check against a profile.
- */
-#define MAX_COLL_ROWS 6
-
-static void coll_row_set(tp_io_coll_row *row, const tp_config *c, const char *name, tp_coll kind,
-                         int64_t size, int64_t stride, double bytes, double count)
-{
-    tp_group_place pl;
-    tp_group_place_of(size, stride, tp_gpus_per_node(&c->train, &c->gpu), &pl);
-    row->name = name;
-    row->group = size;
-    row->nodes = pl.nodes;
-    row->bytes = bytes;
-    row->count = count;
-    row->busbw_bytes_per_s = tp_group_busbw(&c->gpu, &pl);
-    row->each_s = tp_group_coll_time(&c->gpu, c->opts.coll_model, kind, bytes, &pl);
-    row->total_s = row->each_s * count;
-}
-
-/* Stage `stage` of a hybrid model: its sublayers (one per mixer and MLP)
- * and its attention layers (src/lib/hybrid.c), added to subs and attn. */
-static void hybrid_stage_add(const tp_config *c, int64_t stage, double *subs, double *attn)
-{
-    const tp_model *m = &c->model;
-    int64_t first = 0;
-    for (int64_t s = 0; s < stage; s++)
-        first += tp_stage_layers(&c->train, m->num_layers, s);
-    int64_t n = tp_stage_layers(&c->train, m->num_layers, stage);
-    for (int64_t i = first; i < first + n; i++) {
-        char k = tp_layer_char(m, i);
-        *subs += (k == 'A' || k == 'L' || k == 'S') ? 2.0 : 1.0;
-        *attn += (k == 'A' || k == '*') ? 1.0 : 0.0;
-    }
-}
-
-/* A hybrid model's heaviest stage: its sublayers and attention layers per
- * micro-batch; under DualPipe the mean of the rank's two stages, each run
- * by half the micro-batches. */
-static void hybrid_stage_counts(const tp_config *c, const tp_result *r, double *subs, double *attn)
-{
-    *subs = *attn = 0.0;
-    int64_t st = r->memory.stage, p = c->train.pp;
-    if (c->train.schedule != TP_SCHED_DUALPIPE) {
-        hybrid_stage_add(c, st, subs, attn);
-        return;
-    }
-    int64_t j = st < p - 1 - st ? st : p - 1 - st;
-    hybrid_stage_add(c, j, subs, attn);
-    hybrid_stage_add(c, p - 1 - j, subs, attn);
-    *subs *= 0.5;
-    *attn *= 0.5;
-}
-
-int tp_io_collectives(const tp_config *c, const tp_result *r, tp_io_coll_row *rows, int max)
-{
-    const tp_train *t = &c->train;
-    const tp_model *m = &c->model;
-    if (max < MAX_COLL_ROWS || t->cp < 1 || t->tp < 1)
-        return 0;
-    double T = (double)t->micro_batch * (double)t->seq_len / (double)t->cp;
-    double mb = (double)r->grad_accum, L = (double)r->memory.layers;
-    if (t->schedule == TP_SCHED_DUALPIPE) /* half the micro-batches through each stage */
-        L *= 0.5;
-    double act = T * (double)m->hidden * 2.0;
-    double grad_b = t->grad_dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
-    double params = r->memory.params_on_gpu;
-    int64_t dp = r->dp, dpc = r->dp * t->cp;
-    int n = 0;
-    double subs = 2.0 * L, attn = L; /* sublayers, attention layers of the stage */
-    if (tp_model_is_hybrid(m))
-        hybrid_stage_counts(c, r, &subs, &attn);
-    if (t->tp > 1)
-        coll_row_set(&rows[n++], c, "TP all-reduce", TP_COLL_ALL_REDUCE, t->tp, 1, act,
-                     2.0 * subs * mb);
-    if (t->cp > 1 && attn > 0.0) {
-        double kv = 2.0 * T * (double)tp_kv_heads(m) * (double)tp_head_dim(m) * 2.0 / (double)t->tp;
-        coll_row_set(&rows[n++], c, "CP ring send", TP_COLL_P2P, t->cp, t->tp, kv,
-                     3.0 * (double)(t->cp - 1) * attn * mb);
-    }
-    if (t->pp > 1) { /* sharded over TP (SP, or Megatron's scatter/gather); per virtual stage */
-        double x = act / (t->sp || c->opts.pp_scatter_gather ? (double)t->tp : 1.0);
-        double v = t->vpp > 1 ? (double)t->vpp : 1.0;
-        coll_row_set(&rows[n++], c, "PP send/recv", TP_COLL_P2P, t->pp, t->tp * t->cp * dp, x,
-                     2.0 * mb * v);
-    }
-    if (dpc > 1 && t->zero == 0) {
-        coll_row_set(&rows[n++], c, "DP grad all-reduce", TP_COLL_ALL_REDUCE, dpc, t->tp,
-                     params * grad_b, 1.0);
-    } else if (dpc > 1) {
-        coll_row_set(&rows[n++], c, "DP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, dpc, t->tp,
-                     params * grad_b, 1.0);
-        coll_row_set(&rows[n++], c, "DP weight all-gather", TP_COLL_ALL_GATHER, dpc, t->tp,
-                     params * 2.0, t->zero >= 3 ? 2.0 * mb : 1.0);
-    }
-    return n;
-}
+/* ---- collectives (issue 19; counted by the model, src/lib/colls.c) ---- */
 
 static const char *bytes_text(double b, char *buf, size_t n)
 {
@@ -837,24 +724,45 @@ static const char *bytes_text(double b, char *buf, size_t n)
     return buf;
 }
 
+/* A count per step: whole, or with two decimals where a schedule halves a
+ * stage's share or recompute covers part of its layers. */
+static const char *coll_count_text(double n, char *buf, size_t size)
+{
+    double whole = floor(n + 0.5);
+    snprintf(buf, size, fabs(n - whole) < 1e-9 * (whole > 1.0 ? whole : 1.0) ? "%.0f" : "%.2f", n);
+    return buf;
+}
+
 void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r)
 {
-    tp_io_coll_row rows[MAX_COLL_ROWS];
-    int n = tp_io_collectives(c, r, rows, MAX_COLL_ROWS);
-    if (n == 0 || !r->time.computed)
+    tp_coll_row rows[TP_COLL_ROWS_MAX];
+    int n = tp_step_collectives(c, r, rows, TP_COLL_ROWS_MAX);
+    if (n == 0)
         return;
-    fprintf(f, "\nCollectives per step (one GPU of the heaviest stage, before overlap)\n");
+    if (c->train.pp > 1 && c->train.schedule != TP_SCHED_DUALPIPE)
+        fprintf(
+            f,
+            "\nCollectives per step (one GPU of stage %lld, which sets the step; DP of stage 0)\n",
+            (long long)r->time.critical_stage);
+    else if (c->train.pp > 1)
+        fprintf(
+            f,
+            "\nCollectives per step (one GPU: stages 0 and %lld, half the micro-batches each; DP "
+            "of stage 0)\n",
+            (long long)(c->train.pp - 1));
+    else
+        fprintf(f, "\nCollectives per step (one GPU)\n");
     for (int i = 0; i < n; i++) {
-        const tp_io_coll_row *w = &rows[i];
-        char vol[32];
+        const tp_coll_row *w = &rows[i];
+        char vol[32], cnt[32];
         fprintf(f,
-                "  %-26s %.0f x %s on %lld GPUs (%lld node%s) at %.0f GB/s busbw: %.3g ms each, "
+                "  %-26s %s x %s on %lld GPUs (%lld node%s) at %.0f GB/s busbw: %.3g ms each, "
                 "%.4f s\n",
-                w->name, w->count, bytes_text(w->bytes, vol, sizeof vol), (long long)w->group,
-                (long long)w->nodes, w->nodes == 1 ? "" : "s", w->busbw_bytes_per_s / 1e9,
-                w->each_s * 1e3, w->total_s);
+                w->name, coll_count_text(w->count, cnt, sizeof cnt),
+                bytes_text(w->bytes, vol, sizeof vol), (long long)w->group, (long long)w->nodes,
+                w->nodes == 1 ? "" : "s", w->busbw_bytes_per_s / 1e9, w->each_s * 1e3, w->total_s);
     }
-    fprintf(f, "  (the step-time breakdown above shows what overlap leaves exposed)\n");
+    fprintf(f, "  (before overlap: the step-time breakdown above shows what stays exposed)\n");
     if (c->train.tp <= 1)
         return;
     switch (tp_tp_overlap_of(c)) {
@@ -881,8 +789,8 @@ void tp_io_collectives_text(FILE *f, const tp_config *c, const tp_result *r)
 
 json_t *tp_io_collectives_json(const tp_config *c, const tp_result *r)
 {
-    tp_io_coll_row rows[MAX_COLL_ROWS];
-    int n = r->time.computed ? tp_io_collectives(c, r, rows, MAX_COLL_ROWS) : 0;
+    tp_coll_row rows[TP_COLL_ROWS_MAX];
+    int n = tp_step_collectives(c, r, rows, TP_COLL_ROWS_MAX);
     jb b = {true};
     json_t *a = json_array();
     if (!a)

@@ -970,6 +970,33 @@ static void ctx_init(const tp_config *c, ctx *x)
     tp_group_place_of(edp, etp * ep, gpn, &x->edp_pl);
 }
 
+void tp__time_ctx(const tp_config *c, ctx *x)
+{
+    ctx_init(c, x);
+}
+
+/* Routed-expert parameters of a stage on this GPU (split ETP x EP ways). */
+static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stage)
+{
+    const tp_model *mo = &x->c->model;
+    const tp_train *t = &x->c->train;
+    if (mo->num_experts <= 0 || r->params.num_moe_layers <= 0)
+        return 0.0;
+    double nm = (double)tp__stage_moe_layers(t, mo, stage);
+    double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
+    return nm * routed_layer / (x->et * (double)t->ep);
+}
+
+/* Stage 0's trained parameters on this GPU, split into the routed experts'
+ * (reduced over the expert-data-parallel group) and the rest (over DP x
+ * CP): the volumes of dp_exposed and of colls.c's DP rows. */
+void tp__time_dp_params(const ctx *x, const tp_result *r, double *dense, double *expert)
+{
+    double total = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
+    *expert = stage_expert_params(x, r, 0);
+    *dense = total - *expert > 0.0 ? total - *expert : 0.0;
+}
+
 /* Data-parallel / ZeRO traffic exposed per step, on stage 0 (header 7).
  * runs: the step's runs of the pipeline schedule (tp_train.local_batch).
  * torch.distributed.pipelining turns gradient sync on for the last
@@ -982,7 +1009,6 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
 {
     const tp_config *c = x->c;
     const tp_train *t = &c->train;
-    const tp_model *mo = &c->model;
     if (x->dp_pl.size <= 1 && x->edp_pl.size <= 1)
         return 0.0;
     tp_state_bytes bpp;
@@ -990,16 +1016,8 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     double wb = bpp.weights, gb = bpp.grads;
 
     /* parameters of stage 0 on this GPU, split dense / routed experts */
-    double total = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
-    double expert = 0.0;
-    if (mo->num_experts > 0 && r->params.num_moe_layers > 0) {
-        double nm0 = (double)tp__stage_moe_layers(t, mo, 0);
-        double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
-        expert = nm0 * routed_layer / (x->et * (double)t->ep);
-    }
-    double dense = total - expert;
-    if (dense < 0.0)
-        dense = 0.0;
+    double dense, expert;
+    tp__time_dp_params(x, r, &dense, &expert);
 
     const tp_gpu *g = &c->gpu;
     tp_coll_model cm = c->opts.coll_model;
@@ -1045,18 +1063,6 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     if (gather > 0.0)
         ex += max2(exposed(gather, window_f, x->ov), gather / L);
     return ex;
-}
-
-/* Routed-expert parameters of a stage on this GPU (split ETP x EP ways). */
-static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stage)
-{
-    const tp_model *mo = &x->c->model;
-    const tp_train *t = &x->c->train;
-    if (mo->num_experts <= 0 || r->params.num_moe_layers <= 0)
-        return 0.0;
-    double nm = (double)tp__stage_moe_layers(t, mo, stage);
-    double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
-    return nm * routed_layer / (x->et * (double)t->ep);
 }
 
 /*
@@ -1404,6 +1410,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
         tm->bubble_s = p > 1 ? fl * (tsum - tmax) / v : 0.0;
         if (tm->bubble_s < 0.0)
             tm->bubble_s = 0.0;
+        tm->critical_stage = crit_rank;
     }
     if (p > 1) {
         /* one activation forward and one gradient backward per micro-batch

@@ -131,6 +131,11 @@ void tp__time_moe_layer(const ctx *x, cost *o);
 /* time.c's ZeRO shard of a stage's parameters, the larger of the first
  * and last stages' (the one this GPU updates), GPUs per node. */
 double tp__time_sharded_params(const ctx *x, const tp_result *r, const tp_memory *st);
+/* The evaluation context of c (time.c's ctx_init), for colls.c; stage 0's
+ * trained parameters on this GPU, dense and routed experts (dp_exposed's
+ * volumes). */
+void tp__time_ctx(const tp_config *c, ctx *x);
+void tp__time_dp_params(const ctx *x, const tp_result *r, double *dense, double *expert);
 double tp__time_updated_params(const ctx *x, const tp_result *r);
 int64_t tp__time_nodes_gpus(const tp_config *c);
 
@@ -148,6 +153,10 @@ double tp__time_act_offload(const ctx *x, const tp_result *r, const cost *st0, d
  * the attention block's forward and backward (o->ep_hid), and the host's
  * floor under its forward and backward. */
 void tp__time_ep(const ctx *x, cost *o, module_parts *mp);
+/* One of those all-to-alls (EP > 1): its time, and in *bytes what one GPU
+ * sends (k routed copies of its tokens, or one per distinct GPU with
+ * opts.moe_node_dispatch). */
+double tp__time_ep_a2a(const ctx *x, double *bytes);
 void tp__time_ep_overlap(const ctx *x, cost *o, double pre_f, double pre_b);
 void tp__time_host_floor(const ctx *x, cost *o);
 

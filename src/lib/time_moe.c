@@ -60,17 +60,25 @@ static double ep_node_a2a(const ctx *x, double copy)
                               copy * D * (N - 1.0) / N, pl);
 }
 
+double tp__time_ep_a2a(const ctx *x, double *bytes)
+{
+    const tp_config *c = x->c;
+    double copy = x->T / x->tt * x->h * 2.0; /* one copy of each token */
+    if (c->opts.moe_node_dispatch) {
+        *bytes = copy * ep_dest_units(&c->model, (double)c->train.ep);
+        return ep_node_a2a(x, copy);
+    }
+    *bytes = copy * (double)c->model.topk;
+    return tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL, *bytes, &x->ep_pl);
+}
+
 /* Dispatch + combine all-to-alls of a MoE layer, forward and backward (4.9). */
 void tp__time_ep(const ctx *x, cost *o, module_parts *mp)
 {
-    const tp_config *c = x->c;
-    if (c->train.ep <= 1)
+    if (x->c->train.ep <= 1)
         return;
-    double copy = x->T / x->tt * x->h * 2.0; /* one copy of each token */
-    double a2a = c->opts.moe_node_dispatch
-                     ? ep_node_a2a(x, copy)
-                     : tp_group_coll_time(&c->gpu, c->opts.coll_model, TP_COLL_ALL_TO_ALL,
-                                          copy * (double)c->model.topk, &x->ep_pl);
+    double bytes;
+    double a2a = tp__time_ep_a2a(x, &bytes);
     o->ep_f += 2.0 * a2a;
     o->ep_b += 2.0 * a2a;
     mp->moe_fwd += 2.0 * a2a; /* MoE recompute dispatches again */
