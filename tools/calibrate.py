@@ -123,12 +123,14 @@ PROFILES = False  # set by --profiles
 UNFUSED_FULL = False  # set by --unfused-full-matrix (validate's switch, time.c unfused_attention)
 GROUPED_GEMM = False  # set by --grouped-gemm (validate's switch, time.c experts_gemm_s)
 
-# the profile each GPU name of runs-dev.csv uses, and the preset whose peaks
-# the profile's rates divide (the 500 W H100 and the H800 have the H100 SXM's
-# die and clocks; no MAMF of them is published)
+# the profile each GPU name of runs-dev.csv uses (its preset's "hw_profile":
+# the H800 has the H100 SXM's die and clocks, no MAMF of it is published;
+# the 500 W H100's is the SXM's scaled to its peaks), and the preset whose
+# peaks the profile's rates divide
 PROFILE_OF = {"a100-80gb": "a100-80gb", "a100-40gb": "a100-40gb", "h100-sxm": "h100-sxm",
-              "h200": "h200", "h800": "h100-sxm", "h100-96gb": "h100-sxm", "b200": "b200",
+              "h200": "h200", "h800": "h100-sxm", "h100-96gb": "h100-96gb-500w", "b200": "b200",
               "gb200": "gb200"}
+PRESET_OF = {"h800": "h800", "h100-96gb": "h100-96gb-500w"}
 
 
 def params():
@@ -141,7 +143,7 @@ def profile_fractions(name):
     prof = PROFILE_OF[name]
     with open(os.path.join(ROOT, "data", "hardware", prof + ".json"), encoding="utf-8") as f:
         d = json.load(f)
-    preset = "h100-sxm" if name in ("h800", "h100-96gb") else name
+    preset = PRESET_OF.get(name, name)
     with open(os.path.join(ROOT, "presets", "gpus", preset + ".json"), encoding="utf-8") as f:
         peak = json.load(f)["peak_tflops"]
     mm = d["matmul_tflops"]
@@ -158,7 +160,7 @@ GPUS = {
     "h100-sxm": "hopper", "h200": "hopper", "h800": "hopper", "h100-96gb": "hopper",
     "b200": "blackwell", "gb200": "blackwell",
 }
-# peak bf16 FLOP/s / HBM bytes/s of each GPU (presets; the derived 500 W part)
+# peak bf16 FLOP/s / HBM bytes/s of each GPU (presets)
 RIDGE = {"a100-80gb": 312e12 / 2039e9, "a100-40gb": 312e12 / 1555e9,
          "h100-sxm": 989.4e12 / 3350e9, "h200": 989.4e12 / 4800e9, "h800": 989.4e12 / 3350e9,
          "h100-96gb": 886.8e12 / 2400e9, "b200": 2250e12 / 8000e9, "gb200": 2500e12 / 8000e9}

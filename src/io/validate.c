@@ -30,9 +30,7 @@
  * with no preset or cells that disagree with it (mla_model), a gpt-oss
  * row whose cells disagree with its preset (arch_preset_model), no
  * layout, unknown GPU) are listed with the reason, never dropped. A row's
- * gpu_type names its GPU through one table (validate_gpu.c): a GPU
- * preset, or a GPU derived from one with stated changes (the 96 GB HBM2e
- * H100 at 500 W of the torchtitan rows). What a row's notes and its
+ * gpu_type names its GPU preset through one table (validate_gpu.c). What a row's notes and its
  * framework's recipes add beyond the layout cells (node-limited routing,
  * the flex dispatcher, eager experts, padded token drop, low-precision
  * storage, packed SFT, DualPipe) is read by validate_recipes.c.
@@ -1146,7 +1144,7 @@ static const tp_io__vgpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
     return NULL;
 }
 
-/* The row's GPU: the table's preset (derived where the table says), the
+/* The row's GPU: the table's preset, the
  * row's interconnect where it differs from the preset's NIC, then the
  * --eff overrides. False (with v->reason) when the preset does not load. */
 static bool row_gpu(const rowref *r, const tp_io__vgpu *ge, const tp_io_eff_overrides *ov,
@@ -1160,9 +1158,6 @@ static bool row_gpu(const rowref *r, const tp_io__vgpu *ge, const tp_io_eff_over
     }
     if (ov && ov->fitted_gemm)
         tp_io_gpu_fitted_gemm(g);
-    v->gpu_derived = ge->derived != NULL;
-    if (v->gpu_derived)
-        note(v, "%s", tp_io__derive_gpu(ge, g));
     if (contains(gtype, "capacity not stated"))
         note(v, "GPU capacity not stated: 80 GB");
     if (contains(cell(r, "interconnect"), "Omni-Path")) {
@@ -1323,13 +1318,6 @@ char *tp_io_validate_reproduce(const tp_io_vrow *v, bool eff_given, char *why, s
 {
     if (eff_given) {
         snprintf(why, n, "efficiencies set with --eff (no flag sets them)");
-        return NULL;
-    }
-    if (v->gpu_derived) {
-        snprintf(why, n,
-                 "the GPU %s is derived by validate from a preset (its assumptions above); no "
-                 "preset or flag describes it",
-                 v->gpu);
         return NULL;
     }
     if (tp_io_config_flags_lost(&v->config, why, n) > 0)

@@ -55,10 +55,6 @@ tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, t
  *  mamf, mamf_fp8) clears g->hw_profile. */
 void tp_io_eff_overrides_apply(const tp_io_eff_overrides *ov, tp_gpu *g);
 
-/* Internal (validate_eff.c): a GPU validate derives from a preset (the
- * 500 W H100 of the torchtitan rows) has a name starting with prefix. */
-bool tp_io__derived_gpu_known(const char *prefix);
-
 /* Internal (validate_gpu.c): does hay contain needle, case-insensitively?
  * (how validate reads the runs file's free-text cells) */
 bool tp_io__contains_ci(const char *hay, const char *needle);
@@ -66,14 +62,10 @@ bool tp_io__contains_ci(const char *hay, const char *needle);
 /* Internal (validate_gpu.c): the table entry for a gpu_type cell, NULL
  * when none matches; preset NULL: not a GPU trainplan models. */
 typedef struct tp_io__vgpu {
-    const char *all_of[3];                    /* NULL-terminated words, all in the cell */
-    const char *preset;                       /* GPU preset name, NULL = not modelled */
-    const struct tp_io__derived_gpu *derived; /* applied to the preset, or NULL */
+    const char *all_of[3]; /* NULL-terminated words, all in the cell */
+    const char *preset;    /* GPU preset name, NULL = not modelled */
 } tp_io__vgpu;
 const tp_io__vgpu *tp_io__validate_gpu_of(const char *type);
-/* Apply e's derivation (e->derived not NULL) to its preset's g; returns
- * the assumption as listed with the row. */
-const char *tp_io__derive_gpu(const tp_io__vgpu *e, tp_gpu *g);
 
 /* ---- one row ---- */
 
@@ -118,7 +110,6 @@ typedef struct tp_io_vrow {
     double step_s, mfu;
     const char *bottleneck;
     const char *recompute;
-    bool gpu_derived; /* the GPU is one validate derives from a preset (no preset is it) */
     tp_config config; /* the configuration predicted (its assumptions applied) */
 } tp_io_vrow;
 
@@ -133,7 +124,7 @@ void tp_io_validate_row(const tp_io_csv *csv, size_t row, const tp_io_eff_overri
  * The `trainplan estimate` command that gives evaluated row v's prediction
  * (the flags of v->config, tp_io_config_flags). New string; NULL when no
  * command can: why then says what no flag carries (eff_given: efficiencies
- * set with --eff; a derived GPU; what tp_io_config_flags_lost names), or
+ * set with --eff; what tp_io_config_flags_lost names), or
  * "out of memory".
  */
 char *tp_io_validate_reproduce(const tp_io_vrow *v, bool eff_given, char *why, size_t n);

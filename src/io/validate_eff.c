@@ -86,13 +86,13 @@ static void gpu_names(char *buf, size_t n)
     }
 }
 
-/* A preset's name or a derived GPU's (h100-96gb-500w, below) starts with prefix. */
+/* A preset's name starts with prefix. */
 static bool gpu_prefix_known(const char *prefix)
 {
     for (size_t i = 0; i < tp_io_preset_count(TP_IO_GPU); i++)
         if (strncmp(tp_io_preset_name(TP_IO_GPU, i), prefix, strlen(prefix)) == 0)
             return true;
-    return tp_io__derived_gpu_known(prefix);
+    return false;
 }
 
 tp_status tp_io_eff_overrides_parse(const char *list, tp_io_eff_overrides *ov, tp_error *err)

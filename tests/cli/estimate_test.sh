@@ -281,7 +281,7 @@ check_json "presets --json" \
     'set(["a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h800", "h200", "b200", "gb200", "mi300x"]) <= set(g["name"] for g in j["gpus"])' \
     'set(["llama-2-7b", "llama-3-8b", "llama-3.1-405b", "gpt3-175b", "mixtral-8x7b"]) <= set(m["name"] for m in j["models"])' \
     'all(num(g["peak_bf16_flops_per_s"]) and integer(g["memory_bytes"]) and num(g["price_per_gpu_hour"]) for g in j["gpus"])' \
-    '{g["name"]: g["hw_profile"] for g in j["gpus"]} == {"a100-40gb": "a100-40gb", "a100-80gb": "a100-80gb", "b200": "b200", "gb200": "gb200", "h100-pcie": None, "h100-sxm": "h100-sxm", "h200": "h200", "h800": "h100-sxm", "mi300x": "mi300x"}' \
+    '{g["name"]: g["hw_profile"] for g in j["gpus"]} == {"a100-40gb": "a100-40gb", "a100-80gb": "a100-80gb", "b200": "b200", "gb200": "gb200", "h100-96gb-500w": "h100-96gb-500w", "h100-pcie": None, "h100-sxm": "h100-sxm", "h200": "h200", "h800": "h100-sxm", "mi300x": "mi300x"}' \
     '{g["name"]: (g["host_link_bytes_per_s"], g["host_mem_bytes_per_node"], g["host_mem_bw_bytes_per_s"]) for g in j["gpus"] if g["host_link_bytes_per_s"] is not None} == {"a100-40gb": (25e9, 1000e9, 300e9), "a100-80gb": (25e9, 2000e9, 300e9), "gb200": (173e9, 17280e9, 13450e9)}' \
     'all(g["host_mem_bw_bytes_per_s"] is None for g in j["gpus"] if g["name"] in ("h100-sxm", "b200"))'
 run presets
@@ -1004,7 +1004,7 @@ if [ "$(cat "$tmp/gm_chk")" = True ]; then ok; else bad "--fitted-gemm: not the 
 expect_error "trainplan: error: --fitted-gemm: --fitted-gemm and --hw-profile both given: --hw-profile applies a measured GEMM model, --fitted-gemm the fitted fractions; give one" \
     estimate --gpus 8 --fitted-gemm --hw-profile "$SRC/data/hardware/h100-sxm.json"
 printf '{"name": "mine", "peak_tflops": {"bf16": 989.4}, "memory_mib": 81559, "memory_bw_gb_per_s": 3350, "intra_node_gb_per_s": 450, "nic_gb_per_s": 50, "gpus_per_node": 8, "hw_profile": "h100"}\n' >"$tmp/gpu_badprof.json"
-expect_error "trainplan: error: $tmp/gpu_badprof.json: \"hw_profile\" \"h100\" is not a shipped hardware profile (one of a100-40gb, a100-80gb, b200, gb200, h100-sxm, h200, mi300x, data/hardware/)" \
+expect_error "trainplan: error: $tmp/gpu_badprof.json: \"hw_profile\" \"h100\" is not a shipped hardware profile (one of a100-40gb, a100-80gb, b200, gb200, h100-96gb-500w, h100-sxm, h200, mi300x, data/hardware/)" \
     estimate --gpu "$tmp/gpu_badprof.json" --gpus 8
 
 # ---------------------------------------------------------------- --local-batch (issue 17)

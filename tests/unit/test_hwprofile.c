@@ -679,10 +679,10 @@ static void test_gpu_file_profile(void **state)
     memset(&err, 0, sizeof err);
     assert_int_not_equal(tp_io_gpu_parse(text, "mine.json", &g, &err), TP_OK);
     assert_string_equal(err.path, "hw_profile");
-    assert_string_equal(err.message,
-                        "\"hw_profile\" \"h100-nvl\" is not a shipped hardware profile (one of "
-                        "a100-40gb, a100-80gb, b200, gb200, h100-sxm, h200, mi300x, "
-                        "data/hardware/)");
+    assert_string_equal(
+        err.message, "\"hw_profile\" \"h100-nvl\" is not a shipped hardware profile (one of "
+                     "a100-40gb, a100-80gb, b200, gb200, h100-96gb-500w, h100-sxm, h200, mi300x, "
+                     "data/hardware/)");
 }
 
 int main(void)
