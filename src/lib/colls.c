@@ -35,8 +35,10 @@
  *    stage stays gathered, one all-gather and one reduce-scatter per run.
  * DualPipe runs half the micro-batches through each of a rank's two stages
  * (0 and pp-1): their mean. Each row's time is the model's own: with the
- * overlaps off (--no-dp-comm-overlap, no TP overlap, 1F1B) the rows of a
- * part sum to the breakdown's.
+ * overlaps off (--no-dp-comm-overlap, no TP overlap, no
+ * --moe-a2a-overlap, 1F1B) and no recompute (the step charges the re-run
+ * forward collectives to recompute_s) the rows of a part sum to the
+ * breakdown's.
  */
 #include "time_internal.h"
 
