@@ -30,10 +30,11 @@
  * with no preset or cells that disagree with it (mla_model), a gpt-oss
  * row whose cells disagree with its preset (arch_preset_model), no
  * layout, unknown GPU) are listed with the reason, never dropped. A row's
- * gpu_type names its GPU preset through one table (validate_gpu.c). What a row's notes and its
- * framework's recipes add beyond the layout cells (node-limited routing,
- * the flex dispatcher, eager experts, padded token drop, low-precision
- * storage, packed SFT, DualPipe) is read by validate_recipes.c.
+ * gpu_type names its GPU preset through one table (validate_gpu.c). What
+ * a row's notes and its framework's recipes add beyond the layout cells
+ * (node-limited routing, the flex dispatcher, eager experts, padded token
+ * drop, low-precision storage, packed SFT, DualPipe) is read by
+ * validate_recipes.c.
  */
 #include <assert.h>
 #include <ctype.h>
@@ -1144,9 +1145,9 @@ static const tp_io__vgpu *row_gpu_entry(const rowref *r, tp_io_vrow *v)
     return NULL;
 }
 
-/* The row's GPU: the table's preset, the
- * row's interconnect where it differs from the preset's NIC, then the
- * --eff overrides. False (with v->reason) when the preset does not load. */
+/* The row's GPU: the table's preset, the row's interconnect where it
+ * differs from the preset's NIC, then the --eff overrides. False (with
+ * v->reason) when the preset does not load. */
 static bool row_gpu(const rowref *r, const tp_io__vgpu *ge, const tp_io_eff_overrides *ov,
                     tp_io_vrow *v, tp_gpu *g)
 {

@@ -27,12 +27,14 @@
  *    and virtual stage, sharded over TP (SP or Megatron's scatter/gather);
  *  - DP, on stage 0 (time.c dp_exposed): its dense parameters over DP x CP
  *    and a MoE model's routed experts over the expert-data-parallel group
- *    (the EDP rows; none when that group is one rank, EP = DP x CP). ZeRO 0 all-reduces the gradients, ZeRO 1-2 reduce-scatter them
- *    and gather the updated weights once; under a pipeline each run of the
- *    schedule (tp_train.local_batch) reduces the gradients. ZeRO 3 runs
- *    one collective per layer: without a pipeline two all-gathers (forward,
- *    backward) and a reduce-scatter per micro-batch; under a pipeline the
- *    stage stays gathered, one all-gather and one reduce-scatter per run.
+ *    (the EDP rows; none when that group is one rank, EP = DP x CP), as
+ *    often as tp__time_dp_counts says: ZeRO 0 all-reduces the gradients,
+ *    ZeRO 1-2 reduce-scatter them and gather the updated weights once;
+ *    under a pipeline each run of the schedule (tp_train.local_batch)
+ *    reduces the gradients. ZeRO 3 runs one collective per layer: without
+ *    a pipeline two all-gathers (forward, backward) and a reduce-scatter
+ *    per micro-batch; under a pipeline the stage stays gathered, one
+ *    all-gather and one reduce-scatter per run.
  * DualPipe runs half the micro-batches through each of a rank's two stages
  * (0 and pp-1): their mean. Each row's time is the model's own: with the
  * overlaps off (--no-dp-comm-overlap, no TP overlap, no
@@ -153,42 +155,26 @@ static void add_coll(rows_out *o, const char *name, tp_coll kind, const tp_group
 }
 
 /* The DP rows of stage 0 (time.c dp_exposed): dense parameters over DP x
- * CP, routed experts over EDP. */
-static void dp_rows(rows_out *o, const ctx *x, const tp_result *r, double mb, double runs)
+ * CP, routed experts over EDP, as often as tp__time_dp_counts says. */
+static void dp_rows(rows_out *o, const ctx *x, const tp_result *r, double mb)
 {
     const tp_config *c = x->c;
-    const tp_train *t = &c->train;
     tp_state_bytes bpp;
-    tp_state_bytes_per_param(t, &bpp);
+    tp_state_bytes_per_param(&c->train, &bpp);
     double dense, expert;
     tp__time_dp_params(x, r, &dense, &expert);
-    const tp_group_place *dp = &x->dp_pl, *edp = &x->edp_pl;
-    if (t->zero >= 3) {
-        double L = t->schedule == TP_SCHED_DUALPIPE
-                       ? (double)tp_stage_layers(t, c->model.num_layers, 0)
-                       : (double)r->stage_first.layers;
-        if (L < 1.0)
-            L = 1.0;
-        double n_ag = t->pp > 1 ? runs * L : 2.0 * mb * L, n_rs = t->pp > 1 ? runs * L : mb * L;
-        add_coll(o, "DP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, dp, dense * bpp.grads / L,
-                 n_rs);
-        add_coll(o, "DP weight all-gather", TP_COLL_ALL_GATHER, dp, dense * bpp.weights / L, n_ag);
-        add_coll(o, "EDP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, edp, expert * bpp.grads / L,
-                 n_rs);
-        add_coll(o, "EDP weight all-gather", TP_COLL_ALL_GATHER, edp, expert * bpp.weights / L,
-                 n_ag);
-        return;
-    }
-    double n_grad = t->pp > 1 ? runs : 1.0;
-    if (t->zero == 0) {
-        add_coll(o, "DP grad all-reduce", TP_COLL_ALL_REDUCE, dp, dense * bpp.grads, n_grad);
-        add_coll(o, "EDP grad all-reduce", TP_COLL_ALL_REDUCE, edp, expert * bpp.grads, n_grad);
-        return;
-    }
-    add_coll(o, "DP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, dp, dense * bpp.grads, n_grad);
-    add_coll(o, "DP weight all-gather", TP_COLL_ALL_GATHER, dp, dense * bpp.weights, 1.0);
-    add_coll(o, "EDP grad reduce-scatter", TP_COLL_REDUCE_SCATTER, edp, expert * bpp.grads, n_grad);
-    add_coll(o, "EDP weight all-gather", TP_COLL_ALL_GATHER, edp, expert * bpp.weights, 1.0);
+    tp__dp_counts n;
+    tp__time_dp_counts(&c->train, mb, (double)r->schedule_runs, (double)tp__time_layers0(c, r), &n);
+    bool ar = n.grad_kind == TP_COLL_ALL_REDUCE;
+    double p = n.pieces;
+    add_coll(o, ar ? "DP grad all-reduce" : "DP grad reduce-scatter", n.grad_kind, &x->dp_pl,
+             dense * bpp.grads / p, n.grads * p);
+    add_coll(o, "DP weight all-gather", TP_COLL_ALL_GATHER, &x->dp_pl, dense * bpp.weights / p,
+             n.gathers * p);
+    add_coll(o, ar ? "EDP grad all-reduce" : "EDP grad reduce-scatter", n.grad_kind, &x->edp_pl,
+             expert * bpp.grads / p, n.grads * p);
+    add_coll(o, "EDP weight all-gather", TP_COLL_ALL_GATHER, &x->edp_pl, expert * bpp.weights / p,
+             n.gathers * p);
 }
 
 int tp_step_collectives(const tp_config *c, const tp_result *r, tp_coll_row *rows, int max)
@@ -200,8 +186,6 @@ int tp_step_collectives(const tp_config *c, const tp_result *r, tp_coll_row *row
     tp__time_ctx(c, &x);
     rows_out o = {c, rows, 0};
     double mb = r->grad_accum > 0 ? (double)r->grad_accum : 1.0;
-    int64_t mf = tp__flush_microbatches(t);
-    double runs = mf > 0 ? mb / (double)mf : 1.0;
     stage_n k;
     crit_counts(&x, r, &k);
 
@@ -226,6 +210,6 @@ int tp_step_collectives(const tp_config *c, const tp_result *r, tp_coll_row *row
         double p2p = X / (x.sp || c->opts.pp_scatter_gather ? x.tt : 1.0);
         add_coll(&o, "PP send/recv", TP_COLL_P2P, &x.pp_pl, p2p, 2.0 * mb * v);
     }
-    dp_rows(&o, &x, r, mb, runs);
+    dp_rows(&o, &x, r, mb);
     return o.n;
 }

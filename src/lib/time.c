@@ -987,6 +987,32 @@ static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stag
     return nm * routed_layer / (x->et * (double)t->ep);
 }
 
+int64_t tp__time_layers0(const tp_config *c, const tp_result *r)
+{
+    const tp_train *t = &c->train;
+    if (t->schedule == TP_SCHED_DUALPIPE) /* memory.c: a rank's two stages */
+        return tp_stage_layers(t, c->model.num_layers, 0);
+    return r->stage_first.layers;
+}
+
+void tp__time_dp_counts(const tp_train *t, double m, double runs, double layers0, tp__dp_counts *n)
+{
+    bool pipe = t->pp > 1;
+    n->grad_kind = t->zero == 0 ? TP_COLL_ALL_REDUCE : TP_COLL_REDUCE_SCATTER;
+    n->pieces = 1.0;
+    n->grads = pipe ? runs : 1.0;
+    n->gathers = t->zero >= 1 ? 1.0 : 0.0;
+    if (t->zero >= 3) {
+        /* one collective per layer; under a pipeline the stage stays
+         * gathered: one all-gather in a run's first forward, one
+         * reduce-scatter after its last backward; else every micro-batch
+         * gathers forward and backward and reduces */
+        n->pieces = layers0 >= 1.0 ? layers0 : 1.0;
+        n->grads = pipe ? runs : m;
+        n->gathers = pipe ? runs : 2.0 * m;
+    }
+}
+
 /* Stage 0's trained parameters on this GPU, split into the routed experts'
  * (reduced over the expert-data-parallel group) and the rest (over DP x
  * CP): the volumes of dp_exposed and of colls.c's DP rows. */
@@ -1022,47 +1048,29 @@ static double dp_exposed(const ctx *x, const tp_result *r, const cost *st0, doub
     const tp_gpu *g = &c->gpu;
     tp_coll_model cm = c->opts.coll_model;
     double L = layers0 >= 1.0 ? layers0 : 1.0;
-    bool ovl = c->opts.dp_comm_overlap;
     double window_f = st0->fwd, window_b = st0->bwd + st0->recomp;
+    tp__dp_counts n;
+    tp__time_dp_counts(t, m, runs, L, &n);
 
+    /* one whole-stage reduction and gather: n.pieces collectives of a
+     * piece's share each */
 #define COLL2(kind, bytes_dense, bytes_exp)                                                        \
-    (tp_group_coll_time(g, cm, kind, bytes_dense, &x->dp_pl) +                                     \
-     tp_group_coll_time(g, cm, kind, bytes_exp, &x->edp_pl))
-
-    if (t->zero >= 3) {
-        /* one collective per layer: L times a layer's share */
-        double ag = L * COLL2(TP_COLL_ALL_GATHER, dense * wb / L, expert * wb / L);
-        double rs = L * COLL2(TP_COLL_REDUCE_SCATTER, dense * gb / L, expert * gb / L);
-        if (t->pp > 1) {
-            /* under a pipeline the stage stays gathered: one all-gather in
-             * the first forward, one reduce-scatter after the last backward */
-            if (!ovl)
-                return runs * (ag + rs);
-            return runs * (max2(exposed(ag, window_f, x->ov), ag / L) +
-                           max2(exposed(rs, window_b, x->ov), rs / L));
-        }
-        if (!ovl)
-            return m * (2.0 * ag + rs);
-        double ex_f = max2(exposed(ag, window_f, x->ov), ag / L);
-        double ex_b = max2(exposed(ag + rs, window_b, x->ov), (ag + rs) / L);
-        return m * (ex_f + ex_b);
-    }
-    double grad, gather = 0.0;
-    if (t->zero == 0) {
-        grad = COLL2(TP_COLL_ALL_REDUCE, dense * gb, expert * gb);
-    } else {
-        grad = COLL2(TP_COLL_REDUCE_SCATTER, dense * gb, expert * gb);
-        gather = COLL2(TP_COLL_ALL_GATHER, dense * wb, expert * wb);
-    }
+    (n.pieces * (tp_group_coll_time(g, cm, kind, bytes_dense / n.pieces, &x->dp_pl) +              \
+                 tp_group_coll_time(g, cm, kind, bytes_exp / n.pieces, &x->edp_pl)))
+    double grad = COLL2(n.grad_kind, dense * gb, expert * gb);
+    double gather = n.gathers > 0.0 ? COLL2(TP_COLL_ALL_GATHER, dense * wb, expert * wb) : 0.0;
 #undef COLL2
-    if (t->pp <= 1)
-        runs = 1.0;
-    if (!ovl)
-        return runs * grad + gather;
-    double ex = runs * max2(exposed(grad, window_b, x->ov), grad / L);
-    if (gather > 0.0)
-        ex += max2(exposed(gather, window_f, x->ov), gather / L);
-    return ex;
+    if (!c->opts.dp_comm_overlap)
+        return n.grads * grad + n.gathers * gather;
+    if (t->zero >= 3 && t->pp <= 1) {
+        /* each micro-batch: the forward's gather alone, the backward's
+         * beside the reduce-scatter */
+        double ex_f = max2(exposed(gather, window_f, x->ov), gather / L);
+        double ex_b = max2(exposed(gather + grad, window_b, x->ov), (gather + grad) / L);
+        return n.grads * (ex_f + ex_b);
+    }
+    return n.grads * max2(exposed(grad, window_b, x->ov), grad / L) +
+           n.gathers * max2(exposed(gather, window_f, x->ov), gather / L);
 }
 
 /*
@@ -1326,7 +1334,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double mf = mf_i > 0 ? (double)mf_i : mb, fl = mb / mf;
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     bool dual = t->schedule == TP_SCHED_DUALPIPE; /* memory.c: a rank's two stages */
-    int64_t L0 = dual ? tp_stage_layers(t, L, 0) : r->stage_first.layers; /* memory.c's */
+    int64_t L0 = tp__time_layers0(c, r);
     double nm0 = (double)tp__stage_moe_layers(t, m, 0);
     bool hybrid = tp__is_hybrid(m);
     cost kinds[TP__KINDS]; /* set (and read) for hybrid models only: the hot path skips it */

@@ -135,6 +135,22 @@ double tp__time_sharded_params(const ctx *x, const tp_result *r, const tp_memory
  * trained parameters on this GPU, dense and routed experts (dp_exposed's
  * volumes). */
 void tp__time_ctx(const tp_config *c, ctx *x);
+/* How often a step reduces stage 0's gradients and gathers its weights
+ * (time.c dp_exposed; colls.c lists them): whole-stage operations per
+ * step, each `pieces` collectives of 1/pieces of the bytes (ZeRO-3: one
+ * per layer of the layers0 of stage 0; else 1). m: micro-batches per step,
+ * runs: runs of the pipeline schedule. ZeRO 0 all-reduces, ZeRO 1-2
+ * reduce-scatter and gather the updated weights once; under a pipeline
+ * every run reduces. */
+typedef struct tp__dp_counts {
+    tp_coll grad_kind; /* TP_COLL_ALL_REDUCE (ZeRO 0) or TP_COLL_REDUCE_SCATTER */
+    double grads;      /* gradient reductions of the whole stage per step */
+    double gathers;    /* weight all-gathers of the whole stage per step (0: none) */
+    double pieces;     /* collectives each is made of */
+} tp__dp_counts;
+void tp__time_dp_counts(const tp_train *t, double m, double runs, double layers0, tp__dp_counts *n);
+/* Layers of stage 0 (memory.c's; under DualPipe the first stage alone). */
+int64_t tp__time_layers0(const tp_config *c, const tp_result *r);
 void tp__time_dp_params(const ctx *x, const tp_result *r, double *dense, double *expert);
 double tp__time_updated_params(const ctx *x, const tp_result *r);
 int64_t tp__time_nodes_gpus(const tp_config *c);
