@@ -46,6 +46,13 @@ const char *tp_io_preset_suggest(tp_io_kind kind, const char *name);
  */
 tp_status tp_io_model_load(const char *name_or_path, tp_model *out, tp_error *err);
 
+/**
+ * Whether m bears a preset's name but not its shape: flags (--layers,
+ * --hidden, ...) or a file changed the shape the report prints or the
+ * parameter count. The text and markdown reports say so beside the name.
+ */
+bool tp_io_model_reshaped(const tp_model *m);
+
 /** Parse a model from JSON text (trainplan schema or HF config.json). */
 tp_status tp_io_model_parse(const char *text, const char *origin, tp_model *out, tp_error *err);
 

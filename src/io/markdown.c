@@ -48,6 +48,8 @@ void tp_io_result_markdown(FILE *f, const tp_config *c, const tp_result *r)
     const tp_memory *m = &r->memory;
     fputs("## trainplan estimate: ", f);
     md_text(f, c->model.name[0] ? c->model.name : "(unnamed)");
+    if (tp_io_model_reshaped(&c->model))
+        fputs(", reshaped (not the preset's shape)", f);
     fprintf(f, " on %" PRId64 " x ", t->num_gpus);
     md_text(f, c->gpu.name[0] ? c->gpu.name : "(custom)");
     fputs("\n\n| Setting | Value |\n|---|---|\n", f);

@@ -373,3 +373,29 @@ tp_status tp_io_gpu_load(const char *name_or_path, tp_gpu *out, tp_error *err)
 {
     return load(TP_IO_GPU, name_or_path, gpu_parse, out, err);
 }
+
+/* The fields the report prints of a model, plus its parameter count, which
+ * every other shape field moves. */
+static bool same_printed_shape(const tp_model *a, const tp_model *b)
+{
+    tp_params pa, pb;
+    if (tp_model_params(a, 1, &pa, NULL) != TP_OK || tp_model_params(b, 1, &pb, NULL) != TP_OK)
+        return false;
+    return pa.total == pb.total && pa.active == pb.active && a->num_layers == b->num_layers &&
+           a->hidden == b->hidden && a->num_heads == b->num_heads &&
+           tp_kv_heads(a) == tp_kv_heads(b) && tp_head_dim(a) == tp_head_dim(b) &&
+           a->ffn_hidden == b->ffn_hidden && a->vocab == b->vocab && a->mlp == b->mlp &&
+           a->norm == b->norm && a->tie_embeddings == b->tie_embeddings &&
+           a->num_experts == b->num_experts && a->topk == b->topk;
+}
+
+bool tp_io_model_reshaped(const tp_model *m)
+{
+    char name[TP_NAME_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", TP_NAME_MAX, m->name);
+    tp_model base;
+    memset(&base, 0, sizeof base);
+    if (!tp_io_preset_text(TP_IO_MODEL, name) || tp_io_model_load(name, &base, NULL) != TP_OK)
+        return false;
+    return !same_printed_shape(m, &base);
+}

@@ -227,8 +227,9 @@ static void section_model(FILE *f, const tp_model *m, const tp_params *p)
     if (m->kv_lora_rank > 0) /* MLA: the q/k head width */
         hd = m->qk_nope_head_dim + m->qk_rope_head_dim;
     char name[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
-    fprintf(f, "Model: %s\n",
-            m->name[0] ? tp_io_safe_text(m->name, name, sizeof name) : "(unnamed)");
+    fprintf(f, "Model: %s%s\n",
+            m->name[0] ? tp_io_safe_text(m->name, name, sizeof name) : "(unnamed)",
+            tp_io_model_reshaped(m) ? ", reshaped: not the preset's shape" : "");
     fprintf(f, "  parameters      %s total (%.2f B), %s active per token (%.2f B)\n",
             tp_io_commas(p->total, a, sizeof a), (double)p->total / 1e9,
             tp_io_commas(p->active, b, sizeof b), (double)p->active / 1e9);

@@ -193,6 +193,16 @@ for want in '^Model: llama-3-8b' '8,030,261,248' '^Layout' '^FLOPs' '^Memory on 
     'GiB (2^30 B)' 'GB (1e9 B)' '^Step time' 'causal'; do
     if grep -q -- "$want" "$tmp/out"; then ok; else bad "text report lacks [$want]"; fi
 done
+# a preset's name on another shape says so; the preset's own shape does not
+if grep -q '^Model: llama-3-8b$' "$tmp/out"; then ok; else bad "the preset's shape called reshaped"; fi
+run estimate --gpus 8 --layers 16
+if grep -q "^Model: llama-3-8b, reshaped: not the preset's shape$" "$tmp/out"; then ok
+else bad "--layers 16: the report does not say the preset was reshaped"; fi
+run estimate --gpus 8 --layers 32 --hidden 4096
+if grep -q '^Model: llama-3-8b$' "$tmp/out"; then ok; else bad "flags equal to the preset called reshaped"; fi
+run estimate --gpus 8 --model mixtral-8x7b --topk 1 --markdown
+if grep -q "^## trainplan estimate: mixtral-8x7b, reshaped (not the preset's shape) on 8" "$tmp/out"
+then ok; else bad "--markdown: the preset's reshape not said"; fi
 # the step time is computed for every valid configuration ("time" is never
 # null), and the report shows it
 run estimate --json --gpus 8 --zero 1
