@@ -184,6 +184,8 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
 
 int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage)
 {
+    if (m->num_experts <= 0) /* dense: no MoE layer anywhere (the stage's bounds cost divisions) */
+        return 0;
     int64_t L = m->num_layers;
     if (t->pp_split == TP_PP_SPLIT_IN_ORDER && t->pp > 1 && t->vpp > 1) {
         /* the stage's virtual stages j = stage + k*p lie apart in the model
