@@ -324,7 +324,10 @@ static void report_model(doc *d, const tp_plan_in *in, const tp_plan *p)
     char a[48], b[48];
     const tp_model *m = &p->model;
     d_section(d, "Model");
-    d_row(d, "model", "%s%s", m->name, in->size_model ? " (sized from the budget)" : "");
+    d_row(d, "model", "%s%s", m->name,
+          in->size_model            ? " (sized from the budget)"
+          : tp_io_model_reshaped(m) ? ", reshaped: not the preset's shape"
+                                    : "");
     d_row(d, "shape", "%lld layers, hidden %lld, %lld heads (%lld kv), FFN %lld, vocab %lld",
           (long long)m->num_layers, (long long)m->hidden, (long long)m->num_heads,
           (long long)(m->num_kv_heads ? m->num_kv_heads : m->num_heads), (long long)m->ffn_hidden,

@@ -446,11 +446,12 @@ void tp_io_run_header(FILE *f, const tp_config *c, const char *verb)
     char mname[TP_IO_SAFE_BYTES(TP_NAME_MAX)], gname[TP_IO_SAFE_BYTES(TP_NAME_MAX)];
     char gb[32], tok[32];
     fprintf(f,
-            "%s %s on %lld x %s (%lld per node), sequence %lld tokens, global batch %s "
+            "%s %s%s on %lld x %s (%lld per node), sequence %lld tokens, global batch %s "
             "%s (%s tokens)\n",
-            verb, tp_io_safe_text(c->model.name, mname, sizeof mname), (long long)t->num_gpus,
-            tp_io_safe_text(c->gpu.name, gname, sizeof gname), (long long)node,
-            (long long)t->seq_len, tp_io_commas(t->global_batch, gb, sizeof gb),
+            verb, tp_io_safe_text(c->model.name, mname, sizeof mname),
+            tp_io_model_reshaped(&c->model) ? " (reshaped: not the preset's shape)" : "",
+            (long long)t->num_gpus, tp_io_safe_text(c->gpu.name, gname, sizeof gname),
+            (long long)node, (long long)t->seq_len, tp_io_commas(t->global_batch, gb, sizeof gb),
             tp_io_plural((double)t->global_batch, "sequence", "sequences"),
             tp_io_commas(t->global_batch * t->seq_len, tok, sizeof tok));
 }

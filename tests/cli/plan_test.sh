@@ -46,6 +46,9 @@ for s in "1. Model" "2. Tokens (scaling laws)" "3. Sequence length, batch and st
     has "example report" "$s"
 done
 doc_sample "$SRC/docs/plan.md" "trainplan plan: "
+if grep -q "reshaped" "$tmp/out"; then bad "the example's preset called reshaped"; else ok; fi
+run plan --layers 16
+has "plan --layers 16" "model                          mpt-30b, reshaped: not the preset's shape"
 
 run plan --json
 check_json "example json" 0 \

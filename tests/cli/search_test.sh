@@ -85,6 +85,9 @@ has "search vizz" "mostly "
 has "search vizz" "time (s): compute "
 has "search vizz" "memory (GiB): weights "
 has "search vizz" "million evaluations/s"
+# a preset's name on another shape says so in the header
+run search --gpus 8 --layers 16 --global-batch 64 --top 1
+has "search reshaped" "Search: llama-3-8b (reshaped: not the preset's shape) on 8 x h100-sxm"
 
 # ---------------------------------------------------------------- --json
 # shellcheck disable=SC2086
