@@ -19,6 +19,9 @@ src/lib/calib.c and docs/ACCURACY.md.
                                  # unfused attention over the whole matrix (opt-in)
     python3 tools/calibrate.py --profiles --grouped-gemm [--cv]
                                  # routed experts as one grouped GEMM (opt-in)
+    python3 tools/calibrate.py --profiles --heldout data/runs/heldout-llmfoundry.csv
+                                 # a file never fitted on, by constants refit
+                                 # without its source families (minutes)
     python3 tools/calibrate_bins.py FILE.json...   # --cv errors by size, GPUs, GPU type,
                                                    # framework, dense/MoE
 
@@ -358,6 +361,46 @@ def cross_validate(trainplan, csv, tmpdir):
     return out, consts
 
 
+def heldout_file(trainplan, csv, extra, tmpdir):
+    """--heldout FILE: FILE's rows predicted by constants that never saw a
+    row of their source families. Refit on csv without the families FILE
+    holds (from neutral(), as every --cv fold), then predict FILE; beside
+    it the published constants and the whole-file refit. Returns
+    {label: [errors]} and the out-of-family constants."""
+    with open(csv, encoding="utf-8") as f:
+        header, *lines = f.read().splitlines()
+    with open(extra, encoding="utf-8") as f:
+        eheader, *elines = f.read().splitlines()
+    fams = set(fold_keys(elines, eheader))
+    keys = fold_keys(lines, header)
+    rest = [r for k, r in zip(keys, lines) if k not in fams]
+    train_csv = os.path.join(tmpdir, "train.csv")
+    with open(train_csv, "w", encoding="utf-8") as f:
+        f.write("\n".join([header] + rest) + "\n")
+    print(f"  refit without {', '.join(sorted(fams))}: {len(rest)} of {len(lines)} rows",
+          file=sys.stderr)
+    p, _ = fit_best(trainplan, train_csv)
+    full, _ = fit_best(trainplan, csv)
+    out = {"published": [e for _, e in errors(run(trainplan, extra, None))],
+           "whole-file refit": [e for _, e in errors(run(trainplan, extra, full))],
+           "out of family": [e for _, e in errors(run(trainplan, extra, p))]}
+    return out, p, sorted(fams)
+
+
+def print_heldout(extra, out, p, fams):
+    print(f"{extra}: throughput error, |predicted / measured - 1|")
+    print("  published:        the constants of calib.c")
+    print("  whole-file refit: refit on every row of the fit file from the neutral start")
+    print(f"  out of family:    refit from the neutral start without {', '.join(fams)}")
+    for label, v in out.items():
+        m, q, mx = stats(v)
+        print(f"  {label:17s} {len(v):4d} rows: median {100 * m:.1f}%, p90 {100 * q:.1f}%, "
+              f"max {100 * mx:.1f}%")
+    print("out-of-family constants:")
+    for n, _, _, _ in params():
+        print(f"  {n:17s} {p[n]:.4f}")
+
+
 def print_cv(out, consts):
     print("throughput error, |predicted / measured - 1|, median / p90 per family:")
     print("  published: the constants of calib.c, fitted on every row (warm-started)")
@@ -406,6 +449,9 @@ def main():
                     help="with --cv: write every row's three errors and the folds' constants")
     ap.add_argument("--fit-from-neutral", action="store_true",
                     help="start the fit from the middle of each box, not the starts")
+    ap.add_argument("--heldout", metavar="FILE",
+                    help="predict FILE's rows (a runs file never fitted on) with constants "
+                    "refit without their source families, beside the published ones")
     ap.add_argument("--starts", type=int, default=1, metavar="N",
                     help="with --cv: fit every fold from N starts (the box's middle and "
                     "N - 1 Halton points), keep the best training objective (default 1)")
@@ -418,6 +464,12 @@ def main():
     FOLD_BY = args.cv_by
     UNFUSED_FULL = args.unfused_full_matrix
     GROUPED_GEMM = args.grouped_gemm
+    if args.heldout:
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            out, p, fams = heldout_file(args.trainplan, args.csv, args.heldout, d)
+        print_heldout(args.heldout, out, p, fams)
+        return 0
     if args.cv:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
