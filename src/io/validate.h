@@ -131,10 +131,15 @@ char *tp_io_validate_reproduce(const tp_io_vrow *v, bool eff_given, char *why, s
 
 /* ---- the summary ---- */
 
-/** Absolute relative errors of the rows that have one: count, median, p90, max. */
+/**
+ * Relative errors (predicted / measured - 1) of the rows that have one:
+ * count, the median, p90 and max of their absolute values, and the median
+ * of the signed ones (the bias: > 0 predicts more throughput or memory).
+ */
 typedef struct tp_io_vstats {
     size_t n;
     double median, p90, max;
+    double median_signed;
 } tp_io_vstats;
 
 /**

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * validate_stats.c: the summary of `trainplan validate` (validate.h): the
- * median, 90th percentile and maximum of the absolute relative errors, and
+ * median, 90th percentile and maximum of the absolute relative errors, the
+ * median of the signed ones, and
  * the counts of evaluated rows and right fit verdicts. validate.c predicts
  * the rows; this only sums them up.
  */
@@ -31,14 +32,18 @@ static double percentile(const double *sorted, size_t n, double q)
 
 tp_io_vstats tp_io_validate_stats(const tp_io_vrow *rows, size_t n, bool memory)
 {
-    tp_io_vstats s = {0, 0.0, 0.0, 0.0};
+    tp_io_vstats s = {0, 0.0, 0.0, 0.0, 0.0};
     double *e = malloc((n ? n : 1) * sizeof *e);
     if (!e)
         return s;
     for (size_t i = 0; i < n; i++) {
         if (memory ? rows[i].has_mem : rows[i].has_tput)
-            e[s.n++] = fabs(memory ? rows[i].mem_err : rows[i].tput_err);
+            e[s.n++] = memory ? rows[i].mem_err : rows[i].tput_err;
     }
+    qsort(e, s.n, sizeof *e, cmp_double);
+    s.median_signed = percentile(e, s.n, 0.5);
+    for (size_t i = 0; i < s.n; i++)
+        e[i] = fabs(e[i]);
     qsort(e, s.n, sizeof *e, cmp_double);
     s.median = percentile(e, s.n, 0.5);
     s.p90 = percentile(e, s.n, 0.9);

@@ -38,9 +38,10 @@ fi
 run validate "$CSV"
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok; else bad "validate: exit $rc: $(cat "$tmp/err")"; fi
 has "header" "111 rows, 106 evaluated, 5 not evaluated"
-has "summary" "Summary (absolute relative error)"
+has "summary" "Summary (absolute relative error; the signed median is the bias, > 0 predicts more)"
 has "throughput summary" "throughput (tokens/s per GPU), 105 rows: median"
 has "memory summary" "memory per GPU, 27 rows: median"
+has "signed median" "; signed median "
 has "fit summary" "fit verdict: "
 # the wrong verdict shows its numbers (the heaviest stage against the capacity)
 has "verdict numbers" "bloom-prequel-206B-L82-h14336-nh128-tp4pp12dp8-mbs2 (line 24): no throughput measured; recompute full; predicted step 114 s, MFU 38.5%, bottleneck: activation recompute; heaviest stage 0: 68.7 GB (64.0 GiB) of 85.9 GB (80.0 GiB);"
@@ -244,7 +245,7 @@ check_json "held-out BLOOM rows (default)" \
 # ---- held-out llm-foundry rows (data/runs/heldout-llmfoundry.csv: the 193
 # bf16 rows of its benchmark tables that runs-dev.csv leaves out, never used
 # to calibrate; tools/runs/llmfoundry_heldout.py). Every row evaluates and
-# ran; the guards sit above today's 6.9% / 17.5% (2026-11-24). ----
+# ran; the guards sit above today's 6.9% / 17.4% (2026-11-24). ----
 run validate "$SRC/data/runs/heldout-llmfoundry.csv" --json
 check_json "held-out llm-foundry rows (default)" \
     'j["summary"]["rows"] == 193 and j["summary"]["evaluated"] == 193' \
@@ -252,6 +253,13 @@ check_json "held-out llm-foundry rows (default)" \
     'j["summary"]["throughput"]["rows"] == 193' \
     'j["summary"]["throughput"]["median_abs_rel_error"] <= 0.075' \
     'j["summary"]["throughput"]["p90_abs_rel_error"] <= 0.19'
+# the signed median is the rows' own median, and these rows run too fast
+check_json "held-out llm-foundry rows: the signed median (the bias)" \
+    'j["summary"]["throughput"]["median_rel_error"] == __import__("statistics").median([r["throughput"]["rel_error"] for r in j["rows"] if r.get("throughput")])' \
+    'j["summary"]["throughput"]["median_rel_error"] > 0.0' \
+    'j["summary"]["memory"]["rows"] == 0 and j["summary"]["memory"]["median_rel_error"] == 0.0'
+run validate "$SRC/data/runs/heldout-llmfoundry.csv"
+has "held-out llm-foundry rows: the bias in the text" "193 rows: median 6.9%, p90 17.4%, max 30.5%; signed median +3.7%"
 
 # ---- --eff overrides change the prediction, and only where asked ----
 # gemm is the fitted fraction's (--fitted-gemm); the default kernel-level
