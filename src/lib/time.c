@@ -902,7 +902,7 @@ static double fp8_cast_ratio(int recipe)
     }
 }
 
-static void ctx_init(const tp_config *c, ctx *x)
+void tp__time_ctx(const tp_config *c, ctx *x)
 {
     const tp_model *m = &c->model;
     const tp_train *t = &c->train;
@@ -968,11 +968,6 @@ static void ctx_init(const tp_config *c, ctx *x)
     tp_group_place_of(ep, etp, gpn, &x->ep_pl);
     int64_t edp = etp == t->tp ? dp * t->cp / ep : tp_train_edp(t); /* equal when etp = tp */
     tp_group_place_of(edp, etp * ep, gpn, &x->edp_pl);
-}
-
-void tp__time_ctx(const tp_config *c, ctx *x)
-{
-    ctx_init(c, x);
 }
 
 /* Routed-expert parameters of a stage on this GPU (split ETP x EP ways). */
@@ -1292,7 +1287,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     tm->bottleneck = "";
 
     ctx x;
-    ctx_init(c, &x);
+    tp__time_ctx(c, &x);
     if (!(x.peak_gemm > 0.0 && x.peak_attn > 0.0 && x.mem_bw > 0.0 && x.T > 0.0))
         return; /* a validated config never gets here */
 

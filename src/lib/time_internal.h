@@ -131,9 +131,7 @@ void tp__time_moe_layer(const ctx *x, cost *o);
 /* time.c's ZeRO shard of a stage's parameters, the larger of the first
  * and last stages' (the one this GPU updates), GPUs per node. */
 double tp__time_sharded_params(const ctx *x, const tp_result *r, const tp_memory *st);
-/* The evaluation context of c (time.c's ctx_init), for colls.c; stage 0's
- * trained parameters on this GPU, dense and routed experts (dp_exposed's
- * volumes). */
+/* The evaluation context of c (time.c; colls.c builds its rows on it). */
 void tp__time_ctx(const tp_config *c, ctx *x);
 /* How often a step reduces stage 0's gradients and gathers its weights
  * (time.c dp_exposed; colls.c lists them): whole-stage operations per
@@ -151,6 +149,9 @@ typedef struct tp__dp_counts {
 void tp__time_dp_counts(const tp_train *t, double m, double runs, double layers0, tp__dp_counts *n);
 /* Layers of stage 0 (memory.c's; under DualPipe the first stage alone). */
 int64_t tp__time_layers0(const tp_config *c, const tp_result *r);
+/* Stage 0's trained parameters on this GPU: the routed experts' (reduced
+ * over the expert-data-parallel group) and the rest (over DP x CP), the
+ * volumes of dp_exposed and of colls.c's DP rows. */
 void tp__time_dp_params(const ctx *x, const tp_result *r, double *dense, double *expert);
 double tp__time_updated_params(const ctx *x, const tp_result *r);
 int64_t tp__time_nodes_gpus(const tp_config *c);

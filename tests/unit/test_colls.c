@@ -186,6 +186,17 @@ static void test_counts_folding(void **state)
     assert_false(has(&l, "EDP grad reduce-scatter") || has(&l, "EDP weight all-gather"));
 }
 
+/* Llama-3-8B-like on 8 GPUs, sequence seq, global batch gb (ZeRO 0, no
+ * pipeline), for the dense tests below to vary. */
+static tp_config dense8(int64_t seq, int64_t gb)
+{
+    tp_config c = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
+    c.train.num_gpus = 8;
+    c.train.seq_len = seq;
+    c.train.global_batch = gb;
+    return c;
+}
+
 /*
  * ZeRO-3 (FSDP): one collective per layer. 8 GPUs, Llama-3-8B-like, 16
  * sequences of 4096: DP 8, m = 2. Without a pipeline each micro-batch
@@ -198,11 +209,8 @@ static void test_counts_folding(void **state)
 static void test_counts_zero3(void **state)
 {
     (void)state;
-    tp_config c = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
-    c.train.num_gpus = 8;
+    tp_config c = dense8(4096, 16);
     c.train.zero = 3;
-    c.train.seq_len = 4096;
-    c.train.global_batch = 16;
     c.opts.dp_comm_overlap = false;
     tp_result r = eval_ok(&c);
     assert_int_equal(r.grad_accum, 2);
@@ -239,11 +247,8 @@ static void test_counts_zero3(void **state)
 static void test_counts_cp(void **state)
 {
     (void)state;
-    tp_config c = fixture_config(llama(32, 4096, 32, 8, 14336, 128256, false));
-    c.train.num_gpus = 8;
+    tp_config c = dense8(131072, 1);
     c.train.cp = 8;
-    c.train.seq_len = 131072;
-    c.train.global_batch = 1;
     c.train.recompute = TP_RECOMPUTE_FULL;
     tp_result r = eval_ok(&c);
     listing l = list_of(&c, &r);

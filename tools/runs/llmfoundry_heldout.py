@@ -89,7 +89,7 @@ def main():
                 continue
             rid = f"mosaic-heldout-{tag}-mpt{size}-s{seq}-g{gpus}-mb{mb}"
             if rid in seen:
-                continue
+                sys.exit(f"llmfoundry_heldout.py: two rows of '{title}' make the id {rid}")
             seen.add(rid)
             accum, ac = int(r["GradAccum"]), r["Activation Checkpointing"] == "True"
             zero, shard_note = SHARDING[r["Sharding Strategy"]]
