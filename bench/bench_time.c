@@ -87,7 +87,7 @@ int main(void)
     double t0 = now_s();
     for (long k = 0; k < time_iters; k++) {
         size_t i = (size_t)k % NUM_CASES;
-        tp__step_time(&cfg[i], &res[i]);
+        tp__step_time(&cfg[i], NULL, &res[i]);
         sink += res[i].time.step_s;
     }
     double t_time = now_s() - t0;

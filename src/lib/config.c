@@ -182,21 +182,32 @@ int64_t tp__stage_first_layer(const tp_train *t, int64_t L, int64_t stage)
     return stage * (L / p) + (mids < rem ? mids : rem);
 }
 
+/* MoE layers of a stage whose first layer and layer count are known (the
+ * in-order split with VPP > 1 reads neither: its virtual stages lie apart). */
+static int64_t stage_moe(const tp_train *t, const tp_model *m, int64_t stage, int64_t first,
+                         int64_t n)
+{
+    if (m->num_experts <= 0) /* dense: no MoE layer anywhere */
+        return 0;
+    if (t->pp_split == TP_PP_SPLIT_IN_ORDER && t->pp > 1 && t->vpp > 1) {
+        /* the stage's virtual stages j = stage + k*p lie apart in the model
+         * (DeepSeek-V3's dense layers 0-2 on p 4, v 8: 0 and 1 on stage 0,
+         * 2 on stage 1); at most v terms */
+        int64_t L = m->num_layers;
+        int64_t S = t->pp * t->vpp, base = L / S, rem = L % S, k = 0;
+        for (int64_t j = stage; j >= 0 && j < S; j += t->pp)
+            k += tp__moe_layers_in(m, j * base + (j < rem ? j : rem), base + (j < rem ? 1 : 0));
+        return k;
+    }
+    return tp__moe_layers_in(m, first, n);
+}
+
 int64_t tp__stage_moe_layers(const tp_train *t, const tp_model *m, int64_t stage)
 {
     if (m->num_experts <= 0) /* dense: no MoE layer anywhere (the stage's bounds cost divisions) */
         return 0;
     int64_t L = m->num_layers;
-    if (t->pp_split == TP_PP_SPLIT_IN_ORDER && t->pp > 1 && t->vpp > 1) {
-        /* the stage's virtual stages j = stage + k*p lie apart in the model
-         * (DeepSeek-V3's dense layers 0-2 on p 4, v 8: 0 and 1 on stage 0,
-         * 2 on stage 1); at most v terms */
-        int64_t S = t->pp * t->vpp, base = L / S, rem = L % S, n = 0;
-        for (int64_t j = stage; j >= 0 && j < S; j += t->pp)
-            n += tp__moe_layers_in(m, j * base + (j < rem ? j : rem), base + (j < rem ? 1 : 0));
-        return n;
-    }
-    return tp__moe_layers_in(m, tp__stage_first_layer(t, L, stage), tp_stage_layers(t, L, stage));
+    return stage_moe(t, m, stage, tp__stage_first_layer(t, L, stage), tp_stage_layers(t, L, stage));
 }
 
 int64_t tp__middle_stage(const tp_train *t, const tp_model *m)
@@ -233,6 +244,19 @@ int tp__checked_stages(const tp_train *t, const tp_model *m, int64_t stages[4])
             stages[n++] = s;
     }
     return n;
+}
+
+void tp__stages_of(const tp_train *t, const tp_model *m, tp__stages *out)
+{
+    int64_t L = m->num_layers;
+    out->n = tp__checked_stages(t, m, out->stage);
+    for (int i = 0; i < out->n; i++) {
+        int64_t s = out->stage[i];
+        out->layers[i] = tp_stage_layers(t, L, s);
+        /* stage 1 follows stage 0 (the split gives stages in order) */
+        out->first[i] = s == 1 ? out->layers[0] : tp__stage_first_layer(t, L, s);
+        out->moe[i] = stage_moe(t, m, s, out->first[i], out->layers[i]);
+    }
 }
 
 #define REQUIRE_RANGE(v, path, lo, hi)                                                             \

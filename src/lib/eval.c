@@ -57,11 +57,13 @@ const char *tp__largest_mem_part(const tp_memory *m, double *bytes)
 
 void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r)
 {
-    tp__memory_heaviest_act(c, padded, r, NULL, NULL);
+    tp__stages sg;
+    tp__stages_of(&c->train, &c->model, &sg);
+    tp__memory_heaviest_act(c, padded, &sg, r, NULL, NULL);
 }
 
-void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_result *r,
-                             double *acts, bool *have)
+void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, const tp__stages *sg,
+                             tp_result *r, double *acts, bool *have)
 {
     /* Stage 0 and the last stage carry the embedding and the loss; with 1F1B
      * stage 0 also holds the most micro-batches. A middle stage can only be
@@ -77,14 +79,12 @@ void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_res
         return;
     }
     tp_memory mid[2];
-    int64_t stages[4];
-    int n = tp__checked_stages(&c->train, &c->model, stages);
     tp_memory *const out[4] = {&r->stage_first, &r->stage_last, &mid[0], &mid[1]};
-    tp__memory_stages_act(c, padded, n, stages, out, acts, have);
+    tp__memory_stages_act(c, padded, sg, out, acts, have);
     r->memory = r->stage_first;
     if (p == 1)
         r->stage_last = r->stage_first;
-    for (int i = 1; i < n; i++)
+    for (int i = 1; i < sg->n; i++)
         if (out[i]->total_bytes > r->memory.total_bytes)
             r->memory = *out[i];
     /* the reported stage is the heaviest of those checked, and a real one */
@@ -136,7 +136,9 @@ tp_status tp_eval(const tp_config *c, tp_result *out, tp_error *err)
     out->schedule_runs = tp__schedule_runs(&c->train);
     tp_flops_eval(c, &padded, &out->flops);
 
-    tp__memory_heaviest(c, &padded, out);
-    tp__step_time(c, out);
+    tp__stages sg; /* the checked stages' bounds, once for both models */
+    tp__stages_of(&c->train, &c->model, &sg);
+    tp__memory_heaviest_act(c, &padded, &sg, out, NULL, NULL);
+    tp__step_time(c, &sg, out);
     return TP_OK;
 }

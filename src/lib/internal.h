@@ -49,6 +49,14 @@ int64_t tp__middle_stage(const tp_train *t, const tp_model *m);
 /** The stages whose memory decides the heaviest, in this order: 0, the
  *  last, 1 (pp > 2), tp__middle_stage when it is not 1; their count. */
 int tp__checked_stages(const tp_train *t, const tp_model *m, int64_t stages[4]);
+/** The checked stages with their bounds: computed once per evaluation
+ *  (tp__stages_of) and read by the memory and the step-time models. */
+typedef struct tp__stages {
+    int n;            /* how many (1 to 4) */
+    int64_t stage[4]; /* tp__checked_stages' order: 0, the last, 1, tp__middle_stage */
+    int64_t layers[4], first[4], moe[4]; /* layer count, first layer, MoE layers */
+} tp__stages;
+void tp__stages_of(const tp_train *t, const tp_model *m, tp__stages *out);
 /** Effective global batch micro-batches per pipeline: B / (b * dp). */
 int64_t tp__grad_accum(const tp_train *t);
 /* micro-batches per run of the pipeline schedule (tp_train.local_batch;
@@ -66,18 +74,17 @@ double tp__dtype_bytes(tp_dtype d);
  * Shared by tp_eval and the search, which skips re-validation.
  */
 void tp__memory_heaviest(const tp_config *c, const tp_params *padded, tp_result *r);
-/* tp_memory_stage of n stages of one configuration, sharing the work that
- * does not depend on the stage (bit-identical to n separate calls). */
-void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
-                       tp_memory *const *out);
-/* The same two with the activations of one dense and one MoE layer, one
- * micro-batch (acts[0], acts[1]; they depend on the layout's TP, CP, SP,
- * ETP, recompute and micro-batch, not on its ZeRO stage or offload): read
- * from acts when *have, else computed, stored there and *have set. The
- * search hands the ones of a layout to its ZeRO siblings. */
-void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, tp_result *r,
-                             double *acts, bool *have);
-void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+/* The same with the checked stages' bounds given (sg: tp__stages_of of c)
+ * and the activations of one dense and one MoE layer, one micro-batch
+ * (acts[0], acts[1]; they depend on the layout's TP, CP, SP, ETP, recompute
+ * and micro-batch, not on its ZeRO stage or offload): read from acts when
+ * *have, else computed, stored there and *have set; acts NULL: computed.
+ * The search hands the ones of a layout to its ZeRO siblings. */
+void tp__memory_heaviest_act(const tp_config *c, const tp_params *padded, const tp__stages *sg,
+                             tp_result *r, double *acts, bool *have);
+/* tp_memory_stage of the stages sg names, sharing the work that does not
+ * depend on the stage (bit-identical to separate calls); acts as above. */
+void tp__memory_stages_act(const tp_config *c, const tp_params *P, const tp__stages *sg,
                            tp_memory *const *out, double *acts, bool *have);
 /* Under DualPipe (memory.c header 4b): every pipeline rank's memory (its
  * two stages), rank 0 as stage_first, rank p-1 (the same pair) as
@@ -160,9 +167,10 @@ void tp__hybrid_shard(const tp_config *c, const tp_params *P, int64_t first, int
 /**
  * Step-time model (src/lib/time.c): fills r->time from the config, the
  * already computed r->params, r->flops, r->memory and r->stage_first and
- * r->stage_last (their layer counts are used). Validated input only.
+ * r->stage_last (their layer counts are used), and the checked stages'
+ * bounds sg (tp__stages_of of c; NULL: computed here). Validated input only.
  */
-void tp__step_time(const tp_config *c, tp_result *r);
+void tp__step_time(const tp_config *c, const tp__stages *sg, tp_result *r);
 
 /* The vision tower (vision.c design note). */
 typedef struct tp_vision_flops {

@@ -1115,17 +1115,13 @@ void tp__memory_dualpipe(const tp_config *c, const tp_params *P, tp_result *r, d
     }
 }
 
-void tp__memory_stages_act(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
+void tp__memory_stages_act(const tp_config *c, const tp_params *P, const tp__stages *sg,
                            tp_memory *const *out, double *acts, bool *have)
 {
     mem_shared x;
     mem_shared_init(c, P, P->num_moe_layers > 0, &x, acts, have);
-    for (int i = 0; i < n; i++)
-        memory_stage(c, P, &x, stages[i], layers_of(c, stages[i]), out[i]);
-}
-
-void tp__memory_stages(const tp_config *c, const tp_params *P, int n, const int64_t *stages,
-                       tp_memory *const *out)
-{
-    tp__memory_stages_act(c, P, n, stages, out, NULL, NULL);
+    for (int i = 0; i < sg->n; i++) {
+        stage_layers sl = {sg->layers[i], sg->moe[i], sg->first[i]};
+        memory_stage(c, P, &x, sg->stage[i], sl, out[i]);
+    }
 }

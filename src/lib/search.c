@@ -754,9 +754,9 @@ static double time_floor(const tp_time *tm)
 }
 
 /* Step time of the current (fitting) candidate; keeps its slot's bound. */
-static void step_time(tp_search *s)
+static void step_time(tp_search *s, const tp__stages *sg)
 {
-    tp__step_time(&s->cfg, &s->cur);
+    tp__step_time(&s->cfg, sg, &s->cur);
     int slot = lb_slot(s);
     if (slot >= 0 && s->lb_gen[slot] != s->group) {
         s->lb_gen[slot] = s->group;
@@ -775,15 +775,17 @@ static void evaluate(tp_search *s)
     r->grad_accum = s->B / (c->train.micro_batch * r->dp);
     r->schedule_runs = 1; /* the search plans without a local batch (search.md) */
     int slot = lb_slot(s);
+    tp__stages sg;
+    tp__stages_of(&c->train, &c->model, &sg);
     if (slot >= 0) {
         bool have = s->act_gen[slot] == s->group;
-        tp__memory_heaviest_act(c, &s->padded, r, s->acts[slot], &have);
+        tp__memory_heaviest_act(c, &s->padded, &sg, r, s->acts[slot], &have);
         s->act_gen[slot] = s->group;
     } else {
-        tp__memory_heaviest(c, &s->padded, r);
+        tp__memory_heaviest_act(c, &s->padded, &sg, r, NULL, NULL);
     }
     if (r->memory.fits && !s->lazy_time)
-        step_time(s);
+        step_time(s, &sg);
 }
 
 static bool close_rel(double a, double b)
@@ -1167,7 +1169,7 @@ tp_status tp_search_top(const tp_config *base, const tp_search_space *space, tp_
                 s->st.pruned_time++;
                 continue;
             }
-            step_time(s);
+            step_time(s, NULL);
         }
         double usd, gpu_s;
         costs(&s->cfg, &s->cur, &usd, &gpu_s);

@@ -909,6 +909,7 @@ void tp__time_ctx(const tp_config *c, ctx *x)
     const tp_gpu_eff *e = &c->gpu.eff;
     /* every field is set below (no memset: this runs once per evaluation) */
     x->c = c;
+    x->sg = NULL;
     x->tt = (double)t->tp;
     x->et = (double)tp_expert_tp(t);
     x->cc = (double)t->cp;
@@ -977,7 +978,11 @@ static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stag
     const tp_train *t = &x->c->train;
     if (mo->num_experts <= 0 || r->params.num_moe_layers <= 0)
         return 0.0;
-    double nm = (double)tp__stage_moe_layers(t, mo, stage);
+    int64_t n = -1; /* the checked stages' count when x carries them */
+    for (int i = 0; x->sg && i < x->sg->n && n < 0; i++)
+        if (x->sg->stage[i] == stage)
+            n = x->sg->moe[i];
+    double nm = (double)(n >= 0 ? n : tp__stage_moe_layers(t, mo, stage));
     double routed_layer = (double)r->params.moe_routed / (double)r->params.num_moe_layers;
     return nm * routed_layer / (x->et * (double)t->ep);
 }
@@ -1277,7 +1282,7 @@ static const char *bottleneck_of(const tp_time *tm, bool nvme)
     return parts[best].name;
 }
 
-void tp__step_time(const tp_config *c, tp_result *r)
+void tp__step_time(const tp_config *c, const tp__stages *sg, tp_result *r)
 {
     const tp_train *t = &c->train;
     const tp_model *m = &c->model;
@@ -1285,9 +1290,15 @@ void tp__step_time(const tp_config *c, tp_result *r)
     static const tp_time zero; /* all zero; vector moves, not rep stos (memory.c) */
     *tm = zero;
     tm->bottleneck = "";
+    tp__stages own;
+    if (!sg) {
+        tp__stages_of(t, m, &own);
+        sg = &own;
+    }
 
     ctx x;
     tp__time_ctx(c, &x);
+    x.sg = sg;
     if (!(x.peak_gemm > 0.0 && x.peak_attn > 0.0 && x.mem_bw > 0.0 && x.T > 0.0))
         return; /* a validated config never gets here */
 
@@ -1330,7 +1341,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
     double v = (t->schedule == TP_SCHED_INTERLEAVED && t->vpp > 1) ? (double)t->vpp : 1.0;
     bool dual = t->schedule == TP_SCHED_DUALPIPE; /* memory.c: a rank's two stages */
     int64_t L0 = tp__time_layers0(c, r);
-    double nm0 = (double)tp__stage_moe_layers(t, m, 0);
+    double nm0 = (double)sg->moe[0];
     bool hybrid = tp__is_hybrid(m);
     cost kinds[TP__KINDS]; /* set (and read) for hybrid models only: the hot path skips it */
     if (hybrid) {          /* one cost per layer kind the pattern has (hybrid.c) */
@@ -1353,7 +1364,7 @@ void tp__step_time(const tp_config *c, tp_result *r)
      * prices its rank's stage pairs itself (dualpipe_step) */
     if (p > 1 && !dual) {
         int64_t Ll = r->stage_last.layers;
-        double nml = (double)tp__stage_moe_layers(t, m, p - 1);
+        double nml = (double)sg->moe[1]; /* stage p - 1 */
         cost stl =
             hybrid ? tp__time_hybrid_stage(m, kinds, L - Ll, Ll, false, true, &emb, &head, blk)
                    : stage_cost(&dense, &moe, (double)Ll - nml, nml, false, true, &emb, &head, blk);
@@ -1375,15 +1386,12 @@ void tp__step_time(const tp_config *c, tp_result *r)
                                                &emb, &head, blk * (double)(p - 2));
             add_cross(&all_mid, &x, &cross, L0, L - L0 - Ll);
             tsum += stage_time(&all_mid);
-            /* the largest middle stage, 1 (its first layer L0), and under
-             * the in-order split the one with more MoE layers
-             * (tp__middle_stage), when that is another */
-            const int64_t mids[2] = {1, tp__middle_stage(t, m)};
-            for (int k = 0; k < (mids[1] != 1 ? 2 : 1); k++) {
-                int64_t s1 = mids[k];
-                int64_t L1 = tp_stage_layers(t, L, s1);
-                int64_t f1 = s1 == 1 ? L0 : tp__stage_first_layer(t, L, s1);
-                double nm1 = (double)tp__stage_moe_layers(t, m, s1);
+            /* the largest middle stage, 1, and under the in-order split
+             * the one with more MoE layers (tp__middle_stage), when that is
+             * another: sg's stages 2 and 3 */
+            for (int k = 2; k < sg->n; k++) {
+                int64_t s1 = sg->stage[k], L1 = sg->layers[k], f1 = sg->first[k];
+                double nm1 = (double)sg->moe[k];
                 cost st1 =
                     hybrid ? tp__time_hybrid_stage(m, kinds, f1, L1, false, false, &emb, &head, blk)
                            : stage_cost(&dense, &moe, (double)L1 - nm1, nm1, false, false, &emb,

@@ -24,10 +24,11 @@ static inline double min2(double a, double b)
 
 typedef struct ctx {
     const tp_config *c;
-    double T;  /* tokens per GPU per micro-batch, b*s/c */
-    double tt; /* tensor-parallel size t */
-    double et; /* expert tensor-parallel size t_e (etp, default t) */
-    double cc; /* context-parallel size c */
+    const tp__stages *sg; /* the checked stages' bounds (tp__step_time; NULL: none) */
+    double T;             /* tokens per GPU per micro-batch, b*s/c */
+    double tt;            /* tensor-parallel size t */
+    double et;            /* expert tensor-parallel size t_e (etp, default t) */
+    double cc;            /* context-parallel size c */
     double h, q, kv, f, gate, V;
     bool sp;                                /* sequence parallel in effect */
     double peak_gemm, gemm_eff, half;       /* GEMM rate and shape constant */

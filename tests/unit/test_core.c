@@ -472,6 +472,52 @@ static void test_pipeline_split_in_order_moe(void **state)
     assert_int_equal(tp__middle_stage(&t, &m), 1);
 }
 
+/* tp__stages_of, the bounds an evaluation computes once for the memory
+ * and the time models, names the stages tp__checked_stages names, and for
+ * each the layer count, first layer and MoE layers the per-stage helpers
+ * give: every split, PP 1 to 8, VPP 1 to 4, a dense model and MoE patterns
+ * (leading dense layers, every second layer), custom end stages. */
+static void test_stages_of_matches_helpers(void **state)
+{
+    (void)state;
+    tp_model m = mixtral();
+    m.num_layers = 61;
+    tp_train t;
+    tp_train_default(&t);
+    static const tp_pp_split splits[] = {TP_PP_SPLIT_MEGATRON, TP_PP_SPLIT_IN_ORDER};
+    int checked = 0;
+    for (int e = 0; e < 3; e++) {
+        m.num_experts = e == 0 ? 0 : 8;
+        m.moe_first_dense = e == 1 ? 3 : 0;
+        m.moe_layer_freq = e == 2 ? 2 : 1;
+        for (size_t k = 0; k < sizeof splits / sizeof splits[0]; k++)
+            for (int64_t p = 1; p <= 8; p++)
+                for (int64_t v = 1; v <= 4; v++)
+                    for (int64_t ends = 0; ends < 2; ends++) {
+                        t.pp_split = splits[k];
+                        t.pp = p;
+                        t.vpp = v;
+                        t.first_stage_layers = ends && p > 2 ? 5 : 0;
+                        t.last_stage_layers = ends && p > 2 ? 4 : 0;
+                        if (t.pp_split == TP_PP_SPLIT_IN_ORDER && ends)
+                            continue; /* the end stages' sizes are Megatron's */
+                        int64_t ids[4];
+                        tp__stages sg;
+                        tp__stages_of(&t, &m, &sg);
+                        assert_int_equal(sg.n, tp__checked_stages(&t, &m, ids));
+                        for (int i = 0; i < sg.n; i++) {
+                            int64_t s = ids[i];
+                            assert_int_equal(sg.stage[i], s);
+                            assert_int_equal(sg.layers[i], tp_stage_layers(&t, 61, s));
+                            assert_int_equal(sg.first[i], tp__stage_first_layer(&t, 61, s));
+                            assert_int_equal(sg.moe[i], tp__stage_moe_layers(&t, &m, s));
+                            checked++;
+                        }
+                    }
+    }
+    assert_true(checked > 500);
+}
+
 /* The heaviest stage of 61 layers split in order on PP 4 x VPP 8 is stage 0
  * with 16 layers and the embedding: byte for byte stage 0 of 64 layers split
  * evenly (same layers, same micro-batches in flight). And where the split is
@@ -815,6 +861,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_split),
         cmocka_unit_test(test_pipeline_split_in_order),
         cmocka_unit_test(test_pipeline_split_in_order_moe),
+        cmocka_unit_test(test_stages_of_matches_helpers),
         cmocka_unit_test(test_pipeline_split_in_order_memory),
         cmocka_unit_test(test_error_message_elides_values),
         cmocka_unit_test(test_validation_messages),
