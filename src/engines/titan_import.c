@@ -19,7 +19,10 @@
  *     keyword arguments are read the same way (trainer_call), the family
  *     from `from torchtitan.models.X import model_registry` or from the
  *     recipe function's name (`from . import model_registry` in
- *     config_registry.py): llama3, deepseek_v3, qwen3, gpt_oss.
+ *     config_registry.py): llama3, deepseek_v3, qwen3, gpt_oss; and a
+ *     Python configuration that starts from one (`config = llama3_70b()`)
+ *     starts from that recipe's settings (titan_recipes), its own lines
+ *     replacing them.
  *
  * Both become the same keys (section.field, the TOML names) and then the
  * trainplan flags: the flavor as the preset of the same architecture
@@ -76,6 +79,20 @@ static int tk_line(const tkeys *t, const char *key)
 {
     const tkey *k = tk_get(t, key);
     return k ? k->line : 0;
+}
+
+/* Forget the keys that start with prefix: a later value replaces the whole
+ * of what they were part of (a ParallelismConfig(...) or model_registry(...)
+ * given whole: its fields not given are torchtitan's defaults again, not a
+ * recipe's). */
+static void tk_drop(tkeys *t, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    int w = 0;
+    for (int i = 0; i < t->n; i++)
+        if (strncmp(t->k[i].key, prefix, n) != 0)
+            t->k[w++] = t->k[i];
+    t->n = w;
 }
 
 /* The keys read, with what the Python names are in the TOML's terms. */
@@ -394,6 +411,8 @@ static tp_status registry_call(tkeys *t, const char *call, int line, tp_error *e
     if (q)
         sscanf(q + 1, "%31[^\"]", fl);
     snprintf(v, sizeof v, "\"%s\"", fl);
+    tk_drop(t, "model.num_mtp_layers"); /* a new model_spec: the recipe's are gone */
+    tk_drop(t, "model.converters");
     TP_TRY(tk_add(t, "model.flavor", v, line, err));
     const char *m = strstr(call, "num_mtp_layers=");
     if (m) {
@@ -527,8 +546,136 @@ static bool python_family(tkeys *t, const char *line)
     return true;
 }
 
+/*
+ * What torchtitan's recipes set that changes memory or time, as the lines a
+ * configuration would write (torchtitan/models/FAMILY/config_registry.py @
+ * b5bcd76c, each recipe's Trainer.Config(...)): the flavor and its fp8
+ * converter, the loss, the tokens per micro-batch and the context, the
+ * ParallelismConfig fields the recipe gives, the activation checkpointing.
+ * Their compile is recipe_compiles' (tk_compile). A configuration that
+ * starts from one (`config = llama3_70b()`) starts from these: its own
+ * lines after that replace them, a whole `config.parallelism =
+ * ParallelismConfig(...)` or `config.model_spec = model_registry(...)` all
+ * of the recipe's parallelism or model settings (tk_drop).
+ */
+typedef struct titan_recipe {
+    const char *name, *family;
+    const char *lines;
+} titan_recipe;
+
+/* one recipe a block, one setting a line */
+/* clang-format off */
+#define TR_MODEL(flavor) "config.model_spec = model_registry(\"" flavor "\")\n"
+#define TR_LOSS "config.loss = ChunkedLossWrapper.Config()\n"
+#define TR_TOKENS(micro, context) \
+    "config.training.num_tokens_per_microbatch_per_dp_rank = " micro "\n" \
+    "config.training.max_context_length = " context "\n"
+#define TR_PAR(field, value) "config.parallelism." field " = " value "\n"
+#define TR_FULL "config.activation_checkpoint = FullAC.Config()\n"
+#define TR_SELECTIVE "config.activation_checkpoint = SelectiveAC.Config()\n"
+/* qwen3_14b, _30b_a3b, _32b: ParallelismConfig(data_parallel_shard_degree=-1,
+ * the tensor, context and pipeline degrees 1) */
+#define TR_QWEN_PAR \
+    TR_PAR("data_parallel_shard_degree", "-1") TR_PAR("tensor_parallel_degree", "1") \
+    TR_PAR("context_parallel_degree", "1") TR_PAR("pipeline_parallel_degree", "1")
+
+static const titan_recipe titan_recipes[] = {
+    {"llama3_8b", "llama3",
+     TR_MODEL("8B") TR_LOSS TR_TOKENS("8192", "8192")
+     TR_SELECTIVE},
+    {"llama3_70b", "llama3",
+     TR_MODEL("70B") TR_LOSS TR_TOKENS("65536", "8192")
+     TR_PAR("tensor_parallel_degree", "8")
+     TR_FULL},
+    {"llama3_405b", "llama3",
+     "config.model_spec = model_registry(\"405B\", converters=[Float8LinearConverter.Config()])\n"
+     TR_LOSS TR_TOKENS("16384", "8192")
+     TR_PAR("tensor_parallel_degree", "8")
+     TR_FULL},
+    {"deepseek_v3_16b", "deepseek_v3",
+     TR_MODEL("16B") TR_LOSS TR_TOKENS("16384", "4096")
+     TR_PAR("pipeline_parallel_schedule", "\"Interleaved1F1B\"")
+     TR_PAR("expert_parallel_degree", "8")
+     TR_SELECTIVE},
+    {"deepseek_v3_671b", "deepseek_v3",
+     TR_MODEL("671B") TR_LOSS TR_TOKENS("16384", "4096")
+     TR_PAR("pipeline_parallel_schedule", "\"Interleaved1F1B\"")
+     TR_PAR("expert_parallel_degree", "2")
+     TR_SELECTIVE},
+    {"qwen3_0_6b", "qwen3",
+     TR_MODEL("0.6B") TR_LOSS TR_TOKENS("16384", "4096")
+     TR_SELECTIVE},
+    {"qwen3_1_7b", "qwen3",
+     TR_MODEL("1.7B") TR_LOSS TR_TOKENS("16384", "4096")
+     TR_SELECTIVE},
+    {"qwen3_14b", "qwen3",
+     TR_MODEL("14B") TR_LOSS TR_TOKENS("16384", "4096")
+     TR_QWEN_PAR
+     TR_FULL},
+    {"qwen3_30b_a3b", "qwen3",
+     TR_MODEL("30B-A3B") TR_LOSS TR_TOKENS("8192", "4096")
+     TR_QWEN_PAR
+     TR_FULL},
+    {"qwen3_32b", "qwen3",
+     TR_MODEL("32B") TR_LOSS TR_TOKENS("8192", "4096")
+     TR_QWEN_PAR
+     TR_FULL},
+    {"gpt_oss_20b", "gpt_oss",
+     TR_MODEL("20b") TR_LOSS TR_TOKENS("8192", "8192")
+     TR_PAR("expert_parallel_degree", "1")
+     TR_FULL},
+    {"gpt_oss_120b", "gpt_oss",
+     TR_MODEL("120b") TR_LOSS TR_TOKENS("8192", "8192")
+     TR_PAR("expert_parallel_degree", "1")
+     TR_FULL},
+};
+/* clang-format on */
+#define TITAN_RECIPES (sizeof titan_recipes / sizeof titan_recipes[0])
+
+static const titan_recipe *recipe_named(const char *name)
+{
+    for (size_t i = 0; i < TITAN_RECIPES; i++)
+        if (strcmp(name, titan_recipes[i].name) == 0)
+            return &titan_recipes[i];
+    return NULL;
+}
+
+static tp_status tk_read_at(const char *text, tkeys *t, int at, tp_error *err);
+
+/* `config = RECIPE()`: the recipe's settings, at that line. */
+static tp_status recipe_start(tkeys *t, const char *name, int line, tp_error *err)
+{
+    const titan_recipe *r = recipe_named(name);
+    if (!r) {
+        char known[512] = "";
+        for (size_t i = 0; i < TITAN_RECIPES; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     titan_recipes[i].name);
+        char what[768];
+        snprintf(what, sizeof what,
+                 "starts from %.63s(), a torchtitan recipe whose settings trainplan does not "
+                 "know (it knows %s: config_registry.py @ b5bcd76c); write the configuration "
+                 "whole instead",
+                 name, known);
+        return tk_error(err, line, "config", what);
+    }
+    snprintf(t->recipe, sizeof t->recipe, "%s", r->name);
+    t->recipe_line = line;
+    if (!t->family[0]) {
+        snprintf(t->family, sizeof t->family, "%s", r->family);
+        t->family_line = line;
+    }
+    return tk_read_at(r->lines, t, line, err);
+}
+
 /* Read the text line by line into keys (TOML or Python). */
 static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
+{
+    return tk_read_at(text, t, 0, err);
+}
+
+/* tk_read with every line reported as line `at` when at > 0 (a recipe's). */
+static tp_status tk_read_at(const char *text, tkeys *t, int at, tp_error *err)
 {
     char section[40] = "", pending_key[96] = "";
     char line[1024], acc[4096];
@@ -541,7 +688,7 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
     const char *p = text;
     while (*p) {
         size_t n = strcspn(p, "\n");
-        no++;
+        no = at > 0 ? at : no + 1;
         if (n >= sizeof line)
             return tk_error(err, no, "line", "is longer than 1023 characters");
         memcpy(line, p, n);
@@ -599,6 +746,8 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
                 strncmp(line, "config.compile = ", 17) == 0) {
                 bool par = line[7] == 'p';
                 const char *v = line + (par ? 21 : 17);
+                if (par) /* given whole: the recipe's fields are gone */
+                    tk_drop(t, "parallelism.");
                 if (!balanced(v)) {
                     if (par || strcmp(v, "CompileConfig(") == 0) {
                         t->compile_replaced = t->compile_replaced || !par;
@@ -621,8 +770,7 @@ static tp_status tk_read(const char *text, tkeys *t, tp_error *err)
             char rname[64];
             if (sscanf(line, "config = %63[A-Za-z0-9_]()", rname) == 1 &&
                 strcmp(line + strlen(line) - 2, "()") == 0) {
-                snprintf(t->recipe, sizeof t->recipe, "%s", rname);
-                t->recipe_line = no;
+                TP_TRY(recipe_start(t, rname, no, err));
                 continue;
             }
             if (strncmp(line, "config.loss = ", 14) == 0)

@@ -1103,4 +1103,67 @@ n=$(grep -n -- "--cross-entropy-fusion-impl" "$tmp/ce_bad.txt" | cut -d: -f1)
 expect_error "trainplan: error: $tmp/ce_bad.txt:$n:29: \"--cross-entropy-fusion-impl\" must be one of native, te (got \"fast\")" \
     estimate --from-megatron "$tmp/ce_bad.txt" --gpus 8
 
+
+# ---------------------------------------------------------------- a configuration that starts from a recipe
+# torchtitan/models/*/config_registry.py @ b5bcd76c: llama3_70b() sets the
+# 70B flavor, 8 x 8192 tokens a micro-batch at a context of 8192, TP 8 and
+# FullAC; a file that starts from it and sets only the steps runs all that.
+recipe_file() { # FILE RECIPE [LINES...]: a configuration starting from RECIPE
+    local f=$1 r=$2
+    shift 2
+    {
+        echo "from torchtitan.config import ParallelismConfig"
+        echo "from torchtitan.trainer import Trainer"
+        echo
+        echo
+        echo "def my_config() -> Trainer.Config:"
+        echo "    config = $r()"
+        for l in "$@"; do echo "    $l"; done
+        echo "    return config"
+    } >"$f"
+}
+lay_of() { # JSON: the model's parameters, the layout fields a recipe sets, the precision
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); l = d["layout"]
+print(d["params"]["total"], l["tp"], l["pp"], l["ep"], l["schedule"], l["recompute"],
+      l["micro_batch"], l["seq_len"], d["training"]["precision"])' "$1" 2>&1
+}
+recipe_file "$tmp/rc70.py" llama3_70b "config.training.steps = 100"
+"$T" estimate --from-torchtitan "$tmp/rc70.py" --gpus 64 --json >"$tmp/rc70.json" 2>"$tmp/err"
+if [ "$(lay_of "$tmp/rc70.json")" = "70553706496 8 1 1 1f1b full 8 8192 bf16" ]; then ok; else
+    bad "config = llama3_70b(): $(lay_of "$tmp/rc70.json") $(cat "$tmp/err")"; fi
+# a field of the recipe's ParallelismConfig changed: the rest stays the recipe's
+recipe_file "$tmp/rc70b.py" llama3_70b "config.parallelism.tensor_parallel_degree = 4" \
+    "config.activation_checkpoint = SelectiveAC.Config()"
+"$T" estimate --from-torchtitan "$tmp/rc70b.py" --gpus 64 --json >"$tmp/rc70b.json" 2>"$tmp/err"
+if [ "$(lay_of "$tmp/rc70b.json")" = "70553706496 4 1 1 1f1b selective 8 8192 bf16" ]; then ok; else
+    bad "llama3_70b() with TP 4: $(lay_of "$tmp/rc70b.json") $(cat "$tmp/err")"; fi
+# a whole ParallelismConfig(...) replaces the recipe's: TP back to torchtitan's 1
+recipe_file "$tmp/rc70c.py" llama3_70b \
+    "config.parallelism = ParallelismConfig(data_parallel_shard_degree=64)"
+"$T" estimate --from-torchtitan "$tmp/rc70c.py" --gpus 64 --json >"$tmp/rc70c.json" 2>"$tmp/err"
+if [ "$(lay_of "$tmp/rc70c.json")" = "70553706496 1 1 1 1f1b full 8 8192 bf16" ]; then ok; else
+    bad "llama3_70b() with a whole ParallelismConfig: $(lay_of "$tmp/rc70c.json") $(cat "$tmp/err")"; fi
+# llama3_405b's model_spec carries Float8LinearConverter; a model_registry(...)
+# given whole without one is bf16 again
+recipe_file "$tmp/rc405.py" llama3_405b
+"$T" estimate --from-torchtitan "$tmp/rc405.py" --gpus 512 --json >"$tmp/rc405.json" 2>"$tmp/err"
+if [ "$(lay_of "$tmp/rc405.json")" = "405853388800 8 1 1 1f1b full 2 8192 fp8" ]; then ok; else
+    bad "config = llama3_405b(): $(lay_of "$tmp/rc405.json") $(cat "$tmp/err")"; fi
+recipe_file "$tmp/rc405b.py" llama3_405b 'config.model_spec = model_registry("405B")'
+"$T" estimate --from-torchtitan "$tmp/rc405b.py" --gpus 512 --json >"$tmp/rc405b.json" 2>"$tmp/err"
+if [ "$(lay_of "$tmp/rc405b.json")" = "405853388800 8 1 1 1f1b full 2 8192 bf16" ]; then ok; else
+    bad "llama3_405b() with a bf16 model_spec: $(lay_of "$tmp/rc405b.json") $(cat "$tmp/err")"; fi
+# qwen3_32b: the 32B flavor (64 layers, hidden 5120, ffn 25600, vocab 151,936
+# untied: 32.76 B), 2 x 4096 tokens, FullAC
+recipe_file "$tmp/rcq.py" qwen3_32b
+"$T" estimate --from-torchtitan "$tmp/rcq.py" --gpus 64 --json >"$tmp/rcq.json" 2>"$tmp/err"
+if [ "$(lay_of "$tmp/rcq.json")" = "32762123264 1 1 1 1f1b full 2 4096 bf16" ]; then ok; else
+    bad "config = qwen3_32b(): $(lay_of "$tmp/rcq.json") $(cat "$tmp/err")"; fi
+# a recipe whose settings trainplan does not know is refused, not read as defaults
+recipe_file "$tmp/rcx.py" llama3_8b_mxfp8
+expect_error "trainplan: error: $tmp/rcx.py:6:1: \"config\" starts from llama3_8b_mxfp8(), a torchtitan recipe whose settings trainplan does not know (it knows llama3_8b, llama3_70b, llama3_405b, deepseek_v3_16b, deepseek_v3_671b, qwen3_0_6b, qwen3_1_7b, qwen3_14b, qwen3_30b_a3b, qwen3_32b, gpt_oss_20b, gpt_oss_120b: config_registry.py @ b5bcd76c); write the configuration whole instead" \
+    estimate --from-torchtitan "$tmp/rcx.py" --gpus 8
+
 finish
