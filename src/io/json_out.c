@@ -111,6 +111,7 @@ static json_t *model_json(jb *b, const tp_model *m)
     int64_t kv = tp_kv_heads(m);
     int64_t hd = tp_head_dim(m);
     put_str(b, o, "name", m->name);
+    put_bool(b, o, "reshaped", tp_io_model_reshaped(m));
     put_int(b, o, "layers", m->num_layers);
     put_int(b, o, "hidden", m->hidden);
     put_int(b, o, "heads", m->num_heads);

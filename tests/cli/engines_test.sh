@@ -22,7 +22,8 @@ SRC=${TP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 DATA="$SRC/tests/data/engines"
 . "$(dirname "$0")/lib.sh"
 
-# same A B [shared]: two estimate JSON files equal except the model name;
+# same A B [shared]: two estimate JSON files equal except the model name
+# (and its "reshaped", which says whether the name is a preset's own shape);
 # with "shared", the number of shared experts may differ when their total
 # width and so the count are the same (Megatron has one shared-expert MLP
 # of --moe-shared-expert-intermediate-size: two of width f are one of 2f).
@@ -32,6 +33,7 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for x in (a, b):
     x["model"].pop("name")
+    x["model"].pop("reshaped")
     if sys.argv[3] == "shared":
         x["model"].pop("shared_experts")
         x["model"].pop("shared_ffn_hidden", None)

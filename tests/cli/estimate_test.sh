@@ -203,6 +203,11 @@ if grep -q '^Model: llama-3-8b$' "$tmp/out"; then ok; else bad "flags equal to t
 run estimate --gpus 8 --model mixtral-8x7b --topk 1 --markdown
 if grep -q "^## trainplan estimate: mixtral-8x7b, reshaped (not the preset's shape) on 8" "$tmp/out"
 then ok; else bad "--markdown: the preset's reshape not said"; fi
+# and the JSON: model.reshaped beside the preset's name
+run estimate --gpus 8 --layers 16 --json
+check_json "--layers 16: model.reshaped" 'j["model"]["name"] == "llama-3-8b" and j["model"]["reshaped"] is True'
+run estimate --gpus 8 --layers 32 --hidden 4096 --json
+check_json "the preset's shape: model.reshaped false" 'j["model"]["reshaped"] is False'
 # the step time is computed for every valid configuration ("time" is never
 # null), and the report shows it
 run estimate --json --gpus 8 --zero 1
