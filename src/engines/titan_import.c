@@ -767,9 +767,12 @@ static tp_status tk_read_at(const char *text, tkeys *t, int at, tp_error *err)
                 in_call = NULL;
                 continue;
             }
-            char rname[64];
-            if (sscanf(line, "config = %63[A-Za-z0-9_]()", rname) == 1 &&
-                strcmp(line + strlen(line) - 2, "()") == 0) {
+            size_t ll = strlen(line), rn = ll > 11 ? ll - 11 : 0; /* "config = " NAME "()" */
+            if (rn > 0 && strncmp(line, "config = ", 9) == 0 && strcmp(line + ll - 2, "()") == 0 &&
+                strspn(line + 9,
+                       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == rn) {
+                char rname[64]; /* a longer name is no recipe's: recipe_start says so */
+                snprintf(rname, sizeof rname, "%.*s", (int)(rn < 63 ? rn : 63), line + 9);
                 TP_TRY(recipe_start(t, rname, no, err));
                 continue;
             }
