@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_validate.c: `trainplan validate FILE.csv [--json] [--eff LIST]`.
+ * cmd_validate.c: `trainplan validate FILE.csv [--json] [--line N] [--eff LIST]`.
  *
  * The flags, and the printing: a per-row table, how each row was compared
  * with the assumptions filled in, the rows not evaluated and the summary;
- * or one JSON object (docs/cli.md). Reading a row, evaluating it and the
+ * or one JSON object (docs/cli.md); with --line one row in full and the
+ * command that reproduces it. Reading a row, evaluating it and the
  * summary statistics are src/io/validate.c. Exit status 0 whenever the
- * file was read.
+ * file was read (and --line names one of its rows).
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,11 +23,16 @@
 /* flags                                                               */
 /* ------------------------------------------------------------------ */
 
-enum { VF_JSON, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_A2A, VF_FITTED, VF_COUNT };
+enum { VF_JSON, VF_LINE, VF_EFF, VF_UNFUSED, VF_GROUPED, VF_A2A, VF_FITTED, VF_COUNT };
 
 static const cli_flag vflags[VF_COUNT] = {
     [VF_JSON] = {"--json", NULL, NULL, "off", "print one JSON object instead of the table",
                  CLI_SWITCH, 0, 0, 0, 0, NULL, "Output"},
+    [VF_LINE] = {"--line", "N", NULL, "every row",
+                 "print the row on line N of the file alone and in full: its measurement and "
+                 "prediction, the step-time and memory parts, the assumptions and the "
+                 "`trainplan estimate` command that reproduces it (with --json: its row object)",
+                 CLI_INT, 2, 1 << 30, 0, 0, NULL, "Output"},
     [VF_EFF] =
         {"--eff", "LIST", NULL, "calibrated",
          "override efficiencies, e.g. gemm=0.7,attn=0.5,h100:gemm_fp8=0.6 (keys: gemm "
@@ -56,7 +62,7 @@ static const cli_flag vflags[VF_COUNT] = {
 
 void cmd_validate_help(FILE *f)
 {
-    fprintf(f, "usage: trainplan validate FILE.csv [--json] [--eff LIST]\n\n"
+    fprintf(f, "usage: trainplan validate FILE.csv [--json] [--line N] [--eff LIST]\n\n"
                "Predicts every row of a measured-runs file (the columns of runs-dev.csv) and\n"
                "compares: throughput as tokens/s per GPU (converted from TFLOP/s or MFU with\n"
                "the source's own FLOP convention where that is all the row gives), memory per\n"
@@ -68,8 +74,9 @@ void cmd_validate_help(FILE *f)
     cli_print_flags(f, vflags, VF_COUNT);
     fprintf(f, "\nExit codes: 0 the file was read and evaluated, 2 bad arguments or an\n"
                "unreadable or malformed file (the message names line and column).\n\n"
-               "Example:\n"
-               "  trainplan validate data/runs/runs-dev.csv\n");
+               "Examples:\n"
+               "  trainplan validate data/runs/runs-dev.csv\n"
+               "  trainplan validate data/runs/runs-dev.csv --line 99\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -179,6 +186,110 @@ static void print_text(FILE *f, const char *file, const tp_io_vrow *rows, size_t
             ms.n, 100.0 * ms.median, 100.0 * ms.p90, 100.0 * ms.max, 100.0 * ms.median_signed);
     fprintf(f, "  fit verdict: %zu of %zu right (%.1f%%)\n", fit_ok, evaluated,
             evaluated ? 100.0 * (double)fit_ok / (double)evaluated : 0.0);
+}
+
+/* A shell command folded for the terminal: at spaces outside quotes,
+ * every line but the last ending in " \\" (a continuation, so that the
+ * lines paste as one command), the next indented by eight; within `width`
+ * columns wherever no single word is longer. */
+static void put_command(FILE *f, const char *cmd, int width)
+{
+    int col = 4;
+    bool first = true; /* the line's first word */
+    fputs("    ", f);
+    for (const char *p = cmd; *p;) {
+        /* the next word, its quotes kept whole */
+        const char *w = p;
+        char q = 0;
+        while (*p && (q || *p != ' ')) {
+            if (q ? *p == q : (*p == '\'' || *p == '"'))
+                q = q ? 0 : *p;
+            p++;
+        }
+        int n = (int)(p - w);
+        if (!first && col + 1 + n + 2 > width) {
+            fputs(" \\\n        ", f);
+            col = 8;
+        } else if (!first) {
+            fputc(' ', f);
+            col++;
+        }
+        first = false;
+        char piece[1024];
+        snprintf(piece, sizeof piece, "%.*s", n < 1023 ? n : 1023, w);
+        tp_io_put_safe(f, piece);
+        col += n;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
+}
+
+/* --line N: one row in full (its command line through the same writer as
+ * --json's "reproduce"). */
+static void print_row(FILE *f, const char *file, const tp_io_vrow *v, bool eff_given)
+{
+    char s[256];
+    fprintf(f, "trainplan validate: %s, line %d: ", file, v->line);
+    tp_io_put_safe(f, v->id);
+    fputc('\n', f);
+    if (!v->evaluated) {
+        fputs("  not evaluated: ", f);
+        tp_io_put_safe(f, v->reason);
+        fputc('\n', f);
+        return;
+    }
+    fprintf(f, "  gpu            %s; recompute %s\n", tp_io_safe_text(v->gpu, s, sizeof s),
+            v->recompute);
+    if (v->has_tput)
+        fprintf(f,
+                "  throughput     measured %.0f, predicted %.0f tokens/s per GPU: %+.1f%% (%s)\n",
+                v->meas_tps, v->pred_tps, 100.0 * v->tput_err, v->tput_basis);
+    else
+        fprintf(f, "  throughput     not measured\n");
+    if (v->has_mem)
+        fprintf(f, "  memory         %s: measured %.1f %s, predicted %.1f %s: %+.1f%%\n",
+                tp_io_mem_metric_name(v->metric), v->meas_mem, v->mem_unit, v->pred_mem,
+                v->mem_unit, 100.0 * v->mem_err);
+    else
+        fprintf(f, "  memory         not measured\n");
+    fprintf(f,
+            "  fit            expected %s, predicted %s: %s (stage %lld: %.1f GiB of %.1f GiB)\n",
+            v->expect_fit ? "fits" : "out of memory", v->pred_fit ? "fits" : "out of memory",
+            v->expect_fit == v->pred_fit ? "right" : "WRONG", (long long)v->fit_stage,
+            v->fit_total_bytes / TP_GIB, v->fit_capacity_bytes / TP_GIB);
+    fprintf(f, "  step           %.4g s, MFU %.1f%%, bottleneck: %s\n", v->step_s, 100.0 * v->mfu,
+            v->bottleneck);
+    fputs("  step parts (s)", f);
+    for (size_t i = 0; i < TP_IO_NUM_TIME_PARTS; i++) {
+        double x = tp_io_part_value(&v->time, &tp_io_time_parts[i]);
+        if (x > 0.0)
+            fprintf(f, " %s %.4g;", tp_io_time_parts[i].key, x);
+    }
+    fprintf(f, "\n  memory (GiB)   stage %lld:", (long long)v->mem.stage);
+    for (size_t i = 0; i < TP_IO_NUM_MEM_PARTS; i++) {
+        double x = tp_io_part_value(&v->mem, &tp_io_mem_parts[i]) / TP_GIB;
+        if (x > 0.0)
+            fprintf(f, " %s %.2f;", tp_io_mem_parts[i].key, x);
+    }
+    fprintf(f, " total %.2f of %.2f\n", v->mem.total_bytes / TP_GIB,
+            v->mem.capacity_bytes / TP_GIB);
+    if (v->assume[0]) {
+        fputs("  assumed        ", f);
+        tp_io_put_safe(f, v->assume);
+        fputc('\n', f);
+    }
+    char why[512];
+    char *line = tp_io_validate_reproduce(v, eff_given, why, sizeof why);
+    if (line) {
+        fputs("  reproduce (one command; estimate prints this prediction):\n", f);
+        put_command(f, line, cli_columns());
+    } else {
+        fputs("  reproduce      unavailable: ", f);
+        tp_io_put_safe(f, why);
+        fputc('\n', f);
+    }
+    free(line);
 }
 
 /* json helpers: every number finite (NaN/inf never reach the output) */
@@ -320,7 +431,7 @@ int cmd_validate(int argc, char **argv)
     const char *values[VF_COUNT];
     cli_extra extra = {vflags, VF_COUNT, values};
     const char *file = NULL, *json = NULL, *eff = NULL, *unfused = NULL, *grouped = NULL,
-               *a2a = NULL, *fitted = NULL;
+               *a2a = NULL, *fitted = NULL, *line = NULL;
     tp_error err = {0};
     int argi = 1;
     while (argi < argc) {
@@ -328,6 +439,8 @@ int cmd_validate(int argc, char **argv)
             return cli_error_print(&err, NULL);
         if (values[VF_JSON])
             json = values[VF_JSON];
+        if (values[VF_LINE])
+            line = values[VF_LINE];
         if (values[VF_EFF])
             eff = values[VF_EFF];
         if (values[VF_UNFUSED])
@@ -353,6 +466,9 @@ int cmd_validate(int argc, char **argv)
                 "--help`)\n");
         return CLI_EXIT_USAGE;
     }
+    int64_t want = 0; /* --line */
+    if (line && cli_flag_i64(&vflags[VF_LINE], line, &want, &err) != TP_OK)
+        return cli_error_print(&err, NULL);
     tp_io_eff_overrides ov = {.n = 0};
     ov.unfused_full_matrix = unfused != NULL;
     ov.grouped_gemm = grouped != NULL;
@@ -380,7 +496,27 @@ int cmd_validate(int argc, char **argv)
     for (size_t i = 0; i < csv->num_rows; i++)
         tp_io_validate_row(csv, i, &ov, &rows[i]);
     int rc = CLI_EXIT_OK;
-    if (json)
+    if (line) {
+        size_t at = csv->num_rows;
+        for (size_t i = 0; i < csv->num_rows; i++)
+            if (rows[i].line == want)
+                at = i;
+        if (at == csv->num_rows) {
+            cli_say("trainplan: error: --line: %lld is not a row of %s (its %zu rows are on lines "
+                    "%d to %d)\n",
+                    (long long)want, file, csv->num_rows, csv->num_rows ? rows[0].line : 0,
+                    csv->num_rows ? rows[csv->num_rows - 1].line : 0);
+            rc = CLI_EXIT_USAGE;
+        } else if (json) {
+            json_t *o = row_json(&rows[at], eff != NULL);
+            rc = o ? cli_json_print(o) : CLI_EXIT_INTERNAL;
+            json_decref(o);
+        } else {
+            cli_text t;
+            print_row(cli_text_open(&t, stdout), file, &rows[at], eff != NULL);
+            cli_text_close(&t);
+        }
+    } else if (json)
         rc = print_json(file, rows, csv->num_rows, eff != NULL);
     else {
         cli_text t;
