@@ -1131,38 +1131,34 @@ d = json.load(open(sys.argv[1])); l = d["layout"]
 print(d["params"]["total"], l["tp"], l["pp"], l["ep"], l["schedule"], l["recompute"],
       l["micro_batch"], l["seq_len"], d["training"]["precision"])' "$1" 2>&1
 }
-recipe_file "$tmp/rc70.py" llama3_70b "config.training.steps = 100"
-"$T" estimate --from-torchtitan "$tmp/rc70.py" --gpus 64 --json >"$tmp/rc70.json" 2>"$tmp/err"
-if [ "$(lay_of "$tmp/rc70.json")" = "70553706496 8 1 1 1f1b full 8 8192 bf16" ]; then ok; else
-    bad "config = llama3_70b(): $(lay_of "$tmp/rc70.json") $(cat "$tmp/err")"; fi
+# recipe_case NAME GPUS WANT RECIPE [LINES...]: a configuration starting
+# from RECIPE, imported at GPUS, gives WANT (lay_of)
+recipe_case() {
+    local name=$1 gpus=$2 want=$3
+    shift 3
+    recipe_file "$tmp/rc.py" "$@"
+    "$T" estimate --from-torchtitan "$tmp/rc.py" --gpus "$gpus" --json >"$tmp/rc.json" 2>"$tmp/err"
+    if [ "$(lay_of "$tmp/rc.json")" = "$want" ]; then ok; else
+        bad "$name: $(lay_of "$tmp/rc.json") $(cat "$tmp/err")"; fi
+}
+recipe_case "config = llama3_70b()" 64 "70553706496 8 1 1 1f1b full 8 8192 bf16" \
+    llama3_70b "config.training.steps = 100"
 # a field of the recipe's ParallelismConfig changed: the rest stays the recipe's
-recipe_file "$tmp/rc70b.py" llama3_70b "config.parallelism.tensor_parallel_degree = 4" \
+recipe_case "llama3_70b() with TP 4" 64 "70553706496 4 1 1 1f1b selective 8 8192 bf16" \
+    llama3_70b "config.parallelism.tensor_parallel_degree = 4" \
     "config.activation_checkpoint = SelectiveAC.Config()"
-"$T" estimate --from-torchtitan "$tmp/rc70b.py" --gpus 64 --json >"$tmp/rc70b.json" 2>"$tmp/err"
-if [ "$(lay_of "$tmp/rc70b.json")" = "70553706496 4 1 1 1f1b selective 8 8192 bf16" ]; then ok; else
-    bad "llama3_70b() with TP 4: $(lay_of "$tmp/rc70b.json") $(cat "$tmp/err")"; fi
 # a whole ParallelismConfig(...) replaces the recipe's: TP back to torchtitan's 1
-recipe_file "$tmp/rc70c.py" llama3_70b \
-    "config.parallelism = ParallelismConfig(data_parallel_shard_degree=64)"
-"$T" estimate --from-torchtitan "$tmp/rc70c.py" --gpus 64 --json >"$tmp/rc70c.json" 2>"$tmp/err"
-if [ "$(lay_of "$tmp/rc70c.json")" = "70553706496 1 1 1 1f1b full 8 8192 bf16" ]; then ok; else
-    bad "llama3_70b() with a whole ParallelismConfig: $(lay_of "$tmp/rc70c.json") $(cat "$tmp/err")"; fi
+recipe_case "llama3_70b() with a whole ParallelismConfig" 64 \
+    "70553706496 1 1 1 1f1b full 8 8192 bf16" \
+    llama3_70b "config.parallelism = ParallelismConfig(data_parallel_shard_degree=64)"
 # llama3_405b's model_spec carries Float8LinearConverter; a model_registry(...)
 # given whole without one is bf16 again
-recipe_file "$tmp/rc405.py" llama3_405b
-"$T" estimate --from-torchtitan "$tmp/rc405.py" --gpus 512 --json >"$tmp/rc405.json" 2>"$tmp/err"
-if [ "$(lay_of "$tmp/rc405.json")" = "405853388800 8 1 1 1f1b full 2 8192 fp8" ]; then ok; else
-    bad "config = llama3_405b(): $(lay_of "$tmp/rc405.json") $(cat "$tmp/err")"; fi
-recipe_file "$tmp/rc405b.py" llama3_405b 'config.model_spec = model_registry("405B")'
-"$T" estimate --from-torchtitan "$tmp/rc405b.py" --gpus 512 --json >"$tmp/rc405b.json" 2>"$tmp/err"
-if [ "$(lay_of "$tmp/rc405b.json")" = "405853388800 8 1 1 1f1b full 2 8192 bf16" ]; then ok; else
-    bad "llama3_405b() with a bf16 model_spec: $(lay_of "$tmp/rc405b.json") $(cat "$tmp/err")"; fi
+recipe_case "config = llama3_405b()" 512 "405853388800 8 1 1 1f1b full 2 8192 fp8" llama3_405b
+recipe_case "llama3_405b() with a bf16 model_spec" 512 "405853388800 8 1 1 1f1b full 2 8192 bf16" \
+    llama3_405b 'config.model_spec = model_registry("405B")'
 # qwen3_32b: the 32B flavor (64 layers, hidden 5120, ffn 25600, vocab 151,936
 # untied: 32.76 B), 2 x 4096 tokens, FullAC
-recipe_file "$tmp/rcq.py" qwen3_32b
-"$T" estimate --from-torchtitan "$tmp/rcq.py" --gpus 64 --json >"$tmp/rcq.json" 2>"$tmp/err"
-if [ "$(lay_of "$tmp/rcq.json")" = "32762123264 1 1 1 1f1b full 2 4096 bf16" ]; then ok; else
-    bad "config = qwen3_32b(): $(lay_of "$tmp/rcq.json") $(cat "$tmp/err")"; fi
+recipe_case "config = qwen3_32b()" 64 "32762123264 1 1 1 1f1b full 2 4096 bf16" qwen3_32b
 # a recipe whose settings trainplan does not know is refused, not read as defaults
 recipe_file "$tmp/rcx.py" llama3_8b_mxfp8
 expect_error "trainplan: error: $tmp/rcx.py:6:1: \"config\" starts from llama3_8b_mxfp8(), a torchtitan recipe whose settings trainplan does not know (it knows llama3_8b, llama3_70b, llama3_405b, deepseek_v3_16b, deepseek_v3_671b, qwen3_0_6b, qwen3_1_7b, qwen3_14b, qwen3_30b_a3b, qwen3_32b, gpt_oss_20b, gpt_oss_120b: config_registry.py @ b5bcd76c); write the configuration whole instead" \
