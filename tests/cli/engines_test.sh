@@ -1159,6 +1159,12 @@ recipe_case "llama3_405b() with a bf16 model_spec" 512 "405853388800 8 1 1 1f1b 
 # qwen3_32b: the 32B flavor (64 layers, hidden 5120, ffn 25600, vocab 151,936
 # untied: 32.76 B), 2 x 4096 tokens, FullAC
 recipe_case "config = qwen3_32b()" 64 "32762123264 1 1 1 1f1b full 2 4096 bf16" qwen3_32b
+# torchtitan's qwen3 8B flavor is the qwen3-8b preset, by name
+recipe_file "$tmp/rc8.py" qwen3_14b 'config.model_spec = model_registry("8B")'
+"$T" estimate --from-torchtitan "$tmp/rc8.py" --gpus 8 --json >"$tmp/rc8.json" 2>"$tmp/err"
+got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(m["name"], m["reshaped"])' "$tmp/rc8.json" 2>&1)
+if [ "$got" = "qwen3-8b False" ] && [ "$(lay_of "$tmp/rc8.json")" = "8190735360 1 1 1 1f1b full 4 4096 bf16" ]; then ok
+else bad "qwen3 8B flavor: $got $(lay_of "$tmp/rc8.json") $(cat "$tmp/err")"; fi
 # a recipe whose settings trainplan does not know is refused, not read as defaults
 recipe_file "$tmp/rcx.py" llama3_8b_mxfp8
 expect_error "trainplan: error: $tmp/rcx.py:6:1: \"config\" starts from llama3_8b_mxfp8(), a torchtitan recipe whose settings trainplan does not know (it knows llama3_8b, llama3_70b, llama3_405b, deepseek_v3_16b, deepseek_v3_671b, qwen3_0_6b, qwen3_1_7b, qwen3_14b, qwen3_30b_a3b, qwen3_32b, gpt_oss_20b, gpt_oss_120b: config_registry.py @ b5bcd76c); write the configuration whole instead" \

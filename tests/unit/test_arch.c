@@ -637,7 +637,8 @@ static void test_hf_families(void **state)
                                            {"qwen3-30b-a3b", "qwen3-30b-a3b/config.json"},
                                            {"nemotron-h-8b", "nemotron-h-8b/config.json"},
                                            {"qwen2.5-vl-7b", "qwen2.5-vl-7b/config.json"},
-                                           {"llama-4-scout", "llama-4-scout/config.json"}};
+                                           {"llama-4-scout", "llama-4-scout/config.json"},
+                                           {"qwen3-8b", "qwen3-8b/config.json"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, HF_DIR "%s", pairs[i][1]);
@@ -646,7 +647,7 @@ static void test_hf_families(void **state)
         assert_int_equal(pa.total, pb.total);
         assert_int_equal(pa.active, pb.active);
         assert_int_equal(pa.mtp, pb.mtp);
-        /* the hybrid and vision-language presets hold every field of their file */
+        /* the hybrid, vision-language and Qwen3-8B presets hold every field of their file */
         if (i >= 4) {
             memcpy(a.name, b.name, sizeof a.name);
             assert_memory_equal(&a, &b, sizeof a);
