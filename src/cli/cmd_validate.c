@@ -230,7 +230,7 @@ static void put_command(FILE *f, const char *cmd, int width)
 static void print_row(FILE *f, const char *file, const tp_io_vrow *v, bool eff_given)
 {
     char s[256];
-    fprintf(f, "trainplan validate: %s, line %d: ", file, v->line);
+    fprintf(f, "trainplan validate: %s, line %d\n  run            ", file, v->line);
     tp_io_put_safe(f, v->id);
     fputc('\n', f);
     if (!v->evaluated) {

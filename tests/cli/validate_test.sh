@@ -903,12 +903,16 @@ r = json.load(open(sys.argv[1]))
 assert r["line"] == 99 and r["id"] == "mbridge2602-b200-deepseekv3-mxfp8" and r["evaluated"], r["id"]
 assert r["reproduce"].startswith("trainplan estimate --model deepseek-v3 --gpu b200 ")
 PY
-COLUMNS=100 run validate "$CSV" --line 99
-if head -1 "$tmp/out" | grep -qx "trainplan validate: $CSV, line 99: mbridge2602-b200-deepseekv3-mxfp8" &&
+run validate "$CSV" --line 99
+if [ "$(head -2 "$tmp/out")" = "trainplan validate: $CSV, line 99
+  run            mbridge2602-b200-deepseekv3-mxfp8" ] &&
     grep -q "^  fit            expected fits, predicted fits: right (stage 1: " "$tmp/out" &&
-    grep -q "^  reproduce (one command; estimate prints this prediction):$" "$tmp/out" &&
-    [ "$(awk '{ if (length($0) > 100) n++ } END { print n + 0 }' "$tmp/out")" = 0 ]; then ok
+    grep -q "^  reproduce (one command; estimate prints this prediction):$" "$tmp/out"; then ok
 else bad "--line 99: $(head -3 "$tmp/out")"; fi
+# folded to 100 columns, the command with continuations
+COLUMNS=100 run validate "$CSV" --line 99
+if [ "$(awk '{ if (length($0) > 100) n++ } END { print n + 0 }' "$tmp/out")" = 0 ]; then ok
+else bad "--line 99: lines over 100 columns"; fi
 sed -n '/^  reproduce (one command/,$p' "$tmp/out" | tail -n +2 >"$tmp/cmd.sh"
 sed -i '$ s/$/ --json/' "$tmp/cmd.sh"
 if [ "$(wc -l <"$tmp/cmd.sh")" -gt 1 ] &&
@@ -919,7 +923,7 @@ e, r = (json.load(open(p)) for p in sys.argv[1:3])
 assert abs(e["time"]["step_s"] - r["predicted"]["step_s"]) <= 1e-9 * r["predicted"]["step_s"]
 PY
 run validate "$CSV" --line 13
-if [ "$rc" -eq 0 ] && [ "$(sed -n 2p "$tmp/out")" = "  not evaluated: parallel layout (TP, PP, DP) not stated" ]; then ok
+if [ "$rc" -eq 0 ] && [ "$(sed -n 3p "$tmp/out")" = "  not evaluated: parallel layout (TP, PP, DP) not stated" ]; then ok
 else bad "--line 13 (not evaluated): exit $rc $(cat "$tmp/out")"; fi
 expect_error "trainplan: error: --line: 500 is not a row of $CSV (its 111 rows are on lines 2 to 112)" \
     validate "$CSV" --line 500
