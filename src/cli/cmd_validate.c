@@ -191,15 +191,16 @@ static void print_text(FILE *f, const char *file, const tp_io_vrow *rows, size_t
 /* A shell command folded for the terminal: at spaces outside quotes,
  * every line but the last ending in " \\" (a continuation, so that the
  * lines paste as one command), the next indented by eight; within `width`
- * columns wherever no single word is longer. */
-static void put_command(FILE *f, const char *cmd, int width)
+ * columns wherever no single word is longer. Each word is written whole
+ * (cut off in place by a NUL, then put back). */
+static void put_command(FILE *f, char *cmd, int width)
 {
     int col = 4;
     bool first = true; /* the line's first word */
     fputs("    ", f);
-    for (const char *p = cmd; *p;) {
+    for (char *p = cmd; *p;) {
         /* the next word, its quotes kept whole */
-        const char *w = p;
+        char *w = p;
         char q = 0;
         while (*p && (q || *p != ' ')) {
             if (q ? *p == q : (*p == '\'' || *p == '"'))
@@ -215,9 +216,10 @@ static void put_command(FILE *f, const char *cmd, int width)
             col++;
         }
         first = false;
-        char piece[1024];
-        snprintf(piece, sizeof piece, "%.*s", n < 1023 ? n : 1023, w);
-        tp_io_put_safe(f, piece);
+        char end = *p;
+        *p = '\0';
+        tp_io_put_safe(f, w);
+        *p = end;
         col += n;
         while (*p == ' ')
             p++;

@@ -552,15 +552,19 @@ static bool python_family(tkeys *t, const char *line)
  * b5bcd76c, each recipe's Trainer.Config(...)): the flavor and its fp8
  * converter, the loss, the tokens per micro-batch and the context, the
  * ParallelismConfig fields the recipe gives, the activation checkpointing.
- * Their compile is recipe_compiles' (tk_compile). A configuration that
+ * Their compile is read by tk_compile (recipe_compile). A configuration that
  * starts from one (`config = llama3_70b()`) starts from these: its own
  * lines after that replace them, a whole `config.parallelism =
  * ParallelismConfig(...)` or `config.model_spec = model_registry(...)` all
  * of the recipe's parallelism or model settings (tk_drop).
  */
 typedef struct titan_recipe {
-    const char *name, *family;
+    const char *name; /* its family is the one it is named after (family_of_function) */
     const char *lines;
+    /* what its CompileConfig compiles: llama3_405b the model and the loss
+     * (the default components) with async TP; deepseek_v3_16b and _671b
+     * the loss only; the others nothing */
+    bool compile_model, compile_loss, async_tp;
 } titan_recipe;
 
 /* one recipe a block, one setting a line */
@@ -580,54 +584,66 @@ typedef struct titan_recipe {
     TR_PAR("context_parallel_degree", "1") TR_PAR("pipeline_parallel_degree", "1")
 
 static const titan_recipe titan_recipes[] = {
-    {"llama3_8b", "llama3",
+    {"llama3_8b",
      TR_MODEL("8B") TR_LOSS TR_TOKENS("8192", "8192")
-     TR_SELECTIVE},
-    {"llama3_70b", "llama3",
+     TR_SELECTIVE,
+     false, false, false},
+    {"llama3_70b",
      TR_MODEL("70B") TR_LOSS TR_TOKENS("65536", "8192")
      TR_PAR("tensor_parallel_degree", "8")
-     TR_FULL},
-    {"llama3_405b", "llama3",
+     TR_FULL,
+     false, false, false},
+    {"llama3_405b",
      "config.model_spec = model_registry(\"405B\", converters=[Float8LinearConverter.Config()])\n"
      TR_LOSS TR_TOKENS("16384", "8192")
      TR_PAR("tensor_parallel_degree", "8")
-     TR_FULL},
-    {"deepseek_v3_16b", "deepseek_v3",
+     TR_FULL,
+     true, true, true},
+    {"deepseek_v3_16b",
      TR_MODEL("16B") TR_LOSS TR_TOKENS("16384", "4096")
      TR_PAR("pipeline_parallel_schedule", "\"Interleaved1F1B\"")
      TR_PAR("expert_parallel_degree", "8")
-     TR_SELECTIVE},
-    {"deepseek_v3_671b", "deepseek_v3",
+     TR_SELECTIVE,
+     false, true, false},
+    {"deepseek_v3_671b",
      TR_MODEL("671B") TR_LOSS TR_TOKENS("16384", "4096")
      TR_PAR("pipeline_parallel_schedule", "\"Interleaved1F1B\"")
      TR_PAR("expert_parallel_degree", "2")
-     TR_SELECTIVE},
-    {"qwen3_0_6b", "qwen3",
+     TR_SELECTIVE,
+     false, true, false},
+    {"qwen3_0_6b",
      TR_MODEL("0.6B") TR_LOSS TR_TOKENS("16384", "4096")
-     TR_SELECTIVE},
-    {"qwen3_1_7b", "qwen3",
+     TR_SELECTIVE,
+     false, false, false},
+    {"qwen3_1_7b",
      TR_MODEL("1.7B") TR_LOSS TR_TOKENS("16384", "4096")
-     TR_SELECTIVE},
-    {"qwen3_14b", "qwen3",
+     TR_SELECTIVE,
+     false, false, false},
+    {"qwen3_14b",
      TR_MODEL("14B") TR_LOSS TR_TOKENS("16384", "4096")
      TR_QWEN_PAR
-     TR_FULL},
-    {"qwen3_30b_a3b", "qwen3",
+     TR_FULL,
+     false, false, false},
+    {"qwen3_30b_a3b",
      TR_MODEL("30B-A3B") TR_LOSS TR_TOKENS("8192", "4096")
      TR_QWEN_PAR
-     TR_FULL},
-    {"qwen3_32b", "qwen3",
+     TR_FULL,
+     false, false, false},
+    {"qwen3_32b",
      TR_MODEL("32B") TR_LOSS TR_TOKENS("8192", "4096")
      TR_QWEN_PAR
-     TR_FULL},
-    {"gpt_oss_20b", "gpt_oss",
+     TR_FULL,
+     false, false, false},
+    {"gpt_oss_20b",
      TR_MODEL("20b") TR_LOSS TR_TOKENS("8192", "8192")
      TR_PAR("expert_parallel_degree", "1")
-     TR_FULL},
-    {"gpt_oss_120b", "gpt_oss",
+     TR_FULL,
+     false, false, false},
+    {"gpt_oss_120b",
      TR_MODEL("120b") TR_LOSS TR_TOKENS("8192", "8192")
      TR_PAR("expert_parallel_degree", "1")
-     TR_FULL},
+     TR_FULL,
+     false, false, false},
 };
 /* clang-format on */
 #define TITAN_RECIPES (sizeof titan_recipes / sizeof titan_recipes[0])
@@ -661,8 +677,9 @@ static tp_status recipe_start(tkeys *t, const char *name, int line, tp_error *er
     }
     snprintf(t->recipe, sizeof t->recipe, "%s", r->name);
     t->recipe_line = line;
-    if (!t->family[0]) {
-        snprintf(t->family, sizeof t->family, "%s", r->family);
+    const char *fam = family_of_function(r->name); /* every recipe's is one read */
+    if (!t->family[0] && fam) {
+        snprintf(t->family, sizeof t->family, "%s", fam);
         t->family_line = line;
     }
     return tk_read_at(r->lines, t, line, err);
@@ -1152,27 +1169,11 @@ static bool tk_true(const tkeys *t, const char *key)
     return k && is_true(k->val);
 }
 
-/* What the recipes of config_registry.py @ b5bcd76c compile (their
- * CompileConfig): llama3_405b the model and the loss (the default
- * components) with async TP; deepseek_v3_16b and deepseek_v3_671b the loss
- * only; every other recipe nothing. */
-typedef struct titan_recipe_compile {
-    const char *recipe;
-    bool model, loss, async_tp;
-} titan_recipe_compile;
-
-static const titan_recipe_compile recipe_compiles[] = {
-    {"llama3_405b", true, true, true},
-    {"deepseek_v3_16b", false, true, false},
-    {"deepseek_v3_671b", false, true, false},
-};
-
-static const titan_recipe_compile *recipe_compile(const char *recipe)
+/* The recipe's compile (titan_recipes), or NULL where it compiles nothing. */
+static const titan_recipe *recipe_compile(const char *recipe)
 {
-    for (size_t i = 0; i < sizeof recipe_compiles / sizeof recipe_compiles[0]; i++)
-        if (strcmp(recipe, recipe_compiles[i].recipe) == 0)
-            return &recipe_compiles[i];
-    return NULL;
+    const titan_recipe *r = recipe_named(recipe);
+    return r && (r->compile_model || r->compile_loss) ? r : NULL;
 }
 
 /* Whether a components list ("[\"model\", \"loss\"]") names c. */
@@ -1209,15 +1210,19 @@ static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
     int64_t tp;
     TP_TRY(tk_int(t, "parallelism.tensor_parallel_degree", 1, 1, TP_MAX_GPUS, &tp, err));
     /* a whole CompileConfig(...) replaces the recipe's: its defaults apply */
-    const titan_recipe_compile *rc =
+    const titan_recipe *rc =
         t->recipe[0] && !t->compile_replaced ? recipe_compile(t->recipe) : NULL;
     const tkey *en = tk_get(t, "compile.enable"), *comp = tk_get(t, "compile.components");
     const tkey *as = tk_get(t, "compile.enable_async_tensor_parallel");
     if (!as)
         as = tk_get(t, "parallelism.enable_async_tensor_parallel");
     bool enabled = en ? tk_true(t, "compile.enable") : rc != NULL;
-    bool model = enabled && (comp ? names_component(comp->val, "model") : rc ? rc->model : true);
-    bool loss = enabled && (comp ? names_component(comp->val, "loss") : rc ? rc->loss : true);
+    bool model = enabled && (comp ? names_component(comp->val, "model")
+                             : rc ? rc->compile_model
+                                  : true);
+    bool loss = enabled && (comp ? names_component(comp->val, "loss")
+                            : rc ? rc->compile_loss
+                                 : true);
     bool async_tp = as ? is_true(as->val) : rc && rc->async_tp;
     const char *ckey = comp ? "compile.components" : en ? "compile.enable" : "config";
     int cline = comp ? comp->line : en ? en->line : t->recipe_line;
@@ -1247,7 +1252,8 @@ static tp_status tk_compile(const tkeys *t, tp_import *im, tp_error *err)
     if (rc && !en) {
         char a[160];
         snprintf(a, sizeof a, "the recipe %s's compile: the model %s, the loss %s", t->recipe,
-                 rc->model ? "compiled" : "not compiled", rc->loss ? "compiled" : "not compiled");
+                 rc->compile_model ? "compiled" : "not compiled",
+                 rc->compile_loss ? "compiled" : "not compiled");
         assume(im, a);
     }
 
