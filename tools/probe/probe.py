@@ -354,27 +354,35 @@ def check_profile(doc):
     return doc
 
 
-def spawn_worker(rank, world, argv):
+def spawn_worker(rank, world, argv, init_file):
     """One rank of --spawn: torchrun's environment, then the normal path."""
     os.environ.update({"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world),
-                       "LOCAL_WORLD_SIZE": str(world)})
+                       "LOCAL_WORLD_SIZE": str(world), SPAWN_INIT: "file://" + init_file})
     rc = main(argv)
     if rc:
         raise SystemExit(rc)
 
 
+# The ranks of --spawn meet in a file, not on a TCP port: a port found free
+# and released before torch binds it again can be taken in between by any
+# other process (a test suite's servers, run in parallel), and the ranks then
+# fail to meet. The file must not exist before the first rank opens it
+# (torch.distributed FileStore).
+SPAWN_INIT = "TRAINPLAN_PROBE_INIT_METHOD"
+
+
 def spawn(n, argv):
     """Run n ranks on this node without torchrun (--spawn N): for machines
     whose torchrun does not start (Debian's torch 1.13 under Python 3.11)."""
-    import socket
+    import shutil
+    import tempfile
     import torch.multiprocessing as mp
-    with socket.socket() as s:  # a free port for the rendezvous
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(port))
     rest = [a for i, a in enumerate(argv) if a != "--spawn" and (i == 0 or argv[i - 1] != "--spawn")]
-    mp.spawn(spawn_worker, args=(n, rest), nprocs=n, join=True)
+    tmp = tempfile.mkdtemp(prefix="trainplan-probe-")
+    try:
+        mp.spawn(spawn_worker, args=(n, rest, os.path.join(tmp, "rendezvous")), nprocs=n, join=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
@@ -414,7 +422,12 @@ def main(argv=None):
         import torch.distributed as dist
         if cuda:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-        dist.init_process_group("nccl" if cuda else "gloo")
+        backend = "nccl" if cuda else "gloo"
+        if SPAWN_INIT in os.environ:  # --spawn: the ranks meet in a file
+            dist.init_process_group(backend, init_method=os.environ[SPAWN_INIT],
+                                    world_size=world, rank=int(os.environ.get("RANK", "0")))
+        else:  # torchrun's environment (MASTER_ADDR, MASTER_PORT)
+            dist.init_process_group(backend)
     dev = torch.device("cuda") if cuda else torch.device("cpu")
     timer = Timer(torch, dev, args.iters, args.warmup)
     rank = dist.get_rank() if dist else 0
