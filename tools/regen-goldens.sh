@@ -14,7 +14,9 @@
 #                       TP_UPDATE_GOLDEN=1 (it writes each golden instead of
 #                       comparing, and still runs its other checks);
 #   docs/trainplan.1    the per-command flag sections (tools/gen_man.py);
-#   docs/RELIABILITY.md the hostile-input table (tests/hostile/hostile.py doc).
+#   docs/RELIABILITY.md the hostile-input table (tests/hostile/hostile.py doc);
+#   docs/ACCURACY.md    the in-sample summary and per-row table
+#                       (tools/accuracy_table.py write).
 # Then prints `git diff --stat` and `git diff` of those and any new file.
 # Exits non-zero when the export test's other checks or a generator failed.
 set -u
@@ -30,7 +32,8 @@ rc=$?
 cd "$root" || exit 2
 python3 tools/gen_man.py "$T" || rc=1
 python3 tests/hostile/hostile.py doc docs/RELIABILITY.md || rc=1
-paths="tests/golden docs/trainplan.1 docs/RELIABILITY.md"
+python3 tools/accuracy_table.py --trainplan "$T" write docs/ACCURACY.md || rc=1
+paths="tests/golden docs/trainplan.1 docs/RELIABILITY.md docs/ACCURACY.md"
 echo "---- changes to $paths (review, then commit with the reason):"
 # shellcheck disable=SC2086
 git --no-pager diff --stat -- $paths

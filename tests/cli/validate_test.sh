@@ -34,6 +34,12 @@ if [ ! -f "$CSV" ]; then
     exit 1
 fi
 
+# ---- docs/ACCURACY.md's generated block is what this binary validates ----
+# (its summary, memory by metric and every row: tools/accuracy_table.py)
+if python3 "$SRC/tools/accuracy_table.py" --trainplan "$T" --runs "$CSV" check "$SRC/docs/ACCURACY.md" \
+    >"$tmp/acc.out" 2>&1; then ok; else
+    bad "docs/ACCURACY.md is stale: $(head -c 2000 "$tmp/acc.out")"; fi
+
 # ---- the text report ----
 run validate "$CSV"
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok; else bad "validate: exit $rc: $(cat "$tmp/err")"; fi
