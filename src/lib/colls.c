@@ -15,7 +15,9 @@
  *    recompute re-runs the forward ones of the layers it recomputes. Under
  *    MoE parallel folding (ETP != TP) a MoE layer's second all-reduce is
  *    the expert TP group's, over ETP/TP times the tokens (time.c
- *    tp_part_folded);
+ *    tp_part_folded). Mamba-1 mixers add the all-reduce of their
+ *    row-parallel x_proj, whose r + 2N outputs (dt, B and C) every rank
+ *    needs: one forward and one backward each (time_hybrid.c mamba1_part);
  *  - CP: the K and V chunk passed around the ring, cp - 1 times forward
  *    and twice that backward per attention layer (their gradients return),
  *    and again forward under full recompute;
@@ -48,6 +50,7 @@
 typedef struct stage_n {
     double ar;   /* TP all-reduces per pass (forward, or backward) */
     double ar_e; /* expert-TP all-reduces per pass (MoE parallel folding) */
+    double ar_x; /* Mamba-1 x_proj all-reduces per pass */
     double attn; /* attention layers: CP ring exchanges */
     double moe;  /* MoE layers: EP all-to-alls */
     double emb;  /* the embedding's all-reduce (stage 0, forward) */
@@ -63,13 +66,14 @@ static void stage_counts(const ctx *x, int64_t s, stage_n *k)
     int64_t L = m->num_layers, n = tp_stage_layers(t, L, s);
     int64_t first = tp__stage_first_layer(t, L, s);
     double nm = (double)tp__stage_moe_layers(t, m, s), nd = (double)n - nm;
-    double layers = (double)n, subs = 2.0 * layers, attn = layers;
+    double layers = (double)n, subs = 2.0 * layers, attn = layers, mamba1 = 0.0;
     if (tp__is_hybrid(m)) {
         subs = attn = 0.0;
         for (int64_t i = first; i < first + n; i++) {
             char kc = tp_layer_char(m, i);
             subs += (kc == 'A' || kc == 'L' || kc == 'S') ? 2.0 : 1.0;
             attn += (kc == 'A' || kc == '*') ? 1.0 : 0.0;
+            mamba1 += kc == 'S' ? 1.0 : 0.0;
         }
     }
     if (s == t->pp - 1 && m->mtp_layers > 0) { /* MTP modules: a layer each (time.c) */
@@ -87,6 +91,7 @@ static void stage_counts(const ctx *x, int64_t s, stage_n *k)
     if (t->tp > 1)
         k->ar = tp__is_hybrid(m) ? subs : nd * pa + nm * (folded ? 1.0 : pa);
     k->ar_e = folded && x->et > 1.0 ? nm : 0.0;
+    k->ar_x = t->tp > 1 ? mamba1 : 0.0;
     k->attn = attn;
     k->moe = m->num_experts > 0 && t->ep > 1 ? nm : 0.0;
     k->emb = s == 0 && t->tp > 1 ? 1.0 : 0.0;
@@ -113,6 +118,7 @@ static void crit_counts(const ctx *x, const tp_result *r, stage_n *k)
     stage_counts(x, t->pp - 1, &b);
     k->ar = 0.5 * (a.ar + b.ar);
     k->ar_e = 0.5 * (a.ar_e + b.ar_e);
+    k->ar_x = 0.5 * (a.ar_x + b.ar_x);
     k->attn = 0.5 * (a.attn + b.attn);
     k->moe = 0.5 * (a.moe + b.moe);
     k->emb = 0.5 * (a.emb + b.emb);
@@ -194,6 +200,12 @@ int tp_step_collectives(const tp_config *c, const tp_result *r, tp_coll_row *row
              mb * (k.ar * (2.0 + k.rc) + k.emb));
     add_coll(&o, "ETP all-reduce", TP_COLL_ALL_REDUCE, &x.etp_pl, X * (x.et / x.tt),
              mb * k.ar_e * (2.0 + k.rc));
+    if (k.ar_x > 0.0) {
+        const tp_model *m = &c->model;
+        double dbc = (double)(m->mamba1_dt_rank + 2 * m->mamba_state);
+        add_coll(&o, "TP all-reduce, x_proj", TP_COLL_ALL_REDUCE, &x.tp_pl, x.T * dbc * 2.0,
+                 mb * k.ar_x * (2.0 + k.rc));
+    }
     if (t->cp > 1) {
         double kv = x.T * (double)tp__kv2_width(&c->model) / x.tt * 2.0;
         add_coll(&o, "CP ring send", TP_COLL_P2P, &x.cp_pl, kv,

@@ -162,6 +162,54 @@ static void test_jamba_count(void **state)
     assert_true(r.time.step_s > 0.0 && r.time.tp_comm_s > 0.0);
 }
 
+/*
+ * Jamba's TP collectives (tp_step_collectives, colls.c), 8 GPUs, TP 2 with
+ * SP, sequence 4096, 32 sequences: DP 4, 8 micro-batches of 4,096 tokens.
+ * Each of the 32 layers has two h-wide all-reduces a pass (mixer and
+ * feed-forward: 8 x 32 x 2 x 2 = 1,024, and the embedding's 8); each of
+ * the 28 Mamba-1 mixers also all-reduces its x_proj outputs, dt_rank 256 +
+ * 2 x state 16 = 288 values a token: 4,096 x 288 x 2 B = 2,359,296 B, one
+ * forward and one backward, 8 x 28 x 2 = 448. Without a TP overlap the
+ * step charges both rows whole.
+ */
+static void test_jamba_collectives(void **state)
+{
+    (void)state;
+    tp_config c = fixture_config(load(HF_DIR "jamba-1.5-mini/config.json"));
+    c.train.num_gpus = 8;
+    c.train.tp = 2;
+    c.train.sp = true;
+    c.train.seq_len = 4096;
+    c.train.global_batch = 32;
+    tp_result r = eval_ok(&c);
+    assert_int_equal(r.grad_accum, 8);
+    tp_coll_row rows[TP_COLL_ROWS_MAX];
+    int n = tp_step_collectives(&c, &r, rows, TP_COLL_ROWS_MAX);
+    const tp_coll_row *tp = NULL, *xp = NULL;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(rows[i].name, "TP all-reduce") == 0)
+            tp = &rows[i];
+        if (strcmp(rows[i].name, "TP all-reduce, x_proj") == 0)
+            xp = &rows[i];
+    }
+    assert_non_null(tp);
+    assert_non_null(xp);
+    assert_rel(tp->count, 1032.0, 0.0);
+    assert_rel(tp->bytes, 4096.0 * 4096.0 * 2.0, 0.0);
+    assert_rel(xp->count, 448.0, 0.0);
+    assert_rel(xp->bytes, 2359296.0, 0.0);
+    assert_int_equal(xp->group, 2);
+    assert_int_equal(xp->kind, TP_COLL_ALL_REDUCE);
+    assert_rel(tp->total_s + xp->total_s, r.time.tp_comm_s, 1e-12);
+    /* full recompute re-runs the forward ones: 3 a layer and micro-batch */
+    c.train.recompute = TP_RECOMPUTE_FULL;
+    r = eval_ok(&c);
+    n = tp_step_collectives(&c, &r, rows, TP_COLL_ROWS_MAX);
+    for (int i = 0; i < n; i++)
+        if (strcmp(rows[i].name, "TP all-reduce, x_proj") == 0)
+            assert_rel(rows[i].count, 8.0 * 28.0 * 3.0, 0.0);
+}
+
 static void test_flops(void **state)
 {
     (void)state;
@@ -541,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_split_sublayers_are_the_transformer),
         cmocka_unit_test(test_tp_split),
         cmocka_unit_test(test_cp),
+        cmocka_unit_test(test_jamba_collectives),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_export_refused),
