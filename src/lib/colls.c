@@ -27,7 +27,8 @@
  *    sends (time_moe.c);
  *  - PP: one activation forward and one gradient backward per micro-batch
  *    and virtual stage, sharded over TP (SP or Megatron's scatter/gather);
- *  - DP, on stage 0 (time.c dp_exposed): its dense parameters over DP x CP
+ *  - DP, on stage 0 (time.c dp_exposed; under DualPipe its GPU's two
+ *    stages, 0 and pp-1): its dense parameters over DP x CP
  *    and a MoE model's routed experts over the expert-data-parallel group
  *    (the EDP rows; none when that group is one rank, EP = DP x CP), as
  *    often as tp__time_dp_counts says: ZeRO 0 all-reduces the gradients,

@@ -987,6 +987,18 @@ static double stage_expert_params(const ctx *x, const tp_result *r, int64_t stag
     return nm * routed_layer / (x->et * (double)t->ep);
 }
 
+/* Routed-expert parameters on the GPU of stage `stage`: under DualPipe
+ * that GPU also holds stage pp-1-stage (memory.c memory_rank_pair), and
+ * its tp_memory counts the parameters of both. */
+static double held_expert_params(const ctx *x, const tp_result *r, int64_t stage)
+{
+    const tp_train *t = &x->c->train;
+    double e = stage_expert_params(x, r, stage);
+    if (t->schedule == TP_SCHED_DUALPIPE && t->pp - 1 - stage != stage)
+        e += stage_expert_params(x, r, t->pp - 1 - stage);
+    return e;
+}
+
 int64_t tp__time_layers0(const tp_config *c, const tp_result *r)
 {
     const tp_train *t = &c->train;
@@ -1015,11 +1027,13 @@ void tp__time_dp_counts(const tp_train *t, double m, double runs, double layers0
 
 /* Stage 0's trained parameters on this GPU, split into the routed experts'
  * (reduced over the expert-data-parallel group) and the rest (over DP x
- * CP): the volumes of dp_exposed and of colls.c's DP rows. */
+ * CP): the volumes of dp_exposed and of colls.c's DP rows. Under DualPipe
+ * the GPU of stage 0 also holds stage pp-1, and reduces the routed experts
+ * of both over EDP. */
 void tp__time_dp_params(const ctx *x, const tp_result *r, double *dense, double *expert)
 {
     double total = r->stage_first.params_on_gpu - r->stage_first.frozen_params;
-    *expert = stage_expert_params(x, r, 0);
+    *expert = held_expert_params(x, r, 0);
     *dense = total - *expert > 0.0 ? total - *expert : 0.0;
 }
 
@@ -1085,7 +1099,7 @@ static double sharded_params(const ctx *x, const tp_result *r, const tp_memory *
     double D = x->dp_pl.size > 1 ? (double)x->dp_pl.size : 1.0;
     double De = x->edp_pl.size > 1 ? (double)x->edp_pl.size : 1.0;
     bool apart = x->edp_pl.size != x->dp_pl.size;
-    double expert = apart ? stage_expert_params(x, r, st->stage) : 0.0;
+    double expert = apart ? held_expert_params(x, r, st->stage) : 0.0;
     double trained = st->params_on_gpu - st->frozen_params; /* a frozen tower is not updated */
     if (!(expert > 0.0))
         return trained / D;

@@ -240,6 +240,35 @@ static void test_counts_zero3(void **state)
     assert_rel(row(&l, "PP send/recv")->count, 16.0, 0.0);
 }
 
+/*
+ * DualPipe: the GPU of stage 0 also holds stage pp-1, and reduces the
+ * routed experts of both over the expert-data-parallel group. 64 GPUs, TP
+ * 2, EP 2, PP 4: DP 8, EDP 4; each stage 8 of the 32 MoE layers, so the
+ * GPU holds 16 layers' experts, 45,097,156,608 x 16/32 / (TP 2 x EP 2),
+ * and the rest of its parameters (both stages') over DP. Without the
+ * overlap the step charges the rows whole.
+ */
+static void test_counts_dualpipe(void **state)
+{
+    (void)state;
+    tp_config c = moe_layout();
+    c.train.ep = 2;
+    c.train.pp = 4;
+    c.train.schedule = TP_SCHED_DUALPIPE;
+    c.opts.dp_comm_overlap = false;
+    tp_result r = eval_ok(&c);
+    listing l = list_of(&c, &r);
+    double expert = 45097156608.0 * 16.0 / 32.0 / 4.0;
+    double dense = r.stage_first.params_on_gpu - expert;
+    const tp_coll_row *ers = row(&l, "EDP grad reduce-scatter");
+    assert_int_equal(ers->group, 4);
+    assert_rel(ers->bytes, 2.0 * expert, 1e-15);
+    const tp_coll_row *rs = row(&l, "DP grad reduce-scatter");
+    assert_int_equal(rs->group, 8);
+    assert_rel(rs->bytes, 2.0 * dense, 1e-15);
+    assert_rel(total(&l, "DP ") + total(&l, "EDP "), r.time.dp_comm_s, 1e-12);
+}
+
 /* Context parallelism: K and V around the ring, cp - 1 times forward and
  * twice that backward per layer and micro-batch; under full recompute the
  * forward's again: 8 GPUs, CP 8, one sequence: 32 x 7 x 4 = 896 sends of
@@ -281,7 +310,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_one_stage), cmocka_unit_test(test_counts_recompute),
         cmocka_unit_test(test_counts_folding),   cmocka_unit_test(test_counts_zero3),
-        cmocka_unit_test(test_counts_cp),        cmocka_unit_test(test_no_rows),
+        cmocka_unit_test(test_counts_cp),        cmocka_unit_test(test_counts_dualpipe),
+        cmocka_unit_test(test_no_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
