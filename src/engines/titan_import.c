@@ -954,10 +954,12 @@ static tp_status tk_model(const tkeys *t, tp_import *im, tp_error *err)
         const titan_family_flavor *ff = titan_family_named(name, fl);
         if (!ff) {
             char what[240];
-            snprintf(what, sizeof what,
-                     "is not a torchtitan flavor trainplan reads (deepseek_v3 16B, 671B; qwen3 4B, "
-                     "8B, 14B, 32B, 30B-A3B, 235B-A22B; gpt_oss 20b, 120b), got %.20s %.20s",
-                     name, fl);
+            snprintf(
+                what, sizeof what,
+                "is not a torchtitan flavor trainplan reads (deepseek_v3 16B, 671B; qwen3 0.6B, "
+                "1.7B, 4B, 8B, 14B, 32B, 30B-A3B, 235B-A22B; gpt_oss 20b, 120b), got %.20s "
+                "%.20s",
+                name, fl);
             return tk_error(err, tk_line(t, "model.flavor"), "model.flavor", what);
         }
         /* the flavor's architecture is the preset's; the rotary base and

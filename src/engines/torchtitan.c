@@ -145,19 +145,22 @@ static const char gpt_oss_20b[] =
  * a flavor without one of its own takes the family's nearest):
  *   deepseek_v3 16B, 671B: MLA and fine-grained MoE, yarn factor 40 on base
  *     10000, num_mtp_layers a model_registry argument;
- *   qwen3 4B, 8B (the qwen3-8b preset), 14B, 32B (4B tied), 30B-A3B, 235B-A22B: per-head
- *     QK-norm, base 1e6 (235B: 5e6), eps 1e-6;
+ *   qwen3 0.6B, 1.7B, 4B, 8B, 14B, 32B (the qwen3-4b, -8b, -14b, -32b
+ *     presets; 0.6B to 4B tied), 30B-A3B, 235B-A22B: per-head QK-norm, base
+ *     1e6 (235B: 5e6), eps 1e-6;
  *   gpt_oss 20b, 120b: biases, sinks, a 128-token window on even layers,
  *     yarn factor 32 on base 150000. */
 static const titan_family_flavor titan_families[] = {
     {"deepseek_v3", "16B", deepseek_16b, "deepseek_v3_16b", 10000.0, 1e-5, "yarn", true},
     {"deepseek_v3", "671B", "deepseek-v3", "deepseek_v3_671b", 10000.0, 1e-5, "yarn", true},
-    {"qwen3", "4B", QWEN3_DENSE(36, 2560, 32, 9728, "true"), "qwen3_1_7b", 1e6, 1e-6, NULL, false},
+    {"qwen3", "0.6B", QWEN3_DENSE(28, 1024, 16, 3072, "true"), "qwen3_0_6b", 1e6, 1e-6, NULL,
+     false},
+    {"qwen3", "1.7B", QWEN3_DENSE(28, 2048, 16, 6144, "true"), "qwen3_1_7b", 1e6, 1e-6, NULL,
+     false},
+    {"qwen3", "4B", "qwen3-4b", "qwen3_1_7b", 1e6, 1e-6, NULL, false},
     {"qwen3", "8B", "qwen3-8b", "qwen3_14b", 1e6, 1e-6, NULL, false},
-    {"qwen3", "14B", QWEN3_DENSE(40, 5120, 40, 17408, "false"), "qwen3_14b", 1e6, 1e-6, NULL,
-     false},
-    {"qwen3", "32B", QWEN3_DENSE(64, 5120, 64, 25600, "false"), "qwen3_32b", 1e6, 1e-6, NULL,
-     false},
+    {"qwen3", "14B", "qwen3-14b", "qwen3_14b", 1e6, 1e-6, NULL, false},
+    {"qwen3", "32B", "qwen3-32b", "qwen3_32b", 1e6, 1e-6, NULL, false},
     {"qwen3", "30B-A3B", "qwen3-30b-a3b", "qwen3_30b_a3b", 1e6, 1e-6, NULL, false},
     {"qwen3", "235B-A22B", qwen3_235b, "qwen3_30b_a3b", 5e6, 1e-6, NULL, false},
     {"gpt_oss", "20b", gpt_oss_20b, "gpt_oss_20b", 150000.0, 1e-5, "yarn", false},

@@ -1165,6 +1165,20 @@ recipe_file "$tmp/rc8.py" qwen3_14b 'config.model_spec = model_registry("8B")'
 got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(m["name"], m["reshaped"])' "$tmp/rc8.json" 2>&1)
 if [ "$got" = "qwen3-8b False" ] && [ "$(lay_of "$tmp/rc8.json")" = "8190735360 1 1 1 1f1b full 4 4096 bf16" ]; then ok
 else bad "qwen3 8B flavor: $got $(lay_of "$tmp/rc8.json") $(cat "$tmp/err")"; fi
+# ... and the 4B, 14B and 32B flavors their presets (qwen3_32b's, from its recipe)
+for fl in 4B 14B 32B; do
+    recipe_file "$tmp/rcq.py" qwen3_32b "config.model_spec = model_registry(\"$fl\")"
+    "$T" estimate --from-torchtitan "$tmp/rcq.py" --gpus 64 --json >"$tmp/rcq.json" 2>"$tmp/err"
+    got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(m["name"], m["reshaped"])' "$tmp/rcq.json" 2>&1)
+    want="qwen3-$(echo "$fl" | tr 'B' 'b') False"
+    if [ "$got" = "$want" ]; then ok; else bad "qwen3 $fl flavor: $got $(cat "$tmp/err")"; fi
+done
+# qwen3_0_6b and qwen3_1_7b: their flavors by shape (0.6B: 28 layers, dim
+# 1024, 16 heads of 128, hidden 3072, tied: 596,049,920, the model card's
+# 0.6B, 0.44B without the embedding; 1.7B: dim 2048, hidden 6144:
+# 1,720,574,976, the card's 1.7B, 1.4B), 4 x 4096 tokens, SelectiveAC
+recipe_case "config = qwen3_0_6b()" 8 "596049920 1 1 1 1f1b selective 4 4096 bf16" qwen3_0_6b
+recipe_case "config = qwen3_1_7b()" 8 "1720574976 1 1 1 1f1b selective 4 4096 bf16" qwen3_1_7b
 # a recipe whose settings trainplan does not know is refused, not read as defaults
 recipe_file "$tmp/rcx.py" llama3_8b_mxfp8
 expect_error "trainplan: error: $tmp/rcx.py:6:1: \"config\" starts from llama3_8b_mxfp8(), a torchtitan recipe whose settings trainplan does not know (it knows llama3_8b, llama3_70b, llama3_405b, deepseek_v3_16b, deepseek_v3_671b, qwen3_0_6b, qwen3_1_7b, qwen3_14b, qwen3_30b_a3b, qwen3_32b, gpt_oss_20b, gpt_oss_120b: config_registry.py @ b5bcd76c); write the configuration whole instead" \

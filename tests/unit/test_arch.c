@@ -613,6 +613,23 @@ static void test_hf_families(void **state)
     tp_params p8 = params_of(&q3);
     assert_int_equal(p8.total, 8190735360LL);
     assert_int_equal(p8.total - p8.embedding - p8.output_head, 6946075648LL);
+    /* Qwen3-4B (tied), 14B, 32B: the model cards' 4.0B / 3.6B, 14.8B /
+     * 13.2B and 32.8B / 31.2B total / non-embedding */
+    static const struct {
+        const char *file;
+        long long total, non_embedding;
+    } q3s[] = {{"qwen3-4b/config.json", 4022468096LL, 3633511936LL},
+               {"qwen3-14b/config.json", 14768307200LL, 13212482560LL},
+               {"qwen3-32b/config.json", 32762123264LL, 31206298624LL}};
+    for (size_t i = 0; i < sizeof q3s / sizeof q3s[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, HF_DIR "%s", q3s[i].file);
+        tp_model q = load(path);
+        tp_params pq3 = params_of(&q);
+        assert_int_equal(pq3.total, q3s[i].total);
+        assert_int_equal(pq3.total - pq3.embedding - pq3.output_head, q3s[i].non_embedding);
+        assert_int_equal(q.qk_norm, TP_QK_NORM_HEAD);
+    }
 
     /* Gemma 2 9B: 9.24B; 4 norms per layer, GeGLU, tied, every other layer local */
     tp_model g2 = load(HF_DIR "gemma-2-9b/config.json");
@@ -638,7 +655,10 @@ static void test_hf_families(void **state)
                                            {"nemotron-h-8b", "nemotron-h-8b/config.json"},
                                            {"qwen2.5-vl-7b", "qwen2.5-vl-7b/config.json"},
                                            {"llama-4-scout", "llama-4-scout/config.json"},
-                                           {"qwen3-8b", "qwen3-8b/config.json"}};
+                                           {"qwen3-8b", "qwen3-8b/config.json"},
+                                           {"qwen3-4b", "qwen3-4b/config.json"},
+                                           {"qwen3-14b", "qwen3-14b/config.json"},
+                                           {"qwen3-32b", "qwen3-32b/config.json"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, HF_DIR "%s", pairs[i][1]);
@@ -647,7 +667,7 @@ static void test_hf_families(void **state)
         assert_int_equal(pa.total, pb.total);
         assert_int_equal(pa.active, pb.active);
         assert_int_equal(pa.mtp, pb.mtp);
-        /* the hybrid, vision-language and Qwen3-8B presets hold every field of their file */
+        /* the hybrid, vision-language and Qwen3 dense presets hold every field of their file */
         if (i >= 4) {
             memcpy(a.name, b.name, sizeof a.name);
             assert_memory_equal(&a, &b, sizeof a);
