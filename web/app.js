@@ -371,7 +371,9 @@
     syncControls(r);
     $('dp').textContent = String(r.layout.dp);
     const m = r.model || {};
-    $('model-info').textContent = (m.name ? m.name + ': ' : '') + big(r.params.total) + ' parameters' +
+    // a preset's name on another shape (a pasted model file) says so (docs/cli.md model.reshaped)
+    const name = m.name ? m.name + (m.reshaped ? " (reshaped: not the preset's shape)" : '') + ': ' : '';
+    $('model-info').textContent = name + big(r.params.total) + ' parameters' +
       (r.params.active !== r.params.total ? ' (' + big(r.params.active) + ' active)' : '') +
       (m.layers ? ', ' + m.layers + ' layers' : '') + (m.heads ? ', ' + m.heads + ' heads' : '') +
       (m.kv_heads && m.kv_heads !== m.heads ? ' (' + m.kv_heads + ' KV)' : '') +

@@ -547,6 +547,19 @@ try {
   const info = await page.textContent('#model-info');
   check(/model-config: 1\.\d B parameters, 22 layers/.test(info), 'pasted config evaluated (' + info + ')');
   check(new URL(page.url()).searchParams.has('model-config'), 'pasted config kept in the URL');
+  // a trainplan model file under a preset's name with another shape says so
+  const reshaped = JSON.stringify({
+    name: 'llama-3-8b', norm: 'rmsnorm', mlp: 'swiglu', position: 'rotary', linear_bias: false,
+    tie_embeddings: false, num_layers: 22, hidden: 4096, num_heads: 32, num_kv_heads: 8,
+    ffn_hidden: 14336, vocab: 128256,
+  }, null, 2);
+  await page.fill('#model-config', reshaped);
+  await page.click('#use-config');
+  await page.waitForFunction(() => /reshaped/.test(document.getElementById('model-info').textContent),
+    null, { timeout: 10000 }).catch(() => {});
+  const rinfo = await page.textContent('#model-info');
+  check(/^llama-3-8b \(reshaped: not the preset's shape\): 5\.\d B parameters, 22 layers/.test(rinfo),
+    'a preset name on another shape is marked reshaped (' + rinfo + ')');
 
   // 11. an infeasible plan is shown as such, with its reason: Llama 3 70B
   // on the 8 GPUs set above (its model states alone need 14)
