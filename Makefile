@@ -8,7 +8,7 @@ ifeq ($(CI),true)
 CMAKE_FLAGS += -DTP_WERROR=ON
 endif
 
-.PHONY: all test bench asan fuzz clean format format-check goldens
+.PHONY: all test bench asan fuzz clean format format-check goldens accuracy
 
 all:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
@@ -26,6 +26,21 @@ bench: all
 # (docs/TESTING.md).
 goldens: all
 	tools/regen-goldens.sh $(BUILD)/trainplan
+
+# Every figure of docs/ACCURACY.md's first part, from this build (a few
+# minute or two: each held-out fold is a fit): the in-sample table (checked against
+# the page), one source family and one framework held out, the bins by size,
+# GPUs, GPU type and MoE, and the llm-foundry rows no fit has seen.
+ACC_TMP ?= $(BUILD)/accuracy
+accuracy: all
+	@mkdir -p $(ACC_TMP)
+	python3 tools/accuracy_table.py --trainplan $(BUILD)/trainplan check docs/ACCURACY.md
+	$(BUILD)/trainplan validate data/runs/runs-dev.csv | tail -4
+	python3 tools/calibrate.py --trainplan $(BUILD)/trainplan --profiles --cv --cv-json $(ACC_TMP)/family.json
+	python3 tools/calibrate.py --trainplan $(BUILD)/trainplan --profiles --cv --cv-by framework --cv-json $(ACC_TMP)/framework.json
+	python3 tools/calibrate_bins.py $(ACC_TMP)/family.json
+	$(BUILD)/trainplan validate data/runs/heldout-llmfoundry.csv | tail -4
+	python3 tools/calibrate.py --trainplan $(BUILD)/trainplan --profiles --heldout data/runs/heldout-llmfoundry.csv
 
 asan:
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTP_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
