@@ -27,8 +27,8 @@ bench: all
 goldens: all
 	tools/regen-goldens.sh $(BUILD)/trainplan
 
-# Every figure of docs/ACCURACY.md's first part, from this build (a few
-# minute or two: each held-out fold is a fit): the in-sample table (checked against
+# Every figure of docs/ACCURACY.md's first part, from this build (a minute
+# or two: each held-out fold is a fit): the in-sample table (checked against
 # the page), one source family and one framework held out, the bins by size,
 # GPUs, GPU type and MoE, and the llm-foundry rows no fit has seen.
 ACC_TMP ?= $(BUILD)/accuracy
