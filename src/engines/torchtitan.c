@@ -110,13 +110,6 @@ const titan_flavor *titan_flavor_named(const char *name, bool toml)
     "\"num_layers\": " #L ", \"hidden\": " #H ", \"num_heads\": " #A ", \"num_kv_heads\": 8, "     \
     "\"head_dim\": 128, \"ffn_hidden\": " #F ", \"vocab\": 151936, \"max_positions\": 40960, "     \
     "\"attention\": {\"qk_norm\": \"head\"}}"
-static const char qwen3_235b[] =
-    "{\"name\": \"torchtitan-qwen3\", \"norm\": \"rmsnorm\", \"mlp\": \"swiglu\", \"position\": "
-    "\"rotary\", \"linear_bias\": false, \"tie_embeddings\": false, \"num_layers\": 94, \"hidden\": "
-    "4096, \"num_heads\": 64, \"num_kv_heads\": 4, \"head_dim\": 128, \"ffn_hidden\": 12288, "
-    "\"vocab\": 151936, \"max_positions\": 40960, \"attention\": {\"qk_norm\": \"head\"}, \"moe\": "
-    "{\"num_experts\": 128, \"topk\": 8, \"ffn_hidden\": 1536, \"num_shared_experts\": 0, "
-    "\"first_dense\": 0, \"layer_freq\": 1}}";
 /* DeepSeek 16B (DeepSeek-V2-Lite's shape): MLA without a query LoRA, 64
  * experts of 1408 (2 shared), top 6, first layer dense; torchtitan's MoE
  * keeps an expert bias for load balancing (load_balance_coeff 1e-3, the
@@ -146,8 +139,9 @@ static const char gpt_oss_20b[] =
  *   deepseek_v3 16B, 671B: MLA and fine-grained MoE, yarn factor 40 on base
  *     10000, num_mtp_layers a model_registry argument;
  *   qwen3 0.6B, 1.7B, 4B, 8B, 14B, 32B (the qwen3-4b, -8b, -14b, -32b
- *     presets; 0.6B to 4B tied), 30B-A3B, 235B-A22B: per-head QK-norm, base
- *     1e6 (235B: 5e6), eps 1e-6;
+ *     presets; 0.6B to 4B tied), 30B-A3B, 235B-A22B (the qwen3-30b-a3b and
+ *     qwen3-235b-a22b presets): per-head QK-norm, base 1e6 (235B: 5e6, its
+ *     2507 release's), eps 1e-6;
  *   gpt_oss 20b, 120b: biases, sinks, a 128-token window on even layers,
  *     yarn factor 32 on base 150000. */
 static const titan_family_flavor titan_families[] = {
@@ -162,7 +156,7 @@ static const titan_family_flavor titan_families[] = {
     {"qwen3", "14B", "qwen3-14b", "qwen3_14b", 1e6, 1e-6, NULL, false},
     {"qwen3", "32B", "qwen3-32b", "qwen3_32b", 1e6, 1e-6, NULL, false},
     {"qwen3", "30B-A3B", "qwen3-30b-a3b", "qwen3_30b_a3b", 1e6, 1e-6, NULL, false},
-    {"qwen3", "235B-A22B", qwen3_235b, "qwen3_30b_a3b", 5e6, 1e-6, NULL, false},
+    {"qwen3", "235B-A22B", "qwen3-235b-a22b", "qwen3_30b_a3b", 5e6, 1e-6, NULL, false},
     {"gpt_oss", "20b", gpt_oss_20b, "gpt_oss_20b", 150000.0, 1e-5, "yarn", false},
     {"gpt_oss", "120b", "gpt-oss-120b", "gpt_oss_120b", 150000.0, 1e-5, "yarn", false},
 };

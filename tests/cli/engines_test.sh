@@ -1165,12 +1165,13 @@ recipe_file "$tmp/rc8.py" qwen3_14b 'config.model_spec = model_registry("8B")'
 got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(m["name"], m["reshaped"])' "$tmp/rc8.json" 2>&1)
 if [ "$got" = "qwen3-8b False" ] && [ "$(lay_of "$tmp/rc8.json")" = "8190735360 1 1 1 1f1b full 4 4096 bf16" ]; then ok
 else bad "qwen3 8B flavor: $got $(lay_of "$tmp/rc8.json") $(cat "$tmp/err")"; fi
-# ... and the 4B, 14B and 32B flavors their presets (qwen3_32b's, from its recipe)
-for fl in 4B 14B 32B; do
-    recipe_file "$tmp/rcq.py" qwen3_32b "config.model_spec = model_registry(\"$fl\")"
+# ... and the 4B, 14B, 32B and 235B-A22B flavors their presets (from
+# qwen3_30b_a3b's recipe: FSDP over the GPUs, no EP)
+for fl in 4B 14B 32B 235B-A22B; do
+    recipe_file "$tmp/rcq.py" qwen3_30b_a3b "config.model_spec = model_registry(\"$fl\")"
     "$T" estimate --from-torchtitan "$tmp/rcq.py" --gpus 64 --json >"$tmp/rcq.json" 2>"$tmp/err"
     got=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print(m["name"], m["reshaped"])' "$tmp/rcq.json" 2>&1)
-    want="qwen3-$(echo "$fl" | tr 'B' 'b') False"
+    want="qwen3-$(echo "$fl" | tr 'A-Z' 'a-z') False"
     if [ "$got" = "$want" ]; then ok; else bad "qwen3 $fl flavor: $got $(cat "$tmp/err")"; fi
 done
 # qwen3_0_6b and qwen3_1_7b: their flavors by shape (0.6B: 28 layers, dim

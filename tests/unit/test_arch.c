@@ -607,6 +607,12 @@ static void test_hf_families(void **state)
     assert_int_equal(pq.total, 30532122624LL);
     assert_int_equal(pq.active, 3353032704LL);
     assert_int_equal(q3m.qk_norm, TP_QK_NORM_HEAD);
+    /* Qwen3-235B-A22B: 235B total, 22B activated, 234B non-embedding (model card) */
+    tp_model q3b = load(HF_DIR "qwen3-235b-a22b/config.json");
+    tp_params pqb = params_of(&q3b);
+    assert_int_equal(pqb.total, 235093634560LL);
+    assert_int_equal(pqb.active, 22190763520LL);
+    assert_int_equal(pqb.total - pqb.embedding - pqb.output_head, 233848974848LL);
 
     /* Qwen3-8B: 8.2B total, 6.95B non-embedding (model card) */
     tp_model q3 = load(HF_DIR "qwen3-8b/config.json");
@@ -658,7 +664,8 @@ static void test_hf_families(void **state)
                                            {"qwen3-8b", "qwen3-8b/config.json"},
                                            {"qwen3-4b", "qwen3-4b/config.json"},
                                            {"qwen3-14b", "qwen3-14b/config.json"},
-                                           {"qwen3-32b", "qwen3-32b/config.json"}};
+                                           {"qwen3-32b", "qwen3-32b/config.json"},
+                                           {"qwen3-235b-a22b", "qwen3-235b-a22b/config.json"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, HF_DIR "%s", pairs[i][1]);
