@@ -108,11 +108,11 @@ def table(doc, runs_rel):
 
 
 def generate(trainplan, runs):
+    """The block for the runs file at `runs`, named in it relative to the repository."""
     p = subprocess.run([trainplan, "validate", runs, "--json"], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"accuracy_table.py: {trainplan} validate failed ({p.returncode}): {p.stderr.strip()}")
-    rel = os.path.relpath(runs, ROOT) if os.path.isabs(runs) else runs
-    return table(json.loads(p.stdout), rel)
+    return table(json.loads(p.stdout), os.path.relpath(os.path.abspath(runs), ROOT))
 
 
 def split(text, path):
@@ -130,11 +130,7 @@ def main(argv=None):
     ap.add_argument("action", choices=["print", "write", "check"])
     ap.add_argument("doc", nargs="?", default=os.path.join(ROOT, "docs", "ACCURACY.md"))
     a = ap.parse_args(argv)
-    trainplan = os.path.abspath(a.trainplan) if os.sep in a.trainplan else a.trainplan
-    runs, doc = os.path.abspath(a.runs), os.path.abspath(a.doc)
-    os.chdir(ROOT)  # the runs file's path in the text is relative to the repository
-    block = generate(trainplan, os.path.relpath(runs, ROOT))
-    a.doc = doc
+    block = generate(a.trainplan, a.runs)
     if a.action == "print":
         sys.stdout.write(block)
         return 0

@@ -201,12 +201,9 @@ int tp_step_collectives(const tp_config *c, const tp_result *r, tp_coll_row *row
              mb * (k.ar * (2.0 + k.rc) + k.emb));
     add_coll(&o, "ETP all-reduce", TP_COLL_ALL_REDUCE, &x.etp_pl, X * (x.et / x.tt),
              mb * k.ar_e * (2.0 + k.rc));
-    if (k.ar_x > 0.0) {
-        const tp_model *m = &c->model;
-        double dbc = (double)(m->mamba1_dt_rank + 2 * m->mamba_state);
-        add_coll(&o, "TP all-reduce, x_proj", TP_COLL_ALL_REDUCE, &x.tp_pl, x.T * dbc * 2.0,
-                 mb * k.ar_x * (2.0 + k.rc));
-    }
+    if (k.ar_x > 0.0)
+        add_coll(&o, "TP all-reduce, x_proj", TP_COLL_ALL_REDUCE, &x.tp_pl,
+                 tp__time_mamba1_xproj_bytes(&x), mb * k.ar_x * (2.0 + k.rc));
     if (t->cp > 1) {
         double kv = x.T * (double)tp__kv2_width(&c->model) / x.tt * 2.0;
         add_coll(&o, "CP ring send", TP_COLL_P2P, &x.cp_pl, kv,

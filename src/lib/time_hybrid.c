@@ -85,6 +85,12 @@ static void gdn_part(const ctx *x, cost *o, double *rep, double *shard)
         cp_a2a(x, o, T * (2.0 * K + 3.0 * W + 2.0 * nv) / tt * 2.0);
 }
 
+double tp__time_mamba1_xproj_bytes(const ctx *x)
+{
+    const tp_model *m = &x->c->model;
+    return x->T * (double)(m->mamba1_dt_rank + 2 * m->mamba_state) * 2.0;
+}
+
 /* Mamba-1 mixer (Jamba): in_proj, x_proj, dt_proj and out_proj GEMMs, the
  * selective scan, conv1d and the gate as element-wise bytes; x_proj is
  * row-parallel: one all-reduce of its r + 2N outputs each way. */
@@ -109,7 +115,7 @@ static void mamba1_part(const ctx *x, cost *o, double *rep, double *shard)
     }
     if (x->c->train.tp > 1) {
         double ar = tp_group_coll_time(&x->c->gpu, x->c->opts.coll_model, TP_COLL_ALL_REDUCE,
-                                       T * (r + 2.0 * n) * 2.0, &x->tp_pl);
+                                       tp__time_mamba1_xproj_bytes(x), &x->tp_pl);
         o->tp_f += ar;
         o->tp_b += ar;
     }

@@ -150,9 +150,10 @@ typedef struct tp__dp_counts {
 void tp__time_dp_counts(const tp_train *t, double m, double runs, double layers0, tp__dp_counts *n);
 /* Layers of stage 0 (memory.c's; under DualPipe the first stage alone). */
 int64_t tp__time_layers0(const tp_config *c, const tp_result *r);
-/* Stage 0's trained parameters on this GPU: the routed experts' (reduced
- * over the expert-data-parallel group) and the rest (over DP x CP), the
- * volumes of dp_exposed and of colls.c's DP rows. */
+/* Stage 0's trained parameters on this GPU (under DualPipe stage pp-1's
+ * too): the routed experts' (reduced over the expert-data-parallel group)
+ * and the rest (over DP x CP), the volumes of dp_exposed and of colls.c's
+ * DP rows. */
 void tp__time_dp_params(const ctx *x, const tp_result *r, double *dense, double *expert);
 double tp__time_updated_params(const ctx *x, const tp_result *r);
 int64_t tp__time_nodes_gpus(const tp_config *c);
@@ -186,6 +187,10 @@ void tp__time_cross_delta(const ctx *x, cost *o);
 /* time_hybrid.c: one layer of kind k (mixer * 3 + ffn); the layers
  * [first, first + n) of a hybrid model and the stage's ends. */
 void tp__time_hybrid_layer(const ctx *x, int kind, cost *o);
+/* One all-reduce of a Mamba-1 mixer's row-parallel x_proj at TP > 1: its
+ * dt_rank + 2 x state outputs of every token, 16-bit, in bytes (one
+ * forward and one backward a mixer; colls.c lists them). */
+double tp__time_mamba1_xproj_bytes(const ctx *x);
 cost tp__time_hybrid_stage(const tp_model *m, const cost *kinds, int64_t first, int64_t n,
                            bool first_st, bool last_st, const cost *emb, const cost *head,
                            double block);
