@@ -162,6 +162,15 @@ static void test_jamba_count(void **state)
     assert_true(r.time.step_s > 0.0 && r.time.tp_comm_s > 0.0);
 }
 
+/* The row of the listing named name, or NULL. */
+static const tp_coll_row *coll_row(const tp_coll_row *rows, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return &rows[i];
+    return NULL;
+}
+
 /*
  * Jamba's TP collectives (tp_step_collectives, colls.c), 8 GPUs, TP 2 with
  * SP, sequence 4096, 32 sequences: DP 4, 8 micro-batches of 4,096 tokens.
@@ -185,13 +194,8 @@ static void test_jamba_collectives(void **state)
     assert_int_equal(r.grad_accum, 8);
     tp_coll_row rows[TP_COLL_ROWS_MAX];
     int n = tp_step_collectives(&c, &r, rows, TP_COLL_ROWS_MAX);
-    const tp_coll_row *tp = NULL, *xp = NULL;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(rows[i].name, "TP all-reduce") == 0)
-            tp = &rows[i];
-        if (strcmp(rows[i].name, "TP all-reduce, x_proj") == 0)
-            xp = &rows[i];
-    }
+    const tp_coll_row *tp = coll_row(rows, n, "TP all-reduce"),
+                      *xp = coll_row(rows, n, "TP all-reduce, x_proj");
     assert_non_null(tp);
     assert_non_null(xp);
     assert_rel(tp->count, 1032.0, 0.0);
@@ -205,9 +209,9 @@ static void test_jamba_collectives(void **state)
     c.train.recompute = TP_RECOMPUTE_FULL;
     r = eval_ok(&c);
     n = tp_step_collectives(&c, &r, rows, TP_COLL_ROWS_MAX);
-    for (int i = 0; i < n; i++)
-        if (strcmp(rows[i].name, "TP all-reduce, x_proj") == 0)
-            assert_rel(rows[i].count, 8.0 * 28.0 * 3.0, 0.0);
+    xp = coll_row(rows, n, "TP all-reduce, x_proj");
+    assert_non_null(xp);
+    assert_rel(xp->count, 8.0 * 28.0 * 3.0, 0.0);
 }
 
 static void test_flops(void **state)
